@@ -1,0 +1,194 @@
+// The contracts every part of the product shares: messages, the model seam, tools,
+// the loop's events and outcomes. Nothing here imports a platform or a client library.
+import type { z } from "zod";
+
+// ---- Messages (OpenAI chat shape, our own names) ----
+
+export interface ToolCall {
+  readonly id: string;
+  readonly name: string;
+  /** Raw text as the model produced it; it may not be JSON at all. */
+  readonly arguments: string;
+}
+
+export type ChatMessage =
+  | { readonly role: "system"; readonly content: string }
+  | { readonly role: "user"; readonly content: string }
+  | { readonly role: "assistant"; readonly content: string | null; readonly toolCalls?: readonly ToolCall[] }
+  | { readonly role: "tool"; readonly toolCallId: string; readonly content: string };
+
+// ---- Model seam ----
+
+export interface ToolSchema {
+  readonly name: string;
+  readonly description: string;
+  /** JSON Schema of the arguments object. */
+  readonly parameters: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  readonly messages: readonly ChatMessage[];
+  /** Empty when the model must answer in text (the graceful summary, compaction). */
+  readonly tools: readonly ToolSchema[];
+  /** Ask for a JSON object reply (fact extraction). */
+  readonly responseFormat?: "json_object";
+}
+
+export interface TokenUsage {
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+}
+
+export interface ModelReply {
+  readonly content: string | null;
+  readonly toolCalls: readonly ToolCall[];
+  /** Present when the server reported it. */
+  readonly usage?: TokenUsage;
+}
+
+/**
+ * One method: send the messages, get one reply. Implementations retry what is worth
+ * retrying and throw `ModelUnavailableError` (src/errors.ts) when they give up.
+ * Must reject promptly once `signal` aborts.
+ */
+export interface Model {
+  readonly name: string;
+  complete(request: ModelRequest, signal: AbortSignal): Promise<ModelReply>;
+}
+
+// ---- People, surfaces, tasks ----
+
+export type Surface = "console" | "slack" | "discord";
+
+export interface Person {
+  readonly id: string;
+  readonly name?: string;
+}
+
+/** Where a request came from; tools read it (e.g. Discord's post_message checks the guild). */
+export interface TaskOrigin {
+  readonly surface: Surface;
+  /** e.g. `slack:T1:C1:1700000000.0001`, `discord:G1:C1`, `console:local`. */
+  readonly conversationKey: string;
+  readonly requester: Person;
+  /** Platform ids the adapter needs later (team, guild, channel, thread_ts…). Plain strings only. */
+  readonly place: Readonly<Record<string, string>>;
+}
+
+// ---- Tools ----
+
+export type ToolEffect = "read" | "write";
+
+export interface ToolContext {
+  readonly signal: AbortSignal;
+  readonly runId: string;
+  readonly origin: TaskOrigin;
+}
+
+export interface Tool<Args = any> {
+  readonly name: string;
+  readonly description: string;
+  readonly schema: z.ZodType<Args>;
+  readonly effect: ToolEffect;
+  /** Overrides the configured per-tool timeout. */
+  readonly timeoutMs?: number;
+  /** Returns the result as text (or a JSON-serialisable value). Throwing is fine: it becomes an error observation. */
+  execute(args: Args, context: ToolContext): Promise<unknown>;
+}
+
+export type CallOutcome =
+  | "ok"
+  | "error"
+  | "invalid_args"
+  | "unknown_tool"
+  | "timeout"
+  | "repeated"
+  | "denied"
+  | "needs_approval";
+
+export interface CallRecord {
+  readonly callId: string;
+  readonly tool: string;
+  /** Raw argument text from the model. */
+  readonly args: string;
+  /** tool name + hash of canonical JSON arguments. */
+  readonly signature: string;
+  readonly outcome: CallOutcome;
+  /** The full result or error text (kept for the trace). */
+  readonly result: string;
+  /** What the model saw: the result truncated to the observation cap. */
+  readonly observation: string;
+  readonly durationMs: number;
+}
+
+export interface StepRecord {
+  /** 1-based. */
+  readonly index: number;
+  readonly startedAt: number;
+  readonly durationMs: number;
+  readonly text: string | null;
+  readonly calls: readonly CallRecord[];
+  readonly usage?: TokenUsage;
+}
+
+// ---- Guards ----
+
+export type GuardName =
+  | "steps"
+  | "repeat"
+  | "oscillation"
+  | "errors"
+  | "tokens"
+  | "deadline"
+  | "model_unavailable"
+  | "approval_expired";
+
+export interface GuardStop {
+  readonly guard: GuardName;
+  /** Technical detail for logs and the trace. */
+  readonly detail: string;
+  /** One plain sentence for the person, e.g. "Stopped: the same call was repeated 3 times." */
+  readonly sentence: string;
+}
+
+// ---- Approval ----
+
+export interface PendingApproval {
+  readonly runId: string;
+  readonly callId: string;
+  readonly tool: string;
+  /** Parsed, validated arguments exactly as they will run. */
+  readonly args: unknown;
+  readonly requester: Person;
+  readonly origin: TaskOrigin;
+  readonly expiresAt: number;
+}
+
+export type Decision = "approve" | "deny";
+
+// ---- Events and outcomes ----
+
+export type AgentEvent =
+  | { readonly type: "step_started"; readonly runId: string; readonly step: number }
+  | { readonly type: "model_replied"; readonly runId: string; readonly step: number; readonly text: string | null; readonly toolCalls: readonly ToolCall[] }
+  | { readonly type: "tool_called"; readonly runId: string; readonly step: number; readonly call: ToolCall }
+  | { readonly type: "tool_result"; readonly runId: string; readonly step: number; readonly call: CallRecord }
+  | { readonly type: "guard_warned"; readonly runId: string; readonly guard: GuardName; readonly detail: string }
+  | { readonly type: "guard_tripped"; readonly runId: string; readonly stop: GuardStop }
+  | { readonly type: "folded"; readonly runId: string; readonly messages: number; readonly tokensBefore: number; readonly tokensAfter: number }
+  | { readonly type: "compacted"; readonly runId: string; readonly tokensBefore: number; readonly tokensAfter: number }
+  | { readonly type: "approval_needed"; readonly runId: string; readonly approval: PendingApproval }
+  | { readonly type: "approval_decided"; readonly runId: string; readonly callId: string; readonly decision: Decision; readonly decidedBy: Person }
+  | { readonly type: "final"; readonly runId: string; readonly outcome: RunOutcome };
+
+/** Must not throw; a sink that throws is logged and ignored by the loop. */
+export type EventSink = (event: AgentEvent) => void;
+
+export interface RunTotals {
+  readonly steps: readonly StepRecord[];
+  readonly usage: TokenUsage;
+}
+
+export type RunOutcome =
+  | (RunTotals & { readonly status: "answered"; readonly runId: string; readonly answer: string; readonly stop?: GuardStop })
+  | (RunTotals & { readonly status: "paused"; readonly runId: string; readonly pending: PendingApproval });

@@ -1,0 +1,42 @@
+// The one home for thrown errors. Failures the model can act on are observations, not
+// exceptions; these are for misconfiguration, unavailable services and bugs.
+
+export type ErrorCode = "config_invalid" | "model_unavailable" | "store_unavailable" | "store_url_invalid";
+
+export abstract class BotError extends Error {
+  abstract readonly code: ErrorCode;
+}
+
+/** A bad or missing environment variable. The message is the one line printed at start. */
+export class ConfigError extends BotError {
+  readonly code = "config_invalid";
+  constructor(readonly variable: string, readonly expected: string, received: string | undefined) {
+    super(`${variable}: ${expected}${received === undefined ? " (it is not set)" : ` (got "${received}")`}`);
+    this.name = "ConfigError";
+  }
+}
+
+/** The model server could not be reached or kept failing after retries. */
+export class ModelUnavailableError extends BotError {
+  readonly code = "model_unavailable";
+  constructor(readonly reason: string, readonly status?: number) {
+    super(`The model is unavailable: ${reason}`);
+    this.name = "ModelUnavailableError";
+  }
+}
+
+export class StoreUrlError extends BotError {
+  readonly code = "store_url_invalid";
+  constructor(readonly url: string, reason: string) {
+    super(`STORE_URL: ${reason} (got "${url}")`);
+    this.name = "StoreUrlError";
+  }
+}
+
+export class StoreUnavailableError extends BotError {
+  readonly code = "store_unavailable";
+  constructor(reason: string) {
+    super(`The store is unavailable: ${reason}`);
+    this.name = "StoreUnavailableError";
+  }
+}
