@@ -104,7 +104,9 @@ export type CallOutcome =
   | "timeout"
   | "repeated"
   | "denied"
-  | "needs_approval";
+  | "needs_approval"
+  /** Not run because a guard stopped the run at this call. */
+  | "blocked";
 
 export interface CallRecord {
   readonly callId: string;

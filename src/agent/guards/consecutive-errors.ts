@@ -1,0 +1,15 @@
+import type { CallOutcome, GuardStop } from "../types.js";
+import { guardStop } from "./guard-stop.js";
+
+const FAILURES: ReadonlySet<CallOutcome | "empty_reply"> = new Set(["error", "invalid_args", "unknown_tool", "timeout", "empty_reply"]);
+
+/** A success resets the streak; repeats, denials and pending approvals leave it as it is. */
+export function nextErrorStreak(streak: number, outcome: CallOutcome | "empty_reply"): number {
+  if (FAILURES.has(outcome)) return streak + 1;
+  return outcome === "ok" ? 0 : streak;
+}
+
+export function checkErrorStreak(streak: number, max: number): GuardStop | undefined {
+  if (streak < max) return undefined;
+  return guardStop("errors", `${streak} failures in a row`, `Stopped: ${streak} steps failed in a row.`);
+}

@@ -1,0 +1,55 @@
+// Builds what the loop needs from the configuration, in one place for the service, the
+// console, tests and benchmarks.
+import type { Logger } from "pino";
+import type { GuardLimits, ToolPolicyRule } from "../config.js";
+import { ConfigError } from "../errors.js";
+import { silentLogger } from "../logger.js";
+import type { LoopDeps } from "./loop.js";
+import { defaultContextWindow, TokenCounter } from "./token-counter.js";
+import { ToolRegistry } from "./tool-registry.js";
+import { createToolPolicy } from "./tool-policy.js";
+import type { Model, Tool } from "./types.js";
+
+/** One tool result may take at most this share of the usable context, whatever the cap says. */
+const OBSERVATION_SHARE_OF_BUDGET = 0.3;
+
+export interface LoopSetup {
+  readonly model: Model;
+  /** Decides the tokenizer and the default context window. */
+  readonly modelName: string;
+  readonly tools: readonly Tool[];
+  readonly guards: GuardLimits;
+  readonly toolPolicy?: readonly ToolPolicyRule[];
+  readonly approvalTimeoutMs?: number;
+  readonly logger?: Logger;
+  readonly clock?: () => number;
+  /** Share one counter between runs so counts of messages already seen are reused. */
+  readonly counter?: TokenCounter;
+}
+
+export function createLoopDeps(setup: LoopSetup): LoopDeps {
+  const counter = setup.counter ?? TokenCounter.forModel(setup.modelName);
+  const contextWindow = setup.guards.contextTokens ?? defaultContextWindow(setup.modelName);
+  const budget = contextWindow - setup.guards.reservedOutputTokens;
+  if (budget <= 0) {
+    throw new ConfigError("AGENT_CONTEXT_TOKENS", `expects a window larger than AGENT_RESERVED_OUTPUT_TOKENS (${setup.guards.reservedOutputTokens})`, String(contextWindow));
+  }
+  const observationTokens = Math.max(1, Math.min(setup.guards.observationTokens, Math.floor(budget * OBSERVATION_SHARE_OF_BUDGET)));
+  return {
+    model: setup.model,
+    tools: new ToolRegistry(setup.tools, { defaultTimeoutMs: setup.guards.toolTimeoutMs, observationTokens, counter }),
+    counter,
+    limits: {
+      maxSteps: setup.guards.maxSteps,
+      maxConsecutiveErrors: setup.guards.maxConsecutiveErrors,
+      oscillationWindow: setup.guards.oscillationWindow,
+      contextWindow,
+      reservedOutputTokens: setup.guards.reservedOutputTokens,
+      runTimeoutMs: setup.guards.runTimeoutMs,
+    },
+    policy: createToolPolicy(setup.toolPolicy ?? []),
+    approvalTimeoutMs: setup.approvalTimeoutMs ?? 15 * 60_000,
+    logger: setup.logger ?? silentLogger,
+    clock: setup.clock,
+  };
+}

@@ -1,0 +1,397 @@
+// The guarded agent loop. One step = one model call; tool calls go through the registry and
+// the guards; when a guard trips the person still gets a summary. A write that needs a person
+// pauses the run and hands back its whole state, to be resumed with the decision.
+import type { Logger } from "pino";
+import { processCalls, runPrepared, withOutcome, type BatchContext, type ToolPolicy } from "./call-batch.js";
+import { compactOlderTurns, foldOldToolResults } from "./context-window.js";
+import { checkErrorStreak, nextErrorStreak } from "./guards/consecutive-errors.js";
+import { deadlineStop } from "./guards/deadline.js";
+import { approvalExpiredStop, modelUnavailableStop } from "./guards/external-stops.js";
+import { checkStepLimit } from "./guards/step-limit.js";
+import { tokenStop, watermark } from "./guards/token-watermark.js";
+import { emptyGuardCounters, type GuardCounters, type RunState } from "./run-state.js";
+import { summarize } from "./summary.js";
+import type { TokenCounter } from "./token-counter.js";
+import type { ToolRegistry } from "./tool-registry.js";
+import type {
+  AgentEvent,
+  CallRecord,
+  ChatMessage,
+  Decision,
+  EventSink,
+  GuardStop,
+  Model,
+  PendingApproval,
+  Person,
+  RunOutcome,
+  StepRecord,
+  TaskOrigin,
+  TokenUsage,
+  ToolCall,
+} from "./types.js";
+import { ModelUnavailableError } from "../errors.js";
+
+export interface LoopLimits {
+  readonly maxSteps: number;
+  readonly maxConsecutiveErrors: number;
+  readonly oscillationWindow: number;
+  /** The model's context window in tokens. */
+  readonly contextWindow: number;
+  readonly reservedOutputTokens: number;
+  readonly runTimeoutMs: number;
+}
+
+export interface LoopDeps {
+  readonly model: Model;
+  readonly tools: ToolRegistry;
+  readonly counter: TokenCounter;
+  readonly limits: LoopLimits;
+  readonly policy: ToolPolicy;
+  readonly approvalTimeoutMs: number;
+  readonly logger: Logger;
+  /** Wall clock for expiry times; defaults to Date.now. */
+  readonly clock?: () => number;
+}
+
+export interface RunStart {
+  readonly runId: string;
+  readonly origin: TaskOrigin;
+  readonly question: string;
+  /** System prompt and earlier turns; the loop appends the question. */
+  readonly context: readonly ChatMessage[];
+}
+
+export type Resolution = { readonly kind: "decided"; readonly decision: Decision; readonly decidedBy: Person } | { readonly kind: "expired" };
+
+export interface LoopResult {
+  readonly outcome: RunOutcome;
+  /** The state to store when the outcome is `paused`. */
+  readonly state: RunState;
+}
+
+const MAX_CALL_ID_LENGTH = 40;
+/** Epoch milliseconds with sub-millisecond precision: step times survive a restart. */
+const now = () => performance.timeOrigin + performance.now();
+const QUESTION_SHARE_OF_BUDGET = 0.5;
+const EMPTY_REPLY_NUDGE: ChatMessage = { role: "system", content: "Your last reply was empty. Answer the person, or call one of the tools." };
+
+/** Model ids can be long or repeated; ours stay short and unique (they end up in button ids). */
+function normalizeCallIds(calls: readonly ToolCall[], step: number): readonly ToolCall[] {
+  const seen = new Set<string>();
+  return calls.map((call, index) => {
+    const usable = call.id.length > 0 && call.id.length <= MAX_CALL_ID_LENGTH && /^[\w.-]+$/.test(call.id) && !seen.has(call.id);
+    const id = usable ? call.id : `call_${step}_${index + 1}`;
+    seen.add(id);
+    return id === call.id ? call : { ...call, id };
+  });
+}
+
+function addUsage(total: TokenUsage, more: TokenUsage | undefined): TokenUsage {
+  return more ? { promptTokens: total.promptTokens + more.promptTokens, completionTokens: total.completionTokens + more.completionTokens } : total;
+}
+
+type StepEnd = { readonly kind: "continue" } | { readonly kind: "answer"; readonly answer: string } | { readonly kind: "stop"; readonly stop: GuardStop } | { readonly kind: "pause"; readonly approval: PendingApproval };
+
+class ActiveRun {
+  messages: ChatMessage[];
+  steps: StepRecord[];
+  guards: GuardCounters;
+  usage: TokenUsage;
+  pending: RunState["pending"];
+  private tokens: number;
+  private readonly outcomes = new Map<string, CallRecord["outcome"]>();
+  private readonly budget: number;
+  private readonly started = performance.now();
+  private readonly elapsedBefore: number;
+  private readonly deadline = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private readonly clock: () => number;
+
+  constructor(
+    private readonly state: Omit<RunState, "pending"> & { pending?: RunState["pending"] },
+    private readonly deps: LoopDeps,
+    private readonly sink: EventSink,
+  ) {
+    this.messages = [...state.messages];
+    this.steps = [...state.steps];
+    this.guards = state.guards;
+    this.usage = state.usage;
+    this.pending = state.pending;
+    this.elapsedBefore = state.elapsedMs;
+    this.clock = deps.clock ?? Date.now;
+    this.budget = deps.limits.contextWindow - deps.limits.reservedOutputTokens;
+    for (const step of this.steps) for (const call of step.calls) this.outcomes.set(call.callId, call.outcome);
+    this.tokens = this.recount();
+    const remaining = Math.max(0, deps.limits.runTimeoutMs - state.elapsedMs);
+    this.timer = setTimeout(() => this.deadline.abort(new Error("run deadline")), remaining);
+  }
+
+  get runId(): string {
+    return this.state.runId;
+  }
+
+  emit(event: AgentEvent): void {
+    try {
+      this.sink(event);
+    } catch (error) {
+      this.deps.logger.warn({ runId: this.runId, err: error }, "event sink threw; ignored");
+    }
+  }
+
+  private recount(): number {
+    return this.deps.counter.countMessages(this.messages) + this.deps.counter.countTools(this.deps.tools.schemas);
+  }
+
+  append(message: ChatMessage): void {
+    this.messages.push(message);
+    this.tokens += this.deps.counter.countMessage(message);
+  }
+
+  private replaceMessages(messages: readonly ChatMessage[]): void {
+    this.messages = [...messages];
+    this.tokens = this.recount();
+  }
+
+  settle(item: CallRecord): void {
+    this.outcomes.set(item.callId, item.outcome);
+    this.append({ role: "tool", toolCallId: item.callId, content: item.observation });
+  }
+
+  private batchContext(step: number): BatchContext {
+    return {
+      tools: this.deps.tools,
+      policy: this.deps.policy,
+      oscillationWindow: this.deps.limits.oscillationWindow,
+      toolContext: { signal: this.deadline.signal, runId: this.runId, origin: this.state.origin },
+      step,
+      emit: (event) => this.emit(event),
+      settle: (item) => this.settle(item),
+    };
+  }
+
+  /** Folds at yellow, compacts at orange, trips at red. */
+  private async manageContext(): Promise<GuardStop | undefined> {
+    let level = watermark(this.tokens, this.budget);
+    if (level === "red") return tokenStop(this.tokens, this.budget);
+    if (level === "green") return undefined;
+    const before = this.tokens;
+    const folded = foldOldToolResults(this.messages, (callId) => this.outcomes.get(callId));
+    if (folded.folded > 0) {
+      this.replaceMessages(folded.messages);
+      this.emit({ type: "folded", runId: this.runId, messages: folded.folded, tokensBefore: before, tokensAfter: this.tokens });
+    }
+    level = watermark(this.tokens, this.budget);
+    if (level === "orange") {
+      const beforeCompaction = this.tokens;
+      const compacted = await compactOlderTurns(this.messages, this.deps.model, this.deps.counter, Math.floor(this.budget / 2), this.deadline.signal);
+      if (compacted) {
+        this.replaceMessages(compacted.messages);
+        this.emit({ type: "compacted", runId: this.runId, tokensBefore: beforeCompaction, tokensAfter: this.tokens });
+      }
+    }
+    return watermark(this.tokens, this.budget) === "red" ? tokenStop(this.tokens, this.budget) : undefined;
+  }
+
+  /** Tool messages for calls that will not run, so every call in the messages has its answer. */
+  private closeUnrun(calls: readonly ToolCall[], reason: string): void {
+    for (const call of calls) this.append({ role: "tool", toolCallId: call.id, content: `Not run: ${reason}.` });
+  }
+
+  private pause(index: number, startedAt: number, text: string | null, calls: readonly ToolCall[], done: readonly CallRecord[], args: unknown, usage?: TokenUsage): StepEnd {
+    const call = calls[0]!;
+    this.pending = { index, startedAt, text, calls, done, usage };
+    const approval: PendingApproval = {
+      runId: this.runId,
+      callId: call.id,
+      tool: call.name,
+      args,
+      requester: this.state.origin.requester,
+      origin: this.state.origin,
+      expiresAt: this.clock() + this.deps.approvalTimeoutMs,
+    };
+    this.emit({ type: "approval_needed", runId: this.runId, approval });
+    return { kind: "pause", approval };
+  }
+
+  private finishStep(index: number, startedAt: number, text: string | null, calls: readonly CallRecord[], usage?: TokenUsage): void {
+    const durationMs = now() - startedAt;
+    this.steps.push({ index, startedAt, durationMs, text, calls, usage });
+    this.deps.logger.info(
+      {
+        runId: this.runId,
+        step: index,
+        tools: calls.map((call) => call.tool),
+        args: calls.map((call) => call.signature.split("#")[1]),
+        durationMs: Math.round(durationMs * 100) / 100,
+        tokens: this.tokens,
+        outcome: calls.length === 0 ? "answer" : calls.map((call) => call.outcome),
+      },
+      "step",
+    );
+  }
+
+  private async runCalls(index: number, startedAt: number, text: string | null, calls: readonly ToolCall[], done: CallRecord[], usage?: TokenUsage): Promise<StepEnd> {
+    const context = this.batchContext(index);
+    const settled: CallRecord[] = done;
+    const settle = (item: CallRecord) => {
+      settled.push(item);
+      context.settle(item);
+    };
+    const result = await processCalls(calls, this.guards, { ...context, settle });
+    this.guards = result.guards;
+    if (result.kind === "needs_approval") return this.pause(index, startedAt, text, result.calls, settled, result.args, usage);
+    this.finishStep(index, startedAt, text, settled, usage);
+    if (result.kind === "stopped") return { kind: "stop", stop: result.stop };
+    return { kind: "continue" };
+  }
+
+  async step(): Promise<StepEnd> {
+    const limitStop = checkStepLimit(this.steps.length, this.deps.limits.maxSteps) ?? checkErrorStreak(this.guards.errorStreak, this.deps.limits.maxConsecutiveErrors);
+    if (limitStop) return { kind: "stop", stop: limitStop };
+    const tokenTrip = await this.manageContext();
+    if (tokenTrip) return { kind: "stop", stop: tokenTrip };
+
+    const index = this.steps.length + 1;
+    const startedAt = now();
+    this.emit({ type: "step_started", runId: this.runId, step: index });
+    let reply;
+    try {
+      reply = await this.deps.model.complete({ messages: this.messages, tools: this.deps.tools.schemas }, this.deadline.signal);
+    } catch (error) {
+      if (this.deadline.signal.aborted) return { kind: "stop", stop: deadlineStop(this.deps.limits.runTimeoutMs) };
+      const reason = error instanceof ModelUnavailableError ? error.reason : error instanceof Error ? error.message : String(error);
+      this.deps.logger.error({ runId: this.runId, step: index, err: error }, "model call failed");
+      return { kind: "stop", stop: modelUnavailableStop(reason) };
+    }
+    this.usage = addUsage(this.usage, reply.usage);
+    const toolCalls = normalizeCallIds(reply.toolCalls, index);
+    this.emit({ type: "model_replied", runId: this.runId, step: index, text: reply.content, toolCalls });
+
+    if (toolCalls.length === 0) {
+      const answer = reply.content?.trim();
+      if (answer) {
+        this.append({ role: "assistant", content: reply.content });
+        this.finishStep(index, startedAt, reply.content, [], reply.usage);
+        return { kind: "answer", answer };
+      }
+      this.guards = { ...this.guards, errorStreak: nextErrorStreak(this.guards.errorStreak, "empty_reply") };
+      this.append(EMPTY_REPLY_NUDGE);
+      this.finishStep(index, startedAt, null, [], reply.usage);
+      return { kind: "continue" };
+    }
+    this.append({ role: "assistant", content: reply.content, toolCalls });
+    const end = await this.runCalls(index, startedAt, reply.content, toolCalls, [], reply.usage);
+    if (end.kind !== "continue") return end;
+    if (this.deadline.signal.aborted) return { kind: "stop", stop: deadlineStop(this.deps.limits.runTimeoutMs) };
+    return end;
+  }
+
+  /** Applies a person's decision (or the expiry) to the waiting call, then finishes that step. */
+  async resolve(resolution: Resolution): Promise<StepEnd> {
+    const pending = this.pending!;
+    this.pending = undefined;
+    const [call, ...rest] = pending.calls;
+    const done = [...pending.done];
+    if (resolution.kind === "expired") {
+      this.closeUnrun(pending.calls, "nobody approved it in time");
+      this.finishStep(pending.index, pending.startedAt, pending.text, done, pending.usage);
+      return { kind: "stop", stop: approvalExpiredStop(call!.name, this.deps.approvalTimeoutMs) };
+    }
+    const context = this.batchContext(pending.index);
+    this.emit({ type: "approval_decided", runId: this.runId, callId: call!.id, decision: resolution.decision, decidedBy: resolution.decidedBy });
+    const prepared = this.deps.tools.prepare(call!);
+    let item: CallRecord;
+    if (resolution.decision === "deny") {
+      const who = resolution.decidedBy.name ?? resolution.decidedBy.id;
+      const message = `Denied by ${who}: the person did not approve running ${call!.name}, so it did not run. Do not ask again; continue without it or answer.`;
+      item = { callId: call!.id, tool: call!.name, args: call!.arguments, signature: prepared.signature, outcome: "denied", result: message, observation: message, durationMs: 0 };
+      this.emit({ type: "tool_result", runId: this.runId, step: pending.index, call: item });
+    } else if (prepared.kind === "ready") {
+      item = await runPrepared(prepared, context);
+    } else {
+      item = { callId: call!.id, tool: call!.name, args: call!.arguments, signature: prepared.signature, outcome: prepared.outcome, result: prepared.message, observation: prepared.message, durationMs: 0 };
+      this.emit({ type: "tool_result", runId: this.runId, step: pending.index, call: item });
+    }
+    this.guards = withOutcome(this.guards, item);
+    done.push(item);
+    this.settle(item);
+    return this.runCalls(pending.index, pending.startedAt, pending.text, rest, done, pending.usage);
+  }
+
+  snapshot(): RunState {
+    return {
+      version: 1,
+      runId: this.runId,
+      origin: this.state.origin,
+      question: this.state.question,
+      messages: this.messages,
+      steps: this.steps,
+      guards: this.guards,
+      usage: this.usage,
+      elapsedMs: this.elapsedBefore + (performance.now() - this.started),
+      ...(this.pending ? { pending: this.pending } : {}),
+    };
+  }
+
+  /** The steps as the person should see them, including a step that waits for approval. */
+  visibleSteps(): StepRecord[] {
+    if (!this.pending) return this.steps;
+    const { index, startedAt, text, calls, done, usage } = this.pending;
+    const waiting = calls[0]!;
+    const placeholder: CallRecord = { callId: waiting.id, tool: waiting.name, args: waiting.arguments, signature: "", outcome: "needs_approval", result: "waiting for approval", observation: "", durationMs: 0 };
+    return [...this.steps, { index, startedAt, durationMs: now() - startedAt, text, calls: [...done, placeholder], usage }];
+  }
+
+  async finish(end: Exclude<StepEnd, { kind: "continue" }>): Promise<LoopResult> {
+    clearTimeout(this.timer);
+    let outcome: RunOutcome;
+    if (end.kind === "pause") {
+      outcome = { status: "paused", runId: this.runId, pending: end.approval, steps: this.visibleSteps(), usage: this.usage };
+    } else if (end.kind === "answer") {
+      outcome = { status: "answered", runId: this.runId, answer: end.answer, steps: this.steps, usage: this.usage };
+    } else {
+      this.emit({ type: "guard_tripped", runId: this.runId, stop: end.stop });
+      this.deps.logger.warn({ runId: this.runId, guard: end.stop.guard, detail: end.stop.detail }, "guard tripped");
+      const summary = await summarize(
+        { messages: this.messages, steps: this.steps, question: this.state.question, stop: end.stop, budget: this.budget },
+        this.deps.model,
+        this.deps.counter,
+      );
+      this.usage = addUsage(this.usage, summary.usage);
+      outcome = { status: "answered", runId: this.runId, answer: summary.answer, stop: end.stop, steps: this.steps, usage: this.usage };
+    }
+    this.emit({ type: "final", runId: this.runId, outcome });
+    return { outcome, state: this.snapshot() };
+  }
+}
+
+async function drive(run: ActiveRun, first?: () => Promise<StepEnd>): Promise<LoopResult> {
+  let end = first ? await first() : await run.step();
+  while (end.kind === "continue") end = await run.step();
+  return run.finish(end);
+}
+
+function boundedQuestion(question: string, deps: LoopDeps): string {
+  const budget = deps.limits.contextWindow - deps.limits.reservedOutputTokens;
+  const cap = Math.floor(budget * QUESTION_SHARE_OF_BUDGET);
+  const { text, truncated } = deps.counter.truncate(question, cap);
+  return truncated ? `${text}\n…[the message was cut here: it had ${question.length.toLocaleString("en-US")} characters, more than the model's context can hold]` : text;
+}
+
+/** Runs until an answer, a guard's summary, or a pause for approval. Never rejects for model or tool failures. */
+export function runAgent(start: RunStart, deps: LoopDeps, sink: EventSink): Promise<LoopResult> {
+  const messages: ChatMessage[] = [...start.context, { role: "user", content: boundedQuestion(start.question, deps) }];
+  const run = new ActiveRun(
+    { version: 1, runId: start.runId, origin: start.origin, question: start.question, messages, steps: [], guards: emptyGuardCounters, usage: { promptTokens: 0, completionTokens: 0 }, elapsedMs: 0 },
+    deps,
+    sink,
+  );
+  return drive(run);
+}
+
+/** Continues a paused run with the decision on its waiting call. The state must come from a `paused` result. */
+export function resumeAgent(state: RunState, resolution: Resolution, deps: LoopDeps, sink: EventSink): Promise<LoopResult> {
+  if (!state.pending) throw new Error(`run ${state.runId} is not waiting for a decision`);
+  const run = new ActiveRun(state, deps, sink);
+  return drive(run, () => run.resolve(resolution));
+}

@@ -1,0 +1,103 @@
+// Everything a run needs to continue later, in plain data: what a paused run stores while it
+// waits for a person. The schema checks a stored copy before it is trusted again.
+import { z } from "zod";
+import type { CallRecord, ChatMessage, StepRecord, TaskOrigin, TokenUsage, ToolCall } from "./types.js";
+import type { RepeatState } from "./guards/repeat.js";
+
+export interface GuardCounters {
+  readonly repeat: RepeatState;
+  /** Signatures of the latest calls, oldest first (bounded). */
+  readonly recent: readonly string[];
+  readonly errorStreak: number;
+  /** What the model saw for the most recent call: replayed when it asks again. */
+  readonly lastObservation?: string;
+}
+
+/** A step interrupted by a write that waits for approval. */
+export interface PendingStep {
+  readonly index: number;
+  readonly startedAt: number;
+  readonly text: string | null;
+  /** The write call that waits, then the calls of the same reply that came after it. */
+  readonly calls: readonly ToolCall[];
+  /** Calls of this step already settled. */
+  readonly done: readonly CallRecord[];
+  readonly usage?: TokenUsage;
+}
+
+export interface RunState {
+  readonly version: 1;
+  readonly runId: string;
+  readonly origin: TaskOrigin;
+  /** The person's message that started the run. */
+  readonly question: string;
+  readonly messages: readonly ChatMessage[];
+  readonly steps: readonly StepRecord[];
+  readonly guards: GuardCounters;
+  readonly usage: TokenUsage;
+  /** Run time used so far; time spent waiting for a person does not count. */
+  readonly elapsedMs: number;
+  readonly pending?: PendingStep;
+}
+
+const ToolCallSchema = z.object({ id: z.string().max(200), name: z.string().max(200), arguments: z.string() });
+const UsageSchema = z.object({ promptTokens: z.number().nonnegative(), completionTokens: z.number().nonnegative() });
+const MessageSchema = z.discriminatedUnion("role", [
+  z.object({ role: z.literal("system"), content: z.string() }),
+  z.object({ role: z.literal("user"), content: z.string() }),
+  z.object({ role: z.literal("assistant"), content: z.string().nullable(), toolCalls: z.array(ToolCallSchema).optional() }),
+  z.object({ role: z.literal("tool"), toolCallId: z.string(), content: z.string() }),
+]);
+const CallRecordSchema = z.object({
+  callId: z.string(),
+  tool: z.string(),
+  args: z.string(),
+  signature: z.string(),
+  outcome: z.enum(["ok", "error", "invalid_args", "unknown_tool", "timeout", "repeated", "denied", "needs_approval", "blocked"]),
+  result: z.string(),
+  observation: z.string(),
+  durationMs: z.number().nonnegative(),
+});
+const StepRecordSchema = z.object({
+  index: z.number().int().positive(),
+  startedAt: z.number(),
+  durationMs: z.number().nonnegative(),
+  text: z.string().nullable(),
+  calls: z.array(CallRecordSchema),
+  usage: UsageSchema.optional(),
+});
+const PersonSchema = z.object({ id: z.string(), name: z.string().optional() });
+
+export const RunStateSchema = z.object({
+  version: z.literal(1),
+  runId: z.string().min(1).max(64),
+  origin: z.object({
+    surface: z.enum(["console", "slack", "discord"]),
+    conversationKey: z.string(),
+    requester: PersonSchema,
+    place: z.record(z.string(), z.string()),
+  }),
+  question: z.string(),
+  messages: z.array(MessageSchema),
+  steps: z.array(StepRecordSchema),
+  guards: z.object({
+    repeat: z.object({ lastSignature: z.string().optional(), streak: z.number().int().nonnegative() }),
+    recent: z.array(z.string()),
+    errorStreak: z.number().int().nonnegative(),
+    lastObservation: z.string().optional(),
+  }),
+  usage: UsageSchema,
+  elapsedMs: z.number().nonnegative(),
+  pending: z
+    .object({
+      index: z.number().int().positive(),
+      startedAt: z.number(),
+      text: z.string().nullable(),
+      calls: z.array(ToolCallSchema).min(1),
+      done: z.array(CallRecordSchema),
+      usage: UsageSchema.optional(),
+    })
+    .optional(),
+}) satisfies z.ZodType<RunState>;
+
+export const emptyGuardCounters: GuardCounters = { repeat: { streak: 0 }, recent: [], errorStreak: 0 };

@@ -1,0 +1,83 @@
+// When a guard stops a run the person still gets an answer: one last model call with no tools
+// offered, and, if that fails too, a reply built from the steps without the model.
+import { shorten } from "./trace.js";
+import type { TokenCounter } from "./token-counter.js";
+import type { ChatMessage, GuardStop, Model, StepRecord, TokenUsage } from "./types.js";
+
+const SUMMARY_TIMEOUT_MS = 20_000;
+const FALLBACK_STEPS_SHOWN = 12;
+
+export interface SummaryInput {
+  readonly messages: readonly ChatMessage[];
+  readonly steps: readonly StepRecord[];
+  readonly question: string;
+  readonly stop: GuardStop;
+  /** Tokens the request may use (context window minus the output reserve). */
+  readonly budget: number;
+}
+
+function summaryNote(stop: GuardStop): ChatMessage {
+  return {
+    role: "system",
+    content:
+      `The run was stopped by a guard (${stop.guard}: ${stop.detail}). You cannot call tools any more. ` +
+      "Write the reply to the person now, in their language: what you found (with the concrete results), " +
+      "what you tried, and what is still missing or uncertain. Be honest and brief; do not invent results you did not get.",
+  };
+}
+
+/** A compact account of the steps, for when the full messages would not fit. */
+function stepDigest(steps: readonly StepRecord[]): string {
+  const lines: string[] = [];
+  for (const step of steps) {
+    for (const call of step.calls) lines.push(`- ${call.tool}(${shorten(call.args, 60)}) → ${call.outcome}: ${shorten(call.observation, 160)}`);
+    if (step.calls.length === 0 && step.text) lines.push(`- said: ${shorten(step.text, 160)}`);
+  }
+  return lines.join("\n") || "- no tool was called";
+}
+
+function summaryMessages(input: SummaryInput, counter: TokenCounter): ChatMessage[] {
+  const note = summaryNote(input.stop);
+  const full = [...input.messages, note];
+  if (counter.countMessages(full) <= input.budget) return full;
+  const system = input.messages.find((message) => message.role === "system");
+  const digest = counter.truncate(stepDigest(input.steps), Math.floor(input.budget / 2)).text;
+  return [
+    ...(system ? [system] : []),
+    { role: "user", content: counter.truncate(input.question, Math.floor(input.budget / 4)).text },
+    { role: "system", content: `What the agent did before it was stopped:\n${digest}` },
+    note,
+  ];
+}
+
+/** The reply written without the model: the calls made and how they went. */
+export function fallbackSummary(steps: readonly StepRecord[], stop: GuardStop, question: string): string {
+  const calls = steps.flatMap((step) => step.calls);
+  if (calls.length === 0) {
+    return stop.guard === "model_unavailable"
+      ? `I could not get an answer to "${shorten(question, 120)}" because the model could not be reached. Please try again in a moment.`
+      : `I could not finish "${shorten(question, 120)}" and had not gathered any results yet.`;
+  }
+  const shown = calls.slice(-FALLBACK_STEPS_SHOWN);
+  const lines = shown.map((call) => `• ${call.tool}(${shorten(call.args, 60)}) — ${call.outcome}: ${shorten(call.observation, 140)}`);
+  const skipped = calls.length - shown.length;
+  return [
+    `I could not finish "${shorten(question, 120)}". Here is what I did before stopping:`,
+    ...(skipped > 0 ? [`• … ${skipped} earlier call${skipped === 1 ? "" : "s"} not shown`] : []),
+    ...lines,
+    "What is missing: a checked, final answer. The results above are all I have.",
+  ].join("\n");
+}
+
+/** Never throws. `usage` is what the summary call cost, when the server reported it. */
+export async function summarize(input: SummaryInput, model: Model, counter: TokenCounter): Promise<{ answer: string; usage?: TokenUsage; usedModel: boolean }> {
+  if (input.stop.guard === "model_unavailable") return { answer: fallbackSummary(input.steps, input.stop, input.question), usedModel: false };
+  try {
+    const reply = await model.complete({ messages: summaryMessages(input, counter), tools: [] }, AbortSignal.timeout(SUMMARY_TIMEOUT_MS));
+    const text = reply.content?.trim();
+    if (reply.toolCalls.length === 0 && text) return { answer: text, usage: reply.usage, usedModel: true };
+  } catch {
+    // Fall through to the reply built from the steps.
+  }
+  return { answer: fallbackSummary(input.steps, input.stop, input.question), usedModel: false };
+}

@@ -1,0 +1,139 @@
+// The tools a run may call. Every call is checked here before anything runs: arguments that
+// are not JSON or fail the schema, unknown tools, throws and timeouts all come back as
+// observations the model can act on, never as exceptions.
+import { z } from "zod";
+import { callSignature } from "./signature.js";
+import type { TokenCounter } from "./token-counter.js";
+import type { CallOutcome, Tool, ToolCall, ToolContext, ToolSchema } from "./types.js";
+
+export type PreparedCall =
+  | { readonly kind: "ready"; readonly call: ToolCall; readonly signature: string; readonly tool: Tool; readonly args: unknown }
+  | { readonly kind: "rejected"; readonly call: ToolCall; readonly signature: string; readonly outcome: "invalid_args" | "unknown_tool"; readonly message: string };
+
+export interface Execution {
+  readonly outcome: Extract<CallOutcome, "ok" | "error" | "timeout">;
+  readonly result: string;
+  readonly durationMs: number;
+}
+
+const schemaCache = new WeakMap<Tool, ToolSchema>();
+
+/** zod → JSON Schema, once per tool object. */
+export function toolSchema(tool: Tool): ToolSchema {
+  let schema = schemaCache.get(tool);
+  if (!schema) {
+    const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+    schema = { name: tool.name, description: tool.description, parameters };
+    schemaCache.set(tool, schema);
+  }
+  return schema;
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 8)
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "arguments"}: ${issue.message}`)
+    .join("; ");
+}
+
+function resultText(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === undefined || value === null) return "(no output)";
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+class ToolTimeout extends Error {}
+
+export class ToolRegistry {
+  readonly schemas: readonly ToolSchema[];
+  private readonly byName: ReadonlyMap<string, Tool>;
+
+  constructor(
+    tools: readonly Tool[],
+    private readonly options: { readonly defaultTimeoutMs: number; readonly observationTokens: number; readonly counter: TokenCounter },
+  ) {
+    this.byName = new Map(tools.map((tool) => [tool.name, tool]));
+    this.schemas = [...this.byName.values()].map(toolSchema);
+  }
+
+  get names(): string[] {
+    return [...this.byName.keys()];
+  }
+
+  get(name: string): Tool | undefined {
+    return this.byName.get(name);
+  }
+
+  prepare(call: ToolCall): PreparedCall {
+    const signature = callSignature(call.name, call.arguments);
+    const tool = this.byName.get(call.name);
+    if (!tool) {
+      const available = this.names.length > 0 ? this.names.join(", ") : "(none)";
+      return { kind: "rejected", call, signature, outcome: "unknown_tool", message: `Error: there is no tool named "${call.name}". Available tools: ${available}.` };
+    }
+    let raw: unknown;
+    try {
+      raw = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
+    } catch (error) {
+      return {
+        kind: "rejected",
+        call,
+        signature,
+        outcome: "invalid_args",
+        message: `Error: the arguments for ${tool.name} are not valid JSON (${(error as Error).message}). Send one JSON object that matches the tool's parameters.`,
+      };
+    }
+    const parsed = tool.schema.safeParse(raw);
+    if (!parsed.success) {
+      return { kind: "rejected", call, signature, outcome: "invalid_args", message: `Error: invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}. Fix them and call again.` };
+    }
+    return { kind: "ready", call, signature, tool, args: parsed.data };
+  }
+
+  /** Runs a prepared call under its timeout and the run's signal. Never rejects. */
+  async execute(prepared: Extract<PreparedCall, { kind: "ready" }>, context: ToolContext): Promise<Execution> {
+    const timeoutMs = prepared.tool.timeoutMs ?? this.options.defaultTimeoutMs;
+    const controller = new AbortController();
+    const started = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    const onRunAbort = () => controller.abort(context.signal.reason);
+    context.signal.addEventListener("abort", onRunAbort, { once: true });
+    try {
+      // A tool that ignores its signal must not hold the run: the race settles either way.
+      const stop = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          controller.abort(new ToolTimeout());
+          reject(new ToolTimeout());
+        }, timeoutMs);
+        controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
+      });
+      if (context.signal.aborted) controller.abort(context.signal.reason);
+      const value = await Promise.race([prepared.tool.execute(prepared.args, { ...context, signal: controller.signal }), stop]);
+      return { outcome: "ok", result: resultText(value), durationMs: performance.now() - started };
+    } catch (error) {
+      const durationMs = performance.now() - started;
+      if (error instanceof ToolTimeout) {
+        return { outcome: "timeout", result: `Timeout: ${prepared.tool.name} did not finish within ${timeoutMs} ms.`, durationMs };
+      }
+      if (context.signal.aborted) {
+        return { outcome: "timeout", result: `Timeout: ${prepared.tool.name} was stopped because the run's time ran out.`, durationMs };
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      return { outcome: "error", result: `Error: ${message}`, durationMs };
+    } finally {
+      clearTimeout(timer);
+      context.signal.removeEventListener("abort", onRunAbort);
+    }
+  }
+
+  /** What enters the messages: the result cut to the observation cap, with a note when cut. */
+  observation(result: string): string {
+    const { text, truncated } = this.options.counter.truncate(result, this.options.observationTokens);
+    if (!truncated) return text;
+    return `${text}\n…[truncated: the full result had ${result.length.toLocaleString("en-US")} characters; this shows the first ${this.options.observationTokens.toLocaleString("en-US")} tokens]`;
+  }
+}

@@ -1,0 +1,49 @@
+// Builds a loop with the built-in tools (plus any extra) and records every event.
+import { loadConfig, type GuardLimits } from "../../src/config.js";
+import { createLoopDeps } from "../../src/agent/loop-deps.js";
+import { runAgent, type LoopDeps, type LoopResult } from "../../src/agent/loop.js";
+import { builtinTools } from "../../src/agent/tools/builtin.js";
+import type { AgentEvent, Model, TaskOrigin, Tool } from "../../src/agent/types.js";
+
+export const defaultGuards: GuardLimits = loadConfig({}).guards;
+
+export const consoleOrigin: TaskOrigin = {
+  surface: "console",
+  conversationKey: "console:test",
+  requester: { id: "alice", name: "Alice" },
+  place: {},
+};
+
+export interface HarnessOptions {
+  readonly guards?: Partial<GuardLimits>;
+  readonly tools?: readonly Tool[];
+  readonly modelName?: string;
+  readonly clock?: () => number;
+  readonly approvalTimeoutMs?: number;
+}
+
+export function loopDeps(model: Model, options: HarnessOptions = {}): LoopDeps {
+  return createLoopDeps({
+    model,
+    modelName: options.modelName ?? "gpt-4o-mini",
+    tools: [...builtinTools, ...(options.tools ?? [])],
+    guards: { ...defaultGuards, ...options.guards },
+    approvalTimeoutMs: options.approvalTimeoutMs,
+    clock: options.clock,
+  });
+}
+
+export async function runQuestion(model: Model, question: string, options: HarnessOptions = {}): Promise<LoopResult & { events: AgentEvent[]; deps: LoopDeps }> {
+  const events: AgentEvent[] = [];
+  const deps = loopDeps(model, options);
+  const result = await runAgent(
+    { runId: "run-1", origin: consoleOrigin, question, context: [{ role: "system", content: "You are a test agent." }] },
+    deps,
+    (event) => events.push(event),
+  );
+  return { ...result, events, deps };
+}
+
+export function eventTypes(events: readonly AgentEvent[]): string[] {
+  return events.map((event) => event.type);
+}
