@@ -9,6 +9,7 @@ const SECRET_VARIABLES = new Set([
   "SLACK_APP_TOKEN",
   "SLACK_SIGNING_SECRET",
   "DISCORD_TOKEN",
+  "APPROVAL_SECRET",
 ]);
 
 const positiveInt = (fallback: number) =>
@@ -80,6 +81,7 @@ const EnvSchema = z.object({
 
   TOOL_POLICY: toolPolicy,
   APPROVAL_TIMEOUT_MS: positiveInt(15 * 60_000),
+  APPROVAL_SECRET: z.string().min(16, "expects at least 16 characters").optional(),
 
   SLACK_BOT_TOKEN: z.string().startsWith("xoxb-", "expects a bot token starting with xoxb-").optional(),
   SLACK_APP_TOKEN: z.string().startsWith("xapp-", "expects an app-level token starting with xapp-").optional(),
@@ -132,6 +134,8 @@ export interface Config {
   };
   readonly toolPolicy: readonly ToolPolicyRule[];
   readonly approvalTimeoutMs: number;
+  /** Signs stored approvals; when unset one is generated and kept in the store. */
+  readonly approvalSecret?: string;
   readonly slack?: {
     readonly botToken: string;
     readonly mode: { readonly kind: "socket"; readonly appToken: string } | { readonly kind: "http"; readonly signingSecret: string; readonly port: number };
@@ -192,6 +196,7 @@ function toConfig(env: Env): Config {
     },
     toolPolicy: env.TOOL_POLICY,
     approvalTimeoutMs: env.APPROVAL_TIMEOUT_MS,
+    approvalSecret: env.APPROVAL_SECRET,
     slack: slackConfig(env),
     discord: discordConfig(env),
     logLevel: env.LOG_LEVEL,

@@ -65,14 +65,14 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
   return {
     name: options.model,
     async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelReply> {
-      callNumber += 1;
+      const thisCall = ++callNumber;
       const started = Date.now();
       const log = (status: string, extra: Record<string, unknown> = {}) =>
         logger.debug({ model: options.model, durationMs: Date.now() - started, status, ...extra }, "model call");
       try {
         signal.throwIfAborted();
         const raw = await untilAborted(client.chat.completions.create(toRequestBody(options.model, request), { signal }), signal);
-        const reply = toReply(raw, callNumber, server);
+        const reply = toReply(raw, thisCall, server);
         log("ok", { promptTokens: reply.usage?.promptTokens, completionTokens: reply.usage?.completionTokens, toolCalls: reply.toolCalls.length });
         return reply;
       } catch (error) {

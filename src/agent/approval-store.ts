@@ -1,0 +1,153 @@
+// Paused runs and the decisions on them, in the shared store. A stored run is signed (HMAC)
+// so an altered copy is refused; a decision is claimed with an atomic set-if-absent so it is
+// applied at most once, whichever process or restart the click lands on.
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { z } from "zod";
+import type { Logger } from "pino";
+import type { KeyValueStore } from "../memory/types.js";
+import { RunStateSchema, type RunState } from "./run-state.js";
+import { canonicalJson } from "./signature.js";
+import type { Decision, PendingApproval, Person, Surface } from "./types.js";
+
+/** A decided or expired approval is remembered this long, so late clicks learn who decided. */
+const DECISION_MEMORY_MS = 24 * 60 * 60_000;
+/** A paused run outlives its approval window a while, so a late click can be told it expired. */
+const EXPIRED_RUN_GRACE_MS = 60 * 60_000;
+const RUN_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+const PersonSchema = z.object({ id: z.string(), name: z.string().optional() });
+const PendingSchema = z.object({
+  runId: z.string(),
+  callId: z.string(),
+  tool: z.string(),
+  args: z.unknown(),
+  requester: PersonSchema,
+  origin: RunStateSchema.shape.origin,
+  expiresAt: z.number(),
+});
+const RecordSchema = z.object({ state: RunStateSchema, pending: PendingSchema, mac: z.string() });
+const ClaimSchema = z.object({ decision: z.enum(["approve", "deny", "expired"]), decidedBy: PersonSchema.optional(), at: z.number() });
+const IndexSchema = z.array(z.object({ runId: z.string(), callId: z.string(), expiresAt: z.number(), surface: z.enum(["console", "slack", "discord"]) }));
+
+export interface StoredRun {
+  readonly state: RunState;
+  readonly pending: PendingApproval;
+}
+
+export type Claim = { readonly decision: Decision; readonly decidedBy: Person } | { readonly decision: "expired" };
+export type ClaimRecord = z.infer<typeof ClaimSchema>;
+
+export type LoadResult =
+  | { readonly kind: "found"; readonly run: StoredRun }
+  | { readonly kind: "missing" }
+  | { readonly kind: "invalid"; readonly reason: string };
+
+export interface DueApproval {
+  readonly runId: string;
+  readonly callId: string;
+  readonly expiresAt: number;
+  readonly surface: Surface;
+}
+
+export interface ApprovalStore {
+  save(run: StoredRun): Promise<void>;
+  load(runId: string): Promise<LoadResult>;
+  /** True when this call won the decision; otherwise the decision that was there first. */
+  claim(runId: string, callId: string, claim: Claim, now: number): Promise<{ readonly won: true } | { readonly won: false; readonly existing?: ClaimRecord }>;
+  /** The decision taken on a call, if any (also after its run record is gone). */
+  decisionOf(runId: string, callId: string): Promise<ClaimRecord | undefined>;
+  remove(runId: string): Promise<void>;
+  /** Approvals this process knows are waiting (from the store's index), soonest first. */
+  waiting(): Promise<DueApproval[]>;
+}
+
+const runKey = (runId: string) => `approval:run:${runId}`;
+const claimKey = (runId: string, callId: string) => `approval:decision:${runId}:${callId}`;
+const INDEX_KEY = "approval:index";
+const SECRET_KEY = "approval:secret";
+
+export function isWellFormedRunId(runId: string): boolean {
+  return RUN_ID_PATTERN.test(runId);
+}
+
+async function resolveSecret(store: KeyValueStore, configured: string | undefined): Promise<Buffer> {
+  if (configured) return Buffer.from(configured);
+  await store.setIfAbsent(SECRET_KEY, randomBytes(32).toString("base64"));
+  const stored = await store.get(SECRET_KEY);
+  if (typeof stored !== "string" || stored.length < 16) throw new Error("the approval signing secret in the store is missing or damaged");
+  return Buffer.from(stored);
+}
+
+export async function createApprovalStore(options: { store: KeyValueStore; secret?: string; logger: Logger; clock: () => number }): Promise<ApprovalStore> {
+  const { store, logger, clock } = options;
+  const secret = await resolveSecret(store, options.secret);
+  const sign = (run: StoredRun) => createHmac("sha256", secret).update(canonicalJson({ state: run.state, pending: run.pending })).digest("base64url");
+  let indexWrites: Promise<unknown> = Promise.resolve();
+
+  const readIndex = async (): Promise<DueApproval[]> => {
+    const parsed = IndexSchema.safeParse((await store.get(INDEX_KEY)) ?? []);
+    if (!parsed.success) logger.warn("the stored list of waiting approvals failed validation; starting a new one");
+    return parsed.success ? parsed.data : [];
+  };
+  // Read-modify-write of the index, one at a time within this process.
+  const updateIndex = (change: (entries: DueApproval[]) => DueApproval[]) => {
+    const next = indexWrites.then(async () => store.set(INDEX_KEY, change(await readIndex())));
+    indexWrites = next.catch(() => undefined);
+    return next;
+  };
+
+  const decisionOf = async (runId: string, callId: string): Promise<ClaimRecord | undefined> => {
+    if (!isWellFormedRunId(runId)) return undefined;
+    const existing = ClaimSchema.safeParse(await store.get(claimKey(runId, callId)));
+    return existing.success ? existing.data : undefined;
+  };
+
+  return {
+    decisionOf,
+
+    async save(run) {
+      const ttl = Math.max(1, run.pending.expiresAt - clock()) + EXPIRED_RUN_GRACE_MS;
+      await store.set(runKey(run.state.runId), { ...run, mac: sign(run) }, ttl);
+      const entry: DueApproval = { runId: run.state.runId, callId: run.pending.callId, expiresAt: run.pending.expiresAt, surface: run.state.origin.surface };
+      await updateIndex((entries) => [...entries.filter((item) => item.runId !== entry.runId), entry]);
+    },
+
+    async load(runId) {
+      if (!isWellFormedRunId(runId)) return { kind: "invalid", reason: "the approval id is not well formed" };
+      const raw = await store.get(runKey(runId));
+      if (raw === undefined) return { kind: "missing" };
+      const parsed = RecordSchema.safeParse(raw);
+      if (!parsed.success) {
+        logger.error({ runId, issues: parsed.error.issues.slice(0, 3) }, "a stored paused run failed validation; refused");
+        return { kind: "invalid", reason: "the stored request is damaged" };
+      }
+      const run: StoredRun = { state: parsed.data.state as RunState, pending: parsed.data.pending as PendingApproval };
+      const expected = Buffer.from(sign(run));
+      const given = Buffer.from(parsed.data.mac);
+      if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
+        logger.error({ runId }, "a stored paused run does not match its signature (altered?); refused");
+        return { kind: "invalid", reason: "the stored request was altered" };
+      }
+      const waiting = run.state.pending?.calls[0];
+      if (!waiting || waiting.id !== run.pending.callId || waiting.name !== run.pending.tool || run.state.runId !== runId) {
+        return { kind: "invalid", reason: "the stored request does not match the call it was shown for" };
+      }
+      return { kind: "found", run };
+    },
+
+    async claim(runId, callId, claim, now) {
+      const record: ClaimRecord = { ...claim, at: now };
+      if (await store.setIfAbsent(claimKey(runId, callId), record, DECISION_MEMORY_MS)) return { won: true };
+      return { won: false, existing: await decisionOf(runId, callId) };
+    },
+
+    async remove(runId) {
+      await store.delete(runKey(runId));
+      await updateIndex((entries) => entries.filter((item) => item.runId !== runId));
+    },
+
+    async waiting() {
+      return (await readIndex()).sort((a, b) => a.expiresAt - b.expiresAt);
+    },
+  };
+}
