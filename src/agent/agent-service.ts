@@ -149,11 +149,28 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     return outcome;
   }
 
-  async function resumeStored(run: StoredRun, resolution: Resolution, sink: EventSink): Promise<RunOutcome> {
-    return queue.run(run.state.origin.conversationKey, async () => {
+  /**
+   * Runs `work` in the conversation's turn. An answer is handed back as soon as it exists; the
+   * writes after it (history, memory) still finish before the conversation's next run starts.
+   * A pause is handed back only once it is saved, so no click can arrive before its state.
+   */
+  function inTurn(conversationKey: string, work: () => Promise<LoopResult>): Promise<RunOutcome> {
+    return new Promise<RunOutcome>((resolve, reject) => {
+      queue
+        .run(conversationKey, async () => {
+          const result = await work();
+          if (result.outcome.status === "answered") resolve(result.outcome);
+          resolve(await afterRun(result));
+        })
+        .catch(reject);
+    });
+  }
+
+  function resumeStored(run: StoredRun, resolution: Resolution, sink: EventSink): Promise<RunOutcome> {
+    return inTurn(run.state.origin.conversationKey, async () => {
       const result = await resumeAgent(run.state, resolution, depsFor(run.state.origin.surface), sink);
       if (result.outcome.status !== "paused") await (await approvals).remove(run.state.runId);
-      return afterRun(result);
+      return result;
     });
   }
 
@@ -173,10 +190,9 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     },
 
     ask(task, sink) {
-      return queue.run(task.origin.conversationKey, async () => {
+      return inTurn(task.origin.conversationKey, async () => {
         const context = await buildContext(task);
-        const result = await runAgent({ runId: newRunId(), origin: task.origin, question: task.text, context }, depsFor(task.origin.surface), sink);
-        return afterRun(result);
+        return runAgent({ runId: newRunId(), origin: task.origin, question: task.text, context }, depsFor(task.origin.surface), sink);
       });
     },
 

@@ -1,0 +1,57 @@
+// 200 conversations at once through the real runner and store, with a model that takes
+// 200 ms per call: total time against the ideal (steps × latency ÷ parallelism).
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createAgentService } from "../src/agent/agent-service.js";
+import type { Model, ModelRequest } from "../src/agent/types.js";
+import { loadConfig } from "../src/config.js";
+import { silentLogger } from "../src/logger.js";
+import { openStore } from "../src/memory/keyv-store.js";
+
+const CONVERSATIONS = 200;
+const LATENCY_MS = 200;
+const STEPS_PER_RUN = 2;
+
+/** First call asks for the calculator, the second answers; every call takes LATENCY_MS. */
+const slowModel: Model = {
+  name: "bench-200ms",
+  async complete(request: ModelRequest, signal: AbortSignal) {
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(resolve, LATENCY_MS);
+      signal.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+    });
+    const answered = request.messages.at(-1)?.role === "tool";
+    return answered ? { content: "done", toolCalls: [] } : { content: null, toolCalls: [{ id: "c1", name: "calculator", arguments: '{"expression":"6*7"}' }] };
+  },
+};
+
+async function measure(parallelism: number, folder: string): Promise<{ totalMs: number; idealMs: number }> {
+  const config = loadConfig({ STORE_URL: `sqlite://${join(folder, `runner-${parallelism}.sqlite`)}`, MAX_CONCURRENT_RUNS: String(parallelism), MEMORY_EXTRACT_FACTS: "false" });
+  const store = await openStore(config.storeUrl, silentLogger);
+  const service = createAgentService({ config, model: slowModel, store, logger: silentLogger });
+  const origin = (index: number) => ({ surface: "console" as const, conversationKey: `bench:${parallelism}:${index}`, requester: { id: "bench" }, place: {} });
+  await service.ask({ origin: origin(-1), text: "warm up" }, () => {});
+  const started = performance.now();
+  const outcomes = await Promise.all(Array.from({ length: CONVERSATIONS }, (_, index) => service.ask({ origin: origin(index), text: "what is 6*7" }, () => {})));
+  const totalMs = performance.now() - started;
+  if (outcomes.some((outcome) => outcome.status !== "answered" || outcome.answer !== "done")) throw new Error("a run did not answer");
+  await service.close();
+  await store.close();
+  return { totalMs, idealMs: Math.ceil(CONVERSATIONS / parallelism) * STEPS_PER_RUN * LATENCY_MS };
+}
+
+export async function run(): Promise<void> {
+  const folder = await mkdtemp(join(tmpdir(), "bench-runner-"));
+  try {
+    console.log(`${CONVERSATIONS} conversations, ${STEPS_PER_RUN} model calls each at ${LATENCY_MS} ms, SQLite store`);
+    console.log("parallelism | total ms | ideal ms | over ideal");
+    for (const parallelism of [200, 8]) {
+      const { totalMs, idealMs } = await measure(parallelism, folder);
+      console.log(`${String(parallelism).padStart(11)} | ${totalMs.toFixed(0).padStart(8)} | ${String(idealMs).padStart(8)} | ${(((totalMs - idealMs) / idealMs) * 100).toFixed(1).padStart(8)} %`);
+    }
+    console.log("target: within 10 % of ideal");
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+}
