@@ -142,10 +142,8 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     await history.append(key, { user: state.question, assistant: outcome.answer, at: clock() }).catch((error: unknown) => {
       logger.warn({ err: error, conversationKey: key }, "could not save the turn to the conversation history");
     });
-    if (config.memory.extractFacts && outcome.stop?.guard !== "model_unavailable") {
-      // After the reply, yet in this conversation's order: a later run never races this write.
-      void queue.run(key, () => rememberFacts(state.origin, state.question, outcome.answer));
-    }
+    // The reply is already out (see inTurn); this still runs in the conversation's turn, so the next run sees the facts.
+    if (config.memory.extractFacts && outcome.stop?.guard !== "model_unavailable") await rememberFacts(state.origin, state.question, outcome.answer);
     return outcome;
   }
 

@@ -1,0 +1,115 @@
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { silentLogger } from "../src/logger.js";
+import { createConversationHistory, historyKey, type HistoryOptions } from "../src/memory/history.js";
+import { openStore } from "../src/memory/keyv-store.js";
+import type { KeyValueStore, Turn } from "../src/memory/types.js";
+import { capturingLogger, temporaryFolder } from "./support/memory-test-kit.js";
+
+let folder: Awaited<ReturnType<typeof temporaryFolder>>;
+let store: KeyValueStore;
+let conversations = 0;
+
+beforeAll(async () => {
+  folder = await temporaryFolder();
+  store = await openStore(`sqlite://${join(folder.path, "history.sqlite")}`, silentLogger);
+});
+afterAll(async () => {
+  await store.close();
+  await folder.remove();
+});
+
+/** A fresh conversation key per test, so tests never see each other's turns. */
+function conversation(): string {
+  conversations += 1;
+  return `console:test-${conversations}`;
+}
+
+function turn(index: number, size = 1): Turn {
+  return { user: `q${index}`.padEnd(size, "."), assistant: `a${index}`.padEnd(size, "."), at: 1_000 + index };
+}
+
+function history(options: Partial<HistoryOptions> = {}) {
+  return createConversationHistory(store, { maxTurns: 10, maxTokens: 10_000, countTokens: (text) => text.length, logger: silentLogger, ...options });
+}
+
+describe("conversation history", () => {
+  it("is empty for a new conversation", async () => {
+    expect(await history().load(conversation())).toEqual([]);
+  });
+
+  it("loads appended turns oldest first", async () => {
+    const key = conversation();
+    const memory = history();
+    for (const index of [1, 2, 3]) await memory.append(key, turn(index));
+    expect(await memory.load(key)).toEqual([turn(1), turn(2), turn(3)]);
+  });
+
+  it("keeps at most maxTurns, dropping the oldest", async () => {
+    const key = conversation();
+    const memory = history({ maxTurns: 10 });
+    for (let index = 1; index <= 12; index += 1) await memory.append(key, turn(index));
+    const loaded = await memory.load(key);
+    expect(loaded.map((t) => t.user)).toEqual(Array.from({ length: 10 }, (_, i) => `q${i + 3}`));
+    expect(await store.get(historyKey(key))).toHaveLength(10);
+  });
+
+  it("loads only the newest turns that fit maxTokens", async () => {
+    const key = conversation();
+    const memory = history({ maxTokens: 25 });
+    for (const index of [1, 2, 3, 4]) await memory.append(key, turn(index, 5));
+    // Each turn counts 10 tokens: two fit in 25, three do not.
+    expect(await memory.load(key)).toEqual([turn(3, 5), turn(4, 5)]);
+  });
+
+  it("loads nothing when even the newest turn is over the token budget", async () => {
+    const key = conversation();
+    const memory = history({ maxTokens: 5 });
+    await memory.append(key, turn(1, 10));
+    expect(await memory.load(key)).toEqual([]);
+  });
+
+  it("skips a stored turn that fails validation, with a warning", async () => {
+    const key = conversation();
+    const { logger, warnings } = capturingLogger();
+    await store.set(historyKey(key), [turn(1), { user: 42, assistant: "a", at: 1 }, "junk", turn(2)]);
+    expect(await history({ logger }).load(key)).toEqual([turn(1), turn(2)]);
+    expect(warnings()).toHaveLength(2);
+    expect(warnings()[0]).toMatchObject({ conversationKey: key, index: 1, msg: expect.stringContaining("failed validation") });
+  });
+
+  it("treats a stored record that is not a list as no history, with a warning, and recovers on the next append", async () => {
+    const key = conversation();
+    const { logger, warnings } = capturingLogger();
+    await store.set(historyKey(key), { not: "a list" });
+    const memory = history({ logger });
+    expect(await memory.load(key)).toEqual([]);
+    expect(warnings()[0]?.msg).toContain("not a list of turns");
+    await memory.append(key, turn(1));
+    expect(await memory.load(key)).toEqual([turn(1)]);
+  });
+
+  it("loses no turn when appends to one conversation run concurrently", async () => {
+    const key = conversation();
+    const memory = history({ maxTurns: 50 });
+    await Promise.all(Array.from({ length: 20 }, (_, index) => memory.append(key, turn(index))));
+    const loaded = await memory.load(key);
+    expect(loaded).toHaveLength(20);
+    expect(loaded.map((t) => t.user)).toEqual(Array.from({ length: 20 }, (_, i) => `q${i}`));
+  });
+
+  it("keeps conversations apart and clears one without touching the other", async () => {
+    const [first, second] = [conversation(), conversation()];
+    const memory = history();
+    await memory.append(first, turn(1));
+    await memory.append(second, turn(2));
+    await memory.clear(first);
+    expect(await memory.load(first)).toEqual([]);
+    expect(await memory.load(second)).toEqual([turn(2)]);
+  });
+
+  it("refuses to append a turn that is not well formed", async () => {
+    const memory = history();
+    await expect(memory.append(conversation(), { user: "q", assistant: "a", at: Number.NaN })).rejects.toThrow();
+  });
+});
