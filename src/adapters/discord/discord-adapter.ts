@@ -1,0 +1,127 @@
+// The Discord surface: a discord.js client with only the intents the features need, the
+// persistent handlers (slash commands, approval buttons, mentions and DMs) and the chat
+// tools. Work runs after each event is acknowledged; stop() lets it finish (bounded) and
+// destroys the client.
+import { once } from "node:events";
+import { Client, DiscordjsError, DiscordjsErrorCodes, Events, GatewayIntentBits, Partials } from "discord.js";
+import type { AgentService } from "../../agent/service.js";
+import type { Config } from "../../config.js";
+import { ConfigError } from "../../errors.js";
+import type { Logger } from "../../logger.js";
+import type { KeyValueStore } from "../../memory/types.js";
+import type { ChatAdapter } from "../adapter.js";
+import { isApprovalCustomId } from "./approval-buttons.js";
+import { handleApprovalClick } from "./approval-clicks.js";
+import { showExpiry } from "./approval-expiry.js";
+import { createApprovalMessages } from "./approval-messages.js";
+import { createChannelApi } from "./channel-api.js";
+import { createDiscordTools } from "./chat-tools.js";
+import { handleMention, isForBot } from "./mentions.js";
+import { NO_PINGS } from "./messages.js";
+import type { AdapterContext } from "./run-view.js";
+import { handleSlashCommand } from "./slash-commands.js";
+
+export interface DiscordAdapterDeps {
+  readonly config: NonNullable<Config["discord"]>;
+  readonly service: AgentService;
+  readonly store: KeyValueStore;
+  readonly logger: Logger;
+  /** Ask for the privileged Message Content intent (enable it in the Developer Portal first). Mentions, DMs and commands work without it. */
+  readonly messageContent?: boolean;
+  readonly clock?: () => number;
+  /** Progress edits of one reply are at least this far apart. */
+  readonly progressIntervalMs?: number;
+  /** The most stop() takes: work in flight gets all of it but the last second, which is for disconnecting. */
+  readonly stopGraceMs?: number;
+}
+
+const DESTROY_TIMEOUT_MS = 1_000;
+const DEFAULT_STOP_GRACE_MS = 6_000;
+
+/** Resolves after `ms` (or at once when `work` settles first); never rejects. */
+async function within(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work.catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+export function createDiscordAdapter(deps: DiscordAdapterDeps): ChatAdapter {
+  const { config, service, logger } = deps;
+  const clock = deps.clock ?? Date.now;
+  const client = new Client({
+    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages, ...(deps.messageContent ? [GatewayIntentBits.MessageContent] : [])],
+    // DMs arrive in channels the cache has never seen.
+    partials: [Partials.Channel],
+    allowedMentions: NO_PINGS,
+    ...(config.apiUrl ? { rest: { api: config.apiUrl } } : {}),
+  });
+  // Set before login, so an expiry noticed early can already post.
+  client.rest.setToken(config.token);
+  const context: AdapterContext = {
+    service,
+    api: createChannelApi(client.rest),
+    approvals: createApprovalMessages(deps.store, logger, clock),
+    deciders: { approvers: config.approvers, ...(config.approverRole ? { approverRole: config.approverRole } : {}) },
+    logger,
+    clock,
+    progressIntervalMs: deps.progressIntervalMs ?? 1_000,
+  };
+  const inFlight = new Set<Promise<void>>();
+  let accepting = false;
+
+  /** Runs work after the event handler returned; failures are logged, never thrown. */
+  const track = (what: string, work: () => Promise<void>): void => {
+    const running: Promise<void> = work()
+      .catch((error: unknown) => logger.error({ err: error }, `discord: ${what} failed`))
+      .finally(() => inFlight.delete(running));
+    inFlight.add(running);
+  };
+
+  service.registerSurfaceTools("discord", createDiscordTools(client));
+  service.onApprovalExpired("discord", (pending, outcome) => track("showing an expired approval", () => showExpiry(context, pending, outcome)));
+
+  client.on(Events.InteractionCreate, (interaction) => {
+    if (!accepting) return;
+    if (interaction.isChatInputCommand()) track(`/${interaction.commandName}`, () => handleSlashCommand(context, interaction));
+    else if (interaction.isButton() && isApprovalCustomId(interaction.customId)) track("an approval click", () => handleApprovalClick(context, interaction));
+  });
+  client.on(Events.MessageCreate, (message) => {
+    const botId = client.user?.id;
+    if (!accepting || !botId || !isForBot(message, botId)) return;
+    track("a mention", () => handleMention(context, message, botId));
+  });
+  client.on(Events.Error, (error) => logger.error({ err: error }, "discord client error"));
+  client.on(Events.ShardError, (error) => logger.warn({ err: error }, "discord gateway connection error; discord.js reconnects"));
+
+  return {
+    name: "discord",
+    async start() {
+      const readiness = new AbortController();
+      const ready = once(client, Events.ClientReady, { signal: readiness.signal });
+      ready.catch(() => undefined);
+      try {
+        await client.login(config.token);
+        await ready;
+      } catch (error) {
+        readiness.abort();
+        const reason = error instanceof Error ? error.message : String(error);
+        if (error instanceof DiscordjsError && error.code === DiscordjsErrorCodes.TokenInvalid) {
+          throw new ConfigError("DISCORD_TOKEN", `expects a bot token Discord accepts; it answered: ${reason}`, "<hidden>");
+        }
+        throw new Error(`Could not connect to Discord: ${reason}`);
+      }
+      accepting = true;
+      logger.info({ bot: client.user?.tag, guilds: client.guilds.cache.size }, "discord adapter connected");
+    },
+    async stop() {
+      accepting = false;
+      try {
+        const grace = deps.stopGraceMs ?? DEFAULT_STOP_GRACE_MS;
+        await within(Promise.allSettled([...inFlight]), Math.max(0, grace - DESTROY_TIMEOUT_MS));
+        await within(client.destroy(), Math.min(grace, DESTROY_TIMEOUT_MS));
+      } catch (error) {
+        logger.warn({ err: error }, "discord adapter did not stop cleanly");
+      }
+    },
+  };
+}

@@ -1,0 +1,103 @@
+// Renders one run on Discord: progress while it works (the main message edited at most
+// once per interval), then the outcome: the answer (split to fit, with the guard line when
+// a guard stopped it) and its step trace in a thread on the answer, or the approval
+// request with its buttons.
+import { splitText } from "../split-text.js";
+import { renderTrace } from "../../agent/trace.js";
+import type { Logger } from "../../logger.js";
+import type { AgentService, Task } from "../../agent/service.js";
+import type { EventSink, RunOutcome, StepRecord } from "../../agent/types.js";
+import { approvalButtons } from "./approval-buttons.js";
+import type { ApprovalMessages } from "./approval-messages.js";
+import type { ChannelApi, SentMessage } from "./channel-api.js";
+import type { ChannelKind } from "./conversation.js";
+import { answerText, approvalText, failureText, MAX_MESSAGE_CHARS, progressText, threadName, waitingText, WORKING_TEXT, type Deciders } from "./messages.js";
+import type { ReplySurface } from "./reply-surface.js";
+import { ThrottledStatus } from "./throttled-status.js";
+
+/** What every handler of the adapter shares. */
+export interface AdapterContext {
+  readonly service: AgentService;
+  readonly api: ChannelApi;
+  readonly approvals: ApprovalMessages;
+  readonly deciders: Deciders;
+  readonly logger: Logger;
+  readonly clock: () => number;
+  readonly progressIntervalMs: number;
+}
+
+export interface RunView {
+  /** Feed it the run's events. */
+  readonly sink: EventSink;
+  /** Shows that work started (for surfaces with nothing on screen yet). */
+  begin(): void;
+  finish(outcome: RunOutcome): Promise<void>;
+  fail(error: unknown): Promise<void>;
+}
+
+/** The trace is split into at most a few messages; renderTrace keeps its first and last steps. */
+const TRACE_CHARS = 3 * MAX_MESSAGE_CHARS;
+
+export function createRunView(context: AdapterContext, surface: ReplySurface, where: { channelKind: ChannelKind; question: string }): RunView {
+  const { api, logger } = context;
+  const status = new ThrottledStatus(async (text) => void (await surface.setMain({ content: text })), {
+    minIntervalMs: context.progressIntervalMs,
+    clock: context.clock,
+    logger,
+  });
+
+  async function postTrace(answer: SentMessage, steps: readonly StepRecord[]): Promise<void> {
+    if (steps.length === 0) return;
+    const trace = renderTrace(steps, { maxChars: TRACE_CHARS });
+    if (where.channelKind === "text") {
+      try {
+        const threadId = await api.startThread(answer, threadName(where.question));
+        for (const part of splitText(trace, MAX_MESSAGE_CHARS)) await api.send(threadId, { content: part });
+        return;
+      } catch (error) {
+        logger.warn({ err: error }, "could not post the trace in a thread; posting it below the answer");
+      }
+    }
+    for (const part of splitText(`Steps:\n${trace}`, MAX_MESSAGE_CHARS)) await surface.post({ content: part });
+  }
+
+  return {
+    sink(event) {
+      const text = progressText(event);
+      if (text) status.update(text);
+    },
+    begin() {
+      status.update(WORKING_TEXT);
+    },
+    async finish(outcome) {
+      await status.close();
+      if (outcome.status === "paused") {
+        await surface.setMain({ content: waitingText(outcome.pending), components: [] });
+        const request = await surface.post({ content: approvalText(outcome.pending, context.deciders), components: approvalButtons(outcome.pending.runId, outcome.pending.callId) });
+        await context.approvals.remember(outcome.pending, { ...request, question: where.question });
+        return;
+      }
+      const [first, ...rest] = splitText(answerText(outcome), MAX_MESSAGE_CHARS);
+      const answer = await surface.setMain({ content: first!, components: [] });
+      for (const part of rest) await surface.post({ content: part });
+      await postTrace(answer, outcome.steps);
+    },
+    async fail(error) {
+      await status.close();
+      await surface.setMain({ content: failureText(error), components: [] });
+    },
+  };
+}
+
+/** Runs the task and renders it; a service failure becomes a plain message, never silence. */
+export async function runTask(context: AdapterContext, view: RunView, task: Task): Promise<void> {
+  let outcome: RunOutcome;
+  try {
+    outcome = await context.service.ask(task, view.sink);
+  } catch (error) {
+    context.logger.error({ err: error, conversationKey: task.origin.conversationKey }, "the agent service failed a run");
+    await view.fail(error);
+    return;
+  }
+  await view.finish(outcome);
+}

@@ -1,0 +1,62 @@
+// /ask, /memory and /forget. Each is acknowledged at once (Discord allows 3 s): /ask with
+// a public deferred reply that later becomes the answer; /memory and /forget ephemerally.
+import { MessageFlags, type ChatInputCommandInteraction } from "discord.js";
+import { ASK, FORGET, MEMORY, QUESTION_OPTION } from "./command-definitions.js";
+import { channelKindOf, conversationKey, discordOrigin, personOf, type RequestSource } from "./conversation.js";
+import { EMPTY_QUESTION_TEXT, forgetText, memoryText, NO_PINGS } from "./messages.js";
+import { interactionReplySurface } from "./reply-surface.js";
+import { createRunView, runTask, type AdapterContext } from "./run-view.js";
+
+const NO_CHANNEL_TEXT = "I can't tell which channel this came from, so I can't answer here.";
+
+export async function handleSlashCommand(context: AdapterContext, interaction: ChatInputCommandInteraction): Promise<void> {
+  switch (interaction.commandName) {
+    case ASK:
+      return ask(context, interaction);
+    case MEMORY:
+    case FORGET:
+      return memoryCommand(context, interaction);
+    default:
+      await interaction.reply({ content: `I don't know the command /${interaction.commandName}.`, flags: MessageFlags.Ephemeral });
+  }
+}
+
+function sourceOf(interaction: ChatInputCommandInteraction, channelId: string): RequestSource {
+  return {
+    guildId: interaction.guildId,
+    channelId,
+    channelKind: channelKindOf(interaction.channel?.type),
+    requester: personOf(interaction.user),
+    interactionId: interaction.id,
+  };
+}
+
+async function ask(context: AdapterContext, interaction: ChatInputCommandInteraction): Promise<void> {
+  await interaction.deferReply();
+  const question = (interaction.options.getString(QUESTION_OPTION) ?? "").trim();
+  const channelId = interaction.channelId;
+  if (question === "" || !channelId) {
+    await interaction.editReply({ content: question === "" ? EMPTY_QUESTION_TEXT : NO_CHANNEL_TEXT, allowedMentions: NO_PINGS });
+    return;
+  }
+  const source = sourceOf(interaction, channelId);
+  const view = createRunView(context, interactionReplySurface(interaction), { channelKind: source.channelKind, question });
+  await runTask(context, view, { origin: discordOrigin(source), text: question });
+}
+
+async function memoryCommand(context: AdapterContext, interaction: ChatInputCommandInteraction): Promise<void> {
+  await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+  const channelId = interaction.channelId;
+  if (!channelId) {
+    await interaction.editReply({ content: NO_CHANNEL_TEXT });
+    return;
+  }
+  const key = conversationKey(interaction.guildId, channelId);
+  try {
+    const content = interaction.commandName === MEMORY ? memoryText(await context.service.rememberedFacts(key)) : forgetText(await context.service.forget(key));
+    await interaction.editReply({ content, allowedMentions: NO_PINGS });
+  } catch (error) {
+    context.logger.error({ err: error, conversationKey: key }, `/${interaction.commandName} failed`);
+    await interaction.editReply({ content: "I could not reach my memory just now; please try again in a moment." });
+  }
+}

@@ -1,0 +1,117 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { GatewayIntentBits } from "discord.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createDiscordAdapter, type DiscordAdapterDeps } from "../src/adapters/discord/discord-adapter.js";
+import type { AgentService } from "../src/agent/service.js";
+import { ConfigError } from "../src/errors.js";
+import { silentLogger } from "../src/logger.js";
+import { openStore } from "../src/memory/keyv-store.js";
+import type { KeyValueStore } from "../src/memory/types.js";
+import { FakeDiscord } from "./support/fake-discord.js";
+import { originalPath, startDiscordHarness, waitUntil } from "./support/fake-discord-harness.js";
+import { stubService } from "./support/fake-discord-service.js";
+
+let fake: FakeDiscord;
+let store: KeyValueStore;
+let folder: string;
+beforeEach(async () => {
+  fake = await FakeDiscord.start();
+  folder = mkdtempSync(join(tmpdir(), "discord-lifecycle-"));
+  store = await openStore(`sqlite://${join(folder, "bot.sqlite")}`, silentLogger);
+});
+afterEach(async () => {
+  await store.close();
+  await fake.close();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+function adapterWith(service: AgentService, extra: Partial<DiscordAdapterDeps> = {}) {
+  return createDiscordAdapter({
+    config: { token: fake.token, applicationId: fake.applicationId, apiUrl: fake.apiUrl, approvers: [] },
+    service,
+    store,
+    logger: silentLogger,
+    ...extra,
+  });
+}
+
+const BASE_INTENTS = GatewayIntentBits.Guilds | GatewayIntentBits.GuildMessages | GatewayIntentBits.DirectMessages;
+
+describe("Discord adapter lifecycle", () => {
+  it("registers its chat tools and expiry handler before it starts", () => {
+    const service = stubService();
+    adapterWith(service);
+    expect(service.registered.get("discord")?.map((tool) => [tool.name, tool.effect])).toEqual([
+      ["read_channel", "read"],
+      ["post_message", "write"],
+    ]);
+    expect(service.expiryHandlers).toEqual(["discord"]);
+  });
+
+  it("asks only for the intents it needs, and for message content only when told to", async () => {
+    const plain = adapterWith(stubService());
+    await plain.start();
+    expect(fake.gateway.identifies.at(-1)).toEqual({ token: fake.token, intents: BASE_INTENTS });
+    await plain.stop();
+
+    const withContent = adapterWith(stubService(), { messageContent: true });
+    await withContent.start();
+    expect(fake.gateway.identifies.at(-1)!.intents).toBe(BASE_INTENTS | GatewayIntentBits.MessageContent);
+    await withContent.stop();
+  });
+
+  it("keeps its gateway connection alive with heartbeats the fake acknowledges", async () => {
+    const beating = await FakeDiscord.start({ heartbeatIntervalMs: 40 });
+    const adapter = createDiscordAdapter({ config: { token: beating.token, applicationId: beating.applicationId, apiUrl: beating.apiUrl, approvers: [] }, service: stubService(), store, logger: silentLogger });
+    await adapter.start();
+    await waitUntil(() => beating.gateway.heartbeats >= 3, "three heartbeats");
+    expect(beating.gateway.identifies).toHaveLength(1);
+    expect(beating.gateway.connected).toBe(1);
+    await adapter.stop();
+    await beating.close();
+  });
+
+  it("names DISCORD_TOKEN when Discord rejects the token, without printing it", async () => {
+    const adapter = createDiscordAdapter({ config: { token: "wrong-token-value", applicationId: fake.applicationId, apiUrl: fake.apiUrl, approvers: [] }, service: stubService(), store, logger: silentLogger });
+    const failure = await adapter.start().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(ConfigError);
+    expect((failure as ConfigError).variable).toBe("DISCORD_TOKEN");
+    expect((failure as Error).message).not.toContain("wrong-token-value");
+    await adapter.stop();
+  });
+
+  it("stop() lets a run in flight finish, then disconnects", async () => {
+    const harness = await startDiscordHarness({ script: [{ text: "Finished while stopping.", delayMs: 200 }] });
+    const { token } = harness.fake.slashCommand("ask", harness.alice, { values: { question: "slow one" } });
+    await harness.fake.waitForCall("POST", /\/callback$/);
+    await waitUntil(() => harness.model.requests.length === 1, "the model to be asked");
+
+    await harness.adapter.stop();
+    expect(harness.fake.callsTo("PATCH", originalPath(harness.fake, token)).at(-1)!.body.content).toBe("Finished while stopping.");
+    await waitUntil(() => harness.fake.gateway.connected === 0, "the gateway connection to close");
+    await harness.close();
+  });
+
+  it("stop() is bounded when a run never ends", async () => {
+    const harness = await startDiscordHarness({ script: [{ never: true }], adapter: { stopGraceMs: 100 } });
+    harness.fake.slashCommand("ask", harness.alice, { values: { question: "never" } });
+    await waitUntil(() => harness.model.requests.length === 1, "the model to be asked");
+    await harness.adapter.stop();
+    await waitUntil(() => harness.fake.gateway.connected === 0, "the gateway connection to close");
+    await harness.close();
+  });
+
+  it("shows a plain failure message when the service fails a run", async () => {
+    const adapter = adapterWith(stubService({ ask: () => Promise.reject(new Error("the store is unavailable")) }));
+    await adapter.start();
+    const { token } = fake.slashCommand("ask", { id: "1300000000000000001", username: "alice" }, { values: { question: "hello?" } });
+    const reply = await fake.waitForCall("PATCH", originalPath(fake, token));
+    expect(reply.body.content).toBe("⚠️ Something went wrong on my side and I could not finish: the store is unavailable. Please try again in a moment.");
+    await adapter.stop();
+  });
+});

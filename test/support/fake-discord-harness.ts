@@ -1,0 +1,135 @@
+// The whole Discord surface under test: the fake Discord, a real AgentService (scripted
+// model, SQLite store in a temp folder) and the real adapter with the real discord.js
+// client. `restart` replaces the service and the adapter as a new process would, on the
+// same store.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createAgentService, type RunningAgentService } from "../../src/agent/agent-service.js";
+import { ScriptedModel, type ScriptStep } from "../../src/agent/model-scripted.js";
+import type { ChatAdapter } from "../../src/adapters/adapter.js";
+import { createDiscordAdapter, type DiscordAdapterDeps } from "../../src/adapters/discord/discord-adapter.js";
+import { loadConfig, type Config } from "../../src/config.js";
+import { silentLogger } from "../../src/logger.js";
+import { openStore } from "../../src/memory/keyv-store.js";
+import type { KeyValueStore } from "../../src/memory/types.js";
+import { FakeDiscord, type RecordedCall } from "./fake-discord.js";
+import { nextSnowflake, type FakeUser } from "./fake-discord-payloads.js";
+
+export interface HarnessOptions {
+  readonly script: readonly ScriptStep[];
+  readonly whenExhausted?: ScriptStep;
+  readonly env?: Record<string, string>;
+  readonly clock?: () => number;
+  readonly adapter?: Pick<DiscordAdapterDeps, "messageContent" | "progressIntervalMs" | "stopGraceMs">;
+}
+
+export interface DiscordHarness {
+  readonly fake: FakeDiscord;
+  readonly config: Config;
+  readonly store: KeyValueStore;
+  readonly service: RunningAgentService;
+  readonly model: ScriptedModel;
+  readonly adapter: ChatAdapter;
+  /** Asks the questions. */
+  readonly alice: FakeUser;
+  /** Nobody in particular. */
+  readonly bob: FakeUser;
+  /** In DISCORD_APPROVERS. */
+  readonly carol: FakeUser;
+  /** Has the DISCORD_APPROVER_ROLE role (pass `approverRole` with the click). */
+  readonly dave: FakeUser;
+  readonly approverRole: string;
+  /** Stops adapter, service and store, then starts new ones on the same store with this script. */
+  restart(script: readonly ScriptStep[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startDiscordHarness(options: HarnessOptions): Promise<DiscordHarness> {
+  const approverRole = nextSnowflake();
+  const fake = await FakeDiscord.start({ roles: [{ id: approverRole, name: "approvers" }] });
+  const folder = mkdtempSync(join(tmpdir(), "discord-adapter-"));
+  const carol: FakeUser = { id: nextSnowflake(), username: "carol" };
+  const config = loadConfig({
+    STORE_URL: `sqlite://${join(folder, "bot.sqlite")}`,
+    MEMORY_EXTRACT_FACTS: "false",
+    DISCORD_TOKEN: fake.token,
+    DISCORD_APPLICATION_ID: fake.applicationId,
+    DISCORD_API_URL: fake.apiUrl,
+    DISCORD_APPROVERS: carol.id,
+    DISCORD_APPROVER_ROLE: approverRole,
+    ...options.env,
+  });
+
+  const boot = async (script: readonly ScriptStep[]) => {
+    const model = new ScriptedModel(script, options.whenExhausted ? { whenExhausted: options.whenExhausted } : {});
+    const store = await openStore(config.storeUrl, silentLogger);
+    const service = createAgentService({ config, model, store, logger: silentLogger, ...(options.clock ? { clock: options.clock } : {}) });
+    const adapter = createDiscordAdapter({ config: config.discord!, service, store, logger: silentLogger, ...(options.clock ? { clock: options.clock } : {}), ...options.adapter });
+    await adapter.start();
+    return { model, store, service, adapter };
+  };
+  let running = await boot(options.script);
+  const shutdown = async () => {
+    await running.adapter.stop();
+    // Short: a test's run that never ends must not hold the next step up.
+    await running.service.close(1_000);
+    await running.store.close();
+  };
+
+  return {
+    fake,
+    config,
+    get store() {
+      return running.store;
+    },
+    get service() {
+      return running.service;
+    },
+    get model() {
+      return running.model;
+    },
+    get adapter() {
+      return running.adapter;
+    },
+    alice: { id: nextSnowflake(), username: "alice" },
+    bob: { id: nextSnowflake(), username: "bob" },
+    carol,
+    dave: { id: nextSnowflake(), username: "dave" },
+    approverRole,
+    async restart(script) {
+      await shutdown();
+      running = await boot(script);
+    },
+    async close() {
+      await shutdown();
+      await fake.close();
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls until `condition` holds; rejects after `timeoutMs` with `what` in the message. */
+export async function waitUntil(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Every call that sent message text (channel messages, webhook messages, interaction replies). */
+export function messageBodies(calls: readonly RecordedCall[]): any[] {
+  return calls
+    .filter((call) => (call.method === "POST" || call.method === "PATCH") && /\/messages|\/webhooks\//.test(call.path) && !call.path.endsWith("/threads"))
+    .map((call) => call.body);
+}
+
+/** A message sent or edited through an interaction's webhook, @original excluded (follow-ups). */
+export function followUpWith(fake: FakeDiscord, token: string, predicate: (content: string) => boolean): Promise<RecordedCall> {
+  const path = new RegExp(`^/webhooks/${fake.applicationId}/${token}(/messages/\\d+)?$`);
+  return fake.waitForCall(["POST", "PATCH"], path, (call) => typeof call.body?.content === "string" && predicate(call.body.content));
+}
+
+export const webhookPath = (fake: FakeDiscord, token: string) => new RegExp(`^/webhooks/${fake.applicationId}/${token}$`);
+export const originalPath = (fake: FakeDiscord, token: string) => new RegExp(`^/webhooks/${fake.applicationId}/${token}/messages/@original$`);

@@ -1,0 +1,27 @@
+// A stand-in AgentService for adapter tests that need the service to misbehave or to be
+// watched; everything else uses the real service (fake-discord-harness.ts).
+import type { AgentService } from "../../src/agent/service.js";
+import type { Surface, Tool } from "../../src/agent/types.js";
+
+export interface StubService extends AgentService {
+  readonly registered: Map<Surface, readonly Tool[]>;
+  readonly expiryHandlers: Surface[];
+}
+
+export function stubService(overrides: Partial<AgentService> = {}): StubService {
+  const registered = new Map<Surface, readonly Tool[]>();
+  const expiryHandlers: Surface[] = [];
+  return {
+    registered,
+    expiryHandlers,
+    registerSurfaceTools: (surface, tools) => void registered.set(surface, tools),
+    onApprovalExpired: (surface) => void expiryHandlers.push(surface),
+    ask: async () => {
+      throw new Error("stubService: ask was not expected");
+    },
+    decide: async () => ({ kind: "unknown", message: "stubService: nothing is waiting" }),
+    rememberedFacts: async () => [],
+    forget: async () => 0,
+    ...overrides,
+  };
+}

@@ -1,0 +1,312 @@
+// A fake Discord on 127.0.0.1 for the real discord.js: REST under `<apiUrl>/v10` (gateway
+// info, interaction callbacks, webhook messages, channel messages, threads, application
+// commands) and the gateway WebSocket (fake-discord-gateway.ts). Every REST call is
+// recorded; a test can script failures (a 429 with its delay) and sends gateway dispatches
+// for slash commands, button clicks and messages.
+import { once } from "node:events";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { ChannelType, GatewayDispatchEvents, InteractionType, MessageFlags, type APIMessage } from "discord.js";
+import { CallLog, type RecordedCall, type ScriptedFailure } from "./fake-discord-calls.js";
+import { FakeGateway } from "./fake-discord-gateway.js";
+import { apiChannel, apiGuild, apiInteraction, apiMember, apiMessage, apiUser, nextSnowflake, type FakeChannel, type FakeGuild, type FakeRole, type FakeUser } from "./fake-discord-payloads.js";
+
+export type { FakeChannel, FakeUser } from "./fake-discord-payloads.js";
+export type { RecordedCall } from "./fake-discord-calls.js";
+
+export interface FakeDiscordOptions {
+  readonly token?: string;
+  readonly heartbeatIntervalMs?: number;
+  readonly roles?: readonly FakeRole[];
+}
+
+interface InteractionState {
+  readonly id: string;
+  readonly channelId: string;
+  readonly guildId?: string;
+  acknowledged: boolean;
+  originalId?: string;
+}
+
+type RouteHandler = (params: string[], body: any, query: URLSearchParams) => { status: number; body?: unknown };
+
+export class FakeDiscord {
+  readonly token: string;
+  readonly applicationId = nextSnowflake();
+  readonly bot: FakeUser = { id: nextSnowflake(), username: "agent-bot", bot: true };
+  readonly guild: FakeGuild;
+  readonly general: FakeChannel;
+  readonly random: FakeChannel;
+  /** Every message the fake holds, by id (edits applied in place). */
+  readonly messages = new Map<string, APIMessage & { guild_id?: string }>();
+  /** PUT application commands, by route. */
+  readonly commands = new Map<string, unknown[]>();
+  readonly gateway: FakeGateway;
+  readonly apiUrl: string;
+
+  private readonly channels = new Map<string, FakeChannel>();
+  private readonly interactions = new Map<string, InteractionState>();
+  private readonly log = new CallLog();
+  private readonly routes: [string, RegExp, RouteHandler][];
+
+  private constructor(private readonly server: Server, options: FakeDiscordOptions) {
+    this.token = options.token ?? "fake-bot-token";
+    const port = (server.address() as AddressInfo).port;
+    this.apiUrl = `http://127.0.0.1:${port}/api`;
+    const guildId = nextSnowflake();
+    this.guild = { id: guildId, name: "Test Server", ownerId: nextSnowflake(), roles: options.roles ?? [] };
+    this.general = this.addChannel({ id: nextSnowflake(), name: "general", type: ChannelType.GuildText, guildId });
+    this.random = this.addChannel({ id: nextSnowflake(), name: "random", type: ChannelType.GuildText, guildId });
+    this.gateway = new FakeGateway(server, {
+      token: this.token,
+      heartbeatIntervalMs: options.heartbeatIntervalMs ?? 45_000,
+      ready: (sessionId) => ({
+        v: 10,
+        user: { ...apiUser(this.bot), verified: true, mfa_enabled: false, flags: 0 },
+        guilds: [{ id: guildId, unavailable: true }],
+        session_id: sessionId,
+        resume_gateway_url: `ws://127.0.0.1:${port}/gateway`,
+        shard: [0, 1],
+        application: { id: this.applicationId, flags: 0 },
+        private_channels: [],
+      }),
+      guilds: () => [apiGuild(this.guild, [...this.channels.values()].filter((channel) => channel.guildId === guildId && !channel.parentId), apiMember(this.bot, []))],
+    });
+    this.routes = this.buildRoutes(port);
+    server.on("request", (request, response) => void this.handle(request, response));
+  }
+
+  static async start(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
+    const server = createServer();
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    return new FakeDiscord(server, options);
+  }
+
+  async close(): Promise<void> {
+    await this.gateway.close();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  addChannel(channel: FakeChannel): FakeChannel {
+    this.channels.set(channel.id, channel);
+    return channel;
+  }
+
+  /** A channel of another server the bot can see (post_message must refuse it). */
+  foreignChannel(): FakeChannel {
+    return this.addChannel({ id: nextSnowflake(), name: "elsewhere", type: ChannelType.GuildText, guildId: nextSnowflake() });
+  }
+
+  dmChannel(user: FakeUser): FakeChannel {
+    return this.addChannel({ id: nextSnowflake(), name: "", type: ChannelType.DM, recipient: user });
+  }
+
+  get calls(): readonly RecordedCall[] {
+    return this.log.calls;
+  }
+
+  /** The next request matching method and path gets this response instead. */
+  failNext(failure: ScriptedFailure): void {
+    this.log.failNext(failure);
+  }
+
+  /** The next matching request gets a 429 asking to retry after `retryAfterMs`. */
+  rateLimitNext(method: string, path: RegExp, retryAfterMs: number): void {
+    const seconds = (retryAfterMs / 1000).toFixed(3);
+    this.failNext({
+      method,
+      path,
+      status: 429,
+      body: { message: "You are being rate limited.", retry_after: retryAfterMs / 1000, global: false },
+      headers: { "retry-after": seconds, "x-ratelimit-limit": "5", "x-ratelimit-remaining": "0", "x-ratelimit-reset-after": seconds, "x-ratelimit-bucket": "fake-bucket", "x-ratelimit-scope": "user" },
+    });
+  }
+
+  callsTo(method: string, path: RegExp): RecordedCall[] {
+    return this.log.callsTo(method, path);
+  }
+
+  waitForCall(...args: Parameters<CallLog["waitForCall"]>): Promise<RecordedCall> {
+    return this.log.waitForCall(...args);
+  }
+
+  messagesIn(channelId: string): (APIMessage & { guild_id?: string })[] {
+    return [...this.messages.values()].filter((message) => message.channel_id === channelId);
+  }
+
+  /** Dispatches a slash command; returns the interaction's id and token. */
+  slashCommand(name: string, user: FakeUser, options: { channel?: FakeChannel; roles?: readonly string[]; values?: Record<string, string> } = {}): { id: string; token: string } {
+    const channel = options.channel ?? this.general;
+    const data = {
+      id: nextSnowflake(),
+      name,
+      type: 1,
+      options: Object.entries(options.values ?? {}).map(([optionName, value]) => ({ name: optionName, type: 3, value })),
+    };
+    return this.dispatchInteraction(InteractionType.ApplicationCommand, user, channel, data, options.roles);
+  }
+
+  /** Dispatches a click on a button of a message the fake holds. */
+  clickButton(messageId: string, customId: string, user: FakeUser, roles: readonly string[] = []): { id: string; token: string } {
+    const message = this.messages.get(messageId);
+    if (!message) throw new Error(`FakeDiscord: no message ${messageId} to click on`);
+    const channel = this.channels.get(message.channel_id);
+    if (!channel) throw new Error(`FakeDiscord: message ${messageId} is in an unknown channel`);
+    return this.dispatchInteraction(InteractionType.MessageComponent, user, channel, { custom_id: customId, component_type: 2 }, roles, structuredClone(message));
+  }
+
+  /** A person writes in a channel (MESSAGE_CREATE); `mentionBot` adds the bot mention. */
+  userMessage(author: FakeUser, content: string, options: { channel?: FakeChannel; mentionBot?: boolean } = {}): APIMessage {
+    const channel = options.channel ?? this.general;
+    const mentionBot = options.mentionBot ?? false;
+    const message = apiMessage({
+      channelId: channel.id,
+      ...(channel.guildId ? { guildId: channel.guildId } : {}),
+      author,
+      content: mentionBot ? `<@${this.bot.id}> ${content}` : content,
+      mentions: mentionBot ? [this.bot] : [],
+    });
+    this.messages.set(message.id, message);
+    const { user: _user, ...member } = apiMember(author, []);
+    this.gateway.dispatch(GatewayDispatchEvents.MessageCreate, { ...message, channel_type: channel.type, ...(channel.guildId ? { member } : {}) });
+    return message;
+  }
+
+  private dispatchInteraction(type: InteractionType, user: FakeUser, channel: FakeChannel, data: Record<string, unknown>, roles: readonly string[] = [], message?: APIMessage): { id: string; token: string } {
+    const id = nextSnowflake();
+    const token = `interaction-token-${id}`;
+    this.interactions.set(token, { id, channelId: channel.id, ...(channel.guildId ? { guildId: channel.guildId } : {}), acknowledged: false, ...(message ? { originalId: message.id } : {}) });
+    this.gateway.dispatch(GatewayDispatchEvents.InteractionCreate, apiInteraction({ id, token, applicationId: this.applicationId, user, channel, roles, data, type, ...(message ? { message } : {}) }));
+    return { id, token };
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString("utf8");
+    const body = text && (request.headers["content-type"] ?? "").includes("json") ? JSON.parse(text) : text || undefined;
+    const path = decodeURIComponent(url.pathname).replace(/^\/api\/v10/, "");
+    const method = request.method ?? "GET";
+    const reply = this.respond(method, path, body, url.searchParams, request.headers.authorization);
+    this.log.record({ method, path, query: url.searchParams, body, status: reply.status, at: Date.now() });
+    response.writeHead(reply.status, { ...(reply.body === undefined ? {} : { "content-type": "application/json" }), ...reply.headers });
+    response.end(reply.body === undefined ? undefined : JSON.stringify(reply.body));
+  }
+
+  private respond(method: string, path: string, body: any, query: URLSearchParams, authorization: string | undefined): { status: number; body?: unknown; headers?: Record<string, string> } {
+    const failure = this.log.takeFailure(method, path);
+    if (failure) return { status: failure.status, body: failure.body, ...(failure.headers ? { headers: failure.headers } : {}) };
+    const needsAuth = !path.startsWith("/interactions/") && !path.startsWith("/webhooks/");
+    if (needsAuth && authorization !== `Bot ${this.token}`) return { status: 401, body: { message: "401: Unauthorized", code: 0 } };
+    for (const [routeMethod, pattern, handler] of this.routes) {
+      const match = routeMethod === method ? pattern.exec(path) : null;
+      if (match) return handler(match.slice(1), body, query);
+    }
+    return { status: 404, body: { message: "404: Not Found", code: 0 } };
+  }
+
+  private buildRoutes(port: number): [string, RegExp, RouteHandler][] {
+    const unknownChannel = { status: 404, body: { message: "Unknown Channel", code: 10003 } };
+    const unknownMessage = { status: 404, body: { message: "Unknown Message", code: 10008 } };
+    const unknownWebhook = { status: 404, body: { message: "Unknown Webhook", code: 10015 } };
+    return [
+      ["GET", /^\/gateway\/bot$/, () => ({ status: 200, body: { url: `ws://127.0.0.1:${port}/gateway`, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 86_400_000, max_concurrency: 1 } } })],
+      ["POST", /^\/interactions\/(\d+)\/([^/]+)\/callback$/, ([, token], body) => this.interactionCallback(token!, body)],
+      ["POST", /^\/webhooks\/(\d+)\/([^/]+)$/, ([, token], body) => {
+        const interaction = this.interactions.get(token!);
+        if (!interaction?.acknowledged) return unknownWebhook;
+        return { status: 200, body: this.store(this.botMessage(interaction.channelId, body, interaction.guildId)) };
+      }],
+      ["PATCH", /^\/webhooks\/(\d+)\/([^/]+)\/messages\/([^/]+)$/, ([, token, messageId], body) => {
+        const interaction = this.interactions.get(token!);
+        if (!interaction?.acknowledged) return unknownWebhook;
+        const id = messageId === "@original" ? interaction.originalId : messageId;
+        const message = id ? this.messages.get(id) : undefined;
+        return message ? { status: 200, body: this.edit(message, body) } : unknownMessage;
+      }],
+      ["GET", /^\/channels\/(\d+)$/, ([channelId]) => {
+        const channel = this.channels.get(channelId!);
+        return channel ? { status: 200, body: apiChannel(channel) } : unknownChannel;
+      }],
+      ["GET", /^\/channels\/(\d+)\/messages$/, ([channelId], _body, query) => {
+        if (!this.channels.has(channelId!)) return unknownChannel;
+        const limit = Number(query.get("limit") ?? 50);
+        return { status: 200, body: this.messagesIn(channelId!).reverse().slice(0, limit) };
+      }],
+      ["POST", /^\/channels\/(\d+)\/messages$/, ([channelId], body) => {
+        const channel = this.channels.get(channelId!);
+        return channel ? { status: 200, body: this.store(this.botMessage(channel.id, body, channel.guildId)) } : unknownChannel;
+      }],
+      ["PATCH", /^\/channels\/(\d+)\/messages\/(\d+)$/, ([channelId, messageId], body) => {
+        const message = this.messages.get(messageId!);
+        return message && message.channel_id === channelId ? { status: 200, body: this.edit(message, body) } : unknownMessage;
+      }],
+      ["POST", /^\/channels\/(\d+)\/messages\/(\d+)\/threads$/, ([channelId, messageId], body) => this.startThread(channelId!, messageId!, body)],
+      ["PUT", /^\/applications\/(\d+)\/commands$/, ([applicationId], body) => this.putCommands(`global:${applicationId}`, applicationId!, body)],
+      ["PUT", /^\/applications\/(\d+)\/guilds\/(\d+)\/commands$/, ([applicationId, guildId], body) => this.putCommands(`guild:${guildId}`, applicationId!, body)],
+    ];
+  }
+
+  private interactionCallback(token: string, body: any): { status: number; body?: unknown } {
+    const interaction = this.interactions.get(token);
+    if (!interaction) return { status: 404, body: { message: "Unknown interaction", code: 10062 } };
+    if (interaction.acknowledged) return { status: 400, body: { message: "Interaction has already been acknowledged.", code: 40060 } };
+    interaction.acknowledged = true;
+    const flags = Number(body?.data?.flags ?? 0) & MessageFlags.Ephemeral;
+    if (body.type === 4 || body.type === 5) {
+      const content = body.type === 4 ? body.data : { content: "", flags: flags | MessageFlags.Loading };
+      const message = this.store(this.botMessage(interaction.channelId, { ...content, flags: flags | Number(content.flags ?? 0) }, interaction.guildId, 20));
+      interaction.originalId = message.id;
+    } else if (body.type === 7 && interaction.originalId) {
+      const message = this.messages.get(interaction.originalId);
+      if (message) this.edit(message, body.data);
+    }
+    return { status: 204 };
+  }
+
+  private startThread(channelId: string, messageId: string, body: any): { status: number; body?: unknown } {
+    const parent = this.channels.get(channelId);
+    if (!parent) return { status: 404, body: { message: "Unknown Channel", code: 10003 } };
+    if (parent.type !== ChannelType.GuildText && parent.type !== ChannelType.GuildAnnouncement) {
+      return { status: 400, body: { message: "Cannot execute action on this channel type", code: 50024 } };
+    }
+    if (!this.messages.has(messageId)) return { status: 404, body: { message: "Unknown Message", code: 10008 } };
+    const thread = this.addChannel({ id: messageId, name: String(body?.name ?? ""), type: ChannelType.PublicThread, guildId: parent.guildId!, parentId: channelId });
+    return { status: 201, body: apiChannel(thread) };
+  }
+
+  private putCommands(key: string, applicationId: string, body: unknown): { status: number; body: unknown } {
+    const commands = (Array.isArray(body) ? body : []).map((command) => ({ ...command, id: nextSnowflake(), application_id: applicationId, version: nextSnowflake() }));
+    this.commands.set(key, commands);
+    return { status: 200, body: commands };
+  }
+
+  private botMessage(channelId: string, body: any, guildId: string | undefined, interactionType?: number): APIMessage & { guild_id?: string } {
+    return apiMessage({
+      channelId,
+      ...(guildId ? { guildId } : {}),
+      author: this.bot,
+      content: String(body?.content ?? ""),
+      components: body?.components ?? [],
+      flags: Number(body?.flags ?? 0),
+      ...(body?.message_reference?.message_id ? { replyTo: body.message_reference.message_id } : {}),
+      ...(interactionType ? { interactionType, webhookId: this.applicationId } : {}),
+    });
+  }
+
+  private store(message: APIMessage & { guild_id?: string }): APIMessage & { guild_id?: string } {
+    this.messages.set(message.id, message);
+    return message;
+  }
+
+  private edit(message: APIMessage & { guild_id?: string }, body: any): APIMessage {
+    if (body && "content" in body) message.content = String(body.content);
+    if (body && "components" in body) message.components = body.components;
+    message.flags = (message.flags ?? 0) & ~MessageFlags.Loading;
+    message.edited_timestamp = new Date().toISOString();
+    return message;
+  }
+}
