@@ -63,11 +63,12 @@ export class TokenCounter {
     return new TokenCounter(encodingForModel(model));
   }
 
+  /** Control tokens such as <|endoftext|> in people's or tools' text count as plain text, as the API treats them. */
   countText(text: string): number {
     if (text.length === 0) return 0;
     const cached = this.recentTexts.get(text);
     if (cached !== undefined) return cached;
-    const count = this.olderTexts.get(text) ?? this.encoder.encode(text).length;
+    const count = this.olderTexts.get(text) ?? this.encoder.encode(text, [], []).length;
     this.remember(text, count);
     return count;
   }
@@ -116,8 +117,12 @@ export class TokenCounter {
   truncate(text: string, maxTokens: number): { text: string; truncated: boolean } {
     // A token is at least one character, so short text needs no encoding at all.
     if (text.length <= maxTokens) return { text, truncated: false };
-    const tokens = this.encoder.encode(text);
-    if (tokens.length <= maxTokens) return { text, truncated: false };
+    const tokens = this.encoder.encode(text, [], []);
+    if (tokens.length <= maxTokens) {
+      // The text goes into the messages as it is: keep its count, or the loop encodes it twice.
+      this.remember(text, tokens.length);
+      return { text, truncated: false };
+    }
     return { text: this.encoder.decode(tokens.slice(0, maxTokens)), truncated: true };
   }
 }

@@ -52,7 +52,9 @@ function renderStep(step: StepRecord): string {
 export function renderTrace(steps: readonly StepRecord[], options: { maxChars?: number } = {}): string {
   const maxChars = options.maxChars ?? DEFAULT_TRACE_CHARS;
   if (steps.length === 0) return "No steps.";
-  const blocks = steps.map(renderStep);
+  // A step with many calls is cut on its own, so no single step can crowd out the rest.
+  const blockCap = Math.max(40, Math.floor(maxChars / 2) - 40);
+  const blocks = steps.map(renderStep).map((block) => (block.length <= blockCap ? block : `${block.slice(0, blockCap - 1)}…`));
   const full = blocks.join("\n");
   if (full.length <= maxChars) return full;
 

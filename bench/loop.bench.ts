@@ -1,0 +1,125 @@
+// Loop overhead per step, measured the way other agent frameworks were measured on this
+// machine: one run = 30 steps (29 tool calls whose arguments differ every step, then a text
+// answer) against a model that answers at once and an instant tool, step cap 40, no guard
+// firing, starting from 10, 100 or 500 prior messages. µs per step = run time ÷ 30; warm up
+// ≥ 3 s per history size, then the median and p90 of 30 runs, and the process RSS.
+// Token counting and every guard are included. One TokenCounter serves every run (as in the
+// service) while the history is rebuilt as new objects per run, so only counts by content help.
+import { z } from "zod";
+import { createLoopDeps } from "../src/agent/loop-deps.js";
+import { runAgent, type LoopDeps } from "../src/agent/loop.js";
+import { ScriptedModel, call, say } from "../src/agent/model-scripted.js";
+import { TokenCounter } from "../src/agent/token-counter.js";
+import type { Model, TaskOrigin, Tool } from "../src/agent/types.js";
+import { loadConfig } from "../src/config.js";
+import { silentLogger } from "../src/logger.js";
+import { priorHistory } from "./support/history.js";
+import { InstantModel } from "./support/instant-model.js";
+import { median, percentile, printTable, repeat, rssMegabytes, timeOnce, warmUp } from "./support/stats.js";
+
+const STEPS = 30;
+const HISTORY_SIZES = [10, 100, 500] as const;
+const WARM_UP_MS = 3_000;
+const RUNS = 30;
+/** generateText (Vercel AI SDK) in µs per step, and the OpenAI Agents SDK in ms, at 10 / 100 / 500 messages. */
+const AI_SDK_US: Record<number, number> = { 10: 85, 100: 98, 500: 185 };
+const AGENTS_SDK_MS: Record<number, number> = { 10: 0.6, 100: 2.6, 500: 11.5 };
+const TARGET_US: Record<number, number> = { 10: 45, 100: 50, 500: 95 };
+
+const origin: TaskOrigin = { surface: "console", conversationKey: "console:bench", requester: { id: "bench" }, place: {} };
+
+const lookup: Tool<{ query: string }> = {
+  name: "lookup",
+  description: "Looks an item up.",
+  schema: z.object({ query: z.string() }),
+  effect: "read",
+  execute: async ({ query }) => `found ${query}`,
+};
+
+interface Measured {
+  readonly history: number;
+  readonly medianUs: number;
+  readonly p90Us: number;
+  readonly rssMb: number;
+}
+
+/** A model whose script is replaced before each run, so the loop's dependencies are built once. */
+interface BenchModel extends Model {
+  startRun(tag: string): void;
+}
+
+/** ScriptedModel copies the messages on every call; shown beside the instant model for comparison. */
+function scriptedModel(): BenchModel {
+  let current = new ScriptedModel([]);
+  return {
+    name: "scripted",
+    startRun(tag) {
+      current = new ScriptedModel([], {
+        whenExhausted: (_request, index) => (index < STEPS - 1 ? call(lookup.name, { query: `item ${tag}-${index + 1}` }) : say(`Done in run ${tag}.`)),
+      });
+    },
+    complete: (request, signal) => current.complete(request, signal),
+  };
+}
+
+function benchDeps(model: Model, counter: TokenCounter): LoopDeps {
+  const guards = { ...loadConfig({}).guards, maxSteps: STEPS + 10 };
+  return createLoopDeps({ model, modelName: "gpt-4o-mini", tools: [lookup], guards, counter, logger: silentLogger });
+}
+
+async function measure(model: BenchModel, counter: TokenCounter, history: number, warmUpMs: number): Promise<Measured> {
+  const deps = benchDeps(model, counter);
+  let runs = 0;
+  const prepare = () => {
+    runs += 1;
+    const tag = `${history}.${runs}`;
+    model.startRun(tag);
+    return { tag, context: priorHistory(history) };
+  };
+  const oneRun = async ({ tag, context }: ReturnType<typeof prepare>) => {
+    const { outcome } = await runAgent({ runId: `bench-${tag}`, origin, question: `Check the items for run ${tag}.`, context }, deps, () => {});
+    if (outcome.status !== "answered" || outcome.stop || outcome.steps.length !== STEPS) {
+      throw new Error(`the benchmark run did not go as planned: ${outcome.status} after ${outcome.steps.length} steps${outcome.status === "answered" && outcome.stop ? `, ${outcome.stop.detail}` : ""}`);
+    }
+  };
+  const measureOnce = () => timeOnce(prepare, oneRun);
+  await warmUp(warmUpMs, measureOnce);
+  const perStepUs = (await repeat(RUNS, measureOnce)).map((ms) => (ms * 1000) / STEPS);
+  return { history, medianUs: median(perStepUs), p90Us: percentile(perStepUs, 90), rssMb: rssMegabytes() };
+}
+
+const ratio = (ours: number, theirs: number) => `${(ours / theirs).toFixed(2)}×`;
+
+export async function run(): Promise<void> {
+  const counter = TokenCounter.forModel("gpt-4o-mini");
+  counter.countText("load the tokenizer tables");
+  const baselineMb = rssMegabytes();
+  const instant = new InstantModel(STEPS - 1, lookup.name);
+
+  const rows: Measured[] = [];
+  for (const history of HISTORY_SIZES) rows.push(await measure(instant, counter, history, WARM_UP_MS));
+  console.log(`Loop overhead, ${STEPS} steps per run, instant model and tool, median / p90 of ${RUNS} runs after ≥ ${WARM_UP_MS / 1000} s warm-up (node ${process.version})`);
+  printTable(
+    ["history", "median µs/step", "p90 µs/step", "RSS MB", "vs AI SDK", "vs Agents SDK", "target µs", "met"],
+    rows.map((row) => [
+      String(row.history),
+      row.medianUs.toFixed(1),
+      row.p90Us.toFixed(1),
+      row.rssMb.toFixed(0),
+      `${ratio(row.medianUs, AI_SDK_US[row.history]!)} of ${AI_SDK_US[row.history]}`,
+      `${ratio(row.medianUs, AGENTS_SDK_MS[row.history]! * 1000)} of ${AGENTS_SDK_MS[row.history]} ms`,
+      String(TARGET_US[row.history]),
+      row.medianUs <= TARGET_US[row.history]! ? "yes" : "NO",
+    ]),
+  );
+
+  console.log(`(RSS before the first run, with the o200k_base tables loaded: ${baselineMb.toFixed(0)} MB)`);
+
+  const scripted: Measured[] = [];
+  for (const history of HISTORY_SIZES) scripted.push(await measure(scriptedModel(), counter, history, WARM_UP_MS / 3));
+  console.log("\nFor comparison, the same runs with ScriptedModel (copies the messages on every call):");
+  printTable(
+    ["history", "median µs/step", "p90 µs/step"],
+    scripted.map((row) => [String(row.history), row.medianUs.toFixed(1), row.p90Us.toFixed(1)]),
+  );
+}
