@@ -1,0 +1,105 @@
+// The Block Kit approval message: what the agent wants to run, with Approve / Deny buttons
+// whose value names the run and the call. After a decision (or expiry) the same message is
+// shown without buttons and with a line saying what happened. Pure.
+import { z } from "zod";
+import type { types } from "@slack/bolt";
+import type { Decision, PendingApproval, Person } from "../../agent/types.js";
+import { neutraliseMentions } from "./neutralise-mentions.js";
+import { codeBlock, escapeSlackText } from "./slack-text.js";
+
+export const APPROVE_ACTION = "agent_approval_approve";
+export const DENY_ACTION = "agent_approval_deny";
+export const APPROVAL_BLOCK_ID = "agent_approval";
+const ARGS_MAX_CHARS = 2_500;
+const MAX_KEPT_BLOCKS = 45;
+
+type Block = types.KnownBlock | types.Block;
+
+const ApprovalValue = z.object({ r: z.string().min(1).max(200), c: z.string().min(1).max(200) });
+
+export interface ApprovalRef {
+  readonly runId: string;
+  readonly callId: string;
+}
+
+export function encodeApprovalValue(ref: ApprovalRef): string {
+  return JSON.stringify({ r: ref.runId, c: ref.callId });
+}
+
+/** The button value comes back from Slack: untrusted. */
+export function decodeApprovalValue(value: unknown): ApprovalRef | undefined {
+  if (typeof value !== "string" || value.length > 500) return undefined;
+  try {
+    const parsed = ApprovalValue.safeParse(JSON.parse(value));
+    return parsed.success ? { runId: parsed.data.r, callId: parsed.data.c } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function argumentsText(args: unknown): string {
+  const json = JSON.stringify(args, null, 2) ?? String(args);
+  const cut = json.length > ARGS_MAX_CHARS ? `${json.slice(0, ARGS_MAX_CHARS)}\n… (${json.length - ARGS_MAX_CHARS} more characters)` : json;
+  return codeBlock(neutraliseMentions(cut));
+}
+
+function whoMayDecide(pending: PendingApproval, approvers: readonly string[]): string {
+  const others = approvers.filter((id) => id !== pending.requester.id);
+  return others.length === 0 ? `<@${pending.requester.id}>` : `<@${pending.requester.id}> or an approver`;
+}
+
+export function approvalText(pending: PendingApproval): string {
+  return `Approval needed: the agent wants to run ${pending.tool}.`;
+}
+
+function describedBlocks(pending: PendingApproval, approvers: readonly string[]): Block[] {
+  const expires = Math.floor(pending.expiresAt / 1000);
+  const fallback = new Date(pending.expiresAt).toISOString().replace("T", " ").slice(0, 16) + " UTC";
+  return [
+    { type: "section", text: { type: "mrkdwn", text: `*Approval needed:* the agent wants to run \`${escapeSlackText(pending.tool)}\` with` } },
+    { type: "section", text: { type: "mrkdwn", text: argumentsText(pending.args) } },
+    {
+      type: "context",
+      elements: [{ type: "mrkdwn", text: `Only ${whoMayDecide(pending, approvers)} can decide. Expires <!date^${expires}^{date_short_pretty} {time}|${fallback}>.` }],
+    },
+  ];
+}
+
+export function approvalBlocks(pending: PendingApproval, approvers: readonly string[]): Block[] {
+  const value = encodeApprovalValue(pending);
+  return [
+    ...describedBlocks(pending, approvers),
+    {
+      type: "actions",
+      block_id: APPROVAL_BLOCK_ID,
+      elements: [
+        { type: "button", action_id: APPROVE_ACTION, style: "primary", text: { type: "plain_text", text: "Approve" }, value },
+        { type: "button", action_id: DENY_ACTION, style: "danger", text: { type: "plain_text", text: "Deny" }, value },
+      ],
+    },
+  ];
+}
+
+export function decidedNote(decision: Decision, decidedBy: Person): string {
+  return decision === "approve" ? `:white_check_mark: Approved by <@${decidedBy.id}>.` : `:no_entry_sign: Denied by <@${decidedBy.id}>.`;
+}
+
+export const EXPIRED_NOTE = ":hourglass: Expired: nobody decided in time, so it did not run.";
+
+function note(text: string): Block {
+  return { type: "context", elements: [{ type: "mrkdwn", text }] };
+}
+
+const LooseBlock = z.looseObject({ type: z.string() });
+
+/** The clicked message's blocks (untrusted) without buttons, plus a line saying what happened. */
+export function settledBlocks(clickedBlocks: unknown, text: string): Block[] {
+  const parsed = z.array(LooseBlock).safeParse(clickedBlocks);
+  const kept = parsed.success ? parsed.data.filter((block) => block.type !== "actions").slice(0, MAX_KEPT_BLOCKS) : [];
+  return [...(kept as Block[]), note(text)];
+}
+
+/** The approval message rebuilt from the pending call, without buttons (expiry without a click). */
+export function settledFromPending(pending: PendingApproval, approvers: readonly string[], text: string): Block[] {
+  return [...describedBlocks(pending, approvers), note(text)];
+}

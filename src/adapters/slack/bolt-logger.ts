@@ -1,0 +1,31 @@
+// Bolt and the Web API client log through our pino logger, so their lines get the same
+// redaction and format as ours.
+import { LogLevel, type Logger as BoltLogger } from "@slack/bolt";
+import type { Logger } from "../../logger.js";
+
+function line(parts: readonly unknown[]): string {
+  return parts.map((part) => (typeof part === "string" ? part : part instanceof Error ? part.message : JSON.stringify(part))).join(" ");
+}
+
+function boltLevel(level: string): LogLevel {
+  if (level === "debug" || level === "trace") return LogLevel.DEBUG;
+  if (level === "info") return LogLevel.INFO;
+  if (level === "warn") return LogLevel.WARN;
+  return LogLevel.ERROR;
+}
+
+/** Our log level stays the one setting: Bolt's setLevel is ignored. */
+export function boltLogger(logger: Logger): BoltLogger {
+  let child = logger.child({ component: "slack" });
+  return {
+    debug: (...parts: unknown[]) => child.debug(line(parts)),
+    info: (...parts: unknown[]) => child.info(line(parts)),
+    warn: (...parts: unknown[]) => child.warn(line(parts)),
+    error: (...parts: unknown[]) => child.error(line(parts)),
+    setLevel: () => {},
+    getLevel: () => boltLevel(child.level),
+    setName: (name: string) => {
+      child = logger.child({ component: name });
+    },
+  };
+}

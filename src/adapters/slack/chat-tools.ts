@@ -1,0 +1,118 @@
+// The tools the agent gets when Slack runs: read a channel, read a thread, post a message.
+// Reads run at once; post_message is a write, so the loop asks a person before it runs.
+// Failures throw an Error the model can act on (e.g. "invite me first").
+import { z } from "zod";
+import type { webApi } from "@slack/bolt";
+import type { Tool } from "../../agent/types.js";
+import { neutraliseMentions } from "./neutralise-mentions.js";
+import { describeSlackError, slackErrorCode } from "./slack-api-error.js";
+
+export const READ_LIMIT_DEFAULT = 20;
+export const READ_LIMIT_MAX = 50;
+const THREAD_LIMIT = 50;
+const MESSAGE_PREVIEW_CHARS = 500;
+export const POST_MAX_CHARS = 4_000;
+
+const channelId = z
+  .string()
+  .regex(/^[CDG][A-Z0-9]{2,}$/, 'expects a Slack channel id such as "C0123ABCD" (not a #name)')
+  .describe("Slack channel id, e.g. C0123ABCD");
+
+const ReadChannelArgs = z.object({
+  channel: channelId,
+  limit: z.number().int("expects a whole number").min(1).max(READ_LIMIT_MAX).default(READ_LIMIT_DEFAULT).describe(`How many recent messages (1–${READ_LIMIT_MAX})`),
+});
+
+const ReadThreadArgs = z.object({
+  channel: channelId,
+  thread_ts: z.string().regex(/^\d+\.\d+$/, 'expects a message timestamp such as "1700000000.000100"').describe("ts of the thread's first message"),
+});
+
+const PostMessageArgs = z.object({
+  channel: channelId,
+  text: z.string().trim().min(1, "expects some text").max(POST_MAX_CHARS, `expects at most ${POST_MAX_CHARS} characters`),
+});
+
+const ListedMessage = z.object({
+  ts: z.string(),
+  user: z.string().optional(),
+  bot_id: z.string().optional(),
+  text: z.string().default(""),
+  reply_count: z.number().optional(),
+});
+const Listing = z.object({ messages: z.array(z.unknown()).default([]) });
+
+function readable(raw: unknown): string | undefined {
+  const parsed = ListedMessage.safeParse(raw);
+  if (!parsed.success) return undefined;
+  const { ts, user, bot_id, text, reply_count } = parsed.data;
+  const when = new Date(Number(ts) * 1000).toISOString().replace("T", " ").slice(0, 16);
+  const author = user ? `<@${user}>` : bot_id ? `bot ${bot_id}` : "someone";
+  const flat = text.replace(/\s+/g, " ").trim();
+  const body = flat.length > MESSAGE_PREVIEW_CHARS ? `${flat.slice(0, MESSAGE_PREVIEW_CHARS)}…` : flat;
+  const replies = reply_count ? ` (${reply_count} replies, thread_ts ${ts})` : "";
+  return `[${when} UTC · ts ${ts}] ${author}: ${body}${replies}`;
+}
+
+function explain(error: unknown, channel: string): Error {
+  const code = slackErrorCode(error);
+  if (code === "not_in_channel") return new Error(`I am not a member of ${channel}; someone has to invite me there first, or pick a channel I am in.`);
+  if (code === "channel_not_found") return new Error(`Channel ${channel} does not exist or I cannot see it; use a channel id from a channel I am in.`);
+  if (code === "thread_not_found") return new Error(`No thread with that thread_ts in ${channel}; take the ts of the thread's first message.`);
+  return new Error(`Slack refused the call: ${describeSlackError(error)}.`);
+}
+
+async function listing(call: () => Promise<unknown>, channel: string, emptyText: string): Promise<string> {
+  let response: unknown;
+  try {
+    response = await call();
+  } catch (error) {
+    throw explain(error, channel);
+  }
+  const lines = Listing.parse(response).messages.flatMap((raw) => readable(raw) ?? []);
+  return lines.length === 0 ? emptyText : lines.join("\n");
+}
+
+export function createSlackTools(client: webApi.WebClient): Tool[] {
+  const readChannel: Tool<z.infer<typeof ReadChannelArgs>> = {
+    name: "read_channel",
+    description: `Read the most recent messages of a Slack channel the bot is a member of, oldest first (at most ${READ_LIMIT_MAX}).`,
+    schema: ReadChannelArgs,
+    effect: "read",
+    execute: ({ channel, limit }) =>
+      listing(
+        async () => {
+          const response = await client.conversations.history({ channel, limit });
+          return { messages: [...Listing.parse(response).messages].reverse() };
+        },
+        channel,
+        `No messages in ${channel}.`,
+      ),
+  };
+
+  const readThread: Tool<z.infer<typeof ReadThreadArgs>> = {
+    name: "read_thread",
+    description: "Read the messages of one Slack thread (its first message and the replies), oldest first.",
+    schema: ReadThreadArgs,
+    effect: "read",
+    execute: ({ channel, thread_ts }) =>
+      listing(() => client.conversations.replies({ channel, ts: thread_ts, limit: THREAD_LIMIT }), channel, `The thread ${thread_ts} is empty.`),
+  };
+
+  const postMessage: Tool<z.infer<typeof PostMessageArgs>> = {
+    name: "post_message",
+    description: "Post a message to a Slack channel the bot is a member of. A person approves it before it is sent.",
+    schema: PostMessageArgs,
+    effect: "write",
+    execute: async ({ channel, text }) => {
+      try {
+        const response = await client.chat.postMessage({ channel, text: neutraliseMentions(text) });
+        return `Posted to ${channel} (ts ${String(response.ts)}).`;
+      } catch (error) {
+        throw explain(error, channel);
+      }
+    },
+  };
+
+  return [readChannel, readThread, postMessage];
+}

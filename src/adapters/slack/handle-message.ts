@@ -1,0 +1,101 @@
+// A message for the bot (mention, DM, Messages tab) after Slack's ack: skip what is not for
+// it, skip redeliveries (event ids kept in the store, so also after a restart), then answer a
+// memory command or run the question with its trace in the thread.
+import type { Task } from "../../agent/service.js";
+import type { TaskOrigin } from "../../agent/types.js";
+import { loadThreadContext } from "./thread-context.js";
+import { classifyMessage, type EntryPoint, type IncomingMessage } from "./incoming-message.js";
+import { neutraliseMentions } from "./neutralise-mentions.js";
+import { postWithRetry } from "./post-answer.js";
+import { createRunView } from "./run-view.js";
+import type { SlackRuntime } from "./slack-runtime.js";
+import { escapeSlackText } from "./slack-text.js";
+
+/** Slack retries for about an hour; a day is plenty to recognise a redelivery. */
+export const EVENT_ID_TTL_MS = 24 * 60 * 60_000;
+
+export function originOf(message: IncomingMessage): TaskOrigin {
+  const { place } = message;
+  return {
+    surface: "slack",
+    conversationKey: message.conversationKey,
+    requester: { id: place.requester },
+    place: {
+      team: place.team,
+      channel: place.channel,
+      thread_ts: place.traceThreadTs,
+      ...(place.replyThreadTs === undefined ? {} : { reply_thread_ts: place.replyThreadTs }),
+    },
+  };
+}
+
+async function reply(runtime: SlackRuntime, message: IncomingMessage, text: string): Promise<void> {
+  const { channel, replyThreadTs } = message.place;
+  try {
+    await postWithRetry(() => runtime.client.chat.postMessage({ channel, ...(replyThreadTs ? { thread_ts: replyThreadTs } : {}), text }));
+  } catch (error) {
+    runtime.logger.error({ err: error, channel, text }, "could not post a reply");
+  }
+}
+
+async function showMemory(runtime: SlackRuntime, message: IncomingMessage): Promise<void> {
+  const facts = await runtime.service.rememberedFacts(message.conversationKey);
+  if (facts.length === 0) return reply(runtime, message, "I don't remember anything about this conversation yet.");
+  const lines = facts.map((fact) => `• ${escapeSlackText(neutraliseMentions(fact.text))}`);
+  await reply(runtime, message, `Here is what I remember about this conversation:\n${lines.join("\n")}`);
+}
+
+async function forget(runtime: SlackRuntime, message: IncomingMessage): Promise<void> {
+  const removed = await runtime.service.forget(message.conversationKey);
+  await reply(runtime, message, removed === 0 ? "There was nothing to forget here." : `Done: I forgot ${removed} ${removed === 1 ? "fact" : "facts"} about this conversation.`);
+}
+
+async function runQuestion(runtime: SlackRuntime, message: IncomingMessage): Promise<void> {
+  const view = createRunView(runtime, message.place);
+  view.begin();
+  try {
+    // Only a channel thread holds other people's words; a DM or Messages tab thread is already in the conversation's memory.
+    const threadContext =
+      message.entry !== "mention" || message.threadTs === undefined
+        ? undefined
+        : await loadThreadContext(
+            runtime.client,
+            { channel: message.place.channel, threadTs: message.threadTs, beforeTs: message.ts, botUserId: runtime.botUserId() },
+            runtime.logger,
+          );
+    const task: Task = { origin: originOf(message), text: message.text, ...(threadContext && threadContext.length > 0 ? { threadContext } : {}) };
+    const outcome = await runtime.service.ask(task, view.sink);
+    await view.finish(outcome);
+  } catch (error) {
+    await view.fail(error);
+  }
+}
+
+/** Never throws. */
+export async function handleMessage(runtime: SlackRuntime, entry: EntryPoint, body: unknown, fallbackTeam?: string): Promise<void> {
+  const { logger } = runtime;
+  if (!runtime.accepting()) return;
+  const incoming = classifyMessage(entry, body, runtime.botUserId(), fallbackTeam);
+  if (incoming.kind === "ignore") {
+    logger.debug({ entry, reason: incoming.reason }, "event ignored");
+    return;
+  }
+  const { message } = incoming;
+  try {
+    const fresh = await runtime.store.setIfAbsent(`slack:event:${message.dedupeKey}`, true, EVENT_ID_TTL_MS);
+    if (!fresh) {
+      logger.info({ event: message.dedupeKey }, "event already handled; ignoring the redelivery");
+      return;
+    }
+    if (incoming.kind === "memory") return await showMemory(runtime, message);
+    if (incoming.kind === "forget") return await forget(runtime, message);
+    if (incoming.kind === "empty") {
+      const bot = runtime.botUserId();
+      return await reply(runtime, message, `Ask me something after the mention, for example: ${bot ? `<@${bot}> ` : ""}what can you do?`);
+    }
+  } catch (error) {
+    logger.error({ err: error, event: message.dedupeKey }, "could not handle the message");
+    return reply(runtime, message, "Sorry, I could not handle that just now (my storage did not answer). Please try again in a moment.");
+  }
+  await runQuestion(runtime, message);
+}

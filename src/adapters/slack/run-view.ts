@@ -1,0 +1,114 @@
+// How one run looks in Slack: a status line while it works, the live step trace in the thread
+// (streamed task list, or an edited trace message where streaming is not available), then
+// the answer (with the guard line when a guard fired) or the approval message.
+import type { webApi } from "@slack/bolt";
+import type { EventSink, RunOutcome } from "../../agent/types.js";
+import { renderTrace } from "../../agent/trace.js";
+import type { KeyValueStore } from "../../memory/types.js";
+import type { Logger } from "../../logger.js";
+import { postApproval } from "./approval-posts.js";
+import type { ThreadPlace } from "./incoming-message.js";
+import { createMessageTrace, type MessageTrace } from "./message-trace.js";
+import { postAnswer, postWithRetry, type ReplyTarget } from "./post-answer.js";
+import { describeSlackError, slackErrorCode } from "./slack-api-error.js";
+import { createStatusLine } from "./status-line.js";
+import { createStreamTrace, type StreamTrace } from "./stream-trace.js";
+import { statusFor, taskLines, taskUpdatesFor, type TaskUpdate } from "./task-updates.js";
+
+const FINAL_TRACE_CHARS = 3_000;
+
+/** Shared by every run of one adapter: once Slack refuses streaming, later runs go straight to the fallback. */
+export interface StreamingSwitch {
+  available: boolean;
+}
+
+export interface RunViewDeps {
+  readonly client: webApi.WebClient;
+  readonly store: KeyValueStore;
+  readonly logger: Logger;
+  readonly approvers: readonly string[];
+  readonly streaming: StreamingSwitch;
+  readonly now: () => number;
+}
+
+export interface RunView {
+  /** Never throws. */
+  readonly sink: EventSink;
+  /** Shows the "thinking" status before the run starts. */
+  begin(): void;
+  /** Closes the trace, then posts the answer or the approval message. Never throws. */
+  finish(outcome: RunOutcome): Promise<void>;
+  /** The run could not produce an outcome at all: tells the person so. Never throws. */
+  fail(error: unknown): Promise<void>;
+}
+
+export function createRunView(deps: RunViewDeps, place: ThreadPlace): RunView {
+  const { client, logger } = deps;
+  const traceTarget = { channel: place.channel, threadTs: place.traceThreadTs };
+  const replyTarget: ReplyTarget = { channel: place.channel, threadTs: place.replyThreadTs };
+  const status = createStatusLine(client, traceTarget, logger);
+  const tasks = new Map<string, TaskUpdate>();
+  let stream: StreamTrace | undefined;
+  let fallback: MessageTrace | undefined;
+
+  function showFallback(): void {
+    fallback ??= createMessageTrace(client, traceTarget, logger);
+    fallback.show("Working on it…", taskLines(tasks.values()));
+  }
+
+  function onStreamFailure(error: unknown): void {
+    if (slackErrorCode(error) !== undefined) deps.streaming.available = false;
+    logger.info({ err: error, channel: place.channel }, `streaming the trace failed (${describeSlackError(error)}); using a trace message instead`);
+    showFallback();
+  }
+
+  function pushTasks(updates: readonly TaskUpdate[]): void {
+    for (const update of updates) tasks.set(update.id, update);
+    if (fallback || (!stream && !deps.streaming.available)) return showFallback();
+    stream ??= createStreamTrace(client, { ...traceTarget, team: place.team, user: place.requester }, logger, onStreamFailure);
+    stream.push(updates);
+  }
+
+  async function closeTrace(outcome: RunOutcome): Promise<void> {
+    await stream?.finish();
+    if (!fallback) return;
+    const heading = outcome.status === "paused" ? "Waiting for approval. Steps so far:" : `Steps (${outcome.steps.length}):`;
+    fallback.show(heading, renderTrace(outcome.steps, { maxChars: FINAL_TRACE_CHARS }));
+    await fallback.flush();
+  }
+
+  return {
+    sink(event) {
+      try {
+        const line = statusFor(event);
+        if (line) status.set(line);
+        const updates = taskUpdatesFor(event);
+        if (updates.length > 0) pushTasks(updates);
+      } catch (error) {
+        logger.warn({ err: error, event: event.type }, "could not show a step");
+      }
+    },
+    begin() {
+      status.set("is thinking…");
+    },
+    async finish(outcome) {
+      await status.stop();
+      await closeTrace(outcome);
+      if (outcome.status === "answered") {
+        await postAnswer(client, replyTarget, outcome.answer, outcome.stop, logger);
+      } else {
+        await postApproval(deps, replyTarget, outcome.pending);
+      }
+    },
+    async fail(error) {
+      logger.error({ err: error, channel: place.channel }, "the run failed without an answer");
+      await status.stop();
+      await stream?.finish();
+      await fallback?.flush();
+      const text = "Sorry, something went wrong on my side and I could not finish. Please ask again in a moment.";
+      await postWithRetry(() => client.chat.postMessage({ channel: replyTarget.channel, ...(replyTarget.threadTs ? { thread_ts: replyTarget.threadTs } : {}), text })).catch(
+        (postError: unknown) => logger.error({ err: postError }, "could not tell the person the run failed"),
+      );
+    },
+  };
+}

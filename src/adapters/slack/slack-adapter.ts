@@ -1,0 +1,198 @@
+// The Slack surface: a Bolt app in Socket Mode (app token) or HTTP mode (signing secret,
+// /slack/events and GET /healthz on PORT). Events are acknowledged by Bolt at once; the work
+// runs after the ack and is tracked so stop() can let it reach a safe point.
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { App, Assistant, SocketModeReceiver, webApi } from "@slack/bolt";
+import type { AgentService } from "../../agent/service.js";
+import type { Config } from "../../config.js";
+import { ConfigError } from "../../errors.js";
+import type { KeyValueStore } from "../../memory/types.js";
+import type { Logger } from "../../logger.js";
+import type { ChatAdapter } from "../adapter.js";
+import { APPROVE_ACTION, DENY_ACTION } from "./approval-message.js";
+import { boltLogger } from "./bolt-logger.js";
+import { createSlackTools } from "./chat-tools.js";
+import { handleApprovalClick, handleApprovalExpired } from "./handle-approval.js";
+import { handleMessage } from "./handle-message.js";
+import { createInFlight } from "./in-flight.js";
+import { slackErrorCode } from "./slack-api-error.js";
+import type { SlackRuntime } from "./slack-runtime.js";
+
+export type SlackConfig = NonNullable<Config["slack"]>;
+
+export interface SlackAdapterDeps {
+  readonly config: SlackConfig;
+  readonly service: AgentService;
+  readonly store: KeyValueStore;
+  readonly logger: Logger;
+  readonly now?: () => number;
+  /** How long stop() waits for runs in flight; default 8 s (the process exits within 10 s). */
+  readonly drainTimeoutMs?: number;
+}
+
+export interface SlackAdapter extends ChatAdapter {
+  /** HTTP mode, once started: the port listening (useful with PORT=0). */
+  readonly port: number | undefined;
+}
+
+/** Rate limits wait out Retry-After; network and HTTP errors back off briefly, a few times. */
+const RETRY_POLICY = { retries: 5, factor: 2, minTimeout: 200, maxTimeout: 5_000, randomize: true };
+const DEFAULT_DRAIN_MS = 8_000;
+const PORT_CLOSE_MS = 1_000;
+const BAD_TOKEN_ERRORS = new Set(["invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"]);
+
+const SUGGESTED_PROMPTS = [
+  { title: "What can you do?", message: "What can you do, and which tools do you have?" },
+  { title: "Catch me up", message: "Read the latest messages of a channel I name and tell me what matters." },
+  { title: "Quick sum", message: "What is 17.5% of 2,340?" },
+];
+
+async function whoAmI(client: webApi.WebClient): Promise<{ botUserId?: string; botId?: string }> {
+  try {
+    const auth = await client.auth.test();
+    return { botUserId: auth.user_id, botId: auth.bot_id };
+  } catch (error) {
+    const code = slackErrorCode(error);
+    if (code && BAD_TOKEN_ERRORS.has(code)) {
+      throw new ConfigError("SLACK_BOT_TOKEN", `is not accepted by Slack (${code}); copy the Bot User OAuth Token again`, "<hidden>");
+    }
+    throw error;
+  }
+}
+
+export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
+  const { config, service, store } = deps;
+  const logger = deps.logger.child({ surface: "slack" });
+  const slackLogger = boltLogger(logger);
+  const clientOptions = { slackApiUrl: config.apiUrl, retryConfig: RETRY_POLICY, logger: slackLogger };
+  const client = new webApi.WebClient(config.botToken, clientOptions);
+  const inFlight = createInFlight(logger);
+  let accepting = false;
+  let botUserId: string | undefined;
+  let app: App | undefined;
+  let socket: SocketModeReceiver | undefined;
+  let server: Server | undefined;
+
+  const runtime: SlackRuntime = {
+    client,
+    service,
+    store,
+    logger,
+    approvers: config.approvers,
+    streaming: { available: true },
+    now: deps.now ?? Date.now,
+    botUserId: () => botUserId,
+    accepting: () => accepting,
+  };
+
+  service.registerSurfaceTools("slack", createSlackTools(client));
+  service.onApprovalExpired("slack", (pending, outcome) => inFlight.track(handleApprovalExpired(runtime, pending, outcome)));
+
+  function buildApp(identity: { botUserId?: string; botId?: string }): App {
+    // No conversation store: state lives in our own store, not in Bolt's memory.
+    const common = { token: config.botToken, clientOptions, logger: slackLogger, tokenVerificationEnabled: false, convoStore: false as const, ...identity };
+    if (config.mode.kind === "socket") {
+      socket = new SocketModeReceiver({ appToken: config.mode.appToken, logger: slackLogger, installerOptions: { clientOptions: { ...clientOptions } } });
+      return new App({ ...common, receiver: socket });
+    }
+    return new App({
+      ...common,
+      signingSecret: config.mode.signingSecret,
+      port: config.mode.port,
+      customRoutes: [
+        {
+          path: "/healthz",
+          method: ["GET"],
+          handler: (_request, response) => {
+            response.writeHead(accepting ? 200 : 503, { "Content-Type": "application/json" });
+            response.end(JSON.stringify({ ok: accepting }));
+          },
+        },
+      ],
+    });
+  }
+
+  function listen(bolt: App): void {
+    bolt.error(async (error) => {
+      logger.error({ err: error }, "Slack event handling failed");
+    });
+    bolt.event("app_mention", async ({ body, context }) => {
+      inFlight.track(handleMessage(runtime, "mention", body, context.teamId));
+    });
+    bolt.assistant(
+      new Assistant({
+        threadStarted: async ({ setSuggestedPrompts }) => {
+          await setSuggestedPrompts({ title: "Try asking", prompts: SUGGESTED_PROMPTS }).catch((error: unknown) =>
+            logger.warn({ err: error }, "could not set the suggested prompts"),
+          );
+        },
+        threadContextChanged: async () => {},
+        userMessage: async ({ body, context }) => {
+          inFlight.track(handleMessage(runtime, "assistant", body, context.teamId));
+        },
+      }),
+    );
+    bolt.message(async ({ body, context }) => {
+      inFlight.track(handleMessage(runtime, "direct", body, context.teamId));
+    });
+    bolt.action(APPROVE_ACTION, async ({ ack, body }) => {
+      await ack();
+      inFlight.track(handleApprovalClick(runtime, body, "approve"));
+    });
+    bolt.action(DENY_ACTION, async ({ ack, body }) => {
+      await ack();
+      inFlight.track(handleApprovalClick(runtime, body, "deny"));
+    });
+  }
+
+  /** The port closes once open requests are answered; a client that holds on past the bound is cut off. */
+  async function closeTransport(): Promise<void> {
+    if (socket) {
+      await socket.client.disconnect();
+      return;
+    }
+    const closing = app?.stop();
+    server?.closeIdleConnections();
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        server?.closeAllConnections();
+        resolve();
+      }, PORT_CLOSE_MS);
+    });
+    await Promise.race([closing, bound]);
+    clearTimeout(timer);
+  }
+
+  return {
+    name: "slack",
+    get port() {
+      const address = server?.address();
+      return address && typeof address === "object" ? (address as AddressInfo).port : undefined;
+    },
+    async start() {
+      const identity = await whoAmI(client);
+      botUserId = identity.botUserId;
+      app = buildApp(identity);
+      listen(app);
+      accepting = true;
+      const started = await app.start();
+      if (config.mode.kind === "http") server = started as Server;
+      logger.info({ mode: config.mode.kind, port: config.mode.kind === "http" ? this.port : undefined }, "Slack is connected");
+    },
+    async stop() {
+      if (!accepting && inFlight.size === 0 && !app) return;
+      accepting = false;
+      try {
+        await closeTransport();
+      } catch (error) {
+        logger.warn({ err: error }, "could not close the Slack connection cleanly");
+        server?.closeAllConnections();
+      }
+      app = undefined;
+      const finished = await inFlight.drain(deps.drainTimeoutMs ?? DEFAULT_DRAIN_MS);
+      if (!finished) logger.warn({ inFlight: inFlight.size }, "stopped while Slack work was still running");
+    },
+  };
+}

@@ -1,0 +1,21 @@
+// What the Slack handlers share: the Web API client, the agent service, the store, the
+// settings, and the adapter's bookkeeping (who the bot is, whether it still takes events).
+import type { webApi } from "@slack/bolt";
+import type { AgentService } from "../../agent/service.js";
+import type { KeyValueStore } from "../../memory/types.js";
+import type { Logger } from "../../logger.js";
+import type { StreamingSwitch } from "./run-view.js";
+
+export interface SlackRuntime {
+  readonly client: webApi.WebClient;
+  readonly service: AgentService;
+  readonly store: KeyValueStore;
+  readonly logger: Logger;
+  readonly approvers: readonly string[];
+  readonly streaming: StreamingSwitch;
+  readonly now: () => number;
+  /** The bot's own user id (auth.test), once started. */
+  botUserId(): string | undefined;
+  /** False once stop() began: new events are left for a redelivery or another replica. */
+  accepting(): boolean;
+}

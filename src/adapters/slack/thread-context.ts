@@ -1,0 +1,65 @@
+// A mention inside a thread makes the thread the conversation: what other people wrote there
+// before it becomes context for the run. Bot messages and earlier questions to the bot are left
+// out (those exchanges are already in the conversation's memory; traces and buttons are
+// noise). Newest messages win when the token budget runs out.
+import { z } from "zod";
+import type { webApi } from "@slack/bolt";
+import type { ChatMessage } from "../../agent/types.js";
+import { TokenCounter } from "../../agent/token-counter.js";
+import type { Logger } from "../../logger.js";
+
+export const THREAD_CONTEXT_TOKENS = 2_000;
+const THREAD_FETCH_LIMIT = 200;
+
+const ThreadMessage = z.object({
+  ts: z.string(),
+  user: z.string().optional(),
+  bot_id: z.string().optional(),
+  text: z.string().default(""),
+});
+
+const RepliesResponse = z.object({ messages: z.array(z.unknown()).default([]) });
+
+let counter: TokenCounter | undefined;
+const tokens = (text: string) => (counter ??= new TokenCounter("o200k_base")).countText(text);
+
+export interface ThreadContextRequest {
+  readonly channel: string;
+  readonly threadTs: string;
+  /** The message that asked; it and anything after it are not context. */
+  readonly beforeTs: string;
+  readonly botUserId?: string;
+  readonly maxTokens?: number;
+}
+
+/** Pure: Slack thread messages (oldest first, untrusted) to bounded chat context. */
+export function toThreadContext(rawMessages: readonly unknown[], request: ThreadContextRequest): ChatMessage[] {
+  const budget = request.maxTokens ?? THREAD_CONTEXT_TOKENS;
+  const people = rawMessages
+    .map((raw) => ThreadMessage.safeParse(raw))
+    .flatMap((parsed) => (parsed.success ? [parsed.data] : []))
+    .filter((m) => Number(m.ts) < Number(request.beforeTs) && m.bot_id === undefined && m.user !== request.botUserId && m.text.trim() !== "")
+    .filter((m) => request.botUserId === undefined || !m.text.includes(`<@${request.botUserId}`));
+
+  const kept: ChatMessage[] = [];
+  let used = 0;
+  for (const message of [...people].reverse()) {
+    const content = `<@${message.user ?? "unknown"}>: ${message.text}`;
+    const cost = tokens(content) + 4;
+    if (used + cost > budget) break;
+    used += cost;
+    kept.unshift({ role: "user", content });
+  }
+  return kept;
+}
+
+/** Never throws: a thread that cannot be read gives no context, and the run goes on. */
+export async function loadThreadContext(client: webApi.WebClient, request: ThreadContextRequest, logger: Logger): Promise<ChatMessage[]> {
+  try {
+    const response = await client.conversations.replies({ channel: request.channel, ts: request.threadTs, limit: THREAD_FETCH_LIMIT });
+    return toThreadContext(RepliesResponse.parse(response).messages, request);
+  } catch (error) {
+    logger.warn({ err: error, channel: request.channel, threadTs: request.threadTs }, "could not read the thread for context");
+    return [];
+  }
+}

@@ -1,0 +1,94 @@
+// The Slack chat tools through the real Web API client against the fake Slack.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { webApi } from "@slack/bolt";
+import type { Tool, ToolContext } from "../src/agent/types.js";
+import { createSlackTools, READ_LIMIT_DEFAULT, READ_LIMIT_MAX } from "../src/adapters/slack/chat-tools.js";
+import { startFakeSlack, type FakeSlack } from "./support/fake-slack.js";
+
+let fake: FakeSlack;
+let tools: Record<string, Tool>;
+const context: ToolContext = {
+  signal: new AbortController().signal,
+  runId: "run_1",
+  origin: { surface: "slack", conversationKey: "slack:T:C:1.1", requester: { id: "U0ALICE" }, place: {} },
+};
+
+beforeAll(async () => {
+  fake = await startFakeSlack();
+  const client = new webApi.WebClient("xoxb-test", { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
+  tools = Object.fromEntries(createSlackTools(client).map((tool) => [tool.name, tool]));
+  for (let i = 1; i <= 60; i++) fake.addMessage({ channel: "C0BUSY", ts: `${1_700_000_000 + i}.000100`, user: "U0BOB", text: `message ${i}` });
+  fake.addMessage({ channel: "C0THREAD", ts: "1700000100.000100", user: "U0BOB", text: "root" });
+  fake.addMessage({ channel: "C0THREAD", ts: "1700000101.000100", thread_ts: "1700000100.000100", user: "U0CAROL", text: "reply" });
+  fake.leaveChannel("C0SECRET");
+});
+afterAll(() => fake.close());
+
+const run = async (name: string, args: unknown) => tools[name]!.execute(tools[name]!.schema.parse(args), context);
+
+describe("Slack chat tools", () => {
+  it("are exactly read_channel, read_thread and post_message, and only post_message writes", () => {
+    expect(Object.values(tools).map((tool) => [tool.name, tool.effect])).toEqual([
+      ["read_channel", "read"],
+      ["read_thread", "read"],
+      ["post_message", "write"],
+    ]);
+  });
+
+  it("read_channel returns recent messages, oldest first, bounded by a default limit", async () => {
+    const text = String(await run("read_channel", { channel: "C0BUSY" }));
+    const lines = text.split("\n");
+    expect(lines).toHaveLength(READ_LIMIT_DEFAULT);
+    expect(lines[0]).toContain("message 41");
+    expect(lines.at(-1)).toContain("<@U0BOB>: message 60");
+    expect(fake.callsTo("conversations.history").at(-1)?.args.limit).toBe(String(READ_LIMIT_DEFAULT));
+  });
+
+  it.each([
+    { channel: "C0BUSY", limit: 0 },
+    { channel: "C0BUSY", limit: READ_LIMIT_MAX + 1 },
+    { channel: "C0BUSY", limit: 2.5 },
+    { channel: "C0BUSY", limit: "ten" },
+    { channel: "#general" },
+    { channel: "" },
+    {},
+  ])("read_channel rejects bad arguments %j", (args) => {
+    expect(tools.read_channel!.schema.safeParse(args).success).toBe(false);
+  });
+
+  it("read_channel tells the model to get the bot invited when it is not a member", async () => {
+    await expect(run("read_channel", { channel: "C0SECRET" })).rejects.toThrow(/not a member of C0SECRET/);
+  });
+
+  it("read_thread returns the root and the replies", async () => {
+    const text = String(await run("read_thread", { channel: "C0THREAD", thread_ts: "1700000100.000100" }));
+    expect(text.split("\n").map((line) => line.replace(/^\[[^\]]+\] /, ""))).toEqual(["<@U0BOB>: root", "<@U0CAROL>: reply"]);
+  });
+
+  it.each([{ thread_ts: "soon" }, { thread_ts: 1700000100 }, { channel: "general" }])("read_thread rejects %j", (args) => {
+    expect(tools.read_thread!.schema.safeParse({ channel: "C0THREAD", thread_ts: "1700000100.000100", ...args }).success).toBe(false);
+  });
+
+  it("read_thread explains a thread that does not exist", async () => {
+    await expect(run("read_thread", { channel: "C0THREAD", thread_ts: "1.000100" })).rejects.toThrow(/No thread with that thread_ts/);
+  });
+
+  it("post_message posts the text with crowd mentions neutralised", async () => {
+    const result = await run("post_message", { channel: "C0BUSY", text: "<!everyone> lunch is here" });
+    expect(String(result)).toMatch(/^Posted to C0BUSY/);
+    expect(fake.callsTo("chat.postMessage").at(-1)?.args).toMatchObject({ channel: "C0BUSY", text: "@\u2060everyone lunch is here" });
+  });
+
+  it.each([
+    ["empty text", { text: "" }],
+    ["blank text", { text: "   " }],
+    ["text over the limit", { text: "x".repeat(4_001) }],
+    ["a channel with a space", { channel: "C1 " }],
+  ])("post_message rejects %s", (_, args) => {
+    expect(tools.post_message!.schema.safeParse({ channel: "C0BUSY", text: "hi", ...args }).success).toBe(false);
+  });
+
+  it("post_message explains a channel the bot is not in", async () => {
+    await expect(run("post_message", { channel: "C0SECRET", text: "hi" })).rejects.toThrow(/invite me/);
+  });
+});

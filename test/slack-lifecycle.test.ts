@@ -1,0 +1,62 @@
+// start() and stop(): stop takes no more events, lets runs in flight finish (bounded), and
+// closes the port or the socket.
+import { afterEach, describe, expect, it } from "vitest";
+import { ScriptedModel, say } from "../src/agent/model-scripted.js";
+import { loadConfig } from "../src/config.js";
+import { silentLogger } from "../src/logger.js";
+import { createSlackAdapter } from "../src/adapters/slack/slack-adapter.js";
+import { BOT_USER_ID, startFakeSlack } from "./support/fake-slack.js";
+import { mentionEvent, postEvent, SIGNING_SECRET } from "./support/fake-slack-requests.js";
+import { gatedModel, startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";
+import type { AgentService } from "../src/agent/service.js";
+import type { KeyValueStore } from "../src/memory/types.js";
+
+let harness: SlackHarness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+describe("Slack adapter lifecycle", () => {
+  it("lets a run in flight finish on stop, then refuses connections", async () => {
+    const model = gatedModel(new ScriptedModel([say("finished before exit")]));
+    harness = await startSlackHarness({ model });
+    const baseUrl = harness.baseUrl;
+    await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> slow one`, ts: "1700005000.000100" }));
+    await model.waiting;
+
+    const stopping = harness.adapter.stop();
+    model.open();
+    await stopping;
+    expect(harness.fake.callsTo("chat.postMessage").map((c) => c.args.text)).toContain("finished before exit");
+    await expect(fetch(`${baseUrl}/healthz`)).rejects.toThrow();
+  });
+
+  it("stops within its bound when a run does not finish", async () => {
+    const model = new ScriptedModel([{ never: true }], { whenExhausted: say("summary") });
+    harness = await startSlackHarness({ model, drainTimeoutMs: 100, env: { AGENT_RUN_TIMEOUT_MS: "1000" } });
+    await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> hang`, ts: "1700005100.000100" }));
+    await harness.fake.waitForCall("assistant.threads.setStatus");
+    await harness.adapter.stop();
+    expect(harness.logs.some((line) => String(line.msg).includes("still running"))).toBe(true);
+  });
+
+  it("disconnects the socket on stop", async () => {
+    harness = await startSlackHarness({ model: new ScriptedModel([]), mode: "socket" });
+    await harness.adapter.stop();
+    await harness.fake.waitForSocketClosed();
+    harness.fake.sendEnvelope("events_api", mentionEvent({ text: `<@${BOT_USER_ID}> hi`, ts: "1700005200.000100" }));
+    expect(harness.fake.acks).toHaveLength(0);
+  });
+
+  it("refuses to start with a bot token Slack rejects, naming the variable", async () => {
+    const fake = await startFakeSlack();
+    fake.fail("auth.test", { error: "invalid_auth" });
+    const config = loadConfig({ SLACK_BOT_TOKEN: "xoxb-wrong", SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: fake.apiUrl, PORT: "0" });
+    const service = { registerSurfaceTools: () => {}, onApprovalExpired: () => {} } as unknown as AgentService;
+    const adapter = createSlackAdapter({ config: config.slack!, service, store: {} as KeyValueStore, logger: silentLogger });
+    await expect(adapter.start()).rejects.toThrow(/SLACK_BOT_TOKEN: is not accepted by Slack \(invalid_auth\)/);
+    await adapter.stop();
+    await fake.close();
+  });
+});

@@ -1,0 +1,144 @@
+import { describe, expect, it } from "vitest";
+import type { CallRecord } from "../src/agent/types.js";
+import { statusFor, taskLines, taskUpdatesFor } from "../src/adapters/slack/task-updates.js";
+import { createThrottle } from "../src/adapters/slack/throttled-writer.js";
+
+const record = (outcome: CallRecord["outcome"], result: string): CallRecord => ({
+  callId: "call_1",
+  tool: "read_channel",
+  args: '{"channel":"C1"}',
+  signature: "read_channel#x",
+  outcome,
+  result,
+  observation: result,
+  durationMs: 1_500,
+});
+
+describe("task updates", () => {
+  it("follows one tool call from pending to complete", () => {
+    const toolCall = { id: "call_1", name: "read_channel", arguments: '{"channel":"C1"}' };
+    expect(taskUpdatesFor({ type: "model_replied", runId: "r", step: 1, text: null, toolCalls: [toolCall] })).toEqual([
+      { id: "call_1", title: 'read_channel({"channel":"C1"})', status: "pending" },
+    ]);
+    expect(taskUpdatesFor({ type: "tool_called", runId: "r", step: 1, call: toolCall })[0]?.status).toBe("in_progress");
+    expect(taskUpdatesFor({ type: "tool_result", runId: "r", step: 1, call: record("ok", "3 messages") })).toEqual([
+      { id: "call_1", title: 'read_channel({"channel":"C1"})', status: "complete", details: "ok · 1.5 s", output: "3 messages" },
+    ]);
+  });
+
+  it.each([
+    ["error", "error"],
+    ["timeout", "error"],
+    ["invalid_args", "error"],
+    ["denied", "error"],
+    ["needs_approval", "pending"],
+  ] as const)("shows a %s call as %s", (outcome, status) => {
+    expect(taskUpdatesFor({ type: "tool_result", runId: "r", step: 1, call: record(outcome, "x") })[0]?.status).toBe(status);
+  });
+
+  it("neutralises mentions in what a tool returned", () => {
+    const [update] = taskUpdatesFor({ type: "tool_result", runId: "r", step: 1, call: record("ok", "<!everyone> look") });
+    expect(update?.output).toBe("@\u2060everyone look");
+  });
+
+  it("has no task for other events", () => {
+    expect(taskUpdatesFor({ type: "step_started", runId: "r", step: 1 })).toEqual([]);
+  });
+
+  it("names the current step in the status line", () => {
+    expect(statusFor({ type: "step_started", runId: "r", step: 1 })).toBe("is thinking…");
+    expect(statusFor({ type: "step_started", runId: "r", step: 3 })).toBe("is thinking (step 3)…");
+    expect(statusFor({ type: "tool_called", runId: "r", step: 1, call: { id: "c", name: "calculator", arguments: "{}" } })).toBe("is running calculator…");
+    expect(statusFor({ type: "model_replied", runId: "r", step: 1, text: "x", toolCalls: [] })).toBeUndefined();
+  });
+
+  it("renders tasks as plain lines for the fallback message", () => {
+    const text = taskLines([
+      { id: "a", title: "one()", status: "complete", details: "ok", output: "1" },
+      { id: "b", title: "two()", status: "in_progress" },
+    ]);
+    expect(text).toBe("✓ one() — ok\n    → 1\n◐ two()");
+  });
+});
+
+describe("createThrottle", () => {
+  function harness() {
+    let now = 0;
+    const writes: Array<{ text: string; at: number }> = [];
+    const sleeps: number[] = [];
+    const writer = createThrottle<string>(
+      async (text) => {
+        writes.push({ text, at: now });
+      },
+      {
+        minIntervalMs: 1_000,
+        now: () => now,
+        sleep: async (ms) => {
+          sleeps.push(ms);
+          now += ms;
+        },
+        onError: () => {},
+      },
+    );
+    return { writer, writes, sleeps, advance: (ms: number) => (now += ms) };
+  }
+
+  it("writes the first text at once and coalesces the rest to one write per interval", async () => {
+    const { writer, writes } = harness();
+    writer.push("a");
+    writer.push("b");
+    writer.push("c");
+    await writer.flush();
+    writer.push("d");
+    await writer.flush();
+    expect(writes.map((w) => w.text)).toEqual(["a", "c", "d"]);
+    for (let i = 1; i < writes.length; i++) expect(writes[i]!.at - writes[i - 1]!.at).toBeGreaterThanOrEqual(1_000);
+  });
+
+  it("does not wait when the interval already passed", async () => {
+    const { writer, writes, sleeps, advance } = harness();
+    writer.push("a");
+    await writer.flush();
+    advance(5_000);
+    writer.push("b");
+    await writer.flush();
+    expect(writes.map((w) => w.text)).toEqual(["a", "b"]);
+    expect(sleeps).toEqual([]);
+  });
+
+  it("merges what waits with the given merge, and can drop it", async () => {
+    const written: string[][] = [];
+    const throttle = createThrottle<string[]>(
+      async (value) => {
+        written.push(value);
+      },
+      { minIntervalMs: 1_000, merge: (waiting, next) => [...waiting, ...next], sleep: async () => {}, onError: () => {} },
+    );
+    throttle.push(["a"]);
+    throttle.push(["b"]);
+    throttle.push(["c"]);
+    await throttle.flush();
+    throttle.push(["d"]);
+    throttle.discard();
+    await throttle.flush();
+    expect(written).toEqual([["a"], ["b", "c"]]);
+  });
+
+  it("reports a failed write and keeps going", async () => {
+    const errors: unknown[] = [];
+    let calls = 0;
+    const writer = createThrottle<string>(
+      async () => {
+        calls += 1;
+        if (calls === 1) throw new Error("boom");
+      },
+      { minIntervalMs: 0, onError: (error) => errors.push(error) },
+    );
+    writer.push("a");
+    await writer.flush();
+    writer.push("b");
+    await writer.flush();
+    expect(calls).toBe(2);
+    expect(errors).toHaveLength(1);
+  });
+});

@@ -1,0 +1,125 @@
+// The Slack adapter wired to the REAL agent service (scripted model, SQLite store in a temp
+// folder) and a fake Slack, in HTTP or Socket Mode. restart() replaces the adapter and the
+// service while keeping the store, like a process restart.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { DestinationStream } from "pino";
+import { createAgentService, type RunningAgentService } from "../../src/agent/agent-service.js";
+import type { Model } from "../../src/agent/types.js";
+import { loadConfig, type Config } from "../../src/config.js";
+import { createLogger, type Logger } from "../../src/logger.js";
+import { openStore } from "../../src/memory/keyv-store.js";
+import type { KeyValueStore } from "../../src/memory/types.js";
+import { createSlackAdapter, type SlackAdapter } from "../../src/adapters/slack/slack-adapter.js";
+import { startFakeSlack, type FakeSlack } from "./fake-slack.js";
+import { SIGNING_SECRET } from "./fake-slack-requests.js";
+
+export interface SlackHarness {
+  readonly fake: FakeSlack;
+  readonly store: KeyValueStore;
+  readonly config: Config;
+  readonly adapter: SlackAdapter;
+  readonly service: RunningAgentService;
+  /** Every log line, parsed. */
+  readonly logs: Array<Record<string, unknown>>;
+  /** HTTP mode: where Slack posts events and clicks. */
+  readonly eventsUrl: string;
+  readonly baseUrl: string;
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  readonly model: Model;
+  readonly mode?: "http" | "socket";
+  readonly env?: Record<string, string>;
+  readonly clock?: () => number;
+  readonly drainTimeoutMs?: number;
+  readonly fake?: FakeSlack;
+}
+
+function captureLogs(lines: Array<Record<string, unknown>>): Logger {
+  const destination: DestinationStream = {
+    write(chunk: string) {
+      for (const line of chunk.split("\n").filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+    },
+  };
+  return createLogger("debug", destination);
+}
+
+export async function startSlackHarness(options: HarnessOptions): Promise<SlackHarness> {
+  const fake = options.fake ?? (await startFakeSlack());
+  const mode = options.mode ?? "http";
+  const folder = mkdtempSync(join(tmpdir(), "slack-adapter-"));
+  const config = loadConfig({
+    STORE_URL: `sqlite://${join(folder, "bot.sqlite")}`,
+    MEMORY_EXTRACT_FACTS: "false",
+    SLACK_BOT_TOKEN: "xoxb-test-token",
+    ...(mode === "socket" ? { SLACK_APP_TOKEN: "xapp-test-token" } : { SLACK_SIGNING_SECRET: SIGNING_SECRET }),
+    SLACK_API_URL: fake.apiUrl,
+    PORT: "0",
+    ...options.env,
+  });
+  const logs: Array<Record<string, unknown>> = [];
+  const logger = captureLogs(logs);
+  const store = await openStore(config.storeUrl, logger);
+
+  const boot = async () => {
+    const service = createAgentService({ config, model: options.model, store, logger, clock: options.clock });
+    const adapter = createSlackAdapter({ config: config.slack!, service, store, logger, drainTimeoutMs: options.drainTimeoutMs });
+    await adapter.start();
+    return { service, adapter };
+  };
+  let current = await boot();
+  if (mode === "socket") await fake.waitForSocket();
+
+  const harness: SlackHarness = {
+    fake,
+    store,
+    config,
+    logs,
+    get adapter() {
+      return current.adapter;
+    },
+    get service() {
+      return current.service;
+    },
+    get baseUrl() {
+      return `http://127.0.0.1:${current.adapter.port}`;
+    },
+    get eventsUrl() {
+      return `http://127.0.0.1:${current.adapter.port}/slack/events`;
+    },
+    async restart() {
+      await current.adapter.stop();
+      await current.service.close();
+      current = await boot();
+    },
+    async close() {
+      await current.adapter.stop();
+      await current.service.close();
+      await store.close();
+      if (!options.fake) await fake.close();
+    },
+  };
+  return harness;
+}
+
+/** A model whose calls wait until the test opens the gate; replies come from `inner`. */
+export function gatedModel(inner: Model): Model & { open(): void; readonly waiting: Promise<void> } {
+  let open: () => void = () => {};
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  let reached: () => void = () => {};
+  const waiting = new Promise<void>((resolve) => (reached = resolve));
+  return {
+    name: inner.name,
+    open: () => open(),
+    waiting,
+    async complete(request, signal) {
+      reached();
+      await gate;
+      return inner.complete(request, signal);
+    },
+  };
+}

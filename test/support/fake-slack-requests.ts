@@ -1,0 +1,154 @@
+// What Slack sends to the bot: event and interactivity payloads, and signed HTTP delivery
+// (X-Slack-Signature over `v0:<timestamp>:<body>` with the signing secret, optional retry headers).
+import { createHmac } from "node:crypto";
+import { APP_ID, BOT_USER_ID, TEAM_ID } from "./fake-slack.js";
+
+export const SIGNING_SECRET = "fake-signing-secret";
+
+let eventCounter = 0;
+export const nextEventId = () => `Ev${String(++eventCounter).padStart(8, "0")}`;
+
+export interface MessageFields {
+  readonly user?: string;
+  readonly text: string;
+  readonly channel?: string;
+  readonly ts: string;
+  readonly thread_ts?: string;
+  readonly bot_id?: string;
+  readonly subtype?: string;
+}
+
+function envelope(event: Record<string, unknown>, eventId: string): Record<string, unknown> {
+  return {
+    token: "legacy-verification-token",
+    team_id: TEAM_ID,
+    api_app_id: APP_ID,
+    event,
+    type: "event_callback",
+    event_id: eventId,
+    event_time: 1_700_000_000,
+    authorizations: [{ team_id: TEAM_ID, user_id: BOT_USER_ID, is_bot: true, is_enterprise_install: false }],
+  };
+}
+
+export function mentionEvent(fields: MessageFields, eventId = nextEventId()): Record<string, unknown> {
+  return envelope(
+    {
+      type: "app_mention",
+      user: fields.user ?? "U0ALICE",
+      text: fields.text,
+      ts: fields.ts,
+      ...(fields.thread_ts ? { thread_ts: fields.thread_ts } : {}),
+      ...(fields.bot_id ? { bot_id: fields.bot_id } : {}),
+      channel: fields.channel ?? "C0GENERAL",
+      event_ts: fields.ts,
+      team: TEAM_ID,
+    },
+    eventId,
+  );
+}
+
+export function directMessageEvent(fields: MessageFields, eventId = nextEventId()): Record<string, unknown> {
+  return envelope(
+    {
+      type: "message",
+      channel_type: "im",
+      user: fields.user ?? "U0ALICE",
+      text: fields.text,
+      ts: fields.ts,
+      ...(fields.thread_ts ? { thread_ts: fields.thread_ts } : {}),
+      ...(fields.bot_id ? { bot_id: fields.bot_id } : {}),
+      ...(fields.subtype ? { subtype: fields.subtype } : {}),
+      channel: fields.channel ?? "D0ALICE",
+      event_ts: fields.ts,
+      team: TEAM_ID,
+    },
+    eventId,
+  );
+}
+
+export function assistantThreadStartedEvent(fields: { user?: string; channel?: string; threadTs: string }, eventId = nextEventId()) {
+  return envelope(
+    {
+      type: "assistant_thread_started",
+      assistant_thread: {
+        user_id: fields.user ?? "U0ALICE",
+        context: { channel_id: "C0GENERAL", team_id: TEAM_ID, enterprise_id: null },
+        channel_id: fields.channel ?? "D0ALICE",
+        thread_ts: fields.threadTs,
+      },
+      event_ts: fields.threadTs,
+    },
+    eventId,
+  );
+}
+
+export interface ClickFields {
+  readonly user: string;
+  readonly actionId: string;
+  readonly value: string;
+  readonly channel: string;
+  readonly messageTs: string;
+  readonly threadTs?: string;
+  readonly blocks?: unknown[];
+}
+
+export function blockActionPayload(fields: ClickFields): Record<string, unknown> {
+  return {
+    type: "block_actions",
+    team: { id: TEAM_ID, domain: "fake" },
+    user: { id: fields.user, username: fields.user.toLowerCase(), team_id: TEAM_ID },
+    api_app_id: APP_ID,
+    token: "legacy-verification-token",
+    container: { type: "message", message_ts: fields.messageTs, channel_id: fields.channel, is_ephemeral: false, thread_ts: fields.threadTs },
+    trigger_id: "trigger-1",
+    channel: { id: fields.channel, name: "general" },
+    message: {
+      type: "message",
+      user: BOT_USER_ID,
+      ts: fields.messageTs,
+      ...(fields.threadTs ? { thread_ts: fields.threadTs } : {}),
+      text: "approval",
+      blocks: fields.blocks ?? [],
+    },
+    response_url: "http://127.0.0.1:1/unused",
+    actions: [{ action_id: fields.actionId, block_id: "approval", type: "button", value: fields.value, action_ts: "1700000000.1" }],
+  };
+}
+
+export interface SignOptions {
+  readonly signingSecret?: string;
+  /** Seconds since the epoch; default now. */
+  readonly timestamp?: number;
+  readonly retryNum?: number;
+  readonly retryReason?: string;
+  /** Replaces the computed signature (bad-signature tests). */
+  readonly signature?: string;
+}
+
+export function sign(body: string, timestamp: number, signingSecret = SIGNING_SECRET): string {
+  return `v0=${createHmac("sha256", signingSecret).update(`v0:${timestamp}:${body}`).digest("hex")}`;
+}
+
+async function signedPost(url: string, body: string, contentType: string, options: SignOptions): Promise<{ status: number; text: string }> {
+  const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
+  const headers: Record<string, string> = {
+    "Content-Type": contentType,
+    "X-Slack-Request-Timestamp": String(timestamp),
+    "X-Slack-Signature": options.signature ?? sign(body, timestamp, options.signingSecret),
+  };
+  if (options.retryNum !== undefined) {
+    headers["X-Slack-Retry-Num"] = String(options.retryNum);
+    headers["X-Slack-Retry-Reason"] = options.retryReason ?? "http_timeout";
+  }
+  const response = await fetch(url, { method: "POST", headers, body });
+  return { status: response.status, text: await response.text() };
+}
+
+export function postEvent(url: string, payload: Record<string, unknown>, options: SignOptions = {}) {
+  return signedPost(url, JSON.stringify(payload), "application/json", options);
+}
+
+export function postInteraction(url: string, payload: Record<string, unknown>, options: SignOptions = {}) {
+  return signedPost(url, new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), "application/x-www-form-urlencoded", options);
+}

@@ -1,0 +1,328 @@
+// A fake Slack on 127.0.0.1 for the real @slack/bolt and @slack/web-api: the Web API methods
+// the bot uses (recorded with their arguments, scriptable failures) and a Socket Mode
+// WebSocket endpoint (hello, envelopes, recorded acks). Keeps messages per channel so
+// history, replies, updates and streams behave like the real thing.
+import { EventEmitter, once } from "node:events";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { WebSocketServer, type WebSocket } from "ws";
+
+export const TEAM_ID = "T0TEAM";
+export const BOT_USER_ID = "U0BOT";
+export const BOT_ID = "B0BOT";
+export const APP_ID = "A0APP";
+
+export interface RecordedCall {
+  readonly method: string;
+  readonly args: Record<string, unknown>;
+  /** HTTP status the fake answered with. */
+  readonly status: number;
+  /** The `error` field when the fake answered ok: false. */
+  readonly error?: string;
+}
+
+export interface FakeMessage {
+  ts: string;
+  channel: string;
+  thread_ts?: string;
+  user?: string;
+  bot_id?: string;
+  text: string;
+  blocks?: unknown[];
+  chunks: unknown[];
+  streaming?: "open" | "stopped";
+}
+
+export interface Failure {
+  /** HTTP status (429, 500…); with `error` instead, a 200 carrying ok: false. */
+  readonly status?: number;
+  readonly retryAfterSeconds?: number;
+  readonly error?: string;
+  /** How many calls fail; default 1. */
+  readonly times?: number;
+}
+
+export interface SocketAck {
+  readonly envelopeId: string;
+  readonly payload: unknown;
+}
+
+type Handler = (args: Record<string, unknown>) => Record<string, unknown>;
+
+export interface FakeSlack {
+  /** Base URL for SLACK_API_URL / slackApiUrl. */
+  readonly apiUrl: string;
+  readonly calls: readonly RecordedCall[];
+  readonly acks: readonly SocketAck[];
+  callsTo(method: string): RecordedCall[];
+  /** Resolves with the first call (past or future) to `method` that satisfies `match`. */
+  waitForCall(method: string, match?: (call: RecordedCall) => boolean, timeoutMs?: number): Promise<RecordedCall>;
+  fail(method: string, failure: Failure): void;
+  /** chat.startStream answers ok: false (an app without the agent features). */
+  refuseStreaming(error?: string): void;
+  /** Seeds a message as if a person (or another bot) wrote it. */
+  addMessage(message: Omit<FakeMessage, "chunks">): FakeMessage;
+  /** The bot is not a member: history and posts answer not_in_channel. */
+  leaveChannel(channel: string): void;
+  message(channel: string, ts: string): FakeMessage | undefined;
+  threadMessages(channel: string, threadTs: string): FakeMessage[];
+  /** Socket Mode: resolves once a client finished the handshake. */
+  waitForSocket(timeoutMs?: number): Promise<void>;
+  /** Socket Mode: resolves once no client is connected. */
+  waitForSocketClosed(timeoutMs?: number): Promise<void>;
+  sendEnvelope(type: "events_api" | "interactive", payload: unknown, options?: { retryAttempt?: number; retryReason?: string }): string;
+  waitForAck(envelopeId: string, timeoutMs?: number): Promise<SocketAck>;
+  close(): Promise<void>;
+}
+
+function parseForm(raw: string): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  for (const [key, value] of new URLSearchParams(raw)) {
+    args[key] = /^[[{]/.test(value) ? safeJson(value) : value;
+  }
+  return args;
+}
+
+function safeJson(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function withDeadline<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`fake Slack: timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+export async function startFakeSlack(): Promise<FakeSlack> {
+  const calls: RecordedCall[] = [];
+  const acks: SocketAck[] = [];
+  const messages: FakeMessage[] = [];
+  const failures = new Map<string, Failure[]>();
+  const notMember = new Set<string>();
+  const sockets = new Set<WebSocket>();
+  const events = new EventEmitter();
+  events.setMaxListeners(0);
+  let streamingError: string | undefined;
+  let tsCounter = 0;
+  let envelopeCounter = 0;
+
+  const nextTs = () => `${1_700_000_000 + ++tsCounter}.000100`;
+  const find = (channel: string, ts: string) => messages.find((m) => m.channel === channel && m.ts === ts);
+  const str = (value: unknown) => (typeof value === "string" ? value : undefined);
+  const botMessage = (args: Record<string, unknown>, extra: Partial<FakeMessage> = {}): FakeMessage => {
+    const message: FakeMessage = {
+      ts: nextTs(),
+      channel: String(args.channel),
+      thread_ts: str(args.thread_ts),
+      user: BOT_USER_ID,
+      bot_id: BOT_ID,
+      text: str(args.text) ?? str(args.markdown_text) ?? "",
+      blocks: Array.isArray(args.blocks) ? args.blocks : undefined,
+      chunks: [],
+      ...extra,
+    };
+    messages.push(message);
+    return message;
+  };
+  const notInChannel = (channel: unknown) => typeof channel === "string" && notMember.has(channel);
+  const listing = (list: FakeMessage[]) => list.map(({ chunks: _chunks, streaming: _streaming, ...rest }) => rest);
+
+  const handlers: Record<string, Handler> = {
+    "auth.test": () => ({ ok: true, url: "https://fake.slack/", team: "Fake", user: "bot", team_id: TEAM_ID, user_id: BOT_USER_ID, bot_id: BOT_ID }),
+    "apps.connections.open": () => ({ ok: true, url: `${wsBase}/socket` }),
+    "chat.postMessage": (args) => {
+      if (notInChannel(args.channel)) return { ok: false, error: "not_in_channel" };
+      const message = botMessage(args);
+      return { ok: true, channel: message.channel, ts: message.ts, message: listing([message])[0] };
+    },
+    "chat.update": (args) => {
+      const message = find(String(args.channel), String(args.ts));
+      if (!message) return { ok: false, error: "message_not_found" };
+      message.text = str(args.text) ?? str(args.markdown_text) ?? message.text;
+      if (Array.isArray(args.blocks)) message.blocks = args.blocks;
+      return { ok: true, channel: message.channel, ts: message.ts, text: message.text };
+    },
+    "chat.postEphemeral": () => ({ ok: true, message_ts: nextTs() }),
+    "chat.startStream": (args) => {
+      if (streamingError) return { ok: false, error: streamingError };
+      const message = botMessage(args, { streaming: "open", chunks: Array.isArray(args.chunks) ? [...args.chunks] : [] });
+      return { ok: true, channel: message.channel, ts: message.ts };
+    },
+    "chat.appendStream": (args) => {
+      const message = find(String(args.channel), String(args.ts));
+      if (!message || message.streaming !== "open") return { ok: false, error: "message_not_in_streaming_state" };
+      if (Array.isArray(args.chunks)) message.chunks.push(...args.chunks);
+      return { ok: true, channel: message.channel, ts: message.ts };
+    },
+    "chat.stopStream": (args) => {
+      const message = find(String(args.channel), String(args.ts));
+      if (!message || message.streaming !== "open") return { ok: false, error: "message_not_in_streaming_state" };
+      if (Array.isArray(args.chunks)) message.chunks.push(...args.chunks);
+      message.streaming = "stopped";
+      return { ok: true, channel: message.channel, ts: message.ts, message: listing([message])[0] };
+    },
+    "assistant.threads.setStatus": () => ({ ok: true }),
+    "assistant.threads.setSuggestedPrompts": () => ({ ok: true }),
+    "assistant.threads.setTitle": () => ({ ok: true }),
+    "conversations.replies": (args) => {
+      if (notInChannel(args.channel)) return { ok: false, error: "not_in_channel" };
+      const root = String(args.ts);
+      const thread = messages
+        .filter((m) => m.channel === args.channel && (m.ts === root || m.thread_ts === root))
+        .sort((a, b) => Number(a.ts) - Number(b.ts));
+      if (thread.length === 0) return { ok: false, error: "thread_not_found" };
+      return { ok: true, messages: listing(thread.slice(0, Number(args.limit ?? 1000))), has_more: false };
+    },
+    "conversations.history": (args) => {
+      if (notInChannel(args.channel)) return { ok: false, error: "not_in_channel" };
+      const top = messages
+        .filter((m) => m.channel === args.channel && (m.thread_ts === undefined || m.thread_ts === m.ts))
+        .sort((a, b) => Number(b.ts) - Number(a.ts));
+      return { ok: true, messages: listing(top.slice(0, Number(args.limit ?? 100))), has_more: false };
+    },
+  };
+
+  function takeFailure(method: string): Failure | undefined {
+    const queue = failures.get(method);
+    const failure = queue?.[0];
+    if (!queue || !failure) return undefined;
+    const left = (failure.times ?? 1) - 1;
+    if (left <= 0) queue.shift();
+    else queue[0] = { ...failure, times: left };
+    return failure;
+  }
+
+  function record(call: RecordedCall): void {
+    calls.push(call);
+    events.emit("call", call);
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const method = (request.url ?? "").replace(/^\/api\//, "").split("?")[0] ?? "";
+    const raw = await readBody(request);
+    const args = (request.headers["content-type"] ?? "").includes("json") ? (safeJson(raw) as Record<string, unknown>) : parseForm(raw);
+    const failure = takeFailure(method);
+    if (failure?.status !== undefined) {
+      const headers: Record<string, string> = failure.retryAfterSeconds !== undefined ? { "Retry-After": String(failure.retryAfterSeconds) } : {};
+      response.writeHead(failure.status, headers).end(failure.status === 429 ? "" : "fake failure");
+      record({ method, args, status: failure.status });
+      return;
+    }
+    const handler = handlers[method];
+    const result = failure?.error ? { ok: false, error: failure.error } : handler ? handler(args) : { ok: false, error: "unknown_method" };
+    response.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(result));
+    record({ method, args, status: 200, error: result.ok === false ? String(result.error) : undefined });
+  }
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => response.writeHead(500).end(String(error)));
+  });
+  const wss = new WebSocketServer({ noServer: true });
+  server.on("upgrade", (request, socket, head) => {
+    if (request.url !== "/socket") return socket.destroy();
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      sockets.add(ws);
+      ws.on("close", () => {
+        sockets.delete(ws);
+        if (sockets.size === 0) events.emit("socket_closed");
+      });
+      ws.on("message", (data) => {
+        const parsed = safeJson(String(data)) as { envelope_id?: string; payload?: unknown };
+        if (typeof parsed?.envelope_id !== "string") return;
+        const ack = { envelopeId: parsed.envelope_id, payload: parsed.payload };
+        acks.push(ack);
+        events.emit("ack", ack);
+      });
+      ws.send(JSON.stringify({ type: "hello", num_connections: 1, debug_info: { host: "fake" }, connection_info: { app_id: APP_ID } }));
+      events.emit("socket");
+    });
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  const wsBase = `ws://127.0.0.1:${port}`;
+
+  return {
+    apiUrl: `http://127.0.0.1:${port}/api/`,
+    calls,
+    acks,
+    callsTo: (method) => calls.filter((call) => call.method === method),
+    waitForCall(method, match = () => true, timeoutMs = 10_000) {
+      const existing = calls.find((call) => call.method === method && match(call));
+      if (existing) return Promise.resolve(existing);
+      let listener: (call: RecordedCall) => void = () => {};
+      const found = new Promise<RecordedCall>((resolve) => {
+        listener = (call) => {
+          if (call.method === method && match(call)) resolve(call);
+        };
+        events.on("call", listener);
+      });
+      return withDeadline(found, timeoutMs, `a call to ${method}`).finally(() => events.off("call", listener));
+    },
+    fail(method, failure) {
+      failures.set(method, [...(failures.get(method) ?? []), failure]);
+    },
+    refuseStreaming(error = "feature_not_enabled") {
+      streamingError = error;
+    },
+    addMessage(message) {
+      const stored: FakeMessage = { ...message, chunks: [] };
+      messages.push(stored);
+      return stored;
+    },
+    leaveChannel: (channel) => void notMember.add(channel),
+    message: find,
+    threadMessages: (channel, threadTs) =>
+      messages.filter((m) => m.channel === channel && m.thread_ts === threadTs && m.ts !== threadTs).sort((a, b) => Number(a.ts) - Number(b.ts)),
+    waitForSocket(timeoutMs = 10_000) {
+      if (sockets.size > 0) return Promise.resolve();
+      return withDeadline(once(events, "socket").then(() => undefined), timeoutMs, "a Socket Mode connection");
+    },
+    waitForSocketClosed(timeoutMs = 10_000) {
+      if (sockets.size === 0) return Promise.resolve();
+      return withDeadline(once(events, "socket_closed").then(() => undefined), timeoutMs, "the Socket Mode client to disconnect");
+    },
+    sendEnvelope(type, payload, options = {}) {
+      const envelopeId = `env-${++envelopeCounter}`;
+      const frame = JSON.stringify({
+        envelope_id: envelopeId,
+        type,
+        payload,
+        accepts_response_payload: false,
+        ...(options.retryAttempt !== undefined ? { retry_attempt: options.retryAttempt, retry_reason: options.retryReason ?? "timeout" } : {}),
+      });
+      for (const socket of sockets) socket.send(frame);
+      return envelopeId;
+    },
+    waitForAck(envelopeId, timeoutMs = 10_000) {
+      const existing = acks.find((ack) => ack.envelopeId === envelopeId);
+      if (existing) return Promise.resolve(existing);
+      let listener: (ack: SocketAck) => void = () => {};
+      const found = new Promise<SocketAck>((resolve) => {
+        listener = (ack) => {
+          if (ack.envelopeId === envelopeId) resolve(ack);
+        };
+        events.on("ack", listener);
+      });
+      return withDeadline(found, timeoutMs, `the ack of ${envelopeId}`).finally(() => events.off("ack", listener));
+    },
+    async close() {
+      for (const socket of sockets) socket.terminate();
+      wss.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
