@@ -1,0 +1,147 @@
+// Wires the process together: configuration, logs, store, model, the runner, and the surfaces
+// (Slack and/or Discord, or the console when no chat tokens are set). main.ts only adds the
+// process-level parts: signals, exit codes, the hard-exit backstop.
+import type { Logger } from "pino";
+import type { ChatAdapter } from "./adapters/adapter.js";
+import { createConsoleAdapter } from "./adapters/console/console-adapter.js";
+import type { ModelDescription } from "./adapters/console/console-text.js";
+import { createDemoLoopRunner } from "./adapters/console/demo-loop.js";
+import { createAgentService, type RunningAgentService } from "./agent/agent-service.js";
+import { createLoopDeps } from "./agent/loop-deps.js";
+import { createDemoModel } from "./agent/model-demo.js";
+import { createOpenAIModel } from "./agent/model-openai.js";
+import { builtinTools } from "./agent/tools/builtin.js";
+import type { Model } from "./agent/types.js";
+import { loadConfig, type Config } from "./config.js";
+import { ConfigError, StoreUnavailableError, StoreUrlError } from "./errors.js";
+import { createLogger } from "./logger.js";
+import { openStore } from "./memory/keyv-store.js";
+import type { KeyValueStore } from "./memory/types.js";
+
+export interface AppIo {
+  /** Console mode reads from it; defaults to process.stdin. */
+  readonly input?: NodeJS.ReadableStream;
+  /** Console mode writes to it; defaults to process.stdout. */
+  readonly output?: NodeJS.WritableStream;
+  /** Console mode's requester name; defaults to the OS user name. */
+  readonly username?: string;
+}
+
+export interface RunningApp {
+  readonly logger: Logger;
+  /** The surfaces that started: "slack", "discord" or "console". */
+  readonly surfaces: readonly string[];
+  /** Resolves when the app ended by itself: the console session closed. Never resolves for Slack and Discord. */
+  readonly ended: Promise<void>;
+  /** Stops taking events, lets runs in flight reach a safe point (bounded), closes the runner and the store. Idempotent; never rejects. */
+  stop(): Promise<void>;
+}
+
+/** `message` is the one line to print before exiting with code 1. */
+export type AppStart = { readonly kind: "started"; readonly app: RunningApp } | { readonly kind: "failed"; readonly message: string };
+
+// Shutdown fits inside main.ts's 10 s backstop: surfaces drain their runs for up to 6 s, then
+// the runner gets what is left of 9 s for anything still in flight, then the store closes.
+const SURFACE_DRAIN_MS = 6_000;
+const SHUTDOWN_BUDGET_MS = 9_000;
+const MIN_RUNNER_CLOSE_MS = 250;
+
+export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<AppStart> {
+  let config: Config;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return { kind: "failed", message: `Configuration error: ${error.message}` };
+    throw error;
+  }
+  const consoleMode = !config.slack && !config.discord;
+  // Console mode shares the terminal with the conversation: only errors are logged unless LOG_LEVEL asks for more.
+  const logger = createLogger(consoleMode && !env.LOG_LEVEL ? "error" : config.logLevel);
+
+  let store: KeyValueStore;
+  try {
+    store = await openStore(config.storeUrl, logger);
+  } catch (error) {
+    if (error instanceof StoreUrlError) return { kind: "failed", message: `Configuration error: ${error.message}` };
+    if (error instanceof StoreUnavailableError) return { kind: "failed", message: `Cannot start: ${error.message}. Check STORE_URL.` };
+    throw error;
+  }
+
+  const model = chooseModel(config, logger);
+  // The demo model has no facts to pick, so extraction would only cost a call per run.
+  const serviceConfig: Config = model.kind === "demo" ? { ...config, memory: { ...config.memory, extractFacts: false } } : config;
+  let service: RunningAgentService | undefined;
+  const adapters: ChatAdapter[] = [];
+  let ended: Promise<void> = new Promise<void>(() => {});
+  try {
+    // Builds the loop once up front, so guard figures that can't work together stop the start with their one line.
+    createLoopDeps({ model: model.model, modelName: config.model.name, tools: builtinTools, guards: config.guards });
+    service = createAgentService({ config: serviceConfig, model: model.model, store, logger });
+    if (model.kind === "demo" && !consoleMode) logger.warn("OPENAI_API_KEY is not set: answering with the offline demo model (arithmetic and time only)");
+    // Loaded only when configured: console mode needs neither chat library.
+    if (config.slack) {
+      const { createSlackAdapter } = await import("./adapters/slack/slack-adapter.js");
+      adapters.push(createSlackAdapter({ config: config.slack, service, store, logger, drainTimeoutMs: SURFACE_DRAIN_MS }));
+    }
+    if (config.discord) {
+      const { createDiscordAdapter } = await import("./adapters/discord/discord-adapter.js");
+      adapters.push(createDiscordAdapter({ config: config.discord, service, store, logger, stopGraceMs: SURFACE_DRAIN_MS }));
+    }
+    if (consoleMode) {
+      const runDemoLoop = createDemoLoopRunner({ guards: config.guards, modelName: config.model.name, logger });
+      const consoleAdapter = createConsoleAdapter({ service, runDemoLoop, model: model.description, logger, ...io });
+      ended = consoleAdapter.closed;
+      adapters.push(consoleAdapter);
+    }
+  } catch (error) {
+    await closeAll([], service, store, logger);
+    if (error instanceof ConfigError) return { kind: "failed", message: `Configuration error: ${error.message}` };
+    throw error;
+  }
+
+  const started = await Promise.allSettled(adapters.map((adapter) => adapter.start()));
+  const failure = started.findIndex((result) => result.status === "rejected");
+  if (failure >= 0) {
+    const reason = (started[failure] as PromiseRejectedResult).reason;
+    await closeAll(adapters, service, store, logger);
+    if (reason instanceof ConfigError) return { kind: "failed", message: `Configuration error: ${reason.message}` };
+    logger.error({ err: reason, surface: adapters[failure]!.name }, "a surface failed to start");
+    return { kind: "failed", message: `Cannot start ${adapters[failure]!.name}: ${reason instanceof Error ? reason.message : String(reason)}` };
+  }
+  logger.info({ surfaces: adapters.map((adapter) => adapter.name), model: model.model.name }, "started");
+
+  let stopping: Promise<void> | undefined;
+  const running = service;
+  return {
+    kind: "started",
+    app: {
+      logger,
+      surfaces: adapters.map((adapter) => adapter.name),
+      ended,
+      stop: () => (stopping ??= closeAll(adapters, running, store, logger)),
+    },
+  };
+}
+
+type ChosenModel = { readonly kind: "demo" | "remote"; readonly model: Model; readonly description: ModelDescription };
+
+function chooseModel(config: Config, logger: Logger): ChosenModel {
+  const { apiKey, baseUrl, name, timeoutMs, maxRetries } = config.model;
+  if (!apiKey) return { kind: "demo", model: createDemoModel(), description: { kind: "demo", unusedBaseUrl: baseUrl } };
+  return {
+    kind: "remote",
+    model: createOpenAIModel({ apiKey, baseUrl, model: name, timeoutMs, maxRetries, logger }),
+    description: { kind: "remote", name, baseUrl },
+  };
+}
+
+/** Surfaces first (no new work), then the runner (runs in flight reach a safe point), then the store. Never rejects. */
+async function closeAll(adapters: readonly ChatAdapter[], service: RunningAgentService | undefined, store: KeyValueStore, logger: Logger): Promise<void> {
+  const deadline = Date.now() + SHUTDOWN_BUDGET_MS;
+  const stopped = await Promise.allSettled(adapters.map((adapter) => adapter.stop()));
+  stopped.forEach((result, index) => {
+    if (result.status === "rejected") logger.warn({ err: result.reason, surface: adapters[index]!.name }, "a surface did not stop cleanly");
+  });
+  await service?.close(Math.max(MIN_RUNNER_CLOSE_MS, deadline - Date.now())).catch((error: unknown) => logger.warn({ err: error }, "the runner did not close cleanly"));
+  await store.close().catch((error: unknown) => logger.warn({ err: error }, "the store did not close cleanly"));
+}

@@ -1,0 +1,44 @@
+// What a typed line means: questions, commands, bad commands, and approval answers.
+import { describe, expect, it } from "vitest";
+import { isApproval, parseCommand } from "../src/adapters/console/console-commands.js";
+
+describe("parseCommand", () => {
+  it("reads text that is not a command as a question, trimmed", () => {
+    expect(parseCommand("  what is 2+2 ")).toEqual({ kind: "ask", text: "what is 2+2" });
+    expect(parseCommand("a/b is a path")).toEqual({ kind: "ask", text: "a/b is a path" });
+  });
+
+  it("reads a blank line as nothing to do", () => {
+    expect(parseCommand("")).toEqual({ kind: "empty" });
+    expect(parseCommand("   \t")).toEqual({ kind: "empty" });
+  });
+
+  it("knows the commands, in any case", () => {
+    expect(parseCommand("/trace")).toEqual({ kind: "trace" });
+    expect(parseCommand("/MEMORY")).toEqual({ kind: "memory" });
+    expect(parseCommand(" /forget ")).toEqual({ kind: "forget" });
+    expect(parseCommand("/help")).toEqual({ kind: "help" });
+    expect(parseCommand("/quit")).toEqual({ kind: "quit" });
+    expect(parseCommand("/exit")).toEqual({ kind: "quit" });
+  });
+
+  it("/demo loop takes an optional question, kept as typed", () => {
+    expect(parseCommand("/demo loop")).toEqual({ kind: "demo_loop" });
+    expect(parseCommand("/Demo LOOP  what  time is it")).toEqual({ kind: "demo_loop", question: "what  time is it" });
+  });
+
+  it("answers a bad command with what to type instead", () => {
+    expect(parseCommand("/demo")).toEqual({ kind: "bad_command", message: "Usage: /demo loop [question]" });
+    expect(parseCommand("/demo spin")).toEqual({ kind: "bad_command", message: "Usage: /demo loop [question]" });
+    expect(parseCommand("/demoloop")).toMatchObject({ kind: "bad_command", message: expect.stringContaining("Unknown command /demoloop") });
+    expect(parseCommand("/quit now")).toEqual({ kind: "bad_command", message: "/quit takes nothing after it. Type /help for the commands." });
+    expect(parseCommand("/")).toMatchObject({ kind: "bad_command", message: expect.stringContaining("/help") });
+  });
+});
+
+describe("isApproval", () => {
+  it("approves only y or yes", () => {
+    for (const answer of ["y", "Y", "yes", " YES "]) expect(isApproval(answer)).toBe(true);
+    for (const answer of ["", "n", "no", "yy", "yes please", "sure", "ok"]) expect(isApproval(answer)).toBe(false);
+  });
+});

@@ -1,0 +1,101 @@
+// startApp in-process: console mode over injected streams, failures as one line, and Slack and
+// Discord started together in one process on one store (against their fakes on 127.0.0.1).
+import { PassThrough } from "node:stream";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startApp, type RunningApp } from "../src/app.js";
+import { FakeDiscord } from "./support/fake-discord.js";
+import { startFakeSlack } from "./support/fake-slack.js";
+import { temporaryFolder, until } from "./support/memory-test-kit.js";
+
+let folder: { path: string; remove: () => Promise<void> };
+let app: RunningApp | undefined;
+
+beforeEach(async () => {
+  folder = await temporaryFolder();
+});
+
+afterEach(async () => {
+  await app?.stop();
+  app = undefined;
+  await folder.remove();
+});
+
+const storeUrl = () => `sqlite://${join(folder.path, "bot.sqlite")}`;
+
+describe("startApp", () => {
+  it("with no chat tokens runs the console on the given streams until /quit", async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let shown = "";
+    output.on("data", (chunk: Buffer) => (shown += chunk.toString("utf8")));
+    const result = await startApp({ STORE_URL: storeUrl() }, { input, output, username: "ada" });
+    expect(result.kind).toBe("started");
+    if (result.kind !== "started") return;
+    app = result.app;
+    expect(app.surfaces).toEqual(["console"]);
+    input.write("what is 12*12\n");
+    await until(() => shown.includes("12*12 = 144"), "the answer");
+    expect(shown).toContain("OFFLINE DEMO");
+    input.write("/quit\n");
+    await app.ended;
+    await app.stop();
+    await app.stop();
+    expect(shown).toMatch(/Bye\.\n$/);
+  });
+
+  it("stop() ends a console session that is waiting for input", async () => {
+    const result = await startApp({ STORE_URL: storeUrl() }, { input: new PassThrough(), output: new PassThrough() });
+    if (result.kind !== "started") throw new Error(result.message);
+    app = result.app;
+    await app.stop();
+    await app.ended;
+  });
+
+  it("answers a bad setting with the one line to print, without starting anything", async () => {
+    expect(await startApp({ STORE_URL: storeUrl(), AGENT_MAX_STEPS: "0" })).toEqual({ kind: "failed", message: "Configuration error: AGENT_MAX_STEPS: expects a number above 0 (got \"0\")" });
+    expect(await startApp({ STORE_URL: "redis://" })).toMatchObject({ kind: "failed", message: expect.stringMatching(/^Configuration error: STORE_URL: /) });
+  });
+
+  it("starts Slack and Discord together in one process on one store, and stops them", async () => {
+    const slack = await startFakeSlack();
+    const discord = await FakeDiscord.start();
+    try {
+      const result = await startApp({
+        STORE_URL: storeUrl(),
+        LOG_LEVEL: "silent",
+        SLACK_BOT_TOKEN: "xoxb-test-token",
+        SLACK_SIGNING_SECRET: "signing-secret",
+        SLACK_API_URL: slack.apiUrl,
+        PORT: "0",
+        DISCORD_TOKEN: discord.token,
+        DISCORD_APPLICATION_ID: discord.applicationId,
+        DISCORD_API_URL: discord.apiUrl,
+      });
+      if (result.kind !== "started") throw new Error(result.message);
+      app = result.app;
+      expect(app.surfaces).toEqual(["slack", "discord"]);
+      expect(slack.callsTo("auth.test").length).toBeGreaterThan(0);
+      await app.stop();
+    } finally {
+      await slack.close();
+      await discord.close();
+    }
+  });
+
+  it("reports a surface that cannot start as the one line to print", async () => {
+    const discord = await FakeDiscord.start();
+    try {
+      const result = await startApp({
+        STORE_URL: storeUrl(),
+        LOG_LEVEL: "silent",
+        DISCORD_TOKEN: "not-the-token",
+        DISCORD_APPLICATION_ID: discord.applicationId,
+        DISCORD_API_URL: discord.apiUrl,
+      });
+      expect(result).toMatchObject({ kind: "failed", message: expect.stringMatching(/^Configuration error: DISCORD_TOKEN: .*\(got "<hidden>"\)$/) });
+    } finally {
+      await discord.close();
+    }
+  });
+});

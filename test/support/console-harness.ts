@@ -1,0 +1,90 @@
+// The console adapter on PassThrough streams, over a real AgentService on a SQLite store in
+// a temporary folder. Tests type lines and wait (bounded) for text to appear.
+import { PassThrough } from "node:stream";
+import { join } from "node:path";
+import { createAgentService, type RunningAgentService } from "../../src/agent/agent-service.js";
+import type { Model, Tool } from "../../src/agent/types.js";
+import { createConsoleAdapter, type ConsoleAdapter } from "../../src/adapters/console/console-adapter.js";
+import type { ModelDescription } from "../../src/adapters/console/console-text.js";
+import { createDemoLoopRunner } from "../../src/adapters/console/demo-loop.js";
+import { loadConfig } from "../../src/config.js";
+import { silentLogger } from "../../src/logger.js";
+import { openStore } from "../../src/memory/keyv-store.js";
+import type { KeyValueStore } from "../../src/memory/types.js";
+import { temporaryFolder, until } from "./memory-test-kit.js";
+
+export interface ConsoleHarness {
+  readonly adapter: ConsoleAdapter;
+  readonly service: RunningAgentService;
+  readonly store: KeyValueStore;
+  /** Everything written so far. */
+  text(): string;
+  /** Where the output ends now; pass it to waitFor to look only at what comes after. */
+  mark(): number;
+  type(line: string): void;
+  /** Ends the input, as Ctrl-D does. */
+  endInput(): void;
+  /** Waits (bounded) until `expected` shows up after `from`; returns where it ends. */
+  waitFor(expected: string | RegExp, from?: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+export interface ConsoleHarnessOptions {
+  readonly model: Model;
+  readonly description?: ModelDescription;
+  readonly tools?: readonly Tool[];
+  readonly env?: Record<string, string>;
+  readonly clock?: () => number;
+}
+
+function find(text: string, expected: string | RegExp, from: number): number | undefined {
+  const rest = text.slice(from);
+  if (typeof expected === "string") {
+    const at = rest.indexOf(expected);
+    return at < 0 ? undefined : from + at + expected.length;
+  }
+  const match = expected.exec(rest);
+  return match ? from + match.index + match[0].length : undefined;
+}
+
+export async function startConsole(options: ConsoleHarnessOptions): Promise<ConsoleHarness> {
+  const folder = await temporaryFolder();
+  const config = loadConfig({ STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`, MEMORY_EXTRACT_FACTS: "false", ...options.env });
+  const store = await openStore(config.storeUrl, silentLogger);
+  const service = createAgentService({ config, model: options.model, store, logger: silentLogger, clock: options.clock });
+  service.registerSurfaceTools("console", options.tools ?? []);
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let written = "";
+  output.on("data", (chunk: Buffer) => (written += chunk.toString("utf8")));
+  const adapter = createConsoleAdapter({
+    service,
+    runDemoLoop: createDemoLoopRunner({ guards: config.guards, modelName: config.model.name, logger: silentLogger }),
+    model: options.description ?? { kind: "demo" },
+    logger: silentLogger,
+    input,
+    output,
+    username: "ada",
+  });
+  await adapter.start();
+
+  return {
+    adapter,
+    service,
+    store,
+    text: () => written,
+    mark: () => written.length,
+    type: (line) => void input.write(`${line}\n`),
+    endInput: () => void input.end(),
+    async waitFor(expected, from = 0) {
+      await until(() => find(written, expected, from) !== undefined, `${String(expected)} in the console output:\n${written.slice(from)}`);
+      return find(written, expected, from)!;
+    },
+    async close() {
+      await adapter.stop();
+      await service.close(1_000);
+      await store.close();
+      await folder.remove();
+    },
+  };
+}
