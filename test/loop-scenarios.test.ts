@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { call, calls, say, ScriptedModel } from "../src/agent/model-scripted.js";
-import type { Tool } from "../src/agent/types.js";
+import type { RunOutcome, Tool } from "../src/agent/types.js";
 import { eventTypes, runQuestion } from "./support/loop-harness.js";
 
-function answered(outcome: { status: string }) {
+function answered(outcome: RunOutcome): Extract<RunOutcome, { status: "answered" }> {
   if (outcome.status !== "answered") throw new Error(`expected an answer, got ${outcome.status}`);
-  return outcome as Extract<typeof outcome, { status: "answered" }> & { answer: string; stop?: { guard: string; sentence: string } };
+  return outcome;
 }
 
 describe("scenario A: a plain question answered through tools", () => {
