@@ -85,7 +85,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     }
     if (config.discord) {
       const { createDiscordAdapter } = await import("./adapters/discord/discord-adapter.js");
-      adapters.push(createDiscordAdapter({ config: config.discord, service, store, logger, stopGraceMs: SURFACE_DRAIN_MS }));
+      adapters.push(createDiscordAdapter({ config: config.discord, service, store, logger, stopGraceMs: SURFACE_DRAIN_MS, messageContent: config.discord.messageContent }));
     }
     if (consoleMode) {
       const runDemoLoop = createDemoLoopRunner({ guards: config.guards, modelName: config.model.name, logger });

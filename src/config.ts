@@ -96,6 +96,7 @@ const EnvSchema = z.object({
   DISCORD_GUILD_ID: z.string().regex(/^\d+$/, "expects a numeric guild id").optional(),
   DISCORD_APPROVERS: idList,
   DISCORD_APPROVER_ROLE: z.string().regex(/^\d+$/, "expects a numeric role id").optional(),
+  DISCORD_MESSAGE_CONTENT: booleanFlag(false),
 
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { error: "expects one of fatal, error, warn, info, debug, trace, silent" }).default("info"),
 });
@@ -149,6 +150,8 @@ export interface Config {
     readonly guildId?: string;
     readonly approvers: readonly string[];
     readonly approverRole?: string;
+    /** The privileged Message Content intent: lets read_channel see other people's text. */
+    readonly messageContent?: boolean;
   };
   readonly logLevel: Env["LOG_LEVEL"];
 }
@@ -228,5 +231,6 @@ function discordConfig(env: Env): Config["discord"] {
     guildId: env.DISCORD_GUILD_ID,
     approvers: env.DISCORD_APPROVERS,
     approverRole: env.DISCORD_APPROVER_ROLE,
+    messageContent: env.DISCORD_MESSAGE_CONTENT,
   };
 }

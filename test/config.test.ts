@@ -79,7 +79,10 @@ describe("configuration from the environment", () => {
   it("needs the Discord application id with the Discord token", () => {
     expect(errorFor({ DISCORD_TOKEN: "t" }).variable).toBe("DISCORD_APPLICATION_ID");
     expect(errorFor({ DISCORD_TOKEN: "t", DISCORD_APPLICATION_ID: "app" }).message).toMatch(/numeric application id/);
-    expect(loadConfig({ DISCORD_TOKEN: "t", DISCORD_APPLICATION_ID: "123", DISCORD_APPROVERS: "1, 2 ,," }).discord?.approvers).toEqual(["1", "2"]);
+    const discord = loadConfig({ DISCORD_TOKEN: "t", DISCORD_APPLICATION_ID: "123", DISCORD_APPROVERS: "1, 2 ,," }).discord;
+    expect(discord?.approvers).toEqual(["1", "2"]);
+    expect(discord?.messageContent).toBe(false);
+    expect(loadConfig({ DISCORD_TOKEN: "t", DISCORD_APPLICATION_ID: "123", DISCORD_MESSAGE_CONTENT: "true" }).discord?.messageContent).toBe(true);
   });
 
   it("parses tool policies in order", () => {
