@@ -60,6 +60,15 @@ describe("Slack chat tools", () => {
     await expect(run("read_channel", { channel: "C0SECRET" })).rejects.toThrow(/not a member of C0SECRET/);
   });
 
+  it("reads a direct message only from the conversation the request came from", async () => {
+    fake.addMessage({ channel: "D0BOB", ts: "1700000200.000100", user: "U0BOB", text: "my private question" });
+    await expect(run("read_channel", { channel: "D0BOB" })).rejects.toThrow(/direct message with someone else/);
+    await expect(run("read_thread", { channel: "D0BOB", thread_ts: "1700000200.000100" })).rejects.toThrow(/direct message with someone else/);
+    expect(fake.callsTo("conversations.history").some((c) => c.args.channel === "D0BOB")).toBe(false);
+    const own = { ...context, origin: { ...context.origin, place: { channel: "D0BOB" } } };
+    expect(String(await tools.read_channel!.execute(tools.read_channel!.schema.parse({ channel: "D0BOB" }), own))).toContain("my private question");
+  });
+
   it("read_thread returns the root and the replies", async () => {
     const text = String(await run("read_thread", { channel: "C0THREAD", thread_ts: "1700000100.000100" }));
     expect(text.split("\n").map((line) => line.replace(/^\[[^\]]+\] /, ""))).toEqual(["<@U0BOB>: root", "<@U0CAROL>: reply"]);

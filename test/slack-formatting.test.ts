@@ -85,6 +85,14 @@ describe("approval blocks", () => {
     expect(json).toContain("more characters");
   });
 
+  it("keeps every section within Slack's 3,000 characters when escaping lengthens the arguments", () => {
+    for (const text of ["&".repeat(10_000), "<>".repeat(5_000), "```".repeat(3_000)]) {
+      const sections = approvalBlocks(pending({ text }), []).filter((block) => block.type === "section") as Array<{ text: { text: string } }>;
+      for (const section of sections) expect(section.text.text.length).toBeLessThanOrEqual(3_000);
+      expect(sections[1]!.text.text).toContain("more characters");
+    }
+  });
+
   it("drops the buttons after a decision and adds what happened", () => {
     const settled = settledBlocks(approvalBlocks(pending({}), []), "Approved by <@U0ALICE>.");
     expect(settled.some((block) => block.type === "actions")).toBe(false);

@@ -11,6 +11,8 @@ export const APPROVE_ACTION = "agent_approval_approve";
 export const DENY_ACTION = "agent_approval_deny";
 export const APPROVAL_BLOCK_ID = "agent_approval";
 const ARGS_MAX_CHARS = 2_500;
+/** Block Kit's limit for a section's text. */
+const SECTION_TEXT_MAX_CHARS = 3_000;
 const MAX_KEPT_BLOCKS = 45;
 
 type Block = types.KnownBlock | types.Block;
@@ -37,10 +39,15 @@ export function decodeApprovalValue(value: unknown): ApprovalRef | undefined {
   }
 }
 
+/** Escaping can lengthen the text several times over, so the cut is checked after it. */
 function argumentsText(args: unknown): string {
-  const json = JSON.stringify(args, null, 2) ?? String(args);
-  const cut = json.length > ARGS_MAX_CHARS ? `${json.slice(0, ARGS_MAX_CHARS)}\n… (${json.length - ARGS_MAX_CHARS} more characters)` : json;
-  return codeBlock(neutraliseMentions(cut));
+  const json = neutraliseMentions(JSON.stringify(args, null, 2) ?? String(args));
+  let keep = Math.min(json.length, ARGS_MAX_CHARS);
+  for (;;) {
+    const block = codeBlock(keep < json.length ? `${json.slice(0, keep)}\n… (${json.length - keep} more characters)` : json);
+    if (block.length <= SECTION_TEXT_MAX_CHARS) return block;
+    keep = Math.floor((keep * SECTION_TEXT_MAX_CHARS) / block.length) - 1;
+  }
 }
 
 function whoMayDecide(pending: PendingApproval, approvers: readonly string[]): string {

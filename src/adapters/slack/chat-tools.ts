@@ -3,7 +3,7 @@
 // Failures throw an Error the model can act on (e.g. "invite me first").
 import { z } from "zod";
 import type { webApi } from "@slack/bolt";
-import type { Tool } from "../../agent/types.js";
+import type { TaskOrigin, Tool } from "../../agent/types.js";
 import { neutraliseMentions } from "./neutralise-mentions.js";
 import { describeSlackError, slackErrorCode } from "./slack-api-error.js";
 
@@ -62,6 +62,13 @@ function explain(error: unknown, channel: string): Error {
   return new Error(`Slack refused the call: ${describeSlackError(error)}.`);
 }
 
+/** Every DM with the bot is a channel it is in; only the one the request came from may be read. */
+function checkReadable(channel: string, origin: TaskOrigin): void {
+  if (channel.startsWith("D") && channel !== origin.place.channel) {
+    throw new Error(`${channel} is a direct message with someone else; I can only read the direct message this request came from.`);
+  }
+}
+
 async function listing(call: () => Promise<unknown>, channel: string, emptyText: string): Promise<string> {
   let response: unknown;
   try {
@@ -79,15 +86,17 @@ export function createSlackTools(client: webApi.WebClient): Tool[] {
     description: `Read the most recent messages of a Slack channel the bot is a member of, oldest first (at most ${READ_LIMIT_MAX}).`,
     schema: ReadChannelArgs,
     effect: "read",
-    execute: ({ channel, limit }) =>
-      listing(
+    execute: async ({ channel, limit }, { origin }) => {
+      checkReadable(channel, origin);
+      return listing(
         async () => {
           const response = await client.conversations.history({ channel, limit });
           return { messages: [...Listing.parse(response).messages].reverse() };
         },
         channel,
         `No messages in ${channel}.`,
-      ),
+      );
+    },
   };
 
   const readThread: Tool<z.infer<typeof ReadThreadArgs>> = {
@@ -95,8 +104,10 @@ export function createSlackTools(client: webApi.WebClient): Tool[] {
     description: "Read the messages of one Slack thread (its first message and the replies), oldest first.",
     schema: ReadThreadArgs,
     effect: "read",
-    execute: ({ channel, thread_ts }) =>
-      listing(() => client.conversations.replies({ channel, ts: thread_ts, limit: THREAD_LIMIT }), channel, `The thread ${thread_ts} is empty.`),
+    execute: async ({ channel, thread_ts }, { origin }) => {
+      checkReadable(channel, origin);
+      return listing(() => client.conversations.replies({ channel, ts: thread_ts, limit: THREAD_LIMIT }), channel, `The thread ${thread_ts} is empty.`);
+    },
   };
 
   const postMessage: Tool<z.infer<typeof PostMessageArgs>> = {

@@ -63,7 +63,7 @@ export function statusFor(event: AgentEvent): string | undefined {
     case "step_started":
       return event.step === 1 ? "is thinking…" : `is thinking (step ${event.step})…`;
     case "tool_called":
-      return `is running ${shorten(event.call.name, 40)}…`;
+      return `is running ${clean(event.call.name, 40)}…`;
     case "compacted":
     case "folded":
       return "is tidying up its notes…";
