@@ -1,11 +1,16 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { call, calls, say, ScriptedModel } from "../src/agent/model-scripted.js";
 import type { PendingApproval, RunOutcome, Tool } from "../src/agent/types.js";
 import type { DecisionResult } from "../src/agent/service.js";
+import { createAgentService } from "../src/agent/agent-service.js";
+import { loadConfig } from "../src/config.js";
+import { silentLogger } from "../src/logger.js";
+import { openStore } from "../src/memory/keyv-store.js";
+import type { KeyValueStore } from "../src/memory/types.js";
 import { temporaryFolder } from "./support/memory-test-kit.js";
 import { startRedisServer, type RedisServer } from "./support/redis-server.js";
 import { noteTool, originFor, startService, type ServiceHarness } from "./support/service-harness.js";
@@ -155,6 +160,29 @@ describe("a write call waits for a person", () => {
     expect(note.posted).toEqual([]);
   });
 
+  it("a later request does not put off the expiry of one that is due sooner", async () => {
+    const realSetTimeout = globalThis.setTimeout;
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      let now = 9_000_000;
+      const note = noteTool();
+      const model = new ScriptedModel([call("post_note", { text: "a" }), call("post_note", { text: "b" })], { whenExhausted: say("Not posted: approval expired.") });
+      const { service, sink } = await harness(model, { tools: [note.tool], clock: () => now, env: { APPROVAL_TIMEOUT_MS: "60000" } });
+      const expired: string[] = [];
+      service.onApprovalExpired("console", (pending) => expired.push(pending.runId));
+      const first = pendingOf(await service.ask({ origin: originFor("alice", "console:first"), text: "post a" }, sink));
+      now += 50_000;
+      vi.advanceTimersByTime(50_000);
+      pendingOf(await service.ask({ origin: originFor("alice", "console:second"), text: "post b" }, sink));
+      now += 10_001;
+      vi.advanceTimersByTime(10_001);
+      for (let tries = 0; expired.length === 0 && tries < 250; tries++) await new Promise((resolve) => realSetTimeout(resolve, 20));
+      expect(expired).toEqual([first.runId]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("several writes in one reply each wait for their own decision", async () => {
     const note = noteTool();
     const model = new ScriptedModel([calls(call("post_note", { text: "one" }), call("calculator", { expression: "2+2" }), call("post_note", { text: "two" })), say("Posted one; two was denied.")]);
@@ -171,6 +199,20 @@ describe("a write call waits for a person", () => {
     expect(note.posted).toEqual(["one"]);
     const toolResults = model.requests[1]!.messages.filter((message) => message.role === "tool").map((message) => message.content);
     expect(toolResults).toEqual(["posted: one", "4", expect.stringMatching(/^Denied by alice/)]);
+  });
+
+  it("a model that reuses a call id in a later step still gets each write decided", async () => {
+    const note = noteTool();
+    const model = new ScriptedModel([call("post_note", { text: "one" }, "call_0"), call("post_note", { text: "two" }, "call_0"), say("Posted both.")]);
+    const { service, sink } = await harness(model, { tools: [note.tool] });
+    const first = pendingOf(await service.ask({ origin: originFor(), text: "post twice" }, sink));
+    const afterFirst = await service.decide({ runId: first.runId, callId: first.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, sink);
+    if (afterFirst.kind !== "resumed") throw new Error(afterFirst.kind);
+    const second = pendingOf(afterFirst.outcome);
+    expect(second.callId).not.toBe(first.callId);
+    const done = await service.decide({ runId: second.runId, callId: second.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, sink);
+    expect(answerOf(done)).toBe("Posted both.");
+    expect(note.posted).toEqual(["one", "two"]);
   });
 
   it("a tool result that says to call a write tool still can't execute anything without a decision", async () => {
@@ -201,6 +243,33 @@ describe("a write call waits for a person", () => {
     const allowed = await harness(new ScriptedModel([call("post_note", { text: "y" }), say("Posted.")]), { tools: [allowedNote.tool], env: { TOOL_POLICY: "post_note=allow" } });
     await allowed.service.ask({ origin: originFor(), text: "post" }, allowed.sink);
     expect(allowedNote.posted).toEqual(["y"]);
+  });
+
+  it("a store that fails to clear the finished request still gives the resumed answer", async () => {
+    const note = noteTool();
+    const config = loadConfig({ STORE_URL: sqliteUrl(), MEMORY_EXTRACT_FACTS: "false" });
+    const real = await openStore(config.storeUrl, silentLogger);
+    const store: KeyValueStore = {
+      get: (key) => real.get(key),
+      set: (key, value, ttl) => real.set(key, value, ttl),
+      setIfAbsent: (key, value, ttl) => real.setIfAbsent(key, value, ttl),
+      close: () => real.close(),
+      delete: async (key) => {
+        if (key.startsWith("approval:run:")) throw new Error("store went away");
+        return real.delete(key);
+      },
+    };
+    const service = createAgentService({ config, model: new ScriptedModel(writeThenAnswer("Done")), store, logger: silentLogger });
+    service.registerSurfaceTools("console", [note.tool]);
+    try {
+      const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
+      const result = await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, () => {});
+      expect(answerOf(result)).toBe("Done (posted: hello team)");
+      expect(note.posted).toEqual(["hello team"]);
+    } finally {
+      await service.close();
+      await real.close();
+    }
   });
 
   it("restart: pause in one process, approve in a new process on the same store", async () => {

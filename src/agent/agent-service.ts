@@ -49,6 +49,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   const expiryHandlers = new Map<Surface, ExpiryHandler[]>();
   const approvals: Promise<ApprovalStore> = createApprovalStore({ store, secret: config.approvalSecret, logger, clock });
   let sweepTimer: NodeJS.Timeout | undefined;
+  let sweepAt = 0;
   let closed = false;
 
   const depsFor = (surface: Surface): LoopDeps => {
@@ -93,11 +94,14 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     ];
   }
 
+  /** Keeps the sooner of the planned sweep and `at`: a later request must not put off an earlier expiry. */
   function scheduleSweep(at: number): void {
-    if (closed) return;
+    if (closed || (sweepTimer !== undefined && sweepAt <= at)) return;
     clearTimeout(sweepTimer);
+    sweepAt = at;
     const delay = Math.min(MAX_SWEEP_DELAY_MS, Math.max(0, at - clock()));
     sweepTimer = setTimeout(() => {
+      sweepTimer = undefined;
       service.sweepExpiredApprovals().catch((error: unknown) => logger.error({ err: error }, "sweeping expired approvals failed"));
     }, delay);
     sweepTimer.unref();
@@ -167,7 +171,10 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   function resumeStored(run: StoredRun, resolution: Resolution, sink: EventSink): Promise<RunOutcome> {
     return inTurn(run.state.origin.conversationKey, async () => {
       const result = await resumeAgent(run.state, resolution, depsFor(run.state.origin.surface), sink);
-      if (result.outcome.status !== "paused") await (await approvals).remove(run.state.runId);
+      if (result.outcome.status !== "paused") {
+        // The decision is already claimed, so a stale record can't run anything again; the answer must still go out.
+        await (await approvals).remove(run.state.runId).catch((error: unknown) => logger.warn({ err: error, runId: run.state.runId }, "could not clear a finished approval request"));
+      }
       return result;
     });
   }

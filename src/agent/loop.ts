@@ -75,12 +75,15 @@ const now = () => performance.timeOrigin + performance.now();
 const QUESTION_SHARE_OF_BUDGET = 0.5;
 const EMPTY_REPLY_NUDGE: ChatMessage = { role: "system", content: "Your last reply was empty. Answer the person, or call one of the tools." };
 
-/** Model ids can be long or repeated; ours stay short and unique (they end up in button ids). */
-function normalizeCallIds(calls: readonly ToolCall[], step: number): readonly ToolCall[] {
-  const seen = new Set<string>();
+/**
+ * Model ids can be long or repeated (also across steps); ours stay short and unique within the
+ * run, because a decision is claimed once per run and call id. `seen` holds the run's ids so far.
+ */
+function normalizeCallIds(calls: readonly ToolCall[], step: number, seen: Set<string>): readonly ToolCall[] {
   return calls.map((call, index) => {
     const usable = call.id.length > 0 && call.id.length <= MAX_CALL_ID_LENGTH && /^[\w.-]+$/.test(call.id) && !seen.has(call.id);
-    const id = usable ? call.id : `call_${step}_${index + 1}`;
+    let id = usable ? call.id : `call_${step}_${index + 1}`;
+    for (let suffix = 2; !usable && seen.has(id); suffix++) id = `call_${step}_${index + 1}_${suffix}`;
     seen.add(id);
     return id === call.id ? call : { ...call, id };
   });
@@ -100,6 +103,7 @@ class ActiveRun {
   pending: RunState["pending"];
   private tokens: number;
   private readonly outcomes = new Map<string, CallRecord["outcome"]>();
+  private readonly callIds = new Set<string>();
   private readonly budget: number;
   private readonly started = performance.now();
   private readonly elapsedBefore: number;
@@ -121,8 +125,12 @@ class ActiveRun {
     this.clock = deps.clock ?? Date.now;
     this.budget = deps.limits.contextWindow - deps.limits.reservedOutputTokens;
     for (const step of this.steps) for (const call of step.calls) this.outcomes.set(call.callId, call.outcome);
+    for (const id of this.outcomes.keys()) this.callIds.add(id);
+    for (const message of this.messages) if (message.role === "assistant") for (const call of message.toolCalls ?? []) this.callIds.add(call.id);
     this.tokens = this.recount();
     const remaining = Math.max(0, deps.limits.runTimeoutMs - state.elapsedMs);
+    // A resumed run with no time left must not start its approved write before the timer fires.
+    if (remaining === 0) this.deadline.abort(new Error("run deadline"));
     this.timer = setTimeout(() => this.deadline.abort(new Error("run deadline")), remaining);
   }
 
@@ -239,7 +247,13 @@ class ActiveRun {
     };
     const result = await processCalls(calls, this.guards, { ...context, settle });
     this.guards = result.guards;
-    if (result.kind === "needs_approval") return this.pause(index, startedAt, text, result.calls, settled, result.args, usage);
+    if (result.kind === "needs_approval") {
+      if (!this.deadline.signal.aborted) return this.pause(index, startedAt, text, result.calls, settled, result.args, usage);
+      // Nobody is asked to approve a write for a run whose time is already up.
+      this.closeUnrun(result.calls, "the run's time ran out");
+      this.finishStep(index, startedAt, text, settled, usage);
+      return { kind: "stop", stop: deadlineStop(this.deps.limits.runTimeoutMs) };
+    }
     this.finishStep(index, startedAt, text, settled, usage);
     if (result.kind === "stopped") return { kind: "stop", stop: result.stop };
     return { kind: "continue" };
@@ -264,7 +278,7 @@ class ActiveRun {
       return { kind: "stop", stop: modelUnavailableStop(reason) };
     }
     this.usage = addUsage(this.usage, reply.usage);
-    const toolCalls = normalizeCallIds(reply.toolCalls, index);
+    const toolCalls = normalizeCallIds(reply.toolCalls, index, this.callIds);
     this.emit({ type: "model_replied", runId: this.runId, step: index, text: reply.content, toolCalls });
 
     if (toolCalls.length === 0) {

@@ -97,6 +97,7 @@ export class ToolRegistry {
   /** Runs a prepared call under its timeout and the run's signal. Never rejects. */
   async execute(prepared: Extract<PreparedCall, { kind: "ready" }>, context: ToolContext): Promise<Execution> {
     const timeoutMs = prepared.tool.timeoutMs ?? this.options.defaultTimeoutMs;
+    if (context.signal.aborted) return { outcome: "timeout", result: `Timeout: ${prepared.tool.name} was not started because the run's time ran out.`, durationMs: 0 };
     const controller = new AbortController();
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
@@ -111,7 +112,6 @@ export class ToolRegistry {
         }, timeoutMs);
         controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
       });
-      if (context.signal.aborted) controller.abort(context.signal.reason);
       const value = await Promise.race([prepared.tool.execute(prepared.args, { ...context, signal: controller.signal }), stop]);
       return { outcome: "ok", result: resultText(value), durationMs: performance.now() - started };
     } catch (error) {
