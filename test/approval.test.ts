@@ -272,6 +272,52 @@ describe("a write call waits for a person", () => {
     }
   });
 
+  it("a tool denied by a new TOOL_POLICY after a restart can no longer be approved", async () => {
+    const storeUrl = sqliteUrl();
+    const note = noteTool();
+    const first = await harness(new ScriptedModel([call("post_note", { text: "x" })]), { tools: [note.tool], storeUrl });
+    const pending = pendingOf(await first.service.ask({ origin: originFor(), text: "post" }, first.sink));
+    await first.close();
+    open.splice(open.indexOf(first), 1);
+    const model = new ScriptedModel([say("Not allowed any more.")]);
+    const second = await harness(model, { tools: [note.tool], storeUrl, env: { TOOL_POLICY: "post_note=deny" } });
+    const result = await second.service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, second.sink);
+    expect(answerOf(result)).toBe("Not allowed any more.");
+    expect(note.posted).toEqual([]);
+    expect(model.requests[0]!.messages.at(-1)?.content).toMatch(/not allowed by this bot's tool policy/);
+  });
+
+  it("an expired write shows in the steps as not run", async () => {
+    let now = 2_000_000;
+    const note = noteTool();
+    const model = new ScriptedModel([call("post_note", { text: "late" }), say("Expired.")]);
+    const { service, sink } = await harness(model, { tools: [note.tool], clock: () => now, env: { APPROVAL_TIMEOUT_MS: "60000" } });
+    const pending = pendingOf(await service.ask({ origin: originFor(), text: "post late" }, sink));
+    now += 60_001;
+    const result = await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, sink);
+    if (result.kind !== "expired") throw new Error(result.kind);
+    const calls = result.outcome.steps.flatMap((step) => step.calls);
+    expect(calls.map((item) => [item.tool, item.outcome])).toEqual([["post_note", "blocked"]]);
+    expect(calls[0]!.observation).toMatch(/nobody approved it in time/);
+  });
+
+  it("a pause that cannot be saved says the write did not run", async () => {
+    const note = noteTool();
+    const model = new ScriptedModel([call("calculator", { expression: "1+1" }), call("post_note", { text: "x" })]);
+    const { service, sink, store } = await harness(model, { tools: [note.tool] });
+    const realSet = store.set.bind(store);
+    store.set = async (key, value, ttl) => {
+      if (key.startsWith("approval:run:")) throw new Error("disk full");
+      return realSet(key, value, ttl);
+    };
+    const outcome = await service.ask({ origin: originFor(), text: "add then post" }, sink);
+    expect(outcome).toMatchObject({ status: "answered", stop: { guard: "store_unavailable" } });
+    if (outcome.status !== "answered") return;
+    expect(outcome.answer).toMatch(/so post_note did not run/);
+    expect(outcome.answer).not.toMatch(/Nothing was run/);
+    expect(note.posted).toEqual([]);
+  });
+
   it("restart: pause in one process, approve in a new process on the same store", async () => {
     const storeUrl = sqliteUrl();
     const note = noteTool();

@@ -7,6 +7,7 @@ import { extractFacts } from "../memory/fact-extractor.js";
 import { createConversationHistory } from "../memory/history.js";
 import { createLongTermMemory } from "../memory/long-term-memory.js";
 import { createRunQueue } from "../memory/run-queue.js";
+import { acquireLease, type StoreLease } from "../memory/store-lease.js";
 import type { Fact, KeyValueStore } from "../memory/types.js";
 import { createApprovalStore, type ApprovalStore, type ClaimRecord, type StoredRun } from "./approval-store.js";
 import { createLoopDeps } from "./loop-deps.js";
@@ -34,6 +35,9 @@ export interface RunningAgentService extends AgentService {
 
 const FACT_EXTRACTION_TIMEOUT_MS = 30_000;
 const MAX_SWEEP_DELAY_MS = 60 * 60_000;
+const SWEEP_RETRY_MS = 60_000;
+/** A conversation's lease outlives the longest run by this much, for the writes after it. */
+const LEASE_MARGIN_MS = 60_000;
 
 const newRunId = () => randomBytes(6).toString("base64url");
 
@@ -102,7 +106,10 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     const delay = Math.min(MAX_SWEEP_DELAY_MS, Math.max(0, at - clock()));
     sweepTimer = setTimeout(() => {
       sweepTimer = undefined;
-      service.sweepExpiredApprovals().catch((error: unknown) => logger.error({ err: error }, "sweeping expired approvals failed"));
+      service.sweepExpiredApprovals().catch((error: unknown) => {
+        logger.error({ err: error }, "sweeping expired approvals failed; trying again in a minute");
+        scheduleSweep(clock() + SWEEP_RETRY_MS);
+      });
     }, delay);
     sweepTimer.unref();
   }
@@ -131,12 +138,12 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
         return outcome;
       } catch (error) {
         logger.error({ err: error, runId: outcome.runId }, "could not save a run waiting for approval");
-        const sentence = `Stopped: ${outcome.pending.tool} needs approval, but the request could not be saved, so nothing was run.`;
+        const tool = outcome.pending.tool;
         return {
           status: "answered",
           runId: outcome.runId,
-          answer: `I need a person's approval to run ${outcome.pending.tool}, but I could not save the request (the bot's store is unavailable). Nothing was run; please try again later.`,
-          stop: { guard: "approval_expired", detail: "approval state could not be stored", sentence },
+          answer: `I need a person's approval to run ${tool}, but I could not save the request (the bot's store is unavailable), so ${tool} did not run. Please try again later.`,
+          stop: { guard: "store_unavailable", detail: "the paused run could not be stored", sentence: `Stopped: ${tool} needs approval, but the request could not be saved, so it did not run.` },
           steps: outcome.steps,
           usage: outcome.usage,
         };
@@ -160,12 +167,30 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     return new Promise<RunOutcome>((resolve, reject) => {
       queue
         .run(conversationKey, async () => {
-          const result = await work();
-          if (result.outcome.status === "answered") resolve(result.outcome);
-          resolve(await afterRun(result));
+          const lease = await conversationLease(conversationKey);
+          try {
+            const result = await work();
+            if (result.outcome.status === "answered") resolve(result.outcome);
+            resolve(await afterRun(result));
+          } finally {
+            await lease?.release();
+          }
         })
         .catch(reject);
     });
+  }
+
+  /** Other bot processes on the same store take their turn too. A store that fails here does not block the run. */
+  async function conversationLease(conversationKey: string): Promise<StoreLease | undefined> {
+    const span = config.guards.runTimeoutMs + LEASE_MARGIN_MS;
+    try {
+      const lease = await acquireLease(store, `lease:conversation:${conversationKey}`, { ttlMs: span, waitMs: span });
+      if (!lease) logger.warn({ conversationKey }, "another process kept this conversation busy too long; running anyway");
+      return lease;
+    } catch (error) {
+      logger.warn({ err: error, conversationKey }, "could not take this conversation's turn in the store; running without it");
+      return undefined;
+    }
   }
 
   function resumeStored(run: StoredRun, resolution: Resolution, sink: EventSink): Promise<RunOutcome> {

@@ -4,6 +4,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { Logger } from "pino";
+import { acquireLease } from "../memory/store-lease.js";
 import type { KeyValueStore } from "../memory/types.js";
 import { RunStateSchema, type RunState } from "./run-state.js";
 import { canonicalJson } from "./signature.js";
@@ -64,6 +65,8 @@ export interface ApprovalStore {
 const runKey = (runId: string) => `approval:run:${runId}`;
 const claimKey = (runId: string, callId: string) => `approval:decision:${runId}:${callId}`;
 const INDEX_KEY = "approval:index";
+const INDEX_LOCK_KEY = "approval:index:lock";
+const INDEX_LOCK_MS = 5_000;
 const SECRET_KEY = "approval:secret";
 
 export function isWellFormedRunId(runId: string): boolean {
@@ -89,9 +92,17 @@ export async function createApprovalStore(options: { store: KeyValueStore; secre
     if (!parsed.success) logger.warn("the stored list of waiting approvals failed validation; starting a new one");
     return parsed.success ? parsed.data : [];
   };
-  // Read-modify-write of the index, one at a time within this process.
+  // Read-modify-write of the index: one at a time within this process, and under a store lease across processes.
   const updateIndex = (change: (entries: DueApproval[]) => DueApproval[]) => {
-    const next = indexWrites.then(async () => store.set(INDEX_KEY, change(await readIndex())));
+    const next = indexWrites.then(async () => {
+      const lease = await acquireLease(store, INDEX_LOCK_KEY, { ttlMs: INDEX_LOCK_MS, waitMs: INDEX_LOCK_MS });
+      if (!lease) logger.warn("the list of waiting approvals stayed locked; updating it anyway");
+      try {
+        await store.set(INDEX_KEY, change(await readIndex()));
+      } finally {
+        await lease?.release();
+      }
+    });
     indexWrites = next.catch(() => undefined);
     return next;
   };

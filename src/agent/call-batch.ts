@@ -32,6 +32,12 @@ function record(call: ToolCall, signature: string, outcome: CallOutcome, result:
   return { callId: call.id, tool: call.name, args: call.arguments, signature, outcome, result, observation, durationMs };
 }
 
+/** A call that will not run: it still gets its answer in the messages and its line in the trace. */
+export function blockedRecord(call: ToolCall, reason: string): CallRecord {
+  const message = `Not run: ${reason}.`;
+  return record(call, callSignature(call.name, call.arguments), "blocked", message, message);
+}
+
 export function withOutcome(guards: GuardCounters, item: CallRecord): GuardCounters {
   return { ...guards, errorStreak: nextErrorStreak(guards.errorStreak, item.outcome), lastObservation: item.observation };
 }
@@ -74,10 +80,7 @@ export async function processCalls(calls: readonly ToolCall[], initial: GuardCou
     const stop = repeat.kind === "trip" ? repeat.stop : oscillation;
     if (stop) {
       await flushReads();
-      for (const unrun of calls.slice(position)) {
-        const message = `Not run: the run was stopped by the ${stop.guard} guard.`;
-        settleNow(record(unrun, callSignature(unrun.name, unrun.arguments), "blocked", message, message));
-      }
+      for (const unrun of calls.slice(position)) settleNow(blockedRecord(unrun, `the run was stopped by the ${stop.guard} guard`));
       return { kind: "stopped", guards, stop };
     }
     if (repeat.kind === "warn") {

@@ -1,7 +1,7 @@
 // Keeping a run inside the model's context window: folding old tool results in place
 // (yellow) and compacting older turns into a state snapshot with one model call (orange).
 import type { TokenCounter } from "./token-counter.js";
-import type { CallOutcome, ChatMessage, Model } from "./types.js";
+import type { CallOutcome, ChatMessage, Model, TokenUsage } from "./types.js";
 
 /** The newest messages are never folded or compacted: the model is working with them. */
 export const KEEP_RECENT_MESSAGES = 4;
@@ -99,26 +99,27 @@ export async function compactOlderTurns(
   counter: TokenCounter,
   maxInputTokens: number,
   signal: AbortSignal,
-): Promise<{ messages: readonly ChatMessage[]; usedModel: boolean } | undefined> {
+): Promise<{ messages: readonly ChatMessage[]; usage?: TokenUsage } | undefined> {
   const parts = split(messages);
   if (parts.middle.length === 0) return undefined;
   const source = counter.truncate(transcript(parts.middle), maxInputTokens).text;
   let snapshot: string | undefined;
+  let usage: TokenUsage | undefined;
   try {
     const reply = await model.complete(
       { messages: [{ role: "system", content: COMPACTION_PROMPT }, { role: "user", content: source }], tools: [] },
       AbortSignal.any([signal, AbortSignal.timeout(COMPACTION_TIMEOUT_MS)]),
     );
+    usage = reply.usage;
     if (reply.toolCalls.length === 0 && reply.content?.trim()) snapshot = reply.content.trim();
   } catch {
     snapshot = undefined;
   }
-  const usedModel = snapshot !== undefined;
   const body = snapshot ?? mechanicalDigest(parts.middle);
   const snapshotMessage: ChatMessage = { role: "system", content: `State snapshot of the earlier conversation and steps (compacted to save context):\n${body}` };
   return {
     messages: [...parts.prefix, snapshotMessage, ...(parts.question ? [parts.question] : []), ...parts.tail],
-    usedModel,
+    ...(usage ? { usage } : {}),
   };
 }
 

@@ -2,7 +2,7 @@
 // the guards; when a guard trips the person still gets a summary. A write that needs a person
 // pauses the run and hands back its whole state, to be resumed with the decision.
 import type { Logger } from "pino";
-import { processCalls, runPrepared, withOutcome, type BatchContext, type ToolPolicy } from "./call-batch.js";
+import { blockedRecord, processCalls, runPrepared, withOutcome, type BatchContext, type ToolPolicy } from "./call-batch.js";
 import { compactOlderTurns, foldOldToolResults } from "./context-window.js";
 import { checkErrorStreak, nextErrorStreak } from "./guards/consecutive-errors.js";
 import { deadlineStop } from "./guards/deadline.js";
@@ -124,7 +124,7 @@ class ActiveRun {
     this.elapsedBefore = state.elapsedMs;
     this.clock = deps.clock ?? Date.now;
     this.budget = deps.limits.contextWindow - deps.limits.reservedOutputTokens;
-    for (const step of this.steps) for (const call of step.calls) this.outcomes.set(call.callId, call.outcome);
+    for (const call of [...this.steps.flatMap((step) => step.calls), ...(state.pending?.done ?? [])]) this.outcomes.set(call.callId, call.outcome);
     for (const id of this.outcomes.keys()) this.callIds.add(id);
     for (const message of this.messages) if (message.role === "assistant") for (const call of message.toolCalls ?? []) this.callIds.add(call.id);
     this.tokens = this.recount();
@@ -132,6 +132,7 @@ class ActiveRun {
     // A resumed run with no time left must not start its approved write before the timer fires.
     if (remaining === 0) this.deadline.abort(new Error("run deadline"));
     this.timer = setTimeout(() => this.deadline.abort(new Error("run deadline")), remaining);
+    this.timer.unref();
   }
 
   get runId(): string {
@@ -193,6 +194,7 @@ class ActiveRun {
       const beforeCompaction = this.tokens;
       const compacted = await compactOlderTurns(this.messages, this.deps.model, this.deps.counter, Math.floor(this.budget / 2), this.deadline.signal);
       if (compacted) {
+        this.usage = addUsage(this.usage, compacted.usage);
         this.replaceMessages(compacted.messages);
         this.emit({ type: "compacted", runId: this.runId, tokensBefore: beforeCompaction, tokensAfter: this.tokens });
       }
@@ -200,9 +202,16 @@ class ActiveRun {
     return watermark(this.tokens, this.budget) === "red" ? tokenStop(this.tokens, this.budget) : undefined;
   }
 
-  /** Tool messages for calls that will not run, so every call in the messages has its answer. */
-  private closeUnrun(calls: readonly ToolCall[], reason: string): void {
-    for (const call of calls) this.append({ role: "tool", toolCallId: call.id, content: `Not run: ${reason}.` });
+  private block(calls: readonly ToolCall[], reason: string, step: number, done: CallRecord[]): void {
+    for (const call of calls) this.settleAs(blockedRecord(call, reason), step, done);
+  }
+
+  /** Settles a call that did not go through the registry (blocked, denied, refused). */
+  private settleAs(item: CallRecord, step: number, done: CallRecord[]): void {
+    this.emit({ type: "tool_result", runId: this.runId, step, call: item });
+    this.guards = withOutcome(this.guards, item);
+    done.push(item);
+    this.settle(item);
   }
 
   private pause(index: number, startedAt: number, text: string | null, calls: readonly ToolCall[], done: readonly CallRecord[], args: unknown, usage?: TokenUsage): StepEnd {
@@ -250,7 +259,7 @@ class ActiveRun {
     if (result.kind === "needs_approval") {
       if (!this.deadline.signal.aborted) return this.pause(index, startedAt, text, result.calls, settled, result.args, usage);
       // Nobody is asked to approve a write for a run whose time is already up.
-      this.closeUnrun(result.calls, "the run's time ran out");
+      this.block(result.calls, "the run's time ran out", index, settled);
       this.finishStep(index, startedAt, text, settled, usage);
       return { kind: "stop", stop: deadlineStop(this.deps.limits.runTimeoutMs) };
     }
@@ -307,28 +316,28 @@ class ActiveRun {
     const [call, ...rest] = pending.calls;
     const done = [...pending.done];
     if (resolution.kind === "expired") {
-      this.closeUnrun(pending.calls, "nobody approved it in time");
+      this.block(pending.calls, "nobody approved it in time", pending.index, done);
       this.finishStep(pending.index, pending.startedAt, pending.text, done, pending.usage);
       return { kind: "stop", stop: approvalExpiredStop(call!.name, this.deps.approvalTimeoutMs) };
     }
-    const context = this.batchContext(pending.index);
     this.emit({ type: "approval_decided", runId: this.runId, callId: call!.id, decision: resolution.decision, decidedBy: resolution.decidedBy });
     const prepared = this.deps.tools.prepare(call!);
-    let item: CallRecord;
+    const settleWith = (outcome: CallRecord["outcome"], message: string) =>
+      this.settleAs({ callId: call!.id, tool: call!.name, args: call!.arguments, signature: prepared.signature, outcome, result: message, observation: message, durationMs: 0 }, pending.index, done);
     if (resolution.decision === "deny") {
       const who = resolution.decidedBy.name ?? resolution.decidedBy.id;
-      const message = `Denied by ${who}: the person did not approve running ${call!.name}, so it did not run. Do not ask again; continue without it or answer.`;
-      item = { callId: call!.id, tool: call!.name, args: call!.arguments, signature: prepared.signature, outcome: "denied", result: message, observation: message, durationMs: 0 };
-      this.emit({ type: "tool_result", runId: this.runId, step: pending.index, call: item });
-    } else if (prepared.kind === "ready") {
-      item = await runPrepared(prepared, context);
+      settleWith("denied", `Denied by ${who}: the person did not approve running ${call!.name}, so it did not run. Do not ask again; continue without it or answer.`);
+    } else if (prepared.kind === "rejected") {
+      settleWith(prepared.outcome, prepared.message);
+    } else if (this.deps.policy(prepared.tool) === "deny") {
+      // The policy may have changed while the request waited (a restart with a new TOOL_POLICY).
+      settleWith("denied", `Error: ${call!.name} is not allowed by this bot's tool policy, so it was not run. Answer without it.`);
     } else {
-      item = { callId: call!.id, tool: call!.name, args: call!.arguments, signature: prepared.signature, outcome: prepared.outcome, result: prepared.message, observation: prepared.message, durationMs: 0 };
-      this.emit({ type: "tool_result", runId: this.runId, step: pending.index, call: item });
+      const item = await runPrepared(prepared, this.batchContext(pending.index));
+      this.guards = withOutcome(this.guards, item);
+      done.push(item);
+      this.settle(item);
     }
-    this.guards = withOutcome(this.guards, item);
-    done.push(item);
-    this.settle(item);
     return this.runCalls(pending.index, pending.startedAt, pending.text, rest, done, pending.usage);
   }
 

@@ -70,14 +70,14 @@ export function fallbackSummary(steps: readonly StepRecord[], stop: GuardStop, q
 }
 
 /** Never throws. `usage` is what the summary call cost, when the server reported it. */
-export async function summarize(input: SummaryInput, model: Model, counter: TokenCounter): Promise<{ answer: string; usage?: TokenUsage; usedModel: boolean }> {
-  if (input.stop.guard === "model_unavailable") return { answer: fallbackSummary(input.steps, input.stop, input.question), usedModel: false };
+export async function summarize(input: SummaryInput, model: Model, counter: TokenCounter): Promise<{ answer: string; usage?: TokenUsage }> {
+  if (input.stop.guard === "model_unavailable") return { answer: fallbackSummary(input.steps, input.stop, input.question) };
   try {
     const reply = await model.complete({ messages: summaryMessages(input, counter), tools: [] }, AbortSignal.timeout(SUMMARY_TIMEOUT_MS));
     const text = reply.content?.trim();
-    if (reply.toolCalls.length === 0 && text) return { answer: text, usage: reply.usage, usedModel: true };
+    if (reply.toolCalls.length === 0 && text) return { answer: text, usage: reply.usage };
   } catch {
     // Fall through to the reply built from the steps.
   }
-  return { answer: fallbackSummary(input.steps, input.stop, input.question), usedModel: false };
+  return { answer: fallbackSummary(input.steps, input.stop, input.question) };
 }

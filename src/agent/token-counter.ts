@@ -10,6 +10,7 @@ export type EncodingName = "o200k_base" | "cl100k_base";
 const MESSAGE_OVERHEAD = 4;
 const REPLY_PRIMING = 3;
 const CONTENT_CACHE_LIMIT = 20_000;
+const MAX_CACHED_TEXT_CHARS = 64 * 1024;
 
 const encoders = new Map<EncodingName, Tiktoken>();
 
@@ -79,6 +80,8 @@ export class TokenCounter {
    * each, and a text found in the older generation (reloaded history) moves back to the newer.
    */
   private remember(text: string, count: number): void {
+    // Huge texts (a pasted log in a 1M-token window) would pin megabytes each; they are counted once per message anyway.
+    if (text.length > MAX_CACHED_TEXT_CHARS) return;
     if (this.recentTexts.size >= CONTENT_CACHE_LIMIT / 2) {
       this.olderTexts = this.recentTexts;
       this.recentTexts = new Map();

@@ -143,7 +143,9 @@ export type GuardName =
   | "tokens"
   | "deadline"
   | "model_unavailable"
-  | "approval_expired";
+  | "approval_expired"
+  /** A paused run could not be saved, so its approval could not be asked for. */
+  | "store_unavailable";
 
 export interface GuardStop {
   readonly guard: GuardName;
