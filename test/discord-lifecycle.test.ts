@@ -1,16 +1,18 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { GatewayIntentBits } from "discord.js";
+import { GatewayIntentBits, MessageFlags } from "discord.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { approvalCustomId } from "../src/adapters/discord/approval-buttons.js";
 import { createDiscordAdapter, type DiscordAdapterDeps } from "../src/adapters/discord/discord-adapter.js";
+import { say } from "../src/agent/model-scripted.js";
 import type { AgentService } from "../src/agent/service.js";
 import { ConfigError } from "../src/errors.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../src/memory/types.js";
 import { FakeDiscord } from "./support/fake-discord.js";
-import { originalPath, startDiscordHarness, waitUntil } from "./support/fake-discord-harness.js";
+import { captureLogs, originalPath, startDiscordHarness, waitUntil } from "./support/fake-discord-harness.js";
 import { stubService } from "./support/fake-discord-service.js";
 
 let fake: FakeDiscord;
@@ -106,12 +108,48 @@ describe("Discord adapter lifecycle", () => {
     await harness.close();
   });
 
-  it("shows a plain failure message when the service fails a run", async () => {
-    const adapter = adapterWith(stubService({ ask: () => Promise.reject(new Error("the store is unavailable")) }));
+  it("shows a generic failure line in public and keeps the detail in the log", async () => {
+    const logs: Array<Record<string, unknown>> = [];
+    const adapter = adapterWith(stubService({ ask: () => Promise.reject(new Error("sqlite: database is locked at /srv/bot/data")) }), { logger: captureLogs(logs) });
     await adapter.start();
     const { token } = fake.slashCommand("ask", { id: "1300000000000000001", username: "alice" }, { values: { question: "hello?" } });
     const reply = await fake.waitForCall("PATCH", originalPath(fake, token));
-    expect(reply.body.content).toBe("⚠️ Something went wrong on my side and I could not finish: the store is unavailable. Please try again in a moment.");
+    expect(reply.body.content).toBe("⚠️ Something went wrong on my side; the details are in the bot's log. Please try again.");
+    expect(JSON.stringify(fake.calls.map((call) => call.body))).not.toContain("database is locked");
+    expect(logs.find((line) => line.msg === "the agent service failed a run")).toMatchObject({ err: { message: "sqlite: database is locked at /srv/bot/data" } });
     await adapter.stop();
+  });
+
+  it("tells people who click or ask while it stops to come back in a moment", async () => {
+    let open: () => void = () => {};
+    const harness = await startDiscordHarness({ script: [say("Finished while stopping.")], gate: new Promise<void>((resolve) => (open = resolve)) });
+    const { fake: discord, alice, bob } = harness;
+    const asked = discord.slashCommand("ask", alice, { values: { question: "slow one" } });
+    await discord.waitForCall("POST", new RegExp(`^/interactions/${asked.id}/`));
+    const stopping = harness.adapter.stop();
+
+    const someMessage = discord.userMessage(bob, "just chatting");
+    const click = discord.clickButton(someMessage.id, approvalCustomId({ decision: "approve", runId: "run1", callId: "call_1" }), bob);
+    const command = discord.slashCommand("ask", bob, { values: { question: "are you there?" } });
+    const clickReply = await discord.waitForCall("POST", new RegExp(`^/interactions/${click.id}/[^/]+/callback$`));
+    const commandReply = await discord.waitForCall("POST", new RegExp(`^/interactions/${command.id}/[^/]+/callback$`));
+    open();
+    await stopping;
+
+    expect(clickReply.body).toMatchObject({ type: 4, data: { content: "I am restarting; click again in a moment.", flags: MessageFlags.Ephemeral } });
+    expect(commandReply.body).toMatchObject({ type: 4, data: { content: "I am restarting; ask again in a moment.", flags: MessageFlags.Ephemeral } });
+    expect(discord.callsTo("PATCH", originalPath(discord, asked.token)).at(-1)!.body.content).toBe("Finished while stopping.");
+    await harness.close();
+  });
+
+  it("logs the whole answer when Discord will not take it", async () => {
+    const harness = await startDiscordHarness({ script: [say("An answer nobody must lose.")] });
+    const { fake: discord, alice } = harness;
+    discord.failNext({ method: "PATCH", path: /\/messages\/@original$/, status: 403, body: { message: "Missing Access", code: 50001 }, when: (body) => body?.content === "An answer nobody must lose." });
+    discord.slashCommand("ask", alice, { values: { question: "anything" } });
+
+    await waitUntil(() => harness.logs.some((line) => line.answer === "An answer nobody must lose."), "the answer in the log");
+    expect(harness.logs.find((line) => line.answer === "An answer nobody must lose.")).toMatchObject({ level: 50, msg: "could not post the answer; it is in this log line" });
+    await harness.close();
   });
 });

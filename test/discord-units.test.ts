@@ -1,6 +1,6 @@
 import { ChannelType, Client } from "discord.js";
 import fc from "fast-check";
-import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { approvalButtons, approvalCustomId, parseApprovalCustomId } from "../src/adapters/discord/approval-buttons.js";
 import { isApprover } from "../src/adapters/discord/approval-clicks.js";
 import { createApprovalMessages } from "../src/adapters/discord/approval-messages.js";
@@ -8,7 +8,6 @@ import { createDiscordTools } from "../src/adapters/discord/chat-tools.js";
 import { channelKindOf, conversationKey, discordOrigin } from "../src/adapters/discord/conversation.js";
 import { isForBot, questionOf } from "../src/adapters/discord/mentions.js";
 import { answerText, approvalText, decidersText, memoryText, progressText, threadName, withClosingLine } from "../src/adapters/discord/messages.js";
-import { ThrottledStatus } from "../src/adapters/discord/throttled-status.js";
 import type { PendingApproval } from "../src/agent/types.js";
 import { silentLogger } from "../src/logger.js";
 import type { KeyValueStore } from "../src/memory/types.js";
@@ -162,72 +161,6 @@ describe("messages", () => {
   it("names trace threads within Discord's limit", () => {
     expect(threadName("  what\nis this? ")).toBe("Trace: what is this?");
     expect(threadName("q".repeat(500)).length).toBeLessThanOrEqual(100);
-  });
-});
-
-describe("ThrottledStatus", () => {
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
-  it("edits at most once per interval and always ends on the newest text", async () => {
-    vi.useFakeTimers();
-    const shown: [number, string][] = [];
-    const status = new ThrottledStatus(async (text) => void shown.push([Date.now(), text]), { minIntervalMs: 1000, clock: () => Date.now(), logger: silentLogger });
-    const start = Date.now();
-    status.update("a");
-    status.update("b");
-    status.update("c");
-    await vi.advanceTimersByTimeAsync(10);
-    status.update("d");
-    await vi.advanceTimersByTimeAsync(2500);
-    expect(shown.map(([, text]) => text)).toEqual(["a", "d"]);
-    expect(shown[1]![0] - shown[0]![0]).toBeGreaterThanOrEqual(1000);
-    expect(shown[0]![0]).toBe(start);
-  });
-
-  it("drops what is pending on close and waits for the edit in flight", async () => {
-    vi.useFakeTimers();
-    let release: () => void = () => undefined;
-    const shown: string[] = [];
-    const status = new ThrottledStatus(
-      (text) =>
-        new Promise<void>((resolve) => {
-          shown.push(text);
-          release = resolve;
-        }),
-      { minIntervalMs: 1000, clock: () => Date.now(), logger: silentLogger },
-    );
-    status.update("first");
-    status.update("second");
-    let closed = false;
-    const closing = status.close().then(() => (closed = true));
-    await vi.advanceTimersByTimeAsync(5000);
-    expect(closed).toBe(false);
-    release();
-    await closing;
-    expect(shown).toEqual(["first"]);
-  });
-
-  it("keeps going after an edit fails", async () => {
-    vi.useFakeTimers();
-    const shown: string[] = [];
-    let fail = true;
-    const status = new ThrottledStatus(
-      async (text) => {
-        if (fail) {
-          fail = false;
-          throw new Error("rate limited");
-        }
-        shown.push(text);
-      },
-      { minIntervalMs: 100, clock: () => Date.now(), logger: silentLogger },
-    );
-    status.update("lost");
-    await vi.advanceTimersByTimeAsync(1);
-    status.update("kept");
-    await vi.advanceTimersByTimeAsync(200);
-    expect(shown).toEqual(["kept"]);
   });
 });
 

@@ -73,6 +73,15 @@ describe("Slack approvals", () => {
     expect(JSON.stringify(harness.fake.message("C0GENERAL", approval.ts)!.blocks)).toContain(APPROVE_ACTION);
   });
 
+  it("names approvers in the refusal when SLACK_APPROVERS is set", async () => {
+    harness = await startSlackHarness({ model: postingModel(), env: { SLACK_APPROVERS: "U0BOSS" } });
+    const approval = await askToPost(harness);
+    await click(harness, approval, "U0MALLORY");
+    const ephemeral = await harness.fake.waitForCall("chat.postEphemeral");
+    expect(ephemeral.args).toMatchObject({ user: "U0MALLORY", text: "Only <@U0ALICE> or an approver can decide this." });
+    expect(postsToRandom(harness)).toHaveLength(0);
+  });
+
   it("lets a configured approver decide for the requester", async () => {
     harness = await startSlackHarness({ model: postingModel(), env: { SLACK_APPROVERS: "U0BOSS" } });
     const approval = await askToPost(harness);

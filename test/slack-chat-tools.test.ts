@@ -60,13 +60,42 @@ describe("Slack chat tools", () => {
     await expect(run("read_channel", { channel: "C0SECRET" })).rejects.toThrow(/not a member of C0SECRET/);
   });
 
+  const from = (channel: string): ToolContext => ({ ...context, origin: { ...context.origin, place: { channel } } });
+  const readsOf = (channel: string) => [...fake.callsTo("conversations.history"), ...fake.callsTo("conversations.replies")].filter((c) => c.args.channel === channel);
+
   it("reads a direct message only from the conversation the request came from", async () => {
     fake.addMessage({ channel: "D0BOB", ts: "1700000200.000100", user: "U0BOB", text: "my private question" });
-    await expect(run("read_channel", { channel: "D0BOB" })).rejects.toThrow(/direct message with someone else/);
-    await expect(run("read_thread", { channel: "D0BOB", thread_ts: "1700000200.000100" })).rejects.toThrow(/direct message with someone else/);
-    expect(fake.callsTo("conversations.history").some((c) => c.args.channel === "D0BOB")).toBe(false);
-    const own = { ...context, origin: { ...context.origin, place: { channel: "D0BOB" } } };
-    expect(String(await tools.read_channel!.execute(tools.read_channel!.schema.parse({ channel: "D0BOB" }), own))).toContain("my private question");
+    await expect(run("read_channel", { channel: "D0BOB" })).rejects.toThrow("read_channel can only read public channels or this conversation; D0BOB is a direct message");
+    await expect(run("read_thread", { channel: "D0BOB", thread_ts: "1700000200.000100" })).rejects.toThrow("read_thread can only read public channels or this conversation");
+    expect(readsOf("D0BOB")).toHaveLength(0);
+    expect(String(await tools.read_channel!.execute(tools.read_channel!.schema.parse({ channel: "D0BOB" }), from("D0BOB")))).toContain("my private question");
+  });
+
+  it.each([
+    ["a private channel", "C0PRIVATE", "private" as const],
+    ["a group DM", "G0GROUP", "mpim" as const],
+  ])("refuses to read %s the bot is in for a request from elsewhere", async (_, channel, kind) => {
+    fake.setChannelKind(channel, kind);
+    fake.addMessage({ channel, ts: "1700000300.000100", user: "U0BOB", text: "not for everyone" });
+    await expect(run("read_channel", { channel })).rejects.toThrow(/^read_channel can only read public channels or this conversation/);
+    await expect(run("read_thread", { channel, thread_ts: "1700000300.000100" })).rejects.toThrow(/^read_thread can only read public channels or this conversation/);
+    expect(readsOf(channel)).toHaveLength(0);
+  });
+
+  it("reads a private channel when the request came from it", async () => {
+    fake.setChannelKind("C0TEAMROOM", "private");
+    fake.addMessage({ channel: "C0TEAMROOM", ts: "1700000400.000100", user: "U0BOB", text: "team only" });
+    const own = from("C0TEAMROOM");
+    expect(String(await tools.read_channel!.execute(tools.read_channel!.schema.parse({ channel: "C0TEAMROOM" }), own))).toContain("team only");
+    const thread = await tools.read_thread!.execute(tools.read_thread!.schema.parse({ channel: "C0TEAMROOM", thread_ts: "1700000400.000100" }), own);
+    expect(String(thread)).toContain("team only");
+  });
+
+  it("refuses to read when Slack will not say whether the channel is public", async () => {
+    fake.addMessage({ channel: "C0UNSURE", ts: "1700000500.000100", user: "U0BOB", text: "hidden" });
+    fake.fail("conversations.info", { error: "missing_scope" });
+    await expect(run("read_channel", { channel: "C0UNSURE" })).rejects.toThrow(/missing_scope/);
+    expect(readsOf("C0UNSURE")).toHaveLength(0);
   });
 
   it("read_thread returns the root and the replies", async () => {

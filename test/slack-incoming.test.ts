@@ -1,6 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { webApi } from "@slack/bolt";
 import { classifyMessage } from "../src/adapters/slack/incoming-message.js";
-import { toThreadContext } from "../src/adapters/slack/thread-context.js";
+import { loadThreadContext, THREAD_MAX_PAGES, THREAD_PAGE_SIZE, toThreadContext } from "../src/adapters/slack/thread-context.js";
+import { silentLogger } from "../src/logger.js";
+import { startFakeSlack, type FakeSlack } from "./support/fake-slack.js";
 
 const BOT = "U0BOT";
 const body = (event: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
@@ -120,5 +123,48 @@ describe("toThreadContext", () => {
 
   it("skips entries that are not messages", () => {
     expect(toThreadContext([null, 42, { text: "no ts" }, message(2, "U1", "ok")], request)).toEqual([{ role: "user", content: "<@U1>: ok" }]);
+  });
+});
+
+describe("loadThreadContext", () => {
+  let fake: FakeSlack;
+  let client: webApi.WebClient;
+  beforeAll(async () => {
+    fake = await startFakeSlack();
+    client = new webApi.WebClient("xoxb-test", { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
+  });
+  afterAll(() => fake.close());
+
+  /** A thread whose root is at `root` seconds, with `replies` replies one second apart, then the question, then a later reply. */
+  function thread(channel: string, root: number, replies: number) {
+    const ts = (seconds: number) => `${seconds}.000100`;
+    fake.addMessage({ channel, ts: ts(root), user: "U0BOB", text: "the root" });
+    for (let i = 1; i <= replies; i++) fake.addMessage({ channel, ts: ts(root + i), thread_ts: ts(root), user: "U0BOB", text: `reply ${i}` });
+    fake.addMessage({ channel, ts: ts(root + replies + 1), thread_ts: ts(root), user: "U0ALICE", text: `<@${BOT}> what now?` });
+    fake.addMessage({ channel, ts: ts(root + replies + 2), thread_ts: ts(root), user: "U0CAROL", text: "after the question" });
+    return { channel, threadTs: ts(root), beforeTs: ts(root + replies + 1), botUserId: BOT };
+  }
+
+  it("reads a long thread page by page, so the messages just before the question are kept", async () => {
+    const request = thread("C0LONG", 1_800_000_000, 2 * THREAD_PAGE_SIZE + 50);
+    const context = await loadThreadContext(client, request, silentLogger);
+    expect(context.at(-1)).toEqual({ role: "user", content: `<@U0BOB>: reply ${2 * THREAD_PAGE_SIZE + 50}` });
+    expect(JSON.stringify(context)).not.toContain("after the question");
+    const pages = fake.callsTo("conversations.replies").filter((c) => c.args.channel === "C0LONG");
+    expect(pages).toHaveLength(3);
+    expect(pages[0]!.args.cursor).toBeUndefined();
+    expect(pages[1]!.args.cursor).toEqual(expect.any(String));
+  });
+
+  it("stops after a bounded number of pages", async () => {
+    const request = thread("C0ENDLESS", 1_810_000_000, THREAD_MAX_PAGES * THREAD_PAGE_SIZE + 10);
+    const context = await loadThreadContext(client, request, silentLogger);
+    expect(context.length).toBeGreaterThan(0);
+    expect(fake.callsTo("conversations.replies").filter((c) => c.args.channel === "C0ENDLESS")).toHaveLength(THREAD_MAX_PAGES);
+  });
+
+  it("gives no context, and does not throw, when the thread cannot be read", async () => {
+    fake.fail("conversations.replies", { error: "ratelimited" });
+    expect(await loadThreadContext(client, { channel: "C0GONE", threadTs: "1.000100", beforeTs: "2.000100" }, silentLogger)).toEqual([]);
   });
 });

@@ -41,12 +41,19 @@ describe("Slack adapter lifecycle", () => {
     expect(harness.logs.some((line) => String(line.msg).includes("still running"))).toBe(true);
   });
 
-  it("disconnects the socket on stop", async () => {
-    harness = await startSlackHarness({ model: new ScriptedModel([]), mode: "socket" });
+  it("disconnects the socket on stop and takes no envelope after it", async () => {
+    harness = await startSlackHarness({ model: new ScriptedModel([say("hello")]), mode: "socket" });
+    const { fake } = harness;
+    const before = fake.sendEnvelope("events_api", mentionEvent({ text: `<@${BOT_USER_ID}> hi`, ts: "1700005200.000100" }));
+    await fake.waitForAck(before);
+
     await harness.adapter.stop();
-    await harness.fake.waitForSocketClosed();
-    harness.fake.sendEnvelope("events_api", mentionEvent({ text: `<@${BOT_USER_ID}> hi`, ts: "1700005200.000100" }));
-    expect(harness.fake.acks).toHaveLength(0);
+    await fake.waitForSocketClosed();
+    // The fake holds this for the next connection, so a client that came back would ack it.
+    const after = fake.sendEnvelope("events_api", mentionEvent({ text: `<@${BOT_USER_ID}> still there?`, ts: "1700005201.000100" }));
+    await expect(fake.waitForAck(after, 500)).rejects.toThrow(/timed out/);
+    expect(fake.acks.map((ack) => ack.envelopeId)).toEqual([before]);
+    expect(fake.callsTo("apps.connections.open")).toHaveLength(1);
   });
 
   it("refuses to start with a bot token Slack rejects, naming the variable", async () => {

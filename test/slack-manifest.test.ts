@@ -25,7 +25,7 @@ describe("manifest.yml", () => {
   });
 
   it("asks for exactly the bot scopes the features need", () => {
-    expect(listUnder("bot").sort()).toEqual(["app_mentions:read", "assistant:write", "channels:history", "chat:write", "groups:history", "im:history"]);
+    expect(listUnder("bot").sort()).toEqual(["app_mentions:read", "assistant:write", "channels:history", "channels:read", "chat:write", "groups:history", "im:history"]);
   });
 
   it("turns on interactivity, Socket Mode, the Messages tab and the agent view", () => {

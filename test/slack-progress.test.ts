@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CallRecord } from "../src/agent/types.js";
 import { statusFor, taskLines, taskUpdatesFor } from "../src/adapters/slack/task-updates.js";
-import { createThrottle } from "../src/adapters/slack/throttled-writer.js";
 
 const record = (outcome: CallRecord["outcome"], result: string): CallRecord => ({
   callId: "call_1",
@@ -59,87 +58,5 @@ describe("task updates", () => {
       { id: "b", title: "two()", status: "in_progress" },
     ]);
     expect(text).toBe("✓ one() — ok\n    → 1\n◐ two()");
-  });
-});
-
-describe("createThrottle", () => {
-  function harness() {
-    let now = 0;
-    const writes: Array<{ text: string; at: number }> = [];
-    const sleeps: number[] = [];
-    const writer = createThrottle<string>(
-      async (text) => {
-        writes.push({ text, at: now });
-      },
-      {
-        minIntervalMs: 1_000,
-        now: () => now,
-        sleep: async (ms) => {
-          sleeps.push(ms);
-          now += ms;
-        },
-        onError: () => {},
-      },
-    );
-    return { writer, writes, sleeps, advance: (ms: number) => (now += ms) };
-  }
-
-  it("writes the first text at once and coalesces the rest to one write per interval", async () => {
-    const { writer, writes } = harness();
-    writer.push("a");
-    writer.push("b");
-    writer.push("c");
-    await writer.flush();
-    writer.push("d");
-    await writer.flush();
-    expect(writes.map((w) => w.text)).toEqual(["a", "c", "d"]);
-    for (let i = 1; i < writes.length; i++) expect(writes[i]!.at - writes[i - 1]!.at).toBeGreaterThanOrEqual(1_000);
-  });
-
-  it("does not wait when the interval already passed", async () => {
-    const { writer, writes, sleeps, advance } = harness();
-    writer.push("a");
-    await writer.flush();
-    advance(5_000);
-    writer.push("b");
-    await writer.flush();
-    expect(writes.map((w) => w.text)).toEqual(["a", "b"]);
-    expect(sleeps).toEqual([]);
-  });
-
-  it("merges what waits with the given merge, and can drop it", async () => {
-    const written: string[][] = [];
-    const throttle = createThrottle<string[]>(
-      async (value) => {
-        written.push(value);
-      },
-      { minIntervalMs: 1_000, merge: (waiting, next) => [...waiting, ...next], sleep: async () => {}, onError: () => {} },
-    );
-    throttle.push(["a"]);
-    throttle.push(["b"]);
-    throttle.push(["c"]);
-    await throttle.flush();
-    throttle.push(["d"]);
-    throttle.discard();
-    await throttle.flush();
-    expect(written).toEqual([["a"], ["b", "c"]]);
-  });
-
-  it("reports a failed write and keeps going", async () => {
-    const errors: unknown[] = [];
-    let calls = 0;
-    const writer = createThrottle<string>(
-      async () => {
-        calls += 1;
-        if (calls === 1) throw new Error("boom");
-      },
-      { minIntervalMs: 0, onError: (error) => errors.push(error) },
-    );
-    writer.push("a");
-    await writer.flush();
-    writer.push("b");
-    await writer.flush();
-    expect(calls).toBe(2);
-    expect(errors).toHaveLength(1);
   });
 });

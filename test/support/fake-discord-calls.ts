@@ -18,6 +18,8 @@ export interface ScriptedFailure {
   readonly status: number;
   readonly body: Record<string, unknown>;
   readonly headers?: Record<string, string>;
+  /** Only requests whose body this accepts fail; default: any. */
+  readonly when?: (body: any) => boolean;
 }
 
 export class CallLog {
@@ -35,8 +37,8 @@ export class CallLog {
   }
 
   /** The scripted failure for this call, used up; undefined when none matches. */
-  takeFailure(method: string, path: string): ScriptedFailure | undefined {
-    const index = this.failures.findIndex((failure) => failure.method === method && failure.path.test(path));
+  takeFailure(method: string, path: string, body: unknown): ScriptedFailure | undefined {
+    const index = this.failures.findIndex((failure) => failure.method === method && failure.path.test(path) && (failure.when?.(body) ?? true));
     return index < 0 ? undefined : this.failures.splice(index, 1)[0];
   }
 

@@ -7,10 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAgentService, type RunningAgentService } from "../../src/agent/agent-service.js";
 import { ScriptedModel, type ScriptStep } from "../../src/agent/model-scripted.js";
+import type { Model } from "../../src/agent/types.js";
 import type { ChatAdapter } from "../../src/adapters/adapter.js";
 import { createDiscordAdapter, type DiscordAdapterDeps } from "../../src/adapters/discord/discord-adapter.js";
 import { loadConfig, type Config } from "../../src/config.js";
-import { silentLogger } from "../../src/logger.js";
+import { createLogger, silentLogger, type Logger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
 import { FakeDiscord, type RecordedCall } from "./fake-discord.js";
@@ -22,6 +23,8 @@ export interface HarnessOptions {
   readonly env?: Record<string, string>;
   readonly clock?: () => number;
   readonly adapter?: Pick<DiscordAdapterDeps, "messageContent" | "progressIntervalMs" | "stopGraceMs">;
+  /** Every model call waits for this before the script answers it. */
+  readonly gate?: Promise<void>;
 }
 
 export interface DiscordHarness {
@@ -31,6 +34,8 @@ export interface DiscordHarness {
   readonly service: RunningAgentService;
   readonly model: ScriptedModel;
   readonly adapter: ChatAdapter;
+  /** The adapter's log lines (info and up), parsed. */
+  readonly logs: ReadonlyArray<Record<string, unknown>>;
   /** Asks the questions. */
   readonly alice: FakeUser;
   /** Nobody in particular. */
@@ -61,11 +66,13 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
     ...options.env,
   });
 
+  const logs: Array<Record<string, unknown>> = [];
+  const logger = captureLogs(logs);
   const boot = async (script: readonly ScriptStep[]) => {
     const model = new ScriptedModel(script, options.whenExhausted ? { whenExhausted: options.whenExhausted } : {});
     const store = await openStore(config.storeUrl, silentLogger);
-    const service = createAgentService({ config, model, store, logger: silentLogger, ...(options.clock ? { clock: options.clock } : {}) });
-    const adapter = createDiscordAdapter({ config: config.discord!, service, store, logger: silentLogger, ...(options.clock ? { clock: options.clock } : {}), ...options.adapter });
+    const service = createAgentService({ config, model: options.gate ? gated(model, options.gate) : model, store, logger: silentLogger, ...(options.clock ? { clock: options.clock } : {}) });
+    const adapter = createDiscordAdapter({ config: config.discord!, service, store, logger, ...(options.clock ? { clock: options.clock } : {}), ...options.adapter });
     await adapter.start();
     return { model, store, service, adapter };
   };
@@ -92,6 +99,7 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
     get adapter() {
       return running.adapter;
     },
+    logs,
     alice: { id: nextSnowflake(), username: "alice" },
     bob: { id: nextSnowflake(), username: "bob" },
     carol,
@@ -105,6 +113,21 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
       await shutdown();
       await fake.close();
       rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A logger that parses each line into `lines`. */
+export function captureLogs(lines: Array<Record<string, unknown>>): Logger {
+  return createLogger("info", { write: (chunk: string) => void lines.push(...chunk.split("\n").filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)) });
+}
+
+function gated(model: Model, gate: Promise<void>): Model {
+  return {
+    name: model.name,
+    async complete(request, signal) {
+      await gate;
+      return model.complete(request, signal);
     },
   };
 }

@@ -1,6 +1,6 @@
 // Discord API objects as the real API shapes them, for the fake server: users, members,
 // guilds, channels, messages and interactions. Only fields discord.js reads are filled in.
-import { ChannelType, InteractionType, type APIChannel, type APIMessage, type APIUser } from "discord.js";
+import { ChannelType, InteractionType, OverwriteType, PermissionFlagsBits, type APIChannel, type APIMessage, type APIUser } from "discord.js";
 
 export interface FakeUser {
   readonly id: string;
@@ -16,11 +16,35 @@ export interface FakeChannel {
   readonly parentId?: string;
   /** DM channels: the other person. */
   readonly recipient?: FakeUser;
+  /** Guild channels: permission overwrites (none: everyone gets the server-wide permissions). */
+  readonly overwrites?: readonly FakeOverwrite[];
 }
+
+/** A channel permission overwrite for a role (the guild id is @everyone) or a member. */
+export interface FakeOverwrite {
+  readonly id: string;
+  readonly type: OverwriteType;
+  readonly allow?: bigint;
+  readonly deny?: bigint;
+}
+
+/** What @everyone may do server-wide, like a fresh server: see, read and write in every channel. */
+export const EVERYONE_PERMISSIONS =
+  PermissionFlagsBits.ViewChannel |
+  PermissionFlagsBits.SendMessages |
+  PermissionFlagsBits.SendMessagesInThreads |
+  PermissionFlagsBits.CreatePublicThreads |
+  PermissionFlagsBits.ReadMessageHistory |
+  PermissionFlagsBits.AddReactions |
+  PermissionFlagsBits.EmbedLinks |
+  PermissionFlagsBits.AttachFiles |
+  PermissionFlagsBits.UseApplicationCommands;
 
 export interface FakeRole {
   readonly id: string;
   readonly name: string;
+  /** Server-wide permissions the role adds; default none. */
+  readonly permissions?: bigint;
 }
 
 export interface FakeGuild {
@@ -69,7 +93,12 @@ export function apiChannel(channel: FakeChannel): APIChannel {
     name: channel.name,
     guild_id: channel.guildId,
     position: 0,
-    permission_overwrites: [],
+    permission_overwrites: (channel.overwrites ?? []).map((overwrite) => ({
+      id: overwrite.id,
+      type: overwrite.type,
+      allow: String(overwrite.allow ?? 0n),
+      deny: String(overwrite.deny ?? 0n),
+    })),
     nsfw: false,
     parent_id: channel.parentId ?? null,
     rate_limit_per_user: 0,
@@ -90,7 +119,7 @@ export function apiChannel(channel: FakeChannel): APIChannel {
 }
 
 export function apiRole(role: FakeRole, position: number) {
-  return { id: role.id, name: role.name, color: 0, colors: { primary_color: 0, secondary_color: null, tertiary_color: null }, hoist: false, icon: null, unicode_emoji: null, position, permissions: "0", managed: false, mentionable: false, flags: 0 };
+  return { id: role.id, name: role.name, color: 0, colors: { primary_color: 0, secondary_color: null, tertiary_color: null }, hoist: false, icon: null, unicode_emoji: null, position, permissions: String(role.permissions ?? 0n), managed: false, mentionable: false, flags: 0 };
 }
 
 export function apiGuild(guild: FakeGuild, channels: readonly FakeChannel[], botMember: ReturnType<typeof apiMember>) {
@@ -106,7 +135,7 @@ export function apiGuild(guild: FakeGuild, channels: readonly FakeChannel[], bot
     verification_level: 0,
     default_message_notifications: 0,
     explicit_content_filter: 0,
-    roles: [apiRole({ id: guild.id, name: "@everyone" }, 0), ...guild.roles.map((role, index) => apiRole(role, index + 1))],
+    roles: [apiRole({ id: guild.id, name: "@everyone", permissions: EVERYONE_PERMISSIONS }, 0), ...guild.roles.map((role, index) => apiRole(role, index + 1))],
     emojis: [],
     stickers: [],
     features: [],

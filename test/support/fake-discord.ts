@@ -6,12 +6,12 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ChannelType, GatewayDispatchEvents, InteractionType, MessageFlags, type APIMessage } from "discord.js";
+import { ChannelType, GatewayDispatchEvents, InteractionType, MessageFlags, OverwriteType, PermissionFlagsBits, type APIMessage } from "discord.js";
 import { CallLog, type RecordedCall, type ScriptedFailure } from "./fake-discord-calls.js";
 import { FakeGateway } from "./fake-discord-gateway.js";
-import { apiChannel, apiGuild, apiInteraction, apiMember, apiMessage, apiUser, nextSnowflake, type FakeChannel, type FakeGuild, type FakeRole, type FakeUser } from "./fake-discord-payloads.js";
+import { apiChannel, apiGuild, apiInteraction, apiMember, apiMessage, apiUser, nextSnowflake, type FakeChannel, type FakeGuild, type FakeOverwrite, type FakeRole, type FakeUser } from "./fake-discord-payloads.js";
 
-export type { FakeChannel, FakeUser } from "./fake-discord-payloads.js";
+export type { FakeChannel, FakeOverwrite, FakeUser } from "./fake-discord-payloads.js";
 export type { RecordedCall } from "./fake-discord-calls.js";
 
 export interface FakeDiscordOptions {
@@ -46,6 +46,8 @@ export class FakeDiscord {
 
   private readonly channels = new Map<string, FakeChannel>();
   private readonly interactions = new Map<string, InteractionState>();
+  /** Members of the guild: everyone who wrote, asked or clicked, with the roles set for them. */
+  private readonly members = new Map<string, { user: FakeUser; roles: readonly string[] }>();
   private readonly log = new CallLog();
   private readonly routes: [string, RegExp, RouteHandler][];
 
@@ -92,6 +94,21 @@ export class FakeDiscord {
   addChannel(channel: FakeChannel): FakeChannel {
     this.channels.set(channel.id, channel);
     return channel;
+  }
+
+  /** A text channel of this server with these permission overwrites. */
+  guildChannel(name: string, overwrites: readonly FakeOverwrite[]): FakeChannel {
+    return this.addChannel({ id: nextSnowflake(), name, type: ChannelType.GuildText, guildId: this.guild.id, overwrites });
+  }
+
+  /** An overwrite that hides a channel from everyone who is not allowed in by another one. */
+  hiddenFromEveryone(): FakeOverwrite {
+    return { id: this.guild.id, type: OverwriteType.Role, deny: PermissionFlagsBits.ViewChannel };
+  }
+
+  /** Makes `user` a member of the guild with these roles (GET member, and interactions that name no roles). */
+  setMember(user: FakeUser, roles: readonly string[] = []): void {
+    this.members.set(user.id, { user, roles });
   }
 
   /** A channel of another server the bot can see (post_message must refuse it). */
@@ -149,7 +166,7 @@ export class FakeDiscord {
   }
 
   /** Dispatches a click on a button of a message the fake holds. */
-  clickButton(messageId: string, customId: string, user: FakeUser, roles: readonly string[] = []): { id: string; token: string } {
+  clickButton(messageId: string, customId: string, user: FakeUser, roles?: readonly string[]): { id: string; token: string } {
     const message = this.messages.get(messageId);
     if (!message) throw new Error(`FakeDiscord: no message ${messageId} to click on`);
     const channel = this.channels.get(message.channel_id);
@@ -169,17 +186,28 @@ export class FakeDiscord {
       mentions: mentionBot ? [this.bot] : [],
     });
     this.messages.set(message.id, message);
-    const { user: _user, ...member } = apiMember(author, []);
+    const { user: _user, ...member } = apiMember(author, this.memberOf(author).roles);
     this.gateway.dispatch(GatewayDispatchEvents.MessageCreate, { ...message, channel_type: channel.type, ...(channel.guildId ? { member } : {}) });
     return message;
   }
 
-  private dispatchInteraction(type: InteractionType, user: FakeUser, channel: FakeChannel, data: Record<string, unknown>, roles: readonly string[] = [], message?: APIMessage): { id: string; token: string } {
+  private dispatchInteraction(type: InteractionType, user: FakeUser, channel: FakeChannel, data: Record<string, unknown>, givenRoles?: readonly string[], message?: APIMessage): { id: string; token: string } {
+    const member = this.memberOf(user);
+    const roles = givenRoles ?? member.roles;
     const id = nextSnowflake();
     const token = `interaction-token-${id}`;
     this.interactions.set(token, { id, channelId: channel.id, ...(channel.guildId ? { guildId: channel.guildId } : {}), acknowledged: false, ...(message ? { originalId: message.id } : {}) });
     this.gateway.dispatch(GatewayDispatchEvents.InteractionCreate, apiInteraction({ id, token, applicationId: this.applicationId, user, channel, roles, data, type, ...(message ? { message } : {}) }));
     return { id, token };
+  }
+
+  /** A person who shows up in the guild is a member (with no roles until a test sets some). */
+  private memberOf(user: FakeUser): { user: FakeUser; roles: readonly string[] } {
+    const known = this.members.get(user.id);
+    if (known) return known;
+    const member = { user, roles: [] };
+    this.members.set(user.id, member);
+    return member;
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -197,7 +225,7 @@ export class FakeDiscord {
   }
 
   private respond(method: string, path: string, body: any, query: URLSearchParams, authorization: string | undefined): { status: number; body?: unknown; headers?: Record<string, string> } {
-    const failure = this.log.takeFailure(method, path);
+    const failure = this.log.takeFailure(method, path, body);
     if (failure) return { status: failure.status, body: failure.body, ...(failure.headers ? { headers: failure.headers } : {}) };
     const needsAuth = !path.startsWith("/interactions/") && !path.startsWith("/webhooks/");
     if (needsAuth && authorization !== `Bot ${this.token}`) return { status: 401, body: { message: "401: Unauthorized", code: 0 } };
@@ -226,6 +254,11 @@ export class FakeDiscord {
         const id = messageId === "@original" ? interaction.originalId : messageId;
         const message = id ? this.messages.get(id) : undefined;
         return message ? { status: 200, body: this.edit(message, body) } : unknownMessage;
+      }],
+      ["GET", /^\/guilds\/(\d+)\/members\/(\d+)$/, ([guildId, userId]) => {
+        const member = this.members.get(userId!);
+        if (guildId !== this.guild.id) return { status: 404, body: { message: "Unknown Guild", code: 10004 } };
+        return member ? { status: 200, body: apiMember(member.user, member.roles) } : { status: 404, body: { message: "Unknown Member", code: 10007 } };
       }],
       ["GET", /^\/channels\/(\d+)$/, ([channelId]) => {
         const channel = this.channels.get(channelId!);

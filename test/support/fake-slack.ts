@@ -1,7 +1,8 @@
 // A fake Slack on 127.0.0.1 for the real @slack/bolt and @slack/web-api: the Web API methods
 // the bot uses (recorded with their arguments, scriptable failures) and a Socket Mode
 // WebSocket endpoint (hello, envelopes, recorded acks). Keeps messages per channel so
-// history, replies, updates and streams behave like the real thing.
+// history, replies (paged with a cursor), updates and streams behave like the real thing.
+// Channels are public unless a test says otherwise; ids starting with D are DMs.
 import { EventEmitter, once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -49,6 +50,8 @@ export interface SocketAck {
 
 type Handler = (args: Record<string, unknown>) => Record<string, unknown>;
 
+export type ChannelKind = "public" | "private" | "im" | "mpim";
+
 export interface FakeSlack {
   /** Base URL for SLACK_API_URL / slackApiUrl. */
   readonly apiUrl: string;
@@ -64,12 +67,15 @@ export interface FakeSlack {
   addMessage(message: Omit<FakeMessage, "chunks">): FakeMessage;
   /** The bot is not a member: history and posts answer not_in_channel. */
   leaveChannel(channel: string): void;
+  /** conversations.info describes the channel as this kind (default: public, or im for D… ids). */
+  setChannelKind(channel: string, kind: ChannelKind): void;
   message(channel: string, ts: string): FakeMessage | undefined;
   threadMessages(channel: string, threadTs: string): FakeMessage[];
   /** Socket Mode: resolves once a client finished the handshake. */
   waitForSocket(timeoutMs?: number): Promise<void>;
   /** Socket Mode: resolves once no client is connected. */
   waitForSocketClosed(timeoutMs?: number): Promise<void>;
+  /** Sent to every connected client; with none connected, held for the next one (as Slack holds events). */
   sendEnvelope(type: "events_api" | "interactive", payload: unknown, options?: { retryAttempt?: number; retryReason?: string }): string;
   waitForAck(envelopeId: string, timeoutMs?: number): Promise<SocketAck>;
   close(): Promise<void>;
@@ -111,7 +117,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const messages: FakeMessage[] = [];
   const failures = new Map<string, Failure[]>();
   const notMember = new Set<string>();
+  const channelKinds = new Map<string, ChannelKind>();
   const sockets = new Set<WebSocket>();
+  const heldFrames: string[] = [];
   const events = new EventEmitter();
   events.setMaxListeners(0);
   let streamingError: string | undefined;
@@ -138,6 +146,23 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   };
   const notInChannel = (channel: unknown) => typeof channel === "string" && notMember.has(channel);
   const listing = (list: FakeMessage[]) => list.map(({ chunks: _chunks, streaming: _streaming, ...rest }) => rest);
+  const kindOf = (channel: string): ChannelKind => channelKinds.get(channel) ?? (channel.startsWith("D") ? "im" : "public");
+  /** Slack's window: messages after `oldest` and before `latest` (inclusive only when asked). */
+  const inWindow = (args: Record<string, unknown>) => (message: FakeMessage) => {
+    const inclusive = args.inclusive === true || args.inclusive === "true" || args.inclusive === "1";
+    const ts = Number(message.ts);
+    if (args.latest !== undefined && (inclusive ? ts > Number(args.latest) : ts >= Number(args.latest))) return false;
+    if (args.oldest !== undefined && (inclusive ? ts < Number(args.oldest) : ts <= Number(args.oldest))) return false;
+    return true;
+  };
+  /** One page of `list`; the cursor is an opaque offset, as opaque to the client as Slack's. */
+  const page = (list: FakeMessage[], args: Record<string, unknown>, defaultLimit: number) => {
+    const offset = typeof args.cursor === "string" && args.cursor !== "" ? Number(Buffer.from(args.cursor, "base64").toString("utf8").replace("offset:", "")) : 0;
+    const limit = Number(args.limit ?? defaultLimit);
+    const end = offset + limit;
+    const hasMore = end < list.length;
+    return { messages: listing(list.slice(offset, end)), has_more: hasMore, response_metadata: { next_cursor: hasMore ? Buffer.from(`offset:${end}`).toString("base64") : "" } };
+  };
 
   const handlers: Record<string, Handler> = {
     "auth.test": () => ({ ok: true, url: "https://fake.slack/", team: "Fake", user: "bot", team_id: TEAM_ID, user_id: BOT_USER_ID, bot_id: BOT_ID }),
@@ -183,7 +208,12 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         .filter((m) => m.channel === args.channel && (m.ts === root || m.thread_ts === root))
         .sort((a, b) => Number(a.ts) - Number(b.ts));
       if (thread.length === 0) return { ok: false, error: "thread_not_found" };
-      return { ok: true, messages: listing(thread.slice(0, Number(args.limit ?? 1000))), has_more: false };
+      return { ok: true, ...page(thread.filter(inWindow(args)), args, 1000) };
+    },
+    "conversations.info": (args) => {
+      const channel = String(args.channel);
+      const kind = kindOf(channel);
+      return { ok: true, channel: { id: channel, is_channel: kind === "public" || kind === "private", is_private: kind !== "public", is_im: kind === "im", is_mpim: kind === "mpim" } };
     },
     "conversations.history": (args) => {
       if (notInChannel(args.channel)) return { ok: false, error: "not_in_channel" };
@@ -246,6 +276,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         events.emit("ack", ack);
       });
       ws.send(JSON.stringify({ type: "hello", num_connections: 1, debug_info: { host: "fake" }, connection_info: { app_id: APP_ID } }));
+      for (const frame of heldFrames.splice(0)) ws.send(frame);
       events.emit("socket");
     });
   });
@@ -283,6 +314,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       return stored;
     },
     leaveChannel: (channel) => void notMember.add(channel),
+    setChannelKind: (channel, kind) => void channelKinds.set(channel, kind),
     message: find,
     threadMessages: (channel, threadTs) =>
       messages.filter((m) => m.channel === channel && m.thread_ts === threadTs && m.ts !== threadTs).sort((a, b) => Number(a.ts) - Number(b.ts)),
@@ -303,6 +335,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         accepts_response_payload: false,
         ...(options.retryAttempt !== undefined ? { retry_attempt: options.retryAttempt, retry_reason: options.retryReason ?? "timeout" } : {}),
       });
+      if (sockets.size === 0) heldFrames.push(frame);
       for (const socket of sockets) socket.send(frame);
       return envelopeId;
     },

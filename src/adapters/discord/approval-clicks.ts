@@ -13,7 +13,6 @@ import {
   EXPIRED_LINE,
   NO_PINGS,
   notAllowedText,
-  truncate,
   withClosingLine,
   type Deciders,
 } from "./messages.js";
@@ -42,7 +41,7 @@ export async function handleApprovalClick(context: AdapterContext, interaction: 
     await decide(context, interaction, button, decidedBy, ephemeral);
   } catch (error) {
     context.logger.error({ err: error, runId: button.runId }, "handling an approval click failed");
-    await ephemeral(truncate(`Something went wrong while handling your click (${error instanceof Error ? error.message : String(error)}). If the request still shows its buttons, try again.`)).catch(() => undefined);
+    await ephemeral("Something went wrong on my side while handling your click; the details are in the bot's log. If the request still shows its buttons, try again.").catch(() => undefined);
   }
 }
 

@@ -17,12 +17,6 @@ export interface SentMessage {
   readonly messageId: string;
 }
 
-export interface ChannelInfo {
-  readonly id: string;
-  readonly type: number;
-  readonly guildId?: string;
-}
-
 export interface ChannelMessage {
   readonly id: string;
   readonly author: string;
@@ -36,13 +30,12 @@ export interface ChannelApi {
   edit(target: SentMessage, message: OutgoingMessage): Promise<SentMessage>;
   /** Starts a public thread on a message; returns the thread's channel id. */
   startThread(on: SentMessage, name: string): Promise<string>;
-  channel(channelId: string): Promise<ChannelInfo>;
   /** Newest last. */
   recentMessages(channelId: string, limit: number): Promise<ChannelMessage[]>;
 }
 
 const MessageResponse = z.object({ id: z.string(), channel_id: z.string() });
-const ChannelResponse = z.object({ id: z.string(), type: z.number(), guild_id: z.string().optional() });
+const ChannelResponse = z.object({ id: z.string() });
 const MessagesResponse = z.array(
   z.object({
     id: z.string(),
@@ -75,10 +68,6 @@ export function createChannelApi(rest: REST): ChannelApi {
     async startThread(on, name) {
       const thread = ChannelResponse.parse(await rest.post(Routes.threads(on.channelId, on.messageId), { body: { name, auto_archive_duration: THREAD_ARCHIVE_MINUTES } }));
       return thread.id;
-    },
-    async channel(channelId) {
-      const channel = ChannelResponse.parse(await rest.get(Routes.channel(channelId)));
-      return { id: channel.id, type: channel.type, ...(channel.guild_id ? { guildId: channel.guild_id } : {}) };
     },
     async recentMessages(channelId, limit) {
       const messages = MessagesResponse.parse(await rest.get(Routes.channelMessages(channelId), { query: new URLSearchParams({ limit: String(limit) }) }));

@@ -1,12 +1,13 @@
 // The chat tools the agent gets on Discord, with the same names as on Slack: read_channel
 // (read) and post_message (write: the loop asks a person first, then runs it once). Both
-// accept a channel id or a <#id> mention and only touch channels of the server the request
-// came from; anything else is an error the model can read and act on.
-import { ChannelType, DiscordAPIError, type Client } from "discord.js";
+// accept a channel id or a <#id> mention and act for the person who asked: only on channels
+// of the server the request came from that this person may use themselves (the bot sees
+// channels they may not). Anything else is an error the model can read and act on.
+import { ChannelType, DiscordAPIError, PermissionFlagsBits, RESTJSONErrorCodes, type Client, type GuildBasedChannel, type GuildMember } from "discord.js";
 import { z } from "zod";
 import type { TaskOrigin, Tool } from "../../agent/types.js";
 import { splitText } from "../split-text.js";
-import { createChannelApi, type ChannelApi, type ChannelInfo } from "./channel-api.js";
+import { createChannelApi } from "./channel-api.js";
 import { MAX_MESSAGE_CHARS } from "./messages.js";
 
 const MAX_POST_CHARS = 4 * MAX_MESSAGE_CHARS;
@@ -36,28 +37,63 @@ const TEXT_CHANNELS = new Set<number>([
   ChannelType.AnnouncementThread,
 ]);
 
+const THREADS = new Set<number>([ChannelType.PublicThread, ChannelType.PrivateThread, ChannelType.AnnouncementThread]);
+
 /** Explains a Discord refusal in words the model can act on. */
 function explain(error: unknown, channelId: string, doing: string): Error {
   if (error instanceof DiscordAPIError) {
-    if (error.code === 10003) return new Error(`There is no channel ${channelId}, or I can't see it. Use a channel id from this server.`);
-    if (error.code === 50001) return new Error(`I can't see <#${channelId}> (I'm missing access to it), so I can't ${doing} there.`);
-    if (error.code === 50013) return new Error(`I'm not allowed to ${doing} in <#${channelId}> (missing permissions).`);
+    if (error.code === RESTJSONErrorCodes.UnknownChannel) return new Error(`There is no channel ${channelId}, or I can't see it. Use a channel id from this server.`);
+    if (error.code === RESTJSONErrorCodes.MissingAccess) return new Error(`I can't see <#${channelId}> (I'm missing access to it), so I can't ${doing} there.`);
+    if (error.code === RESTJSONErrorCodes.MissingPermissions) return new Error(`I'm not allowed to ${doing} in <#${channelId}> (missing permissions).`);
     return new Error(`Discord refused to let me ${doing} in <#${channelId}>: ${error.message}`);
   }
   return error instanceof Error ? error : new Error(String(error));
 }
 
-async function channelOfThisServer(api: ChannelApi, channelId: string, origin: TaskOrigin, tool: string): Promise<ChannelInfo> {
+type Use = "read" | "post";
+
+/** What the person asking needs in a channel to do this themselves. */
+function permissionsNeeded(use: Use, channel: GuildBasedChannel): readonly [bigint, string][] {
+  const view: [bigint, string] = [PermissionFlagsBits.ViewChannel, "see"];
+  if (use === "read") return [view, [PermissionFlagsBits.ReadMessageHistory, "read the history of"]];
+  return [view, THREADS.has(channel.type) ? [PermissionFlagsBits.SendMessagesInThreads, "send messages in"] : [PermissionFlagsBits.SendMessages, "send messages in"]];
+}
+
+async function requesterIn(channel: GuildBasedChannel, origin: TaskOrigin): Promise<GuildMember> {
+  try {
+    // Forced: without the members intent the cache does not learn about role changes.
+    return await channel.guild.members.fetch({ user: origin.requester.id, force: true });
+  } catch (error) {
+    if (error instanceof DiscordAPIError && (error.code === RESTJSONErrorCodes.UnknownMember || error.code === RESTJSONErrorCodes.UnknownUser)) {
+      throw new Error(`<@${origin.requester.id}> is not a member of this server, so I can't use its channels for them.`);
+    }
+    throw explain(error, channel.id, "check who may use the channel");
+  }
+}
+
+/** A text channel of the requester's server that the requester may use for `use`, or an error the model can read. */
+async function channelForRequester(client: Client, channelId: string, origin: TaskOrigin, tool: string, use: Use): Promise<GuildBasedChannel> {
   const guild = origin.place.guild;
   if (!guild) throw new Error(`${tool} only works for requests made in a server, not in direct messages.`);
-  let channel: ChannelInfo;
+  let channel;
   try {
-    channel = await api.channel(channelId);
+    channel = await client.channels.fetch(channelId);
   } catch (error) {
     throw explain(error, channelId, "use the channel");
   }
-  if (channel.guildId !== guild) throw new Error(`Channel ${channelId} is not in this server; ${tool} only works with channels of the server the request came from.`);
+  // A channel of a server the bot is not connected to here comes back as null.
+  if (!channel || channel.isDMBased() || channel.guildId !== guild) {
+    throw new Error(`Channel ${channelId} is not in this server; ${tool} only works with channels of the server the request came from.`);
+  }
   if (!TEXT_CHANNELS.has(channel.type)) throw new Error(`<#${channelId}> is not a text channel.`);
+  if (channel.type === ChannelType.PrivateThread && channel.id !== origin.place.channel) {
+    throw new Error(`<#${channelId}> is a private thread; ${tool} only uses a private thread when the request was made inside it.`);
+  }
+  const permissions = channel.permissionsFor(await requesterIn(channel, origin));
+  const missing = permissionsNeeded(use, channel).find(([flag]) => !permissions?.has(flag));
+  if (missing) {
+    throw new Error(`${tool} only uses channels the person asking may use, and <@${origin.requester.id}> can't ${missing[1]} <#${channelId}>.`);
+  }
   return channel;
 }
 
@@ -71,11 +107,11 @@ export function createDiscordTools(client: Client): readonly Tool[] {
 
   const readChannel: Tool<z.infer<typeof ReadChannelArgs>> = {
     name: "read_channel",
-    description: "Read the latest messages of a Discord channel in this server, oldest first. channel: a channel id or a <#id> mention; limit: how many messages, 1-50 (default 20).",
+    description: "Read the latest messages of a Discord channel in this server that the person asking can see, oldest first. channel: a channel id or a <#id> mention; limit: how many messages, 1-50 (default 20).",
     schema: ReadChannelArgs,
     effect: "read",
     async execute(args, context) {
-      const channel = await channelOfThisServer(api, args.channel, context.origin, "read_channel");
+      const channel = await channelForRequester(client, args.channel, context.origin, "read_channel", "read");
       let messages;
       try {
         messages = await api.recentMessages(channel.id, args.limit);
@@ -88,11 +124,11 @@ export function createDiscordTools(client: Client): readonly Tool[] {
 
   const postMessage: Tool<z.infer<typeof PostMessageArgs>> = {
     name: "post_message",
-    description: `Post a message in a Discord channel of this server (a person approves it first). channel: a channel id or a <#id> mention; text: up to ${MAX_POST_CHARS} characters. Mentions in the text do not ping anyone.`,
+    description: `Post a message in a Discord channel of this server where the person asking may post (a person approves it first). channel: a channel id or a <#id> mention; text: up to ${MAX_POST_CHARS} characters. Mentions in the text do not ping anyone.`,
     schema: PostMessageArgs,
     effect: "write",
     async execute(args, context) {
-      const channel = await channelOfThisServer(api, args.channel, context.origin, "post_message");
+      const channel = await channelForRequester(client, args.channel, context.origin, "post_message", "post");
       const ids: string[] = [];
       try {
         for (const part of splitText(args.text, MAX_MESSAGE_CHARS)) ids.push((await api.send(channel.id, { content: part })).messageId);

@@ -3,13 +3,14 @@
 // tools. Work runs after each event is acknowledged; stop() lets it finish (bounded) and
 // destroys the client.
 import { once } from "node:events";
-import { Client, DiscordjsError, DiscordjsErrorCodes, Events, GatewayIntentBits, Partials } from "discord.js";
+import { Client, DiscordjsError, DiscordjsErrorCodes, Events, GatewayIntentBits, MessageFlags, Partials, type Interaction } from "discord.js";
 import type { AgentService } from "../../agent/service.js";
 import type { Config } from "../../config.js";
 import { ConfigError } from "../../errors.js";
 import type { Logger } from "../../logger.js";
 import type { KeyValueStore } from "../../memory/types.js";
 import type { ChatAdapter } from "../adapter.js";
+import { createInFlight, within } from "../in-flight.js";
 import { isApprovalCustomId } from "./approval-buttons.js";
 import { handleApprovalClick } from "./approval-clicks.js";
 import { showExpiry } from "./approval-expiry.js";
@@ -38,12 +39,8 @@ export interface DiscordAdapterDeps {
 const DESTROY_TIMEOUT_MS = 1_000;
 const DEFAULT_STOP_GRACE_MS = 6_000;
 
-/** Resolves after `ms` (or at once when `work` settles first); never rejects. */
-async function within(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([work.catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
-}
+const RESTARTING_CLICK_TEXT = "I am restarting; click again in a moment.";
+const RESTARTING_COMMAND_TEXT = "I am restarting; ask again in a moment.";
 
 export function createDiscordAdapter(deps: DiscordAdapterDeps): ChatAdapter {
   const { config, service, logger } = deps;
@@ -66,29 +63,28 @@ export function createDiscordAdapter(deps: DiscordAdapterDeps): ChatAdapter {
     clock,
     progressIntervalMs: deps.progressIntervalMs ?? 1_000,
   };
-  const inFlight = new Set<Promise<void>>();
+  const inFlight = createInFlight(logger);
   let accepting = false;
 
-  /** Runs work after the event handler returned; failures are logged, never thrown. */
-  const track = (what: string, work: () => Promise<void>): void => {
-    const running: Promise<void> = work()
-      .catch((error: unknown) => logger.error({ err: error }, `discord: ${what} failed`))
-      .finally(() => inFlight.delete(running));
-    inFlight.add(running);
+  /** While not accepting (starting or stopping), a click or command still gets an answer: come back shortly. */
+  const answerRestarting = (interaction: Interaction): void => {
+    const content = interaction.isButton() ? RESTARTING_CLICK_TEXT : interaction.isChatInputCommand() ? RESTARTING_COMMAND_TEXT : undefined;
+    if (content === undefined || !interaction.isRepliable()) return;
+    inFlight.track("discord: answering an interaction while restarting", interaction.reply({ content, flags: MessageFlags.Ephemeral, allowedMentions: NO_PINGS }));
   };
 
   service.registerSurfaceTools("discord", createDiscordTools(client));
-  service.onApprovalExpired("discord", (pending, outcome) => track("showing an expired approval", () => showExpiry(context, pending, outcome)));
+  service.onApprovalExpired("discord", (pending, outcome) => inFlight.track("discord: showing an expired approval", showExpiry(context, pending, outcome)));
 
   client.on(Events.InteractionCreate, (interaction) => {
-    if (!accepting) return;
-    if (interaction.isChatInputCommand()) track(`/${interaction.commandName}`, () => handleSlashCommand(context, interaction));
-    else if (interaction.isButton() && isApprovalCustomId(interaction.customId)) track("an approval click", () => handleApprovalClick(context, interaction));
+    if (!accepting) return answerRestarting(interaction);
+    if (interaction.isChatInputCommand()) inFlight.track(`discord: /${interaction.commandName}`, handleSlashCommand(context, interaction));
+    else if (interaction.isButton() && isApprovalCustomId(interaction.customId)) inFlight.track("discord: an approval click", handleApprovalClick(context, interaction));
   });
   client.on(Events.MessageCreate, (message) => {
     const botId = client.user?.id;
     if (!accepting || !botId || !isForBot(message, botId)) return;
-    track("a mention", () => handleMention(context, message, botId));
+    inFlight.track("discord: a mention", handleMention(context, message, botId));
   });
   client.on(Events.Error, (error) => logger.error({ err: error }, "discord client error"));
   client.on(Events.ShardError, (error) => logger.warn({ err: error }, "discord gateway connection error; discord.js reconnects"));
@@ -115,13 +111,10 @@ export function createDiscordAdapter(deps: DiscordAdapterDeps): ChatAdapter {
     },
     async stop() {
       accepting = false;
-      try {
-        const grace = deps.stopGraceMs ?? DEFAULT_STOP_GRACE_MS;
-        await within(Promise.allSettled([...inFlight]), Math.max(0, grace - DESTROY_TIMEOUT_MS));
-        await within(client.destroy(), Math.min(grace, DESTROY_TIMEOUT_MS));
-      } catch (error) {
-        logger.warn({ err: error }, "discord adapter did not stop cleanly");
-      }
+      const grace = deps.stopGraceMs ?? DEFAULT_STOP_GRACE_MS;
+      const finished = await inFlight.drain(Math.max(0, grace - DESTROY_TIMEOUT_MS));
+      if (!finished) logger.warn({ inFlight: inFlight.size }, "stopped while Discord work was still running");
+      if (!(await within(client.destroy(), Math.min(grace, DESTROY_TIMEOUT_MS)))) logger.warn("the Discord client did not disconnect in time");
     },
   };
 }

@@ -117,10 +117,8 @@ export const BAD_BUTTON_TEXT = "That button is not one I know; it may come from 
 
 export const EMPTY_QUESTION_TEXT = "Ask me something: mention me with a question, or use `/ask question:`.";
 
-export function failureText(error: unknown): string {
-  const reason = error instanceof Error ? error.message : String(error);
-  return truncate(`⚠️ Something went wrong on my side and I could not finish: ${reason}. Please try again in a moment.`);
-}
+/** Shown in public, so it carries no internal detail: that goes to the log. */
+export const FAILURE_TEXT = "⚠️ Something went wrong on my side; the details are in the bot's log. Please try again.";
 
 export function memoryText(facts: readonly Fact[]): string {
   if (facts.length === 0) return "I don't remember anything about this conversation yet.";

@@ -3,6 +3,7 @@
 // a guard stopped it) and its step trace in a thread on the answer, or the approval
 // request with its buttons.
 import { splitText } from "../split-text.js";
+import { createThrottledWriter } from "../throttled-writer.js";
 import { renderTrace } from "../../agent/trace.js";
 import type { Logger } from "../../logger.js";
 import type { AgentService, Task } from "../../agent/service.js";
@@ -11,9 +12,8 @@ import { approvalButtons } from "./approval-buttons.js";
 import type { ApprovalMessages } from "./approval-messages.js";
 import type { ChannelApi, SentMessage } from "./channel-api.js";
 import type { ChannelKind } from "./conversation.js";
-import { answerText, approvalText, failureText, MAX_MESSAGE_CHARS, progressText, threadName, waitingText, WORKING_TEXT, type Deciders } from "./messages.js";
+import { answerText, approvalText, FAILURE_TEXT, MAX_MESSAGE_CHARS, progressText, threadName, waitingText, WORKING_TEXT, type Deciders } from "./messages.js";
 import type { ReplySurface } from "./reply-surface.js";
-import { ThrottledStatus } from "./throttled-status.js";
 
 /** What every handler of the adapter shares. */
 export interface AdapterContext {
@@ -31,8 +31,10 @@ export interface RunView {
   readonly sink: EventSink;
   /** Shows that work started (for surfaces with nothing on screen yet). */
   begin(): void;
+  /** Shows the outcome. An answer that cannot be posted is logged in full, not thrown. */
   finish(outcome: RunOutcome): Promise<void>;
-  fail(error: unknown): Promise<void>;
+  /** Tells people, in general words, that the run failed; the caller logs the detail. */
+  fail(): Promise<void>;
 }
 
 /** The trace is split into at most a few messages; renderTrace keeps its first and last steps. */
@@ -40,10 +42,10 @@ const TRACE_CHARS = 3 * MAX_MESSAGE_CHARS;
 
 export function createRunView(context: AdapterContext, surface: ReplySurface, where: { channelKind: ChannelKind; question: string }): RunView {
   const { api, logger } = context;
-  const status = new ThrottledStatus(async (text) => void (await surface.setMain({ content: text })), {
+  const status = createThrottledWriter<string>(async (text) => void (await surface.setMain({ content: text })), {
     minIntervalMs: context.progressIntervalMs,
-    clock: context.clock,
-    logger,
+    now: context.clock,
+    onError: (error) => logger.warn({ err: error }, "could not update the progress message"),
   });
 
   async function postTrace(answer: SentMessage, steps: readonly StepRecord[]): Promise<void> {
@@ -64,10 +66,10 @@ export function createRunView(context: AdapterContext, surface: ReplySurface, wh
   return {
     sink(event) {
       const text = progressText(event);
-      if (text) status.update(text);
+      if (text) status.push(text);
     },
     begin() {
-      status.update(WORKING_TEXT);
+      status.push(WORKING_TEXT);
     },
     async finish(outcome) {
       await status.close();
@@ -77,14 +79,21 @@ export function createRunView(context: AdapterContext, surface: ReplySurface, wh
         await context.approvals.remember(outcome.pending, { ...request, question: where.question });
         return;
       }
-      const [first, ...rest] = splitText(answerText(outcome), MAX_MESSAGE_CHARS);
-      const answer = await surface.setMain({ content: first!, components: [] });
-      for (const part of rest) await surface.post({ content: part });
+      const text = answerText(outcome);
+      let answer: SentMessage;
+      try {
+        const [first, ...rest] = splitText(text, MAX_MESSAGE_CHARS);
+        answer = await surface.setMain({ content: first!, components: [] });
+        for (const part of rest) await surface.post({ content: part });
+      } catch (error) {
+        logger.error({ err: error, answer: text }, "could not post the answer; it is in this log line");
+        return;
+      }
       await postTrace(answer, outcome.steps);
     },
-    async fail(error) {
+    async fail() {
       await status.close();
-      await surface.setMain({ content: failureText(error), components: [] });
+      await surface.setMain({ content: FAILURE_TEXT, components: [] });
     },
   };
 }
@@ -96,7 +105,7 @@ export async function runTask(context: AdapterContext, view: RunView, task: Task
     outcome = await context.service.ask(task, view.sink);
   } catch (error) {
     context.logger.error({ err: error, conversationKey: task.origin.conversationKey }, "the agent service failed a run");
-    await view.fail(error);
+    await view.fail();
     return;
   }
   await view.finish(outcome);

@@ -1,25 +1,17 @@
 // Posting the approval message and finding it again later. Where the message is (channel, ts)
-// is kept in the store, so an approval that expires after a restart can still be updated.
+// is kept in the store (../approval-refs.ts), so an approval that expires after a restart can
+// still be updated.
 import { z } from "zod";
 import type { webApi } from "@slack/bolt";
 import type { PendingApproval } from "../../agent/types.js";
 import type { KeyValueStore } from "../../memory/types.js";
 import type { Logger } from "../../logger.js";
+import { createApprovalRefs, type ApprovalRefs } from "../approval-refs.js";
 import { approvalBlocks, approvalText } from "./approval-message.js";
 import { postWithRetry, type ReplyTarget } from "./post-answer.js";
 
-/** Kept this long after the approval expires, for late clicks and expiry handling. */
-const REF_GRACE_MS = 24 * 60 * 60_000;
-
 const MessageRef = z.object({ channel: z.string().min(1), ts: z.string().min(1) });
 export type MessageRef = z.infer<typeof MessageRef>;
-
-const refKey = (runId: string, callId: string) => `slack:approval:${runId}:${callId}`;
-
-export async function loadApprovalRef(store: KeyValueStore, runId: string, callId: string): Promise<MessageRef | undefined> {
-  const parsed = MessageRef.safeParse(await store.get(refKey(runId, callId)));
-  return parsed.success ? parsed.data : undefined;
-}
 
 export interface ApprovalPostDeps {
   readonly client: webApi.WebClient;
@@ -27,6 +19,10 @@ export interface ApprovalPostDeps {
   readonly approvers: readonly string[];
   readonly logger: Logger;
   readonly now: () => number;
+}
+
+export function approvalRefs(deps: Pick<ApprovalPostDeps, "store" | "logger" | "now">): ApprovalRefs<MessageRef> {
+  return createApprovalRefs({ store: deps.store, logger: deps.logger, now: deps.now, keyPrefix: "slack:approval", schema: MessageRef });
 }
 
 /** Never throws: a message that cannot be posted is logged (the approval still expires into a summary). */
@@ -46,11 +42,5 @@ export async function postApproval(deps: ApprovalPostDeps, target: ReplyTarget, 
     deps.logger.error({ err: error, runId: pending.runId, callId: pending.callId, tool: pending.tool }, "could not post the approval message");
     return;
   }
-  if (ts === undefined) return;
-  const ttl = Math.max(0, pending.expiresAt - deps.now()) + REF_GRACE_MS;
-  try {
-    await deps.store.set(refKey(pending.runId, pending.callId), { channel: target.channel, ts }, ttl);
-  } catch (error) {
-    deps.logger.warn({ err: error, runId: pending.runId }, "could not remember where the approval message is");
-  }
+  if (ts !== undefined) await approvalRefs(deps).remember(pending, { channel: target.channel, ts });
 }

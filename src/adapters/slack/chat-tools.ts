@@ -62,10 +62,26 @@ function explain(error: unknown, channel: string): Error {
   return new Error(`Slack refused the call: ${describeSlackError(error)}.`);
 }
 
-/** Every DM with the bot is a channel it is in; only the one the request came from may be read. */
-function checkReadable(channel: string, origin: TaskOrigin): void {
-  if (channel.startsWith("D") && channel !== origin.place.channel) {
-    throw new Error(`${channel} is a direct message with someone else; I can only read the direct message this request came from.`);
+const ConversationInfo = z.object({
+  channel: z.object({ is_private: z.boolean().optional(), is_im: z.boolean().optional(), is_mpim: z.boolean().optional() }),
+});
+
+/**
+ * The bot is in private channels and DMs the person asking may not be in, so a read is
+ * allowed only in the conversation the request came from or in a public channel (anyone in
+ * the workspace can read those). Anything else, or a channel Slack will not describe, is refused.
+ */
+async function checkReadable(client: webApi.WebClient, tool: string, channel: string, origin: TaskOrigin): Promise<void> {
+  if (channel === origin.place.channel) return;
+  let info: z.infer<typeof ConversationInfo>["channel"];
+  try {
+    info = ConversationInfo.parse(await client.conversations.info({ channel })).channel;
+  } catch (error) {
+    throw explain(error, channel);
+  }
+  if (info.is_im === true || info.is_mpim === true || info.is_private !== false) {
+    const kind = info.is_im === true ? "a direct message" : info.is_mpim === true ? "a group direct message" : "a private channel";
+    throw new Error(`${tool} can only read public channels or this conversation; ${channel} is ${kind}, so I will not read it for you.`);
   }
 }
 
@@ -83,11 +99,11 @@ async function listing(call: () => Promise<unknown>, channel: string, emptyText:
 export function createSlackTools(client: webApi.WebClient): Tool[] {
   const readChannel: Tool<z.infer<typeof ReadChannelArgs>> = {
     name: "read_channel",
-    description: `Read the most recent messages of a Slack channel the bot is a member of, oldest first (at most ${READ_LIMIT_MAX}).`,
+    description: `Read the most recent messages of a public Slack channel the bot is a member of, or of this conversation, oldest first (at most ${READ_LIMIT_MAX}).`,
     schema: ReadChannelArgs,
     effect: "read",
     execute: async ({ channel, limit }, { origin }) => {
-      checkReadable(channel, origin);
+      await checkReadable(client, "read_channel", channel, origin);
       return listing(
         async () => {
           const response = await client.conversations.history({ channel, limit });
@@ -101,11 +117,11 @@ export function createSlackTools(client: webApi.WebClient): Tool[] {
 
   const readThread: Tool<z.infer<typeof ReadThreadArgs>> = {
     name: "read_thread",
-    description: "Read the messages of one Slack thread (its first message and the replies), oldest first.",
+    description: "Read the messages of one Slack thread (its first message and the replies), oldest first, in a public channel or this conversation.",
     schema: ReadThreadArgs,
     effect: "read",
     execute: async ({ channel, thread_ts }, { origin }) => {
-      checkReadable(channel, origin);
+      await checkReadable(client, "read_thread", channel, origin);
       return listing(() => client.conversations.replies({ channel, ts: thread_ts, limit: THREAD_LIMIT }), channel, `The thread ${thread_ts} is empty.`);
     },
   };

@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { PendingApproval, Decision, EventSink, RunOutcome } from "../../agent/types.js";
 import type { DecisionResult } from "../../agent/service.js";
 import { decidedNote, decodeApprovalValue, EXPIRED_NOTE, settledBlocks, settledFromPending } from "./approval-message.js";
-import { loadApprovalRef } from "./approval-posts.js";
+import { approvalRefs } from "./approval-posts.js";
 import { createRunView } from "./run-view.js";
 import type { SlackRuntime } from "./slack-runtime.js";
 import { escapeSlackText } from "./slack-text.js";
@@ -42,10 +42,10 @@ async function settle(runtime: SlackRuntime, channel: string, ts: string, blocks
   }
 }
 
-function refusal(result: Exclude<DecisionResult, { kind: "resumed" | "expired" }>): string {
+function refusal(result: Exclude<DecisionResult, { kind: "resumed" | "expired" }>, approvers: readonly string[]): string {
   switch (result.kind) {
     case "not_allowed":
-      return `Only <@${result.requester.id}> can approve this.`;
+      return approvers.length === 0 ? `Only <@${result.requester.id}> can approve this.` : `Only <@${result.requester.id}> or an approver can decide this.`;
     case "already_decided":
       return `This was already ${result.decision === "approve" ? "approved" : "denied"} by <@${result.decidedBy.id}>.`;
     case "unknown":
@@ -100,7 +100,7 @@ export async function handleApprovalClick(runtime: SlackRuntime, body: unknown, 
       await settle(runtime, click.channel.id, messageTs, settledBlocks(click.message.blocks, EXPIRED_NOTE), EXPIRED_NOTE);
       return await view.finish(result.outcome);
     }
-    await tellOnly(runtime, click, refusal(result));
+    await tellOnly(runtime, click, refusal(result, runtime.approvers));
   } catch (error) {
     runtime.logger.error({ err: error, runId: ref.runId, callId: ref.callId }, "could not apply the decision");
     await tellOnly(runtime, click, "Sorry, I could not record your decision just now. Please click again in a moment.");
@@ -110,7 +110,7 @@ export async function handleApprovalClick(runtime: SlackRuntime, body: unknown, 
 /** Never throws: the approval message loses its buttons and the run's summary goes to the thread. */
 export async function handleApprovalExpired(runtime: SlackRuntime, pending: PendingApproval, outcome: RunOutcome): Promise<void> {
   try {
-    const ref = await loadApprovalRef(runtime.store, pending.runId, pending.callId);
+    const ref = await approvalRefs(runtime).find(pending.runId, pending.callId);
     if (ref) await settle(runtime, ref.channel, ref.ts, settledFromPending(pending, runtime.approvers, EXPIRED_NOTE), EXPIRED_NOTE);
     const place = PlaceOfOrigin.safeParse(pending.origin.place);
     if (!place.success) {

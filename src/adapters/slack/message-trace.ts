@@ -5,7 +5,7 @@ import type { webApi } from "@slack/bolt";
 import type { Logger } from "../../logger.js";
 import { neutraliseMentions } from "./neutralise-mentions.js";
 import { codeBlock } from "./slack-text.js";
-import { createThrottle } from "./throttled-writer.js";
+import { createThrottledWriter } from "../throttled-writer.js";
 
 export const TRACE_EDIT_INTERVAL_MS = 1_000;
 const TRACE_TEXT_MAX = 3_900;
@@ -28,7 +28,7 @@ export function createMessageTrace(
   logger: Logger,
 ): MessageTrace {
   let ts: string | undefined;
-  const writer = createThrottle<string>(
+  const writer = createThrottledWriter<string>(
     async (text) => {
       if (ts === undefined) {
         const posted = await client.chat.postMessage({ channel: target.channel, thread_ts: target.threadTs, text, unfurl_links: false, unfurl_media: false });

@@ -10,14 +10,14 @@ import { postApproval } from "./approval-posts.js";
 import type { ThreadPlace } from "./incoming-message.js";
 import { createMessageTrace, type MessageTrace } from "./message-trace.js";
 import { postAnswer, postWithRetry, type ReplyTarget } from "./post-answer.js";
-import { describeSlackError, slackErrorCode } from "./slack-api-error.js";
+import { describeSlackError, isMissingFeature } from "./slack-api-error.js";
 import { createStatusLine } from "./status-line.js";
 import { createStreamTrace, type StreamTrace } from "./stream-trace.js";
 import { statusFor, taskLines, taskUpdatesFor, type TaskUpdate } from "./task-updates.js";
 
 const FINAL_TRACE_CHARS = 3_000;
 
-/** Shared by every run of one adapter: once Slack refuses streaming, later runs go straight to the fallback. */
+/** Shared by every run of one adapter: once Slack says streaming is missing (not merely failing), later runs go straight to the fallback. */
 export interface StreamingSwitch {
   available: boolean;
 }
@@ -57,8 +57,10 @@ export function createRunView(deps: RunViewDeps, place: ThreadPlace): RunView {
   }
 
   function onStreamFailure(error: unknown): void {
-    if (slackErrorCode(error) !== undefined) deps.streaming.available = false;
-    logger.info({ err: error, channel: place.channel }, `streaming the trace failed (${describeSlackError(error)}); using a trace message instead`);
+    const missing = isMissingFeature(error);
+    if (missing) deps.streaming.available = false;
+    const scope = missing ? "from now on" : "for this run";
+    logger.info({ err: error, channel: place.channel }, `streaming the trace failed (${describeSlackError(error)}); using a trace message ${scope}`);
     showFallback();
   }
 

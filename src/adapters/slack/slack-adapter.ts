@@ -10,12 +10,12 @@ import { ConfigError } from "../../errors.js";
 import type { KeyValueStore } from "../../memory/types.js";
 import type { Logger } from "../../logger.js";
 import type { ChatAdapter } from "../adapter.js";
+import { createInFlight, within } from "../in-flight.js";
 import { APPROVE_ACTION, DENY_ACTION } from "./approval-message.js";
 import { boltLogger } from "./bolt-logger.js";
 import { createSlackTools } from "./chat-tools.js";
 import { handleApprovalClick, handleApprovalExpired } from "./handle-approval.js";
 import { handleMessage } from "./handle-message.js";
-import { createInFlight } from "./in-flight.js";
 import { slackErrorCode } from "./slack-api-error.js";
 import type { SlackRuntime } from "./slack-runtime.js";
 
@@ -87,7 +87,7 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
   };
 
   service.registerSurfaceTools("slack", createSlackTools(client));
-  service.onApprovalExpired("slack", (pending, outcome) => inFlight.track(handleApprovalExpired(runtime, pending, outcome)));
+  service.onApprovalExpired("slack", (pending, outcome) => inFlight.track("showing an expired Slack approval", handleApprovalExpired(runtime, pending, outcome)));
 
   function buildApp(identity: { botUserId?: string; botId?: string }): App {
     // No conversation store: state lives in our own store, not in Bolt's memory.
@@ -118,7 +118,7 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
       logger.error({ err: error }, "Slack event handling failed");
     });
     bolt.event("app_mention", async ({ body, context }) => {
-      inFlight.track(handleMessage(runtime, "mention", body, context.teamId));
+      inFlight.track("a Slack mention", handleMessage(runtime, "mention", body, context.teamId));
     });
     bolt.assistant(
       new Assistant({
@@ -129,20 +129,20 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
         },
         threadContextChanged: async () => {},
         userMessage: async ({ body, context }) => {
-          inFlight.track(handleMessage(runtime, "assistant", body, context.teamId));
+          inFlight.track("a Slack Messages tab message", handleMessage(runtime, "assistant", body, context.teamId));
         },
       }),
     );
     bolt.message(async ({ body, context }) => {
-      inFlight.track(handleMessage(runtime, "direct", body, context.teamId));
+      inFlight.track("a Slack direct message", handleMessage(runtime, "direct", body, context.teamId));
     });
     bolt.action(APPROVE_ACTION, async ({ ack, body }) => {
       await ack();
-      inFlight.track(handleApprovalClick(runtime, body, "approve"));
+      inFlight.track("a Slack approval click", handleApprovalClick(runtime, body, "approve"));
     });
     bolt.action(DENY_ACTION, async ({ ack, body }) => {
       await ack();
-      inFlight.track(handleApprovalClick(runtime, body, "deny"));
+      inFlight.track("a Slack approval click", handleApprovalClick(runtime, body, "deny"));
     });
   }
 
@@ -152,17 +152,14 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
       await socket.client.disconnect();
       return;
     }
-    const closing = app?.stop();
+    const closing = app?.stop() ?? Promise.resolve();
     server?.closeIdleConnections();
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<void>((resolve) => {
-      timer = setTimeout(() => {
-        server?.closeAllConnections();
-        resolve();
-      }, PORT_CLOSE_MS);
-    });
-    await Promise.race([closing, bound]);
-    clearTimeout(timer);
+    if (!(await within(closing, PORT_CLOSE_MS))) {
+      server?.closeAllConnections();
+      return;
+    }
+    // Settled: a failure to close goes to stop(), which logs it and cuts the connections.
+    await closing;
   }
 
   return {

@@ -19,3 +19,21 @@ export function describeSlackError(error: unknown): string {
   if (http.success) return `Slack answered HTTP ${http.data.statusCode}`;
   return error instanceof Error ? error.message : String(error);
 }
+
+/** Codes that say the app or workspace lacks a method or feature: trying again later will not help. */
+const MISSING_FEATURE_ERRORS = new Set([
+  "not_allowed",
+  "not_allowed_token_type",
+  "missing_scope",
+  "no_permission",
+  "unknown_method",
+  "method_deprecated",
+  "feature_not_enabled",
+  "team_not_enabled",
+]);
+
+/** True for an `ok: false` answer that means the feature is missing (not a passing failure such as internal_error). */
+export function isMissingFeature(error: unknown): boolean {
+  const code = slackErrorCode(error);
+  return code !== undefined && (MISSING_FEATURE_ERRORS.has(code) || code.endsWith("_not_enabled"));
+}

@@ -4,7 +4,7 @@
 // the first refusal (e.g. an app without the agent features) switches it off for the run.
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../../logger.js";
-import { createThrottle } from "./throttled-writer.js";
+import { createThrottledWriter } from "../throttled-writer.js";
 
 export const STATUS_INTERVAL_MS = 1_000;
 
@@ -21,7 +21,7 @@ export function createStatusLine(
 ): StatusLine {
   let shown = "";
   let disabled = false;
-  const throttle = createThrottle<string>(
+  const throttle = createThrottledWriter<string>(
     async (status) => {
       if (disabled || status === shown) return;
       await client.assistant.threads.setStatus({ channel_id: place.channel, thread_ts: place.threadTs, status });
@@ -39,10 +39,6 @@ export function createStatusLine(
     set(status) {
       if (!disabled) throttle.push(status);
     },
-    async stop() {
-      disabled = true;
-      throttle.discard();
-      await throttle.flush();
-    },
+    stop: () => throttle.close(),
   };
 }

@@ -6,7 +6,7 @@
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../../logger.js";
 import type { TaskUpdate } from "./task-updates.js";
-import { createThrottle } from "./throttled-writer.js";
+import { createThrottledWriter } from "../throttled-writer.js";
 
 export const STREAM_INTERVAL_MS = 500;
 
@@ -42,7 +42,7 @@ export function createStreamTrace(
     task_display_mode: "timeline",
   });
   let failed = false;
-  const throttle = createThrottle<Batch>(
+  const throttle = createThrottledWriter<Batch>(
     async (batch) => {
       if (failed) return;
       await streamer.append({ chunks: [...batch.values()].map((update) => ({ type: "task_update" as const, ...update })) });

@@ -1,7 +1,8 @@
 // A mention inside a thread makes the thread the conversation: what other people wrote there
 // before it becomes context for the run. Bot messages and earlier questions to the bot are left
 // out (those exchanges are already in the conversation's memory; traces and buttons are
-// noise). Newest messages win when the token budget runs out.
+// noise). Newest messages win when the token budget runs out. Slack lists a thread oldest
+// first, so the thread is read page by page up to the question (bounded), never just its start.
 import { z } from "zod";
 import type { webApi } from "@slack/bolt";
 import type { ChatMessage } from "../../agent/types.js";
@@ -9,7 +10,9 @@ import { TokenCounter } from "../../agent/token-counter.js";
 import type { Logger } from "../../logger.js";
 
 export const THREAD_CONTEXT_TOKENS = 2_000;
-const THREAD_FETCH_LIMIT = 200;
+export const THREAD_PAGE_SIZE = 200;
+/** A thread longer than this many pages before the question is read from its start only (and logged). */
+export const THREAD_MAX_PAGES = 10;
 
 const ThreadMessage = z.object({
   ts: z.string(),
@@ -18,7 +21,10 @@ const ThreadMessage = z.object({
   text: z.string().default(""),
 });
 
-const RepliesResponse = z.object({ messages: z.array(z.unknown()).default([]) });
+const RepliesPage = z.object({
+  messages: z.array(z.unknown()).default([]),
+  response_metadata: z.object({ next_cursor: z.string().optional() }).optional(),
+});
 
 let counter: TokenCounter | undefined;
 const tokens = (text: string) => (counter ??= new TokenCounter("o200k_base")).countText(text);
@@ -53,11 +59,32 @@ export function toThreadContext(rawMessages: readonly unknown[], request: Thread
   return kept;
 }
 
+/** The thread's messages before the question, oldest first, following the cursor to the end (bounded). */
+async function threadBefore(client: webApi.WebClient, request: ThreadContextRequest, logger: Logger): Promise<unknown[]> {
+  const messages: unknown[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < THREAD_MAX_PAGES; page += 1) {
+    const response = await client.conversations.replies({
+      channel: request.channel,
+      ts: request.threadTs,
+      latest: request.beforeTs,
+      inclusive: false,
+      limit: THREAD_PAGE_SIZE,
+      ...(cursor ? { cursor } : {}),
+    });
+    const parsed = RepliesPage.parse(response);
+    messages.push(...parsed.messages);
+    cursor = parsed.response_metadata?.next_cursor;
+    if (!cursor) return messages;
+  }
+  logger.warn({ channel: request.channel, threadTs: request.threadTs, read: messages.length }, "the thread is too long to read up to the question; its context comes from its start");
+  return messages;
+}
+
 /** Never throws: a thread that cannot be read gives no context, and the run goes on. */
 export async function loadThreadContext(client: webApi.WebClient, request: ThreadContextRequest, logger: Logger): Promise<ChatMessage[]> {
   try {
-    const response = await client.conversations.replies({ channel: request.channel, ts: request.threadTs, limit: THREAD_FETCH_LIMIT });
-    return toThreadContext(RepliesResponse.parse(response).messages, request);
+    return toThreadContext(await threadBefore(client, request, logger), request);
   } catch (error) {
     logger.warn({ err: error, channel: request.channel, threadTs: request.threadTs }, "could not read the thread for context");
     return [];
