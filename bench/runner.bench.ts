@@ -1,5 +1,6 @@
-// 200 conversations at once through the real runner and store, with a model that takes
-// 200 ms per call: total time against the ideal (steps × latency ÷ parallelism).
+// 200 conversations at once through the real runner and store (SQLite, and Redis when
+// installed), with a model that takes 200 ms per call: total time against the ideal
+// (steps × latency ÷ parallelism).
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +9,7 @@ import type { Model, ModelRequest } from "../src/agent/types.js";
 import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
+import { redisServerInstalled, startRedisServer } from "../test/support/redis-server.js";
 
 const CONVERSATIONS = 200;
 const LATENCY_MS = 200;
@@ -26,11 +28,11 @@ const slowModel: Model = {
   },
 };
 
-async function measure(parallelism: number, folder: string): Promise<{ totalMs: number; idealMs: number }> {
-  const config = loadConfig({ STORE_URL: `sqlite://${join(folder, `runner-${parallelism}.sqlite`)}`, MAX_CONCURRENT_RUNS: String(parallelism), MEMORY_EXTRACT_FACTS: "false" });
+async function measure(storeUrl: string, parallelism: number): Promise<{ totalMs: number; idealMs: number }> {
+  const config = loadConfig({ STORE_URL: storeUrl, MAX_CONCURRENT_RUNS: String(parallelism), MEMORY_EXTRACT_FACTS: "false" });
   const store = await openStore(config.storeUrl, silentLogger);
   const service = createAgentService({ config, model: slowModel, store, logger: silentLogger });
-  const origin = (index: number) => ({ surface: "console" as const, conversationKey: `bench:${parallelism}:${index}`, requester: { id: "bench" }, place: {} });
+  const origin = (index: number) => ({ surface: "console" as const, conversationKey: `bench:${storeUrl}:${parallelism}:${index}`, requester: { id: "bench" }, place: {} });
   await service.ask({ origin: origin(-1), text: "warm up" }, () => {});
   const started = performance.now();
   const outcomes = await Promise.all(Array.from({ length: CONVERSATIONS }, (_, index) => service.ask({ origin: origin(index), text: "what is 6*7" }, () => {})));
@@ -41,14 +43,29 @@ async function measure(parallelism: number, folder: string): Promise<{ totalMs: 
   return { totalMs, idealMs: Math.ceil(CONVERSATIONS / parallelism) * STEPS_PER_RUN * LATENCY_MS };
 }
 
+async function report(label: string, storeUrl: (parallelism: number) => string): Promise<void> {
+  for (const parallelism of [200, 8]) {
+    const { totalMs, idealMs } = await measure(storeUrl(parallelism), parallelism);
+    const over = (((totalMs - idealMs) / idealMs) * 100).toFixed(1);
+    console.log(`${label.padEnd(6)} | ${String(parallelism).padStart(11)} | ${totalMs.toFixed(0).padStart(8)} | ${String(idealMs).padStart(8)} | ${over.padStart(8)} %`);
+  }
+}
+
 export async function run(): Promise<void> {
   const folder = await mkdtemp(join(tmpdir(), "bench-runner-"));
   try {
-    console.log(`${CONVERSATIONS} conversations, ${STEPS_PER_RUN} model calls each at ${LATENCY_MS} ms, SQLite store`);
-    console.log("parallelism | total ms | ideal ms | over ideal");
-    for (const parallelism of [200, 8]) {
-      const { totalMs, idealMs } = await measure(parallelism, folder);
-      console.log(`${String(parallelism).padStart(11)} | ${totalMs.toFixed(0).padStart(8)} | ${String(idealMs).padStart(8)} | ${(((totalMs - idealMs) / idealMs) * 100).toFixed(1).padStart(8)} %`);
+    console.log(`${CONVERSATIONS} conversations, ${STEPS_PER_RUN} model calls each at ${LATENCY_MS} ms`);
+    console.log("store  | parallelism | total ms | ideal ms | over ideal");
+    await report("SQLite", (parallelism) => `sqlite://${join(folder, `runner-${parallelism}.sqlite`)}`);
+    if (redisServerInstalled()) {
+      const server = await startRedisServer();
+      try {
+        await report("Redis", () => server.url);
+      } finally {
+        await server.stop();
+      }
+    } else {
+      console.log("(Redis skipped: redis-server is not installed)");
     }
     console.log("target: within 10 % of ideal");
   } finally {
