@@ -5,9 +5,13 @@
 //                with each result going through the registry's observation cap first;
 //   naive        count the whole history again before every model call.
 // Target: incremental ≤ 1.5× once; naive is shown beside it (~15×).
+// Counts per text piece are kept by the process-wide tokenizer (src/agent/tokenizer.ts), so every
+// way above profits from words seen before; the last row is the bare encoder on the same history,
+// with no cache at all, for scale.
 import { z } from "zod";
 import { TokenCounter } from "../src/agent/token-counter.js";
 import { ToolRegistry } from "../src/agent/tool-registry.js";
+import { Tokenizer } from "../src/agent/tokenizer.js";
 import type { ChatMessage, Tool } from "../src/agent/types.js";
 import { observationText } from "./support/history.js";
 import { median, printTable, timeOnce, warmUp } from "./support/stats.js";
@@ -80,6 +84,13 @@ function countOnce(history: readonly ChatMessage[], registry: ToolRegistry): num
   return counter.countMessages(history) + counter.countTools(registry.schemas);
 }
 
+function encodeBare(history: readonly ChatMessage[]): number {
+  const tokenizer = Tokenizer.for("o200k_base");
+  let tokens = 0;
+  for (const message of history) tokens += tokenizer.encode(message.content ?? "").length;
+  return tokens;
+}
+
 /** Before every model call (and once at the end), the whole history is encoded again. */
 function countNaively(history: readonly ChatMessage[], registry: ToolRegistry, stepEnds: readonly number[]): number {
   let last = 0;
@@ -97,6 +108,7 @@ export async function run(): Promise<void> {
     incremental: () => timeOnce(nextRun, async (run) => countIncrementally(run, false)),
     loop: () => timeOnce(nextRun, async (run) => countIncrementally(run, true)),
     naive: () => timeOnce(() => finalHistory(nextRun()), async ({ messages, stepEnds }) => countNaively(messages, registry, stepEnds)),
+    encoder: () => timeOnce(() => finalHistory(nextRun()), async ({ messages }) => encodeBare(messages)),
   };
   const sample = script(0);
   const totals = [countOnce(finalHistory(sample).messages, registry), countIncrementally(sample, false), countIncrementally(sample, true)];
@@ -104,7 +116,7 @@ export async function run(): Promise<void> {
 
   await warmUp(WARM_UP_MS, async () => (await methods.once()) + (await methods.loop()));
   // Round-robin, so drift in the machine's load touches every method alike.
-  const samples: Record<keyof typeof methods, number[]> = { once: [], incremental: [], loop: [], naive: [] };
+  const samples: Record<keyof typeof methods, number[]> = { once: [], incremental: [], loop: [], naive: [], encoder: [] };
   const names = Object.keys(methods) as Array<keyof typeof methods>;
   for (let repetition = 0; repetition < REPETITIONS; repetition++) for (const name of names) samples[name].push(await methods[name]());
   const figures = Object.fromEntries(names.map((name) => [name, median(samples[name])])) as Record<keyof typeof methods, number>;
@@ -118,6 +130,7 @@ export async function run(): Promise<void> {
       row("incremental: each message once", figures.incremental, "≤ 1.5×"),
       row("incremental + observation cap (as the loop)", figures.loop, "≤ 1.5×"),
       row("naive: full recount every step", figures.naive, "~15×"),
+      row("bare encoder on the final history, no cache", figures.encoder, ""),
     ],
   );
 }

@@ -99,8 +99,9 @@ describe("cached counts", () => {
     const message: ChatMessage = { role: "user", content: "a message counted again and again" };
     const encode = spyOnEncode();
     const first = tokenCounter.countMessage(message);
+    const callsForFirst = encode.mock.calls.length;
     expect(tokenCounter.countMessages([message, message])).toBe(3 + 2 * first);
-    expect(encode).toHaveBeenCalledTimes(1);
+    expect(encode).toHaveBeenCalledTimes(callsForFirst);
   });
 
   it("does not encode history loaded again as new message objects", () => {
@@ -124,8 +125,8 @@ describe("cached counts", () => {
     tokenCounter.countMessages(history);
     const encode = spyOnEncode();
     tokenCounter.countMessages([...history, { role: "tool", toolCallId: "c1", content: "a brand new observation" }]);
-    expect(encode).toHaveBeenCalledTimes(1);
-    expect(encode.mock.calls[0]?.[0]).toBe("a brand new observation");
+    expect(encode).toHaveBeenCalled();
+    for (const [text] of encode.mock.calls) expect("a brand new observation").toContain(text);
   });
 
   it("stays correct past its size limit and keeps texts that are still in use", () => {
@@ -216,7 +217,8 @@ describe("observation cap with a note", () => {
     const encode = spyOnEncode();
     const observation = freshRegistry.observation(result);
     expect(fresh.countMessage({ role: "tool", toolCallId: "c1", content: observation })).toBe(4 + counter.countText(result));
-    expect(encode).toHaveBeenCalledTimes(1);
+    const encodedLengths = encode.mock.calls.map(([text]) => text.length);
+    expect(encodedLengths.reduce((sum, length) => sum + length, 0)).toBeLessThanOrEqual(result.length);
   });
 
   it("writes large figures with separators", () => {

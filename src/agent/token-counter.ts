@@ -1,27 +1,14 @@
 // Token counting with js-tiktoken, matched to the model family. Each message is encoded once:
 // counts are kept by message identity and by content, so a step costs work in proportion to
 // what it added, and history loaded again for the next run is not encoded again.
-import { getEncoding, type Tiktoken } from "js-tiktoken";
+import { Tokenizer, type EncodingName } from "./tokenizer.js";
 import type { ChatMessage, ToolSchema } from "./types.js";
-
-export type EncodingName = "o200k_base" | "cl100k_base";
 
 /** Per-message framing tokens in the chat format (role, separators). */
 const MESSAGE_OVERHEAD = 4;
 const REPLY_PRIMING = 3;
 const CONTENT_CACHE_LIMIT = 20_000;
 const MAX_CACHED_TEXT_CHARS = 64 * 1024;
-
-const encoders = new Map<EncodingName, Tiktoken>();
-
-function encoderFor(name: EncodingName): Tiktoken {
-  let encoder = encoders.get(name);
-  if (!encoder) {
-    encoder = getEncoding(name);
-    encoders.set(name, encoder);
-  }
-  return encoder;
-}
 
 /** `o200k_base` for the gpt-4o / 4.1 / 5 / o-series family, `cl100k_base` for anything else. */
 export function encodingForModel(model: string): EncodingName {
@@ -49,7 +36,7 @@ export function defaultContextWindow(model: string): number {
 }
 
 export class TokenCounter {
-  private readonly encoder: Tiktoken;
+  private readonly tokenizer: Tokenizer;
   private readonly byMessage = new WeakMap<ChatMessage, number>();
   /** Counts by text in two generations (see remember): bounded, and texts still in use survive. */
   private recentTexts = new Map<string, number>();
@@ -57,19 +44,18 @@ export class TokenCounter {
   private readonly byTools = new WeakMap<readonly ToolSchema[], number>();
 
   constructor(readonly encoding: EncodingName) {
-    this.encoder = encoderFor(encoding);
+    this.tokenizer = Tokenizer.for(encoding);
   }
 
   static forModel(model: string): TokenCounter {
     return new TokenCounter(encodingForModel(model));
   }
 
-  /** Control tokens such as <|endoftext|> in people's or tools' text count as plain text, as the API treats them. */
   countText(text: string): number {
     if (text.length === 0) return 0;
     const cached = this.recentTexts.get(text);
     if (cached !== undefined) return cached;
-    const count = this.olderTexts.get(text) ?? this.encoder.encode(text, [], []).length;
+    const count = this.olderTexts.get(text) ?? this.tokenizer.count(text);
     this.remember(text, count);
     return count;
   }
@@ -120,12 +106,8 @@ export class TokenCounter {
   truncate(text: string, maxTokens: number): { text: string; truncated: boolean } {
     // A token is at least one character, so short text needs no encoding at all.
     if (text.length <= maxTokens) return { text, truncated: false };
-    const tokens = this.encoder.encode(text, [], []);
-    if (tokens.length <= maxTokens) {
-      // The text goes into the messages as it is: keep its count, or the loop encodes it twice.
-      this.remember(text, tokens.length);
-      return { text, truncated: false };
-    }
-    return { text: this.encoder.decode(tokens.slice(0, maxTokens)), truncated: true };
+    // Counting is cheap (pieces seen before cost nothing) and its result is kept for when the text enters the messages.
+    if (this.countText(text) <= maxTokens) return { text, truncated: false };
+    return { text: this.tokenizer.decode(this.tokenizer.encode(text).slice(0, maxTokens)), truncated: true };
   }
 }
