@@ -3,21 +3,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createApprovalRefs, KEEP_AFTER_EXPIRY_MS } from "../src/adapters/approval-refs.js";
 import { silentLogger } from "../src/logger.js";
-import type { KeyValueStore } from "../src/memory/types.js";
+import { mapStore } from "./support/map-store.js";
 
-function mapStore(): KeyValueStore & { data: Map<string, unknown>; ttls: Map<string, number | undefined> } {
-  const data = new Map<string, unknown>();
-  const ttls = new Map<string, number | undefined>();
-  return {
-    data,
-    ttls,
-    get: async (key) => data.get(key),
-    set: async (key, value, ttl) => void (data.set(key, value), ttls.set(key, ttl)),
-    delete: async (key) => data.delete(key),
-    setIfAbsent: async (key, value) => (data.has(key) ? false : (data.set(key, value), true)),
-    close: async () => undefined,
-  };
-}
 
 const Ref = z.object({ channel: z.string().min(1), ts: z.string().min(1) });
 const NOW = 1_700_000_000_000;

@@ -10,7 +10,7 @@ import { isForBot, questionOf } from "../src/adapters/discord/mentions.js";
 import { answerText, approvalText, decidersText, memoryText, progressText, threadName, withClosingLine } from "../src/adapters/discord/messages.js";
 import type { PendingApproval } from "../src/agent/types.js";
 import { silentLogger } from "../src/logger.js";
-import type { KeyValueStore } from "../src/memory/types.js";
+import { mapStore } from "./support/map-store.js";
 
 const alice = { id: "111111111111111111", name: "alice" };
 
@@ -195,20 +195,6 @@ describe("chat tool arguments", () => {
 });
 
 describe("approval message records", () => {
-  function mapStore(): KeyValueStore & { data: Map<string, unknown>; ttls: Map<string, number | undefined> } {
-    const data = new Map<string, unknown>();
-    const ttls = new Map<string, number | undefined>();
-    return {
-      data,
-      ttls,
-      get: async (key) => data.get(key),
-      set: async (key, value, ttl) => void (data.set(key, value), ttls.set(key, ttl)),
-      delete: async (key) => data.delete(key),
-      setIfAbsent: async (key, value) => (data.has(key) ? false : (data.set(key, value), true)),
-      close: async () => undefined,
-    };
-  }
-
   it("remembers where an approval message is until a day after it expires", async () => {
     const store = mapStore();
     const records = createApprovalMessages(store, silentLogger, () => 1_700_000_000_000 - 60_000);

@@ -4,27 +4,11 @@ import { resumeAgent } from "../src/agent/loop.js";
 import { call, calls, say, ScriptedModel } from "../src/agent/model-scripted.js";
 import type { Tool } from "../src/agent/types.js";
 import { consoleOrigin, loopDeps, runQuestion } from "./support/loop-harness.js";
-
-function writeTool(): { tool: Tool<{ text: string }>; ran: string[] } {
-  const ran: string[] = [];
-  return {
-    ran,
-    tool: {
-      name: "post_note",
-      description: "posts a note",
-      schema: z.object({ text: z.string() }),
-      effect: "write",
-      execute: async ({ text }) => {
-        ran.push(text);
-        return `posted: ${text}`;
-      },
-    },
-  };
-}
+import { noteTool } from "./support/service-harness.js";
 
 describe("a write call and the run's deadline", () => {
   it("does not ask for approval once the run's time is up", async () => {
-    const note = writeTool();
+    const note = noteTool();
     const hanging: Tool<object> = { name: "hang", description: "never returns", schema: z.object({}), effect: "read", execute: () => new Promise(() => {}) };
     const model = new ScriptedModel([calls(call("hang", {}), call("post_note", { text: "late" })), say("Time ran out before the post.")]);
     const { outcome, events } = await runQuestion(model, "x", { tools: [hanging, note.tool], guards: { runTimeoutMs: 30 } });
@@ -32,32 +16,32 @@ describe("a write call and the run's deadline", () => {
     expect(events.some((event) => event.type === "approval_needed")).toBe(false);
     const answered = model.requests[1]!.messages.filter((message) => message.role === "tool").map((message) => message.toolCallId);
     expect(answered).toHaveLength(2);
-    expect(note.ran).toEqual([]);
+    expect(note.posted).toEqual([]);
   });
 
   it("an approval that arrives after the run's time was used up runs nothing", async () => {
-    const note = writeTool();
+    const note = noteTool();
     const model = new ScriptedModel([call("post_note", { text: "late" }), say("Time ran out.")]);
     const deps = loopDeps(model, { tools: [note.tool], guards: { runTimeoutMs: 60_000 } });
     const paused = await runQuestion(model, "x", { tools: [note.tool], guards: { runTimeoutMs: 60_000 } });
     expect(paused.outcome.status).toBe("paused");
     const spent = { ...paused.state, elapsedMs: 60_000 };
     const resumed = await resumeAgent(spent, { kind: "decided", decision: "approve", decidedBy: consoleOrigin.requester }, deps, () => {});
-    expect(note.ran).toEqual([]);
+    expect(note.posted).toEqual([]);
     expect(resumed.outcome).toMatchObject({ status: "answered", stop: { guard: "deadline" } });
   });
 });
 
 describe("resuming a step whose later calls trip a guard", () => {
   it("runs the approved write once, blocks the rest, answers every call id and summarises without tools", async () => {
-    const note = writeTool();
+    const note = noteTool();
     const same = call("calculator", { expression: "1+1" });
     const model = new ScriptedModel([calls(same, call("post_note", { text: "hi" }), same, same, same), say("Posted; then I repeated myself.")]);
     const deps = loopDeps(model, { tools: [note.tool] });
     const paused = await runQuestion(model, "x", { tools: [note.tool] });
     expect(paused.outcome.status).toBe("paused");
     const resumed = await resumeAgent(paused.state, { kind: "decided", decision: "approve", decidedBy: consoleOrigin.requester }, deps, () => {});
-    expect(note.ran).toEqual(["hi"]);
+    expect(note.posted).toEqual(["hi"]);
     expect(resumed.outcome).toMatchObject({ status: "answered", answer: "Posted; then I repeated myself.", stop: { guard: "repeat" } });
     const summary = model.requests.at(-1)!;
     expect(summary.tools).toEqual([]);
