@@ -183,6 +183,24 @@ describe("a write call waits for a person", () => {
     }
   });
 
+  it("a stale entry in the waiting list does not end a run that moved on to its next approval", async () => {
+    let now = 3_000_000;
+    const note = noteTool();
+    const model = new ScriptedModel([calls(call("post_note", { text: "one" }), call("post_note", { text: "two" })), say("Both posted.")]);
+    const { service, sink, store } = await harness(model, { tools: [note.tool], clock: () => now, env: { APPROVAL_TIMEOUT_MS: "60000" } });
+    const first = pendingOf(await service.ask({ origin: originFor(), text: "post twice" }, sink));
+    const afterFirst = await service.decide({ runId: first.runId, callId: first.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, sink);
+    if (afterFirst.kind !== "resumed") throw new Error(afterFirst.kind);
+    const second = pendingOf(afterFirst.outcome);
+    // As another process could have read it just before the run moved on: the first call, already due.
+    await store.set("approval:index", [{ runId: first.runId, callId: first.callId, expiresAt: now - 1, surface: "console" }]);
+    now += 1_000;
+    expect(await service.sweepExpiredApprovals()).toBe(0);
+    const done = await service.decide({ runId: second.runId, callId: second.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, sink);
+    expect(answerOf(done)).toBe("Both posted.");
+    expect(note.posted).toEqual(["one", "two"]);
+  });
+
   it("several writes in one reply each wait for their own decision", async () => {
     const note = noteTool();
     const model = new ScriptedModel([calls(call("post_note", { text: "one" }), call("calculator", { expression: "2+2" }), call("post_note", { text: "two" })), say("Posted one; two was denied.")]);

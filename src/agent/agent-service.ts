@@ -265,12 +265,15 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
       let ended = 0;
       const waiting = await store.waiting();
       for (const entry of waiting.filter((item) => item.expiresAt <= now)) {
-        const claim = await store.claim(entry.runId, entry.callId, { decision: "expired" }, now);
         const loaded = await store.load(entry.runId);
-        if (!claim.won || loaded.kind !== "found") {
-          if (loaded.kind !== "found" || loaded.run.pending.callId !== entry.callId) await store.remove(entry.runId);
+        if (loaded.kind !== "found") {
+          await store.remove(entry.runId);
           continue;
         }
+        // The run may have moved on to another approval since the list was read: that one has its own entry.
+        if (loaded.run.pending.callId !== entry.callId) continue;
+        const claim = await store.claim(entry.runId, entry.callId, { decision: "expired" }, now);
+        if (!claim.won) continue;
         const outcome = await resumeStored(loaded.run, { kind: "expired" }, () => {});
         ended++;
         for (const handler of expiryHandlers.get(entry.surface) ?? []) {
