@@ -69,7 +69,7 @@ const INDEX_LOCK_KEY = "approval:index:lock";
 const INDEX_LOCK_MS = 5_000;
 const SECRET_KEY = "approval:secret";
 
-export function isWellFormedRunId(runId: string): boolean {
+function isWellFormedRunId(runId: string): boolean {
   return RUN_ID_PATTERN.test(runId);
 }
 

@@ -4,7 +4,7 @@ import type { TokenCounter } from "./token-counter.js";
 import type { CallOutcome, ChatMessage, Model, TokenUsage } from "./types.js";
 
 /** The newest messages are never folded or compacted: the model is working with them. */
-export const KEEP_RECENT_MESSAGES = 4;
+const KEEP_RECENT_MESSAGES = 4;
 const FOLD_MIN_CHARS = 200;
 const FOLD_PREVIEW_CHARS = 80;
 const COMPACTION_TIMEOUT_MS = 30_000;
@@ -14,7 +14,7 @@ function firstLine(text: string): string {
   return line.length <= FOLD_PREVIEW_CHARS ? line : `${line.slice(0, FOLD_PREVIEW_CHARS - 1)}…`;
 }
 
-export function isFolded(message: ChatMessage): boolean {
+function isFolded(message: ChatMessage): boolean {
   return message.role === "tool" && message.content.startsWith("[folded:");
 }
 

@@ -51,7 +51,7 @@ function summaryMessages(input: SummaryInput, counter: TokenCounter): ChatMessag
 }
 
 /** The reply written without the model: the calls made and how they went. */
-export function fallbackSummary(steps: readonly StepRecord[], stop: GuardStop, question: string): string {
+function fallbackSummary(steps: readonly StepRecord[], stop: GuardStop, question: string): string {
   const calls = steps.flatMap((step) => step.calls);
   if (calls.length === 0) {
     return stop.guard === "model_unavailable"

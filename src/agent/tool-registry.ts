@@ -19,7 +19,7 @@ export interface Execution {
 const schemaCache = new WeakMap<Tool, ToolSchema>();
 
 /** zod → JSON Schema, once per tool object. */
-export function toolSchema(tool: Tool): ToolSchema {
+function toolSchema(tool: Tool): ToolSchema {
   let schema = schemaCache.get(tool);
   if (!schema) {
     const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;

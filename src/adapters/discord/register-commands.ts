@@ -36,7 +36,7 @@ export function describeRegistration(result: RegisterResult): string {
 }
 
 /** One line a person can act on. */
-export function describeFailure(error: unknown): string {
+function describeFailure(error: unknown): string {
   if (error instanceof ConfigError) return `Configuration: ${error.message}`;
   if (error instanceof DiscordAPIError) {
     if (error.status === 401) return "Discord rejected DISCORD_TOKEN (401 Unauthorized): copy the bot token again from the Developer Portal (Bot → Reset Token).";

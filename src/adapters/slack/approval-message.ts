@@ -9,7 +9,7 @@ import { codeBlock, escapeSlackText } from "./slack-text.js";
 
 export const APPROVE_ACTION = "agent_approval_approve";
 export const DENY_ACTION = "agent_approval_deny";
-export const APPROVAL_BLOCK_ID = "agent_approval";
+const APPROVAL_BLOCK_ID = "agent_approval";
 const ARGS_MAX_CHARS = 2_500;
 /** Block Kit's limit for a section's text. */
 const SECTION_TEXT_MAX_CHARS = 3_000;

@@ -11,7 +11,7 @@ export const READ_LIMIT_DEFAULT = 20;
 export const READ_LIMIT_MAX = 50;
 const THREAD_LIMIT = 50;
 const MESSAGE_PREVIEW_CHARS = 500;
-export const POST_MAX_CHARS = 4_000;
+const POST_MAX_CHARS = 4_000;
 
 const channelId = z
   .string()

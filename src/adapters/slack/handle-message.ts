@@ -12,9 +12,9 @@ import type { SlackRuntime } from "./slack-runtime.js";
 import { escapeSlackText } from "./slack-text.js";
 
 /** Slack retries for about an hour; a day is plenty to recognise a redelivery. */
-export const EVENT_ID_TTL_MS = 24 * 60 * 60_000;
+const EVENT_ID_TTL_MS = 24 * 60 * 60_000;
 
-export function originOf(message: IncomingMessage): TaskOrigin {
+function originOf(message: IncomingMessage): TaskOrigin {
   const { place } = message;
   return {
     surface: "slack",

@@ -7,7 +7,7 @@ import { neutraliseMentions } from "./neutralise-mentions.js";
 import { codeBlock } from "./slack-text.js";
 import { createThrottledWriter } from "../throttled-writer.js";
 
-export const TRACE_EDIT_INTERVAL_MS = 1_000;
+const TRACE_EDIT_INTERVAL_MS = 1_000;
 const TRACE_TEXT_MAX = 3_900;
 
 export interface MessageTrace {

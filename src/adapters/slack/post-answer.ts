@@ -13,7 +13,7 @@ import { escapeSlackText } from "./slack-text.js";
 
 /** Slack advises messages under 4,000 characters (longer ones are cut); stay below. */
 export const ANSWER_PART_MAX_CHARS = 3_900;
-export const ANSWER_RETRY_DELAYS_MS: readonly number[] = [300, 1_000];
+const ANSWER_RETRY_DELAYS_MS: readonly number[] = [300, 1_000];
 
 const EMPTY_ANSWER = "_(The model gave an empty answer.)_";
 const TRANSIENT_ERRORS = new Set(["internal_error", "fatal_error", "service_unavailable", "request_timeout", "ratelimited"]);

@@ -6,7 +6,7 @@ import type { webApi } from "@slack/bolt";
 import type { Logger } from "../../logger.js";
 import { createThrottledWriter } from "../throttled-writer.js";
 
-export const STATUS_INTERVAL_MS = 1_000;
+const STATUS_INTERVAL_MS = 1_000;
 
 export interface StatusLine {
   set(status: string): void;

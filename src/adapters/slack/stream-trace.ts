@@ -8,7 +8,7 @@ import type { Logger } from "../../logger.js";
 import type { TaskUpdate } from "./task-updates.js";
 import { createThrottledWriter } from "../throttled-writer.js";
 
-export const STREAM_INTERVAL_MS = 500;
+const STREAM_INTERVAL_MS = 500;
 
 export interface StreamTarget {
   readonly channel: string;

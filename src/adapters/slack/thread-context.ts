@@ -9,7 +9,7 @@ import type { ChatMessage } from "../../agent/types.js";
 import { TokenCounter } from "../../agent/token-counter.js";
 import type { Logger } from "../../logger.js";
 
-export const THREAD_CONTEXT_TOKENS = 2_000;
+const THREAD_CONTEXT_TOKENS = 2_000;
 export const THREAD_PAGE_SIZE = 200;
 /** A thread longer than this many pages before the question is read from its start only (and logged). */
 export const THREAD_MAX_PAGES = 10;

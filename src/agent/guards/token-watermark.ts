@@ -3,7 +3,7 @@ import { guardStop } from "./guard-stop.js";
 
 export type Watermark = "green" | "yellow" | "orange" | "red";
 
-export const WATERMARKS = { yellow: 0.65, orange: 0.8, red: 0.9 } as const;
+const WATERMARKS = { yellow: 0.65, orange: 0.8, red: 0.9 } as const;
 
 /** `budget` is the context window minus the reserved output tokens. */
 export function watermark(used: number, budget: number): Watermark {
