@@ -12,10 +12,12 @@ import { createDemoModel } from "./agent/model-demo.js";
 import { createOpenAIModel } from "./agent/model-openai.js";
 import { builtinTools } from "./agent/tools/builtin.js";
 import type { Model } from "./agent/types.js";
-import { loadConfig, type Config } from "./config.js";
+import { checkChatModel, loadConfig, type Config } from "./config.js";
 import { ConfigError, StoreUnavailableError, StoreUrlError } from "./errors.js";
+import { createGovernance, loadSettings, type Governance } from "./governance/governance.js";
 import { createLogger } from "./logger.js";
-import { openStore } from "./memory/keyv-store.js";
+import { openStore, parseStoreUrl } from "./memory/keyv-store.js";
+import { claimStoreOwnership, type OwnerClaim } from "./memory/store-lease.js";
 import type { KeyValueStore } from "./memory/types.js";
 
 export interface AppIo {
@@ -31,6 +33,8 @@ export interface RunningApp {
   readonly logger: Logger;
   /** The surfaces that started: "slack", "discord" or "console". */
   readonly surfaces: readonly string[];
+  /** Where /healthz, /readyz and /metrics are served (Slack's port in its HTTP mode); undefined for the console. */
+  readonly port?: number;
   /** Resolves when the app ended by itself: the console session closed. Never resolves for Slack and Discord. */
   readonly ended: Promise<void>;
   /** Stops taking events, lets runs in flight reach a safe point (bounded), closes the runner and the store. Idempotent; never rejects. */
@@ -50,6 +54,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
   let config: Config;
   try {
     config = loadConfig(env);
+    checkChatModel(config);
   } catch (error) {
     if (error instanceof ConfigError) return { kind: "failed", message: `Configuration error: ${error.message}` };
     throw error;
@@ -57,6 +62,9 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
   const consoleMode = !config.slack && !config.discord;
   // Console mode shares the terminal with the conversation: only errors are logged unless LOG_LEVEL asks for more.
   const logger = createLogger(consoleMode && !env.LOG_LEVEL ? "error" : config.logLevel);
+  // The settings file is checked before anything opens: each problem is one line, and the start stops.
+  const settings = await loadSettings(config.settingsFile, logger);
+  if (settings.kind === "failed") return { kind: "failed", message: settings.lines.join("\n") };
 
   let store: KeyValueStore;
   try {
@@ -66,8 +74,19 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     if (error instanceof StoreUnavailableError) return { kind: "failed", message: `Cannot start: ${error.message}. Check STORE_URL.` };
     throw error;
   }
+  // One process per SQLite file: it resumes that file's unfinished work, which a second process would run again.
+  const location = parseStoreUrl(config.storeUrl);
+  const ownership: OwnerClaim = location.kind === "sqlite" ? claimStoreOwnership(location.path) : { kind: "owned", release: () => {} };
+  if (ownership.kind === "taken") {
+    await store.close();
+    return { kind: "failed", message: `Cannot start: ${ownership.message}` };
+  }
 
+  // Every process but the console serves health, readiness and metrics on PORT; loaded only then (prom-client, tracing).
+  const ops = consoleMode ? undefined : await (await import("./ops/ops.js")).startOps(config, store, env, logger);
+  if (ops) store = ops.instrumentStore(store);
   const model = chooseModel(config, logger);
+  const governance = createGovernance({ source: settings.source, store, logger, model: config.model.name });
   // The demo model has no facts to pick, so extraction would only cost a call per run.
   const serviceConfig: Config = model.kind === "demo" ? { ...config, memory: { ...config.memory, extractFacts: false } } : config;
   let service: RunningAgentService | undefined;
@@ -76,12 +95,22 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
   try {
     // Builds the loop once up front, so guard figures that can't work together stop the start with their one line.
     createLoopDeps({ model: model.model, modelName: config.model.name, tools: builtinTools, guards: config.guards });
-    service = createAgentService({ config: serviceConfig, model: model.model, store, logger });
-    if (model.kind === "demo" && !consoleMode) logger.warn("OPENAI_API_KEY is not set: answering with the offline demo model (arithmetic and time only)");
+    const { modelFor } = model;
+    service = createAgentService({
+      config: serviceConfig,
+      model: ops ? ops.instrumentModel(model.model) : model.model,
+      store,
+      logger,
+      runPolicy: governance.runPolicy,
+      ...(modelFor ? { modelFor: ops ? (name: string) => ops.instrumentModel(modelFor(name)) : modelFor } : {}),
+      observers: ops?.observers ?? [],
+    });
+    if (model.kind === "demo" && !consoleMode) logger.warn("OPENAI_API_KEY=demo: answering with the offline demo model (arithmetic and time only)");
     // Loaded only when configured: console mode needs neither chat library.
     if (config.slack) {
       const { createSlackAdapter } = await import("./adapters/slack/slack-adapter.js");
-      adapters.push(createSlackAdapter({ config: config.slack, service, store, logger, drainTimeoutMs: SURFACE_DRAIN_MS }));
+      const opsRoutes = ops && config.slack.mode.kind === "http" ? { opsRoutes: ops.routes } : {};
+      adapters.push(createSlackAdapter({ config: config.slack, service, store, logger, drainTimeoutMs: SURFACE_DRAIN_MS, ...opsRoutes }));
     }
     if (config.discord) {
       const { createDiscordAdapter } = await import("./adapters/discord/discord-adapter.js");
@@ -95,15 +124,32 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     }
   } catch (error) {
     await closeAll([], service, store, logger);
+    await ops?.close();
+    ownership.release();
     if (error instanceof ConfigError) return { kind: "failed", message: `Configuration error: ${error.message}` };
     throw error;
   }
 
-  const started = await Promise.allSettled(adapters.map((adapter) => adapter.start()));
+  // Slack's HTTP mode serves the ops routes on its own port; every other process opens PORT for them.
+  let port: number | undefined;
+  if (ops && config.slack?.mode.kind !== "http") {
+    try {
+      port = await ops.listen(config.port);
+    } catch (error) {
+      await closeAll([], service, store, logger);
+      await ops.close();
+      ownership.release();
+      return { kind: "failed", message: `Cannot start: PORT ${config.port}: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  }
+  for (const adapter of adapters) ops?.health.connection(adapter.name, "starting");
+  const started = await Promise.allSettled(adapters.map((adapter) => adapter.start().then(() => ops?.health.connection(adapter.name, "up"))));
   const failure = started.findIndex((result) => result.status === "rejected");
   if (failure >= 0) {
     const reason = (started[failure] as PromiseRejectedResult).reason;
     await closeAll(adapters, service, store, logger);
+    await ops?.close();
+    ownership.release();
     if (reason instanceof ConfigError) return { kind: "failed", message: `Configuration error: ${reason.message}` };
     logger.error({ err: reason, surface: adapters[failure]!.name }, "a surface failed to start");
     return { kind: "failed", message: `Cannot start ${adapters[failure]!.name}: ${reason instanceof Error ? reason.message : String(reason)}` };
@@ -117,31 +163,44 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     app: {
       logger,
       surfaces: adapters.map((adapter) => adapter.name),
+      port: port ?? adapters.map((adapter) => (adapter as { port?: number }).port).find((found) => found !== undefined),
       ended,
-      stop: () => (stopping ??= closeAll(adapters, running, store, logger)),
+      stop: () => {
+        // Readiness answers 503 from this moment until the port closes, so load balancers stop sending work first.
+        ops?.health.shuttingDown();
+        return (stopping ??= closeAll(adapters, running, store, logger, governance)
+          .then(() => ops?.close())
+          .finally(() => ownership.release()));
+      },
     },
   };
 }
 
-type ChosenModel = { readonly kind: "demo" | "remote"; readonly model: Model; readonly description: ModelDescription };
+type ChosenModel = {
+  readonly kind: "demo" | "remote";
+  readonly model: Model;
+  readonly description: ModelDescription;
+  /** A client for a channel's own model (the settings file), one per name. */
+  readonly modelFor?: (name: string) => Model;
+};
 
 function chooseModel(config: Config, logger: Logger): ChosenModel {
   const { apiKey, baseUrl, name, timeoutMs, maxRetries } = config.model;
   if (!apiKey) return { kind: "demo", model: createDemoModel(), description: { kind: "demo", unusedBaseUrl: baseUrl } };
-  return {
-    kind: "remote",
-    model: createOpenAIModel({ apiKey, baseUrl, model: name, timeoutMs, maxRetries, logger }),
-    description: { kind: "remote", name, baseUrl },
-  };
+  const clients = new Map<string, Model>();
+  const modelFor = (other: string): Model => clients.get(other) ?? clients.set(other, createOpenAIModel({ apiKey, baseUrl, model: other, timeoutMs, maxRetries, logger })).get(other)!;
+  return { kind: "remote", model: modelFor(name), description: { kind: "remote", name, baseUrl }, modelFor };
 }
 
 /** Surfaces first (no new work), then the runner (runs in flight reach a safe point), then the store. Never rejects. */
-async function closeAll(adapters: readonly ChatAdapter[], service: RunningAgentService | undefined, store: KeyValueStore, logger: Logger): Promise<void> {
+async function closeAll(adapters: readonly ChatAdapter[], service: RunningAgentService | undefined, store: KeyValueStore, logger: Logger, governance?: Governance): Promise<void> {
   const deadline = Date.now() + SHUTDOWN_BUDGET_MS;
   const stopped = await Promise.allSettled(adapters.map((adapter) => adapter.stop()));
   stopped.forEach((result, index) => {
     if (result.status === "rejected") logger.warn({ err: result.reason, surface: adapters[index]!.name }, "a surface did not stop cleanly");
   });
   await service?.close(Math.max(MIN_RUNNER_CLOSE_MS, deadline - Date.now())).catch((error: unknown) => logger.warn({ err: error }, "the runner did not close cleanly"));
+  // Audit entries of the last runs still go to the store before it closes.
+  await governance?.close().catch((error: unknown) => logger.warn({ err: error }, "the settings watcher or the audit log did not close cleanly"));
   await store.close().catch((error: unknown) => logger.warn({ err: error }, "the store did not close cleanly"));
 }

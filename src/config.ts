@@ -1,7 +1,11 @@
 // Every setting comes from the environment and is checked here, once, at start.
 // A bad value stops the process with one line naming the variable (see src/main.ts).
+import { dirname, resolve, sep } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "./errors.js";
+
+/** OPENAI_API_KEY=demo asks for the offline demo model by name (needed when a chat surface is set up). */
+const DEMO_KEY = "demo";
 
 const SECRET_VARIABLES = new Set([
   "OPENAI_API_KEY",
@@ -12,10 +16,11 @@ const SECRET_VARIABLES = new Set([
   "APPROVAL_SECRET",
 ]);
 
-const positiveInt = (fallback: number) =>
-  z.coerce.number({ error: "expects a whole number" }).int("expects a whole number").positive("expects a number above 0").default(fallback);
-
-const optionalPositiveInt = z.coerce.number({ error: "expects a whole number" }).int("expects a whole number").positive("expects a number above 0").optional();
+/** A whole number within [min, max]; every numeric setting has a range so a typo can't disable a guard. */
+const wholeNumber = (min: number, max: number) => {
+  const expected = `expects a whole number from ${min} to ${max}`;
+  return z.coerce.number({ error: expected }).int(expected).min(min, expected).max(max, expected);
+};
 
 const httpUrl = z.url({ protocol: /^https?$/, error: "expects an http(s) URL" });
 
@@ -24,10 +29,15 @@ const idList = z
   .transform((value) => value.split(",").map((id) => id.trim()).filter((id) => id.length > 0))
   .default([]);
 
+const TRUE_WORDS = new Set(["true", "1", "yes", "on"]);
+
+/** true/false, 1/0, yes/no or on/off, in any case. */
 const booleanFlag = (fallback: boolean) =>
   z
-    .enum(["true", "false", "1", "0", "yes", "no"], { error: "expects true or false" })
-    .transform((value) => value === "true" || value === "1" || value === "yes")
+    .string()
+    .transform((value) => value.trim().toLowerCase())
+    .pipe(z.enum(["true", "false", "1", "0", "yes", "no", "on", "off"], { error: "expects true or false" }))
+    .transform((value) => TRUE_WORDS.has(value))
     .default(fallback);
 
 export const ToolPolicyValue = z.enum(["approve", "allow", "deny"]);
@@ -59,36 +69,39 @@ const EnvSchema = z.object({
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: httpUrl.optional(),
   OPENAI_MODEL: z.string().default("gpt-4o-mini"),
-  OPENAI_TIMEOUT_MS: positiveInt(60_000),
-  OPENAI_MAX_RETRIES: z.coerce.number({ error: "expects a whole number" }).int("expects a whole number").min(0, "expects 0 or more").default(3),
+  OPENAI_TIMEOUT_MS: wholeNumber(1_000, 600_000).default(60_000),
+  OPENAI_MAX_RETRIES: wholeNumber(0, 10).default(3),
 
-  AGENT_MAX_STEPS: positiveInt(10),
-  AGENT_MAX_CONSECUTIVE_ERRORS: positiveInt(3),
-  AGENT_OSCILLATION_WINDOW: positiveInt(6),
-  AGENT_CONTEXT_TOKENS: optionalPositiveInt,
-  AGENT_RESERVED_OUTPUT_TOKENS: positiveInt(2048),
-  AGENT_OBSERVATION_TOKENS: positiveInt(2000),
-  AGENT_RUN_TIMEOUT_MS: positiveInt(120_000),
-  AGENT_TOOL_TIMEOUT_MS: positiveInt(30_000),
+  AGENT_MAX_STEPS: wholeNumber(1, 100).default(10),
+  AGENT_MAX_CONSECUTIVE_ERRORS: wholeNumber(1, 20).default(3),
+  AGENT_OSCILLATION_WINDOW: wholeNumber(2, 50).default(6),
+  AGENT_CONTEXT_TOKENS: wholeNumber(1_024, 2_000_000).optional(),
+  AGENT_RESERVED_OUTPUT_TOKENS: wholeNumber(256, 131_072).default(2048),
+  AGENT_OBSERVATION_TOKENS: wholeNumber(100, 100_000).default(2000),
+  AGENT_RUN_TIMEOUT_MS: wholeNumber(1_000, 3_600_000).default(120_000),
+  AGENT_TOOL_TIMEOUT_MS: wholeNumber(100, 600_000).default(30_000),
 
   STORE_URL: z.string().default("sqlite://data/bot.sqlite"),
-  MAX_CONCURRENT_RUNS: positiveInt(8),
-  MEMORY_HISTORY_TURNS: positiveInt(10),
-  MEMORY_HISTORY_TOKENS: positiveInt(4000),
-  MEMORY_MAX_FACTS: positiveInt(200),
-  MEMORY_RECALL_FACTS: positiveInt(8),
+  MAX_CONCURRENT_RUNS: wholeNumber(1, 1_000).default(8),
+  MEMORY_HISTORY_TURNS: wholeNumber(1, 100).default(10),
+  MEMORY_HISTORY_TOKENS: wholeNumber(100, 200_000).default(4000),
+  MEMORY_MAX_FACTS: wholeNumber(1, 10_000).default(200),
+  MEMORY_RECALL_FACTS: wholeNumber(1, 100).default(8),
   MEMORY_EXTRACT_FACTS: booleanFlag(true),
 
   TOOL_POLICY: toolPolicy,
-  APPROVAL_TIMEOUT_MS: positiveInt(15 * 60_000),
+  MCP_CONFIG: z.string().trim().min(1, "expects the path of the MCP servers file (JSON)").optional(),
+  BOT_SETTINGS: z.string().trim().min(1, "expects the path of a JSON or YAML settings file").optional(),
+  APPROVAL_TIMEOUT_MS: wholeNumber(1_000, 86_400_000).default(15 * 60_000),
   APPROVAL_SECRET: z.string().min(16, "expects at least 16 characters").optional(),
+  APPROVAL_KEY_FILE: z.string().default("approval.key"),
 
   SLACK_BOT_TOKEN: z.string().startsWith("xoxb-", "expects a bot token starting with xoxb-").optional(),
   SLACK_APP_TOKEN: z.string().startsWith("xapp-", "expects an app-level token starting with xapp-").optional(),
   SLACK_SIGNING_SECRET: z.string().optional(),
   SLACK_API_URL: httpUrl.optional(),
   SLACK_APPROVERS: idList,
-  PORT: z.coerce.number({ error: "expects a port number" }).int("expects a port number").min(0, "expects a port number").max(65535, "expects a port number").default(3000),
+  PORT: wholeNumber(0, 65_535).default(3000),
 
   DISCORD_TOKEN: z.string().optional(),
   DISCORD_APPLICATION_ID: z.string().regex(/^\d+$/, "expects the numeric application id").optional(),
@@ -97,6 +110,8 @@ const EnvSchema = z.object({
   DISCORD_APPROVERS: idList,
   DISCORD_APPROVER_ROLE: z.string().regex(/^\d+$/, "expects a numeric role id").optional(),
   DISCORD_MESSAGE_CONTENT: booleanFlag(false),
+
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl.optional(),
 
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { error: "expects one of fatal, error, warn, info, debug, trace, silent" }).default("info"),
 });
@@ -117,7 +132,10 @@ export interface GuardLimits {
 
 export interface Config {
   readonly model: {
+    /** Undefined: the offline demo model. */
     readonly apiKey?: string;
+    /** OPENAI_API_KEY=demo: the demo model was asked for, not fallen back to. */
+    readonly demoRequested: boolean;
     readonly baseUrl?: string;
     readonly name: string;
     readonly timeoutMs: number;
@@ -134,9 +152,15 @@ export interface Config {
     readonly extractFacts: boolean;
   };
   readonly toolPolicy: readonly ToolPolicyRule[];
+  /** MCP_CONFIG: the MCP servers file; unset means ./mcp.json when it exists (src/tools/mcp/mcp-config.ts). */
+  readonly mcpConfig?: string;
+  /** BOT_SETTINGS: the settings file (access, limits, channels); unset: bot.settings.json when present. */
+  readonly settingsFile?: string;
   readonly approvalTimeoutMs: number;
-  /** Signs stored approvals; when unset one is generated and kept in the store. */
+  /** Signs stored approvals; when unset the key comes from a shared chat secret (Redis) or approvalKeyFile (see approval-key.ts). */
   readonly approvalSecret?: string;
+  /** Where the approval key is kept when it is neither set nor derived; never inside the SQLite store's folder. */
+  readonly approvalKeyFile: string;
   readonly slack?: {
     readonly botToken: string;
     readonly mode: { readonly kind: "socket"; readonly appToken: string } | { readonly kind: "http"; readonly signingSecret: string; readonly port: number };
@@ -154,6 +178,10 @@ export interface Config {
     readonly messageContent?: boolean;
   };
   readonly logLevel: Env["LOG_LEVEL"];
+  /** Health, readiness and metrics (and Slack's HTTP mode) listen here in every process but the console. */
+  readonly port: number;
+  /** Where OpenTelemetry traces go (OTLP/HTTP); unset: no tracing SDK is loaded. */
+  readonly otlpEndpoint?: string;
 }
 
 /** Parses the environment; throws ConfigError naming the first bad variable. */
@@ -172,7 +200,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
 function toConfig(env: Env): Config {
   return {
     model: {
-      apiKey: env.OPENAI_API_KEY,
+      apiKey: env.OPENAI_API_KEY === DEMO_KEY ? undefined : env.OPENAI_API_KEY,
+      demoRequested: env.OPENAI_API_KEY === DEMO_KEY,
       baseUrl: env.OPENAI_BASE_URL,
       name: env.OPENAI_MODEL,
       timeoutMs: env.OPENAI_TIMEOUT_MS,
@@ -198,12 +227,38 @@ function toConfig(env: Env): Config {
       extractFacts: env.MEMORY_EXTRACT_FACTS,
     },
     toolPolicy: env.TOOL_POLICY,
+    mcpConfig: env.MCP_CONFIG,
+    ...(env.BOT_SETTINGS === undefined ? {} : { settingsFile: env.BOT_SETTINGS }),
     approvalTimeoutMs: env.APPROVAL_TIMEOUT_MS,
     approvalSecret: env.APPROVAL_SECRET,
+    approvalKeyFile: keyFileOutsideStore(env.APPROVAL_KEY_FILE, env.STORE_URL),
     slack: slackConfig(env),
     discord: discordConfig(env),
     logLevel: env.LOG_LEVEL,
+    port: env.PORT,
+    otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
   };
+}
+
+/**
+ * A copy of the store's folder must not carry the key that signs what is in the store. Only
+ * an SQLite store has a folder; STORE_URL's own checks happen when the store opens.
+ */
+function keyFileOutsideStore(keyFile: string, storeUrl: string): string {
+  const path = resolve(keyFile);
+  if (!storeUrl.startsWith("sqlite://")) return path;
+  const storeFolder = dirname(resolve(storeUrl.slice("sqlite://".length)));
+  if (path.startsWith(storeFolder + sep)) {
+    throw new ConfigError("APPROVAL_KEY_FILE", `expects a path outside the store's folder ${storeFolder}, so a copy of the store can't sign approvals`, keyFile);
+  }
+  return path;
+}
+
+/** Slack or Discord answer real people: the offline demo model only when asked for by name. */
+export function checkChatModel(config: Config): void {
+  if ((config.slack || config.discord) && !config.model.apiKey && !config.model.demoRequested) {
+    throw new ConfigError("OPENAI_API_KEY", `expects the model server's key when Slack or Discord is set up (OPENAI_API_KEY=${DEMO_KEY} answers with the offline demo model instead)`, undefined);
+  }
 }
 
 function slackConfig(env: Env): Config["slack"] {

@@ -1,7 +1,7 @@
 // The one home for thrown errors. Failures the model can act on are observations, not
 // exceptions; these are for misconfiguration, unavailable services and bugs.
 
-export type ErrorCode = "config_invalid" | "model_unavailable" | "store_unavailable" | "store_url_invalid";
+export type ErrorCode = "config_invalid" | "model_unavailable" | "store_unavailable" | "store_url_invalid" | "approval_key_unavailable";
 
 export abstract class BotError extends Error {
   abstract readonly code: ErrorCode;
@@ -13,6 +13,15 @@ export class ConfigError extends BotError {
   constructor(readonly variable: string, readonly expected: string, received: string | undefined) {
     super(`${variable}: ${expected}${received === undefined ? " (it is not set)" : ` (got "${received}")`}`);
     this.name = "ConfigError";
+  }
+}
+
+/** A bad MCP servers file (MCP_CONFIG). The message is the one line printed at start: the file, the server, the field. */
+export class McpConfigError extends BotError {
+  readonly code = "config_invalid";
+  constructor(readonly file: string, detail: string) {
+    super(`${file}: ${detail}`);
+    this.name = "McpConfigError";
   }
 }
 
@@ -38,5 +47,14 @@ export class StoreUnavailableError extends BotError {
   constructor(reason: string) {
     super(`The store is unavailable: ${reason}`);
     this.name = "StoreUnavailableError";
+  }
+}
+
+/** The approval key file (APPROVAL_KEY_FILE) can't be read, created or trusted; approvals wait until it can. */
+export class ApprovalKeyError extends BotError {
+  readonly code = "approval_key_unavailable";
+  constructor(readonly path: string, reason: string) {
+    super(`The approval key file ${path} ${reason}`);
+    this.name = "ApprovalKeyError";
   }
 }

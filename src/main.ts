@@ -1,5 +1,6 @@
-// `npm start`. The wiring lives in app.ts; this file owns the process: exit codes, signals,
-// the 10 s hard-exit backstop, and logging of promise rejections nobody handled.
+// The process: `npm run start:prod` (node dist/main.js, the deploy command) and `npm start`
+// (tsx). The wiring lives in app.ts; this file owns exit codes, signals, the 10 s hard-exit
+// backstop, and logging of promise rejections nobody handled.
 import { startApp, type RunningApp } from "./app.js";
 
 const BACKSTOP_MS = 10_000;
@@ -28,8 +29,12 @@ async function shutdown(): Promise<void> {
 }
 
 function onSignal(signal: NodeJS.Signals): void {
-  // A second signal means the person does not want to wait for the graceful stop.
-  if (stopping) process.exit(1);
+  // A repeated signal (tsx and npm forward one of their own) must not cut the graceful stop short:
+  // the stop is already bounded by the backstop, and work saved by then is resumed at the next start.
+  if (stopping) {
+    app?.logger.info({ signal }, "already shutting down; the runs in flight are saving their progress");
+    return;
+  }
   app?.logger.info({ signal }, "shutting down");
   void shutdown();
 }

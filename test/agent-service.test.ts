@@ -110,23 +110,6 @@ describe("the conversation runner", () => {
   });
 });
 
-describe("two bot processes on one store", () => {
-  it("take turns in one conversation, so the second run sees the first's answer", async () => {
-    const storeUrl = sqliteUrl();
-    const slowFirst = new ScriptedModel([], { whenExhausted: (request) => ({ text: `answer to ${lastUser(request)}`, delayMs: 150 }) });
-    const second = echoModel();
-    const one = await startService({ model: slowFirst, storeUrl });
-    const two = await startService({ model: second, storeUrl });
-    open.push(one, two);
-    const origin = originFor("alice", "console:two-processes");
-    const firstRun = one.service.ask({ origin, text: "first question" }, one.sink);
-    await until(() => slowFirst.requests.length === 1, "the first run to reach the model");
-    const secondRun = two.service.ask({ origin, text: "second question" }, two.sink);
-    await Promise.all([firstRun, secondRun]);
-    expect(second.requests[0]!.messages.map((message) => message.content)).toEqual(expect.arrayContaining(["first question", "answer to first question"]));
-  });
-});
-
 describe("a Redis store that goes away mid-run", () => {
   it("logs a clear line and the run still replies", async () => {
     const redis = await startRedisServer();

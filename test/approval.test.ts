@@ -35,8 +35,8 @@ afterAll(async () => {
 
 const sqliteUrl = () => `sqlite://${folder.path}/approvals-${++counter}.sqlite`;
 
-async function harness(model: ScriptedModel, options: { tools?: Tool[]; env?: Record<string, string>; clock?: () => number; storeUrl?: string } = {}) {
-  const started = await startService({ model, storeUrl: options.storeUrl ?? sqliteUrl(), tools: options.tools, env: options.env, clock: options.clock });
+async function harness(model: ScriptedModel, options: { tools?: Tool[]; env?: Record<string, string>; clock?: () => number; storeUrl?: string; wrapStore?: (store: KeyValueStore) => KeyValueStore } = {}) {
+  const started = await startService({ model, storeUrl: options.storeUrl ?? sqliteUrl(), tools: options.tools, env: options.env, clock: options.clock, wrapStore: options.wrapStore });
   open.push(started);
   return started;
 }
@@ -271,6 +271,7 @@ describe("a write call waits for a person", () => {
       get: (key) => real.get(key),
       set: (key, value, ttl) => real.set(key, value, ttl),
       setIfAbsent: (key, value, ttl) => real.setIfAbsent(key, value, ttl),
+      increment: (key, by, ttl) => real.increment(key, by, ttl),
       close: () => real.close(),
       delete: async (key) => {
         if (key.startsWith("approval:run:")) throw new Error("store went away");
@@ -370,3 +371,32 @@ describe.each([
     expect(note.posted).toEqual(winners[0]!.kind === "resumed" && winners[0]!.decision === "approve" ? ["once"] : []);
   });
 });
+
+describe("how long approval records live in the store", () => {
+  it("a paused run lives its approval window plus an hour's grace; a decision is remembered a day", async () => {
+    const now = 7_000_000;
+    const ttls = new Map<string, number | undefined>();
+    const note = noteTool();
+    const model = new ScriptedModel([call("post_note", { text: "ttl" })], { whenExhausted: say("Posted.") });
+    const { service, sink } = await harness(model, { tools: [note.tool], clock: () => now, env: { APPROVAL_TIMEOUT_MS: "60000" }, wrapStore: recordingTtls(ttls) });
+    const pending = pendingOf(await service.ask({ origin: originFor("alice", "console:ttl"), text: "post" }, sink));
+    expect(ttls.get(`approval:run:${pending.runId}`)).toBe(60_000 + 60 * 60_000);
+    await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, sink);
+    expect(ttls.get(`approval:decision:${pending.runId}:${pending.callId}`)).toBe(24 * 60 * 60_000);
+  });
+});
+
+/** Passes every call through, noting the TTL each key was last written with. */
+function recordingTtls(ttls: Map<string, number | undefined>): (store: KeyValueStore) => KeyValueStore {
+  return (store) =>
+    new Proxy(store, {
+      get(target, name, receiver) {
+        const value: unknown = Reflect.get(target, name, receiver);
+        if (name !== "set" && name !== "setIfAbsent") return typeof value === "function" ? value.bind(target) : value;
+        return (key: string, stored: unknown, ttl?: number) => {
+          ttls.set(key, ttl);
+          return (value as KeyValueStore["set"]).call(target, key, stored, ttl);
+        };
+      },
+    });
+}

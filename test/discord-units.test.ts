@@ -81,12 +81,12 @@ describe("conversations", () => {
 });
 
 describe("mentions", () => {
-  const message = (fields: { bot?: boolean; id?: string; guildId?: string | null; mentions?: string[]; webhookId?: string | null; system?: boolean }) => ({
+  const message = (fields: { bot?: boolean; id?: string; guildId?: string | null; mentions?: string[]; roles?: Array<{ id: string; botId?: string }>; webhookId?: string | null; system?: boolean }) => ({
     author: { id: fields.id ?? "5", bot: fields.bot ?? false },
     webhookId: fields.webhookId ?? null,
     system: fields.system ?? false,
     guildId: fields.guildId === undefined ? "1" : fields.guildId,
-    mentions: { users: new Map((fields.mentions ?? []).map((id) => [id, {}])) },
+    mentions: { users: new Map((fields.mentions ?? []).map((id) => [id, {}])), roles: new Map((fields.roles ?? []).map((role) => [role.id, { id: role.id, tags: role.botId ? { botId: role.botId } : null }])) },
   });
   const is = (fields: Parameters<typeof message>[0]) => isForBot(message(fields) as unknown as Parameters<typeof isForBot>[0], "99");
 
@@ -99,6 +99,12 @@ describe("mentions", () => {
     expect(is({ guildId: null, id: "99" })).toBe(false);
     expect(is({ mentions: ["99"], webhookId: "7" })).toBe(false);
     expect(is({ mentions: ["99"], system: true })).toBe(false);
+  });
+
+  it("answers a mention of the bot's managed role, not of other roles", () => {
+    expect(is({ roles: [{ id: "7", botId: "99" }] })).toBe(true);
+    expect(is({ roles: [{ id: "7" }, { id: "8", botId: "98" }] })).toBe(false);
+    expect(questionOf("<@&7> what now?", "99", ["7"])).toBe("what now?");
   });
 
   it("takes the bot's mention out of the question and keeps the rest as written", () => {
@@ -166,7 +172,7 @@ describe("messages", () => {
 
 describe("chat tool arguments", () => {
   const client = new Client({ intents: [] });
-  const tools = createDiscordTools(client);
+  const tools = createDiscordTools(client, client.rest);
   const readChannel = tools[0]!;
   const postMessage = tools[1]!;
   afterAll(() => client.destroy());

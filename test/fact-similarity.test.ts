@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decideFactWrite, factSimilarity, NEAR_DUPLICATE_THRESHOLD, normalizeFact, rankFacts } from "../src/memory/fact-similarity.js";
+import { decideFactWrite, factSimilarity, NEAR_DUPLICATE_THRESHOLD, normalizeFact, rankFacts, RELEVANCE_THRESHOLD } from "../src/memory/fact-similarity.js";
 import type { Fact } from "../src/memory/types.js";
 
 let nextId = 0;
@@ -104,6 +104,26 @@ describe("decideFactWrite", () => {
     expect(decideFactWrite([twinA, twinB], "Team meets daily at 7")).toEqual({ kind: "replace", replaces: twinB.id });
   });
 
+  it("catches a degree adverb in Chinese whatever the subject: 我很喜欢喝咖啡 ~ 我喜欢喝咖啡", () => {
+    for (const [older, newer] of [
+      ["我喜欢喝咖啡", "我很喜欢喝咖啡"],
+      ["用户喜欢喝咖啡", "用户非常喜欢喝咖啡"],
+      ["我很喜欢喝咖啡", "我喜欢喝咖啡"],
+    ] as const) {
+      const stored = fact(older);
+      expect(factSimilarity(newer, older), `${newer} ~ ${older}`).toBeGreaterThanOrEqual(NEAR_DUPLICATE_THRESHOLD);
+      expect(decideFactWrite([stored], newer)).toEqual({ kind: "replace", replaces: stored.id });
+    }
+  });
+
+  it.each(["用户", "我", "他"])("treats a negation the same with the subject %s: the newer statement replaces the one it contradicts", (subject) => {
+    const likes = fact(`${subject}喜欢喝咖啡`);
+    expect(decideFactWrite([likes], `${subject}不喜欢喝咖啡`)).toEqual({ kind: "replace", replaces: likes.id });
+    const dislikes = fact(`${subject}不喜欢喝咖啡`);
+    expect(decideFactWrite([dislikes], `${subject}喜欢喝咖啡`)).toEqual({ kind: "replace", replaces: dislikes.id });
+    expect(decideFactWrite([dislikes], `${subject}不喜欢喝咖啡。`)).toEqual({ kind: "skip", duplicateOf: dislikes.id });
+  });
+
   it("adds to an empty list and honours a custom threshold", () => {
     expect(decideFactWrite([], "anything")).toEqual({ kind: "add" });
     expect(decideFactWrite([darkMode], "User prefers light mode", 0.3)).toEqual({ kind: "replace", replaces: darkMode.id });
@@ -117,10 +137,25 @@ describe("rankFacts", () => {
     const acme = fact("User works at Acme", { lastUsedAt: 3 });
     const atlas = fact("Project Atlas ships in May", { lastUsedAt: 4 });
     const ranked = rankFacts([coffee, berlin, acme, atlas], "Which city does the user live in? Berlin?", 3);
-    expect(ranked[0]).toBe(berlin);
+    expect(ranked[0]).toEqual({ fact: berlin, relevant: true });
     expect(ranked).toHaveLength(3);
     const unrelated = rankFacts([coffee, berlin, acme, atlas], "zzz", 2);
-    expect(unrelated).toEqual([atlas, acme]);
+    expect(unrelated).toEqual([
+      { fact: atlas, relevant: false },
+      { fact: acme, relevant: false },
+    ]);
+  });
+
+  it("marks as relevant only facts that share more than noise with the query", () => {
+    const name = fact("User's name is Ann");
+    const acme = fact("User works at Acme");
+    const ranked = rankFacts([name, acme], "what's my name?", 2);
+    expect(ranked).toEqual([
+      { fact: name, relevant: true },
+      { fact: acme, relevant: false },
+    ]);
+    expect(factSimilarity("what's my name?", acme.text)).toBeGreaterThan(0);
+    expect(factSimilarity("what's my name?", acme.text)).toBeLessThan(RELEVANCE_THRESHOLD);
   });
 
   it("returns nothing for a limit of 0", () => {

@@ -1,7 +1,9 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../src/logger.js";
-import { createConversationHistory, historyKey, type HistoryOptions } from "../src/memory/history.js";
+import fc from "fast-check";
+import { TokenCounter } from "../src/agent/token-counter.js";
+import { createConversationHistory, cutToTokens, historyKey, type HistoryOptions } from "../src/memory/history.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import type { KeyValueStore, Turn } from "../src/memory/types.js";
 import { capturingLogger, temporaryFolder } from "./support/memory-test-kit.js";
@@ -111,5 +113,55 @@ describe("conversation history", () => {
   it("refuses to append a turn that is not well formed", async () => {
     const memory = history();
     await expect(memory.append(conversation(), { user: "q", assistant: "a", at: Number.NaN })).rejects.toThrow();
+  });
+
+  it("keeps a 1 MB message cut to a quarter of the budget, with a note, so earlier turns still load", async () => {
+    const counter = TokenCounter.forModel("gpt-4o-mini");
+    const countTokens = (text: string) => counter.countText(text);
+    const key = conversation();
+    const memory = history({ maxTokens: 4_000, countTokens });
+    await memory.append(key, turn(1));
+    await memory.append(key, turn(2));
+    const huge = "The log follows. ".repeat(62_000);
+    await memory.append(key, { user: huge, assistant: "a3", at: 1_003 });
+    const loaded = await memory.load(key);
+    expect(loaded.map((t) => t.assistant)).toEqual(["a1", "a2", "a3"]);
+    const cut = loaded[2]!.user;
+    expect(huge.startsWith(cut.slice(0, cut.indexOf("\n[…")))).toBe(true);
+    expect(cut).toMatch(/\n\[… cut: the message was 1054000 characters long; only its start is kept\]$/);
+    expect(countTokens(cut)).toBeLessThanOrEqual(1_000);
+    expect(countTokens(cut)).toBeGreaterThan(900);
+    const stored = (await store.get(historyKey(key))) as Turn[];
+    expect(stored[2]!.user).toBe(cut);
+  });
+
+  it("cuts a turn stored whole before the bound existed when it loads", async () => {
+    const key = conversation();
+    await store.set(historyKey(key), [turn(1), { user: "x".repeat(5_000), assistant: "a2", at: 1_002 }]);
+    const loaded = await history({ maxTokens: 400 }).load(key);
+    expect(loaded.map((t) => t.assistant)).toEqual(["a1", "a2"]);
+    expect(loaded[1]!.user).toMatch(/^x+\n\[… cut: the message was 5000 characters long; only its start is kept\]$/);
+    expect(loaded[1]!.user.length).toBeLessThanOrEqual(100);
+  });
+});
+
+describe("cutToTokens", () => {
+  it("returns a text that fits unchanged", () => {
+    expect(cutToTokens("short", 10, (text) => text.length)).toBe("short");
+    expect(cutToTokens("😀".repeat(5), 5, (text) => [...text].length)).toBe("😀".repeat(5));
+  });
+
+  it("keeps the start of a longer text and the note within the limit, never half a character", () => {
+    const counter = TokenCounter.forModel("gpt-4o-mini");
+    const countTokens = (text: string) => counter.countText(text);
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme", minLength: 0, maxLength: 3_000 }), fc.integer({ min: 40, max: 400 }), (text, limit) => {
+        const cut = cutToTokens(text, limit, countTokens);
+        if (cut === text) return countTokens(text) <= limit;
+        const kept = cut.slice(0, cut.lastIndexOf("\n[… cut:"));
+        return text.startsWith(kept) && countTokens(cut) <= limit && !/[\ud800-\udbff]$/.test(kept);
+      }),
+      { numRuns: 150 },
+    );
   });
 });

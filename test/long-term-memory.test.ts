@@ -31,8 +31,8 @@ function steppingClock(start = 1_000): () => number {
   return () => (now += 1);
 }
 
-function memory(options: { maxFacts?: number; logger?: Logger } = {}) {
-  return createLongTermMemory(store, { maxFacts: options.maxFacts ?? 200, logger: options.logger ?? silentLogger, clock: steppingClock() });
+function memory(options: { maxFacts?: number; logger?: Logger; clock?: () => number } = {}) {
+  return createLongTermMemory(store, { maxFacts: options.maxFacts ?? 200, logger: options.logger ?? silentLogger, clock: options.clock ?? steppingClock() });
 }
 
 /** `count` made-up facts that are all distinct from each other by the dedupe rule. */
@@ -76,7 +76,7 @@ describe("long-term memory", () => {
     expect(listed.find((fact) => fact.id === coffee?.id)?.text).toBe("用户很喜欢喝咖啡");
   });
 
-  it("recalls the most relevant facts first and counts them as used", async () => {
+  it("recalls the most relevant facts first and counts only the relevant ones as used", async () => {
     const key = conversation();
     const facts = memory();
     await facts.remember(key, ["User lives in Berlin", "User works at Acme", "User drinks green tea", "Project Atlas ships in May"]);
@@ -88,7 +88,23 @@ describe("long-term memory", () => {
     const atlas = listed.find((fact) => fact.text === "Project Atlas ships in May");
     expect(atlas?.uses).toBe(1);
     expect(atlas?.lastUsedAt).toBeGreaterThan(atlas?.createdAt ?? Number.POSITIVE_INFINITY);
-    expect(listed.filter((fact) => fact.uses === 0)).toHaveLength(2);
+    // The second recalled fact only filled the list: it is not counted as used.
+    expect(recalled[1]?.uses).toBe(0);
+    expect(listed.filter((fact) => fact.uses === 0)).toHaveLength(3);
+  });
+
+  it("marks nothing as used when no fact is related to the message", async () => {
+    const key = conversation();
+    let now = 1_000;
+    const facts = memory({ clock: () => now });
+    await facts.remember(key, ["User lives in Berlin", "Project Atlas ships in May"]);
+    now = 2_000;
+    const recalled = await facts.recall(key, "zzz qqq", 8);
+    expect(recalled).toHaveLength(2);
+    expect((await facts.list(key)).map((fact) => [fact.uses, fact.lastUsedAt])).toEqual([
+      [0, 1_000],
+      [0, 1_000],
+    ]);
   });
 
   it("recalls nothing from an empty conversation", async () => {

@@ -53,7 +53,7 @@ describe("startApp", () => {
   });
 
   it("answers a bad setting with the one line to print, without starting anything", async () => {
-    expect(await startApp({ STORE_URL: storeUrl(), AGENT_MAX_STEPS: "0" })).toEqual({ kind: "failed", message: "Configuration error: AGENT_MAX_STEPS: expects a number above 0 (got \"0\")" });
+    expect(await startApp({ STORE_URL: storeUrl(), AGENT_MAX_STEPS: "0" })).toEqual({ kind: "failed", message: "Configuration error: AGENT_MAX_STEPS: expects a whole number from 1 to 100 (got \"0\")" });
     expect(await startApp({ STORE_URL: "redis://" })).toMatchObject({ kind: "failed", message: expect.stringMatching(/^Configuration error: STORE_URL: /) });
   });
 
@@ -64,6 +64,7 @@ describe("startApp", () => {
       const result = await startApp({
         STORE_URL: storeUrl(),
         LOG_LEVEL: "silent",
+        OPENAI_API_KEY: "demo",
         SLACK_BOT_TOKEN: "xoxb-test-token",
         SLACK_SIGNING_SECRET: "signing-secret",
         SLACK_API_URL: slack.apiUrl,
@@ -89,6 +90,8 @@ describe("startApp", () => {
       const result = await startApp({
         STORE_URL: storeUrl(),
         LOG_LEVEL: "silent",
+        OPENAI_API_KEY: "demo",
+        PORT: "0",
         DISCORD_TOKEN: "not-the-token",
         DISCORD_APPLICATION_ID: discord.applicationId,
         DISCORD_API_URL: discord.apiUrl,

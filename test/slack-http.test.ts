@@ -83,13 +83,12 @@ describe("Slack over HTTP", () => {
     expect(harness.fake.callsTo("chat.postMessage")).toHaveLength(0);
   });
 
-  it("answers a direct message at the top level of the DM, with the trace in its thread", async () => {
+  it("answers a top-level direct message in a thread under it, with the trace there too", async () => {
     const model = new ScriptedModel([call("calculator", { expression: "1+1" }), say("Two.")]);
     harness = await startSlackHarness({ model });
     await postEvent(harness.eventsUrl, directMessageEvent({ text: "1+1?", ts: "1700000500.000100" }));
     const answer = await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "Two.");
-    expect(answer.args.channel).toBe("D0ALICE");
-    expect(answer.args.thread_ts).toBeUndefined();
+    expect(answer.args).toMatchObject({ channel: "D0ALICE", thread_ts: "1700000500.000100" });
     expect(harness.fake.callsTo("chat.startStream")[0]?.args.thread_ts).toBe("1700000500.000100");
   });
 

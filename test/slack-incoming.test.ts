@@ -19,7 +19,7 @@ describe("classifyMessage", () => {
     expect(result).toMatchObject({
       kind: "ask",
       message: {
-        dedupeKey: "Ev1",
+        dedupeKey: "C1:1700000000.000100",
         text: "hello",
         conversationKey: "slack:T1:C1:1700000000.000100",
         place: { team: "T1", channel: "C1", traceThreadTs: "1700000000.000100", replyThreadTs: "1700000000.000100", requester: "U0ALICE" },
@@ -32,14 +32,16 @@ describe("classifyMessage", () => {
     expect(result).toMatchObject({ kind: "ask", message: { threadTs: "1700000000.000100", conversationKey: "slack:T1:C1:1700000000.000100" } });
   });
 
-  it("keys a top-level DM by its channel and replies at the top level", () => {
+  it("answers a top-level DM in a thread under it, keyed like a follow-up in that thread", () => {
     const result = classifyMessage("direct", body({ type: "message", channel_type: "im", channel: "D1", text: "hi" }), BOT);
-    expect(result).toMatchObject({ kind: "ask", message: { conversationKey: "slack:T1:D1", place: { traceThreadTs: "1700000000.000100" } } });
-    expect(result.kind === "ask" && result.message.place.replyThreadTs).toBeUndefined();
+    expect(result).toMatchObject({
+      kind: "ask",
+      message: { conversationKey: "slack:T1:D1:1700000000.000100", place: { traceThreadTs: "1700000000.000100", replyThreadTs: "1700000000.000100" } },
+    });
   });
 
-  it("keys a Messages tab thread by its thread_ts", () => {
-    const result = classifyMessage("assistant", body({ type: "message", channel_type: "im", channel: "D1", ts: "1700000005.000100", thread_ts: "1700000001.000100" }), BOT);
+  it("keys a DM thread (the Messages tab) by its thread_ts", () => {
+    const result = classifyMessage("direct", body({ type: "message", channel_type: "im", channel: "D1", ts: "1700000005.000100", thread_ts: "1700000001.000100" }), BOT);
     expect(result).toMatchObject({ kind: "ask", message: { conversationKey: "slack:T1:D1:1700000001.000100" } });
   });
 
@@ -54,8 +56,8 @@ describe("classifyMessage", () => {
     expect(classifyMessage("mention", body({ text: `<@${BOT}> ${text}` }), BOT).kind).toBe(kind);
   });
 
-  it("falls back to channel and ts when the event id is missing, and to Bolt's team", () => {
-    const result = classifyMessage("mention", { event: body({}).event }, BOT, "T9");
+  it("keys a message by channel and ts, whatever the event id, and falls back to Bolt's team", () => {
+    const result = classifyMessage("mention", { event: body({}).event, event_id: "EvOther" }, BOT, "T9");
     expect(result).toMatchObject({ kind: "ask", message: { dedupeKey: "C1:1700000000.000100", place: { team: "T9" } } });
   });
 
@@ -72,6 +74,15 @@ describe("classifyMessage", () => {
 
   it("accepts a file share from a person", () => {
     expect(classifyMessage("direct", body({ type: "message", channel_type: "im", subtype: "file_share", text: "see file" }), BOT).kind).toBe("ask");
+  });
+
+  it("leaves a mention in a DM to the DM event Slack sends for the same message", () => {
+    expect(classifyMessage("mention", body({ channel: "D1" }), BOT)).toMatchObject({ kind: "ignore" });
+  });
+
+  it("addresses a Slack Connect requester's stream to their own workspace", () => {
+    const result = classifyMessage("mention", body({ team: "T0GUEST", user_team: "T0GUEST" }), BOT);
+    expect(result).toMatchObject({ message: { place: { team: "T1", requesterTeam: "T0GUEST" } } });
   });
 
   it("ignores a channel message that reached the DM handler", () => {

@@ -1,5 +1,5 @@
-// start() and stop(): stop takes no more events, lets runs in flight finish (bounded), and
-// closes the port or the socket.
+// start() and stop(): stop takes no more events and closes the port or the socket; runs in
+// flight belong to the runner, whose close is bounded.
 import { afterEach, describe, expect, it } from "vitest";
 import { ScriptedModel, say } from "../src/agent/model-scripted.js";
 import { loadConfig } from "../src/config.js";
@@ -18,27 +18,31 @@ afterEach(async () => {
 });
 
 describe("Slack adapter lifecycle", () => {
-  it("lets a run in flight finish on stop, then refuses connections", async () => {
+  it("stop closes the port first; the runner then lets a run in flight reach its answer", async () => {
     const model = gatedModel(new ScriptedModel([say("finished before exit")]));
     harness = await startSlackHarness({ model });
     const baseUrl = harness.baseUrl;
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> slow one`, ts: "1700005000.000100" }));
     await model.waiting;
 
-    const stopping = harness.adapter.stop();
-    model.open();
-    await stopping;
-    expect(harness.fake.callsTo("chat.postMessage").map((c) => c.args.text)).toContain("finished before exit");
+    await harness.adapter.stop();
     await expect(fetch(`${baseUrl}/healthz`)).rejects.toThrow();
+    const closing = harness.service.close(5_000);
+    model.open();
+    await closing;
+    expect(harness.fake.callsTo("chat.postMessage").map((c) => c.args.text)).toContain("finished before exit");
   });
 
-  it("stops within its bound when a run does not finish", async () => {
+  it("the runner stops within its bound when a run does not finish, leaving it for the next start", async () => {
     const model = new ScriptedModel([{ never: true }], { whenExhausted: say("summary") });
-    harness = await startSlackHarness({ model, drainTimeoutMs: 100, env: { AGENT_RUN_TIMEOUT_MS: "1000" } });
+    harness = await startSlackHarness({ model, env: { AGENT_RUN_TIMEOUT_MS: "60000" } });
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> hang`, ts: "1700005100.000100" }));
     await harness.fake.waitForCall("assistant.threads.setStatus");
     await harness.adapter.stop();
-    expect(harness.logs.some((line) => String(line.msg).includes("still running"))).toBe(true);
+    const started = performance.now();
+    await harness.service.close(100);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(harness.fake.callsTo("chat.postMessage").map((c) => c.args.text)).not.toContain("summary");
   });
 
   it("disconnects the socket on stop and takes no envelope after it", async () => {
@@ -60,7 +64,7 @@ describe("Slack adapter lifecycle", () => {
     const fake = await startFakeSlack();
     fake.fail("auth.test", { error: "invalid_auth" });
     const config = loadConfig({ SLACK_BOT_TOKEN: "xoxb-wrong", SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: fake.apiUrl, PORT: "0" });
-    const service = { registerSurfaceTools: () => {}, onApprovalExpired: () => {} } as unknown as AgentService;
+    const service = { registerSurfaceTools: () => {}, registerPresenter: () => {}, onApprovalExpired: () => {} } as unknown as AgentService;
     const adapter = createSlackAdapter({ config: config.slack!, service, store: {} as KeyValueStore, logger: silentLogger });
     await expect(adapter.start()).rejects.toThrow(/SLACK_BOT_TOKEN: is not accepted by Slack \(invalid_auth\)/);
     await adapter.stop();

@@ -54,16 +54,6 @@ describe("Slack rendering", () => {
     expect(harness.fake.callsTo("chat.startStream")).toHaveLength(1);
   });
 
-  it("goes straight to the trace message on the next run once streaming was refused", async () => {
-    harness = await startSlackHarness({ model: new ScriptedModel([call("calculator", { expression: "1" }), say("one"), call("calculator", { expression: "2" }), say("two")]) });
-    harness.fake.refuseStreaming();
-    await ask(harness);
-    await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "one");
-    await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> again`, ts: "1700002001.000100" }));
-    await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "two");
-    expect(harness.fake.callsTo("chat.startStream")).toHaveLength(1);
-  });
-
   it("falls back for that run only when streaming fails in passing", async () => {
     harness = await startSlackHarness({ model: new ScriptedModel([call("calculator", { expression: "1" }), say("one"), call("calculator", { expression: "2" }), say("two")]) });
     harness.fake.fail("chat.startStream", { error: "internal_error" });
@@ -79,15 +69,17 @@ describe("Slack rendering", () => {
     expect(harness.fake.threadMessages("C0GENERAL", second).some((m) => m.text.includes("Steps ("))).toBe(false);
   });
 
-  it.each(["not_allowed", "missing_scope", "unknown_method"])("stops streaming for later runs when Slack answers %s", async (code) => {
+  it.each(["not_allowed", "missing_scope", "team_not_enabled"])("falls back for that run only when Slack refuses a stream with %s", async (code) => {
     harness = await startSlackHarness({ model: new ScriptedModel([call("calculator", { expression: "1" }), say("one"), call("calculator", { expression: "2" }), say("two")]) });
     harness.fake.fail("chat.startStream", { error: code });
     await ask(harness);
     await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "one");
-    await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> again`, ts: "1700002001.000100" }));
+    expect(harness.fake.threadMessages("C0GENERAL", THREAD).some((m) => m.text.includes("Steps ("))).toBe(true);
+    const second = "1700002001.000100";
+    await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> again`, ts: second }));
     await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "two");
-    expect(harness.fake.callsTo("chat.startStream")).toHaveLength(1);
-    expect(harness.fake.threadMessages("C0GENERAL", "1700002001.000100").some((m) => m.text.includes("Steps ("))).toBe(true);
+    expect(harness.fake.callsTo("chat.startStream").map((c) => c.error)).toEqual([code, undefined]);
+    expect(harness.fake.threadMessages("C0GENERAL", second).some((m) => m.streaming === "stopped")).toBe(true);
   });
 
   it("retries a failed post of the answer", async () => {

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say } from "../src/agent/model-scripted.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";
 import { APPROVE_ACTION } from "../src/adapters/slack/approval-message.js";
-import { assistantThreadStartedEvent, blockActionPayload, directMessageEvent, mentionEvent } from "./support/fake-slack-requests.js";
+import { blockActionPayload, directMessageEvent, mentionEvent, messagesTabOpenedEvent } from "./support/fake-slack-requests.js";
 import { gatedModel, startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";
 
 let harness: SlackHarness | undefined;
@@ -64,18 +64,23 @@ describe("Slack in Socket Mode", () => {
     expect(fake.callsTo("chat.postMessage").filter((c) => c.args.channel === "C0RANDOM")).toHaveLength(1);
   });
 
-  it("offers suggested prompts when the Messages tab opens, and answers there in the thread", async () => {
+  it("takes the Messages tab opening quietly and answers a DM there in a thread", async () => {
     const model = new ScriptedModel([say("Hello from the tab.")]);
     harness = await startSlackHarness({ model, mode: "socket" });
     const { fake } = harness;
-    await fake.waitForAck(fake.sendEnvelope("events_api", assistantThreadStartedEvent({ threadTs: "1700004200.000100" })));
-    const prompts = await fake.waitForCall("assistant.threads.setSuggestedPrompts");
-    expect(prompts.args).toMatchObject({ channel_id: "D0ALICE", thread_ts: "1700004200.000100" });
-    expect((prompts.args.prompts as unknown[]).length).toBeGreaterThan(0);
-
-    fake.sendEnvelope("events_api", directMessageEvent({ text: "hi there", ts: "1700004201.000100", thread_ts: "1700004200.000100" }));
+    await fake.waitForAck(fake.sendEnvelope("events_api", messagesTabOpenedEvent()));
+    fake.sendEnvelope("events_api", directMessageEvent({ text: "hi there", ts: "1700004200.000100" }));
     const answer = await fake.waitForCall("chat.postMessage", (c) => c.args.text === "Hello from the tab.");
     expect(answer.args).toMatchObject({ channel: "D0ALICE", thread_ts: "1700004200.000100" });
-    expect(fake.callsTo("conversations.replies")).toHaveLength(0);
+    expect(model.requests).toHaveLength(1);
+    expect(harness.logs.filter((line) => Number(line.level) >= 50)).toEqual([]);
+  });
+
+  it("stops within its bound when Socket Mode never says goodbye", async () => {
+    harness = await startSlackHarness({ model: new ScriptedModel([]), mode: "socket" });
+    harness.fake.holdGoodbyes();
+    const started = performance.now();
+    await harness.adapter.stop();
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 });

@@ -1,61 +1,55 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../src/logger.js";
-import { openStore } from "../src/memory/keyv-store.js";
-import { acquireLease } from "../src/memory/store-lease.js";
-import type { KeyValueStore } from "../src/memory/types.js";
+import { spawn } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { claimStoreOwnership } from "../src/memory/store-lease.js";
 import { temporaryFolder } from "./support/memory-test-kit.js";
 
 let folder: Awaited<ReturnType<typeof temporaryFolder>>;
-let first: KeyValueStore;
-let second: KeyValueStore;
-
-beforeAll(async () => {
+beforeEach(async () => {
   folder = await temporaryFolder();
-  // Two connections to one file stand for two bot processes.
-  first = await openStore(`sqlite://${folder.path}/lease.sqlite`, silentLogger);
-  second = await openStore(`sqlite://${folder.path}/lease.sqlite`, silentLogger);
 });
-afterAll(async () => {
-  await first.close();
-  await second.close();
+afterEach(async () => {
   await folder.remove();
 });
 
-describe("store leases", () => {
-  it("lets one holder in at a time across connections, in turn", async () => {
-    const order: string[] = [];
-    const work = async (store: KeyValueStore, name: string) => {
-      const lease = await acquireLease(store, "lease:a", { ttlMs: 5_000, waitMs: 5_000 });
-      expect(lease).toBeDefined();
-      order.push(`${name} in`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      order.push(`${name} out`);
-      await lease!.release();
-    };
-    await Promise.all([work(first, "one"), work(second, "two"), work(first, "three")]);
-    for (let index = 0; index < order.length; index += 2) expect(order[index + 1]).toBe(order[index]!.replace(" in", " out"));
+/** The pid of a process that ran and exited, so it is surely not alive. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ["-e", ""]);
+  await new Promise((resolve) => child.once("exit", resolve));
+  return child.pid as number;
+}
+
+describe("one process owns an SQLite store", () => {
+  it("refuses a second live process with one line naming the owner and the way out", () => {
+    const path = `${folder.path}/bot.sqlite`;
+    const first = claimStoreOwnership(path);
+    expect(first.kind).toBe("owned");
+    // The test runner's parent stands for another live bot process.
+    const second = claimStoreOwnership(path, process.ppid);
+    expect(second).toMatchObject({ kind: "taken" });
+    const message = second.kind === "taken" ? second.message : "";
+    expect(message).toContain(`pid ${process.pid}`);
+    expect(message).toContain("redis://");
+    expect(message).not.toContain("\n");
+    if (first.kind === "owned") first.release();
+    expect(existsSync(`${path}.owner`)).toBe(false);
+    expect(claimStoreOwnership(path, process.ppid).kind).toBe("owned");
   });
 
-  it("gives up after waitMs while someone else holds it", async () => {
-    const held = await acquireLease(first, "lease:b", { ttlMs: 5_000, waitMs: 100 });
-    expect(await acquireLease(second, "lease:b", { ttlMs: 5_000, waitMs: 50 })).toBeUndefined();
-    await held!.release();
-    const next = await acquireLease(second, "lease:b", { ttlMs: 5_000, waitMs: 50 });
-    expect(next).toBeDefined();
-    await next!.release();
+  it("takes over a file left by a process that died (kill -9), and an unreadable one", async () => {
+    const path = `${folder.path}/bot.sqlite`;
+    writeFileSync(`${path}.owner`, JSON.stringify({ pid: await deadPid(), host: hostname() }));
+    expect(claimStoreOwnership(path).kind).toBe("owned");
+    writeFileSync(`${path}.owner`, "garbage");
+    expect(claimStoreOwnership(path, process.ppid).kind).toBe("owned");
   });
 
-  it("ends by itself after its TTL, so a dead holder blocks no one for long", async () => {
-    await acquireLease(first, "lease:c", { ttlMs: 50, waitMs: 10 });
-    const taken = await acquireLease(second, "lease:c", { ttlMs: 5_000, waitMs: 2_000 });
-    expect(taken).toBeDefined();
-  });
-
-  it("release does not drop a lease someone else holds now", async () => {
-    const stale = await acquireLease(first, "lease:d", { ttlMs: 30, waitMs: 10 });
-    const fresh = await acquireLease(second, "lease:d", { ttlMs: 5_000, waitMs: 2_000 });
-    await stale!.release();
-    expect(await acquireLease(first, "lease:d", { ttlMs: 5_000, waitMs: 30 })).toBeUndefined();
-    await fresh!.release();
+  it("release leaves a file another process took over alone", () => {
+    const path = `${folder.path}/bot.sqlite`;
+    const first = claimStoreOwnership(path);
+    writeFileSync(`${path}.owner`, JSON.stringify({ pid: process.ppid, host: hostname() }));
+    if (first.kind === "owned") first.release();
+    expect(existsSync(`${path}.owner`)).toBe(true);
   });
 });

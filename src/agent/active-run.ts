@@ -5,7 +5,7 @@ import { blockedRecord, processCalls, runPrepared, withOutcome, type BatchContex
 import { compactOlderTurns, foldOldToolResults } from "./context-window.js";
 import { checkErrorStreak, nextErrorStreak } from "./guards/consecutive-errors.js";
 import { deadlineStop } from "./guards/deadline.js";
-import { approvalExpiredStop, modelUnavailableStop } from "./guards/external-stops.js";
+import { approvalExpiredStop, modelUnavailableStop, stopOf } from "./guards/external-stops.js";
 import { checkStepLimit } from "./guards/step-limit.js";
 import { tokenStop, watermark } from "./guards/token-watermark.js";
 import type { LoopDeps, LoopResult, Resolution } from "./loop.js";
@@ -28,6 +28,8 @@ import { ModelUnavailableError } from "../errors.js";
 const MAX_CALL_ID_LENGTH = 40;
 /** Epoch milliseconds with sub-millisecond precision: step times survive a restart. */
 const now = () => performance.timeOrigin + performance.now();
+/** After a Stop the summary may take this long; a hanging model then gets the summary built from the steps. */
+const STOPPED_SUMMARY_MS = 1_000;
 const EMPTY_REPLY_NUDGE: ChatMessage = { role: "system", content: "Your last reply was empty. Answer the person, or call one of the tools." };
 
 /**
@@ -58,12 +60,16 @@ export class ActiveRun {
   usage: TokenUsage;
   pending: RunState["pending"];
   private tokens: number;
+  /** Model tokens used since the last `usageCheck`. */
+  private unreported = 0;
   private readonly outcomes = new Map<string, CallRecord["outcome"]>();
   private readonly callIds = new Set<string>();
   private readonly budget: number;
   private readonly started = performance.now();
   private readonly elapsedBefore: number;
   private readonly deadline = new AbortController();
+  /** The deadline or a Stop: what model calls and reads are cancelled by. */
+  private readonly cancel: AbortSignal;
   private readonly timer: NodeJS.Timeout;
   private readonly clock: () => number;
 
@@ -71,7 +77,10 @@ export class ActiveRun {
     private readonly state: Omit<RunState, "pending"> & { pending?: RunState["pending"] },
     private readonly deps: LoopDeps,
     private readonly sink: EventSink,
+    /** A person's Stop (reason: the GuardStop): cancels the model call and reads in flight, never a write. */
+    private readonly stop?: AbortSignal,
   ) {
+    this.cancel = stop ? AbortSignal.any([this.deadline.signal, stop]) : this.deadline.signal;
     this.messages = [...state.messages];
     this.steps = [...state.steps];
     this.guards = state.guards;
@@ -103,6 +112,26 @@ export class ActiveRun {
     }
   }
 
+  /** What a server that reports no usage was sent and wrote, by our tokenizer. */
+  private estimateUsage(content: string | null, calls: readonly ToolCall[]): number {
+    const written = [content ?? "", ...calls.map((call) => `${call.name}${call.arguments}`)].join("\n");
+    return this.tokens + this.deps.counter.countText(written);
+  }
+
+  /** Hands the tokens used since last time to `usageCheck` (a daily limit); its stop, if any. */
+  private async reportUsage(): Promise<GuardStop | undefined> {
+    const check = this.deps.usageCheck;
+    if (!check || this.unreported === 0) return undefined;
+    const tokens = this.unreported;
+    this.unreported = 0;
+    try {
+      return await check({ runId: this.runId, origin: this.state.origin }, tokens);
+    } catch (error) {
+      this.deps.logger.warn({ runId: this.runId, err: error }, "the usage check threw; ignored");
+      return undefined;
+    }
+  }
+
   private recount(): number {
     return this.deps.counter.countMessages(this.messages) + this.deps.counter.countTools(this.deps.tools.schemas);
   }
@@ -122,12 +151,17 @@ export class ActiveRun {
     this.append({ role: "tool", toolCallId: item.callId, content: item.observation });
   }
 
-  private batchContext(step: number): BatchContext {
+  private stopped(): GuardStop | undefined {
+    return this.stop?.aborted ? stopOf(this.stop.reason) : undefined;
+  }
+
+  /** `signal`: the deadline alone for an approved write, which finishes (or times out) even after a Stop. */
+  private batchContext(step: number, signal: AbortSignal = this.cancel): BatchContext {
     return {
       tools: this.deps.tools,
       policy: this.deps.policy,
       oscillationWindow: this.deps.limits.oscillationWindow,
-      toolContext: { signal: this.deadline.signal, runId: this.runId, origin: this.state.origin },
+      toolContext: { signal, runId: this.runId, origin: this.state.origin },
       step,
       emit: (event) => this.emit(event),
       settle: (item) => this.settle(item),
@@ -148,9 +182,10 @@ export class ActiveRun {
     level = watermark(this.tokens, this.budget);
     if (level === "orange") {
       const beforeCompaction = this.tokens;
-      const compacted = await compactOlderTurns(this.messages, this.deps.model, this.deps.counter, Math.floor(this.budget / 2), this.deadline.signal);
+      const compacted = await compactOlderTurns(this.messages, this.deps.model, this.deps.counter, Math.floor(this.budget / 2), this.cancel);
       if (compacted) {
         this.usage = addUsage(this.usage, compacted.usage);
+        this.unreported += compacted.usage ? compacted.usage.promptTokens + compacted.usage.completionTokens : 0;
         this.replaceMessages(compacted.messages);
         this.emit({ type: "compacted", runId: this.runId, tokensBefore: beforeCompaction, tokensAfter: this.tokens });
       }
@@ -213,11 +248,12 @@ export class ActiveRun {
     const result = await processCalls(calls, this.guards, { ...context, settle });
     this.guards = result.guards;
     if (result.kind === "needs_approval") {
-      if (!this.deadline.signal.aborted) return this.pause(index, startedAt, text, result.calls, settled, result.args, usage);
-      // Nobody is asked to approve a write for a run whose time is already up.
-      this.block(result.calls, "the run's time ran out", index, settled);
+      if (!this.cancel.aborted) return this.pause(index, startedAt, text, result.calls, settled, result.args, usage);
+      // Nobody is asked to approve a write for a run whose time is already up, or that a person stopped.
+      const stopped = this.stopped();
+      this.block(result.calls, stopped ? stopped.sentence.replace(/\.$/, "") : "the run's time ran out", index, settled);
       this.finishStep(index, startedAt, text, settled, usage);
-      return { kind: "stop", stop: deadlineStop(this.deps.limits.runTimeoutMs) };
+      return { kind: "stop", stop: stopped ?? deadlineStop(this.deps.limits.runTimeoutMs) };
     }
     this.finishStep(index, startedAt, text, settled, usage);
     if (result.kind === "stopped") return { kind: "stop", stop: result.stop };
@@ -225,26 +261,33 @@ export class ActiveRun {
   }
 
   async step(): Promise<StepEnd> {
+    const stoppedBefore = this.stopped();
+    if (stoppedBefore) return { kind: "stop", stop: stoppedBefore };
     const limitStop = checkStepLimit(this.steps.length, this.deps.limits.maxSteps) ?? checkErrorStreak(this.guards.errorStreak, this.deps.limits.maxConsecutiveErrors);
     if (limitStop) return { kind: "stop", stop: limitStop };
     const tokenTrip = await this.manageContext();
     if (tokenTrip) return { kind: "stop", stop: tokenTrip };
+    const usageStop = await this.reportUsage();
+    if (usageStop) return { kind: "stop", stop: usageStop };
 
     const index = this.steps.length + 1;
     const startedAt = now();
     this.emit({ type: "step_started", runId: this.runId, step: index });
     let reply;
     try {
-      reply = await this.deps.model.complete({ messages: this.messages, tools: this.deps.tools.schemas }, this.deadline.signal);
+      reply = await this.deps.model.complete({ messages: this.messages, tools: this.deps.tools.schemas }, this.cancel);
     } catch (error) {
+      const stopped = this.stopped();
+      if (stopped) return { kind: "stop", stop: stopped };
       if (this.deadline.signal.aborted) return { kind: "stop", stop: deadlineStop(this.deps.limits.runTimeoutMs) };
       const reason = error instanceof ModelUnavailableError ? error.reason : error instanceof Error ? error.message : String(error);
       this.deps.logger.error({ runId: this.runId, step: index, err: error }, "model call failed");
       return { kind: "stop", stop: modelUnavailableStop(reason) };
     }
     this.usage = addUsage(this.usage, reply.usage);
+    this.unreported += reply.usage ? reply.usage.promptTokens + reply.usage.completionTokens : this.estimateUsage(reply.content, reply.toolCalls);
     const toolCalls = normalizeCallIds(reply.toolCalls, index, this.callIds);
-    this.emit({ type: "model_replied", runId: this.runId, step: index, text: reply.content, toolCalls });
+    this.emit({ type: "model_replied", runId: this.runId, step: index, text: reply.content, toolCalls, usage: reply.usage });
 
     if (toolCalls.length === 0) {
       const answer = reply.content?.trim();
@@ -261,6 +304,8 @@ export class ActiveRun {
     this.append({ role: "assistant", content: reply.content, toolCalls });
     const end = await this.runCalls(index, startedAt, reply.content, toolCalls, [], reply.usage);
     if (end.kind !== "continue") return end;
+    const stopped = this.stopped();
+    if (stopped) return { kind: "stop", stop: stopped };
     if (this.deadline.signal.aborted) return { kind: "stop", stop: deadlineStop(this.deps.limits.runTimeoutMs) };
     return end;
   }
@@ -289,7 +334,7 @@ export class ActiveRun {
       // The policy may have changed while the request waited (a restart with a new TOOL_POLICY).
       settleWith("denied", `Error: ${call!.name} is not allowed by this bot's tool policy, so it was not run. Answer without it.`);
     } else {
-      const item = await runPrepared(prepared, this.batchContext(pending.index));
+      const item = await runPrepared(prepared, this.batchContext(pending.index, this.deadline.signal));
       this.guards = withOutcome(this.guards, item);
       done.push(item);
       this.settle(item);
@@ -335,10 +380,13 @@ export class ActiveRun {
         { messages: this.messages, steps: this.steps, question: this.state.question, stop: end.stop, budget: this.budget },
         this.deps.model,
         this.deps.counter,
+        end.stop.guard === "stopped" ? STOPPED_SUMMARY_MS : undefined,
       );
       this.usage = addUsage(this.usage, summary.usage);
+      this.unreported += summary.usage ? summary.usage.promptTokens + summary.usage.completionTokens : 0;
       outcome = { status: "answered", runId: this.runId, answer: summary.answer, stop: end.stop, steps: this.steps, usage: this.usage };
     }
+    await this.reportUsage();
     this.emit({ type: "final", runId: this.runId, outcome });
     return { outcome, state: this.snapshot() };
   }

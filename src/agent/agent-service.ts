@@ -1,18 +1,31 @@
-// The conversation runner adapters talk to: serialises runs per conversation, loads memory
-// into each run, pauses and resumes runs around approvals, and writes memory afterwards.
+// The service adapters talk to: builds each run's loop setup (tools, channel settings, audit),
+// its context (memory) and the writes after it, and hands the durable part (intake, queue,
+// checkpoints, approvals waiting and expiring) to the runner in src/runs.
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import { extractFacts } from "../memory/fact-extractor.js";
 import { createConversationHistory } from "../memory/history.js";
 import { createLongTermMemory } from "../memory/long-term-memory.js";
-import { createRunQueue } from "../memory/run-queue.js";
-import { acquireLease, type StoreLease } from "../memory/store-lease.js";
 import type { Fact, KeyValueStore } from "../memory/types.js";
-import { createApprovalStore, type ApprovalStore, type ClaimRecord, type StoredRun } from "./approval-store.js";
+import type { RunSettings } from "../governance/channel-settings.js";
+import type { RunPolicy } from "../governance/run-policy.js";
+import { within } from "../adapters/in-flight.js";
+import { createLocalWorkQueue } from "../runs/local-work-queue.js";
+import { createPresenters } from "../runs/presenters.js";
+import { STORE_RETRY, withRetries } from "../runs/retry.js";
+import type { RunObserver } from "../runs/run-observer.js";
+import { createRunner } from "../runs/runner.js";
+import { createRunStops } from "../runs/run-stops.js";
+import type { WorkQueue } from "../runs/work-queue.js";
+import { createWriteLedger } from "../runs/write-ledger.js";
+import { warnAboutAllowedWrites } from "./allowed-writes.js";
+import { approvalKeySource } from "./approval-key.js";
+import { createApprovalStore, type ClaimRecord, type StoredRun } from "./approval-store.js";
 import { createLoopDeps } from "./loop-deps.js";
-import { resumeAgent, runAgent, type LoopDeps, type LoopResult, type Resolution } from "./loop.js";
-import type { AgentService, DecisionRequest, DecisionResult, ExpiryHandler, Task } from "./service.js";
+import type { LoopDeps } from "./loop.js";
+import type { RunState } from "./run-state.js";
+import type { AgentService, DecisionRequest, DecisionResult, ExpiryHandler, Task, ToolListing } from "./service.js";
 import { buildSystemPrompt } from "./system-prompt.js";
 import { TokenCounter } from "./token-counter.js";
 import { builtinTools } from "./tools/builtin.js";
@@ -24,60 +37,119 @@ export interface AgentServiceDeps {
   readonly store: KeyValueStore;
   readonly logger: Logger;
   readonly clock?: () => number;
+  /** Access, limits, per-channel settings and the audit log (the settings file); none: everyone, everywhere, no limits. */
+  readonly runPolicy?: RunPolicy;
+  /** The model client for a channel's `model` setting; without it every channel uses `model`. */
+  readonly modelFor?: (name: string) => Model;
+  /** Watch every run this process drives (metrics, traces); see src/runs/run-observer.ts. */
+  readonly observers?: readonly RunObserver[];
+  /** Tools that come and go (the MCP servers that are up), read before each model call; same array until they changed. */
+  readonly toolSource?: () => readonly Tool[];
+  /** Every MCP tool with its server and whether that server is up, for `/tools`. */
+  readonly toolCatalog?: () => readonly ToolListing[];
+  /** Where accepted work waits for a worker; default in-process (one bot process on SQLite). */
+  readonly queue?: WorkQueue;
 }
 
 export interface RunningAgentService extends AgentService {
-  /** Ends every due approval with its summary; returns how many. Runs on a timer by itself. */
+  /** Ends every due approval with its summary now; returns how many. Expiry items do it by themselves. */
   sweepExpiredApprovals(): Promise<number>;
-  /** Waits (bounded) for runs in flight, stops timers. Does not close the store. */
+  /** Starts no more queued work; runs in flight stop at their next checkpoint (bounded) to be continued by the next start. Does not close the store. */
   close(timeoutMs?: number): Promise<void>;
 }
 
 const FACT_EXTRACTION_TIMEOUT_MS = 30_000;
-const MAX_SWEEP_DELAY_MS = 60 * 60_000;
-const SWEEP_RETRY_MS = 60_000;
-/** A conversation's lease outlives the longest run by this much, for the writes after it. */
-const LEASE_MARGIN_MS = 60_000;
 
 const newRunId = () => randomBytes(6).toString("base64url");
+/** Distinct channel setups kept built at once; more are rebuilt on demand. */
+const MAX_LOOP_SETUPS = 64;
+const OPEN_RUN: RunSettings = { memory: true, toolAllowed: () => true, toolRules: { allow: [], deny: [] } };
 
 export function createAgentService(deps: AgentServiceDeps): RunningAgentService {
   const { config, model, store, logger } = deps;
+  const observers = deps.observers ?? [];
   const clock = deps.clock ?? Date.now;
   const counter = TokenCounter.forModel(config.model.name);
   const history = createConversationHistory(store, { maxTurns: config.memory.historyTurns, maxTokens: config.memory.historyTokens, countTokens: (text) => counter.countText(text), logger });
   const memory = createLongTermMemory(store, { maxFacts: config.memory.maxFacts, logger, clock });
-  const queue = createRunQueue(config.maxConcurrentRuns);
+  const queue = deps.queue ?? createLocalWorkQueue(logger);
+  const ledger = createWriteLedger(store, logger, clock);
+  const background = new Set<Promise<void>>();
   const surfaceTools = new Map<Surface, readonly Tool[]>();
-  const loopDeps = new Map<Surface, LoopDeps>();
+  const loopDeps = new Map<string, LoopDeps>();
   const expiryHandlers = new Map<Surface, ExpiryHandler[]>();
-  const approvals: Promise<ApprovalStore> = createApprovalStore({ store, secret: config.approvalSecret, logger, clock });
-  let sweepTimer: NodeJS.Timeout | undefined;
-  let sweepAt = 0;
-  let closed = false;
+  const approvals = createApprovalStore({ store, key: approvalKeySource(config, logger), logger, clock });
 
-  const depsFor = (surface: Surface): LoopDeps => {
-    let found = loopDeps.get(surface);
+  const { runPolicy } = deps;
+  const counters = new Map<string, TokenCounter>([[config.model.name, counter]]);
+  const counterFor = (name: string) => counters.get(name) ?? counters.set(name, TokenCounter.forModel(name)).get(name)!;
+  // Every write goes through the ledger: it runs at most once, also across a crash.
+  const toolsOf = (surface: Surface) => [...builtinTools, ...(surfaceTools.get(surface) ?? [])].map((tool) => ledger.guard(tool));
+  const settingsOf = (origin: TaskOrigin): RunSettings => runPolicy?.runSettings(origin) ?? OPEN_RUN;
+  const usageCheck: LoopDeps["usageCheck"] = runPolicy ? (run, tokens) => runPolicy.recordUsage(run.origin, tokens) : undefined;
+
+  /** The MCP tools a channel may use, as a source that keeps its array until the servers' tools change. */
+  const dynamicTools = (settings: RunSettings): (() => readonly Tool[]) | undefined => {
+    const source = deps.toolSource;
+    if (!source) return undefined;
+    let seen: readonly Tool[] | undefined;
+    let allowed: readonly Tool[] = [];
+    return () => {
+      const current = source();
+      if (current !== seen) {
+        seen = current;
+        allowed = current.filter((tool) => settings.toolAllowed(tool.name)).map((tool) => ledger.guard(tool));
+      }
+      return allowed;
+    };
+  };
+
+  /** One loop setup per surface and channel setup (model, steps, tools offered), built on first use. */
+  const depsFor = (origin: TaskOrigin): LoopDeps => {
+    const settings = settingsOf(origin);
+    const tools = toolsOf(origin.surface).filter((tool) => settings.toolAllowed(tool.name));
+    const modelName = settings.model !== undefined && deps.modelFor ? settings.model : config.model.name;
+    const key = JSON.stringify([origin.surface, modelName, settings.maxSteps, tools.map((tool) => tool.name), settings.toolRules]);
+    let found = loopDeps.get(key);
     if (!found) {
+      if (loopDeps.size >= MAX_LOOP_SETUPS) loopDeps.clear();
+      // A channel's own model gets its own window from the model table; AGENT_CONTEXT_TOKENS describes OPENAI_MODEL.
+      const guards = modelName === config.model.name ? config.guards : { ...config.guards, contextTokens: undefined };
       found = createLoopDeps({
-        model,
-        modelName: config.model.name,
-        tools: [...builtinTools, ...(surfaceTools.get(surface) ?? [])],
-        guards: config.guards,
+        model: modelName === config.model.name || !deps.modelFor ? model : deps.modelFor(modelName),
+        modelName,
+        tools,
+        toolSource: dynamicTools(settings),
+        guards: settings.maxSteps === undefined ? guards : { ...guards, maxSteps: settings.maxSteps },
         toolPolicy: config.toolPolicy,
         approvalTimeoutMs: config.approvalTimeoutMs,
         logger,
         clock,
-        counter,
+        counter: counterFor(modelName),
       });
-      loopDeps.set(surface, found);
+      if (usageCheck) found = { ...found, usageCheck };
+      loopDeps.set(key, found);
     }
     return found;
   };
 
+  /** The run's events also go to the audit log (approvals, decisions, expiry, writes). */
+  const audited = (origin: TaskOrigin, sink: EventSink, waitingTool?: string): EventSink => {
+    if (!runPolicy) return sink;
+    const isWrite = (name: string) => [...toolsOf(origin.surface), ...(deps.toolSource?.() ?? [])].some((tool) => tool.name === name && tool.effect === "write");
+    const audit = runPolicy.auditSink({ origin, isWrite, ...(waitingTool ? { waitingTool } : {}) });
+    return (event) => {
+      audit(event);
+      sink(event);
+    };
+  };
+
   /** Memory is a help, not a requirement: a store failure here is logged and the run goes on. */
-  async function buildContext(task: Task): Promise<ChatMessage[]> {
+  async function buildContext(task: Task, settings: RunSettings): Promise<ChatMessage[]> {
     const key = task.origin.conversationKey;
+    const system = buildSystemPrompt({ surface: task.origin.surface, facts: [], now: new Date(clock()) });
+    const persona = settings.systemPrompt ? `\n\nInstructions for this channel (from the bot's settings):\n${settings.systemPrompt}` : "";
+    if (!settings.memory) return [{ role: "system", content: system + persona }, ...(task.threadContext ?? [])];
     const [facts, turns] = await Promise.all([
       memory.recall(key, task.text, config.memory.recallFacts).catch((error: unknown) => {
         logger.warn({ err: error, conversationKey: key }, "could not load remembered facts; answering without them");
@@ -89,29 +161,13 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
       }),
     ]);
     return [
-      { role: "system", content: buildSystemPrompt({ surface: task.origin.surface, facts, now: new Date(clock()) }) },
+      { role: "system", content: buildSystemPrompt({ surface: task.origin.surface, facts, now: new Date(clock()) }) + persona },
       ...turns.flatMap((turn): ChatMessage[] => [
         { role: "user", content: turn.user },
         { role: "assistant", content: turn.assistant },
       ]),
       ...(task.threadContext ?? []),
     ];
-  }
-
-  /** Keeps the sooner of the planned sweep and `at`: a later request must not put off an earlier expiry. */
-  function scheduleSweep(at: number): void {
-    if (closed || (sweepTimer !== undefined && sweepAt <= at)) return;
-    clearTimeout(sweepTimer);
-    sweepAt = at;
-    const delay = Math.min(MAX_SWEEP_DELAY_MS, Math.max(0, at - clock()));
-    sweepTimer = setTimeout(() => {
-      sweepTimer = undefined;
-      service.sweepExpiredApprovals().catch((error: unknown) => {
-        logger.error({ err: error }, "sweeping expired approvals failed; trying again in a minute");
-        scheduleSweep(clock() + SWEEP_RETRY_MS);
-      });
-    }, delay);
-    sweepTimer.unref();
   }
 
   async function rememberFacts(origin: TaskOrigin, question: string, answer: string): Promise<void> {
@@ -128,81 +184,53 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     }
   }
 
-  /** Stores what must outlive the run. Returns the outcome to show, which differs only when a pause could not be saved. */
-  async function afterRun(result: LoopResult): Promise<RunOutcome> {
-    const { outcome, state } = result;
-    if (outcome.status === "paused") {
-      try {
-        await (await approvals).save({ state, pending: outcome.pending });
-        scheduleSweep(outcome.pending.expiresAt);
-        return outcome;
-      } catch (error) {
-        logger.error({ err: error, runId: outcome.runId }, "could not save a run waiting for approval");
-        const tool = outcome.pending.tool;
-        return {
-          status: "answered",
-          runId: outcome.runId,
-          answer: `I need a person's approval to run ${tool}, but I could not save the request (the bot's store is unavailable), so ${tool} did not run. Please try again later.`,
-          stop: { guard: "store_unavailable", detail: "the paused run could not be stored", sentence: `Stopped: ${tool} needs approval, but the request could not be saved, so it did not run.` },
-          steps: outcome.steps,
-          usage: outcome.usage,
-        };
-      }
-    }
+  /** Writes after an answer: history is retried while the store is down (bounded); facts are extracted outside the run's slot. */
+  async function afterAnswer(state: RunState, outcome: Extract<RunOutcome, { status: "answered" }>): Promise<void> {
     const key = state.origin.conversationKey;
-    await history.append(key, { user: state.question, assistant: outcome.answer, at: clock() }).catch((error: unknown) => {
-      logger.warn({ err: error, conversationKey: key }, "could not save the turn to the conversation history");
-    });
-    // The reply is already out (see inTurn); this still runs in the conversation's turn, so the next run sees the facts.
-    if (config.memory.extractFacts && outcome.stop?.guard !== "model_unavailable") await rememberFacts(state.origin, state.question, outcome.answer);
-    return outcome;
+    if (!settingsOf(state.origin).memory) return;
+    await withRetries(() => history.append(key, { user: state.question, assistant: outcome.answer, at: clock() }), STORE_RETRY, (error, attempt) =>
+      logger.warn({ err: error, conversationKey: key, attempt }, "could not save the turn to the conversation history; trying again"),
+    ).catch((error: unknown) => logger.error({ err: error, conversationKey: key }, "could not save the turn to the conversation history; gave up"));
+    if (!config.memory.extractFacts || outcome.stop?.guard === "model_unavailable") return;
+    const extraction = rememberFacts(state.origin, state.question, outcome.answer).finally(() => background.delete(extraction));
+    background.add(extraction);
   }
 
-  /**
-   * Runs `work` in the conversation's turn. An answer is handed back as soon as it exists; the
-   * writes after it (history, memory) still finish before the conversation's next run starts.
-   * A pause is handed back only once it is saved, so no click can arrive before its state.
-   */
-  function inTurn(conversationKey: string, work: () => Promise<LoopResult>): Promise<RunOutcome> {
-    return new Promise<RunOutcome>((resolve, reject) => {
-      queue
-        .run(conversationKey, async () => {
-          const lease = await conversationLease(conversationKey);
-          try {
-            const result = await work();
-            if (result.outcome.status === "answered") resolve(result.outcome);
-            resolve(await afterRun(result));
-          } finally {
-            await lease?.release();
-          }
-        })
-        .catch(reject);
-    });
-  }
-
-  /** Other bot processes on the same store take their turn too. A store that fails here does not block the run. */
-  async function conversationLease(conversationKey: string): Promise<StoreLease | undefined> {
-    const span = config.guards.runTimeoutMs + LEASE_MARGIN_MS;
-    try {
-      const lease = await acquireLease(store, `lease:conversation:${conversationKey}`, { ttlMs: span, waitMs: span });
-      if (!lease) logger.warn({ conversationKey }, "another process kept this conversation busy too long; running anyway");
-      return lease;
-    } catch (error) {
-      logger.warn({ err: error, conversationKey }, "could not take this conversation's turn in the store; running without it");
-      return undefined;
-    }
-  }
-
-  function resumeStored(run: StoredRun, resolution: Resolution, sink: EventSink): Promise<RunOutcome> {
-    return inTurn(run.state.origin.conversationKey, async () => {
-      const result = await resumeAgent(run.state, resolution, depsFor(run.state.origin.surface), sink);
-      if (result.outcome.status !== "paused") {
-        // The decision is already claimed, so a stale record can't run anything again; the answer must still go out.
-        await (await approvals).remove(run.state.runId).catch((error: unknown) => logger.warn({ err: error, runId: run.state.runId }, "could not clear a finished approval request"));
+  const presenters = createPresenters(logger);
+  // A stop request outlives the longest run, so a process that polls late still sees it.
+  const stops = createRunStops({ store, logger, ttlMs: config.guards.runTimeoutMs + 60_000 });
+  const runner = createRunner({
+    stops,
+    store,
+    queue,
+    concurrency: config.maxConcurrentRuns,
+    presenters,
+    approvals: () => approvals,
+    ledger,
+    logger,
+    clock,
+    observers,
+    depsFor,
+    sinkFor: audited,
+    buildContext: (task) => buildContext(task, settingsOf(task.origin)),
+    async refusal(task) {
+      if (!runPolicy || task.admitted) return undefined;
+      // A surface that did not ask first still gets the same answer, without a model call.
+      const admission = await runPolicy.admit(task.origin);
+      if (admission.kind !== "refused") return undefined;
+      return { status: "answered", runId: newRunId(), answer: admission.text, steps: [], usage: { promptTokens: 0, completionTokens: 0 } };
+    },
+    afterAnswer,
+    expired(surface, pending, outcome) {
+      for (const handler of expiryHandlers.get(surface) ?? []) {
+        try {
+          handler(pending, outcome);
+        } catch (error) {
+          logger.warn({ err: error }, "an approval expiry handler threw; ignored");
+        }
       }
-      return result;
-    });
-  }
+    },
+  });
 
   const EXPIRED: DecisionResult = { kind: "unknown", message: "This approval request expired, so nothing was run. Ask again if it is still needed." };
 
@@ -213,21 +241,34 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     return { kind: "already_decided", decision: existing.decision, decidedBy: existing.decidedBy };
   }
 
+  /** Queues the resume of a decision this call claimed and waits for its outcome. */
+  async function resumeHere(run: StoredRun, sink: EventSink): Promise<RunOutcome> {
+    const outcome = await runner.resume(run, sink);
+    if (!outcome) throw new Error("the resumed run gave no outcome");
+    return outcome;
+  }
+
+  const started = runner.start().catch((error: unknown) => logger.error({ err: error }, "could not take up the work an earlier process left; it waits for the next start"));
+
   const service: RunningAgentService = {
     registerSurfaceTools(surface, tools) {
+      warnAboutAllowedWrites(tools, config.toolPolicy, logger);
       surfaceTools.set(surface, tools);
-      loopDeps.delete(surface);
+      loopDeps.clear();
     },
 
-    ask(task, sink) {
-      return inTurn(task.origin.conversationKey, async () => {
-        const context = await buildContext(task);
-        return runAgent({ runId: newRunId(), origin: task.origin, question: task.text, context }, depsFor(task.origin.surface), sink);
-      });
+    registerPresenter: (surface, factory) => presenters.register(surface, factory),
+
+    async admit(origin, roles, receipt) {
+      return runPolicy ? runPolicy.admit(origin, roles, receipt) : { kind: "admitted" };
     },
+
+    submit: (task, receipt) => runner.submit(task, receipt),
+
+    ask: (task, sink) => runner.ask(task, sink),
 
     async decide(request: DecisionRequest, sink): Promise<DecisionResult> {
-      const store = await approvals;
+      const store = approvals;
       const loaded = await store.load(request.runId);
       if (loaded.kind === "invalid") return { kind: "unknown", message: `This approval request can't be used: ${loaded.reason}. Nothing was run; ask again.` };
       if (loaded.kind === "missing" || loaded.run.pending.callId !== request.callId) {
@@ -239,17 +280,24 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
         );
       }
       const { run } = loaded;
-      if (request.decidedBy.id !== run.pending.requester.id && !request.isApprover) return { kind: "not_allowed", requester: run.pending.requester };
+      // The settings file's admins may decide anyone's approvals, like configured approvers.
+      const mayDecide = request.isApprover || runPolicy?.isAdmin(run.state.origin.surface, request.decidedBy.id) === true;
+      if (request.decidedBy.id !== run.pending.requester.id && !mayDecide) return { kind: "not_allowed", requester: run.pending.requester };
       const now = clock();
       if (now >= run.pending.expiresAt) {
         const claim = await store.claim(request.runId, request.callId, { decision: "expired" }, now);
         if (!claim.won) return priorDecision(claim.existing) ?? EXPIRED;
-        return { kind: "expired", outcome: await resumeStored(run, { kind: "expired" }, sink) };
+        return { kind: "expired", outcome: await resumeHere(run, sink) };
       }
+      // Claimed before it is applied: a crash in between is finished by the next start or the expiry item, never stranded.
       const claim = await store.claim(request.runId, request.callId, { decision: request.decision, decidedBy: request.decidedBy }, now);
       if (!claim.won) return priorDecision(claim.existing) ?? EXPIRED;
-      const outcome = await resumeStored(run, { kind: "decided", decision: request.decision, decidedBy: request.decidedBy }, sink);
-      return { kind: "resumed", decision: request.decision, outcome };
+      return { kind: "resumed", decision: request.decision, outcome: await resumeHere(run, sink) };
+    },
+
+    toolList(surface) {
+      const own: ToolListing[] = toolsOf(surface).map((tool) => ({ name: tool.name, effect: tool.effect, up: true }));
+      return [...own, ...(deps.toolCatalog?.() ?? [])];
     },
 
     onApprovalExpired(surface, handler) {
@@ -260,51 +308,21 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     forget: (conversationKey) => memory.forget(conversationKey),
 
     async sweepExpiredApprovals() {
-      const store = await approvals;
-      const now = clock();
-      let ended = 0;
-      const waiting = await store.waiting();
-      for (const entry of waiting.filter((item) => item.expiresAt <= now)) {
-        const loaded = await store.load(entry.runId);
-        if (loaded.kind !== "found") {
-          await store.remove(entry.runId);
-          continue;
-        }
-        // The run may have moved on to another approval since the list was read: that one has its own entry.
-        if (loaded.run.pending.callId !== entry.callId) continue;
-        const claim = await store.claim(entry.runId, entry.callId, { decision: "expired" }, now);
-        if (!claim.won) continue;
-        const outcome = await resumeStored(loaded.run, { kind: "expired" }, () => {});
-        ended++;
-        for (const handler of expiryHandlers.get(entry.surface) ?? []) {
-          try {
-            handler(loaded.run.pending, outcome);
-          } catch (error) {
-            logger.warn({ err: error }, "an approval expiry handler threw; ignored");
-          }
-        }
-      }
-      const next = (await store.waiting()).find((item) => item.expiresAt > now);
-      if (next) scheduleSweep(next.expiresAt);
-      return ended;
+      await started;
+      return runner.sweep();
     },
+
+    // The request names no surface; admin ids are per surface but never look alike (U… on Slack, digits on Discord).
+    stop: (request) => stops.request(request.runId, request.stoppedBy, request.isApprover || (["slack", "discord", "console"] as const).some((surface) => runPolicy?.isAdmin(surface, request.stoppedBy.id) === true)),
 
     async close(timeoutMs = 8_000) {
-      closed = true;
-      clearTimeout(sweepTimer);
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([queue.idle(), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
-      clearTimeout(timer);
+      const deadline = Date.now() + timeoutMs;
+      await started;
+      await runner.close(timeoutMs);
+      await within(Promise.all(background), Math.max(0, deadline - Date.now()));
+      stops.close();
     },
   };
-
-  // Approvals left waiting by an earlier process get their expiry timer again.
-  void approvals
-    .then((store) => store.waiting())
-    .then((waiting) => {
-      if (waiting[0]) scheduleSweep(waiting[0].expiresAt);
-    })
-    .catch((error: unknown) => logger.warn({ err: error }, "could not read the approvals waiting from an earlier run"));
 
   return service;
 }

@@ -1,10 +1,11 @@
-// Paused runs and the decisions on them, in the shared store. A stored run is signed (HMAC)
-// so an altered copy is refused; a decision is claimed with an atomic set-if-absent so it is
-// applied at most once, whichever process or restart the click lands on.
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+// Paused runs and the decisions on them, in the shared store. A stored run is signed (HMAC,
+// with a key that is never in the store: see approval-key.ts) so an altered copy is refused; a
+// decision is claimed with an atomic set-if-absent so it is applied at most once, whichever
+// process or restart the click lands on.
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { Logger } from "pino";
-import { acquireLease } from "../memory/store-lease.js";
+import type { ApprovalKey } from "./approval-key.js";
 import type { KeyValueStore } from "../memory/types.js";
 import { RunStateSchema, type RunState } from "./run-state.js";
 import { canonicalJson } from "./signature.js";
@@ -65,26 +66,15 @@ export interface ApprovalStore {
 const runKey = (runId: string) => `approval:run:${runId}`;
 const claimKey = (runId: string, callId: string) => `approval:decision:${runId}:${callId}`;
 const INDEX_KEY = "approval:index";
-const INDEX_LOCK_KEY = "approval:index:lock";
-const INDEX_LOCK_MS = 5_000;
-const SECRET_KEY = "approval:secret";
 
 function isWellFormedRunId(runId: string): boolean {
   return RUN_ID_PATTERN.test(runId);
 }
 
-async function resolveSecret(store: KeyValueStore, configured: string | undefined): Promise<Buffer> {
-  if (configured) return Buffer.from(configured);
-  await store.setIfAbsent(SECRET_KEY, randomBytes(32).toString("base64"));
-  const stored = await store.get(SECRET_KEY);
-  if (typeof stored !== "string" || stored.length < 16) throw new Error("the approval signing secret in the store is missing or damaged");
-  return Buffer.from(stored);
-}
-
-export async function createApprovalStore(options: { store: KeyValueStore; secret?: string; logger: Logger; clock: () => number }): Promise<ApprovalStore> {
-  const { store, logger, clock } = options;
-  const secret = await resolveSecret(store, options.secret);
-  const sign = (run: StoredRun) => createHmac("sha256", secret).update(canonicalJson({ state: run.state, pending: run.pending })).digest("base64url");
+/** Does no I/O itself: the key is loaded on each use that needs it, so a failure at start does not last. */
+export function createApprovalStore(options: { store: KeyValueStore; key: ApprovalKey; logger: Logger; clock: () => number }): ApprovalStore {
+  const { store, key, logger, clock } = options;
+  const sign = async (run: StoredRun) => createHmac("sha256", await key()).update(canonicalJson({ state: run.state, pending: run.pending })).digest("base64url");
   let indexWrites: Promise<unknown> = Promise.resolve();
 
   const readIndex = async (): Promise<DueApproval[]> => {
@@ -92,17 +82,10 @@ export async function createApprovalStore(options: { store: KeyValueStore; secre
     if (!parsed.success) logger.warn("the stored list of waiting approvals failed validation; starting a new one");
     return parsed.success ? parsed.data : [];
   };
-  // Read-modify-write of the index: one at a time within this process, and under a store lease across processes.
+  // Read-modify-write of the index, one at a time: with SQLite one process owns the store; with
+  // Redis expiry is a delayed job per approval and the index only helps a restart find them.
   const updateIndex = (change: (entries: DueApproval[]) => DueApproval[]) => {
-    const next = indexWrites.then(async () => {
-      const lease = await acquireLease(store, INDEX_LOCK_KEY, { ttlMs: INDEX_LOCK_MS, waitMs: INDEX_LOCK_MS });
-      if (!lease) logger.warn("the list of waiting approvals stayed locked; updating it anyway");
-      try {
-        await store.set(INDEX_KEY, change(await readIndex()));
-      } finally {
-        await lease?.release();
-      }
-    });
+    const next = indexWrites.then(async () => store.set(INDEX_KEY, change(await readIndex())));
     indexWrites = next.catch(() => undefined);
     return next;
   };
@@ -118,7 +101,7 @@ export async function createApprovalStore(options: { store: KeyValueStore; secre
 
     async save(run) {
       const ttl = Math.max(1, run.pending.expiresAt - clock()) + EXPIRED_RUN_GRACE_MS;
-      await store.set(runKey(run.state.runId), { ...run, mac: sign(run) }, ttl);
+      await store.set(runKey(run.state.runId), { ...run, mac: await sign(run) }, ttl);
       const entry: DueApproval = { runId: run.state.runId, callId: run.pending.callId, expiresAt: run.pending.expiresAt, surface: run.state.origin.surface };
       await updateIndex((entries) => [...entries.filter((item) => item.runId !== entry.runId), entry]);
     },
@@ -133,7 +116,7 @@ export async function createApprovalStore(options: { store: KeyValueStore; secre
         return { kind: "invalid", reason: "the stored request is damaged" };
       }
       const run: StoredRun = { state: parsed.data.state as RunState, pending: parsed.data.pending as PendingApproval };
-      const expected = Buffer.from(sign(run));
+      const expected = Buffer.from(await sign(run));
       const given = Buffer.from(parsed.data.mac);
       if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
         logger.error({ runId }, "a stored paused run does not match its signature (altered?); refused");

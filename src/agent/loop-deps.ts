@@ -18,6 +18,8 @@ export interface LoopSetup {
   /** Decides the tokenizer and the default context window. */
   readonly modelName: string;
   readonly tools: readonly Tool[];
+  /** Tools that come and go (MCP servers), read before each model call; same array until they changed. */
+  readonly toolSource?: () => readonly Tool[];
   readonly guards: GuardLimits;
   readonly toolPolicy?: readonly ToolPolicyRule[];
   readonly approvalTimeoutMs?: number;
@@ -37,7 +39,7 @@ export function createLoopDeps(setup: LoopSetup): LoopDeps {
   const observationTokens = Math.max(1, Math.min(setup.guards.observationTokens, Math.floor(budget * OBSERVATION_SHARE_OF_BUDGET)));
   return {
     model: setup.model,
-    tools: new ToolRegistry(setup.tools, { defaultTimeoutMs: setup.guards.toolTimeoutMs, observationTokens, counter }),
+    tools: new ToolRegistry(setup.tools, { defaultTimeoutMs: setup.guards.toolTimeoutMs, observationTokens, counter }, setup.toolSource),
     counter,
     limits: {
       maxSteps: setup.guards.maxSteps,

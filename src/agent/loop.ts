@@ -7,7 +7,7 @@ import type { ToolPolicy } from "./call-batch.js";
 import { emptyGuardCounters, type RunState } from "./run-state.js";
 import type { TokenCounter } from "./token-counter.js";
 import type { ToolRegistry } from "./tool-registry.js";
-import type { ChatMessage, Decision, EventSink, Model, Person, RunOutcome, TaskOrigin } from "./types.js";
+import type { ChatMessage, Decision, EventSink, GuardStop, Model, Person, RunOutcome, TaskOrigin } from "./types.js";
 
 export interface LoopLimits {
   readonly maxSteps: number;
@@ -29,6 +29,11 @@ export interface LoopDeps {
   readonly logger: Logger;
   /** Wall clock for expiry times; defaults to Date.now. */
   readonly clock?: () => number;
+  /**
+   * Told the model tokens used since its last call (reported by the server, else counted) before
+   * each step and once at the end; a stop it returns ends the run with the summary. Must not throw.
+   */
+  readonly usageCheck?: (run: { readonly runId: string; readonly origin: TaskOrigin }, tokens: number) => Promise<GuardStop | undefined>;
 }
 
 export interface RunStart {
@@ -47,9 +52,31 @@ export interface LoopResult {
   readonly state: RunState;
 }
 
-async function drive(run: ActiveRun, first?: () => Promise<StepEnd>): Promise<LoopResult> {
+/** How the runner keeps a run durable; the loop knows nothing of where the state goes. */
+export interface RunHooks {
+  /** Called with the state after every completed step; the run waits for it (it should not throw). */
+  readonly checkpoint?: (state: RunState) => Promise<void>;
+  /** Checked after each checkpoint: once aborted the run stops there (RunInterruptedError), to be continued from that checkpoint. */
+  readonly signal?: AbortSignal;
+  /** A person's Stop: aborts the model call or reads in flight (a write finishes) and ends the run with its summary; the reason is the GuardStop. */
+  readonly stop?: AbortSignal;
+}
+
+/** The run stopped at a checkpoint because its process is shutting down; it is not finished. */
+export class RunInterruptedError extends Error {
+  constructor(readonly runId: string) {
+    super(`run ${runId} stopped at its checkpoint`);
+    this.name = "RunInterruptedError";
+  }
+}
+
+async function drive(run: ActiveRun, hooks: RunHooks | undefined, first?: () => Promise<StepEnd>): Promise<LoopResult> {
   let end = first ? await first() : await run.step();
-  while (end.kind === "continue") end = await run.step();
+  while (end.kind === "continue") {
+    await hooks?.checkpoint?.(run.snapshot());
+    if (hooks?.signal?.aborted) throw new RunInterruptedError(run.runId);
+    end = await run.step();
+  }
   return run.finish(end);
 }
 
@@ -63,19 +90,26 @@ function boundedQuestion(question: string, deps: LoopDeps): string {
 }
 
 /** Runs until an answer, a guard's summary, or a pause for approval. Never rejects for model or tool failures. */
-export function runAgent(start: RunStart, deps: LoopDeps, sink: EventSink): Promise<LoopResult> {
+export function runAgent(start: RunStart, deps: LoopDeps, sink: EventSink, hooks?: RunHooks): Promise<LoopResult> {
   const messages: ChatMessage[] = [...start.context, { role: "user", content: boundedQuestion(start.question, deps) }];
   const run = new ActiveRun(
     { version: 1, runId: start.runId, origin: start.origin, question: start.question, messages, steps: [], guards: emptyGuardCounters, usage: { promptTokens: 0, completionTokens: 0 }, elapsedMs: 0 },
     deps,
     sink,
+    hooks?.stop,
   );
-  return drive(run);
+  return drive(run, hooks);
 }
 
 /** Continues a paused run with the decision on its waiting call. The state must come from a `paused` result. */
-export function resumeAgent(state: RunState, resolution: Resolution, deps: LoopDeps, sink: EventSink): Promise<LoopResult> {
+export function resumeAgent(state: RunState, resolution: Resolution, deps: LoopDeps, sink: EventSink, hooks?: RunHooks): Promise<LoopResult> {
   if (!state.pending) throw new Error(`run ${state.runId} is not waiting for a decision`);
-  const run = new ActiveRun(state, deps, sink);
-  return drive(run, () => run.resolve(resolution));
+  const run = new ActiveRun(state, deps, sink, hooks?.stop);
+  return drive(run, hooks, () => run.resolve(resolution));
+}
+
+/** Continues a run from a checkpoint (a state between steps): the steps in it are not asked for again. */
+export function continueAgent(state: RunState, deps: LoopDeps, sink: EventSink, hooks?: RunHooks): Promise<LoopResult> {
+  if (state.pending) throw new Error(`run ${state.runId} waits for a decision; resume it with the decision`);
+  return drive(new ActiveRun(state, deps, sink, hooks?.stop), hooks);
 }

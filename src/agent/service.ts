@@ -1,12 +1,16 @@
 // What adapters call. Adapters only see this interface and the loop's events.
 import type { AgentEvent, ChatMessage, Decision, EventSink, PendingApproval, Person, RunOutcome, Surface, TaskOrigin, Tool } from "./types.js";
 import type { Fact } from "../memory/types.js";
+import type { Admission } from "../governance/run-policy.js";
+import type { StopResult } from "../runs/run-stops.js";
 
 export interface Task {
   readonly origin: TaskOrigin;
   readonly text: string;
   /** Earlier messages of the platform thread the request came from, oldest first (already bounded by the adapter). */
   readonly threadContext?: readonly ChatMessage[];
+  /** True when the adapter already got `admitted` from `admit` for this message (so it is not counted twice). */
+  readonly admitted?: boolean;
 }
 
 export interface DecisionRequest {
@@ -25,15 +29,74 @@ export type DecisionResult =
   | { readonly kind: "expired"; readonly outcome: RunOutcome }
   | { readonly kind: "unknown"; readonly message: string };
 
+export interface StopRequest {
+  readonly runId: string;
+  readonly stoppedBy: Person;
+  /** True when the adapter found the person among its configured approvers (ids, roles). */
+  readonly isApprover: boolean;
+}
+
+export type { StopResult };
+
 export type ExpiryHandler = (pending: PendingApproval, outcome: RunOutcome) => void;
+
+/** One line of `/tools`. */
+export interface ToolListing {
+  readonly name: string;
+  /** The MCP server it comes from; undefined for the bot's own tools. */
+  readonly server?: string;
+  readonly effect: "read" | "write";
+  /** False while its MCP server is down (its tools are not offered then). */
+  readonly up: boolean;
+}
+
+/** Shows one run on a surface: built from the run's origin alone, so any process can show any run. */
+export interface RunPresenter {
+  /** Must not throw. */
+  readonly sink: EventSink;
+  /** Shows the outcome: the answer, or the approval request. Must not throw. */
+  finish(outcome: RunOutcome): Promise<void>;
+  /** The run could not produce an outcome at all: tells the person so. Must not throw. */
+  fail(error: unknown): Promise<void>;
+}
+
+export type PresenterFactory = (origin: TaskOrigin) => RunPresenter;
+
+export type SubmitResult =
+  /** Recorded and queued (or taken up again because the process that had it died). */
+  | { readonly kind: "accepted"; readonly intakeId: string }
+  /** A redelivery: the message is answered already, or its run is in progress. */
+  | { readonly kind: "duplicate"; readonly intakeId: string; readonly state: "done" | "in_progress" };
 
 export interface AgentService {
   /** Tools a surface brings (read_channel, post_message…); call before the adapter starts taking events. */
   registerSurfaceTools(surface: Surface, tools: readonly Tool[]): void;
-  /** Serialised per conversation; resolves when the run answered or paused for approval. Never rejects for model or tool failures. */
+  /**
+   * Access and limits of the settings file for a new message (Discord roles of the asker when known).
+   * Call before showing any progress; an admitted message counts against the per-minute limits.
+   * `receipt` (the message's platform id) makes a redelivery get the same answer without counting again.
+   */
+  admit(origin: TaskOrigin, roles?: readonly string[], receipt?: string): Promise<Admission>;
+  /** Refuses (with the refusal text as the answer, no model call) unless admitted or `task.admitted`. Serialised per conversation; resolves when the run answered or paused for approval. Never rejects for model or tool failures. */
   ask(task: Task, sink: EventSink): Promise<RunOutcome>;
+  /** Shows runs of this surface that no caller in this process waits for (submitted, resumed after a restart or on another process). */
+  registerPresenter(surface: Surface, factory: PresenterFactory): void;
+  /**
+   * Records a chat message under `receipt` (its platform id: the dedupe) and queues its run; the
+   * surface's presenter shows it. A redelivery of a message that is done or running is not run again.
+   * Rejects only when the store can't record it (nothing was queued).
+   */
+  submit(task: Task, receipt: string): Promise<SubmitResult>;
   /** Applies a decision at most once, across processes and restarts. */
   decide(request: DecisionRequest, sink: EventSink): Promise<DecisionResult>;
+  /**
+   * A person pressed Stop on a run in progress, on whichever process runs it: the model call or
+   * reads in flight are cancelled, a write in flight finishes, and the run ends with its summary
+   * and "Stopped by <name>." (shown by whoever shows the run). Only the requester or an approver.
+   */
+  stop(request: StopRequest): Promise<StopResult>;
+  /** Every tool a run on this surface may be offered (built in, the surface's, MCP servers' also while down), for `/tools`. */
+  toolList(surface: Surface): readonly ToolListing[];
   /** Called when a pending approval on this surface expired without a decision (the run's summary is in the outcome). */
   onApprovalExpired(surface: Surface, handler: ExpiryHandler): void;
   rememberedFacts(conversationKey: string): Promise<readonly Fact[]>;

@@ -70,10 +70,11 @@ function fallbackSummary(steps: readonly StepRecord[], stop: GuardStop, question
 }
 
 /** Never throws. `usage` is what the summary call cost, when the server reported it. */
-export async function summarize(input: SummaryInput, model: Model, counter: TokenCounter): Promise<{ answer: string; usage?: TokenUsage }> {
+/** `timeoutMs` bounds the summary call: a person who pressed Stop gets an answer quickly even from a hanging model. */
+export async function summarize(input: SummaryInput, model: Model, counter: TokenCounter, timeoutMs = SUMMARY_TIMEOUT_MS): Promise<{ answer: string; usage?: TokenUsage }> {
   if (input.stop.guard === "model_unavailable") return { answer: fallbackSummary(input.steps, input.stop, input.question) };
   try {
-    const reply = await model.complete({ messages: summaryMessages(input, counter), tools: [] }, AbortSignal.timeout(SUMMARY_TIMEOUT_MS));
+    const reply = await model.complete({ messages: summaryMessages(input, counter), tools: [] }, AbortSignal.timeout(timeoutMs));
     const text = reply.content?.trim();
     if (reply.toolCalls.length === 0 && text) return { answer: text, usage: reply.usage };
   } catch {

@@ -1,14 +1,21 @@
 // Token counting with js-tiktoken, matched to the model family. Each message is encoded once:
 // counts are kept by message identity and by content, so a step costs work in proportion to
 // what it added, and history loaded again for the next run is not encoded again.
-import { Tokenizer, type EncodingName } from "./tokenizer.js";
+import { type Cut, Tokenizer, type EncodingName } from "./tokenizer.js";
+import { TwoGenerationCache } from "./two-generation-cache.js";
 import type { ChatMessage, ToolSchema } from "./types.js";
 
 /** Per-message framing tokens in the chat format (role, separators). */
 const MESSAGE_OVERHEAD = 4;
 const REPLY_PRIMING = 3;
-const CONTENT_CACHE_LIMIT = 20_000;
-const MAX_CACHED_TEXT_CHARS = 64 * 1024;
+const TEXT_CACHE_ENTRIES = 10_000;
+/** Per generation: the text cache holds at most ~16 MB of UTF-16 keys. */
+const TEXT_CACHE_CHARS = 4_000_000;
+
+export interface Truncated {
+  readonly text: string;
+  readonly truncated: boolean;
+}
 
 /** `o200k_base` for the gpt-4o / 4.1 / 5 / o-series family, `cl100k_base` for anything else. */
 export function encodingForModel(model: string): EncodingName {
@@ -38,9 +45,8 @@ export function defaultContextWindow(model: string): number {
 export class TokenCounter {
   private readonly tokenizer: Tokenizer;
   private readonly byMessage = new WeakMap<ChatMessage, number>();
-  /** Counts by text in two generations (see remember): bounded, and texts still in use survive. */
-  private recentTexts = new Map<string, number>();
-  private olderTexts = new Map<string, number>();
+  /** Counts by text: bounded, and texts still in use survive. Huge texts are counted once per message instead. */
+  private readonly texts = new TwoGenerationCache<number>(TEXT_CACHE_ENTRIES, TEXT_CACHE_CHARS);
   private readonly byTools = new WeakMap<readonly ToolSchema[], number>();
 
   constructor(readonly encoding: EncodingName) {
@@ -53,26 +59,21 @@ export class TokenCounter {
 
   countText(text: string): number {
     if (text.length === 0) return 0;
-    const cached = this.recentTexts.get(text);
+    const cached = this.texts.get(text);
     if (cached !== undefined) return cached;
-    const count = this.olderTexts.get(text) ?? this.tokenizer.count(text);
-    this.remember(text, count);
+    const count = this.tokenizer.count(text);
+    this.texts.set(text, count);
     return count;
   }
 
-  /**
-   * When the newer generation is full it becomes the older one and the oldest is dropped: O(1)
-   * per text, where evicting entries one by one from a full Map (keys().next()) costs 3–20 µs
-   * each, and a text found in the older generation (reloaded history) moves back to the newer.
-   */
-  private remember(text: string, count: number): void {
-    // Huge texts (a pasted log in a 1M-token window) would pin megabytes each; they are counted once per message anyway.
-    if (text.length > MAX_CACHED_TEXT_CHARS) return;
-    if (this.recentTexts.size >= CONTENT_CACHE_LIMIT / 2) {
-      this.olderTexts = this.recentTexts;
-      this.recentTexts = new Map();
-    }
-    this.recentTexts.set(text, count);
+  /** As countText, giving the event loop back while it counts a long text. */
+  async countTextYielding(text: string): Promise<number> {
+    if (text.length === 0) return 0;
+    const cached = this.texts.get(text);
+    if (cached !== undefined) return cached;
+    const count = await this.tokenizer.countYielding(text);
+    this.texts.set(text, count);
+    return count;
   }
 
   countMessage(message: ChatMessage): number {
@@ -84,6 +85,15 @@ export class TokenCounter {
     }
     this.byMessage.set(message, count);
     return count;
+  }
+
+  /** Counts messages not seen before while giving the event loop back, so later counts of them are free. */
+  async countMessagesYielding(messages: readonly ChatMessage[]): Promise<void> {
+    for (const message of messages) {
+      if (this.byMessage.has(message)) continue;
+      await this.countTextYielding(message.content ?? "");
+      this.countMessage(message);
+    }
   }
 
   countMessages(messages: readonly ChatMessage[]): number {
@@ -102,12 +112,28 @@ export class TokenCounter {
     return count;
   }
 
-  /** Cuts text to at most maxTokens tokens. */
-  truncate(text: string, maxTokens: number): { text: string; truncated: boolean } {
+  /** Cuts text to at most maxTokens tokens, encoding only the part it keeps. */
+  truncate(text: string, maxTokens: number): Truncated {
     // A token is at least one character, so short text needs no encoding at all.
-    if (text.length <= maxTokens) return { text, truncated: false };
-    // Counting is cheap (pieces seen before cost nothing) and its result is kept for when the text enters the messages.
-    if (this.countText(text) <= maxTokens) return { text, truncated: false };
-    return { text: this.tokenizer.decode(this.tokenizer.encode(text).slice(0, maxTokens)), truncated: true };
+    if (text.length <= maxTokens || this.fitsKnown(text, maxTokens)) return { text, truncated: false };
+    return this.remembered(text, this.tokenizer.cut(text, maxTokens));
+  }
+
+  /** As truncate, giving the event loop back while it encodes a long prefix. */
+  async truncateYielding(text: string, maxTokens: number): Promise<Truncated> {
+    if (text.length <= maxTokens || this.fitsKnown(text, maxTokens)) return { text, truncated: false };
+    return this.remembered(text, await this.tokenizer.cutYielding(text, maxTokens));
+  }
+
+  private fitsKnown(text: string, maxTokens: number): boolean {
+    const known = this.texts.get(text);
+    return known !== undefined && known <= maxTokens;
+  }
+
+  /** A text kept whole keeps the count its cut found, for when it enters the messages. */
+  private remembered(text: string, cut: Cut): Truncated {
+    if (cut.truncated) return { text: cut.text, truncated: true };
+    if (cut.count !== undefined) this.texts.set(text, cut.count);
+    return { text, truncated: false };
   }
 }

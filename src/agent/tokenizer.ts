@@ -1,29 +1,95 @@
-// js-tiktoken behind a counting-first interface. Counting splits the text with the encoding's
-// own pattern and keeps a count per piece: the encoder works on each piece on its own, so the
-// sum is exact, and text made of pieces seen before costs no encoder call at all (each call
-// pays a fixed setup, ~15 µs, that dwarfs short texts).
+// js-tiktoken's rank tables behind a counting-first interface whose cost is bounded by the
+// input's length. The text is split with the encoding's own pattern; each piece is encoded by
+// an O(n log n) byte-pair merge (byte-pair-merge.ts) instead of js-tiktoken's, which is
+// quadratic or worse in a piece's length (3,000 emoji took 10 s, a 200,000-letter piece over
+// 10 minutes). Pieces longer than MAX_CHUNK_CHARS are cut into chunks. A cut changes the merges
+// near it, mostly to more tokens but sometimes to one fewer ("a"×1024 + "zkvanie"), so each cut
+// adds CUT_MARGIN to the count: it may only over-estimate (by under 1 %: a chunk is hundreds of
+// tokens). Counts per piece are cached, so text made of pieces seen before costs no merge at all.
 import { Tiktoken, type TiktokenBPE } from "js-tiktoken/lite";
 import cl100kBase from "js-tiktoken/ranks/cl100k_base";
 import o200kBase from "js-tiktoken/ranks/o200k_base";
+import { bytePairEncode, memoizedPairRank, type PairRank } from "./byte-pair-merge.js";
+import { TwoGenerationCache } from "./two-generation-cache.js";
 
 export type EncodingName = "o200k_base" | "cl100k_base";
 
 const RANKS: Record<EncodingName, TiktokenBPE> = { o200k_base: o200kBase, cl100k_base: cl100kBase };
-/** Beyond this many unseen pieces one encoder call for the whole text is cheaper than one per piece. */
-const MAX_PIECE_CALLS = 16;
-const LEARNT_PER_NEW_TEXT = 4;
-const PIECE_CACHE_LIMIT = 50_000;
+/** Long pieces are encoded in chunks of this many UTF-16 units (~500–2,000 tokens each). */
+export const MAX_CHUNK_CHARS = 1_024;
+/** Added per cut, so that a count is never below the exact one. */
+const CUT_MARGIN = 1;
+/** The yielding variants hand the event loop back after about this much text (~10–30 ms of work). */
+const SLICE_CHARS = 48 * 1_024;
+const PIECE_CACHE_ENTRIES = 50_000;
+/** Per generation; with UTF-16 keys the piece cache holds at most ~16 MB of text. */
+const PIECE_CACHE_CHARS = 4_000_000;
+/** A UTF-16 unit is at most 3 UTF-8 bytes (a surrogate pair is 4 bytes for 2 units). */
+const MAX_CHUNK_BYTES = 3 * MAX_CHUNK_CHARS;
+const REPLACEMENT_CHARACTER = /\uFFFD+$/;
+
+export type Cut =
+  /** `count`: the text was encoded whole on the way, so its count comes free. */
+  | { readonly text: string; readonly truncated: false; readonly count?: number }
+  | { readonly text: string; readonly truncated: true };
+
+/** The js-tiktoken 1.0.x tables the merge reads: bytes (comma-joined) → rank, and rank → bytes. */
+interface EncoderTables {
+  readonly rankMap: Map<string, number>;
+  readonly textMap: Map<number, Uint8Array>;
+}
+
+function encoderTables(encoder: Tiktoken): EncoderTables {
+  const tables = encoder as unknown as Partial<EncoderTables>;
+  if (!(tables.rankMap instanceof Map) || !(tables.textMap instanceof Map)) {
+    throw new Error("js-tiktoken changed its internal tables (rankMap, textMap); the tokenizer needs an update");
+  }
+  return tables as EncoderTables;
+}
+
+/** Where a chunk that starts at `start` ends: never between the two halves of a surrogate pair. */
+function chunkEnd(piece: string, start: number): number {
+  const end = Math.min(start + MAX_CHUNK_CHARS, piece.length);
+  if (end < piece.length) {
+    const unit = piece.charCodeAt(end - 1);
+    if (unit >= 0xd800 && unit <= 0xdbff) return end - 1;
+  }
+  return end;
+}
+
+function finish<T>(work: Generator<void, T>): T {
+  for (;;) {
+    const step = work.next();
+    if (step.done) return step.value;
+  }
+}
+
+async function finishYielding<T>(work: Generator<void, T>): Promise<T> {
+  for (;;) {
+    const step = work.next();
+    if (step.done) return step.value;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
 
 export class Tokenizer {
   private readonly encoder: Tiktoken;
   private readonly pattern: RegExp;
-  /** Two generations, like the text cache in TokenCounter: bounded, and pieces in use survive. */
-  private recentPieces = new Map<string, number>();
-  private olderPieces = new Map<string, number>();
+  private readonly byteRanks = new Int32Array(256);
+  private readonly pairRank: PairRank;
+  private readonly utf8 = new TextEncoder();
+  private readonly scratch = new Uint8Array(MAX_CHUNK_BYTES);
+  private readonly pieces = new TwoGenerationCache<number>(PIECE_CACHE_ENTRIES, PIECE_CACHE_CHARS);
 
   private constructor(ranks: TiktokenBPE) {
     this.encoder = new Tiktoken(ranks);
     this.pattern = new RegExp(ranks.pat_str, "gu");
+    const { rankMap, textMap } = encoderTables(this.encoder);
+    for (let byte = 0; byte < 256; byte++) this.byteRanks[byte] = rankMap.get(String(byte)) ?? -1;
+    // Each token's key in rankMap, built once per token (bounded by the vocabulary).
+    const keys: string[] = [];
+    const keyOf = (rank: number) => (keys[rank] ??= textMap.get(rank)!.join(","));
+    this.pairRank = memoizedPairRank((left, right) => rankMap.get(`${keyOf(left)},${keyOf(right)}`) ?? -1);
   }
 
   private static readonly loaded = new Map<EncodingName, Tokenizer>();
@@ -38,44 +104,92 @@ export class Tokenizer {
     return tokenizer;
   }
 
-  /** Control tokens such as <|endoftext|> in people's or tools' text count as plain text, as the API treats them. */
+  /**
+   * The exact tokens, whole pieces and no cache: the reference the bounded count is measured
+   * against. O(n log n) in the longest piece. Control tokens such as <|endoftext|> in people's or
+   * tools' text count as plain text, as the API treats them.
+   */
   encode(text: string): number[] {
-    return this.encoder.encode(text, [], []);
+    const out: number[] = [];
+    for (const [piece] of text.matchAll(this.pattern)) bytePairEncode(this.utf8.encode(piece), this.byteRanks, this.pairRank, out);
+    return out;
   }
 
   decode(tokens: number[]): string {
     return this.encoder.decode(tokens);
   }
 
+  /** At most ~2 % over the exact count (in practice well under 1 %), never under it. */
   count(text: string): number {
+    return finish(this.counting(text));
+  }
+
+  /** As `count`, giving the event loop back between slices of the text. */
+  countYielding(text: string): Promise<number> {
+    return finishYielding(this.counting(text));
+  }
+
+  /** Cuts text to at most maxTokens tokens, encoding only the prefix it keeps (plus one piece or chunk). */
+  cut(text: string, maxTokens: number): Cut {
+    return finish(this.cutting(text, maxTokens));
+  }
+
+  cutYielding(text: string, maxTokens: number): Promise<Cut> {
+    return finishYielding(this.cutting(text, maxTokens));
+  }
+
+  private *counting(text: string): Generator<void, number> {
     let total = 0;
-    const unseen = new Set<string>();
-    const pieces: string[] = [];
-    for (const [piece] of text.matchAll(this.pattern)) {
-      const known = this.recentPieces.get(piece) ?? this.olderPieces.get(piece);
-      if (known === undefined) {
-        unseen.add(piece);
-        pieces.push(piece);
-      } else {
-        total += known;
-      }
-    }
-    if (unseen.size === 0) return total;
-    if (unseen.size > MAX_PIECE_CALLS) {
-      // Mostly new text: one call counts it; a few of its pieces are learnt so similar text gets cheaper.
-      for (const piece of [...unseen].slice(0, LEARNT_PER_NEW_TEXT)) this.rememberPiece(piece, this.encode(piece).length);
-      return this.encode(text).length;
-    }
-    for (const piece of unseen) this.rememberPiece(piece, this.encode(piece).length);
-    for (const piece of pieces) total += this.recentPieces.get(piece)!;
+    yield* this.walk(text, (unit, afterCut) => {
+      total += this.countUnit(unit) + (afterCut ? CUT_MARGIN : 0);
+      return true;
+    });
     return total;
   }
 
-  private rememberPiece(piece: string, count: number): void {
-    if (this.recentPieces.size >= PIECE_CACHE_LIMIT) {
-      this.olderPieces = this.recentPieces;
-      this.recentPieces = new Map();
+  private *cutting(text: string, maxTokens: number): Generator<void, Cut> {
+    const tokens: number[] = [];
+    let margins = 0;
+    yield* this.walk(text, (unit, afterCut) => {
+      this.encodeUnit(unit, tokens);
+      if (afterCut) margins += CUT_MARGIN;
+      return tokens.length + margins <= maxTokens;
+    });
+    if (tokens.length + margins <= maxTokens) return { text, truncated: false, count: tokens.length + margins };
+    // A cut inside a multi-byte character decodes to U+FFFD: drop the half character.
+    return { text: this.decode(tokens.slice(0, maxTokens)).replace(REPLACEMENT_CHARACTER, ""), truncated: true };
+  }
+
+  /**
+   * Hands each piece (long ones as chunks) to `visit` in order until it returns false, and
+   * yields after every SLICE_CHARS of text, so callers decide whether to give the event loop back.
+   */
+  private *walk(text: string, visit: (unit: string, afterCut: boolean) => boolean): Generator<void, void> {
+    let sinceYield = 0;
+    for (const [piece] of text.matchAll(this.pattern)) {
+      for (let start = 0; start < piece.length; ) {
+        const end = piece.length <= MAX_CHUNK_CHARS ? piece.length : chunkEnd(piece, start);
+        if (!visit(start === 0 && end === piece.length ? piece : piece.slice(start, end), start > 0)) return;
+        sinceYield += end - start;
+        start = end;
+        if (sinceYield >= SLICE_CHARS) {
+          sinceYield = 0;
+          yield;
+        }
+      }
     }
-    this.recentPieces.set(piece, count);
+  }
+
+  private countUnit(unit: string): number {
+    const known = this.pieces.get(unit);
+    if (known !== undefined) return known;
+    const count = this.encodeUnit(unit);
+    this.pieces.set(unit, count);
+    return count;
+  }
+
+  private encodeUnit(unit: string, out?: number[]): number {
+    const { written } = this.utf8.encodeInto(unit, this.scratch);
+    return bytePairEncode(this.scratch.subarray(0, written), this.byteRanks, this.pairRank, out);
   }
 }

@@ -18,11 +18,11 @@ export interface Execution {
 
 const schemaCache = new WeakMap<Tool, ToolSchema>();
 
-/** zod → JSON Schema, once per tool object. */
+/** zod → JSON Schema, once per tool object; a tool that brings its provider's JSON Schema (MCP) is offered with that. */
 function toolSchema(tool: Tool): ToolSchema {
   let schema = schemaCache.get(tool);
   if (!schema) {
-    const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+    const { $schema: _ignored, ...parameters } = (tool.parameters ?? z.toJSONSchema(tool.schema, { io: "input", unrepresentable: "any" })) as Record<string, unknown>;
     schema = { name: tool.name, description: tool.description, parameters };
     schemaCache.set(tool, schema);
   }
@@ -48,29 +48,54 @@ function resultText(value: unknown): string {
 
 class ToolTimeout extends Error {}
 
-export class ToolRegistry {
+interface ToolView {
+  readonly extra: readonly Tool[] | undefined;
+  readonly byName: ReadonlyMap<string, Tool>;
   readonly schemas: readonly ToolSchema[];
-  private readonly byName: ReadonlyMap<string, Tool>;
+}
 
+function toolView(tools: readonly Tool[], extra: readonly Tool[] | undefined): ToolView {
+  // A fixed tool keeps its name when a dynamic one (an MCP server's) brings the same.
+  const byName = new Map([...(extra ?? []), ...tools].map((tool) => [tool.name, tool]));
+  return { extra, byName, schemas: [...byName.values()].map(toolSchema) };
+}
+
+export class ToolRegistry {
+  private view: ToolView;
+
+  /**
+   * `source` adds tools that come and go (MCP servers), read before each model call and each
+   * call's check. It must return the same array until its tools changed.
+   */
   constructor(
-    tools: readonly Tool[],
+    private readonly tools: readonly Tool[],
     private readonly options: { readonly defaultTimeoutMs: number; readonly observationTokens: number; readonly counter: TokenCounter },
+    private readonly source?: () => readonly Tool[],
   ) {
-    this.byName = new Map(tools.map((tool) => [tool.name, tool]));
-    this.schemas = [...this.byName.values()].map(toolSchema);
+    this.view = toolView(tools, source?.());
+  }
+
+  private current(): ToolView {
+    const extra = this.source?.();
+    if (extra !== this.view.extra) this.view = toolView(this.tools, extra);
+    return this.view;
+  }
+
+  get schemas(): readonly ToolSchema[] {
+    return this.current().schemas;
   }
 
   get names(): string[] {
-    return [...this.byName.keys()];
+    return [...this.current().byName.keys()];
   }
 
   get(name: string): Tool | undefined {
-    return this.byName.get(name);
+    return this.current().byName.get(name);
   }
 
   prepare(call: ToolCall): PreparedCall {
     const signature = callSignature(call.name, call.arguments);
-    const tool = this.byName.get(call.name);
+    const tool = this.get(call.name);
     if (!tool) {
       const available = this.names.length > 0 ? this.names.join(", ") : "(none)";
       return { kind: "rejected", call, signature, outcome: "unknown_tool", message: `Error: there is no tool named "${call.name}". Available tools: ${available}.` };
@@ -112,7 +137,7 @@ export class ToolRegistry {
         }, timeoutMs);
         controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
       });
-      const value = await Promise.race([prepared.tool.execute(prepared.args, { ...context, signal: controller.signal }), stop]);
+      const value = await Promise.race([prepared.tool.execute(prepared.args, { ...context, callId: prepared.call.id, signal: controller.signal }), stop]);
       return { outcome: "ok", result: resultText(value), durationMs: performance.now() - started };
     } catch (error) {
       const durationMs = performance.now() - started;

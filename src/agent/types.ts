@@ -82,7 +82,21 @@ export type ToolEffect = "read" | "write";
 export interface ToolContext {
   readonly signal: AbortSignal;
   readonly runId: string;
+  /** The call being executed (unique within the run): the key a write is recorded under. */
+  readonly callId?: string;
   readonly origin: TaskOrigin;
+  /** A long tool's progress ("3/5 steps"), shown in the trace as the running call's detail. Must not throw. */
+  readonly progress?: (detail: string) => void;
+}
+
+/** Where a tool comes from when it is not built in, for approval messages and `/tools`. */
+export interface ToolProvider {
+  /** e.g. the MCP server's name in mcp.json. */
+  readonly server: string;
+  /** The tool's own name on that server. */
+  readonly tool: string;
+  /** The server's hints (readOnlyHint, destructiveHint…), shown when asking for approval. */
+  readonly annotations?: Readonly<Record<string, unknown>>;
 }
 
 export interface Tool<Args = any> {
@@ -92,6 +106,11 @@ export interface Tool<Args = any> {
   readonly effect: ToolEffect;
   /** Overrides the configured per-tool timeout. */
   readonly timeoutMs?: number;
+  /** JSON Schema of the arguments as the provider declared it (MCP); offered to the model instead of one built from `schema`. */
+  readonly parameters?: Readonly<Record<string, unknown>>;
+  /** The provider's own policy layer (an MCP server's `approval` setting); combined strictly with TOOL_POLICY. */
+  readonly approval?: "approve" | "allow";
+  readonly provider?: ToolProvider;
   /** Returns the result as text (or a JSON-serialisable value). Throwing is fine: it becomes an error observation. */
   execute(args: Args, context: ToolContext): Promise<unknown>;
 }
@@ -145,7 +164,11 @@ export type GuardName =
   | "model_unavailable"
   | "approval_expired"
   /** A paused run could not be saved, so its approval could not be asked for. */
-  | "store_unavailable";
+  | "store_unavailable"
+  /** A daily token limit of the settings file was reached during the run. */
+  | "token_limit"
+  /** A person (the requester or an approver) pressed Stop. */
+  | "stopped";
 
 export interface GuardStop {
   readonly guard: GuardName;
@@ -174,7 +197,7 @@ export type Decision = "approve" | "deny";
 
 export type AgentEvent =
   | { readonly type: "step_started"; readonly runId: string; readonly step: number }
-  | { readonly type: "model_replied"; readonly runId: string; readonly step: number; readonly text: string | null; readonly toolCalls: readonly ToolCall[] }
+  | { readonly type: "model_replied"; readonly runId: string; readonly step: number; readonly text: string | null; readonly toolCalls: readonly ToolCall[]; readonly usage?: TokenUsage }
   | { readonly type: "tool_called"; readonly runId: string; readonly step: number; readonly call: ToolCall }
   | { readonly type: "tool_result"; readonly runId: string; readonly step: number; readonly call: CallRecord }
   | { readonly type: "guard_warned"; readonly runId: string; readonly guard: GuardName; readonly detail: string }

@@ -6,6 +6,11 @@ import type { Fact } from "./types.js";
 
 /** Similarity at or above which a new fact replaces the most similar stored one. */
 export const NEAR_DUPLICATE_THRESHOLD = 0.65;
+/**
+ * Similarity to the query from which a recalled fact counts as relevant (and as used). Below it
+ * the shared n-grams are noise: a common word, or letter pairs every English sentence has.
+ */
+export const RELEVANCE_THRESHOLD = 0.1;
 
 export type FactWriteDecision =
   | { readonly kind: "skip"; readonly duplicateOf: string }
@@ -17,6 +22,14 @@ const PUNCTUATION = /\p{P}/gu;
 const WHITESPACE = /\s+/gu;
 const NO_SPACE_SCRIPTS = "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}";
 const TOKEN = new RegExp(`[${NO_SPACE_SCRIPTS}]|[^\\s${NO_SPACE_SCRIPTS}]+`, "gu");
+/**
+ * Chinese degree adverbs and negation particles stay out of the n-grams (not out of the exact
+ * comparison). In a short sentence one such character shifts a third of the bigrams, so
+ * "我很喜欢喝咖啡" would not match "我喜欢喝咖啡" while "用户很喜欢喝咖啡" matched its twin. Without
+ * them "我不喜欢喝咖啡" is a near duplicate of "我喜欢喝咖啡" whatever the subject: the newer
+ * statement replaces the one it contradicts.
+ */
+const CJK_MODIFIERS = /非常|十分|特别|很|挺|不|没有|没/gu;
 
 /** NFKC, lower case, punctuation gone (CJK punctuation too), whitespace collapsed. */
 export function normalizeFact(text: string): string {
@@ -50,8 +63,14 @@ export function decideFactWrite(existing: readonly Fact[], candidate: string, th
   return best !== undefined && best.score >= threshold ? { kind: "replace", replaces: best.id } : { kind: "add" };
 }
 
+export interface RankedFact {
+  readonly fact: Fact;
+  /** Similar enough to the query to count as recalled for it, not just as filling the list. */
+  readonly relevant: boolean;
+}
+
 /** The `limit` facts most similar to `query`, ties broken by the most recently used or written. */
-export function rankFacts(facts: readonly Fact[], query: string, limit: number): Fact[] {
+export function rankFacts(facts: readonly Fact[], query: string, limit: number): RankedFact[] {
   if (limit <= 0) return [];
   const probe = probeFor(query);
   const top: Ranked[] = [];
@@ -64,7 +83,7 @@ export function rankFacts(facts: readonly Fact[], query: string, limit: number):
       if (top.length > limit) top.pop();
     }
   }
-  return top.map(({ fact }) => fact);
+  return top.map(({ fact, score }) => ({ fact, relevant: score >= RELEVANCE_THRESHOLD }));
 }
 
 interface Ranked {
@@ -120,9 +139,10 @@ function cachedFeatures(fact: Fact): Features {
 
 function featuresOf(text: string): Features {
   const normalized = normalizeFact(text);
+  const core = normalized.replace(CJK_MODIFIERS, "");
   const words: number[] = [];
   let previousWord = 0;
-  for (const [index, token] of (normalized.match(TOKEN) ?? []).entries()) {
+  for (const [index, token] of (core.match(TOKEN) ?? []).entries()) {
     const hash = hashOf(token);
     words.push(hash);
     if (index > 0) words.push(pairHash(previousWord, hash));
@@ -130,7 +150,7 @@ function featuresOf(text: string): Features {
   }
   const bigrams: number[] = [];
   let previousChar = -1;
-  for (const char of normalized) {
+  for (const char of core) {
     if (char === " ") continue;
     const code = char.codePointAt(0) as number;
     if (previousChar >= 0) bigrams.push(pairHash(previousChar, code));

@@ -1,5 +1,6 @@
 // Short-term memory across runs: the last turns of a conversation (the person's message and
-// the final answer), loaded at the start of the next run so follow-ups work.
+// the final answer), loaded at the start of the next run so follow-ups work. Each side of a turn
+// is kept to a share of the token budget, so one huge message can't push out every turn before it.
 import { z } from "zod";
 import type { Logger } from "../logger.js";
 import { createRunQueue } from "./run-queue.js";
@@ -8,7 +9,7 @@ import type { KeyValueStore, Turn } from "./types.js";
 export interface ConversationHistory {
   /** Oldest first: the newest turns that fit both maxTurns and maxTokens. */
   load(conversationKey: string): Promise<Turn[]>;
-  /** Adds a turn and keeps at most maxTurns. */
+  /** Adds a turn (each side cut to a quarter of maxTokens, with a note) and keeps at most maxTurns. */
   append(conversationKey: string, turn: Turn): Promise<void>;
   clear(conversationKey: string): Promise<void>;
 }
@@ -22,12 +23,47 @@ export interface HistoryOptions {
 
 const turnSchema = z.object({ user: z.string(), assistant: z.string(), at: z.number().finite() });
 
+/** The share of the history budget one side of a turn (the message or the answer) may take. */
+const SIDE_SHARE = 0.25;
+/** Longer texts are not counted whole before cutting: no tokenizer packs more characters than this into a token on average. */
+const MAX_CHARS_PER_TOKEN = 8;
+const CUT_ATTEMPTS = 8;
+
+/**
+ * `text` if it fits `limit` tokens, else its start and a note saying it was cut, together within
+ * `limit` when the note itself fits. Never counts more than a few `limit`s of text at once.
+ */
+export function cutToTokens(text: string, limit: number, countTokens: (text: string) => number): string {
+  // A byte-level tokenizer makes at most one token per UTF-8 byte.
+  if (Buffer.byteLength(text, "utf8") <= limit) return text;
+  if (text.length <= limit * MAX_CHARS_PER_TOKEN && countTokens(text) <= limit) return text;
+  const note = `\n[… cut: the message was ${text.length} characters long; only its start is kept]`;
+  const budget = limit - countTokens(note);
+  let end = Math.min(text.length, limit * 4);
+  for (let attempt = 0; attempt < CUT_ATTEMPTS && budget > 0 && end > 0; attempt += 1) {
+    const prefix = withoutBrokenPair(text.slice(0, end));
+    const tokens = countTokens(prefix);
+    if (tokens <= budget) return prefix + note;
+    end = Math.floor((end * budget * 0.9) / tokens);
+  }
+  return note.trimStart();
+}
+
+/** A cut between the two halves of a surrogate pair would leave half a character. */
+function withoutBrokenPair(prefix: string): string {
+  const last = prefix.charCodeAt(prefix.length - 1);
+  return last >= 0xd800 && last <= 0xdbff ? prefix.slice(0, -1) : prefix;
+}
+
 export function historyKey(conversationKey: string): string {
   return `history:${conversationKey}`;
 }
 
 export function createConversationHistory(store: KeyValueStore, options: HistoryOptions): ConversationHistory {
   const { maxTurns, maxTokens, countTokens, logger } = options;
+  const sideLimit = Math.max(1, Math.floor(maxTokens * SIDE_SHARE));
+  // Also applied on load: turns stored before this bound existed, or under a larger budget.
+  const bounded = (turn: Turn): Turn => ({ ...turn, user: cutToTokens(turn.user, sideLimit, countTokens), assistant: cutToTokens(turn.assistant, sideLimit, countTokens) });
   // Appends to one conversation must not overwrite each other within this process.
   const writes = createRunQueue(Number.POSITIVE_INFINITY);
 
@@ -49,7 +85,7 @@ export function createConversationHistory(store: KeyValueStore, options: History
 
   return {
     async load(conversationKey) {
-      const turns = (await read(conversationKey)).slice(-maxTurns);
+      const turns = (await read(conversationKey)).slice(-maxTurns).map(bounded);
       let budget = maxTokens;
       let first = turns.length;
       while (first > 0) {
@@ -63,7 +99,7 @@ export function createConversationHistory(store: KeyValueStore, options: History
     append(conversationKey, turn) {
       return writes.run(conversationKey, async () => {
         const turns = await read(conversationKey);
-        turns.push(turnSchema.parse(turn));
+        turns.push(bounded(turnSchema.parse(turn)));
         await store.set(historyKey(conversationKey), turns.slice(-maxTurns));
       });
     },

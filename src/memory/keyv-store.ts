@@ -61,6 +61,8 @@ interface Backend {
   readonly description: string;
   /** Writes an already serialised record unless a live one exists; true when it wrote. */
   insertIfAbsent(key: string, serialized: string, ttlMs: number | undefined): Promise<boolean>;
+  /** Adds `by` in one atomic operation; a new or expired counter gets the TTL. Returns the total. */
+  incrementBy(key: string, by: number, ttlMs: number): Promise<number>;
   /** Runs an operation with the backend's failure policy (deadline, error mapping). */
   guard<T>(operation: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -104,6 +106,25 @@ async function openSqlite(path: string, logger: Logger): Promise<KeyValueStore> 
         Date.now(),
       )) as unknown[];
       return rows.length === 1;
+    },
+    async incrementBy(key, by, ttlMs) {
+      // One statement, so racing processes never lose an addition; the record stays keyv's JSON shape.
+      const now = Date.now();
+      const rows = (await adapter.query(
+        `INSERT INTO ${TABLE} (key, value) VALUES (?, json_object('value', ?, 'expires', ?))
+         ON CONFLICT(key) DO UPDATE SET value = CASE
+           WHEN NOT json_valid(${TABLE}.value) THEN excluded.value
+           WHEN ${expiresOf(`${TABLE}.value`)} < ? THEN excluded.value
+           WHEN json_type(${TABLE}.value, '$.value') NOT IN ('integer', 'real') THEN excluded.value
+           ELSE json_set(${TABLE}.value, '$.value', json_extract(${TABLE}.value, '$.value') + ?) END
+         RETURNING json_extract(value, '$.value') AS total`,
+        key,
+        by,
+        now + ttlMs,
+        now,
+        by,
+      )) as Array<{ total: number }>;
+      return Number(rows[0]?.total ?? by);
     },
     async guard(operation) {
       try {
@@ -162,6 +183,10 @@ async function openRedis(location: Extract<StoreLocation, { kind: "redis" }>, lo
       const reply = await client.set(key, serialized, ttlMs === undefined ? { condition: "NX" } : { condition: "NX", expiration: { type: "PX", value: ttlMs } });
       return reply === "OK";
     },
+    async incrementBy(key, by, ttlMs) {
+      const total = await client.eval(INCREMENT_SCRIPT, { keys: [key], arguments: [String(by), String(ttlMs)] });
+      return Number(total);
+    },
     async guard(operation) {
       try {
         return await withinDeadline(operation(), REDIS_DEADLINE_MS, "waiting for Redis");
@@ -176,6 +201,15 @@ async function openRedis(location: Extract<StoreLocation, { kind: "redis" }>, lo
   };
   return storeOver(backend, logger);
 }
+
+/** INCRBY and the first expiry in one script, so a crash between them can't leave a counter that never resets; a record that is not a counter is replaced. */
+const INCREMENT_SCRIPT = `local ok, total = pcall(redis.call, 'INCRBY', KEYS[1], ARGV[1])
+if not ok then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return tonumber(ARGV[1])
+end
+if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return total`;
 
 function newKeyv(adapter: KeyvSqlite | KeyvRedis<unknown>): Keyv {
   // Keys are stored exactly as given (no namespace prefix), so raw statements address the same rows.
@@ -216,6 +250,11 @@ function storeOver(backend: Backend, logger: Logger): KeyValueStore {
         const ttl = checkedTtl(ttlMs);
         const serialized = await keyv.serializeData({ value, expires: ttl === undefined ? undefined : Date.now() + ttl });
         return backend.insertIfAbsent(key, String(serialized), ttl);
+      }),
+    increment: (key, by, ttlMs) =>
+      backend.guard(async () => {
+        if (!Number.isSafeInteger(by)) throw new RangeError(`A store increment must be a whole number (got ${by})`);
+        return backend.incrementBy(key, by, checkedTtl(ttlMs)!);
       }),
     close: () => {
       closed ??= backend.close().catch((error: unknown) => {

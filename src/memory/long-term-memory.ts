@@ -13,7 +13,7 @@ import type { Fact, KeyValueStore } from "./types.js";
 export interface LongTermMemory {
   /** Writes each candidate unless it is already known; a near duplicate replaces the older fact. */
   remember(conversationKey: string, candidates: readonly string[]): Promise<RememberResult>;
-  /** The facts most relevant to `query` (recency breaks ties); counts them as used. */
+  /** The facts most relevant to `query` (recency breaks ties and fills the list); counts only the relevant ones as used. */
   recall(conversationKey: string, query: string, limit: number): Promise<Fact[]>;
   /** Every fact of the conversation, oldest first. */
   list(conversationKey: string): Promise<Fact[]>;
@@ -105,15 +105,17 @@ export function createLongTermMemory(store: KeyValueStore, options: LongTermMemo
       return lanes.run(conversationKey, async () => {
         const facts = await load(conversationKey);
         const chosen = rankFacts(facts, query, limit);
-        if (chosen.length === 0) return [];
         const now = clock();
-        const used = new Map(chosen.map((fact) => [fact.id, { ...fact, uses: fact.uses + 1, lastUsedAt: now }]));
-        try {
-          await save(conversationKey, facts.map((fact) => used.get(fact.id) ?? fact));
-        } catch (error) {
-          logger.warn({ conversationKey, err: error }, "Could not record which remembered facts were used");
+        // A fact that only fills the list was not used: counting it would keep unrelated facts from eviction.
+        const used = new Map(chosen.filter(({ relevant }) => relevant).map(({ fact }) => [fact.id, { ...fact, uses: fact.uses + 1, lastUsedAt: now }]));
+        if (used.size > 0) {
+          try {
+            await save(conversationKey, facts.map((fact) => used.get(fact.id) ?? fact));
+          } catch (error) {
+            logger.warn({ conversationKey, err: error }, "Could not record which remembered facts were used");
+          }
         }
-        return chosen.map((fact) => used.get(fact.id) ?? fact);
+        return chosen.map(({ fact }) => used.get(fact.id) ?? fact);
       });
     },
 

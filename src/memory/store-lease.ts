@@ -1,38 +1,78 @@
-// A short exclusive lease in the shared store, for work that several bot processes must not do
-// at the same time (one conversation's run, the list of waiting approvals). Built on the
-// store's atomic set-if-absent, so it holds across processes on one SQLite file or one Redis.
-import { randomBytes } from "node:crypto";
-import type { KeyValueStore } from "./types.js";
+// One bot process owns an SQLite store: it resumes its own unfinished work at start, so a second
+// process on the same file would run the same messages twice. The owner writes its pid into a
+// file beside the database (created exclusively); a second process finds a live owner and is
+// refused with one line, while a file left by a process that died (kill -9) is taken over.
+// Several processes share work only on Redis, where BullMQ coordinates them.
+import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { hostname } from "node:os";
 
-export interface StoreLease {
-  /** Gives the lease up if it is still ours. Must not throw. */
-  release(): Promise<void>;
+export type OwnerClaim = { readonly kind: "owned"; release(): void } | { readonly kind: "taken"; readonly message: string };
+
+/** True while a process with this id runs on this machine (a process we may not signal still exists). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
-const FIRST_RETRY_MS = 10;
-const LONGEST_RETRY_MS = 200;
-
-/**
- * Waits for the lease up to `waitMs`; resolves undefined if another holder kept it that long.
- * The lease ends by itself after `ttlMs`, so a process that died holding it blocks no one for long.
- * Rejects only when the store itself fails.
- */
-export async function acquireLease(store: KeyValueStore, key: string, options: { ttlMs: number; waitMs: number }): Promise<StoreLease | undefined> {
-  const token = randomBytes(9).toString("base64url");
-  const giveUpAt = Date.now() + options.waitMs;
-  let retryMs = FIRST_RETRY_MS;
-  while (!(await store.setIfAbsent(key, token, options.ttlMs))) {
-    if (Date.now() + retryMs > giveUpAt) return undefined;
-    await new Promise((resolve) => setTimeout(resolve, retryMs));
-    retryMs = Math.min(LONGEST_RETRY_MS, retryMs * 2);
+function readOwner(lockPath: string): { pid: number; host: string } | undefined {
+  try {
+    const parsed = JSON.parse(readFileSync(lockPath, "utf8")) as { pid?: unknown; host?: unknown };
+    return typeof parsed.pid === "number" && typeof parsed.host === "string" ? { pid: parsed.pid, host: parsed.host } : undefined;
+  } catch {
+    return undefined;
   }
-  return {
-    async release() {
-      try {
-        if ((await store.get(key)) === token) await store.delete(key);
-      } catch {
-        // The lease ends with its TTL anyway.
-      }
-    },
-  };
+}
+
+function createExclusive(lockPath: string, content: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(lockPath, "wx", 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw error;
+  }
+  try {
+    writeSync(fd, content);
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+/** Claims the SQLite file at `databasePath` for this process. Throws only for file-system errors. */
+export function claimStoreOwnership(databasePath: string, pid: number = process.pid): OwnerClaim {
+  const lockPath = `${databasePath}.owner`;
+  const content = JSON.stringify({ pid, host: hostname() });
+  for (let attempt = 0; attempt < 2; attempt++) {
+    if (createExclusive(lockPath, content)) {
+      return {
+        kind: "owned",
+        release() {
+          try {
+            if (readOwner(lockPath)?.pid === pid) unlinkSync(lockPath);
+          } catch {
+            // Gone already: nothing to release.
+          }
+        },
+      };
+    }
+    const owner = readOwner(lockPath);
+    if (owner && owner.pid !== pid && owner.host === hostname() && isAlive(owner.pid)) {
+      return {
+        kind: "taken",
+        message: `another bot process (pid ${owner.pid}) already uses ${databasePath}; stop it first, or use STORE_URL=redis://… to run several processes (delete ${lockPath} if that process is not a bot)`,
+      };
+    }
+    // Left by a process that died (or unreadable): take it over.
+    try {
+      unlinkSync(lockPath);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+  }
+  return { kind: "taken", message: `another bot process is starting on ${databasePath} at the same moment; try again` };
 }

@@ -11,6 +11,12 @@ export interface KeyValueStore {
    * INSERT OR IGNORE). Returns true when this call wrote the value.
    */
   setIfAbsent(key: string, value: unknown, ttlMs?: number): Promise<boolean>;
+  /**
+   * Atomic add across every process sharing the store (Redis INCRBY, SQLite upsert); returns the
+   * new total. A missing or expired counter starts at 0 and lives `ttlMs` from that moment: the
+   * expiry is set once, so a counter is a fixed window.
+   */
+  increment(key: string, by: number, ttlMs: number): Promise<number>;
   close(): Promise<void>;
 }
 

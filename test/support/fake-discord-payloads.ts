@@ -45,6 +45,8 @@ export interface FakeRole {
   readonly name: string;
   /** Server-wide permissions the role adds; default none. */
   readonly permissions?: bigint;
+  /** A bot's managed role: Discord tags it with the bot's user id. */
+  readonly botId?: string;
 }
 
 export interface FakeGuild {
@@ -119,7 +121,7 @@ export function apiChannel(channel: FakeChannel): APIChannel {
 }
 
 export function apiRole(role: FakeRole, position: number) {
-  return { id: role.id, name: role.name, color: 0, colors: { primary_color: 0, secondary_color: null, tertiary_color: null }, hoist: false, icon: null, unicode_emoji: null, position, permissions: String(role.permissions ?? 0n), managed: false, mentionable: false, flags: 0 };
+  return { id: role.id, name: role.name, color: 0, colors: { primary_color: 0, secondary_color: null, tertiary_color: null }, hoist: false, icon: null, unicode_emoji: null, position, permissions: String(role.permissions ?? 0n), managed: role.botId !== undefined, mentionable: false, flags: 0, ...(role.botId ? { tags: { bot_id: role.botId } } : {}) };
 }
 
 export function apiGuild(guild: FakeGuild, channels: readonly FakeChannel[], botMember: ReturnType<typeof apiMember>) {
@@ -176,6 +178,7 @@ export interface MessageFields {
   readonly author: FakeUser;
   readonly content: string;
   readonly mentions?: readonly FakeUser[];
+  readonly mentionRoles?: readonly string[];
   readonly components?: unknown[];
   readonly flags?: number;
   readonly replyTo?: string;
@@ -195,7 +198,7 @@ export function apiMessage(fields: MessageFields): APIMessage & { guild_id?: str
     tts: false,
     mention_everyone: false,
     mentions: (fields.mentions ?? []).map(apiUser),
-    mention_roles: [],
+    mention_roles: [...(fields.mentionRoles ?? [])],
     attachments: [],
     embeds: [],
     pinned: false,

@@ -15,11 +15,18 @@ export function stubService(overrides: Partial<AgentService> = {}): StubService 
     registered,
     expiryHandlers,
     registerSurfaceTools: (surface, tools) => void registered.set(surface, tools),
+    admit: async () => ({ kind: "admitted" }),
+    registerPresenter: () => {},
+    submit: async () => {
+      throw new Error("stubService: submit was not expected");
+    },
     onApprovalExpired: (surface) => void expiryHandlers.push(surface),
     ask: async () => {
       throw new Error("stubService: ask was not expected");
     },
     decide: async () => ({ kind: "unknown", message: "stubService: nothing is waiting" }),
+    stop: async () => ({ kind: "not_running" }),
+    toolList: () => [],
     rememberedFacts: async () => [],
     forget: async () => 0,
     ...overrides,

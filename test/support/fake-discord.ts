@@ -34,6 +34,8 @@ export class FakeDiscord {
   readonly token: string;
   readonly applicationId = nextSnowflake();
   readonly bot: FakeUser = { id: nextSnowflake(), username: "agent-bot", bot: true };
+  /** The role Discord creates for the bot when it joins (managed, tagged with the bot's id); autocomplete often offers it for "@agent-bot". */
+  readonly botRole: FakeRole = { id: nextSnowflake(), name: "agent-bot", botId: this.bot.id };
   readonly guild: FakeGuild;
   readonly general: FakeChannel;
   readonly random: FakeChannel;
@@ -56,7 +58,7 @@ export class FakeDiscord {
     const port = (server.address() as AddressInfo).port;
     this.apiUrl = `http://127.0.0.1:${port}/api`;
     const guildId = nextSnowflake();
-    this.guild = { id: guildId, name: "Test Server", ownerId: nextSnowflake(), roles: options.roles ?? [] };
+    this.guild = { id: guildId, name: "Test Server", ownerId: nextSnowflake(), roles: [...(options.roles ?? []), this.botRole] };
     this.general = this.addChannel({ id: nextSnowflake(), name: "general", type: ChannelType.GuildText, guildId });
     this.random = this.addChannel({ id: nextSnowflake(), name: "random", type: ChannelType.GuildText, guildId });
     this.gateway = new FakeGateway(server, {
@@ -72,7 +74,7 @@ export class FakeDiscord {
         application: { id: this.applicationId, flags: 0 },
         private_channels: [],
       }),
-      guilds: () => [apiGuild(this.guild, [...this.channels.values()].filter((channel) => channel.guildId === guildId && !channel.parentId), apiMember(this.bot, []))],
+      guilds: () => [apiGuild(this.guild, [...this.channels.values()].filter((channel) => channel.guildId === guildId && !channel.parentId), apiMember(this.bot, [this.botRole.id]))],
     });
     this.routes = this.buildRoutes(port);
     server.on("request", (request, response) => void this.handle(request, response));
@@ -175,15 +177,18 @@ export class FakeDiscord {
   }
 
   /** A person writes in a channel (MESSAGE_CREATE); `mentionBot` adds the bot mention. */
-  userMessage(author: FakeUser, content: string, options: { channel?: FakeChannel; mentionBot?: boolean } = {}): APIMessage {
+  /** `mentionBotRole`: the message mentions the bot's managed role instead of the bot (Discord then lists the role, not the bot, as mentioned). */
+  userMessage(author: FakeUser, content: string, options: { channel?: FakeChannel; mentionBot?: boolean; mentionBotRole?: boolean } = {}): APIMessage {
     const channel = options.channel ?? this.general;
     const mentionBot = options.mentionBot ?? false;
+    const mentionRole = options.mentionBotRole ?? false;
     const message = apiMessage({
       channelId: channel.id,
       ...(channel.guildId ? { guildId: channel.guildId } : {}),
       author,
-      content: mentionBot ? `<@${this.bot.id}> ${content}` : content,
+      content: mentionBot ? `<@${this.bot.id}> ${content}` : mentionRole ? `<@&${this.botRole.id}> ${content}` : content,
       mentions: mentionBot ? [this.bot] : [],
+      mentionRoles: mentionRole ? [this.botRole.id] : [],
     });
     this.messages.set(message.id, message);
     const { user: _user, ...member } = apiMember(author, this.memberOf(author).roles);

@@ -12,6 +12,7 @@ import { createLogger, type Logger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
 import { createSlackAdapter, type SlackAdapter } from "../../src/adapters/slack/slack-adapter.js";
+import type { StreamLimits } from "../../src/adapters/slack/stream-limits.js";
 import { startFakeSlack, type FakeSlack } from "./fake-slack.js";
 import { SIGNING_SECRET } from "./fake-slack-requests.js";
 
@@ -37,6 +38,7 @@ export interface HarnessOptions {
   readonly clock?: () => number;
   readonly drainTimeoutMs?: number;
   readonly fake?: FakeSlack;
+  readonly streamLimits?: StreamLimits;
 }
 
 function captureLogs(lines: Array<Record<string, unknown>>): Logger {
@@ -67,7 +69,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
 
   const boot = async () => {
     const service = createAgentService({ config, model: options.model, store, logger, clock: options.clock });
-    const adapter = createSlackAdapter({ config: config.slack!, service, store, logger, drainTimeoutMs: options.drainTimeoutMs });
+    const adapter = createSlackAdapter({ config: config.slack!, service, store, logger, drainTimeoutMs: options.drainTimeoutMs, streamLimits: options.streamLimits });
     await adapter.start();
     return { service, adapter };
   };

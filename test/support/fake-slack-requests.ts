@@ -67,6 +67,22 @@ export function directMessageEvent(fields: MessageFields, eventId = nextEventId(
   );
 }
 
+/**
+ * What Slack sends for a DM that @mentions the bot: the same message twice, as app_mention and
+ * as message.im, with different event ids.
+ */
+export function directMentionEvents(fields: MessageFields): [Record<string, unknown>, Record<string, unknown>] {
+  const channel = fields.channel ?? "D0ALICE";
+  const mention = mentionEvent({ ...fields, channel });
+  (mention.event as Record<string, unknown>).channel_type = "im";
+  return [mention, directMessageEvent({ ...fields, channel })];
+}
+
+/** Opening the app's Messages tab (agent view): app_home_opened with tab "messages". */
+export function messagesTabOpenedEvent(fields: { user?: string; channel?: string } = {}, eventId = nextEventId()) {
+  return envelope({ type: "app_home_opened", user: fields.user ?? "U0ALICE", channel: fields.channel ?? "D0ALICE", tab: "messages", event_ts: "1700000000.000100" }, eventId);
+}
+
 export function assistantThreadStartedEvent(fields: { user?: string; channel?: string; threadTs: string }, eventId = nextEventId()) {
   return envelope(
     {

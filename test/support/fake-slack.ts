@@ -2,16 +2,31 @@
 // the bot uses (recorded with their arguments, scriptable failures) and a Socket Mode
 // WebSocket endpoint (hello, envelopes, recorded acks). Keeps messages per channel so
 // history, replies (paged with a cursor), updates and streams behave like the real thing.
-// Channels are public unless a test says otherwise; ids starting with D are DMs.
+// Channels are public unless a test says otherwise; ids starting with D are DMs. As strict as
+// Slack where the bot's behaviour depends on it: ephemeral messages only to members, no private
+// channel details without groups:read, streams that end after a while or when too large, and
+// messages over the length limit refused.
 import { EventEmitter, once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 
 export const TEAM_ID = "T0TEAM";
 export const BOT_USER_ID = "U0BOT";
 export const BOT_ID = "B0BOT";
 export const APP_ID = "A0APP";
+/** Who is in a channel unless a test says otherwise. */
+export const DEFAULT_MEMBERS = [BOT_USER_ID, "U0ALICE", "U0BOB", "U0CAROL", "U0BOSS", "U0MALLORY"];
+/** Slack refuses longer message text with msg_too_long (stricter than Slack's own 40,000: what a person can read in one message). */
+export const MESSAGE_MAX_CHARS = 4_000;
+
+export interface StreamLimits {
+  /** After this long a stream takes no more appends (message_not_in_streaming_state). */
+  readonly maxAgeMs: number;
+  /** The chunks one streamed message may hold (JSON characters) before msg_too_long. */
+  readonly maxChars: number;
+}
 
 export interface RecordedCall {
   readonly method: string;
@@ -32,6 +47,7 @@ export interface FakeMessage {
   blocks?: unknown[];
   chunks: unknown[];
   streaming?: "open" | "stopped";
+  streamStartedAt?: number;
 }
 
 export interface Failure {
@@ -69,10 +85,18 @@ export interface FakeSlack {
   leaveChannel(channel: string): void;
   /** conversations.info describes the channel as this kind (default: public, or im for D… ids). */
   setChannelKind(channel: string, kind: ChannelKind): void;
+  /** conversations.members and postEphemeral see these people in the channel (default DEFAULT_MEMBERS). */
+  setMembers(channel: string, users: readonly string[]): void;
+  /** The app lacks this scope: methods that need it for a channel kind answer missing_scope. */
+  withoutScope(scope: "groups:read"): void;
+  /** How long and large a stream may grow (default 5 minutes and 12,000 characters). */
+  setStreamLimits(limits: Partial<StreamLimits>): void;
   message(channel: string, ts: string): FakeMessage | undefined;
   threadMessages(channel: string, threadTs: string): FakeMessage[];
   /** Socket Mode: resolves once a client finished the handshake. */
   waitForSocket(timeoutMs?: number): Promise<void>;
+  /** Socket Mode: stops reading from connected clients, so a close frame is never answered (a peer gone quiet). */
+  holdGoodbyes(): void;
   /** Socket Mode: resolves once no client is connected. */
   waitForSocketClosed(timeoutMs?: number): Promise<void>;
   /** Sent to every connected client; with none connected, held for the next one (as Slack holds events). */
@@ -119,10 +143,14 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const notMember = new Set<string>();
   const channelKinds = new Map<string, ChannelKind>();
   const sockets = new Set<WebSocket>();
+  const rawSockets = new Set<Duplex>();
   const heldFrames: string[] = [];
   const events = new EventEmitter();
   events.setMaxListeners(0);
   let streamingError: string | undefined;
+  const members = new Map<string, readonly string[]>();
+  const missingScopes = new Set<string>();
+  let streamLimits: StreamLimits = { maxAgeMs: 5 * 60_000, maxChars: 12_000 };
   let tsCounter = 0;
   let envelopeCounter = 0;
 
@@ -164,36 +192,56 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     return { messages: listing(list.slice(offset, end)), has_more: hasMore, response_metadata: { next_cursor: hasMore ? Buffer.from(`offset:${end}`).toString("base64") : "" } };
   };
 
+  const membersOf = (channel: string) => members.get(channel) ?? DEFAULT_MEMBERS;
+  const tooLong = (args: Record<string, unknown>) => (str(args.text) ?? str(args.markdown_text) ?? "").length > MESSAGE_MAX_CHARS;
+  /** Private channels and group DMs are described only with groups:read (mpim:read for group DMs). */
+  const hiddenByScope = (channel: string) => missingScopes.has("groups:read") && kindOf(channel) === "private";
+  /** Why a stream takes no more chunks, if it does not. */
+  const streamRefusal = (message: FakeMessage | undefined, more: unknown) => {
+    if (!message || message.streaming !== "open") return "message_not_in_streaming_state";
+    if (Date.now() - (message.streamStartedAt ?? 0) > streamLimits.maxAgeMs) return "message_not_in_streaming_state";
+    if (JSON.stringify([...message.chunks, ...(Array.isArray(more) ? more : [])]).length > streamLimits.maxChars) return "msg_too_long";
+    return undefined;
+  };
+
   const handlers: Record<string, Handler> = {
     "auth.test": () => ({ ok: true, url: "https://fake.slack/", team: "Fake", user: "bot", team_id: TEAM_ID, user_id: BOT_USER_ID, bot_id: BOT_ID }),
     "apps.connections.open": () => ({ ok: true, url: `${wsBase}/socket` }),
     "chat.postMessage": (args) => {
       if (notInChannel(args.channel)) return { ok: false, error: "not_in_channel" };
+      if (tooLong(args)) return { ok: false, error: "msg_too_long" };
       const message = botMessage(args);
       return { ok: true, channel: message.channel, ts: message.ts, message: listing([message])[0] };
     },
     "chat.update": (args) => {
       const message = find(String(args.channel), String(args.ts));
       if (!message) return { ok: false, error: "message_not_found" };
+      if (tooLong(args)) return { ok: false, error: "msg_too_long" };
       message.text = str(args.text) ?? str(args.markdown_text) ?? message.text;
       if (Array.isArray(args.blocks)) message.blocks = args.blocks;
       return { ok: true, channel: message.channel, ts: message.ts, text: message.text };
     },
-    "chat.postEphemeral": () => ({ ok: true, message_ts: nextTs() }),
+    "chat.postEphemeral": (args) => {
+      if (!membersOf(String(args.channel)).includes(String(args.user))) return { ok: false, error: "user_not_in_channel" };
+      return { ok: true, message_ts: nextTs() };
+    },
     "chat.startStream": (args) => {
       if (streamingError) return { ok: false, error: streamingError };
-      const message = botMessage(args, { streaming: "open", chunks: Array.isArray(args.chunks) ? [...args.chunks] : [] });
+      if (JSON.stringify(args.chunks ?? []).length > streamLimits.maxChars) return { ok: false, error: "msg_too_long" };
+      const message = botMessage(args, { streaming: "open", streamStartedAt: Date.now(), chunks: Array.isArray(args.chunks) ? [...args.chunks] : [] });
       return { ok: true, channel: message.channel, ts: message.ts };
     },
     "chat.appendStream": (args) => {
       const message = find(String(args.channel), String(args.ts));
-      if (!message || message.streaming !== "open") return { ok: false, error: "message_not_in_streaming_state" };
+      const refusal = streamRefusal(message, args.chunks);
+      if (refusal || !message) return { ok: false, error: refusal };
       if (Array.isArray(args.chunks)) message.chunks.push(...args.chunks);
       return { ok: true, channel: message.channel, ts: message.ts };
     },
     "chat.stopStream": (args) => {
       const message = find(String(args.channel), String(args.ts));
-      if (!message || message.streaming !== "open") return { ok: false, error: "message_not_in_streaming_state" };
+      const refusal = streamRefusal(message, args.chunks);
+      if (refusal || !message) return { ok: false, error: refusal };
       if (Array.isArray(args.chunks)) message.chunks.push(...args.chunks);
       message.streaming = "stopped";
       return { ok: true, channel: message.channel, ts: message.ts, message: listing([message])[0] };
@@ -213,7 +261,16 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     "conversations.info": (args) => {
       const channel = String(args.channel);
       const kind = kindOf(channel);
+      if (hiddenByScope(channel)) return { ok: false, error: "missing_scope", needed: "groups:read", provided: "channels:read,chat:write" };
       return { ok: true, channel: { id: channel, is_channel: kind === "public" || kind === "private", is_private: kind !== "public", is_im: kind === "im", is_mpim: kind === "mpim" } };
+    },
+    "conversations.members": (args) => {
+      const channel = String(args.channel);
+      if (hiddenByScope(channel)) return { ok: false, error: "missing_scope", needed: "groups:read", provided: "channels:read,chat:write" };
+      const list = [...membersOf(channel)];
+      const offset = typeof args.cursor === "string" && args.cursor !== "" ? Number(args.cursor) : 0;
+      const end = offset + Number(args.limit ?? 100);
+      return { ok: true, members: list.slice(offset, end), response_metadata: { next_cursor: end < list.length ? String(end) : "" } };
     },
     "conversations.history": (args) => {
       if (notInChannel(args.channel)) return { ok: false, error: "not_in_channel" };
@@ -262,6 +319,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const wss = new WebSocketServer({ noServer: true });
   server.on("upgrade", (request, socket, head) => {
     if (request.url !== "/socket") return socket.destroy();
+    rawSockets.add(socket);
+    socket.on("close", () => rawSockets.delete(socket));
     wss.handleUpgrade(request, socket, head, (ws) => {
       sockets.add(ws);
       ws.on("close", () => {
@@ -315,12 +374,20 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     },
     leaveChannel: (channel) => void notMember.add(channel),
     setChannelKind: (channel, kind) => void channelKinds.set(channel, kind),
+    setMembers: (channel, users) => void members.set(channel, users),
+    withoutScope: (scope) => void missingScopes.add(scope),
+    setStreamLimits(limits) {
+      streamLimits = { ...streamLimits, ...limits };
+    },
     message: find,
     threadMessages: (channel, threadTs) =>
       messages.filter((m) => m.channel === channel && m.thread_ts === threadTs && m.ts !== threadTs).sort((a, b) => Number(a.ts) - Number(b.ts)),
     waitForSocket(timeoutMs = 10_000) {
       if (sockets.size > 0) return Promise.resolve();
       return withDeadline(once(events, "socket").then(() => undefined), timeoutMs, "a Socket Mode connection");
+    },
+    holdGoodbyes() {
+      for (const socket of rawSockets) socket.pause();
     },
     waitForSocketClosed(timeoutMs = 10_000) {
       if (sockets.size === 0) return Promise.resolve();
@@ -353,6 +420,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     },
     async close() {
       for (const socket of sockets) socket.terminate();
+      for (const socket of rawSockets) socket.destroy();
       wss.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

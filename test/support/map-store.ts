@@ -11,6 +11,12 @@ export function mapStore(): KeyValueStore & { data: Map<string, unknown>; ttls: 
     set: async (key, value, ttl) => void (data.set(key, value), ttls.set(key, ttl)),
     delete: async (key) => data.delete(key),
     setIfAbsent: async (key, value) => (data.has(key) ? false : (data.set(key, value), true)),
+    increment: async (key, by, ttl) => {
+      const total = (typeof data.get(key) === "number" ? (data.get(key) as number) : 0) + by;
+      if (!data.has(key)) ttls.set(key, ttl);
+      data.set(key, total);
+      return total;
+    },
     close: async () => undefined,
   };
 }

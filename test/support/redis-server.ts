@@ -1,5 +1,5 @@
-// Starts a private redis-server child on 127.0.0.1 for tests and benchmarks: no persistence,
-// killed on stop() and when this process exits.
+// Starts a private redis-server child on 127.0.0.1 for tests and benchmarks: no persistence
+// unless asked for, killed on stop() and when this process exits.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 
@@ -12,16 +12,34 @@ export interface RedisServer {
 
 const READY_LINE = "Ready to accept connections";
 const START_TIMEOUT_MS = 10_000;
-const MISSING = "redis-server is not installed; install it with `apt-get update && apt-get install -y redis-server`";
+const INSTALL = "apt-get install redis-server";
+const MISSING = `redis-server is not installed; install it with \`${INSTALL}\``;
 
 export function redisServerInstalled(): boolean {
   return spawnSync("redis-server", ["--version"]).status === 0;
 }
 
-/** Starts redis-server on `port` (a free one when omitted) and resolves once it accepts connections. */
-export async function startRedisServer(port?: number): Promise<RedisServer> {
+export type RedisTestMode = { readonly kind: "run" } | { readonly kind: "skip"; readonly note: string } | { readonly kind: "fail"; readonly message: string };
+
+/**
+ * Tests that need Redis run where redis-server is installed; elsewhere they skip with one line
+ * saying how to install it, unless `REQUIRE_REDIS=1` (CI) makes the missing server a failure.
+ */
+export function redisTestMode(installed: boolean, env: NodeJS.ProcessEnv): RedisTestMode {
+  if (installed) return { kind: "run" };
+  if (env.REQUIRE_REDIS === "1") return { kind: "fail", message: `REQUIRE_REDIS=1 but ${MISSING}` };
+  return { kind: "skip", note: `Skipping the Redis tests: redis-server is not installed (\`${INSTALL}\` to run them).` };
+}
+
+/**
+ * Starts redis-server on `port` (a free one when omitted) and resolves once it accepts connections.
+ * With `dataDir` it persists every write there (append-only file, fsync always), so a server
+ * started again on the same folder after stop() has what the killed one had.
+ */
+export async function startRedisServer(port?: number, options: { readonly dataDir?: string } = {}): Promise<RedisServer> {
   const chosen = port ?? (await freePort());
-  const child = spawn("redis-server", ["--port", String(chosen), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+  const persistence = options.dataDir ? ["--dir", options.dataDir, "--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"];
+  const child = spawn("redis-server", ["--port", String(chosen), "--bind", "127.0.0.1", "--save", "", ...persistence], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   const killOnExit = (): void => void child.kill("SIGKILL");

@@ -5,7 +5,7 @@ import { createAgentService, type RunningAgentService } from "../../src/agent/ag
 import type { ScriptedModel } from "../../src/agent/model-scripted.js";
 import type { AgentEvent, TaskOrigin, Tool } from "../../src/agent/types.js";
 import { loadConfig, type Config } from "../../src/config.js";
-import { silentLogger } from "../../src/logger.js";
+import { silentLogger, type Logger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
 
@@ -51,10 +51,14 @@ export async function startService(options: {
   tools?: readonly Tool[];
   env?: Record<string, string>;
   clock?: () => number;
+  logger?: Logger;
+  /** Puts a fault or a recorder between the service and the real store. */
+  wrapStore?: (store: KeyValueStore) => KeyValueStore;
 }): Promise<ServiceHarness> {
   const config = loadConfig({ STORE_URL: options.storeUrl, MEMORY_EXTRACT_FACTS: "false", ...options.env });
-  const store = await openStore(config.storeUrl, silentLogger);
-  const service = createAgentService({ config, model: options.model, store, logger: silentLogger, clock: options.clock });
+  const real = await openStore(config.storeUrl, silentLogger);
+  const store = options.wrapStore ? options.wrapStore(real) : real;
+  const service = createAgentService({ config, model: options.model, store, logger: options.logger ?? silentLogger, clock: options.clock });
   service.registerSurfaceTools("console", options.tools ?? []);
   const events: AgentEvent[] = [];
   return {

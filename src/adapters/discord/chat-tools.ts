@@ -3,7 +3,7 @@
 // accept a channel id or a <#id> mention and act for the person who asked: only on channels
 // of the server the request came from that this person may use themselves (the bot sees
 // channels they may not). Anything else is an error the model can read and act on.
-import { ChannelType, DiscordAPIError, PermissionFlagsBits, RESTJSONErrorCodes, type Client, type GuildBasedChannel, type GuildMember } from "discord.js";
+import { ChannelType, DiscordAPIError, PermissionFlagsBits, RESTJSONErrorCodes, type Client, type GuildBasedChannel, type GuildMember, type REST } from "discord.js";
 import { z } from "zod";
 import type { TaskOrigin, Tool } from "../../agent/types.js";
 import { splitText } from "../split-text.js";
@@ -102,8 +102,10 @@ function line(message: { author: string; bot: boolean; content: string; timestam
   return `[${when}] ${message.author}${message.bot ? " (bot)" : ""}: ${message.content.trim() === "" ? "(no text)" : message.content}`;
 }
 
-export function createDiscordTools(client: Client): readonly Tool[] {
+/** `writeRest` never retries a request: a post that failed on the way (a 5xx) may still have been made. */
+export function createDiscordTools(client: Client, writeRest: REST): readonly Tool[] {
   const api = createChannelApi(client.rest);
+  const writes = createChannelApi(writeRest);
 
   const readChannel: Tool<z.infer<typeof ReadChannelArgs>> = {
     name: "read_channel",
@@ -131,7 +133,7 @@ export function createDiscordTools(client: Client): readonly Tool[] {
       const channel = await channelForRequester(client, args.channel, context.origin, "post_message", "post");
       const ids: string[] = [];
       try {
-        for (const part of splitText(args.text, MAX_MESSAGE_CHARS)) ids.push((await api.send(channel.id, { content: part })).messageId);
+        for (const part of splitText(args.text, MAX_MESSAGE_CHARS)) ids.push((await writes.send(channel.id, { content: part })).messageId);
       } catch (error) {
         const posted = ids.length > 0 ? ` (${ids.length} part${ids.length === 1 ? " was" : "s were"} posted before that)` : "";
         throw new Error(`${explain(error, channel.id, "post messages").message}${posted}`);

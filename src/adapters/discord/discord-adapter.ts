@@ -3,7 +3,7 @@
 // tools. Work runs after each event is acknowledged; stop() lets it finish (bounded) and
 // destroys the client.
 import { once } from "node:events";
-import { Client, DiscordjsError, DiscordjsErrorCodes, Events, GatewayIntentBits, MessageFlags, Partials, type Interaction } from "discord.js";
+import { Client, DiscordjsError, DiscordjsErrorCodes, Events, GatewayIntentBits, MessageFlags, Partials, REST, type Interaction } from "discord.js";
 import type { AgentService } from "../../agent/service.js";
 import type { Config } from "../../config.js";
 import { ConfigError } from "../../errors.js";
@@ -54,6 +54,8 @@ export function createDiscordAdapter(deps: DiscordAdapterDeps): ChatAdapter {
   });
   // Set before login, so an expiry noticed early can already post.
   client.rest.setToken(config.token);
+  /** Writes a person approved run at most once: @discordjs/rest would repeat a request that got a 5xx. Rate limits (not processed) are still waited out. */
+  const writeRest = new REST({ retries: 0, ...(config.apiUrl ? { api: config.apiUrl } : {}) }).setToken(config.token);
   const context: AdapterContext = {
     service,
     api: createChannelApi(client.rest),
@@ -73,7 +75,7 @@ export function createDiscordAdapter(deps: DiscordAdapterDeps): ChatAdapter {
     inFlight.track("discord: answering an interaction while restarting", interaction.reply({ content, flags: MessageFlags.Ephemeral, allowedMentions: NO_PINGS }));
   };
 
-  service.registerSurfaceTools("discord", createDiscordTools(client));
+  service.registerSurfaceTools("discord", createDiscordTools(client, writeRest));
   service.onApprovalExpired("discord", (pending, outcome) => inFlight.track("discord: showing an expired approval", showExpiry(context, pending, outcome)));
 
   client.on(Events.InteractionCreate, (interaction) => {

@@ -1,5 +1,6 @@
-// Messages that mention the bot in a server channel, and every message in a DM: the reply
-// goes to that message, the trace into a thread on the reply. The bot never answers
+// Messages that mention the bot in a server channel (the bot itself, or its managed role, which
+// autocomplete often inserts for "@bot"), and every message in a DM: the reply goes to that
+// message, the trace into a thread on the reply. The bot never answers
 // itself, other bots or webhooks. Without the message content intent Discord still sends
 // the content of these messages, so this works either way.
 import type { Message } from "discord.js";
@@ -8,19 +9,27 @@ import { EMPTY_QUESTION_TEXT } from "./messages.js";
 import { channelSurface } from "./reply-surface.js";
 import { createRunView, runTask, type AdapterContext } from "./run-view.js";
 
-export function isForBot(message: Pick<Message, "author" | "webhookId" | "system" | "guildId" | "mentions">, botId: string): boolean {
-  if (message.author.bot || message.webhookId || message.system || message.author.id === botId) return false;
-  return message.guildId === null || message.mentions.users.has(botId);
+type Mentioning = Pick<Message, "author" | "webhookId" | "system" | "guildId" | "mentions">;
+
+/** The ids of the bot's own managed roles this message mentions (Discord tags them with the bot's id). */
+export function botRolesMentioned(message: Pick<Message, "mentions">, botId: string): string[] {
+  return [...message.mentions.roles.values()].filter((role) => role.tags?.botId === botId).map((role) => role.id);
 }
 
-/** The message without the bot's mention (`<@id>` or `<@!id>`). */
-export function questionOf(content: string, botId: string): string {
-  return content.replaceAll(`<@${botId}>`, "").replaceAll(`<@!${botId}>`, "").trim();
+export function isForBot(message: Mentioning, botId: string): boolean {
+  if (message.author.bot || message.webhookId || message.system || message.author.id === botId) return false;
+  return message.guildId === null || message.mentions.users.has(botId) || botRolesMentioned(message, botId).length > 0;
+}
+
+/** The message without the bot's mention (`<@id>`, `<@!id>`, or `<@&role>` for its managed roles). */
+export function questionOf(content: string, botId: string, botRoles: readonly string[] = []): string {
+  const mentions = [`<@${botId}>`, `<@!${botId}>`, ...botRoles.map((role) => `<@&${role}>`)];
+  return mentions.reduce((text, mention) => text.replaceAll(mention, ""), content).trim();
 }
 
 export async function handleMention(context: AdapterContext, message: Message, botId: string): Promise<void> {
   const surface = channelSurface(context.api, message.channelId, message.id);
-  const question = questionOf(message.content, botId);
+  const question = questionOf(message.content, botId, botRolesMentioned(message, botId));
   if (question === "") {
     await surface.setMain({ content: EMPTY_QUESTION_TEXT });
     return;

@@ -21,6 +21,7 @@ type ClickBody = z.infer<typeof ClickBody>;
 
 const PlaceOfOrigin = z.object({ team: z.string().min(1), channel: z.string().min(1), thread_ts: z.string().min(1), reply_thread_ts: z.string().min(1).optional() });
 
+/** Ephemeral in the channel; Slack refuses that for someone who is not a member (e.g. a Slack Connect guest), so then a DM from the app. */
 async function tellOnly(runtime: SlackRuntime, click: ClickBody, text: string): Promise<void> {
   try {
     await runtime.client.chat.postEphemeral({
@@ -29,8 +30,14 @@ async function tellOnly(runtime: SlackRuntime, click: ClickBody, text: string): 
       text,
       ...(click.message.thread_ts ? { thread_ts: click.message.thread_ts } : {}),
     });
+    return;
   } catch (error) {
-    runtime.logger.warn({ err: error, user: click.user.id }, "could not send an ephemeral message");
+    runtime.logger.info({ err: error, user: click.user.id }, "could not send an ephemeral message; sending it as a DM");
+  }
+  try {
+    await runtime.client.chat.postMessage({ channel: click.user.id, text });
+  } catch (error) {
+    runtime.logger.warn({ err: error, user: click.user.id, text }, "could not tell the person privately");
   }
 }
 

@@ -1,33 +1,17 @@
 // A message for the bot (mention, DM, Messages tab) after Slack's ack: skip what is not for
-// it, skip redeliveries (event ids kept in the store, so also after a restart), then answer a
-// memory command or run the question with its trace in the thread.
+// it, then answer a memory command (redeliveries skipped by event id) or submit the question to
+// the runner, whose intake record is its dedupe, also after a restart.
 import type { Task } from "../../agent/service.js";
-import type { TaskOrigin } from "../../agent/types.js";
 import { loadThreadContext } from "./thread-context.js";
 import { classifyMessage, type EntryPoint, type IncomingMessage } from "./incoming-message.js";
 import { neutraliseMentions } from "./neutralise-mentions.js";
 import { postWithRetry } from "./post-answer.js";
-import { createRunView } from "./run-view.js";
+import { originOf } from "./run-presenter.js";
 import type { SlackRuntime } from "./slack-runtime.js";
 import { escapeSlackText } from "./slack-text.js";
 
 /** Slack retries for about an hour; a day is plenty to recognise a redelivery. */
 const EVENT_ID_TTL_MS = 24 * 60 * 60_000;
-
-function originOf(message: IncomingMessage): TaskOrigin {
-  const { place } = message;
-  return {
-    surface: "slack",
-    conversationKey: message.conversationKey,
-    requester: { id: place.requester },
-    place: {
-      team: place.team,
-      channel: place.channel,
-      thread_ts: place.traceThreadTs,
-      ...(place.replyThreadTs === undefined ? {} : { reply_thread_ts: place.replyThreadTs }),
-    },
-  };
-}
 
 async function reply(runtime: SlackRuntime, message: IncomingMessage, text: string): Promise<void> {
   const { channel, replyThreadTs } = message.place;
@@ -50,9 +34,8 @@ async function forget(runtime: SlackRuntime, message: IncomingMessage): Promise<
   await reply(runtime, message, removed === 0 ? "There was nothing to forget here." : `Done: I forgot ${removed} ${removed === 1 ? "fact" : "facts"} about this conversation.`);
 }
 
-async function runQuestion(runtime: SlackRuntime, message: IncomingMessage): Promise<void> {
-  const view = createRunView(runtime, message.place);
-  view.begin();
+/** Records the question and queues its run (the record is the dedupe); the Slack presenter shows the run wherever it runs. */
+async function submitQuestion(runtime: SlackRuntime, message: IncomingMessage): Promise<void> {
   try {
     // Only a channel thread holds other people's words; a DM or Messages tab thread is already in the conversation's memory.
     const threadContext =
@@ -64,10 +47,11 @@ async function runQuestion(runtime: SlackRuntime, message: IncomingMessage): Pro
             runtime.logger,
           );
     const task: Task = { origin: originOf(message), text: message.text, ...(threadContext && threadContext.length > 0 ? { threadContext } : {}) };
-    const outcome = await runtime.service.ask(task, view.sink);
-    await view.finish(outcome);
+    const submitted = await runtime.service.submit(task, message.dedupeKey);
+    if (submitted.kind === "duplicate") runtime.logger.info({ event: message.dedupeKey, state: submitted.state }, "message already taken; ignoring the redelivery");
   } catch (error) {
-    await view.fail(error);
+    runtime.logger.error({ err: error, event: message.dedupeKey }, "could not record the message");
+    await reply(runtime, message, "Sorry, I could not handle that just now (my storage did not answer). Please try again in a moment.");
   }
 }
 
@@ -81,6 +65,7 @@ export async function handleMessage(runtime: SlackRuntime, entry: EntryPoint, bo
     return;
   }
   const { message } = incoming;
+  if (incoming.kind === "ask") return submitQuestion(runtime, message);
   try {
     const fresh = await runtime.store.setIfAbsent(`slack:event:${message.dedupeKey}`, true, EVENT_ID_TTL_MS);
     if (!fresh) {
@@ -97,5 +82,4 @@ export async function handleMessage(runtime: SlackRuntime, entry: EntryPoint, bo
     logger.error({ err: error, event: message.dedupeKey }, "could not handle the message");
     return reply(runtime, message, "Sorry, I could not handle that just now (my storage did not answer). Please try again in a moment.");
   }
-  await runQuestion(runtime, message);
 }

@@ -3,8 +3,8 @@
 // and checked with zod. Also decides where the run is shown and which conversation it joins.
 import { z } from "zod";
 
-/** How the message reached the bot: a channel mention, a DM, or the app's Messages tab. */
-export type EntryPoint = "mention" | "direct" | "assistant";
+/** How the message reached the bot: a mention (channels, group DMs), or a DM (the Messages tab included). */
+export type EntryPoint = "mention" | "direct";
 
 const SLACK_TS = /^\d+\.\d+$/;
 
@@ -19,29 +19,34 @@ const MessageEvent = z.object({
   channel: z.string().min(1),
   channel_type: z.string().optional(),
   team: z.string().min(1).optional(),
+  user_team: z.string().min(1).optional(),
 });
 
 const EventBody = z.object({
   team_id: z.string().min(1).optional(),
-  event_id: z.string().min(1).optional(),
   event: MessageEvent,
 });
 
 /** Subtypes that are still a person writing to the bot. */
 const PERSON_SUBTYPES = new Set(["file_share", "thread_broadcast"]);
 
-/** Where a run is rendered. The trace always goes into a thread; the reply does too, except for a top-level DM. */
+/** Where a run is rendered: the trace and the reply go into one thread (a top-level DM starts one under itself). */
 export interface ThreadPlace {
   readonly team: string;
   readonly channel: string;
   readonly traceThreadTs: string;
-  /** Undefined: reply at the top level of a DM. */
+  /** Undefined only for places stored by an older version (a reply at the top level of a DM). */
   readonly replyThreadTs?: string;
   readonly requester: string;
+  /** The requester's own workspace (differs from `team` for a Slack Connect user); streams are addressed to it. */
+  readonly requesterTeam?: string;
 }
 
 export interface IncomingMessage {
-  /** Key for "already processed": the event id, or channel and ts when Slack sent none. */
+  /**
+   * Key for "already processed": the message itself (channel and ts), not the event id, because
+   * Slack sends one message as two events with different ids (a DM that mentions the bot).
+   */
   readonly dedupeKey: string;
   readonly entry: EntryPoint;
   readonly ts: string;
@@ -62,13 +67,17 @@ function stripMention(text: string, botUserId: string | undefined): string {
   return withoutBot.replace(/\s+/g, " ").trim();
 }
 
-function placeFor(entry: EntryPoint, team: string, channel: string, user: string, ts: string, threadTs: string | undefined) {
-  if (entry === "direct" && threadTs === undefined) {
-    return { conversationKey: `slack:${team}:${channel}`, place: { team, channel, traceThreadTs: ts, requester: user } };
-  }
+/** Everywhere, DMs included, the message's thread is the conversation: a top-level message starts it, a follow-up in it continues it. */
+function placeFor(team: string, channel: string, user: string, userTeam: string, ts: string, threadTs: string | undefined) {
   const root = threadTs ?? ts;
-  return { conversationKey: `slack:${team}:${channel}:${root}`, place: { team, channel, traceThreadTs: root, replyThreadTs: root, requester: user } };
+  return {
+    conversationKey: `slack:${team}:${channel}:${root}`,
+    place: { team, channel, traceThreadTs: root, replyThreadTs: root, requester: user, ...(userTeam === team ? {} : { requesterTeam: userTeam }) },
+  };
 }
+
+/** DM channel ids start with D; a mention there also arrives as message.im, which answers it. */
+const isDirectChannel = (channel: string) => channel.startsWith("D");
 
 function commandOf(text: string): "memory" | "forget" | "empty" | "ask" {
   const word = text.toLowerCase().replace(/[.!?]+$/, "");
@@ -81,11 +90,12 @@ function commandOf(text: string): "memory" | "forget" | "empty" | "ask" {
 export function classifyMessage(entry: EntryPoint, body: unknown, botUserId: string | undefined, fallbackTeam?: string): Incoming {
   const parsed = EventBody.safeParse(body);
   if (!parsed.success) return { kind: "ignore", reason: `malformed event: ${parsed.error.issues[0]?.message ?? "invalid"}` };
-  const { event, team_id, event_id } = parsed.data;
+  const { event, team_id } = parsed.data;
   if (event.bot_id !== undefined || event.subtype === "bot_message") return { kind: "ignore", reason: "written by a bot" };
   if (event.subtype !== undefined && !PERSON_SUBTYPES.has(event.subtype)) return { kind: "ignore", reason: `message subtype ${event.subtype}` };
   if (event.user === undefined) return { kind: "ignore", reason: "no author" };
   if (botUserId !== undefined && event.user === botUserId) return { kind: "ignore", reason: "written by this bot" };
+  if (entry === "mention" && isDirectChannel(event.channel)) return { kind: "ignore", reason: "a mention in a DM (answered as the DM)" };
   if (entry !== "mention" && event.channel_type !== undefined && event.channel_type !== "im") {
     return { kind: "ignore", reason: `not a direct message (${event.channel_type})` };
   }
@@ -96,12 +106,12 @@ export function classifyMessage(entry: EntryPoint, body: unknown, botUserId: str
   const threadTs = event.thread_ts !== undefined && event.thread_ts !== event.ts ? event.thread_ts : undefined;
   const text = stripMention(event.text, botUserId);
   const message: IncomingMessage = {
-    dedupeKey: event_id ?? `${event.channel}:${event.ts}`,
+    dedupeKey: `${event.channel}:${event.ts}`,
     entry,
     ts: event.ts,
     threadTs,
     text,
-    ...placeFor(entry, team, event.channel, event.user, event.ts, threadTs),
+    ...placeFor(team, event.channel, event.user, event.user_team ?? event.team ?? team, event.ts, threadTs),
   };
   return { kind: commandOf(text), message };
 }

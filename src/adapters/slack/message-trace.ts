@@ -1,14 +1,19 @@
-// The fallback step trace, where streaming is not available: one message in the thread,
-// posted once and then edited with chat.update, at most once per interval. Rate limits are
-// honoured by the client (it waits out Retry-After); edits shown meanwhile are coalesced.
+// The fallback step trace, where streaming is not available (or Slack ended the stream): a
+// message in the thread, posted once and then edited with chat.update, at most once per
+// interval. A trace that outgrows one message continues in the next one in the same thread;
+// earlier pages are only edited when their text changes. Rate limits are honoured by the
+// client (it waits out Retry-After); edits shown meanwhile are coalesced.
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../../logger.js";
+import { splitText } from "../split-text.js";
 import { neutraliseMentions } from "./neutralise-mentions.js";
 import { codeBlock } from "./slack-text.js";
 import { createThrottledWriter } from "../throttled-writer.js";
 
 const TRACE_EDIT_INTERVAL_MS = 1_000;
-const TRACE_TEXT_MAX = 3_900;
+/** Below Slack's 4,000 characters, with room for the heading and the code fence. */
+const TRACE_PAGE_CHARS = 3_000;
+const CONTINUED = "(trace continued)";
 
 export interface MessageTrace {
   /** Plain text (the model's words included); neutralised and shown verbatim. */
@@ -17,9 +22,11 @@ export interface MessageTrace {
   flush(): Promise<void>;
 }
 
-function traceText(heading: string, trace: string): string {
-  const text = `${heading}\n${codeBlock(neutraliseMentions(trace))}`;
-  return text.length <= TRACE_TEXT_MAX ? text : `${text.slice(0, TRACE_TEXT_MAX - 4)}…\`\`\``;
+/** Pure: the messages one trace takes, each within Slack's message size. */
+export function tracePages(heading: string, trace: string): string[] {
+  const parts = splitText(neutraliseMentions(trace), TRACE_PAGE_CHARS);
+  if (parts.length === 0) return [heading];
+  return parts.map((part, index) => `${index === 0 ? heading : CONTINUED}\n${codeBlock(part)}`);
 }
 
 export function createMessageTrace(
@@ -27,14 +34,19 @@ export function createMessageTrace(
   target: { readonly channel: string; readonly threadTs: string },
   logger: Logger,
 ): MessageTrace {
-  let ts: string | undefined;
-  const writer = createThrottledWriter<string>(
-    async (text) => {
-      if (ts === undefined) {
-        const posted = await client.chat.postMessage({ channel: target.channel, thread_ts: target.threadTs, text, unfurl_links: false, unfurl_media: false });
-        ts = typeof posted.ts === "string" ? posted.ts : undefined;
-      } else {
-        await client.chat.update({ channel: target.channel, ts, text });
+  const posted: Array<{ ts: string; text: string }> = [];
+  const writer = createThrottledWriter<readonly string[]>(
+    async (pages) => {
+      for (const [index, text] of pages.entries()) {
+        const page = posted[index];
+        if (page === undefined) {
+          const response = await client.chat.postMessage({ channel: target.channel, thread_ts: target.threadTs, text, unfurl_links: false, unfurl_media: false });
+          if (typeof response.ts !== "string") return;
+          posted.push({ ts: response.ts, text });
+        } else if (page.text !== text) {
+          await client.chat.update({ channel: target.channel, ts: page.ts, text });
+          page.text = text;
+        }
       }
     },
     {
@@ -43,7 +55,7 @@ export function createMessageTrace(
     },
   );
   return {
-    show: (heading, trace) => writer.push(traceText(heading, trace)),
+    show: (heading, trace) => writer.push(tracePages(heading, trace)),
     flush: () => writer.flush(),
   };
 }

@@ -10,24 +10,21 @@ import { postApproval } from "./approval-posts.js";
 import type { ThreadPlace } from "./incoming-message.js";
 import { createMessageTrace, type MessageTrace } from "./message-trace.js";
 import { postAnswer, postWithRetry, type ReplyTarget } from "./post-answer.js";
-import { describeSlackError, isMissingFeature } from "./slack-api-error.js";
+import { describeSlackError } from "./slack-api-error.js";
 import { createStatusLine } from "./status-line.js";
+import type { StreamLimits } from "./stream-limits.js";
 import { createStreamTrace, type StreamTrace } from "./stream-trace.js";
 import { statusFor, taskLines, taskUpdatesFor, type TaskUpdate } from "./task-updates.js";
 
-const FINAL_TRACE_CHARS = 3_000;
-
-/** Shared by every run of one adapter: once Slack says streaming is missing (not merely failing), later runs go straight to the fallback. */
-export interface StreamingSwitch {
-  available: boolean;
-}
+/** The whole trace of a finished run; the trace message spreads it over as many messages as it needs. */
+const FINAL_TRACE_CHARS = 40_000;
 
 export interface RunViewDeps {
   readonly client: webApi.WebClient;
   readonly store: KeyValueStore;
   readonly logger: Logger;
   readonly approvers: readonly string[];
-  readonly streaming: StreamingSwitch;
+  readonly streamLimits: StreamLimits;
   readonly now: () => number;
 }
 
@@ -56,18 +53,16 @@ export function createRunView(deps: RunViewDeps, place: ThreadPlace): RunView {
     fallback.show("Working on it…", taskLines(tasks.values()));
   }
 
+  /** A refusal is about this run's stream (a channel, a person, a limit), so only this run posts and edits instead. */
   function onStreamFailure(error: unknown): void {
-    const missing = isMissingFeature(error);
-    if (missing) deps.streaming.available = false;
-    const scope = missing ? "from now on" : "for this run";
-    logger.info({ err: error, channel: place.channel }, `streaming the trace failed (${describeSlackError(error)}); using a trace message ${scope}`);
+    logger.info({ err: error, channel: place.channel }, `streaming the trace failed (${describeSlackError(error)}); this run uses a trace message`);
     showFallback();
   }
 
   function pushTasks(updates: readonly TaskUpdate[]): void {
     for (const update of updates) tasks.set(update.id, update);
-    if (fallback || (!stream && !deps.streaming.available)) return showFallback();
-    stream ??= createStreamTrace(client, { ...traceTarget, team: place.team, user: place.requester }, logger, onStreamFailure);
+    if (fallback) return showFallback();
+    stream ??= createStreamTrace(client, { ...traceTarget, team: place.requesterTeam ?? place.team, user: place.requester }, logger, deps.streamLimits, onStreamFailure, deps.now);
     stream.push(updates);
   }
 

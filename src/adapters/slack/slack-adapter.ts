@@ -3,12 +3,13 @@
 // runs after the ack and is tracked so stop() can let it reach a safe point.
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { App, Assistant, SocketModeReceiver, webApi } from "@slack/bolt";
+import { App, HTTPReceiver, SocketModeReceiver, webApi } from "@slack/bolt";
 import type { AgentService } from "../../agent/service.js";
 import type { Config } from "../../config.js";
 import { ConfigError } from "../../errors.js";
 import type { KeyValueStore } from "../../memory/types.js";
 import type { Logger } from "../../logger.js";
+import type { OpsRoute } from "../../ops/ops-routes.js";
 import type { ChatAdapter } from "../adapter.js";
 import { createInFlight, within } from "../in-flight.js";
 import { APPROVE_ACTION, DENY_ACTION } from "./approval-message.js";
@@ -16,8 +17,11 @@ import { boltLogger } from "./bolt-logger.js";
 import { createSlackTools } from "./chat-tools.js";
 import { handleApprovalClick, handleApprovalExpired } from "./handle-approval.js";
 import { handleMessage } from "./handle-message.js";
+import { slackPresenter } from "./run-presenter.js";
+import { rejectStale } from "./request-freshness.js";
 import { slackErrorCode } from "./slack-api-error.js";
 import type { SlackRuntime } from "./slack-runtime.js";
+import { DEFAULT_STREAM_LIMITS, type StreamLimits } from "./stream-limits.js";
 
 export type SlackConfig = NonNullable<Config["slack"]>;
 
@@ -29,6 +33,10 @@ export interface SlackAdapterDeps {
   readonly now?: () => number;
   /** How long stop() waits for runs in flight; default 8 s (the process exits within 10 s). */
   readonly drainTimeoutMs?: number;
+  /** When a streamed trace moves on to a new message; tests shorten them. */
+  readonly streamLimits?: StreamLimits;
+  /** HTTP mode: the process's health, readiness and metrics routes, served on Slack's port (one server per process). */
+  readonly opsRoutes?: readonly OpsRoute[];
 }
 
 export interface SlackAdapter extends ChatAdapter {
@@ -38,15 +46,13 @@ export interface SlackAdapter extends ChatAdapter {
 
 /** Rate limits wait out Retry-After; network and HTTP errors back off briefly, a few times. */
 const RETRY_POLICY = { retries: 5, factor: 2, minTimeout: 200, maxTimeout: 5_000, randomize: true };
+/** Writes a person approved run at most once: a request that failed on the way may still have posted. */
+const NO_RETRIES = { retries: 0 };
 const DEFAULT_DRAIN_MS = 8_000;
 const PORT_CLOSE_MS = 1_000;
+/** Socket Mode's disconnect() can wait 30 s for a goodbye; shutdown does not. */
+const SOCKET_CLOSE_MS = 1_000;
 const BAD_TOKEN_ERRORS = new Set(["invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"]);
-
-const SUGGESTED_PROMPTS = [
-  { title: "What can you do?", message: "What can you do, and which tools do you have?" },
-  { title: "Catch me up", message: "Read the latest messages of a channel I name and tell me what matters." },
-  { title: "Quick sum", message: "What is 17.5% of 2,340?" },
-];
 
 async function whoAmI(client: webApi.WebClient): Promise<{ botUserId?: string; botId?: string }> {
   try {
@@ -67,6 +73,8 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
   const slackLogger = boltLogger(logger);
   const clientOptions = { slackApiUrl: config.apiUrl, retryConfig: RETRY_POLICY, logger: slackLogger };
   const client = new webApi.WebClient(config.botToken, clientOptions);
+  const writeClient = new webApi.WebClient(config.botToken, { ...clientOptions, retryConfig: NO_RETRIES, rejectRateLimitedCalls: true });
+  const now = deps.now ?? Date.now;
   const inFlight = createInFlight(logger);
   let accepting = false;
   let botUserId: string | undefined;
@@ -80,13 +88,14 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
     store,
     logger,
     approvers: config.approvers,
-    streaming: { available: true },
-    now: deps.now ?? Date.now,
+    streamLimits: deps.streamLimits ?? DEFAULT_STREAM_LIMITS,
+    now,
     botUserId: () => botUserId,
     accepting: () => accepting,
   };
 
-  service.registerSurfaceTools("slack", createSlackTools(client));
+  service.registerSurfaceTools("slack", createSlackTools(client, writeClient));
+  service.registerPresenter("slack", slackPresenter(runtime));
   service.onApprovalExpired("slack", (pending, outcome) => inFlight.track("showing an expired Slack approval", handleApprovalExpired(runtime, pending, outcome)));
 
   function buildApp(identity: { botUserId?: string; botId?: string }): App {
@@ -96,21 +105,25 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
       socket = new SocketModeReceiver({ appToken: config.mode.appToken, logger: slackLogger, installerOptions: { clientOptions: { ...clientOptions } } });
       return new App({ ...common, receiver: socket });
     }
-    return new App({
-      ...common,
+    const receiver = new HTTPReceiver({
       signingSecret: config.mode.signingSecret,
       port: config.mode.port,
-      customRoutes: [
-        {
-          path: "/healthz",
-          method: ["GET"],
-          handler: (_request, response) => {
-            response.writeHead(accepting ? 200 : 503, { "Content-Type": "application/json" });
-            response.end(JSON.stringify({ ok: accepting }));
-          },
-        },
-      ],
+      logger: slackLogger,
+      customRoutes: deps.opsRoutes
+        ? deps.opsRoutes.map((route) => ({ path: route.path, method: ["GET"], handler: route.handler }))
+        : [
+            {
+              path: "/healthz",
+              method: ["GET"],
+              handler: (_request, response) => {
+                response.writeHead(accepting ? 200 : 503, { "Content-Type": "application/json" });
+                response.end(JSON.stringify({ ok: accepting }));
+              },
+            },
+          ],
     });
+    receiver.requestListener = rejectStale(receiver.requestListener, now);
+    return new App({ ...common, receiver });
   }
 
   function listen(bolt: App): void {
@@ -120,19 +133,6 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
     bolt.event("app_mention", async ({ body, context }) => {
       inFlight.track("a Slack mention", handleMessage(runtime, "mention", body, context.teamId));
     });
-    bolt.assistant(
-      new Assistant({
-        threadStarted: async ({ setSuggestedPrompts }) => {
-          await setSuggestedPrompts({ title: "Try asking", prompts: SUGGESTED_PROMPTS }).catch((error: unknown) =>
-            logger.warn({ err: error }, "could not set the suggested prompts"),
-          );
-        },
-        threadContextChanged: async () => {},
-        userMessage: async ({ body, context }) => {
-          inFlight.track("a Slack Messages tab message", handleMessage(runtime, "assistant", body, context.teamId));
-        },
-      }),
-    );
     bolt.message(async ({ body, context }) => {
       inFlight.track("a Slack direct message", handleMessage(runtime, "direct", body, context.teamId));
     });
@@ -149,7 +149,7 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
   /** The port closes once open requests are answered; a client that holds on past the bound is cut off. */
   async function closeTransport(): Promise<void> {
     if (socket) {
-      await socket.client.disconnect();
+      if (!(await within(socket.client.disconnect(), SOCKET_CLOSE_MS))) logger.warn("Socket Mode did not say goodbye in time; closing anyway");
       return;
     }
     const closing = app?.stop() ?? Promise.resolve();

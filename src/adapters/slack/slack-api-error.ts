@@ -20,20 +20,7 @@ export function describeSlackError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Codes that say the app or workspace lacks a method or feature: trying again later will not help. */
-const MISSING_FEATURE_ERRORS = new Set([
-  "not_allowed",
-  "not_allowed_token_type",
-  "missing_scope",
-  "no_permission",
-  "unknown_method",
-  "method_deprecated",
-  "feature_not_enabled",
-  "team_not_enabled",
-]);
+const RateLimited = z.object({ code: z.literal("slack_webapi_rate_limited_error") });
 
-/** True for an `ok: false` answer that means the feature is missing (not a passing failure such as internal_error). */
-export function isMissingFeature(error: unknown): boolean {
-  const code = slackErrorCode(error);
-  return code !== undefined && (MISSING_FEATURE_ERRORS.has(code) || code.endsWith("_not_enabled"));
-}
+/** A 429 the client did not wait out (a write client rejects rate-limited calls instead of repeating them). */
+export const isRateLimited = (error: unknown): boolean => RateLimited.safeParse(error).success;

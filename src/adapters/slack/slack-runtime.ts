@@ -4,7 +4,7 @@ import type { webApi } from "@slack/bolt";
 import type { AgentService } from "../../agent/service.js";
 import type { KeyValueStore } from "../../memory/types.js";
 import type { Logger } from "../../logger.js";
-import type { StreamingSwitch } from "./run-view.js";
+import type { StreamLimits } from "./stream-limits.js";
 
 export interface SlackRuntime {
   readonly client: webApi.WebClient;
@@ -12,7 +12,7 @@ export interface SlackRuntime {
   readonly store: KeyValueStore;
   readonly logger: Logger;
   readonly approvers: readonly string[];
-  readonly streaming: StreamingSwitch;
+  readonly streamLimits: StreamLimits;
   readonly now: () => number;
   /** The bot's own user id (auth.test), once started. */
   botUserId(): string | undefined;

@@ -1,18 +1,19 @@
 // The live step trace as Slack's chat streaming task list (chat.startStream / appendStream /
 // stopStream through the client's chatStream helper): one task per tool call, updated in
 // place. Updates are sent at most once per interval, merged by task (the newest state of each
-// wins). The first failure hands over to the fallback (a trace message) and nothing more is
-// streamed.
+// wins). A stream nearing Slack's time or size limit is closed and the trace continues in a new
+// streamed message in the same thread. The first failure hands over to the caller's fallback
+// (a trace message, for this run only) and nothing more is streamed.
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../../logger.js";
 import type { TaskUpdate } from "./task-updates.js";
 import { createThrottledWriter } from "../throttled-writer.js";
-
-const STREAM_INTERVAL_MS = 500;
+import { mustRotate, type StreamLimits } from "./stream-limits.js";
 
 export interface StreamTarget {
   readonly channel: string;
   readonly threadTs: string;
+  /** The requester's own workspace: Slack refuses a stream addressed to another one (Slack Connect). */
   readonly team: string;
   readonly user: string;
 }
@@ -31,24 +32,50 @@ export function createStreamTrace(
   client: webApi.WebClient,
   target: StreamTarget,
   logger: Logger,
+  limits: StreamLimits,
   /** Called once, with the error, when streaming fails; nothing is streamed afterwards. */
   onFailure: (error: unknown) => void,
+  now: () => number = Date.now,
 ): StreamTrace {
-  const streamer = client.chatStream({
-    channel: target.channel,
-    thread_ts: target.threadTs,
-    recipient_team_id: target.team,
-    recipient_user_id: target.user,
-    task_display_mode: "timeline",
-  });
+  const open = () =>
+    client.chatStream({
+      channel: target.channel,
+      thread_ts: target.threadTs,
+      recipient_team_id: target.team,
+      recipient_user_id: target.user,
+      task_display_mode: "timeline",
+    });
+  let streamer = open();
+  let startedAt = 0;
+  let chars = 0;
   let failed = false;
+
+  async function close(current: ReturnType<typeof open>): Promise<void> {
+    if (current.ts === undefined) return;
+    try {
+      await current.stop();
+    } catch (error) {
+      logger.warn({ err: error, channel: target.channel }, "could not close the streamed trace");
+    }
+  }
+
   const throttle = createThrottledWriter<Batch>(
     async (batch) => {
       if (failed) return;
-      await streamer.append({ chunks: [...batch.values()].map((update) => ({ type: "task_update" as const, ...update })) });
+      const chunks = [...batch.values()].map((update) => ({ type: "task_update" as const, ...update }));
+      const size = JSON.stringify(chunks).length;
+      if (mustRotate({ ageMs: now() - startedAt, chars }, size, limits)) {
+        const full = streamer;
+        streamer = open();
+        chars = 0;
+        await close(full);
+      }
+      if (chars === 0) startedAt = now();
+      await streamer.append({ chunks });
+      chars += size;
     },
     {
-      minIntervalMs: STREAM_INTERVAL_MS,
+      minIntervalMs: limits.intervalMs,
       merge: mergeBatches,
       onError: (error) => {
         failed = true;
@@ -63,12 +90,7 @@ export function createStreamTrace(
     },
     async finish() {
       await throttle.flush();
-      if (failed || streamer.ts === undefined) return;
-      try {
-        await streamer.stop();
-      } catch (error) {
-        logger.warn({ err: error, channel: target.channel }, "could not close the streamed trace");
-      }
+      if (!failed) await close(streamer);
     },
   };
 }

@@ -1,0 +1,72 @@
+// Turns the loop's events into audit entries: pure, so the loop needs no I/O for auditing.
+// A run's observer appends them in the background; a store failure is logged, never thrown.
+import type { Logger } from "pino";
+import type { AgentEvent, CallOutcome, EventSink, TaskOrigin } from "../agent/types.js";
+import type { AuditDraft, AuditLog } from "./audit-log.js";
+
+const PREVIEW_CHARS = 300;
+/** Outcomes of a write call that did not run: asked about, denied, blocked, skipped as a repeat. */
+const NOT_RUN: ReadonlySet<CallOutcome> = new Set(["needs_approval", "denied", "blocked", "repeated", "invalid_args", "unknown_tool"]);
+
+export interface AuditContext {
+  readonly origin: TaskOrigin;
+  readonly isWrite: (tool: string) => boolean;
+  /** The call a resumed run was waiting on, so its decision names the tool. */
+  readonly waitingTool?: string;
+}
+
+function preview(value: string): string {
+  return value.length > PREVIEW_CHARS ? `${value.slice(0, PREVIEW_CHARS - 1)}…` : value;
+}
+
+export function auditDraftOf(event: AgentEvent, context: AuditContext): AuditDraft | undefined {
+  const { origin } = context;
+  const base = { runId: event.runId, conversationKey: origin.conversationKey, surface: origin.surface, place: { ...origin.place }, requester: origin.requester };
+  switch (event.type) {
+    case "approval_needed":
+      return { ...base, kind: "approval_requested", tool: event.approval.tool, callId: event.approval.callId, args: preview(JSON.stringify(event.approval.args) ?? "null") };
+    case "approval_decided":
+      return { ...base, kind: "approval_decided", callId: event.callId, decision: event.decision, decidedBy: event.decidedBy, ...(context.waitingTool ? { tool: context.waitingTool } : {}) };
+    case "tool_result":
+      if (!context.isWrite(event.call.tool) || NOT_RUN.has(event.call.outcome)) return undefined;
+      return { ...base, kind: "write_executed", tool: event.call.tool, callId: event.call.callId, args: preview(event.call.args), outcome: event.call.outcome, result: preview(event.call.result) };
+    case "guard_tripped":
+      if (event.stop.guard !== "approval_expired") return undefined;
+      return { ...base, kind: "approval_expired", ...(context.waitingTool ? { tool: context.waitingTool } : {}) };
+    default:
+      return undefined;
+  }
+}
+
+export interface AuditObserver {
+  /** A sink to tap a run's events with. Never throws. */
+  sinkFor(context: AuditContext): EventSink;
+  /** Resolves when every append started so far has finished (tests, shutdown). */
+  settled(): Promise<void>;
+}
+
+export function createAuditObserver(log: AuditLog, logger: Logger): AuditObserver {
+  // One append at a time, so entries are numbered in the order the events happened.
+  let tail: Promise<void> = Promise.resolve();
+  return {
+    sinkFor(context) {
+      return (event) => {
+        const draft = auditDraftOf(event, context);
+        if (!draft) return;
+        tail = tail.then(() =>
+          log.append(draft).then(
+            () => undefined,
+            (error: unknown) => logger.error({ err: error, audit: draft }, "could not write an audit entry"),
+          ),
+        );
+      };
+    },
+    async settled() {
+      let seen: Promise<void>;
+      do {
+        seen = tail;
+        await seen;
+      } while (seen !== tail);
+    },
+  };
+}

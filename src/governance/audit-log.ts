@@ -1,0 +1,81 @@
+// The audit log: approvals asked, decided and expired, and every write that ran, appended
+// to the store with the run, the conversation and the process. Entries are numbered by an
+// atomic counter, so several processes append to one log and readers walk it newest first.
+import { hostname } from "node:os";
+import { z } from "zod";
+import type { KeyValueStore } from "../memory/types.js";
+
+const SEQUENCE_KEY = "audit:seq";
+const entryKey = (seq: number) => `audit:entry:${seq}`;
+/** The sequence must never restart while entries are kept; ten years is "never" here. */
+const SEQUENCE_TTL_MS = 10 * 365 * 24 * 60 * 60_000;
+export const AUDIT_RETENTION_MS = 90 * 24 * 60 * 60_000;
+/** Entries gone (expired, or a crash between numbering and writing) are skipped up to this many in a row. */
+const MAX_GAP = 50;
+
+const PersonSchema = z.object({ id: z.string(), name: z.string().optional() });
+
+export const AuditEntrySchema = z.object({
+  seq: z.number().int(),
+  at: z.number(),
+  kind: z.enum(["approval_requested", "approval_decided", "approval_expired", "write_executed"]),
+  runId: z.string(),
+  conversationKey: z.string(),
+  surface: z.enum(["console", "slack", "discord"]),
+  place: z.record(z.string(), z.string()),
+  requester: PersonSchema,
+  tool: z.string().optional(),
+  callId: z.string().optional(),
+  /** The arguments shown for approval, as JSON, cut to a preview. */
+  args: z.string().optional(),
+  decision: z.enum(["approve", "deny"]).optional(),
+  decidedBy: PersonSchema.optional(),
+  /** For a write: ok, error, timeout… and the start of its result. */
+  outcome: z.string().optional(),
+  result: z.string().optional(),
+  process: z.object({ pid: z.number(), hostname: z.string() }),
+});
+
+export type AuditEntry = z.infer<typeof AuditEntrySchema>;
+export type AuditDraft = Omit<AuditEntry, "seq" | "at" | "process">;
+
+export interface AuditQuery {
+  readonly limit?: number;
+  /** Epoch ms: only entries at or after it. */
+  readonly since?: number;
+}
+
+export interface AuditLog {
+  append(draft: AuditDraft): Promise<AuditEntry>;
+  /** Newest first. */
+  list(query: AuditQuery): Promise<readonly AuditEntry[]>;
+}
+
+const thisProcess = { pid: process.pid, hostname: hostname() };
+
+export function createAuditLog(store: KeyValueStore, clock: () => number = Date.now): AuditLog {
+  return {
+    async append(draft) {
+      const seq = await store.increment(SEQUENCE_KEY, 1, SEQUENCE_TTL_MS);
+      const entry: AuditEntry = { ...draft, seq, at: clock(), process: thisProcess };
+      await store.set(entryKey(seq), entry, AUDIT_RETENTION_MS);
+      return entry;
+    },
+    async list({ limit = Number.POSITIVE_INFINITY, since }) {
+      const entries: AuditEntry[] = [];
+      let gap = 0;
+      for (let seq = await store.increment(SEQUENCE_KEY, 0, SEQUENCE_TTL_MS); seq >= 1 && entries.length < limit && gap < MAX_GAP; seq--) {
+        const parsed = AuditEntrySchema.safeParse(await store.get(entryKey(seq)));
+        if (!parsed.success) {
+          gap++;
+          continue;
+        }
+        gap = 0;
+        // Appends from racing processes may land a little out of order in time; a small overlap is kept.
+        if (since !== undefined && parsed.data.at < since) break;
+        entries.push(parsed.data);
+      }
+      return entries;
+    },
+  };
+}

@@ -1,0 +1,47 @@
+// The settings one run gets in its channel: the `default` entry under the channel's own,
+// field by field. Tool lists combine strictly: every layer that has an allow list must
+// allow a tool, and a deny in any layer wins.
+import type { ChannelSettings, Settings } from "./settings-schema.js";
+
+export interface RunSettings {
+  readonly systemPrompt?: string;
+  readonly model?: string;
+  readonly maxSteps?: number;
+  readonly memory: boolean;
+  /** True when the tool may be offered to the model. */
+  readonly toolAllowed: (name: string) => boolean;
+  /** The lists as written, for `settings` to show. */
+  readonly toolRules: { readonly allow: readonly (readonly string[])[]; readonly deny: readonly string[] };
+}
+
+function globToRegExp(pattern: string): RegExp {
+  const escaped = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  return new RegExp(`^${escaped}$`);
+}
+
+const matchesAny = (patterns: readonly string[]) => {
+  const compiled = patterns.map(globToRegExp);
+  return (name: string) => compiled.some((test) => test.test(name));
+};
+
+export function runSettingsFor(settings: Settings, channelId: string | undefined): RunSettings {
+  const layers: ChannelSettings[] = [settings.channels.default, channelId === undefined ? undefined : settings.channels[channelId]].filter(
+    (layer): layer is ChannelSettings => layer !== undefined,
+  );
+  const pick = <K extends keyof ChannelSettings>(key: K): ChannelSettings[K] => layers.reduce<ChannelSettings[K]>((found, layer) => layer[key] ?? found, undefined);
+  const allow = layers.flatMap((layer) => (layer.tools?.allow === undefined ? [] : [layer.tools.allow]));
+  const deny = layers.flatMap((layer) => layer.tools?.deny ?? []);
+  const allowTests = allow.map(matchesAny);
+  const denied = matchesAny(deny);
+  const systemPrompt = pick("systemPrompt");
+  const model = pick("model");
+  const maxSteps = pick("maxSteps");
+  return {
+    ...(systemPrompt === undefined ? {} : { systemPrompt }),
+    ...(model === undefined ? {} : { model }),
+    ...(maxSteps === undefined ? {} : { maxSteps }),
+    memory: pick("memory") !== "off",
+    toolAllowed: (name) => !denied(name) && allowTests.every((test) => test(name)),
+    toolRules: { allow, deny },
+  };
+}

@@ -1,0 +1,65 @@
+// Governance for one process: the settings file in force (watched), the run policy the runner
+// asks, and what the chat commands `settings` and `audit` show. app.ts builds it.
+import type { Logger } from "pino";
+import type { Surface, TaskOrigin } from "../agent/types.js";
+import type { KeyValueStore } from "../memory/types.js";
+import { createAuditLog } from "./audit-log.js";
+import { auditText, settingsText, type LinkStyle } from "./command-text.js";
+import { createRunPolicy, type RunPolicy } from "./run-policy.js";
+import { settingsPath } from "./settings-file.js";
+import { openSettings, type SettingsSource } from "./settings-source.js";
+
+/** What adapters need: admin checks (approvals, stops, audit) and the two commands' texts. */
+export interface GovernanceCommands {
+  isAdmin(surface: Surface, userId: string): boolean;
+  /** The latest 20 audit entries for an admin; a short refusal for anyone else. */
+  audit(surface: Surface, userId: string, links: LinkStyle): Promise<string>;
+  /** The effective settings where `origin` asks, with the asker's limits left. */
+  settings(origin: TaskOrigin, roles?: readonly string[]): Promise<string>;
+}
+
+export interface Governance {
+  readonly runPolicy: RunPolicy;
+  readonly commands: GovernanceCommands;
+  readonly source: SettingsSource;
+  /** Stops watching the file and waits for audit entries still being written. */
+  close(): Promise<void>;
+}
+
+export const AUDIT_SHOWN = 20;
+
+/** Reads BOT_SETTINGS (or bot.settings.json); problems come back as lines naming the file and the field. */
+export async function loadSettings(configured: string | undefined, logger: Logger): Promise<{ kind: "ok"; source: SettingsSource } | { kind: "failed"; lines: readonly string[] }> {
+  const opened = await openSettings(settingsPath(configured), logger);
+  if (opened.kind === "ok") return opened;
+  return { kind: "failed", lines: opened.problems.map((problem) => `Settings error in ${opened.path}: ${problem}`) };
+}
+
+export function createGovernance(deps: { readonly source: SettingsSource; readonly store: KeyValueStore; readonly logger: Logger; readonly model: string; readonly clock?: () => number }): Governance {
+  const { source, store, logger } = deps;
+  const clock = deps.clock ?? Date.now;
+  const runPolicy = createRunPolicy({ settings: source, store, audit: createAuditLog(store, clock), logger, clock });
+  return {
+    runPolicy,
+    source,
+    commands: {
+      isAdmin: (surface, userId) => runPolicy.isAdmin(surface, userId),
+      async audit(surface, userId, links) {
+        if (!runPolicy.isAdmin(surface, userId)) return "Only the bot's admins can see the audit log.";
+        return auditText(await runPolicy.audit.list({ limit: AUDIT_SHOWN }), links);
+      },
+      async settings(origin, roles) {
+        const run = runPolicy.runSettings(origin);
+        const left = await runPolicy.allowances(origin, roles).catch((error: unknown) => {
+          logger.warn({ err: error }, "could not read the limits left (store failed)");
+          return undefined;
+        });
+        return settingsText({ run, defaultModel: deps.model, allowances: left, admin: runPolicy.isAdmin(origin.surface, origin.requester.id), now: clock() });
+      },
+    },
+    async close() {
+      source.close();
+      await runPolicy.observer.settled();
+    },
+  };
+}

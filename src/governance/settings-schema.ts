@@ -1,0 +1,66 @@
+// The settings file (BOT_SETTINGS): who may use the bot where, limits, and per-channel
+// settings. Everything in it is untrusted input: it is checked here, field by field, and a
+// problem is reported as one line naming its path.
+import { z } from "zod";
+
+const ids = z.array(z.string().trim().min(1, "expects ids, not empty strings")).default([]);
+const count = z.number({ error: "expects a whole number" }).int("expects a whole number").positive("expects a number above 0");
+const glob = z.string().trim().min(1, "expects a tool name or glob like mcp_*");
+
+const PeopleAndPlaces = z.strictObject({ users: ids, roles: ids, channels: ids });
+
+const Access = z.strictObject({
+  /** Per surface; admins may use the bot anywhere, see the audit log, and approve and stop anyone's runs. */
+  admins: z.strictObject({ slack: ids, discord: ids, console: ids }).default({ slack: [], discord: [], console: [] }),
+  allow: PeopleAndPlaces.default({ users: [], roles: [], channels: [] }),
+  block: PeopleAndPlaces.default({ users: [], roles: [], channels: [] }),
+  dms: z.boolean({ error: "expects true or false" }).default(true),
+});
+
+const Limit = z.strictObject({ runsPerMinute: count.optional(), tokensPerDay: count.optional() });
+
+const Limits = z.strictObject({
+  user: Limit.default({}),
+  channel: Limit.default({}),
+  /** Admins are exempt from limits unless this is set; then it applies to them instead of `user`. */
+  admins: Limit.optional(),
+});
+
+const ChannelSettings = z.strictObject({
+  /** Appended to the system prompt: the channel's persona. */
+  systemPrompt: z.string().max(8_000, "expects at most 8000 characters").optional(),
+  model: z.string().trim().min(1, "expects a model name").optional(),
+  tools: z.strictObject({ allow: z.array(glob).optional(), deny: z.array(glob).default([]) }).optional(),
+  maxSteps: count.max(100, "expects at most 100").optional(),
+  memory: z.enum(["on", "off"], { error: 'expects "on" or "off"' }).optional(),
+});
+
+export const SettingsSchema = z.strictObject({
+  access: Access.default(Access.parse({})),
+  limits: Limits.default(Limits.parse({})),
+  /** Keyed by channel id; `default` applies where a channel has no entry of its own (and under it). */
+  channels: z.record(z.string().min(1), ChannelSettings).default({}),
+});
+
+export type Settings = z.infer<typeof SettingsSchema>;
+export type ChannelSettings = z.infer<typeof ChannelSettings>;
+export type LimitSettings = z.infer<typeof Limit>;
+
+/** Everything allowed, no limits, no channel settings: what runs when there is no settings file. */
+export const OPEN_SETTINGS: Settings = SettingsSchema.parse({});
+
+export type SettingsCheck = { readonly kind: "ok"; readonly settings: Settings } | { readonly kind: "invalid"; readonly problems: readonly string[] };
+
+/** One line per problem, each naming the field: `limits.user.runsPerMinute: expects a whole number`. */
+export function checkSettings(data: unknown): SettingsCheck {
+  const parsed = SettingsSchema.safeParse(data ?? {});
+  if (parsed.success) return { kind: "ok", settings: parsed.data };
+  return {
+    kind: "invalid",
+    problems: parsed.error.issues.map((issue) => {
+      const path = issue.path.map(String).join(".");
+      const message = issue.code === "unrecognized_keys" ? `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((key) => `"${key}"`).join(", ")}` : issue.message;
+      return path === "" ? message : `${path}: ${message}`;
+    }),
+  };
+}

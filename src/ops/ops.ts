@@ -1,0 +1,69 @@
+// Everything an operator watches, put together for one process: health and readiness, the
+// metrics, the traces (when OTEL_EXPORTER_OTLP_ENDPOINT is set), and the port that serves them.
+// app.ts builds it for every process but the console and hands its parts to the runner and
+// the surfaces.
+import type { Logger } from "pino";
+import type { Model } from "../agent/types.js";
+import type { Config } from "../config.js";
+import { parseStoreUrl } from "../memory/keyv-store.js";
+import type { KeyValueStore } from "../memory/types.js";
+import type { RunObserver } from "../runs/run-observer.js";
+import { createHealth, type Health } from "./health.js";
+import { instrumentModel, instrumentStore } from "./instrument.js";
+import { createMetrics, type Metrics } from "./metrics.js";
+import { metricsObserver } from "./metrics-observer.js";
+import { createOpsRoutes, type OpsRoute } from "./ops-routes.js";
+import { startOpsServer, type OpsServer } from "./ops-server.js";
+import { startOtlpTracing, TRACER_NAME, type Tracing } from "./otel-setup.js";
+import { createStoreCheck } from "./store-check.js";
+import { tracingObserver } from "./tracing.js";
+
+export interface Ops {
+  readonly health: Health;
+  readonly metrics: Metrics;
+  /** For the runner: every run's events go to the metrics and, when enabled, the traces. */
+  readonly observers: readonly RunObserver[];
+  /** For a server that already owns PORT (Slack's HTTP mode) to serve. */
+  readonly routes: readonly OpsRoute[];
+  instrumentModel(model: Model): Model;
+  instrumentStore<S extends KeyValueStore>(store: S): S;
+  /** Opens PORT for the routes, when no other server serves them. Rejects when the port can't be opened. */
+  listen(port: number): Promise<number>;
+  /** Closes the port (readiness answers 503 until then) and sends the traces still buffered. Never rejects. */
+  close(): Promise<void>;
+}
+
+export async function startOps(config: Config, store: KeyValueStore, env: NodeJS.ProcessEnv, logger: Logger): Promise<Ops> {
+  const metrics = createMetrics();
+  const location = parseStoreUrl(config.storeUrl);
+  const health = createHealth({ checkStore: createStoreCheck(store, location.kind === "sqlite" ? { sqlitePath: location.path } : {}) });
+  const observers: RunObserver[] = [metricsObserver(metrics)];
+  let tracing: Tracing | undefined;
+  if (config.otlpEndpoint) {
+    tracing = await startOtlpTracing(env);
+    if (tracing) {
+      observers.push(tracingObserver(tracing.tracer, { agentName: TRACER_NAME, modelName: config.model.name }));
+      logger.info({ endpoint: config.otlpEndpoint }, "sending traces over OTLP");
+    }
+  }
+  const routes = createOpsRoutes(health, metrics);
+  let server: OpsServer | undefined;
+  return {
+    health,
+    metrics,
+    observers,
+    routes,
+    instrumentModel: (model) => instrumentModel(model, metrics),
+    instrumentStore: (inner) => instrumentStore(inner, metrics),
+    async listen(port) {
+      server = await startOpsServer(port, routes);
+      logger.info({ port: server.port }, "health, readiness and metrics are served");
+      return server.port;
+    },
+    async close() {
+      health.shuttingDown();
+      await server?.close();
+      await tracing?.shutdown();
+    },
+  };
+}

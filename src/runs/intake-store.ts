@@ -1,0 +1,113 @@
+// One record per accepted chat message: received → running → done. It is the dedupe (a
+// redelivery of a message that is done is ignored) and it holds the task, so a worker in any
+// process, or after a restart, can run the message without the event that brought it.
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import type { Task } from "../agent/service.js";
+import { RunStateSchema } from "../agent/run-state.js";
+import type { Surface } from "../agent/types.js";
+import type { KeyValueStore } from "../memory/types.js";
+
+/** A finished record is kept this long, to recognise a redelivery (Slack retries for about an hour). */
+const DONE_TTL_MS = 24 * 60 * 60_000;
+/** An unfinished record outlives any outage the next start must recover from. */
+const OPEN_TTL_MS = 7 * 24 * 60 * 60_000;
+const OPEN_INDEX_KEY = "intake:open";
+
+const TaskSchema = z.object({
+  origin: RunStateSchema.shape.origin,
+  text: z.string(),
+  threadContext: RunStateSchema.shape.messages.optional(),
+});
+
+const RecordSchema = z.object({
+  version: z.literal(1),
+  id: z.string().min(1).max(64),
+  state: z.enum(["received", "running", "done"]),
+  /** The boot id of the process that took the message up last. */
+  owner: z.string(),
+  task: TaskSchema,
+  receivedAt: z.number(),
+  result: z.enum(["answered", "paused", "failed"]).optional(),
+});
+const OpenIndexSchema = z.array(z.object({ id: z.string(), conversationKey: z.string() }));
+
+export type IntakeRecord = z.infer<typeof RecordSchema>;
+export type OpenIntake = z.infer<typeof OpenIndexSchema>[number];
+export type IntakeLoad = { readonly kind: "found"; readonly record: IntakeRecord } | { readonly kind: "missing" } | { readonly kind: "invalid"; readonly reason: string };
+
+/** What to do with a message that arrives (again). */
+export type IntakeDecision = "new" | "done" | "in_progress" | "retake";
+
+/**
+ * With one process per store (SQLite) a record owned by another boot id belongs to a process
+ * that died: its run is gone, so the message is taken up again, never ignored.
+ */
+export function intakeDecision(record: IntakeRecord | undefined, bootId: string): IntakeDecision {
+  if (!record) return "new";
+  if (record.state === "done") return "done";
+  return record.owner === bootId ? "in_progress" : "retake";
+}
+
+/** Stable, short and free of `:` (BullMQ job ids): the same platform message always gets the same id. */
+export function intakeIdFor(surface: Surface, receipt: string): string {
+  return createHash("sha256").update(`${surface}\n${receipt}`).digest("base64url").slice(0, 24);
+}
+
+export interface IntakeStore {
+  /** Writes the record unless one exists; returns the one that was there first. */
+  receive(record: IntakeRecord): Promise<{ readonly won: true } | { readonly won: false; readonly existing: IntakeLoad }>;
+  load(id: string): Promise<IntakeLoad>;
+  /** Saves a changed record; a done one leaves the list of unfinished records. */
+  update(record: IntakeRecord): Promise<void>;
+  /** Takes a record that can't be run (gone, unreadable) off the list of unfinished ones. */
+  drop(id: string): Promise<void>;
+  /** Records not done yet, oldest first: the next start takes them up again. */
+  unfinished(): Promise<OpenIntake[]>;
+}
+
+const recordKey = (id: string) => `intake:${id}`;
+
+export function createIntakeStore(store: KeyValueStore): IntakeStore {
+  let indexWrites: Promise<unknown> = Promise.resolve();
+  const readIndex = async (): Promise<OpenIntake[]> => {
+    const parsed = OpenIndexSchema.safeParse((await store.get(OPEN_INDEX_KEY)) ?? []);
+    return parsed.success ? parsed.data : [];
+  };
+  // Read-modify-write of the index, one at a time: with SQLite one process owns the store.
+  const updateIndex = (change: (entries: OpenIntake[]) => OpenIntake[]): Promise<void> => {
+    const next = indexWrites.then(async () => store.set(OPEN_INDEX_KEY, change(await readIndex())));
+    indexWrites = next.catch(() => undefined);
+    return next;
+  };
+
+  const load = async (id: string): Promise<IntakeLoad> => {
+    const raw = await store.get(recordKey(id));
+    if (raw === undefined) return { kind: "missing" };
+    const parsed = RecordSchema.safeParse(raw);
+    if (!parsed.success || parsed.data.id !== id) return { kind: "invalid", reason: "the stored message record failed validation" };
+    return { kind: "found", record: parsed.data };
+  };
+
+  return {
+    load,
+    async receive(record) {
+      const entry = { id: record.id, conversationKey: record.task.origin.conversationKey };
+      // Indexed first: a crash right after the record is written must not hide it from the next start.
+      await updateIndex((entries) => [...entries.filter((item) => item.id !== entry.id), entry]);
+      if (await store.setIfAbsent(recordKey(record.id), record, OPEN_TTL_MS)) return { won: true };
+      return { won: false, existing: await load(record.id) };
+    },
+    async update(record) {
+      const done = record.state === "done";
+      await store.set(recordKey(record.id), record, done ? DONE_TTL_MS : OPEN_TTL_MS);
+      if (done) await updateIndex((entries) => entries.filter((item) => item.id !== record.id));
+    },
+    drop: (id) => updateIndex((entries) => entries.filter((item) => item.id !== id)),
+    unfinished: readIndex,
+  };
+}
+
+export function taskOf(record: IntakeRecord): Task {
+  return record.task as Task;
+}

@@ -1,0 +1,106 @@
+// The in-process WorkQueue (the SQLite default: one bot process). Items of one conversation
+// run one at a time in the order added; different conversations share `concurrency` slots, and
+// an item waiting for its conversation's turn holds no slot, so one busy conversation never
+// starves the others. Nothing here outlives the process: what an item stands for is in the
+// store, and the runner queues unfinished work again at the next start.
+import type { Logger } from "../logger.js";
+import type { WorkHandler, WorkItem, WorkQueue } from "./work-queue.js";
+
+export interface LocalWorkQueue extends WorkQueue {
+  /** Handlers running now. */
+  readonly running: number;
+}
+
+export function createLocalWorkQueue(logger: Logger): LocalWorkQueue {
+  // Per conversation, in arrival order; a lane's head is running or waiting in `ready`.
+  const lanes = new Map<string, WorkItem[]>();
+  // Conversations whose head waits for a slot, in the order they became next in line.
+  const ready: string[] = [];
+  const delayed = new Set<NodeJS.Timeout>();
+  const controllers = new Set<AbortController>();
+  let handler: WorkHandler | undefined;
+  let concurrency = 0;
+  let running = 0;
+  let closing = false;
+  let whenIdle: Array<() => void> = [];
+
+  function enqueue(item: WorkItem): void {
+    const lane = lanes.get(item.conversationKey);
+    if (lane) {
+      lane.push(item);
+      return;
+    }
+    lanes.set(item.conversationKey, [item]);
+    ready.push(item.conversationKey);
+    pump();
+  }
+
+  function pump(): void {
+    while (handler && !closing && running < concurrency && ready.length > 0) start(ready.shift() as string);
+    if (running === 0 && whenIdle.length > 0) {
+      const waiters = whenIdle;
+      whenIdle = [];
+      for (const wake of waiters) wake();
+    }
+  }
+
+  function start(key: string): void {
+    const item = (lanes.get(key) as WorkItem[])[0] as WorkItem;
+    const controller = new AbortController();
+    controllers.add(controller);
+    running += 1;
+    void Promise.resolve()
+      .then(() => (handler as WorkHandler)(item, controller.signal))
+      .catch((error: unknown) => logger.error({ err: error, item }, "a queued run failed; its record stays unfinished for the next start"))
+      .finally(() => {
+        controllers.delete(controller);
+        running -= 1;
+        const lane = lanes.get(key) as WorkItem[];
+        lane.shift();
+        if (lane.length === 0) lanes.delete(key);
+        else ready.push(key);
+        pump();
+      });
+  }
+
+  return {
+    async add(item, options) {
+      if (closing) return;
+      const delayMs = options?.delayMs ?? 0;
+      if (delayMs <= 0) return enqueue(item);
+      const timer = setTimeout(() => {
+        delayed.delete(timer);
+        enqueue(item);
+      }, delayMs);
+      timer.unref();
+      delayed.add(timer);
+    },
+    start(workHandler, slots) {
+      if (handler) throw new Error("the work queue was started twice");
+      if (!(Number.isInteger(slots) && slots >= 1)) throw new RangeError(`concurrency must be a whole number of at least 1 (got ${slots})`);
+      handler = workHandler;
+      concurrency = slots;
+      pump();
+    },
+    async depth() {
+      let items = delayed.size;
+      for (const lane of lanes.values()) items += lane.length;
+      return items;
+    },
+    get running() {
+      return running;
+    },
+    async close(graceMs) {
+      closing = true;
+      for (const timer of delayed) clearTimeout(timer);
+      delayed.clear();
+      if (running === 0) return;
+      const idle = new Promise<void>((resolve) => whenIdle.push(resolve));
+      const timer = setTimeout(() => {
+        for (const controller of controllers) controller.abort(new Error("the bot is shutting down"));
+      }, graceMs);
+      await idle;
+      clearTimeout(timer);
+    },
+  };
+}

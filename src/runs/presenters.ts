@@ -1,0 +1,77 @@
+// Who shows a run: the caller waiting for it in this process (the console, a click being
+// handled here), or else the surface's presenter built from the run's origin, so a worker
+// that did not receive the event (another process, or after a restart) can still show progress
+// and answer in the right place.
+import type { PresenterFactory, RunPresenter } from "../agent/service.js";
+import type { EventSink, RunOutcome, Surface, TaskOrigin } from "../agent/types.js";
+import type { Logger } from "../logger.js";
+
+/** A caller in this process waiting for a run's outcome. */
+export interface LocalWaiter {
+  readonly sink: EventSink;
+  resolve(outcome: RunOutcome): void;
+  reject(error: unknown): void;
+}
+
+export interface Presenters {
+  register(surface: Surface, factory: PresenterFactory): void;
+  /** Registers a waiter under `key`; the promise settles when the work under that key presents. */
+  wait(key: string, sink: EventSink): Promise<RunOutcome>;
+  /** The local waiter under `key` if there is one, else the surface's presenter for `origin`. */
+  presenterFor(key: string, origin: TaskOrigin): RunPresenter;
+  /** True when a caller in this process waits under `key`. */
+  isWaiting(key: string): boolean;
+}
+
+function waiterPresenter(waiter: LocalWaiter, done: () => void): RunPresenter {
+  return {
+    sink: waiter.sink,
+    async finish(outcome) {
+      done();
+      waiter.resolve(outcome);
+    },
+    async fail(error) {
+      done();
+      waiter.reject(error);
+    },
+  };
+}
+
+/** No surface to show it on (e.g. the console of a process that is gone): the outcome is logged, never dropped silently. */
+function loggingPresenter(logger: Logger, origin: TaskOrigin): RunPresenter {
+  return {
+    sink: () => {},
+    async finish(outcome) {
+      logger.warn({ conversationKey: origin.conversationKey, outcome: outcome.status === "answered" ? outcome.answer : "paused" }, `no ${origin.surface} surface here to show a run's outcome; it is in this log line`);
+    },
+    async fail(error) {
+      logger.error({ err: error, conversationKey: origin.conversationKey }, `a run failed and no ${origin.surface} surface is here to say so`);
+    },
+  };
+}
+
+export function createPresenters(logger: Logger): Presenters {
+  const factories = new Map<Surface, PresenterFactory>();
+  const waiters = new Map<string, LocalWaiter>();
+  return {
+    register(surface, factory) {
+      factories.set(surface, factory);
+    },
+    wait(key, sink) {
+      return new Promise<RunOutcome>((resolve, reject) => waiters.set(key, { sink, resolve, reject }));
+    },
+    presenterFor(key, origin) {
+      const waiter = waiters.get(key);
+      if (waiter) return waiterPresenter(waiter, () => waiters.delete(key));
+      const factory = factories.get(origin.surface);
+      if (!factory) return loggingPresenter(logger, origin);
+      try {
+        return factory(origin);
+      } catch (error) {
+        logger.error({ err: error, surface: origin.surface }, "could not build a presenter for a run; logging its outcome instead");
+        return loggingPresenter(logger, origin);
+      }
+    },
+    isWaiting: (key) => waiters.has(key),
+  };
+}

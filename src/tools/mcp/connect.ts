@@ -1,0 +1,86 @@
+// Opens one MCP client session over the server's transport: a child process over stdio, or
+// Streamable HTTP with the deprecated SSE transport as the fallback for older servers.
+import type { Readable } from "node:stream";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { Logger } from "pino";
+import type { McpTransportConfig } from "./mcp-config.js";
+
+export const CLIENT_INFO = { name: "guarded-agent-bot", version: "0.1.0" } as const;
+
+export interface Connection {
+  readonly client: Client;
+  /** "stdio", "streamable-http" or "sse": what the session runs over, for the start line and /tools. */
+  readonly via: "stdio" | "streamable-http" | "sse";
+}
+
+export interface ConnectOptions {
+  readonly logger: Logger;
+  /** Bounds the whole handshake, so a server that hangs at start can't hold the bot's start. */
+  readonly timeoutMs: number;
+}
+
+/**
+ * The child gets the SDK's safe set (HOME, LOGNAME, PATH, SHELL, TERM, USER) and the entry's own
+ * `env`, nothing else: the bot's tokens and keys never reach it.
+ */
+export function stdioEnvironment(entryEnv: Readonly<Record<string, string>>): Record<string, string> {
+  return { ...getDefaultEnvironment(), ...entryEnv };
+}
+
+/** The server's stderr goes to the bot's log line by line, never into the chat or the terminal. */
+function forwardStderr(stream: Readable | null, logger: Logger): void {
+  if (!stream) return;
+  let pending = "";
+  stream.setEncoding("utf8");
+  stream.on("data", (chunk: string) => {
+    const lines = (pending + chunk).split("\n");
+    pending = lines.pop() ?? "";
+    for (const line of lines) if (line.trim() !== "") logger.info({ stderr: line.slice(0, 2000) }, "MCP server stderr");
+  });
+  stream.on("end", () => {
+    if (pending.trim() !== "") logger.info({ stderr: pending.slice(0, 2000) }, "MCP server stderr");
+  });
+}
+
+function newClient(): Client {
+  return new Client(CLIENT_INFO, { capabilities: {} });
+}
+
+async function open(transport: Transport, options: ConnectOptions): Promise<Client> {
+  const client = newClient();
+  try {
+    await client.connect(transport, { timeout: options.timeoutMs });
+    return client;
+  } catch (error) {
+    await client.close().catch(() => {});
+    throw error;
+  }
+}
+
+/** 4xx on the Streamable HTTP initialize: the server predates it (the fallback the protocol documents). */
+function refusedAsOldServer(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && error.code !== undefined && error.code >= 400 && error.code < 500;
+}
+
+/** Rejects when the server can't be started or reached, or refuses the handshake. */
+export async function connect(config: McpTransportConfig, options: ConnectOptions): Promise<Connection> {
+  if (config.kind === "stdio") {
+    const transport = new StdioClientTransport({ command: config.command, args: [...config.args], env: stdioEnvironment(config.env), cwd: config.cwd, stderr: "pipe" });
+    forwardStderr(transport.stderr as Readable | null, options.logger);
+    return { client: await open(transport, options), via: "stdio" };
+  }
+  const url = new URL(config.url);
+  const requestInit: RequestInit = { headers: { ...config.headers } };
+  if (config.sse) return { client: await open(new SSEClientTransport(url, { requestInit }), options), via: "sse" };
+  try {
+    return { client: await open(new StreamableHTTPClientTransport(url, { requestInit }), options), via: "streamable-http" };
+  } catch (error) {
+    if (!refusedAsOldServer(error)) throw error;
+    options.logger.info({ status: (error as StreamableHTTPError).code }, "the MCP server refused Streamable HTTP; trying the older SSE transport");
+    return { client: await open(new SSEClientTransport(url, { requestInit }), options), via: "sse" };
+  }
+}

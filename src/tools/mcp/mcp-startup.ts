@@ -1,0 +1,32 @@
+// What app.ts needs of MCP at start: the servers file checked (one line and exit 1 when bad),
+// the manager built, and the lines `npm start` prints about the servers once they were tried.
+import type { Logger } from "pino";
+import type { Config } from "../../config.js";
+import { McpConfigError } from "../../errors.js";
+import { loadMcpConfig } from "./mcp-config.js";
+import { createMcpManager, type McpManager, type McpServerSummary } from "./mcp-manager.js";
+
+export type McpSetup = { readonly kind: "ready"; readonly manager?: McpManager } | { readonly kind: "failed"; readonly message: string };
+
+/** No file and no MCP_CONFIG: no manager at all. Nothing is started yet. */
+export function prepareMcp(config: Config, env: NodeJS.ProcessEnv, logger: Logger, cwd?: string): McpSetup {
+  try {
+    const servers = loadMcpConfig(config.mcpConfig, env, cwd);
+    if (servers.length === 0) return { kind: "ready" };
+    return { kind: "ready", manager: createMcpManager(servers, { logger, defaultTimeoutMs: config.guards.toolTimeoutMs }) };
+  } catch (error) {
+    if (error instanceof McpConfigError) return { kind: "failed", message: `Configuration error: ${error.message}` };
+    throw error;
+  }
+}
+
+/** One line per server: up with its transport and tool count, or down with why (it keeps being retried). */
+export function serverLines(servers: readonly McpServerSummary[]): string[] {
+  return servers.map((server) => {
+    const { state } = server;
+    const tools = `${server.tools} tool${server.tools === 1 ? "" : "s"}`;
+    if (state.kind === "up") return `MCP server ${server.name}: up (${state.via}), ${tools}`;
+    if (state.kind === "down") return `MCP server ${server.name}: down (${state.reason}); retrying in the background`;
+    return `MCP server ${server.name}: starting`;
+  });
+}

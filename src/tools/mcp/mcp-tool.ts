@@ -1,0 +1,87 @@
+// One MCP tool as a Tool the loop can call: the server's description and JSON schema for the
+// model, the arguments checked against that schema before anything is sent, the effect taken
+// from the server's annotations, and the call cancelled through the protocol when the run's
+// timeout or deadline aborts it.
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import type { CallToolResult, Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { Tool, ToolContext, ToolEffect } from "../../agent/types.js";
+import type { ApprovalMode } from "./mcp-config.js";
+import { toolResultText } from "./tool-result.js";
+
+export interface CallOptions {
+  readonly signal: AbortSignal;
+  readonly timeoutMs: number;
+  readonly onProgress?: (detail: string) => void;
+}
+
+/** What a tool needs of its server: a call that rejects when the server is down or drops mid-call. */
+export interface ToolCaller {
+  readonly server: string;
+  callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult>;
+}
+
+export interface McpToolInput {
+  /** The prefixed name the model sees (see tool-names.ts). */
+  readonly name: string;
+  readonly definition: McpToolDefinition;
+  readonly caller: ToolCaller;
+  readonly approval: ApprovalMode;
+  readonly timeoutMs: number;
+}
+
+const validators = new AjvJsonSchemaValidator();
+
+/** The protocol's only trustworthy read signal: everything not marked read-only may change something. */
+export function effectOf(definition: McpToolDefinition): ToolEffect {
+  return definition.annotations?.readOnlyHint === true ? "read" : "write";
+}
+
+/** The server's own layer of the policy: `writes` asks for writes only, `always` for every call, `never` trusts the server. */
+export function serverApproval(mode: ApprovalMode, effect: ToolEffect): "approve" | "allow" {
+  if (mode === "always") return "approve";
+  if (mode === "never") return "allow";
+  return effect === "write" ? "approve" : "allow";
+}
+
+/** Throws when the schema can't be compiled; the caller skips that tool. */
+function argumentSchema(jsonSchema: Record<string, unknown>): z.ZodType<Record<string, unknown>> {
+  const validate = validators.getValidator<Record<string, unknown>>(jsonSchema as never);
+  return z.custom<Record<string, unknown>>().superRefine((value, context) => {
+    const result = validate(value);
+    if (!result.valid) context.addIssue({ code: "custom", message: result.errorMessage.replaceAll("data/", "").replaceAll("data ", "the arguments ") });
+  });
+}
+
+export function progressText(progress: { progress: number; total?: number; message?: string }): string {
+  const count = progress.total === undefined ? `${progress.progress}` : `${progress.progress}/${progress.total}`;
+  return progress.message ? `${progress.message} (${count})` : count;
+}
+
+/** Throws when the tool's input schema is unusable; the server skips that tool with one log line. */
+export function createMcpTool(input: McpToolInput): Tool<Record<string, unknown>> {
+  const { definition, caller } = input;
+  const { $schema: _dialect, ...parameters } = definition.inputSchema as Record<string, unknown>;
+  const schema = argumentSchema(parameters);
+  const effect = effectOf(definition);
+  return {
+    name: input.name,
+    description: definition.description ?? definition.title ?? `${definition.name} (from the MCP server ${caller.server})`,
+    schema,
+    parameters,
+    effect,
+    timeoutMs: input.timeoutMs,
+    approval: serverApproval(input.approval, effect),
+    provider: { server: caller.server, tool: definition.name, annotations: definition.annotations },
+    async execute(args, context: ToolContext) {
+      const result = await caller.callTool(definition.name, args, {
+        signal: context.signal,
+        timeoutMs: input.timeoutMs,
+        onProgress: context.progress && ((detail) => context.progress?.(detail)),
+      });
+      const converted = toolResultText(result);
+      if (!converted.ok) throw new Error(converted.text);
+      return converted.text;
+    },
+  };
+}

@@ -1,0 +1,220 @@
+// One configured MCP server over its lifetime: connect, list its tools (every page), follow
+// `notifications/tools/list_changed`, and when it fails to start or drops, log it and try again
+// with backoff while the other servers go on. Its tools are offered only while it is up.
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ErrorCode, McpError, ToolListChangedNotificationSchema, ToolSchema, type CallToolResult, type Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
+import type { Logger } from "pino";
+import { z } from "zod";
+import { connect as defaultConnect, type Connection, type ConnectOptions } from "./connect.js";
+import type { McpServerConfig, McpTransportConfig } from "./mcp-config.js";
+import { progressText, type CallOptions, type ToolCaller } from "./mcp-tool.js";
+import { toolFilter } from "./tool-names.js";
+
+export type ServerState =
+  | { readonly kind: "starting" }
+  | { readonly kind: "up"; readonly via: Connection["via"] }
+  | { readonly kind: "down"; readonly reason: string };
+
+export interface ServerConnectionDeps {
+  readonly logger: Logger;
+  /** Called after the state or the tool list changed. Must not throw. */
+  readonly onChange: () => void;
+  readonly connect?: (config: McpTransportConfig, options: ConnectOptions) => Promise<Connection>;
+  /** Delays between attempts; the last one repeats. A successful connection starts over. */
+  readonly backoffMs?: readonly number[];
+  readonly connectTimeoutMs?: number;
+  /** How often an HTTP server is pinged: its connection has no end that tells us it died. */
+  readonly heartbeatMs?: number;
+}
+
+const DEFAULT_BACKOFF_MS = [250, 500, 1_000, 2_000, 4_000, 8_000, 15_000, 30_000];
+const DEFAULT_CONNECT_TIMEOUT_MS = 15_000;
+const DEFAULT_HEARTBEAT_MS = 5_000;
+const MAX_PAGES = 100;
+/** Past the tool's own timeout, so the registry's timeout (and its clear observation) comes first. */
+const PROTOCOL_TIMEOUT_MARGIN_MS = 5_000;
+
+/** tools/list with each tool left unchecked, so one broken tool costs only itself, not the server. */
+const LooseToolsPage = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+export class ServerConnection implements ToolCaller {
+  readonly server: string;
+  private current: { client: Client; via: Connection["via"] } | undefined;
+  private stateValue: ServerState = { kind: "starting" };
+  private toolsValue: readonly McpToolDefinition[] = [];
+  private attempt = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private closed = false;
+  private refreshing: Promise<void> = Promise.resolve();
+  private readonly logger: Logger;
+  private readonly wanted: (name: string) => boolean;
+  private readonly skipped = new Set<string>();
+
+  constructor(
+    readonly config: McpServerConfig,
+    private readonly deps: ServerConnectionDeps,
+  ) {
+    this.server = config.name;
+    this.logger = deps.logger.child({ mcpServer: config.name });
+    this.wanted = toolFilter(config.tools.allow, config.tools.deny);
+  }
+
+  get state(): ServerState {
+    return this.stateValue;
+  }
+
+  /** The server's tools after its allow/deny lists: the current ones while up, the last known ones while down. */
+  get tools(): readonly McpToolDefinition[] {
+    return this.toolsValue;
+  }
+
+  /** Resolves after the first attempt, whatever its outcome; later attempts run in the background. */
+  start(): Promise<void> {
+    return this.tryConnect();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    clearInterval(this.heartbeat);
+    const open = this.current;
+    this.current = undefined;
+    await open?.client.close().catch(() => {});
+  }
+
+  async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
+    const open = this.current;
+    if (!open) {
+      const reason = this.stateValue.kind === "down" ? this.stateValue.reason : "it is still starting";
+      throw new Error(`the MCP server "${this.server}" is not connected (${reason}); its tools are unavailable until it is back`);
+    }
+    try {
+      return (await open.client.callTool({ name, arguments: args }, undefined, {
+        signal: options.signal,
+        timeout: options.timeoutMs + PROTOCOL_TIMEOUT_MARGIN_MS,
+        onprogress: options.onProgress && ((progress) => options.onProgress?.(progressText(progress))),
+      })) as CallToolResult;
+    } catch (error) {
+      if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+        throw new Error(`the MCP server "${this.server}" closed the connection during the call (it may have crashed), so ${name} did not finish`);
+      }
+      throw error;
+    }
+  }
+
+  private setState(state: ServerState): void {
+    this.stateValue = state;
+    this.deps.onChange();
+  }
+
+  private async tryConnect(): Promise<void> {
+    if (this.closed) return;
+    let connection: Connection;
+    try {
+      connection = await (this.deps.connect ?? defaultConnect)(this.config.transport, { logger: this.logger, timeoutMs: this.deps.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS });
+    } catch (error) {
+      this.failed(`could not connect: ${message(error)}`);
+      return;
+    }
+    if (this.closed) {
+      await connection.client.close().catch(() => {});
+      return;
+    }
+    const { client, via } = connection;
+    this.current = { client, via };
+    client.onclose = () => this.dropped(client);
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      this.refreshing = this.refreshing.then(() => this.refresh(client));
+    });
+    try {
+      this.toolsValue = await this.listTools(client);
+    } catch (error) {
+      this.current = undefined;
+      await client.close().catch(() => {});
+      this.failed(`could not list its tools: ${message(error)}`);
+      return;
+    }
+    this.attempt = 0;
+    if (via !== "stdio") this.watch(client);
+    this.logger.info({ via, tools: this.toolsValue.length }, "MCP server connected");
+    this.setState({ kind: "up", via });
+  }
+
+  private failed(reason: string): void {
+    if (this.closed) return;
+    const delay = this.nextDelay();
+    // The first failure in a row is worth a warning; the retries after it only at debug, so a dead server doesn't flood the log.
+    if (this.attempt === 1) this.logger.warn({ retryInMs: delay }, `MCP server ${this.server}: ${reason}; retrying with backoff`);
+    else this.logger.debug({ retryInMs: delay }, `MCP server ${this.server}: ${reason}`);
+    this.setState({ kind: "down", reason });
+    this.retryTimer = setTimeout(() => void this.tryConnect(), delay);
+    this.retryTimer.unref();
+  }
+
+  private dropped(client: Client, reason = "the connection was lost"): void {
+    if (this.closed || this.current?.client !== client) return;
+    this.current = undefined;
+    clearInterval(this.heartbeat);
+    void client.close().catch(() => {});
+    this.failed(reason);
+  }
+
+  /** A ping that fails counts as a lost connection, so a dead HTTP server's tools go away and it is retried. */
+  private watch(client: Client): void {
+    const every = this.deps.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+    clearInterval(this.heartbeat);
+    this.heartbeat = setInterval(() => {
+      client.ping({ timeout: every }).catch((error: unknown) => this.dropped(client, `it stopped answering (${message(error)})`));
+    }, every);
+    this.heartbeat.unref();
+  }
+
+  private nextDelay(): number {
+    const backoff = this.deps.backoffMs ?? DEFAULT_BACKOFF_MS;
+    const delay = backoff[Math.min(this.attempt, backoff.length - 1)] ?? 1_000;
+    this.attempt += 1;
+    return delay;
+  }
+
+  private async refresh(client: Client): Promise<void> {
+    if (this.current?.client !== client) return;
+    try {
+      const tools = await this.listTools(client);
+      if (this.current?.client !== client) return;
+      this.toolsValue = tools;
+      this.logger.info({ tools: tools.length }, "MCP server's tool list changed");
+      this.deps.onChange();
+    } catch (error) {
+      this.logger.warn({ err: message(error) }, "could not re-list the MCP server's tools after it announced a change; keeping the old list");
+    }
+  }
+
+  /** Every page; a tool that is not a valid MCP tool is skipped with one log line. */
+  private async listTools(client: Client): Promise<McpToolDefinition[]> {
+    const found: McpToolDefinition[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = await client.request({ method: "tools/list", params: cursor === undefined ? {} : { cursor } }, LooseToolsPage);
+      for (const raw of result.tools) {
+        const parsed = ToolSchema.safeParse(raw);
+        if (parsed.success) {
+          if (this.wanted(parsed.data.name)) found.push(parsed.data);
+        } else this.skip(raw, parsed.error.issues[0]?.message ?? "not a valid tool");
+      }
+      cursor = result.nextCursor;
+      if (cursor === undefined) break;
+    }
+    return found;
+  }
+
+  /** Logs a tool that can't be offered, once per server and tool name. */
+  skip(raw: unknown, reason: string): void {
+    const name = typeof raw === "object" && raw !== null && "name" in raw ? String((raw as { name: unknown }).name) : "(unnamed)";
+    if (this.skipped.has(name)) return;
+    this.skipped.add(name);
+    this.logger.warn({ tool: name }, `MCP server ${this.server}: skipping tool ${name}: ${reason}`);
+  }
+}

@@ -1,0 +1,62 @@
+// MEMORY_RECALL_FACTS and MEMORY_HISTORY_TOKENS reach the run: what the model is sent changes
+// with them (a run with the setting ignored would send more).
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { TokenCounter } from "../src/agent/token-counter.js";
+import { silentLogger } from "../src/logger.js";
+import { createConversationHistory } from "../src/memory/history.js";
+import { createLongTermMemory } from "../src/memory/long-term-memory.js";
+import { temporaryFolder } from "./support/memory-test-kit.js";
+import { originFor, startService, type ServiceHarness } from "./support/service-harness.js";
+
+let folder: Awaited<ReturnType<typeof temporaryFolder>>;
+let harness: ServiceHarness | undefined;
+let stores = 0;
+
+beforeAll(async () => {
+  folder = await temporaryFolder();
+});
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+afterAll(async () => {
+  await folder.remove();
+});
+
+async function serviceWith(env: Record<string, string>, model: ScriptedModel): Promise<ServiceHarness> {
+  harness = await startService({ model, storeUrl: `sqlite://${folder.path}/wiring-${++stores}.sqlite`, env });
+  return harness;
+}
+
+describe("memory settings reach the run", () => {
+  it("MEMORY_RECALL_FACTS: the system prompt holds at most that many remembered facts", async () => {
+    const model = new ScriptedModel([say("Noted.")]);
+    const { service, store, sink } = await serviceWith({ MEMORY_RECALL_FACTS: "3" }, model);
+    const origin = originFor("alice", "console:recall");
+    const facts = ["User drinks coffee in the morning", "User drinks tea after lunch", "User drinks water at night", "User drinks juice on Sundays", "User drinks cocoa in winter"];
+    await createLongTermMemory(store, { maxFacts: 200, logger: silentLogger }).remember(origin.conversationKey, facts);
+    await service.ask({ origin, text: "What does the user drink?" }, sink);
+    const system = model.requests[0]!.messages[0]!.content ?? "";
+    const listed = facts.filter((fact) => system.includes(`- ${fact}`));
+    expect(listed).toHaveLength(3);
+  });
+
+  it("MEMORY_HISTORY_TOKENS: only the newest turns within that many tokens are sent", async () => {
+    const model = new ScriptedModel([say("Sure.")]);
+    const { service, store, sink } = await serviceWith({ MEMORY_HISTORY_TOKENS: "300" }, model);
+    const origin = originFor("alice", "console:history");
+    const counter = TokenCounter.forModel("gpt-4o-mini");
+    const countTokens = (text: string) => counter.countText(text);
+    const seeded = createConversationHistory(store, { maxTurns: 10, maxTokens: 100_000, countTokens, logger: silentLogger });
+    // Each side about 35 tokens, each turn about 70: four fit in 300, five do not.
+    const side = (label: string) => `${label} ${"word ".repeat(34)}`.trim();
+    for (let index = 1; index <= 6; index += 1) await seeded.append(origin.conversationKey, { user: side(`question-${index}`), assistant: side(`answer-${index}`), at: index });
+    expect(countTokens(side("question-1"))).toBeGreaterThan(30);
+    expect(countTokens(side("question-1"))).toBeLessThan(38);
+    await service.ask({ origin, text: "and then?" }, sink);
+    const sent = model.requests[0]!.messages.map((message) => message.content ?? "");
+    const turns = sent.filter((content) => content.startsWith("question-")).map((content) => content.split(" ")[0]);
+    expect(turns).toEqual(["question-3", "question-4", "question-5", "question-6"]);
+  });
+});

@@ -1,0 +1,186 @@
+// The rules of the settings file, enforced by the real runner before and during runs: access,
+// rate and token limits (also across a restart), and per-channel settings reaching the model.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
+import type { RunOutcome, Tool } from "../src/agent/types.js";
+import { temporaryFolder } from "./support/memory-test-kit.js";
+import { governedService, settingsOf, slackOrigin, type GovernedService } from "./support/governance-kit.js";
+
+let folder: Awaited<ReturnType<typeof temporaryFolder>>;
+let count = 0;
+const open: GovernedService[] = [];
+beforeAll(async () => {
+  folder = await temporaryFolder();
+});
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((harness) => harness.close()));
+});
+afterAll(async () => folder.remove());
+
+const sqliteUrl = () => `sqlite://${folder.path}/governance-${++count}.sqlite`;
+const answerOf = (outcome: RunOutcome) => (outcome.status === "answered" ? outcome.answer : `(paused for ${outcome.pending.tool})`);
+
+async function start(options: Parameters<typeof governedService>[0]): Promise<GovernedService> {
+  const harness = await governedService(options);
+  open.push(harness);
+  return harness;
+}
+
+const readTool = (name: string): Tool => ({ name, description: `reads ${name}`, schema: z.object({}), effect: "read", execute: async () => `${name} says hi` });
+
+describe("access", () => {
+  const settings = settingsOf({ access: { admins: { slack: ["UADMIN"] }, block: { users: ["UBAD"], channels: ["CBLOCKED"] }, allow: { channels: ["C1", "CBLOCKED"] }, dms: false } });
+
+  it.each([
+    ["a blocked user", slackOrigin("UBAD"), /not allowed to use this bot/],
+    ["a blocked channel", slackOrigin("U1", "CBLOCKED"), /don't answer in this channel/],
+    ["a channel outside the allow list", slackOrigin("U1", "COTHER"), /don't answer in this channel/],
+    ["a DM when dms is false", slackOrigin("U1", "D123"), /don't answer direct messages/],
+  ])("%s is refused without a model call", async (_what, origin, text) => {
+    const model = new ScriptedModel([say("should not be asked")]);
+    const { service, sink } = await start({ model, storeUrl: sqliteUrl(), settings });
+    expect(await service.admit(origin)).toMatchObject({ kind: "refused", text: expect.stringMatching(text) });
+    expect(answerOf(await service.ask({ origin, text: "hello" }, sink))).toMatch(text);
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it("an allowed user in an allowed channel, and an admin anywhere, are answered", async () => {
+    const model = new ScriptedModel([say("hi U1"), say("hi admin")]);
+    const { service, sink } = await start({ model, storeUrl: sqliteUrl(), settings });
+    expect(answerOf(await service.ask({ origin: slackOrigin("U1", "C1"), text: "hello" }, sink))).toBe("hi U1");
+    expect(answerOf(await service.ask({ origin: slackOrigin("UADMIN", "D999"), text: "hello" }, sink))).toBe("hi admin");
+  });
+
+  it("a Discord role on the block list refuses its members; one on the allow list admits them", async () => {
+    const roles = settingsOf({ access: { allow: { roles: ["R-staff"] }, block: { roles: ["R-muted"] } } });
+    const { service } = await start({ model: new ScriptedModel([]), storeUrl: sqliteUrl(), settings: roles });
+    const origin = { surface: "discord" as const, conversationKey: "discord:G1:C1", requester: { id: "42" }, place: { guild: "G1", channel: "C1", channelKind: "text" } };
+    expect(await service.admit(origin, ["R-staff"])).toEqual({ kind: "admitted" });
+    expect(await service.admit(origin, ["R-staff", "R-muted"])).toMatchObject({ kind: "refused" });
+    expect(await service.admit(origin, [])).toMatchObject({ kind: "refused", text: expect.stringMatching(/not allowed/) });
+  });
+});
+
+describe("rate limit", () => {
+  it("the 6th run in a minute with a limit of 5 is refused, and the 1st of the next minute runs", async () => {
+    let now = Date.UTC(2026, 11, 1, 6, 0, 10);
+    const model = new ScriptedModel([], { whenExhausted: say("ok") });
+    const { service, sink } = await start({ model, storeUrl: sqliteUrl(), settings: settingsOf({ limits: { user: { runsPerMinute: 5 } } }), clock: () => now });
+    const origin = slackOrigin("U1");
+    for (let run = 1; run <= 5; run++) expect(answerOf(await service.ask({ origin, text: `q${run}` }, sink))).toBe("ok");
+    expect(answerOf(await service.ask({ origin, text: "q6" }, sink))).toBe("Sorry, your limit of 5 requests a minute is reached. It resets in 50 s.");
+    expect(model.requests).toHaveLength(5);
+    now += 50_000;
+    expect(answerOf(await service.ask({ origin, text: "q7" }, sink))).toBe("ok");
+    // Another person in the same channel has their own count.
+    expect(answerOf(await service.ask({ origin: slackOrigin("U2"), text: "q" }, sink))).toBe("ok");
+  });
+
+  it("a redelivered message (same receipt) is neither counted nor refused twice", async () => {
+    const { service } = await start({ model: new ScriptedModel([]), storeUrl: sqliteUrl(), settings: settingsOf({ limits: { user: { runsPerMinute: 1 } } }) });
+    const origin = slackOrigin("U1");
+    expect(await service.admit(origin, [], "C1:1.1")).toEqual({ kind: "admitted" });
+    expect(await service.admit(origin, [], "C1:1.1")).toEqual({ kind: "admitted" });
+    const refused = await service.admit(origin, [], "C1:2.2");
+    expect(refused).toMatchObject({ kind: "refused" });
+    expect(refused).not.toHaveProperty("repeat");
+    expect(await service.admit(origin, [], "C1:2.2")).toMatchObject({ kind: "refused", repeat: true });
+  });
+
+  it("admins are exempt unless a limit is set for them", async () => {
+    const model = new ScriptedModel([], { whenExhausted: say("ok") });
+    const limits = { access: { admins: { slack: ["UADMIN"] } }, limits: { user: { runsPerMinute: 1 }, channel: { runsPerMinute: 1 } } };
+    const { service, sink } = await start({ model, storeUrl: sqliteUrl(), settings: settingsOf(limits) });
+    for (let run = 0; run < 3; run++) expect(answerOf(await service.ask({ origin: slackOrigin("UADMIN"), text: "q" }, sink))).toBe("ok");
+    const capped = await start({ model, storeUrl: sqliteUrl(), settings: settingsOf({ ...limits, limits: { ...limits.limits, admins: { runsPerMinute: 2 } } }) });
+    expect(answerOf(await capped.service.ask({ origin: slackOrigin("UADMIN"), text: "q" }, capped.sink))).toBe("ok");
+    expect(answerOf(await capped.service.ask({ origin: slackOrigin("UADMIN"), text: "q" }, capped.sink))).toMatch(/this channel's limit of 1 requests a minute/);
+  });
+});
+
+describe("daily token limit", () => {
+  const limited = settingsOf({ limits: { user: { tokensPerDay: 1000 } } });
+  const usage = (promptTokens: number, completionTokens: number) => ({ promptTokens, completionTokens });
+
+  it("ends a run that crosses it with the summary, refuses the next run, also after a restart", async () => {
+    const url = sqliteUrl();
+    const model = new ScriptedModel([
+      { ...call("lookup", {}), usage: usage(500, 100) },
+      { ...call("lookup", { again: true }), usage: usage(400, 50) },
+      say("Summary: lookup said hi twice."),
+    ]);
+    const first = await start({ model, storeUrl: url, settings: limited, tools: [readTool("lookup")] });
+    const outcome = await first.service.ask({ origin: slackOrigin("U1"), text: "look it up" }, first.sink);
+    expect(outcome).toMatchObject({ status: "answered", answer: "Summary: lookup said hi twice.", stop: { guard: "token_limit" } });
+    expect(outcome.status === "answered" && outcome.stop?.sentence).toMatch(/your daily limit of 1,000 model tokens is reached; it resets at 00:00 UTC/);
+    // Two steps and the summary: the third step never went to the model.
+    expect(model.requests).toHaveLength(3);
+    expect(model.requests[2]!.tools).toEqual([]);
+    await first.close();
+    open.splice(open.indexOf(first), 1);
+
+    const again = await start({ model, storeUrl: url, settings: limited });
+    expect(answerOf(await again.service.ask({ origin: slackOrigin("U1"), text: "more" }, again.sink))).toMatch(/your daily limit of 1,000 model tokens is reached/);
+    expect(model.requests).toHaveLength(3);
+  });
+
+  it("counts with the tokenizer when the server reports no usage", async () => {
+    const model = new ScriptedModel([], { whenExhausted: say("a reply") });
+    const { service, sink, policy } = await start({ model, storeUrl: sqliteUrl(), settings: settingsOf({ limits: { user: { tokensPerDay: 100_000 } } }) });
+    await service.ask({ origin: slackOrigin("U1"), text: "hello" }, sink);
+    const [allowance] = (await policy.allowances(slackOrigin("U1"))).filter((item) => item.limit === "tokens");
+    expect(allowance!.left).toBeLessThan(100_000 - 20);
+  });
+});
+
+describe("channel settings", () => {
+  const settings = settingsOf({
+    channels: {
+      default: { tools: { deny: ["danger_*"] } },
+      CSUPPORT: { systemPrompt: "You are Penny, the support desk's friendly helper.", tools: { allow: ["lookup", "danger_*"] }, maxSteps: 1, memory: "off" },
+    },
+  });
+  const tools = [readTool("lookup"), readTool("other"), readTool("danger_drop")];
+
+  it("a channel's persona and tool list reach the model request; a tool outside the list is not offered", async () => {
+    const model = new ScriptedModel([say("Hi, I'm Penny"), say("plain")]);
+    const { service, sink } = await start({ model, storeUrl: sqliteUrl(), settings, tools });
+    await service.ask({ origin: slackOrigin("U1", "CSUPPORT"), text: "hello" }, sink);
+    const [support] = model.requests;
+    expect(support!.messages[0]).toMatchObject({ role: "system", content: expect.stringContaining("You are Penny, the support desk's friendly helper.") });
+    expect(support!.tools.map((tool) => tool.name)).toEqual(["lookup"]);
+
+    await service.ask({ origin: slackOrigin("U1", "CGENERAL"), text: "hello" }, sink);
+    const general = model.requests[1]!;
+    expect(general.messages[0]!.content).not.toContain("Penny");
+    expect(general.tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["lookup", "other"]));
+    expect(general.tools.map((tool) => tool.name)).not.toContain("danger_drop");
+  });
+
+  it("maxSteps and memory off apply to the channel", async () => {
+    const model = new ScriptedModel([call("lookup", {}), say("summary after one step"), say("second")]);
+    const { service, sink, store } = await start({ model, storeUrl: sqliteUrl(), settings, tools });
+    const origin = slackOrigin("U1", "CSUPPORT");
+    expect(await service.ask({ origin, text: "first" }, sink)).toMatchObject({ stop: { guard: "steps" } });
+    await service.ask({ origin, text: "second" }, sink);
+    // No history was kept or loaded: the second request holds only its own question.
+    expect(model.requests[2]!.messages.filter((message) => message.role === "user")).toEqual([{ role: "user", content: "second" }]);
+    expect(await store.get(`history:${origin.conversationKey}`)).toBeUndefined();
+  });
+
+  it("a channel's own model gets its own client", async () => {
+    const main = new ScriptedModel([]);
+    const special = new ScriptedModel([say("from the special model")], { name: "gpt-4.1" });
+    const asked: string[] = [];
+    const { service, sink } = await start({
+      model: main,
+      storeUrl: sqliteUrl(),
+      settings: settingsOf({ channels: { CSPECIAL: { model: "gpt-4.1" } } }),
+      modelFor: (name) => (asked.push(name), special),
+    });
+    expect(answerOf(await service.ask({ origin: slackOrigin("U1", "CSPECIAL"), text: "hi" }, sink))).toBe("from the special model");
+    expect(asked).toEqual(["gpt-4.1"]);
+    expect(main.requests).toHaveLength(0);
+  });
+});

@@ -1,0 +1,89 @@
+// Every process but the console serves /healthz, /readyz and /metrics on PORT, whatever its
+// surfaces: Discord alone opens a port for them, Slack's HTTP mode serves them on its own port.
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startApp, type RunningApp } from "../src/app.js";
+import { FakeDiscord } from "./support/fake-discord.js";
+import { startFakeSlack } from "./support/fake-slack.js";
+import { temporaryFolder } from "./support/memory-test-kit.js";
+
+let folder: { path: string; remove: () => Promise<void> };
+let app: RunningApp | undefined;
+const closers: Array<() => Promise<unknown>> = [];
+
+beforeEach(async () => {
+  folder = await temporaryFolder();
+});
+
+afterEach(async () => {
+  await app?.stop();
+  app = undefined;
+  for (const close of closers.splice(0)) await close();
+  await folder.remove();
+});
+
+const base = () => ({ STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`, LOG_LEVEL: "silent", OPENAI_API_KEY: "demo", PORT: "0" });
+
+async function get(port: number, path: string): Promise<{ status: number; text: string }> {
+  const response = await fetch(`http://127.0.0.1:${port}${path}`);
+  return { status: response.status, text: await response.text() };
+}
+
+describe("the ops port", () => {
+  it("Discord alone: readiness with the store and the gateway, metrics, and 503 from the first moment of the stop", async () => {
+    const discord = await FakeDiscord.start();
+    closers.push(() => discord.close());
+    const result = await startApp({ ...base(), DISCORD_TOKEN: discord.token, DISCORD_APPLICATION_ID: discord.applicationId, DISCORD_API_URL: discord.apiUrl });
+    if (result.kind !== "started") throw new Error(result.message);
+    app = result.app;
+    const port = app.port!;
+    expect(port).toBeGreaterThan(0);
+    expect(await get(port, "/healthz")).toEqual({ status: 200, text: JSON.stringify({ status: "ok" }) });
+    const ready = await get(port, "/readyz");
+    expect(ready.status).toBe(200);
+    expect(JSON.parse(ready.text).checks).toEqual({ shutdown: { status: "ok" }, store: { status: "ok" }, discord: { status: "ok" } });
+    const metrics = await get(port, "/metrics");
+    expect(metrics.text).toContain("# TYPE agent_bot_runs_started_total counter");
+    expect(metrics.text).toContain("process_resident_memory_bytes");
+
+    const stopping = app.stop();
+    const during = await get(port, "/readyz");
+    expect(during.status).toBe(503);
+    expect(JSON.parse(during.text).checks.shutdown).toEqual({ status: "failing", reason: "shutting down" });
+    await stopping;
+    await expect(get(port, "/healthz")).rejects.toThrow();
+    app = undefined;
+  });
+
+  it("Slack's HTTP mode serves them on Slack's port: one server per process", async () => {
+    const slack = await startFakeSlack();
+    closers.push(() => slack.close());
+    const result = await startApp({ ...base(), SLACK_BOT_TOKEN: "xoxb-test-token", SLACK_SIGNING_SECRET: "signing-secret", SLACK_API_URL: slack.apiUrl });
+    if (result.kind !== "started") throw new Error(result.message);
+    app = result.app;
+    const ready = await get(app.port!, "/readyz");
+    expect(ready.status).toBe(200);
+    expect(JSON.parse(ready.text).checks.slack).toEqual({ status: "ok" });
+    expect((await get(app.port!, "/metrics")).text).toContain("agent_bot_steps_total");
+  });
+
+  it("stops the start with one line when PORT is taken", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, resolve));
+    closers.push(() => new Promise((resolve) => taken.close(resolve)));
+    const busy = (taken.address() as { port: number }).port;
+    const discord = await FakeDiscord.start();
+    closers.push(() => discord.close());
+    const result = await startApp({ ...base(), PORT: String(busy), DISCORD_TOKEN: discord.token, DISCORD_APPLICATION_ID: discord.applicationId, DISCORD_API_URL: discord.apiUrl });
+    expect(result).toMatchObject({ kind: "failed", message: expect.stringMatching(new RegExp(`^Cannot start: PORT ${busy}: .*EADDRINUSE`)) });
+  });
+
+  it("the console opens no port", async () => {
+    const result = await startApp({ STORE_URL: base().STORE_URL }, { input: new PassThrough(), output: new PassThrough(), username: "ada" });
+    if (result.kind !== "started") throw new Error(result.message);
+    app = result.app;
+    expect(app.port).toBeUndefined();
+  });
+});

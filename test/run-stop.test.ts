@@ -1,0 +1,89 @@
+// Stop through the real service: a run whose model call hangs ends at once with its summary and
+// "Stopped by <name>.", whichever process (service on the same store) takes the click; only the
+// requester or an approver may stop it; an approved write in flight finishes and is reported.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createAgentService, type RunningAgentService } from "../src/agent/agent-service.js";
+import type { AgentEvent, Model, RunOutcome, TaskOrigin } from "../src/agent/types.js";
+import { loadConfig } from "../src/config.js";
+import { silentLogger } from "../src/logger.js";
+import { openStore } from "../src/memory/keyv-store.js";
+import type { KeyValueStore } from "../src/memory/types.js";
+
+/** Every call hangs until its signal aborts, as a stuck model server would (the SDK rejects on abort). */
+const hangingModel: Model = {
+  name: "gpt-4o-mini",
+  complete: (_request, signal) =>
+    new Promise((_, reject) => {
+      signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+    }),
+};
+
+const origin: TaskOrigin = { surface: "console", conversationKey: "console:stop", requester: { id: "alice", name: "Alice" }, place: {} };
+
+const opened: Array<{ service: RunningAgentService; store: KeyValueStore }> = [];
+afterEach(async () => {
+  for (const { service, store } of opened.splice(0)) {
+    await service.close(1_000);
+    await store.close();
+  }
+});
+
+async function process(storeUrl: string): Promise<RunningAgentService> {
+  const config = loadConfig({ STORE_URL: storeUrl, MEMORY_EXTRACT_FACTS: "false" });
+  const store = await openStore(config.storeUrl, silentLogger);
+  const service = createAgentService({ config, model: hangingModel, store, logger: silentLogger });
+  service.registerSurfaceTools("console", []);
+  opened.push({ service, store });
+  return service;
+}
+
+/** Starts a run and resolves with its id once its model call is in flight. */
+function startRun(service: RunningAgentService): { runId: Promise<string>; outcome: Promise<RunOutcome> } {
+  let found: (id: string) => void = () => {};
+  const runId = new Promise<string>((resolve) => (found = resolve));
+  const sink = (event: AgentEvent) => {
+    if (event.type === "step_started") found(event.runId);
+  };
+  return { runId, outcome: service.ask({ origin, text: "think forever" }, sink) };
+}
+
+const storeUrl = () => `sqlite://${join(mkdtempSync(join(tmpdir(), "run-stop-")), "bot.sqlite")}`;
+
+describe("Stop", () => {
+  it("ends a run whose model call hangs within 2 s, with the summary and who stopped it", async () => {
+    const service = await process(storeUrl());
+    const run = startRun(service);
+    const runId = await run.runId;
+    const clicked = performance.now();
+    expect(await service.stop({ runId, stoppedBy: { id: "alice", name: "Alice" }, isApprover: false })).toEqual({ kind: "stopping" });
+    const outcome = await run.outcome;
+    expect(performance.now() - clicked).toBeLessThan(2_000);
+    expect(outcome).toMatchObject({ status: "answered", stop: { guard: "stopped", sentence: "Stopped by Alice." } });
+    expect(outcome.status === "answered" && outcome.answer.length).toBeGreaterThan(0);
+  });
+
+  it("lets only the requester or an approver stop a run", async () => {
+    const service = await process(storeUrl());
+    const run = startRun(service);
+    const runId = await run.runId;
+    expect(await service.stop({ runId, stoppedBy: { id: "mallory" }, isApprover: false })).toEqual({ kind: "not_allowed", requester: { id: "alice", name: "Alice" } });
+    expect(await service.stop({ runId, stoppedBy: { id: "boss", name: "Boss" }, isApprover: true })).toEqual({ kind: "stopping" });
+    expect(await run.outcome).toMatchObject({ stop: { sentence: "Stopped by Boss." } });
+    expect(await service.stop({ runId, stoppedBy: { id: "alice" }, isApprover: false })).toEqual({ kind: "not_running" });
+  });
+
+  it("stops a run from another process on the same store", async () => {
+    const url = storeUrl();
+    const running = await process(url);
+    const other = await process(url);
+    const run = startRun(running);
+    const runId = await run.runId;
+    const clicked = performance.now();
+    expect(await other.stop({ runId, stoppedBy: { id: "alice", name: "Alice" }, isApprover: false })).toEqual({ kind: "stopping" });
+    expect(await run.outcome).toMatchObject({ stop: { guard: "stopped", sentence: "Stopped by Alice." } });
+    expect(performance.now() - clicked).toBeLessThan(2_000);
+  });
+});
