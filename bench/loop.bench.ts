@@ -12,7 +12,8 @@ import { ScriptedModel, call, say } from "../src/agent/model-scripted.js";
 import { TokenCounter } from "../src/agent/token-counter.js";
 import type { Model, TaskOrigin, Tool } from "../src/agent/types.js";
 import { loadConfig } from "../src/config.js";
-import { silentLogger } from "../src/logger.js";
+import { pino } from "pino";
+import { createLogger, silentLogger, type Logger } from "../src/logger.js";
 import { priorHistory } from "./support/history.js";
 import { InstantModel } from "./support/instant-model.js";
 import { median, percentile, printTable, repeat, rssMegabytes, timeOnce, warmUp } from "./support/stats.js";
@@ -25,6 +26,8 @@ const RUNS = 30;
 const AI_SDK_US: Record<number, number> = { 10: 85, 100: 98, 500: 185 };
 const AGENTS_SDK_MS: Record<number, number> = { 10: 0.6, 100: 2.6, 500: 11.5 };
 const TARGET_US: Record<number, number> = { 10: 45, 100: 50, 500: 95 };
+/** The loop with its per-step info line on may cost at most this much more than with logs off. */
+const LOGS_ON_TARGET = 1.3;
 
 const origin: TaskOrigin = { surface: "console", conversationKey: "console:bench", requester: { id: "bench" }, place: {} };
 
@@ -62,13 +65,13 @@ function scriptedModel(): BenchModel {
   };
 }
 
-function benchDeps(model: Model, counter: TokenCounter): LoopDeps {
+function benchDeps(model: Model, counter: TokenCounter, logger: Logger): LoopDeps {
   const guards = { ...loadConfig({}).guards, maxSteps: STEPS + 10 };
-  return createLoopDeps({ model, modelName: "gpt-4o-mini", tools: [lookup], guards, counter, logger: silentLogger });
+  return createLoopDeps({ model, modelName: "gpt-4o-mini", tools: [lookup], guards, counter, logger });
 }
 
-async function measure(model: BenchModel, counter: TokenCounter, history: number, warmUpMs: number): Promise<Measured> {
-  const deps = benchDeps(model, counter);
+/** One measured run's milliseconds, with the loop set up by `deps`. */
+function runner(model: BenchModel, history: number, deps: LoopDeps): () => Promise<number> {
   let runs = 0;
   const prepare = () => {
     runs += 1;
@@ -82,10 +85,31 @@ async function measure(model: BenchModel, counter: TokenCounter, history: number
       throw new Error(`the benchmark run did not go as planned: ${outcome.status} after ${outcome.steps.length} steps${outcome.status === "answered" && outcome.stop ? `, ${outcome.stop.detail}` : ""}`);
     }
   };
-  const measureOnce = () => timeOnce(prepare, oneRun);
+  return () => timeOnce(prepare, oneRun);
+}
+
+async function measure(model: BenchModel, counter: TokenCounter, history: number, warmUpMs: number): Promise<Measured> {
+  const measureOnce = runner(model, history, benchDeps(model, counter, silentLogger));
   await warmUp(warmUpMs, measureOnce);
   const perStepUs = (await repeat(RUNS, measureOnce)).map((ms) => (ms * 1000) / STEPS);
   return { history, medianUs: median(perStepUs), p90Us: percentile(perStepUs, 90), rssMb: rssMegabytes() };
+}
+
+/**
+ * Logs off and logs at info, run by turns (off, on, off, on…) so that other load on the machine
+ * weighs on both alike; the median µs per step of each.
+ */
+async function compareLogs(model: BenchModel, counter: TokenCounter, history: number, warmUpMs: number, infoLogger: Logger): Promise<{ offUs: number; onUs: number }> {
+  const off = runner(model, history, benchDeps(model, counter, silentLogger));
+  const on = runner(model, history, benchDeps(model, counter, infoLogger));
+  await warmUp(warmUpMs, async () => (await off()) + (await on()));
+  const offUs: number[] = [];
+  const onUs: number[] = [];
+  for (let index = 0; index < RUNS; index++) {
+    offUs.push(((await off()) * 1000) / STEPS);
+    onUs.push(((await on()) * 1000) / STEPS);
+  }
+  return { offUs: median(offUs), onUs: median(onUs) };
 }
 
 const ratio = (ours: number, theirs: number) => `${(ours / theirs).toFixed(2)}×`;
@@ -114,6 +138,16 @@ export async function run(): Promise<void> {
   );
 
   console.log(`(RSS before the first run, with the o200k_base tables loaded: ${baselineMb.toFixed(0)} MB)`);
+
+  // Production logs one info line per step; written here to /dev/null through the same synchronous destination as stderr.
+  const infoLogger = createLogger("info", pino.destination({ dest: "/dev/null", sync: true }));
+  const withLogs: Array<{ history: number; offUs: number; onUs: number }> = [];
+  for (const history of HISTORY_SIZES) withLogs.push({ history, ...(await compareLogs(instant, counter, history, WARM_UP_MS / 3, infoLogger)) });
+  console.log(`\nLogs off beside the per-step info line on (LOG_LEVEL=info, to /dev/null), runs taken by turns; target ≤ ${LOGS_ON_TARGET}×:`);
+  printTable(
+    ["history", "logs off µs/step", "logs info µs/step", "ratio", "met"],
+    withLogs.map(({ history, offUs, onUs }) => [String(history), offUs.toFixed(1), onUs.toFixed(1), `${(onUs / offUs).toFixed(2)}×`, onUs / offUs <= LOGS_ON_TARGET ? "yes" : "NO"]),
+  );
 
   const scripted: Measured[] = [];
   for (const history of HISTORY_SIZES) scripted.push(await measure(scriptedModel(), counter, history, WARM_UP_MS / 3));

@@ -6,8 +6,10 @@ import type { ChatAdapter } from "./adapters/adapter.js";
 import { createConsoleAdapter } from "./adapters/console/console-adapter.js";
 import type { ModelDescription } from "./adapters/console/console-text.js";
 import { createDemoLoopRunner } from "./adapters/console/demo-loop.js";
+import { warnAboutAllowedWrites } from "./agent/allowed-writes.js";
 import { createAgentService, type RunningAgentService } from "./agent/agent-service.js";
 import { createLoopDeps } from "./agent/loop-deps.js";
+import { TokenCounter } from "./agent/token-counter.js";
 import { createDemoModel } from "./agent/model-demo.js";
 import { createOpenAIModel } from "./agent/model-openai.js";
 import { builtinTools } from "./agent/tools/builtin.js";
@@ -16,6 +18,7 @@ import { checkChatModel, loadConfig, type Config } from "./config.js";
 import { ConfigError, StoreUnavailableError, StoreUrlError } from "./errors.js";
 import { createGovernance, loadSettings, type Governance } from "./governance/governance.js";
 import { createLogger } from "./logger.js";
+import { prepareMcp, serverLines } from "./tools/mcp/mcp-startup.js";
 import { openStore, parseStoreUrl } from "./memory/keyv-store.js";
 import { claimStoreOwnership, type OwnerClaim } from "./memory/store-lease.js";
 import type { KeyValueStore } from "./memory/types.js";
@@ -44,11 +47,14 @@ export interface RunningApp {
 /** `message` is the one line to print before exiting with code 1. */
 export type AppStart = { readonly kind: "started"; readonly app: RunningApp } | { readonly kind: "failed"; readonly message: string };
 
-// Shutdown fits inside main.ts's 10 s backstop: surfaces drain their runs for up to 6 s, then
-// the runner gets what is left of 9 s for anything still in flight, then the store closes.
+// Shutdown fits inside main.ts's 10 s backstop: surfaces stop taking work (ports close, their
+// own work drains for up to 6 s), then runs in flight get up to 8 s of what is left of 9 s to
+// reach their next checkpoint, then the store closes.
 const SURFACE_DRAIN_MS = 6_000;
 const SHUTDOWN_BUDGET_MS = 9_000;
 const MIN_RUNNER_CLOSE_MS = 250;
+/** Runs in flight get this long to reach their next checkpoint; the next start continues them from it. */
+const RUNNER_GRACE_MS = 8_000;
 
 export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<AppStart> {
   let config: Config;
@@ -65,6 +71,9 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
   // The settings file is checked before anything opens: each problem is one line, and the start stops.
   const settings = await loadSettings(config.settingsFile, logger);
   if (settings.kind === "failed") return { kind: "failed", message: settings.lines.join("\n") };
+  // The MCP servers file is checked like the environment: one line naming the server and the field.
+  const mcp = prepareMcp(config, env, logger);
+  if (mcp.kind === "failed") return { kind: "failed", message: mcp.message };
 
   let store: KeyValueStore;
   try {
@@ -96,6 +105,11 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     // Builds the loop once up front, so guard figures that can't work together stop the start with their one line.
     createLoopDeps({ model: model.model, modelName: config.model.name, tools: builtinTools, guards: config.guards });
     const { modelFor } = model;
+    // Several processes on one Redis share the work through BullMQ (loaded only then); SQLite and the console keep it in this process.
+    const queue =
+      location.kind === "redis" && !consoleMode
+        ? (await import("./runs/bullmq-work-queue.js")).createBullmqWorkQueue({ redisUrl: location.url, logger, consume: config.role !== "ingress" })
+        : undefined;
     service = createAgentService({
       config: serviceConfig,
       model: ops ? ops.instrumentModel(model.model) : model.model,
@@ -104,21 +118,23 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       runPolicy: governance.runPolicy,
       ...(modelFor ? { modelFor: ops ? (name: string) => ops.instrumentModel(modelFor(name)) : modelFor } : {}),
       observers: ops?.observers ?? [],
+      ...(queue ? { queue } : {}),
+      ...(mcp.manager ? { toolSource: mcp.manager.tools, toolCatalog: mcp.manager.describe } : {}),
     });
     if (model.kind === "demo" && !consoleMode) logger.warn("OPENAI_API_KEY=demo: answering with the offline demo model (arithmetic and time only)");
     // Loaded only when configured: console mode needs neither chat library.
     if (config.slack) {
       const { createSlackAdapter } = await import("./adapters/slack/slack-adapter.js");
       const opsRoutes = ops && config.slack.mode.kind === "http" ? { opsRoutes: ops.routes } : {};
-      adapters.push(createSlackAdapter({ config: config.slack, service, store, logger, drainTimeoutMs: SURFACE_DRAIN_MS, ...opsRoutes }));
+      adapters.push(createSlackAdapter({ config: config.slack, service, store, logger, drainTimeoutMs: SURFACE_DRAIN_MS, governance: governance.commands, ...opsRoutes }));
     }
     if (config.discord) {
       const { createDiscordAdapter } = await import("./adapters/discord/discord-adapter.js");
-      adapters.push(createDiscordAdapter({ config: config.discord, service, store, logger, stopGraceMs: SURFACE_DRAIN_MS, messageContent: config.discord.messageContent }));
+      adapters.push(createDiscordAdapter({ config: config.discord, service, store, logger, stopGraceMs: SURFACE_DRAIN_MS, messageContent: config.discord.messageContent, governance: governance.commands }));
     }
     if (consoleMode) {
       const runDemoLoop = createDemoLoopRunner({ guards: config.guards, modelName: config.model.name, logger });
-      const consoleAdapter = createConsoleAdapter({ service, runDemoLoop, model: model.description, logger, ...io });
+      const consoleAdapter = createConsoleAdapter({ service, runDemoLoop, model: model.description, logger, governance: governance.commands, ...io });
       ended = consoleAdapter.closed;
       adapters.push(consoleAdapter);
     }
@@ -142,6 +158,14 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       return { kind: "failed", message: `Cannot start: PORT ${config.port}: ${error instanceof Error ? error.message : String(error)}` };
     }
   }
+  if (mcp.manager) {
+    // Each server gets its first try before the surfaces take messages; one that fails keeps being retried.
+    await mcp.manager.start();
+    warnAboutAllowedWrites(mcp.manager.tools(), config.toolPolicy, logger);
+    const lines = serverLines(mcp.manager.servers());
+    if (consoleMode) (io.output ?? process.stdout).write(`${lines.join("\n")}\n`);
+    else for (const line of lines) logger.info(line);
+  }
   for (const adapter of adapters) ops?.health.connection(adapter.name, "starting");
   const started = await Promise.allSettled(adapters.map((adapter) => adapter.start().then(() => ops?.health.connection(adapter.name, "up"))));
   const failure = started.findIndex((result) => result.status === "rejected");
@@ -149,12 +173,16 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     const reason = (started[failure] as PromiseRejectedResult).reason;
     await closeAll(adapters, service, store, logger);
     await ops?.close();
+    await mcp.manager?.close();
     ownership.release();
     if (reason instanceof ConfigError) return { kind: "failed", message: `Configuration error: ${reason.message}` };
     logger.error({ err: reason, surface: adapters[failure]!.name }, "a surface failed to start");
     return { kind: "failed", message: `Cannot start ${adapters[failure]!.name}: ${reason instanceof Error ? reason.message : String(reason)}` };
   }
   logger.info({ surfaces: adapters.map((adapter) => adapter.name), model: model.model.name }, "started");
+  // The tokenizer's tables (~0.5 s of work) are built now, a slice at a time, so neither the start nor an ack waits for them.
+  TokenCounter.prepare(config.model.name).catch((error: unknown) => logger.warn({ err: error }, "could not prepare the tokenizer; it is built on first use"));
+  await service.recover();
 
   let stopping: Promise<void> | undefined;
   const running = service;
@@ -170,6 +198,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
         ops?.health.shuttingDown();
         return (stopping ??= closeAll(adapters, running, store, logger, governance)
           .then(() => ops?.close())
+          .then(() => mcp.manager?.close())
           .finally(() => ownership.release()));
       },
     },
@@ -199,7 +228,7 @@ async function closeAll(adapters: readonly ChatAdapter[], service: RunningAgentS
   stopped.forEach((result, index) => {
     if (result.status === "rejected") logger.warn({ err: result.reason, surface: adapters[index]!.name }, "a surface did not stop cleanly");
   });
-  await service?.close(Math.max(MIN_RUNNER_CLOSE_MS, deadline - Date.now())).catch((error: unknown) => logger.warn({ err: error }, "the runner did not close cleanly"));
+  await service?.close(Math.min(RUNNER_GRACE_MS, Math.max(MIN_RUNNER_CLOSE_MS, deadline - Date.now()))).catch((error: unknown) => logger.warn({ err: error }, "the runner did not close cleanly"));
   // Audit entries of the last runs still go to the store before it closes.
   await governance?.close().catch((error: unknown) => logger.warn({ err: error }, "the settings watcher or the audit log did not close cleanly"));
   await store.close().catch((error: unknown) => logger.warn({ err: error }, "the store did not close cleanly"));

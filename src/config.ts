@@ -83,6 +83,7 @@ const EnvSchema = z.object({
 
   STORE_URL: z.string().default("sqlite://data/bot.sqlite"),
   MAX_CONCURRENT_RUNS: wholeNumber(1, 1_000).default(8),
+  BOT_ROLE: z.enum(["all", "ingress", "worker"], { error: "expects all, ingress or worker" }).default("all"),
   MEMORY_HISTORY_TURNS: wholeNumber(1, 100).default(10),
   MEMORY_HISTORY_TOKENS: wholeNumber(100, 200_000).default(4000),
   MEMORY_MAX_FACTS: wholeNumber(1, 10_000).default(200),
@@ -144,6 +145,8 @@ export interface Config {
   readonly guards: GuardLimits;
   readonly storeUrl: string;
   readonly maxConcurrentRuns: number;
+  /** BOT_ROLE: `ingress` only records and queues accepted messages, `worker` only runs them, `all` does both. */
+  readonly role: "all" | "ingress" | "worker";
   readonly memory: {
     readonly historyTurns: number;
     readonly historyTokens: number;
@@ -194,6 +197,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     const raw = present[variable];
     throw new ConfigError(variable, issue.message, SECRET_VARIABLES.has(variable) && raw !== undefined ? "<hidden>" : raw);
   }
+  // Split roles hand work to each other through the shared queue, which needs Redis.
+  if (result.data.BOT_ROLE !== "all" && !/^rediss?:\/\//.test(result.data.STORE_URL)) {
+    throw new ConfigError("BOT_ROLE", `expects all unless STORE_URL is redis://… (ingress and worker processes share work through Redis)`, result.data.BOT_ROLE);
+  }
   return toConfig(result.data);
 }
 
@@ -219,6 +226,7 @@ function toConfig(env: Env): Config {
     },
     storeUrl: env.STORE_URL,
     maxConcurrentRuns: env.MAX_CONCURRENT_RUNS,
+    role: env.BOT_ROLE,
     memory: {
       historyTurns: env.MEMORY_HISTORY_TURNS,
       historyTokens: env.MEMORY_HISTORY_TOKENS,

@@ -5,44 +5,38 @@ import { cp, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promi
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import sqlite3 from "sqlite3";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deriveApprovalKey } from "../src/agent/approval-key.js";
 import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
 import { canonicalJson } from "../src/agent/signature.js";
 import type { PendingApproval, RunOutcome } from "../src/agent/types.js";
 import type { KeyValueStore } from "../src/memory/types.js";
-import { capturingLogger, temporaryFolder } from "./support/memory-test-kit.js";
+import { capturingLogger, until } from "./support/memory-test-kit.js";
 import { startRedisServer, type RedisServer } from "./support/redis-server.js";
-import { noteTool, originFor, startService, type NoteTool, type ServiceHarness } from "./support/service-harness.js";
+import { describeWithRedis } from "./support/redis-suite.js";
+import { noteTool, originFor, type NoteTool, type ServiceHarness } from "./support/service-harness.js";
+import { useServiceFixture } from "./support/service-fixture.js";
 
-let folder: Awaited<ReturnType<typeof temporaryFolder>>;
-let redis: RedisServer;
+const services = useServiceFixture();
+let redis: RedisServer | undefined;
 let counter = 0;
-const open: ServiceHarness[] = [];
 
-beforeAll(async () => {
-  folder = await temporaryFolder();
-  redis = await startRedisServer();
-});
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((harness) => harness.close()));
-});
-afterAll(async () => {
-  await redis.stop();
-  await folder.remove();
-});
+/** The Redis URL inside a describeWithRedis block. */
+function redisUrl(): string {
+  if (!redis) throw new Error("redis-server is not running");
+  return redis.url;
+}
 
 /** A store folder and a key file beside it (not inside it), both fresh. */
 function sqliteSetup(): { storeFolder: string; storeUrl: string; keyFile: string } {
   counter += 1;
-  const storeFolder = join(folder.path, `data-${counter}`);
-  return { storeFolder, storeUrl: `sqlite://${join(storeFolder, "bot.sqlite")}`, keyFile: join(folder.path, `keys-${counter}`, "approval.key") };
+  const storeFolder = join(services.folder(), `data-${counter}`);
+  return { storeFolder, storeUrl: `sqlite://${join(storeFolder, "bot.sqlite")}`, keyFile: join(services.folder(), `keys-${counter}`, "approval.key") };
 }
 
 async function pausedPost(options: { storeUrl: string; env: Record<string, string>; note?: NoteTool }): Promise<{ harness: ServiceHarness; note: NoteTool; pending: PendingApproval }> {
   const note = options.note ?? noteTool();
-  const harness = await startService({ model: new ScriptedModel([call("post_note", { text: "hello team" })], { whenExhausted: say("Done.") }), storeUrl: options.storeUrl, tools: [note.tool], env: options.env });
-  open.push(harness);
+  const harness = await services.start({ model: new ScriptedModel([call("post_note", { text: "hello team" })], { whenExhausted: say("Done.") }), storeUrl: options.storeUrl, tools: [note.tool], env: options.env });
   const outcome: RunOutcome = await harness.service.ask({ origin: originFor("alice", `console:key-${++counter}`), text: "post hello" }, harness.sink);
   if (outcome.status !== "paused") throw new Error(`expected a pause, got ${outcome.status}`);
   return { harness, note, pending: outcome.pending };
@@ -119,15 +113,6 @@ describe("full access to the store can't forge a waiting request", () => {
     expect(new Set(outcomes)).toEqual(new Set(["This approval request can't be used: the stored request was altered. Nothing was run; ask again."]));
     expect(note.posted).toEqual([]);
   });
-
-  it("Redis: re-signing with anything found in Redis is refused, nothing runs", async () => {
-    const env = { SLACK_BOT_TOKEN: "xoxb-test", SLACK_SIGNING_SECRET: "the-deployment-signing-secret", OPENAI_API_KEY: "demo" };
-    const { harness, note, pending } = await pausedPost({ storeUrl: redis.url, env });
-    const outcomes = await forgeAttempts(harness, pending, await redisValues(redis.url));
-    expect(outcomes.length).toBeGreaterThan(10);
-    expect(new Set(outcomes)).toEqual(new Set(["This approval request can't be used: the stored request was altered. Nothing was run; ask again."]));
-    expect(note.posted).toEqual([]);
-  });
 });
 
 describe("SQLite: a key file outside the store's folder", () => {
@@ -141,15 +126,13 @@ describe("SQLite: a key file outside the store's folder", () => {
       expect(bytes.includes(key), name).toBe(false);
       expect(bytes.includes(Buffer.from(key, "base64")), name).toBe(false);
     }
-    await harness.close();
-    open.splice(open.indexOf(harness), 1);
+    await services.stop(harness);
 
     // Someone with a copy of data/ runs the bot on it: without the key file the copy can't vouch for anything.
     const copy = sqliteSetup();
     await cp(storeFolder, copy.storeFolder, { recursive: true });
     const note = noteTool();
-    const thief = await startService({ model: new ScriptedModel([say("Done.")]), storeUrl: copy.storeUrl, tools: [note.tool], env: { APPROVAL_KEY_FILE: copy.keyFile } });
-    open.push(thief);
+    const thief = await services.start({ model: new ScriptedModel([say("Done.")]), storeUrl: copy.storeUrl, tools: [note.tool], env: { APPROVAL_KEY_FILE: copy.keyFile } });
     const result = await thief.service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, thief.sink);
     expect(result).toMatchObject({ kind: "unknown", message: expect.stringMatching(/altered/) });
     expect(note.posted).toEqual([]);
@@ -158,11 +141,9 @@ describe("SQLite: a key file outside the store's folder", () => {
   it("signs across a restart with the same file", async () => {
     const { storeUrl, keyFile } = sqliteSetup();
     const { harness, pending } = await pausedPost({ storeUrl, env: { APPROVAL_KEY_FILE: keyFile } });
-    await harness.close();
-    open.splice(open.indexOf(harness), 1);
+    await services.stop(harness);
     const note = noteTool();
-    const again = await startService({ model: new ScriptedModel([say("Posted.")]), storeUrl, tools: [note.tool], env: { APPROVAL_KEY_FILE: keyFile } });
-    open.push(again);
+    const again = await services.start({ model: new ScriptedModel([say("Posted.")]), storeUrl, tools: [note.tool], env: { APPROVAL_KEY_FILE: keyFile } });
     const result = await again.service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, again.sink);
     expect(result.kind).toBe("resumed");
     expect(note.posted).toEqual(["hello team"]);
@@ -173,8 +154,13 @@ describe("SQLite: a key file outside the store's folder", () => {
     await mkdir(join(keyFile, ".."), { recursive: true });
     await writeFile(keyFile, "not a key\n", { mode: 0o600 });
     const note = noteTool();
-    const harness = await startService({ model: new ScriptedModel([call("post_note", { text: "one" }), call("post_note", { text: "two" })], { whenExhausted: say("Done.") }), storeUrl, tools: [note.tool], env: { APPROVAL_KEY_FILE: keyFile } });
-    open.push(harness);
+    const { logger, lines } = capturingLogger();
+    const harness = await services.start({ model: new ScriptedModel([call("post_note", { text: "one" }), call("post_note", { text: "two" })], { whenExhausted: say("Done.") }), storeUrl, tools: [note.tool], env: { APPROVAL_KEY_FILE: keyFile }, logger });
+    await until(() => lines.some((line) => line.level === 50), "the start's key check in the log");
+    expect(lines.find((line) => line.level === 50)).toMatchObject({
+      msg: "approvals can't be signed until the approval key file can be used",
+      err: { message: `The approval key file ${keyFile} is damaged (expected the base64 key the bot wrote); delete it to make a new one, which voids the approvals waiting` },
+    });
     const refused = await harness.service.ask({ origin: originFor("alice", "console:damaged-key"), text: "post one" }, harness.sink);
     expect(refused).toMatchObject({ status: "answered", stop: { guard: "store_unavailable" } });
     await rm(keyFile);
@@ -186,29 +172,56 @@ describe("SQLite: a key file outside the store's folder", () => {
   });
 });
 
-describe("Redis: a key derived from the deployment's shared chat secret", () => {
-  it("lets every process with the same secret decide, refuses one with another secret, and recommends APPROVAL_SECRET once", async () => {
-    const env = { SLACK_BOT_TOKEN: "xoxb-test", SLACK_SIGNING_SECRET: "shared-signing-secret", OPENAI_API_KEY: "demo" };
-    const { pending } = await pausedPost({ storeUrl: redis.url, env });
+describeWithRedis("on Redis", () => {
+  beforeAll(async () => {
+    redis = await startRedisServer();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
 
-    const stranger = noteTool();
-    const other = await startService({ model: new ScriptedModel([say("Done.")]), storeUrl: redis.url, tools: [stranger.tool], env: { ...env, SLACK_SIGNING_SECRET: "another-deployment" } });
-    open.push(other);
-    const refused = await other.service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, other.sink);
-    expect(refused).toMatchObject({ kind: "unknown", message: expect.stringMatching(/altered/) });
+  describe("full access to Redis can't forge a waiting request", () => {
+    it("Redis: re-signing with anything found in Redis is refused, nothing runs", async () => {
+      const env = { SLACK_BOT_TOKEN: "xoxb-test", SLACK_SIGNING_SECRET: "the-deployment-signing-secret", OPENAI_API_KEY: "demo" };
+      const { harness, note, pending } = await pausedPost({ storeUrl: redisUrl(), env });
+      const outcomes = await forgeAttempts(harness, pending, await redisValues(redisUrl()));
+      expect(outcomes.length).toBeGreaterThan(10);
+      expect(new Set(outcomes)).toEqual(new Set(["This approval request can't be used: the stored request was altered. Nothing was run; ask again."]));
+      expect(note.posted).toEqual([]);
+    });
+  });
 
-    const { logger, warnings } = capturingLogger();
-    const peer = noteTool();
-    const second = await startService({ model: new ScriptedModel([say("Posted.")]), storeUrl: redis.url, tools: [peer.tool], env, logger });
-    open.push(second);
-    const approved = await second.service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, second.sink);
-    expect(approved.kind).toBe("resumed");
-    expect(peer.posted).toEqual(["hello team"]);
-    expect(stranger.posted).toEqual([]);
-    const recommended = warnings().filter((line) => line.msg.includes("APPROVAL_SECRET is not set"));
-    expect(recommended).toHaveLength(1);
-    expect(recommended[0]!.msg).toMatch(/derived from SLACK_SIGNING_SECRET/);
-    expect(JSON.stringify(warnings())).not.toContain("shared-signing-secret");
+  describe("Redis: a key derived from the deployment's shared chat secret", () => {
+    it("lets every process with the same secret decide, refuses one with another secret, and recommends APPROVAL_SECRET once", async () => {
+      const env = { SLACK_BOT_TOKEN: "xoxb-test", SLACK_SIGNING_SECRET: "shared-signing-secret", OPENAI_API_KEY: "demo" };
+      const { pending } = await pausedPost({ storeUrl: redisUrl(), env });
+
+      const stranger = noteTool();
+      const other = await services.start({ model: new ScriptedModel([say("Done.")]), storeUrl: redisUrl(), tools: [stranger.tool], env: { ...env, SLACK_SIGNING_SECRET: "another-deployment" } });
+      const refused = await other.service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, other.sink);
+      expect(refused).toMatchObject({ kind: "unknown", message: expect.stringMatching(/altered/) });
+
+      const { logger, warnings } = capturingLogger();
+      const peer = noteTool();
+      const second = await services.start({ model: new ScriptedModel([say("Posted.")]), storeUrl: redisUrl(), tools: [peer.tool], env, logger });
+      const approved = await second.service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, second.sink);
+      expect(approved.kind).toBe("resumed");
+      expect(peer.posted).toEqual(["hello team"]);
+      expect(stranger.posted).toEqual([]);
+      const recommended = warnings().filter((line) => line.msg.includes("APPROVAL_SECRET is not set"));
+      expect(recommended).toHaveLength(1);
+      expect(recommended[0]!.msg).toMatch(/derived from SLACK_SIGNING_SECRET/);
+      expect(JSON.stringify(warnings())).not.toContain("shared-signing-secret");
+    });
+  });
+
+  describe("Redis without a shared secret", () => {
+    it("falls back to this machine's key file and says APPROVAL_SECRET is needed across machines", async () => {
+      const { keyFile } = sqliteSetup();
+      const { logger, warnings } = capturingLogger();
+      await services.start({ model: new ScriptedModel([]), storeUrl: redisUrl(), env: { APPROVAL_KEY_FILE: keyFile }, logger });
+      expect(warnings().map((line) => line.msg)).toEqual([expect.stringMatching(/^APPROVAL_SECRET is not set and no chat secret is shared: .* Set APPROVAL_SECRET$/)]);
+    });
   });
 });
 
@@ -228,14 +241,13 @@ describe("a store that failed while the service started", () => {
     const { storeUrl, keyFile } = sqliteSetup();
     let down = true;
     const note = noteTool();
-    const harness = await startService({
+    const harness = await services.start({
       model: new ScriptedModel([call("post_note", { text: "later" })], { whenExhausted: say("Posted.") }),
       storeUrl,
       tools: [note.tool],
       env: { APPROVAL_KEY_FILE: keyFile },
       wrapStore: (real) => failingWhile(real, () => down),
     });
-    open.push(harness);
     // Let the start's reads (approvals left waiting, the key) meet the failing store first.
     await new Promise((resolve) => setImmediate(resolve));
     down = false;

@@ -1,38 +1,20 @@
 // MEMORY_RECALL_FACTS and MEMORY_HISTORY_TOKENS reach the run: what the model is sent changes
 // with them (a run with the setting ignored would send more).
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { say, ScriptedModel } from "../src/agent/model-scripted.js";
 import { TokenCounter } from "../src/agent/token-counter.js";
 import { silentLogger } from "../src/logger.js";
 import { createConversationHistory } from "../src/memory/history.js";
 import { createLongTermMemory } from "../src/memory/long-term-memory.js";
-import { temporaryFolder } from "./support/memory-test-kit.js";
-import { originFor, startService, type ServiceHarness } from "./support/service-harness.js";
+import { originFor } from "./support/service-harness.js";
+import { useServiceFixture } from "./support/service-fixture.js";
 
-let folder: Awaited<ReturnType<typeof temporaryFolder>>;
-let harness: ServiceHarness | undefined;
-let stores = 0;
-
-beforeAll(async () => {
-  folder = await temporaryFolder();
-});
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
-afterAll(async () => {
-  await folder.remove();
-});
-
-async function serviceWith(env: Record<string, string>, model: ScriptedModel): Promise<ServiceHarness> {
-  harness = await startService({ model, storeUrl: `sqlite://${folder.path}/wiring-${++stores}.sqlite`, env });
-  return harness;
-}
+const services = useServiceFixture();
 
 describe("memory settings reach the run", () => {
   it("MEMORY_RECALL_FACTS: the system prompt holds at most that many remembered facts", async () => {
     const model = new ScriptedModel([say("Noted.")]);
-    const { service, store, sink } = await serviceWith({ MEMORY_RECALL_FACTS: "3" }, model);
+    const { service, store, sink } = await services.start({ model, env: { MEMORY_RECALL_FACTS: "3" } });
     const origin = originFor("alice", "console:recall");
     const facts = ["User drinks coffee in the morning", "User drinks tea after lunch", "User drinks water at night", "User drinks juice on Sundays", "User drinks cocoa in winter"];
     await createLongTermMemory(store, { maxFacts: 200, logger: silentLogger }).remember(origin.conversationKey, facts);
@@ -44,7 +26,7 @@ describe("memory settings reach the run", () => {
 
   it("MEMORY_HISTORY_TOKENS: only the newest turns within that many tokens are sent", async () => {
     const model = new ScriptedModel([say("Sure.")]);
-    const { service, store, sink } = await serviceWith({ MEMORY_HISTORY_TOKENS: "300" }, model);
+    const { service, store, sink } = await services.start({ model, env: { MEMORY_HISTORY_TOKENS: "300" } });
     const origin = originFor("alice", "console:history");
     const counter = TokenCounter.forModel("gpt-4o-mini");
     const countTokens = (text: string) => counter.countText(text);

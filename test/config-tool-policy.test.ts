@@ -1,31 +1,19 @@
 // TOOL_POLICY=…=allow on a write tool is allowed, but never silent: the tool is named in a warning
 // as soon as a surface offers it.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { writesRunWithoutApproval } from "../src/agent/allowed-writes.js";
 import { ScriptedModel } from "../src/agent/model-scripted.js";
 import { builtinTools } from "../src/agent/tools/builtin.js";
 import { loadConfig } from "../src/config.js";
-import { capturingLogger, temporaryFolder } from "./support/memory-test-kit.js";
-import { noteTool, startService, type ServiceHarness } from "./support/service-harness.js";
+import { capturingLogger } from "./support/memory-test-kit.js";
+import { noteTool } from "./support/service-harness.js";
+import { useServiceFixture } from "./support/service-fixture.js";
 
-let folder: Awaited<ReturnType<typeof temporaryFolder>>;
-let harness: ServiceHarness | undefined;
-let stores = 0;
-
-beforeAll(async () => {
-  folder = await temporaryFolder();
-});
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
-afterAll(async () => {
-  await folder.remove();
-});
+const services = useServiceFixture();
 
 async function warningsFor(policy: string): Promise<string[]> {
   const { logger, warnings } = capturingLogger();
-  harness = await startService({ model: new ScriptedModel([]), storeUrl: `sqlite://${folder.path}/policy-${++stores}.sqlite`, tools: [noteTool().tool], env: { TOOL_POLICY: policy }, logger });
+  await services.start({ model: new ScriptedModel([]), tools: [noteTool().tool], env: { TOOL_POLICY: policy }, logger });
   return warnings().map((line) => line.msg);
 }
 

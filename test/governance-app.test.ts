@@ -48,4 +48,20 @@ describe("startApp with BOT_SETTINGS", () => {
     await until(() => shown.includes("not allowed to use this bot"), "the refusal");
     expect(shown).not.toContain("144");
   });
+
+  it("the console shows /settings, and /audit only to a console admin", async () => {
+    const path = join(folder.path, "bot.settings.json");
+    await writeFile(path, JSON.stringify({ channels: { default: { maxSteps: 4 } } }));
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let shown = "";
+    output.on("data", (chunk: Buffer) => (shown += chunk.toString("utf8")));
+    const result = await startApp({ STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`, BOT_SETTINGS: path }, { input, output, username: "ada" });
+    if (result.kind !== "started") throw new Error(result.message);
+    app = result.app;
+    input.write("/settings\n");
+    await until(() => shown.includes("steps per run: 4"), "the settings");
+    input.write("/audit\n");
+    await until(() => shown.includes("Only the bot's admins can see the audit log."), "the audit refusal");
+  });
 });

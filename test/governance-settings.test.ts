@@ -28,6 +28,10 @@ describe("reading the file", () => {
     expect(fromJson).toMatchObject({ kind: "ok", settings: { access: { dms: false, allow: { users: [] } }, channels: { C1: { memory: "off" } } } });
   });
 
+  it("the shipped example is valid", async () => {
+    expect(await readSettingsFile(join(import.meta.dirname, "..", "bot.settings.example.json"))).toMatchObject({ kind: "ok" });
+  });
+
   it("names each problem on its own line", () => {
     const check = parseSettingsText(
       JSON.stringify({ access: { dms: "no", admins: { slack: [""] } }, limits: { user: { runsPerMinute: 2.5 } }, channels: { C1: { memory: "maybe", colour: "red" } }, extra: 1 }),

@@ -30,3 +30,37 @@ describe("logs never carry secrets", () => {
     expect(maskSecrets("task-list and sk-1 are fine")).toBe("task-list and sk-1 are fine");
   });
 });
+
+describe("redaction stays cheap and exact", () => {
+  it("censors secret fields one level down, as in a logged config object, and leaves deeper data as it is", () => {
+    const { logger, lines } = capture();
+    logger.info({ headers: { authorization: "Bearer abc", accept: "json" }, slack: { appToken: "x" }, deep: { a: { token: "kept" } } }, "request");
+    const line = JSON.parse(lines.join(""));
+    expect(line.headers).toEqual({ authorization: "[secret]", accept: "json" });
+    expect(line.slack).toEqual({ appToken: "[secret]" });
+    expect(line.deep).toEqual({ a: { token: "kept" } });
+  });
+
+  it("never changes the caller's object", () => {
+    const { logger } = capture();
+    const config = { apiKey: "sk-secret-value-123", nested: { token: "t" } };
+    logger.info(config, "config");
+    expect(config).toEqual({ apiKey: "sk-secret-value-123", nested: { token: "t" } });
+  });
+
+  it("writes the per-step line's fields as they are, and errors with their message and stack, tokens masked", () => {
+    const { logger, lines } = capture();
+    logger.info({ runId: "r1", step: 2, tools: ["calculator"], args: ["ab12"], durationMs: 0.5, tokens: 321, outcome: ["ok"] }, "step");
+    logger.error({ err: new Error("boom xoxb-1-2-secret") }, "failed");
+    const [step, failure] = lines.map((line) => JSON.parse(line));
+    expect(step).toMatchObject({ level: 30, runId: "r1", step: 2, tools: ["calculator"], args: ["ab12"], durationMs: 0.5, tokens: 321, outcome: ["ok"], msg: "step" });
+    expect(failure.err).toMatchObject({ type: "Error", message: "boom [secret]" });
+    expect(failure.err.stack).toMatch(/^Error: boom \[secret\]\n/);
+  });
+
+  it("masks a token in a message given with format arguments", () => {
+    const { logger, lines } = capture();
+    logger.warn("refused %s", "xapp-1-A1-xyz");
+    expect(JSON.parse(lines.join("")).msg).toBe("refused [secret]");
+  });
+});

@@ -11,6 +11,7 @@ import { tokenStop, watermark } from "./guards/token-watermark.js";
 import type { LoopDeps, LoopResult, Resolution } from "./loop.js";
 import type { GuardCounters, RunState } from "./run-state.js";
 import { summarize } from "./summary.js";
+import { sourceOf } from "./tool-source.js";
 import type {
   AgentEvent,
   CallRecord,
@@ -212,6 +213,7 @@ export class ActiveRun {
       runId: this.runId,
       callId: call.id,
       tool: call.name,
+      ...sourceOf(this.deps.tools.get(call.name)),
       args,
       requester: this.state.origin.requester,
       origin: this.state.origin,

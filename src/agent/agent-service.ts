@@ -17,6 +17,7 @@ import { STORE_RETRY, withRetries } from "../runs/retry.js";
 import type { RunObserver } from "../runs/run-observer.js";
 import { createRunner } from "../runs/runner.js";
 import { createRunStops } from "../runs/run-stops.js";
+import { createFeedbackBook, type FeedbackBook } from "../memory/feedback.js";
 import type { WorkQueue } from "../runs/work-queue.js";
 import { createWriteLedger } from "../runs/write-ledger.js";
 import { warnAboutAllowedWrites } from "./allowed-writes.js";
@@ -54,6 +55,8 @@ export interface AgentServiceDeps {
 export interface RunningAgentService extends AgentService {
   /** Ends every due approval with its summary now; returns how many. Expiry items do it by themselves. */
   sweepExpiredApprovals(): Promise<number>;
+  /** Takes up what an earlier process left unfinished (messages, checkpoints, approvals); call once the surfaces are registered. Never rejects. */
+  recover(): Promise<void>;
   /** Starts no more queued work; runs in flight stop at their next checkpoint (bounded) to be continued by the next start. Does not close the store. */
   close(timeoutMs?: number): Promise<void>;
 }
@@ -248,7 +251,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     return outcome;
   }
 
-  const started = runner.start().catch((error: unknown) => logger.error({ err: error }, "could not take up the work an earlier process left; it waits for the next start"));
+  runner.start();
 
   const service: RunningAgentService = {
     registerSurfaceTools(surface, tools) {
@@ -307,17 +310,18 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     rememberedFacts: (conversationKey) => memory.list(conversationKey),
     forget: (conversationKey) => memory.forget(conversationKey),
 
-    async sweepExpiredApprovals() {
-      await started;
-      return runner.sweep();
+    sweepExpiredApprovals: () => runner.sweep(),
+
+    async recover() {
+      await runner.recover().catch((error: unknown) => logger.error({ err: error }, "could not take up the work an earlier process left; it waits for the next start"));
     },
 
     // The request names no surface; admin ids are per surface but never look alike (U… on Slack, digits on Discord).
     stop: (request) => stops.request(request.runId, request.stoppedBy, request.isApprover || (["slack", "discord", "console"] as const).some((surface) => runPolicy?.isAdmin(surface, request.stoppedBy.id) === true)),
+    feedback: loggedFeedback(createFeedbackBook(store), logger),
 
     async close(timeoutMs = 8_000) {
       const deadline = Date.now() + timeoutMs;
-      await started;
       await runner.close(timeoutMs);
       await within(Promise.all(background), Math.max(0, deadline - Date.now()));
       stops.close();
@@ -325,4 +329,16 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   };
 
   return service;
+}
+
+/** Every vote goes to the log with the running totals, so the counts show without a dashboard. */
+function loggedFeedback(book: FeedbackBook, logger: Logger): FeedbackBook {
+  return {
+    ...book,
+    async record(vote) {
+      const recorded = await book.record(vote);
+      logger.info({ runId: vote.runId, conversationKey: vote.conversationKey, person: vote.person.id, rating: vote.rating, guard: vote.guard, feedback: recorded.totals }, "feedback");
+      return recorded;
+    },
+  };
 }

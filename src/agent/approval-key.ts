@@ -60,14 +60,20 @@ export function approvalKeySource(config: Config, logger: Logger): ApprovalKey {
     const key = deriveApprovalKey(plan.secret);
     return async () => key;
   }
+  if (parseStoreUrl(config.storeUrl).kind === "redis") {
+    logger.warn({ path: plan.path }, "APPROVAL_SECRET is not set and no chat secret is shared: approvals are signed with this machine's key file, so other machines on the same Redis can't decide them. Set APPROVAL_SECRET");
+  }
   let loading: Promise<Buffer> | undefined;
-  return () => {
+  const load: ApprovalKey = () => {
     loading ??= readOrCreateKeyFile(plan.path, logger).catch((error: unknown) => {
       loading = undefined;
       throw error;
     });
     return loading;
   };
+  // Loaded once at start so a key file that can't be used is in the log before anyone waits on it.
+  load().catch((error: unknown) => logger.error({ err: error }, "approvals can't be signed until the approval key file can be used"));
+  return load;
 }
 
 /** Creates the file atomically (hard link of a finished temp file), so processes starting together agree on one key. */

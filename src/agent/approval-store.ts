@@ -5,9 +5,9 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { Logger } from "pino";
-import type { ApprovalKey } from "./approval-key.js";
 import type { KeyValueStore } from "../memory/types.js";
-import { RunStateSchema, type RunState } from "./run-state.js";
+import type { ApprovalKey } from "./approval-key.js";
+import { PersonSchema, RunStateSchema, SurfaceSchema, type RunState } from "./run-state.js";
 import { canonicalJson } from "./signature.js";
 import type { Decision, PendingApproval, Person, Surface } from "./types.js";
 
@@ -17,11 +17,11 @@ const DECISION_MEMORY_MS = 24 * 60 * 60_000;
 const EXPIRED_RUN_GRACE_MS = 60 * 60_000;
 const RUN_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
-const PersonSchema = z.object({ id: z.string(), name: z.string().optional() });
 const PendingSchema = z.object({
   runId: z.string(),
   callId: z.string(),
   tool: z.string(),
+  source: z.string().optional(),
   args: z.unknown(),
   requester: PersonSchema,
   origin: RunStateSchema.shape.origin,
@@ -29,7 +29,7 @@ const PendingSchema = z.object({
 });
 const RecordSchema = z.object({ state: RunStateSchema, pending: PendingSchema, mac: z.string() });
 const ClaimSchema = z.object({ decision: z.enum(["approve", "deny", "expired"]), decidedBy: PersonSchema.optional(), at: z.number() });
-const IndexSchema = z.array(z.object({ runId: z.string(), callId: z.string(), expiresAt: z.number(), surface: z.enum(["console", "slack", "discord"]) }));
+const IndexSchema = z.array(z.object({ runId: z.string(), callId: z.string(), expiresAt: z.number(), surface: SurfaceSchema }));
 
 export interface StoredRun {
   readonly state: RunState;

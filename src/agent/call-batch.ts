@@ -45,7 +45,8 @@ export function withOutcome(guards: GuardCounters, item: CallRecord): GuardCount
 /** Runs a validated call and returns its record; never rejects. */
 export async function runPrepared(prepared: Extract<PreparedCall, { kind: "ready" }>, context: BatchContext): Promise<CallRecord> {
   context.emit({ type: "tool_called", runId: context.toolContext.runId, step: context.step, call: prepared.call });
-  const execution = await context.tools.execute(prepared, context.toolContext);
+  const progress = (detail: string) => context.emit({ type: "tool_progress", runId: context.toolContext.runId, step: context.step, call: prepared.call, detail });
+  const execution = await context.tools.execute(prepared, { ...context.toolContext, progress });
   const item = record(prepared.call, prepared.signature, execution.outcome, execution.result, context.tools.observation(execution.result), execution.durationMs);
   context.emit({ type: "tool_result", runId: context.toolContext.runId, step: context.step, call: item });
   return item;

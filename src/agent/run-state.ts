@@ -1,7 +1,7 @@
 // Everything a run needs to continue later, in plain data: what a paused run stores while it
 // waits for a person. The schema checks a stored copy before it is trusted again.
 import { z } from "zod";
-import type { CallRecord, ChatMessage, StepRecord, TaskOrigin, TokenUsage, ToolCall } from "./types.js";
+import type { CallRecord, ChatMessage, Person, StepRecord, Surface, TaskOrigin, TokenUsage, ToolCall } from "./types.js";
 import type { RepeatState } from "./guards/repeat.js";
 
 export interface GuardCounters {
@@ -66,13 +66,15 @@ const StepRecordSchema = z.object({
   calls: z.array(CallRecordSchema),
   usage: UsageSchema.optional(),
 });
-const PersonSchema = z.object({ id: z.string(), name: z.string().optional() });
+/** Who asked or decided; shared with the approval records. */
+export const PersonSchema = z.object({ id: z.string(), name: z.string().optional() }) satisfies z.ZodType<Person>;
+export const SurfaceSchema = z.enum(["console", "slack", "discord"]) satisfies z.ZodType<Surface>;
 
 export const RunStateSchema = z.object({
   version: z.literal(1),
   runId: z.string().min(1).max(64),
   origin: z.object({
-    surface: z.enum(["console", "slack", "discord"]),
+    surface: SurfaceSchema,
     conversationKey: z.string(),
     requester: PersonSchema,
     place: z.record(z.string(), z.string()),

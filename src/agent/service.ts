@@ -3,6 +3,7 @@ import type { AgentEvent, ChatMessage, Decision, EventSink, PendingApproval, Per
 import type { Fact } from "../memory/types.js";
 import type { Admission } from "../governance/run-policy.js";
 import type { StopResult } from "../runs/run-stops.js";
+import type { FeedbackBook } from "../memory/feedback.js";
 
 export interface Task {
   readonly origin: TaskOrigin;
@@ -95,6 +96,8 @@ export interface AgentService {
    * and "Stopped by <name>." (shown by whoever shows the run). Only the requester or an approver.
    */
   stop(request: StopRequest): Promise<StopResult>;
+  /** 👍 / 👎 on answers, shared by every process on the store; each vote is logged with the totals. */
+  readonly feedback: FeedbackBook;
   /** Every tool a run on this surface may be offered (built in, the surface's, MCP servers' also while down), for `/tools`. */
   toolList(surface: Surface): readonly ToolListing[];
   /** Called when a pending approval on this surface expired without a decision (the run's summary is in the outcome). */

@@ -43,18 +43,26 @@ export function defaultContextWindow(model: string): number {
 }
 
 export class TokenCounter {
-  private readonly tokenizer: Tokenizer;
+  private loaded: Tokenizer | undefined;
   private readonly byMessage = new WeakMap<ChatMessage, number>();
   /** Counts by text: bounded, and texts still in use survive. Huge texts are counted once per message instead. */
   private readonly texts = new TwoGenerationCache<number>(TEXT_CACHE_ENTRIES, TEXT_CACHE_CHARS);
   private readonly byTools = new WeakMap<readonly ToolSchema[], number>();
 
-  constructor(readonly encoding: EncodingName) {
-    this.tokenizer = Tokenizer.for(encoding);
+  constructor(readonly encoding: EncodingName) {}
+
+  /** Built on first use, not at construction: the start does not wait for the tables (see Tokenizer.prepare). */
+  private get tokenizer(): Tokenizer {
+    return (this.loaded ??= Tokenizer.for(this.encoding));
   }
 
   static forModel(model: string): TokenCounter {
     return new TokenCounter(encodingForModel(model));
+  }
+
+  /** Builds the model's tokenizer in the background, a slice at a time, so the first count does not wait for it. */
+  static prepare(model: string): Promise<void> {
+    return Tokenizer.prepare(encodingForModel(model));
   }
 
   countText(text: string): number {

@@ -6,15 +6,18 @@
 // near it, mostly to more tokens but sometimes to one fewer ("a"×1024 + "zkvanie"), so each cut
 // adds CUT_MARGIN to the count: it may only over-estimate (by under 1 %: a chunk is hundreds of
 // tokens). Counts per piece are cached, so text made of pieces seen before costs no merge at all.
-import { Tiktoken, type TiktokenBPE } from "js-tiktoken/lite";
-import cl100kBase from "js-tiktoken/ranks/cl100k_base";
-import o200kBase from "js-tiktoken/ranks/o200k_base";
+import { createRequire } from "node:module";
+import type { Tiktoken, TiktokenBPE } from "js-tiktoken/lite";
 import { bytePairEncode, memoizedPairRank, type PairRank } from "./byte-pair-merge.js";
+import { buildEncoder, buildEncoderInSlices } from "./tokenizer-tables.js";
 import { TwoGenerationCache } from "./two-generation-cache.js";
 
 export type EncodingName = "o200k_base" | "cl100k_base";
 
-const RANKS: Record<EncodingName, TiktokenBPE> = { o200k_base: o200kBase, cl100k_base: cl100kBase };
+const require = createRequire(import.meta.url);
+const RANK_MODULES: Record<EncodingName, string> = { o200k_base: "js-tiktoken/ranks/o200k_base", cl100k_base: "js-tiktoken/ranks/cl100k_base" };
+/** Loaded on first use: each table is ~2 MB of JavaScript that a process not counting in that encoding never parses. */
+const ranksOf = (encoding: EncodingName): TiktokenBPE => require(RANK_MODULES[encoding]) as TiktokenBPE;
 /** Long pieces are encoded in chunks of this many UTF-16 units (~500–2,000 tokens each). */
 export const MAX_CHUNK_CHARS = 1_024;
 /** Added per cut, so that a count is never below the exact one. */
@@ -81,8 +84,8 @@ export class Tokenizer {
   private readonly scratch = new Uint8Array(MAX_CHUNK_BYTES);
   private readonly pieces = new TwoGenerationCache<number>(PIECE_CACHE_ENTRIES, PIECE_CACHE_CHARS);
 
-  private constructor(ranks: TiktokenBPE) {
-    this.encoder = new Tiktoken(ranks);
+  private constructor(ranks: TiktokenBPE, encoder: Tiktoken) {
+    this.encoder = encoder;
     this.pattern = new RegExp(ranks.pat_str, "gu");
     const { rankMap, textMap } = encoderTables(this.encoder);
     for (let byte = 0; byte < 256; byte++) this.byteRanks[byte] = rankMap.get(String(byte)) ?? -1;
@@ -98,10 +101,32 @@ export class Tokenizer {
   static for(encoding: EncodingName): Tokenizer {
     let tokenizer = Tokenizer.loaded.get(encoding);
     if (!tokenizer) {
-      tokenizer = new Tokenizer(RANKS[encoding]);
+      const ranks = ranksOf(encoding);
+      tokenizer = new Tokenizer(ranks, buildEncoder(ranks));
       Tokenizer.loaded.set(encoding, tokenizer);
     }
     return tokenizer;
+  }
+
+  private static readonly preparing = new Map<EncodingName, Promise<void>>();
+
+  /**
+   * Builds the tables a slice at a time, so nothing waits behind the build (see
+   * tokenizer-tables.ts); afterwards `for` returns at once. Once per encoding, however often called.
+   */
+  static prepare(encoding: EncodingName): Promise<void> {
+    if (Tokenizer.loaded.has(encoding)) return Promise.resolve();
+    let preparing = Tokenizer.preparing.get(encoding);
+    if (!preparing) {
+      preparing = (async () => {
+        const ranks = ranksOf(encoding);
+        const encoder = await buildEncoderInSlices(ranks);
+        // A count that could not wait may have built it meanwhile; that one stays.
+        if (!Tokenizer.loaded.has(encoding)) Tokenizer.loaded.set(encoding, new Tokenizer(ranks, encoder));
+      })();
+      Tokenizer.preparing.set(encoding, preparing);
+    }
+    return preparing;
   }
 
   /**

@@ -184,6 +184,8 @@ export interface PendingApproval {
   readonly runId: string;
   readonly callId: string;
   readonly tool: string;
+  /** Where the tool comes from, for the person deciding: e.g. "MCP server fs, tool write_file (destructiveHint: true)". */
+  readonly source?: string;
   /** Parsed, validated arguments exactly as they will run. */
   readonly args: unknown;
   readonly requester: Person;
@@ -199,6 +201,8 @@ export type AgentEvent =
   | { readonly type: "step_started"; readonly runId: string; readonly step: number }
   | { readonly type: "model_replied"; readonly runId: string; readonly step: number; readonly text: string | null; readonly toolCalls: readonly ToolCall[]; readonly usage?: TokenUsage }
   | { readonly type: "tool_called"; readonly runId: string; readonly step: number; readonly call: ToolCall }
+  /** A running tool reported how far it got (an MCP server's progress notification). */
+  | { readonly type: "tool_progress"; readonly runId: string; readonly step: number; readonly call: ToolCall; readonly detail: string }
   | { readonly type: "tool_result"; readonly runId: string; readonly step: number; readonly call: CallRecord }
   | { readonly type: "guard_warned"; readonly runId: string; readonly guard: GuardName; readonly detail: string }
   | { readonly type: "guard_tripped"; readonly runId: string; readonly stop: GuardStop }

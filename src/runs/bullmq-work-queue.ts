@@ -8,7 +8,7 @@
 // into its mailbox when due.
 import { Queue, QueueEvents, WaitingError, Worker, type Job, type JobsOptions } from "bullmq";
 import { Redis } from "ioredis";
-import type { Logger } from "pino";
+import type { Logger } from "../logger.js";
 import { conversationHash, decodeItem, deliverJobId, drainJobId, encodeItem, parseDrainJobId } from "./bullmq-codec.js";
 import { createMailboxes } from "./bullmq-mailbox.js";
 import type { WorkHandler, WorkItem, WorkQueue } from "./work-queue.js";
@@ -27,9 +27,11 @@ export interface BullmqWorkQueueOptions {
   /** How often each process looks for jobs whose process died. */
   readonly stalledIntervalMs?: number;
   readonly maxStalledCount?: number;
+  /** False: this process only adds items (BOT_ROLE=ingress) and start() runs no workers. */
+  readonly consume?: boolean;
 }
 
-const DEFAULTS = { name: "work", attempts: 5, backoffMs: 1_000, lockDurationMs: 30_000, stalledIntervalMs: 15_000, maxStalledCount: 2 };
+const DEFAULTS = { name: "work", consume: true, attempts: 5, backoffMs: 1_000, lockDurationMs: 30_000, stalledIntervalMs: 15_000, maxStalledCount: 2 };
 const FAILED_JOBS_KEPT_S = 24 * 3600;
 
 export function createBullmqWorkQueue(options: BullmqWorkQueueOptions): WorkQueue {
@@ -129,6 +131,7 @@ export function createBullmqWorkQueue(options: BullmqWorkQueueOptions): WorkQueu
 
     start(handler: WorkHandler, concurrency: number): void {
       if (workers.length > 0) throw new Error("the work queue was already started");
+      if (options.consume === false) return;
       const workerOptions = {
         connection: redis,
         lockDuration: settings.lockDurationMs,

@@ -12,12 +12,47 @@ const CHECKPOINT_TTL_MS = 7 * 24 * 60 * 60_000;
 const MAX_PARTS = 1_000;
 
 const shape = RunStateSchema.shape;
+const CallSchema = shape.steps.element.shape.calls.element;
+/** A call as a part stores it: `observation` left out when it is the tool message's text in the same part, `result` when it equals the observation. */
+const StoredCallSchema = CallSchema.extend({ result: z.string().optional(), observation: z.string().optional() });
+const StoredStepSchema = shape.steps.element.extend({ calls: z.array(StoredCallSchema) });
+type StoredStep = z.infer<typeof StoredStepSchema>;
+type Step = RunState["steps"][number];
+
+/** Each observation is stored once (as the tool message) instead of three times: the bulk of a step's bytes. */
+function compactSteps(steps: readonly Step[], messages: RunState["messages"]): StoredStep[] {
+  const toolText = new Map(messages.flatMap((message) => (message.role === "tool" ? [[message.toolCallId, message.content] as const] : [])));
+  return steps.map((step) => ({
+    ...step,
+    calls: step.calls.map((call) => ({
+      ...call,
+      result: call.result === call.observation ? undefined : call.result,
+      observation: toolText.get(call.callId) === call.observation ? undefined : call.observation,
+    })),
+  }));
+}
+
+function expandSteps(steps: readonly StoredStep[], messages: RunState["messages"]): Step[] | undefined {
+  const toolText = new Map(messages.flatMap((message) => (message.role === "tool" ? [[message.toolCallId, message.content] as const] : [])));
+  const expanded: Step[] = [];
+  for (const step of steps) {
+    const calls: Step["calls"][number][] = [];
+    for (const call of step.calls) {
+      const observation = call.observation ?? toolText.get(call.callId);
+      if (observation === undefined) return undefined;
+      calls.push({ ...call, observation, result: call.result ?? observation });
+    }
+    expanded.push({ ...step, calls });
+  }
+  return expanded;
+}
+
 const PartSchema = z.object({
   version: z.literal(1),
   /** The part that starts the log names the run. */
   head: z.object({ runId: shape.runId, origin: shape.origin, question: shape.question }).optional(),
   messages: z.object({ from: z.number().int().nonnegative(), items: shape.messages }),
-  steps: z.object({ from: z.number().int().nonnegative(), items: shape.steps }),
+  steps: z.object({ from: z.number().int().nonnegative(), items: z.array(StoredStepSchema) }),
   guards: shape.guards,
   usage: shape.usage,
   elapsedMs: shape.elapsedMs,
@@ -55,8 +90,10 @@ export function assemble(parts: readonly Part[]): RunState | undefined {
   let steps: RunState["steps"] = [];
   for (const part of parts) {
     if (part.messages.from > messages.length || part.steps.from > steps.length) return undefined;
+    const added = expandSteps(part.steps.items, part.messages.items);
+    if (!added) return undefined;
     messages = [...messages.slice(0, part.messages.from), ...part.messages.items];
-    steps = [...steps.slice(0, part.steps.from), ...part.steps.items];
+    steps = [...steps.slice(0, part.steps.from), ...added];
   }
   const last = parts[parts.length - 1] as Part;
   return {
@@ -95,7 +132,7 @@ export function createCheckpointStore(store: KeyValueStore): CheckpointStore {
             version: 1,
             ...(next === 0 ? { head: { runId: state.runId, origin: state.origin, question: state.question } } : {}),
             messages: { from: messagesFrom, items: state.messages.slice(messagesFrom) },
-            steps: { from: stepsFrom, items: state.steps.slice(stepsFrom) },
+            steps: { from: stepsFrom, items: compactSteps(state.steps.slice(stepsFrom), state.messages.slice(messagesFrom)) },
             guards: state.guards,
             usage: state.usage,
             elapsedMs: state.elapsedMs,

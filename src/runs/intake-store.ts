@@ -18,6 +18,8 @@ const TaskSchema = z.object({
   origin: RunStateSchema.shape.origin,
   text: z.string(),
   threadContext: RunStateSchema.shape.messages.optional(),
+  /** The adapter already admitted it (settings file): the worker must not count it again. */
+  admitted: z.boolean().optional(),
 });
 
 const RecordSchema = z.object({

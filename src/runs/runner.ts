@@ -53,8 +53,10 @@ export interface Runner {
   resume(run: StoredRun, sink?: EventSink): Promise<RunOutcome | undefined>;
   /** Ends the due approvals (SQLite's expiry); resolves with how many runs it ended. */
   sweep(): Promise<number>;
-  /** Queues what an earlier process left unfinished, and starts the workers. */
-  start(): Promise<void>;
+  /** Starts the workers. */
+  start(): void;
+  /** Queues what an earlier process left unfinished; call once the surfaces' presenters are registered. */
+  recover(): Promise<void>;
   close(graceMs: number): Promise<void>;
 }
 
@@ -317,8 +319,11 @@ export function createRunner(deps: RunnerDeps): Runner {
       return (await Promise.all(ended)).filter(Boolean).length;
     },
 
-    async start() {
+    start() {
       queue.start(handle, deps.concurrency);
+    },
+
+    async recover() {
       for (const open of await intake.unfinished()) {
         await queue.add({ kind: "run", conversationKey: open.conversationKey, intakeId: open.id });
       }

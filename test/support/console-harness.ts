@@ -22,6 +22,8 @@ export interface ConsoleHarness {
   /** Where the output ends now; pass it to waitFor to look only at what comes after. */
   mark(): number;
   type(line: string): void;
+  /** Raw keys, e.g. "\x03" (Ctrl-C on a terminal). */
+  press(keys: string): void;
   /** Ends the input, as Ctrl-D does. */
   endInput(): void;
   /** Waits (bounded) until `expected` shows up after `from`; returns where it ends. */
@@ -35,6 +37,8 @@ export interface ConsoleHarnessOptions {
   readonly tools?: readonly Tool[];
   readonly env?: Record<string, string>;
   readonly clock?: () => number;
+  /** Streams that say they are a terminal, so readline turns Ctrl-C (\x03) into SIGINT. */
+  readonly terminal?: boolean;
 }
 
 function find(text: string, expected: string | RegExp, from: number): number | undefined {
@@ -55,6 +59,7 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
   service.registerSurfaceTools("console", options.tools ?? []);
   const input = new PassThrough();
   const output = new PassThrough();
+  if (options.terminal) Object.assign(output, { isTTY: true, columns: 80 });
   let written = "";
   output.on("data", (chunk: Buffer) => (written += chunk.toString("utf8")));
   const adapter = createConsoleAdapter({
@@ -75,6 +80,7 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
     text: () => written,
     mark: () => written.length,
     type: (line) => void input.write(`${line}\n`),
+    press: (keys) => void input.write(keys),
     endInput: () => void input.end(),
     async waitFor(expected, from = 0) {
       await until(() => find(written, expected, from) !== undefined, `${String(expected)} in the console output:\n${written.slice(from)}`);

@@ -16,6 +16,9 @@ import { openStore } from "../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
 import { FakeDiscord, type RecordedCall } from "./fake-discord.js";
 import { nextSnowflake, type FakeUser } from "./fake-discord-payloads.js";
+import { createGovernance } from "../../src/governance/governance.js";
+import type { Settings } from "../../src/governance/settings-schema.js";
+import { fixedSettings } from "../../src/governance/settings-source.js";
 
 export interface HarnessOptions {
   readonly script: readonly ScriptStep[];
@@ -25,6 +28,8 @@ export interface HarnessOptions {
   readonly adapter?: Pick<DiscordAdapterDeps, "messageContent" | "progressIntervalMs" | "stopGraceMs">;
   /** Every model call waits for this before the script answers it. */
   readonly gate?: Promise<void>;
+  /** The settings file's content (access, limits, channels), given the harness's people. */
+  readonly settings?: (people: { alice: FakeUser; bob: FakeUser; carol: FakeUser; dave: FakeUser; approverRole: string }) => Settings;
 }
 
 export interface DiscordHarness {
@@ -68,11 +73,28 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
 
   const logs: Array<Record<string, unknown>> = [];
   const logger = captureLogs(logs);
+  const people = { alice: { id: nextSnowflake(), username: "alice" }, bob: { id: nextSnowflake(), username: "bob" }, carol, dave: { id: nextSnowflake(), username: "dave" } };
   const boot = async (script: readonly ScriptStep[]) => {
     const model = new ScriptedModel(script, options.whenExhausted ? { whenExhausted: options.whenExhausted } : {});
     const store = await openStore(config.storeUrl, silentLogger);
-    const service = createAgentService({ config, model: options.gate ? gated(model, options.gate) : model, store, logger: silentLogger, ...(options.clock ? { clock: options.clock } : {}) });
-    const adapter = createDiscordAdapter({ config: config.discord!, service, store, logger, ...(options.clock ? { clock: options.clock } : {}), ...options.adapter });
+    const governance = options.settings ? createGovernance({ source: fixedSettings(options.settings({ ...people, approverRole })), store, logger: silentLogger, model: config.model.name }) : undefined;
+    const service = createAgentService({
+      config,
+      model: options.gate ? gated(model, options.gate) : model,
+      store,
+      logger: silentLogger,
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(governance ? { runPolicy: governance.runPolicy } : {}),
+    });
+    const adapter = createDiscordAdapter({
+      config: config.discord!,
+      service,
+      store,
+      logger,
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...options.adapter,
+      ...(governance ? { governance: governance.commands } : {}),
+    });
     await adapter.start();
     return { model, store, service, adapter };
   };
@@ -100,10 +122,7 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
       return running.adapter;
     },
     logs,
-    alice: { id: nextSnowflake(), username: "alice" },
-    bob: { id: nextSnowflake(), username: "bob" },
-    carol,
-    dave: { id: nextSnowflake(), username: "dave" },
+    ...people,
     approverRole,
     async restart(script) {
       await shutdown();
@@ -126,7 +145,11 @@ function gated(model: Model, gate: Promise<void>): Model {
   return {
     name: model.name,
     async complete(request, signal) {
-      await gate;
+      // Like a real model client, a call waiting here rejects once its signal aborts (a Stop, the deadline).
+      await new Promise<void>((resolve, reject) => {
+        signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+        void gate.then(resolve);
+      });
       return model.complete(request, signal);
     },
   };

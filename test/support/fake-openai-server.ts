@@ -12,6 +12,8 @@ export interface FakeResponse {
   readonly body?: unknown;
   /** Never answer (until the client gives up or the server closes). */
   readonly hang?: true;
+  /** Answer after this long (a model that takes its time). */
+  readonly delayMs?: number;
 }
 
 export interface RecordedRequest {
@@ -101,7 +103,9 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     for (const wake of waiters) wake();
     const next = queue.shift() ?? EXHAUSTED;
     const response = typeof next === "function" ? next(recorded) : next;
-    if (!response.hang) send(res, response);
+    if (response.hang) return;
+    if (response.delayMs) setTimeout(() => send(res, response), response.delayMs);
+    else send(res, response);
   });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");

@@ -15,6 +15,9 @@ import { createSlackAdapter, type SlackAdapter } from "../../src/adapters/slack/
 import type { StreamLimits } from "../../src/adapters/slack/stream-limits.js";
 import { startFakeSlack, type FakeSlack } from "./fake-slack.js";
 import { SIGNING_SECRET } from "./fake-slack-requests.js";
+import { createGovernance } from "../../src/governance/governance.js";
+import type { Settings } from "../../src/governance/settings-schema.js";
+import { fixedSettings } from "../../src/governance/settings-source.js";
 
 export interface SlackHarness {
   readonly fake: FakeSlack;
@@ -39,6 +42,8 @@ export interface HarnessOptions {
   readonly drainTimeoutMs?: number;
   readonly fake?: FakeSlack;
   readonly streamLimits?: StreamLimits;
+  /** The settings file's content: access, limits, channels (governance wired like app.ts does). */
+  readonly settings?: Settings;
 }
 
 function captureLogs(lines: Array<Record<string, unknown>>): Logger {
@@ -68,8 +73,17 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
   const store = await openStore(config.storeUrl, logger);
 
   const boot = async () => {
-    const service = createAgentService({ config, model: options.model, store, logger, clock: options.clock });
-    const adapter = createSlackAdapter({ config: config.slack!, service, store, logger, drainTimeoutMs: options.drainTimeoutMs, streamLimits: options.streamLimits });
+    const governance = options.settings ? createGovernance({ source: fixedSettings(options.settings), store, logger, model: config.model.name, ...(options.clock ? { clock: options.clock } : {}) }) : undefined;
+    const service = createAgentService({ config, model: options.model, store, logger, clock: options.clock, ...(governance ? { runPolicy: governance.runPolicy } : {}) });
+    const adapter = createSlackAdapter({
+      config: config.slack!,
+      service,
+      store,
+      logger,
+      drainTimeoutMs: options.drainTimeoutMs,
+      streamLimits: options.streamLimits,
+      ...(governance ? { governance: governance.commands } : {}),
+    });
     await adapter.start();
     return { service, adapter };
   };
@@ -120,7 +134,11 @@ export function gatedModel(inner: Model): Model & { open(): void; readonly waiti
     waiting,
     async complete(request, signal) {
       reached();
-      await gate;
+      // Like a real model client, a call waiting here rejects once its signal aborts (a Stop, the deadline).
+      await new Promise<void>((resolve, reject) => {
+        signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+        void gate.then(resolve);
+      });
       return inner.complete(request, signal);
     },
   };

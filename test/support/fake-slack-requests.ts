@@ -132,6 +132,32 @@ export function blockActionPayload(fields: ClickFields): Record<string, unknown>
   };
 }
 
+/** What Slack sends when someone presses Send in a modal: the view with its input values. */
+export function viewSubmissionPayload(fields: { user: string; callbackId: string; privateMetadata: string; values: Record<string, Record<string, { type: string; value: string | null }>> }) {
+  return {
+    type: "view_submission",
+    team: { id: TEAM_ID, domain: "fake" },
+    user: { id: fields.user, username: fields.user.toLowerCase(), team_id: TEAM_ID },
+    api_app_id: APP_ID,
+    token: "legacy-verification-token",
+    trigger_id: "trigger-2",
+    view: {
+      id: "V0MODAL",
+      team_id: TEAM_ID,
+      type: "modal",
+      callback_id: fields.callbackId,
+      private_metadata: fields.privateMetadata,
+      state: { values: fields.values },
+      hash: "1",
+      title: { type: "plain_text", text: "modal" },
+      blocks: [],
+      app_id: APP_ID,
+      bot_id: "B0BOT",
+    },
+    response_urls: [],
+  };
+}
+
 export interface SignOptions {
   readonly signingSecret?: string;
   /** Seconds since the epoch; default now. */

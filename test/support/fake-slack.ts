@@ -57,6 +57,8 @@ export interface Failure {
   readonly error?: string;
   /** How many calls fail; default 1. */
   readonly times?: number;
+  /** Record the call and never answer it (a process killed during the call). */
+  readonly hang?: true;
 }
 
 export interface SocketAck {
@@ -221,6 +223,20 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       if (Array.isArray(args.blocks)) message.blocks = args.blocks;
       return { ok: true, channel: message.channel, ts: message.ts, text: message.text };
     },
+    "chat.getPermalink": (args) => {
+      const message = find(String(args.channel), String(args.message_ts));
+      if (!message) return { ok: false, error: "message_not_found" };
+      return { ok: true, channel: message.channel, permalink: `https://fake.slack/archives/${message.channel}/p${message.ts.replace(".", "")}` };
+    },
+    /** Slack opens a modal only for a trigger id of the last 3 seconds; the fake takes any non-empty one. */
+    "views.open": (args) => (typeof args.trigger_id === "string" && args.trigger_id !== "" ? { ok: true, view: { id: "V0MODAL", ...(args.view as object) } } : { ok: false, error: "invalid_trigger_id" }),
+    "chat.delete": (args) => {
+      const message = find(String(args.channel), String(args.ts));
+      if (!message) return { ok: false, error: "message_not_found" };
+      if (message.user !== BOT_USER_ID) return { ok: false, error: "cant_delete_message" };
+      messages.splice(messages.indexOf(message), 1);
+      return { ok: true, channel: message.channel, ts: message.ts };
+    },
     "chat.postEphemeral": (args) => {
       if (!membersOf(String(args.channel)).includes(String(args.user))) return { ok: false, error: "user_not_in_channel" };
       return { ok: true, message_ts: nextTs() };
@@ -301,6 +317,10 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     const raw = await readBody(request);
     const args = (request.headers["content-type"] ?? "").includes("json") ? (safeJson(raw) as Record<string, unknown>) : parseForm(raw);
     const failure = takeFailure(method);
+    if (failure?.hang) {
+      record({ method, args, status: 0 });
+      return;
+    }
     if (failure?.status !== undefined) {
       const headers: Record<string, string> = failure.retryAfterSeconds !== undefined ? { "Retry-After": String(failure.retryAfterSeconds) } : {};
       response.writeHead(failure.status, headers).end(failure.status === 429 ? "" : "fake failure");

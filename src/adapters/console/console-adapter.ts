@@ -2,17 +2,20 @@
 // reads lines in order (a line typed while a run works waits its turn), shows a progress line
 // per tool call, the answer, and asks `approve? [y/N]` before any write action.
 import { userInfo } from "node:os";
+import type { GovernanceCommands } from "../../governance/governance.js";
 import { createInterface, type Interface } from "node:readline";
 import type { Logger } from "pino";
 import type { AgentService } from "../../agent/service.js";
 import { renderTrace } from "../../agent/trace.js";
 import type { EventSink, PendingApproval, Person, RunOutcome, StepRecord, TaskOrigin } from "../../agent/types.js";
 import type { ChatAdapter } from "../adapter.js";
+import { toolListText } from "../tool-list-text.js";
 import { isApproval, parseCommand, type ConsoleCommand } from "./console-commands.js";
 import { createConsoleOutput } from "./console-output.js";
 import {
   answerText,
   approvalRequest,
+  clean,
   bannerText,
   decisionText,
   expiredText,
@@ -37,6 +40,8 @@ export interface ConsoleAdapterOptions {
   readonly output?: NodeJS.WritableStream;
   /** The requester's name; defaults to the OS user name. */
   readonly username?: string;
+  /** The settings file's `/audit` and `/settings`. */
+  readonly governance?: GovernanceCommands;
 }
 
 export interface ConsoleAdapter extends ChatAdapter {
@@ -47,10 +52,12 @@ export interface ConsoleAdapter extends ChatAdapter {
 export const CONSOLE_CONVERSATION_KEY = "console:local";
 const DEMO_LOOP_CONVERSATION_KEY = "console:demo-loop";
 const PROMPT = "> ";
+const NO_SETTINGS_TEXT = "No settings file is in use: every tool, no limits.";
 const APPROVE_PROMPT = "approve? [y/N] ";
 const TRACE_CHARS = 20_000;
 /** The run in flight gets the runner's drain time (app.ts) before the process exits. */
 const BUSY_STOP = "Stopping: the run in progress gets a few seconds to reach a safe point.";
+const RUN_STOP = "\n(Stopping this run; Ctrl-C again leaves.)";
 
 function osUserName(): string {
   try {
@@ -75,10 +82,13 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ConsoleAda
   let sessionOver = false;
   let lastSteps: readonly StepRecord[] | undefined;
   let waiting: { readonly runId: string; readonly expired: AbortController } | undefined;
+  /** The run in progress (from its first event) and whether Ctrl-C already asked it to stop. */
+  let running: { readonly runId: string; stopping: boolean } | undefined;
   let endSession!: () => void;
   const closed = new Promise<void>((resolve) => (endSession = resolve));
 
   const sink: EventSink = (event) => {
+    if (event.type === "step_started" && running?.runId !== event.runId) running = { runId: event.runId, stopping: false };
     const line = progressLine(event);
     if (line !== undefined) return out.line(line);
     const status = statusText(event);
@@ -149,6 +159,12 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ConsoleAda
         return out.line(factsText(await service.rememberedFacts(CONSOLE_CONVERSATION_KEY), options.model.kind === "demo"));
       case "forget":
         return out.line(forgetText(await service.forget(CONSOLE_CONVERSATION_KEY)));
+      case "tools":
+        return out.line(clean(toolListText(service.toolList("console"))));
+      case "audit":
+        return out.line(options.governance ? await options.governance.audit("console", requester.id, "plain") : NO_SETTINGS_TEXT);
+      case "settings":
+        return out.line(options.governance ? await options.governance.settings(origin) : NO_SETTINGS_TEXT);
       case "help":
         return out.line(helpText());
       case "bad_command":
@@ -175,7 +191,9 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ConsoleAda
       if (command.kind === "empty") continue;
       try {
         await perform(command);
+        running = undefined;
       } catch (error) {
+        running = undefined;
         logger.error({ err: error }, "console command failed");
         out.clearStatus();
         out.line(`That failed: ${error instanceof Error ? error.message : String(error)}. Try again, or /quit.`);
@@ -206,9 +224,16 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ConsoleAda
         readerOpen = false;
         lines.end();
       });
-      // On a terminal Ctrl-C reaches readline, not the process: leave at once, runs in flight finish on their own.
+      // On a terminal Ctrl-C reaches readline, not the process. During a run the first one stops the run
+      // (its summary follows) and the session goes on; otherwise, or again, leave at once.
       reader.on("SIGINT", () => {
         if (stopped) return;
+        if (running && !running.stopping && !idle && !waiting) {
+          running.stopping = true;
+          out.line(RUN_STOP);
+          service.stop({ runId: running.runId, stoppedBy: requester, isApprover: true }).catch((error: unknown) => logger.warn({ err: error }, "could not stop the run"));
+          return;
+        }
         stopped = interrupted = true;
         out.line(idle || waiting ? "" : BUSY_STOP);
         lines.close();

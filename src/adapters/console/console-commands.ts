@@ -6,6 +6,9 @@ export type ConsoleCommand =
   | { readonly kind: "trace" }
   | { readonly kind: "memory" }
   | { readonly kind: "forget" }
+  | { readonly kind: "tools" }
+  | { readonly kind: "audit" }
+  | { readonly kind: "settings" }
   /** `question` is undefined when none followed `/demo loop`. */
   | { readonly kind: "demo_loop"; readonly question?: string }
   | { readonly kind: "help" }
@@ -16,6 +19,9 @@ const SIMPLE: Readonly<Record<string, ConsoleCommand>> = {
   "/trace": { kind: "trace" },
   "/memory": { kind: "memory" },
   "/forget": { kind: "forget" },
+  "/tools": { kind: "tools" },
+  "/audit": { kind: "audit" },
+  "/settings": { kind: "settings" },
   "/help": { kind: "help" },
   "/quit": { kind: "quit" },
   "/exit": { kind: "quit" },

@@ -40,6 +40,9 @@ const COMMANDS = [
   "  /trace              the steps of the last run",
   "  /memory             what I remember about this conversation",
   "  /forget             forget it",
+  "  /tools              the tools I can use, and their MCP servers",
+  "  /settings           the settings file's model, tools and limits here",
+  "  /audit              approvals and writes (admins of the settings file)",
   "  /demo loop [text]   watch a guard stop a model that keeps repeating itself",
   "  /help               this list",
   "  /quit               leave (Ctrl-D works too)",
@@ -105,6 +108,8 @@ export function statusText(event: AgentEvent): string | undefined {
       return `  … step ${event.step}: waiting for the model`;
     case "tool_called":
       return `  … step ${event.step}: running ${clean(event.call.name)}`;
+    case "tool_progress":
+      return `  … step ${event.step}: running ${clean(event.call.name)}: ${clean(event.detail).slice(0, 120)}`;
     case "guard_tripped":
       return "  … stopped by a guard; writing a summary";
     default:

@@ -1,7 +1,7 @@
 // Approve / Deny buttons and their custom ids. A custom id names the pending call
 // (`appr:a:<runId>:<callId>`) and nothing else, so a click works after a restart: the
 // decision itself lives in the service's store. Discord caps custom ids at 100 characters;
-// the loop keeps runId ≤ 16 and callId ≤ 40, so ids stay under 64.
+// run ids are at most 32 characters (the runner's are 24) and call ids at most 40, so ids stay under 90.
 import { ButtonStyle, ComponentType, type APIActionRowComponent, type APIButtonComponentWithCustomId } from "discord.js";
 import type { Decision } from "../../agent/types.js";
 
@@ -13,7 +13,7 @@ export interface ApprovalButton {
 
 const PREFIX = "appr";
 const MAX_CUSTOM_ID = 100;
-const CUSTOM_ID = /^appr:([ad]):([^:\s]{1,16}):(\S{1,40})$/;
+const CUSTOM_ID = /^appr:([ad]):([^:\s]{1,32}):(\S{1,40})$/;
 
 export function approvalCustomId(button: ApprovalButton): string {
   const id = `${PREFIX}:${button.decision === "approve" ? "a" : "d"}:${button.runId}:${button.callId}`;

@@ -23,7 +23,7 @@ export function isApprover(deciders: Deciders, userId: string, roleIds: readonly
   return deciders.approvers.includes(userId) || (deciders.approverRole !== undefined && roleIds.includes(deciders.approverRole));
 }
 
-function roleIdsOf(member: GuildMember | APIInteractionGuildMember | null): readonly string[] {
+export function roleIdsOf(member: GuildMember | APIInteractionGuildMember | null): readonly string[] {
   if (!member) return [];
   return Array.isArray(member.roles) ? member.roles : [...member.roles.cache.keys()];
 }

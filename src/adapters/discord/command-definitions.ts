@@ -5,6 +5,9 @@ import { ApplicationCommandOptionType, ApplicationCommandType, ApplicationIntegr
 export const ASK = "ask";
 export const MEMORY = "memory";
 export const FORGET = "forget";
+export const TOOLS = "tools";
+export const AUDIT = "audit";
+export const SETTINGS = "settings";
 export const QUESTION_OPTION = "question";
 
 /** Servers and the bot's DMs; installed to servers. */
@@ -20,4 +23,7 @@ export const COMMANDS: RESTPutAPIApplicationCommandsJSONBody = [
   },
   { name: MEMORY, type: ApplicationCommandType.ChatInput, description: "Show what the agent remembers about this conversation (only you see it)", ...WHERE },
   { name: FORGET, type: ApplicationCommandType.ChatInput, description: "Clear what the agent remembers about this conversation", ...WHERE },
+  { name: TOOLS, type: ApplicationCommandType.ChatInput, description: "List the agent's tools: read or write, and which MCP server each comes from (only you see it)", ...WHERE },
+  { name: AUDIT, type: ApplicationCommandType.ChatInput, description: "Admins: the latest 20 approvals, decisions and writes (only you see it)", ...WHERE },
+  { name: SETTINGS, type: ApplicationCommandType.ChatInput, description: "The agent's settings in this channel and your limits left (only you see it)", ...WHERE },
 ];

@@ -5,6 +5,7 @@
 import { once } from "node:events";
 import { Client, DiscordjsError, DiscordjsErrorCodes, Events, GatewayIntentBits, MessageFlags, Partials, REST, type Interaction } from "discord.js";
 import type { AgentService } from "../../agent/service.js";
+import type { GovernanceCommands } from "../../governance/governance.js";
 import type { Config } from "../../config.js";
 import { ConfigError } from "../../errors.js";
 import type { Logger } from "../../logger.js";
@@ -21,12 +22,15 @@ import { handleMention, isForBot } from "./mentions.js";
 import { NO_PINGS } from "./messages.js";
 import type { AdapterContext } from "./run-view.js";
 import { handleSlashCommand } from "./slash-commands.js";
+import { handleStopClick, isStopCustomId } from "./stop-button.js";
 
 export interface DiscordAdapterDeps {
   readonly config: NonNullable<Config["discord"]>;
   readonly service: AgentService;
   readonly store: KeyValueStore;
   readonly logger: Logger;
+  /** The settings file's `/audit` and `/settings`. */
+  readonly governance?: GovernanceCommands;
   /** Ask for the privileged Message Content intent (enable it in the Developer Portal first). Mentions, DMs and commands work without it. */
   readonly messageContent?: boolean;
   readonly clock?: () => number;
@@ -64,6 +68,7 @@ export function createDiscordAdapter(deps: DiscordAdapterDeps): ChatAdapter {
     logger,
     clock,
     progressIntervalMs: deps.progressIntervalMs ?? 1_000,
+    ...(deps.governance ? { governance: deps.governance } : {}),
   };
   const inFlight = createInFlight(logger);
   let accepting = false;
@@ -82,6 +87,7 @@ export function createDiscordAdapter(deps: DiscordAdapterDeps): ChatAdapter {
     if (!accepting) return answerRestarting(interaction);
     if (interaction.isChatInputCommand()) inFlight.track(`discord: /${interaction.commandName}`, handleSlashCommand(context, interaction));
     else if (interaction.isButton() && isApprovalCustomId(interaction.customId)) inFlight.track("discord: an approval click", handleApprovalClick(context, interaction));
+    else if (interaction.isButton() && isStopCustomId(interaction.customId)) inFlight.track("discord: a Stop click", handleStopClick(context, interaction));
   });
   client.on(Events.MessageCreate, (message) => {
     const botId = client.user?.id;

@@ -5,6 +5,7 @@
 // the content of these messages, so this works either way.
 import type { Message } from "discord.js";
 import { channelKindOf, discordOrigin, personOf } from "./conversation.js";
+import { admitMention } from "./governance-commands.js";
 import { EMPTY_QUESTION_TEXT } from "./messages.js";
 import { channelSurface } from "./reply-surface.js";
 import { createRunView, runTask, type AdapterContext } from "./run-view.js";
@@ -36,7 +37,8 @@ export async function handleMention(context: AdapterContext, message: Message, b
   }
   const channelKind = channelKindOf(message.channel.type);
   const origin = discordOrigin({ guildId: message.guildId, channelId: message.channelId, channelKind, requester: personOf(message.author), messageId: message.id });
+  if (!(await admitMention(context, message, origin))) return;
   const view = createRunView(context, surface, { channelKind, question });
   view.begin();
-  await runTask(context, view, { origin, text: question });
+  await runTask(context, view, { origin, text: question, admitted: true });
 }

@@ -49,6 +49,8 @@ export function progressText(event: AgentEvent): string | undefined {
       return `⏳ Working… step ${event.step}`;
     case "tool_called":
       return `⏳ Step ${event.step}: running ${code(event.call.name)}…`;
+    case "tool_progress":
+      return `⏳ Step ${event.step}: running ${code(event.call.name)}… ${event.detail.slice(0, 200)}`;
     case "tool_result":
       return `⏳ Step ${event.step}: ${code(event.call.tool)} ${OUTCOME_WORD[event.call.outcome]}`;
     case "guard_tripped":

@@ -7,8 +7,10 @@ import { createThrottledWriter } from "../throttled-writer.js";
 import { renderTrace } from "../../agent/trace.js";
 import type { Logger } from "../../logger.js";
 import type { AgentService, Task } from "../../agent/service.js";
+import type { GovernanceCommands } from "../../governance/governance.js";
 import type { EventSink, RunOutcome, StepRecord } from "../../agent/types.js";
 import { approvalButtons } from "./approval-buttons.js";
+import { stopButtons } from "./stop-button.js";
 import type { ApprovalMessages } from "./approval-messages.js";
 import type { ChannelApi, SentMessage } from "./channel-api.js";
 import type { ChannelKind } from "./conversation.js";
@@ -24,6 +26,8 @@ export interface AdapterContext {
   readonly logger: Logger;
   readonly clock: () => number;
   readonly progressIntervalMs: number;
+  /** The settings file's `/audit` and `/settings`; absent: not set up. */
+  readonly governance?: GovernanceCommands;
 }
 
 export interface RunView {
@@ -42,7 +46,9 @@ const TRACE_CHARS = 3 * MAX_MESSAGE_CHARS;
 
 export function createRunView(context: AdapterContext, surface: ReplySurface, where: { channelKind: ChannelKind; question: string }): RunView {
   const { api, logger } = context;
-  const status = createThrottledWriter<string>(async (text) => void (await surface.setMain({ content: text })), {
+  /** Known from the run's first event: the progress message then carries the Stop button. */
+  let runId: string | undefined;
+  const status = createThrottledWriter<string>(async (text) => void (await surface.setMain({ content: text, ...(runId ? { components: stopButtons(runId) } : {}) })), {
     minIntervalMs: context.progressIntervalMs,
     now: context.clock,
     onError: (error) => logger.warn({ err: error }, "could not update the progress message"),
@@ -65,6 +71,7 @@ export function createRunView(context: AdapterContext, surface: ReplySurface, wh
 
   return {
     sink(event) {
+      runId ??= event.runId;
       const text = progressText(event);
       if (text) status.push(text);
     },

@@ -1,7 +1,9 @@
-// /ask, /memory and /forget. Each is acknowledged at once (Discord allows 3 s): /ask with
-// a public deferred reply that later becomes the answer; /memory and /forget ephemerally.
+// /ask, /memory, /forget and /tools. Each is acknowledged at once (Discord allows 3 s): /ask with
+// a public deferred reply that later becomes the answer; /memory, /forget and /tools ephemerally.
 import { MessageFlags, type ChatInputCommandInteraction } from "discord.js";
-import { ASK, FORGET, MEMORY, QUESTION_OPTION } from "./command-definitions.js";
+import { toolListText } from "../tool-list-text.js";
+import { ASK, AUDIT, FORGET, MEMORY, QUESTION_OPTION, SETTINGS, TOOLS } from "./command-definitions.js";
+import { admitCommand, auditCommand, settingsCommand } from "./governance-commands.js";
 import { channelKindOf, conversationKey, discordOrigin, personOf, type RequestSource } from "./conversation.js";
 import { EMPTY_QUESTION_TEXT, forgetText, memoryText, NO_PINGS } from "./messages.js";
 import { interactionReplySurface } from "./reply-surface.js";
@@ -16,9 +18,27 @@ export async function handleSlashCommand(context: AdapterContext, interaction: C
     case MEMORY:
     case FORGET:
       return memoryCommand(context, interaction);
+    case AUDIT:
+      return auditCommand(context, interaction);
+    case SETTINGS:
+      return settingsCommand(context, interaction);
+    case TOOLS:
+      return interaction.reply({ content: toolsContent(context.service.toolList("discord")), flags: MessageFlags.Ephemeral, allowedMentions: NO_PINGS }).then(() => {});
     default:
       await interaction.reply({ content: `I don't know the command /${interaction.commandName}.`, flags: MessageFlags.Ephemeral });
   }
+}
+
+/** Discord's message limit is 2,000 characters: a long list is cut at a line, saying how many more there are. */
+const TOOLS_CHARS = 1_900;
+
+/** In a code block, so names like fs__read_file don't turn into underlines. */
+function toolsContent(tools: Parameters<typeof toolListText>[0]): string {
+  const text = toolListText(tools).replaceAll("`", "'");
+  if (text.length <= TOOLS_CHARS) return `\`\`\`\n${text}\n\`\`\``;
+  const shown = text.slice(0, text.lastIndexOf("\n", TOOLS_CHARS));
+  const hidden = text.slice(shown.length).split("\n").filter((line) => line.startsWith("- ")).length;
+  return `\`\`\`\n${shown}\n… and ${hidden} more\n\`\`\``;
 }
 
 function sourceOf(interaction: ChatInputCommandInteraction, channelId: string): RequestSource {
@@ -32,16 +52,18 @@ function sourceOf(interaction: ChatInputCommandInteraction, channelId: string): 
 }
 
 async function ask(context: AdapterContext, interaction: ChatInputCommandInteraction): Promise<void> {
-  await interaction.deferReply();
   const question = (interaction.options.getString(QUESTION_OPTION) ?? "").trim();
   const channelId = interaction.channelId;
+  // Admission comes before the deferral, so a refusal can be the private (ephemeral) reply.
+  if (question !== "" && channelId && !(await admitCommand(context, interaction, discordOrigin(sourceOf(interaction, channelId))))) return;
+  await interaction.deferReply();
   if (question === "" || !channelId) {
     await interaction.editReply({ content: question === "" ? EMPTY_QUESTION_TEXT : NO_CHANNEL_TEXT, allowedMentions: NO_PINGS });
     return;
   }
   const source = sourceOf(interaction, channelId);
   const view = createRunView(context, interactionReplySurface(interaction), { channelKind: source.channelKind, question });
-  await runTask(context, view, { origin: discordOrigin(source), text: question });
+  await runTask(context, view, { origin: discordOrigin(source), text: question, admitted: true });
 }
 
 async function memoryCommand(context: AdapterContext, interaction: ChatInputCommandInteraction): Promise<void> {

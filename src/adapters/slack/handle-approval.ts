@@ -6,6 +6,7 @@ import type { PendingApproval, Decision, EventSink, RunOutcome } from "../../age
 import type { DecisionResult } from "../../agent/service.js";
 import { decidedNote, decodeApprovalValue, EXPIRED_NOTE, settledBlocks, settledFromPending } from "./approval-message.js";
 import { approvalRefs } from "./approval-posts.js";
+import { tellPrivately } from "./private-note.js";
 import { createRunView } from "./run-view.js";
 import type { SlackRuntime } from "./slack-runtime.js";
 import { escapeSlackText } from "./slack-text.js";
@@ -21,24 +22,8 @@ type ClickBody = z.infer<typeof ClickBody>;
 
 const PlaceOfOrigin = z.object({ team: z.string().min(1), channel: z.string().min(1), thread_ts: z.string().min(1), reply_thread_ts: z.string().min(1).optional() });
 
-/** Ephemeral in the channel; Slack refuses that for someone who is not a member (e.g. a Slack Connect guest), so then a DM from the app. */
-async function tellOnly(runtime: SlackRuntime, click: ClickBody, text: string): Promise<void> {
-  try {
-    await runtime.client.chat.postEphemeral({
-      channel: click.channel.id,
-      user: click.user.id,
-      text,
-      ...(click.message.thread_ts ? { thread_ts: click.message.thread_ts } : {}),
-    });
-    return;
-  } catch (error) {
-    runtime.logger.info({ err: error, user: click.user.id }, "could not send an ephemeral message; sending it as a DM");
-  }
-  try {
-    await runtime.client.chat.postMessage({ channel: click.user.id, text });
-  } catch (error) {
-    runtime.logger.warn({ err: error, user: click.user.id, text }, "could not tell the person privately");
-  }
+function tellOnly(runtime: SlackRuntime, click: ClickBody, text: string): Promise<void> {
+  return tellPrivately(runtime, { channel: click.channel.id, user: click.user.id, ...(click.message.thread_ts ? { threadTs: click.message.thread_ts } : {}) }, text);
 }
 
 async function settle(runtime: SlackRuntime, channel: string, ts: string, blocks: ReturnType<typeof settledBlocks>, text: string): Promise<void> {

@@ -3,12 +3,15 @@
 // the runner, whose intake record is its dedupe, also after a restart.
 import type { Task } from "../../agent/service.js";
 import { loadThreadContext } from "./thread-context.js";
+import { admitQuestion, showAudit, showSettings } from "./governance-replies.js";
+import { showFeedback } from "./feedback-listing.js";
 import { classifyMessage, type EntryPoint, type IncomingMessage } from "./incoming-message.js";
+import { toolListText } from "../tool-list-text.js";
 import { neutraliseMentions } from "./neutralise-mentions.js";
 import { postWithRetry } from "./post-answer.js";
 import { originOf } from "./run-presenter.js";
 import type { SlackRuntime } from "./slack-runtime.js";
-import { escapeSlackText } from "./slack-text.js";
+import { codeBlock, escapeSlackText } from "./slack-text.js";
 
 /** Slack retries for about an hour; a day is plenty to recognise a redelivery. */
 const EVENT_ID_TTL_MS = 24 * 60 * 60_000;
@@ -37,6 +40,7 @@ async function forget(runtime: SlackRuntime, message: IncomingMessage): Promise<
 /** Records the question and queues its run (the record is the dedupe); the Slack presenter shows the run wherever it runs. */
 async function submitQuestion(runtime: SlackRuntime, message: IncomingMessage): Promise<void> {
   try {
+    if (!(await admitQuestion(runtime, message))) return;
     // Only a channel thread holds other people's words; a DM or Messages tab thread is already in the conversation's memory.
     const threadContext =
       message.entry !== "mention" || message.threadTs === undefined
@@ -46,7 +50,7 @@ async function submitQuestion(runtime: SlackRuntime, message: IncomingMessage): 
             { channel: message.place.channel, threadTs: message.threadTs, beforeTs: message.ts, botUserId: runtime.botUserId() },
             runtime.logger,
           );
-    const task: Task = { origin: originOf(message), text: message.text, ...(threadContext && threadContext.length > 0 ? { threadContext } : {}) };
+    const task: Task = { origin: originOf(message), text: message.text, admitted: true, ...(threadContext && threadContext.length > 0 ? { threadContext } : {}) };
     const submitted = await runtime.service.submit(task, message.dedupeKey);
     if (submitted.kind === "duplicate") runtime.logger.info({ event: message.dedupeKey, state: submitted.state }, "message already taken; ignoring the redelivery");
   } catch (error) {
@@ -74,6 +78,10 @@ export async function handleMessage(runtime: SlackRuntime, entry: EntryPoint, bo
     }
     if (incoming.kind === "memory") return await showMemory(runtime, message);
     if (incoming.kind === "forget") return await forget(runtime, message);
+    if (incoming.kind === "audit") return await showAudit(runtime, message);
+    if (incoming.kind === "settings") return await showSettings(runtime, message);
+    if (incoming.kind === "feedback") return await showFeedback(runtime, message);
+    if (incoming.kind === "tools") return await reply(runtime, message, codeBlock(toolListText(runtime.service.toolList("slack"))));
     if (incoming.kind === "empty") {
       const bot = runtime.botUserId();
       return await reply(runtime, message, `Ask me something after the mention, for example: ${bot ? `<@${bot}> ` : ""}what can you do?`);

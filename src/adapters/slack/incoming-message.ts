@@ -60,7 +60,7 @@ export interface IncomingMessage {
 
 export type Incoming =
   | { readonly kind: "ignore"; readonly reason: string }
-  | { readonly kind: "ask" | "memory" | "forget" | "empty"; readonly message: IncomingMessage };
+  | { readonly kind: "ask" | "memory" | "forget" | "audit" | "settings" | "tools" | "feedback" | "empty"; readonly message: IncomingMessage };
 
 function stripMention(text: string, botUserId: string | undefined): string {
   const withoutBot = botUserId ? text.replace(new RegExp(`<@${botUserId}(\\|[^>]*)?>`, "g"), " ") : text;
@@ -79,10 +79,14 @@ function placeFor(team: string, channel: string, user: string, userTeam: string,
 /** DM channel ids start with D; a mention there also arrives as message.im, which answers it. */
 const isDirectChannel = (channel: string) => channel.startsWith("D");
 
-function commandOf(text: string): "memory" | "forget" | "empty" | "ask" {
+function commandOf(text: string): "memory" | "forget" | "audit" | "settings" | "tools" | "feedback" | "empty" | "ask" {
   const word = text.toLowerCase().replace(/[.!?]+$/, "");
   if (word === "memory") return "memory";
   if (word === "forget") return "forget";
+  if (word === "audit") return "audit";
+  if (word === "settings") return "settings";
+  if (word === "tools") return "tools";
+  if (word === "feedback") return "feedback";
   return text === "" ? "empty" : "ask";
 }
 

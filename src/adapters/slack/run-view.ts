@@ -12,6 +12,8 @@ import { createMessageTrace, type MessageTrace } from "./message-trace.js";
 import { postAnswer, postWithRetry, type ReplyTarget } from "./post-answer.js";
 import { describeSlackError } from "./slack-api-error.js";
 import { createStatusLine } from "./status-line.js";
+import { createStopControl } from "./stop-control.js";
+import { postFeedbackButtons } from "./feedback-buttons.js";
 import type { StreamLimits } from "./stream-limits.js";
 import { createStreamTrace, type StreamTrace } from "./stream-trace.js";
 import { statusFor, taskLines, taskUpdatesFor, type TaskUpdate } from "./task-updates.js";
@@ -44,6 +46,7 @@ export function createRunView(deps: RunViewDeps, place: ThreadPlace): RunView {
   const traceTarget = { channel: place.channel, threadTs: place.traceThreadTs };
   const replyTarget: ReplyTarget = { channel: place.channel, threadTs: place.replyThreadTs };
   const status = createStatusLine(client, traceTarget, logger);
+  const stopControl = createStopControl(client, traceTarget, logger);
   const tasks = new Map<string, TaskUpdate>();
   let stream: StreamTrace | undefined;
   let fallback: MessageTrace | undefined;
@@ -77,6 +80,7 @@ export function createRunView(deps: RunViewDeps, place: ThreadPlace): RunView {
   return {
     sink(event) {
       try {
+        if (event.type === "step_started") stopControl.show(event.runId);
         const line = statusFor(event);
         if (line) status.set(line);
         const updates = taskUpdatesFor(event);
@@ -90,9 +94,11 @@ export function createRunView(deps: RunViewDeps, place: ThreadPlace): RunView {
     },
     async finish(outcome) {
       await status.stop();
+      await stopControl.close();
       await closeTrace(outcome);
       if (outcome.status === "answered") {
         await postAnswer(client, replyTarget, outcome.answer, outcome.stop, logger);
+        await postFeedbackButtons(client, replyTarget, outcome.runId, outcome.stop, logger);
       } else {
         await postApproval(deps, replyTarget, outcome.pending);
       }
@@ -100,6 +106,7 @@ export function createRunView(deps: RunViewDeps, place: ThreadPlace): RunView {
     async fail(error) {
       logger.error({ err: error, channel: place.channel }, "the run failed without an answer");
       await status.stop();
+      await stopControl.close();
       await stream?.finish();
       await fallback?.flush();
       const text = "Sorry, something went wrong on my side and I could not finish. Please ask again in a moment.";

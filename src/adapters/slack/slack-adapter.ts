@@ -5,6 +5,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { App, HTTPReceiver, SocketModeReceiver, webApi } from "@slack/bolt";
 import type { AgentService } from "../../agent/service.js";
+import type { GovernanceCommands } from "../../governance/governance.js";
 import type { Config } from "../../config.js";
 import { ConfigError } from "../../errors.js";
 import type { KeyValueStore } from "../../memory/types.js";
@@ -21,6 +22,8 @@ import { slackPresenter } from "./run-presenter.js";
 import { rejectStale } from "./request-freshness.js";
 import { slackErrorCode } from "./slack-api-error.js";
 import type { SlackRuntime } from "./slack-runtime.js";
+import { handleStopClick, STOP_ACTION } from "./stop-control.js";
+import { FEEDBACK_DOWN_ACTION, FEEDBACK_MODAL, FEEDBACK_UP_ACTION, handleFeedbackClick, handleFeedbackComment } from "./feedback-buttons.js";
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from "./stream-limits.js";
 
 export type SlackConfig = NonNullable<Config["slack"]>;
@@ -30,6 +33,8 @@ export interface SlackAdapterDeps {
   readonly service: AgentService;
   readonly store: KeyValueStore;
   readonly logger: Logger;
+  /** Admin checks and the `audit` / `settings` commands (the settings file). */
+  readonly governance?: GovernanceCommands;
   readonly now?: () => number;
   /** How long stop() waits for runs in flight; default 8 s (the process exits within 10 s). */
   readonly drainTimeoutMs?: number;
@@ -88,6 +93,7 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
     store,
     logger,
     approvers: config.approvers,
+    ...(deps.governance ? { governance: deps.governance } : {}),
     streamLimits: deps.streamLimits ?? DEFAULT_STREAM_LIMITS,
     now,
     botUserId: () => botUserId,
@@ -143,6 +149,23 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
     bolt.action(DENY_ACTION, async ({ ack, body }) => {
       await ack();
       inFlight.track("a Slack approval click", handleApprovalClick(runtime, body, "deny"));
+    });
+    bolt.action(STOP_ACTION, async ({ ack, body }) => {
+      await ack();
+      inFlight.track("a Slack Stop click", handleStopClick(runtime, body));
+    });
+    bolt.action(FEEDBACK_UP_ACTION, async ({ ack, body }) => {
+      await ack();
+      inFlight.track("a Slack feedback click", handleFeedbackClick(runtime, body, "up"));
+    });
+    // 👎 opens the comment modal; the click's trigger id is valid for 3 s, so the vote is stored first and quickly.
+    bolt.action(FEEDBACK_DOWN_ACTION, async ({ ack, body }) => {
+      await ack();
+      inFlight.track("a Slack feedback click", handleFeedbackClick(runtime, body, "down"));
+    });
+    bolt.view(FEEDBACK_MODAL, async ({ ack, body }) => {
+      await ack();
+      inFlight.track("a Slack feedback comment", handleFeedbackComment(runtime, body));
     });
   }
 

@@ -2,6 +2,7 @@
 // settings, and the adapter's bookkeeping (who the bot is, whether it still takes events).
 import type { webApi } from "@slack/bolt";
 import type { AgentService } from "../../agent/service.js";
+import type { GovernanceCommands } from "../../governance/governance.js";
 import type { KeyValueStore } from "../../memory/types.js";
 import type { Logger } from "../../logger.js";
 import type { StreamLimits } from "./stream-limits.js";
@@ -12,6 +13,8 @@ export interface SlackRuntime {
   readonly store: KeyValueStore;
   readonly logger: Logger;
   readonly approvers: readonly string[];
+  /** The settings file's admin checks and the `audit` / `settings` commands; absent: no settings file wiring. */
+  readonly governance?: GovernanceCommands;
   readonly streamLimits: StreamLimits;
   readonly now: () => number;
   /** The bot's own user id (auth.test), once started. */

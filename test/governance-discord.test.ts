@@ -1,0 +1,77 @@
+// The settings file through the real Discord adapter (discord.js against the fake Discord):
+// refusals ephemeral for commands and a short reply to a mention, with no model call; blocked
+// roles; `/audit` refused to non-admins; `/settings` for anyone.
+import { afterEach, describe, expect, it } from "vitest";
+import { say } from "../src/agent/model-scripted.js";
+import { startDiscordHarness, type DiscordHarness } from "./support/fake-discord-harness.js";
+import { settingsOf } from "./support/governance-kit.js";
+
+let harness: DiscordHarness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const EPHEMERAL = 64;
+
+async function start(): Promise<DiscordHarness> {
+  harness = await startDiscordHarness({
+    script: [],
+    whenExhausted: say("an answer"),
+        // The approvers' role stands in for any role: discord.js only reports roles the guild has.
+    settings: ({ bob, carol, approverRole }) => settingsOf({ access: { admins: { discord: [carol.id] }, block: { users: [bob.id], roles: [approverRole] } } }),
+  });
+  return harness;
+}
+
+const callbackOf = (h: DiscordHarness, id: string) => h.fake.waitForCall("POST", new RegExp(`^/interactions/${id}/[^/]+/callback$`));
+
+describe("Discord refusals", () => {
+  it("a blocked user's /ask gets an ephemeral refusal and no model request", async () => {
+    const h = await start();
+    const { id } = h.fake.slashCommand("ask", h.bob, { values: { question: "hello" } });
+    const callback = await callbackOf(h, id);
+    expect(callback.body).toMatchObject({ type: 4, data: { flags: EPHEMERAL, content: expect.stringMatching(/not allowed to use this bot/) } });
+    expect(h.model.requests).toHaveLength(0);
+  });
+
+  it("a member of a blocked role is refused too; others are answered", async () => {
+    const h = await start();
+    const blocked = h.fake.slashCommand("ask", h.alice, { values: { question: "hello" }, roles: [h.approverRole] });
+    expect((await callbackOf(h, blocked.id)).body).toMatchObject({ type: 4, data: { flags: EPHEMERAL } });
+    const allowed = h.fake.slashCommand("ask", h.alice, { values: { question: "hello" } });
+    expect((await callbackOf(h, allowed.id)).body).toEqual({ type: 5, data: { flags: 0 } });
+    await h.fake.waitForCall("PATCH", new RegExp(`/messages/@original$`), (call) => call.body.content === "an answer");
+    expect(h.model.requests).toHaveLength(1);
+  });
+
+  it("a blocked user's mention gets a short reply to it and no model request", async () => {
+    const h = await start();
+    const message = h.fake.userMessage(h.bob, "hello", { mentionBot: true });
+    const reply = await h.fake.waitForCall("POST", new RegExp(`^/channels/${h.fake.general.id}/messages$`));
+    expect(reply.body).toMatchObject({ content: expect.stringMatching(/not allowed to use this bot/), message_reference: { message_id: message.id } });
+    expect(h.model.requests).toHaveLength(0);
+  });
+});
+
+describe("Discord commands", () => {
+  it("/audit is refused to a non-admin and shown to an admin, ephemerally", async () => {
+    const h = await start();
+    h.fake.slashCommand("audit", h.alice);
+    await h.fake.waitForCall("PATCH", /\/messages\/@original$/, (call) => call.body.content === "Only the bot's admins can see the audit log.");
+    h.fake.slashCommand("audit", h.carol);
+    await h.fake.waitForCall("PATCH", /\/messages\/@original$/, (call) => call.body.content === "The audit log is empty: no approvals or writes yet.");
+    const deferrals = h.fake.callsTo("POST", /\/callback$/).map((call) => call.body);
+    expect(deferrals).toEqual([
+      { type: 5, data: { flags: EPHEMERAL } },
+      { type: 5, data: { flags: EPHEMERAL } },
+    ]);
+  });
+
+  it("/settings shows the channel's settings to anyone", async () => {
+    const h = await start();
+    h.fake.slashCommand("settings", h.alice);
+    const shown = await h.fake.waitForCall("PATCH", /\/messages\/@original$/);
+    expect(shown.body.content).toMatch(/^Settings here:\n• model: gpt-4o-mini\n• tools: all tools/);
+  });
+});

@@ -1,0 +1,99 @@
+// The settings file through the real Slack adapter (Bolt in HTTP mode against the fake Slack):
+// refusals told privately with no model call, a redelivery not refused twice, and the
+// `audit` and `settings` commands.
+import { afterEach, describe, expect, it } from "vitest";
+import { say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { REFUSAL_FALLBACK_TEXT } from "../src/adapters/slack/governance-replies.js";
+import { BOT_USER_ID } from "./support/fake-slack.js";
+import { directMessageEvent, mentionEvent, postEvent } from "./support/fake-slack-requests.js";
+import { startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";
+import { settingsOf } from "./support/governance-kit.js";
+import { until } from "./support/memory-test-kit.js";
+
+let harness: SlackHarness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const settings = settingsOf({
+  access: { admins: { slack: ["U0BOSS"] }, block: { users: ["U0MALLORY", "U0STRANGER"], channels: ["C0SECRET"] }, dms: false },
+  limits: { user: { runsPerMinute: 3 } },
+  channels: { C0GENERAL: { model: "gpt-4.1", tools: { deny: ["post_message"] } } },
+});
+
+async function start(model: ScriptedModel): Promise<SlackHarness> {
+  harness = await startSlackHarness({ model, settings });
+  return harness;
+}
+
+const ephemeralTo = (h: SlackHarness, user: string) => h.fake.callsTo("chat.postEphemeral").filter((call) => call.args.user === user);
+
+describe("Slack refusals", () => {
+  it.each([
+    ["a blocked user", { user: "U0MALLORY", channel: "C0GENERAL" }, "U0MALLORY", /not allowed to use this bot/],
+    ["a blocked channel", { user: "U0ALICE", channel: "C0SECRET" }, "U0ALICE", /don't answer in this channel/],
+  ])("%s is told privately, and no model request is made", async (_what, where, user, text) => {
+    const model = new ScriptedModel([say("should not run")]);
+    const h = await start(model);
+    await postEvent(h.eventsUrl, mentionEvent({ ...where, text: `<@${BOT_USER_ID}> hello`, ts: "1700001000.000100" }));
+    const told = await h.fake.waitForCall("chat.postEphemeral");
+    expect(told.args).toMatchObject({ user, channel: where.channel, thread_ts: "1700001000.000100", text: expect.stringMatching(text) });
+    expect(model.requests).toHaveLength(0);
+    expect(h.fake.callsTo("chat.postMessage")).toHaveLength(0);
+    expect(h.fake.callsTo("assistant.threads.setStatus")).toHaveLength(0);
+  });
+
+  it("a DM is refused when dms is false", async () => {
+    const model = new ScriptedModel([say("should not run")]);
+    const h = await start(model);
+    await postEvent(h.eventsUrl, directMessageEvent({ channel: "D0ALICE", text: "hello", ts: "1700001100.000100" }));
+    expect((await h.fake.waitForCall("chat.postEphemeral")).args.text).toMatch(/don't answer direct messages/);
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it("when Slack refuses the private message, the reply in the thread names no details", async () => {
+    const h = await start(new ScriptedModel([]));
+    await postEvent(h.eventsUrl, mentionEvent({ user: "U0STRANGER", text: `<@${BOT_USER_ID}> hello`, ts: "1700001200.000100" }));
+    const reply = await h.fake.waitForCall("chat.postMessage");
+    expect(reply.args).toMatchObject({ channel: "C0GENERAL", thread_ts: "1700001200.000100", text: REFUSAL_FALLBACK_TEXT });
+  });
+
+  it("a redelivered refused message is not refused (or counted) twice", async () => {
+    const h = await start(new ScriptedModel([]));
+    const event = mentionEvent({ user: "U0MALLORY", text: `<@${BOT_USER_ID}> hello`, ts: "1700001300.000100" });
+    await postEvent(h.eventsUrl, event);
+    await h.fake.waitForCall("chat.postEphemeral");
+    await postEvent(h.eventsUrl, event, { retryNum: 1 });
+    await until(() => h.logs.some((line) => line.msg === "request refused by the settings" && line.repeat === true), "the redelivery's log line");
+    expect(ephemeralTo(h, "U0MALLORY")).toHaveLength(1);
+  });
+
+  it("the 4th request in a minute with a limit of 3 is refused with when it resets; the channel's tool list holds", async () => {
+    const model = new ScriptedModel([], { whenExhausted: say("ok") });
+    const h = await start(model);
+    for (let index = 1; index <= 4; index++) await postEvent(h.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> q${index}`, ts: `170000140${index}.000100` }));
+    expect((await h.fake.waitForCall("chat.postEphemeral")).args.text).toMatch(/^Sorry, your limit of 3 requests a minute is reached\. It resets in \d+ s\.$/);
+    await until(() => model.requests.length === 3, "three runs", 20_000);
+    expect(model.requests.every((request) => !request.tools.some((tool) => tool.name === "post_message"))).toBe(true);
+  });
+});
+
+describe("Slack commands", () => {
+  it("`@bot audit` is refused to a non-admin and shown to an admin, privately", async () => {
+    const h = await start(new ScriptedModel([]));
+    await postEvent(h.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> audit`, ts: "1700001500.000100" }));
+    expect((await h.fake.waitForCall("chat.postEphemeral", (call) => call.args.user === "U0ALICE")).args.text).toBe("Only the bot's admins can see the audit log.");
+    await postEvent(h.eventsUrl, mentionEvent({ user: "U0BOSS", text: `<@${BOT_USER_ID}> audit`, ts: "1700001501.000100" }));
+    expect((await h.fake.waitForCall("chat.postEphemeral", (call) => call.args.user === "U0BOSS")).args.text).toBe("The audit log is empty: no approvals or writes yet.");
+  });
+
+  it("`@bot settings` shows the channel's model, tools and the asker's limits left", async () => {
+    const h = await start(new ScriptedModel([]));
+    await postEvent(h.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> settings`, ts: "1700001600.000100" }));
+    const text = String((await h.fake.waitForCall("chat.postMessage")).args.text);
+    expect(text).toContain("model: gpt-4.1");
+    expect(text).toContain("tools: never post_message");
+    expect(text).toMatch(/limits: you: 3 of 3 requests this minute left/);
+  });
+});

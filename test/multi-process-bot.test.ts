@@ -1,0 +1,152 @@
+// Three real bot processes (Slack in HTTP mode) on one real Redis, sharing the work through
+// BullMQ: events spread round robin with redeliveries to another process, a process killed
+// with kill -9 halfway, and an approval paused on one process and clicked on another. Each
+// process has its own fake model server, so the requests each server got are the runs each
+// process did.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { APPROVE_ACTION } from "../src/adapters/slack/approval-message.js";
+import { freePort, startBot, type BotProcess } from "./support/bot-process.js";
+import { startFakeOpenAI, textReply, toolCallReply, type FakeOpenAI, type RecordedRequest } from "./support/fake-openai-server.js";
+import { BOT_USER_ID, startFakeSlack, type FakeSlack } from "./support/fake-slack.js";
+import { blockActionPayload, mentionEvent, nextEventId, postEvent, postInteraction } from "./support/fake-slack-requests.js";
+import { until } from "./support/memory-test-kit.js";
+import { startRedisServer, type RedisServer } from "./support/redis-server.js";
+
+const CONVERSATIONS = Number(process.env.MULTI_PROCESS_CONVERSATIONS ?? 500);
+const IN_FLIGHT = 30;
+
+let slack: FakeSlack;
+let redis: RedisServer;
+let models: FakeOpenAI[] = [];
+let bots: BotProcess[] = [];
+
+beforeEach(async () => {
+  slack = await startFakeSlack();
+  redis = await startRedisServer();
+});
+afterEach(async () => {
+  for (const bot of bots) if (bot.child.exitCode === null && bot.child.signalCode === null) bot.child.kill("SIGKILL");
+  await Promise.all(bots.map((bot) => bot.exited));
+  await Promise.all(models.map((model) => model.close()));
+  await slack.close();
+  await redis.stop();
+  bots = [];
+  models = [];
+});
+
+const lastUserText = (request: RecordedRequest): string =>
+  String((request.body.messages as Array<{ role: string; content: string }>).filter((message) => message.role === "user").at(-1)?.content ?? "");
+
+/** Answers "answer <question id>" to every question, at once. */
+const echo = (request: RecordedRequest) => textReply(`answer ${/q-\d+-\d/.exec(lastUserText(request))?.[0] ?? "?"}`);
+
+async function startBots(count: number): Promise<void> {
+  models = await Promise.all(Array.from({ length: count }, () => startFakeOpenAI()));
+  for (const model of models) model.enqueue(...Array.from({ length: CONVERSATIONS * 3 }, () => echo));
+  bots = await Promise.all(
+    models.map(async (model) => startBot({ slackApiUrl: slack.apiUrl, openaiBaseUrl: model.baseUrl, storeUrl: redis.url, port: await freePort() })),
+  );
+}
+
+const answers = () => slack.callsTo("chat.postMessage").filter((call) => String(call.args.text ?? "").startsWith("answer q-"));
+
+/** Sends each conversation's two messages in order, events round robin over the live bots, every fifth one delivered again to another bot. */
+async function converse(count: number, live: () => BotProcess[]): Promise<void> {
+  let sent = 0;
+  const deliver = async (payload: Record<string, unknown>): Promise<void> => {
+    const turn = sent++;
+    for (;;) {
+      const targets = live();
+      const first = targets[turn % targets.length]!;
+      try {
+        await postEvent(first.eventsUrl, payload);
+        if (turn % 5 === 0 && !process.env.DBG_NO_REDELIVERY) await postEvent(targets[(turn + 1) % targets.length]!.eventsUrl, payload, { retryNum: 1, retryReason: "http_timeout" });
+        return;
+      } catch {
+        // That process is gone (kill -9): Slack delivers again, to another one.
+      }
+    }
+  };
+  let next = 0;
+  const conversation = async (): Promise<void> => {
+    while (next < count) {
+      const index = next++;
+      const thread = `1700300000.${String(index).padStart(6, "0")}`;
+      await deliver(mentionEvent({ text: `<@${BOT_USER_ID}> q-${index}-1`, ts: thread }, nextEventId()));
+      await deliver(mentionEvent({ text: `<@${BOT_USER_ID}> q-${index}-2`, ts: `1700300001.${String(index).padStart(6, "0")}`, thread_ts: thread }, nextEventId()));
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, conversation));
+}
+
+/** Conversations whose thread did not get "answer q-i-1" then "answer q-i-2"; `repeatsAllowed` first drops answers posted again. */
+function wronglyAnswered(count: number, repeatsAllowed = false): string[] {
+  const byThread = new Map<string, string[]>();
+  for (const call of answers()) byThread.set(String(call.args.thread_ts), [...(byThread.get(String(call.args.thread_ts)) ?? []), String(call.args.text)]);
+  const wrong: string[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const thread = `1700300000.${String(index).padStart(6, "0")}`;
+    const got = byThread.get(thread) ?? [];
+    const seen = repeatsAllowed ? [...new Set(got)] : got;
+    if (seen.join("|") !== `answer q-${index}-1|answer q-${index}-2`) wrong.push(`${thread}: ${got.join(" | ")}`);
+  }
+  return wrong;
+}
+
+describe("three bot processes on one Redis", () => {
+  it(`answers ${CONVERSATIONS} conversations × 2 messages once each, in order, with every process doing at least 20 %`, async () => {
+    await startBots(3);
+    await converse(CONVERSATIONS, () => bots);
+    await until(() => answers().length >= CONVERSATIONS * 2, "every answer", 240_000, 200);
+    expect(wronglyAnswered(CONVERSATIONS)).toEqual([]);
+    const runs = models.map((model) => model.requests.length);
+    expect(runs.reduce((sum, count) => sum + count, 0)).toBe(CONVERSATIONS * 2);
+    for (const count of runs) expect(count).toBeGreaterThanOrEqual(CONVERSATIONS * 2 * 0.2);
+  }, 300_000);
+
+  it("finishes a killed process's runs on the others", async () => {
+    await startBots(3);
+    const victim = bots[0]!;
+    let killed = false;
+    const sending = converse(CONVERSATIONS, () => (killed ? bots.slice(1) : bots));
+    await until(() => answers().length >= CONVERSATIONS, "half of the answers", 240_000, 100);
+    victim.child.kill("SIGKILL");
+    killed = true;
+    await victim.exited;
+    await sending;
+    await until(() => new Set(answers().map((call) => call.args.text)).size >= CONVERSATIONS * 2, "every answer", 240_000, 200);
+
+    // A run the killed process had answered but not yet recorded is answered again: at most its slots' worth.
+    const texts = answers().map((call) => String(call.args.text));
+    expect(texts.length - new Set(texts).size).toBeLessThanOrEqual(8);
+    expect(wronglyAnswered(CONVERSATIONS, true)).toEqual([]);
+  }, 300_000);
+
+  it("resumes an approval paused on one process and clicked on another exactly once", async () => {
+    const THREAD = "1700400000.000100";
+    const approve = (request: RecordedRequest) =>
+      (request.body.messages as Array<{ role: string }>).some((message) => message.role === "tool")
+        ? textReply("Posted.")
+        : toolCallReply([{ name: "post_message", args: { channel: "C0RANDOM", text: "Standup moved" }, id: "w1" }]);
+    models = await Promise.all([0, 1].map(() => startFakeOpenAI()));
+    for (const model of models) model.enqueue(approve, approve, approve);
+    bots = await Promise.all(models.map(async (model) => startBot({ slackApiUrl: slack.apiUrl, openaiBaseUrl: model.baseUrl, storeUrl: redis.url, port: await freePort() })));
+
+    await postEvent(bots[0]!.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> tell #random the standup moved`, ts: THREAD }));
+    const approval = await slack.waitForCall("chat.postMessage", (call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION), 30_000);
+    const pausedOn = models.findIndex((model) => model.requests.length === 1);
+    const other = bots[1 - pausedOn]!;
+    const message = slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
+    const actions = (approval.args.blocks as Array<{ type: string; elements?: Array<{ value?: string }> }>).find((block) => block.type === "actions")!;
+    const click = blockActionPayload({ user: "U0ALICE", actionId: APPROVE_ACTION, value: actions.elements![0]!.value!, channel: "C0GENERAL", messageTs: message.ts, threadTs: THREAD, blocks: message.blocks ?? [] });
+    // Clicked on the other process, then once more on each (a double click landing anywhere).
+    await postInteraction(other.eventsUrl, click);
+    await Promise.all(bots.map((bot) => postInteraction(bot.eventsUrl, click)));
+
+    await slack.waitForCall("chat.postMessage", (call) => call.args.text === "Posted.", 30_000);
+    await until(() => models.reduce((sum, model) => sum + model.requests.length, 0) >= 2, "the resumed run's model call", 10_000);
+    expect(slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
+    expect(slack.callsTo("chat.postMessage").filter((call) => call.args.text === "Posted.")).toHaveLength(1);
+    expect(models.reduce((sum, model) => sum + model.requests.length, 0)).toBe(2);
+  }, 120_000);
+});

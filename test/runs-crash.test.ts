@@ -1,0 +1,152 @@
+// Durable runs through real bot processes: kill -9 mid-run and during an approved write, then
+// start again on the same store and count what each person received.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { APPROVE_ACTION } from "../src/adapters/slack/approval-message.js";
+import { freePort, startBot, type BotProcess } from "./support/bot-process.js";
+import { startFakeOpenAI, textReply, toolCallReply, type FakeOpenAI, type RecordedRequest } from "./support/fake-openai-server.js";
+import { BOT_USER_ID, startFakeSlack, type FakeSlack } from "./support/fake-slack.js";
+import { blockActionPayload, mentionEvent, postEvent, postInteraction } from "./support/fake-slack-requests.js";
+import { temporaryFolder, until } from "./support/memory-test-kit.js";
+
+let slack: FakeSlack;
+let model: FakeOpenAI;
+let folder: Awaited<ReturnType<typeof temporaryFolder>>;
+const bots: BotProcess[] = [];
+
+beforeEach(async () => {
+  slack = await startFakeSlack();
+  model = await startFakeOpenAI();
+  folder = await temporaryFolder();
+});
+afterEach(async () => {
+  for (const bot of bots.splice(0)) if (bot.child.exitCode === null && bot.child.signalCode === null) bot.child.kill("SIGKILL");
+  await model.close();
+  await slack.close();
+  await folder.remove();
+});
+
+const toolResults = (request: RecordedRequest): string[] =>
+  (request.body.messages as Array<{ role: string; content: string }>).filter((message) => message.role === "tool").map((message) => message.content);
+const allText = (request: RecordedRequest): string => JSON.stringify(request.body.messages);
+
+async function bot(options: { storeUrl: string; port: number; env?: Record<string, string> }): Promise<BotProcess> {
+  const started = await startBot({ slackApiUrl: slack.apiUrl, openaiBaseUrl: model.baseUrl, ...options });
+  bots.push(started);
+  return started;
+}
+
+async function kill9(process: BotProcess): Promise<void> {
+  process.child.kill("SIGKILL");
+  await process.exited;
+}
+
+describe("a run survives kill -9", () => {
+  it("after step 2 of a 4-step run: the restart answers in the same thread, steps 1–2 are not asked again, nothing is posted twice", async () => {
+    const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
+    const port = await freePort();
+    let hungOnce = false;
+    // Steps are told apart by how many tool results the request carries.
+    const script = (request: RecordedRequest) => {
+      const done = toolResults(request).length;
+      if (done === 0) return toolCallReply([{ name: "calculator", args: { expression: "1+1" }, id: "c1" }]);
+      if (done === 1) return toolCallReply([{ name: "calculator", args: { expression: "2+2" }, id: "c2" }]);
+      if (done === 2 && !hungOnce) {
+        hungOnce = true;
+        return { hang: true as const };
+      }
+      if (done === 2) return toolCallReply([{ name: "calculator", args: { expression: "3+3" }, id: "c3" }]);
+      return textReply("The sums are 2, 4 and 6.");
+    };
+    model.enqueue(...Array.from({ length: 10 }, () => script));
+
+    const first = await bot({ storeUrl, port });
+    await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> add things up`, ts: "1700100000.000100" }));
+    await model.waitForRequests(3, 15_000);
+    await kill9(first);
+    expect(slack.callsTo("chat.postMessage").filter((call) => call.args.text === "The sums are 2, 4 and 6.")).toHaveLength(0);
+
+    const second = await bot({ storeUrl, port });
+    const answer = await slack.waitForCall("chat.postMessage", (call) => call.args.text === "The sums are 2, 4 and 6.", 20_000).catch((error: Error) => {
+      throw new Error(`${error.message}\nfirst:\n${first.logs()}\nsecond:\n${second.logs()}`);
+    });
+    expect(answer.args).toMatchObject({ channel: "C0GENERAL", thread_ts: "1700100000.000100" });
+    // The first request after the restart already carries steps 1 and 2; no request asks for them again.
+    expect(toolResults(model.requests[3]!)).toEqual(["2", "4"]);
+    expect(model.requests[3]!.body.messages).toEqual(model.requests[2]!.body.messages);
+    expect(model.requests.map((request) => toolResults(request).length)).toEqual([0, 1, 2, 2, 3]);
+    await until(() => slack.callsTo("chat.postMessage").length > 0, "posts");
+    expect(slack.callsTo("chat.postMessage").filter((call) => call.args.text === "The sums are 2, 4 and 6.")).toHaveLength(1);
+  }, 60_000);
+
+  it("during an approved write: the restart answers, the model and the trace get the unknown outcome, the write ran at most once", async () => {
+    const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
+    const port = await freePort();
+    const THREAD = "1700200000.000100";
+    const script = (request: RecordedRequest) => {
+      if (toolResults(request).length === 0) return toolCallReply([{ name: "post_message", args: { channel: "C0RANDOM", text: "Standup moved" }, id: "w1" }]);
+      return textReply(allText(request).includes("outcome of this write is unknown") ? "I can't tell whether it was posted; please check #random." : "Posted.");
+    };
+    model.enqueue(...Array.from({ length: 10 }, () => script));
+
+    const first = await bot({ storeUrl, port });
+    await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> tell #random the standup moved`, ts: THREAD }));
+    const approval = await slack.waitForCall("chat.postMessage", (call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION), 15_000);
+    const message = slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
+    const actions = (approval.args.blocks as Array<{ type: string; elements?: Array<{ value?: string }> }>).find((block) => block.type === "actions")!;
+    slack.fail("chat.postMessage", { hang: true });
+    await postInteraction(
+      first.eventsUrl,
+      blockActionPayload({ user: "U0ALICE", actionId: APPROVE_ACTION, value: actions.elements![0]!.value!, channel: "C0GENERAL", messageTs: message.ts, threadTs: THREAD, blocks: message.blocks ?? [] }),
+    );
+    await slack.waitForCall("chat.postMessage", (call) => call.args.channel === "C0RANDOM", 15_000);
+    await kill9(first);
+
+    await bot({ storeUrl, port });
+    await slack.waitForCall("chat.postMessage", (call) => call.args.text === "I can't tell whether it was posted; please check #random.", 20_000);
+    expect(slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
+    expect(allText(model.requests[model.requests.length - 1]!)).toContain("the outcome of this write is unknown");
+    const shown = JSON.stringify(slack.calls.filter((call) => call.args.channel === "C0GENERAL").map((call) => call.args));
+    expect(shown).toContain("outcome of this write is unknown");
+  }, 60_000);
+});
+
+/** Each conversation: one calculator step that takes `delayMs`, then the answer naming its question. */
+function slowTwoStepScript(delayMs: number) {
+  return (request: RecordedRequest) => {
+    const question = (request.body.messages as Array<{ role: string; content: string }>).filter((message) => message.role === "user").pop()!.content;
+    if (toolResults(request).length === 0) return { ...toolCallReply([{ name: "calculator", args: { expression: "6*7" }, id: "c1" }]), delayMs };
+    return textReply(`answer for ${question.trim()}`);
+  };
+}
+
+const answersFor = (questions: readonly string[]) => questions.map((question) => slack.callsTo("chat.postMessage").filter((call) => call.args.text === `answer for ${question}`).length);
+
+describe("graceful shutdown", () => {
+  for (const viaNpm of [false, true]) {
+    it(`SIGTERM with 50 runs queued and 10 running${viaNpm ? " (npm start, signal to the process group)" : ""}: exits within 10 s, and after the restart all 60 are answered exactly once`, async () => {
+      const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
+      const port = await freePort();
+      model.enqueue(...Array.from({ length: 200 }, () => slowTwoStepScript(1_000)));
+      const questions = Array.from({ length: 60 }, (_, index) => `question ${index + 1}`);
+      const first = await startBot({ slackApiUrl: slack.apiUrl, openaiBaseUrl: model.baseUrl, storeUrl, port, env: { MAX_CONCURRENT_RUNS: "10" }, viaNpm });
+      bots.push(first);
+      for (const [index, question] of questions.entries()) {
+        expect((await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> ${question}`, ts: `1700300000.${String(index).padStart(6, "0")}` }))).status).toBe(200);
+      }
+      await model.waitForRequests(10, 15_000);
+      const signalled = performance.now();
+      if (viaNpm) process.kill(-(first.child.pid as number), "SIGTERM");
+      else first.child.kill("SIGTERM");
+      const exit = await first.exited;
+      expect(exit.at - signalled).toBeLessThan(10_000);
+      if (!viaNpm) expect(exit.code).toBe(0);
+      expect(answersFor(questions).filter((count) => count > 0).length).toBeLessThan(60);
+
+      const second = await bot({ storeUrl, port });
+      await until(() => answersFor(questions).every((count) => count >= 1), `all 60 answers; got ${answersFor(questions).filter(Boolean).length}\n${second.logs().slice(-3000)}`, 40_000, 100);
+      second.child.kill("SIGTERM");
+      await second.exited;
+      expect(answersFor(questions)).toEqual(questions.map(() => 1));
+    }, 120_000);
+  }
+});

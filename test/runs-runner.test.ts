@@ -1,0 +1,147 @@
+// The durable runner through the real service on SQLite: intake dedupe and retake, a damaged
+// checkpoint, the concurrency cap, and memory writes after the answer outside the run slot.
+import { afterEach, describe, expect, it } from "vitest";
+import { call, ScriptedModel, say, type ScriptedReply } from "../src/agent/model-scripted.js";
+import type { RunPresenter } from "../src/agent/service.js";
+import type { ModelRequest, RunOutcome, TaskOrigin } from "../src/agent/types.js";
+import { intakeIdFor } from "../src/runs/intake-store.js";
+import { startService, type ServiceHarness } from "./support/service-harness.js";
+import { temporaryFolder, until } from "./support/memory-test-kit.js";
+
+const open: ServiceHarness[] = [];
+const folders: Array<{ remove(): Promise<void> }> = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((harness) => harness.close()));
+  await Promise.all(folders.splice(0).map((folder) => folder.remove()));
+});
+
+async function sqliteUrl(): Promise<string> {
+  const folder = await temporaryFolder();
+  folders.push(folder);
+  return `sqlite://${folder.path}/runs.sqlite`;
+}
+
+const origin = (conversation: string): TaskOrigin => ({ surface: "console", conversationKey: `console:${conversation}`, requester: { id: "alice" }, place: {} });
+const lastUser = (request: ModelRequest) => String([...request.messages].reverse().find((message) => message.role === "user")?.content ?? "");
+
+/** Records what the runner shows for each conversation, in order. */
+function shown(harness: ServiceHarness): Array<{ conversationKey: string; outcome: RunOutcome; at: number }> {
+  const seen: Array<{ conversationKey: string; outcome: RunOutcome; at: number }> = [];
+  harness.service.registerPresenter("console", (from): RunPresenter => ({
+    sink: () => {},
+    finish: async (outcome) => void seen.push({ conversationKey: from.conversationKey, outcome, at: performance.now() }),
+    fail: async (error) => {
+      throw error;
+    },
+  }));
+  return seen;
+}
+
+async function service(model: ScriptedModel, storeUrl: string, env: Record<string, string> = {}): Promise<ServiceHarness> {
+  const harness = await startService({ model, storeUrl, env });
+  open.push(harness);
+  return harness;
+}
+
+describe("intake records", () => {
+  it("a redelivery of a message that is running or done is not run again", async () => {
+    const model = new ScriptedModel([], { whenExhausted: (request) => ({ text: `answer to ${lastUser(request)}`, delayMs: 50 }) });
+    const harness = await service(model, await sqliteUrl());
+    const seen = shown(harness);
+    const task = { origin: origin("dedupe"), text: "hello" };
+    expect(await harness.service.submit(task, "C1:1.0001")).toMatchObject({ kind: "accepted" });
+    expect(await harness.service.submit(task, "C1:1.0001")).toMatchObject({ kind: "duplicate", state: "in_progress" });
+    await until(() => seen.length === 1, "the answer");
+    await until(async () => (await harness.service.submit(task, "C1:1.0001")).kind === "duplicate", "the record to be done");
+    expect(await harness.service.submit(task, "C1:1.0001")).toMatchObject({ kind: "duplicate", state: "done" });
+    expect(model.requests).toHaveLength(1);
+    expect(seen.map((item) => item.outcome)).toMatchObject([{ status: "answered", answer: "answer to hello" }]);
+  });
+
+  it("a message whose process died is taken up again by the next one, from its checkpoint", async () => {
+    const storeUrl = await sqliteUrl();
+    const hanging = new ScriptedModel([call("calculator", { expression: "2+3" }, "c1")], { whenExhausted: { never: true } });
+    const first = await service(hanging, storeUrl);
+    const task = { origin: origin("retake"), text: "add it up" };
+    await first.service.submit(task, "C1:2.0001");
+    await until(() => hanging.requests.length === 2, "the second step to start");
+    await first.service.close(20);
+
+    const model = new ScriptedModel([say("It is 5.")]);
+    const second = await service(model, storeUrl);
+    const seen = shown(second);
+    // A redelivery reaching the new process is taken up (once), not ignored.
+    expect(await second.service.submit(task, "C1:2.0001")).toMatchObject({ kind: "accepted" });
+    await until(() => seen.length === 1, "the answer");
+    expect(seen[0]!.outcome).toMatchObject({ status: "answered", answer: "It is 5." });
+    expect(model.requests[0]!.messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual(["5"]);
+    await second.service.recover();
+    await second.service.close(1_000);
+    expect(seen).toHaveLength(1);
+  });
+});
+
+describe("checkpoints", () => {
+  it("a checkpoint that fails to parse ends that run with a plain reply, and the others go on", async () => {
+    const storeUrl = await sqliteUrl();
+    const hanging = new ScriptedModel([call("calculator", { expression: "1+1" }, "a1"), call("calculator", { expression: "2+2" }, "b1")], { whenExhausted: { never: true } });
+    const first = await service(hanging, storeUrl);
+    await first.service.submit({ origin: origin("bad"), text: "first" }, "bad-1");
+    await first.service.submit({ origin: origin("good"), text: "second" }, "good-1");
+    await until(() => hanging.requests.length === 4, "both runs to reach their second step");
+    await first.service.close(20);
+    await first.store.set(`checkpoint:${intakeIdFor("console", "bad-1")}:0`, { version: 0, messages: "altered" });
+
+    const model = new ScriptedModel([], { whenExhausted: say("finished") });
+    const second = await service(model, storeUrl);
+    const seen = shown(second);
+    await second.service.recover();
+    await until(() => seen.length === 2, "both conversations to get a reply");
+    const byConversation = Object.fromEntries(seen.map((item) => [item.conversationKey, item.outcome]));
+    expect(byConversation["console:bad"]).toMatchObject({ status: "answered", answer: expect.stringContaining("its saved progress could not be read") });
+    expect(byConversation["console:good"]).toMatchObject({ status: "answered", answer: "finished" });
+    expect(model.requests).toHaveLength(1);
+  });
+});
+
+describe("the run slots", () => {
+  it("never runs more than MAX_CONCURRENT_RUNS at once", async () => {
+    let running = 0;
+    let most = 0;
+    const model = new ScriptedModel([], {
+      whenExhausted: (): ScriptedReply => {
+        running += 1;
+        most = Math.max(most, running);
+        setTimeout(() => (running -= 1), 40);
+        return { text: "done", delayMs: 40 };
+      },
+    });
+    const harness = await service(model, await sqliteUrl(), { MAX_CONCURRENT_RUNS: "2" });
+    const seen = shown(harness);
+    for (let index = 0; index < 6; index++) await harness.service.submit({ origin: origin(`slot-${index}`), text: `q${index}` }, `slot-${index}`);
+    await until(() => seen.length === 6, "all six answers");
+    expect(most).toBe(2);
+  });
+
+  it("facts are extracted after the reply is shown, outside the run slot", async () => {
+    let extractionStartedAt = 0;
+    const model = new ScriptedModel([], {
+      whenExhausted: (request): ScriptedReply => {
+        if (request.responseFormat === "json_object") {
+          extractionStartedAt ||= performance.now();
+          return { text: JSON.stringify({ facts: ["The user likes tea."] }), delayMs: 400 };
+        }
+        return { text: `answer to ${lastUser(request)}` };
+      },
+    });
+    const harness = await service(model, await sqliteUrl(), { MAX_CONCURRENT_RUNS: "1", MEMORY_EXTRACT_FACTS: "true" });
+    const seen = shown(harness);
+    await harness.service.submit({ origin: origin("facts-a"), text: "I like tea" }, "facts-a");
+    await harness.service.submit({ origin: origin("facts-b"), text: "other" }, "facts-b");
+    await until(() => seen.length === 2, "both answers");
+    expect(extractionStartedAt).toBeGreaterThan(seen[0]!.at);
+    // B answered while A's extraction still waited on the model: the extraction held no slot.
+    expect(seen[1]!.at).toBeLessThan(extractionStartedAt + 400);
+    await until(async () => (await harness.service.rememberedFacts("console:facts-a")).length === 1, "the fact to be stored");
+  });
+});
