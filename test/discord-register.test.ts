@@ -29,10 +29,10 @@ async function runCli(environment: Record<string, string>): Promise<{ code: numb
 describe("discord:register", () => {
   it("PUTs /ask (with its required question), /memory, /forget and /tools to the guild", async () => {
     const result = await registerCommands({ token: fake.token, applicationId: fake.applicationId, apiUrl: fake.apiUrl, guildId: fake.guild.id, approvers: [] });
-    expect(result).toEqual({ scope: { kind: "guild", guildId: fake.guild.id }, commands: ["ask", "memory", "forget", "tools", "audit", "settings"] });
+    expect(result).toEqual({ scope: { kind: "guild", guildId: fake.guild.id }, commands: ["ask", "memory", "forget", "tools", "audit", "settings", "feedback"] });
 
     const put = fake.callsTo("PUT", new RegExp(`^/applications/${fake.applicationId}/guilds/${fake.guild.id}/commands$`)).at(-1)!;
-    expect(put.body.map((command: { name: string }) => command.name)).toEqual(["ask", "memory", "forget", "tools", "audit", "settings"]);
+    expect(put.body.map((command: { name: string }) => command.name)).toEqual(["ask", "memory", "forget", "tools", "audit", "settings", "feedback"]);
     const ask = put.body[0];
     expect(ask.options).toEqual([expect.objectContaining({ name: "question", type: 3, required: true })]);
     for (const command of put.body) expect(command.description.length).toBeLessThanOrEqual(100);
@@ -49,7 +49,7 @@ describe("discord:register", () => {
   it("says it registered in the server when DISCORD_GUILD_ID is set", async () => {
     const { code, out } = await runCli(env({ DISCORD_GUILD_ID: fake.guild.id }));
     expect(code).toBe(0);
-    expect(out).toEqual([describeRegistration({ scope: { kind: "guild", guildId: fake.guild.id }, commands: ["ask", "memory", "forget", "tools", "audit", "settings"] })]);
+    expect(out).toEqual([describeRegistration({ scope: { kind: "guild", guildId: fake.guild.id }, commands: ["ask", "memory", "forget", "tools", "audit", "settings", "feedback"] })]);
   });
 
   it("fails with one clear line when Discord rejects the token", async () => {

@@ -177,7 +177,10 @@ describe("channel settings", () => {
       model: main,
       storeUrl: sqliteUrl(),
       settings: settingsOf({ channels: { CSPECIAL: { model: "gpt-4.1" } } }),
-      modelFor: (name) => (asked.push(name), special),
+      modelFor: (name) => {
+        asked.push(name);
+        return special;
+      },
     });
     expect(answerOf(await service.ask({ origin: slackOrigin("U1", "CSPECIAL"), text: "hi" }, sink))).toBe("from the special model");
     expect(asked).toEqual(["gpt-4.1"]);

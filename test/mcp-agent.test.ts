@@ -89,6 +89,7 @@ describe("the filesystem server in a run", () => {
     const { service, sink } = await startBot(model, [serverConfig("fs", filesystemServer(folder.path))]);
     const pending = pendingOf(await service.ask({ origin: originFor(), text: "write it down" }, sink));
     expect(pending.tool).toBe("fs__write_file");
+    expect(pending.source).toBe("MCP server fs, tool write_file (readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false)");
     expect(pending.args).toEqual({ path: target, content: "shipped" });
     expect(existsSync(target)).toBe(false);
     const decided = await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, sink);

@@ -6,6 +6,7 @@ import { loadConfig } from "../config.js";
 import { ConfigError, StoreUnavailableError, StoreUrlError } from "../errors.js";
 import { createLogger } from "../logger.js";
 import { openStore } from "../memory/keyv-store.js";
+import type { KeyValueStore } from "../memory/types.js";
 import { createAuditLog } from "./audit-log.js";
 import { auditLine } from "./command-text.js";
 
@@ -42,7 +43,7 @@ async function main(): Promise<number> {
     return 1;
   }
   const logger = createLogger(process.env.LOG_LEVEL === undefined ? "error" : "info");
-  let store;
+  let store: KeyValueStore;
   try {
     store = await openStore(loadConfig(process.env).storeUrl, logger);
   } catch (error) {

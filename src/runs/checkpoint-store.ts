@@ -65,6 +65,8 @@ export type CheckpointLoad = { readonly kind: "found"; readonly state: RunState;
 export interface CheckpointWriter {
   /** Appends what changed since the last save. */
   save(state: RunState): Promise<void>;
+  /** Deletes the run's checkpoint (the parts this writer knows of: no probing). */
+  clear(): Promise<void>;
 }
 
 export interface CheckpointStore {
@@ -142,6 +144,11 @@ export function createCheckpointStore(store: KeyValueStore): CheckpointStore {
           next += 1;
           Object.assign(messages, { ref: state.messages, length: state.messages.length, last: state.messages[state.messages.length - 1] });
           Object.assign(steps, { ref: state.steps, length: state.steps.length, last: state.steps[state.steps.length - 1] });
+        },
+        async clear() {
+          const written = next;
+          next = 0;
+          await Promise.all(Array.from({ length: written }, (_, index) => store.delete(partKey(runId, index))));
         },
       };
     },

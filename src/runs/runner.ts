@@ -121,13 +121,13 @@ export function createRunner(deps: RunnerDeps): Runner {
   }
 
   /** Shows the outcome and does the writes after it; the answer goes out before history and facts. */
-  async function conclude(result: LoopResult, presenter: RunPresenter, record?: IntakeRecord): Promise<RunOutcome> {
+  async function conclude(result: LoopResult, presenter: RunPresenter, writer: CheckpointWriter, record?: IntakeRecord): Promise<RunOutcome> {
     const outcome = await storePause(result);
     await presenter.finish(outcome);
     if (record) {
       await intake.update({ ...record, state: "done", result: outcome.status }).catch((error: unknown) => logger.warn({ err: error, intakeId: record.id }, "could not mark a message done"));
     }
-    await checkpoints.remove(result.state.runId).catch((error: unknown) => logger.warn({ err: error, runId: result.state.runId }, "could not clear a finished run's checkpoints"));
+    await writer.clear().catch((error: unknown) => logger.warn({ err: error, runId: result.state.runId }, "could not clear a finished run's checkpoints"));
     if (outcome.status === "answered" && result.outcome.status === "answered") await deps.afterAnswer(result.state, outcome);
     return outcome;
   }
@@ -179,7 +179,8 @@ export function createRunner(deps: RunnerDeps): Runner {
       }
       const loopDeps = deps.depsFor(task.origin);
       const stop = deps.stops?.watch(runId, task.origin.requester);
-      const hooks = { checkpoint: checkpointHook(checkpoints.writer(runId, saved.kind === "found" ? saved : undefined), runId), signal: stopSignal(signal), stop: stop?.signal };
+      const writer = checkpoints.writer(runId, saved.kind === "found" ? saved : undefined);
+      const hooks = { checkpoint: checkpointHook(writer, runId), signal: stopSignal(signal), stop: stop?.signal };
       const work = observeRun(deps.observers, logger, { runId, origin: task.origin, how: saved.kind === "found" ? "resumed" : "new" }, sink, (watched) =>
         saved.kind === "found"
           ? withUnknownWrites(saved.state).then((state) => continueAgent(state, loopDeps, watched, hooks))
@@ -187,7 +188,7 @@ export function createRunner(deps: RunnerDeps): Runner {
       ).finally(() => stop?.dispose());
       const result = await untilAborted(work, signal);
       if (!result) return interrupted(item.intakeId, presenter);
-      await conclude(result, presenter, record);
+      await conclude(result, presenter, writer, record);
     } catch (error) {
       if (error instanceof RunInterruptedError) return interrupted(item.intakeId, presenter);
       await presenter.fail(error);
@@ -237,7 +238,8 @@ export function createRunner(deps: RunnerDeps): Runner {
     const later = saved.kind === "found" && saved.state.steps.length > run.state.steps.length ? saved : undefined;
     if (!later) await checkpoints.remove(item.runId);
     const stop = deps.stops?.watch(item.runId, origin.requester);
-    const hooks = { checkpoint: checkpointHook(checkpoints.writer(item.runId, later), item.runId), signal: stopSignal(signal), stop: stop?.signal };
+    const writer = checkpoints.writer(item.runId, later);
+    const hooks = { checkpoint: checkpointHook(writer, item.runId), signal: stopSignal(signal), stop: stop?.signal };
     try {
       const work = observeRun(deps.observers, logger, { runId: item.runId, origin, how: resolution.kind === "expired" ? "expired" : "resumed" }, sink, (watched) =>
         later ? withUnknownWrites(later.state).then((state) => continueAgent(state, loopDeps, watched, hooks)) : resumeAgent(run.state, resolution, loopDeps, watched, hooks),
@@ -249,7 +251,7 @@ export function createRunner(deps: RunnerDeps): Runner {
       }
       // The decision is claimed, so the stale record can't run anything again; the answer must still go out.
       if (result.outcome.status !== "paused") await approvals.remove(item.runId).catch((error: unknown) => logger.warn({ err: error, runId: item.runId }, "could not clear a finished approval request"));
-      await conclude(result, presenter);
+      await conclude(result, presenter, writer);
       return result.outcome.status !== "paused";
     } catch (error) {
       if (error instanceof RunInterruptedError) {

@@ -134,7 +134,8 @@ function prettyArgs(args: unknown): string {
 
 export function approvalRequest(pending: PendingApproval): string {
   const args = prettyArgs(pending.args).replace(/^/gm, "      ");
-  return `  ? ${clean(pending.tool)} changes things, so it needs your approval. It would run with:\n${args}`;
+  const source = pending.source ? `    (${clean(pending.source)})\n` : "";
+  return `  ? ${clean(pending.tool)} changes things, so it needs your approval. It would run with:\n${source}${args}`;
 }
 
 /** Indentation and a list mark: continuation lines start under the text after them. */

@@ -8,6 +8,7 @@ export const FORGET = "forget";
 export const TOOLS = "tools";
 export const AUDIT = "audit";
 export const SETTINGS = "settings";
+export const FEEDBACK = "feedback";
 export const QUESTION_OPTION = "question";
 
 /** Servers and the bot's DMs; installed to servers. */
@@ -26,4 +27,5 @@ export const COMMANDS: RESTPutAPIApplicationCommandsJSONBody = [
   { name: TOOLS, type: ApplicationCommandType.ChatInput, description: "List the agent's tools: read or write, and which MCP server each comes from (only you see it)", ...WHERE },
   { name: AUDIT, type: ApplicationCommandType.ChatInput, description: "Admins: the latest 20 approvals, decisions and writes (only you see it)", ...WHERE },
   { name: SETTINGS, type: ApplicationCommandType.ChatInput, description: "The agent's settings in this channel and your limits left (only you see it)", ...WHERE },
+  { name: FEEDBACK, type: ApplicationCommandType.ChatInput, description: "Approvers: 👍 / 👎 totals and the latest 20 votes with links (only you see it)", ...WHERE },
 ];

@@ -23,6 +23,7 @@ import { NO_PINGS } from "./messages.js";
 import type { AdapterContext } from "./run-view.js";
 import { handleSlashCommand } from "./slash-commands.js";
 import { handleStopClick, isStopCustomId } from "./stop-button.js";
+import { handleFeedbackClick, isFeedbackCustomId } from "./feedback.js";
 
 export interface DiscordAdapterDeps {
   readonly config: NonNullable<Config["discord"]>;
@@ -88,6 +89,7 @@ export function createDiscordAdapter(deps: DiscordAdapterDeps): ChatAdapter {
     if (interaction.isChatInputCommand()) inFlight.track(`discord: /${interaction.commandName}`, handleSlashCommand(context, interaction));
     else if (interaction.isButton() && isApprovalCustomId(interaction.customId)) inFlight.track("discord: an approval click", handleApprovalClick(context, interaction));
     else if (interaction.isButton() && isStopCustomId(interaction.customId)) inFlight.track("discord: a Stop click", handleStopClick(context, interaction));
+    else if (interaction.isButton() && isFeedbackCustomId(interaction.customId)) inFlight.track("discord: a feedback click", handleFeedbackClick(context, interaction));
   });
   client.on(Events.MessageCreate, (message) => {
     const botId = client.user?.id;

@@ -86,6 +86,7 @@ export function approvalText(pending: PendingApproval, deciders: Deciders): stri
   return truncate(
     [
       `🔐 ${mention(pending.requester)}'s request wants to run ${code(pending.tool)}:`,
+      ...(pending.source ? [`From ${code(pending.source)}`] : []),
       "```json",
       preview,
       "```",

@@ -11,6 +11,7 @@ import type { GovernanceCommands } from "../../governance/governance.js";
 import type { EventSink, RunOutcome, StepRecord } from "../../agent/types.js";
 import { approvalButtons } from "./approval-buttons.js";
 import { stopButtons } from "./stop-button.js";
+import { feedbackButtons } from "./feedback.js";
 import type { ApprovalMessages } from "./approval-messages.js";
 import type { ChannelApi, SentMessage } from "./channel-api.js";
 import type { ChannelKind } from "./conversation.js";
@@ -90,8 +91,10 @@ export function createRunView(context: AdapterContext, surface: ReplySurface, wh
       let answer: SentMessage;
       try {
         const [first, ...rest] = splitText(text, MAX_MESSAGE_CHARS);
-        answer = await surface.setMain({ content: first!, components: [] });
-        for (const part of rest) await surface.post({ content: part });
+        // 👍 / 👎 go on the answer's last message.
+        const votes = feedbackButtons(outcome.runId, outcome.stop);
+        answer = await surface.setMain({ content: first!, components: rest.length === 0 ? votes : [] });
+        for (const [index, part] of rest.entries()) await surface.post({ content: part, ...(index === rest.length - 1 ? { components: votes } : {}) });
       } catch (error) {
         logger.error({ err: error, answer: text }, "could not post the answer; it is in this log line");
         return;

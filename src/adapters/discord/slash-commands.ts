@@ -2,7 +2,8 @@
 // a public deferred reply that later becomes the answer; /memory, /forget and /tools ephemerally.
 import { MessageFlags, type ChatInputCommandInteraction } from "discord.js";
 import { toolListText } from "../tool-list-text.js";
-import { ASK, AUDIT, FORGET, MEMORY, QUESTION_OPTION, SETTINGS, TOOLS } from "./command-definitions.js";
+import { ASK, AUDIT, FEEDBACK, FORGET, MEMORY, QUESTION_OPTION, SETTINGS, TOOLS } from "./command-definitions.js";
+import { feedbackCommand } from "./feedback.js";
 import { admitCommand, auditCommand, settingsCommand } from "./governance-commands.js";
 import { channelKindOf, conversationKey, discordOrigin, personOf, type RequestSource } from "./conversation.js";
 import { EMPTY_QUESTION_TEXT, forgetText, memoryText, NO_PINGS } from "./messages.js";
@@ -22,6 +23,8 @@ export async function handleSlashCommand(context: AdapterContext, interaction: C
       return auditCommand(context, interaction);
     case SETTINGS:
       return settingsCommand(context, interaction);
+    case FEEDBACK:
+      return feedbackCommand(context, interaction);
     case TOOLS:
       return interaction.reply({ content: toolsContent(context.service.toolList("discord")), flags: MessageFlags.Ephemeral, allowedMentions: NO_PINGS }).then(() => {});
     default:

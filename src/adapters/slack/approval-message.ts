@@ -64,6 +64,7 @@ function describedBlocks(pending: PendingApproval, approvers: readonly string[])
   const fallback = new Date(pending.expiresAt).toISOString().replace("T", " ").slice(0, 16) + " UTC";
   return [
     { type: "section", text: { type: "mrkdwn", text: `*Approval needed:* the agent wants to run \`${escapeSlackText(pending.tool)}\` with` } },
+    ...(pending.source ? [{ type: "context" as const, elements: [{ type: "plain_text" as const, text: pending.source.slice(0, 300) }] }] : []),
     { type: "section", text: { type: "mrkdwn", text: argumentsText(pending.args) } },
     {
       type: "context",

@@ -101,7 +101,8 @@ export async function handleFeedbackClick(runtime: SlackRuntime, body: unknown, 
       person: { id: click.user.id, ...(click.user.username ? { name: click.user.username } : {}) },
       rating,
       guard: value.data.g,
-      ...(await permalink(runtime.client, click.channel.id, thread).then((link) => (link ? { link } : {}))),
+      // The buttons' own message: its link opens the answer in its thread.
+      ...(await permalink(runtime.client, click.channel.id, click.message.ts).then((link) => (link ? { link } : {}))),
       at: runtime.now(),
     });
     if (rating === "down") await runtime.client.views.open({ trigger_id: click.trigger_id, view: commentModal(seq) });
