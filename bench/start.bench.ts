@@ -102,6 +102,24 @@ async function healthy(port: number): Promise<boolean> {
   }
 }
 
+/** Discord alone: the ops port opens before the chat library loads. */
+async function discordStart(discord: FakeDiscord): Promise<{ readyMs: number; idleMb: number }> {
+  const folder = await mkdtemp(join(tmpdir(), "bench-start-"));
+  const port = await freePort();
+  try {
+    const env = { STORE_URL: `sqlite://${join(folder, "data", "bot.sqlite")}`, OPENAI_API_KEY: "demo", LOG_LEVEL: "warn", PORT: String(port) };
+    const bot = startBot({ ...env, DISCORD_TOKEN: discord.token, DISCORD_APPLICATION_ID: discord.applicationId, DISCORD_API_URL: discord.apiUrl }, folder);
+    await until(() => healthy(port), "/healthz on PORT", bot.output);
+    const readyMs = performance.now() - bot.started;
+    await pause(SETTLE_MS);
+    const idleMb = rssMb(bot.child.pid!);
+    await stopBot(bot.child);
+    return { readyMs, idleMb };
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
 async function chatStart(slack: FakeSlack, discord: FakeDiscord, round: number): Promise<{ readyMs: number; idleMb: number; answeredMb: number }> {
   const folder = await mkdtemp(join(tmpdir(), "bench-start-"));
   const port = await freePort();
@@ -146,8 +164,10 @@ export async function run(): Promise<void> {
   const slack = await startFakeSlack();
   const discord = await FakeDiscord.start();
   const chats = [];
+  const discords = [];
   try {
     for (let index = 0; index < STARTS; index++) chats.push(await chatStart(slack, discord, index));
+    for (let index = 0; index < STARTS; index++) discords.push(await discordStart(discord));
   } finally {
     await slack.close();
     await discord.close();
@@ -159,6 +179,8 @@ export async function run(): Promise<void> {
   const chatReady = median(chats.map((run) => run.readyMs));
   const chatIdle = median(chats.map((run) => run.idleMb));
   const chatAnswered = median(chats.map((run) => run.answeredMb));
+  const discordReady = median(discords.map((run) => run.readyMs));
+  const discordIdle = median(discords.map((run) => run.idleMb));
   printTable(
     ["process", "start→ready ms", "target", "met", "idle RSS MB", "target", "met", "after 1st answer MB", "target", "met"],
     [
@@ -175,6 +197,7 @@ export async function run(): Promise<void> {
         String(TARGET_ANSWERED_MB),
         met(chatAnswered, TARGET_ANSWERED_MB),
       ],
+      ["Discord + SQLite (PORT listening)", discordReady.toFixed(0), String(TARGET_READY_MS), met(discordReady, TARGET_READY_MS), discordIdle.toFixed(0), String(TARGET_IDLE_MB), met(discordIdle, TARGET_IDLE_MB), "-", "-", "-"],
     ],
   );
 }

@@ -11,7 +11,6 @@ import { createAgentService, type RunningAgentService } from "./agent/agent-serv
 import { createLoopDeps } from "./agent/loop-deps.js";
 import { TokenCounter } from "./agent/token-counter.js";
 import { createDemoModel } from "./agent/model-demo.js";
-import { createOpenAIModel } from "./agent/model-openai.js";
 import { builtinTools } from "./agent/tools/builtin.js";
 import type { Model } from "./agent/types.js";
 import { checkChatModel, loadConfig, type Config } from "./config.js";
@@ -72,7 +71,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
   const settings = await loadSettings(config.settingsFile, logger);
   if (settings.kind === "failed") return { kind: "failed", message: settings.lines.join("\n") };
   // The MCP servers file is checked like the environment: one line naming the server and the field.
-  const mcp = prepareMcp(config, env, logger);
+  const mcp = await prepareMcp(config, env, logger);
   if (mcp.kind === "failed") return { kind: "failed", message: mcp.message };
 
   let store: KeyValueStore;
@@ -93,8 +92,23 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
 
   // Every process but the console serves health, readiness and metrics on PORT; loaded only then (prom-client, tracing).
   const ops = consoleMode ? undefined : await (await import("./ops/ops.js")).startOps(config, store, env, logger);
-  if (ops) store = ops.instrumentStore(store);
-  const model = chooseModel(config, logger);
+  let port: number | undefined;
+  if (ops) {
+    // Not ready until each surface connects; the port opens now, before the chat libraries load (Slack's HTTP mode serves it on its own port).
+    for (const surface of [config.slack ? "slack" : undefined, config.discord ? "discord" : undefined]) if (surface) ops.health.connection(surface, "starting");
+    if (config.slack?.mode.kind !== "http") {
+      try {
+        port = await ops.listen(config.port);
+      } catch (error) {
+        await ops.close();
+        await closeAll([], undefined, store, logger);
+        ownership.release();
+        return { kind: "failed", message: `Cannot start: PORT ${config.port}: ${error instanceof Error ? error.message : String(error)}` };
+      }
+    }
+    store = ops.instrumentStore(store);
+  }
+  const model = await chooseModel(config, logger);
   const governance = createGovernance({ source: settings.source, store, logger, model: config.model.name });
   // The demo model has no facts to pick, so extraction would only cost a call per run.
   const serviceConfig: Config = model.kind === "demo" ? { ...config, memory: { ...config.memory, extractFacts: false } } : config;
@@ -121,6 +135,10 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       ...(queue ? { queue } : {}),
       ...(mcp.manager ? { toolSource: mcp.manager.tools, toolCatalog: mcp.manager.describe } : {}),
     });
+    if (ops) {
+      service = ops.instrumentService(service);
+      if (queue) ops.metrics.setQueueDepthSource(() => queue.depth());
+    }
     if (model.kind === "demo" && !consoleMode) logger.warn("OPENAI_API_KEY=demo: answering with the offline demo model (arithmetic and time only)");
     // Loaded only when configured: console mode needs neither chat library.
     if (config.slack) {
@@ -146,18 +164,6 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     throw error;
   }
 
-  // Slack's HTTP mode serves the ops routes on its own port; every other process opens PORT for them.
-  let port: number | undefined;
-  if (ops && config.slack?.mode.kind !== "http") {
-    try {
-      port = await ops.listen(config.port);
-    } catch (error) {
-      await closeAll([], service, store, logger);
-      await ops.close();
-      ownership.release();
-      return { kind: "failed", message: `Cannot start: PORT ${config.port}: ${error instanceof Error ? error.message : String(error)}` };
-    }
-  }
   if (mcp.manager) {
     // Each server gets its first try before the surfaces take messages; one that fails keeps being retried.
     await mcp.manager.start();
@@ -166,7 +172,6 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     if (consoleMode) (io.output ?? process.stdout).write(`${lines.join("\n")}\n`);
     else for (const line of lines) logger.info(line);
   }
-  for (const adapter of adapters) ops?.health.connection(adapter.name, "starting");
   const started = await Promise.allSettled(adapters.map((adapter) => adapter.start().then(() => ops?.health.connection(adapter.name, "up"))));
   const failure = started.findIndex((result) => result.status === "rejected");
   if (failure >= 0) {
@@ -213,9 +218,11 @@ type ChosenModel = {
   readonly modelFor?: (name: string) => Model;
 };
 
-function chooseModel(config: Config, logger: Logger): ChosenModel {
+async function chooseModel(config: Config, logger: Logger): Promise<ChosenModel> {
   const { apiKey, baseUrl, name, timeoutMs, maxRetries } = config.model;
   if (!apiKey) return { kind: "demo", model: createDemoModel(), description: { kind: "demo", unusedBaseUrl: baseUrl } };
+  // Loaded only for a real model: the demo and the console start without the OpenAI SDK.
+  const { createOpenAIModel } = await import("./agent/model-openai.js");
   const clients = new Map<string, Model>();
   const modelFor = (other: string): Model => clients.get(other) ?? clients.set(other, createOpenAIModel({ apiKey, baseUrl, model: other, timeoutMs, maxRetries, logger })).get(other)!;
   return { kind: "remote", model: modelFor(name), description: { kind: "remote", name, baseUrl }, modelFor };

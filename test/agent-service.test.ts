@@ -6,6 +6,7 @@ import { loadConfig } from "../src/config.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import { capturingLogger, temporaryFolder, until } from "./support/memory-test-kit.js";
 import { startRedisServer } from "./support/redis-server.js";
+import { describeWithRedis } from "./support/redis-suite.js";
 import { originFor, startService, type ServiceHarness } from "./support/service-harness.js";
 
 let folder: Awaited<ReturnType<typeof temporaryFolder>>;
@@ -110,7 +111,7 @@ describe("the conversation runner", () => {
   });
 });
 
-describe("a Redis store that goes away mid-run", () => {
+describeWithRedis("a Redis store that goes away mid-run", () => {
   it("logs a clear line and the run still replies", async () => {
     const redis = await startRedisServer();
     const { logger, lines } = capturingLogger();

@@ -8,17 +8,18 @@ import { createMailboxes } from "../src/runs/bullmq-mailbox.js";
 import { createBullmqWorkQueue, type BullmqWorkQueueOptions } from "../src/runs/bullmq-work-queue.js";
 import type { WorkHandler, WorkItem, WorkQueue } from "../src/runs/work-queue.js";
 import { startRedisServer, type RedisServer } from "./support/redis-server.js";
+import { describeWithRedis, redisAvailable } from "./support/redis-suite.js";
 
-let server: RedisServer;
+let server: RedisServer | undefined;
 let queues: WorkQueue[] = [];
 let names = 0;
 let name = "";
 
 beforeAll(async () => {
-  server = await startRedisServer();
+  if (redisAvailable) server = await startRedisServer();
 });
 afterAll(async () => {
-  await server.stop();
+  await server?.stop();
 });
 afterEach(async () => {
   await Promise.all(queues.map((queue) => queue.close(0)));
@@ -26,7 +27,7 @@ afterEach(async () => {
 });
 
 function queue(options: Partial<BullmqWorkQueueOptions> = {}): WorkQueue {
-  const created = createBullmqWorkQueue({ redisUrl: server.url, logger: silentLogger, name, backoffMs: 20, ...options });
+  const created = createBullmqWorkQueue({ redisUrl: server!.url, logger: silentLogger, name, backoffMs: 20, ...options });
   queues.push(created);
   return created;
 }
@@ -78,7 +79,7 @@ describe("BullMQ ids and items", () => {
   });
 });
 
-describe("the BullMQ work queue in one process", () => {
+describeWithRedis("the BullMQ work queue in one process", () => {
   const fresh = () => {
     names += 1;
     name = `unit-${names}`;
@@ -136,7 +137,7 @@ describe("the BullMQ work queue in one process", () => {
 
   it("drops an unreadable item from a mailbox and handles the rest", async () => {
     fresh();
-    const redis = new Redis(server.url);
+    const redis = new Redis(server!.url);
     await createMailboxes(redis, `${name}-mailbox`).push(conversationHash("a"), "{not json");
     redis.disconnect();
     const record = recorder();

@@ -87,13 +87,14 @@ describe("Discord adapter lifecycle", () => {
     await adapter.stop();
   });
 
-  it("stop() lets a run in flight finish, then disconnects", async () => {
+  it("stop() disconnects; the runner's close lets a run in flight finish", async () => {
     const harness = await startDiscordHarness({ script: [{ text: "Finished while stopping.", delayMs: 200 }] });
     const { token } = harness.fake.slashCommand("ask", harness.alice, { values: { question: "slow one" } });
     await harness.fake.waitForCall("POST", /\/callback$/);
     await waitUntil(() => harness.model.requests.length === 1, "the model to be asked");
 
     await harness.adapter.stop();
+    await harness.service.close(5_000);
     expect(harness.fake.callsTo("PATCH", originalPath(harness.fake, token)).at(-1)!.body.content).toBe("Finished while stopping.");
     await waitUntil(() => harness.fake.gateway.connected === 0, "the gateway connection to close");
     await harness.close();
@@ -110,13 +111,13 @@ describe("Discord adapter lifecycle", () => {
 
   it("shows a generic failure line in public and keeps the detail in the log", async () => {
     const logs: Array<Record<string, unknown>> = [];
-    const adapter = adapterWith(stubService({ ask: () => Promise.reject(new Error("sqlite: database is locked at /srv/bot/data")) }), { logger: captureLogs(logs) });
+    const adapter = adapterWith(stubService({ submit: () => Promise.reject(new Error("sqlite: database is locked at /srv/bot/data")) }), { logger: captureLogs(logs) });
     await adapter.start();
     const { token } = fake.slashCommand("ask", { id: "1300000000000000001", username: "alice" }, { values: { question: "hello?" } });
     const reply = await fake.waitForCall("PATCH", originalPath(fake, token));
     expect(reply.body.content).toBe("⚠️ Something went wrong on my side; the details are in the bot's log. Please try again.");
     expect(JSON.stringify(fake.calls.map((call) => call.body))).not.toContain("database is locked");
-    expect(logs.find((line) => line.msg === "the agent service failed a run")).toMatchObject({ err: { message: "sqlite: database is locked at /srv/bot/data" } });
+    expect(logs.find((line) => line.msg === "could not record the message")).toMatchObject({ err: { message: "sqlite: database is locked at /srv/bot/data" } });
     await adapter.stop();
   });
 
@@ -133,8 +134,9 @@ describe("Discord adapter lifecycle", () => {
     const command = discord.slashCommand("ask", bob, { values: { question: "are you there?" } });
     const clickReply = await discord.waitForCall("POST", new RegExp(`^/interactions/${click.id}/[^/]+/callback$`));
     const commandReply = await discord.waitForCall("POST", new RegExp(`^/interactions/${command.id}/[^/]+/callback$`));
-    open();
     await stopping;
+    open();
+    await harness.service.close(5_000);
 
     expect(clickReply.body).toMatchObject({ type: 4, data: { content: "I am restarting; click again in a moment.", flags: MessageFlags.Ephemeral } });
     expect(commandReply.body).toMatchObject({ type: 4, data: { content: "I am restarting; ask again in a moment.", flags: MessageFlags.Ephemeral } });

@@ -42,8 +42,8 @@ describe("discord:register", () => {
     const { code, out, err } = await runCli(env());
     expect(code).toBe(0);
     expect(err).toEqual([]);
-    expect(out).toEqual(["Registered /ask, /memory, /forget, /tools, /audit, /settings globally; Discord can take up to an hour to show them everywhere."]);
-    expect(fake.commands.get(`global:${fake.applicationId}`)).toHaveLength(6);
+    expect(out).toEqual(["Registered /ask, /memory, /forget, /tools, /audit, /settings, /feedback globally; Discord can take up to an hour to show them everywhere."]);
+    expect(fake.commands.get(`global:${fake.applicationId}`)).toHaveLength(7);
   });
 
   it("says it registered in the server when DISCORD_GUILD_ID is set", async () => {

@@ -31,7 +31,7 @@ describe("Discord Stop", () => {
     fake.clickButton(run.messageId, run.customId, alice);
     const answer = await fake.waitForCall("PATCH", originalPath(fake, run.token), (request) => String(request.body.content).includes("Stopped by alice."));
     expect(performance.now() - clicked).toBeLessThan(2_000);
-    expect(answer.body.components).toEqual([]);
+    expect(JSON.stringify(answer.body.components)).not.toContain('"stop:');
   });
 
   it("tells someone else privately that only the requester or an approver can stop it", async () => {

@@ -43,7 +43,7 @@ describe("approval button ids", () => {
   });
 
   it("rejects ids that are not ours or are malformed", () => {
-    for (const id of ["", "appr", "appr:x:run:call", "appr:a::call", "appr:a:run:", "appr:a:run with space:call", `appr:a:${"r".repeat(17)}:call`, `appr:a:run:${"c".repeat(41)}`, "other:a:run:call"]) {
+    for (const id of ["", "appr", "appr:x:run:call", "appr:a::call", "appr:a:run:", "appr:a:run with space:call", `appr:a:${"r".repeat(33)}:call`, `appr:a:run:${"c".repeat(41)}`, "other:a:run:call"]) {
       expect(parseApprovalCustomId(id)).toBeUndefined();
     }
   });

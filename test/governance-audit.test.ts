@@ -8,7 +8,7 @@ import { createAuditLog } from "../src/governance/audit-log.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import { governedService, settingsOf, slackOrigin, type GovernedService } from "./support/governance-kit.js";
-import { temporaryFolder } from "./support/memory-test-kit.js";
+import { temporaryFolder, until } from "./support/memory-test-kit.js";
 import { noteTool } from "./support/service-harness.js";
 
 let folder: Awaited<ReturnType<typeof temporaryFolder>>;
@@ -64,6 +64,18 @@ describe("audit log", () => {
     expect(await decide("USTRANGER")).toMatchObject({ kind: "not_allowed" });
     expect(await decide("UADMIN")).toMatchObject({ kind: "resumed", decision: "approve" });
     expect(note.posted).toEqual(["hi"]);
+  });
+
+  it("an admin may stop anyone's run; someone else may not", async () => {
+    const model = new ScriptedModel([{ never: true }], { whenExhausted: say("summary after the stop") });
+    const harness = await governedService({ model, storeUrl: sqliteUrl(), settings: settingsOf({ access: { admins: { slack: ["UADMIN"] } } }) });
+    open.push(harness);
+    let runId: string | undefined;
+    const running = harness.service.ask({ origin: slackOrigin("U1"), text: "take your time" }, (event) => (runId ??= event.runId));
+    await until(() => runId !== undefined && model.requests.length === 1, "the run's first model call");
+    expect(await harness.service.stop({ runId: runId!, stoppedBy: { id: "USTRANGER" }, isApprover: false })).toMatchObject({ kind: "not_allowed" });
+    expect(await harness.service.stop({ runId: runId!, stoppedBy: { id: "UADMIN" }, isApprover: false })).toEqual({ kind: "stopping" });
+    expect(await running).toMatchObject({ status: "answered" });
   });
 
   it("holds a denial, and no write", async () => {

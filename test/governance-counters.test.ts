@@ -7,6 +7,7 @@ import { openStore } from "../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../src/memory/types.js";
 import { temporaryFolder } from "./support/memory-test-kit.js";
 import { startRedisServer, type RedisServer } from "./support/redis-server.js";
+import { redisAvailable } from "./support/redis-suite.js";
 
 interface Backend {
   readonly name: string;
@@ -38,7 +39,7 @@ function redis(): Backend {
   };
 }
 
-describe.each([sqlite(), redis()])("$name increment", (backend) => {
+describe.each([sqlite(), ...(redisAvailable ? [redis()] : [])])("$name increment", (backend) => {
   let first: KeyValueStore;
   let second: KeyValueStore;
   beforeAll(async () => {

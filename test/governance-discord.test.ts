@@ -41,7 +41,7 @@ describe("Discord refusals", () => {
     expect((await callbackOf(h, blocked.id)).body).toMatchObject({ type: 4, data: { flags: EPHEMERAL } });
     const allowed = h.fake.slashCommand("ask", h.alice, { values: { question: "hello" } });
     expect((await callbackOf(h, allowed.id)).body).toEqual({ type: 5, data: { flags: 0 } });
-    await h.fake.waitForCall("PATCH", new RegExp(`/messages/@original$`), (call) => call.body.content === "an answer");
+    await h.fake.waitForCall("PATCH", /\/messages\/@original$/, (call) => call.body.content === "an answer");
     expect(h.model.requests).toHaveLength(1);
   });
 

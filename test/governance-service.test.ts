@@ -45,6 +45,28 @@ describe("access", () => {
     expect(model.requests).toHaveLength(0);
   });
 
+  it("a message submitted without asking first is refused by the worker, its intake record done, and a redelivery not run", async () => {
+    const model = new ScriptedModel([say("should not be asked")]);
+    const { service } = await start({ model, storeUrl: sqliteUrl(), settings });
+    const shown: string[] = [];
+    let finished!: () => void;
+    const done = new Promise<void>((resolve) => (finished = resolve));
+    service.registerPresenter("slack", () => ({
+      sink: () => {},
+      finish: async (outcome) => {
+        shown.push(answerOf(outcome));
+        finished();
+      },
+      fail: async () => finished(),
+    }));
+    const task = { origin: slackOrigin("UBAD"), text: "hello" };
+    expect(await service.submit(task, "C1:1700000000.000100")).toMatchObject({ kind: "accepted" });
+    await done;
+    expect(shown).toEqual([expect.stringMatching(/not allowed to use this bot/)]);
+    expect(await service.submit(task, "C1:1700000000.000100")).toMatchObject({ kind: "duplicate", state: "done" });
+    expect(model.requests).toHaveLength(0);
+  });
+
   it("an allowed user in an allowed channel, and an admin anywhere, are answered", async () => {
     const model = new ScriptedModel([say("hi U1"), say("hi admin")]);
     const { service, sink } = await start({ model, storeUrl: sqliteUrl(), settings });

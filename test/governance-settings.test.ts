@@ -32,8 +32,8 @@ describe("reading the file", () => {
     expect(await readSettingsFile(join(import.meta.dirname, "..", "bot.settings.example.json"))).toMatchObject({ kind: "ok" });
   });
 
-  it("names each problem on its own line", () => {
-    const check = parseSettingsText(
+  it("names each problem on its own line", async () => {
+    const check = await parseSettingsText(
       JSON.stringify({ access: { dms: "no", admins: { slack: [""] } }, limits: { user: { runsPerMinute: 2.5 } }, channels: { C1: { memory: "maybe", colour: "red" } }, extra: 1 }),
       "bot.settings.json",
     );
@@ -47,10 +47,10 @@ describe("reading the file", () => {
     ]);
   });
 
-  it("says when the text is not JSON or YAML at all, or not an object", () => {
-    expect(parseSettingsText("{ nope", "x.json")).toMatchObject({ kind: "invalid", problems: [expect.stringMatching(/^not valid JSON: /)] });
-    expect(parseSettingsText("a: [", "x.yml")).toMatchObject({ kind: "invalid", problems: [expect.stringMatching(/^not valid YAML: /)] });
-    expect(parseSettingsText("[1]", "x.json")).toEqual({ kind: "invalid", problems: ["expects an object with access, limits and channels"] });
+  it("says when the text is not JSON or YAML at all, or not an object", async () => {
+    expect(await parseSettingsText("{ nope", "x.json")).toMatchObject({ kind: "invalid", problems: [expect.stringMatching(/^not valid JSON: /)] });
+    expect(await parseSettingsText("a: [", "x.yml")).toMatchObject({ kind: "invalid", problems: [expect.stringMatching(/^not valid YAML: /)] });
+    expect(await parseSettingsText("[1]", "x.json")).toEqual({ kind: "invalid", problems: ["expects an object with access, limits and channels"] });
   });
 
   it("uses BOT_SETTINGS, else bot.settings.json only when it exists", async () => {

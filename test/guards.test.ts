@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { checkErrorStreak, nextErrorStreak } from "../src/agent/guards/consecutive-errors.js";
 import { deadlineStop } from "../src/agent/guards/deadline.js";
 import { approvalExpiredStop, modelUnavailableStop } from "../src/agent/guards/external-stops.js";
-import { checkOscillation } from "../src/agent/guards/oscillation.js";
+import { checkOscillation, oscillationMemory } from "../src/agent/guards/oscillation.js";
 import { checkRepeat, REPEAT_TRIP_AT, repeatWarning, type RepeatState } from "../src/agent/guards/repeat.js";
 import { checkStepLimit } from "../src/agent/guards/step-limit.js";
 import { tokenStop, watermark } from "../src/agent/guards/token-watermark.js";
@@ -115,6 +115,19 @@ describe("oscillation", () => {
     expect(check(["a#1", "b#1", "a#1", "a#1"])).toBeUndefined();
   });
 
+  it.each([2, 6, 10, 12, 25, 50])("keeps enough history for a window of %i, and the share rule fires at it", (window) => {
+    expect(oscillationMemory(window)).toBeGreaterThanOrEqual(window);
+    const mostlyA = Array.from({ length: window }, (_, index) => (index % 4 === 3 ? `other#${index}` : "a#1"));
+    const kept = mostlyA.slice(-oscillationMemory(window));
+    expect(check(kept.slice(1), window)).toBeUndefined();
+    expect(check(kept, window)?.guard).toBe("oscillation");
+  });
+
+  it("does not stop a first call, whatever the window", () => {
+    expect(check(["a#1"], 1)).toBeUndefined();
+    expect(check(["a#1", "b#1"], 1)).toBeUndefined();
+  });
+
   it("judges only the latest window", () => {
     expect(check(["a#1", "a#1", "a#1", "b#1", "c#1", "d#1", "e#1", "f#1", "g#1"])).toBeUndefined();
   });
@@ -162,7 +175,7 @@ describe("consecutive errors", () => {
     const stop = checkErrorStreak(3, 3);
     expect(stop?.guard).toBe("errors");
     expect(stop?.detail).toBe("3 failures in a row");
-    expect(stop?.sentence).toBe("Stopped: 3 steps failed in a row.");
+    expect(stop?.sentence).toBe("Stopped: 3 attempts in a row failed (tool calls or empty replies).");
   });
 
   it("stops at a threshold of 1 on the first failure", () => {
@@ -204,11 +217,19 @@ describe("token watermarks", () => {
 });
 
 describe("stops from outside the model", () => {
-  it("says the run's time limit in seconds", () => {
+  it("says the run's time limit as a person would", () => {
     const stop = deadlineStop(120_000);
     expect(stop.guard).toBe("deadline");
     expect(stop.detail).toBe("the run passed its 120000 ms deadline");
-    expect(stop.sentence).toBe("Stopped: the run took longer than its 120-second time limit.");
+    expect(stop.sentence).toBe("Stopped: the run took longer than its time limit of 2 minutes.");
+    expect(deadlineStop(90_000).sentence).toBe("Stopped: the run took longer than its time limit of 90 seconds.");
+  });
+
+  it("never says a limit under a second is zero seconds", () => {
+    expect(deadlineStop(400).sentence).toBe("Stopped: the run took longer than its time limit of 400 ms.");
+    expect(deadlineStop(1_500).sentence).toBe("Stopped: the run took longer than its time limit of 1.5 seconds.");
+    expect(deadlineStop(1_000).sentence).toBe("Stopped: the run took longer than its time limit of 1 second.");
+    expect(approvalExpiredStop("post_message", 20_000).sentence).toBe("Stopped: nobody approved post_message within 20 seconds, so it did not run.");
   });
 
   it("carries the reason the model could not be reached", () => {

@@ -3,7 +3,12 @@ import { z } from "zod";
 import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
 import { TokenCounter } from "../src/agent/token-counter.js";
 import type { ModelRequest, Tool } from "../src/agent/types.js";
-import { runQuestion } from "./support/loop-harness.js";
+import { historyTokenBudget } from "../src/agent/loop-deps.js";
+import { buildSystemPrompt } from "../src/agent/system-prompt.js";
+import { createConversationHistory } from "../src/memory/history.js";
+import { silentLogger } from "../src/logger.js";
+import { defaultGuards, runQuestion } from "./support/loop-harness.js";
+import { mapStore } from "./support/map-store.js";
 
 const WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa ";
 const bigText = (chars: number) => WORDS.repeat(Math.ceil(chars / WORDS.length)).slice(0, chars);
@@ -21,7 +26,7 @@ const isSummary = (request: ModelRequest) => request.tools.length === 0 && !isCo
 const has = (request: ModelRequest, marker: string) => request.messages.some((message) => message.content?.includes(marker));
 
 describe("scenario F: a tool result of 50,000 characters in a small window", () => {
-  it("folds at yellow, compacts once at orange, trips at red, and the summary still fits", async () => {
+  it("folds at yellow, compacts at orange, compacts again at red and trips only when that is not enough; the summary still fits", async () => {
     const budget = 4_000;
     const counter = TokenCounter.forModel("gpt-4o-mini");
     let phase = 0;
@@ -45,11 +50,13 @@ describe("scenario F: a tool result of 50,000 characters in a small window", () 
     if (outcome.status !== "answered") return;
     const kinds = events.map((event) => event.type).filter((type) => ["folded", "compacted", "guard_tripped"].includes(type));
     expect(kinds[0]).toBe("folded");
-    expect(kinds.filter((type) => type === "compacted")).toHaveLength(1);
+    expect(kinds.filter((type) => type === "compacted").length).toBeGreaterThanOrEqual(1);
     expect(kinds.indexOf("compacted")).toBeGreaterThan(kinds.indexOf("folded"));
     expect(kinds.at(-1)).toBe("guard_tripped");
     expect(outcome.stop?.guard).toBe("tokens");
-    expect(model.requests.filter(isCompaction)).toHaveLength(1);
+    // The trip comes right after a compaction that could not bring the context below red.
+    const lastCompaction = model.requests.map(isCompaction).lastIndexOf(true);
+    expect(model.requests.slice(lastCompaction + 1).every(isSummary)).toBe(true);
 
     const firstDump = outcome.steps[0]!.calls[0]!;
     expect(firstDump.result).toHaveLength(50_000);
@@ -73,5 +80,42 @@ describe("scenario F: a tool result of 50,000 characters in a small window", () 
   it("refuses a context window no larger than the output reserve", async () => {
     const model = new ScriptedModel([say("ok")]);
     await expect(runQuestion(model, "x", { guards: { contextTokens: 1_000 } })).rejects.toThrow(/AGENT_CONTEXT_TOKENS/);
+  });
+});
+
+describe("a small local window (AGENT_CONTEXT_TOKENS=8192) with a full history", () => {
+  it("runs 6 tool steps to an answer and keeps the last 2 history turns in every request", async () => {
+    const guards = { ...defaultGuards, contextTokens: 8_192 };
+    const counter = TokenCounter.forModel("local-model");
+    const budget = historyTokenBudget(guards, "local-model", 4_000);
+    expect(budget).toBeLessThan(4_000);
+    const history = createConversationHistory(mapStore(), { maxTurns: 20, maxTokens: budget, countTokens: (text) => counter.countText(text), logger: silentLogger });
+    for (let turn = 1; turn <= 20; turn++) await history.append("c", { user: `question ${turn}: ${bigText(600)}`, assistant: `answer ${turn}: ${bigText(900)}`, at: turn });
+    const turns = await history.load("c");
+    expect(turns.at(-1)?.user).toMatch(/^question 20:/);
+    const context = [
+      { role: "system" as const, content: buildSystemPrompt({ surface: "console", facts: [], now: new Date(0) }) },
+      ...turns.flatMap((turn) => [
+        { role: "user" as const, content: turn.user },
+        { role: "assistant" as const, content: turn.assistant },
+      ]),
+    ];
+    const read: Tool<{ page: number }> = { name: "read_page", description: "reads a page", schema: z.object({ page: z.number() }), effect: "read", execute: async ({ page }) => `page ${page}: ${bigText(8_000)}` };
+    const model = new ScriptedModel([...Array.from({ length: 6 }, (_, page) => call("read_page", { page })), say("The pages say alpha to kappa.")], {
+      whenExhausted: say("Facts found: pages 0-5 list Greek letters. Calls tried: read_page. Still to do: answer."),
+    });
+    const { outcome } = await runQuestion(model, "summarise pages 0 to 5", { tools: [read], modelName: "local-model", guards, context });
+    expect(outcome.status).toBe("answered");
+    if (outcome.status !== "answered") return;
+    expect(outcome.stop).toBeUndefined();
+    expect(outcome.answer).toBe("The pages say alpha to kappa.");
+    expect(outcome.steps).toHaveLength(7);
+    for (const request of model.requests.filter((request) => request.tools.length > 0)) {
+      const texts = request.messages.map((message) => message.content ?? "");
+      for (const turn of turns.slice(-2)) {
+        expect(texts).toContain(turn.user);
+        expect(texts).toContain(turn.assistant);
+      }
+    }
   });
 });

@@ -1,8 +1,10 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are ${VAR} references as the servers file writes them
 // The MCP servers file: the common format, ${VAR} from the bot's environment, and one clear
 // line naming the server and the field for every kind of mistake.
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { McpConfigError } from "../src/errors.js";
 import { loadMcpConfig, parseMcpConfig } from "../src/tools/mcp/mcp-config.js";
@@ -71,6 +73,15 @@ describe("finding the file", () => {
     const sub = await mkdtemp(join(folder, "cwd-"));
     await writeFile(join(sub, "mcp.json"), JSON.stringify({ mcpServers: { a: { command: "a" } } }));
     expect(loadMcpConfig(undefined, {}, sub).map((server) => server.name)).toEqual(["a"]);
+  });
+
+  it("the shipped mcp.example.json is valid", () => {
+    const servers = loadMcpConfig("mcp.example.json", { HOME: "/home/ada", GITHUB_TOKEN: "ghp_x", WIKI_TOKEN: "w" }, fileURLToPath(new URL("..", import.meta.url)));
+    expect(servers.map((server) => [server.name, server.transport.kind, server.approval])).toEqual([
+      ["fs", "stdio", "writes"],
+      ["github", "stdio", "writes"],
+      ["wiki", "http", "always"],
+    ]);
   });
 
   it("MCP_CONFIG naming a missing file is an error", () => {

@@ -1,10 +1,16 @@
 // `/tools` on the surfaces: the console command, Slack's `@bot tools`, and the text they show.
 import { describe, expect, it } from "vitest";
 import { parseCommand } from "../src/adapters/console/console-commands.js";
+import { approvalRequest, statusText } from "../src/adapters/console/console-text.js";
+import { approvalText as discordApprovalText, progressText as discordProgressText } from "../src/adapters/discord/messages.js";
+import { approvalBlocks } from "../src/adapters/slack/approval-message.js";
+import { taskUpdatesFor } from "../src/adapters/slack/task-updates.js";
 import { classifyMessage } from "../src/adapters/slack/incoming-message.js";
 import { toolListText } from "../src/adapters/tool-list-text.js";
 import { ScriptedModel } from "../src/agent/model-scripted.js";
+import type { AgentEvent, PendingApproval } from "../src/agent/types.js";
 import { startConsole } from "./support/console-harness.js";
+import { startDiscordHarness } from "./support/fake-discord-harness.js";
 
 describe("/tools", () => {
   it("lists each tool with its server, read or write, and whether the server is up", () => {
@@ -32,6 +38,18 @@ describe("/tools", () => {
     expect(classifyMessage("mention", body, "U0BOT").kind).toBe("tools");
   });
 
+  it("Discord answers /tools only to the person who asked, in a code block", async () => {
+    const harness = await startDiscordHarness({ script: [] });
+    try {
+      const { fake, alice } = harness;
+      const asked = fake.slashCommand("tools", alice);
+      const answer = await fake.waitForCall("POST", new RegExp(`/interactions/${asked.id}/`));
+      expect(answer.body).toMatchObject({ type: 4, data: { flags: 64, content: expect.stringMatching(/^```\nTools \(\d+\):\n- calculator: read, built in\n[\s\S]*```$/) } });
+    } finally {
+      await harness.close();
+    }
+  });
+
   it("the console shows the list", async () => {
     const console = await startConsole({ model: new ScriptedModel([]) });
     try {
@@ -42,3 +60,33 @@ describe("/tools", () => {
     }
   });
 });
+
+describe("approval requests for MCP tools", () => {
+  const pending: PendingApproval = {
+    runId: "run1",
+    callId: "call_1",
+    tool: "fs__write_file",
+    source: "MCP server fs, tool write_file (readOnlyHint: false, destructiveHint: true)",
+    args: { path: "/srv/docs/a.txt", content: "hi" },
+    requester: { id: "U0ALICE", name: "alice" },
+    origin: { surface: "slack", conversationKey: "slack:T1:C1:1.0", requester: { id: "U0ALICE" }, place: {} },
+    expiresAt: Date.UTC(2026, 0, 1),
+  };
+
+  it("show the server, the tool and its hints next to the arguments on every surface", () => {
+    expect(JSON.stringify(approvalBlocks(pending, []))).toContain("MCP server fs, tool write_file (readOnlyHint: false, destructiveHint: true)");
+    expect(discordApprovalText(pending, { approvers: [] })).toContain("From `MCP server fs, tool write_file (readOnlyHint: false, destructiveHint: true)`");
+    expect(approvalRequest(pending)).toContain("(MCP server fs, tool write_file (readOnlyHint: false, destructiveHint: true))");
+  });
+});
+
+describe("progress of a running MCP call", () => {
+  const event: AgentEvent = { type: "tool_progress", runId: "run1", step: 2, call: { id: "call_1", name: "everything__trigger-long-running-operation", arguments: "{}" }, detail: "2/5" };
+
+  it("shows as the running call's detail on every surface", () => {
+    expect(taskUpdatesFor(event)).toEqual([{ id: "call_1", title: expect.stringContaining("everything__trigger-long-running-operation"), status: "in_progress", details: "2/5" }]);
+    expect(discordProgressText(event)).toBe("⏳ Step 2: running `everything__trigger-long-running-operation`… 2/5");
+    expect(statusText(event)).toBe("  … step 2: running everything__trigger-long-running-operation: 2/5");
+  });
+});
+

@@ -168,6 +168,12 @@ describe("createOpenAIModel against a fake OpenAI-compatible server", () => {
     expect(reply.toolCalls[0]!.arguments).toBe('{"expression":"1+1"}');
   });
 
+  it("keeps a tool call without a name (as an empty name), so the loop can tell the model what was wrong", async () => {
+    server.enqueue({ body: { choices: [{ message: { role: "assistant", content: null, tool_calls: [{ id: "c9", type: "function", function: { arguments: "{}" } }] } }] } });
+    const reply = await model().complete(ask, live());
+    expect(reply.toolCalls).toEqual([{ id: "c9", name: "", arguments: "{}" }]);
+  });
+
   it("returns an empty reply for empty choices", async () => {
     server.enqueue({ body: { id: "x", object: "chat.completion", choices: [] } });
     expect(await model().complete(ask, live())).toEqual({ content: null, toolCalls: [] });

@@ -3,14 +3,18 @@
 // with kill -9 halfway, and an approval paused on one process and clicked on another. Each
 // process has its own fake model server, so the requests each server got are the runs each
 // process did.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, expect, it } from "vitest";
 import { APPROVE_ACTION } from "../src/adapters/slack/approval-message.js";
+import { silentLogger } from "../src/logger.js";
+import { openStore } from "../src/memory/keyv-store.js";
+import { createIntakeStore, intakeIdFor } from "../src/runs/intake-store.js";
 import { freePort, startBot, type BotProcess } from "./support/bot-process.js";
 import { startFakeOpenAI, textReply, toolCallReply, type FakeOpenAI, type RecordedRequest } from "./support/fake-openai-server.js";
 import { BOT_USER_ID, startFakeSlack, type FakeSlack } from "./support/fake-slack.js";
 import { blockActionPayload, mentionEvent, nextEventId, postEvent, postInteraction } from "./support/fake-slack-requests.js";
 import { until } from "./support/memory-test-kit.js";
 import { startRedisServer, type RedisServer } from "./support/redis-server.js";
+import { describeWithRedis } from "./support/redis-suite.js";
 
 const CONVERSATIONS = Number(process.env.MULTI_PROCESS_CONVERSATIONS ?? 500);
 const IN_FLIGHT = 30;
@@ -37,8 +41,8 @@ afterEach(async () => {
 const lastUserText = (request: RecordedRequest): string =>
   String((request.body.messages as Array<{ role: string; content: string }>).filter((message) => message.role === "user").at(-1)?.content ?? "");
 
-/** Answers "answer <question id>" to every question, at once. */
-const echo = (request: RecordedRequest) => textReply(`answer ${/q-\d+-\d/.exec(lastUserText(request))?.[0] ?? "?"}`);
+/** Answers "answer <question id>" to every question, at once (the question comes after any thread context). */
+const echo = (request: RecordedRequest) => textReply(`answer ${lastUserText(request).match(/q-\d+-\d/g)?.at(-1) ?? "?"}`);
 
 async function startBots(count: number): Promise<void> {
   models = await Promise.all(Array.from({ length: count }, () => startFakeOpenAI()));
@@ -48,10 +52,18 @@ async function startBots(count: number): Promise<void> {
   );
 }
 
+/** The bots' warnings and errors, to read when an answer never came. */
+const troubles = (): string =>
+  bots
+    .flatMap((bot, index) => bot.logs().split("\n").filter((line) => /"level":(40|50|60)/.test(line)).slice(0, 10).map((line) => `bot ${index}: ${line.slice(0, 400)}`))
+    .join("\n");
+
 const answers = () => slack.callsTo("chat.postMessage").filter((call) => String(call.args.text ?? "").startsWith("answer q-"));
 
 /** Sends each conversation's two messages in order, events round robin over the live bots, every fifth one delivered again to another bot. */
 async function converse(count: number, live: () => BotProcess[]): Promise<void> {
+  const store = await openStore(redis.url, silentLogger);
+  const intake = createIntakeStore(store);
   let sent = 0;
   const deliver = async (payload: Record<string, unknown>): Promise<void> => {
     const turn = sent++;
@@ -60,7 +72,7 @@ async function converse(count: number, live: () => BotProcess[]): Promise<void> 
       const first = targets[turn % targets.length]!;
       try {
         await postEvent(first.eventsUrl, payload);
-        if (turn % 5 === 0 && !process.env.DBG_NO_REDELIVERY) await postEvent(targets[(turn + 1) % targets.length]!.eventsUrl, payload, { retryNum: 1, retryReason: "http_timeout" });
+        if (turn % 5 === 0) await postEvent(targets[(turn + 1) % targets.length]!.eventsUrl, payload, { retryNum: 1, retryReason: "http_timeout" });
         return;
       } catch {
         // That process is gone (kill -9): Slack delivers again, to another one.
@@ -72,11 +84,21 @@ async function converse(count: number, live: () => BotProcess[]): Promise<void> 
     while (next < count) {
       const index = next++;
       const thread = `1700300000.${String(index).padStart(6, "0")}`;
+      const followUp = `1700300001.${String(index).padStart(6, "0")}`;
+      // What people wrote is in the channel, as in Slack, for the thread context the bot reads.
+      slack.addMessage({ channel: "C0GENERAL", ts: thread, user: "U0ALICE", text: `<@${BOT_USER_ID}> q-${index}-1` });
       await deliver(mentionEvent({ text: `<@${BOT_USER_ID}> q-${index}-1`, ts: thread }, nextEventId()));
-      await deliver(mentionEvent({ text: `<@${BOT_USER_ID}> q-${index}-2`, ts: `1700300001.${String(index).padStart(6, "0")}`, thread_ts: thread }, nextEventId()));
+      // The adapter acks before it records (admission and thread context come between), so order
+      // across processes holds from the record on: the follow-up comes once the first is recorded.
+      await until(async () => (await intake.load(intakeIdFor("slack", `C0GENERAL:${thread}`))).kind === "found", "the first message's record", 60_000).catch((error: Error) => {
+        throw new Error(`${error.message}\n${troubles()}`);
+      });
+      slack.addMessage({ channel: "C0GENERAL", ts: followUp, thread_ts: thread, user: "U0ALICE", text: `<@${BOT_USER_ID}> q-${index}-2` });
+      await deliver(mentionEvent({ text: `<@${BOT_USER_ID}> q-${index}-2`, ts: followUp, thread_ts: thread }, nextEventId()));
     }
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, conversation));
+  await store.close();
 }
 
 /** Conversations whose thread did not get "answer q-i-1" then "answer q-i-2"; `repeatsAllowed` first drops answers posted again. */
@@ -93,11 +115,13 @@ function wronglyAnswered(count: number, repeatsAllowed = false): string[] {
   return wrong;
 }
 
-describe("three bot processes on one Redis", () => {
+describeWithRedis("three bot processes on one Redis", () => {
   it(`answers ${CONVERSATIONS} conversations × 2 messages once each, in order, with every process doing at least 20 %`, async () => {
     await startBots(3);
     await converse(CONVERSATIONS, () => bots);
-    await until(() => answers().length >= CONVERSATIONS * 2, "every answer", 240_000, 200);
+    await until(() => answers().length >= CONVERSATIONS * 2, "every answer", 240_000, 200).catch((error: Error) => {
+      throw new Error(`${error.message} (${answers().length} answers)\n${troubles()}`);
+    });
     expect(wronglyAnswered(CONVERSATIONS)).toEqual([]);
     const runs = models.map((model) => model.requests.length);
     expect(runs.reduce((sum, count) => sum + count, 0)).toBe(CONVERSATIONS * 2);
@@ -114,7 +138,9 @@ describe("three bot processes on one Redis", () => {
     killed = true;
     await victim.exited;
     await sending;
-    await until(() => new Set(answers().map((call) => call.args.text)).size >= CONVERSATIONS * 2, "every answer", 240_000, 200);
+    await until(() => new Set(answers().map((call) => call.args.text)).size >= CONVERSATIONS * 2, "every answer", 240_000, 200).catch((error: Error) => {
+      throw new Error(`${error.message} (${answers().length} answers)\n${troubles()}`);
+    });
 
     // A run the killed process had answered but not yet recorded is answered again: at most its slots' worth.
     const texts = answers().map((call) => String(call.args.text));

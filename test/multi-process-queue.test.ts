@@ -5,12 +5,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { silentLogger } from "../src/logger.js";
 import { createBullmqWorkQueue } from "../src/runs/bullmq-work-queue.js";
 import type { WorkItem, WorkQueue } from "../src/runs/work-queue.js";
 import { checkLog, readLog, startWorkerProcess, untilEnded, untilStarted, type WorkerProcess } from "./support/bullmq-cluster.js";
 import { startRedisServer, type RedisServer } from "./support/redis-server.js";
+import { describeWithRedis } from "./support/redis-suite.js";
 
 const CONVERSATIONS = 500;
 const QUEUE = "multi";
@@ -62,7 +63,7 @@ async function addConversations(queue: WorkQueue, count: number): Promise<Map<st
   return expected;
 }
 
-describe("the BullMQ work queue across processes", () => {
+describeWithRedis("the BullMQ work queue across processes", () => {
   it("handles 500 conversations × 2 items once each, in order, spread over 3 processes", async () => {
     const server = await redisServer();
     const redis = client(server.url);

@@ -23,6 +23,7 @@ async function serve(health: Health): Promise<OpsServer> {
   return server;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: the answers' shapes are what the tests check.
 async function get(server: OpsServer, path: string): Promise<{ status: number; body: any }> {
   const response = await fetch(`http://127.0.0.1:${server.port}${path}`);
   const text = await response.text();

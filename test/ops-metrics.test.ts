@@ -6,7 +6,8 @@ import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../src/memory/types.js";
-import { instrumentModel, instrumentStore } from "../src/ops/instrument.js";
+import type { SubmitResult, Task } from "../src/agent/service.js";
+import { instrumentModel, instrumentService, instrumentStore } from "../src/ops/instrument.js";
 import { createMetrics, type Metrics } from "../src/ops/metrics.js";
 import { metricsObserver } from "../src/ops/metrics-observer.js";
 import { observeRun } from "../src/runs/run-observer.js";
@@ -154,7 +155,22 @@ describe("/metrics", () => {
     expect(await value(metrics, "agent_bot_runs_ended_total", { outcome: "failed" })).toBe(1);
     expect(await value(metrics, "agent_bot_runs_in_flight")).toBe(0);
 
-    metrics.eventsDeduplicated.inc({ surface: "slack" });
+    const taken = new Set<string>();
+    const runner = instrumentService(
+      {
+        submit: async (_task: Task, receipt: string): Promise<SubmitResult> => {
+          if (taken.has(receipt)) return { kind: "duplicate", intakeId: receipt, state: "done" };
+          taken.add(receipt);
+          return { kind: "accepted", intakeId: receipt };
+        },
+        other: () => "still there",
+      },
+      metrics,
+    );
+    const task: Task = { origin: { ...originFor(), surface: "slack" }, text: "hi" };
+    expect(await runner.submit(task, "Ev1")).toMatchObject({ kind: "accepted" });
+    expect(await runner.submit(task, "Ev1")).toMatchObject({ kind: "duplicate" });
+    expect(runner.other()).toBe("still there");
     expect(await value(metrics, "agent_bot_events_deduplicated_total", { surface: "slack" })).toBe(1);
     metrics.setQueueDepthSource(async () => 7);
     expect(await value(metrics, "agent_bot_queue_depth")).toBe(7);

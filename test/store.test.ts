@@ -7,6 +7,7 @@ import { silentLogger } from "../src/logger.js";
 import { openStore, parseStoreUrl } from "../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../src/memory/types.js";
 import { startRedisServer, type RedisServer } from "./support/redis-server.js";
+import { describeWithRedis, redisAvailable } from "./support/redis-suite.js";
 import { capturingLogger, temporaryFolder, until } from "./support/memory-test-kit.js";
 
 interface Backend {
@@ -48,7 +49,7 @@ function redisBackend(): Backend {
   };
 }
 
-describe.each([sqliteBackend(), redisBackend()])("$name store", (backend) => {
+describe.each([sqliteBackend(), ...(redisAvailable ? [redisBackend()] : [])])("$name store", (backend) => {
   let store: KeyValueStore;
 
   beforeAll(async () => {
@@ -220,7 +221,7 @@ describe("opening a SQLite store", () => {
   });
 });
 
-describe("a Redis store whose server goes away", () => {
+describeWithRedis("a Redis store whose server goes away", () => {
   let server: RedisServer | undefined;
   afterEach(async () => {
     await server?.stop();

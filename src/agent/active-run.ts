@@ -1,7 +1,7 @@
 // A run in progress: takes one step at a time (model call, tool calls, guards), folds and
 // compacts its context, pauses for approvals and resolves them, and finishes with an answer
 // or a guard's summary. loop.ts drives it.
-import { blockedRecord, processCalls, runPrepared, withOutcome, type BatchContext } from "./call-batch.js";
+import { blockedRecord, callRecord, policyDeniedRecord, processCalls, rejectedRecord, runPrepared, settleCall, type BatchContext } from "./call-batch.js";
 import { compactOlderTurns, foldOldToolResults } from "./context-window.js";
 import { checkErrorStreak, nextErrorStreak } from "./guards/consecutive-errors.js";
 import { deadlineStop } from "./guards/deadline.js";
@@ -10,7 +10,8 @@ import { checkStepLimit } from "./guards/step-limit.js";
 import { tokenStop, watermark } from "./guards/token-watermark.js";
 import type { LoopDeps, LoopResult, Resolution } from "./loop.js";
 import type { GuardCounters, RunState } from "./run-state.js";
-import { summarize } from "./summary.js";
+import { errorText, loggableError } from "./error-text.js";
+import { summarize, summaryTimeoutMs } from "./summary.js";
 import { sourceOf } from "./tool-source.js";
 import type {
   AgentEvent,
@@ -157,7 +158,7 @@ export class ActiveRun {
   }
 
   /** `signal`: the deadline alone for an approved write, which finishes (or times out) even after a Stop. */
-  private batchContext(step: number, signal: AbortSignal = this.cancel): BatchContext {
+  private batchContext(step: number, done: CallRecord[], signal: AbortSignal = this.cancel): BatchContext {
     return {
       tools: this.deps.tools,
       policy: this.deps.policy,
@@ -165,23 +166,24 @@ export class ActiveRun {
       toolContext: { signal, runId: this.runId, origin: this.state.origin },
       step,
       emit: (event) => this.emit(event),
-      settle: (item) => this.settle(item),
+      settle: (item) => {
+        done.push(item);
+        this.settle(item);
+      },
     };
   }
 
-  /** Folds at yellow, compacts at orange, trips at red. */
+  /** Folds from yellow, compacts from orange, and trips only when red after both. */
   private async manageContext(): Promise<GuardStop | undefined> {
-    let level = watermark(this.tokens, this.budget);
-    if (level === "red") return tokenStop(this.tokens, this.budget);
-    if (level === "green") return undefined;
+    if (watermark(this.tokens, this.budget) === "green") return undefined;
     const before = this.tokens;
     const folded = foldOldToolResults(this.messages, (callId) => this.outcomes.get(callId));
     if (folded.folded > 0) {
       this.replaceMessages(folded.messages);
       this.emit({ type: "folded", runId: this.runId, messages: folded.folded, tokensBefore: before, tokensAfter: this.tokens });
     }
-    level = watermark(this.tokens, this.budget);
-    if (level === "orange") {
+    const afterFolding = watermark(this.tokens, this.budget);
+    if (afterFolding === "orange" || afterFolding === "red") {
       const beforeCompaction = this.tokens;
       const compacted = await compactOlderTurns(this.messages, this.deps.model, this.deps.counter, Math.floor(this.budget / 2), this.cancel);
       if (compacted) {
@@ -195,15 +197,8 @@ export class ActiveRun {
   }
 
   private block(calls: readonly ToolCall[], reason: string, step: number, done: CallRecord[]): void {
-    for (const call of calls) this.settleAs(blockedRecord(call, reason), step, done);
-  }
-
-  /** Settles a call that did not go through the registry (blocked, denied, refused). */
-  private settleAs(item: CallRecord, step: number, done: CallRecord[]): void {
-    this.emit({ type: "tool_result", runId: this.runId, step, call: item });
-    this.guards = withOutcome(this.guards, item);
-    done.push(item);
-    this.settle(item);
+    const context = this.batchContext(step, done);
+    for (const call of calls) this.guards = settleCall(this.guards, blockedRecord(call, reason), context, false);
   }
 
   private pause(index: number, startedAt: number, text: string | null, calls: readonly ToolCall[], done: readonly CallRecord[], args: unknown, usage?: TokenUsage): StepEnd {
@@ -241,13 +236,8 @@ export class ActiveRun {
   }
 
   private async runCalls(index: number, startedAt: number, text: string | null, calls: readonly ToolCall[], done: CallRecord[], usage?: TokenUsage): Promise<StepEnd> {
-    const context = this.batchContext(index);
     const settled: CallRecord[] = done;
-    const settle = (item: CallRecord) => {
-      settled.push(item);
-      context.settle(item);
-    };
-    const result = await processCalls(calls, this.guards, { ...context, settle });
+    const result = await processCalls(calls, this.guards, this.batchContext(index, settled));
     this.guards = result.guards;
     if (result.kind === "needs_approval") {
       if (!this.cancel.aborted) return this.pause(index, startedAt, text, result.calls, settled, result.args, usage);
@@ -282,8 +272,8 @@ export class ActiveRun {
       const stopped = this.stopped();
       if (stopped) return { kind: "stop", stop: stopped };
       if (this.deadline.signal.aborted) return { kind: "stop", stop: deadlineStop(this.deps.limits.runTimeoutMs) };
-      const reason = error instanceof ModelUnavailableError ? error.reason : error instanceof Error ? error.message : String(error);
-      this.deps.logger.error({ runId: this.runId, step: index, err: error }, "model call failed");
+      const reason = error instanceof ModelUnavailableError ? error.reason : errorText(error);
+      this.deps.logger.error({ runId: this.runId, step: index, err: loggableError(error) }, "model call failed");
       return { kind: "stop", stop: modelUnavailableStop(reason) };
     }
     this.usage = addUsage(this.usage, reply.usage);
@@ -325,23 +315,29 @@ export class ActiveRun {
     }
     this.emit({ type: "approval_decided", runId: this.runId, callId: call!.id, decision: resolution.decision, decidedBy: resolution.decidedBy });
     const prepared = this.deps.tools.prepare(call!);
-    const settleWith = (outcome: CallRecord["outcome"], message: string) =>
-      this.settleAs({ callId: call!.id, tool: call!.name, args: call!.arguments, signature: prepared.signature, outcome, result: message, observation: message, durationMs: 0 }, pending.index, done);
+    // An approved write finishes (or times out) even after a Stop: only the deadline cancels it.
+    const context = this.batchContext(pending.index, done, this.deadline.signal);
+    const settleUnrun = (item: CallRecord) => {
+      this.guards = settleCall(this.guards, item, context, false);
+    };
     if (resolution.decision === "deny") {
       const who = resolution.decidedBy.name ?? resolution.decidedBy.id;
-      settleWith("denied", `Denied by ${who}: the person did not approve running ${call!.name}, so it did not run. Do not ask again; continue without it or answer.`);
+      const message = `Denied by ${who}: the person did not approve running ${call!.name}, so it did not run. Do not ask again; continue without it or answer.`;
+      settleUnrun(callRecord(call!, prepared.signature, "denied", message, message));
     } else if (prepared.kind === "rejected") {
-      settleWith(prepared.outcome, prepared.message);
+      settleUnrun(rejectedRecord(prepared, this.deps.tools));
     } else if (this.deps.policy(prepared.tool) === "deny") {
       // The policy may have changed while the request waited (a restart with a new TOOL_POLICY).
-      settleWith("denied", `Error: ${call!.name} is not allowed by this bot's tool policy, so it was not run. Answer without it.`);
+      settleUnrun(policyDeniedRecord(call!, prepared.signature));
     } else {
-      const item = await runPrepared(prepared, this.batchContext(pending.index, this.deadline.signal));
-      this.guards = withOutcome(this.guards, item);
-      done.push(item);
-      this.settle(item);
+      this.guards = settleCall(this.guards, await runPrepared(prepared, context), context, true);
     }
     return this.runCalls(pending.index, pending.startedAt, pending.text, rest, done, pending.usage);
+  }
+
+  /** Run time left; time spent waiting for a person does not count. */
+  private remainingMs(): number {
+    return Math.max(0, this.deps.limits.runTimeoutMs - (this.elapsedBefore + (performance.now() - this.started)));
   }
 
   snapshot(): RunState {
@@ -382,7 +378,7 @@ export class ActiveRun {
         { messages: this.messages, steps: this.steps, question: this.state.question, stop: end.stop, budget: this.budget },
         this.deps.model,
         this.deps.counter,
-        end.stop.guard === "stopped" ? STOPPED_SUMMARY_MS : undefined,
+        end.stop.guard === "stopped" ? STOPPED_SUMMARY_MS : summaryTimeoutMs(this.deps.limits.runTimeoutMs, this.remainingMs()),
       );
       this.usage = addUsage(this.usage, summary.usage);
       this.unreported += summary.usage ? summary.usage.promptTokens + summary.usage.completionTokens : 0;

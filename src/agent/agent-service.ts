@@ -23,7 +23,7 @@ import { createWriteLedger } from "../runs/write-ledger.js";
 import { warnAboutAllowedWrites } from "./allowed-writes.js";
 import { approvalKeySource } from "./approval-key.js";
 import { createApprovalStore, type ClaimRecord, type StoredRun } from "./approval-store.js";
-import { createLoopDeps } from "./loop-deps.js";
+import { createLoopDeps, historyTokenBudget } from "./loop-deps.js";
 import type { LoopDeps } from "./loop.js";
 import type { RunState } from "./run-state.js";
 import type { AgentService, DecisionRequest, DecisionResult, ExpiryHandler, Task, ToolListing } from "./service.js";
@@ -73,7 +73,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   const observers = deps.observers ?? [];
   const clock = deps.clock ?? Date.now;
   const counter = TokenCounter.forModel(config.model.name);
-  const history = createConversationHistory(store, { maxTurns: config.memory.historyTurns, maxTokens: config.memory.historyTokens, countTokens: (text) => counter.countText(text), logger });
+  const history = createConversationHistory(store, { maxTurns: config.memory.historyTurns, maxTokens: historyTokenBudget(config.guards, config.model.name, config.memory.historyTokens), countTokens: (text) => counter.countText(text), logger });
   const memory = createLongTermMemory(store, { maxFacts: config.memory.maxFacts, logger, clock });
   const queue = deps.queue ?? createLocalWorkQueue(logger);
   const ledger = createWriteLedger(store, logger, clock);
@@ -244,11 +244,12 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     return { kind: "already_decided", decision: existing.decision, decidedBy: existing.decidedBy };
   }
 
-  /** Queues the resume of a decision this call claimed and waits for its outcome. */
-  async function resumeHere(run: StoredRun, sink: EventSink): Promise<RunOutcome> {
-    const outcome = await runner.resume(run, sink);
-    if (!outcome) throw new Error("the resumed run gave no outcome");
-    return outcome;
+  /**
+   * Queues the resume of a decision this call claimed. A surface with a presenter shows the rest
+   * of the run from whichever process runs it; otherwise (the console) the caller waits for it here.
+   */
+  function resumeQueued(run: StoredRun, sink: EventSink, replyPlace?: Readonly<Record<string, string>>): Promise<RunOutcome | undefined> {
+    return runner.resume(run, presenters.has(run.state.origin.surface) ? undefined : sink, replyPlace);
   }
 
   runner.start();
@@ -290,12 +291,14 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
       if (now >= run.pending.expiresAt) {
         const claim = await store.claim(request.runId, request.callId, { decision: "expired" }, now);
         if (!claim.won) return priorDecision(claim.existing) ?? EXPIRED;
-        return { kind: "expired", outcome: await resumeHere(run, sink) };
+        const outcome = await resumeQueued(run, sink, request.replyPlace);
+        return outcome ? { kind: "expired", outcome } : { kind: "expired" };
       }
       // Claimed before it is applied: a crash in between is finished by the next start or the expiry item, never stranded.
       const claim = await store.claim(request.runId, request.callId, { decision: request.decision, decidedBy: request.decidedBy }, now);
       if (!claim.won) return priorDecision(claim.existing) ?? EXPIRED;
-      return { kind: "resumed", decision: request.decision, outcome: await resumeHere(run, sink) };
+      const outcome = await resumeQueued(run, sink, request.replyPlace);
+      return outcome ? { kind: "resumed", decision: request.decision, outcome } : { kind: "resumed", decision: request.decision };
     },
 
     toolList(surface) {

@@ -1,6 +1,6 @@
 // The tool calls of one model reply, taken in order: each passes the repeat and oscillation
 // guards first; reads run concurrently, writes one at a time and only with a person's approval.
-import { checkOscillation, OSCILLATION_MEMORY } from "./guards/oscillation.js";
+import { checkOscillation, oscillationMemory } from "./guards/oscillation.js";
 import { nextErrorStreak } from "./guards/consecutive-errors.js";
 import { checkRepeat, repeatWarning } from "./guards/repeat.js";
 import { callSignature } from "./signature.js";
@@ -21,6 +21,9 @@ export interface BatchContext {
   readonly settle: (record: CallRecord) => void;
 }
 
+/** Reads of one reply run concurrently, at most this many at a time (a reply may hold hundreds of calls). */
+export const READ_CONCURRENCY = 8;
+
 export type BatchResult =
   | { readonly kind: "done"; readonly guards: GuardCounters }
   /** The call that tripped and the calls after it were settled as `blocked`. */
@@ -28,18 +31,54 @@ export type BatchResult =
   /** `calls[0]` is the write that waits for a decision. */
   | { readonly kind: "needs_approval"; readonly guards: GuardCounters; readonly calls: readonly ToolCall[]; readonly args: unknown };
 
-function record(call: ToolCall, signature: string, outcome: CallOutcome, result: string, observation: string, durationMs = 0): CallRecord {
+export function callRecord(call: ToolCall, signature: string, outcome: CallOutcome, result: string, observation: string, durationMs = 0): CallRecord {
   return { callId: call.id, tool: call.name, args: call.arguments, signature, outcome, result, observation, durationMs };
 }
 
 /** A call that will not run: it still gets its answer in the messages and its line in the trace. */
 export function blockedRecord(call: ToolCall, reason: string): CallRecord {
   const message = `Not run: ${reason}.`;
-  return record(call, callSignature(call.name, call.arguments), "blocked", message, message);
+  return callRecord(call, callSignature(call.name, call.arguments), "blocked", message, message);
 }
 
-export function withOutcome(guards: GuardCounters, item: CallRecord): GuardCounters {
+/** A call the registry refused (unknown tool, invalid arguments); its message goes through the observation cap like any result. */
+export function rejectedRecord(prepared: Extract<PreparedCall, { kind: "rejected" }>, tools: ToolRegistry): CallRecord {
+  return callRecord(prepared.call, prepared.signature, prepared.outcome, prepared.message, tools.observation(prepared.message));
+}
+
+/** A call TOOL_POLICY does not allow. */
+export function policyDeniedRecord(call: ToolCall, signature: string): CallRecord {
+  const message = `Error: ${call.name} is not allowed by this bot's tool policy, so it was not run. Do not try it again; answer without it.`;
+  return callRecord(call, signature, "denied", message, message);
+}
+
+function withOutcome(guards: GuardCounters, item: CallRecord): GuardCounters {
   return { ...guards, errorStreak: nextErrorStreak(guards.errorStreak, item.outcome), lastObservation: item.observation };
+}
+
+/**
+ * The one way a call's record enters the run: counted in the guards, then settled. A call that
+ * ran reported its result when it finished (runPrepared); one that did not run is reported here.
+ */
+export function settleCall(guards: GuardCounters, item: CallRecord, context: BatchContext, ran: boolean): GuardCounters {
+  if (!ran) context.emit({ type: "tool_result", runId: context.toolContext.runId, step: context.step, call: item });
+  const next = withOutcome(guards, item);
+  context.settle(item);
+  return next;
+}
+
+/** Like Promise.all over `items`, with at most `limit` of them in flight; results in order. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
 }
 
 /** Runs a validated call and returns its record; never rejects. */
@@ -47,7 +86,7 @@ export async function runPrepared(prepared: Extract<PreparedCall, { kind: "ready
   context.emit({ type: "tool_called", runId: context.toolContext.runId, step: context.step, call: prepared.call });
   const progress = (detail: string) => context.emit({ type: "tool_progress", runId: context.toolContext.runId, step: context.step, call: prepared.call, detail });
   const execution = await context.tools.execute(prepared, { ...context.toolContext, progress });
-  const item = record(prepared.call, prepared.signature, execution.outcome, execution.result, context.tools.observation(execution.result), execution.durationMs);
+  const item = callRecord(prepared.call, prepared.signature, execution.outcome, execution.result, context.tools.observation(execution.result), execution.durationMs);
   context.emit({ type: "tool_result", runId: context.toolContext.runId, step: context.step, call: item });
   return item;
 }
@@ -55,45 +94,39 @@ export async function runPrepared(prepared: Extract<PreparedCall, { kind: "ready
 export async function processCalls(calls: readonly ToolCall[], initial: GuardCounters, context: BatchContext): Promise<BatchResult> {
   let guards = initial;
   let reads: Array<Extract<PreparedCall, { kind: "ready" }>> = [];
-
+  const settle = (item: CallRecord, ran: boolean) => {
+    guards = settleCall(guards, item, context, ran);
+  };
   const flushReads = async () => {
     if (reads.length === 0) return;
     const batch = reads;
     reads = [];
-    const records = await Promise.all(batch.map((prepared) => runPrepared(prepared, context)));
-    for (const item of records) {
-      guards = withOutcome(guards, item);
-      context.settle(item);
-    }
-  };
-  const settleNow = (item: CallRecord) => {
-    context.emit({ type: "tool_result", runId: context.toolContext.runId, step: context.step, call: item });
-    guards = withOutcome(guards, item);
-    context.settle(item);
+    for (const item of await mapLimited(batch, READ_CONCURRENCY, (prepared) => runPrepared(prepared, context))) settle(item, true);
   };
 
   for (const [position, call] of calls.entries()) {
     const prepared = context.tools.prepare(call);
+    // A malformed or unknown call is a failure for the error streak, not a repeat: it did nothing to repeat.
+    if (prepared.kind === "rejected") {
+      await flushReads();
+      settle(rejectedRecord(prepared, context.tools), false);
+      continue;
+    }
     const repeat = checkRepeat(guards.repeat, prepared.signature, call.name);
-    const recent = [...guards.recent, prepared.signature].slice(-OSCILLATION_MEMORY);
+    const recent = [...guards.recent, prepared.signature].slice(-oscillationMemory(context.oscillationWindow));
     guards = { ...guards, repeat: repeat.state, recent };
     const oscillation = repeat.kind === "trip" ? undefined : checkOscillation(recent, context.oscillationWindow, (signature) => signature.split("#")[0] ?? signature);
     const stop = repeat.kind === "trip" ? repeat.stop : oscillation;
     if (stop) {
       await flushReads();
-      for (const unrun of calls.slice(position)) settleNow(blockedRecord(unrun, `the run was stopped by the ${stop.guard} guard`));
+      for (const unrun of calls.slice(position)) settle(blockedRecord(unrun, `the run was stopped by the ${stop.guard} guard`), false);
       return { kind: "stopped", guards, stop };
     }
     if (repeat.kind === "warn") {
       await flushReads();
       const earlier = guards.lastObservation ?? "(no result)";
       context.emit({ type: "guard_warned", runId: context.toolContext.runId, guard: "repeat", detail: `${call.name} asked again with the same arguments; not run` });
-      settleNow(record(call, prepared.signature, "repeated", earlier, `${earlier}\n\n${repeatWarning(call.name)}`));
-      continue;
-    }
-    if (prepared.kind === "rejected") {
-      await flushReads();
-      settleNow(record(call, prepared.signature, prepared.outcome, prepared.message, prepared.message));
+      settle(callRecord(call, prepared.signature, "repeated", earlier, `${earlier}\n\n${repeatWarning(call.name)}`), false);
       continue;
     }
     const policy = context.policy(prepared.tool);
@@ -102,16 +135,9 @@ export async function processCalls(calls: readonly ToolCall[], initial: GuardCou
       continue;
     }
     await flushReads();
-    if (policy === "allow") {
-      const item = await runPrepared(prepared, context);
-      guards = withOutcome(guards, item);
-      context.settle(item);
-    } else if (policy === "deny") {
-      const message = `Error: ${call.name} is not allowed by this bot's tool policy, so it was not run. Do not try it again; answer without it.`;
-      settleNow(record(call, prepared.signature, "denied", message, message));
-    } else {
-      return { kind: "needs_approval", guards, calls: calls.slice(position), args: prepared.args };
-    }
+    if (policy === "allow") settle(await runPrepared(prepared, context), true);
+    else if (policy === "deny") settle(policyDeniedRecord(call, prepared.signature), false);
+    else return { kind: "needs_approval", guards, calls: calls.slice(position), args: prepared.args };
   }
   await flushReads();
   return { kind: "done", guards };

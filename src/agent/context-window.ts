@@ -5,6 +5,8 @@ import type { CallOutcome, ChatMessage, Model, TokenUsage } from "./types.js";
 
 /** The newest messages are never folded or compacted: the model is working with them. */
 const KEEP_RECENT_MESSAGES = 4;
+/** The turns of earlier runs right before the question stay word for word: follow-ups refer to them. */
+const KEEP_HISTORY_TURNS = 2;
 const FOLD_MIN_CHARS = 200;
 const FOLD_PREVIEW_CHARS = 80;
 const COMPACTION_TIMEOUT_MS = 30_000;
@@ -44,11 +46,16 @@ export function foldOldToolResults(
 interface Split {
   readonly prefix: readonly ChatMessage[];
   readonly middle: readonly ChatMessage[];
+  /** The latest history turns before the question, kept as they are. */
+  readonly history: readonly ChatMessage[];
   readonly question?: ChatMessage;
   readonly tail: readonly ChatMessage[];
 }
 
-/** Leading system messages, the part to compact, the person's latest question, and the recent tail. */
+const isHistoryTurnMessage = (message: ChatMessage | undefined) =>
+  message !== undefined && (message.role === "user" || (message.role === "assistant" && !message.toolCalls?.length));
+
+/** Leading system messages, the part to compact, the latest history turns, the person's latest question, and the recent tail. */
 function split(messages: readonly ChatMessage[]): Split {
   let prefixEnd = 0;
   while (prefixEnd < messages.length && messages[prefixEnd]!.role === "system") prefixEnd++;
@@ -62,10 +69,14 @@ function split(messages: readonly ChatMessage[]): Split {
       break;
     }
   }
-  const middle = messages.slice(prefixEnd, tailStart).filter((_, offset) => prefixEnd + offset !== questionIndex);
+  let historyStart = questionIndex;
+  while (historyStart > prefixEnd && questionIndex - historyStart < 2 * KEEP_HISTORY_TURNS && isHistoryTurnMessage(messages[historyStart - 1])) historyStart--;
+  const kept = (index: number) => index >= historyStart && index <= questionIndex;
+  const middle = messages.slice(prefixEnd, tailStart).filter((_, offset) => !kept(prefixEnd + offset));
   return {
     prefix: messages.slice(0, prefixEnd),
     middle,
+    history: questionIndex >= 0 ? messages.slice(historyStart, questionIndex) : [],
     question: questionIndex >= 0 ? messages[questionIndex] : undefined,
     tail: messages.slice(tailStart),
   };
@@ -102,7 +113,7 @@ export async function compactOlderTurns(
 ): Promise<{ messages: readonly ChatMessage[]; usage?: TokenUsage } | undefined> {
   const parts = split(messages);
   if (parts.middle.length === 0) return undefined;
-  const source = counter.truncate(transcript(parts.middle), maxInputTokens).text;
+  const source = (await counter.truncateYielding(transcript(parts.middle), maxInputTokens)).text;
   let snapshot: string | undefined;
   let usage: TokenUsage | undefined;
   try {
@@ -118,7 +129,7 @@ export async function compactOlderTurns(
   const body = snapshot ?? mechanicalDigest(parts.middle);
   const snapshotMessage: ChatMessage = { role: "system", content: `State snapshot of the earlier conversation and steps (compacted to save context):\n${body}` };
   return {
-    messages: [...parts.prefix, snapshotMessage, ...(parts.question ? [parts.question] : []), ...parts.tail],
+    messages: [...parts.prefix, snapshotMessage, ...parts.history, ...(parts.question ? [parts.question] : []), ...parts.tail],
     ...(usage ? { usage } : {}),
   };
 }

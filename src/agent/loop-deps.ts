@@ -11,7 +11,19 @@ import { createToolPolicy } from "./tool-policy.js";
 import type { Model, Tool } from "./types.js";
 
 /** One tool result may take at most this share of the usable context, whatever the cap says. */
-const OBSERVATION_SHARE_OF_BUDGET = 0.3;
+const OBSERVATION_SHARE_OF_BUDGET = 0.2;
+/** Earlier turns may take at most this share of the usable context, whatever MEMORY_HISTORY_TOKENS says. */
+const HISTORY_SHARE_OF_BUDGET = 0.25;
+
+function contextWindowOf(guards: GuardLimits, modelName: string): number {
+  return guards.contextTokens ?? defaultContextWindow(modelName);
+}
+
+/** The tokens the conversation's earlier turns may take: MEMORY_HISTORY_TOKENS, scaled down for small windows. */
+export function historyTokenBudget(guards: GuardLimits, modelName: string, configuredTokens: number): number {
+  const budget = contextWindowOf(guards, modelName) - guards.reservedOutputTokens;
+  return Math.max(1, Math.min(configuredTokens, Math.floor(budget * HISTORY_SHARE_OF_BUDGET)));
+}
 
 export interface LoopSetup {
   readonly model: Model;
@@ -31,7 +43,7 @@ export interface LoopSetup {
 
 export function createLoopDeps(setup: LoopSetup): LoopDeps {
   const counter = setup.counter ?? TokenCounter.forModel(setup.modelName);
-  const contextWindow = setup.guards.contextTokens ?? defaultContextWindow(setup.modelName);
+  const contextWindow = contextWindowOf(setup.guards, setup.modelName);
   const budget = contextWindow - setup.guards.reservedOutputTokens;
   if (budget <= 0) {
     throw new ConfigError("AGENT_CONTEXT_TOKENS", `expects a window larger than AGENT_RESERVED_OUTPUT_TOKENS (${setup.guards.reservedOutputTokens})`, String(contextWindow));

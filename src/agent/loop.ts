@@ -82,16 +82,19 @@ async function drive(run: ActiveRun, hooks: RunHooks | undefined, first?: () => 
 
 const QUESTION_SHARE_OF_BUDGET = 0.5;
 
-function boundedQuestion(question: string, deps: LoopDeps): string {
+/** A question of any length is cut without holding the event loop (other conversations go on meanwhile). */
+async function boundedQuestion(question: string, deps: LoopDeps): Promise<string> {
   const budget = deps.limits.contextWindow - deps.limits.reservedOutputTokens;
   const cap = Math.floor(budget * QUESTION_SHARE_OF_BUDGET);
-  const { text, truncated } = deps.counter.truncate(question, cap);
+  const { text, truncated } = await deps.counter.truncateYielding(question, cap);
   return truncated ? `${text}\n…[the message was cut here: it had ${question.length.toLocaleString("en-US")} characters, more than the model's context can hold]` : text;
 }
 
 /** Runs until an answer, a guard's summary, or a pause for approval. Never rejects for model or tool failures. */
-export function runAgent(start: RunStart, deps: LoopDeps, sink: EventSink, hooks?: RunHooks): Promise<LoopResult> {
-  const messages: ChatMessage[] = [...start.context, { role: "user", content: boundedQuestion(start.question, deps) }];
+export async function runAgent(start: RunStart, deps: LoopDeps, sink: EventSink, hooks?: RunHooks): Promise<LoopResult> {
+  const messages: ChatMessage[] = [...start.context, { role: "user", content: await boundedQuestion(start.question, deps) }];
+  // Counted here, a slice at a time, so that the run's own counts of them are free.
+  await deps.counter.countMessagesYielding(messages);
   const run = new ActiveRun(
     { version: 1, runId: start.runId, origin: start.origin, question: start.question, messages, steps: [], guards: emptyGuardCounters, usage: { promptTokens: 0, completionTokens: 0 }, elapsedMs: 0 },
     deps,

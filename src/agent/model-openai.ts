@@ -27,7 +27,8 @@ export interface OpenAIModelOptions {
 const FunctionCall = z.object({
   id: z.string().nullish(),
   type: z.literal("function").optional(),
-  function: z.object({ name: z.string(), arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish() }),
+  // A call without a name is kept (as ""), so the model is told what was wrong instead of that its reply was empty.
+  function: z.object({ name: z.string().nullish(), arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish() }),
 });
 
 const CompletionReply = z.object({
@@ -138,7 +139,7 @@ function toToolCall(entry: unknown, fallbackId: string): ToolCall[] {
   if (!parsed.success) return [];
   const { id, function: fn } = parsed.data;
   const args = fn.arguments ?? "";
-  return [{ id: id || fallbackId, name: fn.name, arguments: typeof args === "string" ? args : JSON.stringify(args) }];
+  return [{ id: id || fallbackId, name: fn.name ?? "", arguments: typeof args === "string" ? args : JSON.stringify(args) }];
 }
 
 interface FailureContext {

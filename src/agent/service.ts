@@ -21,13 +21,16 @@ export interface DecisionRequest {
   readonly decidedBy: Person;
   /** True when the adapter found the person among its configured approvers (ids, roles). */
   readonly isApprover: boolean;
+  /** Where the rest of the run is shown, merged into its origin's place (Discord: the click's own interaction webhook). */
+  readonly replyPlace?: Readonly<Record<string, string>>;
 }
 
 export type DecisionResult =
-  | { readonly kind: "resumed"; readonly decision: Decision; readonly outcome: RunOutcome }
+  /** `outcome` is absent when the surface's presenter shows the rest of the run (it may run in another process). */
+  | { readonly kind: "resumed"; readonly decision: Decision; readonly outcome?: RunOutcome }
   | { readonly kind: "not_allowed"; readonly requester: Person }
   | { readonly kind: "already_decided"; readonly decision: Decision; readonly decidedBy: Person }
-  | { readonly kind: "expired"; readonly outcome: RunOutcome }
+  | { readonly kind: "expired"; readonly outcome?: RunOutcome }
   | { readonly kind: "unknown"; readonly message: string };
 
 export interface StopRequest {
@@ -35,6 +38,8 @@ export interface StopRequest {
   readonly stoppedBy: Person;
   /** True when the adapter found the person among its configured approvers (ids, roles). */
   readonly isApprover: boolean;
+  /** Where the rest of the run is shown, merged into its origin's place (Discord: the click's own interaction webhook). */
+  readonly replyPlace?: Readonly<Record<string, string>>;
 }
 
 export type { StopResult };
@@ -61,7 +66,8 @@ export interface RunPresenter {
   fail(error: unknown): Promise<void>;
 }
 
-export type PresenterFactory = (origin: TaskOrigin) => RunPresenter;
+/** `question` is the person's message (a surface may name the trace after it). */
+export type PresenterFactory = (origin: TaskOrigin, question: string) => RunPresenter;
 
 export type SubmitResult =
   /** Recorded and queued (or taken up again because the process that had it died). */

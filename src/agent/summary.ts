@@ -5,7 +5,18 @@ import type { TokenCounter } from "./token-counter.js";
 import type { ChatMessage, GuardStop, Model, StepRecord, TokenUsage } from "./types.js";
 
 const SUMMARY_TIMEOUT_MS = 20_000;
+/** After a deadline the model may be the thing that hangs: the summary gets this much, or half the run's limit if that is less. */
+const SUMMARY_AFTER_DEADLINE_MS = 2_000;
 const FALLBACK_STEPS_SHOWN = 12;
+const FLATTEN_OVERHEAD_TOKENS = 12;
+
+/**
+ * How long the summary call may take: what is left of the run's time, but at least a short
+ * grace (a run stopped by its deadline has none left) and never more than SUMMARY_TIMEOUT_MS.
+ */
+export function summaryTimeoutMs(runTimeoutMs: number, remainingMs: number): number {
+  return Math.min(SUMMARY_TIMEOUT_MS, Math.max(remainingMs, Math.min(SUMMARY_AFTER_DEADLINE_MS, runTimeoutMs / 2)));
+}
 
 export interface SummaryInput {
   readonly messages: readonly ChatMessage[];
@@ -18,7 +29,7 @@ export interface SummaryInput {
 
 function summaryNote(stop: GuardStop): ChatMessage {
   return {
-    role: "system",
+    role: "user",
     content:
       `The run was stopped by a guard (${stop.guard}: ${stop.detail}). You cannot call tools any more. ` +
       "Write the reply to the person now, in their language: what you found (with the concrete results), " +
@@ -36,18 +47,45 @@ function stepDigest(steps: readonly StepRecord[]): string {
   return lines.join("\n") || "- no tool was called";
 }
 
-function summaryMessages(input: SummaryInput, counter: TokenCounter): ChatMessage[] {
+/** A tool call or result as plain text: the summary request offers no tools, and strict servers refuse calls to tools not offered. */
+function asText(message: ChatMessage): ChatMessage {
+  if (message.role === "tool") return { role: "user", content: `[tool result ${message.toolCallId}]\n${message.content}` };
+  if (message.role === "assistant" && message.toolCalls && message.toolCalls.length > 0) {
+    const calls = message.toolCalls.map((call) => `[called ${call.name}(${call.arguments}) as ${call.id}]`);
+    return { role: "assistant", content: [message.content ?? "", ...calls].filter(Boolean).join("\n") };
+  }
+  if (message.role === "system") return { role: "user", content: `[note] ${message.content}` };
+  return message;
+}
+
+/**
+ * The request as strict OpenAI-compatible servers and chat templates accept it: system messages
+ * only at the start, no tool calls, roles alternating, and a user message last.
+ */
+export function flattenForSummary(messages: readonly ChatMessage[]): ChatMessage[] {
+  let start = 0;
+  while (start < messages.length && messages[start]!.role === "system") start++;
+  const out: ChatMessage[] = messages.slice(0, start).map((message) => ({ ...message }));
+  for (const message of messages.slice(start).map(asText)) {
+    const last = out[out.length - 1];
+    if (last && last.role === message.role && last.role !== "system") {
+      out[out.length - 1] = { role: last.role, content: `${last.content ?? ""}\n\n${message.content ?? ""}` } as ChatMessage;
+    } else {
+      out.push(message);
+    }
+  }
+  return out;
+}
+
+async function summaryMessages(input: SummaryInput, counter: TokenCounter): Promise<ChatMessage[]> {
   const note = summaryNote(input.stop);
-  const full = [...input.messages, note];
-  if (counter.countMessages(full) <= input.budget) return full;
+  // The run's messages are counted already; flattening adds a few marker tokens per message.
+  const estimate = counter.countMessages(input.messages) + counter.countMessage(note) + FLATTEN_OVERHEAD_TOKENS * input.messages.length;
+  if (estimate <= input.budget) return flattenForSummary([...input.messages, note]);
   const system = input.messages.find((message) => message.role === "system");
-  const digest = counter.truncate(stepDigest(input.steps), Math.floor(input.budget / 2)).text;
-  return [
-    ...(system ? [system] : []),
-    { role: "user", content: counter.truncate(input.question, Math.floor(input.budget / 4)).text },
-    { role: "system", content: `What the agent did before it was stopped:\n${digest}` },
-    note,
-  ];
+  const digest = (await counter.truncateYielding(stepDigest(input.steps), Math.floor(input.budget / 2))).text;
+  const question = (await counter.truncateYielding(input.question, Math.floor(input.budget / 4))).text;
+  return flattenForSummary([...(system ? [system] : []), { role: "user", content: `${question}\n\nWhat the agent did before it was stopped:\n${digest}` }, note]);
 }
 
 /** The reply written without the model: the calls made and how they went. */
@@ -74,7 +112,7 @@ function fallbackSummary(steps: readonly StepRecord[], stop: GuardStop, question
 export async function summarize(input: SummaryInput, model: Model, counter: TokenCounter, timeoutMs = SUMMARY_TIMEOUT_MS): Promise<{ answer: string; usage?: TokenUsage }> {
   if (input.stop.guard === "model_unavailable") return { answer: fallbackSummary(input.steps, input.stop, input.question) };
   try {
-    const reply = await model.complete({ messages: summaryMessages(input, counter), tools: [] }, AbortSignal.timeout(timeoutMs));
+    const reply = await model.complete({ messages: await summaryMessages(input, counter), tools: [] }, AbortSignal.timeout(timeoutMs));
     const text = reply.content?.trim();
     if (reply.toolCalls.length === 0 && text) return { answer: text, usage: reply.usage };
   } catch {

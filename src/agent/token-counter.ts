@@ -20,13 +20,13 @@ export interface Truncated {
 /** `o200k_base` for the gpt-4o / 4.1 / 5 / o-series family, `cl100k_base` for anything else. */
 export function encodingForModel(model: string): EncodingName {
   const bare = model.toLowerCase().split("/").pop() ?? "";
-  return /^(gpt-4o|gpt-4\.1|gpt-5|chatgpt-4o|o\d)/.test(bare) ? "o200k_base" : "cl100k_base";
+  return /^(gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|chatgpt-4o|o\d)/.test(bare) ? "o200k_base" : "cl100k_base";
 }
 
 const CONTEXT_WINDOWS: ReadonlyArray<readonly [RegExp, number]> = [
   [/^gpt-4\.1/, 1_047_576],
   [/^gpt-5/, 400_000],
-  [/^(gpt-4o|chatgpt-4o|gpt-4-turbo)/, 128_000],
+  [/^(gpt-4o|gpt-4\.5|chatgpt-4o|gpt-4-turbo)/, 128_000],
   [/^o\d/, 200_000],
   [/^gpt-4-32k/, 32_768],
   [/^gpt-4/, 8_192],

@@ -2,6 +2,7 @@
 // are not JSON or fail the schema, unknown tools, throws and timeouts all come back as
 // observations the model can act on, never as exceptions.
 import { z } from "zod";
+import { errorText } from "./error-text.js";
 import { callSignature } from "./signature.js";
 import type { TokenCounter } from "./token-counter.js";
 import type { CallOutcome, Tool, ToolCall, ToolContext, ToolSchema } from "./types.js";
@@ -98,7 +99,8 @@ export class ToolRegistry {
     const tool = this.get(call.name);
     if (!tool) {
       const available = this.names.length > 0 ? this.names.join(", ") : "(none)";
-      return { kind: "rejected", call, signature, outcome: "unknown_tool", message: `Error: there is no tool named "${call.name}". Available tools: ${available}.` };
+      const problem = call.name.trim() === "" ? "the tool call had no tool name" : `there is no tool named "${call.name}"`;
+      return { kind: "rejected", call, signature, outcome: "unknown_tool", message: `Error: ${problem}. Available tools: ${available}.` };
     }
     let raw: unknown;
     try {
@@ -147,8 +149,7 @@ export class ToolRegistry {
       if (context.signal.aborted) {
         return { outcome: "timeout", result: `Timeout: ${prepared.tool.name} was stopped because the run's time ran out.`, durationMs };
       }
-      const message = error instanceof Error ? error.message : String(error);
-      return { outcome: "error", result: `Error: ${message}`, durationMs };
+      return { outcome: "error", result: `Error: ${errorText(error)}`, durationMs };
     } finally {
       clearTimeout(timer);
       context.signal.removeEventListener("abort", onRunAbort);

@@ -60,20 +60,20 @@ export function createRunPolicy(deps: RunPolicyDeps): RunPolicy {
   const adminHere = (origin: TaskOrigin) => isAdmin(settings.current(), origin.surface, origin.requester.id);
 
   async function decide(origin: TaskOrigin, roles: readonly string[]): Promise<Admission> {
-      const current = settings.current();
-      const access = decideAccess(current, subjectOf(origin, roles));
-      if (access.kind === "refused") {
-        const refusal: Refusal = { kind: "access", reason: access.reason };
-        return { kind: "refused", refusal, text: refusalText(refusal, clock()) };
-      }
-      const now = clock();
-      try {
-        const limit = await admitRun(store, current, subjectOf(origin, roles), access.admin, now);
-        if (limit.kind === "limited") return { kind: "refused", refusal: limit, text: refusalText(limit, now) };
-      } catch (error) {
-        logger.warn({ err: error, conversationKey: origin.conversationKey }, "could not check the limits (store failed); letting the request run");
-      }
-      return { kind: "admitted" };
+    const current = settings.current();
+    const access = decideAccess(current, subjectOf(origin, roles));
+    if (access.kind === "refused") {
+      const refusal: Refusal = { kind: "access", reason: access.reason };
+      return { kind: "refused", refusal, text: refusalText(refusal, clock()) };
+    }
+    const now = clock();
+    try {
+      const limit = await admitRun(store, current, subjectOf(origin, roles), access.admin, now);
+      if (limit.kind === "limited") return { kind: "refused", refusal: limit, text: refusalText(limit, now) };
+    } catch (error) {
+      logger.warn({ err: error, conversationKey: origin.conversationKey }, "could not check the limits (store failed); letting the request run");
+    }
+    return { kind: "admitted" };
   }
 
   return {

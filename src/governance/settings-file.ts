@@ -3,7 +3,6 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { extname, resolve } from "node:path";
-import { parse as parseYaml } from "yaml";
 import { checkSettings, type SettingsCheck } from "./settings-schema.js";
 
 export const DEFAULT_SETTINGS_FILE = "bot.settings.json";
@@ -20,11 +19,12 @@ function reasonOf(error: unknown): string {
 }
 
 /** Parses `text` as the file's format; problems are lines ready to show. */
-export function parseSettingsText(text: string, path: string): SettingsCheck {
+export async function parseSettingsText(text: string, path: string): Promise<SettingsCheck> {
   const yaml = [".yaml", ".yml"].includes(extname(path).toLowerCase());
   let data: unknown;
   try {
-    data = yaml ? parseYaml(text) : JSON.parse(text);
+    // The YAML parser is loaded only for a YAML file: most bots start with JSON or none.
+    data = yaml ? (await import("yaml")).parse(text) : JSON.parse(text);
   } catch (error) {
     return { kind: "invalid", problems: [`not valid ${yaml ? "YAML" : "JSON"}: ${reasonOf(error)}`] };
   }

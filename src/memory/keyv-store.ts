@@ -6,7 +6,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { Keyv } from "keyv";
 import KeyvSqlite from "@keyv/sqlite";
-import KeyvRedis, { createClient } from "@keyv/redis";
+import type KeyvRedis from "@keyv/redis";
 import { StoreUnavailableError, StoreUrlError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { KeyValueStore } from "./types.js";
@@ -148,6 +148,8 @@ function expiresOf(column: string): string {
 
 async function openRedis(location: Extract<StoreLocation, { kind: "redis" }>, logger: Logger): Promise<KeyValueStore> {
   const where = `Redis at ${location.host}:${location.port}/${location.database}`;
+  // Loaded only for Redis: the client library is a third of a SQLite process's start time.
+  const { default: KeyvRedis, createClient } = await import("@keyv/redis");
   const client = createClient({
     url: location.url,
     // Fail fast while disconnected instead of queueing commands until Redis returns.

@@ -1,6 +1,7 @@
 // Wrappers that measure the two seams every run goes through: the model (call duration,
 // tokens) and the store (errors). They change nothing the caller sees.
 import type { KeyValueStore } from "../memory/types.js";
+import type { SubmitResult, Task } from "../agent/service.js";
 import type { Model } from "../agent/types.js";
 import type { Metrics } from "./metrics.js";
 
@@ -40,6 +41,25 @@ export function instrumentStore<S extends KeyValueStore>(store: S, metrics: Metr
           metrics.storeErrors.inc({ operation });
           throw error;
         });
+      };
+    },
+  });
+}
+
+interface Submitting {
+  submit(task: Task, receipt: string): Promise<SubmitResult>;
+}
+
+/** Counts the platform events the runner turned away as redeliveries of a message it already took. */
+export function instrumentService<S extends Submitting>(service: S, metrics: Metrics): S {
+  return new Proxy(service, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (property !== "submit" || typeof value !== "function") return typeof value === "function" ? value.bind(target) : value;
+      return async (task: Task, receipt: string): Promise<SubmitResult> => {
+        const result = await target.submit(task, receipt);
+        if (result.kind === "duplicate") metrics.eventsDeduplicated.inc({ surface: task.origin.surface });
+        return result;
       };
     },
   });

@@ -9,7 +9,7 @@ import { parseStoreUrl } from "../memory/keyv-store.js";
 import type { KeyValueStore } from "../memory/types.js";
 import type { RunObserver } from "../runs/run-observer.js";
 import { createHealth, type Health } from "./health.js";
-import { instrumentModel, instrumentStore } from "./instrument.js";
+import { instrumentModel, instrumentService, instrumentStore } from "./instrument.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import { metricsObserver } from "./metrics-observer.js";
 import { createOpsRoutes, type OpsRoute } from "./ops-routes.js";
@@ -27,6 +27,8 @@ export interface Ops {
   readonly routes: readonly OpsRoute[];
   instrumentModel(model: Model): Model;
   instrumentStore<S extends KeyValueStore>(store: S): S;
+  /** Counts redeliveries the runner turned away (events_deduplicated_total). */
+  instrumentService<S extends Parameters<typeof instrumentService>[0]>(service: S): S;
   /** Opens PORT for the routes, when no other server serves them. Rejects when the port can't be opened. */
   listen(port: number): Promise<number>;
   /** Closes the port (readiness answers 503 until then) and sends the traces still buffered. Never rejects. */
@@ -55,6 +57,7 @@ export async function startOps(config: Config, store: KeyValueStore, env: NodeJS
     routes,
     instrumentModel: (model) => instrumentModel(model, metrics),
     instrumentStore: (inner) => instrumentStore(inner, metrics),
+    instrumentService: (service) => instrumentService(service, metrics),
     async listen(port) {
       server = await startOpsServer(port, routes);
       logger.info({ port: server.port }, "health, readiness and metrics are served");

@@ -30,7 +30,8 @@ const RecordSchema = z.object({
   owner: z.string(),
   task: TaskSchema,
   receivedAt: z.number(),
-  result: z.enum(["answered", "paused", "failed"]).optional(),
+  /** `refused`: the settings file turned it away (access or a limit); a redelivery is not run or counted again. */
+  result: z.enum(["answered", "paused", "failed", "refused"]).optional(),
 });
 const OpenIndexSchema = z.array(z.object({ id: z.string(), conversationKey: z.string() }));
 

@@ -18,9 +18,11 @@ export interface Presenters {
   /** Registers a waiter under `key`; the promise settles when the work under that key presents. */
   wait(key: string, sink: EventSink): Promise<RunOutcome>;
   /** The local waiter under `key` if there is one, else the surface's presenter for `origin`. */
-  presenterFor(key: string, origin: TaskOrigin): RunPresenter;
+  presenterFor(key: string, origin: TaskOrigin, question: string): RunPresenter;
   /** True when a caller in this process waits under `key`. */
   isWaiting(key: string): boolean;
+  /** True when the surface registered a presenter (its runs need no caller waiting). */
+  has(surface: Surface): boolean;
 }
 
 function waiterPresenter(waiter: LocalWaiter, done: () => void): RunPresenter {
@@ -60,18 +62,19 @@ export function createPresenters(logger: Logger): Presenters {
     wait(key, sink) {
       return new Promise<RunOutcome>((resolve, reject) => waiters.set(key, { sink, resolve, reject }));
     },
-    presenterFor(key, origin) {
+    presenterFor(key, origin, question) {
       const waiter = waiters.get(key);
       if (waiter) return waiterPresenter(waiter, () => waiters.delete(key));
       const factory = factories.get(origin.surface);
       if (!factory) return loggingPresenter(logger, origin);
       try {
-        return factory(origin);
+        return factory(origin, question);
       } catch (error) {
         logger.error({ err: error, surface: origin.surface }, "could not build a presenter for a run; logging its outcome instead");
         return loggingPresenter(logger, origin);
       }
     },
     isWaiting: (key) => waiters.has(key),
+    has: (surface) => factories.has(surface),
   };
 }

@@ -3,6 +3,7 @@
 // it through a presenter, and marks it done. Nothing a person was acknowledged for lives only in
 // this process: the next start (or another process) takes up whatever is unfinished.
 import { randomBytes } from "node:crypto";
+import { z } from "zod";
 import type { ApprovalStore, StoredRun } from "../agent/approval-store.js";
 import { continueAgent, resumeAgent, runAgent, RunInterruptedError, type LoopDeps, type LoopResult, type Resolution } from "../agent/loop.js";
 import type { RunState } from "../agent/run-state.js";
@@ -49,8 +50,8 @@ export interface Runner {
   submit(task: Task, receipt: string): Promise<SubmitResult>;
   /** Runs a task that is not recorded (the console): resolves with its outcome. */
   ask(task: Task, sink: EventSink): Promise<RunOutcome>;
-  /** Queues the resume of a claimed decision; with `sink`, a caller here waits for its outcome. */
-  resume(run: StoredRun, sink?: EventSink): Promise<RunOutcome | undefined>;
+  /** Queues the resume of a claimed decision; with `sink`, a caller here waits for its outcome; `replyPlace` says where to show it. */
+  resume(run: StoredRun, sink?: EventSink, replyPlace?: Readonly<Record<string, string>>): Promise<RunOutcome | undefined>;
   /** Ends the due approvals (SQLite's expiry); resolves with how many runs it ended. */
   sweep(): Promise<number>;
   /** Starts the workers. */
@@ -63,6 +64,10 @@ export interface Runner {
 const newRunId = () => randomBytes(6).toString("base64url");
 const BAD_CHECKPOINT_ANSWER = "I could not continue your request after a restart: its saved progress could not be read. Nothing more was done; please ask again.";
 const approvalKey = (runId: string, callId: string) => `approval:${runId}:${callId}`;
+const replyPlaceKey = (runId: string, callId: string) => `resume:place:${runId}:${callId}`;
+/** Longer than a resume waits in its conversation's queue. */
+const REPLY_PLACE_TTL_MS = 60 * 60_000;
+const ReplyPlaceSchema = z.record(z.string(), z.string());
 
 /** Settles with the work, or with undefined once `signal` aborts (the work goes on unobserved; its state is in the store). */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
@@ -157,7 +162,7 @@ export function createRunner(deps: RunnerDeps): Runner {
     localTasks.delete(item.intakeId);
     const task = localTask ?? (record!.task as Task);
     const runId = record ? record.id : newRunId();
-    const presenter = presenters.presenterFor(item.intakeId, task.origin);
+    const presenter = presenters.presenterFor(item.intakeId, task.origin, task.text);
     const sink = deps.sinkFor(task.origin, presenter.sink);
     try {
       const saved: CheckpointLoad = record ? await checkpoints.load(runId) : { kind: "missing" };
@@ -174,7 +179,7 @@ export function createRunner(deps: RunnerDeps): Runner {
       if (refused) {
         sink({ type: "final", runId, outcome: refused });
         await presenter.finish(refused);
-        if (record) await intake.update({ ...record, state: "done", result: "answered" });
+        if (record) await intake.update({ ...record, state: "done", result: "refused" });
         return;
       }
       const loopDeps = deps.depsFor(task.origin);
@@ -229,8 +234,10 @@ export function createRunner(deps: RunnerDeps): Runner {
     const key = approvalKey(item.runId, item.callId);
     const waiting = presenters.isWaiting(key);
     const origin = run.state.origin;
+    const replyPlace = ReplyPlaceSchema.safeParse(await store.get(replyPlaceKey(item.runId, item.callId)));
+    const shownAt: TaskOrigin = replyPlace.success ? { ...origin, place: { ...origin.place, ...replyPlace.data } } : origin;
     const presenter: RunPresenter =
-      waiting || resolution.kind === "decided" ? presenters.presenterFor(key, origin) : { sink: () => {}, finish: async (outcome) => deps.expired(origin.surface, run.pending, outcome), fail: async (error) => logger.error({ err: error, runId: item.runId }, "an expired approval's run failed") };
+      waiting || resolution.kind === "decided" || replyPlace.success ? presenters.presenterFor(key, shownAt, run.state.question) : { sink: () => {}, finish: async (outcome) => deps.expired(origin.surface, run.pending, outcome), fail: async (error) => logger.error({ err: error, runId: item.runId }, "an expired approval's run failed") };
     const sink = deps.sinkFor(origin, presenter.sink, run.pending.tool);
     const loopDeps = deps.depsFor(origin);
     // A checkpoint past the paused step means the decision was applied before a crash: go on from there.
@@ -301,8 +308,9 @@ export function createRunner(deps: RunnerDeps): Runner {
       return outcome;
     },
 
-    async resume(run, sink) {
+    async resume(run, sink, replyPlace) {
       const item: WorkItem = { kind: "resume", conversationKey: run.state.origin.conversationKey, runId: run.state.runId, callId: run.pending.callId };
+      if (replyPlace) await store.set(replyPlaceKey(item.runId, item.callId), replyPlace, REPLY_PLACE_TTL_MS);
       const outcome = sink ? presenters.wait(approvalKey(item.runId, item.callId), sink) : undefined;
       await queue.add(item);
       return outcome;

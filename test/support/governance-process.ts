@@ -1,17 +1,17 @@
-// Run as its own Node process by the governance tests: opens the store at argv[2], applies the
-// settings in argv[3] (JSON), and either spends model tokens for a user or asks to admit one.
-// Prints the result as JSON.
-import { createAuditLog } from "../../src/governance/audit-log.js";
-import { createRunPolicy } from "../../src/governance/run-policy.js";
-import { fixedSettings } from "../../src/governance/settings-source.js";
-import { silentLogger } from "../../src/logger.js";
-import { openStore } from "../../src/memory/keyv-store.js";
-import { settingsOf, slackOrigin } from "./governance-kit.js";
+// Run as its own Node process by the governance tests: a real runner with the settings in argv[3]
+// (JSON) on the store at argv[2]. `run <user> <tokens>`: one question to a scripted model that
+// reports that many tokens of usage; `admit <user>`: only the admission. Prints the result as JSON.
+import { say, ScriptedModel } from "../../src/agent/model-scripted.js";
+import { governedService, settingsOf, slackOrigin } from "./governance-kit.js";
 
-const [url, settingsJson, action, user, amount] = process.argv.slice(2);
-const store = await openStore(url!, silentLogger);
-const policy = createRunPolicy({ settings: fixedSettings(settingsOf(JSON.parse(settingsJson!))), store, audit: createAuditLog(store), logger: silentLogger });
+const [url, settingsJson, action, user, tokens] = process.argv.slice(2);
+const model = new ScriptedModel([say("ok", { promptTokens: Number(tokens ?? 0), completionTokens: 0 })]);
+const harness = await governedService({ model, storeUrl: url!, settings: settingsOf(JSON.parse(settingsJson!)) });
 const origin = slackOrigin(user!);
-const result = action === "spend" ? { stop: (await policy.recordUsage(origin, Number(amount))) ?? null } : await policy.admit(origin);
-process.stdout.write(JSON.stringify(result));
-await store.close();
+if (action === "run") {
+  const outcome = await harness.service.ask({ origin, text: "hello" }, () => {});
+  process.stdout.write(JSON.stringify({ answer: outcome.status === "answered" ? outcome.answer : "paused", modelCalls: model.requests.length }));
+} else {
+  process.stdout.write(JSON.stringify(await harness.service.admit(origin)));
+}
+await harness.close();

@@ -3,7 +3,8 @@ import { loadConfig, type GuardLimits } from "../../src/config.js";
 import { createLoopDeps } from "../../src/agent/loop-deps.js";
 import { runAgent, type LoopDeps, type LoopResult } from "../../src/agent/loop.js";
 import { builtinTools } from "../../src/agent/tools/builtin.js";
-import type { AgentEvent, Model, TaskOrigin, Tool } from "../../src/agent/types.js";
+import type { Logger } from "pino";
+import type { AgentEvent, ChatMessage, Model, RunOutcome, TaskOrigin, Tool } from "../../src/agent/types.js";
 
 export const defaultGuards: GuardLimits = loadConfig({}).guards;
 
@@ -20,6 +21,9 @@ export interface HarnessOptions {
   readonly modelName?: string;
   readonly clock?: () => number;
   readonly approvalTimeoutMs?: number;
+  readonly logger?: Logger;
+  /** Earlier turns and the system prompt; default: one short system message. */
+  readonly context?: readonly ChatMessage[];
 }
 
 export function loopDeps(model: Model, options: HarnessOptions = {}): LoopDeps {
@@ -30,6 +34,7 @@ export function loopDeps(model: Model, options: HarnessOptions = {}): LoopDeps {
     guards: { ...defaultGuards, ...options.guards },
     approvalTimeoutMs: options.approvalTimeoutMs,
     clock: options.clock,
+    logger: options.logger,
   });
 }
 
@@ -37,11 +42,16 @@ export async function runQuestion(model: Model, question: string, options: Harne
   const events: AgentEvent[] = [];
   const deps = loopDeps(model, options);
   const result = await runAgent(
-    { runId: "run-1", origin: consoleOrigin, question, context: [{ role: "system", content: "You are a test agent." }] },
+    { runId: "run-1", origin: consoleOrigin, question, context: options.context ?? [{ role: "system", content: "You are a test agent." }] },
     deps,
     (event) => events.push(event),
   );
   return { ...result, events, deps };
+}
+
+export function answered(outcome: RunOutcome): Extract<RunOutcome, { status: "answered" }> {
+  if (outcome.status !== "answered") throw new Error(`expected an answer, got ${outcome.status}`);
+  return outcome;
 }
 
 export function eventTypes(events: readonly AgentEvent[]): string[] {

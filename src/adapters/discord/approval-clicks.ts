@@ -3,9 +3,9 @@
 // service applies the decision at most once; then the approval message shows who decided
 // what with its buttons disabled, and the rest of the run answers through this click.
 import { MessageFlags, type ButtonInteraction, type GuildMember, type APIInteractionGuildMember } from "discord.js";
-import type { Decision, EventSink, Person } from "../../agent/types.js";
+import type { Decision, Person } from "../../agent/types.js";
 import { approvalButtons, parseApprovalCustomId, type ApprovalButton } from "./approval-buttons.js";
-import { channelKindOf, personOf } from "./conversation.js";
+import { personOf } from "./conversation.js";
 import {
   alreadyDecidedText,
   BAD_BUTTON_TEXT,
@@ -16,8 +16,7 @@ import {
   withClosingLine,
   type Deciders,
 } from "./messages.js";
-import { followUpSurface } from "./reply-surface.js";
-import { createRunView, type AdapterContext } from "./run-view.js";
+import type { AdapterContext } from "./run-view.js";
 
 export function isApprover(deciders: Deciders, userId: string, roleIds: readonly string[]): boolean {
   return deciders.approvers.includes(userId) || (deciders.approverRole !== undefined && roleIds.includes(deciders.approverRole));
@@ -56,27 +55,18 @@ async function decide(context: AdapterContext, interaction: ButtonInteraction, b
   let decisionShown: Promise<void> | undefined;
   const showDecision = (decision: Decision, by: Person) => (decisionShown ??= closeApproval(decisionLine(decision, by)));
 
-  const record = await context.approvals.find(button.runId, button.callId);
-  const view = createRunView(context, followUpSurface(interaction), {
-    channelKind: channelKindOf(interaction.channel?.type),
-    question: record?.question ?? "approved request",
-  });
-  const sink: EventSink = (event) => {
-    if (event.type === "approval_decided") void showDecision(event.decision, event.decidedBy);
-    else view.sink(event);
-  };
+  // The rest of the run answers in follow-ups of this click (the /ask's token may be near its 15 minutes), from whichever process runs it.
+  const replyPlace = { application: interaction.applicationId, interaction_token: interaction.token, interaction_at: String(context.clock()), reply_via: "followup" };
   const result = await context.service.decide(
-    { runId: button.runId, callId: button.callId, decision: button.decision, decidedBy, isApprover: isApprover(context.deciders, decidedBy.id, roleIdsOf(interaction.member)) },
-    sink,
+    { runId: button.runId, callId: button.callId, decision: button.decision, decidedBy, isApprover: isApprover(context.deciders, decidedBy.id, roleIdsOf(interaction.member)), replyPlace },
+    () => {},
   );
   switch (result.kind) {
     case "resumed":
       await showDecision(result.decision, decidedBy);
-      await view.finish(result.outcome);
       return;
     case "expired":
       await closeApproval(EXPIRED_LINE);
-      await view.finish(result.outcome);
       return;
     case "not_allowed":
       await ephemeral(notAllowedText(result.requester, context.deciders));

@@ -39,6 +39,8 @@ export interface RequestSource {
   /** The message that asked (mentions) or the interaction (slash commands). */
   readonly messageId?: string;
   readonly interactionId?: string;
+  /** An /ask's webhook (application id and interaction token): lets any process edit its reply for 15 minutes. */
+  readonly interactionWebhook?: { readonly applicationId: string; readonly token: string; readonly at: number };
 }
 
 export function discordOrigin(source: RequestSource): TaskOrigin {
@@ -52,6 +54,9 @@ export function discordOrigin(source: RequestSource): TaskOrigin {
       channelKind: source.channelKind,
       ...(source.messageId ? { message: source.messageId } : {}),
       ...(source.interactionId ? { interaction: source.interactionId } : {}),
+      ...(source.interactionWebhook
+        ? { application: source.interactionWebhook.applicationId, interaction_token: source.interactionWebhook.token, interaction_at: String(source.interactionWebhook.at) }
+        : {}),
     },
   };
 }

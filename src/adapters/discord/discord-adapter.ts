@@ -19,6 +19,7 @@ import { createApprovalMessages } from "./approval-messages.js";
 import { createChannelApi } from "./channel-api.js";
 import { createDiscordTools } from "./chat-tools.js";
 import { handleMention, isForBot } from "./mentions.js";
+import { discordPresenter } from "./run-presenter.js";
 import { NO_PINGS } from "./messages.js";
 import type { AdapterContext } from "./run-view.js";
 import { handleSlashCommand } from "./slash-commands.js";
@@ -82,6 +83,7 @@ export function createDiscordAdapter(deps: DiscordAdapterDeps): ChatAdapter {
   };
 
   service.registerSurfaceTools("discord", createDiscordTools(client, writeRest));
+  service.registerPresenter("discord", discordPresenter(context, client.rest));
   service.onApprovalExpired("discord", (pending, outcome) => inFlight.track("discord: showing an expired approval", showExpiry(context, pending, outcome)));
 
   client.on(Events.InteractionCreate, (interaction) => {

@@ -8,7 +8,7 @@ import { channelKindOf, discordOrigin, personOf } from "./conversation.js";
 import { admitMention } from "./governance-commands.js";
 import { EMPTY_QUESTION_TEXT } from "./messages.js";
 import { channelSurface } from "./reply-surface.js";
-import { createRunView, runTask, type AdapterContext } from "./run-view.js";
+import { submitTask, type AdapterContext } from "./run-view.js";
 
 type Mentioning = Pick<Message, "author" | "webhookId" | "system" | "guildId" | "mentions">;
 
@@ -38,7 +38,6 @@ export async function handleMention(context: AdapterContext, message: Message, b
   const channelKind = channelKindOf(message.channel.type);
   const origin = discordOrigin({ guildId: message.guildId, channelId: message.channelId, channelKind, requester: personOf(message.author), messageId: message.id });
   if (!(await admitMention(context, message, origin))) return;
-  const view = createRunView(context, surface, { channelKind, question });
-  view.begin();
-  await runTask(context, view, { origin, text: question, admitted: true });
+  // The message's record is the dedupe (a redelivered event is not run twice); the Discord presenter shows the run.
+  await submitTask(context, surface, { origin, text: question, admitted: true }, message.id);
 }

@@ -86,7 +86,7 @@ export function approvalText(pending: PendingApproval, deciders: Deciders): stri
   return truncate(
     [
       `🔐 ${mention(pending.requester)}'s request wants to run ${code(pending.tool)}:`,
-      ...(pending.source ? [`From ${code(pending.source)}`] : []),
+      ...(pending.source ? [`From ${code(pending.source, 300)}`] : []),
       "```json",
       preview,
       "```",

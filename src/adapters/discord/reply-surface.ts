@@ -2,12 +2,15 @@
 // `setMain`, edited by the next ones: progress, then the answer) and can post more
 // messages below it (answer parts, approval requests).
 //   /ask: the main message is the deferred interaction reply; more go as follow-ups.
-//   A button click: the rest of the run answers through the click's own interaction
+//   A button click: the rest of the run answers through the click's own interaction webhook
 //     (an /ask token lives only 15 minutes): the main message is its first follow-up.
 //   A mention or an expiry: plain channel messages, the main one a reply.
-import type { RepliableInteraction } from "discord.js";
+import { Routes, type REST, type RepliableInteraction } from "discord.js";
+import { z } from "zod";
 import type { ChannelApi, OutgoingMessage, SentMessage } from "./channel-api.js";
-import { NO_PINGS } from "./messages.js";
+import { NO_PINGS, NO_PINGS_API } from "./messages.js";
+
+const WebhookMessage = z.object({ id: z.string(), channel_id: z.string() });
 
 export interface ReplySurface {
   setMain(message: OutgoingMessage): Promise<SentMessage>;
@@ -30,15 +33,27 @@ export function interactionReplySurface(interaction: RepliableInteraction): Repl
   };
 }
 
-/** The interaction must already be deferred; its original message is left alone. */
-export function followUpSurface(interaction: RepliableInteraction): ReplySurface {
-  let main: SentMessage | undefined;
+/**
+ * The deferred reply of an interaction, edited through its webhook with the interaction's token:
+ * needs no interaction object, so any process can answer an /ask for 15 minutes.
+ */
+export function webhookSurface(rest: REST, applicationId: string, token: string, main: "original" | "followup" = "original"): ReplySurface {
+  const body = (message: OutgoingMessage) => ({ content: message.content, allowed_mentions: NO_PINGS_API, ...(message.components ? { components: message.components } : {}) });
+  const sent = (raw: unknown): SentMessage => {
+    const message = WebhookMessage.parse(raw);
+    return { channelId: message.channel_id, messageId: message.id };
+  };
+  const post = async (message: OutgoingMessage) => sent(await rest.post(Routes.webhook(applicationId, token), { body: body(message), auth: false, query: new URLSearchParams({ wait: "true" }) }));
+  const edit = async (id: string, message: OutgoingMessage) => sent(await rest.patch(Routes.webhookMessage(applicationId, token, id), { body: body(message), auth: false }));
+  // "followup" (a click): the interaction's own message is the approval request, so the run's main message is its first follow-up.
+  let followUp: SentMessage | undefined;
   return {
     async setMain(message) {
-      main = main ? sentOf(await interaction.editReply({ ...options(message), message: main.messageId })) : sentOf(await interaction.followUp(options(message)));
-      return main;
+      if (main === "original") return edit("@original", message);
+      followUp = followUp ? await edit(followUp.messageId, message) : await post(message);
+      return followUp;
     },
-    post: async (message) => sentOf(await interaction.followUp(options(message))),
+    post,
   };
 }
 

@@ -108,15 +108,13 @@ export function createRunView(context: AdapterContext, surface: ReplySurface, wh
   };
 }
 
-/** Runs the task and renders it; a service failure becomes a plain message, never silence. */
-export async function runTask(context: AdapterContext, view: RunView, task: Task): Promise<void> {
-  let outcome: RunOutcome;
+/** Records the message under `receipt` and queues its run; a store failure becomes a plain message, never silence. */
+export async function submitTask(context: AdapterContext, surface: ReplySurface, task: Task, receipt: string): Promise<void> {
   try {
-    outcome = await context.service.ask(task, view.sink);
+    const submitted = await context.service.submit(task, receipt);
+    if (submitted.kind === "duplicate") context.logger.info({ receipt, state: submitted.state }, "message already taken; ignoring the redelivery");
   } catch (error) {
-    context.logger.error({ err: error, conversationKey: task.origin.conversationKey }, "the agent service failed a run");
-    await view.fail();
-    return;
+    context.logger.error({ err: error, conversationKey: task.origin.conversationKey }, "could not record the message");
+    await surface.setMain({ content: FAILURE_TEXT, components: [] }).catch((postError: unknown) => context.logger.error({ err: postError }, "could not say the message was not taken"));
   }
-  await view.finish(outcome);
 }

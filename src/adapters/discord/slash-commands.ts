@@ -8,7 +8,7 @@ import { admitCommand, auditCommand, settingsCommand } from "./governance-comman
 import { channelKindOf, conversationKey, discordOrigin, personOf, type RequestSource } from "./conversation.js";
 import { EMPTY_QUESTION_TEXT, forgetText, memoryText, NO_PINGS } from "./messages.js";
 import { interactionReplySurface } from "./reply-surface.js";
-import { createRunView, runTask, type AdapterContext } from "./run-view.js";
+import { submitTask, type AdapterContext } from "./run-view.js";
 
 const NO_CHANNEL_TEXT = "I can't tell which channel this came from, so I can't answer here.";
 
@@ -64,9 +64,9 @@ async function ask(context: AdapterContext, interaction: ChatInputCommandInterac
     await interaction.editReply({ content: question === "" ? EMPTY_QUESTION_TEXT : NO_CHANNEL_TEXT, allowedMentions: NO_PINGS });
     return;
   }
-  const source = sourceOf(interaction, channelId);
-  const view = createRunView(context, interactionReplySurface(interaction), { channelKind: source.channelKind, question });
-  await runTask(context, view, { origin: discordOrigin(source), text: question, admitted: true });
+  // The webhook lets whichever process runs it (also after a restart) edit this reply for 15 minutes.
+  const source = { ...sourceOf(interaction, channelId), interactionWebhook: { applicationId: interaction.applicationId, token: interaction.token, at: context.clock() } };
+  await submitTask(context, interactionReplySurface(interaction), { origin: discordOrigin(source), text: question, admitted: true }, interaction.id);
 }
 
 async function memoryCommand(context: AdapterContext, interaction: ChatInputCommandInteraction): Promise<void> {

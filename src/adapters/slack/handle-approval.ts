@@ -86,11 +86,13 @@ export async function handleApprovalClick(runtime: SlackRuntime, body: unknown, 
     await Promise.all(pendingUpdates);
     if (result.kind === "resumed") {
       await settleDecided(result.decision, { id: click.user.id });
-      return await view.finish(result.outcome);
+      if (result.outcome) await view.finish(result.outcome);
+      return;
     }
     if (result.kind === "expired") {
       await settle(runtime, click.channel.id, messageTs, settledBlocks(click.message.blocks, EXPIRED_NOTE), EXPIRED_NOTE);
-      return await view.finish(result.outcome);
+      if (result.outcome) await view.finish(result.outcome);
+      return;
     }
     await tellOnly(runtime, click, refusal(result, runtime.approvers));
   } catch (error) {

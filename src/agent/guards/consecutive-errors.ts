@@ -11,5 +11,6 @@ export function nextErrorStreak(streak: number, outcome: CallOutcome | "empty_re
 
 export function checkErrorStreak(streak: number, max: number): GuardStop | undefined {
   if (streak < max) return undefined;
-  return guardStop("errors", `${streak} failures in a row`, `Stopped: ${streak} steps failed in a row.`);
+  // The streak counts failed tool calls and empty replies, several of which can come in one step.
+  return guardStop("errors", `${streak} failures in a row`, `Stopped: ${streak} attempts in a row failed (tool calls or empty replies).`);
 }

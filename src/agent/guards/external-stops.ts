@@ -1,7 +1,7 @@
 // Stops that come from outside the model's behaviour: an unreachable model, a person who never
 // decided, a person who pressed Stop.
 import type { GuardStop, Person } from "../types.js";
-import { guardStop } from "./guard-stop.js";
+import { durationPhrase, guardStop } from "./guard-stop.js";
 
 export function modelUnavailableStop(reason: string): GuardStop {
   return guardStop("model_unavailable", reason, `Stopped: the model could not be reached (${reason}).`);
@@ -18,6 +18,5 @@ export function stopOf(reason: unknown): GuardStop {
 }
 
 export function approvalExpiredStop(tool: string, timeoutMs: number): GuardStop {
-  const minutes = Math.round(timeoutMs / 60_000);
-  return guardStop("approval_expired", `approval for ${tool} expired after ${timeoutMs} ms`, `Stopped: nobody approved ${tool} within ${minutes} minute${minutes === 1 ? "" : "s"}, so it did not run.`);
+  return guardStop("approval_expired", `approval for ${tool} expired after ${timeoutMs} ms`, `Stopped: nobody approved ${tool} within ${durationPhrase(timeoutMs)}, so it did not run.`);
 }

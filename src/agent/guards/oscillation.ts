@@ -1,9 +1,16 @@
 import type { GuardStop } from "../types.js";
 import { guardStop } from "./guard-stop.js";
 
-/** Longest history the check needs: a 3-call cycle seen three times. */
-export const OSCILLATION_MEMORY = 9;
+/** A 3-call cycle seen three times. */
+const CYCLE_MEMORY = 9;
 const DOMINANT_SHARE = 0.6;
+/** A window of one call would stop every first call (one call is 100 % of it). */
+const MIN_WINDOW = 2;
+
+/** How many of the latest signatures the check needs: the window, and at least a 3-call cycle seen three times. */
+export function oscillationMemory(window: number): number {
+  return Math.max(CYCLE_MEMORY, window);
+}
 
 function isCycle(recent: readonly string[], period: number): boolean {
   const span = period * 3;
@@ -17,7 +24,8 @@ function isCycle(recent: readonly string[], period: number): boolean {
  * `recent` holds the signatures of the latest calls, oldest first. Fires when, in the last
  * `window` calls, one signature holds more than 60 %, or a cycle of 2 or 3 calls repeated three times.
  */
-export function checkOscillation(recent: readonly string[], window: number, toolOf: (signature: string) => string): GuardStop | undefined {
+export function checkOscillation(recent: readonly string[], requestedWindow: number, toolOf: (signature: string) => string): GuardStop | undefined {
+  const window = Math.max(MIN_WINDOW, requestedWindow);
   for (const period of [2, 3]) {
     if (isCycle(recent, period)) {
       const cycle = recent.slice(-period).map(toolOf).join(" → ");

@@ -27,7 +27,7 @@ export interface ConnectOptions {
  * The child gets the SDK's safe set (HOME, LOGNAME, PATH, SHELL, TERM, USER) and the entry's own
  * `env`, nothing else: the bot's tokens and keys never reach it.
  */
-export function stdioEnvironment(entryEnv: Readonly<Record<string, string>>): Record<string, string> {
+function stdioEnvironment(entryEnv: Readonly<Record<string, string>>): Record<string, string> {
   return { ...getDefaultEnvironment(), ...entryEnv };
 }
 

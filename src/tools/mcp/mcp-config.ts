@@ -22,7 +22,7 @@ export interface McpServerConfig {
   readonly timeoutMs?: number;
 }
 
-export const DEFAULT_MCP_CONFIG_FILE = "mcp.json";
+const DEFAULT_MCP_CONFIG_FILE = "mcp.json";
 
 const stringMap = z.record(z.string(), z.string({ error: "expects a string" }));
 

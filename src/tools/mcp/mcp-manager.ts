@@ -2,19 +2,12 @@
 // next model call may use (the tools of the servers that are up); it returns the same array
 // until something changed, so a registry can keep its schemas until then.
 import type { Logger } from "pino";
-import type { Tool, ToolEffect } from "../../agent/types.js";
+import type { ToolListing } from "../../agent/service.js";
+import type { Tool } from "../../agent/types.js";
 import type { McpServerConfig } from "./mcp-config.js";
 import { createMcpTool, effectOf } from "./mcp-tool.js";
 import { ServerConnection, type ServerConnectionDeps, type ServerState } from "./server-connection.js";
 import { prefixedToolName } from "./tool-names.js";
-
-export interface McpToolLine {
-  /** The name the model uses. */
-  readonly name: string;
-  readonly server: string;
-  readonly effect: ToolEffect;
-  readonly up: boolean;
-}
 
 export interface McpServerSummary {
   readonly name: string;
@@ -28,7 +21,7 @@ export interface McpManager {
   /** The tools of the servers that are up, ready for the registry. */
   tools(): readonly Tool[];
   /** Every known tool, also of servers that are down, for `/tools`. */
-  describe(): readonly McpToolLine[];
+  describe(): readonly ToolListing[];
   servers(): readonly McpServerSummary[];
   /** Called after any server's state or tool list changed; returns the unsubscribe. Listeners must not throw. */
   onChange(listener: () => void): () => void;

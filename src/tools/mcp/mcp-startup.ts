@@ -4,15 +4,16 @@ import type { Logger } from "pino";
 import type { Config } from "../../config.js";
 import { McpConfigError } from "../../errors.js";
 import { loadMcpConfig } from "./mcp-config.js";
-import { createMcpManager, type McpManager, type McpServerSummary } from "./mcp-manager.js";
+import type { McpManager, McpServerSummary } from "./mcp-manager.js";
 
-export type McpSetup = { readonly kind: "ready"; readonly manager?: McpManager } | { readonly kind: "failed"; readonly message: string };
+type McpSetup = { readonly kind: "ready"; readonly manager?: McpManager } | { readonly kind: "failed"; readonly message: string };
 
-/** No file and no MCP_CONFIG: no manager at all. Nothing is started yet. */
-export function prepareMcp(config: Config, env: NodeJS.ProcessEnv, logger: Logger, cwd?: string): McpSetup {
+/** No file and no MCP_CONFIG: no manager at all, and the MCP SDK is not even loaded. Nothing is started yet. */
+export async function prepareMcp(config: Config, env: NodeJS.ProcessEnv, logger: Logger, cwd?: string): Promise<McpSetup> {
   try {
     const servers = loadMcpConfig(config.mcpConfig, env, cwd);
     if (servers.length === 0) return { kind: "ready" };
+    const { createMcpManager } = await import("./mcp-manager.js");
     return { kind: "ready", manager: createMcpManager(servers, { logger, defaultTimeoutMs: config.guards.toolTimeoutMs }) };
   } catch (error) {
     if (error instanceof McpConfigError) return { kind: "failed", message: `Configuration error: ${error.message}` };

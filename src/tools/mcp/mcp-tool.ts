@@ -21,7 +21,7 @@ export interface ToolCaller {
   callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult>;
 }
 
-export interface McpToolInput {
+interface McpToolInput {
   /** The prefixed name the model sees (see tool-names.ts). */
   readonly name: string;
   readonly definition: McpToolDefinition;

@@ -30,6 +30,8 @@ export interface ServerConnectionDeps {
 const DEFAULT_BACKOFF_MS = [250, 500, 1_000, 2_000, 4_000, 8_000, 15_000, 30_000];
 const DEFAULT_CONNECT_TIMEOUT_MS = 15_000;
 const DEFAULT_HEARTBEAT_MS = 5_000;
+/** A busy server gets this long to answer a ping before it counts as gone. */
+const PING_TIMEOUT_MS = 10_000;
 const MAX_PAGES = 100;
 /** Past the tool's own timeout, so the registry's timeout (and its clear observation) comes first. */
 const PROTOCOL_TIMEOUT_MARGIN_MS = 5_000;
@@ -101,7 +103,9 @@ export class ServerConnection implements ToolCaller {
       if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
         throw new Error(`the MCP server "${this.server}" closed the connection during the call (it may have crashed), so ${name} did not finish`);
       }
-      throw error;
+      // The server's own refusals (McpError) and cancellations pass as they are; anything else is the way to the server failing.
+      if (error instanceof McpError || options.signal.aborted) throw error;
+      throw new Error(`the MCP server "${this.server}" could not be reached during the call (${message(error)}), so ${name} did not finish`);
     }
   }
 
@@ -165,9 +169,17 @@ export class ServerConnection implements ToolCaller {
   /** A ping that fails counts as a lost connection, so a dead HTTP server's tools go away and it is retried. */
   private watch(client: Client): void {
     const every = this.deps.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+    let inFlight = false;
     clearInterval(this.heartbeat);
     this.heartbeat = setInterval(() => {
-      client.ping({ timeout: every }).catch((error: unknown) => this.dropped(client, `it stopped answering (${message(error)})`));
+      if (inFlight) return;
+      inFlight = true;
+      client
+        .ping({ timeout: Math.max(every, PING_TIMEOUT_MS) })
+        .catch((error: unknown) => this.dropped(client, `it stopped answering (${message(error)})`))
+        .finally(() => {
+          inFlight = false;
+        });
     }, every);
     this.heartbeat.unref();
   }

@@ -3,7 +3,7 @@
 // its context), resource links as their URI and name. `isError` makes it a failed call.
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
 
-export type ToolResultText = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly text: string };
+type ToolResultText = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly text: string };
 
 /** Bytes in a base64 string, without decoding it. */
 function base64Bytes(data: string): number {
