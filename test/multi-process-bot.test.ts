@@ -47,9 +47,15 @@ const echo = (request: RecordedRequest) => textReply(`answer ${lastUserText(requ
 async function startBots(count: number): Promise<void> {
   models = await Promise.all(Array.from({ length: count }, () => startFakeOpenAI()));
   for (const model of models) model.enqueue(...Array.from({ length: CONVERSATIONS * 3 }, () => echo));
-  bots = await Promise.all(
-    models.map(async (model) => startBot({ slackApiUrl: slack.apiUrl, openaiBaseUrl: model.baseUrl, storeUrl: redis.url, port: await freePort() })),
-  );
+  await startEach(models);
+}
+
+/** One bot per model server; those that started are stopped after the test even when another failed. */
+async function startEach(servers: readonly FakeOpenAI[]): Promise<void> {
+  const started = await Promise.allSettled(servers.map(async (model) => startBot({ slackApiUrl: slack.apiUrl, openaiBaseUrl: model.baseUrl, storeUrl: redis.url, port: await freePort() })));
+  bots = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+  const failed = started.find((result) => result.status === "rejected");
+  if (failed) throw failed.reason;
 }
 
 /** The bots' warnings and errors, to read when an answer never came. */
@@ -156,7 +162,7 @@ describeWithRedis("three bot processes on one Redis", () => {
         : toolCallReply([{ name: "post_message", args: { channel: "C0RANDOM", text: "Standup moved" }, id: "w1" }]);
     models = await Promise.all([0, 1].map(() => startFakeOpenAI()));
     for (const model of models) model.enqueue(approve, approve, approve);
-    bots = await Promise.all(models.map(async (model) => startBot({ slackApiUrl: slack.apiUrl, openaiBaseUrl: model.baseUrl, storeUrl: redis.url, port: await freePort() })));
+    await startEach(models);
 
     await postEvent(bots[0]!.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> tell #random the standup moved`, ts: THREAD }));
     const approval = await slack.waitForCall("chat.postMessage", (call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION), 30_000);

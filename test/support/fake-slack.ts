@@ -200,7 +200,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const hiddenByScope = (channel: string) => missingScopes.has("groups:read") && kindOf(channel) === "private";
   /** Why a stream takes no more chunks, if it does not. */
   const streamRefusal = (message: FakeMessage | undefined, more: unknown) => {
-    if (!message || message.streaming !== "open") return "message_not_in_streaming_state";
+    if (message?.streaming !== "open") return "message_not_in_streaming_state";
     if (Date.now() - (message.streamStartedAt ?? 0) > streamLimits.maxAgeMs) return "message_not_in_streaming_state";
     if (JSON.stringify([...message.chunks, ...(Array.isArray(more) ? more : [])]).length > streamLimits.maxChars) return "msg_too_long";
     return undefined;

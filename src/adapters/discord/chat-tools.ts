@@ -75,7 +75,7 @@ async function requesterIn(channel: GuildBasedChannel, origin: TaskOrigin): Prom
 async function channelForRequester(client: Client, channelId: string, origin: TaskOrigin, tool: string, use: Use): Promise<GuildBasedChannel> {
   const guild = origin.place.guild;
   if (!guild) throw new Error(`${tool} only works for requests made in a server, not in direct messages.`);
-  let channel;
+  let channel: Awaited<ReturnType<typeof client.channels.fetch>>;
   try {
     channel = await client.channels.fetch(channelId);
   } catch (error) {
@@ -114,7 +114,7 @@ export function createDiscordTools(client: Client, writeRest: REST): readonly To
     effect: "read",
     async execute(args, context) {
       const channel = await channelForRequester(client, args.channel, context.origin, "read_channel", "read");
-      let messages;
+      let messages: Awaited<ReturnType<typeof api.recentMessages>>;
       try {
         messages = await api.recentMessages(channel.id, args.limit);
       } catch (error) {

@@ -61,7 +61,7 @@ export function approvalText(pending: PendingApproval): string {
 
 function describedBlocks(pending: PendingApproval, approvers: readonly string[]): Block[] {
   const expires = Math.floor(pending.expiresAt / 1000);
-  const fallback = new Date(pending.expiresAt).toISOString().replace("T", " ").slice(0, 16) + " UTC";
+  const fallback = `${new Date(pending.expiresAt).toISOString().replace("T", " ").slice(0, 16)} UTC`;
   return [
     { type: "section", text: { type: "mrkdwn", text: `*Approval needed:* the agent wants to run \`${escapeSlackText(pending.tool)}\` with` } },
     ...(pending.source ? [{ type: "context" as const, elements: [{ type: "plain_text" as const, text: pending.source.slice(0, 300) }] }] : []),

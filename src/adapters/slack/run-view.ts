@@ -64,7 +64,10 @@ export function createRunView(deps: RunViewDeps, place: ThreadPlace): RunView {
 
   function pushTasks(updates: readonly TaskUpdate[]): void {
     for (const update of updates) tasks.set(update.id, update);
-    if (fallback) return showFallback();
+    if (fallback) {
+      showFallback();
+      return;
+    }
     stream ??= createStreamTrace(client, { ...traceTarget, team: place.requesterTeam ?? place.team, user: place.requester }, logger, deps.streamLimits, onStreamFailure, deps.now);
     stream.push(updates);
   }

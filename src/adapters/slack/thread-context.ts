@@ -27,7 +27,10 @@ const RepliesPage = z.object({
 });
 
 let counter: TokenCounter | undefined;
-const tokens = (text: string) => (counter ??= new TokenCounter("o200k_base")).countText(text);
+function tokens(text: string): number {
+  counter ??= new TokenCounter("o200k_base");
+  return counter.countText(text);
+}
 
 export interface ThreadContextRequest {
   readonly channel: string;
