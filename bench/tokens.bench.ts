@@ -1,4 +1,10 @@
-// Token counting over one 30-step run with 2 KB observations (29 tool calls, then an answer).
+// Part 1, the worst inputs of issue 14: one long regex piece made js-tiktoken's merge take
+// seconds to minutes (3,000 emoji 9.7 s, 4,000 CJK characters 10.4 s, 16,000 159 s, 200,000
+// letters > 10 min) with the event loop blocked all along. Each row is a fresh text (no cache
+// helps), counted or cut as the bot does, with its total time and the longest time the event
+// loop was held. Targets: ≤ 50 ms held, ≤ 200 ms for 1 MB in all, ≤ 2 % over the exact count.
+//
+// Part 2, token counting over one 30-step run with 2 KB observations (29 tool calls, then an answer).
 // Three ways to count, each with a fresh TokenCounter per repetition (a new conversation):
 //   once         encode the final history a single time;
 //   incremental  what the loop does: count the start, then each message as it is appended,
@@ -15,6 +21,7 @@ import { Tokenizer } from "../src/agent/tokenizer.js";
 import type { ChatMessage, Tool } from "../src/agent/types.js";
 import { observationText } from "./support/history.js";
 import { median, printTable, timeOnce, warmUp } from "./support/stats.js";
+import { worstCases } from "./support/token-worst-cases.js";
 
 const TOOL_STEPS = 29;
 const OBSERVATION_CHARS = 2_048;
@@ -99,6 +106,7 @@ function countNaively(history: readonly ChatMessage[], registry: ToolRegistry, s
 }
 
 export async function run(): Promise<void> {
+  await worstCases();
   const registry = new ToolRegistry([search], { defaultTimeoutMs: 1_000, observationTokens: OBSERVATION_TOKENS, counter: new TokenCounter("o200k_base") });
   let seed = 0;
   const nextRun = () => script(++seed);
@@ -130,7 +138,7 @@ export async function run(): Promise<void> {
       row("incremental: each message once", figures.incremental, "≤ 1.5×"),
       row("incremental + observation cap (as the loop)", figures.loop, "≤ 1.5×"),
       row("naive: full recount every step", figures.naive, "~15×"),
-      row("bare encoder on the final history, no cache", figures.encoder, ""),
+      row("exact encoder (whole pieces) on the final history, no cache", figures.encoder, ""),
     ],
   );
 }

@@ -35,7 +35,7 @@ export interface RunningApp {
   readonly logger: Logger;
   /** The surfaces that started: "slack", "discord" or "console". */
   readonly surfaces: readonly string[];
-  /** Where /healthz, /readyz and /metrics are served (Slack's port in its HTTP mode); undefined for the console. */
+  /** Where /healthz, /readyz and /metrics are served (and Slack's HTTP mode takes events); undefined for the console. */
   readonly port?: number;
   /** Resolves when the app ended by itself: the console session closed. Never resolves for Slack and Discord. */
   readonly ended: Promise<void>;
@@ -92,19 +92,17 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
 
   // Every process but the console serves health, readiness and metrics on PORT; loaded only then (prom-client, tracing).
   const ops = consoleMode ? undefined : await (await import("./ops/ops.js")).startOps(config, store, env, logger);
-  let port: number | undefined;
+  let http: Awaited<ReturnType<NonNullable<typeof ops>["listen"]>> | undefined;
   if (ops) {
-    // Not ready until each surface connects; the port opens now, before the chat libraries load (Slack's HTTP mode serves it on its own port).
+    // Not ready until each surface connects. The port opens now, before the chat libraries load; Slack's HTTP mode mounts on it.
     for (const surface of [config.slack ? "slack" : undefined, config.discord ? "discord" : undefined]) if (surface) ops.health.connection(surface, "starting");
-    if (config.slack?.mode.kind !== "http") {
-      try {
-        port = await ops.listen(config.port);
-      } catch (error) {
-        await ops.close();
-        await closeAll([], undefined, store, logger);
-        ownership.release();
-        return { kind: "failed", message: `Cannot start: PORT ${config.port}: ${error instanceof Error ? error.message : String(error)}` };
-      }
+    try {
+      http = await ops.listen(config.port);
+    } catch (error) {
+      await ops.close();
+      await closeAll([], undefined, store, logger);
+      ownership.release();
+      return { kind: "failed", message: `Cannot start: PORT ${config.port}: ${error instanceof Error ? error.message : String(error)}` };
     }
     store = ops.instrumentStore(store);
   }
@@ -143,12 +141,11 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     // Loaded only when configured: console mode needs neither chat library.
     if (config.slack) {
       const { createSlackAdapter } = await import("./adapters/slack/slack-adapter.js");
-      const opsRoutes = ops && config.slack.mode.kind === "http" ? { opsRoutes: ops.routes } : {};
-      adapters.push(createSlackAdapter({ config: config.slack, service, store, logger, drainTimeoutMs: SURFACE_DRAIN_MS, governance: governance.commands, ...opsRoutes }));
+      adapters.push(createSlackAdapter({ config: config.slack, service, store, logger, drainTimeoutMs: SURFACE_DRAIN_MS, governance: governance.commands, ...(http ? { httpMount: http } : {}), onConnection: (state, reason) => ops?.health.connection("slack", state, reason) }));
     }
     if (config.discord) {
       const { createDiscordAdapter } = await import("./adapters/discord/discord-adapter.js");
-      adapters.push(createDiscordAdapter({ config: config.discord, service, store, logger, stopGraceMs: SURFACE_DRAIN_MS, messageContent: config.discord.messageContent, governance: governance.commands }));
+      adapters.push(createDiscordAdapter({ config: config.discord, service, store, logger, stopGraceMs: SURFACE_DRAIN_MS, messageContent: config.discord.messageContent, governance: governance.commands, onConnection: (state, reason) => ops?.health.connection("discord", state, reason) }));
     }
     if (consoleMode) {
       const runDemoLoop = createDemoLoopRunner({ guards: config.guards, modelName: config.model.name, logger });
@@ -196,15 +193,16 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     app: {
       logger,
       surfaces: adapters.map((adapter) => adapter.name),
-      port: port ?? adapters.map((adapter) => (adapter as { port?: number }).port).find((found) => found !== undefined),
+      ...(http ? { port: http.port } : {}),
       ended,
       stop: () => {
         // Readiness answers 503 from this moment until the port closes, so load balancers stop sending work first.
         ops?.health.shuttingDown();
-        return (stopping ??= closeAll(adapters, running, store, logger, governance)
+        stopping ??= closeAll(adapters, running, store, logger, governance)
           .then(() => ops?.close())
           .then(() => mcp.manager?.close())
-          .finally(() => ownership.release()));
+          .finally(() => ownership.release());
+        return stopping;
       },
     },
   };

@@ -152,7 +152,13 @@ describeWithRedis("the BullMQ work queue in one process", () => {
     fresh();
     let release: () => void = () => {};
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const record = recorder(() => gate);
+    let starts = 0;
+    let bothStarted: () => void = () => {};
+    const running = new Promise<void>((resolve) => (bothStarted = resolve));
+    const record = recorder(async () => {
+      if (++starts === 2) bothStarted();
+      await gate;
+    });
     const work = queue();
     await work.add(run("a", "1"));
     await work.add(run("a", "2"));
@@ -160,7 +166,7 @@ describeWithRedis("the BullMQ work queue in one process", () => {
     await work.add({ kind: "expire", conversationKey: "a", runId: "r", callId: "c" }, { delayMs: 60_000 });
     expect(await work.depth()).toBe(4);
     work.start(record.handler, 2);
-    await pause(200);
+    await running;
     expect(await work.depth()).toBe(4);
     release();
     await record.until(3);

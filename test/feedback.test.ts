@@ -53,9 +53,9 @@ describe("feedback book", () => {
 
   it("adds a comment only to the person's own vote", async () => {
     const book = createFeedbackBook((await store()).store);
-    const { seq } = await book.record(vote("r2", "alice", "down"));
-    expect(await book.comment(seq, "mallory", "spam")).toBe(false);
-    expect(await book.comment(seq, "alice", "It ignored my channel.")).toBe(true);
+    await book.record(vote("r2", "alice", "down"));
+    expect(await book.comment("r2", "mallory", "spam")).toBe(false);
+    expect(await book.comment("r2", "alice", "It ignored my channel.")).toBe(true);
     expect((await book.recent(1))[0]).toMatchObject({ runId: "r2", comment: "It ignored my channel." });
   });
 

@@ -10,13 +10,13 @@ import { createAgentService, type RunningAgentService } from "../src/agent/agent
 import { call, say, ScriptedModel, type ScriptStep } from "../src/agent/model-scripted.js";
 import type { AgentEvent, Model, ModelRequest, PendingApproval, RunOutcome, Tool } from "../src/agent/types.js";
 import { loadConfig } from "../src/config.js";
-import { silentLogger } from "../src/logger.js";
+import { silentLogger, type Logger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../src/memory/types.js";
 import type { McpServerConfig } from "../src/tools/mcp/mcp-config.js";
 import { createMcpManager, type McpManager } from "../src/tools/mcp/mcp-manager.js";
 import { startMcpHttpServer } from "./support/mcp-http-server.js";
-import { everythingServer, filesystemServer, serverConfig, testStdioServer, whenServers } from "./support/mcp-kit.js";
+import { captureLog, everythingServer, filesystemServer, serverConfig, testStdioServer, whenServers } from "./support/mcp-kit.js";
 import { temporaryFolder } from "./support/memory-test-kit.js";
 import { originFor } from "./support/service-harness.js";
 
@@ -42,8 +42,8 @@ interface Bot {
   readonly sink: (event: AgentEvent) => void;
 }
 
-async function startBot(model: Model, servers: McpServerConfig[], env: Record<string, string> = {}): Promise<Bot> {
-  const manager = createMcpManager(servers, { logger: silentLogger, defaultTimeoutMs: 10_000, backoffMs: [100], heartbeatMs: 200 });
+async function startBot(model: Model, servers: McpServerConfig[], env: Record<string, string> = {}, logger: Logger = silentLogger): Promise<Bot> {
+  const manager = createMcpManager(servers, { logger, defaultTimeoutMs: 10_000, backoffMs: [100], heartbeatMs: 200 });
   cleanups.push(() => manager.close());
   await manager.start();
   const config = loadConfig({ STORE_URL: `sqlite://${join(folder.path, `bot-${++stores}.sqlite`)}`, MEMORY_EXTRACT_FACTS: "false", ...env });
@@ -156,6 +156,16 @@ describe("failures in a run", () => {
     const model = new ScriptedModel([call("t__sleep", {}), answerWithObservation]);
     const { service, sink } = await startBot(model, [serverConfig("t", testStdioServer, { timeoutMs: 300 })]);
     expect(answerOf(await service.ask({ origin: originFor(), text: "sleep" }, sink))).toBe("Found: Timeout: t__sleep did not finish within 300 ms.");
+  });
+
+  it("a call that outlives the run's deadline is cancelled through the protocol, and the run ends with its summary", async () => {
+    const log = captureLog();
+    const model = new ScriptedModel([call("t__sleep", {}), (request) => say(`Summary, offered ${request.tools.length} tools.`)]);
+    const { service, sink } = await startBot(model, [serverConfig("t", testStdioServer, { timeoutMs: 60_000 })], { AGENT_RUN_TIMEOUT_MS: "1000" }, log.logger);
+    const outcome = await service.ask({ origin: originFor(), text: "sleep" }, sink);
+    expect(outcome).toMatchObject({ status: "answered", answer: "Summary, offered 0 tools.", stop: { guard: "deadline" } });
+    expect(outcome.steps[0]!.calls[0]).toMatchObject({ tool: "t__sleep", outcome: "timeout", result: "Timeout: t__sleep was stopped because the run's time ran out." });
+    await log.waitFor((line) => line.stderr === "sleep was cancelled");
   });
 
   it("list_changed adds a tool that the next model call sees, in the same run", async () => {

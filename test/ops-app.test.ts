@@ -7,7 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "../src/app.js";
 import { FakeDiscord } from "./support/fake-discord.js";
 import { startFakeSlack } from "./support/fake-slack.js";
-import { temporaryFolder } from "./support/memory-test-kit.js";
+import { mentionEvent, postEvent, SIGNING_SECRET } from "./support/fake-slack-requests.js";
+import { temporaryFolder, until } from "./support/memory-test-kit.js";
 
 let folder: { path: string; remove: () => Promise<void> };
 let app: RunningApp | undefined;
@@ -57,16 +58,37 @@ describe("the ops port", () => {
     app = undefined;
   });
 
-  it("Slack's HTTP mode serves them on Slack's port: one server per process", async () => {
-    const slack = await startFakeSlack();
-    closers.push(() => slack.close());
-    const result = await startApp({ ...base(), SLACK_BOT_TOKEN: "xoxb-test-token", SLACK_SIGNING_SECRET: "signing-secret", SLACK_API_URL: slack.apiUrl });
+  it("is not ready once the Discord gateway connection is lost", async () => {
+    const discord = await FakeDiscord.start();
+    const result = await startApp({ ...base(), DISCORD_TOKEN: discord.token, DISCORD_APPLICATION_ID: discord.applicationId, DISCORD_API_URL: discord.apiUrl });
     if (result.kind !== "started") throw new Error(result.message);
     app = result.app;
-    const ready = await get(app.port!, "/readyz");
+    const port = app.port!;
+    expect((await get(port, "/readyz")).status).toBe(200);
+    await discord.close();
+    await until(async () => (await get(port, "/readyz")).status === 503, "readiness to fail without the gateway", 10_000);
+    expect(JSON.parse((await get(port, "/readyz")).text).checks.discord.status).toBe("failing");
+  });
+
+  it("Slack's HTTP mode takes its events on the same port: one server per process, and 503 for events once stopping", async () => {
+    const slack = await startFakeSlack();
+    closers.push(() => slack.close());
+    const result = await startApp({ ...base(), SLACK_BOT_TOKEN: "xoxb-test-token", SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: slack.apiUrl });
+    if (result.kind !== "started") throw new Error(result.message);
+    app = result.app;
+    const port = app.port!;
+    const ready = await get(port, "/readyz");
     expect(ready.status).toBe(200);
     expect(JSON.parse(ready.text).checks.slack).toEqual({ status: "ok" });
-    expect((await get(app.port!, "/metrics")).text).toContain("agent_bot_steps_total");
+    expect((await get(port, "/metrics")).text).toContain("agent_bot_steps_total");
+    // Bolt answers on the same port: a signed event is taken, an unsigned one refused.
+    expect((await postEvent(`http://127.0.0.1:${port}/slack/events`, mentionEvent({ text: "<@U0BOT> hi", ts: "1700000000.000100" }))).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${port}/slack/events`, { method: "POST", body: "{}" })).status).toBe(401);
+
+    const stopping = app.stop();
+    await until(async () => (await postEvent(`http://127.0.0.1:${port}/slack/events`, mentionEvent({ text: "<@U0BOT> late", ts: "1700000001.000100" })).catch(() => ({ status: 503 }))).status === 503, "events to be refused while stopping", 5_000);
+    await stopping;
+    app = undefined;
   });
 
   it("stops the start with one line when PORT is taken", async () => {

@@ -122,8 +122,10 @@ describe("GenAI traces", () => {
     ]);
   });
 
-  it("loads no OpenTelemetry SDK unless OTEL_EXPORTER_OTLP_ENDPOINT is set", async () => {
+  it("loads no OpenTelemetry SDK unless OTEL_EXPORTER_OTLP_ENDPOINT is set, and refuses a value that is not a URL", async () => {
     expect(await startOtlpTracing({})).toBeUndefined();
+    expect(loadConfig({}).otlpEndpoint).toBeUndefined();
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" })).toThrow(/^OTEL_EXPORTER_OTLP_ENDPOINT: expects an http\(s\) URL/);
   });
 
   it("exports the spans over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT", async () => {

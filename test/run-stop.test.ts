@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAgentService, type RunningAgentService } from "../src/agent/agent-service.js";
-import type { AgentEvent, Model, RunOutcome, TaskOrigin } from "../src/agent/types.js";
+import { z } from "zod";
+import type { AgentEvent, Model, RunOutcome, TaskOrigin, Tool } from "../src/agent/types.js";
 import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
@@ -31,11 +32,11 @@ afterEach(async () => {
   }
 });
 
-async function process(storeUrl: string): Promise<RunningAgentService> {
+async function process(storeUrl: string, model: Model = hangingModel, tools: readonly Tool[] = []): Promise<RunningAgentService> {
   const config = loadConfig({ STORE_URL: storeUrl, MEMORY_EXTRACT_FACTS: "false" });
   const store = await openStore(config.storeUrl, silentLogger);
-  const service = createAgentService({ config, model: hangingModel, store, logger: silentLogger });
-  service.registerSurfaceTools("console", []);
+  const service = createAgentService({ config, model, store, logger: silentLogger });
+  service.registerSurfaceTools("console", tools);
   opened.push({ service, store });
   return service;
 }
@@ -85,5 +86,46 @@ describe("Stop", () => {
     expect(await other.stop({ runId, stoppedBy: { id: "alice", name: "Alice" }, isApprover: false })).toEqual({ kind: "stopping" });
     expect(await run.outcome).toMatchObject({ stop: { guard: "stopped", sentence: "Stopped by Alice." } });
     expect(performance.now() - clicked).toBeLessThan(2_000);
+  });
+
+  it("lets an approved write in flight finish, reports it, then stops", async () => {
+    let started: () => void = () => {};
+    const writing = new Promise<void>((resolve) => (started = resolve));
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const posted: string[] = [];
+    const postNote: Tool<{ text: string }> = {
+      name: "post_note",
+      description: "posts a note",
+      schema: z.object({ text: z.string() }),
+      effect: "write",
+      async execute({ text }) {
+        started();
+        await released;
+        posted.push(text);
+        return `posted: ${text}`;
+      },
+    };
+    let calls = 0;
+    const model: Model = {
+      name: "gpt-4o-mini",
+      complete: (request, signal) => {
+        calls += 1;
+        if (calls === 1) return Promise.resolve({ content: null, toolCalls: [{ id: "call_1", name: "post_note", arguments: '{"text":"hello"}' }] });
+        return hangingModel.complete(request, signal);
+      },
+    };
+    const service = await process(storeUrl(), model, [postNote]);
+    const paused = await service.ask({ origin, text: "post hello" }, () => {});
+    if (paused.status !== "paused") throw new Error("expected the run to wait for approval");
+    const decided = service.decide({ runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: origin.requester, isApprover: false }, () => {});
+    await writing;
+    expect(await service.stop({ runId: paused.runId, stoppedBy: { id: "alice", name: "Alice" }, isApprover: false })).toEqual({ kind: "stopping" });
+    release();
+    const result = await decided;
+    expect(posted).toEqual(["hello"]);
+    if (result.kind !== "resumed" || !result.outcome) throw new Error(`expected the run to go on, got ${result.kind}`);
+    expect(result.outcome).toMatchObject({ status: "answered", stop: { guard: "stopped", sentence: "Stopped by Alice." } });
+    expect(result.outcome.steps.flatMap((step) => step.calls)).toMatchObject([{ tool: "post_note", outcome: "ok", result: "posted: hello" }]);
   });
 });

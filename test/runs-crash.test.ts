@@ -150,3 +150,15 @@ describe("graceful shutdown", () => {
     }, 120_000);
   }
 });
+
+describe("one process per SQLite file", () => {
+  it("a second bot process on the same file stops at start with one line; after the first one is killed, a new one starts", async () => {
+    const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
+    const first = await bot({ storeUrl, port: await freePort() });
+    await expect(startBot({ slackApiUrl: slack.apiUrl, openaiBaseUrl: model.baseUrl, storeUrl, port: await freePort() })).rejects.toThrow(
+      new RegExp(`Cannot start: another bot process \\(pid ${first.child.pid}\\) already uses .*bot\\.sqlite`),
+    );
+    await kill9(first);
+    await bot({ storeUrl, port: await freePort() });
+  }, 60_000);
+});

@@ -145,3 +145,47 @@ describe("the run slots", () => {
     await until(async () => (await harness.service.rememberedFacts("console:facts-a")).length === 1, "the fact to be stored");
   });
 });
+
+describe("after the answer", () => {
+  it("the history turn is retried while the store fails, not dropped", async () => {
+    const { createAgentService } = await import("../src/agent/agent-service.js");
+    const { loadConfig } = await import("../src/config.js");
+    const { silentLogger } = await import("../src/logger.js");
+    const { mapStore } = await import("./support/map-store.js");
+    const real = mapStore();
+    let failures = 3;
+    const flaky = { ...real, set: async (key: string, value: unknown, ttl?: number) => (key.startsWith("history:") && failures-- > 0 ? Promise.reject(new Error("store down")) : real.set(key, value, ttl)) };
+    const model = new ScriptedModel([], { whenExhausted: (request) => ({ text: `answer to ${lastUser(request)}` }) });
+    const config = loadConfig({ STORE_URL: await sqliteUrl(), MEMORY_EXTRACT_FACTS: "false" });
+    const agent = createAgentService({ config, model, store: flaky, logger: silentLogger });
+    await agent.ask({ origin: origin("flaky"), text: "first" }, () => {});
+    await agent.ask({ origin: origin("flaky"), text: "second" }, () => {});
+    expect(failures).toBeLessThan(0);
+    expect(model.requests[1]!.messages.map((message) => message.content)).toEqual(expect.arrayContaining(["first", "answer to first"]));
+    await agent.close(1_000);
+  });
+});
+
+describe("a decision claimed but never applied (crash between the claim and the resume)", () => {
+  it("is applied by the next start: the write runs once and the run answers", async () => {
+    const { noteTool } = await import("./support/service-harness.js");
+    const storeUrl = await sqliteUrl();
+    const note = noteTool();
+    const pausing = new ScriptedModel([call("post_note", { text: "hello" }, "w1")]);
+    const first = await startService({ model: pausing, storeUrl, tools: [note.tool] });
+    open.push(first);
+    const paused = await first.service.ask({ origin: origin("stranded"), text: "post it" }, () => {});
+    if (paused.status !== "paused") throw new Error(paused.status);
+    await first.store.setIfAbsent(`approval:decision:${paused.runId}:${paused.pending.callId}`, { decision: "approve", decidedBy: { id: "alice" }, at: Date.now() });
+    await first.service.close(100);
+
+    const second = await startService({ model: new ScriptedModel([say("Posted it.")]), storeUrl, tools: [note.tool] });
+    open.push(second);
+    const seen = shown(second);
+    await second.service.recover();
+    await until(() => seen.length === 1, "the resumed run's answer");
+    expect(seen[0]!.outcome).toMatchObject({ status: "answered", answer: "Posted it." });
+    expect(note.posted).toEqual(["hello"]);
+    expect(await second.service.decide({ runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, () => {})).toMatchObject({ kind: "already_decided" });
+  });
+});

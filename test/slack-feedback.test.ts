@@ -7,6 +7,7 @@ import { FEEDBACK_DOWN_ACTION, FEEDBACK_MODAL, FEEDBACK_UP_ACTION } from "../src
 import { BOT_USER_ID } from "./support/fake-slack.js";
 import { blockActionPayload, mentionEvent, postEvent, postInteraction, viewSubmissionPayload } from "./support/fake-slack-requests.js";
 import { startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";
+import { until } from "./support/memory-test-kit.js";
 
 let harness: SlackHarness | undefined;
 afterEach(async () => {
@@ -55,6 +56,8 @@ describe("Slack feedback", () => {
     const opened = await harness.fake.waitForCall("views.open");
     const view = opened.args.view as { callback_id: string; private_metadata: string };
     expect(view.callback_id).toBe(FEEDBACK_MODAL);
+    // A person types for a while: the vote is stored by the time the form is sent.
+    await until(() => harness!.logs.some((line) => line.msg === "feedback"), "the vote in the log");
     const submitted = viewSubmissionPayload({
       user: "U0BOB",
       callbackId: FEEDBACK_MODAL,

@@ -63,6 +63,10 @@ const longText = fc.oneof(
     .tuple(fc.constantFrom(..."aexzq"), fc.integer({ min: MAX_CHUNK_CHARS - 20, max: 4 * MAX_CHUNK_CHARS }), fc.stringMatching(/^[a-z]{0,30}$/))
     .map(([letter, length, rest]) => letter.repeat(length) + rest),
   fc.array(fc.oneof(fc.lorem({ maxCount: 5 }), fc.integer({ min: 200, max: 3 * MAX_CHUNK_CHARS }).map((length) => cjk(length))), { maxLength: 6 }).map((parts) => parts.join(" ")),
+  // Longer than a segment of the pattern split, with and without line breaks to split at.
+  fc
+    .tuple(fc.lorem({ mode: "sentences", maxCount: 20 }), fc.integer({ min: 20, max: 60 }), fc.constantFrom(" ", "\n", "\n/", " \n ", "\r\n"))
+    .map(([sentences, times, separator]) => Array.from({ length: times }, () => sentences).join(separator)),
 );
 
 describe.each(["o200k_base", "cl100k_base"] as const)("bounded counting (%s)", (encoding) => {

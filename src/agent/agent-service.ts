@@ -179,7 +179,10 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
       const known = (await memory.list(key)).map((fact) => fact.text);
       const facts = await extractFacts(model, { user: question, assistant: answer, known }, AbortSignal.timeout(FACT_EXTRACTION_TIMEOUT_MS), logger);
       if (facts.length > 0) {
-        const result = await memory.remember(key, facts);
+        // Facts found are not dropped because the store blinked: the write is retried (bounded).
+        const result = await withRetries(() => memory.remember(key, facts), STORE_RETRY, (error, attempt) =>
+          logger.warn({ err: error, conversationKey: key, attempt }, "could not save remembered facts; trying again"),
+        );
         logger.info({ conversationKey: key, ...result }, "long-term memory updated");
       }
     } catch (error) {

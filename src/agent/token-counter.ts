@@ -9,6 +9,8 @@ import type { ChatMessage, ToolSchema } from "./types.js";
 const MESSAGE_OVERHEAD = 4;
 const REPLY_PRIMING = 3;
 const TEXT_CACHE_ENTRIES = 10_000;
+/** Up to this many characters per allowed token, truncate counts the whole text before it cuts. */
+const COUNT_FIRST_CHARS_PER_TOKEN = 8;
 /** Per generation: the text cache holds at most ~16 MB of UTF-16 keys. */
 const TEXT_CACHE_CHARS = 4_000_000;
 
@@ -40,6 +42,16 @@ export const FALLBACK_CONTEXT_WINDOW = 8_192;
 export function defaultContextWindow(model: string): number {
   const bare = model.toLowerCase().split("/").pop() ?? "";
   return CONTEXT_WINDOWS.find(([pattern]) => pattern.test(bare))?.[1] ?? FALLBACK_CONTEXT_WINDOW;
+}
+
+/**
+ * A token is at least one character, so text no longer than the cap fits without encoding. Text
+ * of up to a few times the cap is counted first (pieces seen before cost nothing, and the count
+ * is kept for when the text enters the messages); longer text goes straight to the cut, which
+ * encodes only the prefix it keeps.
+ */
+function countsFirst(text: string, maxTokens: number): boolean {
+  return text.length <= COUNT_FIRST_CHARS_PER_TOKEN * maxTokens;
 }
 
 export class TokenCounter {
@@ -122,20 +134,18 @@ export class TokenCounter {
 
   /** Cuts text to at most maxTokens tokens, encoding only the part it keeps. */
   truncate(text: string, maxTokens: number): Truncated {
-    // A token is at least one character, so short text needs no encoding at all.
-    if (text.length <= maxTokens || this.fitsKnown(text, maxTokens)) return { text, truncated: false };
+    if (text.length <= maxTokens) return { text, truncated: false };
+    const known = this.texts.get(text) ?? (countsFirst(text, maxTokens) ? this.countText(text) : undefined);
+    if (known !== undefined && known <= maxTokens) return { text, truncated: false };
     return this.remembered(text, this.tokenizer.cut(text, maxTokens));
   }
 
-  /** As truncate, giving the event loop back while it encodes a long prefix. */
+  /** As truncate, giving the event loop back while it counts or encodes a long text. */
   async truncateYielding(text: string, maxTokens: number): Promise<Truncated> {
-    if (text.length <= maxTokens || this.fitsKnown(text, maxTokens)) return { text, truncated: false };
+    if (text.length <= maxTokens) return { text, truncated: false };
+    const known = this.texts.get(text) ?? (countsFirst(text, maxTokens) ? await this.countTextYielding(text) : undefined);
+    if (known !== undefined && known <= maxTokens) return { text, truncated: false };
     return this.remembered(text, await this.tokenizer.cutYielding(text, maxTokens));
-  }
-
-  private fitsKnown(text: string, maxTokens: number): boolean {
-    const known = this.texts.get(text);
-    return known !== undefined && known <= maxTokens;
   }
 
   /** A text kept whole keeps the count its cut found, for when it enters the messages. */

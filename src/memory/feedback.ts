@@ -34,8 +34,8 @@ export interface FeedbackTotals {
 export interface FeedbackBook {
   /** Records a vote (or changes the person's earlier vote on the run); returns its slot and the totals. */
   record(vote: FeedbackVote): Promise<{ readonly seq: number; readonly totals: FeedbackTotals }>;
-  /** Adds the person's optional comment to their vote; false when the vote is gone or not theirs. */
-  comment(seq: number, personId: string, text: string): Promise<boolean>;
+  /** Adds the person's optional comment to their vote on the run; false when there is no such vote (any more). */
+  comment(runId: string, personId: string, text: string): Promise<boolean>;
   /** The newest votes first. */
   recent(limit: number): Promise<FeedbackEntry[]>;
   totals(): Promise<FeedbackTotals>;
@@ -71,10 +71,11 @@ export function createFeedbackBook(store: KeyValueStore): FeedbackBook {
       await store.set(voteKey(vote.runId, vote.person.id), { seq, rating: vote.rating }, YEAR_MS);
       return { seq, totals: { up: await count("up"), down: await count("down") } };
     },
-    async comment(seq, personId, text) {
-      const entry = await load(seq);
+    async comment(runId, personId, text) {
+      const vote = Vote.safeParse(await store.get(voteKey(runId, personId)));
+      const entry = vote.success ? await load(vote.data.seq) : undefined;
       if (!entry || entry.person.id !== personId) return false;
-      await store.set(slotKey(seq), { ...entry, comment: text.slice(0, COMMENT_MAX_CHARS) } satisfies FeedbackEntry, YEAR_MS);
+      await store.set(slotKey(entry.seq), { ...entry, comment: text.slice(0, COMMENT_MAX_CHARS) } satisfies FeedbackEntry, YEAR_MS);
       return true;
     },
     async recent(limit) {

@@ -12,8 +12,8 @@ import { createHealth, type Health } from "./health.js";
 import { instrumentModel, instrumentService, instrumentStore } from "./instrument.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import { metricsObserver } from "./metrics-observer.js";
-import { createOpsRoutes, type OpsRoute } from "./ops-routes.js";
-import { startOpsServer, type OpsServer } from "./ops-server.js";
+import { createOpsRoutes } from "./ops-routes.js";
+import { startOpsServer, type HttpMount, type OpsServer } from "./ops-server.js";
 import { startOtlpTracing, TRACER_NAME, type Tracing } from "./otel-setup.js";
 import { createStoreCheck } from "./store-check.js";
 import { tracingObserver } from "./tracing.js";
@@ -23,14 +23,12 @@ export interface Ops {
   readonly metrics: Metrics;
   /** For the runner: every run's events go to the metrics and, when enabled, the traces. */
   readonly observers: readonly RunObserver[];
-  /** For a server that already owns PORT (Slack's HTTP mode) to serve. */
-  readonly routes: readonly OpsRoute[];
   instrumentModel(model: Model): Model;
   instrumentStore<S extends KeyValueStore>(store: S): S;
   /** Counts redeliveries the runner turned away (events_deduplicated_total). */
   instrumentService<S extends Parameters<typeof instrumentService>[0]>(service: S): S;
-  /** Opens PORT for the routes, when no other server serves them. Rejects when the port can't be opened. */
-  listen(port: number): Promise<number>;
+  /** Opens PORT (its port, and where Slack's HTTP mode mounts). Rejects when the port can't be opened. */
+  listen(port: number): Promise<HttpMount & { readonly port: number }>;
   /** Closes the port (readiness answers 503 until then) and sends the traces still buffered. Never rejects. */
   close(): Promise<void>;
 }
@@ -54,14 +52,13 @@ export async function startOps(config: Config, store: KeyValueStore, env: NodeJS
     health,
     metrics,
     observers,
-    routes,
     instrumentModel: (model) => instrumentModel(model, metrics),
     instrumentStore: (inner) => instrumentStore(inner, metrics),
     instrumentService: (service) => instrumentService(service, metrics),
     async listen(port) {
       server = await startOpsServer(port, routes);
       logger.info({ port: server.port }, "health, readiness and metrics are served");
-      return server.port;
+      return server;
     },
     async close() {
       health.shuttingDown();

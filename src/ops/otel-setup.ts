@@ -12,7 +12,7 @@ export interface Tracing {
 export const TRACER_NAME = "guarded-agent-bot";
 
 export async function startOtlpTracing(env: NodeJS.ProcessEnv): Promise<Tracing | undefined> {
-  if (!env.OTEL_EXPORTER_OTLP_ENDPOINT && !env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return undefined;
+  if (!env.OTEL_EXPORTER_OTLP_ENDPOINT) return undefined;
   // The SDK names the service from OTEL_SERVICE_NAME; without it spans would say "unknown_service:node".
   env.OTEL_SERVICE_NAME ??= TRACER_NAME;
   const [{ NodeTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }] = await Promise.all([

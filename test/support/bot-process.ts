@@ -49,7 +49,11 @@ export async function startBot(options: BotOptions): Promise<BotProcess> {
   );
   let gone = false;
   void exited.then(() => (gone = true));
-  await until(() => gone || logs.includes("Slack is connected"), "the bot to listen", 30_000, 50);
+  // A bot that never got ready is not left running after the test.
+  await until(() => gone || logs.includes("Slack is connected"), "the bot to listen", 30_000, 50).catch((error: unknown) => {
+    child.kill("SIGKILL");
+    throw error;
+  });
   if (gone) throw new Error(`the bot exited at start:\n${logs}`);
   return { child, eventsUrl: `http://127.0.0.1:${options.port}/slack/events`, exited, logs: () => logs };
 }

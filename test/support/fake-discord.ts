@@ -9,6 +9,9 @@ import type { AddressInfo } from "node:net";
 import { ChannelType, GatewayDispatchEvents, InteractionType, MessageFlags, OverwriteType, PermissionFlagsBits, type APIMessage } from "discord.js";
 import { CallLog, type RecordedCall, type ScriptedFailure } from "./fake-discord-calls.js";
 import { FakeGateway } from "./fake-discord-gateway.js";
+
+/** Discord's limit on a message's content. */
+export const MESSAGE_MAX_CHARS = 2_000;
 import { apiChannel, apiGuild, apiInteraction, apiMember, apiMessage, apiUser, nextSnowflake, type FakeChannel, type FakeGuild, type FakeOverwrite, type FakeRole, type FakeUser } from "./fake-discord-payloads.js";
 
 export type { FakeChannel, FakeOverwrite, FakeUser } from "./fake-discord-payloads.js";
@@ -232,6 +235,10 @@ export class FakeDiscord {
   private respond(method: string, path: string, body: any, query: URLSearchParams, authorization: string | undefined): { status: number; body?: unknown; headers?: Record<string, string> } {
     const failure = this.log.takeFailure(method, path, body);
     if (failure) return { status: failure.status, body: failure.body, ...(failure.headers ? { headers: failure.headers } : {}) };
+    // Discord refuses message content over 2,000 characters (50035 Invalid Form Body), wherever it is sent.
+    if ((method === "POST" || method === "PATCH") && typeof body?.content === "string" && body.content.length > MESSAGE_MAX_CHARS) {
+      return { status: 400, body: { message: "Invalid Form Body", code: 50035, errors: { content: { _errors: [{ code: "BASE_TYPE_MAX_LENGTH", message: "Must be 2000 or fewer in length." }] } } } };
+    }
     const needsAuth = !path.startsWith("/interactions/") && !path.startsWith("/webhooks/");
     if (needsAuth && authorization !== `Bot ${this.token}`) return { status: 401, body: { message: "401: Unauthorized", code: 0 } };
     for (const [routeMethod, pattern, handler] of this.routes) {

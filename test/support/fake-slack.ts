@@ -1,6 +1,6 @@
 // A fake Slack on 127.0.0.1 for the real @slack/bolt and @slack/web-api: the Web API methods
 // the bot uses (recorded with their arguments, scriptable failures) and a Socket Mode
-// WebSocket endpoint (hello, envelopes, recorded acks). Keeps messages per channel so
+// WebSocket endpoint (fake-slack-socket.ts). Keeps messages per channel so
 // history, replies (paged with a cursor), updates and streams behave like the real thing.
 // Channels are public unless a test says otherwise; ids starting with D are DMs. As strict as
 // Slack where the bot's behaviour depends on it: ephemeral messages only to members, no private
@@ -9,8 +9,9 @@
 import { EventEmitter, once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Duplex } from "node:stream";
-import { WebSocketServer, type WebSocket } from "ws";
+import { attachSocketEndpoint, withDeadline, type SocketAck, type SocketEndpoint } from "./fake-slack-socket.js";
+
+export type { SocketAck };
 
 export const TEAM_ID = "T0TEAM";
 export const BOT_USER_ID = "U0BOT";
@@ -61,20 +62,14 @@ export interface Failure {
   readonly hang?: true;
 }
 
-export interface SocketAck {
-  readonly envelopeId: string;
-  readonly payload: unknown;
-}
-
 type Handler = (args: Record<string, unknown>) => Record<string, unknown>;
 
 export type ChannelKind = "public" | "private" | "im" | "mpim";
 
-export interface FakeSlack {
+export interface FakeSlack extends Omit<SocketEndpoint, "close"> {
   /** Base URL for SLACK_API_URL / slackApiUrl. */
   readonly apiUrl: string;
   readonly calls: readonly RecordedCall[];
-  readonly acks: readonly SocketAck[];
   callsTo(method: string): RecordedCall[];
   /** Resolves with the first call (past or future) to `method` that satisfies `match`. */
   waitForCall(method: string, match?: (call: RecordedCall) => boolean, timeoutMs?: number): Promise<RecordedCall>;
@@ -95,15 +90,6 @@ export interface FakeSlack {
   setStreamLimits(limits: Partial<StreamLimits>): void;
   message(channel: string, ts: string): FakeMessage | undefined;
   threadMessages(channel: string, threadTs: string): FakeMessage[];
-  /** Socket Mode: resolves once a client finished the handshake. */
-  waitForSocket(timeoutMs?: number): Promise<void>;
-  /** Socket Mode: stops reading from connected clients, so a close frame is never answered (a peer gone quiet). */
-  holdGoodbyes(): void;
-  /** Socket Mode: resolves once no client is connected. */
-  waitForSocketClosed(timeoutMs?: number): Promise<void>;
-  /** Sent to every connected client; with none connected, held for the next one (as Slack holds events). */
-  sendEnvelope(type: "events_api" | "interactive", payload: unknown, options?: { retryAttempt?: number; retryReason?: string }): string;
-  waitForAck(envelopeId: string, timeoutMs?: number): Promise<SocketAck>;
   close(): Promise<void>;
 }
 
@@ -129,24 +115,12 @@ async function readBody(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-function withDeadline<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`fake Slack: timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs);
-  });
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
-}
-
 export async function startFakeSlack(): Promise<FakeSlack> {
   const calls: RecordedCall[] = [];
-  const acks: SocketAck[] = [];
   const messages: FakeMessage[] = [];
   const failures = new Map<string, Failure[]>();
   const notMember = new Set<string>();
   const channelKinds = new Map<string, ChannelKind>();
-  const sockets = new Set<WebSocket>();
-  const rawSockets = new Set<Duplex>();
-  const heldFrames: string[] = [];
   const events = new EventEmitter();
   events.setMaxListeners(0);
   let streamingError: string | undefined;
@@ -154,7 +128,6 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const missingScopes = new Set<string>();
   let streamLimits: StreamLimits = { maxAgeMs: 5 * 60_000, maxChars: 12_000 };
   let tsCounter = 0;
-  let envelopeCounter = 0;
 
   const nextTs = () => `${1_700_000_000 + ++tsCounter}.000100`;
   const find = (channel: string, ts: string) => messages.find((m) => m.channel === channel && m.ts === ts);
@@ -336,29 +309,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => response.writeHead(500).end(String(error)));
   });
-  const wss = new WebSocketServer({ noServer: true });
-  server.on("upgrade", (request, socket, head) => {
-    if (request.url !== "/socket") return socket.destroy();
-    rawSockets.add(socket);
-    socket.on("close", () => rawSockets.delete(socket));
-    wss.handleUpgrade(request, socket, head, (ws) => {
-      sockets.add(ws);
-      ws.on("close", () => {
-        sockets.delete(ws);
-        if (sockets.size === 0) events.emit("socket_closed");
-      });
-      ws.on("message", (data) => {
-        const parsed = safeJson(String(data)) as { envelope_id?: string; payload?: unknown };
-        if (typeof parsed?.envelope_id !== "string") return;
-        const ack = { envelopeId: parsed.envelope_id, payload: parsed.payload };
-        acks.push(ack);
-        events.emit("ack", ack);
-      });
-      ws.send(JSON.stringify({ type: "hello", num_connections: 1, debug_info: { host: "fake" }, connection_info: { app_id: APP_ID } }));
-      for (const frame of heldFrames.splice(0)) ws.send(frame);
-      events.emit("socket");
-    });
-  });
+  const socketMode = attachSocketEndpoint(server, APP_ID);
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   const { port } = server.address() as AddressInfo;
@@ -367,7 +318,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   return {
     apiUrl: `http://127.0.0.1:${port}/api/`,
     calls,
-    acks,
+    acks: socketMode.acks,
     callsTo: (method) => calls.filter((call) => call.method === method),
     waitForCall(method, match = () => true, timeoutMs = 10_000) {
       const existing = calls.find((call) => call.method === method && match(call));
@@ -402,46 +353,13 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     message: find,
     threadMessages: (channel, threadTs) =>
       messages.filter((m) => m.channel === channel && m.thread_ts === threadTs && m.ts !== threadTs).sort((a, b) => Number(a.ts) - Number(b.ts)),
-    waitForSocket(timeoutMs = 10_000) {
-      if (sockets.size > 0) return Promise.resolve();
-      return withDeadline(once(events, "socket").then(() => undefined), timeoutMs, "a Socket Mode connection");
-    },
-    holdGoodbyes() {
-      for (const socket of rawSockets) socket.pause();
-    },
-    waitForSocketClosed(timeoutMs = 10_000) {
-      if (sockets.size === 0) return Promise.resolve();
-      return withDeadline(once(events, "socket_closed").then(() => undefined), timeoutMs, "the Socket Mode client to disconnect");
-    },
-    sendEnvelope(type, payload, options = {}) {
-      const envelopeId = `env-${++envelopeCounter}`;
-      const frame = JSON.stringify({
-        envelope_id: envelopeId,
-        type,
-        payload,
-        accepts_response_payload: false,
-        ...(options.retryAttempt !== undefined ? { retry_attempt: options.retryAttempt, retry_reason: options.retryReason ?? "timeout" } : {}),
-      });
-      if (sockets.size === 0) heldFrames.push(frame);
-      for (const socket of sockets) socket.send(frame);
-      return envelopeId;
-    },
-    waitForAck(envelopeId, timeoutMs = 10_000) {
-      const existing = acks.find((ack) => ack.envelopeId === envelopeId);
-      if (existing) return Promise.resolve(existing);
-      let listener: (ack: SocketAck) => void = () => {};
-      const found = new Promise<SocketAck>((resolve) => {
-        listener = (ack) => {
-          if (ack.envelopeId === envelopeId) resolve(ack);
-        };
-        events.on("ack", listener);
-      });
-      return withDeadline(found, timeoutMs, `the ack of ${envelopeId}`).finally(() => events.off("ack", listener));
-    },
+    waitForSocket: socketMode.waitForSocket,
+    holdGoodbyes: socketMode.holdGoodbyes,
+    waitForSocketClosed: socketMode.waitForSocketClosed,
+    sendEnvelope: socketMode.sendEnvelope,
+    waitForAck: socketMode.waitForAck,
     async close() {
-      for (const socket of sockets) socket.terminate();
-      for (const socket of rawSockets) socket.destroy();
-      wss.close();
+      socketMode.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -40,6 +40,8 @@ export interface DiscordAdapterDeps {
   readonly progressIntervalMs?: number;
   /** The most stop() takes: work in flight gets all of it but the last second, which is for disconnecting. */
   readonly stopGraceMs?: number;
+  /** The gateway connection went down or came back (readiness). Must not throw. */
+  readonly onConnection?: (state: "up" | "down", reason?: string) => void;
 }
 
 const DESTROY_TIMEOUT_MS = 1_000;
@@ -100,6 +102,10 @@ export function createDiscordAdapter(deps: DiscordAdapterDeps): ChatAdapter {
   });
   client.on(Events.Error, (error) => logger.error({ err: error }, "discord client error"));
   client.on(Events.ShardError, (error) => logger.warn({ err: error }, "discord gateway connection error; discord.js reconnects"));
+  client.on(Events.ShardDisconnect, (event) => deps.onConnection?.("down", `the gateway closed the connection (${event.code})`));
+  client.on(Events.ShardReconnecting, () => deps.onConnection?.("down", "reconnecting to the gateway"));
+  client.on(Events.ShardResume, () => deps.onConnection?.("up"));
+  client.on(Events.ShardReady, () => deps.onConnection?.("up"));
 
   return {
     name: "discord",

@@ -19,7 +19,7 @@ const COMMENT_INPUT = "comment_text";
 const THANKS = "Thanks for the feedback.";
 
 const ButtonValue = z.object({ r: z.string().min(1).max(64), g: z.string().min(1).max(40) });
-const ModalMetadata = z.object({ seq: z.number().int() });
+const ModalMetadata = z.object({ runId: z.string().min(1).max(64) });
 
 export function feedbackBlocks(runId: string, stop: GuardStop | undefined) {
   const value = JSON.stringify({ r: runId, g: stop?.guard ?? "none" });
@@ -53,11 +53,11 @@ const Click = z.object({
   actions: z.array(z.object({ value: z.string() })).min(1),
 });
 
-function commentModal(seq: number) {
+function commentModal(runId: string) {
   return {
     type: "modal" as const,
     callback_id: FEEDBACK_MODAL,
-    private_metadata: JSON.stringify({ seq }),
+    private_metadata: JSON.stringify({ runId }),
     title: { type: "plain_text" as const, text: "Thanks for telling us" },
     submit: { type: "plain_text" as const, text: "Send" },
     close: { type: "plain_text" as const, text: "Skip" },
@@ -94,7 +94,15 @@ export async function handleFeedbackClick(runtime: SlackRuntime, body: unknown, 
   const thread = click.message.thread_ts ?? click.message.ts;
   const team = click.team?.id ?? click.user.team_id ?? "";
   try {
-    const { seq } = await runtime.service.feedback.record({
+    // The trigger id lasts 3 s: the modal opens at once, the vote is stored meanwhile (the comment finds it by run and person).
+    const modal =
+      rating === "down"
+        ? runtime.client.views.open({ trigger_id: click.trigger_id, view: commentModal(value.data.r) }).then(
+            () => undefined,
+            (error: unknown) => runtime.logger.warn({ err: error }, "could not open the feedback form"),
+          )
+        : undefined;
+    await runtime.service.feedback.record({
       runId: value.data.r,
       surface: "slack",
       conversationKey: `slack:${team}:${click.channel.id}:${thread}`,
@@ -105,7 +113,7 @@ export async function handleFeedbackClick(runtime: SlackRuntime, body: unknown, 
       ...(await permalink(runtime.client, click.channel.id, click.message.ts).then((link) => (link ? { link } : {}))),
       at: runtime.now(),
     });
-    if (rating === "down") await runtime.client.views.open({ trigger_id: click.trigger_id, view: commentModal(seq) });
+    if (modal) await modal;
     else await tellPrivately(runtime, { channel: click.channel.id, user: click.user.id, threadTs: thread }, THANKS);
   } catch (error) {
     runtime.logger.error({ err: error, runId: value.data.r }, "could not record feedback");
@@ -131,7 +139,7 @@ export async function handleFeedbackComment(runtime: SlackRuntime, body: unknown
   const text = parsed.data.view.state.values[COMMENT_BLOCK]?.[COMMENT_INPUT]?.value?.trim();
   if (!text) return;
   try {
-    if (!(await runtime.service.feedback.comment(metadata.data.seq, parsed.data.user.id, text))) runtime.logger.info({ seq: metadata.data.seq }, "a feedback comment had no vote to join");
+    if (!(await runtime.service.feedback.comment(metadata.data.runId, parsed.data.user.id, text))) runtime.logger.info({ runId: metadata.data.runId }, "a feedback comment had no vote to join");
   } catch (error) {
     runtime.logger.error({ err: error }, "could not save a feedback comment");
   }

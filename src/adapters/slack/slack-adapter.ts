@@ -1,7 +1,7 @@
 // The Slack surface: a Bolt app in Socket Mode (app token) or HTTP mode (signing secret,
 // /slack/events and GET /healthz on PORT). Events are acknowledged by Bolt at once; the work
 // runs after the ack and is tracked so stop() can let it reach a safe point.
-import type { Server } from "node:http";
+import type { RequestListener, Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { App, HTTPReceiver, SocketModeReceiver, webApi } from "@slack/bolt";
 import type { AgentService } from "../../agent/service.js";
@@ -10,7 +10,7 @@ import type { Config } from "../../config.js";
 import { ConfigError } from "../../errors.js";
 import type { KeyValueStore } from "../../memory/types.js";
 import type { Logger } from "../../logger.js";
-import type { OpsRoute } from "../../ops/ops-routes.js";
+import type { HttpMount } from "../../ops/ops-server.js";
 import type { ChatAdapter } from "../adapter.js";
 import { createInFlight, within } from "../in-flight.js";
 import { APPROVE_ACTION, DENY_ACTION } from "./approval-message.js";
@@ -40,8 +40,10 @@ export interface SlackAdapterDeps {
   readonly drainTimeoutMs?: number;
   /** When a streamed trace moves on to a new message; tests shorten them. */
   readonly streamLimits?: StreamLimits;
-  /** HTTP mode: the process's health, readiness and metrics routes, served on Slack's port (one server per process). */
-  readonly opsRoutes?: readonly OpsRoute[];
+  /** HTTP mode: take requests on the process's ops port (PORT, opened before Slack loads) instead of a server of Bolt's own. */
+  readonly httpMount?: HttpMount;
+  /** Socket Mode: the connection went down or came back (readiness). Must not throw. */
+  readonly onConnection?: (state: "up" | "down", reason?: string) => void;
 }
 
 export interface SlackAdapter extends ChatAdapter {
@@ -86,6 +88,7 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
   let app: App | undefined;
   let socket: SocketModeReceiver | undefined;
   let server: Server | undefined;
+  let httpListener: RequestListener | undefined;
 
   const runtime: SlackRuntime = {
     client,
@@ -109,26 +112,28 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
     const common = { token: config.botToken, clientOptions, logger: slackLogger, tokenVerificationEnabled: false, convoStore: false as const, ...identity };
     if (config.mode.kind === "socket") {
       socket = new SocketModeReceiver({ appToken: config.mode.appToken, logger: slackLogger, installerOptions: { clientOptions: { ...clientOptions } } });
+      socket.client.on("disconnected", () => deps.onConnection?.("down", "the Socket Mode connection closed"));
+      socket.client.on("reconnecting", () => deps.onConnection?.("down", "reconnecting to Socket Mode"));
+      socket.client.on("connected", () => deps.onConnection?.("up"));
       return new App({ ...common, receiver: socket });
     }
     const receiver = new HTTPReceiver({
       signingSecret: config.mode.signingSecret,
       port: config.mode.port,
       logger: slackLogger,
-      customRoutes: deps.opsRoutes
-        ? deps.opsRoutes.map((route) => ({ path: route.path, method: ["GET"], handler: route.handler }))
-        : [
-            {
-              path: "/healthz",
-              method: ["GET"],
-              handler: (_request, response) => {
-                response.writeHead(accepting ? 200 : 503, { "Content-Type": "application/json" });
-                response.end(JSON.stringify({ ok: accepting }));
-              },
-            },
-          ],
+      customRoutes: [
+        {
+          path: "/healthz",
+          method: ["GET"],
+          handler: (_request, response) => {
+            response.writeHead(accepting ? 200 : 503, { "Content-Type": "application/json" });
+            response.end(JSON.stringify({ ok: accepting }));
+          },
+        },
+      ],
     });
     receiver.requestListener = rejectStale(receiver.requestListener, now);
+    httpListener = receiver.requestListener;
     return new App({ ...common, receiver });
   }
 
@@ -158,7 +163,7 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
       await ack();
       inFlight.track("a Slack feedback click", handleFeedbackClick(runtime, body, "up"));
     });
-    // 👎 opens the comment modal; the click's trigger id is valid for 3 s, so the vote is stored first and quickly.
+    // 👎 also opens the comment form (the click's trigger id lasts 3 s; the handler opens it before storing the vote).
     bolt.action(FEEDBACK_DOWN_ACTION, async ({ ack, body }) => {
       await ack();
       inFlight.track("a Slack feedback click", handleFeedbackClick(runtime, body, "down"));
@@ -173,6 +178,10 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
   async function closeTransport(): Promise<void> {
     if (socket) {
       if (!(await within(socket.client.disconnect(), SOCKET_CLOSE_MS))) logger.warn("Socket Mode did not say goodbye in time; closing anyway");
+      return;
+    }
+    if (deps.httpMount) {
+      deps.httpMount.unmount();
       return;
     }
     const closing = app?.stop() ?? Promise.resolve();
@@ -197,8 +206,11 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
       app = buildApp(identity);
       listen(app);
       accepting = true;
-      const started = await app.start();
-      if (config.mode.kind === "http") server = started as Server;
+      if (config.mode.kind === "http" && deps.httpMount) deps.httpMount.mount(httpListener!);
+      else {
+        const started = await app.start();
+        if (config.mode.kind === "http") server = started as Server;
+      }
       logger.info({ mode: config.mode.kind, port: config.mode.kind === "http" ? this.port : undefined }, "Slack is connected");
     },
     async stop() {

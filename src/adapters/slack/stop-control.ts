@@ -10,7 +10,7 @@ import type { SlackRuntime } from "./slack-runtime.js";
 import { stopRefusalText } from "../stop-refusal.js";
 
 export const STOP_ACTION = "agent_run_stop";
-const WORKING_TEXT = "Working on it…";
+const WORKING_TEXT = ":hourglass_flowing_sand: Working on it. *Stop* ends the run now, with a summary of what it found.";
 const RUN_ID = /^[\w-]{1,32}$/;
 
 export function stopBlocks(runId: string) {

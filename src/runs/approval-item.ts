@@ -1,0 +1,89 @@
+// A worker's handling of a paused run: resume it with its claimed decision, or end it when its
+// approval expired. A decision claimed before a crash is applied here too (by the next start or
+// the expiry item), never left as "already decided" with no answer.
+import { z } from "zod";
+import type { ApprovalStore } from "../agent/approval-store.js";
+import { continueAgent, resumeAgent, RunInterruptedError, type Resolution } from "../agent/loop.js";
+import type { RunPresenter } from "../agent/service.js";
+import type { TaskOrigin } from "../agent/types.js";
+import { observeRun } from "./run-observer.js";
+import { untilAborted, type RunWork } from "./run-work.js";
+import type { WorkItem } from "./work-queue.js";
+
+export const approvalKey = (runId: string, callId: string) => `approval:${runId}:${callId}`;
+export const replyPlaceKey = (runId: string, callId: string) => `resume:place:${runId}:${callId}`;
+/** Longer than a resume waits in its conversation's queue. */
+export const REPLY_PLACE_TTL_MS = 60 * 60_000;
+const ReplyPlaceSchema = z.record(z.string(), z.string());
+
+/** The conversation a paused run belongs to (its queue lane); a run that can't be loaded gets a lane of its own. */
+export async function conversationOf(approvals: ApprovalStore, runId: string): Promise<string> {
+  const loaded = await approvals.load(runId);
+  return loaded.kind === "found" ? loaded.run.state.origin.conversationKey : `approval:${runId}`;
+}
+
+/** Resumes a paused run with its claimed decision (expiry included); true when it ended the run. */
+export async function handleApproval(work: RunWork, item: Extract<WorkItem, { kind: "resume" | "expire" }>, signal: AbortSignal): Promise<boolean> {
+  const { deps, checkpoints, checkpointHook, stopSignal, withUnknownWrites, interrupted, conclude } = work;
+  const { presenters, logger, clock, queue, store } = deps;
+  const approvals = deps.approvals();
+  const loaded = await approvals.load(item.runId);
+  if (loaded.kind !== "found") {
+    if (loaded.kind === "invalid") logger.error({ runId: item.runId, reason: loaded.reason }, "a paused run can't be used; it is dropped");
+    await approvals.remove(item.runId).catch(() => undefined);
+    return false;
+  }
+  const { run } = loaded;
+  if (run.pending.callId !== item.callId) return false;
+  let claim = await approvals.decisionOf(item.runId, item.callId);
+  if (!claim) {
+    if (item.kind === "resume") return false;
+    const wait = run.pending.expiresAt - clock();
+    if (wait > 0) {
+      await queue.add(item, { delayMs: wait });
+      return false;
+    }
+    const won = await approvals.claim(item.runId, item.callId, { decision: "expired" }, clock());
+    claim = won.won ? { decision: "expired", at: clock() } : won.existing;
+    if (!claim) return false;
+  }
+  const resolution: Resolution = claim.decision === "expired" || !claim.decidedBy ? { kind: "expired" } : { kind: "decided", decision: claim.decision, decidedBy: claim.decidedBy };
+  const key = approvalKey(item.runId, item.callId);
+  const waiting = presenters.isWaiting(key);
+  const origin = run.state.origin;
+  const replyPlace = ReplyPlaceSchema.safeParse(await store.get(replyPlaceKey(item.runId, item.callId)));
+  const shownAt: TaskOrigin = replyPlace.success ? { ...origin, place: { ...origin.place, ...replyPlace.data } } : origin;
+  const presenter: RunPresenter =
+    waiting || resolution.kind === "decided" || replyPlace.success ? presenters.presenterFor(key, shownAt, run.state.question) : { sink: () => {}, finish: async (outcome) => deps.expired(origin.surface, run.pending, outcome), fail: async (error) => logger.error({ err: error, runId: item.runId }, "an expired approval's run failed") };
+  const sink = deps.sinkFor(origin, presenter.sink, run.pending.tool);
+  const loopDeps = deps.depsFor(origin);
+  // A checkpoint past the paused step means the decision was applied before a crash: go on from there.
+  const saved = await checkpoints.load(item.runId);
+  const later = saved.kind === "found" && saved.state.steps.length > run.state.steps.length ? saved : undefined;
+  if (!later) await checkpoints.remove(item.runId);
+  const stop = deps.stops?.watch(item.runId, origin.requester);
+  const writer = checkpoints.writer(item.runId, later);
+  const hooks = { checkpoint: checkpointHook(writer, item.runId), signal: stopSignal(signal), stop: stop?.signal };
+  try {
+    const running = observeRun(deps.observers, logger, { runId: item.runId, origin, how: resolution.kind === "expired" ? "expired" : "resumed" }, sink, (watched) =>
+      later ? withUnknownWrites(later.state).then((state) => continueAgent(state, loopDeps, watched, hooks)) : resumeAgent(run.state, resolution, loopDeps, watched, hooks),
+    ).finally(() => stop?.dispose());
+    const result = await untilAborted(running, signal);
+    if (!result) {
+      await interrupted(key, presenter);
+      return false;
+    }
+    // The decision is claimed, so the stale record can't run anything again; the answer must still go out.
+    if (result.outcome.status !== "paused") await approvals.remove(item.runId).catch((error: unknown) => logger.warn({ err: error, runId: item.runId }, "could not clear a finished approval request"));
+    await conclude(result, presenter, writer);
+    return result.outcome.status !== "paused";
+  } catch (error) {
+    if (error instanceof RunInterruptedError) {
+      await interrupted(key, presenter);
+      return false;
+    }
+    await presenter.fail(error);
+    return false;
+  }
+}
+

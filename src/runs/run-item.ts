@@ -1,0 +1,73 @@
+// A worker's handling of one recorded message: run it, or continue it from its checkpoint
+// (the model is not asked again for steps already done), and show it through its presenter.
+import { randomBytes } from "node:crypto";
+import { continueAgent, runAgent, RunInterruptedError } from "../agent/loop.js";
+import type { Task } from "../agent/service.js";
+import type { RunOutcome } from "../agent/types.js";
+import type { CheckpointLoad } from "./checkpoint-store.js";
+import type { IntakeRecord } from "./intake-store.js";
+import { observeRun } from "./run-observer.js";
+import { untilAborted, type RunWork } from "./run-work.js";
+import type { WorkItem } from "./work-queue.js";
+
+const newRunId = () => randomBytes(6).toString("base64url");
+const BAD_CHECKPOINT_ANSWER = "I could not continue your request after a restart: its saved progress could not be read. Nothing more was done; please ask again.";
+
+export async function handleRun(work: RunWork, localTasks: Map<string, Task>, item: Extract<WorkItem, { kind: "run" }>, signal: AbortSignal): Promise<void> {
+  const { deps, intake, checkpoints, bootId, checkpointHook, stopSignal, withUnknownWrites, interrupted, conclude } = work;
+  const { presenters, logger } = deps;
+  const localTask = localTasks.get(item.intakeId);
+  let record: IntakeRecord | undefined;
+  if (!localTask) {
+    const loaded = await intake.load(item.intakeId);
+    if (loaded.kind !== "found") {
+      if (loaded.kind === "invalid") logger.error({ intakeId: item.intakeId, reason: loaded.reason }, "a recorded message can't be read; it is dropped");
+      await intake.drop(item.intakeId);
+      return;
+    }
+    if (loaded.record.state === "done") return;
+    record = { ...loaded.record, state: "running", owner: bootId };
+    await intake.update(record);
+  }
+  localTasks.delete(item.intakeId);
+  const task = localTask ?? (record!.task as Task);
+  const runId = record ? record.id : newRunId();
+  const presenter = presenters.presenterFor(item.intakeId, task.origin, task.text);
+  const sink = deps.sinkFor(task.origin, presenter.sink);
+  try {
+    const saved: CheckpointLoad = record ? await checkpoints.load(runId) : { kind: "missing" };
+    if (saved.kind === "invalid") {
+      logger.error({ runId, reason: saved.reason }, "a run's checkpoint failed validation; ending that run with a plain reply");
+      const outcome: RunOutcome = { status: "answered", runId, answer: BAD_CHECKPOINT_ANSWER, steps: [], usage: { promptTokens: 0, completionTokens: 0 } };
+      await presenter.finish(outcome);
+      if (record) await intake.update({ ...record, state: "done", result: "failed" });
+      await checkpoints.remove(runId);
+      return;
+    }
+    // A run that already took steps was admitted before.
+    const refused = saved.kind === "found" ? undefined : await deps.refusal(task);
+    if (refused) {
+      sink({ type: "final", runId, outcome: refused });
+      await presenter.finish(refused);
+      if (record) await intake.update({ ...record, state: "done", result: "refused" });
+      return;
+    }
+    const loopDeps = deps.depsFor(task.origin);
+    const stop = deps.stops?.watch(runId, task.origin.requester);
+    const writer = checkpoints.writer(runId, saved.kind === "found" ? saved : undefined);
+    const hooks = { checkpoint: checkpointHook(writer, runId), signal: stopSignal(signal), stop: stop?.signal };
+    const running = observeRun(deps.observers, logger, { runId, origin: task.origin, how: saved.kind === "found" ? "resumed" : "new" }, sink, (watched) =>
+      saved.kind === "found"
+        ? withUnknownWrites(saved.state).then((state) => continueAgent(state, loopDeps, watched, hooks))
+        : deps.buildContext(task).then((context) => runAgent({ runId, origin: task.origin, question: task.text, context }, loopDeps, watched, hooks)),
+    ).finally(() => stop?.dispose());
+    const result = await untilAborted(running, signal);
+    if (!result) return interrupted(item.intakeId, presenter);
+    await conclude(result, presenter, writer, record);
+  } catch (error) {
+    if (error instanceof RunInterruptedError) return interrupted(item.intakeId, presenter);
+    await presenter.fail(error);
+    if (record) await intake.update({ ...record, state: "done", result: "failed" }).catch(() => undefined);
+  }
+}
+

@@ -1,0 +1,141 @@
+// What the workers share: the stores a run is kept in, saving a checkpoint after each step,
+// saving a pause, showing an outcome and the writes after it, and stopping for shutdown.
+import { randomBytes } from "node:crypto";
+import type { ApprovalStore } from "../agent/approval-store.js";
+import type { LoopDeps, LoopResult } from "../agent/loop.js";
+import type { RunState } from "../agent/run-state.js";
+import type { RunPresenter, Task } from "../agent/service.js";
+import type { ChatMessage, EventSink, PendingApproval, RunOutcome, Surface, TaskOrigin } from "../agent/types.js";
+import type { Logger } from "../logger.js";
+import type { KeyValueStore } from "../memory/types.js";
+import { createCheckpointStore, type CheckpointStore, type CheckpointWriter } from "./checkpoint-store.js";
+import { createIntakeStore, type IntakeRecord, type IntakeStore } from "./intake-store.js";
+import type { Presenters } from "./presenters.js";
+import type { RunObserver } from "./run-observer.js";
+import type { RunStops } from "./run-stops.js";
+import type { WorkItem, WorkQueue } from "./work-queue.js";
+import { knownCallIds, unknownOutcomeNote, type WriteLedger } from "./write-ledger.js";
+
+export interface RunnerDeps {
+  readonly store: KeyValueStore;
+  readonly queue: WorkQueue;
+  readonly concurrency: number;
+  readonly presenters: Presenters;
+  readonly approvals: () => ApprovalStore;
+  readonly ledger: WriteLedger;
+  readonly logger: Logger;
+  readonly clock: () => number;
+  /** Watch every run this process drives (metrics, traces). */
+  readonly observers: readonly RunObserver[];
+  /** Stop requests for the runs this process drives (a person's Stop button, on any process). */
+  readonly stops?: RunStops;
+  /** The loop setup for a run's origin (its write tools already go through the ledger). */
+  depsFor(origin: TaskOrigin): LoopDeps;
+  /** Wraps a run's sink (audit); `waitingTool` names the write a resumed run waited on. */
+  sinkFor(origin: TaskOrigin, sink: EventSink, waitingTool?: string): EventSink;
+  /** System prompt, memory and thread context for a new run. */
+  buildContext(task: Task): Promise<ChatMessage[]>;
+  /** A refusal to answer instead of running (access, limits), or undefined to run. */
+  refusal(task: Task): Promise<RunOutcome | undefined>;
+  /** Writes after an answer (history in the run's turn, facts after it). Must not throw. */
+  afterAnswer(state: RunState, outcome: Extract<RunOutcome, { status: "answered" }>): Promise<void>;
+  /** An approval ended by expiry that no caller here waited for. */
+  expired(surface: Surface, pending: PendingApproval, outcome: RunOutcome): void;
+}
+
+export interface RunWork {
+  readonly deps: RunnerDeps;
+  readonly intake: IntakeStore;
+  readonly checkpoints: CheckpointStore;
+  /** This process's id in intake records: a record owned by another boot id belongs to a process that died. */
+  readonly bootId: string;
+  /** The queue's signal, or the runner closing: the run stops at its next checkpoint. */
+  stopSignal(signal: AbortSignal): AbortSignal;
+  checkpointHook(writer: CheckpointWriter, runId: string): (state: RunState) => Promise<void>;
+  /** Shows the outcome (saving a pause first) and does the writes after it; the answer goes out before history and facts. */
+  conclude(result: LoopResult, presenter: RunPresenter, writer: CheckpointWriter, record?: IntakeRecord): Promise<RunOutcome>;
+  withUnknownWrites(state: RunState): Promise<RunState>;
+  interrupted(key: string, presenter: RunPresenter): Promise<void>;
+}
+
+/** Settles with the work, or with undefined once `signal` aborts (the work goes on unobserved; its state is in the store). */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise<T | undefined>((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork {
+  const { queue, presenters, logger, clock } = deps;
+  const intake = createIntakeStore(deps.store);
+
+  function checkpointHook(writer: CheckpointWriter, runId: string) {
+    return async (state: RunState) => {
+      await writer.save(state).catch((error: unknown) => logger.warn({ err: error, runId }, "could not save a checkpoint; a restart would repeat this step"));
+    };
+  }
+
+  /** Saves a pause (or says it could not) and schedules its expiry; returns the outcome to show. */
+  async function storePause(result: LoopResult): Promise<RunOutcome> {
+    const { outcome, state } = result;
+    if (outcome.status !== "paused") return outcome;
+    try {
+      await (deps.approvals()).save({ state, pending: outcome.pending });
+    } catch (error) {
+      logger.error({ err: error, runId: outcome.runId }, "could not save a run waiting for approval");
+      const tool = outcome.pending.tool;
+      return {
+        status: "answered",
+        runId: outcome.runId,
+        answer: `I need a person's approval to run ${tool}, but I could not save the request (the bot's store is unavailable), so ${tool} did not run. Please try again later.`,
+        stop: { guard: "store_unavailable", detail: "the paused run could not be stored", sentence: `Stopped: ${tool} needs approval, but the request could not be saved, so it did not run.` },
+        steps: outcome.steps,
+        usage: outcome.usage,
+      };
+    }
+    const item: WorkItem = { kind: "expire", conversationKey: state.origin.conversationKey, runId: outcome.runId, callId: outcome.pending.callId };
+    await queue.add(item, { delayMs: Math.max(0, outcome.pending.expiresAt - clock()) }).catch((error: unknown) => logger.warn({ err: error, runId: outcome.runId }, "could not schedule an approval's expiry; the next start does"));
+    return outcome;
+  }
+
+  /** Shows the outcome and does the writes after it; the answer goes out before history and facts. */
+  async function conclude(result: LoopResult, presenter: RunPresenter, writer: CheckpointWriter, record?: IntakeRecord): Promise<RunOutcome> {
+    const outcome = await storePause(result);
+    await presenter.finish(outcome);
+    if (record) {
+      await intake.update({ ...record, state: "done", result: outcome.status }).catch((error: unknown) => logger.warn({ err: error, intakeId: record.id }, "could not mark a message done"));
+    }
+    await writer.clear().catch((error: unknown) => logger.warn({ err: error, runId: result.state.runId }, "could not clear a finished run's checkpoints"));
+    if (outcome.status === "answered" && result.outcome.status === "answered") await deps.afterAnswer(result.state, outcome);
+    return outcome;
+  }
+
+  /** The saved state plus a note about writes that started after it and never finished. */
+  async function withUnknownWrites(state: RunState): Promise<RunState> {
+    const unfinished = await deps.ledger.unfinished(state.runId);
+    const known = knownCallIds(state.steps.flatMap((step) => step.calls), []);
+    const note = unknownOutcomeNote(unfinished.filter((entry) => !known.has(entry.callId)));
+    return note ? { ...state, messages: [...state.messages, { role: "system", content: note }] } : state;
+  }
+
+  /** A run stopped for shutdown stays unfinished in the store; only a caller waiting here is told. */
+  async function interrupted(key: string, presenter: RunPresenter): Promise<void> {
+    logger.info({ key }, "a run stopped at its checkpoint for shutdown; the next start continues it");
+    if (presenters.isWaiting(key)) await presenter.fail(new Error("the bot is shutting down"));
+  }
+
+  return {
+    deps,
+    intake,
+    checkpoints: createCheckpointStore(deps.store),
+    bootId: randomBytes(9).toString("base64url"),
+    stopSignal: (signal) => AbortSignal.any([stopping, signal]),
+    checkpointHook,
+    conclude,
+    withUnknownWrites,
+    interrupted,
+  };
+}
