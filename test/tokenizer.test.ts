@@ -80,7 +80,7 @@ describe.each(["o200k_base", "cl100k_base"] as const)("bounded counting (%s)", (
         expect(counted).toBeGreaterThanOrEqual(exact);
         expect(counted).toBeLessThanOrEqual(Math.ceil(exact * 1.02));
       }),
-      { numRuns: Number(process.env.PROPERTY_RUNS ?? 60) },
+      { numRuns: 60 },
     );
   });
 
@@ -93,7 +93,7 @@ describe.each(["o200k_base", "cl100k_base"] as const)("bounded counting (%s)", (
         if (!cut.truncated) expect(cut.text).toBe(text);
         else expect(tokenizer.encode(cut.text).length).toBeLessThanOrEqual(cap);
       }),
-      { numRuns: Number(process.env.PROPERTY_RUNS ?? 60) },
+      { numRuns: 60 },
     );
   });
 });
