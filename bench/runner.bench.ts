@@ -15,6 +15,8 @@ const CONVERSATIONS = 200;
 const LATENCY_MS = 200;
 const STEPS_PER_RUN = 2;
 const SETTLE_MS = 500;
+/** Bursts before the measured one: the first builds the tokenizer and opens the store, the next let the JIT settle (a bot runs for hours). */
+const WARM_UP_BURSTS = 3;
 
 /** First call asks for the calculator, the second answers, fact extraction finds nothing; every call takes LATENCY_MS. */
 const slowModel: Model = {
@@ -36,8 +38,11 @@ async function measure(storeUrl: string, parallelism: number): Promise<{ totalMs
   const store = await openStore(config.storeUrl, silentLogger);
   const service = createAgentService({ config, model: slowModel, store, logger: silentLogger });
   const origin = (index: number) => ({ surface: "console" as const, conversationKey: `bench:${storeUrl}:${parallelism}:${index}`, requester: { id: "bench" }, place: {} });
-  // One burst of the same shape first, so JIT and caches are warm, then let its writes settle.
-  await Promise.all(Array.from({ length: CONVERSATIONS }, (_, index) => service.ask({ origin: origin(-1 - index), text: "warm up" }, () => {})));
+  // Bursts as wide as the parallelism first, so the tokenizer, the store, the JIT and caches are warm, then let their writes settle.
+  const width = Math.min(CONVERSATIONS, parallelism);
+  for (let burst = 0; burst < WARM_UP_BURSTS; burst++) {
+    await Promise.all(Array.from({ length: width }, (_, index) => service.ask({ origin: origin(-1 - burst * width - index), text: "warm up" }, () => {})));
+  }
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   const started = performance.now();
   const outcomes = await Promise.all(Array.from({ length: CONVERSATIONS }, (_, index) => service.ask({ origin: origin(index), text: "what is 6*7" }, () => {})));

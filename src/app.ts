@@ -121,7 +121,10 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     const queue =
       location.kind === "redis" && !consoleMode
         ? (await import("./runs/bullmq-work-queue.js")).createBullmqWorkQueue({ redisUrl: location.url, logger, consume: config.role !== "ingress" })
-        : undefined;
+        : // Made here when measured, so /metrics can read its depth; the runner makes the same one otherwise.
+          ops
+          ? (await import("./runs/local-work-queue.js")).createLocalWorkQueue(logger)
+          : undefined;
     service = createAgentService({
       config: serviceConfig,
       model: ops ? ops.instrumentModel(model.model) : model.model,

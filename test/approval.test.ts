@@ -194,7 +194,7 @@ describe("a write call waits for a person", () => {
     if (afterFirst.kind !== "resumed" || !afterFirst.outcome) throw new Error(afterFirst.kind);
     const second = pendingOf(afterFirst.outcome);
     // As another process could have read it just before the run moved on: the first call, already due.
-    await store.set("approval:index", [{ runId: first.runId, callId: first.callId, expiresAt: now - 1, surface: "console" }]);
+    await store.addToSet("approval:waiting", JSON.stringify({ runId: first.runId, callId: first.callId, expiresAt: now - 1, surface: "console" }));
     now += 1_000;
     expect(await service.sweepExpiredApprovals()).toBe(0);
     const done = await service.decide({ runId: second.runId, callId: second.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, sink);
@@ -273,6 +273,9 @@ describe("a write call waits for a person", () => {
       set: (key, value, ttl) => real.set(key, value, ttl),
       setIfAbsent: (key, value, ttl) => real.setIfAbsent(key, value, ttl),
       increment: (key, by, ttl) => real.increment(key, by, ttl),
+      addToSet: (key, member, ttl) => real.addToSet(key, member, ttl),
+      removeFromSet: (key, member) => real.removeFromSet(key, member),
+      setMembers: (key) => real.setMembers(key),
       close: () => real.close(),
       delete: async (key) => {
         if (key.startsWith("approval:run:")) throw new Error("store went away");

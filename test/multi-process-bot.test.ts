@@ -50,9 +50,13 @@ async function startBots(count: number): Promise<void> {
   await startEach(models);
 }
 
-/** One bot per model server; those that started are stopped after the test even when another failed. */
-async function startEach(servers: readonly FakeOpenAI[]): Promise<void> {
-  const started = await Promise.allSettled(servers.map(async (model) => startBot({ slackApiUrl: slack.apiUrl, openaiBaseUrl: model.baseUrl, storeUrl: redis.url, port: await freePort() })));
+/** One bot per model server (with its BOT_ROLE, default all); those that started are stopped after the test even when another failed. */
+async function startEach(servers: readonly FakeOpenAI[], roles: readonly string[] = []): Promise<void> {
+  const started = await Promise.allSettled(
+    servers.map(async (model, index) =>
+      startBot({ slackApiUrl: slack.apiUrl, openaiBaseUrl: model.baseUrl, storeUrl: redis.url, port: await freePort(), env: { BOT_ROLE: roles[index] ?? "all" } }),
+    ),
+  );
   bots = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
   const failed = started.find((result) => result.status === "rejected");
   if (failed) throw failed.reason;
@@ -186,5 +190,17 @@ describeWithRedis("three bot processes on one Redis", () => {
     expect(slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
     expect(slack.callsTo("chat.postMessage").filter((call) => call.args.text === "Posted.")).toHaveLength(1);
     expect(models.reduce((sum, model) => sum + model.requests.length, 0)).toBe(2);
+  }, 120_000);
+
+  it("with BOT_ROLE=ingress records and queues a message that a BOT_ROLE=worker process answers", async () => {
+    models = await Promise.all([0, 1].map(() => startFakeOpenAI()));
+    for (const model of models) model.enqueue(echo, echo);
+    await startEach(models, ["ingress", "worker"]);
+    const [ingress] = bots;
+    const thread = "1700300000.000000";
+    slack.addMessage({ channel: "C0GENERAL", ts: thread, user: "U0ALICE", text: `<@${BOT_USER_ID}> q-0-1` });
+    await postEvent(ingress!.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> q-0-1`, ts: thread }));
+    await slack.waitForCall("chat.postMessage", (call) => call.args.text === "answer q-0-1", 30_000);
+    expect(models.map((model) => model.requests.length)).toEqual([0, 1]);
   }, 120_000);
 });

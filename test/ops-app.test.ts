@@ -48,6 +48,7 @@ describe("the ops port", () => {
     const metrics = await get(port, "/metrics");
     expect(metrics.text).toContain("# TYPE agent_bot_runs_started_total counter");
     expect(metrics.text).toContain("process_resident_memory_bytes");
+    expect(metrics.text).toMatch(/^agent_bot_queue_depth 0$/m);
 
     const stopping = app.stop();
     const during = await get(port, "/readyz");
@@ -68,6 +69,18 @@ describe("the ops port", () => {
     await discord.close();
     await until(async () => (await get(port, "/readyz")).status === 503, "readiness to fail without the gateway", 10_000);
     expect(JSON.parse((await get(port, "/readyz")).text).checks.discord.status).toBe("failing");
+  });
+
+  it("Socket Mode opens PORT too, and is not ready once the Socket Mode connection is lost", async () => {
+    const slack = await startFakeSlack();
+    const result = await startApp({ ...base(), SLACK_BOT_TOKEN: "xoxb-test-token", SLACK_APP_TOKEN: "xapp-1-test", SLACK_API_URL: slack.apiUrl });
+    if (result.kind !== "started") throw new Error(result.message);
+    app = result.app;
+    const port = app.port!;
+    expect(JSON.parse((await get(port, "/readyz")).text).checks.slack).toEqual({ status: "ok" });
+    await slack.close();
+    await until(async () => (await get(port, "/readyz")).status === 503, "readiness to fail without the socket", 10_000);
+    expect(JSON.parse((await get(port, "/readyz")).text).checks.slack.status).toBe("failing");
   });
 
   it("Slack's HTTP mode takes its events on the same port: one server per process, and 503 for events once stopping", async () => {

@@ -8,6 +8,7 @@ import { createHealth, type Health } from "../src/ops/health.js";
 import { createOpsRoutes } from "../src/ops/ops-routes.js";
 import { startOpsServer, type OpsServer } from "../src/ops/ops-server.js";
 import { createStoreCheck } from "../src/ops/store-check.js";
+import { mapStore } from "./support/map-store.js";
 import { temporaryFolder } from "./support/memory-test-kit.js";
 import { startRedisServer } from "./support/redis-server.js";
 import { describeWithRedis } from "./support/redis-suite.js";
@@ -105,7 +106,7 @@ describe("health and readiness", () => {
   });
 
   it("counts a store that does not answer within the timeout as failing", async () => {
-    const hanging: KeyValueStore = { get: () => new Promise(() => {}), set: () => new Promise(() => {}), delete: async () => false, setIfAbsent: async () => false, increment: async () => 0, close: async () => {} };
+    const hanging: KeyValueStore = { ...mapStore(), get: () => new Promise(() => {}), set: () => new Promise(() => {}) };
     const check = createStoreCheck(hanging, { timeoutMs: 50 });
     const [first, second] = await Promise.all([check(), check()]);
     expect(first).toEqual({ status: "failing", reason: "no answer within 50 ms" });

@@ -11,6 +11,7 @@ import { instrumentModel, instrumentService, instrumentStore } from "../src/ops/
 import { createMetrics, type Metrics } from "../src/ops/metrics.js";
 import { metricsObserver } from "../src/ops/metrics-observer.js";
 import { observeRun } from "../src/runs/run-observer.js";
+import { mapStore } from "./support/map-store.js";
 import { temporaryFolder } from "./support/memory-test-kit.js";
 import { noteTool, originFor } from "./support/service-harness.js";
 
@@ -145,7 +146,7 @@ describe("/metrics", () => {
     await expect(broken.complete({ messages: [], tools: [] }, new AbortController().signal)).rejects.toThrow("down");
     expect(await value(metrics, "agent_bot_model_call_duration_seconds_count", { outcome: "error" })).toBe(1);
 
-    const failing: KeyValueStore = { get: async () => Promise.reject(new Error("gone")), set: async () => {}, delete: async () => false, setIfAbsent: async () => false, increment: async () => 0, close: async () => {} };
+    const failing: KeyValueStore = { ...mapStore(), get: async () => Promise.reject(new Error("gone")) };
     await expect(instrumentStore(failing, metrics).get("k")).rejects.toThrow("gone");
     expect(await value(metrics, "agent_bot_store_errors_total", { operation: "get" })).toBe(1);
 

@@ -1,5 +1,5 @@
 // Stop through the real service: a run whose model call hangs ends at once with its summary and
-// "Stopped by <name>.", whichever process (service on the same store) takes the click; only the
+// "Stopped by <name>.", whichever process on a shared (Redis) store takes the click; only the
 // requester or an approver may stop it; an approved write in flight finishes and is reported.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +11,8 @@ import type { AgentEvent, Model, RunOutcome, TaskOrigin, Tool } from "../src/age
 import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
+import { startRedisServer } from "./support/redis-server.js";
+import { describeWithRedis } from "./support/redis-suite.js";
 import type { KeyValueStore } from "../src/memory/types.js";
 
 /** Every call hangs until its signal aborts, as a stuck model server would (the SDK rejects on abort). */
@@ -76,18 +78,6 @@ describe("Stop", () => {
     expect(await service.stop({ runId, stoppedBy: { id: "alice" }, isApprover: false })).toEqual({ kind: "not_running" });
   });
 
-  it("stops a run from another process on the same store", async () => {
-    const url = storeUrl();
-    const running = await process(url);
-    const other = await process(url);
-    const run = startRun(running);
-    const runId = await run.runId;
-    const clicked = performance.now();
-    expect(await other.stop({ runId, stoppedBy: { id: "alice", name: "Alice" }, isApprover: false })).toEqual({ kind: "stopping" });
-    expect(await run.outcome).toMatchObject({ stop: { guard: "stopped", sentence: "Stopped by Alice." } });
-    expect(performance.now() - clicked).toBeLessThan(2_000);
-  });
-
   it("lets an approved write in flight finish, reports it, then stops", async () => {
     let started: () => void = () => {};
     const writing = new Promise<void>((resolve) => (started = resolve));
@@ -127,5 +117,28 @@ describe("Stop", () => {
     if (result.kind !== "resumed" || !result.outcome) throw new Error(`expected the run to go on, got ${result.kind}`);
     expect(result.outcome).toMatchObject({ status: "answered", stop: { guard: "stopped", sentence: "Stopped by Alice." } });
     expect(result.outcome.steps.flatMap((step) => step.calls)).toMatchObject([{ tool: "post_note", outcome: "ok", result: "posted: hello" }]);
+  });
+});
+
+describeWithRedis("Stop across processes", () => {
+  it("stops a run from another process on the same Redis store", async () => {
+    const redis = await startRedisServer();
+    try {
+      const running = await process(redis.url);
+      const other = await process(redis.url);
+      const run = startRun(running);
+      const runId = await run.runId;
+      const clicked = performance.now();
+      expect(await other.stop({ runId, stoppedBy: { id: "mallory" }, isApprover: false })).toEqual({ kind: "not_allowed", requester: { id: "alice", name: "Alice" } });
+      expect(await other.stop({ runId, stoppedBy: { id: "alice", name: "Alice" }, isApprover: false })).toEqual({ kind: "stopping" });
+      expect(await run.outcome).toMatchObject({ stop: { guard: "stopped", sentence: "Stopped by Alice." } });
+      expect(performance.now() - clicked).toBeLessThan(2_000);
+    } finally {
+      for (const { service, store } of opened.splice(0)) {
+        await service.close(1_000);
+        await store.close();
+      }
+      await redis.stop();
+    }
   });
 });

@@ -3,8 +3,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say, type ScriptedReply } from "../src/agent/model-scripted.js";
 import type { RunPresenter } from "../src/agent/service.js";
-import type { ModelRequest, RunOutcome, TaskOrigin } from "../src/agent/types.js";
+import type { AgentEvent, ModelRequest, RunOutcome, TaskOrigin } from "../src/agent/types.js";
 import { intakeIdFor } from "../src/runs/intake-store.js";
+import { UNKNOWN_OUTCOME } from "../src/runs/write-ledger.js";
 import { startService, type ServiceHarness } from "./support/service-harness.js";
 import { temporaryFolder, until } from "./support/memory-test-kit.js";
 
@@ -187,5 +188,89 @@ describe("a decision claimed but never applied (crash between the claim and the 
     expect(seen[0]!.outcome).toMatchObject({ status: "answered", answer: "Posted it." });
     expect(note.posted).toEqual(["hello"]);
     expect(await second.service.decide({ runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, () => {})).toMatchObject({ kind: "already_decided" });
+  });
+});
+
+describe("a write allowed by policy, interrupted while it ran", () => {
+  it("is not run again; the model, the live trace and the final steps show its unknown outcome", async () => {
+    const storeUrl = await sqliteUrl();
+    const posted: string[] = [];
+    const hangingWrite = { ...(await import("./support/service-harness.js")).noteTool().tool, execute: async ({ text }: { text: string }) => {
+        posted.push(text);
+        return new Promise<string>(() => {});
+      },
+    };
+    const env = { TOOL_POLICY: "post_note=allow" };
+    const first = await service(new ScriptedModel([call("post_note", { text: "standup moved" }, "w1")]), storeUrl, env);
+    first.service.registerSurfaceTools("console", [hangingWrite]);
+    await first.service.submit({ origin: origin("allowed-write"), text: "tell everyone" }, "allowed-1");
+    await until(() => posted.length === 1, "the write to start");
+    await first.service.close(20);
+
+    const model = new ScriptedModel([say("I can't tell whether it was posted; please check.")]);
+    const second = await service(model, storeUrl, env);
+    second.service.registerSurfaceTools("console", [hangingWrite]);
+    const events: AgentEvent[] = [];
+    const seen: RunOutcome[] = [];
+    second.service.registerPresenter("console", (): RunPresenter => ({ sink: (event) => events.push(event), finish: async (outcome) => void seen.push(outcome), fail: async () => {} }));
+    await second.service.recover();
+    await until(() => seen.length === 1, "the answer");
+    expect(posted).toEqual(["standup moved"]);
+    expect(seen[0]!.steps.flatMap((step) => step.calls)).toMatchObject([{ callId: "w1", tool: "post_note", outcome: "error", observation: expect.stringContaining(UNKNOWN_OUTCOME) }]);
+    expect(events.filter((event) => event.type === "tool_result")).toMatchObject([{ call: { callId: "w1", outcome: "error" } }]);
+    expect(model.requests[0]!.messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual([expect.stringContaining(UNKNOWN_OUTCOME)]);
+  });
+});
+
+describe("a run that failed in this process", () => {
+  it("is tried again with backoff, and does not block a redelivery meanwhile: answered once", async () => {
+    let failOnce = true;
+    const model = new ScriptedModel([], { whenExhausted: (request) => ({ text: `answer to ${lastUser(request)}` }) });
+    const harness = await startService({
+      model,
+      storeUrl: await sqliteUrl(),
+      // The store fails just as the worker marks the message running: the handler rejects.
+      wrapStore: (real) => ({
+        ...real,
+        set: async (key, value, ttl) => {
+          if (failOnce && key.startsWith("intake:") && (value as { state?: string }).state === "running") {
+            failOnce = false;
+            throw new Error("store blinked");
+          }
+          return real.set(key, value, ttl);
+        },
+      }),
+    });
+    open.push(harness);
+    const seen = shown(harness);
+    const task = { origin: origin("failed-run"), text: "hello" };
+    expect(await harness.service.submit(task, "C1:9.0001")).toMatchObject({ kind: "accepted" });
+    await until(() => !failOnce, "the failure");
+    await until(async () => (await harness.service.submit(task, "C1:9.0001")).kind === "accepted", "the redelivery to be taken up");
+    await until(() => seen.length === 1, "the answer");
+    expect(seen[0]!.outcome).toMatchObject({ status: "answered", answer: "answer to hello" });
+    expect(await harness.service.submit(task, "C1:9.0001")).toMatchObject({ kind: "duplicate" });
+    expect(model.requests).toHaveLength(1);
+  });
+});
+
+describe("a run whose store failed under it", () => {
+  it("is tried again with backoff until the store is back, without a redelivery", async () => {
+    let failures = 3;
+    const model = new ScriptedModel([], { whenExhausted: (request) => ({ text: `answer to ${lastUser(request)}` }) });
+    const harness = await startService({
+      model,
+      storeUrl: await sqliteUrl(),
+      wrapStore: (real) => ({
+        ...real,
+        set: async (key, value, ttl) => (key.startsWith("intake:") && (value as { state?: string }).state === "running" && failures-- > 0 ? Promise.reject(new Error("store down")) : real.set(key, value, ttl)),
+      }),
+    });
+    open.push(harness);
+    const seen = shown(harness);
+    await harness.service.submit({ origin: origin("store-down"), text: "hello" }, "C1:10.0001");
+    await until(() => seen.length === 1, "the answer", 10_000);
+    expect(failures).toBeLessThan(0);
+    expect(seen[0]!.outcome).toMatchObject({ status: "answered", answer: "answer to hello" });
   });
 });

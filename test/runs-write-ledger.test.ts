@@ -1,9 +1,11 @@
 // Writes at most once: claimed → executing → done, and what a second attempt gets.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import type { RunState } from "../src/agent/run-state.js";
 import type { Tool, ToolContext } from "../src/agent/types.js";
 import { silentLogger } from "../src/logger.js";
-import { createWriteLedger, unknownOutcomeNote, UNKNOWN_OUTCOME } from "../src/runs/write-ledger.js";
+import { UNKNOWN_OUTCOME_OBSERVATION, withUnknownOutcomes } from "../src/runs/unknown-writes.js";
+import { createWriteLedger, UNKNOWN_OUTCOME } from "../src/runs/write-ledger.js";
 import { mapStore } from "./support/map-store.js";
 
 const context = (callId: string): ToolContext => ({ signal: new AbortController().signal, runId: "run1", callId, origin: { surface: "console", conversationKey: "c", requester: { id: "a" }, place: {} } });
@@ -33,7 +35,7 @@ describe("write ledger", () => {
     expect(runs).toEqual(["hi", "hi"]);
   });
 
-  it("lists a write left executing (the process died during it) and words a note for the model", async () => {
+  it("lists a write left executing (the process died during it) and puts it back as a step whose outcome is unknown", async () => {
     const store = mapStore();
     const ledger = createWriteLedger(store, silentLogger);
     const tool = ledger.guard(writeTool([], new Promise(() => {})));
@@ -41,8 +43,16 @@ describe("write ledger", () => {
     await new Promise((resolve) => setImmediate(resolve));
     const unfinished = await ledger.unfinished("run1");
     expect(unfinished).toMatchObject([{ callId: "c1", state: "executing", tool: "post" }]);
-    expect(unknownOutcomeNote(unfinished)).toContain(UNKNOWN_OUTCOME);
-    expect(unknownOutcomeNote([])).toBeUndefined();
+    const state = { version: 1, runId: "run1", origin: context("c1").origin, question: "q", messages: [{ role: "user", content: "q" }], steps: [], guards: { repeat: { streak: 0 }, recent: [], errorStreak: 0 }, usage: { promptTokens: 0, completionTokens: 0 }, elapsedMs: 0 } as unknown as RunState;
+    const added = withUnknownOutcomes(state, unfinished);
+    expect(added.state.steps).toMatchObject([{ index: 1, calls: [{ callId: "c1", tool: "post", args: '{"text":"hi"}', outcome: "error", observation: UNKNOWN_OUTCOME_OBSERVATION }] }]);
+    expect(added.state.messages.slice(1)).toEqual([
+      { role: "assistant", content: null, toolCalls: [{ id: "c1", name: "post", arguments: '{"text":"hi"}' }] },
+      { role: "tool", toolCallId: "c1", content: UNKNOWN_OUTCOME_OBSERVATION },
+    ]);
+    expect(added.events.map((event) => event.type)).toEqual(["tool_called", "tool_result"]);
+    expect(UNKNOWN_OUTCOME_OBSERVATION).toContain(UNKNOWN_OUTCOME);
+    expect(withUnknownOutcomes(state, [])).toEqual({ state, events: [] });
   });
 
   it("does not run the write when the store can't record the claim, and leaves read tools alone", async () => {

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { Tiktoken, type TiktokenBPE } from "js-tiktoken/lite";
 import { describe, expect, it } from "vitest";
 import { TokenCounter } from "../src/agent/token-counter.js";
-import { buildEncoder, buildEncoderInSlices } from "../src/agent/tokenizer-tables.js";
+import { startEncoderBuild } from "../src/agent/tokenizer-tables.js";
 
 const require = createRequire(import.meta.url);
 const SAMPLES = ["hello world", "Grüße, 你好，世界！ 🎉🎉", "function f(x) { return x ** 2; } // comment\n\n\tindent", "<|endoftext|> is text here", "a".repeat(300)];
@@ -14,8 +14,8 @@ describe("the rank tables built in slices", () => {
     it(`${name}: the same encoder as js-tiktoken's own constructor`, async () => {
       const ranks = require(`js-tiktoken/ranks/${name}`) as TiktokenBPE;
       const reference = new Tiktoken(ranks);
-      const sliced = await buildEncoderInSlices(ranks);
-      const whole = buildEncoder(ranks);
+      const sliced = await startEncoderBuild(ranks).done;
+      const whole = startEncoderBuild(ranks).finishNow();
       const tables = (encoder: Tiktoken) => encoder as unknown as Tables;
       for (const built of [sliced, whole]) {
         expect(tables(built).rankMap.size).toBe(tables(reference).rankMap.size);
@@ -40,15 +40,36 @@ describe("the rank tables built in slices", () => {
       if (building) setImmediate(tick);
     };
     setImmediate(tick);
-    await buildEncoderInSlices(ranks);
+    await startEncoderBuild(ranks).done;
     building = false;
     expect(turns).toBeGreaterThan(20);
   });
 
+  it("a count that can't wait finishes the build under way at once, and the background build then ends with that same encoder", async () => {
+    const ranks = require("js-tiktoken/ranks/cl100k_base") as TiktokenBPE;
+    const build = startEncoderBuild(ranks);
+    const now = build.finishNow();
+    expect(now.encode("hello world", [], [])).toEqual(new Tiktoken(ranks).encode("hello world", [], []));
+    expect(await build.done).toBe(now);
+  });
+
+  it("a build that fails hands out no half-built table, to either caller", async () => {
+    const unreadable = {
+      pat_str: "\\w+",
+      special_tokens: {},
+      get bpe_ranks(): string {
+        throw new Error("unreadable ranks");
+      },
+    } as unknown as TiktokenBPE;
+    const build = startEncoderBuild(unreadable);
+    expect(() => build.finishNow()).toThrow("unreadable ranks");
+    await expect(build.done).rejects.toThrow("unreadable ranks");
+  });
+
   it("a counter needs no tables until it counts; prepared tables count the same as ones built on demand", async () => {
     const counter = TokenCounter.forModel("gpt-4o-mini");
-    await TokenCounter.prepare("gpt-4o-mini");
-    await TokenCounter.prepare("gpt-4o-mini");
+    await Promise.all([TokenCounter.prepare("gpt-4o-mini"), counter.whenReady()]);
+    await counter.whenReady();
     const onDemand = TokenCounter.forModel("gpt-4");
     for (const text of SAMPLES) expect(counter.countText(text)).toBeGreaterThan(0);
     expect(counter.countText("hello world")).toBe(2);

@@ -277,7 +277,8 @@ export class ActiveRun {
       return { kind: "stop", stop: modelUnavailableStop(reason) };
     }
     this.usage = addUsage(this.usage, reply.usage);
-    this.unreported += reply.usage ? reply.usage.promptTokens + reply.usage.completionTokens : this.estimateUsage(reply.content, reply.toolCalls);
+    // Estimated only when someone reads it: counting what the model wrote costs a few µs per step.
+    if (this.deps.usageCheck) this.unreported += reply.usage ? reply.usage.promptTokens + reply.usage.completionTokens : this.estimateUsage(reply.content, reply.toolCalls);
     const toolCalls = normalizeCallIds(reply.toolCalls, index, this.callIds);
     this.emit({ type: "model_replied", runId: this.runId, step: index, text: reply.content, toolCalls, usage: reply.usage });
 

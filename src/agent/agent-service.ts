@@ -7,6 +7,7 @@ import type { Config } from "../config.js";
 import { extractFacts } from "../memory/fact-extractor.js";
 import { createConversationHistory } from "../memory/history.js";
 import { createLongTermMemory } from "../memory/long-term-memory.js";
+import { parseStoreUrl } from "../memory/keyv-store.js";
 import type { Fact, KeyValueStore } from "../memory/types.js";
 import type { RunSettings } from "../governance/channel-settings.js";
 import type { RunPolicy } from "../governance/run-policy.js";
@@ -23,6 +24,7 @@ import { createWriteLedger } from "../runs/write-ledger.js";
 import { warnAboutAllowedWrites } from "./allowed-writes.js";
 import { approvalKeySource } from "./approval-key.js";
 import { createApprovalStore, type ClaimRecord, type StoredRun } from "./approval-store.js";
+import { createContextLoaders } from "./context-loaders.js";
 import { createLoopDeps, historyTokenBudget } from "./loop-deps.js";
 import type { LoopDeps } from "./loop.js";
 import type { RunState } from "./run-state.js";
@@ -81,6 +83,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   const surfaceTools = new Map<Surface, readonly Tool[]>();
   const loopDeps = new Map<string, LoopDeps>();
   const expiryHandlers = new Map<Surface, ExpiryHandler[]>();
+  const contextLoaders = createContextLoaders(logger);
   const approvals = createApprovalStore({ store, key: approvalKeySource(config, logger), logger, clock });
 
   const { runPolicy } = deps;
@@ -149,11 +152,14 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
 
   /** Memory is a help, not a requirement: a store failure here is logged and the run goes on. */
   async function buildContext(task: Task, settings: RunSettings): Promise<ChatMessage[]> {
+    // A run in the first second after the start waits for the tokenizer's sliced build instead of blocking on it.
+    await counter.whenReady();
     const key = task.origin.conversationKey;
-    const system = buildSystemPrompt({ surface: task.origin.surface, facts: [], now: new Date(clock()) });
+    // To the minute: every run in that minute (with the same facts) sends the same prompt, whose token count is then cached.
+    const now = new Date(Math.floor(clock() / 60_000) * 60_000);
     const persona = settings.systemPrompt ? `\n\nInstructions for this channel (from the bot's settings):\n${settings.systemPrompt}` : "";
-    if (!settings.memory) return [{ role: "system", content: system + persona }, ...(task.threadContext ?? [])];
-    const [facts, turns] = await Promise.all([
+    if (!settings.memory) return [{ role: "system", content: buildSystemPrompt({ surface: task.origin.surface, facts: [], now }) + persona }, ...(await contextLoaders.load(task))];
+    const [facts, turns, thread] = await Promise.all([
       memory.recall(key, task.text, config.memory.recallFacts).catch((error: unknown) => {
         logger.warn({ err: error, conversationKey: key }, "could not load remembered facts; answering without them");
         return [] as Fact[];
@@ -162,14 +168,15 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
         logger.warn({ err: error, conversationKey: key }, "could not load the conversation history; answering without it");
         return [];
       }),
+      contextLoaders.load(task),
     ]);
     return [
-      { role: "system", content: buildSystemPrompt({ surface: task.origin.surface, facts, now: new Date(clock()) }) + persona },
+      { role: "system", content: buildSystemPrompt({ surface: task.origin.surface, facts, now }) + persona },
       ...turns.flatMap((turn): ChatMessage[] => [
         { role: "user", content: turn.user },
         { role: "assistant", content: turn.assistant },
       ]),
-      ...(task.threadContext ?? []),
+      ...thread,
     ];
   }
 
@@ -204,7 +211,8 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
 
   const presenters = createPresenters(logger);
   // A stop request outlives the longest run, so a process that polls late still sees it.
-  const stops = createRunStops({ store, logger, ttlMs: config.guards.runTimeoutMs + 60_000 });
+  // Only on Redis can a Stop click land on another process than the run's (one process owns an SQLite file).
+  const stops = createRunStops({ store, shared: parseStoreUrl(config.storeUrl).kind === "redis", logger, ttlMs: config.guards.runTimeoutMs + 60_000 });
   const runner = createRunner({
     stops,
     store,
@@ -265,6 +273,8 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     },
 
     registerPresenter: (surface, factory) => presenters.register(surface, factory),
+
+    registerContextLoader: (surface, loader) => contextLoaders.register(surface, loader),
 
     async admit(origin, roles, receipt) {
       return runPolicy ? runPolicy.admit(origin, roles, receipt) : { kind: "admitted" };
@@ -330,7 +340,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
       const deadline = Date.now() + timeoutMs;
       await runner.close(timeoutMs);
       await within(Promise.all(background), Math.max(0, deadline - Date.now()));
-      stops.close();
+      await within(stops.close(), Math.max(0, deadline - Date.now()));
     },
   };
 

@@ -29,7 +29,7 @@ const PendingSchema = z.object({
 });
 const RecordSchema = z.object({ state: RunStateSchema, pending: PendingSchema, mac: z.string() });
 const ClaimSchema = z.object({ decision: z.enum(["approve", "deny", "expired"]), decidedBy: PersonSchema.optional(), at: z.number() });
-const IndexSchema = z.array(z.object({ runId: z.string(), callId: z.string(), expiresAt: z.number(), surface: SurfaceSchema }));
+const IndexEntrySchema = z.object({ runId: z.string(), callId: z.string(), expiresAt: z.number(), surface: SurfaceSchema });
 
 export interface StoredRun {
   readonly state: RunState;
@@ -65,7 +65,8 @@ export interface ApprovalStore {
 
 const runKey = (runId: string) => `approval:run:${runId}`;
 const claimKey = (runId: string, callId: string) => `approval:decision:${runId}:${callId}`;
-const INDEX_KEY = "approval:index";
+/** A store set (one member per waiting approval), so processes sharing Redis never lose each other's entries. */
+const WAITING_SET_KEY = "approval:waiting";
 
 function isWellFormedRunId(runId: string): boolean {
   return RUN_ID_PATTERN.test(runId);
@@ -75,19 +76,20 @@ function isWellFormedRunId(runId: string): boolean {
 export function createApprovalStore(options: { store: KeyValueStore; key: ApprovalKey; logger: Logger; clock: () => number }): ApprovalStore {
   const { store, key, logger, clock } = options;
   const sign = async (run: StoredRun) => createHmac("sha256", await key()).update(canonicalJson({ state: run.state, pending: run.pending })).digest("base64url");
-  let indexWrites: Promise<unknown> = Promise.resolve();
 
-  const readIndex = async (): Promise<DueApproval[]> => {
-    const parsed = IndexSchema.safeParse((await store.get(INDEX_KEY)) ?? []);
-    if (!parsed.success) logger.warn("the stored list of waiting approvals failed validation; starting a new one");
-    return parsed.success ? parsed.data : [];
-  };
-  // Read-modify-write of the index, one at a time: with SQLite one process owns the store; with
-  // Redis expiry is a delayed job per approval and the index only helps a restart find them.
-  const updateIndex = (change: (entries: DueApproval[]) => DueApproval[]) => {
-    const next = indexWrites.then(async () => store.set(INDEX_KEY, change(await readIndex())));
-    indexWrites = next.catch(() => undefined);
-    return next;
+  /** The set's members that parse, with the member each came from (the set is untrusted). */
+  const listed = async (): Promise<Array<DueApproval & { readonly member: string }>> =>
+    (await store.setMembers(WAITING_SET_KEY)).flatMap((member) => {
+      try {
+        const parsed = IndexEntrySchema.safeParse(JSON.parse(member));
+        return parsed.success ? [{ ...parsed.data, member }] : [];
+      } catch {
+        return [];
+      }
+    });
+  const unlist = async (runId: string, keep?: string): Promise<void> => {
+    const members = (await listed()).filter((entry) => entry.runId === runId && entry.member !== keep);
+    await Promise.all(members.map((entry) => store.removeFromSet(WAITING_SET_KEY, entry.member)));
   };
 
   const decisionOf = async (runId: string, callId: string): Promise<ClaimRecord | undefined> => {
@@ -103,7 +105,10 @@ export function createApprovalStore(options: { store: KeyValueStore; key: Approv
       const ttl = Math.max(1, run.pending.expiresAt - clock()) + EXPIRED_RUN_GRACE_MS;
       await store.set(runKey(run.state.runId), { ...run, mac: await sign(run) }, ttl);
       const entry: DueApproval = { runId: run.state.runId, callId: run.pending.callId, expiresAt: run.pending.expiresAt, surface: run.state.origin.surface };
-      await updateIndex((entries) => [...entries.filter((item) => item.runId !== entry.runId), entry]);
+      const member = JSON.stringify(entry);
+      await store.addToSet(WAITING_SET_KEY, member);
+      // A run that paused before on another call is listed once, under its latest.
+      await unlist(entry.runId, member);
     },
 
     async load(runId) {
@@ -137,11 +142,11 @@ export function createApprovalStore(options: { store: KeyValueStore; key: Approv
 
     async remove(runId) {
       await store.delete(runKey(runId));
-      await updateIndex((entries) => entries.filter((item) => item.runId !== runId));
+      await unlist(runId);
     },
 
     async waiting() {
-      return (await readIndex()).sort((a, b) => a.expiresAt - b.expiresAt);
+      return (await listed()).map(({ runId, callId, expiresAt, surface }) => ({ runId, callId, expiresAt, surface })).sort((a, b) => a.expiresAt - b.expiresAt);
     },
   };
 }

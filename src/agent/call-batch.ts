@@ -69,6 +69,7 @@ export function settleCall(guards: GuardCounters, item: CallRecord, context: Bat
 
 /** Like Promise.all over `items`, with at most `limit` of them in flight; results in order. */
 async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  if (items.length <= limit) return Promise.all(items.map(work));
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {

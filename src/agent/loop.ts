@@ -54,7 +54,7 @@ export interface LoopResult {
 
 /** How the runner keeps a run durable; the loop knows nothing of where the state goes. */
 export interface RunHooks {
-  /** Called with the state after every completed step; the run waits for it (it should not throw). */
+  /** Called with the state before a new run's first step and after every completed step; the run waits for it (it should not throw). */
   readonly checkpoint?: (state: RunState) => Promise<void>;
   /** Checked after each checkpoint: once aborted the run stops there (RunInterruptedError), to be continued from that checkpoint. */
   readonly signal?: AbortSignal;
@@ -101,6 +101,8 @@ export async function runAgent(start: RunStart, deps: LoopDeps, sink: EventSink,
     sink,
     hooks?.stop,
   );
+  // The start is saved too: a crash during the first step continues from here, where a write that step began shows as unfinished.
+  await hooks?.checkpoint?.(run.snapshot());
   return drive(run, hooks);
 }
 

@@ -10,6 +10,12 @@ export interface Task {
   readonly text: string;
   /** Earlier messages of the platform thread the request came from, oldest first (already bounded by the adapter). */
   readonly threadContext?: readonly ChatMessage[];
+  /**
+   * Where the surface's context loader reads that thread (plain strings, kept in the intake
+   * record): the worker loads it when the run starts, so nothing slow stands between the
+   * platform's ack and the record.
+   */
+  readonly contextSource?: Readonly<Record<string, string>>;
   /** True when the adapter already got `admitted` from `admit` for this message (so it is not counted twice). */
   readonly admitted?: boolean;
 }
@@ -66,6 +72,9 @@ export interface RunPresenter {
   fail(error: unknown): Promise<void>;
 }
 
+/** Reads a task's thread context from its `contextSource` when its run starts. Must not throw (no context: []). */
+export type ContextLoader = (source: Readonly<Record<string, string>>, origin: TaskOrigin) => Promise<readonly ChatMessage[]>;
+
 /** `question` is the person's message (a surface may name the trace after it). */
 export type PresenterFactory = (origin: TaskOrigin, question: string) => RunPresenter;
 
@@ -86,6 +95,8 @@ export interface AgentService {
   admit(origin: TaskOrigin, roles?: readonly string[], receipt?: string): Promise<Admission>;
   /** Refuses (with the refusal text as the answer, no model call) unless admitted or `task.admitted`. Serialised per conversation; resolves when the run answered or paused for approval. Never rejects for model or tool failures. */
   ask(task: Task, sink: EventSink): Promise<RunOutcome>;
+  /** Loads the thread context of this surface's tasks that carry a `contextSource`, in the worker that runs them. */
+  registerContextLoader(surface: Surface, loader: ContextLoader): void;
   /** Shows runs of this surface that no caller in this process waits for (submitted, resumed after a restart or on another process). */
   registerPresenter(surface: Surface, factory: PresenterFactory): void;
   /**

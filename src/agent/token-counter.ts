@@ -9,8 +9,10 @@ import type { ChatMessage, ToolSchema } from "./types.js";
 const MESSAGE_OVERHEAD = 4;
 const REPLY_PRIMING = 3;
 const TEXT_CACHE_ENTRIES = 10_000;
+/** Messages longer than this are counted a slice at a time, giving the event loop back in between. */
+const YIELD_ABOVE_CHARS = 16 * 1_024;
 /** Up to this many characters per allowed token, truncate counts the whole text before it cuts. */
-const COUNT_FIRST_CHARS_PER_TOKEN = 8;
+const COUNT_FIRST_CHARS_PER_TOKEN = 4;
 /** Per generation: the text cache holds at most ~16 MB of UTF-16 keys. */
 const TEXT_CACHE_CHARS = 4_000_000;
 
@@ -63,6 +65,11 @@ export class TokenCounter {
 
   constructor(readonly encoding: EncodingName) {}
 
+  /** Resolves once the tables are built (a slice at a time, see Tokenizer.prepare): counting after it never blocks on the build. */
+  whenReady(): Promise<void> {
+    return Tokenizer.prepare(this.encoding);
+  }
+
   /** Built on first use, not at construction: the start does not wait for the tables (see Tokenizer.prepare). */
   private get tokenizer(): Tokenizer {
     return (this.loaded ??= Tokenizer.for(this.encoding));
@@ -110,8 +117,8 @@ export class TokenCounter {
   /** Counts messages not seen before while giving the event loop back, so later counts of them are free. */
   async countMessagesYielding(messages: readonly ChatMessage[]): Promise<void> {
     for (const message of messages) {
-      if (this.byMessage.has(message)) continue;
-      await this.countTextYielding(message.content ?? "");
+      // Short texts are counted in one go: a turn of the event loop per message would cost more than the count.
+      if (!this.byMessage.has(message) && (message.content?.length ?? 0) > YIELD_ABOVE_CHARS) await this.countTextYielding(message.content!);
       this.countMessage(message);
     }
   }

@@ -62,22 +62,43 @@ function emptyEncoder(ranks: TiktokenBPE): Tiktoken {
   return new Tiktoken({ pat_str: ranks.pat_str, special_tokens: ranks.special_tokens, bpe_ranks: "" });
 }
 
-/** The whole build at once, for a count that is needed before the sliced build finished. */
-export function buildEncoder(ranks: TiktokenBPE): Tiktoken {
-  const encoder = emptyEncoder(ranks);
-  for (const _ of fill(ranks, tablesOf(encoder)));
-  return encoder;
+/** A build under way: it goes on a slice at a time by itself, and can be finished at once when a count can't wait. */
+export interface EncoderBuild {
+  /** Resolves with the encoder once every slice ran. */
+  readonly done: Promise<Tiktoken>;
+  /** Runs what is left of the build now, synchronously, and returns the encoder. */
+  finishNow(): Tiktoken;
 }
 
-/** The same build, handing the event loop back after each slice of about SLICE_MS. */
-export async function buildEncoderInSlices(ranks: TiktokenBPE): Promise<Tiktoken> {
+/** Starts the build; each slice takes about SLICE_MS, then the event loop gets its turn. */
+export function startEncoderBuild(ranks: TiktokenBPE): EncoderBuild {
   const encoder = emptyEncoder(ranks);
   const work = fill(ranks, tablesOf(encoder));
-  for (;;) {
-    const sliceEnd = performance.now() + SLICE_MS;
-    let step = work.next();
-    while (!step.done && performance.now() < sliceEnd) step = work.next();
-    if (step.done) return encoder;
+  let finished = false;
+  let failure: unknown;
+  /** One step of the build; a build that failed once fails every caller, never hands out half a table. */
+  const step = (): void => {
+    if (failure !== undefined) throw failure;
+    try {
+      finished = work.next().done === true;
+    } catch (error) {
+      failure = error;
+      throw error;
+    }
+  };
+  const finishNow = (): Tiktoken => {
+    while (!finished) step();
+    return encoder;
+  };
+  const slices = async (): Promise<Tiktoken> => {
+    // The first slice waits a turn: whoever started the build finishes what it was doing first.
     await new Promise<void>((resolve) => setImmediate(resolve));
-  }
+    while (!finished) {
+      const sliceEnd = performance.now() + SLICE_MS;
+      while (!finished && performance.now() < sliceEnd) step();
+      if (!finished) await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    return encoder;
+  };
+  return { done: slices(), finishNow };
 }

@@ -9,7 +9,7 @@
 import { createRequire } from "node:module";
 import type { Tiktoken, TiktokenBPE } from "js-tiktoken/lite";
 import { bytePairEncode, memoizedPairRank, type PairRank } from "./byte-pair-merge.js";
-import { buildEncoder, buildEncoderInSlices } from "./tokenizer-tables.js";
+import { startEncoderBuild, type EncoderBuild } from "./tokenizer-tables.js";
 import { TwoGenerationCache } from "./two-generation-cache.js";
 
 export type EncodingName = "o200k_base" | "cl100k_base";
@@ -22,8 +22,8 @@ const ranksOf = (encoding: EncodingName): TiktokenBPE => require(RANK_MODULES[en
 export const MAX_CHUNK_CHARS = 1_024;
 /** Added per cut, so that a count is never below the exact one. */
 const CUT_MARGIN = 1;
-/** The yielding variants hand the event loop back after about this much text (~10–30 ms of work). */
-const SLICE_CHARS = 48 * 1_024;
+/** The yielding variants hand the event loop back once a slice took this long (plus at most one segment). */
+const SLICE_MS = 8;
 const PIECE_CACHE_ENTRIES = 50_000;
 /** Per generation; with UTF-16 keys the piece cache holds at most ~16 MB of text. */
 const PIECE_CACHE_CHARS = 4_000_000;
@@ -53,7 +53,7 @@ function encoderTables(encoder: Tiktoken): EncoderTables {
 }
 
 /** The text is split with the pattern a segment at a time, so that one regex match never runs over a whole megabyte. */
-const SEGMENT_CHARS = 16 * MAX_CHUNK_CHARS;
+const SEGMENT_CHARS = 8 * MAX_CHUNK_CHARS;
 
 /** `end`, moved back one when it would fall between the two halves of a surrogate pair. */
 function wholeCharacters(text: string, end: number): number {
@@ -117,13 +117,16 @@ export class Tokenizer {
   static for(encoding: EncodingName): Tokenizer {
     let tokenizer = Tokenizer.loaded.get(encoding);
     if (!tokenizer) {
+      // A count that can't wait finishes the build under way (or the whole build) now.
       const ranks = ranksOf(encoding);
-      tokenizer = new Tokenizer(ranks, buildEncoder(ranks));
+      const build = Tokenizer.building.get(encoding) ?? startEncoderBuild(ranks);
+      tokenizer = new Tokenizer(ranks, build.finishNow());
       Tokenizer.loaded.set(encoding, tokenizer);
     }
     return tokenizer;
   }
 
+  private static readonly building = new Map<EncodingName, EncoderBuild>();
   private static readonly preparing = new Map<EncodingName, Promise<void>>();
 
   /**
@@ -136,8 +139,10 @@ export class Tokenizer {
     if (!preparing) {
       preparing = (async () => {
         const ranks = ranksOf(encoding);
-        const encoder = await buildEncoderInSlices(ranks);
-        // A count that could not wait may have built it meanwhile; that one stays.
+        const build = startEncoderBuild(ranks);
+        Tokenizer.building.set(encoding, build);
+        const encoder = await build.done.finally(() => Tokenizer.building.delete(encoding));
+        // A count that could not wait finished this same build and made the tokenizer already.
         if (!Tokenizer.loaded.has(encoding)) Tokenizer.loaded.set(encoding, new Tokenizer(ranks, encoder));
       })();
       Tokenizer.preparing.set(encoding, preparing);
@@ -188,13 +193,10 @@ export class Tokenizer {
     return total;
   }
 
-  /** The common case, a message of a few kilobytes, without the generator's overhead. */
+  /** The common case, a message of a few kilobytes: one segment, without the generator's or the visitor's overhead. */
   private countShort(text: string): number {
     let total = 0;
-    this.visitSegment(text, false, (unit, afterCut) => {
-      total += this.countUnit(unit) + (afterCut ? CUT_MARGIN : 0);
-      return true;
-    });
+    for (const [piece] of text.matchAll(this.pattern)) total += piece.length <= MAX_CHUNK_CHARS ? this.countUnit(piece) : finish(this.counting(piece));
     return total;
   }
 
@@ -213,21 +215,21 @@ export class Tokenizer {
 
   /**
    * Hands each piece (long ones as chunks) to `visit` in order until it returns false, one
-   * segment at a time, and yields after about SLICE_CHARS of text, so callers decide whether to
+   * segment at a time, and yields once a slice took SLICE_MS, so callers decide whether to
    * give the event loop back.
    */
   private *walk(text: string, visit: Visit): Generator<void, void> {
-    let sinceYield = 0;
+    let sliceStart = performance.now();
     let cutBefore = false;
     for (let segmentStart = 0; segmentStart < text.length; ) {
       const { end, cut } = segmentEnd(text, segmentStart);
       if (!this.visitSegment(segmentStart === 0 && end === text.length ? text : text.slice(segmentStart, end), cutBefore, visit)) return;
       cutBefore = cut;
-      sinceYield += end - segmentStart;
       segmentStart = end;
-      if (sinceYield >= SLICE_CHARS && segmentStart < text.length) {
-        sinceYield = 0;
+      // By time, not length: a segment of CJK text costs several times one of prose.
+      if (segmentStart < text.length && performance.now() - sliceStart >= SLICE_MS) {
         yield;
+        sliceStart = performance.now();
       }
     }
   }

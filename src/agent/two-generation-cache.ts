@@ -30,7 +30,8 @@ export class TwoGenerationCache<V> {
       this.recent = new Map();
       this.recentChars = 0;
     }
-    if (!this.recent.has(key)) this.recentChars += key.length;
+    // A key set again is counted again: that only brings the next rotation closer.
+    this.recentChars += key.length;
     this.recent.set(key, value);
   }
 }

@@ -22,6 +22,8 @@ const REDIS_COMMAND_TIMEOUT_MS = 1_500;
 const REDIS_DEADLINE_MS = 2_000;
 const REDIS_MAX_RECONNECT_DELAY_MS = 1_000;
 const TABLE = "keyv";
+/** Members of the atomic sets, one row each (keyv's table holds one JSON value per key). */
+const SETS_TABLE = "keyv_sets";
 
 const URL_HELP = "use sqlite://<path relative to the working folder>, sqlite:///<absolute path> or redis://host:port[/db]";
 
@@ -63,6 +65,9 @@ interface Backend {
   insertIfAbsent(key: string, serialized: string, ttlMs: number | undefined): Promise<boolean>;
   /** Adds `by` in one atomic operation; a new or expired counter gets the TTL. Returns the total. */
   incrementBy(key: string, by: number, ttlMs: number): Promise<number>;
+  addMember(key: string, member: string, ttlMs: number | undefined): Promise<void>;
+  removeMember(key: string, member: string): Promise<void>;
+  members(key: string): Promise<string[]>;
   /** Runs an operation with the backend's failure policy (deadline, error mapping). */
   guard<T>(operation: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -75,11 +80,15 @@ async function openSqlite(path: string, logger: Logger): Promise<KeyValueStore> 
     throw new StoreUnavailableError(`cannot create the folder for ${path}: ${reasonOf(error)}; make it writable or point STORE_URL elsewhere`);
   }
   const adapter = new KeyvSqlite({ uri: `sqlite://${path}`, table: TABLE, busyTimeout: SQLITE_BUSY_TIMEOUT_MS });
-  const deleteExpired = (): Promise<unknown> => adapter.query(`DELETE FROM ${TABLE} WHERE ${expiresOf("value")} < ?`, Date.now());
+  const deleteExpired = async (): Promise<void> => {
+    await adapter.query(`DELETE FROM ${TABLE} WHERE ${expiresOf("value")} < ?`, Date.now());
+    await adapter.query(`DELETE FROM ${SETS_TABLE} WHERE expires < ?`, Date.now());
+  };
   try {
     // WAL lets a second process read while one writes; NORMAL sync is durable across process crashes.
     await adapter.query("PRAGMA journal_mode = WAL");
     await adapter.query("PRAGMA synchronous = NORMAL");
+    await adapter.query(`CREATE TABLE IF NOT EXISTS ${SETS_TABLE} (key TEXT NOT NULL, member TEXT NOT NULL, expires INTEGER, PRIMARY KEY (key, member))`);
     // Also proves the file is writable.
     await deleteExpired();
   } catch (error) {
@@ -125,6 +134,18 @@ async function openSqlite(path: string, logger: Logger): Promise<KeyValueStore> 
         by,
       )) as Array<{ total: number }>;
       return Number(rows[0]?.total ?? by);
+    },
+    async addMember(key, member, ttlMs) {
+      // A member already there keeps its row (and so its place in the order added).
+      await adapter.query(`INSERT INTO ${SETS_TABLE} (key, member) VALUES (?, ?) ON CONFLICT(key, member) DO NOTHING`, key, member);
+      await adapter.query(`UPDATE ${SETS_TABLE} SET expires = ? WHERE key = ?`, ttlMs === undefined ? null : Date.now() + ttlMs, key);
+    },
+    async removeMember(key, member) {
+      await adapter.query(`DELETE FROM ${SETS_TABLE} WHERE key = ? AND member = ?`, key, member);
+    },
+    async members(key) {
+      const rows = (await adapter.query(`SELECT member FROM ${SETS_TABLE} WHERE key = ? AND (expires IS NULL OR expires >= ?) ORDER BY rowid`, key, Date.now())) as Array<{ member: string }>;
+      return rows.map((row) => row.member);
     },
     async guard(operation) {
       try {
@@ -188,6 +209,19 @@ async function openRedis(location: Extract<StoreLocation, { kind: "redis" }>, lo
     async incrementBy(key, by, ttlMs) {
       const total = await client.eval(INCREMENT_SCRIPT, { keys: [key], arguments: [String(by), String(ttlMs)] });
       return Number(total);
+    },
+    async addMember(key, member, ttlMs) {
+      // One transaction, so a set never outlives its expiry because a crash came between the two.
+      const transaction = client.multi().sAdd(key, member);
+      if (ttlMs === undefined) transaction.persist(key);
+      else transaction.pExpire(key, ttlMs);
+      await transaction.exec();
+    },
+    async removeMember(key, member) {
+      await client.sRem(key, member);
+    },
+    async members(key) {
+      return client.sMembers(key);
     },
     async guard(operation) {
       try {
@@ -258,6 +292,9 @@ function storeOver(backend: Backend, logger: Logger): KeyValueStore {
         if (!Number.isSafeInteger(by)) throw new RangeError(`A store increment must be a whole number (got ${by})`);
         return backend.incrementBy(key, by, checkedTtl(ttlMs)!);
       }),
+    addToSet: (key, member, ttlMs) => backend.guard(() => backend.addMember(key, member, checkedTtl(ttlMs))),
+    removeFromSet: (key, member) => backend.guard(() => backend.removeMember(key, member)),
+    setMembers: (key) => backend.guard(() => backend.members(key)),
     close: () => {
       closed ??= backend.close().catch((error: unknown) => {
         logger.warn({ err: error }, `Closing the ${backend.description} failed`);

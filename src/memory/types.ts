@@ -17,6 +17,17 @@ export interface KeyValueStore {
    * expiry is set once, so a counter is a fixed window.
    */
   increment(key: string, by: number, ttlMs: number): Promise<number>;
+  /**
+   * Atomic set of strings under `key` across every process sharing the store (Redis SADD, SQLite
+   * a row per member): adding one member never loses another process's. With `ttlMs` the whole
+   * set lives that long after its latest add. Set keys are a keyspace of their own: never pass
+   * a key that also holds a value.
+   */
+  addToSet(key: string, member: string, ttlMs?: number): Promise<void>;
+  /** Atomic removal of one member (Redis SREM); removing one that is not there does nothing. */
+  removeFromSet(key: string, member: string): Promise<void>;
+  /** The members of the set (none when it does not exist); in the order added where the backend keeps one. */
+  setMembers(key: string): Promise<string[]>;
   close(): Promise<void>;
 }
 

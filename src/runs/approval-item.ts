@@ -66,7 +66,7 @@ export async function handleApproval(work: RunWork, item: Extract<WorkItem, { ki
   const hooks = { checkpoint: checkpointHook(writer, item.runId), signal: stopSignal(signal), stop: stop?.signal };
   try {
     const running = observeRun(deps.observers, logger, { runId: item.runId, origin, how: resolution.kind === "expired" ? "expired" : "resumed" }, sink, (watched) =>
-      later ? withUnknownWrites(later.state).then((state) => continueAgent(state, loopDeps, watched, hooks)) : resumeAgent(run.state, resolution, loopDeps, watched, hooks),
+      later ? withUnknownWrites(later.state, watched).then((state) => continueAgent(state, loopDeps, watched, hooks)) : resumeAgent(run.state, resolution, loopDeps, watched, hooks),
     ).finally(() => stop?.dispose());
     const result = await untilAborted(running, signal);
     if (!result) {

@@ -140,7 +140,9 @@ export function createBullmqWorkQueue(options: BullmqWorkQueueOptions): WorkQueu
       };
       const drainWorker = new Worker(settings.name, (job, token, signal) => drain(job, token, handler, signal), { ...workerOptions, concurrency });
       // A lost lock means another process took the conversation over: stop the handler here.
-      drainWorker.on("lockRenewalFailed", (jobIds) => jobIds.forEach((jobId) => running.get(jobId)?.abort()));
+      drainWorker.on("lockRenewalFailed", (jobIds) => {
+        for (const jobId of jobIds) running.get(jobId)?.abort();
+      });
       const heldWorker = new Worker(`${settings.name}-held`, deliver, { ...workerOptions, concurrency: 1 });
       for (const worker of [drainWorker, heldWorker]) {
         worker.on("error", (error) => logger.warn({ err: error }, "work queue: worker error"));
@@ -170,7 +172,9 @@ export function createBullmqWorkQueue(options: BullmqWorkQueueOptions): WorkQueu
 
     close(graceMs: number): Promise<void> {
       closing ??= (async () => {
-        const abortAll = setTimeout(() => running.forEach((controller) => controller.abort()), graceMs);
+        const abortAll = setTimeout(() => {
+          for (const controller of running.values()) controller.abort();
+        }, graceMs);
         await Promise.allSettled(workers.map((worker) => worker.close()));
         clearTimeout(abortAll);
         await Promise.allSettled([events?.queueEvents.close(), drains.close(), held.close()]);

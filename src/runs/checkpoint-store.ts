@@ -69,6 +69,12 @@ export interface CheckpointWriter {
   clear(): Promise<void>;
 }
 
+/**
+ * For a run nobody could continue (not recorded: the console's, whose caller waits in this
+ * process): nothing would ever read its checkpoints, so none are written.
+ */
+export const UNRECORDED_RUN: CheckpointWriter = { save: async () => {}, clear: async () => {} };
+
 export interface CheckpointStore {
   /** A writer for one run; `from` continues the log of a loaded checkpoint. */
   writer(runId: string, from?: Extract<CheckpointLoad, { kind: "found" }>): CheckpointWriter;

@@ -12,12 +12,14 @@ import type { KeyValueStore } from "../memory/types.js";
 const DONE_TTL_MS = 24 * 60 * 60_000;
 /** An unfinished record outlives any outage the next start must recover from. */
 const OPEN_TTL_MS = 7 * 24 * 60 * 60_000;
-const OPEN_INDEX_KEY = "intake:open";
+/** A store set (one member per unfinished record), so processes sharing Redis never lose each other's entries. */
+const OPEN_SET_KEY = "intake:unfinished";
 
 const TaskSchema = z.object({
   origin: RunStateSchema.shape.origin,
   text: z.string(),
   threadContext: RunStateSchema.shape.messages.optional(),
+  contextSource: z.record(z.string(), z.string()).optional(),
   /** The adapter already admitted it (settings file): the worker must not count it again. */
   admitted: z.boolean().optional(),
 });
@@ -33,10 +35,10 @@ const RecordSchema = z.object({
   /** `refused`: the settings file turned it away (access or a limit); a redelivery is not run or counted again. */
   result: z.enum(["answered", "paused", "failed", "refused"]).optional(),
 });
-const OpenIndexSchema = z.array(z.object({ id: z.string(), conversationKey: z.string() }));
+const OpenEntrySchema = z.object({ id: z.string(), conversationKey: z.string(), receivedAt: z.number() });
 
 export type IntakeRecord = z.infer<typeof RecordSchema>;
-export type OpenIntake = z.infer<typeof OpenIndexSchema>[number];
+export type OpenIntake = z.infer<typeof OpenEntrySchema>;
 export type IntakeLoad = { readonly kind: "found"; readonly record: IntakeRecord } | { readonly kind: "missing" } | { readonly kind: "invalid"; readonly reason: string };
 
 /** What to do with a message that arrives (again). */
@@ -71,17 +73,33 @@ export interface IntakeStore {
 
 const recordKey = (id: string) => `intake:${id}`;
 
+/** A record's member in the set of unfinished ones: the same record always gives the same member. */
+const memberOf = (record: IntakeRecord): string => JSON.stringify({ id: record.id, conversationKey: record.task.origin.conversationKey, receivedAt: record.receivedAt } satisfies OpenIntake);
+
+/** Pure: the set's members that parse (a member that does not parse is skipped: the set is untrusted). */
+function parseMembers(members: readonly string[]): Array<OpenIntake & { readonly member: string }> {
+  return members.flatMap((member) => {
+    try {
+      const parsed = OpenEntrySchema.safeParse(JSON.parse(member));
+      return parsed.success ? [{ ...parsed.data, member }] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** Pure: the unfinished records listed by `members`, oldest first, one per id. */
+export function openEntries(members: readonly string[]): OpenIntake[] {
+  return parseMembers(members)
+    .sort((a, b) => a.receivedAt - b.receivedAt)
+    .filter((entry, index, all) => all.findIndex((other) => other.id === entry.id) === index)
+    .map(({ id, conversationKey, receivedAt }) => ({ id, conversationKey, receivedAt }));
+}
+
 export function createIntakeStore(store: KeyValueStore): IntakeStore {
-  let indexWrites: Promise<unknown> = Promise.resolve();
-  const readIndex = async (): Promise<OpenIntake[]> => {
-    const parsed = OpenIndexSchema.safeParse((await store.get(OPEN_INDEX_KEY)) ?? []);
-    return parsed.success ? parsed.data : [];
-  };
-  // Read-modify-write of the index, one at a time: with SQLite one process owns the store.
-  const updateIndex = (change: (entries: OpenIntake[]) => OpenIntake[]): Promise<void> => {
-    const next = indexWrites.then(async () => store.set(OPEN_INDEX_KEY, change(await readIndex())));
-    indexWrites = next.catch(() => undefined);
-    return next;
+  const remove = async (id: string): Promise<void> => {
+    const listed = parseMembers(await store.setMembers(OPEN_SET_KEY)).filter((entry) => entry.id === id);
+    await Promise.all(listed.map((entry) => store.removeFromSet(OPEN_SET_KEY, entry.member)));
   };
 
   const load = async (id: string): Promise<IntakeLoad> => {
@@ -95,19 +113,28 @@ export function createIntakeStore(store: KeyValueStore): IntakeStore {
   return {
     load,
     async receive(record) {
-      const entry = { id: record.id, conversationKey: record.task.origin.conversationKey };
-      // Indexed first: a crash right after the record is written must not hide it from the next start.
-      await updateIndex((entries) => [...entries.filter((item) => item.id !== entry.id), entry]);
+      // Listed first: a crash right after the record is written must not hide it from the next start.
+      const member = memberOf(record);
+      await store.addToSet(OPEN_SET_KEY, member, OPEN_TTL_MS);
       if (await store.setIfAbsent(recordKey(record.id), record, OPEN_TTL_MS)) return { won: true };
-      return { won: false, existing: await load(record.id) };
+      const existing = await load(record.id);
+      // A redelivery leaves no second entry: the record there first is listed under its own (or is done).
+      if (existing.kind === "found" && memberOf(existing.record) !== member) await store.removeFromSet(OPEN_SET_KEY, member);
+      return { won: false, existing };
     },
     async update(record) {
-      const done = record.state === "done";
-      await store.set(recordKey(record.id), record, done ? DONE_TTL_MS : OPEN_TTL_MS);
-      if (done) await updateIndex((entries) => entries.filter((item) => item.id !== record.id));
+      if (record.state === "done") {
+        await store.set(recordKey(record.id), record, DONE_TTL_MS);
+        await remove(record.id);
+        return;
+      }
+      await store.addToSet(OPEN_SET_KEY, memberOf(record), OPEN_TTL_MS);
+      await store.set(recordKey(record.id), record, OPEN_TTL_MS);
     },
-    drop: (id) => updateIndex((entries) => entries.filter((item) => item.id !== id)),
-    unfinished: readIndex,
+    drop: remove,
+    async unfinished() {
+      return openEntries(await store.setMembers(OPEN_SET_KEY));
+    },
   };
 }
 

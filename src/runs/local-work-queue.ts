@@ -4,6 +4,7 @@
 // starves the others. Nothing here outlives the process: what an item stands for is in the
 // store, and the runner queues unfinished work again at the next start.
 import type { Logger } from "../logger.js";
+import { retryDelay, STORE_RETRY } from "./retry.js";
 import type { WorkHandler, WorkItem, WorkQueue } from "./work-queue.js";
 
 export interface LocalWorkQueue extends WorkQueue {
@@ -23,6 +24,7 @@ export function createLocalWorkQueue(logger: Logger): LocalWorkQueue {
   let running = 0;
   let closing = false;
   let whenIdle: Array<() => void> = [];
+  const attempts = new WeakMap<WorkItem, number>();
 
   function enqueue(item: WorkItem): void {
     const lane = lanes.get(item.conversationKey);
@@ -44,6 +46,28 @@ export function createLocalWorkQueue(logger: Logger): LocalWorkQueue {
     }
   }
 
+  /** A handler that rejected (the store failed under it) is tried again with backoff, bounded; after that its record waits for the next start. */
+  function retry(item: WorkItem, error: unknown): void {
+    const attempt = (attempts.get(item) ?? 1) + 1;
+    if (closing || attempt > STORE_RETRY.attempts) {
+      attempts.delete(item);
+      logger.error({ err: error, item }, "a queued run failed; its record stays unfinished for the next start");
+      return;
+    }
+    attempts.set(item, attempt);
+    logger.warn({ err: error, item, attempt }, "a queued run failed; trying it again");
+    addLater(item, retryDelay(STORE_RETRY, attempt));
+  }
+
+  function addLater(item: WorkItem, delayMs: number): void {
+    const timer = setTimeout(() => {
+      delayed.delete(timer);
+      enqueue(item);
+    }, delayMs);
+    timer.unref();
+    delayed.add(timer);
+  }
+
   function start(key: string): void {
     const item = (lanes.get(key) as WorkItem[])[0] as WorkItem;
     const controller = new AbortController();
@@ -51,7 +75,10 @@ export function createLocalWorkQueue(logger: Logger): LocalWorkQueue {
     running += 1;
     void Promise.resolve()
       .then(() => (handler as WorkHandler)(item, controller.signal))
-      .catch((error: unknown) => logger.error({ err: error, item }, "a queued run failed; its record stays unfinished for the next start"))
+      .then(
+        () => void attempts.delete(item),
+        (error: unknown) => retry(item, error),
+      )
       .finally(() => {
         controllers.delete(controller);
         running -= 1;
@@ -68,12 +95,7 @@ export function createLocalWorkQueue(logger: Logger): LocalWorkQueue {
       if (closing) return;
       const delayMs = options?.delayMs ?? 0;
       if (delayMs <= 0) return enqueue(item);
-      const timer = setTimeout(() => {
-        delayed.delete(timer);
-        enqueue(item);
-      }, delayMs);
-      timer.unref();
-      delayed.add(timer);
+      addLater(item, delayMs);
     },
     start(workHandler, slots) {
       if (handler) throw new Error("the work queue was started twice");

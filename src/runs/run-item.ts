@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { continueAgent, runAgent, RunInterruptedError } from "../agent/loop.js";
 import type { Task } from "../agent/service.js";
 import type { RunOutcome } from "../agent/types.js";
-import type { CheckpointLoad } from "./checkpoint-store.js";
+import { UNRECORDED_RUN, type CheckpointLoad } from "./checkpoint-store.js";
 import type { IntakeRecord } from "./intake-store.js";
 import { observeRun } from "./run-observer.js";
 import { untilAborted, type RunWork } from "./run-work.js";
@@ -54,11 +54,11 @@ export async function handleRun(work: RunWork, localTasks: Map<string, Task>, it
     }
     const loopDeps = deps.depsFor(task.origin);
     const stop = deps.stops?.watch(runId, task.origin.requester);
-    const writer = checkpoints.writer(runId, saved.kind === "found" ? saved : undefined);
+    const writer = record ? checkpoints.writer(runId, saved.kind === "found" ? saved : undefined) : UNRECORDED_RUN;
     const hooks = { checkpoint: checkpointHook(writer, runId), signal: stopSignal(signal), stop: stop?.signal };
     const running = observeRun(deps.observers, logger, { runId, origin: task.origin, how: saved.kind === "found" ? "resumed" : "new" }, sink, (watched) =>
       saved.kind === "found"
-        ? withUnknownWrites(saved.state).then((state) => continueAgent(state, loopDeps, watched, hooks))
+        ? withUnknownWrites(saved.state, watched).then((state) => continueAgent(state, loopDeps, watched, hooks))
         : deps.buildContext(task).then((context) => runAgent({ runId, origin: task.origin, question: task.text, context }, loopDeps, watched, hooks)),
     ).finally(() => stop?.dispose());
     const result = await untilAborted(running, signal);

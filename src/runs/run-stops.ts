@@ -1,7 +1,11 @@
-// Stop requests for runs in progress, across processes: the click can land on any bot process,
-// the run lives on one. A request is kept in the store under the run id; the process running
-// the run aborts it at once when the request is its own, and otherwise notices the store flag
-// on its next poll. Only the requester or an approver may stop a run.
+// Stop requests for runs in progress. A click that lands on the process running the run aborts
+// it at once. With a store several processes share (Redis), the click can land on any of them:
+// each run then has one record in the store (who asked it, and who stopped it once someone did),
+// and the running process notices a stop asked elsewhere on its next poll. A poll reads one key,
+// the latest request's mark, and its runs' records only when that changed: a few hundred runs in
+// flight cost one read per poll, not one each. A store only this process uses (SQLite, whose
+// file one process owns) needs no records at all. Only the requester or an approver may stop a run.
+import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { stoppedByStop } from "../agent/guards/external-stops.js";
 import type { Person } from "../agent/types.js";
@@ -18,8 +22,8 @@ export type StopResult =
 export interface StopWatch {
   /** Aborts, with the run's GuardStop as reason, once someone stops the run. */
   readonly signal: AbortSignal;
-  /** The run ended: forget it here and in the store. Never rejects. */
-  dispose(): Promise<void>;
+  /** The run ended: forgets it here at once and in the store in the background (the answer does not wait for the store). Never throws. */
+  dispose(): void;
 }
 
 export interface RunStops {
@@ -27,43 +31,54 @@ export interface RunStops {
   watch(runId: string, requester: Person): StopWatch;
   /** A person pressed Stop on `runId`; `isApprover` as the adapter found it (ids, roles). */
   request(runId: string, by: Person, isApprover: boolean): Promise<StopResult>;
-  close(): void;
+  /** Stops polling; resolves once the records of runs that ended are cleared (or failed to be). */
+  close(): Promise<void>;
 }
 
 export interface RunStopsOptions {
   readonly store: KeyValueStore;
+  /** Other processes share the store and may take a click for a run here (Redis); false when this process owns it (SQLite). */
+  readonly shared: boolean;
   readonly logger: Logger;
   /** How often the running process looks for stops asked on other processes. */
   readonly pollMs?: number;
-  /** How long a live or stop entry outlives a process that died without clearing it. */
+  /** How long a run's record outlives a process that died without clearing it. */
   readonly ttlMs: number;
 }
 
 const PersonRecord = z.object({ id: z.string().min(1), name: z.string().optional() });
-const LiveRecord = z.object({ requester: PersonRecord });
-const StopRecord = z.object({ by: PersonRecord });
+/** A run in flight; `stoppedBy` once someone pressed Stop. */
+const RunRecord = z.object({ requester: PersonRecord, stoppedBy: PersonRecord.optional() });
 
-const liveKey = (runId: string) => `run:live:${runId}`;
-const stopKey = (runId: string) => `run:stop:${runId}`;
+const runKey = (runId: string) => `run:live:${runId}`;
+/** Changed by every stop request: a random mark, so an old value never comes back to hide a new request. */
+const LATEST_STOP_KEY = "run:stops:latest";
 const DEFAULT_POLL_MS = 250;
 
 export function createRunStops(options: RunStopsOptions): RunStops {
-  const { store, logger, ttlMs } = options;
-  const watched = new Map<string, AbortController>();
+  const { store, logger, ttlMs, shared } = options;
+  const watched = new Map<string, { readonly controller: AbortController; readonly requester: Person }>();
+  /** Records of ended runs being deleted, by run id: a run resumed meanwhile writes its record after that delete. */
+  const clearing = new Map<string, Promise<unknown>>();
+  let seenMark: unknown;
   let timer: NodeJS.Timeout | undefined;
 
-  const abort = (runId: string, by: Person) => watched.get(runId)?.abort(stoppedByStop(by));
+  const abort = (runId: string, by: Person) => watched.get(runId)?.controller.abort(stoppedByStop(by));
 
   async function poll(): Promise<void> {
-    for (const runId of [...watched.keys()]) {
-      const raw = await store.get(stopKey(runId)).catch((error: unknown) => logger.warn({ err: error, runId }, "could not look for a stop request"));
-      const stop = StopRecord.safeParse(raw);
-      if (stop.success) abort(runId, stop.data.by);
-    }
+    const mark = await store.get(LATEST_STOP_KEY).catch((error: unknown) => logger.warn({ err: error }, "could not look for stop requests"));
+    if (mark === undefined || mark === seenMark) return;
+    seenMark = mark;
+    await Promise.all(
+      [...watched.keys()].map(async (runId) => {
+        const record = RunRecord.safeParse(await store.get(runKey(runId)).catch((error: unknown) => logger.warn({ err: error, runId }, "could not look for a stop request")));
+        if (record.success && record.data.stoppedBy) abort(runId, record.data.stoppedBy);
+      }),
+    );
   }
 
   function schedule(): void {
-    if (timer || watched.size === 0) return;
+    if (!shared || timer || watched.size === 0) return;
     timer = setTimeout(() => {
       void poll().finally(() => {
         timer = undefined;
@@ -75,29 +90,51 @@ export function createRunStops(options: RunStopsOptions): RunStops {
 
   return {
     watch(runId, requester) {
-      const controller = watched.get(runId) ?? new AbortController();
-      watched.set(runId, controller);
-      store.set(liveKey(runId), { requester }, ttlMs).catch((error: unknown) => logger.warn({ err: error, runId }, "could not record a run as stoppable"));
+      const entry = watched.get(runId) ?? { controller: new AbortController(), requester };
+      const { controller } = entry;
+      watched.set(runId, entry);
+      // Written fresh at every (re)start, so a stop left from before a pause does not stop the resumed run.
+      if (shared) {
+        void (clearing.get(runId) ?? Promise.resolve())
+          .then(() => store.set(runKey(runId), { requester }, ttlMs))
+          .catch((error: unknown) => logger.warn({ err: error, runId }, "could not record a run as stoppable"));
+      }
       schedule();
       return {
         signal: controller.signal,
-        async dispose() {
-          if (watched.get(runId) === controller) watched.delete(runId);
-          await Promise.all([liveKey(runId), stopKey(runId)].map((key) => store.delete(key).catch((error: unknown) => logger.warn({ err: error, key }, "could not clear a finished run's stop entry"))));
+        dispose() {
+          if (watched.get(runId) === entry) watched.delete(runId);
+          if (!shared) return;
+          const cleared = store
+            .delete(runKey(runId))
+            .catch((error: unknown) => logger.warn({ err: error, runId }, "could not clear a finished run's stop entry"))
+            .finally(() => {
+              if (clearing.get(runId) === cleared) clearing.delete(runId);
+            });
+          clearing.set(runId, cleared);
         },
       };
     },
     async request(runId, by, isApprover) {
-      const live = LiveRecord.safeParse(await store.get(liveKey(runId)));
+      const here = watched.get(runId);
+      if (here) {
+        if (here.requester.id !== by.id && !isApprover) return { kind: "not_allowed", requester: here.requester };
+        abort(runId, by);
+        return { kind: "stopping" };
+      }
+      if (!shared) return { kind: "not_running" };
+      const live = RunRecord.safeParse(await store.get(runKey(runId)));
       if (!live.success) return { kind: "not_running" };
       if (live.data.requester.id !== by.id && !isApprover) return { kind: "not_allowed", requester: live.data.requester };
-      await store.set(stopKey(runId), { by }, ttlMs);
-      abort(runId, by);
+      // The record first, then the mark: a poll that sees the new mark finds the stop.
+      await store.set(runKey(runId), { requester: live.data.requester, stoppedBy: by }, ttlMs);
+      await store.set(LATEST_STOP_KEY, randomBytes(9).toString("base64url"), ttlMs);
       return { kind: "stopping" };
     },
-    close() {
+    async close() {
       clearTimeout(timer);
       timer = undefined;
+      await Promise.all(clearing.values());
     },
   };
 }

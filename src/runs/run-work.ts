@@ -14,7 +14,8 @@ import type { Presenters } from "./presenters.js";
 import type { RunObserver } from "./run-observer.js";
 import type { RunStops } from "./run-stops.js";
 import type { WorkItem, WorkQueue } from "./work-queue.js";
-import { knownCallIds, unknownOutcomeNote, type WriteLedger } from "./write-ledger.js";
+import { withUnknownOutcomes } from "./unknown-writes.js";
+import { knownCallIds, type WriteLedger } from "./write-ledger.js";
 
 export interface RunnerDeps {
   readonly store: KeyValueStore;
@@ -54,7 +55,8 @@ export interface RunWork {
   checkpointHook(writer: CheckpointWriter, runId: string): (state: RunState) => Promise<void>;
   /** Shows the outcome (saving a pause first) and does the writes after it; the answer goes out before history and facts. */
   conclude(result: LoopResult, presenter: RunPresenter, writer: CheckpointWriter, record?: IntakeRecord): Promise<RunOutcome>;
-  withUnknownWrites(state: RunState): Promise<RunState>;
+  /** The saved state plus a step for each write that started after it and never finished, shown on `sink`. */
+  withUnknownWrites(state: RunState, sink: EventSink): Promise<RunState>;
   interrupted(key: string, presenter: RunPresenter): Promise<void>;
 }
 
@@ -113,12 +115,12 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
     return outcome;
   }
 
-  /** The saved state plus a note about writes that started after it and never finished. */
-  async function withUnknownWrites(state: RunState): Promise<RunState> {
+  async function withUnknownWrites(state: RunState, sink: EventSink): Promise<RunState> {
     const unfinished = await deps.ledger.unfinished(state.runId);
-    const known = knownCallIds(state.steps.flatMap((step) => step.calls), []);
-    const note = unknownOutcomeNote(unfinished.filter((entry) => !known.has(entry.callId)));
-    return note ? { ...state, messages: [...state.messages, { role: "system", content: note }] } : state;
+    const known = knownCallIds(state.steps.flatMap((step) => step.calls), state.messages);
+    const added = withUnknownOutcomes(state, unfinished.filter((entry) => !known.has(entry.callId)));
+    for (const event of added.events) sink(event);
+    return added.state;
   }
 
   /** A run stopped for shutdown stays unfinished in the store; only a caller waiting here is told. */

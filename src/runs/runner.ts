@@ -30,6 +30,8 @@ export interface Runner {
 }
 
 const newRunId = () => randomBytes(6).toString("base64url");
+/** Bounds the memory of failed runs (they are rare: a store that failed mid-run); the next start takes up any forgotten one. */
+const MAX_FAILED_RUNS = 10_000;
 
 export function createRunner(deps: RunnerDeps): Runner {
   const { store, queue, presenters, clock } = deps;
@@ -39,11 +41,18 @@ export function createRunner(deps: RunnerDeps): Runner {
   const { intake, bootId } = work;
   const localTasks = new Map<string, Task>();
   const itemDone = new Map<string, (ended: boolean) => void>();
+  // Messages whose run failed here before it could finish: a redelivery takes them up again instead of waiting for a restart.
+  const failedRuns = new Set<string>();
 
   async function handle(item: WorkItem, signal: AbortSignal): Promise<void> {
     let ended = false;
     try {
-      if (item.kind === "run") await handleRun(work, localTasks, item, signal);
+      // The queue takes a failed item up again (with backoff); meanwhile a redelivery may take it up too.
+      if (item.kind === "run") await handleRun(work, localTasks, item, signal).catch((error: unknown) => {
+        if (failedRuns.size >= MAX_FAILED_RUNS) failedRuns.clear();
+        failedRuns.add(item.intakeId);
+        throw error;
+      });
       else ended = await handleApproval(work, item, signal);
     } finally {
       if (item.kind !== "run") {
@@ -62,9 +71,10 @@ export function createRunner(deps: RunnerDeps): Runner {
       if (!received.won) {
         const existing = received.existing.kind === "found" ? received.existing.record : undefined;
         const decision = intakeDecision(existing, bootId);
-        if (decision === "done" || decision === "in_progress") return { kind: "duplicate", intakeId: id, state: decision };
-        // Its process died before finishing it: this process takes it up (from its checkpoint).
-        await intake.update({ ...(existing ?? record), state: "received", owner: bootId });
+        if (decision === "done" || (decision === "in_progress" && !failedRuns.delete(id))) return { kind: "duplicate", intakeId: id, state: decision };
+        // Its process died before finishing it, or (several processes on Redis) another one has it queued: queue it
+        // again. The record is not rewritten here: a run that finished meanwhile would turn unfinished and run twice.
+        // The item that runs takes the record over, and one whose record is done by then does nothing.
       }
       await queue.add({ kind: "run", conversationKey: task.origin.conversationKey, intakeId: id });
       return { kind: "accepted", intakeId: id };

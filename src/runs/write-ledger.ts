@@ -18,11 +18,11 @@ const EntrySchema = z.object({
   args: z.string(),
   at: z.number(),
 });
-const RunIndexSchema = z.array(z.string());
 export type LedgerEntry = z.infer<typeof EntrySchema> & { readonly callId: string };
 
 const entryKey = (runId: string, callId: string) => `write:${runId}:${callId}`;
-const runKey = (runId: string) => `write:run:${runId}`;
+/** A store set of the run's write call ids: atomic adds, whichever process runs the run. */
+const runKey = (runId: string) => `write:calls:${runId}`;
 
 export interface WriteLedger {
   /** Wraps a write tool so each of its calls is recorded; read tools are returned as they are. */
@@ -31,13 +31,7 @@ export interface WriteLedger {
   unfinished(runId: string): Promise<LedgerEntry[]>;
 }
 
-/** A note for the model about writes whose outcome is unknown and that its saved state does not show. */
-export function unknownOutcomeNote(entries: readonly LedgerEntry[]): string | undefined {
-  if (entries.length === 0) return undefined;
-  const lines = entries.map((entry) => `- ${entry.tool} with arguments ${entry.args}`);
-  return `The bot restarted while these writes were running:\n${lines.join("\n")}\nFor each, ${UNKNOWN_OUTCOME}. Do not repeat a write without checking first.`;
-}
-
+/** Call ids the saved state already shows (as a call record or a model's tool call): their outcome is known to the model. */
 export function knownCallIds(calls: readonly { readonly callId: string }[], messages: readonly { readonly role: string; readonly toolCalls?: readonly ToolCall[] }[]): Set<string> {
   const ids = new Set(calls.map((call) => call.callId));
   for (const message of messages) for (const call of message.toolCalls ?? []) ids.add(call.id);
@@ -46,9 +40,7 @@ export function knownCallIds(calls: readonly { readonly callId: string }[], mess
 
 export function createWriteLedger(store: KeyValueStore, logger: Logger, clock: () => number = Date.now): WriteLedger {
   async function claim(runId: string, callId: string, tool: string, args: unknown): Promise<boolean> {
-    const index = RunIndexSchema.safeParse((await store.get(runKey(runId))) ?? []);
-    const known = index.success ? index.data : [];
-    if (!known.includes(callId)) await store.set(runKey(runId), [...known, callId], LEDGER_TTL_MS);
+    await store.addToSet(runKey(runId), callId, LEDGER_TTL_MS);
     return store.setIfAbsent(entryKey(runId, callId), { state: "claimed", tool, args: JSON.stringify(args) ?? "", at: clock() }, LEDGER_TTL_MS);
   }
 
@@ -78,10 +70,8 @@ export function createWriteLedger(store: KeyValueStore, logger: Logger, clock: (
     },
 
     async unfinished(runId) {
-      const index = RunIndexSchema.safeParse((await store.get(runKey(runId))) ?? []);
-      if (!index.success) return [];
       const entries: LedgerEntry[] = [];
-      for (const callId of index.data) {
+      for (const callId of await store.setMembers(runKey(runId))) {
         const parsed = EntrySchema.safeParse(await store.get(entryKey(runId, callId)));
         if (parsed.success && parsed.data.state !== "done") entries.push({ ...parsed.data, callId });
       }

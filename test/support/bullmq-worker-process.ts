@@ -43,7 +43,11 @@ queue.start(async (item, signal) => {
   await redis.multi().rpush("log", entry(item, "start")).rpush("starts", "1").exec();
   await new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, workMs);
-    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+    const stop = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    signal.addEventListener("abort", stop, { once: true });
   });
   if (signal.aborted) return;
   await redis.eval(END, 4, `done:${idOf(item)}`, "log", "log-ends", "progress", process.pid, entry(item, "end"), idOf(item));

@@ -17,6 +17,7 @@ export function stubService(overrides: Partial<AgentService> = {}): StubService 
     registerSurfaceTools: (surface, tools) => void registered.set(surface, tools),
     admit: async () => ({ kind: "admitted" }),
     registerPresenter: () => {},
+    registerContextLoader: () => {},
     submit: async () => {
       throw new Error("stubService: submit was not expected");
     },

@@ -1,12 +1,14 @@
 // An in-memory KeyValueStore that keeps the TTL each key was written with, for unit tests.
 import type { KeyValueStore } from "../../src/memory/types.js";
 
-export function mapStore(): KeyValueStore & { data: Map<string, unknown>; ttls: Map<string, number | undefined> } {
+export function mapStore(): KeyValueStore & { data: Map<string, unknown>; ttls: Map<string, number | undefined>; sets: Map<string, Set<string>> } {
   const data = new Map<string, unknown>();
+  const sets = new Map<string, Set<string>>();
   const ttls = new Map<string, number | undefined>();
   return {
     data,
     ttls,
+    sets,
     get: async (key) => data.get(key),
     set: async (key, value, ttl) => void (data.set(key, value), ttls.set(key, ttl)),
     delete: async (key) => data.delete(key),
@@ -17,6 +19,9 @@ export function mapStore(): KeyValueStore & { data: Map<string, unknown>; ttls: 
       data.set(key, total);
       return total;
     },
+    addToSet: async (key, member) => void sets.set(key, (sets.get(key) ?? new Set<string>()).add(member)),
+    removeFromSet: async (key, member) => void sets.get(key)?.delete(member),
+    setMembers: async (key) => [...(sets.get(key) ?? [])],
     close: async () => undefined,
   };
 }

@@ -97,7 +97,8 @@ export function createDiscordAdapter(deps: DiscordAdapterDeps): ChatAdapter {
   });
   client.on(Events.MessageCreate, (message) => {
     const botId = client.user?.id;
-    if (!accepting || !botId || !isForBot(message, botId)) return;
+    // Also while stopping (the gateway is open until the drain ends): the mention is recorded, and the next start answers it; Discord never sends it again.
+    if (!botId || !isForBot(message, botId)) return;
     inFlight.track("discord: a mention", handleMention(context, message, botId));
   });
   client.on(Events.Error, (error) => logger.error({ err: error }, "discord client error"));

@@ -2,7 +2,7 @@
 // it, then answer a memory command (redeliveries skipped by event id) or submit the question to
 // the runner, whose intake record is its dedupe, also after a restart.
 import type { Task } from "../../agent/service.js";
-import { loadThreadContext } from "./thread-context.js";
+import { contextSourceOf } from "./thread-context-source.js";
 import { admitQuestion, showAudit, showSettings } from "./governance-replies.js";
 import { showFeedback } from "./feedback-listing.js";
 import { classifyMessage, type EntryPoint, type IncomingMessage } from "./incoming-message.js";
@@ -41,16 +41,9 @@ async function forget(runtime: SlackRuntime, message: IncomingMessage): Promise<
 async function submitQuestion(runtime: SlackRuntime, message: IncomingMessage): Promise<void> {
   try {
     if (!(await admitQuestion(runtime, message))) return;
-    // Only a channel thread holds other people's words; a DM or Messages tab thread is already in the conversation's memory.
-    const threadContext =
-      message.entry !== "mention" || message.threadTs === undefined
-        ? undefined
-        : await loadThreadContext(
-            runtime.client,
-            { channel: message.place.channel, threadTs: message.threadTs, beforeTs: message.ts, botUserId: runtime.botUserId() },
-            runtime.logger,
-          );
-    const task: Task = { origin: originOf(message), text: message.text, admitted: true, ...(threadContext && threadContext.length > 0 ? { threadContext } : {}) };
+    // Recorded first: the worker reads the thread (a slow Slack call) when the run starts.
+    const contextSource = contextSourceOf(message);
+    const task: Task = { origin: originOf(message), text: message.text, admitted: true, ...(contextSource ? { contextSource } : {}) };
     const submitted = await runtime.service.submit(task, message.dedupeKey);
     if (submitted.kind === "duplicate") runtime.logger.info({ event: message.dedupeKey, state: submitted.state }, "message already taken; ignoring the redelivery");
   } catch (error) {
@@ -62,14 +55,15 @@ async function submitQuestion(runtime: SlackRuntime, message: IncomingMessage): 
 /** Never throws. */
 export async function handleMessage(runtime: SlackRuntime, entry: EntryPoint, body: unknown, fallbackTeam?: string): Promise<void> {
   const { logger } = runtime;
-  if (!runtime.accepting()) return;
   const incoming = classifyMessage(entry, body, runtime.botUserId(), fallbackTeam);
   if (incoming.kind === "ignore") {
     logger.debug({ entry, reason: incoming.reason }, "event ignored");
     return;
   }
   const { message } = incoming;
+  // Slack acked it already: a question that arrives while the transport closes is still recorded, and the next start answers it.
   if (incoming.kind === "ask") return submitQuestion(runtime, message);
+  if (!runtime.accepting()) return;
   try {
     const fresh = await runtime.store.setIfAbsent(`slack:event:${message.dedupeKey}`, true, EVENT_ID_TTL_MS);
     if (!fresh) {

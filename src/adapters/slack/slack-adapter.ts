@@ -18,6 +18,7 @@ import { boltLogger } from "./bolt-logger.js";
 import { createSlackTools } from "./chat-tools.js";
 import { handleApprovalClick, handleApprovalExpired } from "./handle-approval.js";
 import { handleMessage } from "./handle-message.js";
+import { slackContextLoader } from "./thread-context-source.js";
 import { slackPresenter } from "./run-presenter.js";
 import { rejectStale } from "./request-freshness.js";
 import { slackErrorCode } from "./slack-api-error.js";
@@ -105,6 +106,7 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
 
   service.registerSurfaceTools("slack", createSlackTools(client, writeClient));
   service.registerPresenter("slack", slackPresenter(runtime));
+  service.registerContextLoader("slack", slackContextLoader(client, runtime.botUserId, logger));
   service.onApprovalExpired("slack", (pending, outcome) => inFlight.track("showing an expired Slack approval", handleApprovalExpired(runtime, pending, outcome)));
 
   function buildApp(identity: { botUserId?: string; botId?: string }): App {

@@ -19,6 +19,6 @@ export interface SlackRuntime {
   readonly now: () => number;
   /** The bot's own user id (auth.test), once started. */
   botUserId(): string | undefined;
-  /** False once stop() began: new events are left for a redelivery or another replica. */
+  /** False once stop() began: clicks are told to come back; a question Slack delivered is still recorded (it was acked, so no redelivery comes). */
   accepting(): boolean;
 }

@@ -1,0 +1,83 @@
+// Slack intake: a question is recorded before anything slow happens (reading the thread), so a
+// crash between Slack's ack and the run loses nothing; the worker reads the thread when it runs.
+import { afterEach, describe, expect, it } from "vitest";
+import { webApi } from "@slack/bolt";
+import { handleMessage } from "../src/adapters/slack/handle-message.js";
+import type { SlackRuntime } from "../src/adapters/slack/slack-runtime.js";
+import { DEFAULT_STREAM_LIMITS } from "../src/adapters/slack/stream-limits.js";
+import { ScriptedModel } from "../src/agent/model-scripted.js";
+import type { ModelRequest } from "../src/agent/types.js";
+import { silentLogger } from "../src/logger.js";
+import { intakeIdFor } from "../src/runs/intake-store.js";
+import { BOT_USER_ID } from "./support/fake-slack.js";
+import { startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";
+import { mentionEvent, postEvent } from "./support/fake-slack-requests.js";
+import { until } from "./support/memory-test-kit.js";
+
+const open: SlackHarness[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((harness) => harness.close()));
+});
+
+const ROOT = "1700300000.000100";
+const QUESTION = "1700300002.000100";
+const answering = () => new ScriptedModel([], { whenExhausted: { text: "Here is what the thread says." } });
+const threadText = (request: ModelRequest) => request.messages.filter((message) => message.role === "user").map((message) => message.content);
+
+async function threadWithQuestion(model: ScriptedModel): Promise<SlackHarness> {
+  const harness = await startSlackHarness({ model });
+  open.push(harness);
+  harness.fake.addMessage({ channel: "C0GENERAL", ts: ROOT, user: "U0BOB", text: "the deploy failed at 09:12" });
+  harness.fake.addMessage({ channel: "C0GENERAL", ts: "1700300001.000100", thread_ts: ROOT, user: "U0CAROL", text: "the disk is full on web-3" });
+  return harness;
+}
+
+describe("Slack intake", () => {
+  it("records a threaded question before reading the thread; after a crash in between, the next start answers it with the thread", async () => {
+    const model = answering();
+    const harness = await threadWithQuestion(model);
+    harness.fake.fail("conversations.replies", { hang: true });
+    await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> what went wrong?`, ts: QUESTION, thread_ts: ROOT }));
+    await harness.fake.waitForCall("conversations.replies");
+    // The thread read is still in flight, and the message is already recorded.
+    expect(await harness.store.get(`intake:${intakeIdFor("slack", `C0GENERAL:${QUESTION}`)}`)).toMatchObject({ state: expect.stringMatching(/received|running/) });
+
+    // The process stops with the read in flight; the next one takes the message up and reads the thread itself.
+    await harness.service.close(20);
+    await harness.restart();
+    await harness.service.recover();
+    await harness.fake.waitForCall("chat.postMessage", (call) => call.args.text === "Here is what the thread says." && call.args.thread_ts === ROOT, 10_000);
+    expect(harness.fake.callsTo("chat.postMessage").filter((call) => call.args.text === "Here is what the thread says.")).toHaveLength(1);
+    expect(model.requests).toHaveLength(1);
+    expect(threadText(model.requests[0]!)).toContain("<@U0CAROL>: the disk is full on web-3");
+  });
+
+  it("a question delivered while the adapter stops (Slack acked it) is still recorded, not dropped", async () => {
+    const model = answering();
+    const harness = await startSlackHarness({ model });
+    open.push(harness);
+    const runtime: SlackRuntime = {
+      client: new webApi.WebClient("xoxb-test-token", { slackApiUrl: harness.fake.apiUrl }),
+      service: harness.service,
+      store: harness.store,
+      logger: silentLogger,
+      approvers: [],
+      streamLimits: DEFAULT_STREAM_LIMITS,
+      now: Date.now,
+      botUserId: () => BOT_USER_ID,
+      accepting: () => false,
+    };
+    await handleMessage(runtime, "mention", mentionEvent({ text: `<@${BOT_USER_ID}> are you there?`, ts: "1700300100.000100" }));
+    expect(await harness.store.get(`intake:${intakeIdFor("slack", "C0GENERAL:1700300100.000100")}`)).toMatchObject({ task: { text: "are you there?" } });
+    await until(() => model.requests.length === 1, "the run");
+  });
+
+  it("the worker reads the thread when the run starts, and the model gets what people wrote there", async () => {
+    const model = answering();
+    const harness = await threadWithQuestion(model);
+    await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> what went wrong?`, ts: QUESTION, thread_ts: ROOT }));
+    await until(() => model.requests.length === 1, "the model call");
+    expect(threadText(model.requests[0]!)).toEqual(expect.arrayContaining(["<@U0BOB>: the deploy failed at 09:12", "<@U0CAROL>: the disk is full on web-3"]));
+    expect(threadText(model.requests[0]!).at(-1)).toBe("what went wrong?");
+  });
+});

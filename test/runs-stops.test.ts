@@ -1,0 +1,107 @@
+// Stop requests (src/runs/run-stops.ts) against a real SQLite store: a process that owns its store
+// keeps stops in memory (no store work per run); with a shared store a stop asked on another
+// process arrives at the next poll, a poll reads one key however many runs are in flight, and a
+// stop left from before a pause does not stop the resumed run.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { silentLogger } from "../src/logger.js";
+import { openStore } from "../src/memory/keyv-store.js";
+import type { KeyValueStore } from "../src/memory/types.js";
+import { createRunStops, type RunStops } from "../src/runs/run-stops.js";
+
+const alice = { id: "alice", name: "Alice" };
+const POLL_MS = 20;
+
+const cleanup: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+/** A real SQLite store that records every key read, written and deleted. */
+async function recordedStore(): Promise<{ store: KeyValueStore; reads: string[]; writes: string[] }> {
+  const inner = await openStore(`sqlite://${join(mkdtempSync(join(tmpdir(), "run-stops-")), "bot.sqlite")}`, silentLogger);
+  cleanup.push(() => inner.close());
+  const reads: string[] = [];
+  const writes: string[] = [];
+  const store: KeyValueStore = {
+    ...inner,
+    get: (key) => (reads.push(key), inner.get(key)),
+    set: (key, value, ttlMs) => (writes.push(key), inner.set(key, value, ttlMs)),
+    delete: (key) => (writes.push(key), inner.delete(key)),
+  };
+  return { store, reads, writes };
+}
+
+function stopsOn(store: KeyValueStore, shared: boolean): RunStops {
+  const stops = createRunStops({ store, shared, logger: silentLogger, ttlMs: 60_000, pollMs: POLL_MS });
+  cleanup.push(() => stops.close());
+  return stops;
+}
+
+const aborted = (signal: AbortSignal) => new Promise<unknown>((resolve) => signal.addEventListener("abort", () => resolve(signal.reason), { once: true }));
+const polls = (count: number) => new Promise((resolve) => setTimeout(resolve, POLL_MS * count));
+
+describe("stops on a store this process owns", () => {
+  it("stops a run here at once, refuses anyone else, and touches the store not at all", async () => {
+    const { store, reads, writes } = await recordedStore();
+    const stops = stopsOn(store, false);
+    const watch = stops.watch("run-1", alice);
+    expect(await stops.request("run-1", { id: "mallory" }, false)).toEqual({ kind: "not_allowed", requester: alice });
+    expect(watch.signal.aborted).toBe(false);
+    expect(await stops.request("run-1", { id: "boss", name: "Boss" }, true)).toEqual({ kind: "stopping" });
+    expect(watch.signal.reason).toMatchObject({ guard: "stopped", sentence: "Stopped by Boss." });
+    watch.dispose();
+    expect(await stops.request("run-1", alice, false)).toEqual({ kind: "not_running" });
+    expect([...reads, ...writes]).toEqual([]);
+  });
+});
+
+describe("stops on a shared store", () => {
+  it("a stop asked on another process arrives at the running process's next poll", async () => {
+    const { store } = await recordedStore();
+    const running = stopsOn(store, true);
+    const other = stopsOn(store, true);
+    const watch = running.watch("run-2", alice);
+    await polls(2);
+    expect(await other.request("run-2", { id: "mallory" }, false)).toEqual({ kind: "not_allowed", requester: alice });
+    expect(await other.request("run-2", alice, false)).toEqual({ kind: "stopping" });
+    expect(await aborted(watch.signal)).toMatchObject({ guard: "stopped", sentence: "Stopped by Alice." });
+  });
+
+  it("a poll reads one key while nobody asks for a stop, however many runs are in flight", async () => {
+    const { store, reads } = await recordedStore();
+    const stops = stopsOn(store, true);
+    for (let index = 0; index < 50; index++) stops.watch(`run-${index}`, alice);
+    await polls(5);
+    expect(reads.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(reads)).toEqual(new Set(["run:stops:latest"]));
+  });
+
+  it("a stop left after the run paused does not stop it when it resumes", async () => {
+    const { store } = await recordedStore();
+    const running = stopsOn(store, true);
+    const other = stopsOn(store, true);
+    const first = running.watch("run-3", alice);
+    await polls(1);
+    // The click is taken on another process just as the run pauses here.
+    expect(await other.request("run-3", alice, false)).toEqual({ kind: "stopping" });
+    first.dispose();
+    await running.close();
+    const resumed = stopsOn(store, true).watch("run-3", alice);
+    await polls(4);
+    expect(resumed.signal.aborted).toBe(false);
+  });
+
+  it("clears a finished run's record without making the run wait, and close waits for it", async () => {
+    const { store } = await recordedStore();
+    const stops = stopsOn(store, true);
+    const watch = stops.watch("run-4", alice);
+    await polls(1);
+    expect(await store.get("run:live:run-4")).toEqual({ requester: alice });
+    expect(watch.dispose()).toBeUndefined();
+    await stops.close();
+    expect(await store.get("run:live:run-4")).toBeUndefined();
+  });
+});

@@ -1,0 +1,116 @@
+// The store's atomic sets (KeyValueStore addToSet / removeFromSet / setMembers) and the lists
+// built on them: unfinished messages and waiting approvals. Two clients of one store stand for
+// two bot processes; with read-modify-write lists they lost each other's entries.
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApprovalStore } from "../src/agent/approval-store.js";
+import type { RunState } from "../src/agent/run-state.js";
+import { silentLogger } from "../src/logger.js";
+import { openStore } from "../src/memory/keyv-store.js";
+import type { KeyValueStore } from "../src/memory/types.js";
+import { createIntakeStore, type IntakeRecord } from "../src/runs/intake-store.js";
+import { temporaryFolder } from "./support/memory-test-kit.js";
+import { startRedisServer, type RedisServer } from "./support/redis-server.js";
+import { redisAvailable } from "./support/redis-suite.js";
+
+interface Backend {
+  readonly name: string;
+  url(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+function sqlite(): Backend {
+  let folder: Awaited<ReturnType<typeof temporaryFolder>> | undefined;
+  return {
+    name: "SQLite",
+    async url() {
+      folder ??= await temporaryFolder();
+      return `sqlite://${join(folder.path, "sets.sqlite")}`;
+    },
+    stop: async () => folder?.remove(),
+  };
+}
+
+function redis(): Backend {
+  let server: RedisServer | undefined;
+  return {
+    name: "Redis",
+    async url() {
+      server ??= await startRedisServer();
+      return server.url;
+    },
+    stop: async () => server?.stop(),
+  };
+}
+
+const record = (index: number): IntakeRecord => ({
+  version: 1,
+  id: `msg${index}`,
+  state: "received",
+  owner: "boot",
+  task: { origin: { surface: "console", conversationKey: `console:c${index}`, requester: { id: "alice" }, place: {} }, text: `q${index}` },
+  receivedAt: 1_000 + index,
+});
+
+const pausedRun = (index: number) => {
+  const runId = `run${index}`;
+  const origin = { surface: "console" as const, conversationKey: `console:a${index}`, requester: { id: "alice" }, place: {} };
+  const pending = { runId, callId: "w1", tool: "post_note", args: { text: "hi" }, requester: { id: "alice" }, origin, expiresAt: 5_000 + index };
+  return { state: { version: 1, runId, origin, question: "q", messages: [], steps: [], guards: { repeat: { streak: 0 }, recent: [], errorStreak: 0 }, usage: { promptTokens: 0, completionTokens: 0 }, elapsedMs: 0 } as unknown as RunState, pending };
+};
+
+describe.each([sqlite(), ...(redisAvailable ? [redis()] : [])])("$name sets", (backend) => {
+  let first: KeyValueStore;
+  let second: KeyValueStore;
+  beforeAll(async () => {
+    const url = await backend.url();
+    first = await openStore(url, silentLogger);
+    second = await openStore(url, silentLogger);
+  });
+  afterAll(async () => {
+    await first.close();
+    await second.close();
+    await backend.stop();
+  });
+
+  it("keeps every member when two clients add at once; an add twice is one member; removal takes one", async () => {
+    await Promise.all(Array.from({ length: 40 }, (_, index) => (index % 2 === 0 ? first : second).addToSet("set:race", `m${index}`, 60_000)));
+    await first.addToSet("set:race", "m0", 60_000);
+    expect((await second.setMembers("set:race")).sort()).toEqual(Array.from({ length: 40 }, (_, index) => `m${index}`).sort());
+    await Promise.all([first.removeFromSet("set:race", "m1"), second.removeFromSet("set:race", "m2"), first.removeFromSet("set:race", "absent")]);
+    expect(await first.setMembers("set:race")).toHaveLength(38);
+    expect(await first.setMembers("set:none")).toEqual([]);
+  });
+
+  it("a set expires its TTL after its latest add", async () => {
+    await first.addToSet("set:short", "a", 100);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(await second.setMembers("set:short")).toEqual([]);
+    await first.addToSet("set:kept", "a");
+    expect(await second.setMembers("set:kept")).toEqual(["a"]);
+  });
+
+  it("refuses a bad TTL", async () => {
+    await expect(first.addToSet("set:bad", "a", 0)).rejects.toThrow(/TTL/);
+  });
+
+  it("lists every unfinished message two processes received at once, and forgets the done ones", async () => {
+    const intakes = [createIntakeStore(first), createIntakeStore(second)];
+    await Promise.all(Array.from({ length: 30 }, (_, index) => intakes[index % 2]!.receive(record(index))));
+    expect((await intakes[0]!.unfinished()).map((entry) => entry.id)).toEqual(Array.from({ length: 30 }, (_, index) => `msg${index}`));
+    await Promise.all(Array.from({ length: 15 }, (_, index) => intakes[index % 2]!.update({ ...record(index), state: "done", result: "answered" })));
+    await intakes[1]!.drop("msg29");
+    // A redelivery of a done message leaves no entry behind.
+    await intakes[0]!.receive({ ...record(3), receivedAt: 9_999 });
+    expect((await intakes[1]!.unfinished()).map((entry) => entry.id)).toEqual(Array.from({ length: 14 }, (_, index) => `msg${index + 15}`));
+  });
+
+  it("lists every approval two processes paused at once, soonest first, and forgets the removed ones", async () => {
+    const key = async () => Buffer.alloc(32, 7);
+    const approvals = [first, second].map((store) => createApprovalStore({ store, key, logger: silentLogger, clock: () => 1_000 }));
+    await Promise.all(Array.from({ length: 20 }, (_, index) => approvals[index % 2]!.save(pausedRun(index))));
+    expect((await approvals[1]!.waiting()).map((entry) => entry.runId)).toEqual(Array.from({ length: 20 }, (_, index) => `run${index}`));
+    await Promise.all(Array.from({ length: 10 }, (_, index) => approvals[index % 2]!.remove(`run${index}`)));
+    expect((await approvals[0]!.waiting()).map((entry) => entry.runId)).toEqual(Array.from({ length: 10 }, (_, index) => `run${index + 10}`));
+  });
+});
