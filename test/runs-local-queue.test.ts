@@ -92,6 +92,21 @@ describe("in-process work queue", () => {
     await queue.close(100);
   });
 
+  it("tries an item whose handler rejected again, with backoff, until it settles", async () => {
+    const queue = createLocalWorkQueue(silentLogger);
+    let tries = 0;
+    const done = gate();
+    queue.start(async () => {
+      tries += 1;
+      if (tries < 3) throw new Error("store down");
+      done.open();
+    }, 1);
+    await queue.add(run("c", "1"));
+    await done.promise;
+    expect(tries).toBe(3);
+    await queue.close(100);
+  });
+
   it("on close starts nothing more, aborts running handlers after the grace, and waits for them", async () => {
     const queue = createLocalWorkQueue(silentLogger);
     const started: string[] = [];
