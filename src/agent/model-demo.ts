@@ -77,9 +77,10 @@ function demoReply(request: ModelRequest): ModelReply {
 /** Always the same call, so the repeat guard has something to stop. */
 function loopingReply(request: ModelRequest): ModelReply {
   if (request.tools.length > 0) return toolCall(request.messages, { name: "current_time", args: { timezone: "UTC" } });
-  const results = request.messages.filter((message) => message.role === "tool");
-  const found = results[0] ? `I looked up the current time: ${firstLine(results[0].content)}.` : "I tried to look up the current time.";
-  const calls = allCalls(request.messages).length;
+  const { calls: made, results } = callsAndResults(request.messages);
+  const first = [...results.values()][0];
+  const found = first !== undefined ? `I looked up the current time: ${firstLine(first)}.` : "I tried to look up the current time.";
+  const calls = made.length;
   return text(
     `${found} Then I kept making the same current_time call with the same arguments (${calls} ${calls === 1 ? "call" : "calls"} in all) ` +
       "instead of answering, so I was stopped. Nothing new came from the repeats; the time above is all I found.",
@@ -153,9 +154,24 @@ function describeOutcome(call: ToolCall, result: string | undefined): string {
   return `${call.name}: ${firstLine(result)}`;
 }
 
-function summaryOf(messages: readonly ChatMessage[]): string {
+/** The summary request carries calls and results as text (see flattenForSummary in summary.ts): read them back too. */
+function callsAndResults(messages: readonly ChatMessage[]): { readonly calls: ToolCall[]; readonly results: Map<string, string> } {
+  const calls = allCalls(messages);
   const results = resultsById(messages);
-  const lines = allCalls(messages)
+  for (const message of messages) {
+    if (typeof message.content !== "string" || message.role === "tool") continue;
+    for (const [, name, args, id] of message.content.matchAll(FLAT_CALL)) calls.push({ id: id!, name: name!, arguments: args! });
+    for (const [, id, content] of message.content.matchAll(FLAT_RESULT)) results.set(id!, content!);
+  }
+  return { calls, results };
+}
+
+const FLAT_CALL = /\[called ([\w-]+)\((.*)\) as ([^\]\s]+)\]/g;
+const FLAT_RESULT = /\[tool result ([^\]\s]+)\]\n([\s\S]*?)(?=\n\n\[|$)/g;
+
+function summaryOf(messages: readonly ChatMessage[]): string {
+  const { calls, results } = callsAndResults(messages);
+  const lines = calls
     .filter((call) => results.has(call.id))
     .slice(-10)
     .map((call) => `- ${call.name} ${describeArgs(call)}: ${firstLine(results.get(call.id) ?? "")}`);

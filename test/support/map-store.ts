@@ -10,9 +10,16 @@ export function mapStore(): KeyValueStore & { data: Map<string, unknown>; ttls: 
     ttls,
     sets,
     get: async (key) => data.get(key),
-    set: async (key, value, ttl) => void (data.set(key, value), ttls.set(key, ttl)),
+    set: async (key, value, ttl) => {
+      data.set(key, value);
+      ttls.set(key, ttl);
+    },
     delete: async (key) => data.delete(key),
-    setIfAbsent: async (key, value) => (data.has(key) ? false : (data.set(key, value), true)),
+    setIfAbsent: async (key, value) => {
+      if (data.has(key)) return false;
+      data.set(key, value);
+      return true;
+    },
     increment: async (key, by, ttl) => {
       const total = (typeof data.get(key) === "number" ? (data.get(key) as number) : 0) + by;
       if (!data.has(key)) ttls.set(key, ttl);
