@@ -27,9 +27,18 @@ async function recordedStore(): Promise<{ store: KeyValueStore; reads: string[];
   const writes: string[] = [];
   const store: KeyValueStore = {
     ...inner,
-    get: (key) => (reads.push(key), inner.get(key)),
-    set: (key, value, ttlMs) => (writes.push(key), inner.set(key, value, ttlMs)),
-    delete: (key) => (writes.push(key), inner.delete(key)),
+    get: (key) => {
+      reads.push(key);
+      return inner.get(key);
+    },
+    set: (key, value, ttlMs) => {
+      writes.push(key);
+      return inner.set(key, value, ttlMs);
+    },
+    delete: (key) => {
+      writes.push(key);
+      return inner.delete(key);
+    },
   };
   return { store, reads, writes };
 }

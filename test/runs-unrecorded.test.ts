@@ -16,7 +16,13 @@ async function harnessRecordingWrites(model: ScriptedModel): Promise<{ harness: 
   const folder = await temporaryFolder();
   cleanup.push(() => folder.remove());
   const written: string[] = [];
-  const recording = (store: KeyValueStore): KeyValueStore => ({ ...store, set: (key, value, ttlMs) => (written.push(key), store.set(key, value, ttlMs)) });
+  const recording = (store: KeyValueStore): KeyValueStore => ({
+    ...store,
+    set: (key, value, ttlMs) => {
+      written.push(key);
+      return store.set(key, value, ttlMs);
+    },
+  });
   const harness = await startService({ model, storeUrl: `sqlite://${folder.path}/runs.sqlite`, wrapStore: recording });
   cleanup.push(() => harness.close());
   return { harness, written };
