@@ -35,6 +35,8 @@ export interface FakeOpenAI {
   /** Every chat-completions request, in arrival order. */
   readonly requests: RecordedRequest[];
   enqueue(...responses: ScriptedResponse[]): void;
+  /** How many requests left hanging the client gave up on (it closed the connection: a cancelled call). */
+  cancelled(): number;
   /** Resolves once at least `count` requests arrived; rejects after `timeoutMs`. */
   waitForRequests(count: number, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -88,6 +90,8 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   const queue: ScriptedResponse[] = [];
   const requests: RecordedRequest[] = [];
   const waiters = new Set<() => void>();
+  let cancelled = 0;
+  let closing = false;
 
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -103,7 +107,12 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     for (const wake of waiters) wake();
     const next = queue.shift() ?? EXHAUSTED;
     const response = typeof next === "function" ? next(recorded) : next;
-    if (response.hang) return;
+    if (response.hang) {
+      res.once("close", () => {
+        if (!closing) cancelled += 1;
+      });
+      return;
+    }
     if (response.delayMs) setTimeout(() => send(res, response), response.delayMs);
     else send(res, response);
   });
@@ -116,6 +125,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     baseUrl: `${url}/v1`,
     requests,
     enqueue: (...responses) => void queue.push(...responses),
+    cancelled: () => cancelled,
     waitForRequests(count, timeoutMs = 5_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
@@ -133,6 +143,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       });
     },
     async close() {
+      closing = true;
       server.closeAllConnections();
       server.close();
       await once(server, "close");

@@ -2,13 +2,15 @@
 // message in the thread, posted once and then edited with chat.update, at most once per
 // interval. A trace that outgrows one message continues in the next one in the same thread;
 // earlier pages are only edited when their text changes. Rate limits are honoured by the
-// client (it waits out Retry-After); edits shown meanwhile are coalesced.
+// client (it waits out Retry-After); edits shown meanwhile are coalesced. While the run works
+// the first page carries the run's Stop button; the last text shown without a run id removes it.
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../../logger.js";
 import { splitText } from "../split-text.js";
 import { neutraliseMentions } from "./neutralise-mentions.js";
 import { codeBlock } from "./slack-text.js";
 import { createThrottledWriter } from "../throttled-writer.js";
+import { stopButton } from "./stop-control.js";
 
 const TRACE_EDIT_INTERVAL_MS = 1_000;
 /** Below Slack's 4,000 characters, with room for the heading and the code fence. */
@@ -16,10 +18,27 @@ const TRACE_PAGE_CHARS = 3_000;
 const CONTINUED = "(trace continued)";
 
 export interface MessageTrace {
-  /** Plain text (the model's words included); neutralised and shown verbatim. */
-  show(heading: string, trace: string): void;
+  /**
+   * Plain text (the model's words included); neutralised and shown verbatim. With `stopRunId`
+   * the first page carries that run's Stop button; without it the button goes.
+   */
+  show(heading: string, trace: string, stopRunId?: string): void;
   /** Waits until the last text shown is written. Never throws. */
   flush(): Promise<void>;
+}
+
+interface Shown {
+  readonly pages: readonly string[];
+  readonly stopRunId: string | undefined;
+}
+
+/**
+ * Pure: the blocks of a page. A message with blocks shows them instead of its text, so the page
+ * goes in a markdown block (12,000 characters, well above a page) above the button. An empty list
+ * is what makes chat.update drop the blocks an earlier edit set.
+ */
+export function pageBlocks(text: string, stopRunId: string | undefined) {
+  return stopRunId === undefined ? [] : [{ type: "markdown" as const, text }, { type: "actions" as const, elements: [stopButton(stopRunId)] }];
 }
 
 /** Pure: the messages one trace takes, each within Slack's message size. */
@@ -34,18 +53,28 @@ export function createMessageTrace(
   target: { readonly channel: string; readonly threadTs: string },
   logger: Logger,
 ): MessageTrace {
-  const posted: Array<{ ts: string; text: string }> = [];
-  const writer = createThrottledWriter<readonly string[]>(
-    async (pages) => {
+  const posted: Array<{ ts: string; text: string; stopRunId: string | undefined }> = [];
+  const writer = createThrottledWriter<Shown>(
+    async ({ pages, stopRunId: runId }) => {
       for (const [index, text] of pages.entries()) {
         const page = posted[index];
+        const stopRunId = index === 0 ? runId : undefined;
+        const blocks = pageBlocks(text, stopRunId);
         if (page === undefined) {
-          const response = await client.chat.postMessage({ channel: target.channel, thread_ts: target.threadTs, text, unfurl_links: false, unfurl_media: false });
+          const response = await client.chat.postMessage({
+            channel: target.channel,
+            thread_ts: target.threadTs,
+            text,
+            ...(blocks.length > 0 ? { blocks } : {}),
+            unfurl_links: false,
+            unfurl_media: false,
+          });
           if (typeof response.ts !== "string") return;
-          posted.push({ ts: response.ts, text });
-        } else if (page.text !== text) {
-          await client.chat.update({ channel: target.channel, ts: page.ts, text });
+          posted.push({ ts: response.ts, text, stopRunId });
+        } else if (page.text !== text || page.stopRunId !== stopRunId) {
+          await client.chat.update({ channel: target.channel, ts: page.ts, text, ...(page.stopRunId === undefined && stopRunId === undefined ? {} : { blocks }) });
           page.text = text;
+          page.stopRunId = stopRunId;
         }
       }
     },
@@ -55,7 +84,7 @@ export function createMessageTrace(
     },
   );
   return {
-    show: (heading, trace) => writer.push(tracePages(heading, trace)),
+    show: (heading, trace, stopRunId) => writer.push({ pages: tracePages(heading, trace), stopRunId }),
     flush: () => writer.flush(),
   };
 }

@@ -50,10 +50,13 @@ export function createRunView(deps: RunViewDeps, place: ThreadPlace): RunView {
   const tasks = new Map<string, TaskUpdate>();
   let stream: StreamTrace | undefined;
   let fallback: MessageTrace | undefined;
+  let runId: string | undefined;
 
+  /** The trace message carries the Stop button, so the separate one goes. */
   function showFallback(): void {
     fallback ??= createMessageTrace(client, traceTarget, logger);
-    fallback.show("Working on it…", taskLines(tasks.values()));
+    fallback.show("Working on it…", taskLines(tasks.values()), runId);
+    if (runId !== undefined) void stopControl.close();
   }
 
   /** A refusal is about this run's stream (a channel, a person, a limit), so only this run posts and edits instead. */
@@ -83,7 +86,11 @@ export function createRunView(deps: RunViewDeps, place: ThreadPlace): RunView {
   return {
     sink(event) {
       try {
-        if (event.type === "step_started") stopControl.show(event.runId);
+        if (event.type === "step_started" && runId === undefined) {
+          runId = event.runId;
+          if (fallback) showFallback();
+          else stopControl.show(runId);
+        }
         const line = statusFor(event);
         if (line) status.set(line);
         const updates = taskUpdatesFor(event);
@@ -111,6 +118,7 @@ export function createRunView(deps: RunViewDeps, place: ThreadPlace): RunView {
       await status.stop();
       await stopControl.close();
       await stream?.finish();
+      fallback?.show("Steps so far:", taskLines(tasks.values()));
       await fallback?.flush();
       const text = "Sorry, something went wrong on my side and I could not finish. Please ask again in a moment.";
       await postWithRetry(() => client.chat.postMessage({ channel: replyTarget.channel, ...(replyTarget.threadTs ? { thread_ts: replyTarget.threadTs } : {}), text })).catch(

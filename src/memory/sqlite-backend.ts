@@ -1,0 +1,109 @@
+// The embedded store: a SQLite file through keyv, with the atomic operations as single SQL
+// statements and a sweeper for expired records.
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import KeyvSqlite from "@keyv/sqlite";
+import { StoreUnavailableError } from "../errors.js";
+import type { Logger } from "../logger.js";
+import { asUnavailable, newKeyv, reasonOf, storeOver, type Backend } from "./store-backend.js";
+import type { KeyValueStore } from "./types.js";
+
+const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+const SQLITE_SWEEP_INTERVAL_MS = 10 * 60_000;
+const TABLE = "keyv";
+/** Members of the atomic sets, one row each (keyv's table holds one JSON value per key). */
+const SETS_TABLE = "keyv_sets";
+
+export async function openSqlite(path: string, logger: Logger): Promise<KeyValueStore> {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (error) {
+    throw new StoreUnavailableError(`cannot create the folder for ${path}: ${reasonOf(error)}; make it writable or point STORE_URL elsewhere`);
+  }
+  const adapter = new KeyvSqlite({ uri: `sqlite://${path}`, table: TABLE, busyTimeout: SQLITE_BUSY_TIMEOUT_MS });
+  const deleteExpired = async (): Promise<void> => {
+    await adapter.query(`DELETE FROM ${TABLE} WHERE ${expiresOf("value")} < ?`, Date.now());
+    await adapter.query(`DELETE FROM ${SETS_TABLE} WHERE expires < ?`, Date.now());
+  };
+  try {
+    // WAL lets a second process read while one writes; NORMAL sync is durable across process crashes.
+    await adapter.query("PRAGMA journal_mode = WAL");
+    await adapter.query("PRAGMA synchronous = NORMAL");
+    await adapter.query(`CREATE TABLE IF NOT EXISTS ${SETS_TABLE} (key TEXT NOT NULL, member TEXT NOT NULL, expires INTEGER, PRIMARY KEY (key, member))`);
+    // Also proves the file is writable.
+    await deleteExpired();
+  } catch (error) {
+    await adapter.close().catch(() => undefined);
+    throw new StoreUnavailableError(`cannot open the SQLite file ${path}: ${reasonOf(error)}; check that it is a writable file or point STORE_URL elsewhere`);
+  }
+  // Records with a TTL that nobody reads again (processed event ids) would otherwise pile up.
+  const sweeper = setInterval(() => {
+    deleteExpired().catch((error: unknown) => logger.warn({ err: error }, `Could not delete expired records from the SQLite file ${path}`));
+  }, SQLITE_SWEEP_INTERVAL_MS);
+  sweeper.unref();
+
+  const backend: Backend = {
+    keyv: newKeyv(adapter),
+    description: `SQLite file ${path}`,
+    async insertIfAbsent(key, serialized, _ttlMs) {
+      // One statement: a new key is inserted, an expired record is overwritten, a live one wins.
+      const rows = (await adapter.query(
+        `INSERT INTO ${TABLE} (key, value) VALUES (?, ?)
+         ON CONFLICT(key) DO UPDATE SET value = excluded.value WHERE ${expiresOf(`${TABLE}.value`)} < ?
+         RETURNING key`,
+        key,
+        serialized,
+        Date.now(),
+      )) as unknown[];
+      return rows.length === 1;
+    },
+    async incrementBy(key, by, ttlMs) {
+      // One statement, so racing processes never lose an addition; the record stays keyv's JSON shape.
+      const now = Date.now();
+      const rows = (await adapter.query(
+        `INSERT INTO ${TABLE} (key, value) VALUES (?, json_object('value', ?, 'expires', ?))
+         ON CONFLICT(key) DO UPDATE SET value = CASE
+           WHEN NOT json_valid(${TABLE}.value) THEN excluded.value
+           WHEN ${expiresOf(`${TABLE}.value`)} < ? THEN excluded.value
+           WHEN json_type(${TABLE}.value, '$.value') NOT IN ('integer', 'real') THEN excluded.value
+           ELSE json_set(${TABLE}.value, '$.value', json_extract(${TABLE}.value, '$.value') + ?) END
+         RETURNING json_extract(value, '$.value') AS total`,
+        key,
+        by,
+        now + ttlMs,
+        now,
+        by,
+      )) as Array<{ total: number }>;
+      return Number(rows[0]?.total ?? by);
+    },
+    async addMember(key, member, ttlMs) {
+      // A member already there keeps its row (and so its place in the order added).
+      await adapter.query(`INSERT INTO ${SETS_TABLE} (key, member) VALUES (?, ?) ON CONFLICT(key, member) DO NOTHING`, key, member);
+      await adapter.query(`UPDATE ${SETS_TABLE} SET expires = ? WHERE key = ?`, ttlMs === undefined ? null : Date.now() + ttlMs, key);
+    },
+    async removeMember(key, member) {
+      await adapter.query(`DELETE FROM ${SETS_TABLE} WHERE key = ? AND member = ?`, key, member);
+    },
+    async members(key) {
+      const rows = (await adapter.query(`SELECT member FROM ${SETS_TABLE} WHERE key = ? AND (expires IS NULL OR expires >= ?) ORDER BY rowid`, key, Date.now())) as Array<{ member: string }>;
+      return rows.map((row) => row.member);
+    },
+    async guard(operation) {
+      try {
+        return await operation();
+      } catch (error) {
+        throw asUnavailable(error, `the SQLite file ${path} failed`);
+      }
+    },
+    async close() {
+      clearInterval(sweeper);
+      await adapter.close();
+    },
+  };
+  return storeOver(backend, logger);
+}
+
+/** SQL for the expiry keyv writes into each record, or NULL (never expires, or not JSON). */
+function expiresOf(column: string): string {
+  return `(CASE WHEN json_valid(${column}) THEN json_extract(${column}, '$.expires') END)`;
+}

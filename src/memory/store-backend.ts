@@ -1,0 +1,113 @@
+// What the SQLite and Redis backends share: the few operations each does its own way (atomic
+// insert, increment, sets), and the KeyValueStore built over them with keyv, TTL checks and the
+// failure policy (every backend failure surfaces as StoreUnavailableError).
+import { Keyv } from "keyv";
+import type KeyvSqlite from "@keyv/sqlite";
+import type KeyvRedis from "@keyv/redis";
+import { StoreUnavailableError } from "../errors.js";
+import type { Logger } from "../logger.js";
+import type { KeyValueStore } from "./types.js";
+
+export interface Backend {
+  readonly keyv: Keyv;
+  readonly description: string;
+  /** Writes an already serialised record unless a live one exists; true when it wrote. */
+  insertIfAbsent(key: string, serialized: string, ttlMs: number | undefined): Promise<boolean>;
+  /** Adds `by` in one atomic operation; a new or expired counter gets the TTL. Returns the total. */
+  incrementBy(key: string, by: number, ttlMs: number): Promise<number>;
+  addMember(key: string, member: string, ttlMs: number | undefined): Promise<void>;
+  removeMember(key: string, member: string): Promise<void>;
+  members(key: string): Promise<string[]>;
+  /** Runs an operation with the backend's failure policy (deadline, error mapping). */
+  guard<T>(operation: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export function newKeyv(adapter: KeyvSqlite | KeyvRedis<unknown>): Keyv {
+  // Keys are stored exactly as given (no namespace prefix), so raw statements address the same rows.
+  // Values are JSON by contract, so plain JSON replaces keyv's slower Buffer-aware codec.
+  const keyv = new Keyv(adapter, {
+    namespace: undefined,
+    useKeyPrefix: false,
+    throwOnErrors: true,
+    serialize: (data) => JSON.stringify(data),
+    deserialize: (text) => JSON.parse(text) as never,
+  });
+  // Failures reach callers as thrown errors (throwOnErrors); the event copy needs no listener work.
+  keyv.on("error", () => undefined);
+  return keyv;
+}
+
+export function storeOver(backend: Backend, logger: Logger): KeyValueStore {
+  const { keyv } = backend;
+  let closed: Promise<void> | undefined;
+  return {
+    get: (key) =>
+      backend.guard(async () => {
+        try {
+          return await keyv.get(key);
+        } catch (error) {
+          if (!(error instanceof SyntaxError)) throw error;
+          logger.warn({ key, err: error }, `Skipped a stored record that is not valid JSON in the ${backend.description}`);
+          return undefined;
+        }
+      }),
+    set: (key, value, ttlMs) =>
+      backend.guard(async () => {
+        await keyv.set(key, value, checkedTtl(ttlMs));
+      }),
+    delete: (key) => backend.guard(() => keyv.delete(key)),
+    setIfAbsent: (key, value, ttlMs) =>
+      backend.guard(async () => {
+        const ttl = checkedTtl(ttlMs);
+        const serialized = await keyv.serializeData({ value, expires: ttl === undefined ? undefined : Date.now() + ttl });
+        return backend.insertIfAbsent(key, String(serialized), ttl);
+      }),
+    increment: (key, by, ttlMs) =>
+      backend.guard(async () => {
+        if (!Number.isSafeInteger(by)) throw new RangeError(`A store increment must be a whole number (got ${by})`);
+        return backend.incrementBy(key, by, checkedTtl(ttlMs)!);
+      }),
+    addToSet: (key, member, ttlMs) => backend.guard(() => backend.addMember(key, member, checkedTtl(ttlMs))),
+    removeFromSet: (key, member) => backend.guard(() => backend.removeMember(key, member)),
+    setMembers: (key) => backend.guard(() => backend.members(key)),
+    close: () => {
+      closed ??= backend.close().catch((error: unknown) => {
+        logger.warn({ err: error }, `Closing the ${backend.description} failed`);
+      });
+      return closed;
+    },
+  };
+}
+
+function checkedTtl(ttlMs: number | undefined): number | undefined {
+  if (ttlMs === undefined) return undefined;
+  if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new RangeError(`A store TTL must be a positive number of milliseconds (got ${ttlMs})`);
+  return Math.ceil(ttlMs);
+}
+
+export class DeadlineError extends Error {}
+
+export async function withinDeadline<T>(operation: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DeadlineError(`no answer after ${ms} ms ${what}`)), ms);
+  });
+  operation.catch(() => undefined);
+  try {
+    return await Promise.race([operation, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function asUnavailable(error: unknown, context: string): Error {
+  if (error instanceof StoreUnavailableError || error instanceof RangeError) return error;
+  return new StoreUnavailableError(`${context}: ${reasonOf(error)}`);
+}
+
+export function reasonOf(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return reasonOf(error.errors[0]);
+  if (error instanceof Error) return error.message || error.name;
+  return String(error);
+}
