@@ -144,11 +144,11 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     // Loaded only when configured: console mode needs neither chat library.
     if (config.slack) {
       const { createSlackAdapter } = await import("./adapters/slack/slack-adapter.js");
-      adapters.push(createSlackAdapter({ config: config.slack, service, store, logger, drainTimeoutMs: SURFACE_DRAIN_MS, governance: governance.commands, ...(http ? { httpMount: http } : {}), onConnection: (state, reason) => ops?.health.connection("slack", state, reason) }));
+      adapters.push(createSlackAdapter({ config: config.slack, service, store, logger, drainTimeoutMs: SURFACE_DRAIN_MS, governance: governance.commands, takeEvents: config.role !== "worker", ...(http ? { httpMount: http } : {}), onConnection: (state, reason) => ops?.health.connection("slack", state, reason) }));
     }
     if (config.discord) {
       const { createDiscordAdapter } = await import("./adapters/discord/discord-adapter.js");
-      adapters.push(createDiscordAdapter({ config: config.discord, service, store, logger, stopGraceMs: SURFACE_DRAIN_MS, messageContent: config.discord.messageContent, governance: governance.commands, onConnection: (state, reason) => ops?.health.connection("discord", state, reason) }));
+      adapters.push(createDiscordAdapter({ config: config.discord, service, store, logger, stopGraceMs: SURFACE_DRAIN_MS, messageContent: config.discord.messageContent, governance: governance.commands, takeEvents: config.role !== "worker", onConnection: (state, reason) => ops?.health.connection("discord", state, reason) }));
     }
     if (consoleMode) {
       const runDemoLoop = createDemoLoopRunner({ guards: config.guards, modelName: config.model.name, logger });

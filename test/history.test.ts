@@ -146,17 +146,17 @@ describe("conversation history", () => {
 });
 
 describe("cutToTokens", () => {
-  it("returns a text that fits unchanged", () => {
-    expect(cutToTokens("short", 10, (text) => text.length)).toBe("short");
-    expect(cutToTokens("😀".repeat(5), 5, (text) => [...text].length)).toBe("😀".repeat(5));
+  it("returns a text that fits unchanged", async () => {
+    expect(await cutToTokens("short", 10, (text) => text.length)).toBe("short");
+    expect(await cutToTokens("😀".repeat(5), 5, (text) => [...text].length)).toBe("😀".repeat(5));
   });
 
-  it("keeps the start of a longer text and the note within the limit, never half a character", () => {
+  it("keeps the start of a longer text and the note within the limit, never half a character", async () => {
     const counter = TokenCounter.forModel("gpt-4o-mini");
     const countTokens = (text: string) => counter.countText(text);
-    fc.assert(
-      fc.property(fc.string({ unit: "grapheme", minLength: 0, maxLength: 3_000 }), fc.integer({ min: 40, max: 400 }), (text, limit) => {
-        const cut = cutToTokens(text, limit, countTokens);
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: "grapheme", minLength: 0, maxLength: 3_000 }), fc.integer({ min: 40, max: 400 }), async (text, limit) => {
+        const cut = await cutToTokens(text, limit, countTokens);
         if (cut === text) return countTokens(text) <= limit;
         const kept = cut.slice(0, cut.lastIndexOf("\n[… cut:"));
         return text.startsWith(kept) && countTokens(cut) <= limit && !/[\ud800-\udbff]$/.test(kept);

@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel } from "../src/agent/model-scripted.js";
 import type { Model } from "../src/agent/types.js";
+import { pageBlocks, tracePages } from "../src/adapters/slack/message-trace.js";
 import { STOP_ACTION } from "../src/adapters/slack/stop-control.js";
 import { BOT_USER_ID, type FakeSlack } from "./support/fake-slack.js";
 import { blockActionPayload, mentionEvent, postEvent, postInteraction } from "./support/fake-slack-requests.js";
@@ -67,5 +68,19 @@ describe("Slack Stop in the trace message", () => {
     await model.cancelled;
     await until(() => traceMessage(h.fake)?.text.includes("Steps (") === true, "the final trace");
     expect(h.fake.threadMessages("C0GENERAL", THREAD).some((m) => hasStop(m.blocks))).toBe(false);
+  });
+});
+
+describe("the trace page's blocks", () => {
+  it("carry the page in a markdown block within its 12,000 characters, above the Stop button for the run", () => {
+    const [page] = tracePages("Working on it…", "x".repeat(10_000));
+    const blocks = pageBlocks(page!, "run-1");
+    expect(blocks[0]).toEqual({ type: "markdown", text: page });
+    expect(page!.length).toBeLessThanOrEqual(12_000);
+    expect(blocks[1]).toMatchObject({ type: "actions", elements: [{ action_id: STOP_ACTION, value: "run-1" }] });
+  });
+
+  it("are empty without a run, which is what makes chat.update drop the button", () => {
+    expect(pageBlocks("Steps (1):", undefined)).toEqual([]);
   });
 });

@@ -1,77 +1,47 @@
 // A run in progress: takes one step at a time (model call, tool calls, guards), folds and
 // compacts its context, pauses for approvals and resolves them, and finishes with an answer
 // or a guard's summary. loop.ts drives it.
-import { blockedRecord, callRecord, policyDeniedRecord, processCalls, rejectedRecord, runPrepared, settleCall, type BatchContext } from "./call-batch.js";
-import { compactOlderTurns, foldOldToolResults } from "./context-window.js";
+import { unrunRecord, withWaitingStep } from "./approval-resolution.js";
+import { blockedRecord, processCalls, runPrepared, settleCall, type BatchContext } from "./call-batch.js";
+import { normalizeCallIds } from "./call-ids.js";
 import { checkErrorStreak, nextErrorStreak } from "./guards/consecutive-errors.js";
 import { deadlineStop } from "./guards/deadline.js";
 import { approvalExpiredStop, modelUnavailableStop, stopOf } from "./guards/external-stops.js";
 import { checkStepLimit } from "./guards/step-limit.js";
-import { tokenStop, watermark } from "./guards/token-watermark.js";
 import type { LoopDeps, LoopResult, Resolution } from "./loop.js";
 import type { GuardCounters, RunState } from "./run-state.js";
 import { errorText, loggableError } from "./error-text.js";
+import { addUsage, RunContext, usageTokens } from "./run-context.js";
+import { UsageMeter } from "./usage-meter.js";
 import { summarize, summaryTimeoutMs } from "./summary.js";
 import { sourceOf } from "./tool-source.js";
-import type {
-  AgentEvent,
-  CallRecord,
-  ChatMessage,
-  EventSink,
-  GuardStop,
-  PendingApproval,
-  RunOutcome,
-  StepRecord,
-  TokenUsage,
-  ToolCall,
-} from "./types.js";
+import type { AgentEvent, CallRecord, ChatMessage, EventSink, GuardStop, ModelReply, PendingApproval, RunOutcome, StepRecord, TokenUsage, ToolCall } from "./types.js";
 import { ModelUnavailableError } from "../errors.js";
 
-const MAX_CALL_ID_LENGTH = 40;
 /** Epoch milliseconds with sub-millisecond precision: step times survive a restart. */
 const now = () => performance.timeOrigin + performance.now();
 /** After a Stop the summary may take this long; a hanging model then gets the summary built from the steps. */
 const STOPPED_SUMMARY_MS = 1_000;
 const EMPTY_REPLY_NUDGE: ChatMessage = { role: "system", content: "Your last reply was empty. Answer the person, or call one of the tools." };
 
-/**
- * Model ids can be long or repeated (also across steps); ours stay short and unique within the
- * run, because a decision is claimed once per run and call id. `seen` holds the run's ids so far.
- */
-function normalizeCallIds(calls: readonly ToolCall[], step: number, seen: Set<string>): readonly ToolCall[] {
-  return calls.map((call, index) => {
-    const usable = call.id.length > 0 && call.id.length <= MAX_CALL_ID_LENGTH && /^[\w.-]+$/.test(call.id) && !seen.has(call.id);
-    let id = usable ? call.id : `call_${step}_${index + 1}`;
-    for (let suffix = 2; !usable && seen.has(id); suffix++) id = `call_${step}_${index + 1}_${suffix}`;
-    seen.add(id);
-    return id === call.id ? call : { ...call, id };
-  });
-}
-
-function addUsage(total: TokenUsage, more: TokenUsage | undefined): TokenUsage {
-  return more ? { promptTokens: total.promptTokens + more.promptTokens, completionTokens: total.completionTokens + more.completionTokens } : total;
-}
-
 export type StepEnd = { readonly kind: "continue" } | { readonly kind: "answer"; readonly answer: string } | { readonly kind: "stop"; readonly stop: GuardStop } | { readonly kind: "pause"; readonly approval: PendingApproval };
 
 /** One run in progress: its messages, steps and guard counters, and the step it is on. */
 export class ActiveRun {
-  messages: ChatMessage[];
   steps: StepRecord[];
   guards: GuardCounters;
   usage: TokenUsage;
   pending: RunState["pending"];
-  private tokens: number;
-  /** Model tokens used since the last `usageCheck`. */
-  private unreported = 0;
-  private readonly outcomes = new Map<string, CallRecord["outcome"]>();
+  private readonly context: RunContext;
+  private readonly meter: UsageMeter;
   private readonly callIds = new Set<string>();
-  private readonly budget: number;
   private readonly started = performance.now();
   private readonly elapsedBefore: number;
   private readonly deadline = new AbortController();
-  /** The deadline or a Stop: what model calls and reads are cancelled by. */
+  /** Aborted by the deadline or a Stop (the deadline itself when there is no Stop): what model calls and reads are cancelled by. */
+  private readonly cancelled: AbortController;
   private readonly cancel: AbortSignal;
+  private readonly onStop = () => this.cancelled.abort(this.stop?.reason);
   private readonly timer: NodeJS.Timeout;
   private readonly clock: () => number;
 
@@ -82,28 +52,37 @@ export class ActiveRun {
     /** A person's Stop (reason: the GuardStop): cancels the model call and reads in flight, never a write. */
     private readonly stop?: AbortSignal,
   ) {
-    this.cancel = stop ? AbortSignal.any([this.deadline.signal, stop]) : this.deadline.signal;
-    this.messages = [...state.messages];
+    // One controller both abort rather than AbortSignal.any, which costs tens of µs per run.
+    this.cancelled = stop ? new AbortController() : this.deadline;
+    this.cancel = this.cancelled.signal;
+    if (stop?.aborted) this.onStop();
+    else stop?.addEventListener("abort", this.onStop, { once: true });
     this.steps = [...state.steps];
     this.guards = state.guards;
     this.usage = state.usage;
     this.pending = state.pending;
     this.elapsedBefore = state.elapsedMs;
     this.clock = deps.clock ?? Date.now;
-    this.budget = deps.limits.contextWindow - deps.limits.reservedOutputTokens;
-    for (const call of [...this.steps.flatMap((step) => step.calls), ...(state.pending?.done ?? [])]) this.outcomes.set(call.callId, call.outcome);
-    for (const id of this.outcomes.keys()) this.callIds.add(id);
-    for (const message of this.messages) if (message.role === "assistant") for (const call of message.toolCalls ?? []) this.callIds.add(call.id);
-    this.tokens = this.recount();
+    const settled = [...this.steps.flatMap((step) => step.calls), ...(state.pending?.done ?? [])];
+    this.meter = new UsageMeter(deps, { runId: state.runId, origin: state.origin });
+    this.context = new RunContext(state.messages, settled, deps, deps.limits.contextWindow - deps.limits.reservedOutputTokens);
+    for (const call of settled) this.callIds.add(call.callId);
+    for (const message of state.messages) if (message.role === "assistant") for (const call of message.toolCalls ?? []) this.callIds.add(call.id);
     const remaining = Math.max(0, deps.limits.runTimeoutMs - state.elapsedMs);
     // A resumed run with no time left must not start its approved write before the timer fires.
-    if (remaining === 0) this.deadline.abort(new Error("run deadline"));
-    this.timer = setTimeout(() => this.deadline.abort(new Error("run deadline")), remaining);
+    if (remaining === 0) this.expire();
+    this.timer = setTimeout(() => this.expire(), remaining);
     this.timer.unref();
   }
 
   get runId(): string {
     return this.state.runId;
+  }
+
+  private expire(): void {
+    const reason = new Error("run deadline");
+    this.deadline.abort(reason);
+    this.cancelled.abort(reason);
   }
 
   emit(event: AgentEvent): void {
@@ -117,40 +96,7 @@ export class ActiveRun {
   /** What a server that reports no usage was sent and wrote, by our tokenizer. */
   private estimateUsage(content: string | null, calls: readonly ToolCall[]): number {
     const written = [content ?? "", ...calls.map((call) => `${call.name}${call.arguments}`)].join("\n");
-    return this.tokens + this.deps.counter.countText(written);
-  }
-
-  /** Hands the tokens used since last time to `usageCheck` (a daily limit); its stop, if any. */
-  private async reportUsage(): Promise<GuardStop | undefined> {
-    const check = this.deps.usageCheck;
-    if (!check || this.unreported === 0) return undefined;
-    const tokens = this.unreported;
-    this.unreported = 0;
-    try {
-      return await check({ runId: this.runId, origin: this.state.origin }, tokens);
-    } catch (error) {
-      this.deps.logger.warn({ runId: this.runId, err: error }, "the usage check threw; ignored");
-      return undefined;
-    }
-  }
-
-  private recount(): number {
-    return this.deps.counter.countMessages(this.messages) + this.deps.counter.countTools(this.deps.tools.schemas);
-  }
-
-  append(message: ChatMessage): void {
-    this.messages.push(message);
-    this.tokens += this.deps.counter.countMessage(message);
-  }
-
-  private replaceMessages(messages: readonly ChatMessage[]): void {
-    this.messages = [...messages];
-    this.tokens = this.recount();
-  }
-
-  settle(item: CallRecord): void {
-    this.outcomes.set(item.callId, item.outcome);
-    this.append({ role: "tool", toolCallId: item.callId, content: item.observation });
+    return this.context.tokens + this.deps.counter.countText(written);
   }
 
   private stopped(): GuardStop | undefined {
@@ -168,32 +114,17 @@ export class ActiveRun {
       emit: (event) => this.emit(event),
       settle: (item) => {
         done.push(item);
-        this.settle(item);
+        this.context.settle(item);
       },
     };
   }
 
-  /** Folds from yellow, compacts from orange, and trips only when red after both. */
+  /** Folds and compacts the context; the token guard's stop when it is still red. */
   private async manageContext(): Promise<GuardStop | undefined> {
-    if (watermark(this.tokens, this.budget) === "green") return undefined;
-    const before = this.tokens;
-    const folded = foldOldToolResults(this.messages, (callId) => this.outcomes.get(callId));
-    if (folded.folded > 0) {
-      this.replaceMessages(folded.messages);
-      this.emit({ type: "folded", runId: this.runId, messages: folded.folded, tokensBefore: before, tokensAfter: this.tokens });
-    }
-    const afterFolding = watermark(this.tokens, this.budget);
-    if (afterFolding === "orange" || afterFolding === "red") {
-      const beforeCompaction = this.tokens;
-      const compacted = await compactOlderTurns(this.messages, this.deps.model, this.deps.counter, Math.floor(this.budget / 2), this.cancel);
-      if (compacted) {
-        this.usage = addUsage(this.usage, compacted.usage);
-        this.unreported += compacted.usage ? compacted.usage.promptTokens + compacted.usage.completionTokens : 0;
-        this.replaceMessages(compacted.messages);
-        this.emit({ type: "compacted", runId: this.runId, tokensBefore: beforeCompaction, tokensAfter: this.tokens });
-      }
-    }
-    return watermark(this.tokens, this.budget) === "red" ? tokenStop(this.tokens, this.budget) : undefined;
+    const check = await this.context.manage(this.runId, (event) => this.emit(event), this.cancel);
+    this.usage = addUsage(this.usage, check.usage);
+    this.meter.add(usageTokens(check.usage));
+    return check.stop;
   }
 
   private block(calls: readonly ToolCall[], reason: string, step: number, done: CallRecord[]): void {
@@ -221,6 +152,8 @@ export class ActiveRun {
   private finishStep(index: number, startedAt: number, text: string | null, calls: readonly CallRecord[], usage?: TokenUsage): void {
     const durationMs = now() - startedAt;
     this.steps.push({ index, startedAt, durationMs, text, calls, usage });
+    // Built only when it is written: a busy process takes thousands of steps a second.
+    if (!this.deps.logger.isLevelEnabled("info")) return;
     this.deps.logger.info(
       {
         runId: this.runId,
@@ -228,7 +161,7 @@ export class ActiveRun {
         tools: calls.map((call) => call.tool),
         args: calls.map((call) => call.signature.split("#")[1]),
         durationMs: Math.round(durationMs * 100) / 100,
-        tokens: this.tokens,
+        tokens: this.context.tokens,
         outcome: calls.length === 0 ? "answer" : calls.map((call) => call.outcome),
       },
       "step",
@@ -259,15 +192,15 @@ export class ActiveRun {
     if (limitStop) return { kind: "stop", stop: limitStop };
     const tokenTrip = await this.manageContext();
     if (tokenTrip) return { kind: "stop", stop: tokenTrip };
-    const usageStop = await this.reportUsage();
+    const usageStop = await this.meter.report();
     if (usageStop) return { kind: "stop", stop: usageStop };
 
     const index = this.steps.length + 1;
     const startedAt = now();
     this.emit({ type: "step_started", runId: this.runId, step: index });
-    let reply;
+    let reply: ModelReply;
     try {
-      reply = await this.deps.model.complete({ messages: this.messages, tools: this.deps.tools.schemas }, this.cancel);
+      reply = await this.deps.model.complete({ messages: this.context.messages, tools: this.deps.tools.schemas }, this.cancel);
     } catch (error) {
       const stopped = this.stopped();
       if (stopped) return { kind: "stop", stop: stopped };
@@ -278,23 +211,23 @@ export class ActiveRun {
     }
     this.usage = addUsage(this.usage, reply.usage);
     // Estimated only when someone reads it: counting what the model wrote costs a few µs per step.
-    if (this.deps.usageCheck) this.unreported += reply.usage ? reply.usage.promptTokens + reply.usage.completionTokens : this.estimateUsage(reply.content, reply.toolCalls);
+    if (this.meter.wanted) this.meter.add(reply.usage ? usageTokens(reply.usage) : this.estimateUsage(reply.content, reply.toolCalls));
     const toolCalls = normalizeCallIds(reply.toolCalls, index, this.callIds);
     this.emit({ type: "model_replied", runId: this.runId, step: index, text: reply.content, toolCalls, usage: reply.usage });
 
     if (toolCalls.length === 0) {
       const answer = reply.content?.trim();
       if (answer) {
-        this.append({ role: "assistant", content: reply.content });
+        this.context.append({ role: "assistant", content: reply.content });
         this.finishStep(index, startedAt, reply.content, [], reply.usage);
         return { kind: "answer", answer };
       }
       this.guards = { ...this.guards, errorStreak: nextErrorStreak(this.guards.errorStreak, "empty_reply") };
-      this.append(EMPTY_REPLY_NUDGE);
+      this.context.append(EMPTY_REPLY_NUDGE);
       this.finishStep(index, startedAt, null, [], reply.usage);
       return { kind: "continue" };
     }
-    this.append({ role: "assistant", content: reply.content, toolCalls });
+    this.context.append({ role: "assistant", content: reply.content, toolCalls });
     const end = await this.runCalls(index, startedAt, reply.content, toolCalls, [], reply.usage);
     if (end.kind !== "continue") return end;
     const stopped = this.stopped();
@@ -318,21 +251,9 @@ export class ActiveRun {
     const prepared = this.deps.tools.prepare(call!);
     // An approved write finishes (or times out) even after a Stop: only the deadline cancels it.
     const context = this.batchContext(pending.index, done, this.deadline.signal);
-    const settleUnrun = (item: CallRecord) => {
-      this.guards = settleCall(this.guards, item, context, false);
-    };
-    if (resolution.decision === "deny") {
-      const who = resolution.decidedBy.name ?? resolution.decidedBy.id;
-      const message = `Denied by ${who}: the person did not approve running ${call!.name}, so it did not run. Do not ask again; continue without it or answer.`;
-      settleUnrun(callRecord(call!, prepared.signature, "denied", message, message));
-    } else if (prepared.kind === "rejected") {
-      settleUnrun(rejectedRecord(prepared, this.deps.tools));
-    } else if (this.deps.policy(prepared.tool) === "deny") {
-      // The policy may have changed while the request waited (a restart with a new TOOL_POLICY).
-      settleUnrun(policyDeniedRecord(call!, prepared.signature));
-    } else {
-      this.guards = settleCall(this.guards, await runPrepared(prepared, context), context, true);
-    }
+    const unrun = unrunRecord(resolution, call!, prepared, this.deps.tools, this.deps.policy);
+    if (unrun) this.guards = settleCall(this.guards, unrun, context, false);
+    else if (prepared.kind === "ready") this.guards = settleCall(this.guards, await runPrepared(prepared, context), context, true);
     return this.runCalls(pending.index, pending.startedAt, pending.text, rest, done, pending.usage);
   }
 
@@ -347,7 +268,7 @@ export class ActiveRun {
       runId: this.runId,
       origin: this.state.origin,
       question: this.state.question,
-      messages: this.messages,
+      messages: this.context.messages,
       steps: this.steps,
       guards: this.guards,
       usage: this.usage,
@@ -358,15 +279,12 @@ export class ActiveRun {
 
   /** The steps as the person should see them, including a step that waits for approval. */
   visibleSteps(): StepRecord[] {
-    if (!this.pending) return this.steps;
-    const { index, startedAt, text, calls, done, usage } = this.pending;
-    const waiting = calls[0]!;
-    const placeholder: CallRecord = { callId: waiting.id, tool: waiting.name, args: waiting.arguments, signature: "", outcome: "needs_approval", result: "waiting for approval", observation: "", durationMs: 0 };
-    return [...this.steps, { index, startedAt, durationMs: now() - startedAt, text, calls: [...done, placeholder], usage }];
+    return withWaitingStep(this.steps, this.pending, now());
   }
 
   async finish(end: Exclude<StepEnd, { kind: "continue" }>): Promise<LoopResult> {
     clearTimeout(this.timer);
+    this.stop?.removeEventListener("abort", this.onStop);
     let outcome: RunOutcome;
     if (end.kind === "pause") {
       outcome = { status: "paused", runId: this.runId, pending: end.approval, steps: this.visibleSteps(), usage: this.usage };
@@ -376,16 +294,16 @@ export class ActiveRun {
       this.emit({ type: "guard_tripped", runId: this.runId, stop: end.stop });
       this.deps.logger.warn({ runId: this.runId, guard: end.stop.guard, detail: end.stop.detail }, "guard tripped");
       const summary = await summarize(
-        { messages: this.messages, steps: this.steps, question: this.state.question, stop: end.stop, budget: this.budget },
+        { messages: this.context.messages, steps: this.steps, question: this.state.question, stop: end.stop, budget: this.context.budget },
         this.deps.model,
         this.deps.counter,
         end.stop.guard === "stopped" ? STOPPED_SUMMARY_MS : summaryTimeoutMs(this.deps.limits.runTimeoutMs, this.remainingMs()),
       );
       this.usage = addUsage(this.usage, summary.usage);
-      this.unreported += summary.usage ? summary.usage.promptTokens + summary.usage.completionTokens : 0;
+      this.meter.add(usageTokens(summary.usage));
       outcome = { status: "answered", runId: this.runId, answer: summary.answer, stop: end.stop, steps: this.steps, usage: this.usage };
     }
-    await this.reportUsage();
+    await this.meter.report();
     this.emit({ type: "final", runId: this.runId, outcome });
     return { outcome, state: this.snapshot() };
   }

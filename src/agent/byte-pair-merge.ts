@@ -8,26 +8,6 @@ export type PairRank = (left: number, right: number) => number;
 
 const NOT_A_TOKEN = -2;
 
-/**
- * A direct-mapped memo of pair ranks: a fixed table, so it is bounded by construction, and a
- * pair that collides simply overwrites the older one.
- */
-export function memoizedPairRank(lookup: PairRank, slotsLog2 = 19): PairRank {
-  const mask = (1 << slotsLog2) - 1;
-  const lefts = new Int32Array(mask + 1).fill(-1);
-  const rights = new Int32Array(mask + 1);
-  const ranks = new Int32Array(mask + 1);
-  return (left, right) => {
-    const slot = (Math.imul(left, 0x9e3779b1) ^ Math.imul(right, 0x85ebca6b)) & mask;
-    if (lefts[slot] === left && rights[slot] === right) return ranks[slot]!;
-    const rank = lookup(left, right);
-    lefts[slot] = left;
-    rights[slot] = right;
-    ranks[slot] = rank;
-    return rank;
-  };
-}
-
 /** Min-heap of (rank, position), compared in that order; its arrays are reused from piece to piece. */
 class MergeHeap {
   private ranks = new Int32Array(0);

@@ -57,7 +57,7 @@ export interface RunHooks {
   /** Called with the state before a new run's first step and after every completed step; the run waits for it (it should not throw). */
   readonly checkpoint?: (state: RunState) => Promise<void>;
   /** Checked after each checkpoint: once aborted the run stops there (RunInterruptedError), to be continued from that checkpoint. */
-  readonly signal?: AbortSignal;
+  readonly signal?: { readonly aborted: boolean };
   /** A person's Stop: aborts the model call or reads in flight (a write finishes) and ends the run with its summary; the reason is the GuardStop. */
   readonly stop?: AbortSignal;
 }

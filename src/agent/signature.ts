@@ -1,6 +1,6 @@
 // A call's signature: tool name + hash of its arguments in canonical JSON, so key order and
 // whitespace never make two identical calls look different.
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 /** JSON with object keys sorted at every depth. */
 export function canonicalJson(value: unknown): string {
@@ -15,7 +15,7 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-/** Arguments that are not JSON are hashed as their trimmed raw text. */
+/** Arguments that are not JSON are hashed as their trimmed raw text. One-shot `hash` (not a Hash object): this runs for every call. */
 export function callSignature(tool: string, rawArgs: string): string {
   let canonical: string;
   try {
@@ -23,5 +23,5 @@ export function callSignature(tool: string, rawArgs: string): string {
   } catch {
     canonical = `raw:${rawArgs.trim()}`;
   }
-  return `${tool}#${createHash("sha256").update(canonical).digest("hex").slice(0, 16)}`;
+  return `${tool}#${hash("sha256", canonical, "hex").slice(0, 16)}`;
 }

@@ -2,8 +2,11 @@
 // file in one go (~0.6 s of synchronous work for o200k_base): a process that did that at start
 // was not listening for it, and an ack that arrived meanwhile waited for it. Here the same
 // tables are filled a slice at a time (a few milliseconds each), by turns with other work, into
-// an encoder constructed empty; the result is the same encoder (tokenizer-tables.test.ts).
+// an encoder constructed empty; the result is the same encoder (tokenizer-tables.test.ts). The
+// merge's pair table (pair-rank-table.ts) is built from them in the same slices.
 import { Tiktoken, type TiktokenBPE } from "js-tiktoken/lite";
+import type { PairRank } from "./byte-pair-merge.js";
+import { buildPairRankTable } from "./pair-rank-table.js";
 
 /** js-tiktoken 1.0.x's internal tables: bytes (comma-joined) → rank, and rank → bytes. */
 interface EncoderTables {
@@ -62,43 +65,55 @@ function emptyEncoder(ranks: TiktokenBPE): Tiktoken {
   return new Tiktoken({ pat_str: ranks.pat_str, special_tokens: ranks.special_tokens, bpe_ranks: "" });
 }
 
+/** What a build makes: js-tiktoken's encoder (its tables, and decode) and the merge's pair lookup. */
+export interface EncoderTablesBuilt {
+  readonly encoder: Tiktoken;
+  readonly pairRank: PairRank;
+}
+
 /** A build under way: it goes on a slice at a time by itself, and can be finished at once when a count can't wait. */
 export interface EncoderBuild {
-  /** Resolves with the encoder once every slice ran. */
-  readonly done: Promise<Tiktoken>;
-  /** Runs what is left of the build now, synchronously, and returns the encoder. */
-  finishNow(): Tiktoken;
+  /** Resolves once every slice ran. */
+  readonly done: Promise<EncoderTablesBuilt>;
+  /** Runs what is left of the build now, synchronously; the same object `done` resolves with. */
+  finishNow(): EncoderTablesBuilt;
+}
+
+function* build(ranks: TiktokenBPE, encoder: Tiktoken): Generator<void, EncoderTablesBuilt> {
+  const tables = tablesOf(encoder);
+  yield* fill(ranks, tables);
+  return { encoder, pairRank: yield* buildPairRankTable(tables.textMap) };
 }
 
 /** Starts the build; each slice takes about SLICE_MS, then the event loop gets its turn. */
 export function startEncoderBuild(ranks: TiktokenBPE): EncoderBuild {
-  const encoder = emptyEncoder(ranks);
-  const work = fill(ranks, tablesOf(encoder));
-  let finished = false;
+  const work = build(ranks, emptyEncoder(ranks));
+  let built: EncoderTablesBuilt | undefined;
   let failure: unknown;
   /** One step of the build; a build that failed once fails every caller, never hands out half a table. */
   const step = (): void => {
     if (failure !== undefined) throw failure;
     try {
-      finished = work.next().done === true;
+      const step = work.next();
+      if (step.done) built = step.value;
     } catch (error) {
       failure = error;
       throw error;
     }
   };
-  const finishNow = (): Tiktoken => {
-    while (!finished) step();
-    return encoder;
+  const finishNow = (): EncoderTablesBuilt => {
+    while (!built) step();
+    return built;
   };
-  const slices = async (): Promise<Tiktoken> => {
+  const slices = async (): Promise<EncoderTablesBuilt> => {
     // The first slice waits a turn: whoever started the build finishes what it was doing first.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    while (!finished) {
+    while (!built) {
       const sliceEnd = performance.now() + SLICE_MS;
-      while (!finished && performance.now() < sliceEnd) step();
-      if (!finished) await new Promise<void>((resolve) => setImmediate(resolve));
+      while (!built && performance.now() < sliceEnd) step();
+      if (!built) await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    return encoder;
+    return built;
   };
   return { done: slices(), finishNow };
 }

@@ -6,10 +6,11 @@
 // near it, mostly to more tokens but sometimes to one fewer ("a"×1024 + "zkvanie"), so each cut
 // adds CUT_MARGIN to the count: it may only over-estimate (by under 1 %: a chunk is hundreds of
 // tokens). Counts per piece are cached, so text made of pieces seen before costs no merge at all.
+// The merge looks pairs up by numbers, not by strings of bytes (pair-rank-table.ts).
 import { createRequire } from "node:module";
 import type { Tiktoken, TiktokenBPE } from "js-tiktoken/lite";
-import { bytePairEncode, memoizedPairRank, type PairRank } from "./byte-pair-merge.js";
-import { startEncoderBuild, type EncoderBuild } from "./tokenizer-tables.js";
+import { bytePairEncode, type PairRank } from "./byte-pair-merge.js";
+import { startEncoderBuild, type EncoderBuild, type EncoderTablesBuilt } from "./tokenizer-tables.js";
 import { TwoGenerationCache } from "./two-generation-cache.js";
 
 export type EncodingName = "o200k_base" | "cl100k_base";
@@ -100,15 +101,12 @@ export class Tokenizer {
   private readonly scratch = new Uint8Array(MAX_CHUNK_BYTES);
   private readonly pieces = new TwoGenerationCache<number>(PIECE_CACHE_ENTRIES, PIECE_CACHE_CHARS);
 
-  private constructor(ranks: TiktokenBPE, encoder: Tiktoken) {
+  private constructor(ranks: TiktokenBPE, { encoder, pairRank }: EncoderTablesBuilt) {
     this.encoder = encoder;
     this.pattern = new RegExp(ranks.pat_str, "gu");
-    const { rankMap, textMap } = encoderTables(this.encoder);
+    const { rankMap } = encoderTables(this.encoder);
     for (let byte = 0; byte < 256; byte++) this.byteRanks[byte] = rankMap.get(String(byte)) ?? -1;
-    // Each token's key in rankMap, built once per token (bounded by the vocabulary).
-    const keys: string[] = [];
-    const keyOf = (rank: number) => (keys[rank] ??= textMap.get(rank)!.join(","));
-    this.pairRank = memoizedPairRank((left, right) => rankMap.get(`${keyOf(left)},${keyOf(right)}`) ?? -1);
+    this.pairRank = pairRank;
   }
 
   private static readonly loaded = new Map<EncodingName, Tokenizer>();
@@ -141,9 +139,9 @@ export class Tokenizer {
         const ranks = ranksOf(encoding);
         const build = startEncoderBuild(ranks);
         Tokenizer.building.set(encoding, build);
-        const encoder = await build.done.finally(() => Tokenizer.building.delete(encoding));
+        const built = await build.done.finally(() => Tokenizer.building.delete(encoding));
         // A count that could not wait finished this same build and made the tokenizer already.
-        if (!Tokenizer.loaded.has(encoding)) Tokenizer.loaded.set(encoding, new Tokenizer(ranks, encoder));
+        if (!Tokenizer.loaded.has(encoding)) Tokenizer.loaded.set(encoding, new Tokenizer(ranks, built));
       })();
       Tokenizer.preparing.set(encoding, preparing);
     }

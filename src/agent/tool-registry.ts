@@ -125,21 +125,40 @@ export class ToolRegistry {
   async execute(prepared: Extract<PreparedCall, { kind: "ready" }>, context: ToolContext): Promise<Execution> {
     const timeoutMs = prepared.tool.timeoutMs ?? this.options.defaultTimeoutMs;
     if (context.signal.aborted) return { outcome: "timeout", result: `Timeout: ${prepared.tool.name} was not started because the run's time ran out.`, durationMs: 0 };
-    const controller = new AbortController();
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
-    const onRunAbort = () => controller.abort(context.signal.reason);
+    // The tool's signal is made only when the tool reads it: most never do, and a controller costs more than a quick call.
+    let controller: AbortController | undefined;
+    let ended: { readonly reason: unknown } | undefined;
+    let fail: (reason: unknown) => void = () => undefined;
+    const end = (reason: unknown) => {
+      ended ??= { reason };
+      controller?.abort(ended.reason);
+      fail(ended.reason);
+    };
+    const toolSignal = (): AbortSignal => {
+      if (!controller) {
+        controller = new AbortController();
+        if (ended) controller.abort(ended.reason);
+      }
+      return controller.signal;
+    };
+    const onRunAbort = () => end(context.signal.reason);
     context.signal.addEventListener("abort", onRunAbort, { once: true });
     try {
       // A tool that ignores its signal must not hold the run: the race settles either way.
       const stop = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          controller.abort(new ToolTimeout());
-          reject(new ToolTimeout());
-        }, timeoutMs);
-        controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
+        fail = reject;
       });
-      const value = await Promise.race([prepared.tool.execute(prepared.args, { ...context, callId: prepared.call.id, signal: controller.signal }), stop]);
+      timer = setTimeout(() => end(new ToolTimeout()), timeoutMs);
+      const toolContext = {
+        ...context,
+        callId: prepared.call.id,
+        get signal() {
+          return toolSignal();
+        },
+      };
+      const value = await Promise.race([prepared.tool.execute(prepared.args, toolContext), stop]);
       return { outcome: "ok", result: resultText(value), durationMs: performance.now() - started };
     } catch (error) {
       const durationMs = performance.now() - started;

@@ -17,7 +17,8 @@ export interface ConversationHistory {
 export interface HistoryOptions {
   readonly maxTurns: number;
   readonly maxTokens: number;
-  readonly countTokens: (text: string) => number;
+  /** May be asynchronous: a count that gives the event loop back keeps a huge stored turn from holding it. */
+  readonly countTokens: (text: string) => number | Promise<number>;
   readonly logger: Logger;
 }
 
@@ -33,16 +34,16 @@ const CUT_ATTEMPTS = 8;
  * `text` if it fits `limit` tokens, else its start and a note saying it was cut, together within
  * `limit` when the note itself fits. Never counts more than a few `limit`s of text at once.
  */
-export function cutToTokens(text: string, limit: number, countTokens: (text: string) => number): string {
+export async function cutToTokens(text: string, limit: number, countTokens: HistoryOptions["countTokens"]): Promise<string> {
   // A byte-level tokenizer makes at most one token per UTF-8 byte.
   if (Buffer.byteLength(text, "utf8") <= limit) return text;
-  if (text.length <= limit * MAX_CHARS_PER_TOKEN && countTokens(text) <= limit) return text;
+  if (text.length <= limit * MAX_CHARS_PER_TOKEN && (await countTokens(text)) <= limit) return text;
   const note = `\n[… cut: the message was ${text.length} characters long; only its start is kept]`;
-  const budget = limit - countTokens(note);
+  const budget = limit - (await countTokens(note));
   let end = Math.min(text.length, limit * 4);
   for (let attempt = 0; attempt < CUT_ATTEMPTS && budget > 0 && end > 0; attempt += 1) {
     const prefix = withoutBrokenPair(text.slice(0, end));
-    const tokens = countTokens(prefix);
+    const tokens = await countTokens(prefix);
     if (tokens <= budget) return prefix + note;
     end = Math.floor((end * budget * 0.9) / tokens);
   }
@@ -63,7 +64,7 @@ export function createConversationHistory(store: KeyValueStore, options: History
   const { maxTurns, maxTokens, countTokens, logger } = options;
   const sideLimit = Math.max(1, Math.floor(maxTokens * SIDE_SHARE));
   // Also applied on load: turns stored before this bound existed, or under a larger budget.
-  const bounded = (turn: Turn): Turn => ({ ...turn, user: cutToTokens(turn.user, sideLimit, countTokens), assistant: cutToTokens(turn.assistant, sideLimit, countTokens) });
+  const bounded = async (turn: Turn): Promise<Turn> => ({ ...turn, user: await cutToTokens(turn.user, sideLimit, countTokens), assistant: await cutToTokens(turn.assistant, sideLimit, countTokens) });
   // Appends to one conversation must not overwrite each other within this process.
   const writes = createRunQueue(Number.POSITIVE_INFINITY);
 
@@ -85,12 +86,13 @@ export function createConversationHistory(store: KeyValueStore, options: History
 
   return {
     async load(conversationKey) {
-      const turns = (await read(conversationKey)).slice(-maxTurns).map(bounded);
+      const turns: Turn[] = [];
+      for (const turn of (await read(conversationKey)).slice(-maxTurns)) turns.push(await bounded(turn));
       let budget = maxTokens;
       let first = turns.length;
       while (first > 0) {
         const turn = turns[first - 1] as Turn;
-        budget -= countTokens(turn.user) + countTokens(turn.assistant);
+        budget -= (await countTokens(turn.user)) + (await countTokens(turn.assistant));
         if (budget < 0) break;
         first -= 1;
       }
@@ -99,7 +101,7 @@ export function createConversationHistory(store: KeyValueStore, options: History
     append(conversationKey, turn) {
       return writes.run(conversationKey, async () => {
         const turns = await read(conversationKey);
-        turns.push(bounded(turnSchema.parse(turn)));
+        turns.push(await bounded(turnSchema.parse(turn)));
         await store.set(historyKey(conversationKey), turns.slice(-maxTurns));
       });
     },

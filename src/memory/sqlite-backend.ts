@@ -2,10 +2,10 @@
 // statements and a sweeper for expired records.
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import KeyvSqlite from "@keyv/sqlite";
 import { StoreUnavailableError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { asUnavailable, newKeyv, reasonOf, storeOver, type Backend } from "./store-backend.js";
+import { SqliteAdapter } from "./sqlite-adapter.js";
 import type { KeyValueStore } from "./types.js";
 
 const SQLITE_BUSY_TIMEOUT_MS = 5_000;
@@ -20,7 +20,7 @@ export async function openSqlite(path: string, logger: Logger): Promise<KeyValue
   } catch (error) {
     throw new StoreUnavailableError(`cannot create the folder for ${path}: ${reasonOf(error)}; make it writable or point STORE_URL elsewhere`);
   }
-  const adapter = new KeyvSqlite({ uri: `sqlite://${path}`, table: TABLE, busyTimeout: SQLITE_BUSY_TIMEOUT_MS });
+  const adapter = new SqliteAdapter(path, TABLE, SQLITE_BUSY_TIMEOUT_MS);
   const deleteExpired = async (): Promise<void> => {
     await adapter.query(`DELETE FROM ${TABLE} WHERE ${expiresOf("value")} < ?`, Date.now());
     await adapter.query(`DELETE FROM ${SETS_TABLE} WHERE expires < ?`, Date.now());

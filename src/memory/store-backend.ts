@@ -1,8 +1,7 @@
 // What the SQLite and Redis backends share: the few operations each does its own way (atomic
 // insert, increment, sets), and the KeyValueStore built over them with keyv, TTL checks and the
 // failure policy (every backend failure surfaces as StoreUnavailableError).
-import { Keyv } from "keyv";
-import type KeyvSqlite from "@keyv/sqlite";
+import { Keyv, type KeyvStoreAdapter } from "keyv";
 import type KeyvRedis from "@keyv/redis";
 import { StoreUnavailableError } from "../errors.js";
 import type { Logger } from "../logger.js";
@@ -23,7 +22,7 @@ export interface Backend {
   close(): Promise<void>;
 }
 
-export function newKeyv(adapter: KeyvSqlite | KeyvRedis<unknown>): Keyv {
+export function newKeyv(adapter: KeyvStoreAdapter | KeyvRedis<unknown>): Keyv {
   // Keys are stored exactly as given (no namespace prefix), so raw statements address the same rows.
   // Values are JSON by contract, so plain JSON replaces keyv's slower Buffer-aware codec.
   const keyv = new Keyv(adapter, {

@@ -51,7 +51,7 @@ export interface RunWork {
   /** This process's id in intake records: a record owned by another boot id belongs to a process that died. */
   readonly bootId: string;
   /** The queue's signal, or the runner closing: the run stops at its next checkpoint. */
-  stopSignal(signal: AbortSignal): AbortSignal;
+  stopSignal(signal: AbortSignal): { readonly aborted: boolean };
   checkpointHook(writer: CheckpointWriter, runId: string): (state: RunState) => Promise<void>;
   /** Shows the outcome (saving a pause first) and does the writes after it; the answer goes out before history and facts. */
   conclude(result: LoopResult, presenter: RunPresenter, writer: CheckpointWriter, record?: IntakeRecord): Promise<RunOutcome>;
@@ -134,7 +134,12 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
     intake,
     checkpoints: createCheckpointStore(deps.store),
     bootId: randomBytes(9).toString("base64url"),
-    stopSignal: (signal) => AbortSignal.any([stopping, signal]),
+    // Only read at checkpoints: a getter instead of AbortSignal.any, which costs tens of µs per run.
+    stopSignal: (signal) => ({
+      get aborted() {
+        return stopping.aborted || signal.aborted;
+      },
+    }),
     checkpointHook,
     conclude,
     withUnknownWrites,

@@ -25,7 +25,7 @@ export interface HarnessOptions {
   readonly whenExhausted?: ScriptStep;
   readonly env?: Record<string, string>;
   readonly clock?: () => number;
-  readonly adapter?: Pick<DiscordAdapterDeps, "messageContent" | "progressIntervalMs" | "stopGraceMs">;
+  readonly adapter?: Pick<DiscordAdapterDeps, "messageContent" | "progressIntervalMs" | "stopGraceMs" | "takeEvents">;
   /** Every model call waits for this before the script answers it. */
   readonly gate?: Promise<void>;
   /** The settings file's content (access, limits, channels), given the harness's people. */

@@ -6,29 +6,20 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ChannelType, GatewayDispatchEvents, InteractionType, MessageFlags, OverwriteType, PermissionFlagsBits, type APIMessage } from "discord.js";
+import { ChannelType, GatewayDispatchEvents, InteractionType, OverwriteType, PermissionFlagsBits, type APIMessage } from "discord.js";
 import { CallLog, type RecordedCall, type ScriptedFailure } from "./fake-discord-calls.js";
 import { FakeGateway } from "./fake-discord-gateway.js";
-
-/** Discord's limit on a message's content. */
-export const MESSAGE_MAX_CHARS = 2_000;
+import { answerCallback, botMessage, editMessage, tooLongRefusal, type InteractionState } from "./fake-discord-messages.js";
 import { apiChannel, apiGuild, apiInteraction, apiMember, apiMessage, apiUser, nextSnowflake, type FakeChannel, type FakeGuild, type FakeOverwrite, type FakeRole, type FakeUser } from "./fake-discord-payloads.js";
 
 export type { FakeChannel, FakeOverwrite, FakeUser } from "./fake-discord-payloads.js";
 export type { RecordedCall } from "./fake-discord-calls.js";
+export { MESSAGE_MAX_CHARS } from "./fake-discord-messages.js";
 
 export interface FakeDiscordOptions {
   readonly token?: string;
   readonly heartbeatIntervalMs?: number;
   readonly roles?: readonly FakeRole[];
-}
-
-interface InteractionState {
-  readonly id: string;
-  readonly channelId: string;
-  readonly guildId?: string;
-  acknowledged: boolean;
-  originalId?: string;
 }
 
 type RouteHandler = (params: string[], body: any, query: URLSearchParams) => { status: number; body?: unknown };
@@ -235,10 +226,8 @@ export class FakeDiscord {
   private respond(method: string, path: string, body: any, query: URLSearchParams, authorization: string | undefined): { status: number; body?: unknown; headers?: Record<string, string> } {
     const failure = this.log.takeFailure(method, path, body);
     if (failure) return { status: failure.status, body: failure.body, ...(failure.headers ? { headers: failure.headers } : {}) };
-    // Discord refuses message content over 2,000 characters (50035 Invalid Form Body), wherever it is sent.
-    if ((method === "POST" || method === "PATCH") && typeof body?.content === "string" && body.content.length > MESSAGE_MAX_CHARS) {
-      return { status: 400, body: { message: "Invalid Form Body", code: 50035, errors: { content: { _errors: [{ code: "BASE_TYPE_MAX_LENGTH", message: "Must be 2000 or fewer in length." }] } } } };
-    }
+    const tooLong = tooLongRefusal(method, body);
+    if (tooLong) return tooLong;
     const needsAuth = !path.startsWith("/interactions/") && !path.startsWith("/webhooks/");
     if (needsAuth && authorization !== `Bot ${this.token}`) return { status: 401, body: { message: "401: Unauthorized", code: 0 } };
     for (const [routeMethod, pattern, handler] of this.routes) {
@@ -265,7 +254,7 @@ export class FakeDiscord {
         if (!interaction?.acknowledged) return unknownWebhook;
         const id = messageId === "@original" ? interaction.originalId : messageId;
         const message = id ? this.messages.get(id) : undefined;
-        return message ? { status: 200, body: this.edit(message, body) } : unknownMessage;
+        return message ? { status: 200, body: editMessage(message, body) } : unknownMessage;
       }],
       ["GET", /^\/guilds\/(\d+)\/members\/(\d+)$/, ([guildId, userId]) => {
         const member = this.members.get(userId!);
@@ -287,7 +276,7 @@ export class FakeDiscord {
       }],
       ["PATCH", /^\/channels\/(\d+)\/messages\/(\d+)$/, ([channelId, messageId], body) => {
         const message = this.messages.get(messageId!);
-        return message && message.channel_id === channelId ? { status: 200, body: this.edit(message, body) } : unknownMessage;
+        return message && message.channel_id === channelId ? { status: 200, body: editMessage(message, body) } : unknownMessage;
       }],
       ["POST", /^\/channels\/(\d+)\/messages\/(\d+)\/threads$/, ([channelId, messageId], body) => this.startThread(channelId!, messageId!, body)],
       ["PUT", /^\/applications\/(\d+)\/commands$/, ([applicationId], body) => this.putCommands(`global:${applicationId}`, applicationId!, body)],
@@ -298,18 +287,11 @@ export class FakeDiscord {
   private interactionCallback(token: string, body: any): { status: number; body?: unknown } {
     const interaction = this.interactions.get(token);
     if (!interaction) return { status: 404, body: { message: "Unknown interaction", code: 10062 } };
-    if (interaction.acknowledged) return { status: 400, body: { message: "Interaction has already been acknowledged.", code: 40060 } };
-    interaction.acknowledged = true;
-    const flags = Number(body?.data?.flags ?? 0) & MessageFlags.Ephemeral;
-    if (body.type === 4 || body.type === 5) {
-      const content = body.type === 4 ? body.data : { content: "", flags: flags | MessageFlags.Loading };
-      const message = this.store(this.botMessage(interaction.channelId, { ...content, flags: flags | Number(content.flags ?? 0) }, interaction.guildId, 20));
-      interaction.originalId = message.id;
-    } else if (body.type === 7 && interaction.originalId) {
-      const message = this.messages.get(interaction.originalId);
-      if (message) this.edit(message, body.data);
-    }
-    return { status: 204 };
+    return answerCallback(interaction, body, {
+      post: (content) => this.store(this.botMessage(interaction.channelId, content, interaction.guildId, 20)),
+      find: (id) => this.messages.get(id),
+      edit: editMessage,
+    });
   }
 
   private startThread(channelId: string, messageId: string, body: any): { status: number; body?: unknown } {
@@ -330,16 +312,7 @@ export class FakeDiscord {
   }
 
   private botMessage(channelId: string, body: any, guildId: string | undefined, interactionType?: number): APIMessage & { guild_id?: string } {
-    return apiMessage({
-      channelId,
-      ...(guildId ? { guildId } : {}),
-      author: this.bot,
-      content: String(body?.content ?? ""),
-      components: body?.components ?? [],
-      flags: Number(body?.flags ?? 0),
-      ...(body?.message_reference?.message_id ? { replyTo: body.message_reference.message_id } : {}),
-      ...(interactionType ? { interactionType, webhookId: this.applicationId } : {}),
-    });
+    return botMessage({ bot: this.bot, applicationId: this.applicationId }, channelId, body, guildId, interactionType);
   }
 
   private store(message: APIMessage & { guild_id?: string }): APIMessage & { guild_id?: string } {
@@ -347,11 +320,4 @@ export class FakeDiscord {
     return message;
   }
 
-  private edit(message: APIMessage & { guild_id?: string }, body: any): APIMessage {
-    if (body && "content" in body) message.content = String(body.content);
-    if (body && "components" in body) message.components = body.components;
-    message.flags = (message.flags ?? 0) & ~MessageFlags.Loading;
-    message.edited_timestamp = new Date().toISOString();
-    return message;
-  }
 }

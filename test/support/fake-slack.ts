@@ -9,89 +9,14 @@
 import { EventEmitter, once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { attachSocketEndpoint, withDeadline, type SocketAck, type SocketEndpoint } from "./fake-slack-socket.js";
+import { attachSocketEndpoint, withDeadline, type SocketAck } from "./fake-slack-socket.js";
+import { APP_ID, BOT_ID, BOT_USER_ID, DEFAULT_MEMBERS, MESSAGE_MAX_CHARS, TEAM_ID, type ChannelKind, type Failure, type FakeMessage, type FakeSlack, type RecordedCall, type StreamLimits } from "./fake-slack-types.js";
 
 export type { SocketAck };
 
-export const TEAM_ID = "T0TEAM";
-export const BOT_USER_ID = "U0BOT";
-export const BOT_ID = "B0BOT";
-export const APP_ID = "A0APP";
-/** Who is in a channel unless a test says otherwise. */
-export const DEFAULT_MEMBERS = [BOT_USER_ID, "U0ALICE", "U0BOB", "U0CAROL", "U0BOSS", "U0MALLORY"];
-/** Slack refuses longer message text with msg_too_long (stricter than Slack's own 40,000: what a person can read in one message). */
-export const MESSAGE_MAX_CHARS = 4_000;
-
-export interface StreamLimits {
-  /** After this long a stream takes no more appends (message_not_in_streaming_state). */
-  readonly maxAgeMs: number;
-  /** The chunks one streamed message may hold (JSON characters) before msg_too_long. */
-  readonly maxChars: number;
-}
-
-export interface RecordedCall {
-  readonly method: string;
-  readonly args: Record<string, unknown>;
-  /** HTTP status the fake answered with. */
-  readonly status: number;
-  /** The `error` field when the fake answered ok: false. */
-  readonly error?: string;
-}
-
-export interface FakeMessage {
-  ts: string;
-  channel: string;
-  thread_ts?: string;
-  user?: string;
-  bot_id?: string;
-  text: string;
-  blocks?: unknown[];
-  chunks: unknown[];
-  streaming?: "open" | "stopped";
-  streamStartedAt?: number;
-}
-
-export interface Failure {
-  /** HTTP status (429, 500…); with `error` instead, a 200 carrying ok: false. */
-  readonly status?: number;
-  readonly retryAfterSeconds?: number;
-  readonly error?: string;
-  /** How many calls fail; default 1. */
-  readonly times?: number;
-  /** Record the call and never answer it (a process killed during the call). */
-  readonly hang?: true;
-}
+export * from "./fake-slack-types.js";
 
 type Handler = (args: Record<string, unknown>) => Record<string, unknown>;
-
-export type ChannelKind = "public" | "private" | "im" | "mpim";
-
-export interface FakeSlack extends Omit<SocketEndpoint, "close"> {
-  /** Base URL for SLACK_API_URL / slackApiUrl. */
-  readonly apiUrl: string;
-  readonly calls: readonly RecordedCall[];
-  callsTo(method: string): RecordedCall[];
-  /** Resolves with the first call (past or future) to `method` that satisfies `match`. */
-  waitForCall(method: string, match?: (call: RecordedCall) => boolean, timeoutMs?: number): Promise<RecordedCall>;
-  fail(method: string, failure: Failure): void;
-  /** chat.startStream answers ok: false (an app without the agent features). */
-  refuseStreaming(error?: string): void;
-  /** Seeds a message as if a person (or another bot) wrote it. */
-  addMessage(message: Omit<FakeMessage, "chunks">): FakeMessage;
-  /** The bot is not a member: history and posts answer not_in_channel. */
-  leaveChannel(channel: string): void;
-  /** conversations.info describes the channel as this kind (default: public, or im for D… ids). */
-  setChannelKind(channel: string, kind: ChannelKind): void;
-  /** conversations.members and postEphemeral see these people in the channel (default DEFAULT_MEMBERS). */
-  setMembers(channel: string, users: readonly string[]): void;
-  /** The app lacks this scope: methods that need it for a channel kind answer missing_scope. */
-  withoutScope(scope: "groups:read"): void;
-  /** How long and large a stream may grow (default 5 minutes and 12,000 characters). */
-  setStreamLimits(limits: Partial<StreamLimits>): void;
-  message(channel: string, ts: string): FakeMessage | undefined;
-  threadMessages(channel: string, threadTs: string): FakeMessage[];
-  close(): Promise<void>;
-}
 
 function parseForm(raw: string): Record<string, unknown> {
   const args: Record<string, unknown> = {};

@@ -40,6 +40,8 @@ export interface DiscordAdapterDeps {
   readonly progressIntervalMs?: number;
   /** The most stop() takes: work in flight gets all of it but the last second, which is for disconnecting. */
   readonly stopGraceMs?: number;
+  /** False for BOT_ROLE=worker: it posts and presents runs over REST, but opens no gateway (clicks and commands go to ingress processes); default true. */
+  readonly takeEvents?: boolean;
   /** The gateway connection went down or came back (readiness). Must not throw. */
   readonly onConnection?: (state: "up" | "down", reason?: string) => void;
 }
@@ -111,6 +113,11 @@ export function createDiscordAdapter(deps: DiscordAdapterDeps): ChatAdapter {
   return {
     name: "discord",
     async start() {
+      if (deps.takeEvents === false) {
+        accepting = true;
+        logger.info("discord adapter ready (REST only: a worker opens no gateway)");
+        return;
+      }
       const readiness = new AbortController();
       const ready = once(client, Events.ClientReady, { signal: readiness.signal });
       ready.catch(() => undefined);

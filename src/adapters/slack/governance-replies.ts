@@ -30,15 +30,16 @@ export async function tellPrivately(runtime: SlackRuntime, message: IncomingMess
 }
 
 /**
- * Access and limits for a question before anything shows: true when it may run. The message's
- * dedupe key makes a redelivery get the same answer, so it is neither counted nor refused twice.
+ * Access and limits for a question before anything shows. The message's dedupe key makes a
+ * redelivery get the same answer, so it is neither counted nor refused twice. A refusal's
+ * private note is returned, to post after Slack's ack (it is a slow call).
  */
-export async function admitQuestion(runtime: SlackRuntime, message: IncomingMessage): Promise<boolean> {
+export async function admitQuestion(runtime: SlackRuntime, message: IncomingMessage): Promise<{ readonly kind: "admitted" } | { readonly kind: "refused"; readonly tell?: () => Promise<void> }> {
   const admission = await runtime.service.admit(originOf(message), [], message.dedupeKey);
-  if (admission.kind === "admitted") return true;
+  if (admission.kind === "admitted") return { kind: "admitted" };
   runtime.logger.info({ user: message.place.requester, channel: message.place.channel, refusal: admission.refusal, repeat: admission.repeat === true }, "request refused by the settings");
-  if (!admission.repeat) await tellPrivately(runtime, message, admission.text, REFUSAL_FALLBACK_TEXT);
-  return false;
+  if (admission.repeat) return { kind: "refused" };
+  return { kind: "refused", tell: () => tellPrivately(runtime, message, admission.text, REFUSAL_FALLBACK_TEXT) };
 }
 
 /** Admins only, and only to them: the log names people and what they approved. */

@@ -1,11 +1,12 @@
-// A message for the bot (mention, DM, Messages tab) after Slack's ack: skip what is not for
-// it, then answer a memory command (redeliveries skipped by event id) or submit the question to
-// the runner, whose intake record is its dedupe, also after a restart.
+// A message for the bot (mention, DM, Messages tab). Slack's ack waits for takeMessage: a
+// question is classified, admitted, recorded and queued before Slack hears "ok", so an acked
+// message is never lost with its process, and a follow-up cannot overtake it on another process.
+// Replies (refusals, memory commands) come after the ack. The intake record is the dedupe.
 import type { Task } from "../../agent/service.js";
 import { contextSourceOf } from "./thread-context-source.js";
 import { admitQuestion, showAudit, showSettings } from "./governance-replies.js";
 import { showFeedback } from "./feedback-listing.js";
-import { classifyMessage, type EntryPoint, type IncomingMessage } from "./incoming-message.js";
+import { classifyMessage, type EntryPoint, type Incoming, type IncomingMessage } from "./incoming-message.js";
 import { toolListText } from "../tool-list-text.js";
 import { neutraliseMentions } from "./neutralise-mentions.js";
 import { postWithRetry } from "./post-answer.js";
@@ -37,32 +38,32 @@ async function forget(runtime: SlackRuntime, message: IncomingMessage): Promise<
   await reply(runtime, message, removed === 0 ? "There was nothing to forget here." : `Done: I forgot ${removed} ${removed === 1 ? "fact" : "facts"} about this conversation.`);
 }
 
+/** What is left after Slack's ack (replies); never rejects. */
+export type AfterAck = () => Promise<void>;
+
+const STORAGE_TROUBLE = "Sorry, I could not handle that just now (my storage did not answer). Please try again in a moment.";
+
 /** Records the question and queues its run (the record is the dedupe); the Slack presenter shows the run wherever it runs. */
-async function submitQuestion(runtime: SlackRuntime, message: IncomingMessage): Promise<void> {
+async function submitQuestion(runtime: SlackRuntime, message: IncomingMessage): Promise<AfterAck | undefined> {
   try {
-    if (!(await admitQuestion(runtime, message))) return;
+    const admitted = await admitQuestion(runtime, message);
+    if (admitted.kind === "refused") return admitted.tell;
     // Recorded first: the worker reads the thread (a slow Slack call) when the run starts.
     const contextSource = contextSourceOf(message);
     const task: Task = { origin: originOf(message), text: message.text, admitted: true, ...(contextSource ? { contextSource } : {}) };
     const submitted = await runtime.service.submit(task, message.dedupeKey);
     if (submitted.kind === "duplicate") runtime.logger.info({ event: message.dedupeKey, state: submitted.state }, "message already taken; ignoring the redelivery");
+    return undefined;
   } catch (error) {
     runtime.logger.error({ err: error, event: message.dedupeKey }, "could not record the message");
-    await reply(runtime, message, "Sorry, I could not handle that just now (my storage did not answer). Please try again in a moment.");
+    return () => reply(runtime, message, STORAGE_TROUBLE);
   }
 }
 
-/** Never throws. */
-export async function handleMessage(runtime: SlackRuntime, entry: EntryPoint, body: unknown, fallbackTeam?: string): Promise<void> {
+/** Everything but a question: memory and settings commands, answered after the ack (redeliveries skipped by event id). */
+async function answerCommand(runtime: SlackRuntime, incoming: Extract<Incoming, { readonly message: IncomingMessage }>): Promise<void> {
   const { logger } = runtime;
-  const incoming = classifyMessage(entry, body, runtime.botUserId(), fallbackTeam);
-  if (incoming.kind === "ignore") {
-    logger.debug({ entry, reason: incoming.reason }, "event ignored");
-    return;
-  }
   const { message } = incoming;
-  // Slack acked it already: a question that arrives while the transport closes is still recorded, and the next start answers it.
-  if (incoming.kind === "ask") return submitQuestion(runtime, message);
   if (!runtime.accepting()) return;
   try {
     const fresh = await runtime.store.setIfAbsent(`slack:event:${message.dedupeKey}`, true, EVENT_ID_TTL_MS);
@@ -82,6 +83,27 @@ export async function handleMessage(runtime: SlackRuntime, entry: EntryPoint, bo
     }
   } catch (error) {
     logger.error({ err: error, event: message.dedupeKey }, "could not handle the message");
-    return reply(runtime, message, "Sorry, I could not handle that just now (my storage did not answer). Please try again in a moment.");
+    return reply(runtime, message, STORAGE_TROUBLE);
   }
+}
+
+/**
+ * The part Slack's ack waits for: a question is admitted, recorded and queued; everything else
+ * is returned as the work to do after the ack. Never rejects.
+ */
+export async function takeMessage(runtime: SlackRuntime, entry: EntryPoint, body: unknown, fallbackTeam?: string): Promise<AfterAck | undefined> {
+  const incoming = classifyMessage(entry, body, runtime.botUserId(), fallbackTeam);
+  if (incoming.kind === "ignore") {
+    runtime.logger.debug({ entry, reason: incoming.reason }, "event ignored");
+    return undefined;
+  }
+  // A question that arrives while the transport closes is still recorded, and the next start answers it.
+  if (incoming.kind === "ask") return submitQuestion(runtime, incoming.message);
+  return () => answerCommand(runtime, incoming);
+}
+
+/** takeMessage and then what it left for after the ack, as one piece of work. Never throws. */
+export async function handleMessage(runtime: SlackRuntime, entry: EntryPoint, body: unknown, fallbackTeam?: string): Promise<void> {
+  const afterAck = await takeMessage(runtime, entry, body, fallbackTeam);
+  await afterAck?.();
 }

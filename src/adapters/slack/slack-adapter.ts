@@ -1,6 +1,6 @@
 // The Slack surface: a Bolt app in Socket Mode (app token) or HTTP mode (signing secret,
-// /slack/events and GET /healthz on PORT). Events are acknowledged by Bolt at once; the work
-// runs after the ack and is tracked so stop() can let it reach a safe point.
+// /slack/events and GET /healthz on PORT). A message is acknowledged once it is recorded and
+// queued; replies and clicks' work run after the ack and are tracked so stop() can let them reach a safe point.
 import type { RequestListener, Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { App, HTTPReceiver, SocketModeReceiver, webApi } from "@slack/bolt";
@@ -17,7 +17,8 @@ import { APPROVE_ACTION, DENY_ACTION } from "./approval-message.js";
 import { boltLogger } from "./bolt-logger.js";
 import { createSlackTools } from "./chat-tools.js";
 import { handleApprovalClick, handleApprovalExpired } from "./handle-approval.js";
-import { handleMessage } from "./handle-message.js";
+import { takeMessage } from "./handle-message.js";
+import { ackEventsAfterListeners } from "./socket-ack.js";
 import { slackContextLoader } from "./thread-context-source.js";
 import { slackPresenter } from "./run-presenter.js";
 import { rejectStale } from "./request-freshness.js";
@@ -43,6 +44,8 @@ export interface SlackAdapterDeps {
   readonly streamLimits?: StreamLimits;
   /** HTTP mode: take requests on the process's ops port (PORT, opened before Slack loads) instead of a server of Bolt's own. */
   readonly httpMount?: HttpMount;
+  /** False for BOT_ROLE=worker: it posts and presents runs through the Web API, but takes no events (no route, no socket); default true. */
+  readonly takeEvents?: boolean;
   /** Socket Mode: the connection went down or came back (readiness). Must not throw. */
   readonly onConnection?: (state: "up" | "down", reason?: string) => void;
 }
@@ -117,10 +120,14 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
       socket.client.on("disconnected", () => deps.onConnection?.("down", "the Socket Mode connection closed"));
       socket.client.on("reconnecting", () => deps.onConnection?.("down", "reconnecting to Socket Mode"));
       socket.client.on("connected", () => deps.onConnection?.("up"));
-      return new App({ ...common, receiver: socket });
+      const socketApp = new App({ ...common, receiver: socket });
+      ackEventsAfterListeners(socket, socketApp, logger);
+      return socketApp;
     }
     const receiver = new HTTPReceiver({
       signingSecret: config.mode.signingSecret,
+      // Slack hears "ok" only once the message is recorded and queued: an acked event is never redelivered.
+      processBeforeResponse: true,
       port: config.mode.port,
       logger: slackLogger,
       customRoutes: [
@@ -143,11 +150,16 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
     bolt.error(async (error) => {
       logger.error({ err: error }, "Slack event handling failed");
     });
+    // The ack waits for the record (processBeforeResponse, deferred Socket Mode acks); replies come after it.
     bolt.event("app_mention", async ({ body, context }) => {
-      inFlight.track("a Slack mention", handleMessage(runtime, "mention", body, context.teamId));
+      const taken = takeMessage(runtime, "mention", body, context.teamId);
+      inFlight.track("a Slack mention", taken.then((afterAck) => afterAck?.()));
+      await taken;
     });
     bolt.message(async ({ body, context }) => {
-      inFlight.track("a Slack direct message", handleMessage(runtime, "direct", body, context.teamId));
+      const taken = takeMessage(runtime, "direct", body, context.teamId);
+      inFlight.track("a Slack direct message", taken.then((afterAck) => afterAck?.()));
+      await taken;
     });
     bolt.action(APPROVE_ACTION, async ({ ack, body }) => {
       await ack();
@@ -205,6 +217,11 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
     async start() {
       const identity = await whoAmI(client);
       botUserId = identity.botUserId;
+      if (deps.takeEvents === false) {
+        accepting = true;
+        logger.info({ mode: "worker" }, "Slack is connected (Web API only: a worker takes no events)");
+        return;
+      }
       app = buildApp(identity);
       listen(app);
       accepting = true;

@@ -1,0 +1,37 @@
+// The tokens a run used, handed to the usage check (a daily limit) in portions: what was used
+// since the last report. A check that throws is logged and ignored; its stop ends the run.
+import type { LoopDeps } from "./loop.js";
+import type { GuardStop, TaskOrigin } from "./types.js";
+
+export class UsageMeter {
+  /** Model tokens used since the last report. */
+  private unreported = 0;
+
+  constructor(
+    private readonly deps: Pick<LoopDeps, "usageCheck" | "logger">,
+    private readonly run: { readonly runId: string; readonly origin: TaskOrigin },
+  ) {}
+
+  /** Whether anyone reads the usage: counting what a model wrote costs a few µs per step. */
+  get wanted(): boolean {
+    return this.deps.usageCheck !== undefined;
+  }
+
+  add(tokens: number): void {
+    this.unreported += tokens;
+  }
+
+  /** Hands the tokens used since last time to the check; its stop, if any. */
+  async report(): Promise<GuardStop | undefined> {
+    const check = this.deps.usageCheck;
+    if (!check || this.unreported === 0) return undefined;
+    const tokens = this.unreported;
+    this.unreported = 0;
+    try {
+      return await check(this.run, tokens);
+    } catch (error) {
+      this.deps.logger.warn({ runId: this.run.runId, err: error }, "the usage check threw; ignored");
+      return undefined;
+    }
+  }
+}

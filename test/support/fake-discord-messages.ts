@@ -1,0 +1,64 @@
+// How the fake Discord makes, edits and refuses the bot's messages as Discord does: content over
+// 2,000 characters is refused wherever it is sent, an interaction's callback is answered once
+// (a reply or a deferral becomes the original message, an update edits it).
+import { MessageFlags, type APIMessage } from "discord.js";
+import { apiMessage, type FakeUser } from "./fake-discord-payloads.js";
+
+/** Discord's limit on a message's content. */
+export const MESSAGE_MAX_CHARS = 2_000;
+
+type StoredMessage = APIMessage & { guild_id?: string };
+
+export interface InteractionState {
+  readonly id: string;
+  readonly channelId: string;
+  readonly guildId?: string;
+  acknowledged: boolean;
+  originalId?: string;
+}
+
+/** Discord refuses message content over 2,000 characters (50035 Invalid Form Body), wherever it is sent. */
+export function tooLongRefusal(method: string, body: any): { status: number; body: unknown } | undefined {
+  if ((method !== "POST" && method !== "PATCH") || typeof body?.content !== "string" || body.content.length <= MESSAGE_MAX_CHARS) return undefined;
+  return { status: 400, body: { message: "Invalid Form Body", code: 50035, errors: { content: { _errors: [{ code: "BASE_TYPE_MAX_LENGTH", message: "Must be 2000 or fewer in length." }] } } } };
+}
+
+export function botMessage(app: { readonly bot: FakeUser; readonly applicationId: string }, channelId: string, body: any, guildId: string | undefined, interactionType?: number): StoredMessage {
+  return apiMessage({
+    channelId,
+    ...(guildId ? { guildId } : {}),
+    author: app.bot,
+    content: String(body?.content ?? ""),
+    components: body?.components ?? [],
+    flags: Number(body?.flags ?? 0),
+    ...(body?.message_reference?.message_id ? { replyTo: body.message_reference.message_id } : {}),
+    ...(interactionType ? { interactionType, webhookId: app.applicationId } : {}),
+  });
+}
+
+export function editMessage(message: StoredMessage, body: any): APIMessage {
+  if (body && "content" in body) message.content = String(body.content);
+  if (body && "components" in body) message.components = body.components;
+  message.flags = (message.flags ?? 0) & ~MessageFlags.Loading;
+  message.edited_timestamp = new Date().toISOString();
+  return message;
+}
+
+/** Answers an interaction's callback: once only (40060 after that). */
+export function answerCallback(
+  interaction: InteractionState,
+  body: any,
+  messages: { post(content: any): StoredMessage; find(id: string): StoredMessage | undefined; edit(message: StoredMessage, data: any): unknown },
+): { status: number; body?: unknown } {
+  if (interaction.acknowledged) return { status: 400, body: { message: "Interaction has already been acknowledged.", code: 40060 } };
+  interaction.acknowledged = true;
+  const flags = Number(body?.data?.flags ?? 0) & MessageFlags.Ephemeral;
+  if (body.type === 4 || body.type === 5) {
+    const content = body.type === 4 ? body.data : { content: "", flags: flags | MessageFlags.Loading };
+    interaction.originalId = messages.post({ ...content, flags: flags | Number(content.flags ?? 0) }).id;
+  } else if (body.type === 7 && interaction.originalId) {
+    const message = messages.find(interaction.originalId);
+    if (message) messages.edit(message, body.data);
+  }
+  return { status: 204 };
+}
