@@ -177,6 +177,39 @@ describe("graceful shutdown", () => {
   }
 });
 
+describe("npm start without the process group", () => {
+  it("SIGTERM to the npm pid alone: the bot it started shuts down too (no orphan), and the restart answers what was in flight", async () => {
+    const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
+    const port = await freePort();
+    model.enqueue(...Array.from({ length: 20 }, () => slowTwoStepScript(1_000)));
+    const questions = ["orphan 1", "orphan 2", "orphan 3"];
+    const first = await startBot({ slackApiUrl: slack.apiUrl, openaiBaseUrl: model.baseUrl, storeUrl, port, viaNpm: true });
+    bots.push(first);
+    const botPid = (JSON.parse(readFileSync(`${folder.path}/bot.sqlite.owner`, "utf8")) as { pid: number }).pid;
+    try {
+      for (const [index, question] of questions.entries()) {
+        expect((await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> ${question}`, ts: `1700310000.${String(index).padStart(6, "0")}` }))).status).toBe(200);
+      }
+      await model.waitForRequests(3, 15_000);
+      first.child.kill("SIGTERM");
+      // Within main.ts's 10 s backstop, with room for a loaded machine.
+      await until(() => !isRunning(botPid), `the bot (pid ${botPid}) to exit after npm got SIGTERM`, 15_000, 50);
+    } finally {
+      // Whatever npm left behind does not outlive the test.
+      try {
+        process.kill(-(first.child.pid as number), "SIGKILL");
+      } catch {
+        // The group is gone already.
+      }
+    }
+    const second = await bot({ storeUrl, port });
+    await until(() => answersFor(questions).every((count) => count >= 1), `all 3 answers\n${second.logs().slice(-3000)}`, 40_000, 100);
+    second.child.kill("SIGTERM");
+    await second.exited;
+    expect(answersFor(questions)).toEqual([1, 1, 1]);
+  }, 90_000);
+});
+
 describe("one process per SQLite file", () => {
   it("a second bot process on the same file stops at start with one line; after the first one is killed, a new one starts", async () => {
     const storeUrl = `sqlite://${folder.path}/bot.sqlite`;

@@ -1,7 +1,8 @@
 // Record before ack: Slack hears "ok" for a message only once its intake record is written and
 // its run queued, in HTTP mode (processBeforeResponse) and in Socket Mode (deferred envelope
 // ack). A process killed between the ack and the record would lose the message for good, as
-// Slack never delivers an acknowledged event again.
+// Slack never delivers an acknowledged event again. A worker process (takeEvents false) opens
+// no transport at all.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -58,7 +59,7 @@ afterEach(async () => {
   }
 });
 
-async function startBot(mode: "http" | "socket"): Promise<Bot> {
+async function startBot(mode: "http" | "socket", takeEvents = true): Promise<Bot> {
   const fake = await startFakeSlack();
   const folder = mkdtempSync(join(tmpdir(), "ingress-ack-"));
   const config = loadConfig({
@@ -72,9 +73,9 @@ async function startBot(mode: "http" | "socket"): Promise<Bot> {
   const store = holdIntakeWrites(await openStore(config.storeUrl, silentLogger));
   const model = new ScriptedModel([], { whenExhausted: { text: "Recorded, then answered." } });
   const service = createAgentService({ config, model, store, logger: silentLogger });
-  const adapter = createSlackAdapter({ config: config.slack!, service, store, logger: silentLogger });
+  const adapter = createSlackAdapter({ config: config.slack!, service, store, logger: silentLogger, takeEvents });
   await adapter.start();
-  if (mode === "socket") await fake.waitForSocket();
+  if (mode === "socket" && takeEvents) await fake.waitForSocket();
   const bot = { fake, store, adapter, service };
   running.push(bot);
   return bot;
@@ -114,5 +115,18 @@ describe("Slack acks a message only once it is recorded", () => {
     await bot.fake.waitForAck(envelope);
     expect(await bot.store.get(recordKey)).toMatchObject({ state: expect.stringMatching(/received|running|done/) });
     await bot.fake.waitForCall("chat.postMessage", (call) => call.args.text === "Recorded, then answered.");
+  });
+});
+
+describe("a Slack worker (BOT_ROLE=worker) takes no events", () => {
+  it("opens no Socket Mode connection, yet knows who it is for the Web API", async () => {
+    const bot = await startBot("socket", false);
+    expect(bot.fake.callsTo("auth.test")).toHaveLength(1);
+    expect(bot.fake.callsTo("apps.connections.open")).toHaveLength(0);
+  });
+
+  it("listens on no port of its own in HTTP mode", async () => {
+    const bot = await startBot("http", false);
+    expect(bot.adapter.port).toBeUndefined();
   });
 });

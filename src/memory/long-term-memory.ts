@@ -104,7 +104,8 @@ export function createLongTermMemory(store: KeyValueStore, options: LongTermMemo
     recall(conversationKey, query, limit) {
       return lanes.run(conversationKey, async () => {
         const facts = await load(conversationKey);
-        const chosen = rankFacts(facts, query, limit);
+        // A conversation with nothing remembered (most of them) skips preparing the query for comparison.
+        const chosen = facts.length === 0 ? [] : rankFacts(facts, query, limit);
         const now = clock();
         // A fact that only fills the list was not used: counting it would keep unrelated facts from eviction.
         const used = new Map(chosen.filter(({ relevant }) => relevant).map(({ fact }) => [fact.id, { ...fact, uses: fact.uses + 1, lastUsedAt: now }]));
