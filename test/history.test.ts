@@ -135,6 +135,22 @@ describe("conversation history", () => {
     expect(stored[2]!.user).toBe(cut);
   });
 
+  it("never asks for a count of more than a few limits of text, and takes an asynchronous count", async () => {
+    const counter = TokenCounter.forModel("gpt-4o-mini");
+    const asked: number[] = [];
+    const countTokens = async (text: string) => {
+      asked.push(text.length);
+      return counter.countTextYielding(text);
+    };
+    const key = conversation();
+    await store.set(historyKey(key), [turn(1), { user: "公司的服务器".repeat(170_000), assistant: "a2", at: 1_002 }]);
+    const loaded = await history({ maxTokens: 4_000, countTokens }).load(key);
+    expect(loaded.map((t) => t.assistant)).toEqual(["a1", "a2"]);
+    expect(loaded[1]!.user).toMatch(/only its start is kept\]$/);
+    // A side's limit is 1,000 tokens: no count looks at more than a few thousand characters of the 1 MB message.
+    expect(Math.max(...asked)).toBeLessThanOrEqual(4_000);
+  });
+
   it("cuts a turn stored whole before the bound existed when it loads", async () => {
     const key = conversation();
     await store.set(historyKey(key), [turn(1), { user: "x".repeat(5_000), assistant: "a2", at: 1_002 }]);

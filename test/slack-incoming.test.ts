@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { webApi } from "@slack/bolt";
 import { classifyMessage } from "../src/adapters/slack/incoming-message.js";
 import { loadThreadContext, THREAD_MAX_PAGES, THREAD_PAGE_SIZE, toThreadContext } from "../src/adapters/slack/thread-context.js";
@@ -130,6 +130,19 @@ describe("toThreadContext", () => {
     expect(context.length).toBeGreaterThan(0);
     expect(context.length).toBeLessThan(9);
     expect(context.at(-1)?.content).toContain("message number 9");
+  });
+
+  it("cuts a long message before counting it: the work follows the budget, not the message's length", () => {
+    const long = Array.from({ length: 40_000 }, (_, i) => String.fromCodePoint(0x4e00 + ((i * 7_919 + 13) % 20_000))).join("");
+    const encodeInto = vi.spyOn(TextEncoder.prototype, "encodeInto");
+    try {
+      const context = toThreadContext([message(1, "U1", long), message(2, "U2", "short reply")], { ...request, maxTokens: 2_000 });
+      expect(context).toEqual([{ role: "user", content: "<@U2>: short reply" }]);
+      const encodedChars = encodeInto.mock.calls.reduce((sum, [unit]) => sum + unit.length, 0);
+      expect(encodedChars).toBeLessThanOrEqual(8_000);
+    } finally {
+      encodeInto.mockRestore();
+    }
   });
 
   it("skips entries that are not messages", () => {

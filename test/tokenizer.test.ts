@@ -2,7 +2,15 @@ import fc from "fast-check";
 import { getEncoding } from "js-tiktoken";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MAX_CHUNK_CHARS, Tokenizer } from "../src/agent/tokenizer.js";
+import { buildPairRankTable } from "../src/agent/pair-rank-table.js";
 import { TwoGenerationCache } from "../src/agent/two-generation-cache.js";
+
+function finish<T>(work: Generator<void, T>): T {
+  for (;;) {
+    const step = work.next();
+    if (step.done) return step.value;
+  }
+}
 
 const samples = [
   "",
@@ -128,6 +136,32 @@ describe("bounded work", () => {
   it("cuts the same way when it yields", async () => {
     const text = `${"word ".repeat(50_000)}${cjk(80_000)}`;
     expect(await tokenizer.cutYielding(text, 60_000)).toEqual(tokenizer.cut(text, 60_000));
+  });
+});
+
+describe("the pair table", () => {
+  it("answers every pair as js-tiktoken's byte-string table does, tokens and non-tokens alike", () => {
+    const tables = getEncoding("cl100k_base") as unknown as { rankMap: Map<string, number>; textMap: Map<number, Uint8Array> };
+    const pairRank = finish(buildPairRankTable(tables.textMap));
+    const rank = fc.integer({ min: 0, max: tables.textMap.size - 1 });
+    const bytesOf = (token: number) => [...tables.textMap.get(token)!];
+    // Real merges (a token split in two) and arbitrary pairs, which are mostly no token.
+    const split = rank.filter((token) => bytesOf(token).length > 1).chain((token) => fc.integer({ min: 1, max: bytesOf(token).length - 1 }).map((at) => [token, at] as const));
+    fc.assert(
+      fc.property(fc.tuple(rank, rank), ([left, right]) => {
+        expect(pairRank(left, right)).toBe(tables.rankMap.get([...bytesOf(left), ...bytesOf(right)].join(",")) ?? -1);
+      }),
+      { numRuns: 2_000 },
+    );
+    fc.assert(
+      fc.property(split, ([token, at]) => {
+        const left = tables.rankMap.get(bytesOf(token).slice(0, at).join(","));
+        const right = tables.rankMap.get(bytesOf(token).slice(at).join(","));
+        if (left === undefined || right === undefined) return;
+        expect(pairRank(left, right)).toBe(token);
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });
 

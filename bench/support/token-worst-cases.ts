@@ -72,7 +72,8 @@ export async function worstCases(): Promise<void> {
   await counted("3,000 emoji, counted", emoji(3_000), false);
   await counted("4,000 CJK characters without punctuation, counted", cjk(4_000), false);
   await counted("16,000 CJK characters without punctuation, counted", cjk(16_000), false);
-  await counted("200,000 letters (a tool error), counted", letters(200_000), false);
+  await counted("200,000 letters (a tool error), counted synchronously", letters(200_000), false);
+  await counted("200,000 letters (a tool error), counted (yielding)", letters(200_000), true);
   // 1 MB in UTF-8: a CJK character is 3 bytes, an emoji 4.
   for (const [kind, text] of [["Chinese", () => cjk(MB / 3)], ["letters", () => letters(MB)], ["emoji", () => emoji(MB / 4)], ["prose", () => prose(MB)], ["code", () => code(MB)], ["base64", () => base64(MB)]] as const) {
     await counted(`1 MB of ${kind}, counted as a message (yielding)`, text(), true);
@@ -81,6 +82,7 @@ export async function worstCases(): Promise<void> {
     const { value, totalMs, heldMs } = await measured(() => (yielding ? counter().truncateYielding(text, cap) : counter().truncate(text, cap)));
     rows.push([label, text.length.toLocaleString("en-US"), `→ ${value.text.length.toLocaleString("en-US")} chars`, "", totalMs.toFixed(1), heldMs.toFixed(1)]);
   };
+  await cut("200,000 letters (a tool error) cut to a 2,000-token observation", letters(200_000), 2_000, false);
   await cut("1 MB of Chinese cut to a 2,000-token observation", cjk(MB / 3), 2_000, false);
   await cut("1 MB of Chinese cut to a 128k window's question cap (yielding)", cjk(MB / 3), 62_976, true);
   await cut("1 MB of Chinese cut to a 1M window's question cap (yielding)", cjk(MB / 3), 522_764, true);

@@ -75,7 +75,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   const observers = deps.observers ?? [];
   const clock = deps.clock ?? Date.now;
   const counter = TokenCounter.forModel(config.model.name);
-  const history = createConversationHistory(store, { maxTurns: config.memory.historyTurns, maxTokens: historyTokenBudget(config.guards, config.model.name, config.memory.historyTokens), countTokens: (text) => counter.countText(text), logger });
+  const history = createConversationHistory(store, { maxTurns: config.memory.historyTurns, maxTokens: historyTokenBudget(config.guards, config.model.name, config.memory.historyTokens), countTokens: (text) => counter.countTextYielding(text), logger });
   const memory = createLongTermMemory(store, { maxFacts: config.memory.maxFacts, logger, clock });
   const queue = deps.queue ?? createLocalWorkQueue(logger);
   const ledger = createWriteLedger(store, logger, clock);

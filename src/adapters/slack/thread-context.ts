@@ -26,9 +26,17 @@ const RepliesPage = z.object({
   response_metadata: z.object({ next_cursor: z.string().optional() }).optional(),
 });
 
+const MESSAGE_OVERHEAD_TOKENS = 4;
+
 let counter: TokenCounter | undefined;
-function tokens(text: string): number {
+/**
+ * The message's tokens when they fit `room`, else undefined. Cuts before it counts, so a long
+ * message costs work in proportion to `room`, never to its own length (Slack allows 40,000 characters).
+ */
+function tokensWithin(text: string, room: number): number | undefined {
+  if (room < 1) return undefined;
   counter ??= new TokenCounter("o200k_base");
+  if (counter.truncate(text, room).truncated) return undefined;
   return counter.countText(text);
 }
 
@@ -54,9 +62,9 @@ export function toThreadContext(rawMessages: readonly unknown[], request: Thread
   let used = 0;
   for (const message of [...people].reverse()) {
     const content = `<@${message.user ?? "unknown"}>: ${message.text}`;
-    const cost = tokens(content) + 4;
-    if (used + cost > budget) break;
-    used += cost;
+    const tokens = tokensWithin(content, budget - used - MESSAGE_OVERHEAD_TOKENS);
+    if (tokens === undefined) break;
+    used += tokens + MESSAGE_OVERHEAD_TOKENS;
     kept.unshift({ role: "user", content });
   }
   return kept;
