@@ -10,7 +10,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { isMainThread, parentPort, Worker } from "node:worker_threads";
 import { once } from "node:events";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { createAgentService } from "../src/agent/agent-service.js";
+import { createAgentService } from "../src/runs/agent-service.js";
 import type { Model, ModelReply, ModelRequest } from "../src/agent/types.js";
 import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";

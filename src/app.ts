@@ -7,7 +7,7 @@ import { createConsoleAdapter } from "./adapters/console/console-adapter.js";
 import type { ModelDescription } from "./adapters/console/console-text.js";
 import { createDemoLoopRunner } from "./adapters/console/demo-loop.js";
 import { warnAboutAllowedWrites } from "./agent/allowed-writes.js";
-import { createAgentService, type RunningAgentService } from "./agent/agent-service.js";
+import { createAgentService, type RunningAgentService } from "./runs/agent-service.js";
 import { createLoopDeps } from "./agent/loop-deps.js";
 import { TokenCounter } from "./agent/token-counter.js";
 import { createDemoModel } from "./agent/model-demo.js";

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
-import { createAgentService } from "../src/agent/agent-service.js";
+import { createAgentService } from "../src/runs/agent-service.js";
 import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";

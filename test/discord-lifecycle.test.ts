@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { approvalCustomId } from "../src/adapters/discord/approval-buttons.js";
 import { createDiscordAdapter, type DiscordAdapterDeps } from "../src/adapters/discord/discord-adapter.js";
 import { say } from "../src/agent/model-scripted.js";
-import type { AgentService } from "../src/agent/service.js";
+import type { AgentService } from "../src/runs/service.js";
 import { ConfigError } from "../src/errors.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";

@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createAgentService, type RunningAgentService } from "../src/agent/agent-service.js";
+import { createAgentService, type RunningAgentService } from "../src/runs/agent-service.js";
 import { ScriptedModel } from "../src/agent/model-scripted.js";
 import type { AgentEvent, PendingApproval, RunOutcome } from "../src/agent/types.js";
 import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../src/memory/types.js";
-import type { SubmitResult, Task } from "../src/agent/service.js";
+import type { SubmitResult, Task } from "../src/runs/service.js";
 import { instrumentModel, instrumentService, instrumentStore } from "../src/ops/instrument.js";
 import { createMetrics, type Metrics } from "../src/ops/metrics.js";
 import { metricsObserver } from "../src/ops/metrics-observer.js";

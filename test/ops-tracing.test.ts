@@ -2,7 +2,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type Re
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createAgentService } from "../src/agent/agent-service.js";
+import { createAgentService } from "../src/runs/agent-service.js";
 import { ScriptedModel } from "../src/agent/model-scripted.js";
 import type { RunOutcome } from "../src/agent/types.js";
 import { loadConfig } from "../src/config.js";

@@ -2,7 +2,7 @@
 // checkpoint, the concurrency cap, and memory writes after the answer outside the run slot.
 import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say, type ScriptedReply } from "../src/agent/model-scripted.js";
-import type { RunPresenter } from "../src/agent/service.js";
+import type { RunPresenter } from "../src/runs/service.js";
 import type { AgentEvent, ModelRequest, RunOutcome, TaskOrigin } from "../src/agent/types.js";
 import { intakeIdFor } from "../src/runs/intake-store.js";
 import { UNKNOWN_OUTCOME } from "../src/runs/write-ledger.js";
@@ -149,7 +149,7 @@ describe("the run slots", () => {
 
 describe("after the answer", () => {
   it("the history turn is retried while the store fails, not dropped", async () => {
-    const { createAgentService } = await import("../src/agent/agent-service.js");
+    const { createAgentService } = await import("../src/runs/agent-service.js");
     const { loadConfig } = await import("../src/config.js");
     const { silentLogger } = await import("../src/logger.js");
     const { mapStore } = await import("./support/map-store.js");

@@ -8,7 +8,7 @@ import { createSlackAdapter } from "../src/adapters/slack/slack-adapter.js";
 import { BOT_USER_ID, startFakeSlack } from "./support/fake-slack.js";
 import { mentionEvent, postEvent, SIGNING_SECRET } from "./support/fake-slack-requests.js";
 import { gatedModel, startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";
-import type { AgentService } from "../src/agent/service.js";
+import type { AgentService } from "../src/runs/service.js";
 import type { KeyValueStore } from "../src/memory/types.js";
 
 let harness: SlackHarness | undefined;

@@ -2,6 +2,7 @@
 // can let it reach a safe point (answered, or paused with the approval already in the store)
 // within a bound.
 import type { Logger } from "../logger.js";
+import { within } from "../runs/within.js";
 
 export interface InFlight {
   /** `what` names the work in the log line when it fails; a failure is logged, never thrown. */
@@ -9,21 +10,6 @@ export interface InFlight {
   readonly size: number;
   /** Resolves true when everything (also work tracked meanwhile) finished, false when the time ran out first. Never rejects. */
   drain(timeoutMs: number): Promise<boolean>;
-}
-
-/** True when `work` settles (either way) within `ms`, false when the time runs out first. Never rejects. */
-export async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  const settled = work.then(
-    () => true as const,
-    () => true as const,
-  );
-  const finished = await Promise.race([settled, timeout]);
-  clearTimeout(timer);
-  return finished;
 }
 
 export function createInFlight(logger: Logger): InFlight {

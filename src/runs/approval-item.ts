@@ -4,7 +4,7 @@
 import { z } from "zod";
 import type { ApprovalStore } from "../agent/approval-store.js";
 import { continueAgent, resumeAgent, RunInterruptedError, type Resolution } from "../agent/loop.js";
-import type { RunPresenter } from "../agent/service.js";
+import type { RunPresenter } from "./service.js";
 import type { TaskOrigin } from "../agent/types.js";
 import { observeRun } from "./run-observer.js";
 import { untilAborted, type RunWork } from "./run-work.js";

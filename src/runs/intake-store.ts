@@ -3,7 +3,7 @@
 // process, or after a restart, can run the message without the event that brought it.
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import type { Task } from "../agent/service.js";
+import type { Task } from "./service.js";
 import { RunStateSchema } from "../agent/run-state.js";
 import type { Surface } from "../agent/types.js";
 import type { KeyValueStore } from "../memory/types.js";

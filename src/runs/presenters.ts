@@ -2,7 +2,7 @@
 // handled here), or else the surface's presenter built from the run's origin, so a worker
 // that did not receive the event (another process, or after a restart) can still show progress
 // and answer in the right place.
-import type { PresenterFactory, RunPresenter } from "../agent/service.js";
+import type { PresenterFactory, RunPresenter } from "./service.js";
 import type { EventSink, RunOutcome, Surface, TaskOrigin } from "../agent/types.js";
 import type { Logger } from "../logger.js";
 

@@ -2,7 +2,7 @@
 // (the model is not asked again for steps already done), and show it through its presenter.
 import { randomBytes } from "node:crypto";
 import { continueAgent, runAgent, RunInterruptedError } from "../agent/loop.js";
-import type { Task } from "../agent/service.js";
+import type { Task } from "./service.js";
 import type { RunOutcome } from "../agent/types.js";
 import { UNRECORDED_RUN, type CheckpointLoad } from "./checkpoint-store.js";
 import type { IntakeRecord } from "./intake-store.js";

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import type { ApprovalStore } from "../agent/approval-store.js";
 import type { LoopDeps, LoopResult } from "../agent/loop.js";
 import type { RunState } from "../agent/run-state.js";
-import type { RunPresenter, Task } from "../agent/service.js";
+import type { RunPresenter, Task } from "./service.js";
 import type { ChatMessage, EventSink, PendingApproval, RunOutcome, Surface, TaskOrigin } from "../agent/types.js";
 import type { Logger } from "../logger.js";
 import type { KeyValueStore } from "../memory/types.js";

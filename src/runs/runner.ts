@@ -4,7 +4,7 @@
 // this process: the next start (or another process) takes up whatever is unfinished.
 import { randomBytes } from "node:crypto";
 import type { StoredRun } from "../agent/approval-store.js";
-import type { SubmitResult, Task } from "../agent/service.js";
+import type { SubmitResult, Task } from "./service.js";
 import type { EventSink, RunOutcome } from "../agent/types.js";
 import { approvalKey, conversationOf, handleApproval, replyPlaceKey, REPLY_PLACE_TTL_MS } from "./approval-item.js";
 import { intakeDecision, intakeIdFor, type IntakeRecord } from "./intake-store.js";

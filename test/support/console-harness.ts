@@ -2,7 +2,7 @@
 // a temporary folder. Tests type lines and wait (bounded) for text to appear.
 import { PassThrough } from "node:stream";
 import { join } from "node:path";
-import { createAgentService, type RunningAgentService } from "../../src/agent/agent-service.js";
+import { createAgentService, type RunningAgentService } from "../../src/runs/agent-service.js";
 import type { Model, Tool } from "../../src/agent/types.js";
 import { createConsoleAdapter, type ConsoleAdapter } from "../../src/adapters/console/console-adapter.js";
 import type { ModelDescription } from "../../src/adapters/console/console-text.js";

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createAgentService, type RunningAgentService } from "../../src/agent/agent-service.js";
+import { createAgentService, type RunningAgentService } from "../../src/runs/agent-service.js";
 import { ScriptedModel, type ScriptStep } from "../../src/agent/model-scripted.js";
 import type { Model } from "../../src/agent/types.js";
 import type { ChatAdapter } from "../../src/adapters/adapter.js";

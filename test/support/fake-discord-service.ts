@@ -1,6 +1,6 @@
 // A stand-in AgentService for adapter tests that need the service to misbehave or to be
 // watched; everything else uses the real service (fake-discord-harness.ts).
-import type { AgentService } from "../../src/agent/service.js";
+import type { AgentService } from "../../src/runs/service.js";
 import type { Surface, Tool } from "../../src/agent/types.js";
 
 export interface StubService extends AgentService {

@@ -5,7 +5,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DestinationStream } from "pino";
-import { createAgentService, type RunningAgentService } from "../../src/agent/agent-service.js";
+import { createAgentService, type RunningAgentService } from "../../src/runs/agent-service.js";
 import type { Model } from "../../src/agent/types.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import { createLogger, type Logger } from "../../src/logger.js";

@@ -1,7 +1,7 @@
 // A real AgentService on a real store (SQLite in a temp folder, or a given URL), with a
 // scripted model and a fake write tool that counts how often it really ran.
 import { z } from "zod";
-import { createAgentService, type RunningAgentService } from "../../src/agent/agent-service.js";
+import { createAgentService, type RunningAgentService } from "../../src/runs/agent-service.js";
 import type { ScriptedModel } from "../../src/agent/model-scripted.js";
 import type { AgentEvent, TaskOrigin, Tool } from "../../src/agent/types.js";
 import { loadConfig, type Config } from "../../src/config.js";

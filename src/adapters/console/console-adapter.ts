@@ -5,7 +5,7 @@ import { userInfo } from "node:os";
 import type { GovernanceCommands } from "../../governance/governance.js";
 import { createInterface, type Interface } from "node:readline";
 import type { Logger } from "pino";
-import type { AgentService } from "../../agent/service.js";
+import type { AgentService } from "../../runs/service.js";
 import { renderTrace } from "../../agent/trace.js";
 import type { EventSink, PendingApproval, Person, RunOutcome, StepRecord, TaskOrigin } from "../../agent/types.js";
 import type { ChatAdapter } from "../adapter.js";

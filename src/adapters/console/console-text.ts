@@ -3,7 +3,7 @@
 import { stripVTControlCharacters } from "node:util";
 import { shorten } from "../../agent/trace.js";
 import type { AgentEvent, CallRecord, PendingApproval, RunOutcome } from "../../agent/types.js";
-import type { DecisionResult } from "../../agent/service.js";
+import type { DecisionResult } from "../../runs/service.js";
 import type { Fact } from "../../memory/types.js";
 
 export type ModelDescription =

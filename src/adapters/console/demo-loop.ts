@@ -7,7 +7,7 @@ import type { GuardLimits } from "../../config.js";
 import { createLoopDeps } from "../../agent/loop-deps.js";
 import { runAgent } from "../../agent/loop.js";
 import { createLoopingDemoModel } from "../../agent/model-demo.js";
-import type { Task } from "../../agent/service.js";
+import type { Task } from "../../runs/service.js";
 import { buildSystemPrompt } from "../../agent/system-prompt.js";
 import { builtinTools } from "../../agent/tools/builtin.js";
 import type { EventSink, RunOutcome } from "../../agent/types.js";

@@ -4,7 +4,7 @@
 // destroys the client.
 import { once } from "node:events";
 import { Client, DiscordjsError, DiscordjsErrorCodes, Events, GatewayIntentBits, MessageFlags, Partials, REST, type Interaction } from "discord.js";
-import type { AgentService } from "../../agent/service.js";
+import type { AgentService } from "../../runs/service.js";
 import type { GovernanceCommands } from "../../governance/governance.js";
 import type { Config } from "../../config.js";
 import { ConfigError } from "../../errors.js";

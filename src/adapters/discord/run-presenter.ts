@@ -4,7 +4,7 @@
 // answers in follow-ups of that click, anything else (a mention, an old token) with channel
 // messages through the bot's own token.
 import type { REST } from "discord.js";
-import type { RunPresenter } from "../../agent/service.js";
+import type { RunPresenter } from "../../runs/service.js";
 import type { TaskOrigin } from "../../agent/types.js";
 import { placeChannelKind } from "./conversation.js";
 import { channelSurface, webhookSurface, type ReplySurface } from "./reply-surface.js";

@@ -6,7 +6,7 @@ import { splitText } from "../split-text.js";
 import { createThrottledWriter } from "../throttled-writer.js";
 import { renderTrace } from "../../agent/trace.js";
 import type { Logger } from "../../logger.js";
-import type { AgentService, Task } from "../../agent/service.js";
+import type { AgentService, Task } from "../../runs/service.js";
 import type { GovernanceCommands } from "../../governance/governance.js";
 import type { EventSink, RunOutcome, StepRecord } from "../../agent/types.js";
 import { approvalButtons } from "./approval-buttons.js";

@@ -3,7 +3,7 @@
 // an ephemeral refusal, the approval message without buttons, and the rest of the run.
 import { z } from "zod";
 import type { PendingApproval, Decision, EventSink, RunOutcome } from "../../agent/types.js";
-import type { DecisionResult } from "../../agent/service.js";
+import type { DecisionResult } from "../../runs/service.js";
 import { decidedNote, decodeApprovalValue, EXPIRED_NOTE, settledBlocks, settledFromPending } from "./approval-message.js";
 import { approvalRefs } from "./approval-posts.js";
 import { tellPrivately } from "./private-note.js";

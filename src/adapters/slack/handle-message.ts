@@ -2,7 +2,7 @@
 // question is classified, admitted, recorded and queued before Slack hears "ok", so an acked
 // message is never lost with its process, and a follow-up cannot overtake it on another process.
 // Replies (refusals, memory commands) come after the ack. The intake record is the dedupe.
-import type { Task } from "../../agent/service.js";
+import type { Task } from "../../runs/service.js";
 import { contextSourceOf } from "./thread-context-source.js";
 import { admitQuestion, showAudit, showSettings } from "./governance-replies.js";
 import { showFeedback } from "./feedback-listing.js";

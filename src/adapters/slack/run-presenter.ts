@@ -1,7 +1,7 @@
 // Shows a run in Slack from its origin alone: the worker that runs it may not be the process
 // that received the event (a restart, another bot process), so everything needed to find the
 // thread is in the origin's place.
-import type { RunPresenter } from "../../agent/service.js";
+import type { RunPresenter } from "../../runs/service.js";
 import type { TaskOrigin } from "../../agent/types.js";
 import type { IncomingMessage, ThreadPlace } from "./incoming-message.js";
 import { createRunView, type RunViewDeps } from "./run-view.js";

@@ -4,7 +4,7 @@
 import type { RequestListener, Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { App, HTTPReceiver, SocketModeReceiver, webApi } from "@slack/bolt";
-import type { AgentService } from "../../agent/service.js";
+import type { AgentService } from "../../runs/service.js";
 import type { GovernanceCommands } from "../../governance/governance.js";
 import type { Config } from "../../config.js";
 import { ConfigError } from "../../errors.js";

@@ -1,7 +1,7 @@
 // What the Slack handlers share: the Web API client, the agent service, the store, the
 // settings, and the adapter's bookkeeping (who the bot is, whether it still takes events).
 import type { webApi } from "@slack/bolt";
-import type { AgentService } from "../../agent/service.js";
+import type { AgentService } from "../../runs/service.js";
 import type { GovernanceCommands } from "../../governance/governance.js";
 import type { KeyValueStore } from "../../memory/types.js";
 import type { Logger } from "../../logger.js";

@@ -4,7 +4,7 @@
 // starts: nothing slow stands between Slack's ack and the record, and a restart can still read it.
 import type { webApi } from "@slack/bolt";
 import { z } from "zod";
-import type { ContextLoader } from "../../agent/service.js";
+import type { ContextLoader } from "../../runs/service.js";
 import type { Logger } from "../../logger.js";
 import type { IncomingMessage } from "./incoming-message.js";
 import { loadThreadContext } from "./thread-context.js";

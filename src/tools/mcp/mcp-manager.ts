@@ -2,7 +2,7 @@
 // next model call may use (the tools of the servers that are up); it returns the same array
 // until something changed, so a registry can keep its schemas until then.
 import type { Logger } from "pino";
-import type { ToolListing } from "../../agent/service.js";
+import type { ToolListing } from "../../runs/service.js";
 import type { Tool } from "../../agent/types.js";
 import type { McpServerConfig } from "./mcp-config.js";
 import { createMcpTool, effectOf } from "./mcp-tool.js";

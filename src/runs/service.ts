@@ -1,8 +1,8 @@
 // What adapters call. Adapters only see this interface and the loop's events.
-import type { AgentEvent, ChatMessage, Decision, EventSink, PendingApproval, Person, RunOutcome, Surface, TaskOrigin, Tool } from "./types.js";
+import type { AgentEvent, ChatMessage, Decision, EventSink, PendingApproval, Person, RunOutcome, Surface, TaskOrigin, Tool } from "../agent/types.js";
 import type { Fact } from "../memory/types.js";
 import type { Admission } from "../governance/run-policy.js";
-import type { StopResult } from "../runs/run-stops.js";
+import type { StopResult } from "./run-stops.js";
 import type { FeedbackBook } from "../memory/feedback.js";
 
 export interface Task {

@@ -3,7 +3,7 @@
 // platform's ack and the intake record, and a restarted process can still read it.
 import type { Logger } from "pino";
 import type { ContextLoader, Task } from "./service.js";
-import type { ChatMessage, Surface } from "./types.js";
+import type { ChatMessage, Surface } from "../agent/types.js";
 
 export interface ContextLoaders {
   register(surface: Surface, loader: ContextLoader): void;
