@@ -26,20 +26,52 @@ function observationText(): string {
 }
 
 /** The run's state after `steps` steps, each one calculator call whose result is a full observation. */
-function buildState(runId: string, steps: number, observation: string, base: ChatMessage[]): { messages: ChatMessage[]; records: StepRecord[]; state: () => RunState } {
+function buildState(
+  runId: string,
+  steps: number,
+  observation: string,
+  base: ChatMessage[],
+): { messages: ChatMessage[]; records: StepRecord[]; state: () => RunState } {
   const messages = [...base];
   const records: StepRecord[] = [];
   const add = (index: number) => {
     const callId = `call_${index}`;
     messages.push({ role: "assistant", content: null, toolCalls: [{ id: callId, name: "lookup", arguments: `{"row":${index}}` }] });
     messages.push({ role: "tool", toolCallId: callId, content: observation });
-    records.push({ index, startedAt: 1, durationMs: 2, text: null, calls: [{ callId, tool: "lookup", args: `{"row":${index}}`, signature: `lookup#${index}`, outcome: "ok", result: observation, observation, durationMs: 1 }] });
+    records.push({
+      index,
+      startedAt: 1,
+      durationMs: 2,
+      text: null,
+      calls: [
+        {
+          callId,
+          tool: "lookup",
+          args: `{"row":${index}}`,
+          signature: `lookup#${index}`,
+          outcome: "ok",
+          result: observation,
+          observation,
+          durationMs: 1,
+        },
+      ],
+    });
   };
   for (let index = 1; index <= steps; index++) add(index);
   return {
     messages,
     records,
-    state: () => ({ version: 1, runId, origin: { surface: "console", conversationKey: `bench:${runId}`, requester: { id: "bench" }, place: {} }, question: "q", messages, steps: records, guards: emptyGuardCounters, usage: { promptTokens: 0, completionTokens: 0 }, elapsedMs: 1 }),
+    state: () => ({
+      version: 1,
+      runId,
+      origin: { surface: "console", conversationKey: `bench:${runId}`, requester: { id: "bench" }, place: {} },
+      question: "q",
+      messages,
+      steps: records,
+      guards: emptyGuardCounters,
+      usage: { promptTokens: 0, completionTokens: 0 },
+      elapsedMs: 1,
+    }),
   };
 }
 
@@ -48,7 +80,11 @@ async function measure(label: string, storeUrl: string): Promise<void> {
   const checkpoints = createCheckpointStore(store);
   const observation = observationText();
   const base: ChatMessage[] = [{ role: "system", content: "You are a careful assistant." }];
-  for (let turn = 0; turn < HISTORY_TURNS; turn++) base.push({ role: "user", content: `question ${turn} about the deploy schedule` }, { role: "assistant", content: `answer ${turn}: the deploy runs at 10:30 on weekdays` });
+  for (let turn = 0; turn < HISTORY_TURNS; turn++)
+    base.push(
+      { role: "user", content: `question ${turn} about the deploy schedule` },
+      { role: "assistant", content: `answer ${turn}: the deploy runs at 10:30 on weekdays` },
+    );
   const times: number[] = [];
   let fullBytes = 0;
   for (let run = 0; run < RUNS; run++) {
@@ -57,8 +93,19 @@ async function measure(label: string, storeUrl: string): Promise<void> {
     const writer = checkpoints.writer(runId);
     await writer.save(built.state());
     const callId = `call_${STEP}`;
-    built.messages.push({ role: "assistant", content: null, toolCalls: [{ id: callId, name: "lookup", arguments: `{"row":${STEP}}` }], }, { role: "tool", toolCallId: callId, content: observation });
-    built.records.push({ index: STEP, startedAt: 1, durationMs: 2, text: null, calls: [{ callId, tool: "lookup", args: "{}", signature: "lookup#30", outcome: "ok", result: observation, observation, durationMs: 1 }] });
+    built.messages.push(
+      { role: "assistant", content: null, toolCalls: [{ id: callId, name: "lookup", arguments: `{"row":${STEP}}` }] },
+      { role: "tool", toolCallId: callId, content: observation },
+    );
+    built.records.push({
+      index: STEP,
+      startedAt: 1,
+      durationMs: 2,
+      text: null,
+      calls: [
+        { callId, tool: "lookup", args: "{}", signature: "lookup#30", outcome: "ok", result: observation, observation, durationMs: 1 },
+      ],
+    });
     const started = performance.now();
     await writer.save(built.state());
     times.push(performance.now() - started);

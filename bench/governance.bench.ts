@@ -17,9 +17,17 @@ import { percentile } from "./support/stats.js";
 
 const SEQUENTIAL = 500;
 const BURST = 200;
-const SETTINGS = checkSettings({ access: { block: { users: ["UBLOCKED"] } }, limits: { user: { runsPerMinute: 1_000_000, tokensPerDay: 1_000_000_000 }, channel: { runsPerMinute: 1_000_000 } } });
+const SETTINGS = checkSettings({
+  access: { block: { users: ["UBLOCKED"] } },
+  limits: { user: { runsPerMinute: 1_000_000, tokensPerDay: 1_000_000_000 }, channel: { runsPerMinute: 1_000_000 } },
+});
 
-const origin = (user: string): TaskOrigin => ({ surface: "slack", conversationKey: `slack:T1:C1:${user}`, requester: { id: user }, place: { team: "T1", channel: "C1" } });
+const origin = (user: string): TaskOrigin => ({
+  surface: "slack",
+  conversationKey: `slack:T1:C1:${user}`,
+  requester: { id: user },
+  place: { team: "T1", channel: "C1" },
+});
 const ms = (value: number) => `${value.toFixed(3)} ms`;
 
 async function measure(name: string, url: string): Promise<void> {

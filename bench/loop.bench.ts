@@ -58,7 +58,8 @@ function scriptedModel(): BenchModel {
     name: "scripted",
     startRun(tag) {
       current = new ScriptedModel([], {
-        whenExhausted: (_request, index) => (index < STEPS - 1 ? call(lookup.name, { query: `item ${tag}-${index + 1}` }) : say(`Done in run ${tag}.`)),
+        whenExhausted: (_request, index) =>
+          index < STEPS - 1 ? call(lookup.name, { query: `item ${tag}-${index + 1}` }) : say(`Done in run ${tag}.`),
       });
     },
     complete: (request, signal) => current.complete(request, signal),
@@ -80,9 +81,15 @@ function runner(model: BenchModel, history: number, deps: LoopDeps): () => Promi
     return { tag, context: priorHistory(history) };
   };
   const oneRun = async ({ tag, context }: ReturnType<typeof prepare>) => {
-    const { outcome } = await runAgent({ runId: `bench-${tag}`, origin, question: `Check the items for run ${tag}.`, context }, deps, () => {});
+    const { outcome } = await runAgent(
+      { runId: `bench-${tag}`, origin, question: `Check the items for run ${tag}.`, context },
+      deps,
+      () => {},
+    );
     if (outcome.status !== "answered" || outcome.stop || outcome.steps.length !== STEPS) {
-      throw new Error(`the benchmark run did not go as planned: ${outcome.status} after ${outcome.steps.length} steps${outcome.status === "answered" && outcome.stop ? `, ${outcome.stop.detail}` : ""}`);
+      throw new Error(
+        `the benchmark run did not go as planned: ${outcome.status} after ${outcome.steps.length} steps${outcome.status === "answered" && outcome.stop ? `, ${outcome.stop.detail}` : ""}`,
+      );
     }
   };
   return () => timeOnce(prepare, oneRun);
@@ -126,7 +133,9 @@ export async function run(): Promise<void> {
 
   const rows: Measured[] = [];
   for (const history of HISTORY_SIZES) rows.push(await measure(instant, counter, history, WARM_UP_MS));
-  console.log(`Loop overhead, ${STEPS} steps per run, instant model and tool, median / p90 of ${RUNS} runs after ≥ ${WARM_UP_MS / 1000} s warm-up (node ${process.version})`);
+  console.log(
+    `Loop overhead, ${STEPS} steps per run, instant model and tool, median / p90 of ${RUNS} runs after ≥ ${WARM_UP_MS / 1000} s warm-up (node ${process.version})`,
+  );
   printTable(
     ["history", "median µs/step", "p90 µs/step", "RSS MB", "vs AI SDK", "vs Agents SDK", "target µs", "met"],
     rows.map((row) => [
@@ -146,8 +155,11 @@ export async function run(): Promise<void> {
   // Production logs one info line per step; written here to /dev/null through the same synchronous destination as stderr.
   const infoLogger = createLogger("info", pino.destination({ dest: "/dev/null", sync: true }));
   const withLogs: Array<{ history: number } & Awaited<ReturnType<typeof compareLogs>>> = [];
-  for (const history of HISTORY_SIZES) withLogs.push({ history, ...(await compareLogs(instant, counter, history, WARM_UP_MS / 3, infoLogger)) });
-  console.log(`\nLogs off beside the per-step info line on (LOG_LEVEL=info, to /dev/null), runs taken by turns; target ≤ ${LOGS_ON_TARGET}×:`);
+  for (const history of HISTORY_SIZES)
+    withLogs.push({ history, ...(await compareLogs(instant, counter, history, WARM_UP_MS / 3, infoLogger)) });
+  console.log(
+    `\nLogs off beside the per-step info line on (LOG_LEVEL=info, to /dev/null), runs taken by turns; target ≤ ${LOGS_ON_TARGET}×:`,
+  );
   printTable(
     ["history", "logs off µs/step", "logs info µs/step", "ratio", "fastest off", "fastest info", "ratio", "met"],
     withLogs.map(({ history, offUs, onUs, offBestUs, onBestUs }) => [

@@ -16,7 +16,11 @@ const CALLS = 1_000;
 const WARM_UP_CALLS = 200;
 const TARGET_OVERHEAD_US = 1_000;
 
-const context: ToolContext = { signal: new AbortController().signal, runId: "bench", origin: { surface: "console", conversationKey: "console:bench", requester: { id: "bench" }, place: {} } };
+const context: ToolContext = {
+  signal: new AbortController().signal,
+  runId: "bench",
+  origin: { surface: "console", conversationKey: "console:bench", requester: { id: "bench" }, place: {} },
+};
 
 /** In-process twin of the everything server's echo. */
 const echo: Tool<{ message: string }> = {
@@ -46,10 +50,20 @@ export async function run(): Promise<void> {
   const counter = TokenCounter.forModel("gpt-4o-mini");
   const options = { defaultTimeoutMs: 30_000, observationTokens: 2_000, counter };
   const command = fileURLToPath(new URL("../node_modules/.bin/mcp-server-everything", import.meta.url));
-  const manager = createMcpManager([{ name: "everything", transport: { kind: "stdio", command, args: ["stdio"], env: {} }, approval: "writes", tools: { allow: ["echo"], deny: [] } }], {
-    logger: silentLogger,
-    defaultTimeoutMs: 30_000,
-  });
+  const manager = createMcpManager(
+    [
+      {
+        name: "everything",
+        transport: { kind: "stdio", command, args: ["stdio"], env: {} },
+        approval: "writes",
+        tools: { allow: ["echo"], deny: [] },
+      },
+    ],
+    {
+      logger: silentLogger,
+      defaultTimeoutMs: 30_000,
+    },
+  );
   await manager.start();
   try {
     const direct = await measure(new ToolRegistry([echo], options), "echo");
@@ -62,7 +76,9 @@ export async function run(): Promise<void> {
         ["MCP over stdio", median(overStdio).toFixed(1), percentile(overStdio, 90).toFixed(1), percentile(overStdio, 99).toFixed(1)],
       ],
     );
-    console.log(`overhead of MCP over stdio: ${overhead.toFixed(1)} µs per call (median of ${CALLS} calls; target ≤ ${TARGET_OVERHEAD_US} µs) ${overhead <= TARGET_OVERHEAD_US ? "OK" : "OVER TARGET"}`);
+    console.log(
+      `overhead of MCP over stdio: ${overhead.toFixed(1)} µs per call (median of ${CALLS} calls; target ≤ ${TARGET_OVERHEAD_US} µs) ${overhead <= TARGET_OVERHEAD_US ? "OK" : "OVER TARGET"}`,
+    );
   } finally {
     await manager.close();
   }

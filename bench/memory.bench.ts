@@ -61,7 +61,9 @@ async function measureStore(name: string, store: KeyValueStore): Promise<Row[]> 
     const write = await medianMs(repetitions, () => memory.remember(key, [words.sentence(8)]));
     const recall = await medianMs(repetitions, () => memory.recall(key, words.sentence(6), RECALL_LIMIT));
     // A process that has not seen the conversation yet parses it and builds its n-gram index.
-    const coldRecall = await medianMs(5, () => createLongTermMemory(store, { maxFacts: size, logger: silentLogger }).recall(key, words.sentence(6), RECALL_LIMIT));
+    const coldRecall = await medianMs(5, () =>
+      createLongTermMemory(store, { maxFacts: size, logger: silentLogger }).recall(key, words.sentence(6), RECALL_LIMIT),
+    );
     rows.push({ store: name, facts: size, write, recall, coldRecall });
     await store.delete(factsKey(key));
   }
@@ -108,7 +110,13 @@ class Words {
   fact(index: number): Fact {
     // Ids and timestamps shaped like real ones, so the stored record has its real size.
     const at = Date.UTC(2025, 0, 1) + index * 60_000;
-    return { id: `seed${String(index).padStart(8, "0")}`, text: `User ${this.sentence(7)}`, createdAt: at, lastUsedAt: at, uses: index % 3 };
+    return {
+      id: `seed${String(index).padStart(8, "0")}`,
+      text: `User ${this.sentence(7)}`,
+      createdAt: at,
+      lastUsedAt: at,
+      uses: index % 3,
+    };
   }
 
   sentence(length: number): string {

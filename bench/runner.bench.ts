@@ -24,11 +24,20 @@ const slowModel: Model = {
   async complete(request: ModelRequest, signal: AbortSignal) {
     await new Promise((resolve, reject) => {
       const timer = setTimeout(resolve, LATENCY_MS);
-      signal.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+      signal.addEventListener(
+        "abort",
+        () => {
+          clearTimeout(timer);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
     });
     if (request.responseFormat === "json_object") return { content: '{"facts":[]}', toolCalls: [] };
     const answered = request.messages.at(-1)?.role === "tool";
-    return answered ? { content: "done", toolCalls: [] } : { content: null, toolCalls: [{ id: "c1", name: "calculator", arguments: '{"expression":"6*7"}' }] };
+    return answered
+      ? { content: "done", toolCalls: [] }
+      : { content: null, toolCalls: [{ id: "c1", name: "calculator", arguments: '{"expression":"6*7"}' }] };
   },
 };
 
@@ -37,15 +46,24 @@ async function measure(storeUrl: string, parallelism: number): Promise<{ totalMs
   const config = loadConfig({ STORE_URL: storeUrl, MAX_CONCURRENT_RUNS: String(parallelism) });
   const store = await openStore(config.storeUrl, silentLogger);
   const service = createAgentService({ config, model: slowModel, store, logger: silentLogger });
-  const origin = (index: number) => ({ surface: "console" as const, conversationKey: `bench:${storeUrl}:${parallelism}:${index}`, requester: { id: "bench" }, place: {} });
+  const origin = (index: number) => ({
+    surface: "console" as const,
+    conversationKey: `bench:${storeUrl}:${parallelism}:${index}`,
+    requester: { id: "bench" },
+    place: {},
+  });
   // Bursts as wide as the parallelism first, so the tokenizer, the store, the JIT and caches are warm, then let their writes settle.
   const width = Math.min(CONVERSATIONS, parallelism);
   for (let burst = 0; burst < WARM_UP_BURSTS; burst++) {
-    await Promise.all(Array.from({ length: width }, (_, index) => service.ask({ origin: origin(-1 - burst * width - index), text: "warm up" }, () => {})));
+    await Promise.all(
+      Array.from({ length: width }, (_, index) => service.ask({ origin: origin(-1 - burst * width - index), text: "warm up" }, () => {})),
+    );
   }
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   const started = performance.now();
-  const outcomes = await Promise.all(Array.from({ length: CONVERSATIONS }, (_, index) => service.ask({ origin: origin(index), text: "what is 6*7" }, () => {})));
+  const outcomes = await Promise.all(
+    Array.from({ length: CONVERSATIONS }, (_, index) => service.ask({ origin: origin(index), text: "what is 6*7" }, () => {})),
+  );
   const totalMs = performance.now() - started;
   if (outcomes.some((outcome) => outcome.status !== "answered" || outcome.answer !== "done")) throw new Error("a run did not answer");
   await service.close();
@@ -57,14 +75,18 @@ async function report(label: string, storeUrl: (parallelism: number) => string):
   for (const parallelism of [200, 8]) {
     const { totalMs, idealMs } = await measure(storeUrl(parallelism), parallelism);
     const over = (((totalMs - idealMs) / idealMs) * 100).toFixed(1);
-    console.log(`${label.padEnd(6)} | ${String(parallelism).padStart(11)} | ${totalMs.toFixed(0).padStart(8)} | ${String(idealMs).padStart(8)} | ${over.padStart(8)} %`);
+    console.log(
+      `${label.padEnd(6)} | ${String(parallelism).padStart(11)} | ${totalMs.toFixed(0).padStart(8)} | ${String(idealMs).padStart(8)} | ${over.padStart(8)} %`,
+    );
   }
 }
 
 export async function run(): Promise<void> {
   const folder = await mkdtemp(join(tmpdir(), "bench-runner-"));
   try {
-    console.log(`${CONVERSATIONS} conversations, ${STEPS_PER_RUN} model calls each at ${LATENCY_MS} ms, default settings (fact extraction on: one more call after each answer)`);
+    console.log(
+      `${CONVERSATIONS} conversations, ${STEPS_PER_RUN} model calls each at ${LATENCY_MS} ms, default settings (fact extraction on: one more call after each answer)`,
+    );
     console.log("store  | parallelism | total ms | ideal ms | over ideal");
     await report("SQLite", (parallelism) => `sqlite://${join(folder, `runner-${parallelism}.sqlite`)}`);
     if (redisServerInstalled()) {

@@ -28,7 +28,11 @@ const TARGET_P99_MS = 20;
 const WARM_UP_EVENTS = 50;
 
 type ToWorker = { kind: "events_url"; url: string } | { kind: "measure" } | { kind: "close" };
-type FromWorker = { kind: "api_url"; url: string } | { kind: "background_sent" } | { kind: "latencies"; values: number[]; seconds: number } | { kind: "closed" };
+type FromWorker =
+  | { kind: "api_url"; url: string }
+  | { kind: "background_sent" }
+  | { kind: "latencies"; values: number[]; seconds: number }
+  | { kind: "closed" };
 
 /** Long runs ("long …") keep calling a tool; every other question is answered in one call. Once `finishing`, all answer at once. */
 function benchModel(): Model & { calls: number; finishing: boolean } {
@@ -63,12 +67,14 @@ async function loadGenerator(port: NonNullable<typeof parentPort>): Promise<void
   port.on("message", async (message: ToWorker) => {
     if (message.kind === "events_url") {
       eventsUrl = message.url;
-      for (let i = 0; i < BACKGROUND_RUNS; i++) await postEvent(eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> long task ${i}`, ts: nextTs() }));
+      for (let i = 0; i < BACKGROUND_RUNS; i++)
+        await postEvent(eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> long task ${i}`, ts: nextTs() }));
       send({ kind: "background_sent" });
     } else if (message.kind === "measure") {
       const latencies: number[] = [];
       const total = RATE_PER_SECOND * DURATION_SECONDS;
-      for (let i = 0; i < WARM_UP_EVENTS; i++) await postEvent(eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> warm up ${i}`, ts: nextTs() }));
+      for (let i = 0; i < WARM_UP_EVENTS; i++)
+        await postEvent(eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> warm up ${i}`, ts: nextTs() }));
       const started = performance.now();
       const sends: Promise<void>[] = [];
       for (let i = 0; i < total; i++) {
@@ -150,7 +156,9 @@ export async function run(): Promise<void> {
 
   const sorted = [...values].sort((a, b) => a - b);
   const p99 = percentile(sorted, 99);
-  console.log(`events: ${values.length} at ${(values.length / seconds).toFixed(0)}/s, ${BACKGROUND_RUNS} long runs in flight, ${modelCallsPerSecond.toFixed(0)} model calls/s`);
+  console.log(
+    `events: ${values.length} at ${(values.length / seconds).toFixed(0)}/s, ${BACKGROUND_RUNS} long runs in flight, ${modelCallsPerSecond.toFixed(0)} model calls/s`,
+  );
   console.log(`ack latency: p50 ${percentile(sorted, 50).toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${sorted.at(-1)!.toFixed(2)} ms`);
   console.log(`bot event-loop delay meanwhile: p99 ${(lag.percentile(99) / 1e6).toFixed(1)} ms, max ${(lag.max / 1e6).toFixed(1)} ms`);
   console.log(`target p99 ≤ ${TARGET_P99_MS} ms: ${p99 <= TARGET_P99_MS ? "met" : "NOT met"}`);

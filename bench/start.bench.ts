@@ -36,7 +36,9 @@ function ensureBuilt(): void {
 }
 
 const rssMb = (pid: number): number => {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((entry) => entry.startsWith("VmRSS:"));
+  const line = readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((entry) => entry.startsWith("VmRSS:"));
   return Number(line?.split(/\s+/)[1] ?? Number.NaN) / 1024;
 };
 
@@ -107,8 +109,16 @@ async function discordStart(discord: FakeDiscord): Promise<{ readyMs: number; id
   const folder = await mkdtemp(join(tmpdir(), "bench-start-"));
   const port = await freePort();
   try {
-    const env = { STORE_URL: `sqlite://${join(folder, "data", "bot.sqlite")}`, OPENAI_API_KEY: "demo", LOG_LEVEL: "warn", PORT: String(port) };
-    const bot = startBot({ ...env, DISCORD_TOKEN: discord.token, DISCORD_APPLICATION_ID: discord.applicationId, DISCORD_API_URL: discord.apiUrl }, folder);
+    const env = {
+      STORE_URL: `sqlite://${join(folder, "data", "bot.sqlite")}`,
+      OPENAI_API_KEY: "demo",
+      LOG_LEVEL: "warn",
+      PORT: String(port),
+    };
+    const bot = startBot(
+      { ...env, DISCORD_TOKEN: discord.token, DISCORD_APPLICATION_ID: discord.applicationId, DISCORD_API_URL: discord.apiUrl },
+      folder,
+    );
     await until(() => healthy(port), "/healthz on PORT", bot.output);
     const readyMs = performance.now() - bot.started;
     await pause(SETTLE_MS);
@@ -120,7 +130,11 @@ async function discordStart(discord: FakeDiscord): Promise<{ readyMs: number; id
   }
 }
 
-async function chatStart(slack: FakeSlack, discord: FakeDiscord, round: number): Promise<{ readyMs: number; idleMb: number; answeredMb: number }> {
+async function chatStart(
+  slack: FakeSlack,
+  discord: FakeDiscord,
+  round: number,
+): Promise<{ readyMs: number; idleMb: number; answeredMb: number }> {
   const folder = await mkdtemp(join(tmpdir(), "bench-start-"));
   const port = await freePort();
   try {
@@ -173,7 +187,9 @@ export async function run(): Promise<void> {
     await discord.close();
   }
   const met = (value: number, target: number) => (value <= target ? "yes" : "NO");
-  console.log(`node ${flags} dist/main.js, median of ${STARTS} starts (node ${process.version}); RSS read from /proc after ${SETTLE_MS / 1000} s idle`);
+  console.log(
+    `node ${flags} dist/main.js, median of ${STARTS} starts (node ${process.version}); RSS read from /proc after ${SETTLE_MS / 1000} s idle`,
+  );
   const consoleReady = median(consoles.map((run) => run.readyMs));
   const consoleIdle = median(consoles.map((run) => run.idleMb));
   const chatReady = median(chats.map((run) => run.readyMs));
@@ -184,7 +200,18 @@ export async function run(): Promise<void> {
   printTable(
     ["process", "start→ready ms", "target", "met", "idle RSS MB", "target", "met", "after 1st answer MB", "target", "met"],
     [
-      ["console (prompt shown)", consoleReady.toFixed(0), String(TARGET_READY_MS), met(consoleReady, TARGET_READY_MS), consoleIdle.toFixed(0), String(TARGET_IDLE_MB), met(consoleIdle, TARGET_IDLE_MB), "-", "-", "-"],
+      [
+        "console (prompt shown)",
+        consoleReady.toFixed(0),
+        String(TARGET_READY_MS),
+        met(consoleReady, TARGET_READY_MS),
+        consoleIdle.toFixed(0),
+        String(TARGET_IDLE_MB),
+        met(consoleIdle, TARGET_IDLE_MB),
+        "-",
+        "-",
+        "-",
+      ],
       [
         "Slack HTTP + Discord + SQLite (PORT listening)",
         chatReady.toFixed(0),
@@ -197,7 +224,18 @@ export async function run(): Promise<void> {
         String(TARGET_ANSWERED_MB),
         met(chatAnswered, TARGET_ANSWERED_MB),
       ],
-      ["Discord + SQLite (PORT listening)", discordReady.toFixed(0), String(TARGET_READY_MS), met(discordReady, TARGET_READY_MS), discordIdle.toFixed(0), String(TARGET_IDLE_MB), met(discordIdle, TARGET_IDLE_MB), "-", "-", "-"],
+      [
+        "Discord + SQLite (PORT listening)",
+        discordReady.toFixed(0),
+        String(TARGET_READY_MS),
+        met(discordReady, TARGET_READY_MS),
+        discordIdle.toFixed(0),
+        String(TARGET_IDLE_MB),
+        met(discordIdle, TARGET_IDLE_MB),
+        "-",
+        "-",
+        "-",
+      ],
     ],
   );
 }

@@ -45,18 +45,30 @@ interface RunScript {
 
 function script(seed: number): RunScript {
   const start: ChatMessage[] = [
-    { role: "system", content: "You are an operations assistant. Use the tools to find facts, then answer briefly with the figures you found." },
+    {
+      role: "system",
+      content: "You are an operations assistant. Use the tools to find facts, then answer briefly with the figures you found.",
+    },
     { role: "user", content: `Which services breached their latency budget this week, and why? (run ${seed})` },
   ];
   const steps: Array<{ assistant: ChatMessage; result?: string }> = [];
   for (let step = 1; step <= TOOL_STEPS; step++) {
     const id = `call_${step}`;
     steps.push({
-      assistant: { role: "assistant", content: null, toolCalls: [{ id, name: search.name, arguments: JSON.stringify({ query: `latency breach week ${seed} page ${step}` }) }] },
+      assistant: {
+        role: "assistant",
+        content: null,
+        toolCalls: [{ id, name: search.name, arguments: JSON.stringify({ query: `latency breach week ${seed} page ${step}` }) }],
+      },
       result: observationText(OBSERVATION_CHARS, seed * 100 + step),
     });
   }
-  steps.push({ assistant: { role: "assistant", content: "Three services breached the budget: checkout (retries), search (cold cache) and billing (cron ran twice)." } });
+  steps.push({
+    assistant: {
+      role: "assistant",
+      content: "Three services breached the budget: checkout (retries), search (cold cache) and billing (cron ran twice).",
+    },
+  });
   return { start, steps };
 }
 
@@ -107,16 +119,32 @@ function countNaively(history: readonly ChatMessage[], registry: ToolRegistry, s
 
 export async function run(): Promise<void> {
   await worstCases();
-  const registry = new ToolRegistry([search], { defaultTimeoutMs: 1_000, observationTokens: OBSERVATION_TOKENS, counter: new TokenCounter("o200k_base") });
+  const registry = new ToolRegistry([search], {
+    defaultTimeoutMs: 1_000,
+    observationTokens: OBSERVATION_TOKENS,
+    counter: new TokenCounter("o200k_base"),
+  });
   let seed = 0;
   const nextRun = () => script(++seed);
 
   const methods = {
-    once: () => timeOnce(() => finalHistory(nextRun()), async ({ messages }) => countOnce(messages, registry)),
+    once: () =>
+      timeOnce(
+        () => finalHistory(nextRun()),
+        async ({ messages }) => countOnce(messages, registry),
+      ),
     incremental: () => timeOnce(nextRun, async (run) => countIncrementally(run, false)),
     loop: () => timeOnce(nextRun, async (run) => countIncrementally(run, true)),
-    naive: () => timeOnce(() => finalHistory(nextRun()), async ({ messages, stepEnds }) => countNaively(messages, registry, stepEnds)),
-    encoder: () => timeOnce(() => finalHistory(nextRun()), async ({ messages }) => encodeBare(messages)),
+    naive: () =>
+      timeOnce(
+        () => finalHistory(nextRun()),
+        async ({ messages, stepEnds }) => countNaively(messages, registry, stepEnds),
+      ),
+    encoder: () =>
+      timeOnce(
+        () => finalHistory(nextRun()),
+        async ({ messages }) => encodeBare(messages),
+      ),
   };
   const sample = script(0);
   const totals = [countOnce(finalHistory(sample).messages, registry), countIncrementally(sample, false), countIncrementally(sample, true)];
@@ -129,7 +157,9 @@ export async function run(): Promise<void> {
   for (let repetition = 0; repetition < REPETITIONS; repetition++) for (const name of names) samples[name].push(await methods[name]());
   const figures = Object.fromEntries(names.map((name) => [name, median(samples[name])])) as Record<keyof typeof methods, number>;
 
-  console.log(`Token counting for one run of ${TOOL_STEPS + 1} steps with ${OBSERVATION_CHARS}-character observations (${totals[0]!.toLocaleString("en-US")} tokens in the end), median of ${REPETITIONS}`);
+  console.log(
+    `Token counting for one run of ${TOOL_STEPS + 1} steps with ${OBSERVATION_CHARS}-character observations (${totals[0]!.toLocaleString("en-US")} tokens in the end), median of ${REPETITIONS}`,
+  );
   const row = (label: string, ms: number, target: string) => [label, ms.toFixed(2), `${(ms / figures.once).toFixed(2)}×`, target];
   printTable(
     ["counting", "ms per run", "vs once", "target"],

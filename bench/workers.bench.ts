@@ -20,13 +20,19 @@ async function measure(url: string, processes: number): Promise<number> {
   const redis = new Redis(url);
   await redis.flushdb();
   const name = `bench-${processes}`;
-  const workers = await Promise.all(Array.from({ length: processes }, () => startWorkerProcess(url, name, CONCURRENCY, CALL_MS * CALLS_PER_RUN)));
+  const workers = await Promise.all(
+    Array.from({ length: processes }, () => startWorkerProcess(url, name, CONCURRENCY, CALL_MS * CALLS_PER_RUN)),
+  );
   const queue = createBullmqWorkQueue({ redisUrl: url, name, logger: silentLogger });
   try {
     const burst = async (prefix: string, count: number): Promise<number> => {
       const ended = Number(await redis.llen("log-ends"));
       const started = performance.now();
-      await Promise.all(Array.from({ length: count }, (_, index) => queue.add({ kind: "run", conversationKey: `slack:T:C${index}:${prefix}`, intakeId: `${prefix}-${index}` })));
+      await Promise.all(
+        Array.from({ length: count }, (_, index) =>
+          queue.add({ kind: "run", conversationKey: `slack:T:C${index}:${prefix}`, intakeId: `${prefix}-${index}` }),
+        ),
+      );
       await untilEnded(redis, ended + count);
       return performance.now() - started;
     };
@@ -50,7 +56,9 @@ export async function run(): Promise<void> {
     const one = await measure(server.url, 1);
     const three = await measure(server.url, 3);
     const ideal = (processes: number) => Math.ceil(CONVERSATIONS / (CONCURRENCY * processes)) * CALL_MS * CALLS_PER_RUN;
-    console.log(`${CONVERSATIONS} conversations, ${CALLS_PER_RUN} model calls of ${CALL_MS} ms per run, MAX_CONCURRENT_RUNS=${CONCURRENCY} per process`);
+    console.log(
+      `${CONVERSATIONS} conversations, ${CALLS_PER_RUN} model calls of ${CALL_MS} ms per run, MAX_CONCURRENT_RUNS=${CONCURRENCY} per process`,
+    );
     printTable(
       ["processes", "total ms", "ideal ms"],
       [

@@ -95,7 +95,8 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
   let http: Awaited<ReturnType<NonNullable<typeof ops>["listen"]>> | undefined;
   if (ops) {
     // Not ready until each surface connects. The port opens now, before the chat libraries load; Slack's HTTP mode mounts on it.
-    for (const surface of [config.slack ? "slack" : undefined, config.discord ? "discord" : undefined]) if (surface) ops.health.connection(surface, "starting");
+    for (const surface of [config.slack ? "slack" : undefined, config.discord ? "discord" : undefined])
+      if (surface) ops.health.connection(surface, "starting");
     try {
       http = await ops.listen(config.port);
     } catch (error) {
@@ -120,7 +121,11 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     // Several processes on one Redis share the work through BullMQ (loaded only then); SQLite and the console keep it in this process.
     const queue =
       location.kind === "redis" && !consoleMode
-        ? (await import("./runs/bullmq-work-queue.js")).createBullmqWorkQueue({ redisUrl: location.url, logger, consume: config.role !== "ingress" })
+        ? (await import("./runs/bullmq-work-queue.js")).createBullmqWorkQueue({
+            redisUrl: location.url,
+            logger,
+            consume: config.role !== "ingress",
+          })
         : // Made here when measured, so /metrics can read its depth; the runner makes the same one otherwise.
           ops
           ? (await import("./runs/local-work-queue.js")).createLocalWorkQueue(logger)
@@ -140,19 +145,51 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       service = ops.instrumentService(service);
       if (queue) ops.metrics.setQueueDepthSource(() => queue.depth());
     }
-    if (model.kind === "demo" && !consoleMode) logger.warn("OPENAI_API_KEY=demo: answering with the offline demo model (arithmetic and time only)");
+    if (model.kind === "demo" && !consoleMode)
+      logger.warn("OPENAI_API_KEY=demo: answering with the offline demo model (arithmetic and time only)");
     // Loaded only when configured: console mode needs neither chat library.
     if (config.slack) {
       const { createSlackAdapter } = await import("./adapters/slack/slack-adapter.js");
-      adapters.push(createSlackAdapter({ config: config.slack, service, store, logger, drainTimeoutMs: SURFACE_DRAIN_MS, governance: governance.commands, takeEvents: config.role !== "worker", ...(http ? { httpMount: http } : {}), onConnection: (state, reason) => ops?.health.connection("slack", state, reason) }));
+      adapters.push(
+        createSlackAdapter({
+          config: config.slack,
+          service,
+          store,
+          logger,
+          drainTimeoutMs: SURFACE_DRAIN_MS,
+          governance: governance.commands,
+          takeEvents: config.role !== "worker",
+          ...(http ? { httpMount: http } : {}),
+          onConnection: (state, reason) => ops?.health.connection("slack", state, reason),
+        }),
+      );
     }
     if (config.discord) {
       const { createDiscordAdapter } = await import("./adapters/discord/discord-adapter.js");
-      adapters.push(createDiscordAdapter({ config: config.discord, service, store, logger, stopGraceMs: SURFACE_DRAIN_MS, messageContent: config.discord.messageContent, governance: governance.commands, takeEvents: config.role !== "worker", onConnection: (state, reason) => ops?.health.connection("discord", state, reason) }));
+      adapters.push(
+        createDiscordAdapter({
+          config: config.discord,
+          service,
+          store,
+          logger,
+          stopGraceMs: SURFACE_DRAIN_MS,
+          messageContent: config.discord.messageContent,
+          governance: governance.commands,
+          takeEvents: config.role !== "worker",
+          onConnection: (state, reason) => ops?.health.connection("discord", state, reason),
+        }),
+      );
     }
     if (consoleMode) {
       const runDemoLoop = createDemoLoopRunner({ guards: config.guards, modelName: config.model.name, logger });
-      const consoleAdapter = createConsoleAdapter({ service, runDemoLoop, model: model.description, logger, governance: governance.commands, ...io });
+      const consoleAdapter = createConsoleAdapter({
+        service,
+        runDemoLoop,
+        model: model.description,
+        logger,
+        governance: governance.commands,
+        ...io,
+      });
       ended = consoleAdapter.closed;
       adapters.push(consoleAdapter);
     }
@@ -172,7 +209,9 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     if (consoleMode) (io.output ?? process.stdout).write(`${lines.join("\n")}\n`);
     else for (const line of lines) logger.info(line);
   }
-  const started = await Promise.allSettled(adapters.map((adapter) => adapter.start().then(() => ops?.health.connection(adapter.name, "up"))));
+  const started = await Promise.allSettled(
+    adapters.map((adapter) => adapter.start().then(() => ops?.health.connection(adapter.name, "up"))),
+  );
   const failure = started.findIndex((result) => result.status === "rejected");
   if (failure >= 0) {
     const reason = (started[failure] as PromiseRejectedResult).reason;
@@ -182,11 +221,16 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     ownership.release();
     if (reason instanceof ConfigError) return { kind: "failed", message: `Configuration error: ${reason.message}` };
     logger.error({ err: reason, surface: adapters[failure]!.name }, "a surface failed to start");
-    return { kind: "failed", message: `Cannot start ${adapters[failure]!.name}: ${reason instanceof Error ? reason.message : String(reason)}` };
+    return {
+      kind: "failed",
+      message: `Cannot start ${adapters[failure]!.name}: ${reason instanceof Error ? reason.message : String(reason)}`,
+    };
   }
   logger.info({ surfaces: adapters.map((adapter) => adapter.name), model: model.model.name }, "started");
   // The tokenizer's tables (~0.5 s of work) are built now, a slice at a time, so neither the start nor an ack waits for them.
-  TokenCounter.prepare(config.model.name).catch((error: unknown) => logger.warn({ err: error }, "could not prepare the tokenizer; it is built on first use"));
+  TokenCounter.prepare(config.model.name).catch((error: unknown) =>
+    logger.warn({ err: error }, "could not prepare the tokenizer; it is built on first use"),
+  );
   await service.recover();
 
   let stopping: Promise<void> | undefined;
@@ -225,19 +269,31 @@ async function chooseModel(config: Config, logger: Logger): Promise<ChosenModel>
   // Loaded only for a real model: the demo and the console start without the OpenAI SDK.
   const { createOpenAIModel } = await import("./agent/model-openai.js");
   const clients = new Map<string, Model>();
-  const modelFor = (other: string): Model => clients.get(other) ?? clients.set(other, createOpenAIModel({ apiKey, baseUrl, model: other, timeoutMs, maxRetries, logger })).get(other)!;
+  const modelFor = (other: string): Model =>
+    clients.get(other) ??
+    clients.set(other, createOpenAIModel({ apiKey, baseUrl, model: other, timeoutMs, maxRetries, logger })).get(other)!;
   return { kind: "remote", model: modelFor(name), description: { kind: "remote", name, baseUrl }, modelFor };
 }
 
 /** Surfaces first (no new work), then the runner (runs in flight reach a safe point), then the store. Never rejects. */
-async function closeAll(adapters: readonly ChatAdapter[], service: RunningAgentService | undefined, store: KeyValueStore, logger: Logger, governance?: Governance): Promise<void> {
+async function closeAll(
+  adapters: readonly ChatAdapter[],
+  service: RunningAgentService | undefined,
+  store: KeyValueStore,
+  logger: Logger,
+  governance?: Governance,
+): Promise<void> {
   const deadline = Date.now() + SHUTDOWN_BUDGET_MS;
   const stopped = await Promise.allSettled(adapters.map((adapter) => adapter.stop()));
   stopped.forEach((result, index) => {
     if (result.status === "rejected") logger.warn({ err: result.reason, surface: adapters[index]!.name }, "a surface did not stop cleanly");
   });
-  await service?.close(Math.min(RUNNER_GRACE_MS, Math.max(MIN_RUNNER_CLOSE_MS, deadline - Date.now()))).catch((error: unknown) => logger.warn({ err: error }, "the runner did not close cleanly"));
+  await service
+    ?.close(Math.min(RUNNER_GRACE_MS, Math.max(MIN_RUNNER_CLOSE_MS, deadline - Date.now())))
+    .catch((error: unknown) => logger.warn({ err: error }, "the runner did not close cleanly"));
   // Audit entries of the last runs still go to the store before it closes.
-  await governance?.close().catch((error: unknown) => logger.warn({ err: error }, "the settings watcher or the audit log did not close cleanly"));
+  await governance
+    ?.close()
+    .catch((error: unknown) => logger.warn({ err: error }, "the settings watcher or the audit log did not close cleanly"));
   await store.close().catch((error: unknown) => logger.warn({ err: error }, "the store did not close cleanly"));
 }

@@ -26,7 +26,12 @@ const httpUrl = z.url({ protocol: /^https?$/, error: "expects an http(s) URL" })
 
 const idList = z
   .string()
-  .transform((value) => value.split(",").map((id) => id.trim()).filter((id) => id.length > 0))
+  .transform((value) =>
+    value
+      .split(",")
+      .map((id) => id.trim())
+      .filter((id) => id.length > 0),
+  )
   .default([]);
 
 const TRUE_WORDS = new Set(["true", "1", "yes", "on"]);
@@ -52,7 +57,10 @@ const toolPolicy = z
   .string()
   .transform((value, context): ToolPolicyRule[] => {
     const rules: ToolPolicyRule[] = [];
-    for (const part of value.split(",").map((entry) => entry.trim()).filter(Boolean)) {
+    for (const part of value
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter(Boolean)) {
       const [pattern, policy, ...rest] = part.split("=").map((piece) => piece.trim());
       const parsed = ToolPolicyValue.safeParse(policy);
       if (!pattern || rest.length > 0 || !parsed.success) {
@@ -114,7 +122,11 @@ const EnvSchema = z.object({
 
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl.optional(),
 
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { error: "expects one of fatal, error, warn, info, debug, trace, silent" }).default("info"),
+  LOG_LEVEL: z
+    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
+      error: "expects one of fatal, error, warn, info, debug, trace, silent",
+    })
+    .default("info"),
 });
 
 type Env = z.infer<typeof EnvSchema>;
@@ -166,7 +178,9 @@ export interface Config {
   readonly approvalKeyFile: string;
   readonly slack?: {
     readonly botToken: string;
-    readonly mode: { readonly kind: "socket"; readonly appToken: string } | { readonly kind: "http"; readonly signingSecret: string; readonly port: number };
+    readonly mode:
+      | { readonly kind: "socket"; readonly appToken: string }
+      | { readonly kind: "http"; readonly signingSecret: string; readonly port: number };
     readonly apiUrl?: string;
     readonly approvers: readonly string[];
   };
@@ -199,7 +213,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   }
   // Split roles hand work to each other through the shared queue, which needs Redis.
   if (result.data.BOT_ROLE !== "all" && !/^rediss?:\/\//.test(result.data.STORE_URL)) {
-    throw new ConfigError("BOT_ROLE", `expects all unless STORE_URL is redis://… (ingress and worker processes share work through Redis)`, result.data.BOT_ROLE);
+    throw new ConfigError(
+      "BOT_ROLE",
+      `expects all unless STORE_URL is redis://… (ingress and worker processes share work through Redis)`,
+      result.data.BOT_ROLE,
+    );
   }
   return toConfig(result.data);
 }
@@ -257,7 +275,11 @@ function keyFileOutsideStore(keyFile: string, storeUrl: string): string {
   if (!storeUrl.startsWith("sqlite://")) return path;
   const storeFolder = dirname(resolve(storeUrl.slice("sqlite://".length)));
   if (path.startsWith(storeFolder + sep)) {
-    throw new ConfigError("APPROVAL_KEY_FILE", `expects a path outside the store's folder ${storeFolder}, so a copy of the store can't sign approvals`, keyFile);
+    throw new ConfigError(
+      "APPROVAL_KEY_FILE",
+      `expects a path outside the store's folder ${storeFolder}, so a copy of the store can't sign approvals`,
+      keyFile,
+    );
   }
   return path;
 }
@@ -265,21 +287,33 @@ function keyFileOutsideStore(keyFile: string, storeUrl: string): string {
 /** Slack or Discord answer real people: the offline demo model only when asked for by name. */
 export function checkChatModel(config: Config): void {
   if ((config.slack || config.discord) && !config.model.apiKey && !config.model.demoRequested) {
-    throw new ConfigError("OPENAI_API_KEY", `expects the model server's key when Slack or Discord is set up (OPENAI_API_KEY=${DEMO_KEY} answers with the offline demo model instead)`, undefined);
+    throw new ConfigError(
+      "OPENAI_API_KEY",
+      `expects the model server's key when Slack or Discord is set up (OPENAI_API_KEY=${DEMO_KEY} answers with the offline demo model instead)`,
+      undefined,
+    );
   }
 }
 
 function slackConfig(env: Env): Config["slack"] {
   if (!env.SLACK_BOT_TOKEN) {
     if (env.SLACK_APP_TOKEN || env.SLACK_SIGNING_SECRET) {
-      throw new ConfigError("SLACK_BOT_TOKEN", "expects the bot token (xoxb-…) when SLACK_APP_TOKEN or SLACK_SIGNING_SECRET is set", undefined);
+      throw new ConfigError(
+        "SLACK_BOT_TOKEN",
+        "expects the bot token (xoxb-…) when SLACK_APP_TOKEN or SLACK_SIGNING_SECRET is set",
+        undefined,
+      );
     }
     return undefined;
   }
   const base = { botToken: env.SLACK_BOT_TOKEN, apiUrl: env.SLACK_API_URL, approvers: env.SLACK_APPROVERS };
   if (env.SLACK_APP_TOKEN) return { ...base, mode: { kind: "socket", appToken: env.SLACK_APP_TOKEN } };
   if (env.SLACK_SIGNING_SECRET) return { ...base, mode: { kind: "http", signingSecret: env.SLACK_SIGNING_SECRET, port: env.PORT } };
-  throw new ConfigError("SLACK_APP_TOKEN", "expects an app-level token (Socket Mode) or SLACK_SIGNING_SECRET (HTTP mode) with SLACK_BOT_TOKEN", undefined);
+  throw new ConfigError(
+    "SLACK_APP_TOKEN",
+    "expects an app-level token (Socket Mode) or SLACK_SIGNING_SECRET (HTTP mode) with SLACK_BOT_TOKEN",
+    undefined,
+  );
 }
 
 function discordConfig(env: Env): Config["discord"] {

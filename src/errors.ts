@@ -10,7 +10,11 @@ export abstract class BotError extends Error {
 /** A bad or missing environment variable. The message is the one line printed at start. */
 export class ConfigError extends BotError {
   readonly code = "config_invalid";
-  constructor(readonly variable: string, readonly expected: string, received: string | undefined) {
+  constructor(
+    readonly variable: string,
+    readonly expected: string,
+    received: string | undefined,
+  ) {
     super(`${variable}: ${expected}${received === undefined ? " (it is not set)" : ` (got "${received}")`}`);
     this.name = "ConfigError";
   }
@@ -19,7 +23,10 @@ export class ConfigError extends BotError {
 /** A bad MCP servers file (MCP_CONFIG). The message is the one line printed at start: the file, the server, the field. */
 export class McpConfigError extends BotError {
   readonly code = "config_invalid";
-  constructor(readonly file: string, detail: string) {
+  constructor(
+    readonly file: string,
+    detail: string,
+  ) {
     super(`${file}: ${detail}`);
     this.name = "McpConfigError";
   }
@@ -28,7 +35,10 @@ export class McpConfigError extends BotError {
 /** The model server could not be reached or kept failing after retries. */
 export class ModelUnavailableError extends BotError {
   readonly code = "model_unavailable";
-  constructor(readonly reason: string, readonly status?: number) {
+  constructor(
+    readonly reason: string,
+    readonly status?: number,
+  ) {
     super(`The model is unavailable: ${reason}`);
     this.name = "ModelUnavailableError";
   }
@@ -36,7 +46,10 @@ export class ModelUnavailableError extends BotError {
 
 export class StoreUrlError extends BotError {
   readonly code = "store_url_invalid";
-  constructor(readonly url: string, reason: string) {
+  constructor(
+    readonly url: string,
+    reason: string,
+  ) {
     super(`STORE_URL: ${reason} (got "${url}")`);
     this.name = "StoreUrlError";
   }
@@ -53,7 +66,10 @@ export class StoreUnavailableError extends BotError {
 /** The approval key file (APPROVAL_KEY_FILE) can't be read, created or trusted; approvals wait until it can. */
 export class ApprovalKeyError extends BotError {
   readonly code = "approval_key_unavailable";
-  constructor(readonly path: string, reason: string) {
+  constructor(
+    readonly path: string,
+    reason: string,
+  ) {
     super(`The approval key file ${path} ${reason}`);
     this.name = "ApprovalKeyError";
   }

@@ -5,7 +5,8 @@
 // cost ~17 µs a line, more than the step itself.
 import { pino, type Logger } from "pino";
 
-const TOKEN_PATTERN = /\b(xox[abposr]-[A-Za-z0-9-]+|xapp-[A-Za-z0-9-]+|sk-[A-Za-z0-9_-]{8,}|[MN][A-Za-z\d_-]{23,25}\.[A-Za-z\d_-]{6}\.[A-Za-z\d_-]{27,})\b/g;
+const TOKEN_PATTERN =
+  /\b(xox[abposr]-[A-Za-z0-9-]+|xapp-[A-Za-z0-9-]+|sk-[A-Za-z0-9_-]{8,}|[MN][A-Za-z\d_-]{23,25}\.[A-Za-z\d_-]{6}\.[A-Za-z\d_-]{27,})\b/g;
 
 /** The same pattern without the global flag, so testing a string keeps no state between calls. */
 const HAS_TOKEN = new RegExp(TOKEN_PATTERN.source);

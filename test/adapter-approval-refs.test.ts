@@ -5,7 +5,6 @@ import { createApprovalRefs, KEEP_AFTER_EXPIRY_MS } from "../src/adapters/approv
 import { silentLogger } from "../src/logger.js";
 import { mapStore } from "./support/map-store.js";
 
-
 const Ref = z.object({ channel: z.string().min(1), ts: z.string().min(1) });
 const NOW = 1_700_000_000_000;
 const pending = { runId: "run1", callId: "call_1", expiresAt: NOW + 60_000 };

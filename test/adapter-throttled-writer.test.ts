@@ -147,7 +147,10 @@ describe("createThrottledWriter", () => {
   it("writes with real timers at most once per interval and always ends on the newest text", async () => {
     vi.useFakeTimers();
     const shown: Array<[number, string]> = [];
-    const writer = createThrottledWriter<string>(async (text) => void shown.push([Date.now(), text]), { minIntervalMs: 1_000, onError: () => {} });
+    const writer = createThrottledWriter<string>(async (text) => void shown.push([Date.now(), text]), {
+      minIntervalMs: 1_000,
+      onError: () => {},
+    });
     const start = Date.now();
     writer.push("a");
     writer.push("b");

@@ -18,7 +18,11 @@ describe("the system prompt's time", () => {
     cleanup.push(() => folder.remove());
     const harness: ServiceHarness = await startService({ model, storeUrl: `sqlite://${folder.path}/bot.sqlite`, clock: () => now });
     cleanup.push(() => harness.close());
-    const ask = (conversation: string) => harness.service.ask({ origin: { surface: "console", conversationKey: `console:${conversation}`, requester: { id: "alice" }, place: {} }, text: "hi" }, () => {});
+    const ask = (conversation: string) =>
+      harness.service.ask(
+        { origin: { surface: "console", conversationKey: `console:${conversation}`, requester: { id: "alice" }, place: {} }, text: "hi" },
+        () => {},
+      );
     await ask("a");
     now += 40_000;
     await ask("b");

@@ -58,11 +58,16 @@ describe("the conversation runner", () => {
     const model = echoModel();
     const { service, sink } = await harness(model);
     const origin = originFor("alice", "console:follow-up");
-    const [first, second] = await Promise.all([service.ask({ origin, text: "first question" }, sink), service.ask({ origin, text: "second question" }, sink)]);
+    const [first, second] = await Promise.all([
+      service.ask({ origin, text: "first question" }, sink),
+      service.ask({ origin, text: "second question" }, sink),
+    ]);
     expect(first).toMatchObject({ status: "answered", answer: "answer to first question" });
     expect(second).toMatchObject({ status: "answered", answer: "answer to second question" });
     const secondRequest = model.requests.find((request) => lastUser(request) === "second question")!;
-    expect(secondRequest.messages.map((message) => message.content)).toEqual(expect.arrayContaining(["first question", "answer to first question"]));
+    expect(secondRequest.messages.map((message) => message.content)).toEqual(
+      expect.arrayContaining(["first question", "answer to first question"]),
+    );
   });
 
   it("keeps conversations apart", async () => {
@@ -129,7 +134,10 @@ describeWithRedis("a Redis store that goes away mid-run", () => {
     const origin = originFor("alice", "console:redis");
     expect(await service.ask({ origin, text: "before" }, () => {})).toMatchObject({ answer: "reply 1" });
     expect(await service.ask({ origin, text: "during" }, () => {})).toMatchObject({ status: "answered", answer: "reply 2" });
-    await until(() => lines.some((line) => line.level === 40 && /could not save the turn/.test(line.msg)), "the failed history write to be logged");
+    await until(
+      () => lines.some((line) => line.level === 40 && /could not save the turn/.test(line.msg)),
+      "the failed history write to be logged",
+    );
     expect(await service.ask({ origin, text: "after" }, () => {})).toMatchObject({ status: "answered", answer: "reply 3" });
     expect(lines.some((line) => line.level === 40 && /could not load the conversation history/.test(line.msg))).toBe(true);
     await service.close();

@@ -31,13 +31,29 @@ function redisUrl(): string {
 function sqliteSetup(): { storeFolder: string; storeUrl: string; keyFile: string } {
   counter += 1;
   const storeFolder = join(services.folder(), `data-${counter}`);
-  return { storeFolder, storeUrl: `sqlite://${join(storeFolder, "bot.sqlite")}`, keyFile: join(services.folder(), `keys-${counter}`, "approval.key") };
+  return {
+    storeFolder,
+    storeUrl: `sqlite://${join(storeFolder, "bot.sqlite")}`,
+    keyFile: join(services.folder(), `keys-${counter}`, "approval.key"),
+  };
 }
 
-async function pausedPost(options: { storeUrl: string; env: Record<string, string>; note?: NoteTool }): Promise<{ harness: ServiceHarness; note: NoteTool; pending: PendingApproval }> {
+async function pausedPost(options: {
+  storeUrl: string;
+  env: Record<string, string>;
+  note?: NoteTool;
+}): Promise<{ harness: ServiceHarness; note: NoteTool; pending: PendingApproval }> {
   const note = options.note ?? noteTool();
-  const harness = await services.start({ model: new ScriptedModel([call("post_note", { text: "hello team" })], { whenExhausted: say("Done.") }), storeUrl: options.storeUrl, tools: [note.tool], env: options.env });
-  const outcome: RunOutcome = await harness.service.ask({ origin: originFor("alice", `console:key-${++counter}`), text: "post hello" }, harness.sink);
+  const harness = await services.start({
+    model: new ScriptedModel([call("post_note", { text: "hello team" })], { whenExhausted: say("Done.") }),
+    storeUrl: options.storeUrl,
+    tools: [note.tool],
+    env: options.env,
+  });
+  const outcome: RunOutcome = await harness.service.ask(
+    { origin: originFor("alice", `console:key-${++counter}`), text: "post hello" },
+    harness.sink,
+  );
   if (outcome.status !== "paused") throw new Error(`expected a pause, got ${outcome.status}`);
   return { harness, note, pending: outcome.pending };
 }
@@ -63,7 +79,9 @@ async function sqliteRows(path: string): Promise<string[]> {
   const database = new sqlite3.Database(path);
   try {
     return await new Promise((resolve, reject) =>
-      database.all("SELECT key, value FROM keyv", (error, rows: Array<{ key: string; value: string }>) => (error ? reject(error) : resolve(rows.flatMap((row) => [row.key, row.value])))),
+      database.all("SELECT key, value FROM keyv", (error, rows: Array<{ key: string; value: string }>) =>
+        error ? reject(error) : resolve(rows.flatMap((row) => [row.key, row.value])),
+      ),
     );
   } finally {
     await new Promise((resolve) => database.close(resolve));
@@ -74,7 +92,9 @@ async function redisValues(url: string): Promise<string[]> {
   const client = new Redis(url);
   try {
     const keys = await client.keys("*");
-    const values = await Promise.all(keys.map(async (key) => ((await client.type(key)) === "string" ? ((await client.get(key)) ?? "") : "")));
+    const values = await Promise.all(
+      keys.map(async (key) => ((await client.type(key)) === "string" ? ((await client.get(key)) ?? "") : "")),
+    );
     return [...keys, ...values];
   } finally {
     client.disconnect();
@@ -87,7 +107,11 @@ async function redisValues(url: string): Promise<string[]> {
  */
 async function forgeAttempts(harness: ServiceHarness, pending: PendingApproval, everything: readonly string[]): Promise<string[]> {
   const key = `approval:run:${pending.runId}`;
-  const stored = (await harness.store.get(key)) as { state: { pending: { calls: { arguments: string }[] } }; pending: { args: unknown }; mac: string };
+  const stored = (await harness.store.get(key)) as {
+    state: { pending: { calls: { arguments: string }[] } };
+    pending: { args: unknown };
+    mac: string;
+  };
   stored.state.pending.calls[0]!.arguments = JSON.stringify({ text: "@everyone send me your passwords" });
   stored.pending.args = { text: "@everyone send me your passwords" };
   const signed = canonicalJson({ state: stored.state, pending: stored.pending });
@@ -96,7 +120,10 @@ async function forgeAttempts(harness: ServiceHarness, pending: PendingApproval, 
   for (const text of candidates) {
     for (const secret of [Buffer.from(text), Buffer.from(text, "base64"), deriveApprovalKey(text)]) {
       await harness.store.set(key, { ...stored, mac: createHmac("sha256", secret).update(signed).digest("base64url") });
-      const result = await harness.service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, harness.sink);
+      const result = await harness.service.decide(
+        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+        harness.sink,
+      );
       outcomes.push(result.kind === "unknown" ? result.message : result.kind);
       if (result.kind !== "unknown") return outcomes;
     }
@@ -110,7 +137,9 @@ describe("full access to the store can't forge a waiting request", () => {
     const { harness, note, pending } = await pausedPost({ storeUrl, env: { APPROVAL_KEY_FILE: keyFile } });
     const outcomes = await forgeAttempts(harness, pending, await sqliteRows(join(storeFolder, "bot.sqlite")));
     expect(outcomes.length).toBeGreaterThan(10);
-    expect(new Set(outcomes)).toEqual(new Set(["This approval request can't be used: the stored request was altered. Nothing was run; ask again."]));
+    expect(new Set(outcomes)).toEqual(
+      new Set(["This approval request can't be used: the stored request was altered. Nothing was run; ask again."]),
+    );
     expect(note.posted).toEqual([]);
   });
 });
@@ -132,8 +161,16 @@ describe("SQLite: a key file outside the store's folder", () => {
     const copy = sqliteSetup();
     await cp(storeFolder, copy.storeFolder, { recursive: true });
     const note = noteTool();
-    const thief = await services.start({ model: new ScriptedModel([say("Done.")]), storeUrl: copy.storeUrl, tools: [note.tool], env: { APPROVAL_KEY_FILE: copy.keyFile } });
-    const result = await thief.service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, thief.sink);
+    const thief = await services.start({
+      model: new ScriptedModel([say("Done.")]),
+      storeUrl: copy.storeUrl,
+      tools: [note.tool],
+      env: { APPROVAL_KEY_FILE: copy.keyFile },
+    });
+    const result = await thief.service.decide(
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      thief.sink,
+    );
     expect(result).toMatchObject({ kind: "unknown", message: expect.stringMatching(/altered/) });
     expect(note.posted).toEqual([]);
   });
@@ -143,8 +180,16 @@ describe("SQLite: a key file outside the store's folder", () => {
     const { harness, pending } = await pausedPost({ storeUrl, env: { APPROVAL_KEY_FILE: keyFile } });
     await services.stop(harness);
     const note = noteTool();
-    const again = await services.start({ model: new ScriptedModel([say("Posted.")]), storeUrl, tools: [note.tool], env: { APPROVAL_KEY_FILE: keyFile } });
-    const result = await again.service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, again.sink);
+    const again = await services.start({
+      model: new ScriptedModel([say("Posted.")]),
+      storeUrl,
+      tools: [note.tool],
+      env: { APPROVAL_KEY_FILE: keyFile },
+    });
+    const result = await again.service.decide(
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      again.sink,
+    );
     expect(result.kind).toBe("resumed");
     expect(note.posted).toEqual(["hello team"]);
   });
@@ -155,18 +200,29 @@ describe("SQLite: a key file outside the store's folder", () => {
     await writeFile(keyFile, "not a key\n", { mode: 0o600 });
     const note = noteTool();
     const { logger, lines } = capturingLogger();
-    const harness = await services.start({ model: new ScriptedModel([call("post_note", { text: "one" }), call("post_note", { text: "two" })], { whenExhausted: say("Done.") }), storeUrl, tools: [note.tool], env: { APPROVAL_KEY_FILE: keyFile }, logger });
+    const harness = await services.start({
+      model: new ScriptedModel([call("post_note", { text: "one" }), call("post_note", { text: "two" })], { whenExhausted: say("Done.") }),
+      storeUrl,
+      tools: [note.tool],
+      env: { APPROVAL_KEY_FILE: keyFile },
+      logger,
+    });
     await until(() => lines.some((line) => line.level === 50), "the start's key check in the log");
     expect(lines.find((line) => line.level === 50)).toMatchObject({
       msg: "approvals can't be signed until the approval key file can be used",
-      err: { message: `The approval key file ${keyFile} is damaged (expected the base64 key the bot wrote); delete it to make a new one, which voids the approvals waiting` },
+      err: {
+        message: `The approval key file ${keyFile} is damaged (expected the base64 key the bot wrote); delete it to make a new one, which voids the approvals waiting`,
+      },
     });
     const refused = await harness.service.ask({ origin: originFor("alice", "console:damaged-key"), text: "post one" }, harness.sink);
     expect(refused).toMatchObject({ status: "answered", stop: { guard: "store_unavailable" } });
     await rm(keyFile);
     const paused = await harness.service.ask({ origin: originFor("alice", "console:damaged-key"), text: "post two" }, harness.sink);
     if (paused.status !== "paused") throw new Error(`expected a pause, got ${paused.status}`);
-    const result = await harness.service.decide({ runId: paused.pending.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, harness.sink);
+    const result = await harness.service.decide(
+      { runId: paused.pending.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      harness.sink,
+    );
     expect(result.kind).toBe("resumed");
     expect(note.posted).toEqual(["two"]);
   });
@@ -186,7 +242,9 @@ describeWithRedis("on Redis", () => {
       const { harness, note, pending } = await pausedPost({ storeUrl: redisUrl(), env });
       const outcomes = await forgeAttempts(harness, pending, await redisValues(redisUrl()));
       expect(outcomes.length).toBeGreaterThan(10);
-      expect(new Set(outcomes)).toEqual(new Set(["This approval request can't be used: the stored request was altered. Nothing was run; ask again."]));
+      expect(new Set(outcomes)).toEqual(
+        new Set(["This approval request can't be used: the stored request was altered. Nothing was run; ask again."]),
+      );
       expect(note.posted).toEqual([]);
     });
   });
@@ -197,14 +255,31 @@ describeWithRedis("on Redis", () => {
       const { pending } = await pausedPost({ storeUrl: redisUrl(), env });
 
       const stranger = noteTool();
-      const other = await services.start({ model: new ScriptedModel([say("Done.")]), storeUrl: redisUrl(), tools: [stranger.tool], env: { ...env, SLACK_SIGNING_SECRET: "another-deployment" } });
-      const refused = await other.service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, other.sink);
+      const other = await services.start({
+        model: new ScriptedModel([say("Done.")]),
+        storeUrl: redisUrl(),
+        tools: [stranger.tool],
+        env: { ...env, SLACK_SIGNING_SECRET: "another-deployment" },
+      });
+      const refused = await other.service.decide(
+        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+        other.sink,
+      );
       expect(refused).toMatchObject({ kind: "unknown", message: expect.stringMatching(/altered/) });
 
       const { logger, warnings } = capturingLogger();
       const peer = noteTool();
-      const second = await services.start({ model: new ScriptedModel([say("Posted.")]), storeUrl: redisUrl(), tools: [peer.tool], env, logger });
-      const approved = await second.service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, second.sink);
+      const second = await services.start({
+        model: new ScriptedModel([say("Posted.")]),
+        storeUrl: redisUrl(),
+        tools: [peer.tool],
+        env,
+        logger,
+      });
+      const approved = await second.service.decide(
+        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+        second.sink,
+      );
       expect(approved.kind).toBe("resumed");
       expect(peer.posted).toEqual(["hello team"]);
       expect(stranger.posted).toEqual([]);
@@ -220,7 +295,9 @@ describeWithRedis("on Redis", () => {
       const { keyFile } = sqliteSetup();
       const { logger, warnings } = capturingLogger();
       await services.start({ model: new ScriptedModel([]), storeUrl: redisUrl(), env: { APPROVAL_KEY_FILE: keyFile }, logger });
-      expect(warnings().map((line) => line.msg)).toEqual([expect.stringMatching(/^APPROVAL_SECRET is not set and no chat secret is shared: .* Set APPROVAL_SECRET$/)]);
+      expect(warnings().map((line) => line.msg)).toEqual([
+        expect.stringMatching(/^APPROVAL_SECRET is not set and no chat secret is shared: .* Set APPROVAL_SECRET$/),
+      ]);
     });
   });
 });
@@ -231,7 +308,8 @@ function failingWhile(real: KeyValueStore, isDown: () => boolean): KeyValueStore
     get(target, name, receiver) {
       const value: unknown = Reflect.get(target, name, receiver);
       if (typeof value !== "function" || name === "close") return value;
-      return (...args: unknown[]) => (isDown() ? Promise.reject(new Error("store went away")) : (value as (...params: unknown[]) => unknown).apply(target, args));
+      return (...args: unknown[]) =>
+        isDown() ? Promise.reject(new Error("store went away")) : (value as (...params: unknown[]) => unknown).apply(target, args);
     },
   });
 }
@@ -253,7 +331,10 @@ describe("a store that failed while the service started", () => {
     down = false;
     const paused = await harness.service.ask({ origin: originFor("alice", "console:store-back"), text: "post later" }, harness.sink);
     if (paused.status !== "paused") throw new Error(`expected a pause, got ${paused.status}`);
-    const result = await harness.service.decide({ runId: paused.pending.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, harness.sink);
+    const result = await harness.service.decide(
+      { runId: paused.pending.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      harness.sink,
+    );
     expect(result.kind).toBe("resumed");
     expect(note.posted).toEqual(["later"]);
   });

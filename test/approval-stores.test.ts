@@ -11,7 +11,17 @@ import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../src/memory/types.js";
-import { answerOf, harness, nextId, open, pendingOf, redisUrl, sqliteUrl, useApprovalStores, writeThenAnswer } from "./support/approval-kit.js";
+import {
+  answerOf,
+  harness,
+  nextId,
+  open,
+  pendingOf,
+  redisUrl,
+  sqliteUrl,
+  useApprovalStores,
+  writeThenAnswer,
+} from "./support/approval-kit.js";
 import { redisAvailable } from "./support/redis-suite.js";
 import { noteTool, originFor } from "./support/service-harness.js";
 
@@ -29,7 +39,10 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     expect(note.posted).toEqual([]);
 
     const allowedNote = noteTool();
-    const allowed = await harness(new ScriptedModel([call("post_note", { text: "y" }), say("Posted.")]), { tools: [allowedNote.tool], env: { TOOL_POLICY: "post_note=allow" } });
+    const allowed = await harness(new ScriptedModel([call("post_note", { text: "y" }), say("Posted.")]), {
+      tools: [allowedNote.tool],
+      env: { TOOL_POLICY: "post_note=allow" },
+    });
     await allowed.service.ask({ origin: originFor(), text: "post" }, allowed.sink);
     expect(allowedNote.posted).toEqual(["y"]);
   });
@@ -56,7 +69,10 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     service.registerSurfaceTools("console", [note.tool]);
     try {
       const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
-      const result = await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, () => {});
+      const result = await service.decide(
+        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+        () => {},
+      );
       expect(answerOf(result)).toBe("Done (posted: hello team)");
       expect(note.posted).toEqual(["hello team"]);
     } finally {
@@ -74,7 +90,10 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     open.splice(open.indexOf(first), 1);
     const model = new ScriptedModel([say("Not allowed any more.")]);
     const second = await harness(model, { tools: [note.tool], storeUrl, env: { TOOL_POLICY: "post_note=deny" } });
-    const result = await second.service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, second.sink);
+    const result = await second.service.decide(
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      second.sink,
+    );
     expect(answerOf(result)).toBe("Not allowed any more.");
     expect(note.posted).toEqual([]);
     expect(model.requests[0]!.messages.at(-1)?.content).toMatch(/not allowed by this bot's tool policy/);
@@ -87,7 +106,10 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     const { service, sink } = await harness(model, { tools: [note.tool], clock: () => now, env: { APPROVAL_TIMEOUT_MS: "60000" } });
     const pending = pendingOf(await service.ask({ origin: originFor(), text: "post late" }, sink));
     now += 60_001;
-    const result = await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, sink);
+    const result = await service.decide(
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      sink,
+    );
     if (result.kind !== "expired" || !result.outcome) throw new Error(result.kind);
     const calls = result.outcome.steps.flatMap((step) => step.calls);
     expect(calls.map((item) => [item.tool, item.outcome])).toEqual([["post_note", "blocked"]]);
@@ -119,7 +141,9 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     await first.close();
     open.splice(open.indexOf(first), 1);
     const script = fileURLToPath(new URL("./support/approve-in-child.ts", import.meta.url));
-    const { stdout } = await run(process.execPath, ["--import", "tsx", script, storeUrl, pending.runId, pending.callId], { timeout: 20_000 });
+    const { stdout } = await run(process.execPath, ["--import", "tsx", script, storeUrl, pending.runId, pending.callId], {
+      timeout: 20_000,
+    });
     expect(JSON.parse(stdout)).toEqual({ kind: "resumed", posted: ["after restart"], answer: "Posted it." });
     expect(note.posted).toEqual([]);
   });
@@ -135,7 +159,16 @@ describe.each(clickStores)("100 concurrent clicks on one call (%s)", (_name, url
     const pending = pendingOf(await service.ask({ origin: originFor("alice", `console:clicks-${nextId()}`), text: "post" }, sink));
     const results = await Promise.all(
       Array.from({ length: 100 }, (_, index) =>
-        service.decide({ runId: pending.runId, callId: pending.callId, decision: index % 2 === 0 ? "approve" : "deny", decidedBy: { id: "alice" }, isApprover: false }, sink),
+        service.decide(
+          {
+            runId: pending.runId,
+            callId: pending.callId,
+            decision: index % 2 === 0 ? "approve" : "deny",
+            decidedBy: { id: "alice" },
+            isApprover: false,
+          },
+          sink,
+        ),
       ),
     );
     const winners = results.filter((result) => result.kind === "resumed");
@@ -151,10 +184,18 @@ describe("how long approval records live in the store", () => {
     const ttls = new Map<string, number | undefined>();
     const note = noteTool();
     const model = new ScriptedModel([call("post_note", { text: "ttl" })], { whenExhausted: say("Posted.") });
-    const { service, sink } = await harness(model, { tools: [note.tool], clock: () => now, env: { APPROVAL_TIMEOUT_MS: "60000" }, wrapStore: recordingTtls(ttls) });
+    const { service, sink } = await harness(model, {
+      tools: [note.tool],
+      clock: () => now,
+      env: { APPROVAL_TIMEOUT_MS: "60000" },
+      wrapStore: recordingTtls(ttls),
+    });
     const pending = pendingOf(await service.ask({ origin: originFor("alice", "console:ttl"), text: "post" }, sink));
     expect(ttls.get(`approval:run:${pending.runId}`)).toBe(60_000 + 60 * 60_000);
-    await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, sink);
+    await service.decide(
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      sink,
+    );
     expect(ttls.get(`approval:decision:${pending.runId}:${pending.callId}`)).toBe(24 * 60 * 60_000);
   });
 });

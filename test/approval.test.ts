@@ -20,7 +20,10 @@ describe("a write call waits for a person", () => {
     expect(note.posted).toEqual([]);
     expect(events.some((event) => event.type === "approval_needed")).toBe(true);
 
-    const result = await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, sink);
+    const result = await service.decide(
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      sink,
+    );
     expect(result.kind).toBe("resumed");
     expect(note.posted).toEqual(["hello team"]);
     expect(answerOf(result)).toBe("Done (posted: hello team)");
@@ -31,7 +34,10 @@ describe("a write call waits for a person", () => {
     const model = new ScriptedModel(writeThenAnswer("OK, not posted"));
     const { service, sink } = await harness(model, { tools: [note.tool] });
     const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, sink));
-    const result = await service.decide({ runId: pending.runId, callId: pending.callId, decision: "deny", decidedBy: { id: "alice", name: "Alice" }, isApprover: false }, sink);
+    const result = await service.decide(
+      { runId: pending.runId, callId: pending.callId, decision: "deny", decidedBy: { id: "alice", name: "Alice" }, isApprover: false },
+      sink,
+    );
     expect(note.posted).toEqual([]);
     expect(answerOf(result)).toMatch(/^OK, not posted \(Denied by Alice/);
   });
@@ -40,10 +46,16 @@ describe("a write call waits for a person", () => {
     const note = noteTool();
     const { service, sink } = await harness(new ScriptedModel(writeThenAnswer("Done")), { tools: [note.tool] });
     const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, sink));
-    const refused = await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "mallory" }, isApprover: false }, sink);
+    const refused = await service.decide(
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "mallory" }, isApprover: false },
+      sink,
+    );
     expect(refused).toEqual({ kind: "not_allowed", requester: { id: "alice", name: "alice" } });
     expect(note.posted).toEqual([]);
-    const approved = await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "bob" }, isApprover: true }, sink);
+    const approved = await service.decide(
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "bob" }, isApprover: true },
+      sink,
+    );
     expect(approved.kind).toBe("resumed");
     expect(note.posted).toEqual(["hello team"]);
   });
@@ -52,7 +64,11 @@ describe("a write call waits for a person", () => {
     const note = noteTool();
     const { service, sink } = await harness(new ScriptedModel(writeThenAnswer("Done")), { tools: [note.tool] });
     const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, sink));
-    const decide = (decision: "approve" | "deny") => service.decide({ runId: pending.runId, callId: pending.callId, decision, decidedBy: { id: "alice", name: "Alice" }, isApprover: false }, sink);
+    const decide = (decision: "approve" | "deny") =>
+      service.decide(
+        { runId: pending.runId, callId: pending.callId, decision, decidedBy: { id: "alice", name: "Alice" }, isApprover: false },
+        sink,
+      );
     await decide("approve");
     expect(await decide("deny")).toEqual({ kind: "already_decided", decision: "approve", decidedBy: { id: "alice", name: "Alice" } });
     expect(note.posted).toEqual(["hello team"]);
@@ -61,7 +77,10 @@ describe("a write call waits for a person", () => {
   it("unknown and garbled ids get a clear error and nothing else", async () => {
     const { service, sink } = await harness(new ScriptedModel([]));
     for (const runId of ["nope12345678", "../../etc/passwd", ""]) {
-      const result = await service.decide({ runId, callId: "call_1", decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, sink);
+      const result = await service.decide(
+        { runId, callId: "call_1", decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+        sink,
+      );
       expect(result.kind).toBe("unknown");
       if (result.kind === "unknown") expect(result.message).toMatch(/Nothing was run/);
     }
@@ -76,7 +95,10 @@ describe("a write call waits for a person", () => {
     stored.state.pending.calls[0]!.arguments = JSON.stringify({ text: "@everyone send me your passwords" });
     stored.pending.args = { text: "@everyone send me your passwords" };
     await store.set(key, stored);
-    const result = await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, sink);
+    const result = await service.decide(
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      sink,
+    );
     expect(result).toMatchObject({ kind: "unknown", message: expect.stringMatching(/altered/) });
     expect(note.posted).toEqual([]);
   });
@@ -89,13 +111,19 @@ describe("a write call waits for a person", () => {
     const pending = pendingOf(await service.ask({ origin: originFor(), text: "post late" }, sink));
     expect(pending.expiresAt).toBe(1_060_000);
     now = 1_060_001;
-    const result = await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, sink);
+    const result = await service.decide(
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      sink,
+    );
     expect(result.kind).toBe("expired");
     if (result.kind !== "expired" || result.outcome?.status !== "answered") throw new Error("expected an expired answer");
     expect(result.outcome.stop?.guard).toBe("approval_expired");
     expect(result.outcome.stop?.sentence).toMatch(/nobody approved post_note within 1 minute/);
     expect(note.posted).toEqual([]);
-    const again = await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, sink);
+    const again = await service.decide(
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      sink,
+    );
     expect(again).toMatchObject({ kind: "unknown", message: expect.stringMatching(/expired/) });
   });
 
@@ -112,7 +140,11 @@ describe("a write call waits for a person", () => {
     expect(await service.sweepExpiredApprovals()).toBe(1);
     expect(expired).toHaveLength(1);
     expect(expired[0]!.pending.callId).toBe(pending.callId);
-    expect(expired[0]!.outcome).toMatchObject({ status: "answered", answer: "Not posted: approval expired.", stop: { guard: "approval_expired" } });
+    expect(expired[0]!.outcome).toMatchObject({
+      status: "answered",
+      answer: "Not posted: approval expired.",
+      stop: { guard: "approval_expired" },
+    });
     expect(await service.sweepExpiredApprovals()).toBe(0);
     expect(note.posted).toEqual([]);
   });
@@ -123,7 +155,9 @@ describe("a write call waits for a person", () => {
     try {
       let now = 9_000_000;
       const note = noteTool();
-      const model = new ScriptedModel([call("post_note", { text: "a" }), call("post_note", { text: "b" })], { whenExhausted: say("Not posted: approval expired.") });
+      const model = new ScriptedModel([call("post_note", { text: "a" }), call("post_note", { text: "b" })], {
+        whenExhausted: say("Not posted: approval expired."),
+      });
       const { service, sink } = await harness(model, { tools: [note.tool], clock: () => now, env: { APPROVAL_TIMEOUT_MS: "60000" } });
       const expired: string[] = [];
       service.onApprovalExpired("console", (pending) => expired.push(pending.runId));
@@ -146,30 +180,48 @@ describe("a write call waits for a person", () => {
     const model = new ScriptedModel([calls(call("post_note", { text: "one" }), call("post_note", { text: "two" })), say("Both posted.")]);
     const { service, sink, store } = await harness(model, { tools: [note.tool], clock: () => now, env: { APPROVAL_TIMEOUT_MS: "60000" } });
     const first = pendingOf(await service.ask({ origin: originFor(), text: "post twice" }, sink));
-    const afterFirst = await service.decide({ runId: first.runId, callId: first.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, sink);
+    const afterFirst = await service.decide(
+      { runId: first.runId, callId: first.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      sink,
+    );
     if (afterFirst.kind !== "resumed" || !afterFirst.outcome) throw new Error(afterFirst.kind);
     const second = pendingOf(afterFirst.outcome);
     // As another process could have read it just before the run moved on: the first call, already due.
-    await store.addToSet("approval:waiting", JSON.stringify({ runId: first.runId, callId: first.callId, expiresAt: now - 1, surface: "console" }));
+    await store.addToSet(
+      "approval:waiting",
+      JSON.stringify({ runId: first.runId, callId: first.callId, expiresAt: now - 1, surface: "console" }),
+    );
     now += 1_000;
     expect(await service.sweepExpiredApprovals()).toBe(0);
-    const done = await service.decide({ runId: second.runId, callId: second.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, sink);
+    const done = await service.decide(
+      { runId: second.runId, callId: second.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      sink,
+    );
     expect(answerOf(done)).toBe("Both posted.");
     expect(note.posted).toEqual(["one", "two"]);
   });
 
   it("several writes in one reply each wait for their own decision", async () => {
     const note = noteTool();
-    const model = new ScriptedModel([calls(call("post_note", { text: "one" }), call("calculator", { expression: "2+2" }), call("post_note", { text: "two" })), say("Posted one; two was denied.")]);
+    const model = new ScriptedModel([
+      calls(call("post_note", { text: "one" }), call("calculator", { expression: "2+2" }), call("post_note", { text: "two" })),
+      say("Posted one; two was denied."),
+    ]);
     const { service, sink } = await harness(model, { tools: [note.tool] });
     const first = pendingOf(await service.ask({ origin: originFor(), text: "post twice" }, sink));
     expect(first.args).toEqual({ text: "one" });
-    const afterFirst = await service.decide({ runId: first.runId, callId: first.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, sink);
+    const afterFirst = await service.decide(
+      { runId: first.runId, callId: first.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      sink,
+    );
     if (afterFirst.kind !== "resumed" || !afterFirst.outcome) throw new Error(afterFirst.kind);
     const second = pendingOf(afterFirst.outcome);
     expect(second.args).toEqual({ text: "two" });
     expect(note.posted).toEqual(["one"]);
-    const done = await service.decide({ runId: second.runId, callId: second.callId, decision: "deny", decidedBy: { id: "alice" }, isApprover: false }, sink);
+    const done = await service.decide(
+      { runId: second.runId, callId: second.callId, decision: "deny", decidedBy: { id: "alice" }, isApprover: false },
+      sink,
+    );
     expect(answerOf(done)).toBe("Posted one; two was denied.");
     expect(note.posted).toEqual(["one"]);
     const toolResults = model.requests[1]!.messages.filter((message) => message.role === "tool").map((message) => message.content);
@@ -178,14 +230,24 @@ describe("a write call waits for a person", () => {
 
   it("a model that reuses a call id in a later step still gets each write decided", async () => {
     const note = noteTool();
-    const model = new ScriptedModel([call("post_note", { text: "one" }, "call_0"), call("post_note", { text: "two" }, "call_0"), say("Posted both.")]);
+    const model = new ScriptedModel([
+      call("post_note", { text: "one" }, "call_0"),
+      call("post_note", { text: "two" }, "call_0"),
+      say("Posted both."),
+    ]);
     const { service, sink } = await harness(model, { tools: [note.tool] });
     const first = pendingOf(await service.ask({ origin: originFor(), text: "post twice" }, sink));
-    const afterFirst = await service.decide({ runId: first.runId, callId: first.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, sink);
+    const afterFirst = await service.decide(
+      { runId: first.runId, callId: first.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      sink,
+    );
     if (afterFirst.kind !== "resumed" || !afterFirst.outcome) throw new Error(afterFirst.kind);
     const second = pendingOf(afterFirst.outcome);
     expect(second.callId).not.toBe(first.callId);
-    const done = await service.decide({ runId: second.runId, callId: second.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, sink);
+    const done = await service.decide(
+      { runId: second.runId, callId: second.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      sink,
+    );
     expect(answerOf(done)).toBe("Posted both.");
     expect(note.posted).toEqual(["one", "two"]);
   });

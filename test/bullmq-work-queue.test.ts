@@ -74,7 +74,10 @@ describe("BullMQ ids and items", () => {
 
   it("refuses items that are not JSON or not a work item", () => {
     expect(decodeItem("{nope").kind).toBe("invalid");
-    expect(decodeItem(JSON.stringify({ kind: "run", conversationKey: "" }))).toMatchObject({ kind: "invalid", reason: expect.stringContaining("conversationKey") });
+    expect(decodeItem(JSON.stringify({ kind: "run", conversationKey: "" }))).toMatchObject({
+      kind: "invalid",
+      reason: expect.stringContaining("conversationKey"),
+    });
     expect(decodeItem(encodeItem(run("c", "i")))).toEqual({ kind: "item", item: run("c", "i") });
   });
 });
@@ -98,11 +101,20 @@ describeWithRedis("the BullMQ work queue in one process", () => {
     });
     const work = queue();
     work.start(record.handler, 4);
-    for (const index of [1, 2, 3]) await Promise.all([work.add(run("a", `a${index}`)), work.add(run("b", `b${index}`)), work.add(run("c", `c${index}`))]);
+    for (const index of [1, 2, 3])
+      await Promise.all([work.add(run("a", `a${index}`)), work.add(run("b", `b${index}`)), work.add(run("c", `c${index}`))]);
     await record.until(9);
 
     expect(overlap).toBe(false);
-    for (const key of ["a", "b", "c"]) expect(record.events.filter((event) => event.endsWith(`${key}1`) || event.endsWith(`${key}2`) || event.endsWith(`${key}3`))).toEqual([`start ${key}1`, `end ${key}1`, `start ${key}2`, `end ${key}2`, `start ${key}3`, `end ${key}3`]);
+    for (const key of ["a", "b", "c"])
+      expect(record.events.filter((event) => event.endsWith(`${key}1`) || event.endsWith(`${key}2`) || event.endsWith(`${key}3`))).toEqual([
+        `start ${key}1`,
+        `end ${key}1`,
+        `start ${key}2`,
+        `end ${key}2`,
+        `start ${key}3`,
+        `end ${key}3`,
+      ]);
     expect(record.maxRunning()).toBeGreaterThan(1);
   });
 
@@ -117,7 +129,16 @@ describeWithRedis("the BullMQ work queue in one process", () => {
     await work.add(run("a", "first"));
     await work.add(run("a", "second"));
     await record.until(4);
-    expect(record.events).toEqual(["start first", "end first", "start first", "end first", "start first", "end first", "start second", "end second"]);
+    expect(record.events).toEqual([
+      "start first",
+      "end first",
+      "start first",
+      "end first",
+      "start first",
+      "end first",
+      "start second",
+      "end second",
+    ]);
   });
 
   it("gives up an item that keeps failing after its attempts, and goes on with the next", async () => {

@@ -16,7 +16,13 @@ describe("memory settings reach the run", () => {
     const model = new ScriptedModel([say("Noted.")]);
     const { service, store, sink } = await services.start({ model, env: { MEMORY_RECALL_FACTS: "3" } });
     const origin = originFor("alice", "console:recall");
-    const facts = ["User drinks coffee in the morning", "User drinks tea after lunch", "User drinks water at night", "User drinks juice on Sundays", "User drinks cocoa in winter"];
+    const facts = [
+      "User drinks coffee in the morning",
+      "User drinks tea after lunch",
+      "User drinks water at night",
+      "User drinks juice on Sundays",
+      "User drinks cocoa in winter",
+    ];
     await createLongTermMemory(store, { maxFacts: 200, logger: silentLogger }).remember(origin.conversationKey, facts);
     await service.ask({ origin, text: "What does the user drink?" }, sink);
     const system = model.requests[0]!.messages[0]!.content ?? "";
@@ -33,7 +39,8 @@ describe("memory settings reach the run", () => {
     const seeded = createConversationHistory(store, { maxTurns: 10, maxTokens: 100_000, countTokens, logger: silentLogger });
     // Each side about 35 tokens, each turn about 70: four fit in 300, five do not.
     const side = (label: string) => `${label} ${"word ".repeat(34)}`.trim();
-    for (let index = 1; index <= 6; index += 1) await seeded.append(origin.conversationKey, { user: side(`question-${index}`), assistant: side(`answer-${index}`), at: index });
+    for (let index = 1; index <= 6; index += 1)
+      await seeded.append(origin.conversationKey, { user: side(`question-${index}`), assistant: side(`answer-${index}`), at: index });
     expect(countTokens(side("question-1"))).toBeGreaterThan(30);
     expect(countTokens(side("question-1"))).toBeLessThan(38);
     await service.ask({ origin, text: "and then?" }, sink);

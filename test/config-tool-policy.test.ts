@@ -19,12 +19,17 @@ async function warningsFor(policy: string): Promise<string[]> {
 
 describe("an allow policy on a write tool", () => {
   it("is named in a warning when the surface offers the tool", async () => {
-    expect(await warningsFor("post_*=allow")).toEqual(["the tool policy (TOOL_POLICY) lets the write tool post_note run without a person's approval"]);
+    expect(await warningsFor("post_*=allow")).toEqual([
+      "the tool policy (TOOL_POLICY) lets the write tool post_note run without a person's approval",
+    ]);
   });
 
-  it.each(["post_note=approve", "post_note=deny", "calculator=allow", "post_note=approve,post_*=allow"])("%s gives no warning", async (policy) => {
-    expect(await warningsFor(policy)).toEqual([]);
-  });
+  it.each(["post_note=approve", "post_note=deny", "calculator=allow", "post_note=approve,post_*=allow"])(
+    "%s gives no warning",
+    async (policy) => {
+      expect(await warningsFor(policy)).toEqual([]);
+    },
+  );
 
   it("is a pure decision over the tools and rules (first matching rule wins)", () => {
     const note = noteTool().tool;

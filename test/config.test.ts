@@ -73,8 +73,15 @@ describe("configuration from the environment", () => {
   it("needs a Slack app token or signing secret with the bot token", () => {
     expect(errorFor({ SLACK_BOT_TOKEN: "xoxb-1" }).variable).toBe("SLACK_APP_TOKEN");
     expect(errorFor({ SLACK_APP_TOKEN: "xapp-1" }).variable).toBe("SLACK_BOT_TOKEN");
-    expect(loadConfig({ SLACK_BOT_TOKEN: "xoxb-1", SLACK_APP_TOKEN: "xapp-1" }).slack?.mode).toEqual({ kind: "socket", appToken: "xapp-1" });
-    expect(loadConfig({ SLACK_BOT_TOKEN: "xoxb-1", SLACK_SIGNING_SECRET: "s", PORT: "8080" }).slack?.mode).toEqual({ kind: "http", signingSecret: "s", port: 8080 });
+    expect(loadConfig({ SLACK_BOT_TOKEN: "xoxb-1", SLACK_APP_TOKEN: "xapp-1" }).slack?.mode).toEqual({
+      kind: "socket",
+      appToken: "xapp-1",
+    });
+    expect(loadConfig({ SLACK_BOT_TOKEN: "xoxb-1", SLACK_SIGNING_SECRET: "s", PORT: "8080" }).slack?.mode).toEqual({
+      kind: "http",
+      signingSecret: "s",
+      port: 8080,
+    });
   });
 
   it("needs the Discord application id with the Discord token", () => {
@@ -83,7 +90,9 @@ describe("configuration from the environment", () => {
     const discord = loadConfig({ DISCORD_TOKEN: "t", DISCORD_APPLICATION_ID: "123", DISCORD_APPROVERS: "1, 2 ,," }).discord;
     expect(discord?.approvers).toEqual(["1", "2"]);
     expect(discord?.messageContent).toBe(false);
-    expect(loadConfig({ DISCORD_TOKEN: "t", DISCORD_APPLICATION_ID: "123", DISCORD_MESSAGE_CONTENT: "true" }).discord?.messageContent).toBe(true);
+    expect(loadConfig({ DISCORD_TOKEN: "t", DISCORD_APPLICATION_ID: "123", DISCORD_MESSAGE_CONTENT: "true" }).discord?.messageContent).toBe(
+      true,
+    );
   });
 
   it("parses tool policies in order", () => {
@@ -148,7 +157,10 @@ describe("the model for chat surfaces", () => {
   const discord = { DISCORD_TOKEN: "t", DISCORD_APPLICATION_ID: "123" };
   const slack = { SLACK_BOT_TOKEN: "xoxb-1", SLACK_APP_TOKEN: "xapp-1" };
 
-  it.each([["Slack", slack], ["Discord", discord]])("%s without OPENAI_API_KEY is one line naming it", (_, env) => {
+  it.each([
+    ["Slack", slack],
+    ["Discord", discord],
+  ])("%s without OPENAI_API_KEY is one line naming it", (_, env) => {
     let error: unknown;
     try {
       checkChatModel(loadConfig(env));
@@ -177,8 +189,14 @@ describe("the approval key file", () => {
 
   it("is refused inside the SQLite store's folder, so a copy of that folder can't sign approvals", () => {
     const error = errorFor({ STORE_URL: "sqlite:///srv/bot/data/bot.sqlite", APPROVAL_KEY_FILE: "/srv/bot/data/keys/approval.key" });
-    expect(error.message).toBe('APPROVAL_KEY_FILE: expects a path outside the store\'s folder /srv/bot/data, so a copy of the store can\'t sign approvals (got "/srv/bot/data/keys/approval.key")');
-    expect(loadConfig({ STORE_URL: "sqlite:///srv/bot/data/bot.sqlite", APPROVAL_KEY_FILE: "/srv/bot/approval.key" }).approvalKeyFile).toBe("/srv/bot/approval.key");
-    expect(loadConfig({ STORE_URL: "redis://localhost:6379", APPROVAL_KEY_FILE: "data/approval.key" }).approvalKeyFile).toBe(join(process.cwd(), "data/approval.key"));
+    expect(error.message).toBe(
+      "APPROVAL_KEY_FILE: expects a path outside the store's folder /srv/bot/data, so a copy of the store can't sign approvals (got \"/srv/bot/data/keys/approval.key\")",
+    );
+    expect(loadConfig({ STORE_URL: "sqlite:///srv/bot/data/bot.sqlite", APPROVAL_KEY_FILE: "/srv/bot/approval.key" }).approvalKeyFile).toBe(
+      "/srv/bot/approval.key",
+    );
+    expect(loadConfig({ STORE_URL: "redis://localhost:6379", APPROVAL_KEY_FILE: "data/approval.key" }).approvalKeyFile).toBe(
+      join(process.cwd(), "data/approval.key"),
+    );
   });
 });

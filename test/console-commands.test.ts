@@ -31,7 +31,10 @@ describe("parseCommand", () => {
     expect(parseCommand("/demo")).toEqual({ kind: "bad_command", message: "Usage: /demo loop [question]" });
     expect(parseCommand("/demo spin")).toEqual({ kind: "bad_command", message: "Usage: /demo loop [question]" });
     expect(parseCommand("/demoloop")).toMatchObject({ kind: "bad_command", message: expect.stringContaining("Unknown command /demoloop") });
-    expect(parseCommand("/quit now")).toEqual({ kind: "bad_command", message: "/quit takes nothing after it. Type /help for the commands." });
+    expect(parseCommand("/quit now")).toEqual({
+      kind: "bad_command",
+      message: "/quit takes nothing after it. Type /help for the commands.",
+    });
     expect(parseCommand("/")).toMatchObject({ kind: "bad_command", message: expect.stringContaining("/help") });
   });
 });

@@ -77,7 +77,7 @@ describe("console mode with the offline demo model", () => {
     const end = await term.waitFor("(Stopped: the same call (current_time) was repeated 3 times.)");
     const shown = term.text().slice(0, end);
     expect(shown).toMatch(/step 1: current_time\(\{"timezone":"UTC"\}\) → .*UTC/);
-    expect(shown).toContain("step 2: current_time({\"timezone\":\"UTC\"}) → repeat, not run");
+    expect(shown).toContain('step 2: current_time({"timezone":"UTC"}) → repeat, not run');
     expect(shown).toMatch(/I looked up the current time: .*so I was stopped/);
     // The summary comes first, the stop sentence on its own line after it.
     expect(shown).toMatch(/was stopped\.[^\n]*\n\(Stopped: /);
@@ -173,7 +173,7 @@ describe("console approvals", () => {
     term.type("n");
     await term.waitFor("Understood, I did not post it.", asked);
     expect(note.posted).toEqual([]);
-    expect(term.text().slice(asked)).toContain("post_note({\"text\":\"hi all\"}) → denied, not run");
+    expect(term.text().slice(asked)).toContain('post_note({"text":"hi all"}) → denied, not run');
     const observation = model.requests[1]!.messages.at(-1)!;
     expect(observation).toMatchObject({ role: "tool" });
     expect(observation.role === "tool" && observation.content).toMatch(/^Denied by ada/);
@@ -238,7 +238,8 @@ describe("console approvals", () => {
 describe("console memory commands", () => {
   it("/memory lists what was remembered and /forget clears it, saying how many", async () => {
     const model = new ScriptedModel([], {
-      whenExhausted: (request) => (request.responseFormat === "json_object" ? say('{"facts": ["The person is called Ada."]}') : say("Nice to meet you, Ada.")),
+      whenExhausted: (request) =>
+        request.responseFormat === "json_object" ? say('{"facts": ["The person is called Ada."]}') : say("Nice to meet you, Ada."),
     });
     const term = await open({ model, description: { kind: "remote", name: "scripted" }, env: { MEMORY_EXTRACT_FACTS: "true" } });
     term.type("/memory");
@@ -260,7 +261,10 @@ describe("console memory commands", () => {
   });
 
   it("names a real model in the banner instead of the demo notice", async () => {
-    const term = await open({ model: createDemoModel(), description: { kind: "remote", name: "llama3.1", baseUrl: "http://127.0.0.1:11434/v1" } });
+    const term = await open({
+      model: createDemoModel(),
+      description: { kind: "remote", name: "llama3.1", baseUrl: "http://127.0.0.1:11434/v1" },
+    });
     await term.waitFor("> ");
     expect(term.text()).toContain("Model: llama3.1, at http://127.0.0.1:11434/v1.");
     expect(term.text()).not.toContain("OFFLINE DEMO");

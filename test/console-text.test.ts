@@ -4,22 +4,43 @@ import type { CallRecord, PendingApproval } from "../src/agent/types.js";
 import { answerText, approvalRequest, clean, forgetText, progressLine, wrap } from "../src/adapters/console/console-text.js";
 
 function record(overrides: Partial<CallRecord>): CallRecord {
-  return { callId: "c1", tool: "calculator", args: '{"expression":"7*5"}', signature: "calculator#x", outcome: "ok", result: "35", observation: "35", durationMs: 1.2, ...overrides };
+  return {
+    callId: "c1",
+    tool: "calculator",
+    args: '{"expression":"7*5"}',
+    signature: "calculator#x",
+    outcome: "ok",
+    result: "35",
+    observation: "35",
+    durationMs: 1.2,
+    ...overrides,
+  };
 }
 
 const origin = { surface: "console" as const, conversationKey: "console:local", requester: { id: "console", name: "ada" }, place: {} };
 
 describe("progress lines", () => {
   it("shows the step, the call, its result and how long it took", () => {
-    expect(progressLine({ type: "tool_result", runId: "r", step: 2, call: record({}) })).toBe('  · step 2: calculator({"expression":"7*5"}) → 35 (1 ms)');
+    expect(progressLine({ type: "tool_result", runId: "r", step: 2, call: record({}) })).toBe(
+      '  · step 2: calculator({"expression":"7*5"}) → 35 (1 ms)',
+    );
   });
 
   it("labels failures, with their message when they have one", () => {
-    expect(progressLine({ type: "tool_result", runId: "r", step: 1, call: record({ outcome: "invalid_args", result: "expression: expected string\nmore" }) })).toBe(
-      '  · step 1: calculator({"expression":"7*5"}) → invalid arguments: expression: expected string … (1 ms)',
-    );
-    expect(progressLine({ type: "tool_result", runId: "r", step: 3, call: record({ outcome: "repeated", result: "the same call again" }) })).toMatch(/→ repeat, not run \(1 ms\)$/);
-    expect(progressLine({ type: "tool_result", runId: "r", step: 3, call: record({ outcome: "denied", result: "Denied by ada: long text" }) })).toMatch(/→ denied, not run \(1 ms\)$/);
+    expect(
+      progressLine({
+        type: "tool_result",
+        runId: "r",
+        step: 1,
+        call: record({ outcome: "invalid_args", result: "expression: expected string\nmore" }),
+      }),
+    ).toBe('  · step 1: calculator({"expression":"7*5"}) → invalid arguments: expression: expected string … (1 ms)');
+    expect(
+      progressLine({ type: "tool_result", runId: "r", step: 3, call: record({ outcome: "repeated", result: "the same call again" }) }),
+    ).toMatch(/→ repeat, not run \(1 ms\)$/);
+    expect(
+      progressLine({ type: "tool_result", runId: "r", step: 3, call: record({ outcome: "denied", result: "Denied by ada: long text" }) }),
+    ).toMatch(/→ denied, not run \(1 ms\)$/);
     expect(progressLine({ type: "tool_result", runId: "r", step: 3, call: record({ durationMs: 2_500 }) })).toMatch(/\(2\.5 s\)$/);
   });
 
@@ -29,7 +50,15 @@ describe("progress lines", () => {
 });
 
 describe("approval request", () => {
-  const pending = (args: unknown): PendingApproval => ({ runId: "r", callId: "c", tool: "post_message", args, requester: origin.requester, origin, expiresAt: 0 });
+  const pending = (args: unknown): PendingApproval => ({
+    runId: "r",
+    callId: "c",
+    tool: "post_message",
+    args,
+    requester: origin.requester,
+    origin,
+    expiresAt: 0,
+  });
 
   it("shows the arguments as indented JSON", () => {
     expect(approvalRequest(pending({ channel: "C1", text: "hi" }))).toBe(
@@ -47,9 +76,9 @@ describe("approval request", () => {
 describe("outcomes and untrusted text", () => {
   it("puts the stop sentence on its own line after the answer", () => {
     const stop = { guard: "repeat" as const, detail: "", sentence: "Stopped: the same call (current_time) was repeated 3 times." };
-    expect(answerText({ status: "answered", runId: "r", answer: "Summary.", stop, steps: [], usage: { promptTokens: 0, completionTokens: 0 } })).toBe(
-      "Summary.\n(Stopped: the same call (current_time) was repeated 3 times.)",
-    );
+    expect(
+      answerText({ status: "answered", runId: "r", answer: "Summary.", stop, steps: [], usage: { promptTokens: 0, completionTokens: 0 } }),
+    ).toBe("Summary.\n(Stopped: the same call (current_time) was repeated 3 times.)");
   });
 
   it("strips escape sequences and control characters but keeps newlines and tabs", () => {

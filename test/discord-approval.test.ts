@@ -32,7 +32,11 @@ async function askAndWaitForApproval(h: DiscordHarness, question = "announce the
   const { fake } = h;
   const { token } = fake.slashCommand("ask", h.alice, { values: { question } });
   await fake.waitForCall("PATCH", originalPath(fake, token), (request) => String(request.body.content).startsWith("⏸️"));
-  const posted = await fake.waitForCall("POST", webhookPath(fake, token), (request) => Array.isArray(request.body.components) && request.body.components.length > 0);
+  const posted = await fake.waitForCall(
+    "POST",
+    webhookPath(fake, token),
+    (request) => Array.isArray(request.body.components) && request.body.components.length > 0,
+  );
   const message = fake.messagesIn(fake.general.id).find((candidate) => candidate.content === posted.body.content)!;
   const [approve, deny] = (posted.body.components[0].components as { custom_id: string }[]).map((button) => button.custom_id);
   expect(posted.body.content).toContain("post_message");
@@ -42,7 +46,9 @@ async function askAndWaitForApproval(h: DiscordHarness, question = "announce the
 }
 
 function postsOfNotice(h: DiscordHarness) {
-  return h.fake.callsTo("POST", new RegExp(`^/channels/${h.fake.random.id}/messages$`)).filter((request) => request.body.content === NOTICE);
+  return h.fake
+    .callsTo("POST", new RegExp(`^/channels/${h.fake.random.id}/messages$`))
+    .filter((request) => request.body.content === NOTICE);
 }
 
 describe("Discord approvals", () => {
@@ -80,14 +86,21 @@ describe("Discord approvals", () => {
     const firstClick = fake.clickButton(first.messageId, first.approve, alice);
 
     await followUpWith(fake, firstClick.token, (content) => content.startsWith("⏸️"));
-    const again = await fake.waitForCall("POST", webhookPath(fake, firstClick.token), (request) => Array.isArray(request.body.components) && request.body.components.length > 0);
+    const again = await fake.waitForCall(
+      "POST",
+      webhookPath(fake, firstClick.token),
+      (request) => Array.isArray(request.body.components) && request.body.components.length > 0,
+    );
     expect(again.body.content).toContain("Second notice.");
     const second = fake.messagesIn(fake.general.id).find((message) => message.content === again.body.content)!;
     const secondClick = fake.clickButton(second.id, (again.body.components[0].components[0] as { custom_id: string }).custom_id, alice);
 
     await followUpWith(fake, secondClick.token, (content) => content === "Both notices are up.");
     expect(postsOfNotice(harness)).toHaveLength(1);
-    expect(fake.callsTo("POST", new RegExp(`^/channels/${fake.random.id}/messages$`)).map((request) => request.body.content)).toEqual([NOTICE, "Second notice."]);
+    expect(fake.callsTo("POST", new RegExp(`^/channels/${fake.random.id}/messages$`)).map((request) => request.body.content)).toEqual([
+      NOTICE,
+      "Second notice.",
+    ]);
   });
 
   it("refuses anyone else ephemerally and runs nothing", async () => {
@@ -106,7 +119,9 @@ describe("Discord approvals", () => {
   });
 
   it("lets configured approvers decide: by user id and by role", async () => {
-    harness = await startDiscordHarness({ script: [...postScript(() => harness!.fake.random.id), ...postScript(() => harness!.fake.random.id)] });
+    harness = await startDiscordHarness({
+      script: [...postScript(() => harness!.fake.random.id), ...postScript(() => harness!.fake.random.id)],
+    });
     const { fake, carol, dave } = harness;
 
     const first = await askAndWaitForApproval(harness, "first notice");
@@ -179,7 +194,9 @@ describe("Discord approvals", () => {
     const marked = await fake.waitForCall("PATCH", new RegExp(`^/channels/${fake.general.id}/messages/${approval.messageId}$`));
     expect(marked.body.content).toContain("⌛ Expired");
     expect(marked.body.components[0].components.every((button: { disabled: boolean }) => button.disabled)).toBe(true);
-    const summary = await fake.waitForCall("POST", new RegExp(`^/channels/${fake.general.id}/messages$`), (request) => String(request.body.content).startsWith("I wanted"));
+    const summary = await fake.waitForCall("POST", new RegExp(`^/channels/${fake.general.id}/messages$`), (request) =>
+      String(request.body.content).startsWith("I wanted"),
+    );
     expect(summary.body.message_reference.message_id).toBe(approval.messageId);
     expect(summary.body.content).toMatch(/\n\n⚠️ /);
     expect(postsOfNotice(harness)).toHaveLength(0);
@@ -219,7 +236,9 @@ describe("Discord approvals", () => {
 describe("Discord chat tools", () => {
   it("post_message refuses a channel of another server with an error the model reads", async () => {
     let foreign = "";
-    harness = await startDiscordHarness({ script: [() => call("post_message", { channel: foreign, text: NOTICE }), (request) => say(`Could not: ${lastToolMessage(request)}`)] });
+    harness = await startDiscordHarness({
+      script: [() => call("post_message", { channel: foreign, text: NOTICE }), (request) => say(`Could not: ${lastToolMessage(request)}`)],
+    });
     const { fake, alice } = harness;
     foreign = fake.foreignChannel().id;
     const approval = await askAndWaitForApproval(harness);
@@ -231,21 +250,27 @@ describe("Discord chat tools", () => {
   });
 
   it("read_channel gives the model the channel's latest messages, oldest first", async () => {
-    harness = await startDiscordHarness({ script: [() => call("read_channel", { channel: harness!.fake.general.id, limit: 3 }), (request) => say(lastToolMessage(request))] });
+    harness = await startDiscordHarness({
+      script: [() => call("read_channel", { channel: harness!.fake.general.id, limit: 3 }), (request) => say(lastToolMessage(request))],
+    });
     const { fake, alice, bob } = harness;
     fake.userMessage(alice, "first, not read");
     fake.userMessage(bob, "hello team");
     fake.userMessage(alice, "hi bob");
     const { token } = fake.slashCommand("ask", alice, { values: { question: "what was said?" } });
 
-    const answer = await fake.waitForCall("PATCH", originalPath(fake, token), (request) => String(request.body.content).includes("hello team"));
+    const answer = await fake.waitForCall("PATCH", originalPath(fake, token), (request) =>
+      String(request.body.content).includes("hello team"),
+    );
     // The third newest message is the bot's own deferred reply to this /ask.
     expect(answer.body.content).toMatch(/^\[[\d-]+ [\d:]+\] bob: hello team\n\[[\d-]+ [\d:]+\] alice: hi bob\n.*agent-bot \(bot\): /);
     expect(answer.body.content).not.toContain("first, not read");
   });
 
   it("read_channel refuses a bad channel reference before calling Discord", async () => {
-    harness = await startDiscordHarness({ script: [call("read_channel", { channel: "#general" }), (request) => say(lastToolMessage(request))] });
+    harness = await startDiscordHarness({
+      script: [call("read_channel", { channel: "#general" }), (request) => say(lastToolMessage(request))],
+    });
     const { fake, alice } = harness;
     const { token } = fake.slashCommand("ask", alice, { values: { question: "read general" } });
     const answer = await fake.waitForCall("PATCH", originalPath(fake, token), (request) => !String(request.body.content).startsWith("⏳"));

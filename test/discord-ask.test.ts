@@ -58,12 +58,17 @@ describe("Discord /ask", () => {
     harness = await startDiscordHarness({
       script: [],
       env: { AGENT_MAX_STEPS: "3" },
-      whenExhausted: (request) => (request.tools.length === 0 ? say("I kept calculating and found 1, 2 and 3 but never an answer.") : call("calculator", { expression: `${++n}+0` })),
+      whenExhausted: (request) =>
+        request.tools.length === 0
+          ? say("I kept calculating and found 1, 2 and 3 but never an answer.")
+          : call("calculator", { expression: `${++n}+0` }),
     });
     const { fake, alice } = harness;
     const { token } = fake.slashCommand("ask", alice, { values: { question: "count forever" } });
 
-    const final = await fake.waitForCall("PATCH", originalPath(fake, token), (request) => String(request.body.content).includes("never an answer"));
+    const final = await fake.waitForCall("PATCH", originalPath(fake, token), (request) =>
+      String(request.body.content).includes("never an answer"),
+    );
     const [summary, guardLine] = String(final.body.content).split("\n\n");
     expect(summary).toBe("I kept calculating and found 1, 2 and 3 but never an answer.");
     expect(guardLine).toMatch(/^⚠️ .*step/i);
@@ -93,7 +98,10 @@ describe("Discord /ask", () => {
     harness = await startDiscordHarness({ script: [] });
     const { fake, alice } = harness;
     const memory = createLongTermMemory(harness.store, { maxFacts: 10, logger: silentLogger });
-    await memory.remember(`discord:${fake.guild.id}:${fake.general.id}`, ["The team deploys on Fridays.", "Staging lives at staging.example.internal."]);
+    await memory.remember(`discord:${fake.guild.id}:${fake.general.id}`, [
+      "The team deploys on Fridays.",
+      "Staging lives at staging.example.internal.",
+    ]);
 
     const shown = fake.slashCommand("memory", alice);
     const listing = await fake.waitForCall("PATCH", originalPath(fake, shown.token));

@@ -34,13 +34,21 @@ beforeAll(async () => {
   fake.setMember(alice);
   fake.setMember(sam, [staffRole]);
   // Made before the bot connects, so they arrive in the server's snapshot (GUILD_CREATE) like real channels.
-  staffOnly = fake.guildChannel("staff", [fake.hiddenFromEveryone(), { id: staffRole, type: OverwriteType.Role, allow: PermissionFlagsBits.ViewChannel }]);
+  staffOnly = fake.guildChannel("staff", [
+    fake.hiddenFromEveryone(),
+    { id: staffRole, type: OverwriteType.Role, allow: PermissionFlagsBits.ViewChannel },
+  ]);
   readOnly = fake.guildChannel("announcements", [{ id: fake.guild.id, type: OverwriteType.Role, deny: PermissionFlagsBits.SendMessages }]);
   notSam = fake.guildChannel("surprise-party", [{ id: sam.id, type: OverwriteType.Member, deny: PermissionFlagsBits.ViewChannel }]);
   folder = mkdtempSync(join(tmpdir(), "discord-tools-"));
   store = await openStore(`sqlite://${join(folder, "bot.sqlite")}`, silentLogger);
   const service = stubService();
-  adapter = createDiscordAdapter({ config: { token: fake.token, applicationId: fake.applicationId, apiUrl: fake.apiUrl, approvers: [] }, service, store, logger: silentLogger });
+  adapter = createDiscordAdapter({
+    config: { token: fake.token, applicationId: fake.applicationId, apiUrl: fake.apiUrl, approvers: [] },
+    service,
+    store,
+    logger: silentLogger,
+  });
   await adapter.start();
   tools = Object.fromEntries((service.registered.get("discord") ?? []).map((tool) => [tool.name, tool]));
   fake.userMessage(alice, "staff meeting at 3");
@@ -54,7 +62,16 @@ afterAll(async () => {
 });
 
 function asked(by: FakeUser, channel: FakeChannel = fake.general): ToolContext {
-  return { signal: new AbortController().signal, runId: "run1", origin: discordOrigin({ guildId: fake.guild.id, channelId: channel.id, channelKind: "text", requester: { id: by.id, name: by.username } }) };
+  return {
+    signal: new AbortController().signal,
+    runId: "run1",
+    origin: discordOrigin({
+      guildId: fake.guild.id,
+      channelId: channel.id,
+      channelKind: "text",
+      requester: { id: by.id, name: by.username },
+    }),
+  };
 }
 
 const run = (name: string, args: unknown, context: ToolContext) => tools[name]!.execute(tools[name]!.schema.parse(args), context);
@@ -80,13 +97,19 @@ describe("Discord chat tools act only where the person asking may", () => {
   });
 
   it("post_message refuses a channel the person asking cannot see or cannot write in, and posts nothing", async () => {
-    await expect(run("post_message", { channel: staffOnly.id, text: "hi" }, asked(alice))).rejects.toThrow(`<@${alice.id}> can't see <#${staffOnly.id}>`);
-    await expect(run("post_message", { channel: readOnly.id, text: "hi" }, asked(alice))).rejects.toThrow(`<@${alice.id}> can't send messages in <#${readOnly.id}>`);
+    await expect(run("post_message", { channel: staffOnly.id, text: "hi" }, asked(alice))).rejects.toThrow(
+      `<@${alice.id}> can't see <#${staffOnly.id}>`,
+    );
+    await expect(run("post_message", { channel: readOnly.id, text: "hi" }, asked(alice))).rejects.toThrow(
+      `<@${alice.id}> can't send messages in <#${readOnly.id}>`,
+    );
     expect([...postsTo(staffOnly), ...postsTo(readOnly)]).toHaveLength(0);
   });
 
   it("post_message posts where the person asking may write", async () => {
-    expect(String(await run("post_message", { channel: staffOnly.id, text: "Meeting moved." }, asked(sam)))).toMatch(/^Posted 1 message in/);
+    expect(String(await run("post_message", { channel: staffOnly.id, text: "Meeting moved." }, asked(sam)))).toMatch(
+      /^Posted 1 message in/,
+    );
     expect(postsTo(staffOnly).at(-1)!.body.content).toBe("Meeting moved.");
   });
 
@@ -96,7 +119,9 @@ describe("Discord chat tools act only where the person asking may", () => {
 
   it("refuses for someone who is not a member of the server", async () => {
     const stranger: FakeUser = { id: nextSnowflake(), username: "stranger" };
-    await expect(run("read_channel", { channel: fake.general.id }, asked(stranger))).rejects.toThrow(`<@${stranger.id}> is not a member of this server`);
+    await expect(run("read_channel", { channel: fake.general.id }, asked(stranger))).rejects.toThrow(
+      `<@${stranger.id}> is not a member of this server`,
+    );
   });
 
   it("refuses a channel of another server", async () => {

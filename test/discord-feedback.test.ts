@@ -45,11 +45,19 @@ describe("Discord feedback", () => {
     await fake.waitForCall("PATCH", originalPath(fake, click.token), (request) => request.body.content === "Thanks for the feedback.");
 
     const refused = fake.slashCommand("feedback", alice);
-    await fake.waitForCall("PATCH", originalPath(fake, refused.token), (request) => request.body.content === "Only approvers can see the feedback.");
+    await fake.waitForCall(
+      "PATCH",
+      originalPath(fake, refused.token),
+      (request) => request.body.content === "Only approvers can see the feedback.",
+    );
     const listed = fake.slashCommand("feedback", carol);
-    const listing = await fake.waitForCall("PATCH", originalPath(fake, listed.token), (request) => String(request.body.content).startsWith("Feedback so far"));
+    const listing = await fake.waitForCall("PATCH", originalPath(fake, listed.token), (request) =>
+      String(request.body.content).startsWith("Feedback so far"),
+    );
     expect(listing.body.content).toContain("👍 1 · 👎 0");
-    expect(listing.body.content).toContain(`👍 <@${alice.id}> · https://discord.com/channels/${fake.guild.id}/${fake.general.id}/${answer.messageId} · answered`);
+    expect(listing.body.content).toContain(
+      `👍 <@${alice.id}> · https://discord.com/channels/${fake.guild.id}/${fake.general.id}/${answer.messageId} · answered`,
+    );
     expect(fake.callsTo("POST", webhookPath(fake, listed.token))).toHaveLength(0);
   });
 });

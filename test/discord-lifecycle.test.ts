@@ -66,7 +66,12 @@ describe("Discord adapter lifecycle", () => {
 
   it("keeps its gateway connection alive with heartbeats the fake acknowledges", async () => {
     const beating = await FakeDiscord.start({ heartbeatIntervalMs: 40 });
-    const adapter = createDiscordAdapter({ config: { token: beating.token, applicationId: beating.applicationId, apiUrl: beating.apiUrl, approvers: [] }, service: stubService(), store, logger: silentLogger });
+    const adapter = createDiscordAdapter({
+      config: { token: beating.token, applicationId: beating.applicationId, apiUrl: beating.apiUrl, approvers: [] },
+      service: stubService(),
+      store,
+      logger: silentLogger,
+    });
     await adapter.start();
     await waitUntil(() => beating.gateway.heartbeats >= 3, "three heartbeats");
     expect(beating.gateway.identifies).toHaveLength(1);
@@ -76,7 +81,12 @@ describe("Discord adapter lifecycle", () => {
   });
 
   it("names DISCORD_TOKEN when Discord rejects the token, without printing it", async () => {
-    const adapter = createDiscordAdapter({ config: { token: "wrong-token-value", applicationId: fake.applicationId, apiUrl: fake.apiUrl, approvers: [] }, service: stubService(), store, logger: silentLogger });
+    const adapter = createDiscordAdapter({
+      config: { token: "wrong-token-value", applicationId: fake.applicationId, apiUrl: fake.apiUrl, approvers: [] },
+      service: stubService(),
+      store,
+      logger: silentLogger,
+    });
     const failure = await adapter.start().then(
       () => undefined,
       (error: unknown) => error,
@@ -111,19 +121,26 @@ describe("Discord adapter lifecycle", () => {
 
   it("shows a generic failure line in public and keeps the detail in the log", async () => {
     const logs: Array<Record<string, unknown>> = [];
-    const adapter = adapterWith(stubService({ submit: () => Promise.reject(new Error("sqlite: database is locked at /srv/bot/data")) }), { logger: captureLogs(logs) });
+    const adapter = adapterWith(stubService({ submit: () => Promise.reject(new Error("sqlite: database is locked at /srv/bot/data")) }), {
+      logger: captureLogs(logs),
+    });
     await adapter.start();
     const { token } = fake.slashCommand("ask", { id: "1300000000000000001", username: "alice" }, { values: { question: "hello?" } });
     const reply = await fake.waitForCall("PATCH", originalPath(fake, token));
     expect(reply.body.content).toBe("⚠️ Something went wrong on my side; the details are in the bot's log. Please try again.");
     expect(JSON.stringify(fake.calls.map((call) => call.body))).not.toContain("database is locked");
-    expect(logs.find((line) => line.msg === "could not record the message")).toMatchObject({ err: { message: "sqlite: database is locked at /srv/bot/data" } });
+    expect(logs.find((line) => line.msg === "could not record the message")).toMatchObject({
+      err: { message: "sqlite: database is locked at /srv/bot/data" },
+    });
     await adapter.stop();
   });
 
   it("tells people who click or ask while it stops to come back in a moment", async () => {
     let open: () => void = () => {};
-    const harness = await startDiscordHarness({ script: [say("Finished while stopping.")], gate: new Promise<void>((resolve) => (open = resolve)) });
+    const harness = await startDiscordHarness({
+      script: [say("Finished while stopping.")],
+      gate: new Promise<void>((resolve) => (open = resolve)),
+    });
     const { fake: discord, alice, bob } = harness;
     const asked = discord.slashCommand("ask", alice, { values: { question: "slow one" } });
     await discord.waitForCall("POST", new RegExp(`^/interactions/${asked.id}/`));
@@ -138,8 +155,14 @@ describe("Discord adapter lifecycle", () => {
     open();
     await harness.service.close(5_000);
 
-    expect(clickReply.body).toMatchObject({ type: 4, data: { content: "I am restarting; click again in a moment.", flags: MessageFlags.Ephemeral } });
-    expect(commandReply.body).toMatchObject({ type: 4, data: { content: "I am restarting; ask again in a moment.", flags: MessageFlags.Ephemeral } });
+    expect(clickReply.body).toMatchObject({
+      type: 4,
+      data: { content: "I am restarting; click again in a moment.", flags: MessageFlags.Ephemeral },
+    });
+    expect(commandReply.body).toMatchObject({
+      type: 4,
+      data: { content: "I am restarting; ask again in a moment.", flags: MessageFlags.Ephemeral },
+    });
     expect(discord.callsTo("PATCH", originalPath(discord, asked.token)).at(-1)!.body.content).toBe("Finished while stopping.");
     await harness.close();
   });
@@ -147,11 +170,20 @@ describe("Discord adapter lifecycle", () => {
   it("logs the whole answer when Discord will not take it", async () => {
     const harness = await startDiscordHarness({ script: [say("An answer nobody must lose.")] });
     const { fake: discord, alice } = harness;
-    discord.failNext({ method: "PATCH", path: /\/messages\/@original$/, status: 403, body: { message: "Missing Access", code: 50001 }, when: (body) => body?.content === "An answer nobody must lose." });
+    discord.failNext({
+      method: "PATCH",
+      path: /\/messages\/@original$/,
+      status: 403,
+      body: { message: "Missing Access", code: 50001 },
+      when: (body) => body?.content === "An answer nobody must lose.",
+    });
     discord.slashCommand("ask", alice, { values: { question: "anything" } });
 
     await waitUntil(() => harness.logs.some((line) => line.answer === "An answer nobody must lose."), "the answer in the log");
-    expect(harness.logs.find((line) => line.answer === "An answer nobody must lose.")).toMatchObject({ level: 50, msg: "could not post the answer; it is in this log line" });
+    expect(harness.logs.find((line) => line.answer === "An answer nobody must lose.")).toMatchObject({
+      level: 50,
+      msg: "could not post the answer; it is in this log line",
+    });
     await harness.close();
   });
 });

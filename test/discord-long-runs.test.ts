@@ -35,7 +35,10 @@ describe("Discord long runs", () => {
     expect(JSON.stringify(parts.at(-1)?.components)).toContain('"fb:u:');
 
     await fake.waitForCall("POST", /^\/channels\/\d+\/messages$/, (request) => String(request.body.content).includes(`${STEPS}*${STEPS}`));
-    const trace = fake.callsTo("POST", /^\/channels\/\d+\/messages$/).map((request) => String(request.body.content)).filter((content) => content.includes("calculator"));
+    const trace = fake
+      .callsTo("POST", /^\/channels\/\d+\/messages$/)
+      .map((request) => String(request.body.content))
+      .filter((content) => content.includes("calculator"));
     for (const part of trace) expect(part.length).toBeLessThanOrEqual(MESSAGE_MAX_CHARS);
     expect(trace.join("\n")).toContain("1*1");
   });

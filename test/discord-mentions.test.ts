@@ -23,7 +23,11 @@ describe("Discord mentions and DMs", () => {
     expect(working.body.content).toMatch(/^⏳/);
     expect(working.body.allowed_mentions).toEqual({ parse: [], replied_user: false });
     const reply = fake.messagesIn(fake.general.id).find((message) => message.message_reference?.message_id === question.id)!;
-    const answer = await fake.waitForCall("PATCH", new RegExp(`^/channels/${fake.general.id}/messages/${reply.id}$`), (request) => request.body.content === "It is 4.");
+    const answer = await fake.waitForCall(
+      "PATCH",
+      new RegExp(`^/channels/${fake.general.id}/messages/${reply.id}$`),
+      (request) => request.body.content === "It is 4.",
+    );
     expect(answer.body.allowed_mentions).toEqual({ parse: [], replied_user: false });
 
     const thread = await fake.waitForCall("POST", new RegExp(`^/channels/${fake.general.id}/messages/${reply.id}/threads$`));
@@ -40,7 +44,11 @@ describe("Discord mentions and DMs", () => {
     fake.userMessage({ id: nextSnowflake(), username: "other-bot", bot: true }, "hey bot", { mentionBot: true });
     const question = fake.userMessage(alice, "hello", { mentionBot: true });
 
-    await fake.waitForCall("PATCH", new RegExp(`^/channels/${fake.general.id}/messages/\\d+$`), (request) => request.body.content === "Only for alice.");
+    await fake.waitForCall(
+      "PATCH",
+      new RegExp(`^/channels/${fake.general.id}/messages/\\d+$`),
+      (request) => request.body.content === "Only for alice.",
+    );
     const replies = channelPosts(harness, fake.general.id);
     expect(replies).toHaveLength(1);
     expect(replies[0]!.body.message_reference.message_id).toBe(question.id);
@@ -64,7 +72,9 @@ describe("Discord mentions and DMs", () => {
     fake.userMessage(alice, "3*3?", { channel: dm });
 
     await fake.waitForCall("PATCH", new RegExp(`^/channels/${dm.id}/messages/\\d+$`), (request) => request.body.content === "Nine.");
-    const trace = await fake.waitForCall("POST", new RegExp(`^/channels/${dm.id}/messages$`), (request) => String(request.body.content).startsWith("Steps:"));
+    const trace = await fake.waitForCall("POST", new RegExp(`^/channels/${dm.id}/messages$`), (request) =>
+      String(request.body.content).startsWith("Steps:"),
+    );
     expect(trace.body.content).toContain("calculator");
     expect(fake.callsTo("POST", /\/threads$/)).toHaveLength(0);
   });
@@ -72,12 +82,22 @@ describe("Discord mentions and DMs", () => {
   it("keeps a thread its own conversation", async () => {
     harness = await startDiscordHarness({ script: [say("first answer"), say("second answer"), say("third answer")] });
     const { fake, alice } = harness;
-    const thread = fake.addChannel({ id: nextSnowflake(), name: "a thread", type: ChannelType.PublicThread, guildId: fake.guild.id, parentId: fake.general.id });
+    const thread = fake.addChannel({
+      id: nextSnowflake(),
+      name: "a thread",
+      type: ChannelType.PublicThread,
+      guildId: fake.guild.id,
+      parentId: fake.general.id,
+    });
 
     fake.userMessage(alice, "in the channel", { mentionBot: true });
     await fake.waitForCall("PATCH", /^\/channels\/\d+\/messages\/\d+$/, (request) => request.body.content === "first answer");
     fake.userMessage(alice, "in the thread", { mentionBot: true, channel: thread });
-    await fake.waitForCall("PATCH", new RegExp(`^/channels/${thread.id}/messages/\\d+$`), (request) => request.body.content === "second answer");
+    await fake.waitForCall(
+      "PATCH",
+      new RegExp(`^/channels/${thread.id}/messages/\\d+$`),
+      (request) => request.body.content === "second answer",
+    );
     fake.userMessage(alice, "back in the channel", { mentionBot: true });
     await fake.waitForCall("PATCH", /^\/channels\/\d+\/messages\/\d+$/, (request) => request.body.content === "third answer");
 

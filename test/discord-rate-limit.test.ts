@@ -17,7 +17,11 @@ describe("Discord rate limits", () => {
     fake.rateLimitNext("PATCH", /\/messages\/@original$/, RETRY_AFTER_MS);
     const { token } = fake.slashCommand("ask", alice, { values: { question: "anything" } });
 
-    await fake.waitForCall("PATCH", originalPath(fake, token), (request) => request.status === 200 && request.body.content === "Answer after a rate limit.");
+    await fake.waitForCall(
+      "PATCH",
+      originalPath(fake, token),
+      (request) => request.status === 200 && request.body.content === "Answer after a rate limit.",
+    );
     const edits = fake.callsTo("PATCH", originalPath(fake, token));
     const limited = edits.filter((request) => request.status === 429);
     expect(limited).toHaveLength(1);

@@ -10,7 +10,12 @@ afterAll(async () => {
   await fake.close();
 });
 
-const env = (extra: Record<string, string> = {}) => ({ DISCORD_TOKEN: fake.token, DISCORD_APPLICATION_ID: fake.applicationId, DISCORD_API_URL: fake.apiUrl, ...extra });
+const env = (extra: Record<string, string> = {}) => ({
+  DISCORD_TOKEN: fake.token,
+  DISCORD_APPLICATION_ID: fake.applicationId,
+  DISCORD_API_URL: fake.apiUrl,
+  ...extra,
+});
 
 /** Runs the CLI entry; returns its exit code and what it printed. */
 async function runCli(environment: Record<string, string>): Promise<{ code: number; out: string[]; err: string[] }> {
@@ -28,11 +33,28 @@ async function runCli(environment: Record<string, string>): Promise<{ code: numb
 
 describe("discord:register", () => {
   it("PUTs /ask (with its required question), /memory, /forget and /tools to the guild", async () => {
-    const result = await registerCommands({ token: fake.token, applicationId: fake.applicationId, apiUrl: fake.apiUrl, guildId: fake.guild.id, approvers: [] });
-    expect(result).toEqual({ scope: { kind: "guild", guildId: fake.guild.id }, commands: ["ask", "memory", "forget", "tools", "audit", "settings", "feedback"] });
+    const result = await registerCommands({
+      token: fake.token,
+      applicationId: fake.applicationId,
+      apiUrl: fake.apiUrl,
+      guildId: fake.guild.id,
+      approvers: [],
+    });
+    expect(result).toEqual({
+      scope: { kind: "guild", guildId: fake.guild.id },
+      commands: ["ask", "memory", "forget", "tools", "audit", "settings", "feedback"],
+    });
 
     const put = fake.callsTo("PUT", new RegExp(`^/applications/${fake.applicationId}/guilds/${fake.guild.id}/commands$`)).at(-1)!;
-    expect(put.body.map((command: { name: string }) => command.name)).toEqual(["ask", "memory", "forget", "tools", "audit", "settings", "feedback"]);
+    expect(put.body.map((command: { name: string }) => command.name)).toEqual([
+      "ask",
+      "memory",
+      "forget",
+      "tools",
+      "audit",
+      "settings",
+      "feedback",
+    ]);
     const ask = put.body[0];
     expect(ask.options).toEqual([expect.objectContaining({ name: "question", type: 3, required: true })]);
     for (const command of put.body) expect(command.description.length).toBeLessThanOrEqual(100);
@@ -42,14 +64,21 @@ describe("discord:register", () => {
     const { code, out, err } = await runCli(env());
     expect(code).toBe(0);
     expect(err).toEqual([]);
-    expect(out).toEqual(["Registered /ask, /memory, /forget, /tools, /audit, /settings, /feedback globally; Discord can take up to an hour to show them everywhere."]);
+    expect(out).toEqual([
+      "Registered /ask, /memory, /forget, /tools, /audit, /settings, /feedback globally; Discord can take up to an hour to show them everywhere.",
+    ]);
     expect(fake.commands.get(`global:${fake.applicationId}`)).toHaveLength(7);
   });
 
   it("says it registered in the server when DISCORD_GUILD_ID is set", async () => {
     const { code, out } = await runCli(env({ DISCORD_GUILD_ID: fake.guild.id }));
     expect(code).toBe(0);
-    expect(out).toEqual([describeRegistration({ scope: { kind: "guild", guildId: fake.guild.id }, commands: ["ask", "memory", "forget", "tools", "audit", "settings", "feedback"] })]);
+    expect(out).toEqual([
+      describeRegistration({
+        scope: { kind: "guild", guildId: fake.guild.id },
+        commands: ["ask", "memory", "forget", "tools", "audit", "settings", "feedback"],
+      }),
+    ]);
   });
 
   it("fails with one clear line when Discord rejects the token", async () => {
@@ -62,7 +91,9 @@ describe("discord:register", () => {
   });
 
   it("fails with one clear line when the configuration is incomplete", async () => {
-    expect((await runCli({ DISCORD_API_URL: fake.apiUrl })).err).toEqual(["Configuration: DISCORD_TOKEN: expects the bot token to register the commands (it is not set)"]);
+    expect((await runCli({ DISCORD_API_URL: fake.apiUrl })).err).toEqual([
+      "Configuration: DISCORD_TOKEN: expects the bot token to register the commands (it is not set)",
+    ]);
     const missingApp = await runCli({ DISCORD_TOKEN: fake.token });
     expect(missingApp.code).toBe(1);
     expect(missingApp.err).toEqual([expect.stringMatching(/^Configuration: DISCORD_APPLICATION_ID: /)]);

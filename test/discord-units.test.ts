@@ -7,7 +7,15 @@ import { createApprovalMessages } from "../src/adapters/discord/approval-message
 import { createDiscordTools } from "../src/adapters/discord/chat-tools.js";
 import { channelKindOf, conversationKey, discordOrigin } from "../src/adapters/discord/conversation.js";
 import { isForBot, questionOf } from "../src/adapters/discord/mentions.js";
-import { answerText, approvalText, decidersText, memoryText, progressText, threadName, withClosingLine } from "../src/adapters/discord/messages.js";
+import {
+  answerText,
+  approvalText,
+  decidersText,
+  memoryText,
+  progressText,
+  threadName,
+  withClosingLine,
+} from "../src/adapters/discord/messages.js";
 import type { PendingApproval } from "../src/agent/types.js";
 import { silentLogger } from "../src/logger.js";
 import { mapStore } from "./support/map-store.js";
@@ -43,7 +51,17 @@ describe("approval button ids", () => {
   });
 
   it("rejects ids that are not ours or are malformed", () => {
-    for (const id of ["", "appr", "appr:x:run:call", "appr:a::call", "appr:a:run:", "appr:a:run with space:call", `appr:a:${"r".repeat(33)}:call`, `appr:a:run:${"c".repeat(41)}`, "other:a:run:call"]) {
+    for (const id of [
+      "",
+      "appr",
+      "appr:x:run:call",
+      "appr:a::call",
+      "appr:a:run:",
+      "appr:a:run with space:call",
+      `appr:a:${"r".repeat(33)}:call`,
+      `appr:a:run:${"c".repeat(41)}`,
+      "other:a:run:call",
+    ]) {
       expect(parseApprovalCustomId(id)).toBeUndefined();
     }
   });
@@ -67,7 +85,10 @@ describe("conversations", () => {
       requester: alice,
       place: { guild: "10", channel: "20", channelKind: "thread", message: "40" },
     });
-    expect(discordOrigin({ guildId: null, channelId: "30", channelKind: "dm", requester: alice }).place).toEqual({ channel: "30", channelKind: "dm" });
+    expect(discordOrigin({ guildId: null, channelId: "30", channelKind: "dm", requester: alice }).place).toEqual({
+      channel: "30",
+      channelKind: "dm",
+    });
   });
 
   it("knows where threads can be started", () => {
@@ -81,12 +102,23 @@ describe("conversations", () => {
 });
 
 describe("mentions", () => {
-  const message = (fields: { bot?: boolean; id?: string; guildId?: string | null; mentions?: string[]; roles?: Array<{ id: string; botId?: string }>; webhookId?: string | null; system?: boolean }) => ({
+  const message = (fields: {
+    bot?: boolean;
+    id?: string;
+    guildId?: string | null;
+    mentions?: string[];
+    roles?: Array<{ id: string; botId?: string }>;
+    webhookId?: string | null;
+    system?: boolean;
+  }) => ({
     author: { id: fields.id ?? "5", bot: fields.bot ?? false },
     webhookId: fields.webhookId ?? null,
     system: fields.system ?? false,
     guildId: fields.guildId === undefined ? "1" : fields.guildId,
-    mentions: { users: new Map((fields.mentions ?? []).map((id) => [id, {}])), roles: new Map((fields.roles ?? []).map((role) => [role.id, { id: role.id, tags: role.botId ? { botId: role.botId } : null }])) },
+    mentions: {
+      users: new Map((fields.mentions ?? []).map((id) => [id, {}])),
+      roles: new Map((fields.roles ?? []).map((role) => [role.id, { id: role.id, tags: role.botId ? { botId: role.botId } : null }])),
+    },
   });
   const is = (fields: Parameters<typeof message>[0]) => isForBot(message(fields) as unknown as Parameters<typeof isForBot>[0], "99");
 
@@ -125,7 +157,9 @@ describe("approvers", () => {
 
   it("names who can decide", () => {
     expect(decidersText(alice, { approvers: [] })).toBe(`Only <@${alice.id}> can decide.`);
-    expect(decidersText(alice, { approvers: [alice.id, "7"], approverRole: "70" })).toBe(`Only <@${alice.id}>, <@7> or members of <@&70> can decide.`);
+    expect(decidersText(alice, { approvers: [alice.id, "7"], approverRole: "70" })).toBe(
+      `Only <@${alice.id}>, <@7> or members of <@&70> can decide.`,
+    );
   });
 });
 
@@ -136,7 +170,9 @@ describe("messages", () => {
     expect(text).toContain("post_message");
     expect(text).toContain("<t:1700000000:R>");
     expect(withClosingLine("y".repeat(2000), "✅ Approved by <@1>").length).toBeLessThanOrEqual(2000);
-    expect(withClosingLine(withClosingLine("request", "✅ Approved by <@1>"), "✅ Approved by <@1>")).toBe("request\n\n✅ Approved by <@1>");
+    expect(withClosingLine(withClosingLine("request", "✅ Approved by <@1>"), "✅ Approved by <@1>")).toBe(
+      "request\n\n✅ Approved by <@1>",
+    );
   });
 
   it("cannot be broken out of its code block by the arguments", () => {
@@ -147,18 +183,32 @@ describe("messages", () => {
   it("adds the guard line after the answer, and says so when the answer is empty", () => {
     const base = { status: "answered" as const, runId: "r", steps: [], usage: { promptTokens: 0, completionTokens: 0 } };
     expect(answerText({ ...base, answer: "Found it." })).toBe("Found it.");
-    expect(answerText({ ...base, answer: "Partial.", stop: { guard: "steps", detail: "10/10", sentence: "Stopped: the step limit was reached." } })).toBe("Partial.\n\n⚠️ Stopped: the step limit was reached.");
+    expect(
+      answerText({
+        ...base,
+        answer: "Partial.",
+        stop: { guard: "steps", detail: "10/10", sentence: "Stopped: the step limit was reached." },
+      }),
+    ).toBe("Partial.\n\n⚠️ Stopped: the step limit was reached.");
     expect(answerText({ ...base, answer: "  " })).toBe("(No answer came back.)");
   });
 
   it("describes progress without letting a tool name break the formatting", () => {
     expect(progressText({ type: "step_started", runId: "r", step: 2 })).toBe("⏳ Working… step 2");
-    expect(progressText({ type: "tool_called", runId: "r", step: 2, call: { id: "c", name: "a`b", arguments: "{}" } })).toBe("⏳ Step 2: running `a'b`…");
+    expect(progressText({ type: "tool_called", runId: "r", step: 2, call: { id: "c", name: "a`b", arguments: "{}" } })).toBe(
+      "⏳ Step 2: running `a'b`…",
+    );
     expect(progressText({ type: "model_replied", runId: "r", step: 2, text: null, toolCalls: [] })).toBeUndefined();
   });
 
   it("lists remembered facts within one message", () => {
-    const facts = Array.from({ length: 100 }, (_, index) => ({ id: String(index), text: `Fact number ${index} ${"z".repeat(40)}`, createdAt: 0, lastUsedAt: 0, uses: 0 }));
+    const facts = Array.from({ length: 100 }, (_, index) => ({
+      id: String(index),
+      text: `Fact number ${index} ${"z".repeat(40)}`,
+      createdAt: 0,
+      lastUsedAt: 0,
+      uses: 0,
+    }));
     const text = memoryText(facts);
     expect(text.length).toBeLessThanOrEqual(2000);
     expect(text).toMatch(/…and \d+ more\.$/);
@@ -179,24 +229,32 @@ describe("chat tool arguments", () => {
 
   it("accept a channel id or a <#id> mention and give back the id", () => {
     expect(readChannel.schema.parse({ channel: "<#123456789012345678>" })).toEqual({ channel: "123456789012345678", limit: 20 });
-    expect(postMessage.schema.parse({ channel: " 123456789012345678 ", text: "hi" })).toEqual({ channel: "123456789012345678", text: "hi" });
+    expect(postMessage.schema.parse({ channel: " 123456789012345678 ", text: "hi" })).toEqual({
+      channel: "123456789012345678",
+      text: "hi",
+    });
   });
 
   it("reject anything else with a message the model can act on", () => {
-    const issues = (schema: typeof readChannel.schema, value: unknown) => schema.safeParse(value).error?.issues.map((issue) => issue.message) ?? [];
-    expect(issues(readChannel.schema, { channel: "#general" })).toEqual(["expects a channel id (digits only) or a channel mention like <#123456789012345678>"]);
+    const issues = (schema: typeof readChannel.schema, value: unknown) =>
+      schema.safeParse(value).error?.issues.map((issue) => issue.message) ?? [];
+    expect(issues(readChannel.schema, { channel: "#general" })).toEqual([
+      "expects a channel id (digits only) or a channel mention like <#123456789012345678>",
+    ]);
     expect(issues(readChannel.schema, { channel: "123456789012345678", limit: 0 })).toEqual(["expects at least 1"]);
     expect(issues(readChannel.schema, { channel: "123456789012345678", limit: 500 })).toEqual(["expects at most 50"]);
     expect(issues(postMessage.schema, { channel: "123456789012345678", text: "   " })).toEqual(["expects some text"]);
-    expect(issues(postMessage.schema, { channel: "123456789012345678", text: "x".repeat(9000) })).toEqual(["expects at most 8000 characters"]);
+    expect(issues(postMessage.schema, { channel: "123456789012345678", text: "x".repeat(9000) })).toEqual([
+      "expects at most 8000 characters",
+    ]);
     expect(issues(postMessage.schema, { channel: "<@123456789012345678>", text: "hi" })).toHaveLength(1);
   });
 
   it("refuse requests made outside a server", async () => {
     const origin = discordOrigin({ guildId: null, channelId: "30", channelKind: "dm", requester: alice });
-    await expect(postMessage.execute({ channel: "123456789012345678", text: "hi" }, { signal: new AbortController().signal, runId: "r", origin })).rejects.toThrow(
-      "post_message only works for requests made in a server, not in direct messages.",
-    );
+    await expect(
+      postMessage.execute({ channel: "123456789012345678", text: "hi" }, { signal: new AbortController().signal, runId: "r", origin }),
+    ).rejects.toThrow("post_message only works for requests made in a server, not in direct messages.");
   });
 });
 

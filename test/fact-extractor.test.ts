@@ -4,7 +4,11 @@ import { ModelUnavailableError } from "../src/errors.js";
 import { extractFacts, MAX_FACT_LENGTH, MAX_FACTS_PER_EXCHANGE } from "../src/memory/fact-extractor.js";
 import { capturingLogger } from "./support/memory-test-kit.js";
 
-const exchange = { user: "I'm Ann, I run the Atlas project. What's our deploy day?", assistant: "Deploys happen on Fridays.", known: ["User prefers dark mode"] };
+const exchange = {
+  user: "I'm Ann, I run the Atlas project. What's our deploy day?",
+  assistant: "Deploys happen on Fridays.",
+  known: ["User prefers dark mode"],
+};
 
 async function extract(reply: ScriptedReply, signal: AbortSignal = new AbortController().signal) {
   const model = new ScriptedModel([reply]);
@@ -15,7 +19,9 @@ async function extract(reply: ScriptedReply, signal: AbortSignal = new AbortCont
 
 describe("extractFacts", () => {
   it("makes one JSON-mode call without tools and returns the facts", async () => {
-    const { facts, warnings, request } = await extract({ text: JSON.stringify({ facts: ["User's name is Ann", " User runs the Atlas project "] }) });
+    const { facts, warnings, request } = await extract({
+      text: JSON.stringify({ facts: ["User's name is Ann", " User runs the Atlas project "] }),
+    });
     expect(facts).toEqual(["User's name is Ann", "User runs the Atlas project"]);
     expect(warnings).toEqual([]);
     expect(request?.responseFormat).toBe("json_object");
@@ -40,7 +46,9 @@ describe("extractFacts", () => {
 
   it("drops empty, over-long and repeated facts and keeps at most the cap", async () => {
     const many = Array.from({ length: 8 }, (_, index) => `Fact number ${index}`);
-    const { facts } = await extract({ text: JSON.stringify({ facts: ["", "   ", "x".repeat(MAX_FACT_LENGTH + 1), "Fact number 0", ...many] }) });
+    const { facts } = await extract({
+      text: JSON.stringify({ facts: ["", "   ", "x".repeat(MAX_FACT_LENGTH + 1), "Fact number 0", ...many] }),
+    });
     expect(facts).toEqual(many.slice(0, MAX_FACTS_PER_EXCHANGE));
   });
 

@@ -1,6 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decideFactWrite, factSimilarity, NEAR_DUPLICATE_THRESHOLD, normalizeFact, rankFacts, RELEVANCE_THRESHOLD } from "../src/memory/fact-similarity.js";
+import {
+  decideFactWrite,
+  factSimilarity,
+  NEAR_DUPLICATE_THRESHOLD,
+  normalizeFact,
+  rankFacts,
+  RELEVANCE_THRESHOLD,
+} from "../src/memory/fact-similarity.js";
 import type { Fact } from "../src/memory/types.js";
 
 let nextId = 0;
@@ -116,13 +123,16 @@ describe("decideFactWrite", () => {
     }
   });
 
-  it.each(["用户", "我", "他"])("treats a negation the same with the subject %s: the newer statement replaces the one it contradicts", (subject) => {
-    const likes = fact(`${subject}喜欢喝咖啡`);
-    expect(decideFactWrite([likes], `${subject}不喜欢喝咖啡`)).toEqual({ kind: "replace", replaces: likes.id });
-    const dislikes = fact(`${subject}不喜欢喝咖啡`);
-    expect(decideFactWrite([dislikes], `${subject}喜欢喝咖啡`)).toEqual({ kind: "replace", replaces: dislikes.id });
-    expect(decideFactWrite([dislikes], `${subject}不喜欢喝咖啡。`)).toEqual({ kind: "skip", duplicateOf: dislikes.id });
-  });
+  it.each(["用户", "我", "他"])(
+    "treats a negation the same with the subject %s: the newer statement replaces the one it contradicts",
+    (subject) => {
+      const likes = fact(`${subject}喜欢喝咖啡`);
+      expect(decideFactWrite([likes], `${subject}不喜欢喝咖啡`)).toEqual({ kind: "replace", replaces: likes.id });
+      const dislikes = fact(`${subject}不喜欢喝咖啡`);
+      expect(decideFactWrite([dislikes], `${subject}喜欢喝咖啡`)).toEqual({ kind: "replace", replaces: dislikes.id });
+      expect(decideFactWrite([dislikes], `${subject}不喜欢喝咖啡。`)).toEqual({ kind: "skip", duplicateOf: dislikes.id });
+    },
+  );
 
   it("adds to an empty list and honours a custom threshold", () => {
     expect(decideFactWrite([], "anything")).toEqual({ kind: "add" });

@@ -25,13 +25,22 @@ describe("startApp with BOT_SETTINGS", () => {
     const result = await startApp({ STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`, BOT_SETTINGS: path });
     expect(result).toEqual({
       kind: "failed",
-      message: [`Settings error in ${path}: access.dms: expects true or false`, `Settings error in ${path}: limits.user.runsPerMinute: expects a number above 0`].join("\n"),
+      message: [
+        `Settings error in ${path}: access.dms: expects true or false`,
+        `Settings error in ${path}: limits.user.runsPerMinute: expects a number above 0`,
+      ].join("\n"),
     });
   });
 
   it("a missing settings file named by BOT_SETTINGS stops the start", async () => {
-    const result = await startApp({ STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`, BOT_SETTINGS: join(folder.path, "nope.json") });
-    expect(result).toMatchObject({ kind: "failed", message: expect.stringMatching(/^Settings error in .*nope\.json: cannot read the file: ENOENT/) });
+    const result = await startApp({
+      STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`,
+      BOT_SETTINGS: join(folder.path, "nope.json"),
+    });
+    expect(result).toMatchObject({
+      kind: "failed",
+      message: expect.stringMatching(/^Settings error in .*nope\.json: cannot read the file: ENOENT/),
+    });
   });
 
   it("a blocked console user is told so, and nothing runs", async () => {
@@ -41,7 +50,10 @@ describe("startApp with BOT_SETTINGS", () => {
     const output = new PassThrough();
     let shown = "";
     output.on("data", (chunk: Buffer) => (shown += chunk.toString("utf8")));
-    const result = await startApp({ STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`, BOT_SETTINGS: path }, { input, output, username: "ada" });
+    const result = await startApp(
+      { STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`, BOT_SETTINGS: path },
+      { input, output, username: "ada" },
+    );
     if (result.kind !== "started") throw new Error(result.message);
     app = result.app;
     input.write("what is 12*12\n");
@@ -56,7 +68,10 @@ describe("startApp with BOT_SETTINGS", () => {
     const output = new PassThrough();
     let shown = "";
     output.on("data", (chunk: Buffer) => (shown += chunk.toString("utf8")));
-    const result = await startApp({ STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`, BOT_SETTINGS: path }, { input, output, username: "ada" });
+    const result = await startApp(
+      { STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`, BOT_SETTINGS: path },
+      { input, output, username: "ada" },
+    );
     if (result.kind !== "started") throw new Error(result.message);
     app = result.app;
     input.write("/settings\n");

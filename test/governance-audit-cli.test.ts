@@ -16,7 +16,12 @@ const cli = join(import.meta.dirname, "..", "src", "governance", "audit-cli.ts")
 describe("audit arguments", () => {
   it("reads --since in minutes, hours or days, --limit and --json", () => {
     expect(parseAuditArgs(["--since", "24h", "--json"], 100_000_000)).toEqual({ kind: "ok", since: 100_000_000 - 86_400_000, json: true });
-    expect(parseAuditArgs(["--since", "30m", "--limit", "5"], 10_000_000)).toEqual({ kind: "ok", since: 10_000_000 - 1_800_000, limit: 5, json: false });
+    expect(parseAuditArgs(["--since", "30m", "--limit", "5"], 10_000_000)).toEqual({
+      kind: "ok",
+      since: 10_000_000 - 1_800_000,
+      limit: 5,
+      json: false,
+    });
     expect(parseAuditArgs([], 0)).toEqual({ kind: "ok", json: false });
   });
 
@@ -39,13 +44,26 @@ describe("npm run audit", () => {
   it("prints the entries of the last 24 hours as JSON, newest first", { timeout: 60_000 }, async () => {
     const url = `sqlite://${join(folder.path, "bot.sqlite")}`;
     const store = await openStore(url, silentLogger);
-    const base = { conversationKey: "slack:T1:C1:1.2", surface: "slack" as const, place: { team: "T1", channel: "C1", thread_ts: "1.2" }, requester: { id: "U1" } };
-    await createAuditLog(store, () => Date.now() - 3 * 86_400_000).append({ ...base, kind: "approval_requested", runId: "old", tool: "post_message" });
+    const base = {
+      conversationKey: "slack:T1:C1:1.2",
+      surface: "slack" as const,
+      place: { team: "T1", channel: "C1", thread_ts: "1.2" },
+      requester: { id: "U1" },
+    };
+    await createAuditLog(store, () => Date.now() - 3 * 86_400_000).append({
+      ...base,
+      kind: "approval_requested",
+      runId: "old",
+      tool: "post_message",
+    });
     const log = createAuditLog(store);
     await log.append({ ...base, kind: "approval_requested", runId: "r1", tool: "post_message" });
     await log.append({ ...base, kind: "approval_decided", runId: "r1", decision: "approve", decidedBy: { id: "U2" } });
     await store.close();
-    const { stdout } = await run(process.execPath, ["--import", "tsx", cli, "--since", "24h", "--json"], { env: { ...process.env, STORE_URL: url }, timeout: 30_000 });
+    const { stdout } = await run(process.execPath, ["--import", "tsx", cli, "--since", "24h", "--json"], {
+      env: { ...process.env, STORE_URL: url },
+      timeout: 30_000,
+    });
     const entries = JSON.parse(stdout) as Array<{ kind: string; runId: string; process: { pid: number } }>;
     expect(entries.map((entry) => [entry.kind, entry.runId])).toEqual([
       ["approval_decided", "r1"],
@@ -55,7 +73,9 @@ describe("npm run audit", () => {
   });
 
   it("a bad argument exits with code 1 and one line", { timeout: 60_000 }, async () => {
-    const failure = await run(process.execPath, ["--import", "tsx", cli, "--since", "soon"], { timeout: 30_000 }).catch((error: { code: number; stderr: string }) => error);
+    const failure = await run(process.execPath, ["--import", "tsx", cli, "--since", "soon"], { timeout: 30_000 }).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
     expect(failure).toMatchObject({ code: 1, stderr: expect.stringMatching(/^--since expects a number and a unit .*\n$/) });
   });
 });

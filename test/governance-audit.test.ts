@@ -33,7 +33,13 @@ async function start(clock?: () => number) {
   const model = new ScriptedModel([], {
     whenExhausted: (request) => (request.messages.at(-1)?.role === "tool" ? say("finished") : call("post_note", { text: "hello team" })),
   });
-  const harness = await governedService({ model, storeUrl: sqliteUrl(), settings: settingsOf({}), tools: [note.tool], ...(clock ? { clock } : {}) });
+  const harness = await governedService({
+    model,
+    storeUrl: sqliteUrl(),
+    settings: settingsOf({}),
+    tools: [note.tool],
+    ...(clock ? { clock } : {}),
+  });
   open.push(harness);
   return { ...harness, note };
 }
@@ -42,25 +48,50 @@ describe("audit log", () => {
   it("holds the request, the approval with who and which process, and the write's outcome", async () => {
     const { service, policy, note } = await start();
     const pending = pendingOf(await service.ask({ origin: slackOrigin("U1"), text: "post it" }, () => {}));
-    await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "UBOSS", name: "Boss" }, isApprover: true }, () => {});
+    await service.decide(
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "UBOSS", name: "Boss" }, isApprover: true },
+      () => {},
+    );
     await policy.observer.settled();
     expect(note.posted).toEqual(["hello team"]);
     const entries = await policy.audit.list({ limit: 20 });
     expect(entries.map((entry) => entry.kind)).toEqual(["write_executed", "approval_decided", "approval_requested"]);
     const [write, decided, requested] = entries;
-    expect(requested).toMatchObject({ runId: pending.runId, conversationKey: "slack:T1:C1:1700000000.000100", tool: "post_note", args: '{"text":"hello team"}', requester: { id: "U1" } });
-    expect(decided).toMatchObject({ decision: "approve", decidedBy: { id: "UBOSS", name: "Boss" }, tool: "post_note", process: { pid: process.pid, hostname: hostname() } });
+    expect(requested).toMatchObject({
+      runId: pending.runId,
+      conversationKey: "slack:T1:C1:1700000000.000100",
+      tool: "post_note",
+      args: '{"text":"hello team"}',
+      requester: { id: "U1" },
+    });
+    expect(decided).toMatchObject({
+      decision: "approve",
+      decidedBy: { id: "UBOSS", name: "Boss" },
+      tool: "post_note",
+      process: { pid: process.pid, hostname: hostname() },
+    });
     expect(write).toMatchObject({ tool: "post_note", outcome: "ok", result: "posted: hello team" });
     expect(decided!.at).toBeGreaterThan(0);
   });
 
   it("an admin of the settings file may decide anyone's approval; someone else may not", async () => {
     const note = noteTool();
-    const model = new ScriptedModel([], { whenExhausted: (request) => (request.messages.at(-1)?.role === "tool" ? say("finished") : call("post_note", { text: "hi" })) });
-    const harness = await governedService({ model, storeUrl: sqliteUrl(), settings: settingsOf({ access: { admins: { slack: ["UADMIN"] } } }), tools: [note.tool] });
+    const model = new ScriptedModel([], {
+      whenExhausted: (request) => (request.messages.at(-1)?.role === "tool" ? say("finished") : call("post_note", { text: "hi" })),
+    });
+    const harness = await governedService({
+      model,
+      storeUrl: sqliteUrl(),
+      settings: settingsOf({ access: { admins: { slack: ["UADMIN"] } } }),
+      tools: [note.tool],
+    });
     open.push(harness);
     const pending = pendingOf(await harness.service.ask({ origin: slackOrigin("U1"), text: "post it" }, () => {}));
-    const decide = (id: string) => harness.service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id }, isApprover: false }, () => {});
+    const decide = (id: string) =>
+      harness.service.decide(
+        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id }, isApprover: false },
+        () => {},
+      );
     expect(await decide("USTRANGER")).toMatchObject({ kind: "not_allowed" });
     expect(await decide("UADMIN")).toMatchObject({ kind: "resumed", decision: "approve" });
     expect(note.posted).toEqual(["hi"]);
@@ -68,12 +99,18 @@ describe("audit log", () => {
 
   it("an admin may stop anyone's run; someone else may not", async () => {
     const model = new ScriptedModel([{ never: true }], { whenExhausted: say("summary after the stop") });
-    const harness = await governedService({ model, storeUrl: sqliteUrl(), settings: settingsOf({ access: { admins: { slack: ["UADMIN"] } } }) });
+    const harness = await governedService({
+      model,
+      storeUrl: sqliteUrl(),
+      settings: settingsOf({ access: { admins: { slack: ["UADMIN"] } } }),
+    });
     open.push(harness);
     let runId: string | undefined;
     const running = harness.service.ask({ origin: slackOrigin("U1"), text: "take your time" }, (event) => (runId ??= event.runId));
     await until(() => runId !== undefined && model.requests.length === 1, "the run's first model call");
-    expect(await harness.service.stop({ runId: runId!, stoppedBy: { id: "USTRANGER" }, isApprover: false })).toMatchObject({ kind: "not_allowed" });
+    expect(await harness.service.stop({ runId: runId!, stoppedBy: { id: "USTRANGER" }, isApprover: false })).toMatchObject({
+      kind: "not_allowed",
+    });
     expect(await harness.service.stop({ runId: runId!, stoppedBy: { id: "UADMIN" }, isApprover: false })).toEqual({ kind: "stopping" });
     expect(await running).toMatchObject({ status: "answered" });
   });
@@ -81,7 +118,10 @@ describe("audit log", () => {
   it("holds a denial, and no write", async () => {
     const { service, policy, note } = await start();
     const pending = pendingOf(await service.ask({ origin: slackOrigin("U1"), text: "post it" }, () => {}));
-    await service.decide({ runId: pending.runId, callId: pending.callId, decision: "deny", decidedBy: { id: "U1" }, isApprover: false }, () => {});
+    await service.decide(
+      { runId: pending.runId, callId: pending.callId, decision: "deny", decidedBy: { id: "U1" }, isApprover: false },
+      () => {},
+    );
     await policy.observer.settled();
     expect(note.posted).toEqual([]);
     expect((await policy.audit.list({})).map((entry) => [entry.kind, entry.decision])).toEqual([
@@ -109,7 +149,14 @@ describe("audit log", () => {
     let now = 1_000;
     const logA = createAuditLog(a, () => now);
     const logB = createAuditLog(b, () => now);
-    const draft = (runId: string) => ({ kind: "write_executed" as const, runId, conversationKey: "k", surface: "slack" as const, place: {}, requester: { id: "U1" } });
+    const draft = (runId: string) => ({
+      kind: "write_executed" as const,
+      runId,
+      conversationKey: "k",
+      surface: "slack" as const,
+      place: {},
+      requester: { id: "U1" },
+    });
     await logA.append(draft("r1"));
     now = 2_000;
     await logB.append(draft("r2"));

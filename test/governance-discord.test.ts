@@ -18,8 +18,9 @@ async function start(): Promise<DiscordHarness> {
   harness = await startDiscordHarness({
     script: [],
     whenExhausted: say("an answer"),
-        // The approvers' role stands in for any role: discord.js only reports roles the guild has.
-    settings: ({ bob, carol, approverRole }) => settingsOf({ access: { admins: { discord: [carol.id] }, block: { users: [bob.id], roles: [approverRole] } } }),
+    // The approvers' role stands in for any role: discord.js only reports roles the guild has.
+    settings: ({ bob, carol, approverRole }) =>
+      settingsOf({ access: { admins: { discord: [carol.id] }, block: { users: [bob.id], roles: [approverRole] } } }),
   });
   return harness;
 }
@@ -31,7 +32,10 @@ describe("Discord refusals", () => {
     const h = await start();
     const { id } = h.fake.slashCommand("ask", h.bob, { values: { question: "hello" } });
     const callback = await callbackOf(h, id);
-    expect(callback.body).toMatchObject({ type: 4, data: { flags: EPHEMERAL, content: expect.stringMatching(/not allowed to use this bot/) } });
+    expect(callback.body).toMatchObject({
+      type: 4,
+      data: { flags: EPHEMERAL, content: expect.stringMatching(/not allowed to use this bot/) },
+    });
     expect(h.model.requests).toHaveLength(0);
   });
 
@@ -49,7 +53,10 @@ describe("Discord refusals", () => {
     const h = await start();
     const message = h.fake.userMessage(h.bob, "hello", { mentionBot: true });
     const reply = await h.fake.waitForCall("POST", new RegExp(`^/channels/${h.fake.general.id}/messages$`));
-    expect(reply.body).toMatchObject({ content: expect.stringMatching(/not allowed to use this bot/), message_reference: { message_id: message.id } });
+    expect(reply.body).toMatchObject({
+      content: expect.stringMatching(/not allowed to use this bot/),
+      message_reference: { message_id: message.id },
+    });
     expect(h.model.requests).toHaveLength(0);
   });
 });
@@ -58,9 +65,17 @@ describe("Discord commands", () => {
   it("/audit is refused to a non-admin and shown to an admin, ephemerally", async () => {
     const h = await start();
     h.fake.slashCommand("audit", h.alice);
-    await h.fake.waitForCall("PATCH", /\/messages\/@original$/, (call) => call.body.content === "Only the bot's admins can see the audit log.");
+    await h.fake.waitForCall(
+      "PATCH",
+      /\/messages\/@original$/,
+      (call) => call.body.content === "Only the bot's admins can see the audit log.",
+    );
     h.fake.slashCommand("audit", h.carol);
-    await h.fake.waitForCall("PATCH", /\/messages\/@original$/, (call) => call.body.content === "The audit log is empty: no approvals or writes yet.");
+    await h.fake.waitForCall(
+      "PATCH",
+      /\/messages\/@original$/,
+      (call) => call.body.content === "The audit log is empty: no approvals or writes yet.",
+    );
     const deferrals = h.fake.callsTo("POST", /\/callback$/).map((call) => call.body);
     expect(deferrals).toEqual([
       { type: 5, data: { flags: EPHEMERAL } },

@@ -24,13 +24,19 @@ describeWithRedis("two processes on one Redis", () => {
   afterAll(async () => redis.stop());
 
   it("the daily token limit trips on the usage both processes' models reported", { timeout: 120_000 }, async () => {
-    const [first, second] = await Promise.all([inChildProcess(redis.url, "run", "U1", "600"), inChildProcess(redis.url, "run", "U1", "300")]);
+    const [first, second] = await Promise.all([
+      inChildProcess(redis.url, "run", "U1", "600"),
+      inChildProcess(redis.url, "run", "U1", "300"),
+    ]);
     expect([first, second]).toEqual([
       { answer: "ok", modelCalls: 1 },
       { answer: "ok", modelCalls: 1 },
     ]);
     expect(await inChildProcess(redis.url, "run", "U1", "150")).toEqual({ answer: "ok", modelCalls: 1 });
-    expect(await inChildProcess(redis.url, "run", "U1", "10")).toEqual({ answer: expect.stringMatching(/your daily limit of 1,000 model tokens is reached/), modelCalls: 0 });
+    expect(await inChildProcess(redis.url, "run", "U1", "10")).toEqual({
+      answer: expect.stringMatching(/your daily limit of 1,000 model tokens is reached/),
+      modelCalls: 0,
+    });
     expect(await inChildProcess(redis.url, "admit", "U2")).toEqual({ kind: "admitted" });
   });
 });

@@ -27,10 +27,23 @@ async function start(options: Parameters<typeof governedService>[0]): Promise<Go
   return harness;
 }
 
-const readTool = (name: string): Tool => ({ name, description: `reads ${name}`, schema: z.object({}), effect: "read", execute: async () => `${name} says hi` });
+const readTool = (name: string): Tool => ({
+  name,
+  description: `reads ${name}`,
+  schema: z.object({}),
+  effect: "read",
+  execute: async () => `${name} says hi`,
+});
 
 describe("access", () => {
-  const settings = settingsOf({ access: { admins: { slack: ["UADMIN"] }, block: { users: ["UBAD"], channels: ["CBLOCKED"] }, allow: { channels: ["C1", "CBLOCKED"] }, dms: false } });
+  const settings = settingsOf({
+    access: {
+      admins: { slack: ["UADMIN"] },
+      block: { users: ["UBAD"], channels: ["CBLOCKED"] },
+      allow: { channels: ["C1", "CBLOCKED"] },
+      dms: false,
+    },
+  });
 
   it.each([
     ["a blocked user", slackOrigin("UBAD"), /not allowed to use this bot/],
@@ -77,7 +90,12 @@ describe("access", () => {
   it("a Discord role on the block list refuses its members; one on the allow list admits them", async () => {
     const roles = settingsOf({ access: { allow: { roles: ["R-staff"] }, block: { roles: ["R-muted"] } } });
     const { service } = await start({ model: new ScriptedModel([]), storeUrl: sqliteUrl(), settings: roles });
-    const origin = { surface: "discord" as const, conversationKey: "discord:G1:C1", requester: { id: "42" }, place: { guild: "G1", channel: "C1", channelKind: "text" } };
+    const origin = {
+      surface: "discord" as const,
+      conversationKey: "discord:G1:C1",
+      requester: { id: "42" },
+      place: { guild: "G1", channel: "C1", channelKind: "text" },
+    };
     expect(await service.admit(origin, ["R-staff"])).toEqual({ kind: "admitted" });
     expect(await service.admit(origin, ["R-staff", "R-muted"])).toMatchObject({ kind: "refused" });
     expect(await service.admit(origin, [])).toMatchObject({ kind: "refused", text: expect.stringMatching(/not allowed/) });
@@ -88,10 +106,17 @@ describe("rate limit", () => {
   it("the 6th run in a minute with a limit of 5 is refused, and the 1st of the next minute runs", async () => {
     let now = Date.UTC(2026, 11, 1, 6, 0, 10);
     const model = new ScriptedModel([], { whenExhausted: say("ok") });
-    const { service, sink } = await start({ model, storeUrl: sqliteUrl(), settings: settingsOf({ limits: { user: { runsPerMinute: 5 } } }), clock: () => now });
+    const { service, sink } = await start({
+      model,
+      storeUrl: sqliteUrl(),
+      settings: settingsOf({ limits: { user: { runsPerMinute: 5 } } }),
+      clock: () => now,
+    });
     const origin = slackOrigin("U1");
     for (let run = 1; run <= 5; run++) expect(answerOf(await service.ask({ origin, text: `q${run}` }, sink))).toBe("ok");
-    expect(answerOf(await service.ask({ origin, text: "q6" }, sink))).toBe("Sorry, your limit of 5 requests a minute is reached. It resets in 50 s.");
+    expect(answerOf(await service.ask({ origin, text: "q6" }, sink))).toBe(
+      "Sorry, your limit of 5 requests a minute is reached. It resets in 50 s.",
+    );
     expect(model.requests).toHaveLength(5);
     now += 50_000;
     expect(answerOf(await service.ask({ origin, text: "q7" }, sink))).toBe("ok");
@@ -100,7 +125,11 @@ describe("rate limit", () => {
   });
 
   it("a redelivered message (same receipt) is neither counted nor refused twice", async () => {
-    const { service } = await start({ model: new ScriptedModel([]), storeUrl: sqliteUrl(), settings: settingsOf({ limits: { user: { runsPerMinute: 1 } } }) });
+    const { service } = await start({
+      model: new ScriptedModel([]),
+      storeUrl: sqliteUrl(),
+      settings: settingsOf({ limits: { user: { runsPerMinute: 1 } } }),
+    });
     const origin = slackOrigin("U1");
     expect(await service.admit(origin, [], "C1:1.1")).toEqual({ kind: "admitted" });
     expect(await service.admit(origin, [], "C1:1.1")).toEqual({ kind: "admitted" });
@@ -115,9 +144,15 @@ describe("rate limit", () => {
     const limits = { access: { admins: { slack: ["UADMIN"] } }, limits: { user: { runsPerMinute: 1 }, channel: { runsPerMinute: 1 } } };
     const { service, sink } = await start({ model, storeUrl: sqliteUrl(), settings: settingsOf(limits) });
     for (let run = 0; run < 3; run++) expect(answerOf(await service.ask({ origin: slackOrigin("UADMIN"), text: "q" }, sink))).toBe("ok");
-    const capped = await start({ model, storeUrl: sqliteUrl(), settings: settingsOf({ ...limits, limits: { ...limits.limits, admins: { runsPerMinute: 2 } } }) });
+    const capped = await start({
+      model,
+      storeUrl: sqliteUrl(),
+      settings: settingsOf({ ...limits, limits: { ...limits.limits, admins: { runsPerMinute: 2 } } }),
+    });
     expect(answerOf(await capped.service.ask({ origin: slackOrigin("UADMIN"), text: "q" }, capped.sink))).toBe("ok");
-    expect(answerOf(await capped.service.ask({ origin: slackOrigin("UADMIN"), text: "q" }, capped.sink))).toMatch(/this channel's limit of 1 requests a minute/);
+    expect(answerOf(await capped.service.ask({ origin: slackOrigin("UADMIN"), text: "q" }, capped.sink))).toMatch(
+      /this channel's limit of 1 requests a minute/,
+    );
   });
 });
 
@@ -135,7 +170,9 @@ describe("daily token limit", () => {
     const first = await start({ model, storeUrl: url, settings: limited, tools: [readTool("lookup")] });
     const outcome = await first.service.ask({ origin: slackOrigin("U1"), text: "look it up" }, first.sink);
     expect(outcome).toMatchObject({ status: "answered", answer: "Summary: lookup said hi twice.", stop: { guard: "token_limit" } });
-    expect(outcome.status === "answered" && outcome.stop?.sentence).toMatch(/your daily limit of 1,000 model tokens is reached; it resets at 00:00 UTC/);
+    expect(outcome.status === "answered" && outcome.stop?.sentence).toMatch(
+      /your daily limit of 1,000 model tokens is reached; it resets at 00:00 UTC/,
+    );
     // Two steps and the summary: the third step never went to the model.
     expect(model.requests).toHaveLength(3);
     expect(model.requests[2]!.tools).toEqual([]);
@@ -143,13 +180,19 @@ describe("daily token limit", () => {
     open.splice(open.indexOf(first), 1);
 
     const again = await start({ model, storeUrl: url, settings: limited });
-    expect(answerOf(await again.service.ask({ origin: slackOrigin("U1"), text: "more" }, again.sink))).toMatch(/your daily limit of 1,000 model tokens is reached/);
+    expect(answerOf(await again.service.ask({ origin: slackOrigin("U1"), text: "more" }, again.sink))).toMatch(
+      /your daily limit of 1,000 model tokens is reached/,
+    );
     expect(model.requests).toHaveLength(3);
   });
 
   it("counts with the tokenizer when the server reports no usage", async () => {
     const model = new ScriptedModel([], { whenExhausted: say("a reply") });
-    const { service, sink, policy } = await start({ model, storeUrl: sqliteUrl(), settings: settingsOf({ limits: { user: { tokensPerDay: 100_000 } } }) });
+    const { service, sink, policy } = await start({
+      model,
+      storeUrl: sqliteUrl(),
+      settings: settingsOf({ limits: { user: { tokensPerDay: 100_000 } } }),
+    });
     await service.ask({ origin: slackOrigin("U1"), text: "hello" }, sink);
     const [allowance] = (await policy.allowances(slackOrigin("U1"))).filter((item) => item.limit === "tokens");
     expect(allowance!.left).toBeLessThan(100_000 - 20);
@@ -160,7 +203,12 @@ describe("channel settings", () => {
   const settings = settingsOf({
     channels: {
       default: { tools: { deny: ["danger_*"] } },
-      CSUPPORT: { systemPrompt: "You are Penny, the support desk's friendly helper.", tools: { allow: ["lookup", "danger_*"] }, maxSteps: 1, memory: "off" },
+      CSUPPORT: {
+        systemPrompt: "You are Penny, the support desk's friendly helper.",
+        tools: { allow: ["lookup", "danger_*"] },
+        maxSteps: 1,
+        memory: "off",
+      },
     },
   });
   const tools = [readTool("lookup"), readTool("other"), readTool("danger_drop")];
@@ -170,7 +218,10 @@ describe("channel settings", () => {
     const { service, sink } = await start({ model, storeUrl: sqliteUrl(), settings, tools });
     await service.ask({ origin: slackOrigin("U1", "CSUPPORT"), text: "hello" }, sink);
     const [support] = model.requests;
-    expect(support!.messages[0]).toMatchObject({ role: "system", content: expect.stringContaining("You are Penny, the support desk's friendly helper.") });
+    expect(support!.messages[0]).toMatchObject({
+      role: "system",
+      content: expect.stringContaining("You are Penny, the support desk's friendly helper."),
+    });
     expect(support!.tools.map((tool) => tool.name)).toEqual(["lookup"]);
 
     await service.ask({ origin: slackOrigin("U1", "CGENERAL"), text: "hello" }, sink);

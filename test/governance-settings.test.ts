@@ -22,10 +22,13 @@ describe("reading the file", () => {
     const json = join(folder.path, "a.json");
     const yaml = join(folder.path, "a.yaml");
     await writeFile(json, JSON.stringify({ access: { dms: false }, channels: { C1: { memory: "off" } } }));
-    await writeFile(yaml, "access:\n  dms: false\nchannels:\n  C1:\n    memory: \"off\"\n");
+    await writeFile(yaml, 'access:\n  dms: false\nchannels:\n  C1:\n    memory: "off"\n');
     const fromJson = await readSettingsFile(json);
     expect(fromJson).toEqual(await readSettingsFile(yaml));
-    expect(fromJson).toMatchObject({ kind: "ok", settings: { access: { dms: false, allow: { users: [] } }, channels: { C1: { memory: "off" } } } });
+    expect(fromJson).toMatchObject({
+      kind: "ok",
+      settings: { access: { dms: false, allow: { users: [] } }, channels: { C1: { memory: "off" } } },
+    });
   });
 
   it("the shipped example is valid", async () => {
@@ -34,11 +37,16 @@ describe("reading the file", () => {
 
   it("names each problem on its own line", async () => {
     const check = await parseSettingsText(
-      JSON.stringify({ access: { dms: "no", admins: { slack: [""] } }, limits: { user: { runsPerMinute: 2.5 } }, channels: { C1: { memory: "maybe", colour: "red" } }, extra: 1 }),
+      JSON.stringify({
+        access: { dms: "no", admins: { slack: [""] } },
+        limits: { user: { runsPerMinute: 2.5 } },
+        channels: { C1: { memory: "maybe", colour: "red" } },
+        extra: 1,
+      }),
       "bot.settings.json",
     );
     expect(check.kind === "invalid" && [...check.problems].sort()).toEqual([
-      'access.admins.slack.0: expects ids, not empty strings',
+      "access.admins.slack.0: expects ids, not empty strings",
       "access.dms: expects true or false",
       'channels.C1.memory: expects "on" or "off"',
       'channels.C1: unknown field "colour"',
@@ -48,9 +56,18 @@ describe("reading the file", () => {
   });
 
   it("says when the text is not JSON or YAML at all, or not an object", async () => {
-    expect(await parseSettingsText("{ nope", "x.json")).toMatchObject({ kind: "invalid", problems: [expect.stringMatching(/^not valid JSON: /)] });
-    expect(await parseSettingsText("a: [", "x.yml")).toMatchObject({ kind: "invalid", problems: [expect.stringMatching(/^not valid YAML: /)] });
-    expect(await parseSettingsText("[1]", "x.json")).toEqual({ kind: "invalid", problems: ["expects an object with access, limits and channels"] });
+    expect(await parseSettingsText("{ nope", "x.json")).toMatchObject({
+      kind: "invalid",
+      problems: [expect.stringMatching(/^not valid JSON: /)],
+    });
+    expect(await parseSettingsText("a: [", "x.yml")).toMatchObject({
+      kind: "invalid",
+      problems: [expect.stringMatching(/^not valid YAML: /)],
+    });
+    expect(await parseSettingsText("[1]", "x.json")).toEqual({
+      kind: "invalid",
+      problems: ["expects an object with access, limits and channels"],
+    });
   });
 
   it("uses BOT_SETTINGS, else bot.settings.json only when it exists", async () => {
@@ -61,7 +78,9 @@ describe("reading the file", () => {
   });
 
   it("combines tool lists strictly: every allow list must allow, any deny wins", () => {
-    const settings = settingsOf({ channels: { default: { tools: { allow: ["read_*", "calc*"], deny: ["read_secret"] } }, C1: { tools: { allow: ["read_*"] } } } });
+    const settings = settingsOf({
+      channels: { default: { tools: { allow: ["read_*", "calc*"], deny: ["read_secret"] } }, C1: { tools: { allow: ["read_*"] } } },
+    });
     const here = runSettingsFor(settings, "C1");
     expect(["read_channel", "calculator", "read_secret"].map(here.toolAllowed)).toEqual([true, false, false]);
     expect(runSettingsFor(settings, "C2").toolAllowed("calculator")).toBe(true);
@@ -69,7 +88,9 @@ describe("reading the file", () => {
 });
 
 describe("watching the file", () => {
-  async function opened(path: string): Promise<{ source: SettingsSource; reloads: SettingsCheck[]; next: () => Promise<SettingsCheck>; warnings: () => unknown[] }> {
+  async function opened(
+    path: string,
+  ): Promise<{ source: SettingsSource; reloads: SettingsCheck[]; next: () => Promise<SettingsCheck>; warnings: () => unknown[] }> {
     const { logger, warnings } = capturingLogger();
     const result = await openSettings(path, logger);
     if (result.kind !== "ok") throw new Error(result.problems.join("; "));
@@ -85,7 +106,11 @@ describe("watching the file", () => {
   it("a bad file stops the start with its problems", async () => {
     const path = join(folder.path, "bad.json");
     await writeFile(path, JSON.stringify({ limits: { user: { tokensPerDay: -1 } } }));
-    expect(await openSettings(path, capturingLogger().logger)).toEqual({ kind: "invalid", path, problems: ["limits.user.tokensPerDay: expects a number above 0"] });
+    expect(await openSettings(path, capturingLogger().logger)).toEqual({
+      kind: "invalid",
+      path,
+      problems: ["limits.user.tokensPerDay: expects a number above 0"],
+    });
   });
 
   it("an edit changes the next run without a restart; a broken edit keeps the previous settings", async () => {
@@ -100,7 +125,10 @@ describe("watching the file", () => {
 
       let reloaded = next();
       // Saved the way editors do: a new file renamed over the old one.
-      await writeFile(`${path}.tmp`, JSON.stringify({ channels: { C1: { systemPrompt: "You are Grace." } }, access: { block: { users: ["U2"] } } }));
+      await writeFile(
+        `${path}.tmp`,
+        JSON.stringify({ channels: { C1: { systemPrompt: "You are Grace." } }, access: { block: { users: ["U2"] } } }),
+      );
       await rename(`${path}.tmp`, path);
       expect((await reloaded).kind).toBe("ok");
       await harness.service.ask({ origin: slackOrigin("U1"), text: "hi" }, harness.sink);
@@ -109,7 +137,10 @@ describe("watching the file", () => {
 
       reloaded = next();
       await writeFile(path, '{ "channels": { "C1": { "systemPrompt": 42 } } }');
-      expect(await reloaded).toEqual({ kind: "invalid", problems: ["channels.C1.systemPrompt: Invalid input: expected string, received number"] });
+      expect(await reloaded).toEqual({
+        kind: "invalid",
+        problems: ["channels.C1.systemPrompt: Invalid input: expected string, received number"],
+      });
       expect(warnings()).toEqual([expect.objectContaining({ msg: expect.stringContaining("keeping the previous settings") })]);
       await harness.service.ask({ origin: slackOrigin("U1"), text: "hi" }, harness.sink);
       expect(model.requests[2]!.messages[0]!.content).toContain("You are Grace.");

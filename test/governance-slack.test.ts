@@ -65,15 +65,21 @@ describe("Slack refusals", () => {
     await postEvent(h.eventsUrl, event);
     await h.fake.waitForCall("chat.postEphemeral");
     await postEvent(h.eventsUrl, event, { retryNum: 1 });
-    await until(() => h.logs.some((line) => line.msg === "request refused by the settings" && line.repeat === true), "the redelivery's log line");
+    await until(
+      () => h.logs.some((line) => line.msg === "request refused by the settings" && line.repeat === true),
+      "the redelivery's log line",
+    );
     expect(ephemeralTo(h, "U0MALLORY")).toHaveLength(1);
   });
 
   it("the 4th request in a minute with a limit of 3 is refused with when it resets; the channel's tool list holds", async () => {
     const model = new ScriptedModel([], { whenExhausted: say("ok") });
     const h = await start(model);
-    for (let index = 1; index <= 4; index++) await postEvent(h.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> q${index}`, ts: `170000140${index}.000100` }));
-    expect((await h.fake.waitForCall("chat.postEphemeral")).args.text).toMatch(/^Sorry, your limit of 3 requests a minute is reached\. It resets in \d+ s\.$/);
+    for (let index = 1; index <= 4; index++)
+      await postEvent(h.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> q${index}`, ts: `170000140${index}.000100` }));
+    expect((await h.fake.waitForCall("chat.postEphemeral")).args.text).toMatch(
+      /^Sorry, your limit of 3 requests a minute is reached\. It resets in \d+ s\.$/,
+    );
     await until(() => model.requests.length === 3, "three runs", 20_000);
     expect(model.requests.every((request) => !request.tools.some((tool) => tool.name === "post_message"))).toBe(true);
   });
@@ -83,9 +89,13 @@ describe("Slack commands", () => {
   it("`@bot audit` is refused to a non-admin and shown to an admin, privately", async () => {
     const h = await start(new ScriptedModel([]));
     await postEvent(h.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> audit`, ts: "1700001500.000100" }));
-    expect((await h.fake.waitForCall("chat.postEphemeral", (call) => call.args.user === "U0ALICE")).args.text).toBe("Only the bot's admins can see the audit log.");
+    expect((await h.fake.waitForCall("chat.postEphemeral", (call) => call.args.user === "U0ALICE")).args.text).toBe(
+      "Only the bot's admins can see the audit log.",
+    );
     await postEvent(h.eventsUrl, mentionEvent({ user: "U0BOSS", text: `<@${BOT_USER_ID}> audit`, ts: "1700001501.000100" }));
-    expect((await h.fake.waitForCall("chat.postEphemeral", (call) => call.args.user === "U0BOSS")).args.text).toBe("The audit log is empty: no approvals or writes yet.");
+    expect((await h.fake.waitForCall("chat.postEphemeral", (call) => call.args.user === "U0BOSS")).args.text).toBe(
+      "The audit log is empty: no approvals or writes yet.",
+    );
   });
 
   it("`@bot settings` shows the channel's model, tools and the asker's limits left", async () => {

@@ -229,7 +229,9 @@ describe("stops from outside the model", () => {
     expect(deadlineStop(400).sentence).toBe("Stopped: the run took longer than its time limit of 400 ms.");
     expect(deadlineStop(1_500).sentence).toBe("Stopped: the run took longer than its time limit of 1.5 seconds.");
     expect(deadlineStop(1_000).sentence).toBe("Stopped: the run took longer than its time limit of 1 second.");
-    expect(approvalExpiredStop("post_message", 20_000).sentence).toBe("Stopped: nobody approved post_message within 20 seconds, so it did not run.");
+    expect(approvalExpiredStop("post_message", 20_000).sentence).toBe(
+      "Stopped: nobody approved post_message within 20 seconds, so it did not run.",
+    );
   });
 
   it("carries the reason the model could not be reached", () => {
@@ -239,8 +241,12 @@ describe("stops from outside the model", () => {
   });
 
   it("names the tool nobody approved, with the right plural", () => {
-    expect(approvalExpiredStop("post_message", 15 * 60_000).sentence).toBe("Stopped: nobody approved post_message within 15 minutes, so it did not run.");
-    expect(approvalExpiredStop("post_message", 60_000).sentence).toBe("Stopped: nobody approved post_message within 1 minute, so it did not run.");
+    expect(approvalExpiredStop("post_message", 15 * 60_000).sentence).toBe(
+      "Stopped: nobody approved post_message within 15 minutes, so it did not run.",
+    );
+    expect(approvalExpiredStop("post_message", 60_000).sentence).toBe(
+      "Stopped: nobody approved post_message within 1 minute, so it did not run.",
+    );
     expect(approvalExpiredStop("post_message", 60_000).guard).toBe("approval_expired");
   });
 });

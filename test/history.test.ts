@@ -32,7 +32,13 @@ function turn(index: number, size = 1): Turn {
 }
 
 function history(options: Partial<HistoryOptions> = {}) {
-  return createConversationHistory(store, { maxTurns: 10, maxTokens: 10_000, countTokens: (text) => text.length, logger: silentLogger, ...options });
+  return createConversationHistory(store, {
+    maxTurns: 10,
+    maxTokens: 10_000,
+    countTokens: (text) => text.length,
+    logger: silentLogger,
+    ...options,
+  });
 }
 
 describe("conversation history", () => {
@@ -171,12 +177,16 @@ describe("cutToTokens", () => {
     const counter = TokenCounter.forModel("gpt-4o-mini");
     const countTokens = (text: string) => counter.countText(text);
     await fc.assert(
-      fc.asyncProperty(fc.string({ unit: "grapheme", minLength: 0, maxLength: 3_000 }), fc.integer({ min: 40, max: 400 }), async (text, limit) => {
-        const cut = await cutToTokens(text, limit, countTokens);
-        if (cut === text) return countTokens(text) <= limit;
-        const kept = cut.slice(0, cut.lastIndexOf("\n[… cut:"));
-        return text.startsWith(kept) && countTokens(cut) <= limit && !/[\ud800-\udbff]$/.test(kept);
-      }),
+      fc.asyncProperty(
+        fc.string({ unit: "grapheme", minLength: 0, maxLength: 3_000 }),
+        fc.integer({ min: 40, max: 400 }),
+        async (text, limit) => {
+          const cut = await cutToTokens(text, limit, countTokens);
+          if (cut === text) return countTokens(text) <= limit;
+          const kept = cut.slice(0, cut.lastIndexOf("\n[… cut:"));
+          return text.startsWith(kept) && countTokens(cut) <= limit && !/[\ud800-\udbff]$/.test(kept);
+        },
+      ),
       { numRuns: 150 },
     );
   });

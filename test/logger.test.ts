@@ -34,7 +34,10 @@ describe("logs never carry secrets", () => {
 describe("redaction stays cheap and exact", () => {
   it("censors secret fields one level down, as in a logged config object, and leaves deeper data as it is", () => {
     const { logger, lines } = capture();
-    logger.info({ headers: { authorization: "Bearer abc", accept: "json" }, slack: { appToken: "x" }, deep: { a: { token: "kept" } } }, "request");
+    logger.info(
+      { headers: { authorization: "Bearer abc", accept: "json" }, slack: { appToken: "x" }, deep: { a: { token: "kept" } } },
+      "request",
+    );
     const line = JSON.parse(lines.join(""));
     expect(line.headers).toEqual({ authorization: "[secret]", accept: "json" });
     expect(line.slack).toEqual({ appToken: "[secret]" });
@@ -53,7 +56,17 @@ describe("redaction stays cheap and exact", () => {
     logger.info({ runId: "r1", step: 2, tools: ["calculator"], args: ["ab12"], durationMs: 0.5, tokens: 321, outcome: ["ok"] }, "step");
     logger.error({ err: new Error("boom xoxb-1-2-secret") }, "failed");
     const [step, failure] = lines.map((line) => JSON.parse(line));
-    expect(step).toMatchObject({ level: 30, runId: "r1", step: 2, tools: ["calculator"], args: ["ab12"], durationMs: 0.5, tokens: 321, outcome: ["ok"], msg: "step" });
+    expect(step).toMatchObject({
+      level: 30,
+      runId: "r1",
+      step: 2,
+      tools: ["calculator"],
+      args: ["ab12"],
+      durationMs: 0.5,
+      tokens: 321,
+      outcome: ["ok"],
+      msg: "step",
+    });
     expect(failure.err).toMatchObject({ type: "Error", message: "boom [secret]" });
     expect(failure.err.stack).toMatch(/^Error: boom \[secret\]\n/);
   });

@@ -32,7 +32,11 @@ function steppingClock(start = 1_000): () => number {
 }
 
 function memory(options: { maxFacts?: number; logger?: Logger; clock?: () => number } = {}) {
-  return createLongTermMemory(store, { maxFacts: options.maxFacts ?? 200, logger: options.logger ?? silentLogger, clock: options.clock ?? steppingClock() });
+  return createLongTermMemory(store, {
+    maxFacts: options.maxFacts ?? 200,
+    logger: options.logger ?? silentLogger,
+    clock: options.clock ?? steppingClock(),
+  });
 }
 
 /** `count` made-up facts that are all distinct from each other by the dedupe rule. */
@@ -146,7 +150,11 @@ describe("long-term memory", () => {
     const facts = memory();
     const unique = distinctFacts(100);
     const results = await Promise.all(unique.map((text) => facts.remember(key, ["User prefers dark mode", text])));
-    const totals = results.reduce((sum, r) => ({ added: sum.added + r.added, replaced: sum.replaced + r.replaced, skipped: sum.skipped + r.skipped }));
+    const totals = results.reduce((sum, r) => ({
+      added: sum.added + r.added,
+      replaced: sum.replaced + r.replaced,
+      skipped: sum.skipped + r.skipped,
+    }));
     expect(totals).toEqual({ added: 101, replaced: 0, skipped: 99 });
     const listed = await facts.list(key);
     expect(listed).toHaveLength(101);

@@ -9,7 +9,13 @@ import { noteTool } from "./support/service-harness.js";
 describe("a write call and the run's deadline", () => {
   it("does not ask for approval once the run's time is up", async () => {
     const note = noteTool();
-    const hanging: Tool<object> = { name: "hang", description: "never returns", schema: z.object({}), effect: "read", execute: () => new Promise(() => {}) };
+    const hanging: Tool<object> = {
+      name: "hang",
+      description: "never returns",
+      schema: z.object({}),
+      effect: "read",
+      execute: () => new Promise(() => {}),
+    };
     const model = new ScriptedModel([calls(call("hang", {}), call("post_note", { text: "late" })), say("Time ran out before the post.")]);
     const { outcome, events } = await runQuestion(model, "x", { tools: [hanging, note.tool], guards: { runTimeoutMs: 30 } });
     expect(outcome).toMatchObject({ status: "answered", stop: { guard: "deadline" } });
@@ -36,11 +42,19 @@ describe("resuming a step whose later calls trip a guard", () => {
   it("runs the approved write once, blocks the rest, answers every call id and summarises without tools", async () => {
     const note = noteTool();
     const same = call("calculator", { expression: "1+1" });
-    const model = new ScriptedModel([calls(same, call("post_note", { text: "hi" }), same, same, same), say("Posted; then I repeated myself.")]);
+    const model = new ScriptedModel([
+      calls(same, call("post_note", { text: "hi" }), same, same, same),
+      say("Posted; then I repeated myself."),
+    ]);
     const deps = loopDeps(model, { tools: [note.tool] });
     const paused = await runQuestion(model, "x", { tools: [note.tool] });
     expect(paused.outcome.status).toBe("paused");
-    const resumed = await resumeAgent(paused.state, { kind: "decided", decision: "approve", decidedBy: consoleOrigin.requester }, deps, () => {});
+    const resumed = await resumeAgent(
+      paused.state,
+      { kind: "decided", decision: "approve", decidedBy: consoleOrigin.requester },
+      deps,
+      () => {},
+    );
     expect(note.posted).toEqual(["hi"]);
     expect(resumed.outcome).toMatchObject({ status: "answered", answer: "Posted; then I repeated myself.", stop: { guard: "repeat" } });
     const summary = model.requests.at(-1)!;

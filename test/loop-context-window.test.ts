@@ -21,7 +21,8 @@ const dump: Tool<object> = {
   execute: async () => bigText(50_000),
 };
 
-const isCompaction = (request: ModelRequest) => request.tools.length === 0 && request.messages[0]?.content?.startsWith("You compress") === true;
+const isCompaction = (request: ModelRequest) =>
+  request.tools.length === 0 && request.messages[0]?.content?.startsWith("You compress") === true;
 const isSummary = (request: ModelRequest) => request.tools.length === 0 && !isCompaction(request);
 const has = (request: ModelRequest, marker: string) => request.messages.some((message) => message.content?.includes(marker));
 
@@ -32,7 +33,8 @@ describe("scenario F: a tool result of 50,000 characters in a small window", () 
     let phase = 0;
     const model = new ScriptedModel([], {
       whenExhausted: (request, index) => {
-        if (isCompaction(request)) return say("Facts found: the document is a list of Greek letters. Calls tried: dump, calculator. Still to do: answer.");
+        if (isCompaction(request))
+          return say("Facts found: the document is a list of Greek letters. Calls tried: dump, calculator. Still to do: answer.");
         if (isSummary(request)) return say("Summary: the document repeats Greek letter names; I ran out of room before finishing.");
         if (has(request, "State snapshot")) phase = 2;
         else if (has(request, "[folded:")) phase = 1;
@@ -62,7 +64,8 @@ describe("scenario F: a tool result of 50,000 characters in a small window", () 
     expect(firstDump.result).toHaveLength(50_000);
     expect(firstDump.observation).toMatch(/truncated: the full result had 50,000 characters/);
 
-    for (const request of model.requests) expect(counter.countMessages(request.messages) + counter.countTools(request.tools)).toBeLessThanOrEqual(budget);
+    for (const request of model.requests)
+      expect(counter.countMessages(request.messages) + counter.countTools(request.tools)).toBeLessThanOrEqual(budget);
     const summaryRequest = model.requests.find(isSummary)!;
     expect(summaryRequest.messages.at(-1)?.content).toMatch(/stopped by a guard \(tokens/);
     expect(outcome.answer).toMatch(/^Summary:/);
@@ -89,8 +92,14 @@ describe("a small local window (AGENT_CONTEXT_TOKENS=8192) with a full history",
     const counter = TokenCounter.forModel("local-model");
     const budget = historyTokenBudget(guards, "local-model", 4_000);
     expect(budget).toBeLessThan(4_000);
-    const history = createConversationHistory(mapStore(), { maxTurns: 20, maxTokens: budget, countTokens: (text) => counter.countText(text), logger: silentLogger });
-    for (let turn = 1; turn <= 20; turn++) await history.append("c", { user: `question ${turn}: ${bigText(600)}`, assistant: `answer ${turn}: ${bigText(900)}`, at: turn });
+    const history = createConversationHistory(mapStore(), {
+      maxTurns: 20,
+      maxTokens: budget,
+      countTokens: (text) => counter.countText(text),
+      logger: silentLogger,
+    });
+    for (let turn = 1; turn <= 20; turn++)
+      await history.append("c", { user: `question ${turn}: ${bigText(600)}`, assistant: `answer ${turn}: ${bigText(900)}`, at: turn });
     const turns = await history.load("c");
     expect(turns.at(-1)?.user).toMatch(/^question 20:/);
     const context = [
@@ -100,10 +109,19 @@ describe("a small local window (AGENT_CONTEXT_TOKENS=8192) with a full history",
         { role: "assistant" as const, content: turn.assistant },
       ]),
     ];
-    const read: Tool<{ page: number }> = { name: "read_page", description: "reads a page", schema: z.object({ page: z.number() }), effect: "read", execute: async ({ page }) => `page ${page}: ${bigText(8_000)}` };
-    const model = new ScriptedModel([...Array.from({ length: 6 }, (_, page) => call("read_page", { page })), say("The pages say alpha to kappa.")], {
-      whenExhausted: say("Facts found: pages 0-5 list Greek letters. Calls tried: read_page. Still to do: answer."),
-    });
+    const read: Tool<{ page: number }> = {
+      name: "read_page",
+      description: "reads a page",
+      schema: z.object({ page: z.number() }),
+      effect: "read",
+      execute: async ({ page }) => `page ${page}: ${bigText(8_000)}`,
+    };
+    const model = new ScriptedModel(
+      [...Array.from({ length: 6 }, (_, page) => call("read_page", { page })), say("The pages say alpha to kappa.")],
+      {
+        whenExhausted: say("Facts found: pages 0-5 list Greek letters. Calls tried: read_page. Still to do: answer."),
+      },
+    );
     const { outcome } = await runQuestion(model, "summarise pages 0 to 5", { tools: [read], modelName: "local-model", guards, context });
     expect(outcome.status).toBe("answered");
     if (outcome.status !== "answered") return;

@@ -105,7 +105,10 @@ describe("many reads in one reply", () => {
   it("still run together when there are few", async () => {
     const reads = gatedReads();
     reads.pending.total = 3;
-    const model = new ScriptedModel([calls(call("slow_read", { n: 1 }), call("slow_read", { n: 2 }), call("slow_read", { n: 3 })), say("done")]);
+    const model = new ScriptedModel([
+      calls(call("slow_read", { n: 1 }), call("slow_read", { n: 2 }), call("slow_read", { n: 3 })),
+      say("done"),
+    ]);
     const { outcome } = await runQuestion(model, "x", { tools: [reads.tool] });
     expect(answered(outcome).answer).toBe("done");
     expect(reads.most()).toBe(3);
@@ -146,7 +149,11 @@ describe("calls the registry refuses", () => {
     const model = new ScriptedModel([{ calls: [broken] }, { calls: [broken] }, { calls: [broken] }, say("I could not form the call.")]);
     const { outcome } = await runQuestion(model, "x");
     const result = answered(outcome);
-    expect(result.steps.flatMap((step) => step.calls.map((item) => item.outcome))).toEqual(["invalid_args", "invalid_args", "invalid_args"]);
+    expect(result.steps.flatMap((step) => step.calls.map((item) => item.outcome))).toEqual([
+      "invalid_args",
+      "invalid_args",
+      "invalid_args",
+    ]);
     expect(result.stop?.guard).toBe("errors");
   });
 
@@ -173,7 +180,10 @@ describe("calls the registry refuses", () => {
     const model = new ScriptedModel([call("", {}), say("ok")]);
     const { outcome } = await runQuestion(model, "x");
     const result = answered(outcome);
-    expect(result.steps[0]!.calls[0]).toMatchObject({ outcome: "unknown_tool", observation: expect.stringMatching(/^Error: the tool call had no tool name\. Available tools: /) });
+    expect(result.steps[0]!.calls[0]).toMatchObject({
+      outcome: "unknown_tool",
+      observation: expect.stringMatching(/^Error: the tool call had no tool name\. Available tools: /),
+    });
     const sent = model.requests[1]!.messages;
     expect(sent.some((message) => message.content?.includes("Your last reply was empty"))).toBe(false);
   });

@@ -18,8 +18,19 @@ const flaky: Tool<{ n: number }> = {
 };
 
 const validCall: fc.Arbitrary<ScriptedCall> = fc.oneof(
-  fc.record({ name: fc.constant("calculator"), args: fc.record({ expression: fc.oneof(fc.constantFrom("1+1", "2*3", "1/0", "((", "7%4"), fc.integer({ min: 0, max: 30 }).map((n) => `${n}+1`)) }) }),
-  fc.record({ name: fc.constant("current_time"), args: fc.oneof(fc.constant({}), fc.constantFrom({ timezone: "Europe/Paris" }, { timezone: "Mars/Olympus" })) }),
+  fc.record({
+    name: fc.constant("calculator"),
+    args: fc.record({
+      expression: fc.oneof(
+        fc.constantFrom("1+1", "2*3", "1/0", "((", "7%4"),
+        fc.integer({ min: 0, max: 30 }).map((n) => `${n}+1`),
+      ),
+    }),
+  }),
+  fc.record({
+    name: fc.constant("current_time"),
+    args: fc.oneof(fc.constant({}), fc.constantFrom({ timezone: "Europe/Paris" }, { timezone: "Mars/Olympus" })),
+  }),
   fc.record({ name: fc.constant("flaky"), args: fc.record({ n: fc.integer({ min: 0, max: 5 }) }) }),
 );
 
@@ -50,7 +61,8 @@ function resolveRepeats(script: ReadonlyArray<ScriptedReply | "repeat">): Script
   return resolved;
 }
 
-const isCompaction = (request: ModelRequest) => request.tools.length === 0 && request.messages[0]?.content?.startsWith("You compress") === true;
+const isCompaction = (request: ModelRequest) =>
+  request.tools.length === 0 && request.messages[0]?.content?.startsWith("You compress") === true;
 
 describe("the loop under random scripts", () => {
   it("never passes the step cap, never throws, and always answers", async () => {
@@ -62,8 +74,13 @@ describe("the loop under random scripts", () => {
         fc.integer({ min: 1, max: 5 }),
         reply,
         async (script, maxSteps, maxConsecutiveErrors, afterScript) => {
-          const model = new ScriptedModel(resolveRepeats(script), { whenExhausted: afterScript === "repeat" ? { text: "done" } : afterScript });
-          const { outcome, events } = await runQuestion(model, "random question", { tools: [flaky], guards: { maxSteps, maxConsecutiveErrors } });
+          const model = new ScriptedModel(resolveRepeats(script), {
+            whenExhausted: afterScript === "repeat" ? { text: "done" } : afterScript,
+          });
+          const { outcome, events } = await runQuestion(model, "random question", {
+            tools: [flaky],
+            guards: { maxSteps, maxConsecutiveErrors },
+          });
 
           const compactions = model.requests.filter(isCompaction).length;
           const withTools = model.requests.filter((request) => request.tools.length > 0).length;
@@ -98,7 +115,13 @@ describe("the loop under random scripts", () => {
 
 describe("text that spells a tokenizer control token", () => {
   const spelled = "a tokenizer ends a document with <|endoftext|>";
-  const quoting: Tool<object> = { name: "quote", description: "returns text about tokenizers", schema: z.object({}), effect: "read", execute: async () => spelled };
+  const quoting: Tool<object> = {
+    name: "quote",
+    description: "returns text about tokenizers",
+    schema: z.object({}),
+    effect: "read",
+    execute: async () => spelled,
+  };
 
   it("in a tool result still ends in an answer", async () => {
     const model = new ScriptedModel([call("quote", {}), say("It ends with a special marker.")]);

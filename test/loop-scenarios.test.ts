@@ -46,7 +46,12 @@ describe("scenario B: the same call three times in a row", () => {
         return `result for ${q}`;
       },
     };
-    const model = new ScriptedModel([call("lookup", { q: "x" }), call("lookup", { q: "x" }), call("lookup", { q: "x" }), say("Summary: lookup x gave 'result for x'.")]);
+    const model = new ScriptedModel([
+      call("lookup", { q: "x" }),
+      call("lookup", { q: "x" }),
+      call("lookup", { q: "x" }),
+      say("Summary: lookup x gave 'result for x'."),
+    ]);
     const { outcome, events } = await runQuestion(model, "look x up", { tools: [counting] });
     const result = answered(outcome);
     expect(runs).toBe(1);
@@ -61,7 +66,12 @@ describe("scenario B: the same call three times in a row", () => {
   });
 
   it("treats reordered keys as the same call", async () => {
-    const model = new ScriptedModel([call("calculator", '{"expression":"1+1"}'), call("calculator", '{ "expression" : "1+1" }'), call("calculator", { expression: "1+1" }), say("2")]);
+    const model = new ScriptedModel([
+      call("calculator", '{"expression":"1+1"}'),
+      call("calculator", '{ "expression" : "1+1" }'),
+      call("calculator", { expression: "1+1" }),
+      say("2"),
+    ]);
     const { outcome } = await runQuestion(model, "1+1");
     expect(answered(outcome).stop?.guard).toBe("repeat");
   });
@@ -69,7 +79,11 @@ describe("scenario B: the same call three times in a row", () => {
 
 describe("scenario C: bad arguments then an unknown tool", () => {
   it("trips the error guard at its threshold and lists the real tools", async () => {
-    const model = new ScriptedModel([call("calculator", { expression: 42 }), call("weather", { city: "Paris" }), say("I could not compute it.")]);
+    const model = new ScriptedModel([
+      call("calculator", { expression: 42 }),
+      call("weather", { city: "Paris" }),
+      say("I could not compute it."),
+    ]);
     const { outcome } = await runQuestion(model, "compute", { guards: { maxConsecutiveErrors: 2 } });
     const result = answered(outcome);
     expect(result.stop?.guard).toBe("errors");
@@ -99,7 +113,10 @@ describe("scenario C: bad arguments then an unknown tool", () => {
 describe("scenario D: a drifting model", () => {
   it("is stopped by the step guard at the cap", async () => {
     const model = new ScriptedModel([], {
-      whenExhausted: (request, index) => (request.tools.length === 0 ? say("I kept adding numbers and never finished.") : call("calculator", { expression: `1+${index + 1}` })),
+      whenExhausted: (request, index) =>
+        request.tools.length === 0
+          ? say("I kept adding numbers and never finished.")
+          : call("calculator", { expression: `1+${index + 1}` }),
     });
     const { outcome } = await runQuestion(model, "count forever", { guards: { maxSteps: 5 } });
     const result = answered(outcome);
@@ -137,7 +154,15 @@ describe("scenario E: oscillation", () => {
 
   it("stops one call dominating the window", async () => {
     const a = call("calculator", { expression: "1" });
-    const model = new ScriptedModel([a, call("calculator", { expression: "2" }), a, call("calculator", { expression: "3" }), a, a, say("stuck")]);
+    const model = new ScriptedModel([
+      a,
+      call("calculator", { expression: "2" }),
+      a,
+      call("calculator", { expression: "3" }),
+      a,
+      a,
+      say("stuck"),
+    ]);
     const { outcome } = await runQuestion(model, "x");
     expect(answered(outcome).stop?.detail).toMatch(/4 of the last 6/);
   });
@@ -145,7 +170,14 @@ describe("scenario E: oscillation", () => {
 
 describe("scenario G: time limits", () => {
   it("turns a tool that never settles into a timeout observation", async () => {
-    const hanging: Tool<object> = { name: "hang", description: "never returns", schema: z.object({}), effect: "read", timeoutMs: 20, execute: () => new Promise(() => {}) };
+    const hanging: Tool<object> = {
+      name: "hang",
+      description: "never returns",
+      schema: z.object({}),
+      effect: "read",
+      timeoutMs: 20,
+      execute: () => new Promise(() => {}),
+    };
     const model = new ScriptedModel([call("hang", {}), say("the tool timed out")]);
     const { outcome } = await runQuestion(model, "x", { tools: [hanging] });
     const result = answered(outcome);
@@ -200,7 +232,10 @@ describe("replies the model gets wrong", () => {
   });
 
   it("runs several reads of one reply and answers each call id", async () => {
-    const model = new ScriptedModel([calls(call("calculator", { expression: "1+1" }), call("calculator", { expression: "2+2" })), say("2 and 4")]);
+    const model = new ScriptedModel([
+      calls(call("calculator", { expression: "1+1" }), call("calculator", { expression: "2+2" })),
+      say("2 and 4"),
+    ]);
     const { outcome } = await runQuestion(model, "x");
     const toolMessages = model.requests[1]!.messages.filter((message) => message.role === "tool");
     expect(toolMessages.map((message) => message.content)).toEqual(["2", "4"]);
@@ -209,7 +244,10 @@ describe("replies the model gets wrong", () => {
 
   it("replaces long or duplicate call ids with short unique ones", async () => {
     const long = "x".repeat(90);
-    const model = new ScriptedModel([calls(call("calculator", { expression: "1" }, long), call("calculator", { expression: "2" }, long)), say("ok")]);
+    const model = new ScriptedModel([
+      calls(call("calculator", { expression: "1" }, long), call("calculator", { expression: "2" }, long)),
+      say("ok"),
+    ]);
     await runQuestion(model, "x");
     const assistant = model.requests[1]!.messages.find((message) => message.role === "assistant");
     const ids = assistant?.role === "assistant" ? assistant.toolCalls!.map((item) => item.id) : [];

@@ -53,8 +53,14 @@ describe("startApp", () => {
   });
 
   it("answers a bad setting with the one line to print, without starting anything", async () => {
-    expect(await startApp({ STORE_URL: storeUrl(), AGENT_MAX_STEPS: "0" })).toEqual({ kind: "failed", message: "Configuration error: AGENT_MAX_STEPS: expects a whole number from 1 to 100 (got \"0\")" });
-    expect(await startApp({ STORE_URL: "redis://" })).toMatchObject({ kind: "failed", message: expect.stringMatching(/^Configuration error: STORE_URL: /) });
+    expect(await startApp({ STORE_URL: storeUrl(), AGENT_MAX_STEPS: "0" })).toEqual({
+      kind: "failed",
+      message: 'Configuration error: AGENT_MAX_STEPS: expects a whole number from 1 to 100 (got "0")',
+    });
+    expect(await startApp({ STORE_URL: "redis://" })).toMatchObject({
+      kind: "failed",
+      message: expect.stringMatching(/^Configuration error: STORE_URL: /),
+    });
   });
 
   it("starts Slack and Discord together in one process on one store, and stops them", async () => {
@@ -96,7 +102,10 @@ describe("startApp", () => {
         DISCORD_APPLICATION_ID: discord.applicationId,
         DISCORD_API_URL: discord.apiUrl,
       });
-      expect(result).toMatchObject({ kind: "failed", message: expect.stringMatching(/^Configuration error: DISCORD_TOKEN: .*\(got "<hidden>"\)$/) });
+      expect(result).toMatchObject({
+        kind: "failed",
+        message: expect.stringMatching(/^Configuration error: DISCORD_TOKEN: .*\(got "<hidden>"\)$/),
+      });
     } finally {
       await discord.close();
     }

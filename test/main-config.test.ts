@@ -41,18 +41,30 @@ describe("a bad setting stops the start with one line and exit code 1", () => {
   it.each([
     [{ AGENT_MAX_STEPS: "abc" }, 'Configuration error: AGENT_MAX_STEPS: expects a whole number from 1 to 100 (got "abc")'],
     [{ AGENT_OSCILLATION_WINDOW: "1" }, 'Configuration error: AGENT_OSCILLATION_WINDOW: expects a whole number from 2 to 50 (got "1")'],
-    [{ SLACK_BOT_TOKEN: "xoxb-1", SLACK_APP_TOKEN: "xapp-1" }, /^Configuration error: OPENAI_API_KEY: expects the model server's key when Slack or Discord is set up \(OPENAI_API_KEY=demo answers/],
+    [
+      { SLACK_BOT_TOKEN: "xoxb-1", SLACK_APP_TOKEN: "xapp-1" },
+      /^Configuration error: OPENAI_API_KEY: expects the model server's key when Slack or Discord is set up \(OPENAI_API_KEY=demo answers/,
+    ],
     [{ STORE_URL: "ftp://x" }, /^Configuration error: STORE_URL: .*\(got "ftp:\/\/x"\)$/],
     [{ OPENAI_BASE_URL: "notaurl" }, /^Configuration error: OPENAI_BASE_URL: expects an http\(s\) URL/],
-    [{ AGENT_CONTEXT_TOKENS: "2048" }, /^Configuration error: AGENT_CONTEXT_TOKENS: expects a window larger than AGENT_RESERVED_OUTPUT_TOKENS/],
+    [
+      { AGENT_CONTEXT_TOKENS: "2048" },
+      /^Configuration error: AGENT_CONTEXT_TOKENS: expects a window larger than AGENT_RESERVED_OUTPUT_TOKENS/,
+    ],
     [{ SLACK_APP_TOKEN: "xapp-1-abc" }, /^Configuration error: SLACK_BOT_TOKEN: /],
-    [{ STORE_URL: "sqlite://{folder}/a-file/bot.sqlite" }, /^Cannot start: The store is unavailable: cannot create the folder for .*a-file.*Check STORE_URL\.$/],
+    [
+      { STORE_URL: "sqlite://{folder}/a-file/bot.sqlite" },
+      /^Cannot start: The store is unavailable: cannot create the folder for .*a-file.*Check STORE_URL\.$/,
+    ],
   ])("%o", async (env, expected) => {
     const resolved = Object.fromEntries(Object.entries(env).map(([name, value]) => [name, value.replace("{folder}", folder.path)]));
     const main = start({ STORE_URL: storeUrl(), ...resolved });
     const { code } = await main.exited;
     expect(code).toBe(1);
-    const lines = main.stderr().split("\n").filter((line) => line !== "");
+    const lines = main
+      .stderr()
+      .split("\n")
+      .filter((line) => line !== "");
     expect(lines).toHaveLength(1);
     if (typeof expected === "string") expect(lines[0]).toBe(expected);
     else expect(lines[0]).toMatch(expected);

@@ -42,13 +42,29 @@ interface Bot {
   readonly sink: (event: AgentEvent) => void;
 }
 
-async function startBot(model: Model, servers: McpServerConfig[], env: Record<string, string> = {}, logger: Logger = silentLogger): Promise<Bot> {
+async function startBot(
+  model: Model,
+  servers: McpServerConfig[],
+  env: Record<string, string> = {},
+  logger: Logger = silentLogger,
+): Promise<Bot> {
   const manager = createMcpManager(servers, { logger, defaultTimeoutMs: 10_000, backoffMs: [100], heartbeatMs: 200 });
   cleanups.push(() => manager.close());
   await manager.start();
-  const config = loadConfig({ STORE_URL: `sqlite://${join(folder.path, `bot-${++stores}.sqlite`)}`, MEMORY_EXTRACT_FACTS: "false", ...env });
+  const config = loadConfig({
+    STORE_URL: `sqlite://${join(folder.path, `bot-${++stores}.sqlite`)}`,
+    MEMORY_EXTRACT_FACTS: "false",
+    ...env,
+  });
   const store: KeyValueStore = await openStore(config.storeUrl, silentLogger);
-  const service = createAgentService({ config, model, store, logger: silentLogger, toolSource: manager.tools, toolCatalog: manager.describe });
+  const service = createAgentService({
+    config,
+    model,
+    store,
+    logger: silentLogger,
+    toolSource: manager.tools,
+    toolCatalog: manager.describe,
+  });
   cleanups.push(async () => {
     await service.close();
     await store.close();
@@ -89,13 +105,21 @@ describe("the filesystem server in a run", () => {
     const { service, sink } = await startBot(model, [serverConfig("fs", filesystemServer(folder.path))]);
     const pending = pendingOf(await service.ask({ origin: originFor(), text: "write it down" }, sink));
     expect(pending.tool).toBe("fs__write_file");
-    expect(pending.source).toBe("MCP server fs, tool write_file (readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false)");
+    expect(pending.source).toBe(
+      "MCP server fs, tool write_file (readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false)",
+    );
     expect(pending.args).toEqual({ path: target, content: "shipped" });
     expect(existsSync(target)).toBe(false);
-    const decided = await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, sink);
+    const decided = await service.decide(
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      sink,
+    );
     expect(decided.kind).toBe("resumed");
     expect(await readFile(target, "utf8")).toBe("shipped");
-    const again = await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, sink);
+    const again = await service.decide(
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      sink,
+    );
     expect(again.kind).toBe("already_decided");
   });
 
@@ -104,23 +128,35 @@ describe("the filesystem server in a run", () => {
     const model = new ScriptedModel([call("fs__write_file", { path: target, content: "nope" }), answerWithObservation]);
     const { service, sink } = await startBot(model, [serverConfig("fs", filesystemServer(folder.path))]);
     const pending = pendingOf(await service.ask({ origin: originFor(), text: "write it down" }, sink));
-    const decided = await service.decide({ runId: pending.runId, callId: pending.callId, decision: "deny", decidedBy: { id: "alice", name: "Alice" }, isApprover: false }, sink);
+    const decided = await service.decide(
+      { runId: pending.runId, callId: pending.callId, decision: "deny", decidedBy: { id: "alice", name: "Alice" }, isApprover: false },
+      sink,
+    );
     expect(decided).toMatchObject({ kind: "resumed", outcome: { status: "answered", answer: expect.stringMatching(/denied/i) } });
     expect(existsSync(target)).toBe(false);
   });
 
   it('TOOL_POLICY globs apply to prefixed names, and "approval": "always" asks even for reads', async () => {
     const model = new ScriptedModel([call("fs__list_directory", { path: folder.path }), answerWithObservation]);
-    const { service, sink } = await startBot(model, [serverConfig("fs", filesystemServer(folder.path), { approval: "always" })], { TOOL_POLICY: "fs__write_*=deny" });
+    const { service, sink } = await startBot(model, [serverConfig("fs", filesystemServer(folder.path), { approval: "always" })], {
+      TOOL_POLICY: "fs__write_*=deny",
+    });
     expect(pendingOf(await service.ask({ origin: originFor(), text: "what is there?" }, sink)).tool).toBe("fs__list_directory");
     const denied = new ScriptedModel([call("fs__write_file", { path: join(folder.path, "x.txt"), content: "x" }), answerWithObservation]);
-    const other = await startBot(denied, [serverConfig("fs", filesystemServer(folder.path), { approval: "never" })], { TOOL_POLICY: "fs__write_*=deny" });
-    expect(answerOf(await other.service.ask({ origin: originFor(), text: "write" }, other.sink))).toMatch(/not allowed by this bot's tool policy/);
+    const other = await startBot(denied, [serverConfig("fs", filesystemServer(folder.path), { approval: "never" })], {
+      TOOL_POLICY: "fs__write_*=deny",
+    });
+    expect(answerOf(await other.service.ask({ origin: originFor(), text: "write" }, other.sink))).toMatch(
+      /not allowed by this bot's tool policy/,
+    );
     expect(existsSync(join(folder.path, "x.txt"))).toBe(false);
   });
 
   it("/tools lists every tool with its server, read or write, and whether its server is up", async () => {
-    const { service } = await startBot(new ScriptedModel([]), [serverConfig("fs", filesystemServer(folder.path)), serverConfig("ghost", { kind: "stdio", command: "/nonexistent/ghost", args: [], env: {} })]);
+    const { service } = await startBot(new ScriptedModel([]), [
+      serverConfig("fs", filesystemServer(folder.path)),
+      serverConfig("ghost", { kind: "stdio", command: "/nonexistent/ghost", args: [], env: {} }),
+    ]);
     const list = service.toolList("console");
     expect(list).toContainEqual({ name: "calculator", effect: "read", up: true });
     expect(list).toContainEqual({ name: "fs__write_file", server: "fs", effect: "write", up: true });
@@ -130,7 +166,10 @@ describe("the filesystem server in a run", () => {
 
 describe("the everything server in a run", () => {
   it("progress notifications show as the running call's detail", async () => {
-    const model = new ScriptedModel([call("everything__trigger-long-running-operation", { duration: 0.3, steps: 3 }), answerWithObservation]);
+    const model = new ScriptedModel([
+      call("everything__trigger-long-running-operation", { duration: 0.3, steps: 3 }),
+      answerWithObservation,
+    ]);
     const { service, sink, events } = await startBot(model, [serverConfig("everything", everythingServer)]);
     expect(answerOf(await service.ask({ origin: originFor(), text: "run it" }, sink))).toMatch(/^Found: Long running operation completed/);
     const progress = events.flatMap((event) => (event.type === "tool_progress" ? [event.detail] : []));
@@ -144,7 +183,12 @@ describe("failures in a run", () => {
     let pid = 0;
     const model = new ScriptedModel([call("t__sleep", {}), answerWithObservation]);
     const bot = await startBot(model, [serverConfig("t", testStdioServer)]);
-    pid = Number(await bot.manager.tools().find((tool) => tool.name === "t__pid")!.execute({}, { signal: new AbortController().signal, runId: "x", origin: originFor() }));
+    pid = Number(
+      await bot.manager
+        .tools()
+        .find((tool) => tool.name === "t__pid")!
+        .execute({}, { signal: new AbortController().signal, runId: "x", origin: originFor() }),
+    );
     const sink = (event: AgentEvent) => {
       if (event.type === "tool_called") process.kill(pid, "SIGKILL");
     };
@@ -155,16 +199,27 @@ describe("failures in a run", () => {
   it("a tool that never returns is cancelled at its timeout and the run goes on", async () => {
     const model = new ScriptedModel([call("t__sleep", {}), answerWithObservation]);
     const { service, sink } = await startBot(model, [serverConfig("t", testStdioServer, { timeoutMs: 300 })]);
-    expect(answerOf(await service.ask({ origin: originFor(), text: "sleep" }, sink))).toBe("Found: Timeout: t__sleep did not finish within 300 ms.");
+    expect(answerOf(await service.ask({ origin: originFor(), text: "sleep" }, sink))).toBe(
+      "Found: Timeout: t__sleep did not finish within 300 ms.",
+    );
   });
 
   it("a call that outlives the run's deadline is cancelled through the protocol, and the run ends with its summary", async () => {
     const log = captureLog();
     const model = new ScriptedModel([call("t__sleep", {}), (request) => say(`Summary, offered ${request.tools.length} tools.`)]);
-    const { service, sink } = await startBot(model, [serverConfig("t", testStdioServer, { timeoutMs: 60_000 })], { AGENT_RUN_TIMEOUT_MS: "1000" }, log.logger);
+    const { service, sink } = await startBot(
+      model,
+      [serverConfig("t", testStdioServer, { timeoutMs: 60_000 })],
+      { AGENT_RUN_TIMEOUT_MS: "1000" },
+      log.logger,
+    );
     const outcome = await service.ask({ origin: originFor(), text: "sleep" }, sink);
     expect(outcome).toMatchObject({ status: "answered", answer: "Summary, offered 0 tools.", stop: { guard: "deadline" } });
-    expect(outcome.steps[0]!.calls[0]).toMatchObject({ tool: "t__sleep", outcome: "timeout", result: "Timeout: t__sleep was stopped because the run's time ran out." });
+    expect(outcome.steps[0]!.calls[0]).toMatchObject({
+      tool: "t__sleep",
+      outcome: "timeout",
+      result: "Timeout: t__sleep was stopped because the run's time ran out.",
+    });
     await log.waitFor((line) => line.stderr === "sleep was cancelled");
   });
 

@@ -35,9 +35,17 @@ async function configFile(text: string): Promise<string> {
 
 describe("a bad MCP servers file stops the start with one line and exit code 1", () => {
   it.each([
-    ["an unknown field", JSON.stringify({ mcpServers: { fs: { command: "x", comand: "y" } } }), /^Configuration error: .*mcp-\d+\.json: server "fs": unknown field "comand"$/],
-    ["neither command nor url", JSON.stringify({ mcpServers: { fs: { args: [] } } }), /^Configuration error: .*mcp-\d+\.json: server "fs": expects "command" \(a server the bot starts\) or "url" \(an HTTP server\)$/],
-    ["bad JSON", "{ \"mcpServers\": ", /^Configuration error: .*mcp-\d+\.json: is not valid JSON \(/],
+    [
+      "an unknown field",
+      JSON.stringify({ mcpServers: { fs: { command: "x", comand: "y" } } }),
+      /^Configuration error: .*mcp-\d+\.json: server "fs": unknown field "comand"$/,
+    ],
+    [
+      "neither command nor url",
+      JSON.stringify({ mcpServers: { fs: { args: [] } } }),
+      /^Configuration error: .*mcp-\d+\.json: server "fs": expects "command" \(a server the bot starts\) or "url" \(an HTTP server\)$/,
+    ],
+    ["bad JSON", '{ "mcpServers": ', /^Configuration error: .*mcp-\d+\.json: is not valid JSON \(/],
   ])("%s", async (_case, text, expected) => {
     const main = spawnMain({ STORE_URL: `sqlite://${join(folder.path, `bad-${files}.sqlite`)}`, MCP_CONFIG: await configFile(text) });
     const { code } = await main.exited;
@@ -50,12 +58,20 @@ describe("a bad MCP servers file stops the start with one line and exit code 1",
 
 describe("a good MCP servers file", () => {
   it("starts the servers, prints each with its tool count (a missing one as down), and offers their tools", async () => {
-    const servers = { mcpServers: { fs: { command: bin("mcp-server-filesystem"), args: [folder.path] }, ghost: { command: join(folder.path, "no-such-server") } } };
+    const servers = {
+      mcpServers: {
+        fs: { command: bin("mcp-server-filesystem"), args: [folder.path] },
+        ghost: { command: join(folder.path, "no-such-server") },
+      },
+    };
     const input = new PassThrough();
     const output = new PassThrough();
     let shown = "";
     output.on("data", (chunk: Buffer) => (shown += chunk.toString("utf8")));
-    const result = await startApp({ STORE_URL: `sqlite://${join(folder.path, "good.sqlite")}`, MCP_CONFIG: await configFile(JSON.stringify(servers)) }, { input, output, username: "ada" });
+    const result = await startApp(
+      { STORE_URL: `sqlite://${join(folder.path, "good.sqlite")}`, MCP_CONFIG: await configFile(JSON.stringify(servers)) },
+      { input, output, username: "ada" },
+    );
     if (result.kind !== "started") throw new Error(result.message);
     app = result.app;
     expect(shown).toMatch(/^MCP server fs: up \(stdio\), \d+ tools$/m);

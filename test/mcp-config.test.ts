@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { McpConfigError } from "../src/errors.js";
 import { loadMcpConfig, parseMcpConfig } from "../src/tools/mcp/mcp-config.js";
 
-const parse = (value: unknown, env: NodeJS.ProcessEnv = {}) => parseMcpConfig(typeof value === "string" ? value : JSON.stringify(value), env, "mcp.json");
+const parse = (value: unknown, env: NodeJS.ProcessEnv = {}) =>
+  parseMcpConfig(typeof value === "string" ? value : JSON.stringify(value), env, "mcp.json");
 
 function errorOf(run: () => unknown): string {
   try {
@@ -27,16 +28,40 @@ describe("MCP servers file", () => {
       {
         mcpServers: {
           fs: { command: "npx", args: ["-y", "server", "${DOCS}"], env: { X: "${X_VALUE}-y" } },
-          jira: { url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer ${JIRA_TOKEN}" }, approval: "always", tools: { deny: ["delete_*"] }, timeoutMs: 5000 },
+          jira: {
+            url: "https://mcp.example.com/mcp",
+            headers: { Authorization: "Bearer ${JIRA_TOKEN}" },
+            approval: "always",
+            tools: { deny: ["delete_*"] },
+            timeoutMs: 5000,
+          },
           old: { type: "sse", url: "http://127.0.0.1:9/sse" },
         },
       },
       { DOCS: "/srv/docs", X_VALUE: "x", JIRA_TOKEN: "t0k" },
     );
     expect(servers).toEqual([
-      { name: "fs", approval: "writes", tools: { allow: ["*"], deny: [] }, timeoutMs: undefined, transport: { kind: "stdio", command: "npx", args: ["-y", "server", "/srv/docs"], env: { X: "x-y" }, cwd: undefined } },
-      { name: "jira", approval: "always", tools: { allow: ["*"], deny: ["delete_*"] }, timeoutMs: 5000, transport: { kind: "http", url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer t0k" }, sse: false } },
-      { name: "old", approval: "writes", tools: { allow: ["*"], deny: [] }, timeoutMs: undefined, transport: { kind: "http", url: "http://127.0.0.1:9/sse", headers: {}, sse: true } },
+      {
+        name: "fs",
+        approval: "writes",
+        tools: { allow: ["*"], deny: [] },
+        timeoutMs: undefined,
+        transport: { kind: "stdio", command: "npx", args: ["-y", "server", "/srv/docs"], env: { X: "x-y" }, cwd: undefined },
+      },
+      {
+        name: "jira",
+        approval: "always",
+        tools: { allow: ["*"], deny: ["delete_*"] },
+        timeoutMs: 5000,
+        transport: { kind: "http", url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer t0k" }, sse: false },
+      },
+      {
+        name: "old",
+        approval: "writes",
+        tools: { allow: ["*"], deny: [] },
+        timeoutMs: undefined,
+        transport: { kind: "http", url: "http://127.0.0.1:9/sse", headers: {}, sse: true },
+      },
     ]);
   });
 
@@ -44,13 +69,29 @@ describe("MCP servers file", () => {
     ["bad JSON", "{ mcpServers: ", /^mcp\.json: is not valid JSON \(/],
     ["no mcpServers", { servers: {} }, /^mcp\.json: field "mcpServers": expects an object of servers by name$/],
     ["an unknown field", { mcpServers: { fs: { command: "x", comand: "y" } } }, /^mcp\.json: server "fs": unknown field "comand"$/],
-    ["neither command nor url", { mcpServers: { fs: { args: ["a"] } } }, /^mcp\.json: server "fs": expects "command" \(a server the bot starts\) or "url" \(an HTTP server\)$/],
+    [
+      "neither command nor url",
+      { mcpServers: { fs: { args: ["a"] } } },
+      /^mcp\.json: server "fs": expects "command" \(a server the bot starts\) or "url" \(an HTTP server\)$/,
+    ],
     ["both command and url", { mcpServers: { fs: { command: "x", url: "http://a" } } }, /^mcp\.json: server "fs": unknown field "url"$/],
-    ["a bad approval", { mcpServers: { fs: { command: "x", approval: "sometimes" } } }, /^mcp\.json: server "fs": field "approval": expects "writes", "always" or "never"$/],
+    [
+      "a bad approval",
+      { mcpServers: { fs: { command: "x", approval: "sometimes" } } },
+      /^mcp\.json: server "fs": field "approval": expects "writes", "always" or "never"$/,
+    ],
     ["a bad url", { mcpServers: { jira: { url: "ftp://x" } } }, /^mcp\.json: server "jira": field "url": expects an http\(s\) URL$/],
-    ["a bad timeout", { mcpServers: { fs: { command: "x", timeoutMs: -1 } } }, /^mcp\.json: server "fs": field "timeoutMs": expects a number above 0$/],
+    [
+      "a bad timeout",
+      { mcpServers: { fs: { command: "x", timeoutMs: -1 } } },
+      /^mcp\.json: server "fs": field "timeoutMs": expects a number above 0$/,
+    ],
     ["args not strings", { mcpServers: { fs: { command: "x", args: [1] } } }, /^mcp\.json: server "fs": field "args\.0": /],
-    ["an unset variable", { mcpServers: { jira: { url: "http://a", headers: { Authorization: "Bearer ${NOPE}" } } } }, /^mcp\.json: server "jira": field "headers\.Authorization" uses \$\{NOPE\}, which is not set in the environment$/],
+    [
+      "an unset variable",
+      { mcpServers: { jira: { url: "http://a", headers: { Authorization: "Bearer ${NOPE}" } } } },
+      /^mcp\.json: server "jira": field "headers\.Authorization" uses \$\{NOPE\}, which is not set in the environment$/,
+    ],
   ])("%s: one line naming the server and the field", (_case, value, expected) => {
     expect(errorOf(() => parse(value))).toMatch(expected);
   });
@@ -76,7 +117,11 @@ describe("finding the file", () => {
   });
 
   it("the shipped mcp.example.json is valid", () => {
-    const servers = loadMcpConfig("mcp.example.json", { HOME: "/home/ada", GITHUB_TOKEN: "ghp_x", WIKI_TOKEN: "w" }, fileURLToPath(new URL("..", import.meta.url)));
+    const servers = loadMcpConfig(
+      "mcp.example.json",
+      { HOME: "/home/ada", GITHUB_TOKEN: "ghp_x", WIKI_TOKEN: "w" },
+      fileURLToPath(new URL("..", import.meta.url)),
+    );
     expect(servers.map((server) => [server.name, server.transport.kind, server.approval])).toEqual([
       ["fs", "stdio", "writes"],
       ["github", "stdio", "writes"],

@@ -29,7 +29,9 @@ const PAGES: Record<string, { tools: unknown[]; nextCursor?: string }> = {
 async function inMemoryServer(): Promise<Connection> {
   const server = new Server({ name: "paged", version: "1.0.0" }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async (request) => PAGES[request.params?.cursor ?? ""] as never);
-  server.setRequestHandler(CallToolRequestSchema, async (request) => ({ content: [{ type: "text", text: `called ${request.params.name}` }] }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => ({
+    content: [{ type: "text", text: `called ${request.params.name}` }],
+  }));
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client(CLIENT_INFO, { capabilities: {} });
@@ -45,7 +47,11 @@ afterEach(async () => {
 describe("listing tools", () => {
   it("reads every page and skips unusable tools with one log line each", async () => {
     const log = captureLog();
-    manager = createMcpManager([serverConfig("paged", { kind: "stdio", command: "unused", args: [], env: {} })], { logger: log.logger, defaultTimeoutMs: 5_000, connect: inMemoryServer });
+    manager = createMcpManager([serverConfig("paged", { kind: "stdio", command: "unused", args: [], env: {} })], {
+      logger: log.logger,
+      defaultTimeoutMs: 5_000,
+      connect: inMemoryServer,
+    });
     await manager.start();
     expect(manager.tools().map((tool) => tool.name)).toEqual(["paged__first", "paged__second"]);
     expect(manager.tools().map((tool) => tool.name)).toEqual(["paged__first", "paged__second"]);
@@ -53,12 +59,30 @@ describe("listing tools", () => {
     expect(skipped.map((line) => line.tool)).toEqual(["not_an_object", "broken_ref"]);
     expect(skipped[1]!.msg).toMatch(/^MCP server paged: skipping tool broken_ref: its input schema is not usable/);
     const second = manager.tools()[1]!;
-    await expect(second.execute({ n: 1 }, { signal: new AbortController().signal, runId: "r", origin: { surface: "console", conversationKey: "c", requester: { id: "a" }, place: {} } })).resolves.toBe("called second");
+    await expect(
+      second.execute(
+        { n: 1 },
+        {
+          signal: new AbortController().signal,
+          runId: "r",
+          origin: { surface: "console", conversationKey: "c", requester: { id: "a" }, place: {} },
+        },
+      ),
+    ).resolves.toBe("called second");
   });
 
   it('warns at start about each server with "approval": "never"', () => {
     const log = captureLog();
-    manager = createMcpManager([serverConfig("trusted", { kind: "stdio", command: "unused", args: [], env: {} }, { approval: "never" })], { logger: log.logger, defaultTimeoutMs: 5_000, connect: inMemoryServer });
-    expect(log.lines().filter((line) => (line.level as number) === 40).map((line) => line.msg)).toEqual(['MCP server trusted has "approval": "never": its write tools run without asking anyone']);
+    manager = createMcpManager([serverConfig("trusted", { kind: "stdio", command: "unused", args: [], env: {} }, { approval: "never" })], {
+      logger: log.logger,
+      defaultTimeoutMs: 5_000,
+      connect: inMemoryServer,
+    });
+    expect(
+      log
+        .lines()
+        .filter((line) => (line.level as number) === 40)
+        .map((line) => line.msg),
+    ).toEqual(['MCP server trusted has "approval": "never": its write tools run without asking anyone']);
   });
 });

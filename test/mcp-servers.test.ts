@@ -14,7 +14,11 @@ import { captureLog, everythingServer, filesystemServer, serverConfig, testStdio
 import { startMcpHttpServer, type TestMcpHttpServer } from "./support/mcp-http-server.js";
 
 const counter = TokenCounter.forModel("gpt-4o-mini");
-const context: ToolContext = { signal: new AbortController().signal, runId: "run-1", origin: { surface: "console", conversationKey: "console:mcp", requester: { id: "alice" }, place: {} } };
+const context: ToolContext = {
+  signal: new AbortController().signal,
+  runId: "run-1",
+  origin: { surface: "console", conversationKey: "console:mcp", requester: { id: "alice" }, place: {} },
+};
 
 let folder: string;
 const managers: McpManager[] = [];
@@ -34,12 +38,22 @@ afterAll(async () => {
 
 async function start(configs: McpServerConfig[], options: Partial<McpManagerOptions> = {}) {
   const log = captureLog();
-  const manager = createMcpManager(configs, { logger: log.logger, defaultTimeoutMs: 10_000, backoffMs: [100, 200, 400], heartbeatMs: 200, ...options });
+  const manager = createMcpManager(configs, {
+    logger: log.logger,
+    defaultTimeoutMs: 10_000,
+    backoffMs: [100, 200, 400],
+    heartbeatMs: 200,
+    ...options,
+  });
   managers.push(manager);
   await manager.start();
   const registry = new ToolRegistry([], { defaultTimeoutMs: 10_000, observationTokens: 2_000, counter }, () => manager.tools());
   let calls = 0;
-  const call = async (name: string, args: object, signal = context.signal): Promise<Execution | { outcome: "invalid_args" | "unknown_tool"; result: string }> => {
+  const call = async (
+    name: string,
+    args: object,
+    signal = context.signal,
+  ): Promise<Execution | { outcome: "invalid_args" | "unknown_tool"; result: string }> => {
     const toolCall: ToolCall = { id: `call_${++calls}`, name, arguments: JSON.stringify(args) };
     const prepared = registry.prepare(toolCall);
     if (prepared.kind === "rejected") return { outcome: prepared.outcome, result: prepared.message };
@@ -62,24 +76,40 @@ describe("the reference servers over stdio", () => {
     const schema = registry.schemas.find((tool) => tool.name === "fs__read_text_file")!;
     expect(schema.parameters).toMatchObject({ type: "object", required: ["path"] });
     expect(schema.parameters).not.toHaveProperty("$schema");
-    expect(manager.describe().find((line) => line.name === "fs__write_file")).toEqual({ name: "fs__write_file", server: "fs", effect: "write", up: true });
+    expect(manager.describe().find((line) => line.name === "fs__write_file")).toEqual({
+      name: "fs__write_file",
+      server: "fs",
+      effect: "write",
+      up: true,
+    });
   });
 
   it("calls tools: text, structured content as JSON, an image as a note, an error as a failed call", async () => {
     const { call } = await start([serverConfig("fs", filesystemServer(folder)), serverConfig("everything", everythingServer)]);
-    expect(await call("fs__read_text_file", { path: join(folder, "notes.txt") })).toMatchObject({ outcome: "ok", result: "the launch is on Tuesday" });
+    expect(await call("fs__read_text_file", { path: join(folder, "notes.txt") })).toMatchObject({
+      outcome: "ok",
+      result: "the launch is on Tuesday",
+    });
     const structured = await call("everything__get-structured-content", { location: "Chicago" });
     expect(structured.outcome).toBe("ok");
     expect(JSON.parse(structured.result)).toHaveProperty("temperature");
-    expect(await call("everything__get-tiny-image", {})).toMatchObject({ outcome: "ok", result: expect.stringMatching(/\[image: image\/png, \d+(\.\d)? (bytes|KB)\]/) });
-    expect(await call("fs__read_text_file", { path: join(folder, "missing.txt") })).toMatchObject({ outcome: "error", result: expect.stringMatching(/^Error: .*ENOENT/) });
+    expect(await call("everything__get-tiny-image", {})).toMatchObject({
+      outcome: "ok",
+      result: expect.stringMatching(/\[image: image\/png, \d+(\.\d)? (bytes|KB)\]/),
+    });
+    expect(await call("fs__read_text_file", { path: join(folder, "missing.txt") })).toMatchObject({
+      outcome: "error",
+      result: expect.stringMatching(/^Error: .*ENOENT/),
+    });
   });
 
   it("checks arguments against the server's JSON schema before calling", async () => {
     const { call } = await start([serverConfig("everything", everythingServer)]);
     const wrong = await call("everything__get-sum", { a: "one" });
     expect(wrong.outcome).toBe("invalid_args");
-    expect(wrong.result).toBe("Error: invalid arguments for everything__get-sum: arguments: the arguments must have required property 'b', a must be number. Fix them and call again.");
+    expect(wrong.result).toBe(
+      "Error: invalid arguments for everything__get-sum: arguments: the arguments must have required property 'b', a must be number. Fix them and call again.",
+    );
     expect(await call("everything__get-sum", { a: 1, b: 2 })).toMatchObject({ outcome: "ok", result: expect.stringContaining("3") });
   });
 
@@ -102,7 +132,13 @@ describe("the reference servers over stdio", () => {
   });
 
   it("a server whose command does not exist: one log line, the other server works", async () => {
-    const { manager, log, call } = await start([serverConfig("ghost", { kind: "stdio", command: "/nonexistent/mcp-ghost", args: [], env: {} }), serverConfig("fs", filesystemServer(folder))], { backoffMs: [60_000] });
+    const { manager, log, call } = await start(
+      [
+        serverConfig("ghost", { kind: "stdio", command: "/nonexistent/mcp-ghost", args: [], env: {} }),
+        serverConfig("fs", filesystemServer(folder)),
+      ],
+      { backoffMs: [60_000] },
+    );
     expect(manager.servers().map((server) => [server.name, server.state.kind])).toEqual([
       ["ghost", "down"],
       ["fs", "up"],
@@ -110,12 +146,17 @@ describe("the reference servers over stdio", () => {
     const warnings = log.lines().filter((line) => line.mcpServer === "ghost" && (line.level as number) >= 40);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.msg).toMatch(/^MCP server ghost: could not connect: .*ENOENT.*; retrying with backoff$/);
-    expect(await call("fs__list_directory", { path: folder })).toMatchObject({ outcome: "ok", result: expect.stringContaining("notes.txt") });
+    expect(await call("fs__list_directory", { path: folder })).toMatchObject({
+      outcome: "ok",
+      result: expect.stringContaining("notes.txt"),
+    });
     expect((await call("ghost__anything", {})).outcome).toBe("unknown_tool");
   });
 
   it("only the tools a server's allow and deny lists let through", async () => {
-    const { registry } = await start([serverConfig("fs", filesystemServer(folder), { tools: { allow: ["read_*", "list_directory"], deny: ["read_media_file"] } })]);
+    const { registry } = await start([
+      serverConfig("fs", filesystemServer(folder), { tools: { allow: ["read_*", "list_directory"], deny: ["read_media_file"] } }),
+    ]);
     expect(registry.names.sort()).toEqual(["fs__list_directory", "fs__read_file", "fs__read_multiple_files", "fs__read_text_file"]);
   });
 });
@@ -137,7 +178,9 @@ describe("failures", () => {
     process.kill(pid, "SIGKILL");
     const failed = await pending;
     expect(failed.outcome).toBe("error");
-    expect(failed.result).toMatch(/^Error: the MCP server "t" (closed the connection during the call \(it may have crashed\), so sleep did not finish|is not connected)/);
+    expect(failed.result).toMatch(
+      /^Error: the MCP server "t" (closed the connection during the call \(it may have crashed\), so sleep did not finish|is not connected)/,
+    );
     await whenServers(manager, () => manager.servers()[0]!.state.kind === "up" && manager.tools().length > 0);
     const again = await call("t__pid", {});
     expect(again.outcome).toBe("ok");
@@ -149,7 +192,9 @@ describe("an HTTP server built with the SDK", () => {
   it("sends the configured headers, and a list_changed adds a tool for the next call", async () => {
     const http = await startMcpHttpServer();
     httpServers.push(http);
-    const { manager, registry, call } = await start([serverConfig("wiki", { kind: "http", url: http.url, headers: { Authorization: "Bearer t0k" }, sse: false })]);
+    const { manager, registry, call } = await start([
+      serverConfig("wiki", { kind: "http", url: http.url, headers: { Authorization: "Bearer t0k" }, sse: false }),
+    ]);
     expect(manager.servers()[0]!.state).toEqual({ kind: "up", via: "streamable-http" });
     expect(http.requests.length).toBeGreaterThan(0);
     expect(http.requests.every((request) => request.headers.authorization === "Bearer t0k")).toBe(true);
@@ -164,7 +209,9 @@ describe("an HTTP server built with the SDK", () => {
   it("falls back to the old SSE transport when Streamable HTTP is refused with a 4xx", async () => {
     const http = await startMcpHttpServer({ sseOnly: true });
     httpServers.push(http);
-    const { manager, call } = await start([serverConfig("old", { kind: "http", url: http.url, headers: { "X-Team": "blue" }, sse: false })]);
+    const { manager, call } = await start([
+      serverConfig("old", { kind: "http", url: http.url, headers: { "X-Team": "blue" }, sse: false }),
+    ]);
     expect(manager.servers()[0]!.state).toEqual({ kind: "up", via: "sse" });
     expect(await call("old__echo", { text: "still here" })).toMatchObject({ outcome: "ok", result: "echo: still here" });
     expect(http.requests.filter((request) => request.headers["x-team"] === "blue").length).toBe(http.requests.length);
@@ -172,7 +219,10 @@ describe("an HTTP server built with the SDK", () => {
 
   it("a server that dies: its tools disappear and its calls fail; the other server goes on", async () => {
     const http = await startMcpHttpServer();
-    const { manager, registry, call } = await start([serverConfig("wiki", { kind: "http", url: http.url, headers: {}, sse: false }), serverConfig("t", testStdioServer)]);
+    const { manager, registry, call } = await start([
+      serverConfig("wiki", { kind: "http", url: http.url, headers: {}, sse: false }),
+      serverConfig("t", testStdioServer),
+    ]);
     expect(registry.get("wiki__echo")).toBeDefined();
     const wikiEcho = registry.get("wiki__echo")!;
     await http.kill();

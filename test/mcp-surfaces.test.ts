@@ -34,7 +34,11 @@ describe("/tools", () => {
   it("is a console command and a Slack command", () => {
     expect(parseCommand("/tools")).toEqual({ kind: "tools" });
     expect(parseCommand("/tools all")).toMatchObject({ kind: "bad_command" });
-    const body = { team_id: "T1", event_id: "Ev1", event: { type: "app_mention", user: "U0ALICE", text: "<@U0BOT> tools", ts: "1700000000.000100", channel: "C1" } };
+    const body = {
+      team_id: "T1",
+      event_id: "Ev1",
+      event: { type: "app_mention", user: "U0ALICE", text: "<@U0BOT> tools", ts: "1700000000.000100", channel: "C1" },
+    };
     expect(classifyMessage("mention", body, "U0BOT").kind).toBe("tools");
   });
 
@@ -44,7 +48,10 @@ describe("/tools", () => {
       const { fake, alice } = harness;
       const asked = fake.slashCommand("tools", alice);
       const answer = await fake.waitForCall("POST", new RegExp(`/interactions/${asked.id}/`));
-      expect(answer.body).toMatchObject({ type: 4, data: { flags: 64, content: expect.stringMatching(/^```\nTools \(\d+\):\n- calculator: read, built in\n[\s\S]*```$/) } });
+      expect(answer.body).toMatchObject({
+        type: 4,
+        data: { flags: 64, content: expect.stringMatching(/^```\nTools \(\d+\):\n- calculator: read, built in\n[\s\S]*```$/) },
+      });
     } finally {
       await harness.close();
     }
@@ -74,19 +81,30 @@ describe("approval requests for MCP tools", () => {
   };
 
   it("show the server, the tool and its hints next to the arguments on every surface", () => {
-    expect(JSON.stringify(approvalBlocks(pending, []))).toContain("MCP server fs, tool write_file (readOnlyHint: false, destructiveHint: true)");
-    expect(discordApprovalText(pending, { approvers: [] })).toContain("From `MCP server fs, tool write_file (readOnlyHint: false, destructiveHint: true)`");
+    expect(JSON.stringify(approvalBlocks(pending, []))).toContain(
+      "MCP server fs, tool write_file (readOnlyHint: false, destructiveHint: true)",
+    );
+    expect(discordApprovalText(pending, { approvers: [] })).toContain(
+      "From `MCP server fs, tool write_file (readOnlyHint: false, destructiveHint: true)`",
+    );
     expect(approvalRequest(pending)).toContain("(MCP server fs, tool write_file (readOnlyHint: false, destructiveHint: true))");
   });
 });
 
 describe("progress of a running MCP call", () => {
-  const event: AgentEvent = { type: "tool_progress", runId: "run1", step: 2, call: { id: "call_1", name: "everything__trigger-long-running-operation", arguments: "{}" }, detail: "2/5" };
+  const event: AgentEvent = {
+    type: "tool_progress",
+    runId: "run1",
+    step: 2,
+    call: { id: "call_1", name: "everything__trigger-long-running-operation", arguments: "{}" },
+    detail: "2/5",
+  };
 
   it("shows as the running call's detail on every surface", () => {
-    expect(taskUpdatesFor(event)).toEqual([{ id: "call_1", title: expect.stringContaining("everything__trigger-long-running-operation"), status: "in_progress", details: "2/5" }]);
+    expect(taskUpdatesFor(event)).toEqual([
+      { id: "call_1", title: expect.stringContaining("everything__trigger-long-running-operation"), status: "in_progress", details: "2/5" },
+    ]);
     expect(discordProgressText(event)).toBe("⏳ Step 2: running `everything__trigger-long-running-operation`… 2/5");
     expect(statusText(event)).toBe("  … step 2: running everything__trigger-long-running-operation: 2/5");
   });
 });
-

@@ -65,7 +65,10 @@ describe("tool results", () => {
 
   it("structured content as compact JSON when the server sent no text for it", () => {
     expect(toolResultText({ content: [], structuredContent: { t: 1 } })).toEqual({ ok: true, text: '{"t":1}' });
-    expect(toolResultText({ content: [{ type: "text", text: "t is 1" }], structuredContent: { t: 1 } })).toEqual({ ok: true, text: "t is 1" });
+    expect(toolResultText({ content: [{ type: "text", text: "t is 1" }], structuredContent: { t: 1 } })).toEqual({
+      ok: true,
+      text: "t is 1",
+    });
   });
 
   it("isError is a failed call; no content is (no output)", () => {
@@ -74,7 +77,14 @@ describe("tool results", () => {
   });
 });
 
-const tool = (name: string, effect: "read" | "write", approval?: "approve" | "allow"): Tool => ({ name, description: "", schema: z.object({}), effect, approval, execute: async () => "" });
+const tool = (name: string, effect: "read" | "write", approval?: "approve" | "allow"): Tool => ({
+  name,
+  description: "",
+  schema: z.object({}),
+  effect,
+  approval,
+  execute: async () => "",
+});
 
 describe("effect and approval layers", () => {
   it("only readOnlyHint: true is a read", () => {

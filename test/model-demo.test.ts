@@ -6,7 +6,11 @@ import { createCurrentTimeTool } from "../src/agent/tools/current-time.js";
 import type { ChatMessage, Model, ModelReply, Tool, ToolContext, ToolSchema } from "../src/agent/types.js";
 
 const live = () => new AbortController().signal;
-const TOOL_SCHEMAS: ToolSchema[] = builtinTools.map((tool) => ({ name: tool.name, description: tool.description, parameters: { type: "object" } }));
+const TOOL_SCHEMAS: ToolSchema[] = builtinTools.map((tool) => ({
+  name: tool.name,
+  description: tool.description,
+  parameters: { type: "object" },
+}));
 const clockTool = createCurrentTimeTool(() => new Date("2025-01-14T14:04:05Z"));
 const TOOLS: Readonly<Record<string, Tool>> = { calculator: calculatorTool, current_time: clockTool };
 const context: ToolContext = {
@@ -25,14 +29,18 @@ async function converse(model: Model, question: string, maxSteps = 8): Promise<{
     messages.push({ role: "assistant", content: reply.content, toolCalls: reply.toolCalls });
     if (reply.toolCalls.length === 0) break;
     for (const call of reply.toolCalls) {
-      const content = await TOOLS[call.name]!.execute(JSON.parse(call.arguments), context).then(String, (error: Error) => `Error: ${error.message}`);
+      const content = await TOOLS[call.name]!.execute(JSON.parse(call.arguments), context).then(
+        String,
+        (error: Error) => `Error: ${error.message}`,
+      );
       messages.push({ role: "tool", toolCallId: call.id, content });
     }
   }
   return { replies, messages };
 }
 
-const callsOf = (replies: readonly ModelReply[]) => replies.flatMap((reply) => reply.toolCalls.map((call) => [call.name, JSON.parse(call.arguments)]));
+const callsOf = (replies: readonly ModelReply[]) =>
+  replies.flatMap((reply) => reply.toolCalls.map((call) => [call.name, JSON.parse(call.arguments)]));
 
 describe("createDemoModel", () => {
   it("calls calculator, then current_time, one per step, then answers with the results", async () => {
@@ -57,7 +65,9 @@ describe("createDemoModel", () => {
 
   it("asks for the zone of a named IANA zone or a well-known city", async () => {
     const model = createDemoModel();
-    expect(callsOf((await converse(model, "what time is it in Europe/Paris")).replies)).toEqual([["current_time", { timezone: "Europe/Paris" }]]);
+    expect(callsOf((await converse(model, "what time is it in Europe/Paris")).replies)).toEqual([
+      ["current_time", { timezone: "Europe/Paris" }],
+    ]);
     expect(callsOf((await converse(model, "What's the time in Tokyo?")).replies)).toEqual([["current_time", { timezone: "Asia/Tokyo" }]]);
   });
 
@@ -80,7 +90,10 @@ describe("createDemoModel", () => {
   });
 
   it("only plans calls to tools it was offered", async () => {
-    const reply = await createDemoModel().complete({ messages: [{ role: "user", content: "what is 2+2" }], tools: [TOOL_SCHEMAS[1]!] }, live());
+    const reply = await createDemoModel().complete(
+      { messages: [{ role: "user", content: "what is 2+2" }], tools: [TOOL_SCHEMAS[1]!] },
+      live(),
+    );
     expect(reply.toolCalls).toEqual([]);
     expect(reply.content).toContain("offline demo");
   });

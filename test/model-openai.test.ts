@@ -21,7 +21,15 @@ afterEach(async () => {
 });
 
 function model(overrides: Partial<OpenAIModelOptions> = {}) {
-  return createOpenAIModel({ apiKey: API_KEY, baseUrl: server.baseUrl, model: "gpt-4o-mini", timeoutMs: 5_000, maxRetries: 2, logger: silentLogger, ...overrides });
+  return createOpenAIModel({
+    apiKey: API_KEY,
+    baseUrl: server.baseUrl,
+    model: "gpt-4o-mini",
+    timeoutMs: 5_000,
+    maxRetries: 2,
+    logger: silentLogger,
+    ...overrides,
+  });
 }
 
 const ask: ModelRequest = { messages: [{ role: "user", content: "hi" }], tools: [] };
@@ -60,12 +68,23 @@ describe("createOpenAIModel against a fake OpenAI-compatible server", () => {
     expect(sent.body.messages).toEqual([
       { role: "system", content: "be brief" },
       { role: "user", content: "what is (3+4)*5" },
-      { role: "assistant", content: null, tool_calls: [{ id: "call_a", type: "function", function: { name: "calculator", arguments: '{"expression":"(3+4)*5"}' } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "call_a", type: "function", function: { name: "calculator", arguments: '{"expression":"(3+4)*5"}' } }],
+      },
       { role: "tool", tool_call_id: "call_a", content: "35" },
       { role: "assistant", content: "It is 35." },
     ]);
     expect(sent.body.tools).toEqual([
-      { type: "function", function: { name: "calculator", description: "math", parameters: { type: "object", properties: { expression: { type: "string" } } } } },
+      {
+        type: "function",
+        function: {
+          name: "calculator",
+          description: "math",
+          parameters: { type: "object", properties: { expression: { type: "string" } } },
+        },
+      },
     ]);
     expect(sent.body.response_format).toBeUndefined();
   });
@@ -161,7 +180,19 @@ describe("createOpenAIModel against a fake OpenAI-compatible server", () => {
   });
 
   it("fills in a missing tool-call id and turns object arguments into JSON text", async () => {
-    server.enqueue({ body: { choices: [{ message: { role: "assistant", content: null, tool_calls: [{ type: "function", function: { name: "calculator", arguments: { expression: "1+1" } } }] } }] } });
+    server.enqueue({
+      body: {
+        choices: [
+          {
+            message: {
+              role: "assistant",
+              content: null,
+              tool_calls: [{ type: "function", function: { name: "calculator", arguments: { expression: "1+1" } } }],
+            },
+          },
+        ],
+      },
+    });
     const reply = await model().complete(ask, live());
     expect(reply.toolCalls).toHaveLength(1);
     expect(reply.toolCalls[0]!.id).not.toBe("");
@@ -169,7 +200,13 @@ describe("createOpenAIModel against a fake OpenAI-compatible server", () => {
   });
 
   it("keeps a tool call without a name (as an empty name), so the loop can tell the model what was wrong", async () => {
-    server.enqueue({ body: { choices: [{ message: { role: "assistant", content: null, tool_calls: [{ id: "c9", type: "function", function: { arguments: "{}" } }] } }] } });
+    server.enqueue({
+      body: {
+        choices: [
+          { message: { role: "assistant", content: null, tool_calls: [{ id: "c9", type: "function", function: { arguments: "{}" } }] } },
+        ],
+      },
+    });
     const reply = await model().complete(ask, live());
     expect(reply.toolCalls).toEqual([{ id: "c9", name: "", arguments: "{}" }]);
   });

@@ -12,7 +12,11 @@ describe("ScriptedModel", () => {
       content: null,
       toolCalls: [{ id: "call_1", name: "calculator", arguments: '{"expression":"1+1"}' }],
     });
-    expect(await model.complete(request("b"), live())).toEqual({ content: "two", toolCalls: [], usage: { promptTokens: 5, completionTokens: 1 } });
+    expect(await model.complete(request("b"), live())).toEqual({
+      content: "two",
+      toolCalls: [],
+      usage: { promptTokens: 5, completionTokens: 1 },
+    });
     expect(model.remaining).toBe(0);
   });
 
@@ -44,7 +48,9 @@ describe("ScriptedModel", () => {
   it("rejects with a clear error once the script is exhausted", async () => {
     const model = new ScriptedModel([say("only one")], { name: "short" });
     await model.complete(request("a"), live());
-    await expect(model.complete(request("b"), live())).rejects.toThrow('ScriptedModel "short": the script has 1 replies and call 2 asked for another');
+    await expect(model.complete(request("b"), live())).rejects.toThrow(
+      'ScriptedModel "short": the script has 1 replies and call 2 asked for another',
+    );
   });
 
   it("uses whenExhausted for every call after the script", async () => {

@@ -36,10 +36,19 @@ afterEach(async () => {
 });
 
 const lastUserText = (request: RecordedRequest): string =>
-  String((request.body.messages as Array<{ role: string; content: string }>).filter((message) => message.role === "user").at(-1)?.content ?? "");
+  String(
+    (request.body.messages as Array<{ role: string; content: string }>).filter((message) => message.role === "user").at(-1)?.content ?? "",
+  );
 
 /** Answers "answer <question id>" to every question, at once (the question comes after any thread context). */
-const echo = (request: RecordedRequest) => textReply(`answer ${lastUserText(request).match(/q-\d+-\d/g)?.at(-1) ?? "?"}`);
+const echo = (request: RecordedRequest) =>
+  textReply(
+    `answer ${
+      lastUserText(request)
+        .match(/q-\d+-\d/g)
+        ?.at(-1) ?? "?"
+    }`,
+  );
 
 async function startBots(count: number): Promise<void> {
   models = await Promise.all(Array.from({ length: count }, () => startFakeOpenAI()));
@@ -51,7 +60,13 @@ async function startBots(count: number): Promise<void> {
 async function startEach(servers: readonly FakeOpenAI[], roles: readonly string[] = []): Promise<void> {
   const started = await Promise.allSettled(
     servers.map(async (model, index) =>
-      startBot({ slackApiUrl: slack.apiUrl, openaiBaseUrl: model.baseUrl, storeUrl: redis.url, port: await freePort(), env: { BOT_ROLE: roles[index] ?? "all" } }),
+      startBot({
+        slackApiUrl: slack.apiUrl,
+        openaiBaseUrl: model.baseUrl,
+        storeUrl: redis.url,
+        port: await freePort(),
+        env: { BOT_ROLE: roles[index] ?? "all" },
+      }),
     ),
   );
   bots = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
@@ -62,7 +77,14 @@ async function startEach(servers: readonly FakeOpenAI[], roles: readonly string[
 /** The bots' warnings and errors, to read when an answer never came. */
 const troubles = (): string =>
   bots
-    .flatMap((bot, index) => bot.logs().split("\n").filter((line) => /"level":(40|50|60)/.test(line)).slice(0, 10).map((line) => `bot ${index}: ${line.slice(0, 400)}`))
+    .flatMap((bot, index) =>
+      bot
+        .logs()
+        .split("\n")
+        .filter((line) => /"level":(40|50|60)/.test(line))
+        .slice(0, 10)
+        .map((line) => `bot ${index}: ${line.slice(0, 400)}`),
+    )
     .join("\n");
 
 const answers = () => slack.callsTo("chat.postMessage").filter((call) => String(call.args.text ?? "").startsWith("answer q-"));
@@ -77,7 +99,8 @@ async function converse(count: number, live: () => BotProcess[]): Promise<void> 
       const first = targets[turn % targets.length]!;
       try {
         await postEvent(first.eventsUrl, payload);
-        if (turn % 5 === 0) await postEvent(targets[(turn + 1) % targets.length]!.eventsUrl, payload, { retryNum: 1, retryReason: "http_timeout" });
+        if (turn % 5 === 0)
+          await postEvent(targets[(turn + 1) % targets.length]!.eventsUrl, payload, { retryNum: 1, retryReason: "http_timeout" });
         return;
       } catch {
         // That process is gone (kill -9): Slack delivers again, to another one.
@@ -105,14 +128,18 @@ async function converse(count: number, live: () => BotProcess[]): Promise<void> 
 /** Conversations whose thread did not get "answer q-i-1" then "answer q-i-2"; `repeatsAllowed` first drops answers posted again. */
 function wronglyAnswered(count: number, repeatsAllowed = false): string[] {
   const byThread = new Map<string, string[]>();
-  for (const call of answers()) byThread.set(String(call.args.thread_ts), [...(byThread.get(String(call.args.thread_ts)) ?? []), String(call.args.text)]);
+  for (const call of answers())
+    byThread.set(String(call.args.thread_ts), [...(byThread.get(String(call.args.thread_ts)) ?? []), String(call.args.text)]);
   const wrong: string[] = [];
   for (let index = 0; index < count; index += 1) {
     const thread = `1700300000.${String(index).padStart(6, "0")}`;
     const got = byThread.get(thread) ?? [];
     const seen = repeatsAllowed ? [...new Set(got)] : got;
-    const others = slack.callsTo("chat.postMessage").filter((call) => call.args.thread_ts === thread && !String(call.args.text ?? "").startsWith("answer q-"));
-    if (seen.join("|") !== `answer q-${index}-1|answer q-${index}-2`) wrong.push(`${thread}: ${got.join(" | ")} (also posted: ${others.map((call) => String(call.args.text).slice(0, 80)).join(" / ")})`);
+    const others = slack
+      .callsTo("chat.postMessage")
+      .filter((call) => call.args.thread_ts === thread && !String(call.args.text ?? "").startsWith("answer q-"));
+    if (seen.join("|") !== `answer q-${index}-1|answer q-${index}-2`)
+      wrong.push(`${thread}: ${got.join(" | ")} (also posted: ${others.map((call) => String(call.args.text).slice(0, 80)).join(" / ")})`);
   }
   return wrong;
 }
@@ -127,7 +154,12 @@ describeWithRedis("three bot processes on one Redis", () => {
     const wrong = wronglyAnswered(CONVERSATIONS);
     const runs = models.map((model) => model.requests.length);
     // One summary, so a failure reads at a glance.
-    expect({ wrong: wrong.length, firstWrong: wrong.slice(0, 5), runs: runs.reduce((sum, count) => sum + count, 0), smallestShare: Math.min(...runs) / (CONVERSATIONS * 2) >= 0.2 }).toEqual({
+    expect({
+      wrong: wrong.length,
+      firstWrong: wrong.slice(0, 5),
+      runs: runs.reduce((sum, count) => sum + count, 0),
+      smallestShare: Math.min(...runs) / (CONVERSATIONS * 2) >= 0.2,
+    }).toEqual({
       wrong: 0,
       firstWrong: [],
       runs: CONVERSATIONS * 2,
@@ -145,14 +177,20 @@ describeWithRedis("three bot processes on one Redis", () => {
     killed = true;
     await victim.exited;
     await sending;
-    await until(() => new Set(answers().map((call) => call.args.text)).size >= CONVERSATIONS * 2, "every answer", 240_000, 200).catch((error: Error) => {
-      throw new Error(`${error.message} (${answers().length} answers)\n${troubles()}`);
-    });
+    await until(() => new Set(answers().map((call) => call.args.text)).size >= CONVERSATIONS * 2, "every answer", 240_000, 200).catch(
+      (error: Error) => {
+        throw new Error(`${error.message} (${answers().length} answers)\n${troubles()}`);
+      },
+    );
 
     // A run the killed process had answered but not yet recorded is answered again: at most its slots' worth.
     const texts = answers().map((call) => String(call.args.text));
     const wrong = wronglyAnswered(CONVERSATIONS, true);
-    expect({ wrong: wrong.length, firstWrong: wrong.slice(0, 5), repeatedAtMost8: texts.length - new Set(texts).size <= 8 }).toEqual({ wrong: 0, firstWrong: [], repeatedAtMost8: true });
+    expect({ wrong: wrong.length, firstWrong: wrong.slice(0, 5), repeatedAtMost8: texts.length - new Set(texts).size <= 8 }).toEqual({
+      wrong: 0,
+      firstWrong: [],
+      repeatedAtMost8: true,
+    });
   }, 300_000);
 
   it("resumes an approval paused on one process and clicked on another exactly once", async () => {
@@ -166,12 +204,26 @@ describeWithRedis("three bot processes on one Redis", () => {
     await startEach(models);
 
     await postEvent(bots[0]!.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> tell #random the standup moved`, ts: THREAD }));
-    const approval = await slack.waitForCall("chat.postMessage", (call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION), 30_000);
+    const approval = await slack.waitForCall(
+      "chat.postMessage",
+      (call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION),
+      30_000,
+    );
     const pausedOn = models.findIndex((model) => model.requests.length === 1);
     const other = bots[1 - pausedOn]!;
     const message = slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
-    const actions = (approval.args.blocks as Array<{ type: string; elements?: Array<{ value?: string }> }>).find((block) => block.type === "actions")!;
-    const click = blockActionPayload({ user: "U0ALICE", actionId: APPROVE_ACTION, value: actions.elements![0]!.value!, channel: "C0GENERAL", messageTs: message.ts, threadTs: THREAD, blocks: message.blocks ?? [] });
+    const actions = (approval.args.blocks as Array<{ type: string; elements?: Array<{ value?: string }> }>).find(
+      (block) => block.type === "actions",
+    )!;
+    const click = blockActionPayload({
+      user: "U0ALICE",
+      actionId: APPROVE_ACTION,
+      value: actions.elements![0]!.value!,
+      channel: "C0GENERAL",
+      messageTs: message.ts,
+      threadTs: THREAD,
+      blocks: message.blocks ?? [],
+    });
     // Clicked on the other process, then once more on each (a double click landing anywhere).
     await postInteraction(other.eventsUrl, click);
     await Promise.all(bots.map((bot) => postInteraction(bot.eventsUrl, click)));

@@ -134,7 +134,13 @@ describeWithRedis("the BullMQ work queue across processes", () => {
     await untilStarted(redis, 4);
     first.child.kill("SIGKILL");
     await first.exited;
-    await Promise.all([0, 1].map(() => startWorkerProcess(server.url, QUEUE, 8, 10, { WORKER_MAX_STALLED: "0" }).then((worker) => cleanups.push(async () => void worker.child.kill("SIGKILL")))));
+    await Promise.all(
+      [0, 1].map(() =>
+        startWorkerProcess(server.url, QUEUE, 8, 10, { WORKER_MAX_STALLED: "0" }).then((worker) =>
+          cleanups.push(async () => void worker.child.kill("SIGKILL")),
+        ),
+      ),
+    );
     await untilEnded(redis, 8);
 
     const check = checkLog(await readLog(redis), expected, new Set([first.pid]));
@@ -149,7 +155,10 @@ describeWithRedis("the BullMQ work queue across processes", () => {
     const queue = producer(server.url);
 
     const expected = new Map<string, string[]>();
-    const items = Array.from({ length: 30 }, (_, index): WorkItem => ({ kind: "expire", conversationKey: `discord:G:C${index}`, runId: `run-${index}`, callId: `call-${index}` }));
+    const items = Array.from(
+      { length: 30 },
+      (_, index): WorkItem => ({ kind: "expire", conversationKey: `discord:G:C${index}`, runId: `run-${index}`, callId: `call-${index}` }),
+    );
     for (const item of items) expected.set(item.conversationKey, [`expire:${item.kind === "expire" ? item.callId : ""}`]);
     // Each expiry is added twice, as a retake would: it is scheduled once.
     await Promise.all([...items, ...items].map((item, index) => queue.add(item, { delayMs: 300 + (index % 30) * 10 })));

@@ -38,25 +38,44 @@ describeWithRedis("Stop across two bot processes on one Redis", () => {
     models = await Promise.all([0, 1].map(() => startFakeOpenAI()));
     // The run's model call hangs; the summary call after the Stop answers.
     for (const model of models) model.enqueue({ hang: true }, textReply("Summary: I had not found anything yet."));
-    const started = await Promise.allSettled(models.map(async (model) => startBot({ slackApiUrl: slack.apiUrl, openaiBaseUrl: model.baseUrl, storeUrl: redis.url, port: await freePort() })));
+    const started = await Promise.allSettled(
+      models.map(async (model) =>
+        startBot({ slackApiUrl: slack.apiUrl, openaiBaseUrl: model.baseUrl, storeUrl: redis.url, port: await freePort() }),
+      ),
+    );
     bots = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
     const failed = started.find((result) => result.status === "rejected");
     if (failed) throw failed.reason;
 
     await postEvent(bots[0]!.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> think forever`, ts: THREAD }));
-    const button = await slack.waitForCall("chat.postMessage", (call) => JSON.stringify(call.args.blocks ?? []).includes(STOP_ACTION), 30_000);
+    const button = await slack.waitForCall(
+      "chat.postMessage",
+      (call) => JSON.stringify(call.args.blocks ?? []).includes(STOP_ACTION),
+      30_000,
+    );
     await until(() => models.some((model) => model.requests.length === 1), "the run's model call", 30_000);
     const runsOn = models.findIndex((model) => model.requests.length === 1);
     const other = bots[1 - runsOn]!;
 
     const runId = (button.args.blocks as Array<{ accessory: { value: string } }>)[0]!.accessory.value;
     const message = slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(STOP_ACTION))!;
-    const click = blockActionPayload({ user: "U0ALICE", actionId: STOP_ACTION, value: runId, channel: "C0GENERAL", messageTs: message.ts, threadTs: THREAD });
+    const click = blockActionPayload({
+      user: "U0ALICE",
+      actionId: STOP_ACTION,
+      value: runId,
+      channel: "C0GENERAL",
+      messageTs: message.ts,
+      threadTs: THREAD,
+    });
     expect((await postInteraction(other.eventsUrl, click)).status).toBe(200);
 
     const line = await slack.waitForCall("chat.postMessage", (call) => String(call.args.text).includes("Stopped by u0alice."), 30_000);
     expect(line.args.thread_ts).toBe(THREAD);
-    await slack.waitForCall("chat.postMessage", (call) => String(call.args.text).startsWith("Summary: I had not found anything yet."), 30_000);
+    await slack.waitForCall(
+      "chat.postMessage",
+      (call) => String(call.args.text).startsWith("Summary: I had not found anything yet."),
+      30_000,
+    );
     // The hung call's connection closes when the run aborts it; the server may see that a moment after the line.
     await until(() => models[runsOn]!.cancelled() === 1, "the hung model call to be cancelled", 10_000);
     expect(models[1 - runsOn]!.requests).toHaveLength(0);

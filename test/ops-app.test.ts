@@ -36,7 +36,12 @@ describe("the ops port", () => {
   it("Discord alone: readiness with the store and the gateway, metrics, and 503 from the first moment of the stop", async () => {
     const discord = await FakeDiscord.start();
     closers.push(() => discord.close());
-    const result = await startApp({ ...base(), DISCORD_TOKEN: discord.token, DISCORD_APPLICATION_ID: discord.applicationId, DISCORD_API_URL: discord.apiUrl });
+    const result = await startApp({
+      ...base(),
+      DISCORD_TOKEN: discord.token,
+      DISCORD_APPLICATION_ID: discord.applicationId,
+      DISCORD_API_URL: discord.apiUrl,
+    });
     if (result.kind !== "started") throw new Error(result.message);
     app = result.app;
     const port = app.port!;
@@ -61,7 +66,12 @@ describe("the ops port", () => {
 
   it("is not ready once the Discord gateway connection is lost", async () => {
     const discord = await FakeDiscord.start();
-    const result = await startApp({ ...base(), DISCORD_TOKEN: discord.token, DISCORD_APPLICATION_ID: discord.applicationId, DISCORD_API_URL: discord.apiUrl });
+    const result = await startApp({
+      ...base(),
+      DISCORD_TOKEN: discord.token,
+      DISCORD_APPLICATION_ID: discord.applicationId,
+      DISCORD_API_URL: discord.apiUrl,
+    });
     if (result.kind !== "started") throw new Error(result.message);
     app = result.app;
     const port = app.port!;
@@ -73,7 +83,12 @@ describe("the ops port", () => {
 
   it("Socket Mode opens PORT too, and is not ready once the Socket Mode connection is lost", async () => {
     const slack = await startFakeSlack();
-    const result = await startApp({ ...base(), SLACK_BOT_TOKEN: "xoxb-test-token", SLACK_APP_TOKEN: "xapp-1-test", SLACK_API_URL: slack.apiUrl });
+    const result = await startApp({
+      ...base(),
+      SLACK_BOT_TOKEN: "xoxb-test-token",
+      SLACK_APP_TOKEN: "xapp-1-test",
+      SLACK_API_URL: slack.apiUrl,
+    });
     if (result.kind !== "started") throw new Error(result.message);
     app = result.app;
     const port = app.port!;
@@ -86,7 +101,12 @@ describe("the ops port", () => {
   it("Slack's HTTP mode takes its events on the same port: one server per process, and 503 for events once stopping", async () => {
     const slack = await startFakeSlack();
     closers.push(() => slack.close());
-    const result = await startApp({ ...base(), SLACK_BOT_TOKEN: "xoxb-test-token", SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: slack.apiUrl });
+    const result = await startApp({
+      ...base(),
+      SLACK_BOT_TOKEN: "xoxb-test-token",
+      SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SLACK_API_URL: slack.apiUrl,
+    });
     if (result.kind !== "started") throw new Error(result.message);
     app = result.app;
     const port = app.port!;
@@ -95,11 +115,22 @@ describe("the ops port", () => {
     expect(JSON.parse(ready.text).checks.slack).toEqual({ status: "ok" });
     expect((await get(port, "/metrics")).text).toContain("agent_bot_steps_total");
     // Bolt answers on the same port: a signed event is taken, an unsigned one refused.
-    expect((await postEvent(`http://127.0.0.1:${port}/slack/events`, mentionEvent({ text: "<@U0BOT> hi", ts: "1700000000.000100" }))).status).toBe(200);
+    expect(
+      (await postEvent(`http://127.0.0.1:${port}/slack/events`, mentionEvent({ text: "<@U0BOT> hi", ts: "1700000000.000100" }))).status,
+    ).toBe(200);
     expect((await fetch(`http://127.0.0.1:${port}/slack/events`, { method: "POST", body: "{}" })).status).toBe(401);
 
     const stopping = app.stop();
-    await until(async () => (await postEvent(`http://127.0.0.1:${port}/slack/events`, mentionEvent({ text: "<@U0BOT> late", ts: "1700000001.000100" })).catch(() => ({ status: 503 }))).status === 503, "events to be refused while stopping", 5_000);
+    await until(
+      async () =>
+        (
+          await postEvent(`http://127.0.0.1:${port}/slack/events`, mentionEvent({ text: "<@U0BOT> late", ts: "1700000001.000100" })).catch(
+            () => ({ status: 503 }),
+          )
+        ).status === 503,
+      "events to be refused while stopping",
+      5_000,
+    );
     await stopping;
     app = undefined;
   });
@@ -111,12 +142,24 @@ describe("the ops port", () => {
     const busy = (taken.address() as { port: number }).port;
     const discord = await FakeDiscord.start();
     closers.push(() => discord.close());
-    const result = await startApp({ ...base(), PORT: String(busy), DISCORD_TOKEN: discord.token, DISCORD_APPLICATION_ID: discord.applicationId, DISCORD_API_URL: discord.apiUrl });
-    expect(result).toMatchObject({ kind: "failed", message: expect.stringMatching(new RegExp(`^Cannot start: PORT ${busy}: .*EADDRINUSE`)) });
+    const result = await startApp({
+      ...base(),
+      PORT: String(busy),
+      DISCORD_TOKEN: discord.token,
+      DISCORD_APPLICATION_ID: discord.applicationId,
+      DISCORD_API_URL: discord.apiUrl,
+    });
+    expect(result).toMatchObject({
+      kind: "failed",
+      message: expect.stringMatching(new RegExp(`^Cannot start: PORT ${busy}: .*EADDRINUSE`)),
+    });
   });
 
   it("the console opens no port", async () => {
-    const result = await startApp({ STORE_URL: base().STORE_URL }, { input: new PassThrough(), output: new PassThrough(), username: "ada" });
+    const result = await startApp(
+      { STORE_URL: base().STORE_URL },
+      { input: new PassThrough(), output: new PassThrough(), username: "ada" },
+    );
     if (result.kind !== "started") throw new Error(result.message);
     app = result.app;
     expect(app.port).toBeUndefined();

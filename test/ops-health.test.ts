@@ -37,7 +37,8 @@ async function readyzTurns(server: OpsServer, status: number, withinMs: number):
   for (;;) {
     const answer = await get(server, "/readyz");
     if (answer.status === status) return Date.now() - started;
-    if (Date.now() - started > withinMs) throw new Error(`/readyz still answers ${answer.status} after ${withinMs} ms: ${JSON.stringify(answer.body)}`);
+    if (Date.now() - started > withinMs)
+      throw new Error(`/readyz still answers ${answer.status} after ${withinMs} ms: ${JSON.stringify(answer.body)}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -46,7 +47,10 @@ async function sqliteStore(): Promise<{ store: KeyValueStore; path: string }> {
   const folder = await temporaryFolder();
   const path = join(folder.path, "bot.sqlite");
   const store = await openStore(`sqlite://${path}`, silentLogger);
-  cleanups.push(() => folder.remove(), () => store.close());
+  cleanups.push(
+    () => folder.remove(),
+    () => store.close(),
+  );
   return { store, path };
 }
 
@@ -57,7 +61,10 @@ describe("health and readiness", () => {
     health.connection("slack", "up");
     const server = await serve(health);
     expect(await get(server, "/healthz")).toEqual({ status: 200, body: { status: "ok" } });
-    expect(await get(server, "/readyz")).toEqual({ status: 200, body: { status: "ok", checks: { shutdown: { status: "ok" }, store: { status: "ok" }, slack: { status: "ok" } } } });
+    expect(await get(server, "/readyz")).toEqual({
+      status: 200,
+      body: { status: "ok", checks: { shutdown: { status: "ok" }, store: { status: "ok" }, slack: { status: "ok" } } },
+    });
     expect(await get(server, "/metrics")).toEqual({ status: 200, body: "up 1\n" });
     expect((await get(server, "/nope")).status).toBe(404);
     expect((await fetch(`http://127.0.0.1:${server.port}/readyz`, { method: "POST" })).status).toBe(405);
@@ -119,7 +126,10 @@ describeWithRedis("readiness on Redis", () => {
     let redis = await startRedisServer();
     const port = redis.port;
     const store = await openStore(redis.url, silentLogger);
-    cleanups.push(() => redis.stop(), () => store.close());
+    cleanups.push(
+      () => redis.stop(),
+      () => store.close(),
+    );
     const server = await serve(createHealth({ checkStore: createStoreCheck(store) }));
     expect((await get(server, "/readyz")).status).toBe(200);
     await redis.stop();

@@ -36,7 +36,13 @@ function parsePrometheus(text: string): Sample[] {
     const labels: Record<string, string> = {};
     for (const [, key, value] of (sample[2] ?? "").matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[key!] = value!;
     // Prometheus reads floats as Go's ParseFloat does: NaN and Inf in any case (prom-client writes "Nan").
-    const value = /^nan$/i.test(sample[3]!) ? Number.NaN : /^[+-]?inf$/i.test(sample[3]!) ? (sample[3]!.startsWith("-") ? -Infinity : Infinity) : Number(sample[3]);
+    const value = /^nan$/i.test(sample[3]!)
+      ? Number.NaN
+      : /^[+-]?inf$/i.test(sample[3]!)
+        ? sample[3]!.startsWith("-")
+          ? -Infinity
+          : Infinity
+        : Number(sample[3]);
     expect(Number.isNaN(value) && !/^nan$/i.test(sample[3]!), `a number in: ${line}`).toBe(false);
     const family = sample[1]!.replace(/_(bucket|sum|count)$/, "");
     expect(typed.has(sample[1]!) || typed.has(family), `${sample[1]} has a # TYPE line`).toBe(true);
@@ -46,7 +52,9 @@ function parsePrometheus(text: string): Sample[] {
 }
 
 async function value(metrics: Metrics, name: string, labels: Record<string, string> = {}): Promise<number> {
-  const found = parsePrometheus(await metrics.text()).filter((sample) => sample.name === name && Object.entries(labels).every(([key, wanted]) => sample.labels[key] === wanted));
+  const found = parsePrometheus(await metrics.text()).filter(
+    (sample) => sample.name === name && Object.entries(labels).every(([key, wanted]) => sample.labels[key] === wanted),
+  );
   return found.reduce((sum, sample) => sum + sample.value, 0);
 }
 
@@ -60,13 +68,26 @@ async function metered(model: ScriptedModel): Promise<{ service: RunningAgentSer
   const metrics = createMetrics();
   const config = loadConfig({ STORE_URL: `sqlite://${folder.path}/bot.sqlite`, MEMORY_EXTRACT_FACTS: "false" });
   const store = instrumentStore(await openStore(config.storeUrl, silentLogger), metrics);
-  const service = createAgentService({ config, model: instrumentModel(model, metrics), store, logger: silentLogger, observers: [metricsObserver(metrics)] });
+  const service = createAgentService({
+    config,
+    model: instrumentModel(model, metrics),
+    store,
+    logger: silentLogger,
+    observers: [metricsObserver(metrics)],
+  });
   service.registerSurfaceTools("console", [noteTool().tool]);
-  cleanups.push(() => folder.remove(), () => store.close(), () => service.close());
+  cleanups.push(
+    () => folder.remove(),
+    () => store.close(),
+    () => service.close(),
+  );
   return { service, metrics, store };
 }
 
-const calc = (expression: string) => ({ calls: [{ name: "calculator", args: { expression } }], usage: { promptTokens: 100, completionTokens: 10 } });
+const calc = (expression: string) => ({
+  calls: [{ name: "calculator", args: { expression } }],
+  usage: { promptTokens: 100, completionTokens: 10 },
+});
 const sink = (_event: AgentEvent) => {};
 
 describe("/metrics", () => {
@@ -78,13 +99,30 @@ describe("/metrics", () => {
     expect(names).toContain("nodejs_eventloop_lag_seconds");
     expect(metrics.contentType).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await metrics.text();
-    for (const family of ["runs_started_total", "runs_ended_total", "runs_in_flight", "steps_total", "tool_calls_total", "approvals_requested_total", "approvals_decided_total", "approvals_expired_total", "approval_decision_seconds", "model_call_duration_seconds", "model_tokens_total", "queue_depth", "store_errors_total", "events_deduplicated_total"]) {
+    for (const family of [
+      "runs_started_total",
+      "runs_ended_total",
+      "runs_in_flight",
+      "steps_total",
+      "tool_calls_total",
+      "approvals_requested_total",
+      "approvals_decided_total",
+      "approvals_expired_total",
+      "approval_decision_seconds",
+      "model_call_duration_seconds",
+      "model_tokens_total",
+      "queue_depth",
+      "store_errors_total",
+      "events_deduplicated_total",
+    ]) {
       expect(text).toContain(`# TYPE agent_bot_${family} `);
     }
   });
 
   it("counts a run that answers: run, steps, tool call, model calls and tokens", async () => {
-    const { service, metrics } = await metered(new ScriptedModel([calc("3+4"), { text: "7", usage: { promptTokens: 120, completionTokens: 5 } }]));
+    const { service, metrics } = await metered(
+      new ScriptedModel([calc("3+4"), { text: "7", usage: { promptTokens: 120, completionTokens: 5 } }]),
+    );
     const outcome = await service.ask({ origin: originFor(), text: "3+4?" }, sink);
     expect(outcome).toMatchObject({ status: "answered", answer: "7" });
     expect(await value(metrics, "agent_bot_runs_started_total", { surface: "console", kind: "new" })).toBe(1);
@@ -98,7 +136,9 @@ describe("/metrics", () => {
   });
 
   it("counts a run a guard stopped under the guard's name", async () => {
-    const { service, metrics } = await metered(new ScriptedModel([calc("1+1"), calc("1+1"), calc("1+1")], { whenExhausted: { text: "summary" } }));
+    const { service, metrics } = await metered(
+      new ScriptedModel([calc("1+1"), calc("1+1"), calc("1+1")], { whenExhausted: { text: "summary" } }),
+    );
     const outcome = await service.ask({ origin: originFor(), text: "loop" }, sink);
     expect(outcome).toMatchObject({ status: "answered", stop: { guard: "repeat" } });
     expect(await value(metrics, "agent_bot_runs_ended_total", { outcome: "stopped", guard: "repeat" })).toBe(1);
@@ -106,14 +146,19 @@ describe("/metrics", () => {
   });
 
   it("counts an approval requested, the paused run, the decision and the time it waited", async () => {
-    const { service, metrics } = await metered(new ScriptedModel([{ calls: [{ name: "post_note", args: { text: "hi" } }] }, { text: "posted" }]));
+    const { service, metrics } = await metered(
+      new ScriptedModel([{ calls: [{ name: "post_note", args: { text: "hi" } }] }, { text: "posted" }]),
+    );
     const paused = (await service.ask({ origin: originFor(), text: "post hi" }, sink)) as Extract<RunOutcome, { status: "paused" }>;
     expect(paused.status).toBe("paused");
     expect(await value(metrics, "agent_bot_approvals_requested_total", { surface: "console", tool: "post_note" })).toBe(1);
     expect(await value(metrics, "agent_bot_runs_ended_total", { outcome: "paused" })).toBe(1);
     expect(await value(metrics, "agent_bot_runs_in_flight")).toBe(0);
     const pending: PendingApproval = paused.pending;
-    const decided = await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, sink);
+    const decided = await service.decide(
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      sink,
+    );
     expect(decided.kind).toBe("resumed");
     expect(await value(metrics, "agent_bot_runs_started_total", { kind: "resumed" })).toBe(1);
     expect(await value(metrics, "agent_bot_approvals_decided_total", { decision: "approve" })).toBe(1);
@@ -128,10 +173,23 @@ describe("/metrics", () => {
     const metrics = createMetrics();
     const config = loadConfig({ STORE_URL: `sqlite://${folder.path}/bot.sqlite`, MEMORY_EXTRACT_FACTS: "false" });
     const store = await openStore(config.storeUrl, silentLogger);
-    const model = new ScriptedModel([{ calls: [{ name: "post_note", args: { text: "hi" } }] }], { whenExhausted: { text: "nobody approved" } });
-    const service = createAgentService({ config, model, store, logger: silentLogger, clock: () => now, observers: [metricsObserver(metrics, () => now)] });
+    const model = new ScriptedModel([{ calls: [{ name: "post_note", args: { text: "hi" } }] }], {
+      whenExhausted: { text: "nobody approved" },
+    });
+    const service = createAgentService({
+      config,
+      model,
+      store,
+      logger: silentLogger,
+      clock: () => now,
+      observers: [metricsObserver(metrics, () => now)],
+    });
     service.registerSurfaceTools("console", [noteTool().tool]);
-    cleanups.push(() => folder.remove(), () => store.close(), () => service.close());
+    cleanups.push(
+      () => folder.remove(),
+      () => store.close(),
+      () => service.close(),
+    );
     await service.ask({ origin: originFor(), text: "post hi" }, sink);
     now += config.approvalTimeoutMs + 1;
     expect(await service.sweepExpiredApprovals()).toBe(1);
@@ -151,7 +209,9 @@ describe("/metrics", () => {
     expect(await value(metrics, "agent_bot_store_errors_total", { operation: "get" })).toBe(1);
 
     const observer = metricsObserver(metrics);
-    const run = observeRun([observer], silentLogger, { runId: "r1", origin: originFor(), how: "new" }, sink, async () => Promise.reject(new Error("bug")));
+    const run = observeRun([observer], silentLogger, { runId: "r1", origin: originFor(), how: "new" }, sink, async () =>
+      Promise.reject(new Error("bug")),
+    );
     await expect(run).rejects.toThrow("bug");
     expect(await value(metrics, "agent_bot_runs_ended_total", { outcome: "failed" })).toBe(1);
     expect(await value(metrics, "agent_bot_runs_in_flight")).toBe(0);
@@ -179,10 +239,22 @@ describe("/metrics", () => {
 
   it("an observer that throws changes nothing the run or the surface sees", async () => {
     const seen: string[] = [];
-    const result = await observeRun([{ event: () => { throw new Error("observer bug"); } }], silentLogger, { runId: "r2", origin: originFor(), how: "new" }, (event) => seen.push(event.type), async (watched) => {
-      watched({ type: "step_started", runId: "r2", step: 1 });
-      return "done";
-    });
+    const result = await observeRun(
+      [
+        {
+          event: () => {
+            throw new Error("observer bug");
+          },
+        },
+      ],
+      silentLogger,
+      { runId: "r2", origin: originFor(), how: "new" },
+      (event) => seen.push(event.type),
+      async (watched) => {
+        watched({ type: "step_started", runId: "r2", step: 1 });
+        return "done";
+      },
+    );
     expect(result).toBe("done");
     expect(seen).toEqual(["step_started"]);
   });

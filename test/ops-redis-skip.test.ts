@@ -11,8 +11,14 @@ describe("Redis tests on a machine without redis-server", () => {
   it("run where it is installed, skip with how to install it where not, and fail when REQUIRE_REDIS=1", () => {
     expect(redisTestMode(true, {})).toEqual({ kind: "run" });
     expect(redisTestMode(true, { REQUIRE_REDIS: "1" })).toEqual({ kind: "run" });
-    expect(redisTestMode(false, {})).toEqual({ kind: "skip", note: "Skipping the Redis tests: redis-server is not installed (`apt-get install redis-server` to run them)." });
-    expect(redisTestMode(false, { REQUIRE_REDIS: "1" })).toMatchObject({ kind: "fail", message: expect.stringContaining("apt-get install redis-server") });
+    expect(redisTestMode(false, {})).toEqual({
+      kind: "skip",
+      note: "Skipping the Redis tests: redis-server is not installed (`apt-get install redis-server` to run them).",
+    });
+    expect(redisTestMode(false, { REQUIRE_REDIS: "1" })).toMatchObject({
+      kind: "fail",
+      message: expect.stringContaining("apt-get install redis-server"),
+    });
   });
 
   it("vitest, with only node on PATH, skips a Redis suite with the one line; with REQUIRE_REDIS=1 the file fails", async () => {
@@ -20,10 +26,15 @@ describe("Redis tests on a machine without redis-server", () => {
     try {
       await symlink(process.execPath, join(bin, "node"));
       const vitest = (env: Record<string, string>) =>
-        spawnSync(process.execPath, ["node_modules/vitest/vitest.mjs", "run", "test/multi-process-queue.test.ts"], { encoding: "utf8", env: { HOME: process.env.HOME ?? "", PATH: bin, ...env } });
+        spawnSync(process.execPath, ["node_modules/vitest/vitest.mjs", "run", "test/multi-process-queue.test.ts"], {
+          encoding: "utf8",
+          env: { HOME: process.env.HOME ?? "", PATH: bin, ...env },
+        });
       const skipped = vitest({});
       expect(skipped.status).toBe(0);
-      expect(`${skipped.stdout}${skipped.stderr}`).toContain("Skipping the Redis tests: redis-server is not installed (`apt-get install redis-server` to run them).");
+      expect(`${skipped.stdout}${skipped.stderr}`).toContain(
+        "Skipping the Redis tests: redis-server is not installed (`apt-get install redis-server` to run them).",
+      );
       const required = vitest({ REQUIRE_REDIS: "1" });
       expect(required.status).not.toBe(0);
       expect(`${required.stdout}${required.stderr}`).toContain("REQUIRE_REDIS=1 but redis-server is not installed");

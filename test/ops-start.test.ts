@@ -23,10 +23,16 @@ describe("node dist/main.js", () => {
   it("starts in console mode, answers through the real tools, and exits 0 on /quit", async () => {
     const folder = await temporaryFolder();
     try {
-      const flags = (JSON.parse(readFileSync("package.json", "utf8")).scripts["start:prod"] as string).split(/\s+/).filter((word) => word.startsWith("--"));
+      const flags = (JSON.parse(readFileSync("package.json", "utf8")).scripts["start:prod"] as string)
+        .split(/\s+/)
+        .filter((word) => word.startsWith("--"));
       const child = spawn(process.execPath, [...flags, join(process.cwd(), "dist/main.js")], {
         cwd: folder.path,
-        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", STORE_URL: `sqlite://${join(folder.path, "data", "bot.sqlite")}` },
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: process.env.HOME ?? "",
+          STORE_URL: `sqlite://${join(folder.path, "data", "bot.sqlite")}`,
+        },
       });
       let out = "";
       child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));

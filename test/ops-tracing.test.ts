@@ -28,7 +28,12 @@ async function traced(model: ScriptedModel) {
   const observer = tracingObserver(provider.getTracer("test"), { agentName: "guarded-agent", modelName: "gpt-4o-mini" });
   const service = createAgentService({ config, model, store, logger: silentLogger, observers: [observer] });
   service.registerSurfaceTools("console", [noteTool().tool]);
-  cleanups.push(() => folder.remove(), () => store.close(), () => service.close(), () => provider.shutdown());
+  cleanups.push(
+    () => folder.remove(),
+    () => store.close(),
+    () => service.close(),
+    () => provider.shutdown(),
+  );
   return { service, spans: () => exporter.getFinishedSpans(), observer };
 }
 
@@ -63,7 +68,11 @@ describe("GenAI traces", () => {
     for (const chat of chats) {
       expect(parentOf(chat)).toBe(run!.spanContext().spanId);
       expect(chat.spanContext().traceId).toBe(run!.spanContext().traceId);
-      expect(chat.attributes).toMatchObject({ "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o-mini", "gen_ai.conversation.id": "console:traced" });
+      expect(chat.attributes).toMatchObject({
+        "gen_ai.operation.name": "chat",
+        "gen_ai.request.model": "gpt-4o-mini",
+        "gen_ai.conversation.id": "console:traced",
+      });
     }
     expect(chats[0]!.attributes).toMatchObject({ "gen_ai.usage.input_tokens": 100, "gen_ai.usage.output_tokens": 12 });
     expect(chats[1]!.attributes).toMatchObject({ "gen_ai.usage.input_tokens": 130, "gen_ai.usage.output_tokens": 3 });
@@ -72,7 +81,11 @@ describe("GenAI traces", () => {
     expect(otherTools).toEqual([]);
     expect(tool!.name).toBe("execute_tool calculator");
     expect(parentOf(tool!)).toBe(run!.spanContext().spanId);
-    expect(tool!.attributes).toMatchObject({ "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "calculator", "gen_ai.conversation.id": "console:traced" });
+    expect(tool!.attributes).toMatchObject({
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": "calculator",
+      "gen_ai.conversation.id": "console:traced",
+    });
     // The tool ran between the first model call's end and the second's start. The SDK anchors each
     // span to Date.now() when it starts, so times of different spans agree only to about a millisecond.
     const ms = (time: [number, number]) => time[0] * 1e3 + time[1] / 1e6;
@@ -87,16 +100,24 @@ describe("GenAI traces", () => {
     const { service, spans } = await traced(new ScriptedModel([repeat, repeat, repeat], { whenExhausted: { text: "summary" } }));
     await service.ask({ origin: originFor(), text: "loop" }, () => {});
     const [run] = named(spans(), "invoke_agent");
-    expect(run!.events.map((event) => [event.name, event.attributes?.["agent_bot.guard.name"]])).toContainEqual(["guard_tripped", "repeat"]);
+    expect(run!.events.map((event) => [event.name, event.attributes?.["agent_bot.guard.name"]])).toContainEqual([
+      "guard_tripped",
+      "repeat",
+    ]);
     expect(run!.attributes["agent_bot.run.outcome"]).toBe("stopped");
     const outcomes = named(spans(), "execute_tool").map((span) => [span.attributes["agent_bot.tool.outcome"], span.status.code]);
     expect(outcomes).toContainEqual(["repeated", 2]);
   });
 
   it("a paused run ends its span with the approval as an event; the resumed run is a new span on the same conversation", async () => {
-    const { service, spans } = await traced(new ScriptedModel([{ calls: [{ name: "post_note", args: { text: "hi" } }] }, { text: "posted" }]));
+    const { service, spans } = await traced(
+      new ScriptedModel([{ calls: [{ name: "post_note", args: { text: "hi" } }] }, { text: "posted" }]),
+    );
     const paused = (await service.ask({ origin: originFor(), text: "post" }, () => {})) as Extract<RunOutcome, { status: "paused" }>;
-    await service.decide({ runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, () => {});
+    await service.decide(
+      { runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      () => {},
+    );
     const runs = named(spans(), "invoke_agent");
     expect(runs.map((span) => span.attributes["agent_bot.run.start"])).toEqual(["new", "resumed"]);
     expect(runs[0]!.events.map((event) => event.name)).toContain("approval_needed");
@@ -110,10 +131,16 @@ describe("GenAI traces", () => {
     const exporter = new InMemorySpanExporter();
     const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
     const observer = tracingObserver(provider.getTracer("test"), { agentName: "a", modelName: "m" });
-    const run = observeRun([observer], silentLogger, { runId: "r", origin: originFor(), how: "new" }, () => {}, async (sink) => {
-      sink({ type: "step_started", runId: "r", step: 1 });
-      throw new Error("bug");
-    });
+    const run = observeRun(
+      [observer],
+      silentLogger,
+      { runId: "r", origin: originFor(), how: "new" },
+      () => {},
+      async (sink) => {
+        sink({ type: "step_started", runId: "r", step: 1 });
+        throw new Error("bug");
+      },
+    );
     await expect(run).rejects.toThrow("bug");
     const finished = exporter.getFinishedSpans();
     expect(finished.map((span) => [span.name, span.status.code])).toEqual([
@@ -125,7 +152,9 @@ describe("GenAI traces", () => {
   it("loads no OpenTelemetry SDK unless OTEL_EXPORTER_OTLP_ENDPOINT is set, and refuses a value that is not a URL", async () => {
     expect(await startOtlpTracing({})).toBeUndefined();
     expect(loadConfig({}).otlpEndpoint).toBeUndefined();
-    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" })).toThrow(/^OTEL_EXPORTER_OTLP_ENDPOINT: expects an http\(s\) URL/);
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" })).toThrow(
+      /^OTEL_EXPORTER_OTLP_ENDPOINT: expects an http\(s\) URL/,
+    );
   });
 
   it("exports the spans over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT", async () => {
@@ -134,11 +163,13 @@ describe("GenAI traces", () => {
     const posted = new Promise<void>((resolve) => (arrived = resolve));
     const collector = createServer((request, response) => {
       const chunks: Buffer[] = [];
-      request.on("data", (chunk: Buffer) => chunks.push(chunk)).on("end", () => {
-        received.push({ path: request.url ?? "", type: request.headers["content-type"] ?? "", bytes: Buffer.concat(chunks).length });
-        response.writeHead(200, { "Content-Type": "application/json" }).end("{}");
-        arrived();
-      });
+      request
+        .on("data", (chunk: Buffer) => chunks.push(chunk))
+        .on("end", () => {
+          received.push({ path: request.url ?? "", type: request.headers["content-type"] ?? "", bytes: Buffer.concat(chunks).length });
+          response.writeHead(200, { "Content-Type": "application/json" }).end("{}");
+          arrived();
+        });
     });
     await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", resolve));
     cleanups.push(() => new Promise((resolve) => collector.close(resolve)));
@@ -147,9 +178,19 @@ describe("GenAI traces", () => {
     const tracing = await startOtlpTracing(process.env);
     expect(tracing).toBeDefined();
     const observer = tracingObserver(tracing!.tracer, { agentName: "a", modelName: "m" });
-    await observeRun([observer], silentLogger, { runId: "r", origin: originFor(), how: "new" }, () => {}, async (sink) => {
-      sink({ type: "final", runId: "r", outcome: { status: "answered", runId: "r", answer: "ok", steps: [], usage: { promptTokens: 1, completionTokens: 1 } } });
-    });
+    await observeRun(
+      [observer],
+      silentLogger,
+      { runId: "r", origin: originFor(), how: "new" },
+      () => {},
+      async (sink) => {
+        sink({
+          type: "final",
+          runId: "r",
+          outcome: { status: "answered", runId: "r", answer: "ok", steps: [], usage: { promptTokens: 1, completionTokens: 1 } },
+        });
+      },
+    );
     await tracing!.shutdown();
     await posted;
     expect(received[0]).toMatchObject({ path: "/v1/traces" });

@@ -110,7 +110,8 @@ describe("run queue", () => {
         const key = `k${index % 7}`;
         return queue.run(key, async () => {
           await settle();
-          (seen[key] ??= []).push(index);
+          seen[key] ??= [];
+          seen[key].push(index);
         });
       }),
     );

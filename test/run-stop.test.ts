@@ -72,7 +72,10 @@ describe("Stop", () => {
     const service = await process(storeUrl());
     const run = startRun(service);
     const runId = await run.runId;
-    expect(await service.stop({ runId, stoppedBy: { id: "mallory" }, isApprover: false })).toEqual({ kind: "not_allowed", requester: { id: "alice", name: "Alice" } });
+    expect(await service.stop({ runId, stoppedBy: { id: "mallory" }, isApprover: false })).toEqual({
+      kind: "not_allowed",
+      requester: { id: "alice", name: "Alice" },
+    });
     expect(await service.stop({ runId, stoppedBy: { id: "boss", name: "Boss" }, isApprover: true })).toEqual({ kind: "stopping" });
     expect(await run.outcome).toMatchObject({ stop: { sentence: "Stopped by Boss." } });
     expect(await service.stop({ runId, stoppedBy: { id: "alice" }, isApprover: false })).toEqual({ kind: "not_running" });
@@ -101,22 +104,30 @@ describe("Stop", () => {
       name: "gpt-4o-mini",
       complete: (request, signal) => {
         calls += 1;
-        if (calls === 1) return Promise.resolve({ content: null, toolCalls: [{ id: "call_1", name: "post_note", arguments: '{"text":"hello"}' }] });
+        if (calls === 1)
+          return Promise.resolve({ content: null, toolCalls: [{ id: "call_1", name: "post_note", arguments: '{"text":"hello"}' }] });
         return hangingModel.complete(request, signal);
       },
     };
     const service = await process(storeUrl(), model, [postNote]);
     const paused = await service.ask({ origin, text: "post hello" }, () => {});
     if (paused.status !== "paused") throw new Error("expected the run to wait for approval");
-    const decided = service.decide({ runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: origin.requester, isApprover: false }, () => {});
+    const decided = service.decide(
+      { runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: origin.requester, isApprover: false },
+      () => {},
+    );
     await writing;
-    expect(await service.stop({ runId: paused.runId, stoppedBy: { id: "alice", name: "Alice" }, isApprover: false })).toEqual({ kind: "stopping" });
+    expect(await service.stop({ runId: paused.runId, stoppedBy: { id: "alice", name: "Alice" }, isApprover: false })).toEqual({
+      kind: "stopping",
+    });
     release();
     const result = await decided;
     expect(posted).toEqual(["hello"]);
     if (result.kind !== "resumed" || !result.outcome) throw new Error(`expected the run to go on, got ${result.kind}`);
     expect(result.outcome).toMatchObject({ status: "answered", stop: { guard: "stopped", sentence: "Stopped by Alice." } });
-    expect(result.outcome.steps.flatMap((step) => step.calls)).toMatchObject([{ tool: "post_note", outcome: "ok", result: "posted: hello" }]);
+    expect(result.outcome.steps.flatMap((step) => step.calls)).toMatchObject([
+      { tool: "post_note", outcome: "ok", result: "posted: hello" },
+    ]);
   });
 });
 
@@ -129,7 +140,10 @@ describeWithRedis("Stop across processes", () => {
       const run = startRun(running);
       const runId = await run.runId;
       const clicked = performance.now();
-      expect(await other.stop({ runId, stoppedBy: { id: "mallory" }, isApprover: false })).toEqual({ kind: "not_allowed", requester: { id: "alice", name: "Alice" } });
+      expect(await other.stop({ runId, stoppedBy: { id: "mallory" }, isApprover: false })).toEqual({
+        kind: "not_allowed",
+        requester: { id: "alice", name: "Alice" },
+      });
       expect(await other.stop({ runId, stoppedBy: { id: "alice", name: "Alice" }, isApprover: false })).toEqual({ kind: "stopping" });
       expect(await run.outcome).toMatchObject({ stop: { guard: "stopped", sentence: "Stopped by Alice." } });
       expect(performance.now() - clicked).toBeLessThan(2_000);

@@ -25,13 +25,33 @@ describe("checkpoint store", () => {
     const store = mapStore();
     const checkpoints = createCheckpointStore(store);
     const writer = checkpoints.writer("run1");
-    const messages: ChatMessage[] = [{ role: "system", content: "s" }, { role: "user", content: "q" }];
+    const messages: ChatMessage[] = [
+      { role: "system", content: "s" },
+      { role: "user", content: "q" },
+    ];
     const steps: StepRecord[] = [];
     for (let index = 1; index <= 3; index++) {
       const callId = `c${index}`;
-      messages.push({ role: "assistant", content: null, toolCalls: [{ id: callId, name: "calc", arguments: "{}" }] }, { role: "tool", toolCallId: callId, content: `observed ${index}` });
+      messages.push(
+        { role: "assistant", content: null, toolCalls: [{ id: callId, name: "calc", arguments: "{}" }] },
+        { role: "tool", toolCallId: callId, content: `observed ${index}` },
+      );
       const full = index === 2 ? "a much longer result than the model saw" : `observed ${index}`;
-      steps.push({ ...step(index), calls: [{ callId, tool: "calc", args: "{}", signature: "calc#1", outcome: "ok", result: full, observation: `observed ${index}`, durationMs: 1 }] });
+      steps.push({
+        ...step(index),
+        calls: [
+          {
+            callId,
+            tool: "calc",
+            args: "{}",
+            signature: "calc#1",
+            outcome: "ok",
+            result: full,
+            observation: `observed ${index}`,
+            durationMs: 1,
+          },
+        ],
+      });
       await writer.save(state(messages, steps));
     }
     const parts = [...store.data.entries()].filter(([key]) => key.startsWith("checkpoint:run1:"));
@@ -48,7 +68,10 @@ describe("checkpoint store", () => {
     const store = mapStore();
     const checkpoints = createCheckpointStore(store);
     const writer = checkpoints.writer("run1");
-    const before: ChatMessage[] = [{ role: "user", content: "long" }, { role: "assistant", content: "x" }];
+    const before: ChatMessage[] = [
+      { role: "user", content: "long" },
+      { role: "assistant", content: "x" },
+    ];
     await writer.save(state(before, [step(1)]));
     const folded: ChatMessage[] = [{ role: "user", content: "short" }];
     await writer.save(state(folded, [step(1)]));

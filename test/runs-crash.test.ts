@@ -27,7 +27,9 @@ afterEach(async () => {
 });
 
 const toolResults = (request: RecordedRequest): string[] =>
-  (request.body.messages as Array<{ role: string; content: string }>).filter((message) => message.role === "tool").map((message) => message.content);
+  (request.body.messages as Array<{ role: string; content: string }>)
+    .filter((message) => message.role === "tool")
+    .map((message) => message.content);
 const allText = (request: RecordedRequest): string => JSON.stringify(request.body.messages);
 
 async function bot(options: { storeUrl: string; port: number; env?: Record<string, string> }): Promise<BotProcess> {
@@ -67,9 +69,11 @@ describe("a run survives kill -9", () => {
     expect(slack.callsTo("chat.postMessage").filter((call) => call.args.text === "The sums are 2, 4 and 6.")).toHaveLength(0);
 
     const second = await bot({ storeUrl, port });
-    const answer = await slack.waitForCall("chat.postMessage", (call) => call.args.text === "The sums are 2, 4 and 6.", 20_000).catch((error: Error) => {
-      throw new Error(`${error.message}\nfirst:\n${first.logs()}\nsecond:\n${second.logs()}`);
-    });
+    const answer = await slack
+      .waitForCall("chat.postMessage", (call) => call.args.text === "The sums are 2, 4 and 6.", 20_000)
+      .catch((error: Error) => {
+        throw new Error(`${error.message}\nfirst:\n${first.logs()}\nsecond:\n${second.logs()}`);
+      });
     expect(answer.args).toMatchObject({ channel: "C0GENERAL", thread_ts: "1700100000.000100" });
     // The first request after the restart already carries steps 1 and 2; no request asks for them again.
     expect(toolResults(model.requests[3]!)).toEqual(["2", "4"]);
@@ -84,26 +88,49 @@ describe("a run survives kill -9", () => {
     const port = await freePort();
     const THREAD = "1700200000.000100";
     const script = (request: RecordedRequest) => {
-      if (toolResults(request).length === 0) return toolCallReply([{ name: "post_message", args: { channel: "C0RANDOM", text: "Standup moved" }, id: "w1" }]);
-      return textReply(allText(request).includes("outcome of this write is unknown") ? "I can't tell whether it was posted; please check #random." : "Posted.");
+      if (toolResults(request).length === 0)
+        return toolCallReply([{ name: "post_message", args: { channel: "C0RANDOM", text: "Standup moved" }, id: "w1" }]);
+      return textReply(
+        allText(request).includes("outcome of this write is unknown")
+          ? "I can't tell whether it was posted; please check #random."
+          : "Posted.",
+      );
     };
     model.enqueue(...Array.from({ length: 10 }, () => script));
 
     const first = await bot({ storeUrl, port });
     await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> tell #random the standup moved`, ts: THREAD }));
-    const approval = await slack.waitForCall("chat.postMessage", (call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION), 15_000);
+    const approval = await slack.waitForCall(
+      "chat.postMessage",
+      (call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION),
+      15_000,
+    );
     const message = slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
-    const actions = (approval.args.blocks as Array<{ type: string; elements?: Array<{ value?: string }> }>).find((block) => block.type === "actions")!;
+    const actions = (approval.args.blocks as Array<{ type: string; elements?: Array<{ value?: string }> }>).find(
+      (block) => block.type === "actions",
+    )!;
     slack.fail("chat.postMessage", { hang: true });
     await postInteraction(
       first.eventsUrl,
-      blockActionPayload({ user: "U0ALICE", actionId: APPROVE_ACTION, value: actions.elements![0]!.value!, channel: "C0GENERAL", messageTs: message.ts, threadTs: THREAD, blocks: message.blocks ?? [] }),
+      blockActionPayload({
+        user: "U0ALICE",
+        actionId: APPROVE_ACTION,
+        value: actions.elements![0]!.value!,
+        channel: "C0GENERAL",
+        messageTs: message.ts,
+        threadTs: THREAD,
+        blocks: message.blocks ?? [],
+      }),
     );
     await slack.waitForCall("chat.postMessage", (call) => call.args.channel === "C0RANDOM", 15_000);
     await kill9(first);
 
     await bot({ storeUrl, port });
-    await slack.waitForCall("chat.postMessage", (call) => call.args.text === "I can't tell whether it was posted; please check #random.", 20_000);
+    await slack.waitForCall(
+      "chat.postMessage",
+      (call) => call.args.text === "I can't tell whether it was posted; please check #random.",
+      20_000,
+    );
     expect(slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
     expect(allText(model.requests[model.requests.length - 1]!)).toContain("the outcome of this write is unknown");
     const shown = JSON.stringify(slack.calls.filter((call) => call.args.channel === "C0GENERAL").map((call) => call.args));
@@ -137,13 +164,17 @@ function isRunning(pid: number): boolean {
 /** Each conversation: one calculator step that takes `delayMs`, then the answer naming its question. */
 function slowTwoStepScript(delayMs: number) {
   return (request: RecordedRequest) => {
-    const question = (request.body.messages as Array<{ role: string; content: string }>).filter((message) => message.role === "user").pop()!.content;
-    if (toolResults(request).length === 0) return { ...toolCallReply([{ name: "calculator", args: { expression: "6*7" }, id: "c1" }]), delayMs };
+    const question = (request.body.messages as Array<{ role: string; content: string }>)
+      .filter((message) => message.role === "user")
+      .pop()!.content;
+    if (toolResults(request).length === 0)
+      return { ...toolCallReply([{ name: "calculator", args: { expression: "6*7" }, id: "c1" }]), delayMs };
     return textReply(`answer for ${question.trim()}`);
   };
 }
 
-const answersFor = (questions: readonly string[]) => questions.map((question) => slack.callsTo("chat.postMessage").filter((call) => call.args.text === `answer for ${question}`).length);
+const answersFor = (questions: readonly string[]) =>
+  questions.map((question) => slack.callsTo("chat.postMessage").filter((call) => call.args.text === `answer for ${question}`).length);
 
 describe("graceful shutdown", () => {
   for (const viaNpm of [false, true]) {
@@ -152,10 +183,24 @@ describe("graceful shutdown", () => {
       const port = await freePort();
       model.enqueue(...Array.from({ length: 200 }, () => slowTwoStepScript(1_000)));
       const questions = Array.from({ length: 60 }, (_, index) => `question ${index + 1}`);
-      const first = await startBot({ slackApiUrl: slack.apiUrl, openaiBaseUrl: model.baseUrl, storeUrl, port, env: { MAX_CONCURRENT_RUNS: "10" }, viaNpm });
+      const first = await startBot({
+        slackApiUrl: slack.apiUrl,
+        openaiBaseUrl: model.baseUrl,
+        storeUrl,
+        port,
+        env: { MAX_CONCURRENT_RUNS: "10" },
+        viaNpm,
+      });
       bots.push(first);
       for (const [index, question] of questions.entries()) {
-        expect((await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> ${question}`, ts: `1700300000.${String(index).padStart(6, "0")}` }))).status).toBe(200);
+        expect(
+          (
+            await postEvent(
+              first.eventsUrl,
+              mentionEvent({ text: `<@${BOT_USER_ID}> ${question}`, ts: `1700300000.${String(index).padStart(6, "0")}` }),
+            )
+          ).status,
+        ).toBe(200);
       }
       await model.waitForRequests(10, 15_000);
       const signalled = performance.now();
@@ -169,7 +214,12 @@ describe("graceful shutdown", () => {
       expect(answersFor(questions).filter((count) => count > 0).length).toBeLessThan(60);
 
       const second = await bot({ storeUrl, port });
-      await until(() => answersFor(questions).every((count) => count >= 1), `all 60 answers; got ${answersFor(questions).filter(Boolean).length}\n${second.logs().slice(-3000)}`, 40_000, 100);
+      await until(
+        () => answersFor(questions).every((count) => count >= 1),
+        `all 60 answers; got ${answersFor(questions).filter(Boolean).length}\n${second.logs().slice(-3000)}`,
+        40_000,
+        100,
+      );
       second.child.kill("SIGTERM");
       await second.exited;
       expect(answersFor(questions)).toEqual(questions.map(() => 1));
@@ -188,7 +238,14 @@ describe("npm start without the process group", () => {
     const botPid = (JSON.parse(readFileSync(`${folder.path}/bot.sqlite.owner`, "utf8")) as { pid: number }).pid;
     try {
       for (const [index, question] of questions.entries()) {
-        expect((await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> ${question}`, ts: `1700310000.${String(index).padStart(6, "0")}` }))).status).toBe(200);
+        expect(
+          (
+            await postEvent(
+              first.eventsUrl,
+              mentionEvent({ text: `<@${BOT_USER_ID}> ${question}`, ts: `1700310000.${String(index).padStart(6, "0")}` }),
+            )
+          ).status,
+        ).toBe(200);
       }
       await model.waitForRequests(3, 15_000);
       first.child.kill("SIGTERM");

@@ -7,7 +7,11 @@ import { startDiscordHarness, waitUntil } from "./support/fake-discord-harness.j
 
 it("a mention that arrives while the adapter stops is recorded, not dropped", async () => {
   let open: () => void = () => {};
-  const harness = await startDiscordHarness({ script: [say("First.")], whenExhausted: say("Second."), gate: new Promise<void>((resolve) => (open = resolve)) });
+  const harness = await startDiscordHarness({
+    script: [say("First.")],
+    whenExhausted: say("Second."),
+    gate: new Promise<void>((resolve) => (open = resolve)),
+  });
   const { fake: discord, alice, bob } = harness;
   const asked = discord.slashCommand("ask", alice, { values: { question: "slow one" } });
   await discord.waitForCall("POST", new RegExp(`^/interactions/${asked.id}/`));

@@ -88,7 +88,10 @@ describe("Slack acks a message only once it is recorded", () => {
   it("HTTP mode: the 200 waits for the intake record", async () => {
     const bot = await startBot("http");
     let acked = false;
-    const ack = postEvent(`http://127.0.0.1:${bot.adapter.port}/slack/events`, mentionEvent({ text: `<@${BOT_USER_ID}> hello?`, ts: QUESTION_TS })).then((response) => {
+    const ack = postEvent(
+      `http://127.0.0.1:${bot.adapter.port}/slack/events`,
+      mentionEvent({ text: `<@${BOT_USER_ID}> hello?`, ts: QUESTION_TS }),
+    ).then((response) => {
       acked = true;
       return response;
     });

@@ -33,7 +33,13 @@ async function startRole(role: "ingress" | "worker"): Promise<{ bot: BotProcess;
   models.push(model);
   model.enqueue(textReply(`answered by the ${role}`));
   const port = await freePort();
-  const bot = await startBot({ slackApiUrl: slack.apiUrl, openaiBaseUrl: model.baseUrl, storeUrl: redis.url, port, env: { BOT_ROLE: role } });
+  const bot = await startBot({
+    slackApiUrl: slack.apiUrl,
+    openaiBaseUrl: model.baseUrl,
+    storeUrl: redis.url,
+    port,
+    env: { BOT_ROLE: role },
+  });
   bots.push(bot);
   return { bot, model, port };
 }
@@ -43,11 +49,17 @@ describeWithRedis("BOT_ROLE", () => {
     const worker = await startRole("worker");
     const ingress = await startRole("ingress");
 
-    const refused = await postEvent(worker.bot.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> to the worker`, ts: "1700600000.000100" }));
+    const refused = await postEvent(
+      worker.bot.eventsUrl,
+      mentionEvent({ text: `<@${BOT_USER_ID}> to the worker`, ts: "1700600000.000100" }),
+    );
     expect(refused.status).toBe(404);
     expect((await fetch(`http://127.0.0.1:${worker.port}/healthz`)).status).toBe(200);
 
-    const acked = await postEvent(ingress.bot.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> to the ingress`, ts: "1700600001.000100" }));
+    const acked = await postEvent(
+      ingress.bot.eventsUrl,
+      mentionEvent({ text: `<@${BOT_USER_ID}> to the ingress`, ts: "1700600001.000100" }),
+    );
     expect(acked.status).toBe(200);
     const answer = await slack.waitForCall("chat.postMessage", (call) => String(call.args.text ?? "").startsWith("answered by"), 30_000);
     expect(answer.args).toMatchObject({ text: "answered by the worker", thread_ts: "1700600001.000100" });

@@ -22,19 +22,28 @@ async function sqliteUrl(): Promise<string> {
   return `sqlite://${folder.path}/runs.sqlite`;
 }
 
-const origin = (conversation: string): TaskOrigin => ({ surface: "console", conversationKey: `console:${conversation}`, requester: { id: "alice" }, place: {} });
-const lastUser = (request: ModelRequest) => String([...request.messages].reverse().find((message) => message.role === "user")?.content ?? "");
+const origin = (conversation: string): TaskOrigin => ({
+  surface: "console",
+  conversationKey: `console:${conversation}`,
+  requester: { id: "alice" },
+  place: {},
+});
+const lastUser = (request: ModelRequest) =>
+  String([...request.messages].reverse().find((message) => message.role === "user")?.content ?? "");
 
 /** Records what the runner shows for each conversation, in order. */
 function shown(harness: ServiceHarness): Array<{ conversationKey: string; outcome: RunOutcome; at: number }> {
   const seen: Array<{ conversationKey: string; outcome: RunOutcome; at: number }> = [];
-  harness.service.registerPresenter("console", (from): RunPresenter => ({
-    sink: () => {},
-    finish: async (outcome) => void seen.push({ conversationKey: from.conversationKey, outcome, at: performance.now() }),
-    fail: async (error) => {
-      throw error;
-    },
-  }));
+  harness.service.registerPresenter(
+    "console",
+    (from): RunPresenter => ({
+      sink: () => {},
+      finish: async (outcome) => void seen.push({ conversationKey: from.conversationKey, outcome, at: performance.now() }),
+      fail: async (error) => {
+        throw error;
+      },
+    }),
+  );
   return seen;
 }
 
@@ -85,7 +94,9 @@ describe("intake records", () => {
 describe("checkpoints", () => {
   it("a checkpoint that fails to parse ends that run with a plain reply, and the others go on", async () => {
     const storeUrl = await sqliteUrl();
-    const hanging = new ScriptedModel([call("calculator", { expression: "1+1" }, "a1"), call("calculator", { expression: "2+2" }, "b1")], { whenExhausted: { never: true } });
+    const hanging = new ScriptedModel([call("calculator", { expression: "1+1" }, "a1"), call("calculator", { expression: "2+2" }, "b1")], {
+      whenExhausted: { never: true },
+    });
     const first = await service(hanging, storeUrl);
     await first.service.submit({ origin: origin("bad"), text: "first" }, "bad-1");
     await first.service.submit({ origin: origin("good"), text: "second" }, "good-1");
@@ -99,7 +110,10 @@ describe("checkpoints", () => {
     await second.service.recover();
     await until(() => seen.length === 2, "both conversations to get a reply");
     const byConversation = Object.fromEntries(seen.map((item) => [item.conversationKey, item.outcome]));
-    expect(byConversation["console:bad"]).toMatchObject({ status: "answered", answer: expect.stringContaining("its saved progress could not be read") });
+    expect(byConversation["console:bad"]).toMatchObject({
+      status: "answered",
+      answer: expect.stringContaining("its saved progress could not be read"),
+    });
     expect(byConversation["console:good"]).toMatchObject({ status: "answered", answer: "finished" });
     expect(model.requests).toHaveLength(1);
   });
@@ -119,7 +133,8 @@ describe("the run slots", () => {
     });
     const harness = await service(model, await sqliteUrl(), { MAX_CONCURRENT_RUNS: "2" });
     const seen = shown(harness);
-    for (let index = 0; index < 6; index++) await harness.service.submit({ origin: origin(`slot-${index}`), text: `q${index}` }, `slot-${index}`);
+    for (let index = 0; index < 6; index++)
+      await harness.service.submit({ origin: origin(`slot-${index}`), text: `q${index}` }, `slot-${index}`);
     await until(() => seen.length === 6, "all six answers");
     expect(most).toBe(2);
   });
@@ -155,7 +170,11 @@ describe("after the answer", () => {
     const { mapStore } = await import("./support/map-store.js");
     const real = mapStore();
     let failures = 3;
-    const flaky = { ...real, set: async (key: string, value: unknown, ttl?: number) => (key.startsWith("history:") && failures-- > 0 ? Promise.reject(new Error("store down")) : real.set(key, value, ttl)) };
+    const flaky = {
+      ...real,
+      set: async (key: string, value: unknown, ttl?: number) =>
+        key.startsWith("history:") && failures-- > 0 ? Promise.reject(new Error("store down")) : real.set(key, value, ttl),
+    };
     const model = new ScriptedModel([], { whenExhausted: (request) => ({ text: `answer to ${lastUser(request)}` }) });
     const config = loadConfig({ STORE_URL: await sqliteUrl(), MEMORY_EXTRACT_FACTS: "false" });
     const agent = createAgentService({ config, model, store: flaky, logger: silentLogger });
@@ -177,7 +196,11 @@ describe("a decision claimed but never applied (crash between the claim and the 
     open.push(first);
     const paused = await first.service.ask({ origin: origin("stranded"), text: "post it" }, () => {});
     if (paused.status !== "paused") throw new Error(paused.status);
-    await first.store.setIfAbsent(`approval:decision:${paused.runId}:${paused.pending.callId}`, { decision: "approve", decidedBy: { id: "alice" }, at: Date.now() });
+    await first.store.setIfAbsent(`approval:decision:${paused.runId}:${paused.pending.callId}`, {
+      decision: "approve",
+      decidedBy: { id: "alice" },
+      at: Date.now(),
+    });
     await first.service.close(100);
 
     const second = await startService({ model: new ScriptedModel([say("Posted it.")]), storeUrl, tools: [note.tool] });
@@ -187,7 +210,12 @@ describe("a decision claimed but never applied (crash between the claim and the 
     await until(() => seen.length === 1, "the resumed run's answer");
     expect(seen[0]!.outcome).toMatchObject({ status: "answered", answer: "Posted it." });
     expect(note.posted).toEqual(["hello"]);
-    expect(await second.service.decide({ runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false }, () => {})).toMatchObject({ kind: "already_decided" });
+    expect(
+      await second.service.decide(
+        { runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+        () => {},
+      ),
+    ).toMatchObject({ kind: "already_decided" });
   });
 });
 
@@ -195,7 +223,9 @@ describe("a write allowed by policy, interrupted while it ran", () => {
   it("is not run again; the model, the live trace and the final steps show its unknown outcome", async () => {
     const storeUrl = await sqliteUrl();
     const posted: string[] = [];
-    const hangingWrite = { ...(await import("./support/service-harness.js")).noteTool().tool, execute: async ({ text }: { text: string }) => {
+    const hangingWrite = {
+      ...(await import("./support/service-harness.js")).noteTool().tool,
+      execute: async ({ text }: { text: string }) => {
         posted.push(text);
         return new Promise<string>(() => {});
       },
@@ -212,13 +242,24 @@ describe("a write allowed by policy, interrupted while it ran", () => {
     second.service.registerSurfaceTools("console", [hangingWrite]);
     const events: AgentEvent[] = [];
     const seen: RunOutcome[] = [];
-    second.service.registerPresenter("console", (): RunPresenter => ({ sink: (event) => events.push(event), finish: async (outcome) => void seen.push(outcome), fail: async () => {} }));
+    second.service.registerPresenter(
+      "console",
+      (): RunPresenter => ({
+        sink: (event) => events.push(event),
+        finish: async (outcome) => void seen.push(outcome),
+        fail: async () => {},
+      }),
+    );
     await second.service.recover();
     await until(() => seen.length === 1, "the answer");
     expect(posted).toEqual(["standup moved"]);
-    expect(seen[0]!.steps.flatMap((step) => step.calls)).toMatchObject([{ callId: "w1", tool: "post_note", outcome: "error", observation: expect.stringContaining(UNKNOWN_OUTCOME) }]);
+    expect(seen[0]!.steps.flatMap((step) => step.calls)).toMatchObject([
+      { callId: "w1", tool: "post_note", outcome: "error", observation: expect.stringContaining(UNKNOWN_OUTCOME) },
+    ]);
     expect(events.filter((event) => event.type === "tool_result")).toMatchObject([{ call: { callId: "w1", outcome: "error" } }]);
-    expect(model.requests[0]!.messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual([expect.stringContaining(UNKNOWN_OUTCOME)]);
+    expect(model.requests[0]!.messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual([
+      expect.stringContaining(UNKNOWN_OUTCOME),
+    ]);
   });
 });
 
@@ -263,7 +304,10 @@ describe("a run whose store failed under it", () => {
       storeUrl: await sqliteUrl(),
       wrapStore: (real) => ({
         ...real,
-        set: async (key, value, ttl) => (key.startsWith("intake:") && (value as { state?: string }).state === "running" && failures-- > 0 ? Promise.reject(new Error("store down")) : real.set(key, value, ttl)),
+        set: async (key, value, ttl) =>
+          key.startsWith("intake:") && (value as { state?: string }).state === "running" && failures-- > 0
+            ? Promise.reject(new Error("store down"))
+            : real.set(key, value, ttl),
       }),
     });
     open.push(harness);

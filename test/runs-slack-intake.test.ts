@@ -22,13 +22,20 @@ afterEach(async () => {
 const ROOT = "1700300000.000100";
 const QUESTION = "1700300002.000100";
 const answering = () => new ScriptedModel([], { whenExhausted: { text: "Here is what the thread says." } });
-const threadText = (request: ModelRequest) => request.messages.filter((message) => message.role === "user").map((message) => message.content);
+const threadText = (request: ModelRequest) =>
+  request.messages.filter((message) => message.role === "user").map((message) => message.content);
 
 async function threadWithQuestion(model: ScriptedModel): Promise<SlackHarness> {
   const harness = await startSlackHarness({ model });
   open.push(harness);
   harness.fake.addMessage({ channel: "C0GENERAL", ts: ROOT, user: "U0BOB", text: "the deploy failed at 09:12" });
-  harness.fake.addMessage({ channel: "C0GENERAL", ts: "1700300001.000100", thread_ts: ROOT, user: "U0CAROL", text: "the disk is full on web-3" });
+  harness.fake.addMessage({
+    channel: "C0GENERAL",
+    ts: "1700300001.000100",
+    thread_ts: ROOT,
+    user: "U0CAROL",
+    text: "the disk is full on web-3",
+  });
   return harness;
 }
 
@@ -40,13 +47,19 @@ describe("Slack intake", () => {
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> what went wrong?`, ts: QUESTION, thread_ts: ROOT }));
     await harness.fake.waitForCall("conversations.replies");
     // The thread read is still in flight, and the message is already recorded.
-    expect(await harness.store.get(`intake:${intakeIdFor("slack", `C0GENERAL:${QUESTION}`)}`)).toMatchObject({ state: expect.stringMatching(/received|running/) });
+    expect(await harness.store.get(`intake:${intakeIdFor("slack", `C0GENERAL:${QUESTION}`)}`)).toMatchObject({
+      state: expect.stringMatching(/received|running/),
+    });
 
     // The process stops with the read in flight; the next one takes the message up and reads the thread itself.
     await harness.service.close(20);
     await harness.restart();
     await harness.service.recover();
-    await harness.fake.waitForCall("chat.postMessage", (call) => call.args.text === "Here is what the thread says." && call.args.thread_ts === ROOT, 10_000);
+    await harness.fake.waitForCall(
+      "chat.postMessage",
+      (call) => call.args.text === "Here is what the thread says." && call.args.thread_ts === ROOT,
+      10_000,
+    );
     expect(harness.fake.callsTo("chat.postMessage").filter((call) => call.args.text === "Here is what the thread says.")).toHaveLength(1);
     expect(model.requests).toHaveLength(1);
     expect(threadText(model.requests[0]!)).toContain("<@U0CAROL>: the disk is full on web-3");
@@ -68,7 +81,9 @@ describe("Slack intake", () => {
       accepting: () => false,
     };
     await handleMessage(runtime, "mention", mentionEvent({ text: `<@${BOT_USER_ID}> are you there?`, ts: "1700300100.000100" }));
-    expect(await harness.store.get(`intake:${intakeIdFor("slack", "C0GENERAL:1700300100.000100")}`)).toMatchObject({ task: { text: "are you there?" } });
+    expect(await harness.store.get(`intake:${intakeIdFor("slack", "C0GENERAL:1700300100.000100")}`)).toMatchObject({
+      task: { text: "are you there?" },
+    });
     await until(() => model.requests.length === 1, "the run");
   });
 
@@ -77,7 +92,9 @@ describe("Slack intake", () => {
     const harness = await threadWithQuestion(model);
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> what went wrong?`, ts: QUESTION, thread_ts: ROOT }));
     await until(() => model.requests.length === 1, "the model call");
-    expect(threadText(model.requests[0]!)).toEqual(expect.arrayContaining(["<@U0BOB>: the deploy failed at 09:12", "<@U0CAROL>: the disk is full on web-3"]));
+    expect(threadText(model.requests[0]!)).toEqual(
+      expect.arrayContaining(["<@U0BOB>: the deploy failed at 09:12", "<@U0CAROL>: the disk is full on web-3"]),
+    );
     expect(threadText(model.requests[0]!).at(-1)).toBe("what went wrong?");
   });
 });

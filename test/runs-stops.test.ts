@@ -49,7 +49,8 @@ function stopsOn(store: KeyValueStore, shared: boolean): RunStops {
   return stops;
 }
 
-const aborted = (signal: AbortSignal) => new Promise<unknown>((resolve) => signal.addEventListener("abort", () => resolve(signal.reason), { once: true }));
+const aborted = (signal: AbortSignal) =>
+  new Promise<unknown>((resolve) => signal.addEventListener("abort", () => resolve(signal.reason), { once: true }));
 const polls = (count: number) => new Promise((resolve) => setTimeout(resolve, POLL_MS * count));
 
 describe("stops on a store this process owns", () => {

@@ -55,8 +55,29 @@ const record = (index: number): IntakeRecord => ({
 const pausedRun = (index: number) => {
   const runId = `run${index}`;
   const origin = { surface: "console" as const, conversationKey: `console:a${index}`, requester: { id: "alice" }, place: {} };
-  const pending = { runId, callId: "w1", tool: "post_note", args: { text: "hi" }, requester: { id: "alice" }, origin, expiresAt: 5_000 + index };
-  return { state: { version: 1, runId, origin, question: "q", messages: [], steps: [], guards: { repeat: { streak: 0 }, recent: [], errorStreak: 0 }, usage: { promptTokens: 0, completionTokens: 0 }, elapsedMs: 0 } as unknown as RunState, pending };
+  const pending = {
+    runId,
+    callId: "w1",
+    tool: "post_note",
+    args: { text: "hi" },
+    requester: { id: "alice" },
+    origin,
+    expiresAt: 5_000 + index,
+  };
+  return {
+    state: {
+      version: 1,
+      runId,
+      origin,
+      question: "q",
+      messages: [],
+      steps: [],
+      guards: { repeat: { streak: 0 }, recent: [], errorStreak: 0 },
+      usage: { promptTokens: 0, completionTokens: 0 },
+      elapsedMs: 0,
+    } as unknown as RunState,
+    pending,
+  };
 };
 
 describe.each([sqlite(), ...(redisAvailable ? [redis()] : [])])("$name sets", (backend) => {
@@ -74,10 +95,16 @@ describe.each([sqlite(), ...(redisAvailable ? [redis()] : [])])("$name sets", (b
   });
 
   it("keeps every member when two clients add at once; an add twice is one member; removal takes one", async () => {
-    await Promise.all(Array.from({ length: 40 }, (_, index) => (index % 2 === 0 ? first : second).addToSet("set:race", `m${index}`, 60_000)));
+    await Promise.all(
+      Array.from({ length: 40 }, (_, index) => (index % 2 === 0 ? first : second).addToSet("set:race", `m${index}`, 60_000)),
+    );
     await first.addToSet("set:race", "m0", 60_000);
     expect((await second.setMembers("set:race")).sort()).toEqual(Array.from({ length: 40 }, (_, index) => `m${index}`).sort());
-    await Promise.all([first.removeFromSet("set:race", "m1"), second.removeFromSet("set:race", "m2"), first.removeFromSet("set:race", "absent")]);
+    await Promise.all([
+      first.removeFromSet("set:race", "m1"),
+      second.removeFromSet("set:race", "m2"),
+      first.removeFromSet("set:race", "absent"),
+    ]);
     expect(await first.setMembers("set:race")).toHaveLength(38);
     expect(await first.setMembers("set:none")).toEqual([]);
   });
@@ -98,7 +125,9 @@ describe.each([sqlite(), ...(redisAvailable ? [redis()] : [])])("$name sets", (b
     const intakes = [createIntakeStore(first), createIntakeStore(second)];
     await Promise.all(Array.from({ length: 30 }, (_, index) => intakes[index % 2]!.receive(record(index))));
     expect((await intakes[0]!.unfinished()).map((entry) => entry.id)).toEqual(Array.from({ length: 30 }, (_, index) => `msg${index}`));
-    await Promise.all(Array.from({ length: 15 }, (_, index) => intakes[index % 2]!.update({ ...record(index), state: "done", result: "answered" })));
+    await Promise.all(
+      Array.from({ length: 15 }, (_, index) => intakes[index % 2]!.update({ ...record(index), state: "done", result: "answered" })),
+    );
     await intakes[1]!.drop("msg29");
     // A redelivery of a done message leaves no entry behind.
     await intakes[0]!.receive({ ...record(3), receivedAt: 9_999 });
@@ -111,6 +140,8 @@ describe.each([sqlite(), ...(redisAvailable ? [redis()] : [])])("$name sets", (b
     await Promise.all(Array.from({ length: 20 }, (_, index) => approvals[index % 2]!.save(pausedRun(index))));
     expect((await approvals[1]!.waiting()).map((entry) => entry.runId)).toEqual(Array.from({ length: 20 }, (_, index) => `run${index}`));
     await Promise.all(Array.from({ length: 10 }, (_, index) => approvals[index % 2]!.remove(`run${index}`)));
-    expect((await approvals[0]!.waiting()).map((entry) => entry.runId)).toEqual(Array.from({ length: 10 }, (_, index) => `run${index + 10}`));
+    expect((await approvals[0]!.waiting()).map((entry) => entry.runId)).toEqual(
+      Array.from({ length: 10 }, (_, index) => `run${index + 10}`),
+    );
   });
 });

@@ -8,7 +8,12 @@ import { UNKNOWN_OUTCOME_OBSERVATION, withUnknownOutcomes } from "../src/runs/un
 import { createWriteLedger, UNKNOWN_OUTCOME } from "../src/runs/write-ledger.js";
 import { mapStore } from "./support/map-store.js";
 
-const context = (callId: string): ToolContext => ({ signal: new AbortController().signal, runId: "run1", callId, origin: { surface: "console", conversationKey: "c", requester: { id: "a" }, place: {} } });
+const context = (callId: string): ToolContext => ({
+  signal: new AbortController().signal,
+  runId: "run1",
+  callId,
+  origin: { surface: "console", conversationKey: "c", requester: { id: "a" }, place: {} },
+});
 
 function writeTool(runs: string[], gate?: Promise<void>): Tool<{ text: string }> {
   return {
@@ -43,9 +48,24 @@ describe("write ledger", () => {
     await new Promise((resolve) => setImmediate(resolve));
     const unfinished = await ledger.unfinished("run1");
     expect(unfinished).toMatchObject([{ callId: "c1", state: "executing", tool: "post" }]);
-    const state = { version: 1, runId: "run1", origin: context("c1").origin, question: "q", messages: [{ role: "user", content: "q" }], steps: [], guards: { repeat: { streak: 0 }, recent: [], errorStreak: 0 }, usage: { promptTokens: 0, completionTokens: 0 }, elapsedMs: 0 } as unknown as RunState;
+    const state = {
+      version: 1,
+      runId: "run1",
+      origin: context("c1").origin,
+      question: "q",
+      messages: [{ role: "user", content: "q" }],
+      steps: [],
+      guards: { repeat: { streak: 0 }, recent: [], errorStreak: 0 },
+      usage: { promptTokens: 0, completionTokens: 0 },
+      elapsedMs: 0,
+    } as unknown as RunState;
     const added = withUnknownOutcomes(state, unfinished);
-    expect(added.state.steps).toMatchObject([{ index: 1, calls: [{ callId: "c1", tool: "post", args: '{"text":"hi"}', outcome: "error", observation: UNKNOWN_OUTCOME_OBSERVATION }] }]);
+    expect(added.state.steps).toMatchObject([
+      {
+        index: 1,
+        calls: [{ callId: "c1", tool: "post", args: '{"text":"hi"}', outcome: "error", observation: UNKNOWN_OUTCOME_OBSERVATION }],
+      },
+    ]);
     expect(added.state.messages.slice(1)).toEqual([
       { role: "assistant", content: null, toolCalls: [{ id: "c1", name: "post", arguments: '{"text":"hi"}' }] },
       { role: "tool", toolCallId: "c1", content: UNKNOWN_OUTCOME_OBSERVATION },

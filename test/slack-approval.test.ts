@@ -16,9 +16,12 @@ afterEach(async () => {
 const THREAD = "1700001000.000100";
 
 function postingModel() {
-  return new ScriptedModel([call("post_message", { channel: "C0RANDOM", text: "Standup moved to 10:30 <!here>" }, "call_post"), say("Done, it is posted.")], {
-    whenExhausted: say("Okay, I did not post it."),
-  });
+  return new ScriptedModel(
+    [call("post_message", { channel: "C0RANDOM", text: "Standup moved to 10:30 <!here>" }, "call_post"), say("Done, it is posted.")],
+    {
+      whenExhausted: say("Okay, I did not post it."),
+    },
+  );
 }
 
 interface ApprovalMessage {
@@ -29,7 +32,10 @@ interface ApprovalMessage {
 
 async function askToPost(h: SlackHarness): Promise<ApprovalMessage> {
   await postEvent(h.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> tell #random the standup moved`, ts: THREAD }));
-  const posted = await h.fake.waitForCall("chat.postMessage", (c) => Array.isArray(c.args.blocks) && JSON.stringify(c.args.blocks).includes(APPROVE_ACTION));
+  const posted = await h.fake.waitForCall(
+    "chat.postMessage",
+    (c) => Array.isArray(c.args.blocks) && JSON.stringify(c.args.blocks).includes(APPROVE_ACTION),
+  );
   const message = h.fake.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
   const actions = (posted.args.blocks as Array<{ type: string; elements?: Array<{ value?: string }> }>).find((b) => b.type === "actions")!;
   return { ts: message.ts, value: actions.elements![0]!.value!, blocks: message.blocks ?? [] };
@@ -38,7 +44,15 @@ async function askToPost(h: SlackHarness): Promise<ApprovalMessage> {
 function click(h: SlackHarness, approval: ApprovalMessage, user: string, actionId = APPROVE_ACTION) {
   return postInteraction(
     h.eventsUrl,
-    blockActionPayload({ user, actionId, value: approval.value, channel: "C0GENERAL", messageTs: approval.ts, threadTs: THREAD, blocks: approval.blocks }),
+    blockActionPayload({
+      user,
+      actionId,
+      value: approval.value,
+      channel: "C0GENERAL",
+      messageTs: approval.ts,
+      threadTs: THREAD,
+      blocks: approval.blocks,
+    }),
   );
 }
 
@@ -129,7 +143,10 @@ describe("Slack approvals", () => {
     await harness.fake.waitForCall("chat.update", (c) => c.args.ts === approval.ts && JSON.stringify(c.args.blocks).includes("Expired"));
     const settled = harness.fake.message("C0GENERAL", approval.ts)!;
     expect(JSON.stringify(settled.blocks)).not.toContain(APPROVE_ACTION);
-    const guardLine = await harness.fake.waitForCall("chat.postMessage", (c) => c.args.thread_ts === THREAD && JSON.stringify(c.args.blocks ?? []).includes("context"));
+    const guardLine = await harness.fake.waitForCall(
+      "chat.postMessage",
+      (c) => c.args.thread_ts === THREAD && JSON.stringify(c.args.blocks ?? []).includes("context"),
+    );
     expect(guardLine.args.channel).toBe("C0GENERAL");
     expect(postsToRandom(harness)).toHaveLength(0);
   });

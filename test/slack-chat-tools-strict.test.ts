@@ -18,7 +18,10 @@ const context: ToolContext = {
 
 beforeEach(async () => {
   fake = await startFakeSlack();
-  const reads = new webApi.WebClient("xoxb-test", { slackApiUrl: fake.apiUrl, retryConfig: { retries: 2, minTimeout: 10, maxTimeout: 20 } });
+  const reads = new webApi.WebClient("xoxb-test", {
+    slackApiUrl: fake.apiUrl,
+    retryConfig: { retries: 2, minTimeout: 10, maxTimeout: 20 },
+  });
   const writes = new webApi.WebClient("xoxb-test", { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
   tools = Object.fromEntries(createSlackTools(reads, writes).map((tool) => [tool.name, tool]));
 });
@@ -31,13 +34,22 @@ describe("Slack chat tools against a strict Slack", () => {
     fake.setChannelKind("C0HIDDEN", "private");
     fake.withoutScope("groups:read");
     fake.addMessage({ channel: "C0HIDDEN", ts: "1700000500.000100", user: "U0BOB", text: "hidden" });
-    await expect(run("read_channel", { channel: "C0HIDDEN" })).rejects.toThrow("read_channel can only read public channels or this conversation; C0HIDDEN is a private channel");
+    await expect(run("read_channel", { channel: "C0HIDDEN" })).rejects.toThrow(
+      "read_channel can only read public channels or this conversation; C0HIDDEN is a private channel",
+    );
     expect(fake.callsTo("conversations.history")).toHaveLength(0);
   });
 
   it("read_thread returns the root and the newest replies of a long thread", async () => {
     fake.addMessage({ channel: "C0LONG", ts: "1700001000.000100", user: "U0BOB", text: "root" });
-    for (let i = 1; i <= 450; i++) fake.addMessage({ channel: "C0LONG", ts: `${1_700_001_000 + i}.000100`, thread_ts: "1700001000.000100", user: "U0CAROL", text: `reply ${i}` });
+    for (let i = 1; i <= 450; i++)
+      fake.addMessage({
+        channel: "C0LONG",
+        ts: `${1_700_001_000 + i}.000100`,
+        thread_ts: "1700001000.000100",
+        user: "U0CAROL",
+        text: `reply ${i}`,
+      });
     const lines = String(await run("read_thread", { channel: "C0LONG", thread_ts: "1700001000.000100" })).split("\n");
     expect(lines).toHaveLength(50);
     expect(lines[0]).toContain("<@U0BOB>: root");

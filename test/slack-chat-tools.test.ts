@@ -17,7 +17,8 @@ beforeAll(async () => {
   fake = await startFakeSlack();
   const client = new webApi.WebClient("xoxb-test", { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
   tools = Object.fromEntries(createSlackTools(client, client).map((tool) => [tool.name, tool]));
-  for (let i = 1; i <= 60; i++) fake.addMessage({ channel: "C0BUSY", ts: `${1_700_000_000 + i}.000100`, user: "U0BOB", text: `message ${i}` });
+  for (let i = 1; i <= 60; i++)
+    fake.addMessage({ channel: "C0BUSY", ts: `${1_700_000_000 + i}.000100`, user: "U0BOB", text: `message ${i}` });
   fake.addMessage({ channel: "C0THREAD", ts: "1700000100.000100", user: "U0BOB", text: "root" });
   fake.addMessage({ channel: "C0THREAD", ts: "1700000101.000100", thread_ts: "1700000100.000100", user: "U0CAROL", text: "reply" });
   fake.leaveChannel("C0SECRET");
@@ -61,14 +62,21 @@ describe("Slack chat tools", () => {
   });
 
   const from = (channel: string): ToolContext => ({ ...context, origin: { ...context.origin, place: { channel } } });
-  const readsOf = (channel: string) => [...fake.callsTo("conversations.history"), ...fake.callsTo("conversations.replies")].filter((c) => c.args.channel === channel);
+  const readsOf = (channel: string) =>
+    [...fake.callsTo("conversations.history"), ...fake.callsTo("conversations.replies")].filter((c) => c.args.channel === channel);
 
   it("reads a direct message only from the conversation the request came from", async () => {
     fake.addMessage({ channel: "D0BOB", ts: "1700000200.000100", user: "U0BOB", text: "my private question" });
-    await expect(run("read_channel", { channel: "D0BOB" })).rejects.toThrow("read_channel can only read public channels or this conversation; D0BOB is a direct message");
-    await expect(run("read_thread", { channel: "D0BOB", thread_ts: "1700000200.000100" })).rejects.toThrow("read_thread can only read public channels or this conversation");
+    await expect(run("read_channel", { channel: "D0BOB" })).rejects.toThrow(
+      "read_channel can only read public channels or this conversation; D0BOB is a direct message",
+    );
+    await expect(run("read_thread", { channel: "D0BOB", thread_ts: "1700000200.000100" })).rejects.toThrow(
+      "read_thread can only read public channels or this conversation",
+    );
     expect(readsOf("D0BOB")).toHaveLength(0);
-    expect(String(await tools.read_channel!.execute(tools.read_channel!.schema.parse({ channel: "D0BOB" }), from("D0BOB")))).toContain("my private question");
+    expect(String(await tools.read_channel!.execute(tools.read_channel!.schema.parse({ channel: "D0BOB" }), from("D0BOB")))).toContain(
+      "my private question",
+    );
   });
 
   it.each([
@@ -78,7 +86,9 @@ describe("Slack chat tools", () => {
     fake.setChannelKind(channel, kind);
     fake.addMessage({ channel, ts: "1700000300.000100", user: "U0BOB", text: "not for everyone" });
     await expect(run("read_channel", { channel })).rejects.toThrow(/^read_channel can only read public channels or this conversation/);
-    await expect(run("read_thread", { channel, thread_ts: "1700000300.000100" })).rejects.toThrow(/^read_thread can only read public channels or this conversation/);
+    await expect(run("read_thread", { channel, thread_ts: "1700000300.000100" })).rejects.toThrow(
+      /^read_thread can only read public channels or this conversation/,
+    );
     expect(readsOf(channel)).toHaveLength(0);
   });
 
@@ -86,8 +96,13 @@ describe("Slack chat tools", () => {
     fake.setChannelKind("C0TEAMROOM", "private");
     fake.addMessage({ channel: "C0TEAMROOM", ts: "1700000400.000100", user: "U0BOB", text: "team only" });
     const own = from("C0TEAMROOM");
-    expect(String(await tools.read_channel!.execute(tools.read_channel!.schema.parse({ channel: "C0TEAMROOM" }), own))).toContain("team only");
-    const thread = await tools.read_thread!.execute(tools.read_thread!.schema.parse({ channel: "C0TEAMROOM", thread_ts: "1700000400.000100" }), own);
+    expect(String(await tools.read_channel!.execute(tools.read_channel!.schema.parse({ channel: "C0TEAMROOM" }), own))).toContain(
+      "team only",
+    );
+    const thread = await tools.read_thread!.execute(
+      tools.read_thread!.schema.parse({ channel: "C0TEAMROOM", thread_ts: "1700000400.000100" }),
+      own,
+    );
     expect(String(thread)).toContain("team only");
   });
 

@@ -27,7 +27,10 @@ async function answerWithButtons(h: SlackHarness) {
 }
 
 const click = (h: SlackHarness, user: string, actionId: string, at: { ts: string; value: string }) =>
-  postInteraction(h.eventsUrl, blockActionPayload({ user, actionId, value: at.value, channel: "C0GENERAL", messageTs: at.ts, threadTs: THREAD }));
+  postInteraction(
+    h.eventsUrl,
+    blockActionPayload({ user, actionId, value: at.value, channel: "C0GENERAL", messageTs: at.ts, threadTs: THREAD }),
+  );
 
 describe("Slack feedback", () => {
   it("stores a 👍 with the run, conversation, person and outcome, and thanks the person privately", async () => {
@@ -45,11 +48,14 @@ describe("Slack feedback", () => {
       link: `https://fake.slack/archives/C0GENERAL/p${buttons.ts.replace(".", "")}`,
     });
     expect(entry!.runId.length).toBeGreaterThan(0);
-    expect(harness.logs.some((line) => line.msg === "feedback" && JSON.stringify(line.feedback) === JSON.stringify({ up: 1, down: 0 }))).toBe(true);
+    expect(
+      harness.logs.some((line) => line.msg === "feedback" && JSON.stringify(line.feedback) === JSON.stringify({ up: 1, down: 0 })),
+    ).toBe(true);
   });
 
   it("opens a modal on 👎 whose comment joins the vote, and records how a stopped run ended", async () => {
-    const runaway = (request: { tools: readonly unknown[] }) => (request.tools.length === 0 ? say("Summary: stuck.") : call("calculator", { expression: "1+1" }));
+    const runaway = (request: { tools: readonly unknown[] }) =>
+      request.tools.length === 0 ? say("Summary: stuck.") : call("calculator", { expression: "1+1" });
     harness = await startSlackHarness({ model: new ScriptedModel([], { whenExhausted: runaway }) });
     const buttons = await answerWithButtons(harness);
     await click(harness, "U0BOB", FEEDBACK_DOWN_ACTION, buttons);
@@ -77,11 +83,16 @@ describe("Slack feedback", () => {
     await harness.fake.waitForCall("chat.postEphemeral", (c) => c.args.text === "Thanks for the feedback.");
 
     await postEvent(harness.eventsUrl, mentionEvent({ user: "U0ALICE", text: `<@${BOT_USER_ID}> feedback`, ts: "1700009001.000100" }));
-    await harness.fake.waitForCall("chat.postEphemeral", (c) => c.args.user === "U0ALICE" && c.args.text === "Only approvers can see the feedback.");
+    await harness.fake.waitForCall(
+      "chat.postEphemeral",
+      (c) => c.args.user === "U0ALICE" && c.args.text === "Only approvers can see the feedback.",
+    );
 
     await postEvent(harness.eventsUrl, mentionEvent({ user: "U0BOSS", text: `<@${BOT_USER_ID}> feedback`, ts: "1700009002.000100" }));
     const listing = await harness.fake.waitForCall("chat.postEphemeral", (c) => c.args.user === "U0BOSS");
     expect(listing.args.text).toContain("Feedback so far: 👍 1 · 👎 0.");
-    expect(listing.args.text).toContain(`👍 <@U0ALICE> · <https://fake.slack/archives/C0GENERAL/p${buttons.ts.replace(".", "")}|thread> · answered`);
+    expect(listing.args.text).toContain(
+      `👍 <@U0ALICE> · <https://fake.slack/archives/C0GENERAL/p${buttons.ts.replace(".", "")}|thread> · answered`,
+    );
   });
 });

@@ -55,12 +55,19 @@ describe("approval values", () => {
     expect(decodeApprovalValue(encodeApprovalValue({ runId: "run_1", callId: "call_x" }))).toEqual({ runId: "run_1", callId: "call_x" });
   });
 
-  it.each([undefined, 42, "", "not json", "{}", '{"r":"a"}', '{"r":"","c":"b"}', '{"r":1,"c":"b"}', JSON.stringify({ r: "a".repeat(600), c: "b" })])(
-    "rejects %j",
-    (value) => {
-      expect(decodeApprovalValue(value)).toBeUndefined();
-    },
-  );
+  it.each([
+    undefined,
+    42,
+    "",
+    "not json",
+    "{}",
+    '{"r":"a"}',
+    '{"r":"","c":"b"}',
+    '{"r":1,"c":"b"}',
+    JSON.stringify({ r: "a".repeat(600), c: "b" }),
+  ])("rejects %j", (value) => {
+    expect(decodeApprovalValue(value)).toBeUndefined();
+  });
 });
 
 describe("approval blocks", () => {
@@ -87,7 +94,9 @@ describe("approval blocks", () => {
 
   it("keeps every section within Slack's 3,000 characters when escaping lengthens the arguments", () => {
     for (const text of ["&".repeat(10_000), "<>".repeat(5_000), "```".repeat(3_000)]) {
-      const sections = approvalBlocks(pending({ text }), []).filter((block) => block.type === "section") as Array<{ text: { text: string } }>;
+      const sections = approvalBlocks(pending({ text }), []).filter((block) => block.type === "section") as Array<{
+        text: { text: string };
+      }>;
       for (const section of sections) expect(section.text.text.length).toBeLessThanOrEqual(3_000);
       expect(sections[1]!.text.text).toContain("more characters");
     }

@@ -13,7 +13,9 @@ afterEach(async () => {
 });
 
 const taskChunks = (message: FakeMessage | undefined) =>
-  (message?.chunks ?? []).filter((chunk): chunk is { type: string; id: string; status: string } => (chunk as { type?: string }).type === "task_update");
+  (message?.chunks ?? []).filter(
+    (chunk): chunk is { type: string; id: string; status: string } => (chunk as { type?: string }).type === "task_update",
+  );
 
 describe("Slack over HTTP", () => {
   it("acknowledges a mention before the run ends, then answers in the thread with the streamed trace", async () => {
@@ -33,10 +35,16 @@ describe("Slack over HTTP", () => {
     const start = fake.callsTo("chat.startStream")[0];
     expect(start?.args).toMatchObject({ channel: "C0GENERAL", thread_ts: "1700000100.000100", recipient_user_id: "U0ALICE" });
     const stream = fake.threadMessages("C0GENERAL", "1700000100.000100").find((m) => m.streaming === "stopped");
-    const statuses = taskChunks(stream).filter((chunk) => chunk.id === "call_calc").map((chunk) => chunk.status);
+    const statuses = taskChunks(stream)
+      .filter((chunk) => chunk.id === "call_calc")
+      .map((chunk) => chunk.status);
     expect(statuses[0]).toBe("pending");
     expect(statuses.at(-1)).toBe("complete");
-    expect(fake.callsTo("assistant.threads.setStatus")[0]?.args).toMatchObject({ channel_id: "C0GENERAL", thread_ts: "1700000100.000100", status: "is thinking…" });
+    expect(fake.callsTo("assistant.threads.setStatus")[0]?.args).toMatchObject({
+      channel_id: "C0GENERAL",
+      thread_ts: "1700000100.000100",
+      status: "is thinking…",
+    });
     for (const post of fake.callsTo("chat.postMessage")) expect(post.args.thread_ts).toBe("1700000100.000100");
   });
 

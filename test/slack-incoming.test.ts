@@ -29,19 +29,29 @@ describe("classifyMessage", () => {
 
   it("keys a mention inside a thread by the thread and remembers it is inside one", () => {
     const result = classifyMessage("mention", body({ ts: "1700000009.000100", thread_ts: "1700000000.000100" }), BOT);
-    expect(result).toMatchObject({ kind: "ask", message: { threadTs: "1700000000.000100", conversationKey: "slack:T1:C1:1700000000.000100" } });
+    expect(result).toMatchObject({
+      kind: "ask",
+      message: { threadTs: "1700000000.000100", conversationKey: "slack:T1:C1:1700000000.000100" },
+    });
   });
 
   it("answers a top-level DM in a thread under it, keyed like a follow-up in that thread", () => {
     const result = classifyMessage("direct", body({ type: "message", channel_type: "im", channel: "D1", text: "hi" }), BOT);
     expect(result).toMatchObject({
       kind: "ask",
-      message: { conversationKey: "slack:T1:D1:1700000000.000100", place: { traceThreadTs: "1700000000.000100", replyThreadTs: "1700000000.000100" } },
+      message: {
+        conversationKey: "slack:T1:D1:1700000000.000100",
+        place: { traceThreadTs: "1700000000.000100", replyThreadTs: "1700000000.000100" },
+      },
     });
   });
 
   it("keys a DM thread (the Messages tab) by its thread_ts", () => {
-    const result = classifyMessage("direct", body({ type: "message", channel_type: "im", channel: "D1", ts: "1700000005.000100", thread_ts: "1700000001.000100" }), BOT);
+    const result = classifyMessage(
+      "direct",
+      body({ type: "message", channel_type: "im", channel: "D1", ts: "1700000005.000100", thread_ts: "1700000001.000100" }),
+      BOT,
+    );
     expect(result).toMatchObject({ kind: "ask", message: { conversationKey: "slack:T1:D1:1700000001.000100" } });
   });
 
@@ -73,7 +83,9 @@ describe("classifyMessage", () => {
   });
 
   it("accepts a file share from a person", () => {
-    expect(classifyMessage("direct", body({ type: "message", channel_type: "im", subtype: "file_share", text: "see file" }), BOT).kind).toBe("ask");
+    expect(
+      classifyMessage("direct", body({ type: "message", channel_type: "im", subtype: "file_share", text: "see file" }), BOT).kind,
+    ).toBe("ask");
   });
 
   it("leaves a mention in a DM to the DM event Slack sends for the same message", () => {
@@ -102,7 +114,12 @@ describe("classifyMessage", () => {
 });
 
 describe("toThreadContext", () => {
-  const message = (ts: number, user: string, text: string, extra: Record<string, unknown> = {}) => ({ ts: `${ts}.000100`, user, text, ...extra });
+  const message = (ts: number, user: string, text: string, extra: Record<string, unknown> = {}) => ({
+    ts: `${ts}.000100`,
+    user,
+    text,
+    ...extra,
+  });
   const request = { channel: "C1", threadTs: "1.000100", beforeTs: "10.000100", botUserId: BOT };
 
   it("keeps people's messages before the question, oldest first, without bots or earlier questions to the bot", () => {
@@ -146,7 +163,9 @@ describe("toThreadContext", () => {
   });
 
   it("skips entries that are not messages", () => {
-    expect(toThreadContext([null, 42, { text: "no ts" }, message(2, "U1", "ok")], request)).toEqual([{ role: "user", content: "<@U1>: ok" }]);
+    expect(toThreadContext([null, 42, { text: "no ts" }, message(2, "U1", "ok")], request)).toEqual([
+      { role: "user", content: "<@U1>: ok" },
+    ]);
   });
 });
 
@@ -163,7 +182,8 @@ describe("loadThreadContext", () => {
   function thread(channel: string, root: number, replies: number) {
     const ts = (seconds: number) => `${seconds}.000100`;
     fake.addMessage({ channel, ts: ts(root), user: "U0BOB", text: "the root" });
-    for (let i = 1; i <= replies; i++) fake.addMessage({ channel, ts: ts(root + i), thread_ts: ts(root), user: "U0BOB", text: `reply ${i}` });
+    for (let i = 1; i <= replies; i++)
+      fake.addMessage({ channel, ts: ts(root + i), thread_ts: ts(root), user: "U0BOB", text: `reply ${i}` });
     fake.addMessage({ channel, ts: ts(root + replies + 1), thread_ts: ts(root), user: "U0ALICE", text: `<@${BOT}> what now?` });
     fake.addMessage({ channel, ts: ts(root + replies + 2), thread_ts: ts(root), user: "U0CAROL", text: "after the question" });
     return { channel, threadTs: ts(root), beforeTs: ts(root + replies + 1), botUserId: BOT };

@@ -63,8 +63,18 @@ describe("Slack adapter lifecycle", () => {
   it("refuses to start with a bot token Slack rejects, naming the variable", async () => {
     const fake = await startFakeSlack();
     fake.fail("auth.test", { error: "invalid_auth" });
-    const config = loadConfig({ SLACK_BOT_TOKEN: "xoxb-wrong", SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: fake.apiUrl, PORT: "0" });
-    const service = { registerSurfaceTools: () => {}, registerPresenter: () => {}, registerContextLoader: () => {}, onApprovalExpired: () => {} } as unknown as AgentService;
+    const config = loadConfig({
+      SLACK_BOT_TOKEN: "xoxb-wrong",
+      SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SLACK_API_URL: fake.apiUrl,
+      PORT: "0",
+    });
+    const service = {
+      registerSurfaceTools: () => {},
+      registerPresenter: () => {},
+      registerContextLoader: () => {},
+      onApprovalExpired: () => {},
+    } as unknown as AgentService;
     const adapter = createSlackAdapter({ config: config.slack!, service, store: {} as KeyValueStore, logger: silentLogger });
     await expect(adapter.start()).rejects.toThrow(/SLACK_BOT_TOKEN: is not accepted by Slack \(invalid_auth\)/);
     await adapter.stop();

@@ -31,11 +31,16 @@ function longRun(answer: string): Model {
   };
 }
 
-const taskIds = (messages: FakeMessage[]) => new Set(messages.flatMap((m) => m.chunks.map((chunk) => (chunk as { id?: string }).id)).filter(Boolean));
+const taskIds = (messages: FakeMessage[]) =>
+  new Set(messages.flatMap((m) => m.chunks.map((chunk) => (chunk as { id?: string }).id)).filter(Boolean));
 
 describe("Slack long runs", () => {
   it("streams a 20-step trace across several messages in the thread, each within Slack's limits", async () => {
-    harness = await startSlackHarness({ model: longRun("All twenty done."), env: ENV, streamLimits: { maxAgeMs: 150, maxChars: 1_500, intervalMs: 20 } });
+    harness = await startSlackHarness({
+      model: longRun("All twenty done."),
+      env: ENV,
+      streamLimits: { maxAgeMs: 150, maxChars: 1_500, intervalMs: 20 },
+    });
     harness.fake.setStreamLimits({ maxAgeMs: 300, maxChars: 2_500 });
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> square twenty numbers`, ts: THREAD }));
     await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "All twenty done.");
@@ -48,7 +53,11 @@ describe("Slack long runs", () => {
   });
 
   it("switches that run to a trace message when Slack ends the stream anyway, and loses no step", async () => {
-    harness = await startSlackHarness({ model: longRun("Done after the switch."), env: ENV, streamLimits: { maxAgeMs: 60_000, maxChars: 100_000, intervalMs: 20 } });
+    harness = await startSlackHarness({
+      model: longRun("Done after the switch."),
+      env: ENV,
+      streamLimits: { maxAgeMs: 60_000, maxChars: 100_000, intervalMs: 20 },
+    });
     harness.fake.setStreamLimits({ maxChars: 2_000 });
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> square twenty numbers`, ts: THREAD }));
     await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "Done after the switch.");

@@ -8,7 +8,10 @@ import { z } from "zod";
 const Manifest = z.object({
   features: z.object({
     app_home: z.object({ messages_tab_enabled: z.boolean(), messages_tab_read_only_enabled: z.boolean() }),
-    agent_view: z.object({ agent_description: z.string().min(1).max(300), suggested_prompts: z.array(z.object({ title: z.string(), message: z.string() })).max(4) }),
+    agent_view: z.object({
+      agent_description: z.string().min(1).max(300),
+      suggested_prompts: z.array(z.object({ title: z.string(), message: z.string() })).max(4),
+    }),
   }),
   oauth_config: z.object({ scopes: z.object({ bot: z.array(z.string()) }) }),
   settings: z.object({

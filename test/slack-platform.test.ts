@@ -5,7 +5,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say } from "../src/agent/model-scripted.js";
 import { APPROVE_ACTION } from "../src/adapters/slack/approval-message.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";
-import { blockActionPayload, directMentionEvents, directMessageEvent, mentionEvent, postEvent, postInteraction } from "./support/fake-slack-requests.js";
+import {
+  blockActionPayload,
+  directMentionEvents,
+  directMessageEvent,
+  mentionEvent,
+  postEvent,
+  postInteraction,
+} from "./support/fake-slack-requests.js";
 import { startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";
 
 let harness: SlackHarness | undefined;
@@ -70,11 +77,21 @@ describe("Slack as the platform behaves", () => {
   });
 
   it("tells someone outside the channel privately by DM that only the requester can approve", async () => {
-    harness = await startSlackHarness({ model: new ScriptedModel([call("post_message", { channel: "C0GENERAL", text: "hi" }), say("Posted.")]) });
+    harness = await startSlackHarness({
+      model: new ScriptedModel([call("post_message", { channel: "C0GENERAL", text: "hi" }), say("Posted.")]),
+    });
     harness.fake.setMembers("C0GENERAL", [BOT_USER_ID, "U0ALICE"]);
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> say hi`, ts: THREAD }));
     const approval = await approvalIn(harness, "C0GENERAL", THREAD);
-    const payload = blockActionPayload({ user: "U0GUEST", actionId: APPROVE_ACTION, value: approval.value, channel: "C0GENERAL", messageTs: approval.ts, threadTs: THREAD, blocks: approval.blocks });
+    const payload = blockActionPayload({
+      user: "U0GUEST",
+      actionId: APPROVE_ACTION,
+      value: approval.value,
+      channel: "C0GENERAL",
+      messageTs: approval.ts,
+      threadTs: THREAD,
+      blocks: approval.blocks,
+    });
     await postInteraction(harness.eventsUrl, payload);
     const note = await harness.fake.waitForCall("chat.postMessage", (c) => c.args.channel === "U0GUEST");
     expect(note.args.text).toBe("Only <@U0ALICE> can approve this.");
@@ -82,12 +99,26 @@ describe("Slack as the platform behaves", () => {
   });
 
   it("posts an approved write once even when Slack fails the request on the way, and says what happened", async () => {
-    const model = new ScriptedModel([call("post_message", { channel: "C0RANDOM", text: "deploy done" }), say("I could not confirm the post.")]);
+    const model = new ScriptedModel([
+      call("post_message", { channel: "C0RANDOM", text: "deploy done" }),
+      say("I could not confirm the post."),
+    ]);
     harness = await startSlackHarness({ model });
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> announce`, ts: THREAD }));
     const approval = await approvalIn(harness, "C0GENERAL", THREAD);
     harness.fake.fail("chat.postMessage", { status: 500 });
-    await postInteraction(harness.eventsUrl, blockActionPayload({ user: "U0ALICE", actionId: APPROVE_ACTION, value: approval.value, channel: "C0GENERAL", messageTs: approval.ts, threadTs: THREAD, blocks: approval.blocks }));
+    await postInteraction(
+      harness.eventsUrl,
+      blockActionPayload({
+        user: "U0ALICE",
+        actionId: APPROVE_ACTION,
+        value: approval.value,
+        channel: "C0GENERAL",
+        messageTs: approval.ts,
+        threadTs: THREAD,
+        blocks: approval.blocks,
+      }),
+    );
     await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "I could not confirm the post.");
     expect(harness.fake.callsTo("chat.postMessage").filter((c) => c.args.channel === "C0RANDOM")).toHaveLength(1);
     expect(JSON.stringify(model.requests[1]?.messages)).toContain("HTTP 500");

@@ -47,9 +47,13 @@ describe("task updates", () => {
   it("names the current step in the status line", () => {
     expect(statusFor({ type: "step_started", runId: "r", step: 1 })).toBe("is thinking…");
     expect(statusFor({ type: "step_started", runId: "r", step: 3 })).toBe("is thinking (step 3)…");
-    expect(statusFor({ type: "tool_called", runId: "r", step: 1, call: { id: "c", name: "calculator", arguments: "{}" } })).toBe("is running calculator…");
+    expect(statusFor({ type: "tool_called", runId: "r", step: 1, call: { id: "c", name: "calculator", arguments: "{}" } })).toBe(
+      "is running calculator…",
+    );
     expect(statusFor({ type: "model_replied", runId: "r", step: 1, text: "x", toolCalls: [] })).toBeUndefined();
-    expect(statusFor({ type: "tool_called", runId: "r", step: 1, call: { id: "c", name: "<!here>", arguments: "{}" } })).toBe("is running @\u2060here…");
+    expect(statusFor({ type: "tool_called", runId: "r", step: 1, call: { id: "c", name: "<!here>", arguments: "{}" } })).toBe(
+      "is running @\u2060here…",
+    );
   });
 
   it("renders tasks as plain lines for the fallback message", () => {

@@ -21,7 +21,9 @@ const ask = (h: SlackHarness, text = "go") => postEvent(h.eventsUrl, mentionEven
 
 /** Calls the calculator with the same arguments forever; writes a summary when offered no tools. */
 const runaway: ScriptStep = (request) =>
-  request.tools.length === 0 ? { text: "Summary: I kept computing 1+1 and found 2; nothing else is missing." } : call("calculator", { expression: "1+1" });
+  request.tools.length === 0
+    ? { text: "Summary: I kept computing 1+1 and found 2; nothing else is missing." }
+    : call("calculator", { expression: "1+1" });
 
 describe("Slack rendering", () => {
   it("posts the summary and a line naming the guard when a runaway model is stopped", async () => {
@@ -29,7 +31,10 @@ describe("Slack rendering", () => {
     await ask(harness);
     const summary = await harness.fake.waitForCall("chat.postMessage", (c) => String(c.args.text).startsWith("Summary:"));
     expect(summary.args.thread_ts).toBe(THREAD);
-    const guardLine = await harness.fake.waitForCall("chat.postMessage", (c) => Array.isArray(c.args.blocks) && JSON.stringify(c.args.blocks).includes("context"));
+    const guardLine = await harness.fake.waitForCall(
+      "chat.postMessage",
+      (c) => Array.isArray(c.args.blocks) && JSON.stringify(c.args.blocks).includes("context"),
+    );
     expect(guardLine.args.thread_ts).toBe(THREAD);
     expect(String(guardLine.args.text)).toMatch(/^Stopped/);
     expect(harness.fake.calls.indexOf(guardLine)).toBeGreaterThan(harness.fake.calls.indexOf(summary));
@@ -37,7 +42,11 @@ describe("Slack rendering", () => {
 
   it("falls back to one trace message, edited and rate limited, when streaming is refused", async () => {
     harness = await startSlackHarness({
-      model: new ScriptedModel([call("calculator", { expression: "2+2" }), call("calculator", { expression: "3+3" }), say("Four and six.")]),
+      model: new ScriptedModel([
+        call("calculator", { expression: "2+2" }),
+        call("calculator", { expression: "3+3" }),
+        say("Four and six."),
+      ]),
     });
     harness.fake.refuseStreaming();
     harness.fake.fail("chat.update", { status: 429, retryAfterSeconds: 1 });
@@ -56,7 +65,9 @@ describe("Slack rendering", () => {
   });
 
   it("falls back for that run only when streaming fails in passing", async () => {
-    harness = await startSlackHarness({ model: new ScriptedModel([call("calculator", { expression: "1" }), say("one"), call("calculator", { expression: "2" }), say("two")]) });
+    harness = await startSlackHarness({
+      model: new ScriptedModel([call("calculator", { expression: "1" }), say("one"), call("calculator", { expression: "2" }), say("two")]),
+    });
     harness.fake.fail("chat.startStream", { error: "internal_error" });
     await ask(harness);
     await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "one");
@@ -70,18 +81,28 @@ describe("Slack rendering", () => {
     expect(harness.fake.threadMessages("C0GENERAL", second).some((m) => m.text.includes("Steps ("))).toBe(false);
   });
 
-  it.each(["not_allowed", "missing_scope", "team_not_enabled"])("falls back for that run only when Slack refuses a stream with %s", async (code) => {
-    harness = await startSlackHarness({ model: new ScriptedModel([call("calculator", { expression: "1" }), say("one"), call("calculator", { expression: "2" }), say("two")]) });
-    harness.fake.fail("chat.startStream", { error: code });
-    await ask(harness);
-    await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "one");
-    expect(harness.fake.threadMessages("C0GENERAL", THREAD).some((m) => m.text.includes("Steps ("))).toBe(true);
-    const second = "1700002001.000100";
-    await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> again`, ts: second }));
-    await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "two");
-    expect(harness.fake.callsTo("chat.startStream").map((c) => c.error)).toEqual([code, undefined]);
-    expect(harness.fake.threadMessages("C0GENERAL", second).some((m) => m.streaming === "stopped")).toBe(true);
-  });
+  it.each(["not_allowed", "missing_scope", "team_not_enabled"])(
+    "falls back for that run only when Slack refuses a stream with %s",
+    async (code) => {
+      harness = await startSlackHarness({
+        model: new ScriptedModel([
+          call("calculator", { expression: "1" }),
+          say("one"),
+          call("calculator", { expression: "2" }),
+          say("two"),
+        ]),
+      });
+      harness.fake.fail("chat.startStream", { error: code });
+      await ask(harness);
+      await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "one");
+      expect(harness.fake.threadMessages("C0GENERAL", THREAD).some((m) => m.text.includes("Steps ("))).toBe(true);
+      const second = "1700002001.000100";
+      await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> again`, ts: second }));
+      await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "two");
+      expect(harness.fake.callsTo("chat.startStream").map((c) => c.error)).toEqual([code, undefined]);
+      expect(harness.fake.threadMessages("C0GENERAL", second).some((m) => m.streaming === "stopped")).toBe(true);
+    },
+  );
 
   it("retries a failed post of the answer", async () => {
     harness = await startSlackHarness({ model: new ScriptedModel([say("The answer survives.")]) });
@@ -101,7 +122,9 @@ describe("Slack rendering", () => {
   });
 
   it("neutralises crowd mentions and converts Markdown in the answer", async () => {
-    harness = await startSlackHarness({ model: new ScriptedModel([say("<!channel> **Done**: see [the doc](https://example.test/doc) <!subteam^S1|@devs>")]) });
+    harness = await startSlackHarness({
+      model: new ScriptedModel([say("<!channel> **Done**: see [the doc](https://example.test/doc) <!subteam^S1|@devs>")]),
+    });
     await ask(harness);
     const answer = await harness.fake.waitForCall("chat.postMessage", (c) => String(c.args.text).includes("Done"));
     expect(answer.args.text).toBe("@\u2060channel *Done*: see <https://example.test/doc|the doc> @devs");
@@ -112,7 +135,10 @@ describe("Slack rendering", () => {
     harness = await startSlackHarness({ model: new ScriptedModel([say(long)]) });
     await ask(harness);
     await harness.fake.waitForCall("chat.postMessage", (c) => String(c.args.text).includes("Line 899"));
-    const parts = harness.fake.callsTo("chat.postMessage").map((c) => String(c.args.text)).filter((text) => text.includes("of a very long answer"));
+    const parts = harness.fake
+      .callsTo("chat.postMessage")
+      .map((c) => String(c.args.text))
+      .filter((text) => text.includes("of a very long answer"));
     expect(parts.length).toBeGreaterThan(1);
     for (const part of parts) expect(part.length).toBeLessThanOrEqual(ANSWER_PART_MAX_CHARS);
     expect(parts.join("\n")).toBe(long);
@@ -122,8 +148,21 @@ describe("Slack rendering", () => {
     const model = new ScriptedModel([say("Noted.")]);
     harness = await startSlackHarness({ model });
     harness.fake.addMessage({ channel: "C0GENERAL", ts: "1700003000.000100", user: "U0BOB", text: "The deploy failed at step 3" });
-    harness.fake.addMessage({ channel: "C0GENERAL", ts: "1700003001.000100", thread_ts: "1700003000.000100", user: "U0CAROL", text: "Logs say disk full" });
-    harness.fake.addMessage({ channel: "C0GENERAL", ts: "1700003002.000100", thread_ts: "1700003000.000100", user: BOT_USER_ID, bot_id: "B0BOT", text: "old bot reply" });
+    harness.fake.addMessage({
+      channel: "C0GENERAL",
+      ts: "1700003001.000100",
+      thread_ts: "1700003000.000100",
+      user: "U0CAROL",
+      text: "Logs say disk full",
+    });
+    harness.fake.addMessage({
+      channel: "C0GENERAL",
+      ts: "1700003002.000100",
+      thread_ts: "1700003000.000100",
+      user: BOT_USER_ID,
+      bot_id: "B0BOT",
+      text: "old bot reply",
+    });
     await postEvent(
       harness.eventsUrl,
       mentionEvent({ text: `<@${BOT_USER_ID}> what went wrong?`, ts: "1700003003.000100", thread_ts: "1700003000.000100" }),
@@ -143,7 +182,9 @@ describe("Slack rendering", () => {
     await memory.remember(`slack:T0TEAM:C0GENERAL:${THREAD}`, ["The deploy window is Friday 3pm", "Ping <!here> before deploys"]);
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> memory`, ts: THREAD }));
     const listing = await harness.fake.waitForCall("chat.postMessage");
-    expect(listing.args.text).toBe("Here is what I remember about this conversation:\n• The deploy window is Friday 3pm\n• Ping @\u2060here before deploys");
+    expect(listing.args.text).toBe(
+      "Here is what I remember about this conversation:\n• The deploy window is Friday 3pm\n• Ping @\u2060here before deploys",
+    );
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> forget`, ts: "1700002003.000100", thread_ts: THREAD }));
     await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "Done: I forgot 2 facts about this conversation.");
     expect(await memory.list(`slack:T0TEAM:C0GENERAL:${THREAD}`)).toEqual([]);

@@ -48,8 +48,12 @@ describe("Slack in Socket Mode", () => {
     const { fake } = harness;
     fake.sendEnvelope("events_api", mentionEvent({ text: `<@${BOT_USER_ID}> say hello in random`, ts: "1700004300.000100" }));
     const approval = await fake.waitForCall("chat.postMessage", (c) => JSON.stringify(c.args.blocks ?? []).includes(APPROVE_ACTION));
-    const actions = (approval.args.blocks as Array<{ type: string; elements?: Array<{ value: string }> }>).find((b) => b.type === "actions")!;
-    const message = fake.threadMessages("C0GENERAL", "1700004300.000100").find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
+    const actions = (approval.args.blocks as Array<{ type: string; elements?: Array<{ value: string }> }>).find(
+      (b) => b.type === "actions",
+    )!;
+    const message = fake
+      .threadMessages("C0GENERAL", "1700004300.000100")
+      .find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
     const click = blockActionPayload({
       user: "U0ALICE",
       actionId: APPROVE_ACTION,

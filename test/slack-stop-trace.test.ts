@@ -45,7 +45,8 @@ function toolThenHang(): Model & { readonly cancelled: Promise<void> } {
 }
 
 const hasStop = (blocks: unknown) => JSON.stringify(blocks ?? []).includes(STOP_ACTION);
-const traceMessage = (fake: FakeSlack) => fake.threadMessages("C0GENERAL", THREAD).find((m) => m.text.startsWith("Working on it…") || m.text.includes("Steps ("));
+const traceMessage = (fake: FakeSlack) =>
+  fake.threadMessages("C0GENERAL", THREAD).find((m) => m.text.startsWith("Working on it…") || m.text.includes("Steps ("));
 
 describe("Slack Stop in the trace message", () => {
   it("moves the button into the trace message when the run posts and edits, and stops the run from there", async () => {
@@ -58,11 +59,21 @@ describe("Slack Stop in the trace message", () => {
     await until(() => hasStop(traceMessage(h.fake)?.blocks), "the Stop button in the trace message");
     const trace = traceMessage(h.fake)!;
     expect(trace.text).toContain("calculator");
-    await until(() => h.fake.threadMessages("C0GENERAL", THREAD).filter((m) => hasStop(m.blocks)).length === 1, "the separate Stop message to go");
+    await until(
+      () => h.fake.threadMessages("C0GENERAL", THREAD).filter((m) => hasStop(m.blocks)).length === 1,
+      "the separate Stop message to go",
+    );
     const actions = (trace.blocks as Array<{ type: string; elements?: Array<{ value: string }> }>).find((b) => b.type === "actions")!;
     const runId = actions.elements![0]!.value;
 
-    const click = blockActionPayload({ user: "U0ALICE", actionId: STOP_ACTION, value: runId, channel: "C0GENERAL", messageTs: trace.ts, threadTs: THREAD });
+    const click = blockActionPayload({
+      user: "U0ALICE",
+      actionId: STOP_ACTION,
+      value: runId,
+      channel: "C0GENERAL",
+      messageTs: trace.ts,
+      threadTs: THREAD,
+    });
     expect((await postInteraction(h.eventsUrl, click)).status).toBe(200);
     await h.fake.waitForCall("chat.postMessage", (c) => String(c.args.text).includes("Stopped by u0alice."));
     await model.cancelled;

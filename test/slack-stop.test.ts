@@ -27,7 +27,10 @@ async function startStuckRun(): Promise<{ h: SlackHarness; button: RecordedCall;
 
 function clickStop(h: SlackHarness, user: string, runId: string) {
   const ts = h.fake.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(STOP_ACTION))?.ts ?? "1.1";
-  return postInteraction(h.eventsUrl, blockActionPayload({ user, actionId: STOP_ACTION, value: runId, channel: "C0GENERAL", messageTs: ts, threadTs: THREAD }));
+  return postInteraction(
+    h.eventsUrl,
+    blockActionPayload({ user, actionId: STOP_ACTION, value: runId, channel: "C0GENERAL", messageTs: ts, threadTs: THREAD }),
+  );
 }
 
 describe("Slack Stop", () => {

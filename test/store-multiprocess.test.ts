@@ -25,7 +25,11 @@ describe("one SQLite file shared by several processes", () => {
   });
 
   it("facts and history written by one process are read by another", async () => {
-    expect(await inChildProcess(url, "write", "slack:T1:C1:1", "User's name is Ann", "User works at Acme")).toEqual({ added: 2, replaced: 0, skipped: 0 });
+    expect(await inChildProcess(url, "write", "slack:T1:C1:1", "User's name is Ann", "User works at Acme")).toEqual({
+      added: 2,
+      replaced: 0,
+      skipped: 0,
+    });
     const read = (await inChildProcess(url, "read", "slack:T1:C1:1")) as { facts: string[]; history: Array<{ user: string }> };
     expect(read.facts).toEqual(["User's name is Ann", "User works at Acme"]);
     expect(read.history.map((turn) => turn.user)).toEqual(["remember 2 facts"]);
@@ -42,7 +46,9 @@ describe("one SQLite file shared by several processes", () => {
   });
 
   it("setIfAbsent from racing processes lets exactly one win", async () => {
-    const answers = (await Promise.all(Array.from({ length: 4 }, () => inChildProcess(url, "claim", "event:Ev123")))) as Array<{ won: boolean }>;
+    const answers = (await Promise.all(Array.from({ length: 4 }, () => inChildProcess(url, "claim", "event:Ev123")))) as Array<{
+      won: boolean;
+    }>;
     expect(answers.filter((answer) => answer.won)).toHaveLength(1);
   });
 });

@@ -153,7 +153,12 @@ describe("STORE_URL parsing", () => {
   });
 
   it("reads host, port and database from a Redis URL", () => {
-    expect(parseStoreUrl("redis://cache.internal:6380/2")).toMatchObject({ kind: "redis", host: "cache.internal", port: 6380, database: 2 });
+    expect(parseStoreUrl("redis://cache.internal:6380/2")).toMatchObject({
+      kind: "redis",
+      host: "cache.internal",
+      port: 6380,
+      database: 2,
+    });
     expect(parseStoreUrl("redis://cache.internal")).toMatchObject({ port: 6379, database: 0 });
   });
 
@@ -249,7 +254,11 @@ describeWithRedis("a Redis store whose server goes away", () => {
 
     server = await startRedisServer(server.port);
     await until(
-      () => store.set("after", "back").then(() => true, () => false),
+      () =>
+        store.set("after", "back").then(
+          () => true,
+          () => false,
+        ),
       "the store to work again once Redis is back",
       10_000,
     );

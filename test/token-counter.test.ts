@@ -92,7 +92,9 @@ describe("counting messages", () => {
   });
 
   it("counts tool schemas as their JSON, and no tools as nothing", () => {
-    const schemas: ToolSchema[] = [{ name: "calculator", description: "arithmetic", parameters: { type: "object", properties: { expression: { type: "string" } } } }];
+    const schemas: ToolSchema[] = [
+      { name: "calculator", description: "arithmetic", parameters: { type: "object", properties: { expression: { type: "string" } } } },
+    ];
     expect(counter().countTools(schemas)).toBe(tokens(JSON.stringify(schemas)));
     expect(counter().countTools([])).toBe(0);
   });
@@ -228,7 +230,11 @@ describe("observation cap with a note", () => {
   it("writes large figures with separators", () => {
     const long = WORDS.repeat(100);
     expect(long.length).toBeGreaterThan(1_000);
-    expect(registry.observation(long).endsWith(`the full result had ${long.length.toLocaleString("en-US")} characters; this shows the first 50 tokens]`)).toBe(true);
+    expect(
+      registry
+        .observation(long)
+        .endsWith(`the full result had ${long.length.toLocaleString("en-US")} characters; this shows the first 50 tokens]`),
+    ).toBe(true);
     expect(registry.observation(long)).toMatch(/had \d,\d{3} characters/);
   });
 });

@@ -5,7 +5,13 @@ import { TokenCounter } from "../src/agent/token-counter.js";
 import { startEncoderBuild } from "../src/agent/tokenizer-tables.js";
 
 const require = createRequire(import.meta.url);
-const SAMPLES = ["hello world", "Grüße, 你好，世界！ 🎉🎉", "function f(x) { return x ** 2; } // comment\n\n\tindent", "<|endoftext|> is text here", "a".repeat(300)];
+const SAMPLES = [
+  "hello world",
+  "Grüße, 你好，世界！ 🎉🎉",
+  "function f(x) { return x ** 2; } // comment\n\n\tindent",
+  "<|endoftext|> is text here",
+  "a".repeat(300),
+];
 
 type Tables = { rankMap: Map<string, number>; textMap: Map<number, Uint8Array> };
 

@@ -24,7 +24,8 @@ const samples = [
   "CamelCaseIdentifiers and snake_case_names and kebab-case-names",
 ];
 
-const cjk = (length: number, seed = 0) => Array.from({ length }, (_, index) => String.fromCodePoint(0x4e00 + ((index * 7_919 + seed) % 20_000))).join("");
+const cjk = (length: number, seed = 0) =>
+  Array.from({ length }, (_, index) => String.fromCodePoint(0x4e00 + ((index * 7_919 + seed) % 20_000))).join("");
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -42,7 +43,11 @@ describe.each(["o200k_base", "cl100k_base"] as const)("the byte-pair merge (%s)"
   });
 
   it("encodes exactly as js-tiktoken on random text", () => {
-    const text = fc.oneof(fc.string({ unit: "grapheme", maxLength: 200 }), fc.string({ unit: "binary", maxLength: 200 }), fc.lorem({ maxCount: 30 }));
+    const text = fc.oneof(
+      fc.string({ unit: "grapheme", maxLength: 200 }),
+      fc.string({ unit: "binary", maxLength: 200 }),
+      fc.lorem({ maxCount: 30 }),
+    );
     fc.assert(
       fc.property(text, (value) => {
         const tokens = exact(value);
@@ -62,18 +67,43 @@ describe.each(["o200k_base", "cl100k_base"] as const)("the byte-pair merge (%s)"
 /** Long single pieces: what the issue measured, and the text kinds the bot meets. */
 const longText = fc.oneof(
   fc.lorem({ mode: "sentences", maxCount: 80 }),
-  fc.array(fc.constantFrom("const ", "value", " = ", "compute(", "x, y", ");\n", "  if (", "a === b", ") {\n", "}\n", "return ", "[]"), { minLength: 200, maxLength: 800 }).map((parts) => parts.join("")),
+  fc
+    .array(fc.constantFrom("const ", "value", " = ", "compute(", "x, y", ");\n", "  if (", "a === b", ") {\n", "}\n", "return ", "[]"), {
+      minLength: 200,
+      maxLength: 800,
+    })
+    .map((parts) => parts.join("")),
   fc.integer({ min: MAX_CHUNK_CHARS + 1, max: 6 * MAX_CHUNK_CHARS }).chain((length) => fc.nat().map((seed) => cjk(length, seed))),
-  fc.array(fc.constantFrom("🎉", "👍🏽", "🇯🇵", "👨‍👩‍👧", "😀", "✨"), { minLength: MAX_CHUNK_CHARS, maxLength: 3 * MAX_CHUNK_CHARS }).map((parts) => parts.join("")),
-  fc.array(fc.constantFrom(..."abcdefghijklmnopqrstuvwxyz"), { minLength: MAX_CHUNK_CHARS, maxLength: 8 * MAX_CHUNK_CHARS }).map((letters) => letters.join("")),
+  fc
+    .array(fc.constantFrom("🎉", "👍🏽", "🇯🇵", "👨‍👩‍👧", "😀", "✨"), { minLength: MAX_CHUNK_CHARS, maxLength: 3 * MAX_CHUNK_CHARS })
+    .map((parts) => parts.join("")),
+  fc
+    .array(fc.constantFrom(..."abcdefghijklmnopqrstuvwxyz"), { minLength: MAX_CHUNK_CHARS, maxLength: 8 * MAX_CHUNK_CHARS })
+    .map((letters) => letters.join("")),
   // One letter repeated, then others: where a cut can also lose a token.
   fc
-    .tuple(fc.constantFrom(..."aexzq"), fc.integer({ min: MAX_CHUNK_CHARS - 20, max: 4 * MAX_CHUNK_CHARS }), fc.stringMatching(/^[a-z]{0,30}$/))
+    .tuple(
+      fc.constantFrom(..."aexzq"),
+      fc.integer({ min: MAX_CHUNK_CHARS - 20, max: 4 * MAX_CHUNK_CHARS }),
+      fc.stringMatching(/^[a-z]{0,30}$/),
+    )
     .map(([letter, length, rest]) => letter.repeat(length) + rest),
-  fc.array(fc.oneof(fc.lorem({ maxCount: 5 }), fc.integer({ min: 200, max: 3 * MAX_CHUNK_CHARS }).map((length) => cjk(length))), { maxLength: 6 }).map((parts) => parts.join(" ")),
+  fc
+    .array(
+      fc.oneof(
+        fc.lorem({ maxCount: 5 }),
+        fc.integer({ min: 200, max: 3 * MAX_CHUNK_CHARS }).map((length) => cjk(length)),
+      ),
+      { maxLength: 6 },
+    )
+    .map((parts) => parts.join(" ")),
   // Longer than a segment of the pattern split, with and without line breaks to split at.
   fc
-    .tuple(fc.lorem({ mode: "sentences", maxCount: 20 }), fc.integer({ min: 20, max: 60 }), fc.constantFrom(" ", "\n", "\n/", " \n ", "\r\n"))
+    .tuple(
+      fc.lorem({ mode: "sentences", maxCount: 20 }),
+      fc.integer({ min: 20, max: 60 }),
+      fc.constantFrom(" ", "\n", "\n/", " \n ", "\r\n"),
+    )
     .map(([sentences, times, separator]) => Array.from({ length: times }, () => sentences).join(separator)),
 );
 
@@ -146,7 +176,9 @@ describe("the pair table", () => {
     const rank = fc.integer({ min: 0, max: tables.textMap.size - 1 });
     const bytesOf = (token: number) => [...tables.textMap.get(token)!];
     // Real merges (a token split in two) and arbitrary pairs, which are mostly no token.
-    const split = rank.filter((token) => bytesOf(token).length > 1).chain((token) => fc.integer({ min: 1, max: bytesOf(token).length - 1 }).map((at) => [token, at] as const));
+    const split = rank
+      .filter((token) => bytesOf(token).length > 1)
+      .chain((token) => fc.integer({ min: 1, max: bytesOf(token).length - 1 }).map((at) => [token, at] as const));
     fc.assert(
       fc.property(fc.tuple(rank, rank), ([left, right]) => {
         expect(pairRank(left, right)).toBe(tables.rankMap.get([...bytesOf(left), ...bytesOf(right)].join(",")) ?? -1);

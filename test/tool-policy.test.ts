@@ -3,7 +3,13 @@ import { z } from "zod";
 import { createToolPolicy } from "../src/agent/tool-policy.js";
 import type { Tool } from "../src/agent/types.js";
 
-const tool = (name: string, effect: "read" | "write"): Tool => ({ name, description: "", schema: z.object({}), effect, execute: async () => "" });
+const tool = (name: string, effect: "read" | "write"): Tool => ({
+  name,
+  description: "",
+  schema: z.object({}),
+  effect,
+  execute: async () => "",
+});
 
 describe("tool policy", () => {
   it("asks for approval on writes and allows reads by default", () => {

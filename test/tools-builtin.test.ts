@@ -100,7 +100,9 @@ describe("current_time", () => {
   });
 
   it("rejects an unknown zone with a hint", async () => {
-    await expect(tool.execute({ timezone: "Mars/Base" }, context)).rejects.toThrow('Unknown time zone "Mars/Base": use an IANA name such as Europe/Paris');
+    await expect(tool.execute({ timezone: "Mars/Base" }, context)).rejects.toThrow(
+      'Unknown time zone "Mars/Base": use an IANA name such as Europe/Paris',
+    );
   });
 
   it("rejects a non-string zone in its schema", () => {

@@ -63,7 +63,10 @@ describe("describeCall", () => {
 
 describe("renderTrace", () => {
   it("cuts a single step with many calls instead of hiding it", () => {
-    const crowded = step(1, Array.from({ length: 200 }, (_, index) => callRecord({ callId: `c${index}`, args: `{"n":${index}}` })));
+    const crowded = step(
+      1,
+      Array.from({ length: 200 }, (_, index) => callRecord({ callId: `c${index}`, args: `{"n":${index}}` })),
+    );
     const text = renderTrace([crowded], { maxChars: 1_000 });
     expect(text.length).toBeLessThanOrEqual(1_000);
     expect(text).toMatch(/^Step 1/);
@@ -77,7 +80,16 @@ describe("renderTrace", () => {
 
   it("shows each call with a mark, its outcome and a preview, and the answer step", () => {
     const text = renderTrace([
-      step(1, [callRecord(), callRecord({ callId: "c2", tool: "lookup", args: "{}", outcome: "unknown_tool", result: 'Error: there is no tool named "lookup".' })]),
+      step(1, [
+        callRecord(),
+        callRecord({
+          callId: "c2",
+          tool: "lookup",
+          args: "{}",
+          outcome: "unknown_tool",
+          result: 'Error: there is no tool named "lookup".',
+        }),
+      ]),
       step(2, [], { text: "The answer is 4.", durationMs: 2_500 }),
     ]);
     expect(text).toBe(
@@ -102,7 +114,9 @@ describe("renderTrace", () => {
   });
 
   describe("when the steps do not fit", () => {
-    const many = Array.from({ length: 40 }, (_, index) => step(index + 1, [callRecord({ callId: `c${index}`, args: `{"expression":"${index}+1"}`, result: "r".repeat(150) })]));
+    const many = Array.from({ length: 40 }, (_, index) =>
+      step(index + 1, [callRecord({ callId: `c${index}`, args: `{"expression":"${index}+1"}`, result: "r".repeat(150) })]),
+    );
 
     it("stays within the bound", () => {
       for (const maxChars of [400, 1_000, 3_500]) expect(renderTrace(many, { maxChars }).length).toBeLessThanOrEqual(maxChars);
@@ -126,7 +140,12 @@ describe("renderTrace", () => {
     });
 
     it("cuts even a single step that is larger than the bound", () => {
-      const huge = [step(1, Array.from({ length: 30 }, (_, index) => callRecord({ callId: `c${index}` })))];
+      const huge = [
+        step(
+          1,
+          Array.from({ length: 30 }, (_, index) => callRecord({ callId: `c${index}` })),
+        ),
+      ];
       expect(renderTrace(huge, { maxChars: 200 }).length).toBeLessThanOrEqual(200);
     });
   });

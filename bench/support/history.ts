@@ -18,7 +18,28 @@ export function priorHistory(size: number): ChatMessage[] {
 
 /** Deterministic text of about `chars` characters from a seeded generator, different for every seed. */
 export function observationText(chars: number, seed: number): string {
-  const words = ["status", "region", "eu-west-1", "latency", "p99", "ms", "error", "count", "queue", "depth", "retry", "user", "id", "order", "total", "EUR", "ok", "failed", "timestamp", "2025-03-14T09:26:53Z"];
+  const words = [
+    "status",
+    "region",
+    "eu-west-1",
+    "latency",
+    "p99",
+    "ms",
+    "error",
+    "count",
+    "queue",
+    "depth",
+    "retry",
+    "user",
+    "id",
+    "order",
+    "total",
+    "EUR",
+    "ok",
+    "failed",
+    "timestamp",
+    "2025-03-14T09:26:53Z",
+  ];
   let state = seed * 2654435761 + 1;
   const next = () => {
     state = (state * 1103515245 + 12345) % 2147483648;

@@ -22,7 +22,8 @@ export class InstantModel implements Model {
 
   complete(_request: ModelRequest, _signal: AbortSignal): Promise<ModelReply> {
     this.step += 1;
-    if (this.step > this.toolSteps) return Promise.resolve({ content: `Done after ${this.toolSteps} lookups in run ${this.tag}.`, toolCalls: [] });
+    if (this.step > this.toolSteps)
+      return Promise.resolve({ content: `Done after ${this.toolSteps} lookups in run ${this.tag}.`, toolCalls: [] });
     const id = `call_${this.step}`;
     return Promise.resolve({ content: null, toolCalls: [{ id, name: this.tool, arguments: `{"query":"item ${this.tag}-${this.step}"}` }] });
   }

@@ -34,7 +34,10 @@ export function createApprovalRefs<Ref>(options: ApprovalRefsOptions<Ref>): Appr
     async remember(pending, ref) {
       const ttl = Math.max(0, pending.expiresAt - options.now()) + KEEP_AFTER_EXPIRY_MS;
       await store.set(keyOf(pending.runId, pending.callId), ref, ttl).catch((error: unknown) => {
-        logger.warn({ err: error, runId: pending.runId }, "could not remember where the approval message is; later updates of it will be missing");
+        logger.warn(
+          { err: error, runId: pending.runId },
+          "could not remember where the approval message is; later updates of it will be missing",
+        );
       });
     },
     async find(runId, callId) {

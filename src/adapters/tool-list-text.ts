@@ -10,6 +10,8 @@ function line(tool: ToolListing): string {
 
 export function toolListText(tools: readonly ToolListing[]): string {
   if (tools.length === 0) return "No tools are available.";
-  const writes = tools.some((tool) => tool.effect === "write") ? "\nA write asks for approval before it runs (unless the bot's policy says otherwise)." : "";
+  const writes = tools.some((tool) => tool.effect === "write")
+    ? "\nA write asks for approval before it runs (unless the bot's policy says otherwise)."
+    : "";
   return [`Tools (${tools.length}):`, ...tools.map(line)].join("\n") + writes;
 }

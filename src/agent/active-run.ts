@@ -15,16 +15,35 @@ import { addUsage, RunContext, usageTokens } from "./run-context.js";
 import { UsageMeter } from "./usage-meter.js";
 import { summarize, summaryTimeoutMs } from "./summary.js";
 import { sourceOf } from "./tool-source.js";
-import type { AgentEvent, CallRecord, ChatMessage, EventSink, GuardStop, ModelReply, PendingApproval, RunOutcome, StepRecord, TokenUsage, ToolCall } from "./types.js";
+import type {
+  AgentEvent,
+  CallRecord,
+  ChatMessage,
+  EventSink,
+  GuardStop,
+  ModelReply,
+  PendingApproval,
+  RunOutcome,
+  StepRecord,
+  TokenUsage,
+  ToolCall,
+} from "./types.js";
 import { ModelUnavailableError } from "../errors.js";
 
 /** Epoch milliseconds with sub-millisecond precision: step times survive a restart. */
 const now = () => performance.timeOrigin + performance.now();
 /** After a Stop the summary may take this long; a hanging model then gets the summary built from the steps. */
 const STOPPED_SUMMARY_MS = 1_000;
-const EMPTY_REPLY_NUDGE: ChatMessage = { role: "system", content: "Your last reply was empty. Answer the person, or call one of the tools." };
+const EMPTY_REPLY_NUDGE: ChatMessage = {
+  role: "system",
+  content: "Your last reply was empty. Answer the person, or call one of the tools.",
+};
 
-export type StepEnd = { readonly kind: "continue" } | { readonly kind: "answer"; readonly answer: string } | { readonly kind: "stop"; readonly stop: GuardStop } | { readonly kind: "pause"; readonly approval: PendingApproval };
+export type StepEnd =
+  | { readonly kind: "continue" }
+  | { readonly kind: "answer"; readonly answer: string }
+  | { readonly kind: "stop"; readonly stop: GuardStop }
+  | { readonly kind: "pause"; readonly approval: PendingApproval };
 
 /** One run in progress: its messages, steps and guard counters, and the step it is on. */
 export class ActiveRun {
@@ -67,7 +86,8 @@ export class ActiveRun {
     this.meter = new UsageMeter(deps, { runId: state.runId, origin: state.origin });
     this.context = new RunContext(state.messages, settled, deps, deps.limits.contextWindow - deps.limits.reservedOutputTokens);
     for (const call of settled) this.callIds.add(call.callId);
-    for (const message of state.messages) if (message.role === "assistant") for (const call of message.toolCalls ?? []) this.callIds.add(call.id);
+    for (const message of state.messages)
+      if (message.role === "assistant") for (const call of message.toolCalls ?? []) this.callIds.add(call.id);
     const remaining = Math.max(0, deps.limits.runTimeoutMs - state.elapsedMs);
     // A resumed run with no time left must not start its approved write before the timer fires.
     if (remaining === 0) this.expire();
@@ -132,7 +152,15 @@ export class ActiveRun {
     for (const call of calls) this.guards = settleCall(this.guards, blockedRecord(call, reason), context, false);
   }
 
-  private pause(index: number, startedAt: number, text: string | null, calls: readonly ToolCall[], done: readonly CallRecord[], args: unknown, usage?: TokenUsage): StepEnd {
+  private pause(
+    index: number,
+    startedAt: number,
+    text: string | null,
+    calls: readonly ToolCall[],
+    done: readonly CallRecord[],
+    args: unknown,
+    usage?: TokenUsage,
+  ): StepEnd {
     const call = calls[0]!;
     this.pending = { index, startedAt, text, calls, done, usage };
     const approval: PendingApproval = {
@@ -168,7 +196,14 @@ export class ActiveRun {
     );
   }
 
-  private async runCalls(index: number, startedAt: number, text: string | null, calls: readonly ToolCall[], done: CallRecord[], usage?: TokenUsage): Promise<StepEnd> {
+  private async runCalls(
+    index: number,
+    startedAt: number,
+    text: string | null,
+    calls: readonly ToolCall[],
+    done: CallRecord[],
+    usage?: TokenUsage,
+  ): Promise<StepEnd> {
     const settled: CallRecord[] = done;
     const result = await processCalls(calls, this.guards, this.batchContext(index, settled));
     this.guards = result.guards;
@@ -188,7 +223,9 @@ export class ActiveRun {
   async step(): Promise<StepEnd> {
     const stoppedBefore = this.stopped();
     if (stoppedBefore) return { kind: "stop", stop: stoppedBefore };
-    const limitStop = checkStepLimit(this.steps.length, this.deps.limits.maxSteps) ?? checkErrorStreak(this.guards.errorStreak, this.deps.limits.maxConsecutiveErrors);
+    const limitStop =
+      checkStepLimit(this.steps.length, this.deps.limits.maxSteps) ??
+      checkErrorStreak(this.guards.errorStreak, this.deps.limits.maxConsecutiveErrors);
     if (limitStop) return { kind: "stop", stop: limitStop };
     const tokenTrip = await this.manageContext();
     if (tokenTrip) return { kind: "stop", stop: tokenTrip };
@@ -247,7 +284,13 @@ export class ActiveRun {
       this.finishStep(pending.index, pending.startedAt, pending.text, done, pending.usage);
       return { kind: "stop", stop: approvalExpiredStop(call!.name, this.deps.approvalTimeoutMs) };
     }
-    this.emit({ type: "approval_decided", runId: this.runId, callId: call!.id, decision: resolution.decision, decidedBy: resolution.decidedBy });
+    this.emit({
+      type: "approval_decided",
+      runId: this.runId,
+      callId: call!.id,
+      decision: resolution.decision,
+      decidedBy: resolution.decidedBy,
+    });
     const prepared = this.deps.tools.prepare(call!);
     // An approved write finishes (or times out) even after a Stop: only the deadline cancels it.
     const context = this.batchContext(pending.index, done, this.deadline.signal);

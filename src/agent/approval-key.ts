@@ -61,7 +61,10 @@ export function approvalKeySource(config: Config, logger: Logger): ApprovalKey {
     return async () => key;
   }
   if (parseStoreUrl(config.storeUrl).kind === "redis") {
-    logger.warn({ path: plan.path }, "APPROVAL_SECRET is not set and no chat secret is shared: approvals are signed with this machine's key file, so other machines on the same Redis can't decide them. Set APPROVAL_SECRET");
+    logger.warn(
+      { path: plan.path },
+      "APPROVAL_SECRET is not set and no chat secret is shared: approvals are signed with this machine's key file, so other machines on the same Redis can't decide them. Set APPROVAL_SECRET",
+    );
   }
   let loading: Promise<Buffer> | undefined;
   const load: ApprovalKey = () => {
@@ -109,7 +112,11 @@ async function readKeyFile(path: string, logger: Logger): Promise<Buffer | undef
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw new ApprovalKeyError(path, `could not be read (${(error as Error).message})`);
   }
-  if (!KEY_FILE_TEXT.test(text.trim())) throw new ApprovalKeyError(path, "is damaged (expected the base64 key the bot wrote); delete it to make a new one, which voids the approvals waiting");
+  if (!KEY_FILE_TEXT.test(text.trim()))
+    throw new ApprovalKeyError(
+      path,
+      "is damaged (expected the base64 key the bot wrote); delete it to make a new one, which voids the approvals waiting",
+    );
   const { mode } = await stat(path);
   if ((mode & 0o077) !== 0) logger.warn({ path }, "the approval key file can be read by other users; restrict it with chmod 600");
   return Buffer.from(text.trim(), "base64");

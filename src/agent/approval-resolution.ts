@@ -33,6 +33,15 @@ export function withWaitingStep(steps: StepRecord[], pending: PendingStep | unde
   if (!pending) return steps;
   const { index, startedAt, text, calls, done, usage } = pending;
   const waiting = calls[0]!;
-  const placeholder: CallRecord = { callId: waiting.id, tool: waiting.name, args: waiting.arguments, signature: "", outcome: "needs_approval", result: "waiting for approval", observation: "", durationMs: 0 };
+  const placeholder: CallRecord = {
+    callId: waiting.id,
+    tool: waiting.name,
+    args: waiting.arguments,
+    signature: "",
+    outcome: "needs_approval",
+    result: "waiting for approval",
+    observation: "",
+    durationMs: 0,
+  };
   return [...steps, { index, startedAt, durationMs: now - startedAt, text, calls: [...done, placeholder], usage }];
 }

@@ -55,7 +55,12 @@ export interface ApprovalStore {
   save(run: StoredRun): Promise<void>;
   load(runId: string): Promise<LoadResult>;
   /** True when this call won the decision; otherwise the decision that was there first. */
-  claim(runId: string, callId: string, claim: Claim, now: number): Promise<{ readonly won: true } | { readonly won: false; readonly existing?: ClaimRecord }>;
+  claim(
+    runId: string,
+    callId: string,
+    claim: Claim,
+    now: number,
+  ): Promise<{ readonly won: true } | { readonly won: false; readonly existing?: ClaimRecord }>;
   /** The decision taken on a call, if any (also after its run record is gone). */
   decisionOf(runId: string, callId: string): Promise<ClaimRecord | undefined>;
   remove(runId: string): Promise<void>;
@@ -73,9 +78,17 @@ function isWellFormedRunId(runId: string): boolean {
 }
 
 /** Does no I/O itself: the key is loaded on each use that needs it, so a failure at start does not last. */
-export function createApprovalStore(options: { store: KeyValueStore; key: ApprovalKey; logger: Logger; clock: () => number }): ApprovalStore {
+export function createApprovalStore(options: {
+  store: KeyValueStore;
+  key: ApprovalKey;
+  logger: Logger;
+  clock: () => number;
+}): ApprovalStore {
   const { store, key, logger, clock } = options;
-  const sign = async (run: StoredRun) => createHmac("sha256", await key()).update(canonicalJson({ state: run.state, pending: run.pending })).digest("base64url");
+  const sign = async (run: StoredRun) =>
+    createHmac("sha256", await key())
+      .update(canonicalJson({ state: run.state, pending: run.pending }))
+      .digest("base64url");
 
   /** The set's members that parse, with the member each came from (the set is untrusted). */
   const listed = async (): Promise<Array<DueApproval & { readonly member: string }>> =>
@@ -104,7 +117,12 @@ export function createApprovalStore(options: { store: KeyValueStore; key: Approv
     async save(run) {
       const ttl = Math.max(1, run.pending.expiresAt - clock()) + EXPIRED_RUN_GRACE_MS;
       await store.set(runKey(run.state.runId), { ...run, mac: await sign(run) }, ttl);
-      const entry: DueApproval = { runId: run.state.runId, callId: run.pending.callId, expiresAt: run.pending.expiresAt, surface: run.state.origin.surface };
+      const entry: DueApproval = {
+        runId: run.state.runId,
+        callId: run.pending.callId,
+        expiresAt: run.pending.expiresAt,
+        surface: run.state.origin.surface,
+      };
       const member = JSON.stringify(entry);
       await store.addToSet(WAITING_SET_KEY, member);
       // A run that paused before on another call is listed once, under its latest.
@@ -146,7 +164,9 @@ export function createApprovalStore(options: { store: KeyValueStore; key: Approv
     },
 
     async waiting() {
-      return (await listed()).map(({ runId, callId, expiresAt, surface }) => ({ runId, callId, expiresAt, surface })).sort((a, b) => a.expiresAt - b.expiresAt);
+      return (await listed())
+        .map(({ runId, callId, expiresAt, surface }) => ({ runId, callId, expiresAt, surface }))
+        .sort((a, b) => a.expiresAt - b.expiresAt);
     },
   };
 }

@@ -31,7 +31,14 @@ export type BatchResult =
   /** `calls[0]` is the write that waits for a decision. */
   | { readonly kind: "needs_approval"; readonly guards: GuardCounters; readonly calls: readonly ToolCall[]; readonly args: unknown };
 
-export function callRecord(call: ToolCall, signature: string, outcome: CallOutcome, result: string, observation: string, durationMs = 0): CallRecord {
+export function callRecord(
+  call: ToolCall,
+  signature: string,
+  outcome: CallOutcome,
+  result: string,
+  observation: string,
+  durationMs = 0,
+): CallRecord {
   return { callId: call.id, tool: call.name, args: call.arguments, signature, outcome, result, observation, durationMs };
 }
 
@@ -85,9 +92,17 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item:
 /** Runs a validated call and returns its record; never rejects. */
 export async function runPrepared(prepared: Extract<PreparedCall, { kind: "ready" }>, context: BatchContext): Promise<CallRecord> {
   context.emit({ type: "tool_called", runId: context.toolContext.runId, step: context.step, call: prepared.call });
-  const progress = (detail: string) => context.emit({ type: "tool_progress", runId: context.toolContext.runId, step: context.step, call: prepared.call, detail });
+  const progress = (detail: string) =>
+    context.emit({ type: "tool_progress", runId: context.toolContext.runId, step: context.step, call: prepared.call, detail });
   const execution = await context.tools.execute(prepared, { ...context.toolContext, progress });
-  const item = callRecord(prepared.call, prepared.signature, execution.outcome, execution.result, context.tools.observation(execution.result), execution.durationMs);
+  const item = callRecord(
+    prepared.call,
+    prepared.signature,
+    execution.outcome,
+    execution.result,
+    context.tools.observation(execution.result),
+    execution.durationMs,
+  );
   context.emit({ type: "tool_result", runId: context.toolContext.runId, step: context.step, call: item });
   return item;
 }
@@ -116,7 +131,10 @@ export async function processCalls(calls: readonly ToolCall[], initial: GuardCou
     const repeat = checkRepeat(guards.repeat, prepared.signature, call.name);
     const recent = [...guards.recent, prepared.signature].slice(-oscillationMemory(context.oscillationWindow));
     guards = { ...guards, repeat: repeat.state, recent };
-    const oscillation = repeat.kind === "trip" ? undefined : checkOscillation(recent, context.oscillationWindow, (signature) => signature.split("#")[0] ?? signature);
+    const oscillation =
+      repeat.kind === "trip"
+        ? undefined
+        : checkOscillation(recent, context.oscillationWindow, (signature) => signature.split("#")[0] ?? signature);
     const stop = repeat.kind === "trip" ? repeat.stop : oscillation;
     if (stop) {
       await flushReads();
@@ -126,7 +144,12 @@ export async function processCalls(calls: readonly ToolCall[], initial: GuardCou
     if (repeat.kind === "warn") {
       await flushReads();
       const earlier = guards.lastObservation ?? "(no result)";
-      context.emit({ type: "guard_warned", runId: context.toolContext.runId, guard: "repeat", detail: `${call.name} asked again with the same arguments; not run` });
+      context.emit({
+        type: "guard_warned",
+        runId: context.toolContext.runId,
+        guard: "repeat",
+        detail: `${call.name} asked again with the same arguments; not run`,
+      });
       settle(callRecord(call, prepared.signature, "repeated", earlier, `${earlier}\n\n${repeatWarning(call.name)}`), false);
       continue;
     }

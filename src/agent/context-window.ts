@@ -70,7 +70,12 @@ function split(messages: readonly ChatMessage[]): Split {
     }
   }
   let historyStart = questionIndex;
-  while (historyStart > prefixEnd && questionIndex - historyStart < 2 * KEEP_HISTORY_TURNS && isHistoryTurnMessage(messages[historyStart - 1])) historyStart--;
+  while (
+    historyStart > prefixEnd &&
+    questionIndex - historyStart < 2 * KEEP_HISTORY_TURNS &&
+    isHistoryTurnMessage(messages[historyStart - 1])
+  )
+    historyStart--;
   const kept = (index: number) => index >= historyStart && index <= questionIndex;
   const middle = messages.slice(prefixEnd, tailStart).filter((_, offset) => !kept(prefixEnd + offset));
   return {
@@ -118,7 +123,13 @@ export async function compactOlderTurns(
   let usage: TokenUsage | undefined;
   try {
     const reply = await model.complete(
-      { messages: [{ role: "system", content: COMPACTION_PROMPT }, { role: "user", content: source }], tools: [] },
+      {
+        messages: [
+          { role: "system", content: COMPACTION_PROMPT },
+          { role: "user", content: source },
+        ],
+        tools: [],
+      },
       AbortSignal.any([signal, AbortSignal.timeout(COMPACTION_TIMEOUT_MS)]),
     );
     usage = reply.usage;
@@ -127,7 +138,10 @@ export async function compactOlderTurns(
     snapshot = undefined;
   }
   const body = snapshot ?? mechanicalDigest(parts.middle);
-  const snapshotMessage: ChatMessage = { role: "system", content: `State snapshot of the earlier conversation and steps (compacted to save context):\n${body}` };
+  const snapshotMessage: ChatMessage = {
+    role: "system",
+    content: `State snapshot of the earlier conversation and steps (compacted to save context):\n${body}`,
+  };
   return {
     messages: [...parts.prefix, snapshotMessage, ...parts.history, ...(parts.question ? [parts.question] : []), ...parts.tail],
     ...(usage ? { usage } : {}),
@@ -137,7 +151,8 @@ export async function compactOlderTurns(
 function mechanicalDigest(messages: readonly ChatMessage[]): string {
   return messages
     .map((message) => {
-      if (message.role === "assistant") return (message.toolCalls ?? []).map((call) => `- called ${call.name}(${firstLine(call.arguments)})`).join("\n");
+      if (message.role === "assistant")
+        return (message.toolCalls ?? []).map((call) => `- called ${call.name}(${firstLine(call.arguments)})`).join("\n");
       if (message.role === "tool") return `  → ${firstLine(message.content)}`;
       return `- ${message.role}: ${firstLine(message.content)}`;
     })

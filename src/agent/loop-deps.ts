@@ -46,7 +46,11 @@ export function createLoopDeps(setup: LoopSetup): LoopDeps {
   const contextWindow = contextWindowOf(setup.guards, setup.modelName);
   const budget = contextWindow - setup.guards.reservedOutputTokens;
   if (budget <= 0) {
-    throw new ConfigError("AGENT_CONTEXT_TOKENS", `expects a window larger than AGENT_RESERVED_OUTPUT_TOKENS (${setup.guards.reservedOutputTokens})`, String(contextWindow));
+    throw new ConfigError(
+      "AGENT_CONTEXT_TOKENS",
+      `expects a window larger than AGENT_RESERVED_OUTPUT_TOKENS (${setup.guards.reservedOutputTokens})`,
+      String(contextWindow),
+    );
   }
   const observationTokens = Math.max(1, Math.min(setup.guards.observationTokens, Math.floor(budget * OBSERVATION_SHARE_OF_BUDGET)));
   return {

@@ -44,7 +44,9 @@ export interface RunStart {
   readonly context: readonly ChatMessage[];
 }
 
-export type Resolution = { readonly kind: "decided"; readonly decision: Decision; readonly decidedBy: Person } | { readonly kind: "expired" };
+export type Resolution =
+  | { readonly kind: "decided"; readonly decision: Decision; readonly decidedBy: Person }
+  | { readonly kind: "expired" };
 
 export interface LoopResult {
   readonly outcome: RunOutcome;
@@ -87,7 +89,9 @@ async function boundedQuestion(question: string, deps: LoopDeps): Promise<string
   const budget = deps.limits.contextWindow - deps.limits.reservedOutputTokens;
   const cap = Math.floor(budget * QUESTION_SHARE_OF_BUDGET);
   const { text, truncated } = await deps.counter.truncateYielding(question, cap);
-  return truncated ? `${text}\n…[the message was cut here: it had ${question.length.toLocaleString("en-US")} characters, more than the model's context can hold]` : text;
+  return truncated
+    ? `${text}\n…[the message was cut here: it had ${question.length.toLocaleString("en-US")} characters, more than the model's context can hold]`
+    : text;
 }
 
 /** Runs until an answer, a guard's summary, or a pause for approval. Never rejects for model or tool failures. */
@@ -96,7 +100,17 @@ export async function runAgent(start: RunStart, deps: LoopDeps, sink: EventSink,
   // Counted here, a slice at a time, so that the run's own counts of them are free.
   await deps.counter.countMessagesYielding(messages);
   const run = new ActiveRun(
-    { version: 1, runId: start.runId, origin: start.origin, question: start.question, messages, steps: [], guards: emptyGuardCounters, usage: { promptTokens: 0, completionTokens: 0 }, elapsedMs: 0 },
+    {
+      version: 1,
+      runId: start.runId,
+      origin: start.origin,
+      question: start.question,
+      messages,
+      steps: [],
+      guards: emptyGuardCounters,
+      usage: { promptTokens: 0, completionTokens: 0 },
+      elapsedMs: 0,
+    },
     deps,
     sink,
     hooks?.stop,
@@ -107,7 +121,13 @@ export async function runAgent(start: RunStart, deps: LoopDeps, sink: EventSink,
 }
 
 /** Continues a paused run with the decision on its waiting call. The state must come from a `paused` result. */
-export function resumeAgent(state: RunState, resolution: Resolution, deps: LoopDeps, sink: EventSink, hooks?: RunHooks): Promise<LoopResult> {
+export function resumeAgent(
+  state: RunState,
+  resolution: Resolution,
+  deps: LoopDeps,
+  sink: EventSink,
+  hooks?: RunHooks,
+): Promise<LoopResult> {
   if (!state.pending) throw new Error(`run ${state.runId} is not waiting for a decision`);
   const run = new ActiveRun(state, deps, sink, hooks?.stop);
   return drive(run, hooks, () => run.resolve(resolution));

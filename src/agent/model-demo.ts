@@ -102,7 +102,10 @@ function findExpressions(text: string): string[] {
 
 /** Drops what a sentence puts around an expression: dangling operators, a full stop, unmatched brackets. */
 function tidy(run: string): string {
-  let expression = run.trim().replace(/^[\s*/%^)]+/, "").replace(/[\s+\-*/%^(.]+$/, "");
+  let expression = run
+    .trim()
+    .replace(/^[\s*/%^)]+/, "")
+    .replace(/[\s+\-*/%^(.]+$/, "");
   const count = (char: string) => expression.split(char).length - 1;
   while (count("(") > count(")") && expression.startsWith("(")) expression = expression.slice(1).trimStart();
   while (count(")") > count("(") && expression.endsWith(")")) expression = expression.slice(0, -1).trimEnd();
@@ -146,7 +149,9 @@ function describeOutcome(call: ToolCall, result: string | undefined): string {
   if (result === undefined) return `I got no result for ${call.name}.`;
   if (call.name === "calculator") {
     const expression = args.expression ?? call.arguments;
-    return /^-?[\d.]+(e[+-]\d+)?$/.test(result.trim()) ? `${expression} = ${result.trim()}` : `I could not work out ${expression}: ${firstLine(result)}`;
+    return /^-?[\d.]+(e[+-]\d+)?$/.test(result.trim())
+      ? `${expression} = ${result.trim()}`
+      : `I could not work out ${expression}: ${firstLine(result)}`;
   }
   if (call.name === "current_time") {
     return result.includes("ISO 8601") ? `It is now ${firstLine(result)}.` : `I could not read the time: ${firstLine(result)}`;

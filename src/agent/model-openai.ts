@@ -35,9 +35,7 @@ const CompletionReply = z.object({
   choices: z
     .array(
       z.object({
-        message: z
-          .object({ content: z.string().nullish(), tool_calls: z.array(z.unknown()).nullish() })
-          .nullish(),
+        message: z.object({ content: z.string().nullish(), tool_calls: z.array(z.unknown()).nullish() }).nullish(),
       }),
     )
     .nullish(),
@@ -74,7 +72,11 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
         signal.throwIfAborted();
         const raw = await untilAborted(client.chat.completions.create(toRequestBody(options.model, request), { signal }), signal);
         const reply = toReply(raw, thisCall, server);
-        log("ok", { promptTokens: reply.usage?.promptTokens, completionTokens: reply.usage?.completionTokens, toolCalls: reply.toolCalls.length });
+        log("ok", {
+          promptTokens: reply.usage?.promptTokens,
+          completionTokens: reply.usage?.completionTokens,
+          toolCalls: reply.toolCalls.length,
+        });
         return reply;
       } catch (error) {
         if (signal.aborted) {
@@ -94,7 +96,12 @@ function toRequestBody(model: string, request: ModelRequest): ChatCompletionCrea
     model,
     messages: request.messages.map(toOpenAIMessage),
     ...(request.tools.length > 0
-      ? { tools: request.tools.map((tool) => ({ type: "function" as const, function: { name: tool.name, description: tool.description, parameters: tool.parameters } })) }
+      ? {
+          tools: request.tools.map((tool) => ({
+            type: "function" as const,
+            function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+          })),
+        }
       : {}),
     ...(request.responseFormat === "json_object" ? { response_format: { type: "json_object" as const } } : {}),
   };
@@ -113,7 +120,11 @@ function toOpenAIMessage(message: ChatMessage): ChatCompletionMessageParam {
         ? {
             role: "assistant",
             content: message.content,
-            tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: "function" as const, function: { name: call.name, arguments: call.arguments } })),
+            tool_calls: message.toolCalls.map((call) => ({
+              id: call.id,
+              type: "function" as const,
+              function: { name: call.name, arguments: call.arguments },
+            })),
           }
         : { role: "assistant", content: message.content };
   }
@@ -154,20 +165,36 @@ interface FailureContext {
 function toUnavailable(error: unknown, context: FailureContext): ModelUnavailableError {
   const tries = `${context.maxRetries + 1} ${context.maxRetries === 0 ? "try" : "tries"}`;
   if (error instanceof APIConnectionTimeoutError) {
-    return new ModelUnavailableError(`no reply from ${context.server} within ${context.timeoutMs} ms (${tries}): check the server, or raise OPENAI_TIMEOUT_MS`);
+    return new ModelUnavailableError(
+      `no reply from ${context.server} within ${context.timeoutMs} ms (${tries}): check the server, or raise OPENAI_TIMEOUT_MS`,
+    );
   }
   if (error instanceof APIConnectionError) {
     const code = causeCode(error);
-    return new ModelUnavailableError(`could not connect to ${context.server}${code ? ` (${code})` : ""}: check OPENAI_BASE_URL and that the server is running`);
+    return new ModelUnavailableError(
+      `could not connect to ${context.server}${code ? ` (${code})` : ""}: check OPENAI_BASE_URL and that the server is running`,
+    );
   }
   if (error instanceof APIError && typeof error.status === "number") {
     const status = error.status;
     const said = serverMessage(error, context.apiKey);
     const prefix = `${status} from the model server${said}`;
     if (status === 401) return new ModelUnavailableError(`${prefix}: check OPENAI_API_KEY`, status);
-    if (status === 403) return new ModelUnavailableError(`${prefix}: the key may not have access to "${context.model}"; check OPENAI_API_KEY and OPENAI_MODEL`, status);
-    if (status === 404) return new ModelUnavailableError(`${prefix}: check OPENAI_MODEL ("${context.model}") and OPENAI_BASE_URL (${context.server}; it usually ends in /v1)`, status);
-    if (status === 429) return new ModelUnavailableError(`${prefix} after ${tries}: rate limited or out of quota; wait a little, or check the account's limits`, status);
+    if (status === 403)
+      return new ModelUnavailableError(
+        `${prefix}: the key may not have access to "${context.model}"; check OPENAI_API_KEY and OPENAI_MODEL`,
+        status,
+      );
+    if (status === 404)
+      return new ModelUnavailableError(
+        `${prefix}: check OPENAI_MODEL ("${context.model}") and OPENAI_BASE_URL (${context.server}; it usually ends in /v1)`,
+        status,
+      );
+    if (status === 429)
+      return new ModelUnavailableError(
+        `${prefix} after ${tries}: rate limited or out of quota; wait a little, or check the account's limits`,
+        status,
+      );
     if (status >= 500) return new ModelUnavailableError(`${prefix} after ${tries}: the server is failing; try again later`, status);
     return new ModelUnavailableError(`${prefix}: the server refused the request`, status);
   }

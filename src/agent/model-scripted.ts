@@ -56,7 +56,9 @@ export class ScriptedModel implements Model {
     signal.throwIfAborted();
     const step = this.script[callIndex] ?? this.whenExhausted;
     if (step === undefined) {
-      throw new Error(`ScriptedModel "${this.name}": the script has ${this.script.length} replies and call ${callIndex + 1} asked for another`);
+      throw new Error(
+        `ScriptedModel "${this.name}": the script has ${this.script.length} replies and call ${callIndex + 1} asked for another`,
+      );
     }
     const reply = typeof step === "function" ? step(request, callIndex) : step;
     if (reply.never) await abortOf(signal);

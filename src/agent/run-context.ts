@@ -7,7 +7,9 @@ import type { LoopDeps } from "./loop.js";
 import type { AgentEvent, CallRecord, ChatMessage, GuardStop, TokenUsage } from "./types.js";
 
 export function addUsage(total: TokenUsage, more: TokenUsage | undefined): TokenUsage {
-  return more ? { promptTokens: total.promptTokens + more.promptTokens, completionTokens: total.completionTokens + more.completionTokens } : total;
+  return more
+    ? { promptTokens: total.promptTokens + more.promptTokens, completionTokens: total.completionTokens + more.completionTokens }
+    : total;
 }
 
 export const usageTokens = (usage: TokenUsage | undefined): number => (usage ? usage.promptTokens + usage.completionTokens : 0);

@@ -41,7 +41,8 @@ function summaryNote(stop: GuardStop): ChatMessage {
 function stepDigest(steps: readonly StepRecord[]): string {
   const lines: string[] = [];
   for (const step of steps) {
-    for (const call of step.calls) lines.push(`- ${call.tool}(${shorten(call.args, 60)}) → ${call.outcome}: ${shorten(call.observation, 160)}`);
+    for (const call of step.calls)
+      lines.push(`- ${call.tool}(${shorten(call.args, 60)}) → ${call.outcome}: ${shorten(call.observation, 160)}`);
     if (step.calls.length === 0 && step.text) lines.push(`- said: ${shorten(step.text, 160)}`);
   }
   return lines.join("\n") || "- no tool was called";
@@ -85,7 +86,11 @@ async function summaryMessages(input: SummaryInput, counter: TokenCounter): Prom
   const system = input.messages.find((message) => message.role === "system");
   const digest = (await counter.truncateYielding(stepDigest(input.steps), Math.floor(input.budget / 2))).text;
   const question = (await counter.truncateYielding(input.question, Math.floor(input.budget / 4))).text;
-  return flattenForSummary([...(system ? [system] : []), { role: "user", content: `${question}\n\nWhat the agent did before it was stopped:\n${digest}` }, note]);
+  return flattenForSummary([
+    ...(system ? [system] : []),
+    { role: "user", content: `${question}\n\nWhat the agent did before it was stopped:\n${digest}` },
+    note,
+  ]);
 }
 
 /** The reply written without the model: the calls made and how they went. */
@@ -109,7 +114,12 @@ function fallbackSummary(steps: readonly StepRecord[], stop: GuardStop, question
 
 /** Never throws. `usage` is what the summary call cost, when the server reported it. */
 /** `timeoutMs` bounds the summary call: a person who pressed Stop gets an answer quickly even from a hanging model. */
-export async function summarize(input: SummaryInput, model: Model, counter: TokenCounter, timeoutMs = SUMMARY_TIMEOUT_MS): Promise<{ answer: string; usage?: TokenUsage }> {
+export async function summarize(
+  input: SummaryInput,
+  model: Model,
+  counter: TokenCounter,
+  timeoutMs = SUMMARY_TIMEOUT_MS,
+): Promise<{ answer: string; usage?: TokenUsage }> {
   if (input.stop.guard === "model_unavailable") return { answer: fallbackSummary(input.steps, input.stop, input.question) };
   try {
     const reply = await model.complete({ messages: await summaryMessages(input, counter), tools: [] }, AbortSignal.timeout(timeoutMs));

@@ -5,7 +5,8 @@ import type { Surface } from "./types.js";
 const SURFACE_STYLE: Record<Surface, string> = {
   console: "You are talking in a terminal. Plain text.",
   slack: "You are talking in Slack. Use Slack mrkdwn sparingly (*bold*, `code`, bullet lists); never mention @channel, @here or @everyone.",
-  discord: "You are talking in Discord. Markdown is fine; keep replies under 1,500 characters when you can; never mention @everyone or @here.",
+  discord:
+    "You are talking in Discord. Markdown is fine; keep replies under 1,500 characters when you can; never mention @everyone or @here.",
 };
 
 export function buildSystemPrompt(options: { surface: Surface; facts: readonly Fact[]; now: Date }): string {

@@ -72,7 +72,8 @@ export class TokenCounter {
 
   /** Built on first use, not at construction: the start does not wait for the tables (see Tokenizer.prepare). */
   private get tokenizer(): Tokenizer {
-    return (this.loaded ??= Tokenizer.for(this.encoding));
+    this.loaded ??= Tokenizer.for(this.encoding);
+    return this.loaded;
   }
 
   static forModel(model: string): TokenCounter {
@@ -118,7 +119,8 @@ export class TokenCounter {
   async countMessagesYielding(messages: readonly ChatMessage[]): Promise<void> {
     for (const message of messages) {
       // Short texts are counted in one go: a turn of the event loop per message would cost more than the count.
-      if (!this.byMessage.has(message) && (message.content?.length ?? 0) > YIELD_ABOVE_CHARS) await this.countTextYielding(message.content!);
+      if (!this.byMessage.has(message) && (message.content?.length ?? 0) > YIELD_ABOVE_CHARS)
+        await this.countTextYielding(message.content!);
       this.countMessage(message);
     }
   }

@@ -16,7 +16,10 @@ import { TwoGenerationCache } from "./two-generation-cache.js";
 export type EncodingName = "o200k_base" | "cl100k_base";
 
 const require = createRequire(import.meta.url);
-const RANK_MODULES: Record<EncodingName, string> = { o200k_base: "js-tiktoken/ranks/o200k_base", cl100k_base: "js-tiktoken/ranks/cl100k_base" };
+const RANK_MODULES: Record<EncodingName, string> = {
+  o200k_base: "js-tiktoken/ranks/o200k_base",
+  cl100k_base: "js-tiktoken/ranks/cl100k_base",
+};
 /** Loaded on first use: each table is ~2 MB of JavaScript that a process not counting in that encoding never parses. */
 const ranksOf = (encoding: EncodingName): TiktokenBPE => require(RANK_MODULES[encoding]) as TiktokenBPE;
 /** Long pieces are encoded in chunks of this many UTF-16 units (~500–2,000 tokens each). */
@@ -36,8 +39,7 @@ type Visit = (unit: string, afterCut: boolean) => boolean;
 
 export type Cut =
   /** `count`: the text was encoded whole on the way, so its count comes free. */
-  | { readonly text: string; readonly truncated: false; readonly count?: number }
-  | { readonly text: string; readonly truncated: true };
+  { readonly text: string; readonly truncated: false; readonly count?: number } | { readonly text: string; readonly truncated: true };
 
 /** The js-tiktoken 1.0.x tables the merge reads: bytes (comma-joined) → rank, and rank → bytes. */
 interface EncoderTables {
@@ -194,7 +196,8 @@ export class Tokenizer {
   /** The common case, a message of a few kilobytes: one segment, without the generator's or the visitor's overhead. */
   private countShort(text: string): number {
     let total = 0;
-    for (const [piece] of text.matchAll(this.pattern)) total += piece.length <= MAX_CHUNK_CHARS ? this.countUnit(piece) : finish(this.counting(piece));
+    for (const [piece] of text.matchAll(this.pattern))
+      total += piece.length <= MAX_CHUNK_CHARS ? this.countUnit(piece) : finish(this.counting(piece));
     return total;
   }
 

@@ -9,7 +9,13 @@ import type { CallOutcome, Tool, ToolCall, ToolContext, ToolSchema } from "./typ
 
 export type PreparedCall =
   | { readonly kind: "ready"; readonly call: ToolCall; readonly signature: string; readonly tool: Tool; readonly args: unknown }
-  | { readonly kind: "rejected"; readonly call: ToolCall; readonly signature: string; readonly outcome: "invalid_args" | "unknown_tool"; readonly message: string };
+  | {
+      readonly kind: "rejected";
+      readonly call: ToolCall;
+      readonly signature: string;
+      readonly outcome: "invalid_args" | "unknown_tool";
+      readonly message: string;
+    };
 
 export interface Execution {
   readonly outcome: Extract<CallOutcome, "ok" | "error" | "timeout">;
@@ -23,7 +29,8 @@ const schemaCache = new WeakMap<Tool, ToolSchema>();
 function toolSchema(tool: Tool): ToolSchema {
   let schema = schemaCache.get(tool);
   if (!schema) {
-    const { $schema: _ignored, ...parameters } = (tool.parameters ?? z.toJSONSchema(tool.schema, { io: "input", unrepresentable: "any" })) as Record<string, unknown>;
+    const { $schema: _ignored, ...parameters } = (tool.parameters ??
+      z.toJSONSchema(tool.schema, { io: "input", unrepresentable: "any" })) as Record<string, unknown>;
     schema = { name: tool.name, description: tool.description, parameters };
     schemaCache.set(tool, schema);
   }
@@ -116,7 +123,13 @@ export class ToolRegistry {
     }
     const parsed = tool.schema.safeParse(raw);
     if (!parsed.success) {
-      return { kind: "rejected", call, signature, outcome: "invalid_args", message: `Error: invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}. Fix them and call again.` };
+      return {
+        kind: "rejected",
+        call,
+        signature,
+        outcome: "invalid_args",
+        message: `Error: invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}. Fix them and call again.`,
+      };
     }
     return { kind: "ready", call, signature, tool, args: parsed.data };
   }
@@ -124,7 +137,12 @@ export class ToolRegistry {
   /** Runs a prepared call under its timeout and the run's signal. Never rejects. */
   async execute(prepared: Extract<PreparedCall, { kind: "ready" }>, context: ToolContext): Promise<Execution> {
     const timeoutMs = prepared.tool.timeoutMs ?? this.options.defaultTimeoutMs;
-    if (context.signal.aborted) return { outcome: "timeout", result: `Timeout: ${prepared.tool.name} was not started because the run's time ran out.`, durationMs: 0 };
+    if (context.signal.aborted)
+      return {
+        outcome: "timeout",
+        result: `Timeout: ${prepared.tool.name} was not started because the run's time ran out.`,
+        durationMs: 0,
+      };
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
     // The tool's signal is made only when the tool reads it: most never do, and a controller costs more than a quick call.

@@ -199,17 +199,36 @@ export type Decision = "approve" | "deny";
 
 export type AgentEvent =
   | { readonly type: "step_started"; readonly runId: string; readonly step: number }
-  | { readonly type: "model_replied"; readonly runId: string; readonly step: number; readonly text: string | null; readonly toolCalls: readonly ToolCall[]; readonly usage?: TokenUsage }
+  | {
+      readonly type: "model_replied";
+      readonly runId: string;
+      readonly step: number;
+      readonly text: string | null;
+      readonly toolCalls: readonly ToolCall[];
+      readonly usage?: TokenUsage;
+    }
   | { readonly type: "tool_called"; readonly runId: string; readonly step: number; readonly call: ToolCall }
   /** A running tool reported how far it got (an MCP server's progress notification). */
   | { readonly type: "tool_progress"; readonly runId: string; readonly step: number; readonly call: ToolCall; readonly detail: string }
   | { readonly type: "tool_result"; readonly runId: string; readonly step: number; readonly call: CallRecord }
   | { readonly type: "guard_warned"; readonly runId: string; readonly guard: GuardName; readonly detail: string }
   | { readonly type: "guard_tripped"; readonly runId: string; readonly stop: GuardStop }
-  | { readonly type: "folded"; readonly runId: string; readonly messages: number; readonly tokensBefore: number; readonly tokensAfter: number }
+  | {
+      readonly type: "folded";
+      readonly runId: string;
+      readonly messages: number;
+      readonly tokensBefore: number;
+      readonly tokensAfter: number;
+    }
   | { readonly type: "compacted"; readonly runId: string; readonly tokensBefore: number; readonly tokensAfter: number }
   | { readonly type: "approval_needed"; readonly runId: string; readonly approval: PendingApproval }
-  | { readonly type: "approval_decided"; readonly runId: string; readonly callId: string; readonly decision: Decision; readonly decidedBy: Person }
+  | {
+      readonly type: "approval_decided";
+      readonly runId: string;
+      readonly callId: string;
+      readonly decision: Decision;
+      readonly decidedBy: Person;
+    }
   | { readonly type: "final"; readonly runId: string; readonly outcome: RunOutcome };
 
 /** Must not throw; a sink that throws is logged and ignored by the loop. */

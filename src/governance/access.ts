@@ -16,13 +16,19 @@ export interface Subject {
 
 export type AccessRefusal = "blocked_user" | "blocked_channel" | "user_not_allowed" | "channel_not_allowed" | "dms_off";
 
-export type AccessDecision = { readonly kind: "allowed"; readonly admin: boolean } | { readonly kind: "refused"; readonly reason: AccessRefusal };
+export type AccessDecision =
+  | { readonly kind: "allowed"; readonly admin: boolean }
+  | { readonly kind: "refused"; readonly reason: AccessRefusal };
 
 /** Slack DM channel ids start with D; Discord DMs have no guild. */
 export function subjectOf(origin: TaskOrigin, roles: readonly string[] = []): Subject {
   const channelId = origin.place.channel;
   const dm =
-    origin.surface === "slack" ? channelId?.startsWith("D") === true : origin.surface === "discord" ? origin.place.channelKind === "dm" || origin.place.guild === undefined : false;
+    origin.surface === "slack"
+      ? channelId?.startsWith("D") === true
+      : origin.surface === "discord"
+        ? origin.place.channelKind === "dm" || origin.place.guild === undefined
+        : false;
   return { surface: origin.surface, userId: origin.requester.id, roles, channelId, dm };
 }
 
@@ -33,11 +39,13 @@ export function isAdmin(settings: Settings, surface: Surface, userId: string): b
 export function decideAccess(settings: Settings, subject: Subject): AccessDecision {
   if (isAdmin(settings, subject.surface, subject.userId)) return { kind: "allowed", admin: true };
   const { allow, block, dms } = settings.access;
-  if (block.users.includes(subject.userId) || subject.roles.some((role) => block.roles.includes(role))) return { kind: "refused", reason: "blocked_user" };
+  if (block.users.includes(subject.userId) || subject.roles.some((role) => block.roles.includes(role)))
+    return { kind: "refused", reason: "blocked_user" };
   if (subject.channelId !== undefined && block.channels.includes(subject.channelId)) return { kind: "refused", reason: "blocked_channel" };
   if (subject.dm && !dms) return { kind: "refused", reason: "dms_off" };
   const peopleListed = allow.users.length > 0 || allow.roles.length > 0;
-  if (peopleListed && !allow.users.includes(subject.userId) && !subject.roles.some((role) => allow.roles.includes(role))) return { kind: "refused", reason: "user_not_allowed" };
+  if (peopleListed && !allow.users.includes(subject.userId) && !subject.roles.some((role) => allow.roles.includes(role)))
+    return { kind: "refused", reason: "user_not_allowed" };
   // A DM is governed by `dms`, not by the channel lists.
   if (!subject.dm && allow.channels.length > 0 && (subject.channelId === undefined || !allow.channels.includes(subject.channelId))) {
     return subject.surface === "console" ? { kind: "allowed", admin: false } : { kind: "refused", reason: "channel_not_allowed" };

@@ -13,25 +13,34 @@ import { auditLine } from "./command-text.js";
 const UNIT_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
 const USAGE = "usage: npm run audit -- [--since 24h|30m|7d] [--limit N] [--json]";
 
-export type AuditArgs = { readonly kind: "ok"; readonly since?: number; readonly limit?: number; readonly json: boolean } | { readonly kind: "error"; readonly message: string };
+export type AuditArgs =
+  | { readonly kind: "ok"; readonly since?: number; readonly limit?: number; readonly json: boolean }
+  | { readonly kind: "error"; readonly message: string };
 
 export function parseAuditArgs(argv: readonly string[], now: number): AuditArgs {
   let values: { since?: string; limit?: string; json?: boolean };
   try {
-    ({ values } = parseArgs({ args: [...argv], options: { since: { type: "string" }, limit: { type: "string" }, json: { type: "boolean" } }, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: { since: { type: "string" }, limit: { type: "string" }, json: { type: "boolean" } },
+      strict: true,
+      allowPositionals: false,
+    }));
   } catch (error) {
     return { kind: "error", message: `${error instanceof Error ? error.message : String(error)}; ${USAGE}` };
   }
   let since: number | undefined;
   if (values.since !== undefined) {
     const match = /^(\d+)([mhd])$/.exec(values.since);
-    if (!match) return { kind: "error", message: `--since expects a number and a unit (m, h or d), like 24h (got "${values.since}"); ${USAGE}` };
+    if (!match)
+      return { kind: "error", message: `--since expects a number and a unit (m, h or d), like 24h (got "${values.since}"); ${USAGE}` };
     since = now - Number(match[1]) * UNIT_MS[match[2]!]!;
   }
   let limit: number | undefined;
   if (values.limit !== undefined) {
     limit = Number(values.limit);
-    if (!Number.isSafeInteger(limit) || limit < 1) return { kind: "error", message: `--limit expects a whole number above 0 (got "${values.limit}"); ${USAGE}` };
+    if (!Number.isSafeInteger(limit) || limit < 1)
+      return { kind: "error", message: `--limit expects a whole number above 0 (got "${values.limit}"); ${USAGE}` };
   }
   return { kind: "ok", json: values.json === true, ...(since === undefined ? {} : { since }), ...(limit === undefined ? {} : { limit }) };
 }
@@ -54,8 +63,13 @@ async function main(): Promise<number> {
     throw error;
   }
   try {
-    const entries = await createAuditLog(store).list({ ...(args.since === undefined ? {} : { since: args.since }), ...(args.limit === undefined ? {} : { limit: args.limit }) });
-    process.stdout.write(args.json ? `${JSON.stringify(entries, null, 2)}\n` : entries.map((entry) => `${auditLine(entry, "plain")}\n`).join(""));
+    const entries = await createAuditLog(store).list({
+      ...(args.since === undefined ? {} : { since: args.since }),
+      ...(args.limit === undefined ? {} : { limit: args.limit }),
+    });
+    process.stdout.write(
+      args.json ? `${JSON.stringify(entries, null, 2)}\n` : entries.map((entry) => `${auditLine(entry, "plain")}\n`).join(""),
+    );
     return 0;
   } finally {
     await store.close();

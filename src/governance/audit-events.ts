@@ -21,15 +21,42 @@ function preview(value: string): string {
 
 export function auditDraftOf(event: AgentEvent, context: AuditContext): AuditDraft | undefined {
   const { origin } = context;
-  const base = { runId: event.runId, conversationKey: origin.conversationKey, surface: origin.surface, place: { ...origin.place }, requester: origin.requester };
+  const base = {
+    runId: event.runId,
+    conversationKey: origin.conversationKey,
+    surface: origin.surface,
+    place: { ...origin.place },
+    requester: origin.requester,
+  };
   switch (event.type) {
     case "approval_needed":
-      return { ...base, kind: "approval_requested", tool: event.approval.tool, callId: event.approval.callId, args: preview(JSON.stringify(event.approval.args) ?? "null") };
+      return {
+        ...base,
+        kind: "approval_requested",
+        tool: event.approval.tool,
+        callId: event.approval.callId,
+        args: preview(JSON.stringify(event.approval.args) ?? "null"),
+      };
     case "approval_decided":
-      return { ...base, kind: "approval_decided", callId: event.callId, decision: event.decision, decidedBy: event.decidedBy, ...(context.waitingTool ? { tool: context.waitingTool } : {}) };
+      return {
+        ...base,
+        kind: "approval_decided",
+        callId: event.callId,
+        decision: event.decision,
+        decidedBy: event.decidedBy,
+        ...(context.waitingTool ? { tool: context.waitingTool } : {}),
+      };
     case "tool_result":
       if (!context.isWrite(event.call.tool) || NOT_RUN.has(event.call.outcome)) return undefined;
-      return { ...base, kind: "write_executed", tool: event.call.tool, callId: event.call.callId, args: preview(event.call.args), outcome: event.call.outcome, result: preview(event.call.result) };
+      return {
+        ...base,
+        kind: "write_executed",
+        tool: event.call.tool,
+        callId: event.call.callId,
+        args: preview(event.call.args),
+        outcome: event.call.outcome,
+        result: preview(event.call.result),
+      };
     case "guard_tripped":
       if (event.stop.guard !== "approval_expired") return undefined;
       return { ...base, kind: "approval_expired", ...(context.waitingTool ? { tool: context.waitingTool } : {}) };

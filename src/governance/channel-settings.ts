@@ -15,7 +15,10 @@ export interface RunSettings {
 }
 
 function globToRegExp(pattern: string): RegExp {
-  const escaped = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  const escaped = pattern
+    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+    .replace(/\*/g, ".*")
+    .replace(/\?/g, ".");
   return new RegExp(`^${escaped}$`);
 }
 
@@ -28,7 +31,8 @@ export function runSettingsFor(settings: Settings, channelId: string | undefined
   const layers: ChannelSettings[] = [settings.channels.default, channelId === undefined ? undefined : settings.channels[channelId]].filter(
     (layer): layer is ChannelSettings => layer !== undefined,
   );
-  const pick = <K extends keyof ChannelSettings>(key: K): ChannelSettings[K] => layers.reduce<ChannelSettings[K]>((found, layer) => layer[key] ?? found, undefined);
+  const pick = <K extends keyof ChannelSettings>(key: K): ChannelSettings[K] =>
+    layers.reduce<ChannelSettings[K]>((found, layer) => layer[key] ?? found, undefined);
   const allow = layers.flatMap((layer) => (layer.tools?.allow === undefined ? [] : [layer.tools.allow]));
   const deny = layers.flatMap((layer) => layer.tools?.deny ?? []);
   const allowTests = allow.map(matchesAny);

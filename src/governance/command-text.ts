@@ -19,9 +19,12 @@ export function threadUrl(entry: Pick<AuditEntry, "surface" | "place">): string 
   const { place } = entry;
   if (entry.surface === "slack" && place.team && place.channel) {
     const ts = place.reply_thread_ts ?? place.thread_ts;
-    return ts ? `https://app.slack.com/client/${place.team}/${place.channel}/thread/${place.channel}-${ts}` : `https://app.slack.com/client/${place.team}/${place.channel}`;
+    return ts
+      ? `https://app.slack.com/client/${place.team}/${place.channel}/thread/${place.channel}-${ts}`
+      : `https://app.slack.com/client/${place.team}/${place.channel}`;
   }
-  if (entry.surface === "discord" && place.channel) return `https://discord.com/channels/${place.guild ?? "@me"}/${place.channel}${place.message ? `/${place.message}` : ""}`;
+  if (entry.surface === "discord" && place.channel)
+    return `https://discord.com/channels/${place.guild ?? "@me"}/${place.channel}${place.message ? `/${place.message}` : ""}`;
   return undefined;
 }
 
@@ -48,15 +51,27 @@ export function auditLine(entry: AuditEntry, style: LinkStyle): string {
 
 export function auditText(entries: readonly AuditEntry[], style: LinkStyle): string {
   if (entries.length === 0) return "The audit log is empty: no approvals or writes yet.";
-  return [`Latest ${entries.length} audit ${entries.length === 1 ? "entry" : "entries"} (newest first):`, ...entries.map((entry) => `• ${auditLine(entry, style)}`)].join("\n");
+  return [
+    `Latest ${entries.length} audit ${entries.length === 1 ? "entry" : "entries"} (newest first):`,
+    ...entries.map((entry) => `• ${auditLine(entry, style)}`),
+  ].join("\n");
 }
 
-export function settingsText(options: { run: RunSettings; defaultModel: string; allowances: readonly Allowance[] | undefined; admin: boolean; now: number }): string {
+export function settingsText(options: {
+  run: RunSettings;
+  defaultModel: string;
+  allowances: readonly Allowance[] | undefined;
+  admin: boolean;
+  now: number;
+}): string {
   const { run } = options;
   const tools =
     run.toolRules.allow.length === 0 && run.toolRules.deny.length === 0
       ? "all tools (subject to TOOL_POLICY)"
-      : [...run.toolRules.allow.map((list) => `only ${list.join(", ")}`), ...(run.toolRules.deny.length > 0 ? [`never ${run.toolRules.deny.join(", ")}`] : [])].join("; ");
+      : [
+          ...run.toolRules.allow.map((list) => `only ${list.join(", ")}`),
+          ...(run.toolRules.deny.length > 0 ? [`never ${run.toolRules.deny.join(", ")}`] : []),
+        ].join("; ");
   const limits =
     options.allowances === undefined
       ? "could not be read just now"
@@ -65,7 +80,10 @@ export function settingsText(options: { run: RunSettings; defaultModel: string; 
           ? "none for you (admin)"
           : "none"
         : options.allowances
-            .map((item) => `${item.scope === "user" ? "you" : "this channel"}: ${item.left.toLocaleString("en-US")} of ${item.max.toLocaleString("en-US")} ${item.limit === "runs" ? "requests this minute" : "tokens today"} left (resets ${resetText(item.resetsAt, options.now)})`)
+            .map(
+              (item) =>
+                `${item.scope === "user" ? "you" : "this channel"}: ${item.left.toLocaleString("en-US")} of ${item.max.toLocaleString("en-US")} ${item.limit === "runs" ? "requests this minute" : "tokens today"} left (resets ${resetText(item.resetsAt, options.now)})`,
+            )
             .join("; ");
   return [
     "Settings here:",

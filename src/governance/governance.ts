@@ -29,13 +29,22 @@ export interface Governance {
 export const AUDIT_SHOWN = 20;
 
 /** Reads BOT_SETTINGS (or bot.settings.json); problems come back as lines naming the file and the field. */
-export async function loadSettings(configured: string | undefined, logger: Logger): Promise<{ kind: "ok"; source: SettingsSource } | { kind: "failed"; lines: readonly string[] }> {
+export async function loadSettings(
+  configured: string | undefined,
+  logger: Logger,
+): Promise<{ kind: "ok"; source: SettingsSource } | { kind: "failed"; lines: readonly string[] }> {
   const opened = await openSettings(settingsPath(configured), logger);
   if (opened.kind === "ok") return opened;
   return { kind: "failed", lines: opened.problems.map((problem) => `Settings error in ${opened.path}: ${problem}`) };
 }
 
-export function createGovernance(deps: { readonly source: SettingsSource; readonly store: KeyValueStore; readonly logger: Logger; readonly model: string; readonly clock?: () => number }): Governance {
+export function createGovernance(deps: {
+  readonly source: SettingsSource;
+  readonly store: KeyValueStore;
+  readonly logger: Logger;
+  readonly model: string;
+  readonly clock?: () => number;
+}): Governance {
   const { source, store, logger } = deps;
   const clock = deps.clock ?? Date.now;
   const runPolicy = createRunPolicy({ settings: source, store, audit: createAuditLog(store, clock), logger, clock });
@@ -54,7 +63,13 @@ export function createGovernance(deps: { readonly source: SettingsSource; readon
           logger.warn({ err: error }, "could not read the limits left (store failed)");
           return undefined;
         });
-        return settingsText({ run, defaultModel: deps.model, allowances: left, admin: runPolicy.isAdmin(origin.surface, origin.requester.id), now: clock() });
+        return settingsText({
+          run,
+          defaultModel: deps.model,
+          allowances: left,
+          admin: runPolicy.isAdmin(origin.surface, origin.requester.id),
+          now: clock(),
+        });
       },
     },
     async close() {

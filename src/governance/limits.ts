@@ -8,7 +8,9 @@ import type { LimitSettings, Settings } from "./settings-schema.js";
 export type LimitKind = "runs" | "tokens";
 export type LimitScope = "user" | "channel";
 
-export type LimitCheck = { readonly kind: "ok" } | { readonly kind: "limited"; readonly limit: LimitKind; readonly scope: LimitScope; readonly max: number; readonly resetsAt: number };
+export type LimitCheck =
+  | { readonly kind: "ok" }
+  | { readonly kind: "limited"; readonly limit: LimitKind; readonly scope: LimitScope; readonly max: number; readonly resetsAt: number };
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 24 * 60 * MINUTE_MS;
@@ -28,10 +30,18 @@ interface Counter {
 }
 
 /** The counters that apply to this person here, with the limits each one is held to. */
-function countersFor(settings: Settings, subject: Subject, admin: boolean): { readonly counters: readonly Counter[]; readonly enforced: boolean } {
+function countersFor(
+  settings: Settings,
+  subject: Subject,
+  admin: boolean,
+): { readonly counters: readonly Counter[]; readonly enforced: boolean } {
   const userLimits = admin ? (settings.limits.admins ?? {}) : settings.limits.user;
   const counters: Counter[] = [
-    { scope: "user", key: (limit, now) => `limit:${limit}:user:${subject.surface}:${subject.userId}:${windowOf(limit, now).index}`, limits: userLimits },
+    {
+      scope: "user",
+      key: (limit, now) => `limit:${limit}:user:${subject.surface}:${subject.userId}:${windowOf(limit, now).index}`,
+      limits: userLimits,
+    },
   ];
   if (subject.channelId !== undefined) {
     counters.push({
@@ -53,7 +63,13 @@ function ttlFor(limit: LimitKind, now: number): number {
  * Counts one run against the per-minute limits unless the daily tokens are already spent.
  * A refused run is counted too, so hammering does not help; the window still resets on time.
  */
-export async function admitRun(store: KeyValueStore, settings: Settings, subject: Subject, admin: boolean, now: number): Promise<LimitCheck> {
+export async function admitRun(
+  store: KeyValueStore,
+  settings: Settings,
+  subject: Subject,
+  admin: boolean,
+  now: number,
+): Promise<LimitCheck> {
   const { counters, enforced } = countersFor(settings, subject, admin);
   if (enforced) {
     for (const counter of counters) {
@@ -67,19 +83,28 @@ export async function admitRun(store: KeyValueStore, settings: Settings, subject
   for (const counter of counters) {
     const max = maxOf(counter.limits, "runs");
     const runs = await store.increment(counter.key("runs", now), 1, ttlFor("runs", now));
-    if (enforced && max !== undefined && runs > max && refusal.kind === "ok") refusal = { kind: "limited", limit: "runs", scope: counter.scope, max, resetsAt: windowOf("runs", now).resetsAt };
+    if (enforced && max !== undefined && runs > max && refusal.kind === "ok")
+      refusal = { kind: "limited", limit: "runs", scope: counter.scope, max, resetsAt: windowOf("runs", now).resetsAt };
   }
   return refusal;
 }
 
 /** Adds a run's model tokens; says whether a daily limit is now reached (the run should end). */
-export async function recordTokens(store: KeyValueStore, settings: Settings, subject: Subject, admin: boolean, tokens: number, now: number): Promise<LimitCheck> {
+export async function recordTokens(
+  store: KeyValueStore,
+  settings: Settings,
+  subject: Subject,
+  admin: boolean,
+  tokens: number,
+  now: number,
+): Promise<LimitCheck> {
   const { counters, enforced } = countersFor(settings, subject, admin);
   let refusal: LimitCheck = { kind: "ok" };
   for (const counter of counters) {
     const used = await store.increment(counter.key("tokens", now), Math.max(0, Math.round(tokens)), ttlFor("tokens", now));
     const max = maxOf(counter.limits, "tokens");
-    if (enforced && max !== undefined && used >= max && refusal.kind === "ok") refusal = { kind: "limited", limit: "tokens", scope: counter.scope, max, resetsAt: windowOf("tokens", now).resetsAt };
+    if (enforced && max !== undefined && used >= max && refusal.kind === "ok")
+      refusal = { kind: "limited", limit: "tokens", scope: counter.scope, max, resetsAt: windowOf("tokens", now).resetsAt };
   }
   return refusal;
 }
@@ -93,7 +118,13 @@ export interface Allowance {
 }
 
 /** What is left for this person here, per limit that applies (none when exempt). */
-export async function allowances(store: KeyValueStore, settings: Settings, subject: Subject, admin: boolean, now: number): Promise<readonly Allowance[]> {
+export async function allowances(
+  store: KeyValueStore,
+  settings: Settings,
+  subject: Subject,
+  admin: boolean,
+  now: number,
+): Promise<readonly Allowance[]> {
   const { counters, enforced } = countersFor(settings, subject, admin);
   if (!enforced) return [];
   const found: Allowance[] = [];

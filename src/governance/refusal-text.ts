@@ -26,6 +26,9 @@ export function refusalText(refusal: Refusal, now: number): string {
     }
   }
   const who = refusal.scope === "user" ? "your" : "this channel's";
-  const what = refusal.limit === "runs" ? `limit of ${refusal.max} requests a minute` : `daily limit of ${refusal.max.toLocaleString("en-US")} model tokens`;
+  const what =
+    refusal.limit === "runs"
+      ? `limit of ${refusal.max} requests a minute`
+      : `daily limit of ${refusal.max.toLocaleString("en-US")} model tokens`;
   return `Sorry, ${who} ${what} is reached. It resets ${resetText(refusal.resetsAt, now)}.`;
 }

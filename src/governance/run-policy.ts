@@ -22,7 +22,11 @@ export type Admission =
 const ADMISSION_MEMO_MS = 24 * 60 * 60_000;
 const AdmissionMemo = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("admitted") }),
-  z.object({ kind: z.literal("refused"), refusal: z.custom<Refusal>((value) => typeof value === "object" && value !== null), text: z.string() }),
+  z.object({
+    kind: z.literal("refused"),
+    refusal: z.custom<Refusal>((value) => typeof value === "object" && value !== null),
+    text: z.string(),
+  }),
 ]);
 
 export interface RunPolicy {
@@ -71,7 +75,10 @@ export function createRunPolicy(deps: RunPolicyDeps): RunPolicy {
       const limit = await admitRun(store, current, subjectOf(origin, roles), access.admin, now);
       if (limit.kind === "limited") return { kind: "refused", refusal: limit, text: refusalText(limit, now) };
     } catch (error) {
-      logger.warn({ err: error, conversationKey: origin.conversationKey }, "could not check the limits (store failed); letting the request run");
+      logger.warn(
+        { err: error, conversationKey: origin.conversationKey },
+        "could not check the limits (store failed); letting the request run",
+      );
     }
     return { kind: "admitted" };
   }
@@ -87,7 +94,9 @@ export function createRunPolicy(deps: RunPolicyDeps): RunPolicy {
         logger.warn({ err: error, receipt }, "could not read a message's earlier admission (store failed)");
       }
       const admission = await decide(origin, roles);
-      await store.set(key, admission, ADMISSION_MEMO_MS).catch((error: unknown) => logger.warn({ err: error, receipt }, "could not remember a message's admission (store failed)"));
+      await store
+        .set(key, admission, ADMISSION_MEMO_MS)
+        .catch((error: unknown) => logger.warn({ err: error, receipt }, "could not remember a message's admission (store failed)"));
       return admission;
     },
 

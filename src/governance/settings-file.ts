@@ -28,7 +28,8 @@ export async function parseSettingsText(text: string, path: string): Promise<Set
   } catch (error) {
     return { kind: "invalid", problems: [`not valid ${yaml ? "YAML" : "JSON"}: ${reasonOf(error)}`] };
   }
-  if (data !== null && data !== undefined && (typeof data !== "object" || Array.isArray(data))) return { kind: "invalid", problems: ["expects an object with access, limits and channels"] };
+  if (data !== null && data !== undefined && (typeof data !== "object" || Array.isArray(data)))
+    return { kind: "invalid", problems: ["expects an object with access, limits and channels"] };
   return checkSettings(data);
 }
 

@@ -49,7 +49,9 @@ export type LimitSettings = z.infer<typeof Limit>;
 /** Everything allowed, no limits, no channel settings: what runs when there is no settings file. */
 export const OPEN_SETTINGS: Settings = SettingsSchema.parse({});
 
-export type SettingsCheck = { readonly kind: "ok"; readonly settings: Settings } | { readonly kind: "invalid"; readonly problems: readonly string[] };
+export type SettingsCheck =
+  | { readonly kind: "ok"; readonly settings: Settings }
+  | { readonly kind: "invalid"; readonly problems: readonly string[] };
 
 /** One line per problem, each naming the field: `limits.user.runsPerMinute: expects a whole number`. */
 export function checkSettings(data: unknown): SettingsCheck {
@@ -59,7 +61,10 @@ export function checkSettings(data: unknown): SettingsCheck {
     kind: "invalid",
     problems: parsed.error.issues.map((issue) => {
       const path = issue.path.map(String).join(".");
-      const message = issue.code === "unrecognized_keys" ? `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((key) => `"${key}"`).join(", ")}` : issue.message;
+      const message =
+        issue.code === "unrecognized_keys"
+          ? `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((key) => `"${key}"`).join(", ")}`
+          : issue.message;
       return path === "" ? message : `${path}: ${message}`;
     }),
   };

@@ -16,7 +16,9 @@ export interface SettingsSource {
   close(): void;
 }
 
-export type SettingsOpen = { readonly kind: "ok"; readonly source: SettingsSource } | { readonly kind: "invalid"; readonly path: string; readonly problems: readonly string[] };
+export type SettingsOpen =
+  | { readonly kind: "ok"; readonly source: SettingsSource }
+  | { readonly kind: "invalid"; readonly path: string; readonly problems: readonly string[] };
 
 /** Several events arrive for one save; one re-read after they settle is enough. */
 const RELOAD_DEBOUNCE_MS = 75;
@@ -39,7 +41,10 @@ export async function openSettings(path: string | undefined, logger: Logger): Pr
     const check = await readSettingsFile(path!);
     if (closed) return;
     if (check.kind === "invalid") {
-      logger.warn({ file: path, problems: check.problems }, `the settings file has problems; keeping the previous settings: ${check.problems.join("; ")}`);
+      logger.warn(
+        { file: path, problems: check.problems },
+        `the settings file has problems; keeping the previous settings: ${check.problems.join("; ")}`,
+      );
     } else if (JSON.stringify(check.settings) !== shown) {
       settings = check.settings;
       shown = JSON.stringify(settings);
@@ -56,7 +61,9 @@ export async function openSettings(path: string | undefined, logger: Logger): Pr
       clearTimeout(timer);
       timer = setTimeout(() => void reload(), RELOAD_DEBOUNCE_MS);
     });
-    watcher.on("error", (error) => logger.warn({ err: error, file: path }, "stopped watching the settings file; restart to pick up changes"));
+    watcher.on("error", (error) =>
+      logger.warn({ err: error, file: path }, "stopped watching the settings file; restart to pick up changes"),
+    );
   } catch (error) {
     logger.warn({ err: error, file: path }, "cannot watch the settings file; changes need a restart");
   }

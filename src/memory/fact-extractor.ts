@@ -36,12 +36,18 @@ export async function extractFacts(model: Model, exchange: Exchange, signal: Abo
     const reply = await model.complete({ messages: promptFor(exchange), tools: [], responseFormat: "json_object" }, signal);
     content = reply.content;
   } catch (error) {
-    logger.warn({ err: error, model: model.name }, "Fact extraction failed: the model call did not succeed; nothing is remembered from this run");
+    logger.warn(
+      { err: error, model: model.name },
+      "Fact extraction failed: the model call did not succeed; nothing is remembered from this run",
+    );
     return [];
   }
   const facts = parseFacts(content);
   if (facts === undefined) {
-    logger.warn({ model: model.name, reply: content?.slice(0, 500) ?? null }, 'Fact extraction failed: the reply was not {"facts": [strings]}; nothing is remembered from this run');
+    logger.warn(
+      { model: model.name, reply: content?.slice(0, 500) ?? null },
+      'Fact extraction failed: the reply was not {"facts": [strings]}; nothing is remembered from this run',
+    );
     return [];
   }
   return facts;

@@ -33,13 +33,7 @@ const CJK_MODIFIERS = /非常|十分|特别|很|挺|不|没有|没/gu;
 
 /** NFKC, lower case, punctuation gone (CJK punctuation too), whitespace collapsed. */
 export function normalizeFact(text: string): string {
-  return text
-    .normalize("NFKC")
-    .toLowerCase()
-    .replace(APOSTROPHES, "")
-    .replace(PUNCTUATION, " ")
-    .replace(WHITESPACE, " ")
-    .trim();
+  return text.normalize("NFKC").toLowerCase().replace(APOSTROPHES, "").replace(PUNCTUATION, " ").replace(WHITESPACE, " ").trim();
 }
 
 /** 1 for the same normalised text, 0 for nothing in common. */
@@ -48,7 +42,11 @@ export function factSimilarity(a: string, b: string): number {
 }
 
 /** Exact duplicate (after normalisation): skip; near duplicate: replace the most similar; else add. */
-export function decideFactWrite(existing: readonly Fact[], candidate: string, threshold: number = NEAR_DUPLICATE_THRESHOLD): FactWriteDecision {
+export function decideFactWrite(
+  existing: readonly Fact[],
+  candidate: string,
+  threshold: number = NEAR_DUPLICATE_THRESHOLD,
+): FactWriteDecision {
   const probe = probeFor(candidate);
   let best: { readonly id: string; readonly score: number; readonly createdAt: number } | undefined;
   for (const fact of existing) {

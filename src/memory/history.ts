@@ -64,7 +64,11 @@ export function createConversationHistory(store: KeyValueStore, options: History
   const { maxTurns, maxTokens, countTokens, logger } = options;
   const sideLimit = Math.max(1, Math.floor(maxTokens * SIDE_SHARE));
   // Also applied on load: turns stored before this bound existed, or under a larger budget.
-  const bounded = async (turn: Turn): Promise<Turn> => ({ ...turn, user: await cutToTokens(turn.user, sideLimit, countTokens), assistant: await cutToTokens(turn.assistant, sideLimit, countTokens) });
+  const bounded = async (turn: Turn): Promise<Turn> => ({
+    ...turn,
+    user: await cutToTokens(turn.user, sideLimit, countTokens),
+    assistant: await cutToTokens(turn.assistant, sideLimit, countTokens),
+  });
   // Appends to one conversation must not overwrite each other within this process.
   const writes = createRunQueue(Number.POSITIVE_INFINITY);
 
@@ -79,7 +83,8 @@ export function createConversationHistory(store: KeyValueStore, options: History
     for (const [index, item] of record.entries()) {
       const parsed = turnSchema.safeParse(item);
       if (parsed.success) turns.push(parsed.data);
-      else logger.warn({ conversationKey, index, issues: parsed.error.issues }, "Skipped a stored conversation turn that failed validation");
+      else
+        logger.warn({ conversationKey, index, issues: parsed.error.issues }, "Skipped a stored conversation turn that failed validation");
     }
     return turns;
   };

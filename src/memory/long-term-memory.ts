@@ -34,7 +34,13 @@ export interface LongTermMemoryOptions {
 }
 
 /** How a fact is stored: [id, text, createdAt, lastUsedAt, uses]. */
-const storedFactSchema = z.tuple([z.string().min(1), z.string().min(1), z.number().finite(), z.number().finite(), z.number().int().nonnegative()]);
+const storedFactSchema = z.tuple([
+  z.string().min(1),
+  z.string().min(1),
+  z.number().finite(),
+  z.number().finite(),
+  z.number().int().nonnegative(),
+]);
 
 /** Conversations whose parsed facts stay in process memory. */
 const CACHED_CONVERSATIONS = 128;
@@ -108,10 +114,15 @@ export function createLongTermMemory(store: KeyValueStore, options: LongTermMemo
         const chosen = facts.length === 0 ? [] : rankFacts(facts, query, limit);
         const now = clock();
         // A fact that only fills the list was not used: counting it would keep unrelated facts from eviction.
-        const used = new Map(chosen.filter(({ relevant }) => relevant).map(({ fact }) => [fact.id, { ...fact, uses: fact.uses + 1, lastUsedAt: now }]));
+        const used = new Map(
+          chosen.filter(({ relevant }) => relevant).map(({ fact }) => [fact.id, { ...fact, uses: fact.uses + 1, lastUsedAt: now }]),
+        );
         if (used.size > 0) {
           try {
-            await save(conversationKey, facts.map((fact) => used.get(fact.id) ?? fact));
+            await save(
+              conversationKey,
+              facts.map((fact) => used.get(fact.id) ?? fact),
+            );
           } catch (error) {
             logger.warn({ conversationKey, err: error }, "Could not record which remembered facts were used");
           }

@@ -41,14 +41,20 @@ export async function openRedis(location: Extract<StoreLocation, { kind: "redis"
     await withinDeadline(client.connect(), REDIS_CONNECT_TIMEOUT_MS + 500, "connecting");
   } catch (error) {
     client.destroy();
-    throw new StoreUnavailableError(`cannot connect to ${where}: ${error instanceof DeadlineError ? lastError : reasonOf(error)}; check that Redis is running and STORE_URL is right`);
+    throw new StoreUnavailableError(
+      `cannot connect to ${where}: ${error instanceof DeadlineError ? lastError : reasonOf(error)}; check that Redis is running and STORE_URL is right`,
+    );
   }
   const adapter = new KeyvRedis(client, { throwOnErrors: true, throwOnConnectError: true });
   const backend: Backend = {
     keyv: newKeyv(adapter),
     description: where,
     async insertIfAbsent(key, serialized, ttlMs) {
-      const reply = await client.set(key, serialized, ttlMs === undefined ? { condition: "NX" } : { condition: "NX", expiration: { type: "PX", value: ttlMs } });
+      const reply = await client.set(
+        key,
+        serialized,
+        ttlMs === undefined ? { condition: "NX" } : { condition: "NX", expiration: { type: "PX", value: ttlMs } },
+      );
       return reply === "OK";
     },
     async incrementBy(key, by, ttlMs) {

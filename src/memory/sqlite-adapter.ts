@@ -28,7 +28,8 @@ function prepared(database: sqlite3.Database, sql: string): Promise<sqlite3.Stat
   });
 }
 
-const answer = (resolve: (rows: unknown[]) => void, reject: (error: Error) => void) => (error: Error | null, rows: unknown[]) => (error ? reject(error) : resolve(rows));
+const answer = (resolve: (rows: unknown[]) => void, reject: (error: Error) => void) => (error: Error | null, rows: unknown[]) =>
+  error ? reject(error) : resolve(rows);
 
 export class SqliteAdapter extends EventEmitter implements KeyvStoreAdapter {
   readonly opts: { readonly dialect: "sqlite"; readonly table: string };
@@ -42,7 +43,9 @@ export class SqliteAdapter extends EventEmitter implements KeyvStoreAdapter {
     super();
     this.opts = { dialect: "sqlite", table };
     this.connected = opened(path, busyTimeoutMs).then(async (database) => {
-      await new Promise((resolve, reject) => database.all(`CREATE TABLE IF NOT EXISTS ${table}(key VARCHAR(255) PRIMARY KEY, value TEXT )`, answer(resolve, reject)));
+      await new Promise((resolve, reject) =>
+        database.all(`CREATE TABLE IF NOT EXISTS ${table}(key VARCHAR(255) PRIMARY KEY, value TEXT )`, answer(resolve, reject)),
+      );
       return database;
     });
     // The first query reports a failure to open; this only keeps it from being unhandled meanwhile.
@@ -74,13 +77,20 @@ export class SqliteAdapter extends EventEmitter implements KeyvStoreAdapter {
   }
 
   async getMany<Value>(keys: string[]): Promise<Array<StoredData<Value | undefined>>> {
-    const rows = (await this.query(`SELECT key, value FROM ${this.opts.table} WHERE key IN (SELECT value FROM json_each(?))`, JSON.stringify(keys))) as Array<{ key: string; value: StoredData<Value> }>;
+    const rows = (await this.query(
+      `SELECT key, value FROM ${this.opts.table} WHERE key IN (SELECT value FROM json_each(?))`,
+      JSON.stringify(keys),
+    )) as Array<{ key: string; value: StoredData<Value> }>;
     const byKey = new Map(rows.map((row) => [row.key, row.value]));
     return keys.map((key) => byKey.get(key));
   }
 
   async set(key: string, value: unknown): Promise<void> {
-    await this.query(`INSERT INTO ${this.opts.table} (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value);
+    await this.query(
+      `INSERT INTO ${this.opts.table} (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+      key,
+      value,
+    );
   }
 
   /** One statement (@keyv/sqlite reads the row first, then deletes it). */
@@ -89,7 +99,10 @@ export class SqliteAdapter extends EventEmitter implements KeyvStoreAdapter {
   }
 
   async deleteMany(keys: string[]): Promise<boolean> {
-    return (await this.query(`DELETE FROM ${this.opts.table} WHERE key IN (SELECT value FROM json_each(?)) RETURNING key`, JSON.stringify(keys))).length > 0;
+    return (
+      (await this.query(`DELETE FROM ${this.opts.table} WHERE key IN (SELECT value FROM json_each(?)) RETURNING key`, JSON.stringify(keys)))
+        .length > 0
+    );
   }
 
   async has(key: string): Promise<boolean> {
@@ -112,7 +125,11 @@ export class SqliteAdapter extends EventEmitter implements KeyvStoreAdapter {
     // The connection refuses to close while a statement is not finalized.
     const statements = await Promise.allSettled(this.statements.values());
     this.statements.clear();
-    await Promise.all(statements.map((entry) => (entry.status === "fulfilled" ? new Promise<void>((resolve) => entry.value.finalize(() => resolve())) : undefined)));
+    await Promise.all(
+      statements.map((entry) =>
+        entry.status === "fulfilled" ? new Promise<void>((resolve) => entry.value.finalize(() => resolve())) : undefined,
+      ),
+    );
     await new Promise<void>((resolve, reject) => database.close((error) => (error ? reject(error) : resolve())));
   }
 

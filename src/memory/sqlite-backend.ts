@@ -18,7 +18,9 @@ export async function openSqlite(path: string, logger: Logger): Promise<KeyValue
   try {
     mkdirSync(dirname(path), { recursive: true });
   } catch (error) {
-    throw new StoreUnavailableError(`cannot create the folder for ${path}: ${reasonOf(error)}; make it writable or point STORE_URL elsewhere`);
+    throw new StoreUnavailableError(
+      `cannot create the folder for ${path}: ${reasonOf(error)}; make it writable or point STORE_URL elsewhere`,
+    );
   }
   const adapter = new SqliteAdapter(path, TABLE, SQLITE_BUSY_TIMEOUT_MS);
   const deleteExpired = async (): Promise<void> => {
@@ -29,12 +31,16 @@ export async function openSqlite(path: string, logger: Logger): Promise<KeyValue
     // WAL lets a second process read while one writes; NORMAL sync is durable across process crashes.
     await adapter.query("PRAGMA journal_mode = WAL");
     await adapter.query("PRAGMA synchronous = NORMAL");
-    await adapter.query(`CREATE TABLE IF NOT EXISTS ${SETS_TABLE} (key TEXT NOT NULL, member TEXT NOT NULL, expires INTEGER, PRIMARY KEY (key, member))`);
+    await adapter.query(
+      `CREATE TABLE IF NOT EXISTS ${SETS_TABLE} (key TEXT NOT NULL, member TEXT NOT NULL, expires INTEGER, PRIMARY KEY (key, member))`,
+    );
     // Also proves the file is writable.
     await deleteExpired();
   } catch (error) {
     await adapter.close().catch(() => undefined);
-    throw new StoreUnavailableError(`cannot open the SQLite file ${path}: ${reasonOf(error)}; check that it is a writable file or point STORE_URL elsewhere`);
+    throw new StoreUnavailableError(
+      `cannot open the SQLite file ${path}: ${reasonOf(error)}; check that it is a writable file or point STORE_URL elsewhere`,
+    );
   }
   // Records with a TTL that nobody reads again (processed event ids) would otherwise pile up.
   const sweeper = setInterval(() => {
@@ -85,7 +91,11 @@ export async function openSqlite(path: string, logger: Logger): Promise<KeyValue
       await adapter.query(`DELETE FROM ${SETS_TABLE} WHERE key = ? AND member = ?`, key, member);
     },
     async members(key) {
-      const rows = (await adapter.query(`SELECT member FROM ${SETS_TABLE} WHERE key = ? AND (expires IS NULL OR expires >= ?) ORDER BY rowid`, key, Date.now())) as Array<{ member: string }>;
+      const rows = (await adapter.query(
+        `SELECT member FROM ${SETS_TABLE} WHERE key = ? AND (expires IS NULL OR expires >= ?) ORDER BY rowid`,
+        key,
+        Date.now(),
+      )) as Array<{ member: string }>;
       return rows.map((row) => row.member);
     },
     async guard(operation) {

@@ -20,7 +20,11 @@ export function createOpsRoutes(health: Health, metrics?: MetricsSource): readon
     {
       path: "/readyz",
       handler: (_request, response) => {
-        void health.readiness().then((report) => sendJson(response, report.ready ? 200 : 503, { status: report.ready ? "ok" : "failing", checks: report.checks }));
+        void health
+          .readiness()
+          .then((report) =>
+            sendJson(response, report.ready ? 200 : 503, { status: report.ready ? "ok" : "failing", checks: report.checks }),
+          );
       },
     },
   ];
@@ -33,7 +37,8 @@ export function createOpsRoutes(health: Health, metrics?: MetricsSource): readon
             response.writeHead(200, { "Content-Type": metrics.contentType });
             response.end(text);
           },
-          (error: unknown) => sendJson(response, 500, { status: "failing", reason: error instanceof Error ? error.message : String(error) }),
+          (error: unknown) =>
+            sendJson(response, 500, { status: "failing", reason: error instanceof Error ? error.message : String(error) }),
         );
       },
     });

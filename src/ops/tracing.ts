@@ -41,7 +41,11 @@ export function tracingObserver(tracer: Tracer, options: TracingOptions): RunObs
   const provider = options.providerName ?? "openai";
 
   const child = (spans: RunSpans, name: string, kind: SpanKind, attributes: Attributes, startTime?: number): Span =>
-    tracer.startSpan(name, { kind, attributes, ...(startTime === undefined ? {} : { startTime }) }, trace.setSpan(context.active(), spans.run));
+    tracer.startSpan(
+      name,
+      { kind, attributes, ...(startTime === undefined ? {} : { startTime }) },
+      trace.setSpan(context.active(), spans.run),
+    );
 
   const endChat = (spans: RunSpans, error?: string): void => {
     if (!spans.chat) return;
@@ -71,22 +75,38 @@ export function tracingObserver(tracer: Tracer, options: TracingOptions): RunObs
         });
         return;
       case "model_replied":
-        if (event.usage) spans.chat?.setAttributes({ [ATTR.inputTokens]: event.usage.promptTokens, [ATTR.outputTokens]: event.usage.completionTokens });
+        if (event.usage)
+          spans.chat?.setAttributes({ [ATTR.inputTokens]: event.usage.promptTokens, [ATTR.outputTokens]: event.usage.completionTokens });
         spans.chat?.setAttribute(ATTR.finishReasons, [event.toolCalls.length > 0 ? "tool_calls" : "stop"]);
         endChat(spans);
         return;
       case "tool_called":
-        spans.tools.set(event.call.id, child(spans, `execute_tool ${event.call.name}`, SpanKind.INTERNAL, { [ATTR.operation]: "execute_tool", [ATTR.toolName]: event.call.name, [ATTR.toolCallId]: event.call.id, ...conversation }));
+        spans.tools.set(
+          event.call.id,
+          child(spans, `execute_tool ${event.call.name}`, SpanKind.INTERNAL, {
+            [ATTR.operation]: "execute_tool",
+            [ATTR.toolName]: event.call.name,
+            [ATTR.toolCallId]: event.call.id,
+            ...conversation,
+          }),
+        );
         return;
       case "tool_result": {
         const { call } = event;
         // Calls settled without running (repeated, blocked, denied) had no tool_called: their span covers their record's duration.
         const span =
           spans.tools.get(call.callId) ??
-          child(spans, `execute_tool ${call.tool}`, SpanKind.INTERNAL, { [ATTR.operation]: "execute_tool", [ATTR.toolName]: call.tool, [ATTR.toolCallId]: call.callId, ...conversation }, Date.now() - call.durationMs);
+          child(
+            spans,
+            `execute_tool ${call.tool}`,
+            SpanKind.INTERNAL,
+            { [ATTR.operation]: "execute_tool", [ATTR.toolName]: call.tool, [ATTR.toolCallId]: call.callId, ...conversation },
+            Date.now() - call.durationMs,
+          );
         spans.tools.delete(call.callId);
         span.setAttribute("agent_bot.tool.outcome", call.outcome);
-        if (call.outcome !== "ok") span.setStatus({ code: SpanStatusCode.ERROR, message: call.outcome }).setAttribute(ATTR.errorType, call.outcome);
+        if (call.outcome !== "ok")
+          span.setStatus({ code: SpanStatusCode.ERROR, message: call.outcome }).setAttribute(ATTR.errorType, call.outcome);
         span.end();
         return;
       }
@@ -99,10 +119,16 @@ export function tracingObserver(tracer: Tracer, options: TracingOptions): RunObs
         spans.run.addEvent("guard_warned", { "agent_bot.guard.name": event.guard, "agent_bot.guard.detail": event.detail });
         return;
       case "folded":
-        spans.run.addEvent("context_folded", { "agent_bot.tokens.before": event.tokensBefore, "agent_bot.tokens.after": event.tokensAfter });
+        spans.run.addEvent("context_folded", {
+          "agent_bot.tokens.before": event.tokensBefore,
+          "agent_bot.tokens.after": event.tokensAfter,
+        });
         return;
       case "compacted":
-        spans.run.addEvent("context_compacted", { "agent_bot.tokens.before": event.tokensBefore, "agent_bot.tokens.after": event.tokensAfter });
+        spans.run.addEvent("context_compacted", {
+          "agent_bot.tokens.before": event.tokensBefore,
+          "agent_bot.tokens.after": event.tokensAfter,
+        });
         return;
       case "approval_needed":
         spans.run.addEvent("approval_needed", { [ATTR.toolName]: event.approval.tool, [ATTR.toolCallId]: event.approval.callId });

@@ -75,7 +75,12 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   const observers = deps.observers ?? [];
   const clock = deps.clock ?? Date.now;
   const counter = TokenCounter.forModel(config.model.name);
-  const history = createConversationHistory(store, { maxTurns: config.memory.historyTurns, maxTokens: historyTokenBudget(config.guards, config.model.name, config.memory.historyTokens), countTokens: (text) => counter.countTextYielding(text), logger });
+  const history = createConversationHistory(store, {
+    maxTurns: config.memory.historyTurns,
+    maxTokens: historyTokenBudget(config.guards, config.model.name, config.memory.historyTokens),
+    countTokens: (text) => counter.countTextYielding(text),
+    logger,
+  });
   const memory = createLongTermMemory(store, { maxFacts: config.memory.maxFacts, logger, clock });
   const queue = deps.queue ?? createLocalWorkQueue(logger);
   const ledger = createWriteLedger(store, logger, clock);
@@ -142,7 +147,8 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   /** The run's events also go to the audit log (approvals, decisions, expiry, writes). */
   const audited = (origin: TaskOrigin, sink: EventSink, waitingTool?: string): EventSink => {
     if (!runPolicy) return sink;
-    const isWrite = (name: string) => [...toolsOf(origin.surface), ...(deps.toolSource?.() ?? [])].some((tool) => tool.name === name && tool.effect === "write");
+    const isWrite = (name: string) =>
+      [...toolsOf(origin.surface), ...(deps.toolSource?.() ?? [])].some((tool) => tool.name === name && tool.effect === "write");
     const audit = runPolicy.auditSink({ origin, isWrite, ...(waitingTool ? { waitingTool } : {}) });
     return (event) => {
       audit(event);
@@ -158,7 +164,11 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     // To the minute: every run in that minute (with the same facts) sends the same prompt, whose token count is then cached.
     const now = new Date(Math.floor(clock() / 60_000) * 60_000);
     const persona = settings.systemPrompt ? `\n\nInstructions for this channel (from the bot's settings):\n${settings.systemPrompt}` : "";
-    if (!settings.memory) return [{ role: "system", content: buildSystemPrompt({ surface: task.origin.surface, facts: [], now }) + persona }, ...(await contextLoaders.load(task))];
+    if (!settings.memory)
+      return [
+        { role: "system", content: buildSystemPrompt({ surface: task.origin.surface, facts: [], now }) + persona },
+        ...(await contextLoaders.load(task)),
+      ];
     const [facts, turns, thread] = await Promise.all([
       memory.recall(key, task.text, config.memory.recallFacts).catch((error: unknown) => {
         logger.warn({ err: error, conversationKey: key }, "could not load remembered facts; answering without them");
@@ -184,11 +194,18 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     const key = origin.conversationKey;
     try {
       const known = (await memory.list(key)).map((fact) => fact.text);
-      const facts = await extractFacts(model, { user: question, assistant: answer, known }, AbortSignal.timeout(FACT_EXTRACTION_TIMEOUT_MS), logger);
+      const facts = await extractFacts(
+        model,
+        { user: question, assistant: answer, known },
+        AbortSignal.timeout(FACT_EXTRACTION_TIMEOUT_MS),
+        logger,
+      );
       if (facts.length > 0) {
         // Facts found are not dropped because the store blinked: the write is retried (bounded).
-        const result = await withRetries(() => memory.remember(key, facts), STORE_RETRY, (error, attempt) =>
-          logger.warn({ err: error, conversationKey: key, attempt }, "could not save remembered facts; trying again"),
+        const result = await withRetries(
+          () => memory.remember(key, facts),
+          STORE_RETRY,
+          (error, attempt) => logger.warn({ err: error, conversationKey: key, attempt }, "could not save remembered facts; trying again"),
         );
         logger.info({ conversationKey: key, ...result }, "long-term memory updated");
       }
@@ -201,9 +218,14 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   async function afterAnswer(state: RunState, outcome: Extract<RunOutcome, { status: "answered" }>): Promise<void> {
     const key = state.origin.conversationKey;
     if (!settingsOf(state.origin).memory) return;
-    await withRetries(() => history.append(key, { user: state.question, assistant: outcome.answer, at: clock() }), STORE_RETRY, (error, attempt) =>
-      logger.warn({ err: error, conversationKey: key, attempt }, "could not save the turn to the conversation history; trying again"),
-    ).catch((error: unknown) => logger.error({ err: error, conversationKey: key }, "could not save the turn to the conversation history; gave up"));
+    await withRetries(
+      () => history.append(key, { user: state.question, assistant: outcome.answer, at: clock() }),
+      STORE_RETRY,
+      (error, attempt) =>
+        logger.warn({ err: error, conversationKey: key, attempt }, "could not save the turn to the conversation history; trying again"),
+    ).catch((error: unknown) =>
+      logger.error({ err: error, conversationKey: key }, "could not save the turn to the conversation history; gave up"),
+    );
     if (!config.memory.extractFacts || outcome.stop?.guard === "model_unavailable") return;
     const extraction = rememberFacts(state.origin, state.question, outcome.answer).finally(() => background.delete(extraction));
     background.add(extraction);
@@ -212,7 +234,12 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   const presenters = createPresenters(logger);
   // A stop request outlives the longest run, so a process that polls late still sees it.
   // Only on Redis can a Stop click land on another process than the run's (one process owns an SQLite file).
-  const stops = createRunStops({ store, shared: parseStoreUrl(config.storeUrl).kind === "redis", logger, ttlMs: config.guards.runTimeoutMs + 60_000 });
+  const stops = createRunStops({
+    store,
+    shared: parseStoreUrl(config.storeUrl).kind === "redis",
+    logger,
+    ttlMs: config.guards.runTimeoutMs + 60_000,
+  });
   const runner = createRunner({
     stops,
     store,
@@ -246,7 +273,10 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     },
   });
 
-  const EXPIRED: DecisionResult = { kind: "unknown", message: "This approval request expired, so nothing was run. Ask again if it is still needed." };
+  const EXPIRED: DecisionResult = {
+    kind: "unknown",
+    message: "This approval request expired, so nothing was run. Ask again if it is still needed.",
+  };
 
   /** Who decided this call before, if anyone did. */
   function priorDecision(existing: ClaimRecord | undefined): DecisionResult | undefined {
@@ -287,12 +317,14 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     async decide(request: DecisionRequest, sink): Promise<DecisionResult> {
       const store = approvals;
       const loaded = await store.load(request.runId);
-      if (loaded.kind === "invalid") return { kind: "unknown", message: `This approval request can't be used: ${loaded.reason}. Nothing was run; ask again.` };
+      if (loaded.kind === "invalid")
+        return { kind: "unknown", message: `This approval request can't be used: ${loaded.reason}. Nothing was run; ask again.` };
       if (loaded.kind === "missing" || loaded.run.pending.callId !== request.callId) {
         return (
           priorDecision(await store.decisionOf(request.runId, request.callId)) ?? {
             kind: "unknown",
-            message: "This approval request is not known: it may have expired long ago or the bot's store was reset. Nothing was run; ask again.",
+            message:
+              "This approval request is not known: it may have expired long ago or the bot's store was reset. Nothing was run; ask again.",
           }
         );
       }
@@ -329,11 +361,21 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     sweepExpiredApprovals: () => runner.sweep(),
 
     async recover() {
-      await runner.recover().catch((error: unknown) => logger.error({ err: error }, "could not take up the work an earlier process left; it waits for the next start"));
+      await runner
+        .recover()
+        .catch((error: unknown) =>
+          logger.error({ err: error }, "could not take up the work an earlier process left; it waits for the next start"),
+        );
     },
 
     // The request names no surface; admin ids are per surface but never look alike (U… on Slack, digits on Discord).
-    stop: (request) => stops.request(request.runId, request.stoppedBy, request.isApprover || (["slack", "discord", "console"] as const).some((surface) => runPolicy?.isAdmin(surface, request.stoppedBy.id) === true)),
+    stop: (request) =>
+      stops.request(
+        request.runId,
+        request.stoppedBy,
+        request.isApprover ||
+          (["slack", "discord", "console"] as const).some((surface) => runPolicy?.isAdmin(surface, request.stoppedBy.id) === true),
+      ),
     feedback: loggedFeedback(createFeedbackBook(store), logger),
 
     async close(timeoutMs = 8_000) {
@@ -353,7 +395,17 @@ function loggedFeedback(book: FeedbackBook, logger: Logger): FeedbackBook {
     ...book,
     async record(vote) {
       const recorded = await book.record(vote);
-      logger.info({ runId: vote.runId, conversationKey: vote.conversationKey, person: vote.person.id, rating: vote.rating, guard: vote.guard, feedback: recorded.totals }, "feedback");
+      logger.info(
+        {
+          runId: vote.runId,
+          conversationKey: vote.conversationKey,
+          person: vote.person.id,
+          rating: vote.rating,
+          guard: vote.guard,
+          feedback: recorded.totals,
+        },
+        "feedback",
+      );
       return recorded;
     },
   };

@@ -23,7 +23,11 @@ export async function conversationOf(approvals: ApprovalStore, runId: string): P
 }
 
 /** Resumes a paused run with its claimed decision (expiry included); true when it ended the run. */
-export async function handleApproval(work: RunWork, item: Extract<WorkItem, { kind: "resume" | "expire" }>, signal: AbortSignal): Promise<boolean> {
+export async function handleApproval(
+  work: RunWork,
+  item: Extract<WorkItem, { kind: "resume" | "expire" }>,
+  signal: AbortSignal,
+): Promise<boolean> {
   const { deps, checkpoints, checkpointHook, stopSignal, withUnknownWrites, interrupted, conclude } = work;
   const { presenters, logger, clock, queue, store } = deps;
   const approvals = deps.approvals();
@@ -47,14 +51,23 @@ export async function handleApproval(work: RunWork, item: Extract<WorkItem, { ki
     claim = won.won ? { decision: "expired", at: clock() } : won.existing;
     if (!claim) return false;
   }
-  const resolution: Resolution = claim.decision === "expired" || !claim.decidedBy ? { kind: "expired" } : { kind: "decided", decision: claim.decision, decidedBy: claim.decidedBy };
+  const resolution: Resolution =
+    claim.decision === "expired" || !claim.decidedBy
+      ? { kind: "expired" }
+      : { kind: "decided", decision: claim.decision, decidedBy: claim.decidedBy };
   const key = approvalKey(item.runId, item.callId);
   const waiting = presenters.isWaiting(key);
   const origin = run.state.origin;
   const replyPlace = ReplyPlaceSchema.safeParse(await store.get(replyPlaceKey(item.runId, item.callId)));
   const shownAt: TaskOrigin = replyPlace.success ? { ...origin, place: { ...origin.place, ...replyPlace.data } } : origin;
   const presenter: RunPresenter =
-    waiting || resolution.kind === "decided" || replyPlace.success ? presenters.presenterFor(key, shownAt, run.state.question) : { sink: () => {}, finish: async (outcome) => deps.expired(origin.surface, run.pending, outcome), fail: async (error) => logger.error({ err: error, runId: item.runId }, "an expired approval's run failed") };
+    waiting || resolution.kind === "decided" || replyPlace.success
+      ? presenters.presenterFor(key, shownAt, run.state.question)
+      : {
+          sink: () => {},
+          finish: async (outcome) => deps.expired(origin.surface, run.pending, outcome),
+          fail: async (error) => logger.error({ err: error, runId: item.runId }, "an expired approval's run failed"),
+        };
   const sink = deps.sinkFor(origin, presenter.sink, run.pending.tool);
   const loopDeps = deps.depsFor(origin);
   // A checkpoint past the paused step means the decision was applied before a crash: go on from there.
@@ -65,8 +78,15 @@ export async function handleApproval(work: RunWork, item: Extract<WorkItem, { ki
   const writer = checkpoints.writer(item.runId, later);
   const hooks = { checkpoint: checkpointHook(writer, item.runId), signal: stopSignal(signal), stop: stop?.signal };
   try {
-    const running = observeRun(deps.observers, logger, { runId: item.runId, origin, how: resolution.kind === "expired" ? "expired" : "resumed" }, sink, (watched) =>
-      later ? withUnknownWrites(later.state, watched).then((state) => continueAgent(state, loopDeps, watched, hooks)) : resumeAgent(run.state, resolution, loopDeps, watched, hooks),
+    const running = observeRun(
+      deps.observers,
+      logger,
+      { runId: item.runId, origin, how: resolution.kind === "expired" ? "expired" : "resumed" },
+      sink,
+      (watched) =>
+        later
+          ? withUnknownWrites(later.state, watched).then((state) => continueAgent(state, loopDeps, watched, hooks))
+          : resumeAgent(run.state, resolution, loopDeps, watched, hooks),
     ).finally(() => stop?.dispose());
     const result = await untilAborted(running, signal);
     if (!result) {
@@ -74,7 +94,10 @@ export async function handleApproval(work: RunWork, item: Extract<WorkItem, { ki
       return false;
     }
     // The decision is claimed, so the stale record can't run anything again; the answer must still go out.
-    if (result.outcome.status !== "paused") await approvals.remove(item.runId).catch((error: unknown) => logger.warn({ err: error, runId: item.runId }, "could not clear a finished approval request"));
+    if (result.outcome.status !== "paused")
+      await approvals
+        .remove(item.runId)
+        .catch((error: unknown) => logger.warn({ err: error, runId: item.runId }, "could not clear a finished approval request"));
     await conclude(result, presenter, writer);
     return result.outcome.status !== "paused";
   } catch (error) {
@@ -86,4 +109,3 @@ export async function handleApproval(work: RunWork, item: Extract<WorkItem, { ki
     return false;
   }
 }
-

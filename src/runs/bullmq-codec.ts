@@ -25,7 +25,9 @@ export function decodeItem(raw: string): DecodedItem {
     return { kind: "invalid", reason: "not JSON" };
   }
   const parsed = WorkItemSchema.safeParse(json);
-  return parsed.success ? { kind: "item", item: parsed.data } : { kind: "invalid", reason: parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ") };
+  return parsed.success
+    ? { kind: "item", item: parsed.data }
+    : { kind: "invalid", reason: parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ") };
 }
 
 /** A conversation's name in Redis keys and job ids: a hash, so no ':' and never a bare integer. */

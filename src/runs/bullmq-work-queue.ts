@@ -31,7 +31,15 @@ export interface BullmqWorkQueueOptions {
   readonly consume?: boolean;
 }
 
-const DEFAULTS = { name: "work", consume: true, attempts: 5, backoffMs: 1_000, lockDurationMs: 30_000, stalledIntervalMs: 15_000, maxStalledCount: 2 };
+const DEFAULTS = {
+  name: "work",
+  consume: true,
+  attempts: 5,
+  backoffMs: 1_000,
+  lockDurationMs: 30_000,
+  stalledIntervalMs: 15_000,
+  maxStalledCount: 2,
+};
 const FAILED_JOBS_KEPT_S = 24 * 3600;
 
 export function createBullmqWorkQueue(options: BullmqWorkQueueOptions): WorkQueue {
@@ -104,7 +112,10 @@ export function createBullmqWorkQueue(options: BullmqWorkQueueOptions): WorkQueu
         } catch (error) {
           if (controller.signal.aborted) continue;
           if (job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw error;
-          logger.error({ err: error, item: decoded.item }, "work queue: an item kept failing and was given up; its record stays unfinished");
+          logger.error(
+            { err: error, item: decoded.item },
+            "work queue: an item kept failing and was given up; its record stays unfinished",
+          );
         }
         // A handler cut short keeps its item at the head: whoever goes on starts it again from its record.
         if (!controller.signal.aborted) await mailboxes.pop(owner.hash, next.raw);
@@ -116,7 +127,8 @@ export function createBullmqWorkQueue(options: BullmqWorkQueueOptions): WorkQueu
 
   const deliver = async (job: Job): Promise<void> => {
     const decoded = decodeItem(String((job.data as { item?: unknown }).item));
-    if (decoded.kind === "invalid") return void logger.error({ reason: decoded.reason }, "work queue: an unreadable held-back item was dropped");
+    if (decoded.kind === "invalid")
+      return void logger.error({ reason: decoded.reason }, "work queue: an unreadable held-back item was dropped");
     await post(encodeItem(decoded.item), decoded.item.conversationKey);
   };
 
@@ -138,7 +150,10 @@ export function createBullmqWorkQueue(options: BullmqWorkQueueOptions): WorkQueu
         stalledInterval: settings.stalledIntervalMs,
         maxStalledCount: settings.maxStalledCount,
       };
-      const drainWorker = new Worker(settings.name, (job, token, signal) => drain(job, token, handler, signal), { ...workerOptions, concurrency });
+      const drainWorker = new Worker(settings.name, (job, token, signal) => drain(job, token, handler, signal), {
+        ...workerOptions,
+        concurrency,
+      });
       // A lost lock means another process took the conversation over: stop the handler here.
       drainWorker.on("lockRenewalFailed", (jobIds) => {
         for (const jobId of jobIds) running.get(jobId)?.abort();
@@ -156,11 +171,14 @@ export function createBullmqWorkQueue(options: BullmqWorkQueueOptions): WorkQueu
         const owner = parseDrainJobId(jobId);
         if (!owner) return;
         logger.warn({ jobId, failedReason }, "work queue: a drain job failed; its conversation is taken up again");
-        retake(owner.hash, owner.generation).catch((error: unknown) => logger.warn({ err: error }, "work queue: retake failed; the next start retries"));
+        retake(owner.hash, owner.generation).catch((error: unknown) =>
+          logger.warn({ err: error }, "work queue: retake failed; the next start retries"),
+        );
       });
       queueEvents.on("error", (error) => logger.warn({ err: error }, "work queue: event stream error"));
       // After a start or a Redis restart, a conversation whose job is gone gets one again.
-      const reconcileLogged = (): void => void reconcile().catch((error: unknown) => logger.warn({ err: error }, "work queue: reconcile failed"));
+      const reconcileLogged = (): void =>
+        void reconcile().catch((error: unknown) => logger.warn({ err: error }, "work queue: reconcile failed"));
       redis.on("ready", reconcileLogged);
       reconcileLogged();
     },

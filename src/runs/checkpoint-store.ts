@@ -21,7 +21,9 @@ type Step = RunState["steps"][number];
 
 /** Each observation is stored once (as the tool message) instead of three times: the bulk of a step's bytes. */
 function compactSteps(steps: readonly Step[], messages: RunState["messages"]): StoredStep[] {
-  const toolText = new Map(messages.flatMap((message) => (message.role === "tool" ? [[message.toolCallId, message.content] as const] : [])));
+  const toolText = new Map(
+    messages.flatMap((message) => (message.role === "tool" ? [[message.toolCallId, message.content] as const] : [])),
+  );
   return steps.map((step) => ({
     ...step,
     calls: step.calls.map((call) => ({
@@ -33,7 +35,9 @@ function compactSteps(steps: readonly Step[], messages: RunState["messages"]): S
 }
 
 function expandSteps(steps: readonly StoredStep[], messages: RunState["messages"]): Step[] | undefined {
-  const toolText = new Map(messages.flatMap((message) => (message.role === "tool" ? [[message.toolCallId, message.content] as const] : [])));
+  const toolText = new Map(
+    messages.flatMap((message) => (message.role === "tool" ? [[message.toolCallId, message.content] as const] : [])),
+  );
   const expanded: Step[] = [];
   for (const step of steps) {
     const calls: Step["calls"][number][] = [];
@@ -60,7 +64,10 @@ const PartSchema = z.object({
 });
 type Part = z.infer<typeof PartSchema>;
 
-export type CheckpointLoad = { readonly kind: "found"; readonly state: RunState; readonly parts: number } | { readonly kind: "missing" } | { readonly kind: "invalid"; readonly reason: string };
+export type CheckpointLoad =
+  | { readonly kind: "found"; readonly state: RunState; readonly parts: number }
+  | { readonly kind: "missing" }
+  | { readonly kind: "invalid"; readonly reason: string };
 
 export interface CheckpointWriter {
   /** Appends what changed since the last save. */
@@ -130,8 +137,16 @@ export function createCheckpointStore(store: KeyValueStore): CheckpointStore {
   return {
     writer(runId, from) {
       let next = from?.parts ?? 0;
-      const messages = { ref: undefined as RunState["messages"] | undefined, length: 0, last: undefined as RunState["messages"][number] | undefined };
-      const steps = { ref: undefined as RunState["steps"] | undefined, length: 0, last: undefined as RunState["steps"][number] | undefined };
+      const messages = {
+        ref: undefined as RunState["messages"] | undefined,
+        length: 0,
+        last: undefined as RunState["messages"][number] | undefined,
+      };
+      const steps = {
+        ref: undefined as RunState["steps"] | undefined,
+        length: 0,
+        last: undefined as RunState["steps"][number] | undefined,
+      };
       return {
         async save(state) {
           const messagesFrom = unchangedPrefix(state.messages, messages);
@@ -165,7 +180,8 @@ export function createCheckpointStore(store: KeyValueStore): CheckpointStore {
       const parts: Part[] = [];
       for (const item of raw) {
         const parsed = PartSchema.safeParse(item);
-        if (!parsed.success) return { kind: "invalid", reason: `a saved step failed validation (${parsed.error.issues[0]?.message ?? "unknown"})` };
+        if (!parsed.success)
+          return { kind: "invalid", reason: `a saved step failed validation (${parsed.error.issues[0]?.message ?? "unknown"})` };
         parts.push(parsed.data);
       }
       const state = assemble(parts);

@@ -20,7 +20,10 @@ export function createContextLoaders(logger: Logger): ContextLoaders {
       const loader = loaders.get(task.origin.surface);
       if (!loader || !task.contextSource) return [];
       return loader(task.contextSource, task.origin).catch((error: unknown) => {
-        logger.warn({ err: error, conversationKey: task.origin.conversationKey }, "could not read the thread for context; answering without it");
+        logger.warn(
+          { err: error, conversationKey: task.origin.conversationKey },
+          "could not read the thread for context; answering without it",
+        );
         return [];
       });
     },

@@ -39,7 +39,10 @@ const OpenEntrySchema = z.object({ id: z.string(), conversationKey: z.string(), 
 
 export type IntakeRecord = z.infer<typeof RecordSchema>;
 export type OpenIntake = z.infer<typeof OpenEntrySchema>;
-export type IntakeLoad = { readonly kind: "found"; readonly record: IntakeRecord } | { readonly kind: "missing" } | { readonly kind: "invalid"; readonly reason: string };
+export type IntakeLoad =
+  | { readonly kind: "found"; readonly record: IntakeRecord }
+  | { readonly kind: "missing" }
+  | { readonly kind: "invalid"; readonly reason: string };
 
 /** What to do with a message that arrives (again). */
 export type IntakeDecision = "new" | "done" | "in_progress" | "retake";
@@ -74,7 +77,12 @@ export interface IntakeStore {
 const recordKey = (id: string) => `intake:${id}`;
 
 /** A record's member in the set of unfinished ones: the same record always gives the same member. */
-const memberOf = (record: IntakeRecord): string => JSON.stringify({ id: record.id, conversationKey: record.task.origin.conversationKey, receivedAt: record.receivedAt } satisfies OpenIntake);
+const memberOf = (record: IntakeRecord): string =>
+  JSON.stringify({
+    id: record.id,
+    conversationKey: record.task.origin.conversationKey,
+    receivedAt: record.receivedAt,
+  } satisfies OpenIntake);
 
 /** Pure: the set's members that parse (a member that does not parse is skipped: the set is untrusted). */
 function parseMembers(members: readonly string[]): Array<OpenIntake & { readonly member: string }> {

@@ -44,10 +44,16 @@ function loggingPresenter(logger: Logger, origin: TaskOrigin): RunPresenter {
   return {
     sink: () => {},
     async finish(outcome) {
-      logger.warn({ conversationKey: origin.conversationKey, outcome: outcome.status === "answered" ? outcome.answer : "paused" }, `no ${origin.surface} surface here to show a run's outcome; it is in this log line`);
+      logger.warn(
+        { conversationKey: origin.conversationKey, outcome: outcome.status === "answered" ? outcome.answer : "paused" },
+        `no ${origin.surface} surface here to show a run's outcome; it is in this log line`,
+      );
     },
     async fail(error) {
-      logger.error({ err: error, conversationKey: origin.conversationKey }, `a run failed and no ${origin.surface} surface is here to say so`);
+      logger.error(
+        { err: error, conversationKey: origin.conversationKey },
+        `a run failed and no ${origin.surface} surface is here to say so`,
+      );
     },
   };
 }

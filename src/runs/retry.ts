@@ -16,7 +16,11 @@ export function retryDelay(policy: RetryPolicy, attempt: number): number {
 }
 
 /** Resolves with the first success; rejects with the last error once the tries are used up. */
-export async function withRetries<T>(operation: () => Promise<T>, policy: RetryPolicy, onRetry?: (error: unknown, attempt: number) => void): Promise<T> {
+export async function withRetries<T>(
+  operation: () => Promise<T>,
+  policy: RetryPolicy,
+  onRetry?: (error: unknown, attempt: number) => void,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await operation();

@@ -11,9 +11,15 @@ import { untilAborted, type RunWork } from "./run-work.js";
 import type { WorkItem } from "./work-queue.js";
 
 const newRunId = () => randomBytes(6).toString("base64url");
-const BAD_CHECKPOINT_ANSWER = "I could not continue your request after a restart: its saved progress could not be read. Nothing more was done; please ask again.";
+const BAD_CHECKPOINT_ANSWER =
+  "I could not continue your request after a restart: its saved progress could not be read. Nothing more was done; please ask again.";
 
-export async function handleRun(work: RunWork, localTasks: Map<string, Task>, item: Extract<WorkItem, { kind: "run" }>, signal: AbortSignal): Promise<void> {
+export async function handleRun(
+  work: RunWork,
+  localTasks: Map<string, Task>,
+  item: Extract<WorkItem, { kind: "run" }>,
+  signal: AbortSignal,
+): Promise<void> {
   const { deps, intake, checkpoints, bootId, checkpointHook, stopSignal, withUnknownWrites, interrupted, conclude } = work;
   const { presenters, logger } = deps;
   const localTask = localTasks.get(item.intakeId);
@@ -21,7 +27,8 @@ export async function handleRun(work: RunWork, localTasks: Map<string, Task>, it
   if (!localTask) {
     const loaded = await intake.load(item.intakeId);
     if (loaded.kind !== "found") {
-      if (loaded.kind === "invalid") logger.error({ intakeId: item.intakeId, reason: loaded.reason }, "a recorded message can't be read; it is dropped");
+      if (loaded.kind === "invalid")
+        logger.error({ intakeId: item.intakeId, reason: loaded.reason }, "a recorded message can't be read; it is dropped");
       await intake.drop(item.intakeId);
       return;
     }
@@ -38,7 +45,13 @@ export async function handleRun(work: RunWork, localTasks: Map<string, Task>, it
     const saved: CheckpointLoad = record ? await checkpoints.load(runId) : { kind: "missing" };
     if (saved.kind === "invalid") {
       logger.error({ runId, reason: saved.reason }, "a run's checkpoint failed validation; ending that run with a plain reply");
-      const outcome: RunOutcome = { status: "answered", runId, answer: BAD_CHECKPOINT_ANSWER, steps: [], usage: { promptTokens: 0, completionTokens: 0 } };
+      const outcome: RunOutcome = {
+        status: "answered",
+        runId,
+        answer: BAD_CHECKPOINT_ANSWER,
+        steps: [],
+        usage: { promptTokens: 0, completionTokens: 0 },
+      };
       await presenter.finish(outcome);
       if (record) await intake.update({ ...record, state: "done", result: "failed" });
       await checkpoints.remove(runId);
@@ -56,10 +69,17 @@ export async function handleRun(work: RunWork, localTasks: Map<string, Task>, it
     const stop = deps.stops?.watch(runId, task.origin.requester);
     const writer = record ? checkpoints.writer(runId, saved.kind === "found" ? saved : undefined) : UNRECORDED_RUN;
     const hooks = { checkpoint: checkpointHook(writer, runId), signal: stopSignal(signal), stop: stop?.signal };
-    const running = observeRun(deps.observers, logger, { runId, origin: task.origin, how: saved.kind === "found" ? "resumed" : "new" }, sink, (watched) =>
-      saved.kind === "found"
-        ? withUnknownWrites(saved.state, watched).then((state) => continueAgent(state, loopDeps, watched, hooks))
-        : deps.buildContext(task).then((context) => runAgent({ runId, origin: task.origin, question: task.text, context }, loopDeps, watched, hooks)),
+    const running = observeRun(
+      deps.observers,
+      logger,
+      { runId, origin: task.origin, how: saved.kind === "found" ? "resumed" : "new" },
+      sink,
+      (watched) =>
+        saved.kind === "found"
+          ? withUnknownWrites(saved.state, watched).then((state) => continueAgent(state, loopDeps, watched, hooks))
+          : deps
+              .buildContext(task)
+              .then((context) => runAgent({ runId, origin: task.origin, question: task.text, context }, loopDeps, watched, hooks)),
     ).finally(() => stop?.dispose());
     const result = await untilAborted(running, signal);
     if (!result) return interrupted(item.intakeId, presenter);
@@ -70,4 +90,3 @@ export async function handleRun(work: RunWork, localTasks: Map<string, Task>, it
     if (record) await intake.update({ ...record, state: "done", result: "failed" }).catch(() => undefined);
   }
 }
-

@@ -25,7 +25,13 @@ export interface ObservedRun {
  * Drives `work` with a sink that shows every event to the observers first. With no observers
  * it is exactly `work(sink)`.
  */
-export async function observeRun<T>(observers: readonly RunObserver[], logger: Logger, run: ObservedRun, sink: EventSink, work: (sink: EventSink) => Promise<T>): Promise<T> {
+export async function observeRun<T>(
+  observers: readonly RunObserver[],
+  logger: Logger,
+  run: ObservedRun,
+  sink: EventSink,
+  work: (sink: EventSink) => Promise<T>,
+): Promise<T> {
   if (observers.length === 0) return work(sink);
   const { runId, origin, how } = run;
   const each = (what: string, call: (observer: RunObserver) => void): void => {

@@ -66,12 +66,16 @@ export function createRunStops(options: RunStopsOptions): RunStops {
   const abort = (runId: string, by: Person) => watched.get(runId)?.controller.abort(stoppedByStop(by));
 
   async function poll(): Promise<void> {
-    const mark = await store.get(LATEST_STOP_KEY).catch((error: unknown) => logger.warn({ err: error }, "could not look for stop requests"));
+    const mark = await store
+      .get(LATEST_STOP_KEY)
+      .catch((error: unknown) => logger.warn({ err: error }, "could not look for stop requests"));
     if (mark === undefined || mark === seenMark) return;
     seenMark = mark;
     await Promise.all(
       [...watched.keys()].map(async (runId) => {
-        const record = RunRecord.safeParse(await store.get(runKey(runId)).catch((error: unknown) => logger.warn({ err: error, runId }, "could not look for a stop request")));
+        const record = RunRecord.safeParse(
+          await store.get(runKey(runId)).catch((error: unknown) => logger.warn({ err: error, runId }, "could not look for a stop request")),
+        );
         if (record.success && record.data.stoppedBy) abort(runId, record.data.stoppedBy);
       }),
     );

@@ -76,7 +76,9 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
 
   function checkpointHook(writer: CheckpointWriter, runId: string) {
     return async (state: RunState) => {
-      await writer.save(state).catch((error: unknown) => logger.warn({ err: error, runId }, "could not save a checkpoint; a restart would repeat this step"));
+      await writer
+        .save(state)
+        .catch((error: unknown) => logger.warn({ err: error, runId }, "could not save a checkpoint; a restart would repeat this step"));
     };
   }
 
@@ -85,7 +87,7 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
     const { outcome, state } = result;
     if (outcome.status !== "paused") return outcome;
     try {
-      await (deps.approvals()).save({ state, pending: outcome.pending });
+      await deps.approvals().save({ state, pending: outcome.pending });
     } catch (error) {
       logger.error({ err: error, runId: outcome.runId }, "could not save a run waiting for approval");
       const tool = outcome.pending.tool;
@@ -93,32 +95,60 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
         status: "answered",
         runId: outcome.runId,
         answer: `I need a person's approval to run ${tool}, but I could not save the request (the bot's store is unavailable), so ${tool} did not run. Please try again later.`,
-        stop: { guard: "store_unavailable", detail: "the paused run could not be stored", sentence: `Stopped: ${tool} needs approval, but the request could not be saved, so it did not run.` },
+        stop: {
+          guard: "store_unavailable",
+          detail: "the paused run could not be stored",
+          sentence: `Stopped: ${tool} needs approval, but the request could not be saved, so it did not run.`,
+        },
         steps: outcome.steps,
         usage: outcome.usage,
       };
     }
-    const item: WorkItem = { kind: "expire", conversationKey: state.origin.conversationKey, runId: outcome.runId, callId: outcome.pending.callId };
-    await queue.add(item, { delayMs: Math.max(0, outcome.pending.expiresAt - clock()) }).catch((error: unknown) => logger.warn({ err: error, runId: outcome.runId }, "could not schedule an approval's expiry; the next start does"));
+    const item: WorkItem = {
+      kind: "expire",
+      conversationKey: state.origin.conversationKey,
+      runId: outcome.runId,
+      callId: outcome.pending.callId,
+    };
+    await queue
+      .add(item, { delayMs: Math.max(0, outcome.pending.expiresAt - clock()) })
+      .catch((error: unknown) =>
+        logger.warn({ err: error, runId: outcome.runId }, "could not schedule an approval's expiry; the next start does"),
+      );
     return outcome;
   }
 
   /** Shows the outcome and does the writes after it; the answer goes out before history and facts. */
-  async function conclude(result: LoopResult, presenter: RunPresenter, writer: CheckpointWriter, record?: IntakeRecord): Promise<RunOutcome> {
+  async function conclude(
+    result: LoopResult,
+    presenter: RunPresenter,
+    writer: CheckpointWriter,
+    record?: IntakeRecord,
+  ): Promise<RunOutcome> {
     const outcome = await storePause(result);
     await presenter.finish(outcome);
     if (record) {
-      await intake.update({ ...record, state: "done", result: outcome.status }).catch((error: unknown) => logger.warn({ err: error, intakeId: record.id }, "could not mark a message done"));
+      await intake
+        .update({ ...record, state: "done", result: outcome.status })
+        .catch((error: unknown) => logger.warn({ err: error, intakeId: record.id }, "could not mark a message done"));
     }
-    await writer.clear().catch((error: unknown) => logger.warn({ err: error, runId: result.state.runId }, "could not clear a finished run's checkpoints"));
+    await writer
+      .clear()
+      .catch((error: unknown) => logger.warn({ err: error, runId: result.state.runId }, "could not clear a finished run's checkpoints"));
     if (outcome.status === "answered" && result.outcome.status === "answered") await deps.afterAnswer(result.state, outcome);
     return outcome;
   }
 
   async function withUnknownWrites(state: RunState, sink: EventSink): Promise<RunState> {
     const unfinished = await deps.ledger.unfinished(state.runId);
-    const known = knownCallIds(state.steps.flatMap((step) => step.calls), state.messages);
-    const added = withUnknownOutcomes(state, unfinished.filter((entry) => !known.has(entry.callId)));
+    const known = knownCallIds(
+      state.steps.flatMap((step) => step.calls),
+      state.messages,
+    );
+    const added = withUnknownOutcomes(
+      state,
+      unfinished.filter((entry) => !known.has(entry.callId)),
+    );
     for (const event of added.events) sink(event);
     return added.state;
   }

@@ -48,11 +48,12 @@ export function createRunner(deps: RunnerDeps): Runner {
     let ended = false;
     try {
       // The queue takes a failed item up again (with backoff); meanwhile a redelivery may take it up too.
-      if (item.kind === "run") await handleRun(work, localTasks, item, signal).catch((error: unknown) => {
-        if (failedRuns.size >= MAX_FAILED_RUNS) failedRuns.clear();
-        failedRuns.add(item.intakeId);
-        throw error;
-      });
+      if (item.kind === "run")
+        await handleRun(work, localTasks, item, signal).catch((error: unknown) => {
+          if (failedRuns.size >= MAX_FAILED_RUNS) failedRuns.clear();
+          failedRuns.add(item.intakeId);
+          throw error;
+        });
       else ended = await handleApproval(work, item, signal);
     } finally {
       if (item.kind !== "run") {
@@ -66,12 +67,20 @@ export function createRunner(deps: RunnerDeps): Runner {
   return {
     async submit(task, receipt) {
       const id = intakeIdFor(task.origin.surface, receipt);
-      const record: IntakeRecord = { version: 1, id, state: "received", owner: bootId, task: task as IntakeRecord["task"], receivedAt: clock() };
+      const record: IntakeRecord = {
+        version: 1,
+        id,
+        state: "received",
+        owner: bootId,
+        task: task as IntakeRecord["task"],
+        receivedAt: clock(),
+      };
       const received = await intake.receive(record);
       if (!received.won) {
         const existing = received.existing.kind === "found" ? received.existing.record : undefined;
         const decision = intakeDecision(existing, bootId);
-        if (decision === "done" || (decision === "in_progress" && !failedRuns.delete(id))) return { kind: "duplicate", intakeId: id, state: decision };
+        if (decision === "done" || (decision === "in_progress" && !failedRuns.delete(id)))
+          return { kind: "duplicate", intakeId: id, state: decision };
         // Its process died before finishing it, or (several processes on Redis) another one has it queued: queue it
         // again. The record is not rewritten here: a run that finished meanwhile would turn unfinished and run twice.
         // The item that runs takes the record over, and one whose record is done by then does nothing.
@@ -89,7 +98,12 @@ export function createRunner(deps: RunnerDeps): Runner {
     },
 
     async resume(run, sink, replyPlace) {
-      const item: WorkItem = { kind: "resume", conversationKey: run.state.origin.conversationKey, runId: run.state.runId, callId: run.pending.callId };
+      const item: WorkItem = {
+        kind: "resume",
+        conversationKey: run.state.origin.conversationKey,
+        runId: run.state.runId,
+        callId: run.pending.callId,
+      };
       if (replyPlace) await store.set(replyPlaceKey(item.runId, item.callId), replyPlace, REPLY_PLACE_TTL_MS);
       const outcome = sink ? presenters.wait(approvalKey(item.runId, item.callId), sink) : undefined;
       await queue.add(item);
@@ -104,7 +118,12 @@ export function createRunner(deps: RunnerDeps): Runner {
       for (const entry of due) {
         const key = approvalKey(entry.runId, entry.callId);
         ended.push(new Promise<boolean>((resolve) => itemDone.set(key, resolve)));
-        await queue.add({ kind: "expire", conversationKey: await conversationOf(approvals, entry.runId), runId: entry.runId, callId: entry.callId });
+        await queue.add({
+          kind: "expire",
+          conversationKey: await conversationOf(approvals, entry.runId),
+          runId: entry.runId,
+          callId: entry.callId,
+        });
       }
       return (await Promise.all(ended)).filter(Boolean).length;
     },
@@ -122,7 +141,10 @@ export function createRunner(deps: RunnerDeps): Runner {
         const conversationKey = await conversationOf(approvals, entry.runId);
         // A decision claimed before a crash is applied now; the others wait for their expiry.
         const claimed = (await approvals.decisionOf(entry.runId, entry.callId)) !== undefined;
-        await queue.add({ kind: "expire", conversationKey, runId: entry.runId, callId: entry.callId }, { delayMs: claimed ? 0 : Math.max(0, entry.expiresAt - clock()) });
+        await queue.add(
+          { kind: "expire", conversationKey, runId: entry.runId, callId: entry.callId },
+          { delayMs: claimed ? 0 : Math.max(0, entry.expiresAt - clock()) },
+        );
       }
     },
 

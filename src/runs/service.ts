@@ -1,5 +1,16 @@
 // What adapters call. Adapters only see this interface and the loop's events.
-import type { AgentEvent, ChatMessage, Decision, EventSink, PendingApproval, Person, RunOutcome, Surface, TaskOrigin, Tool } from "../agent/types.js";
+import type {
+  AgentEvent,
+  ChatMessage,
+  Decision,
+  EventSink,
+  PendingApproval,
+  Person,
+  RunOutcome,
+  Surface,
+  TaskOrigin,
+  Tool,
+} from "../agent/types.js";
 import type { Fact } from "../memory/types.js";
 import type { Admission } from "../governance/run-policy.js";
 import type { StopResult } from "./run-stops.js";

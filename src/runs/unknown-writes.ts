@@ -11,7 +11,10 @@ import { UNKNOWN_OUTCOME, type LedgerEntry } from "./write-ledger.js";
 export const UNKNOWN_OUTCOME_OBSERVATION = `Error: ${UNKNOWN_OUTCOME}.`;
 
 /** Pure: the state with one added step holding `entries` (none: the state as it is), and the events that show it. */
-export function withUnknownOutcomes(state: RunState, entries: readonly LedgerEntry[]): { readonly state: RunState; readonly events: AgentEvent[] } {
+export function withUnknownOutcomes(
+  state: RunState,
+  entries: readonly LedgerEntry[],
+): { readonly state: RunState; readonly events: AgentEvent[] } {
   if (entries.length === 0) return { state, events: [] };
   const step = state.steps.length + 1;
   const calls: ToolCall[] = entries.map((entry) => ({ id: entry.callId, name: entry.tool, arguments: entry.args }));
@@ -35,7 +38,11 @@ export function withUnknownOutcomes(state: RunState, entries: readonly LedgerEnt
     { type: "tool_result", runId: state.runId, step, call: records[index] as CallRecord },
   ]);
   return {
-    state: { ...state, messages: [...state.messages, ...messages], steps: [...state.steps, { index: step, startedAt, durationMs: 0, text: null, calls: records }] },
+    state: {
+      ...state,
+      messages: [...state.messages, ...messages],
+      steps: [...state.steps, { index: step, startedAt, durationMs: 0, text: null, calls: records }],
+    },
     events,
   };
 }

@@ -32,7 +32,10 @@ export interface WriteLedger {
 }
 
 /** Call ids the saved state already shows (as a call record or a model's tool call): their outcome is known to the model. */
-export function knownCallIds(calls: readonly { readonly callId: string }[], messages: readonly { readonly role: string; readonly toolCalls?: readonly ToolCall[] }[]): Set<string> {
+export function knownCallIds(
+  calls: readonly { readonly callId: string }[],
+  messages: readonly { readonly role: string; readonly toolCalls?: readonly ToolCall[] }[],
+): Set<string> {
   const ids = new Set(calls.map((call) => call.callId));
   for (const message of messages) for (const call of message.toolCalls ?? []) ids.add(call.id);
   return ids;
@@ -41,7 +44,11 @@ export function knownCallIds(calls: readonly { readonly callId: string }[], mess
 export function createWriteLedger(store: KeyValueStore, logger: Logger, clock: () => number = Date.now): WriteLedger {
   async function claim(runId: string, callId: string, tool: string, args: unknown): Promise<boolean> {
     await store.addToSet(runKey(runId), callId, LEDGER_TTL_MS);
-    return store.setIfAbsent(entryKey(runId, callId), { state: "claimed", tool, args: JSON.stringify(args) ?? "", at: clock() }, LEDGER_TTL_MS);
+    return store.setIfAbsent(
+      entryKey(runId, callId),
+      { state: "claimed", tool, args: JSON.stringify(args) ?? "", at: clock() },
+      LEDGER_TTL_MS,
+    );
   }
 
   return {

@@ -35,8 +35,24 @@ export const nextId = () => ++counter;
 export const sqliteUrl = () => `sqlite://${folder.path}/approvals-${nextId()}.sqlite`;
 export const redisUrl = () => redis.url;
 
-export async function harness(model: ScriptedModel, options: { tools?: Tool[]; env?: Record<string, string>; clock?: () => number; storeUrl?: string; wrapStore?: (store: KeyValueStore) => KeyValueStore } = {}) {
-  const started = await startService({ model, storeUrl: options.storeUrl ?? sqliteUrl(), tools: options.tools, env: options.env, clock: options.clock, wrapStore: options.wrapStore });
+export async function harness(
+  model: ScriptedModel,
+  options: {
+    tools?: Tool[];
+    env?: Record<string, string>;
+    clock?: () => number;
+    storeUrl?: string;
+    wrapStore?: (store: KeyValueStore) => KeyValueStore;
+  } = {},
+) {
+  const started = await startService({
+    model,
+    storeUrl: options.storeUrl ?? sqliteUrl(),
+    tools: options.tools,
+    env: options.env,
+    clock: options.clock,
+    wrapStore: options.wrapStore,
+  });
   open.push(started);
   return started;
 }
@@ -47,8 +63,12 @@ export function pendingOf(outcome: RunOutcome): PendingApproval {
 }
 
 export function answerOf(result: DecisionResult): string {
-  if ((result.kind !== "resumed" && result.kind !== "expired") || result.outcome?.status !== "answered") throw new Error(`expected an answer, got ${result.kind}`);
+  if ((result.kind !== "resumed" && result.kind !== "expired") || result.outcome?.status !== "answered")
+    throw new Error(`expected an answer, got ${result.kind}`);
   return result.outcome.answer;
 }
 
-export const writeThenAnswer = (answer: string) => [call("post_note", { text: "hello team" }), (request: { messages: readonly { content: string | null }[] }) => say(`${answer} (${request.messages.at(-1)?.content})`)];
+export const writeThenAnswer = (answer: string) => [
+  call("post_note", { text: "hello team" }),
+  (request: { messages: readonly { content: string | null }[] }) => say(`${answer} (${request.messages.at(-1)?.content})`),
+];

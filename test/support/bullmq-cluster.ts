@@ -15,7 +15,13 @@ export interface WorkerProcess {
   readonly exited: Promise<number | null>;
 }
 
-export async function startWorkerProcess(redisUrl: string, queueName: string, concurrency = 8, workMs = 10, env: NodeJS.ProcessEnv = {}): Promise<WorkerProcess> {
+export async function startWorkerProcess(
+  redisUrl: string,
+  queueName: string,
+  concurrency = 8,
+  workMs = 10,
+  env: NodeJS.ProcessEnv = {},
+): Promise<WorkerProcess> {
   const child = spawn(process.execPath, ["--import", "tsx", SCRIPT, redisUrl, queueName, String(concurrency), String(workMs)], {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, ...env },
@@ -58,7 +64,11 @@ export interface LogCheck {
 }
 
 /** `expected`: per conversation, its item ids in the order they were added. `killed`: pids whose starts never end. */
-export function checkLog(entries: readonly LogEntry[], expected: ReadonlyMap<string, readonly string[]>, killed: ReadonlySet<number> = new Set()): LogCheck {
+export function checkLog(
+  entries: readonly LogEntry[],
+  expected: ReadonlyMap<string, readonly string[]>,
+  killed: ReadonlySet<number> = new Set(),
+): LogCheck {
   const ends = new Map<string, number>();
   const endsByPid = new Map<number, number>();
   const byConversation = new Map<string, LogEntry[]>();

@@ -24,7 +24,15 @@ const logger = createLogger(process.env.LOG_LEVEL ?? "error");
 const redis = new Redis(url, { maxRetriesPerRequest: null });
 redis.on("error", () => {});
 const maxStalledCount = process.env.WORKER_MAX_STALLED === undefined ? undefined : Number(process.env.WORKER_MAX_STALLED);
-const queue = createBullmqWorkQueue({ redisUrl: url, name, logger, lockDurationMs: 3_000, stalledIntervalMs: 1_000, backoffMs: 200, maxStalledCount });
+const queue = createBullmqWorkQueue({
+  redisUrl: url,
+  name,
+  logger,
+  lockDurationMs: 3_000,
+  stalledIntervalMs: 1_000,
+  backoffMs: 200,
+  maxStalledCount,
+});
 const workMs = Number(workMsText ?? 10);
 
 // One script, so a command the client sends again after a Redis restart can't log an end twice.
@@ -36,22 +44,26 @@ end
 redis.call('RPUSH', KEYS[4], '1')`;
 
 const idOf = (item: WorkItem): string => (item.kind === "run" ? item.intakeId : `${item.kind}:${item.callId}`);
-const entry = (item: WorkItem, phase: LogEntry["phase"]): string => JSON.stringify({ pid: process.pid, id: idOf(item), conversation: item.conversationKey, phase });
+const entry = (item: WorkItem, phase: LogEntry["phase"]): string =>
+  JSON.stringify({ pid: process.pid, id: idOf(item), conversation: item.conversationKey, phase });
 
-queue.start(async (item, signal) => {
-  if (await redis.get(`done:${idOf(item)}`)) return;
-  await redis.multi().rpush("log", entry(item, "start")).rpush("starts", "1").exec();
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, workMs);
-    const stop = (): void => {
-      clearTimeout(timer);
-      resolve();
-    };
-    signal.addEventListener("abort", stop, { once: true });
-  });
-  if (signal.aborted) return;
-  await redis.eval(END, 4, `done:${idOf(item)}`, "log", "log-ends", "progress", process.pid, entry(item, "end"), idOf(item));
-}, Number(concurrencyText ?? 8));
+queue.start(
+  async (item, signal) => {
+    if (await redis.get(`done:${idOf(item)}`)) return;
+    await redis.multi().rpush("log", entry(item, "start")).rpush("starts", "1").exec();
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, workMs);
+      const stop = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      signal.addEventListener("abort", stop, { once: true });
+    });
+    if (signal.aborted) return;
+    await redis.eval(END, 4, `done:${idOf(item)}`, "log", "log-ends", "progress", process.pid, entry(item, "end"), idOf(item));
+  },
+  Number(concurrencyText ?? 8),
+);
 
 process.stdout.write("ready\n");
 process.once("SIGTERM", () => {

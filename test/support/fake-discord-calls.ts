@@ -38,7 +38,9 @@ export class CallLog {
 
   /** The scripted failure for this call, used up; undefined when none matches. */
   takeFailure(method: string, path: string, body: unknown): ScriptedFailure | undefined {
-    const index = this.failures.findIndex((failure) => failure.method === method && failure.path.test(path) && (failure.when?.(body) ?? true));
+    const index = this.failures.findIndex(
+      (failure) => failure.method === method && failure.path.test(path) && (failure.when?.(body) ?? true),
+    );
     return index < 0 ? undefined : this.failures.splice(index, 1)[0];
   }
 
@@ -47,7 +49,12 @@ export class CallLog {
   }
 
   /** Resolves with the first recorded call (past or future) that matches; rejects after `timeoutMs`. */
-  waitForCall(method: string | readonly string[], path: RegExp, predicate: (call: RecordedCall) => boolean = () => true, timeoutMs = 5_000): Promise<RecordedCall> {
+  waitForCall(
+    method: string | readonly string[],
+    path: RegExp,
+    predicate: (call: RecordedCall) => boolean = () => true,
+    timeoutMs = 5_000,
+  ): Promise<RecordedCall> {
     const methods = typeof method === "string" ? [method] : method;
     const matches = (call: RecordedCall) => methods.includes(call.method) && path.test(call.path) && predicate(call);
     const found = this.calls.find(matches);
@@ -55,7 +62,11 @@ export class CallLog {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.events.off("call", listener);
-        reject(new Error(`FakeDiscord: no ${methods.join("/")} ${path} within ${timeoutMs} ms; calls were:\n${this.calls.map((call) => `${call.method} ${call.path} ${call.status}`).join("\n")}`));
+        reject(
+          new Error(
+            `FakeDiscord: no ${methods.join("/")} ${path} within ${timeoutMs} ms; calls were:\n${this.calls.map((call) => `${call.method} ${call.path} ${call.status}`).join("\n")}`,
+          ),
+        );
       }, timeoutMs);
       const listener = (call: RecordedCall) => {
         if (!matches(call)) return;

@@ -32,7 +32,10 @@ export class FakeGateway {
   private readonly server: WebSocketServer;
   private sessionCounter = 0;
 
-  constructor(httpServer: Server, private readonly hooks: GatewayHooks) {
+  constructor(
+    httpServer: Server,
+    private readonly hooks: GatewayHooks,
+  ) {
     this.server = new WebSocketServer({ server: httpServer, path: "/gateway" });
     this.server.on("connection", (socket) => this.accept(socket));
   }
@@ -74,7 +77,12 @@ export class FakeGateway {
         }
         session.identified = true;
         this.sessionCounter += 1;
-        this.send(session, { op: GatewayOpcodes.Dispatch, t: GatewayDispatchEvents.Ready, s: ++session.sequence, d: this.hooks.ready(`session-${this.sessionCounter}`) });
+        this.send(session, {
+          op: GatewayOpcodes.Dispatch,
+          t: GatewayDispatchEvents.Ready,
+          s: ++session.sequence,
+          d: this.hooks.ready(`session-${this.sessionCounter}`),
+        });
         for (const guild of this.hooks.guilds()) {
           this.send(session, { op: GatewayOpcodes.Dispatch, t: GatewayDispatchEvents.GuildCreate, s: ++session.sequence, d: guild });
         }

@@ -73,11 +73,23 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
 
   const logs: Array<Record<string, unknown>> = [];
   const logger = captureLogs(logs);
-  const people = { alice: { id: nextSnowflake(), username: "alice" }, bob: { id: nextSnowflake(), username: "bob" }, carol, dave: { id: nextSnowflake(), username: "dave" } };
+  const people = {
+    alice: { id: nextSnowflake(), username: "alice" },
+    bob: { id: nextSnowflake(), username: "bob" },
+    carol,
+    dave: { id: nextSnowflake(), username: "dave" },
+  };
   const boot = async (script: readonly ScriptStep[]) => {
     const model = new ScriptedModel(script, options.whenExhausted ? { whenExhausted: options.whenExhausted } : {});
     const store = await openStore(config.storeUrl, silentLogger);
-    const governance = options.settings ? createGovernance({ source: fixedSettings(options.settings({ ...people, approverRole })), store, logger: silentLogger, model: config.model.name }) : undefined;
+    const governance = options.settings
+      ? createGovernance({
+          source: fixedSettings(options.settings({ ...people, approverRole })),
+          store,
+          logger: silentLogger,
+          model: config.model.name,
+        })
+      : undefined;
     const service = createAgentService({
       config,
       model: options.gate ? gated(model, options.gate) : model,
@@ -138,7 +150,15 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
 
 /** A logger that parses each line into `lines`. */
 export function captureLogs(lines: Array<Record<string, unknown>>): Logger {
-  return createLogger("info", { write: (chunk: string) => void lines.push(...chunk.split("\n").filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)) });
+  return createLogger("info", {
+    write: (chunk: string) =>
+      void lines.push(
+        ...chunk
+          .split("\n")
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as Record<string, unknown>),
+      ),
+  });
 }
 
 function gated(model: Model, gate: Promise<void>): Model {
@@ -167,7 +187,10 @@ export async function waitUntil(condition: () => boolean, what: string, timeoutM
 /** Every call that sent message text (channel messages, webhook messages, interaction replies). */
 export function messageBodies(calls: readonly RecordedCall[]): any[] {
   return calls
-    .filter((call) => (call.method === "POST" || call.method === "PATCH") && /\/messages|\/webhooks\//.test(call.path) && !call.path.endsWith("/threads"))
+    .filter(
+      (call) =>
+        (call.method === "POST" || call.method === "PATCH") && /\/messages|\/webhooks\//.test(call.path) && !call.path.endsWith("/threads"),
+    )
     .map((call) => call.body);
 }
 
@@ -178,4 +201,5 @@ export function followUpWith(fake: FakeDiscord, token: string, predicate: (conte
 }
 
 export const webhookPath = (fake: FakeDiscord, token: string) => new RegExp(`^/webhooks/${fake.applicationId}/${token}$`);
-export const originalPath = (fake: FakeDiscord, token: string) => new RegExp(`^/webhooks/${fake.applicationId}/${token}/messages/@original$`);
+export const originalPath = (fake: FakeDiscord, token: string) =>
+  new RegExp(`^/webhooks/${fake.applicationId}/${token}/messages/@original$`);

@@ -19,11 +19,25 @@ export interface InteractionState {
 
 /** Discord refuses message content over 2,000 characters (50035 Invalid Form Body), wherever it is sent. */
 export function tooLongRefusal(method: string, body: any): { status: number; body: unknown } | undefined {
-  if ((method !== "POST" && method !== "PATCH") || typeof body?.content !== "string" || body.content.length <= MESSAGE_MAX_CHARS) return undefined;
-  return { status: 400, body: { message: "Invalid Form Body", code: 50035, errors: { content: { _errors: [{ code: "BASE_TYPE_MAX_LENGTH", message: "Must be 2000 or fewer in length." }] } } } };
+  if ((method !== "POST" && method !== "PATCH") || typeof body?.content !== "string" || body.content.length <= MESSAGE_MAX_CHARS)
+    return undefined;
+  return {
+    status: 400,
+    body: {
+      message: "Invalid Form Body",
+      code: 50035,
+      errors: { content: { _errors: [{ code: "BASE_TYPE_MAX_LENGTH", message: "Must be 2000 or fewer in length." }] } },
+    },
+  };
 }
 
-export function botMessage(app: { readonly bot: FakeUser; readonly applicationId: string }, channelId: string, body: any, guildId: string | undefined, interactionType?: number): StoredMessage {
+export function botMessage(
+  app: { readonly bot: FakeUser; readonly applicationId: string },
+  channelId: string,
+  body: any,
+  guildId: string | undefined,
+  interactionType?: number,
+): StoredMessage {
   return apiMessage({
     channelId,
     ...(guildId ? { guildId } : {}),
@@ -48,7 +62,11 @@ export function editMessage(message: StoredMessage, body: any): APIMessage {
 export function answerCallback(
   interaction: InteractionState,
   body: any,
-  messages: { post(content: any): StoredMessage; find(id: string): StoredMessage | undefined; edit(message: StoredMessage, data: any): unknown },
+  messages: {
+    post(content: any): StoredMessage;
+    find(id: string): StoredMessage | undefined;
+    edit(message: StoredMessage, data: any): unknown;
+  },
 ): { status: number; body?: unknown } {
   if (interaction.acknowledged) return { status: 400, body: { message: "Interaction has already been acknowledged.", code: 40060 } };
   interaction.acknowledged = true;

@@ -1,6 +1,14 @@
 // Discord API objects as the real API shapes them, for the fake server: users, members,
 // guilds, channels, messages and interactions. Only fields discord.js reads are filled in.
-import { ChannelType, InteractionType, OverwriteType, PermissionFlagsBits, type APIChannel, type APIMessage, type APIUser } from "discord.js";
+import {
+  ChannelType,
+  type InteractionType,
+  type OverwriteType,
+  PermissionFlagsBits,
+  type APIChannel,
+  type APIMessage,
+  type APIUser,
+} from "discord.js";
 
 export interface FakeUser {
   readonly id: string;
@@ -87,7 +95,12 @@ export function apiMember(user: FakeUser, roles: readonly string[]) {
 
 export function apiChannel(channel: FakeChannel): APIChannel {
   if (channel.type === ChannelType.DM) {
-    return { id: channel.id, type: ChannelType.DM, last_message_id: null, recipients: channel.recipient ? [apiUser(channel.recipient)] : [] } as APIChannel;
+    return {
+      id: channel.id,
+      type: ChannelType.DM,
+      last_message_id: null,
+      recipients: channel.recipient ? [apiUser(channel.recipient)] : [],
+    } as APIChannel;
   }
   const base = {
     id: channel.id,
@@ -121,7 +134,21 @@ export function apiChannel(channel: FakeChannel): APIChannel {
 }
 
 export function apiRole(role: FakeRole, position: number) {
-  return { id: role.id, name: role.name, color: 0, colors: { primary_color: 0, secondary_color: null, tertiary_color: null }, hoist: false, icon: null, unicode_emoji: null, position, permissions: String(role.permissions ?? 0n), managed: role.botId !== undefined, mentionable: false, flags: 0, ...(role.botId ? { tags: { bot_id: role.botId } } : {}) };
+  return {
+    id: role.id,
+    name: role.name,
+    color: 0,
+    colors: { primary_color: 0, secondary_color: null, tertiary_color: null },
+    hoist: false,
+    icon: null,
+    unicode_emoji: null,
+    position,
+    permissions: String(role.permissions ?? 0n),
+    managed: role.botId !== undefined,
+    mentionable: false,
+    flags: 0,
+    ...(role.botId ? { tags: { bot_id: role.botId } } : {}),
+  };
 }
 
 export function apiGuild(guild: FakeGuild, channels: readonly FakeChannel[], botMember: ReturnType<typeof apiMember>) {
@@ -137,7 +164,10 @@ export function apiGuild(guild: FakeGuild, channels: readonly FakeChannel[], bot
     verification_level: 0,
     default_message_notifications: 0,
     explicit_content_filter: 0,
-    roles: [apiRole({ id: guild.id, name: "@everyone", permissions: EVERYONE_PERMISSIONS }, 0), ...guild.roles.map((role, index) => apiRole(role, index + 1))],
+    roles: [
+      apiRole({ id: guild.id, name: "@everyone", permissions: EVERYONE_PERMISSIONS }, 0),
+      ...guild.roles.map((role, index) => apiRole(role, index + 1)),
+    ],
     emojis: [],
     stickers: [],
     features: [],
@@ -202,11 +232,20 @@ export function apiMessage(fields: MessageFields): APIMessage & { guild_id?: str
     attachments: [],
     embeds: [],
     pinned: false,
-    type: fields.replyTo ? 19 : fields.interactionType ?? 0,
+    type: fields.replyTo ? 19 : (fields.interactionType ?? 0),
     flags: fields.flags ?? 0,
     components: (fields.components ?? []) as APIMessage["components"],
     ...(fields.webhookId ? { webhook_id: fields.webhookId } : {}),
-    ...(fields.replyTo ? { message_reference: { type: 0, message_id: fields.replyTo, channel_id: fields.channelId, ...(fields.guildId ? { guild_id: fields.guildId } : {}) } } : {}),
+    ...(fields.replyTo
+      ? {
+          message_reference: {
+            type: 0,
+            message_id: fields.replyTo,
+            channel_id: fields.channelId,
+            ...(fields.guildId ? { guild_id: fields.guildId } : {}),
+          },
+        }
+      : {}),
   } as APIMessage & { guild_id?: string };
 }
 
@@ -234,7 +273,13 @@ export function apiInteraction(fields: InteractionFields) {
     channel: apiChannel(fields.channel),
     channel_id: fields.channel.id,
     ...(inGuild
-      ? { guild_id: fields.channel.guildId, member: apiMember(fields.user, fields.roles ?? []), guild_locale: "en-US", context: 0, authorizing_integration_owners: { "0": fields.channel.guildId } }
+      ? {
+          guild_id: fields.channel.guildId,
+          member: apiMember(fields.user, fields.roles ?? []),
+          guild_locale: "en-US",
+          context: 0,
+          authorizing_integration_owners: { "0": fields.channel.guildId },
+        }
       : { user: apiUser(fields.user), context: 1, authorizing_integration_owners: { "0": fields.user.id } }),
     ...(fields.message ? { message: fields.message } : {}),
     app_permissions: "2248473465835073",

@@ -27,7 +27,12 @@ export function stubService(overrides: Partial<AgentService> = {}): StubService 
     },
     decide: async () => ({ kind: "unknown", message: "stubService: nothing is waiting" }),
     stop: async () => ({ kind: "not_running" }),
-    feedback: { record: async () => ({ seq: 1, totals: { up: 0, down: 0 } }), comment: async () => false, recent: async () => [], totals: async () => ({ up: 0, down: 0 }) },
+    feedback: {
+      record: async () => ({ seq: 1, totals: { up: 0, down: 0 } }),
+      comment: async () => false,
+      recent: async () => [],
+      totals: async () => ({ up: 0, down: 0 }),
+    },
     toolList: () => [],
     rememberedFacts: async () => [],
     forget: async () => 0,

@@ -10,7 +10,20 @@ import { ChannelType, GatewayDispatchEvents, InteractionType, OverwriteType, Per
 import { CallLog, type RecordedCall, type ScriptedFailure } from "./fake-discord-calls.js";
 import { FakeGateway } from "./fake-discord-gateway.js";
 import { answerCallback, botMessage, editMessage, tooLongRefusal, type InteractionState } from "./fake-discord-messages.js";
-import { apiChannel, apiGuild, apiInteraction, apiMember, apiMessage, apiUser, nextSnowflake, type FakeChannel, type FakeGuild, type FakeOverwrite, type FakeRole, type FakeUser } from "./fake-discord-payloads.js";
+import {
+  apiChannel,
+  apiGuild,
+  apiInteraction,
+  apiMember,
+  apiMessage,
+  apiUser,
+  nextSnowflake,
+  type FakeChannel,
+  type FakeGuild,
+  type FakeOverwrite,
+  type FakeRole,
+  type FakeUser,
+} from "./fake-discord-payloads.js";
 
 export type { FakeChannel, FakeOverwrite, FakeUser } from "./fake-discord-payloads.js";
 export type { RecordedCall } from "./fake-discord-calls.js";
@@ -47,7 +60,10 @@ export class FakeDiscord {
   private readonly log = new CallLog();
   private readonly routes: [string, RegExp, RouteHandler][];
 
-  private constructor(private readonly server: Server, options: FakeDiscordOptions) {
+  private constructor(
+    private readonly server: Server,
+    options: FakeDiscordOptions,
+  ) {
     this.token = options.token ?? "fake-bot-token";
     const port = (server.address() as AddressInfo).port;
     this.apiUrl = `http://127.0.0.1:${port}/api`;
@@ -68,7 +84,13 @@ export class FakeDiscord {
         application: { id: this.applicationId, flags: 0 },
         private_channels: [],
       }),
-      guilds: () => [apiGuild(this.guild, [...this.channels.values()].filter((channel) => channel.guildId === guildId && !channel.parentId), apiMember(this.bot, [this.botRole.id]))],
+      guilds: () => [
+        apiGuild(
+          this.guild,
+          [...this.channels.values()].filter((channel) => channel.guildId === guildId && !channel.parentId),
+          apiMember(this.bot, [this.botRole.id]),
+        ),
+      ],
     });
     this.routes = this.buildRoutes(port);
     server.on("request", (request, response) => void this.handle(request, response));
@@ -133,7 +155,14 @@ export class FakeDiscord {
       path,
       status: 429,
       body: { message: "You are being rate limited.", retry_after: retryAfterMs / 1000, global: false },
-      headers: { "retry-after": seconds, "x-ratelimit-limit": "5", "x-ratelimit-remaining": "0", "x-ratelimit-reset-after": seconds, "x-ratelimit-bucket": "fake-bucket", "x-ratelimit-scope": "user" },
+      headers: {
+        "retry-after": seconds,
+        "x-ratelimit-limit": "5",
+        "x-ratelimit-remaining": "0",
+        "x-ratelimit-reset-after": seconds,
+        "x-ratelimit-bucket": "fake-bucket",
+        "x-ratelimit-scope": "user",
+      },
     });
   }
 
@@ -150,7 +179,11 @@ export class FakeDiscord {
   }
 
   /** Dispatches a slash command; returns the interaction's id and token. */
-  slashCommand(name: string, user: FakeUser, options: { channel?: FakeChannel; roles?: readonly string[]; values?: Record<string, string> } = {}): { id: string; token: string } {
+  slashCommand(
+    name: string,
+    user: FakeUser,
+    options: { channel?: FakeChannel; roles?: readonly string[]; values?: Record<string, string> } = {},
+  ): { id: string; token: string } {
     const channel = options.channel ?? this.general;
     const data = {
       id: nextSnowflake(),
@@ -167,12 +200,23 @@ export class FakeDiscord {
     if (!message) throw new Error(`FakeDiscord: no message ${messageId} to click on`);
     const channel = this.channels.get(message.channel_id);
     if (!channel) throw new Error(`FakeDiscord: message ${messageId} is in an unknown channel`);
-    return this.dispatchInteraction(InteractionType.MessageComponent, user, channel, { custom_id: customId, component_type: 2 }, roles, structuredClone(message));
+    return this.dispatchInteraction(
+      InteractionType.MessageComponent,
+      user,
+      channel,
+      { custom_id: customId, component_type: 2 },
+      roles,
+      structuredClone(message),
+    );
   }
 
   /** A person writes in a channel (MESSAGE_CREATE); `mentionBot` adds the bot mention. */
   /** `mentionBotRole`: the message mentions the bot's managed role instead of the bot (Discord then lists the role, not the bot, as mentioned). */
-  userMessage(author: FakeUser, content: string, options: { channel?: FakeChannel; mentionBot?: boolean; mentionBotRole?: boolean } = {}): APIMessage {
+  userMessage(
+    author: FakeUser,
+    content: string,
+    options: { channel?: FakeChannel; mentionBot?: boolean; mentionBotRole?: boolean } = {},
+  ): APIMessage {
     const channel = options.channel ?? this.general;
     const mentionBot = options.mentionBot ?? false;
     const mentionRole = options.mentionBotRole ?? false;
@@ -186,17 +230,37 @@ export class FakeDiscord {
     });
     this.messages.set(message.id, message);
     const { user: _user, ...member } = apiMember(author, this.memberOf(author).roles);
-    this.gateway.dispatch(GatewayDispatchEvents.MessageCreate, { ...message, channel_type: channel.type, ...(channel.guildId ? { member } : {}) });
+    this.gateway.dispatch(GatewayDispatchEvents.MessageCreate, {
+      ...message,
+      channel_type: channel.type,
+      ...(channel.guildId ? { member } : {}),
+    });
     return message;
   }
 
-  private dispatchInteraction(type: InteractionType, user: FakeUser, channel: FakeChannel, data: Record<string, unknown>, givenRoles?: readonly string[], message?: APIMessage): { id: string; token: string } {
+  private dispatchInteraction(
+    type: InteractionType,
+    user: FakeUser,
+    channel: FakeChannel,
+    data: Record<string, unknown>,
+    givenRoles?: readonly string[],
+    message?: APIMessage,
+  ): { id: string; token: string } {
     const member = this.memberOf(user);
     const roles = givenRoles ?? member.roles;
     const id = nextSnowflake();
     const token = `interaction-token-${id}`;
-    this.interactions.set(token, { id, channelId: channel.id, ...(channel.guildId ? { guildId: channel.guildId } : {}), acknowledged: false, ...(message ? { originalId: message.id } : {}) });
-    this.gateway.dispatch(GatewayDispatchEvents.InteractionCreate, apiInteraction({ id, token, applicationId: this.applicationId, user, channel, roles, data, type, ...(message ? { message } : {}) }));
+    this.interactions.set(token, {
+      id,
+      channelId: channel.id,
+      ...(channel.guildId ? { guildId: channel.guildId } : {}),
+      acknowledged: false,
+      ...(message ? { originalId: message.id } : {}),
+    });
+    this.gateway.dispatch(
+      GatewayDispatchEvents.InteractionCreate,
+      apiInteraction({ id, token, applicationId: this.applicationId, user, channel, roles, data, type, ...(message ? { message } : {}) }),
+    );
     return { id, token };
   }
 
@@ -223,7 +287,13 @@ export class FakeDiscord {
     response.end(reply.body === undefined ? undefined : JSON.stringify(reply.body));
   }
 
-  private respond(method: string, path: string, body: any, query: URLSearchParams, authorization: string | undefined): { status: number; body?: unknown; headers?: Record<string, string> } {
+  private respond(
+    method: string,
+    path: string,
+    body: any,
+    query: URLSearchParams,
+    authorization: string | undefined,
+  ): { status: number; body?: unknown; headers?: Record<string, string> } {
     const failure = this.log.takeFailure(method, path, body);
     if (failure) return { status: failure.status, body: failure.body, ...(failure.headers ? { headers: failure.headers } : {}) };
     const tooLong = tooLongRefusal(method, body);
@@ -242,45 +312,98 @@ export class FakeDiscord {
     const unknownMessage = { status: 404, body: { message: "Unknown Message", code: 10008 } };
     const unknownWebhook = { status: 404, body: { message: "Unknown Webhook", code: 10015 } };
     return [
-      ["GET", /^\/gateway\/bot$/, () => ({ status: 200, body: { url: `ws://127.0.0.1:${port}/gateway`, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 86_400_000, max_concurrency: 1 } } })],
+      [
+        "GET",
+        /^\/gateway\/bot$/,
+        () => ({
+          status: 200,
+          body: {
+            url: `ws://127.0.0.1:${port}/gateway`,
+            shards: 1,
+            session_start_limit: { total: 1000, remaining: 999, reset_after: 86_400_000, max_concurrency: 1 },
+          },
+        }),
+      ],
       ["POST", /^\/interactions\/(\d+)\/([^/]+)\/callback$/, ([, token], body) => this.interactionCallback(token!, body)],
-      ["POST", /^\/webhooks\/(\d+)\/([^/]+)$/, ([, token], body) => {
-        const interaction = this.interactions.get(token!);
-        if (!interaction?.acknowledged) return unknownWebhook;
-        return { status: 200, body: this.store(this.botMessage(interaction.channelId, body, interaction.guildId)) };
-      }],
-      ["PATCH", /^\/webhooks\/(\d+)\/([^/]+)\/messages\/([^/]+)$/, ([, token, messageId], body) => {
-        const interaction = this.interactions.get(token!);
-        if (!interaction?.acknowledged) return unknownWebhook;
-        const id = messageId === "@original" ? interaction.originalId : messageId;
-        const message = id ? this.messages.get(id) : undefined;
-        return message ? { status: 200, body: editMessage(message, body) } : unknownMessage;
-      }],
-      ["GET", /^\/guilds\/(\d+)\/members\/(\d+)$/, ([guildId, userId]) => {
-        const member = this.members.get(userId!);
-        if (guildId !== this.guild.id) return { status: 404, body: { message: "Unknown Guild", code: 10004 } };
-        return member ? { status: 200, body: apiMember(member.user, member.roles) } : { status: 404, body: { message: "Unknown Member", code: 10007 } };
-      }],
-      ["GET", /^\/channels\/(\d+)$/, ([channelId]) => {
-        const channel = this.channels.get(channelId!);
-        return channel ? { status: 200, body: apiChannel(channel) } : unknownChannel;
-      }],
-      ["GET", /^\/channels\/(\d+)\/messages$/, ([channelId], _body, query) => {
-        if (!this.channels.has(channelId!)) return unknownChannel;
-        const limit = Number(query.get("limit") ?? 50);
-        return { status: 200, body: this.messagesIn(channelId!).reverse().slice(0, limit) };
-      }],
-      ["POST", /^\/channels\/(\d+)\/messages$/, ([channelId], body) => {
-        const channel = this.channels.get(channelId!);
-        return channel ? { status: 200, body: this.store(this.botMessage(channel.id, body, channel.guildId)) } : unknownChannel;
-      }],
-      ["PATCH", /^\/channels\/(\d+)\/messages\/(\d+)$/, ([channelId, messageId], body) => {
-        const message = this.messages.get(messageId!);
-        return message && message.channel_id === channelId ? { status: 200, body: editMessage(message, body) } : unknownMessage;
-      }],
-      ["POST", /^\/channels\/(\d+)\/messages\/(\d+)\/threads$/, ([channelId, messageId], body) => this.startThread(channelId!, messageId!, body)],
-      ["PUT", /^\/applications\/(\d+)\/commands$/, ([applicationId], body) => this.putCommands(`global:${applicationId}`, applicationId!, body)],
-      ["PUT", /^\/applications\/(\d+)\/guilds\/(\d+)\/commands$/, ([applicationId, guildId], body) => this.putCommands(`guild:${guildId}`, applicationId!, body)],
+      [
+        "POST",
+        /^\/webhooks\/(\d+)\/([^/]+)$/,
+        ([, token], body) => {
+          const interaction = this.interactions.get(token!);
+          if (!interaction?.acknowledged) return unknownWebhook;
+          return { status: 200, body: this.store(this.botMessage(interaction.channelId, body, interaction.guildId)) };
+        },
+      ],
+      [
+        "PATCH",
+        /^\/webhooks\/(\d+)\/([^/]+)\/messages\/([^/]+)$/,
+        ([, token, messageId], body) => {
+          const interaction = this.interactions.get(token!);
+          if (!interaction?.acknowledged) return unknownWebhook;
+          const id = messageId === "@original" ? interaction.originalId : messageId;
+          const message = id ? this.messages.get(id) : undefined;
+          return message ? { status: 200, body: editMessage(message, body) } : unknownMessage;
+        },
+      ],
+      [
+        "GET",
+        /^\/guilds\/(\d+)\/members\/(\d+)$/,
+        ([guildId, userId]) => {
+          const member = this.members.get(userId!);
+          if (guildId !== this.guild.id) return { status: 404, body: { message: "Unknown Guild", code: 10004 } };
+          return member
+            ? { status: 200, body: apiMember(member.user, member.roles) }
+            : { status: 404, body: { message: "Unknown Member", code: 10007 } };
+        },
+      ],
+      [
+        "GET",
+        /^\/channels\/(\d+)$/,
+        ([channelId]) => {
+          const channel = this.channels.get(channelId!);
+          return channel ? { status: 200, body: apiChannel(channel) } : unknownChannel;
+        },
+      ],
+      [
+        "GET",
+        /^\/channels\/(\d+)\/messages$/,
+        ([channelId], _body, query) => {
+          if (!this.channels.has(channelId!)) return unknownChannel;
+          const limit = Number(query.get("limit") ?? 50);
+          return { status: 200, body: this.messagesIn(channelId!).reverse().slice(0, limit) };
+        },
+      ],
+      [
+        "POST",
+        /^\/channels\/(\d+)\/messages$/,
+        ([channelId], body) => {
+          const channel = this.channels.get(channelId!);
+          return channel ? { status: 200, body: this.store(this.botMessage(channel.id, body, channel.guildId)) } : unknownChannel;
+        },
+      ],
+      [
+        "PATCH",
+        /^\/channels\/(\d+)\/messages\/(\d+)$/,
+        ([channelId, messageId], body) => {
+          const message = this.messages.get(messageId!);
+          return message && message.channel_id === channelId ? { status: 200, body: editMessage(message, body) } : unknownMessage;
+        },
+      ],
+      [
+        "POST",
+        /^\/channels\/(\d+)\/messages\/(\d+)\/threads$/,
+        ([channelId, messageId], body) => this.startThread(channelId!, messageId!, body),
+      ],
+      [
+        "PUT",
+        /^\/applications\/(\d+)\/commands$/,
+        ([applicationId], body) => this.putCommands(`global:${applicationId}`, applicationId!, body),
+      ],
+      [
+        "PUT",
+        /^\/applications\/(\d+)\/guilds\/(\d+)\/commands$/,
+        ([applicationId, guildId], body) => this.putCommands(`guild:${guildId}`, applicationId!, body),
+      ],
     ];
   }
 
@@ -301,17 +424,33 @@ export class FakeDiscord {
       return { status: 400, body: { message: "Cannot execute action on this channel type", code: 50024 } };
     }
     if (!this.messages.has(messageId)) return { status: 404, body: { message: "Unknown Message", code: 10008 } };
-    const thread = this.addChannel({ id: messageId, name: String(body?.name ?? ""), type: ChannelType.PublicThread, guildId: parent.guildId!, parentId: channelId });
+    const thread = this.addChannel({
+      id: messageId,
+      name: String(body?.name ?? ""),
+      type: ChannelType.PublicThread,
+      guildId: parent.guildId!,
+      parentId: channelId,
+    });
     return { status: 201, body: apiChannel(thread) };
   }
 
   private putCommands(key: string, applicationId: string, body: unknown): { status: number; body: unknown } {
-    const commands = (Array.isArray(body) ? body : []).map((command) => ({ ...command, id: nextSnowflake(), application_id: applicationId, version: nextSnowflake() }));
+    const commands = (Array.isArray(body) ? body : []).map((command) => ({
+      ...command,
+      id: nextSnowflake(),
+      application_id: applicationId,
+      version: nextSnowflake(),
+    }));
     this.commands.set(key, commands);
     return { status: 200, body: commands };
   }
 
-  private botMessage(channelId: string, body: any, guildId: string | undefined, interactionType?: number): APIMessage & { guild_id?: string } {
+  private botMessage(
+    channelId: string,
+    body: any,
+    guildId: string | undefined,
+    interactionType?: number,
+  ): APIMessage & { guild_id?: string } {
     return botMessage({ bot: this.bot, applicationId: this.applicationId }, channelId, body, guildId, interactionType);
   }
 
@@ -319,5 +458,4 @@ export class FakeDiscord {
     this.messages.set(message.id, message);
     return message;
   }
-
 }

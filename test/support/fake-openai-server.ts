@@ -79,7 +79,9 @@ function completion(message: object, finishReason: string, usage?: UsageSpec): F
       created: 1_700_000_000,
       model: "fake-model",
       choices: [{ index: 0, message, finish_reason: finishReason }],
-      ...(usage ? { usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion } } : {}),
+      ...(usage
+        ? { usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion } }
+        : {}),
     },
   };
 }

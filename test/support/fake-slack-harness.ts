@@ -73,8 +73,23 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
   const store = await openStore(config.storeUrl, logger);
 
   const boot = async () => {
-    const governance = options.settings ? createGovernance({ source: fixedSettings(options.settings), store, logger, model: config.model.name, ...(options.clock ? { clock: options.clock } : {}) }) : undefined;
-    const service = createAgentService({ config, model: options.model, store, logger, clock: options.clock, ...(governance ? { runPolicy: governance.runPolicy } : {}) });
+    const governance = options.settings
+      ? createGovernance({
+          source: fixedSettings(options.settings),
+          store,
+          logger,
+          model: config.model.name,
+          ...(options.clock ? { clock: options.clock } : {}),
+        })
+      : undefined;
+    const service = createAgentService({
+      config,
+      model: options.model,
+      store,
+      logger,
+      clock: options.clock,
+      ...(governance ? { runPolicy: governance.runPolicy } : {}),
+    });
     const adapter = createSlackAdapter({
       config: config.slack!,
       service,

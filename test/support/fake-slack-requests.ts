@@ -80,7 +80,16 @@ export function directMentionEvents(fields: MessageFields): [Record<string, unkn
 
 /** Opening the app's Messages tab (agent view): app_home_opened with tab "messages". */
 export function messagesTabOpenedEvent(fields: { user?: string; channel?: string } = {}, eventId = nextEventId()) {
-  return envelope({ type: "app_home_opened", user: fields.user ?? "U0ALICE", channel: fields.channel ?? "D0ALICE", tab: "messages", event_ts: "1700000000.000100" }, eventId);
+  return envelope(
+    {
+      type: "app_home_opened",
+      user: fields.user ?? "U0ALICE",
+      channel: fields.channel ?? "D0ALICE",
+      tab: "messages",
+      event_ts: "1700000000.000100",
+    },
+    eventId,
+  );
 }
 
 export function assistantThreadStartedEvent(fields: { user?: string; channel?: string; threadTs: string }, eventId = nextEventId()) {
@@ -116,7 +125,13 @@ export function blockActionPayload(fields: ClickFields): Record<string, unknown>
     user: { id: fields.user, username: fields.user.toLowerCase(), team_id: TEAM_ID },
     api_app_id: APP_ID,
     token: "legacy-verification-token",
-    container: { type: "message", message_ts: fields.messageTs, channel_id: fields.channel, is_ephemeral: false, thread_ts: fields.threadTs },
+    container: {
+      type: "message",
+      message_ts: fields.messageTs,
+      channel_id: fields.channel,
+      is_ephemeral: false,
+      thread_ts: fields.threadTs,
+    },
     trigger_id: "trigger-1",
     channel: { id: fields.channel, name: "general" },
     message: {
@@ -133,7 +148,12 @@ export function blockActionPayload(fields: ClickFields): Record<string, unknown>
 }
 
 /** What Slack sends when someone presses Send in a modal: the view with its input values. */
-export function viewSubmissionPayload(fields: { user: string; callbackId: string; privateMetadata: string; values: Record<string, Record<string, { type: string; value: string | null }>> }) {
+export function viewSubmissionPayload(fields: {
+  user: string;
+  callbackId: string;
+  privateMetadata: string;
+  values: Record<string, Record<string, { type: string; value: string | null }>>;
+}) {
   return {
     type: "view_submission",
     team: { id: TEAM_ID, domain: "fake" },
@@ -192,5 +212,10 @@ export function postEvent(url: string, payload: Record<string, unknown>, options
 }
 
 export function postInteraction(url: string, payload: Record<string, unknown>, options: SignOptions = {}) {
-  return signedPost(url, new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), "application/x-www-form-urlencoded", options);
+  return signedPost(
+    url,
+    new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
+    "application/x-www-form-urlencoded",
+    options,
+  );
 }

@@ -78,14 +78,22 @@ export function attachSocketEndpoint(server: Server, appId: string): SocketEndpo
     acks,
     waitForSocket(timeoutMs = 10_000) {
       if (sockets.size > 0) return Promise.resolve();
-      return withDeadline(once(events, "socket").then(() => undefined), timeoutMs, "a Socket Mode connection");
+      return withDeadline(
+        once(events, "socket").then(() => undefined),
+        timeoutMs,
+        "a Socket Mode connection",
+      );
     },
     holdGoodbyes() {
       for (const socket of rawSockets) socket.pause();
     },
     waitForSocketClosed(timeoutMs = 10_000) {
       if (sockets.size === 0) return Promise.resolve();
-      return withDeadline(once(events, "socket_closed").then(() => undefined), timeoutMs, "the Socket Mode client to disconnect");
+      return withDeadline(
+        once(events, "socket_closed").then(() => undefined),
+        timeoutMs,
+        "the Socket Mode client to disconnect",
+      );
     },
     sendEnvelope(type, payload, options = {}) {
       const envelopeId = `env-${++envelopeCounter}`;
@@ -94,7 +102,9 @@ export function attachSocketEndpoint(server: Server, appId: string): SocketEndpo
         type,
         payload,
         accepts_response_payload: false,
-        ...(options.retryAttempt !== undefined ? { retry_attempt: options.retryAttempt, retry_reason: options.retryReason ?? "timeout" } : {}),
+        ...(options.retryAttempt !== undefined
+          ? { retry_attempt: options.retryAttempt, retry_reason: options.retryReason ?? "timeout" }
+          : {}),
       });
       if (sockets.size === 0) heldFrames.push(frame);
       for (const socket of sockets) socket.send(frame);

@@ -10,7 +10,20 @@ import { EventEmitter, once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { attachSocketEndpoint, withDeadline, type SocketAck } from "./fake-slack-socket.js";
-import { APP_ID, BOT_ID, BOT_USER_ID, DEFAULT_MEMBERS, MESSAGE_MAX_CHARS, TEAM_ID, type ChannelKind, type Failure, type FakeMessage, type FakeSlack, type RecordedCall, type StreamLimits } from "./fake-slack-types.js";
+import {
+  APP_ID,
+  BOT_ID,
+  BOT_USER_ID,
+  DEFAULT_MEMBERS,
+  MESSAGE_MAX_CHARS,
+  TEAM_ID,
+  type ChannelKind,
+  type Failure,
+  type FakeMessage,
+  type FakeSlack,
+  type RecordedCall,
+  type StreamLimits,
+} from "./fake-slack-types.js";
 
 export type { SocketAck };
 
@@ -85,11 +98,18 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   };
   /** One page of `list`; the cursor is an opaque offset, as opaque to the client as Slack's. */
   const page = (list: FakeMessage[], args: Record<string, unknown>, defaultLimit: number) => {
-    const offset = typeof args.cursor === "string" && args.cursor !== "" ? Number(Buffer.from(args.cursor, "base64").toString("utf8").replace("offset:", "")) : 0;
+    const offset =
+      typeof args.cursor === "string" && args.cursor !== ""
+        ? Number(Buffer.from(args.cursor, "base64").toString("utf8").replace("offset:", ""))
+        : 0;
     const limit = Number(args.limit ?? defaultLimit);
     const end = offset + limit;
     const hasMore = end < list.length;
-    return { messages: listing(list.slice(offset, end)), has_more: hasMore, response_metadata: { next_cursor: hasMore ? Buffer.from(`offset:${end}`).toString("base64") : "" } };
+    return {
+      messages: listing(list.slice(offset, end)),
+      has_more: hasMore,
+      response_metadata: { next_cursor: hasMore ? Buffer.from(`offset:${end}`).toString("base64") : "" },
+    };
   };
 
   const membersOf = (channel: string) => members.get(channel) ?? DEFAULT_MEMBERS;
@@ -105,7 +125,15 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   };
 
   const handlers: Record<string, Handler> = {
-    "auth.test": () => ({ ok: true, url: "https://fake.slack/", team: "Fake", user: "bot", team_id: TEAM_ID, user_id: BOT_USER_ID, bot_id: BOT_ID }),
+    "auth.test": () => ({
+      ok: true,
+      url: "https://fake.slack/",
+      team: "Fake",
+      user: "bot",
+      team_id: TEAM_ID,
+      user_id: BOT_USER_ID,
+      bot_id: BOT_ID,
+    }),
     "apps.connections.open": () => ({ ok: true, url: `${wsBase}/socket` }),
     "chat.postMessage": (args) => {
       if (notInChannel(args.channel)) return { ok: false, error: "not_in_channel" };
@@ -124,10 +152,17 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     "chat.getPermalink": (args) => {
       const message = find(String(args.channel), String(args.message_ts));
       if (!message) return { ok: false, error: "message_not_found" };
-      return { ok: true, channel: message.channel, permalink: `https://fake.slack/archives/${message.channel}/p${message.ts.replace(".", "")}` };
+      return {
+        ok: true,
+        channel: message.channel,
+        permalink: `https://fake.slack/archives/${message.channel}/p${message.ts.replace(".", "")}`,
+      };
     },
     /** Slack opens a modal only for a trigger id of the last 3 seconds; the fake takes any non-empty one. */
-    "views.open": (args) => (typeof args.trigger_id === "string" && args.trigger_id !== "" ? { ok: true, view: { id: "V0MODAL", ...(args.view as object) } } : { ok: false, error: "invalid_trigger_id" }),
+    "views.open": (args) =>
+      typeof args.trigger_id === "string" && args.trigger_id !== ""
+        ? { ok: true, view: { id: "V0MODAL", ...(args.view as object) } }
+        : { ok: false, error: "invalid_trigger_id" },
     "chat.delete": (args) => {
       const message = find(String(args.channel), String(args.ts));
       if (!message) return { ok: false, error: "message_not_found" };
@@ -142,7 +177,11 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     "chat.startStream": (args) => {
       if (streamingError) return { ok: false, error: streamingError };
       if (JSON.stringify(args.chunks ?? []).length > streamLimits.maxChars) return { ok: false, error: "msg_too_long" };
-      const message = botMessage(args, { streaming: "open", streamStartedAt: Date.now(), chunks: Array.isArray(args.chunks) ? [...args.chunks] : [] });
+      const message = botMessage(args, {
+        streaming: "open",
+        streamStartedAt: Date.now(),
+        chunks: Array.isArray(args.chunks) ? [...args.chunks] : [],
+      });
       return { ok: true, channel: message.channel, ts: message.ts };
     },
     "chat.appendStream": (args) => {
@@ -176,7 +215,16 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       const channel = String(args.channel);
       const kind = kindOf(channel);
       if (hiddenByScope(channel)) return { ok: false, error: "missing_scope", needed: "groups:read", provided: "channels:read,chat:write" };
-      return { ok: true, channel: { id: channel, is_channel: kind === "public" || kind === "private", is_private: kind !== "public", is_im: kind === "im", is_mpim: kind === "mpim" } };
+      return {
+        ok: true,
+        channel: {
+          id: channel,
+          is_channel: kind === "public" || kind === "private",
+          is_private: kind !== "public",
+          is_im: kind === "im",
+          is_mpim: kind === "mpim",
+        },
+      };
     },
     "conversations.members": (args) => {
       const channel = String(args.channel);
@@ -220,7 +268,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       return;
     }
     if (failure?.status !== undefined) {
-      const headers: Record<string, string> = failure.retryAfterSeconds !== undefined ? { "Retry-After": String(failure.retryAfterSeconds) } : {};
+      const headers: Record<string, string> =
+        failure.retryAfterSeconds !== undefined ? { "Retry-After": String(failure.retryAfterSeconds) } : {};
       response.writeHead(failure.status, headers).end(failure.status === 429 ? "" : "fake failure");
       record({ method, args, status: failure.status });
       return;
@@ -277,7 +326,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     },
     message: find,
     threadMessages: (channel, threadTs) =>
-      messages.filter((m) => m.channel === channel && m.thread_ts === threadTs && m.ts !== threadTs).sort((a, b) => Number(a.ts) - Number(b.ts)),
+      messages
+        .filter((m) => m.channel === channel && m.thread_ts === threadTs && m.ts !== threadTs)
+        .sort((a, b) => Number(a.ts) - Number(b.ts)),
     waitForSocket: socketMode.waitForSocket,
     holdGoodbyes: socketMode.holdGoodbyes,
     waitForSocketClosed: socketMode.waitForSocketClosed,

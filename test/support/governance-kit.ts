@@ -19,7 +19,12 @@ export function settingsOf(data: unknown): Settings {
 }
 
 export function slackOrigin(user: string, channel = "C1", ts = "1700000000.000100"): TaskOrigin {
-  return { surface: "slack", conversationKey: `slack:T1:${channel}:${ts}`, requester: { id: user }, place: { team: "T1", channel, thread_ts: ts, reply_thread_ts: ts } };
+  return {
+    surface: "slack",
+    conversationKey: `slack:T1:${channel}:${ts}`,
+    requester: { id: user },
+    place: { team: "T1", channel, thread_ts: ts, reply_thread_ts: ts },
+  };
 }
 
 export interface GovernedService {
@@ -45,7 +50,15 @@ export async function governedService(options: {
   const settings = "current" in options.settings ? options.settings : fixedSettings(options.settings);
   const clock = options.clock ?? Date.now;
   const policy = createRunPolicy({ settings, store, audit: createAuditLog(store, clock), logger: silentLogger, clock });
-  const service = createAgentService({ config, model: options.model, store, logger: silentLogger, clock, runPolicy: policy, ...(options.modelFor ? { modelFor: options.modelFor } : {}) });
+  const service = createAgentService({
+    config,
+    model: options.model,
+    store,
+    logger: silentLogger,
+    clock,
+    runPolicy: policy,
+    ...(options.modelFor ? { modelFor: options.modelFor } : {}),
+  });
   service.registerSurfaceTools("slack", options.tools ?? []);
   service.registerSurfaceTools("console", options.tools ?? []);
   const events: AgentEvent[] = [];

@@ -10,7 +10,9 @@ const harness = await governedService({ model, storeUrl: url!, settings: setting
 const origin = slackOrigin(user!);
 if (action === "run") {
   const outcome = await harness.service.ask({ origin, text: "hello" }, () => {});
-  process.stdout.write(JSON.stringify({ answer: outcome.status === "answered" ? outcome.answer : "paused", modelCalls: model.requests.length }));
+  process.stdout.write(
+    JSON.stringify({ answer: outcome.status === "answered" ? outcome.answer : "paused", modelCalls: model.requests.length }),
+  );
 } else {
   process.stdout.write(JSON.stringify(await harness.service.admit(origin)));
 }

@@ -38,7 +38,11 @@ export function loopDeps(model: Model, options: HarnessOptions = {}): LoopDeps {
   });
 }
 
-export async function runQuestion(model: Model, question: string, options: HarnessOptions = {}): Promise<LoopResult & { events: AgentEvent[]; deps: LoopDeps }> {
+export async function runQuestion(
+  model: Model,
+  question: string,
+  options: HarnessOptions = {},
+): Promise<LoopResult & { events: AgentEvent[]; deps: LoopDeps }> {
   const events: AgentEvent[] = [];
   const deps = loopDeps(model, options);
   const result = await runAgent(

@@ -1,7 +1,11 @@
 // An in-memory KeyValueStore that keeps the TTL each key was written with, for unit tests.
 import type { KeyValueStore } from "../../src/memory/types.js";
 
-export function mapStore(): KeyValueStore & { data: Map<string, unknown>; ttls: Map<string, number | undefined>; sets: Map<string, Set<string>> } {
+export function mapStore(): KeyValueStore & {
+  data: Map<string, unknown>;
+  ttls: Map<string, number | undefined>;
+  sets: Map<string, Set<string>>;
+} {
   const data = new Map<string, unknown>();
   const sets = new Map<string, Set<string>>();
   const ttls = new Map<string, number | undefined>();

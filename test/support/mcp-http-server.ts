@@ -23,10 +23,18 @@ export interface TestMcpHttpServer {
 type ToolSetup = (server: McpServer) => void;
 
 function baseTools(server: McpServer): void {
-  server.registerTool("echo", { description: "echoes text", inputSchema: { text: z.string() }, annotations: { readOnlyHint: true } }, async ({ text }) => ({ content: [{ type: "text", text: `echo: ${text}` }] }));
-  server.registerTool("delete_page", { description: "deletes a page", inputSchema: { id: z.string() }, annotations: { destructiveHint: true } }, async ({ id }) => ({
-    content: [{ type: "text", text: `deleted ${id}` }],
-  }));
+  server.registerTool(
+    "echo",
+    { description: "echoes text", inputSchema: { text: z.string() }, annotations: { readOnlyHint: true } },
+    async ({ text }) => ({ content: [{ type: "text", text: `echo: ${text}` }] }),
+  );
+  server.registerTool(
+    "delete_page",
+    { description: "deletes a page", inputSchema: { id: z.string() }, annotations: { destructiveHint: true } },
+    async ({ id }) => ({
+      content: [{ type: "text", text: `deleted ${id}` }],
+    }),
+  );
 }
 
 export async function startMcpHttpServer(options: { sseOnly?: boolean } = {}): Promise<TestMcpHttpServer> {
@@ -92,7 +100,9 @@ export async function startMcpHttpServer(options: { sseOnly?: boolean } = {}): P
     requests,
     addTool(name, answer) {
       const setup: ToolSetup = (server) => {
-        server.registerTool(name, { description: `added at run time: ${name}`, annotations: { readOnlyHint: true } }, async () => ({ content: [{ type: "text", text: answer }] }));
+        server.registerTool(name, { description: `added at run time: ${name}`, annotations: { readOnlyHint: true } }, async () => ({
+          content: [{ type: "text", text: answer }],
+        }));
       };
       extraTools.push(setup);
       for (const server of servers) setup(server);

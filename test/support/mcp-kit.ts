@@ -12,7 +12,12 @@ const bin = (name: string) => fileURLToPath(new URL(`../../node_modules/.bin/${n
 type StdioTransport = Extract<McpTransportConfig, { kind: "stdio" }>;
 
 export const everythingServer: StdioTransport = { kind: "stdio", command: bin("mcp-server-everything"), args: ["stdio"], env: {} };
-export const filesystemServer = (folder: string): StdioTransport => ({ kind: "stdio", command: bin("mcp-server-filesystem"), args: [folder], env: {} });
+export const filesystemServer = (folder: string): StdioTransport => ({
+  kind: "stdio",
+  command: bin("mcp-server-filesystem"),
+  args: [folder],
+  env: {},
+});
 /** test/support/mcp-stdio-server.ts: tells its pid, sleeps until cancelled. */
 export const testStdioServer: StdioTransport = {
   kind: "stdio",

@@ -13,7 +13,12 @@ if (url === undefined || key === undefined) throw new Error("usage: memory-proce
 
 const store = await openStore(url, silentLogger);
 const facts = createLongTermMemory(store, { maxFacts: 200, logger: silentLogger });
-const history = createConversationHistory(store, { maxTurns: 10, maxTokens: 10_000, countTokens: (text) => text.length, logger: silentLogger });
+const history = createConversationHistory(store, {
+  maxTurns: 10,
+  maxTokens: 10_000,
+  countTokens: (text) => text.length,
+  logger: silentLogger,
+});
 
 let output: unknown;
 if (command === "write") {

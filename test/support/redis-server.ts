@@ -19,7 +19,10 @@ export function redisServerInstalled(): boolean {
   return spawnSync("redis-server", ["--version"]).status === 0;
 }
 
-export type RedisTestMode = { readonly kind: "run" } | { readonly kind: "skip"; readonly note: string } | { readonly kind: "fail"; readonly message: string };
+export type RedisTestMode =
+  | { readonly kind: "run" }
+  | { readonly kind: "skip"; readonly note: string }
+  | { readonly kind: "fail"; readonly message: string };
 
 /**
  * Tests that need Redis run where redis-server is installed; elsewhere they skip with one line
@@ -38,7 +41,9 @@ export function redisTestMode(installed: boolean, env: NodeJS.ProcessEnv): Redis
  */
 export async function startRedisServer(port?: number, options: { readonly dataDir?: string } = {}): Promise<RedisServer> {
   const chosen = port ?? (await freePort());
-  const persistence = options.dataDir ? ["--dir", options.dataDir, "--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"];
+  const persistence = options.dataDir
+    ? ["--dir", options.dataDir, "--appendonly", "yes", "--appendfsync", "always"]
+    : ["--appendonly", "no"];
   const child = spawn("redis-server", ["--port", String(chosen), "--bind", "127.0.0.1", "--save", "", ...persistence], {
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -63,7 +68,10 @@ export async function startRedisServer(port?: number, options: { readonly dataDi
 function untilReady(child: ChildProcess): Promise<void> {
   return new Promise((resolve, reject) => {
     let output = "";
-    const timer = setTimeout(() => fail(new Error(`redis-server did not start within ${START_TIMEOUT_MS} ms:\n${output}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => fail(new Error(`redis-server did not start within ${START_TIMEOUT_MS} ms:\n${output}`)),
+      START_TIMEOUT_MS,
+    );
     const fail = (error: Error): void => {
       clearTimeout(timer);
       child.kill("SIGKILL");

@@ -127,7 +127,10 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ConsoleAda
     if (answer === undefined) out.line("\n(No answer: denied.)");
     else if (!out.isTerminal) out.line(answer);
     const decision = answer !== undefined && isApproval(answer) ? "approve" : "deny";
-    const result = await service.decide({ runId: pending.runId, callId: pending.callId, decision, decidedBy: requester, isApprover: false }, sink);
+    const result = await service.decide(
+      { runId: pending.runId, callId: pending.callId, decision, decidedBy: requester, isApprover: false },
+      sink,
+    );
     if (result.kind === "resumed" || result.kind === "expired") return result.outcome;
     out.line(decisionText(result));
     return undefined;
@@ -231,7 +234,9 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ConsoleAda
         if (running && !running.stopping && !idle && !waiting) {
           running.stopping = true;
           out.line(RUN_STOP);
-          service.stop({ runId: running.runId, stoppedBy: requester, isApprover: true }).catch((error: unknown) => logger.warn({ err: error }, "could not stop the run"));
+          service
+            .stop({ runId: running.runId, stoppedBy: requester, isApprover: true })
+            .catch((error: unknown) => logger.warn({ err: error }, "could not stop the run"));
           return;
         }
         stopped = interrupted = true;

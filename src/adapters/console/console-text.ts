@@ -7,7 +7,7 @@ import type { DecisionResult } from "../../runs/service.js";
 import type { Fact } from "../../memory/types.js";
 
 export type ModelDescription =
-  | { readonly kind: "demo"; /** OPENAI_BASE_URL was set without OPENAI_API_KEY, so it is not used. */ readonly unusedBaseUrl?: string }
+  | { readonly kind: "demo" /** OPENAI_BASE_URL was set without OPENAI_API_KEY, so it is not used. */; readonly unusedBaseUrl?: string }
   | { readonly kind: "remote"; readonly name: string; readonly baseUrl?: string };
 
 export type AnsweredOutcome = Extract<RunOutcome, { status: "answered" }>;
@@ -63,7 +63,9 @@ export function bannerText(model: ModelDescription, width: number): string {
         "Anything else needs a real model: set OPENAI_API_KEY, and OPENAI_BASE_URL for Ollama, vLLM, llama.cpp, LM Studio or OpenRouter.",
     );
     if (model.unusedBaseUrl) {
-      paragraphs.push(`OPENAI_BASE_URL (${model.unusedBaseUrl}) is not used without a key; local servers accept any key, e.g. OPENAI_API_KEY=local.`);
+      paragraphs.push(
+        `OPENAI_BASE_URL (${model.unusedBaseUrl}) is not used without a key; local servers accept any key, e.g. OPENAI_API_KEY=local.`,
+      );
     }
   }
   return wrap([...paragraphs, "", helpText(), ""].join("\n"), width);
@@ -76,13 +78,16 @@ function duration(ms: number): string {
 function callLine(step: number, call: CallRecord): string {
   const title = `${call.tool}(${shorten(clean(call.args), ARGS_PREVIEW_CHARS)})`;
   const result = firstLine(call.result);
-  const shown = call.outcome === "ok" ? result : SHOWS_RESULT.has(call.outcome) && result ? `${NOT_OK[call.outcome]}: ${result}` : NOT_OK[call.outcome];
+  const shown =
+    call.outcome === "ok" ? result : SHOWS_RESULT.has(call.outcome) && result ? `${NOT_OK[call.outcome]}: ${result}` : NOT_OK[call.outcome];
   return `  · step ${step}: ${clean(title)} → ${shown} (${duration(call.durationMs)})`;
 }
 
 /** The first non-empty line, shortened, with a mark when more followed. */
 function firstLine(text: string): string {
-  const lines = clean(text).split("\n").filter((line) => line.trim() !== "");
+  const lines = clean(text)
+    .split("\n")
+    .filter((line) => line.trim() !== "");
   const first = shorten(lines[0] ?? "", RESULT_PREVIEW_CHARS);
   return lines.length > 1 && !first.endsWith("…") ? `${first} …` : first;
 }
@@ -192,7 +197,9 @@ export function expiredText(pending: PendingApproval, outcome: RunOutcome): stri
 
 export function factsText(facts: readonly Fact[], demo: boolean): string {
   if (facts.length === 0) {
-    return demo ? "Nothing remembered yet. (The offline demo model does not pick facts to remember; a real model does.)" : "Nothing remembered in this conversation yet.";
+    return demo
+      ? "Nothing remembered yet. (The offline demo model does not pick facts to remember; a real model does.)"
+      : "Nothing remembered in this conversation yet.";
   }
   return [`Remembered in this conversation (${facts.length}):`, ...facts.map((fact) => `  - ${clean(fact.text)}`)].join("\n");
 }

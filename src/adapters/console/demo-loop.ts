@@ -18,7 +18,11 @@ export type DemoLoopRunner = (task: Task, sink: EventSink) => Promise<RunOutcome
 export const DEMO_LOOP_QUESTION = "What time is it in UTC?";
 
 /** Throws ConfigError when the guard figures can't work (a context window smaller than the output reserve). */
-export function createDemoLoopRunner(options: { readonly guards: GuardLimits; readonly modelName: string; readonly logger: Logger }): DemoLoopRunner {
+export function createDemoLoopRunner(options: {
+  readonly guards: GuardLimits;
+  readonly modelName: string;
+  readonly logger: Logger;
+}): DemoLoopRunner {
   const deps = createLoopDeps({
     model: createLoopingDemoModel(),
     modelName: options.modelName,
@@ -28,7 +32,12 @@ export function createDemoLoopRunner(options: { readonly guards: GuardLimits; re
   });
   return async (task, sink) => {
     const system = buildSystemPrompt({ surface: task.origin.surface, facts: [], now: new Date() });
-    const start = { runId: randomBytes(6).toString("base64url"), origin: task.origin, question: task.text, context: [{ role: "system" as const, content: system }] };
+    const start = {
+      runId: randomBytes(6).toString("base64url"),
+      origin: task.origin,
+      question: task.text,
+      context: [{ role: "system" as const, content: system }],
+    };
     const { outcome } = await runAgent(start, deps, sink);
     return outcome;
   };

@@ -40,8 +40,20 @@ export function approvalButtons(runId: string, callId: string, options: { disabl
     {
       type: ComponentType.ActionRow,
       components: [
-        { type: ComponentType.Button, style: ButtonStyle.Success, label: "Approve", custom_id: approvalCustomId({ decision: "approve", runId, callId }), disabled },
-        { type: ComponentType.Button, style: ButtonStyle.Danger, label: "Deny", custom_id: approvalCustomId({ decision: "deny", runId, callId }), disabled },
+        {
+          type: ComponentType.Button,
+          style: ButtonStyle.Success,
+          label: "Approve",
+          custom_id: approvalCustomId({ decision: "approve", runId, callId }),
+          disabled,
+        },
+        {
+          type: ComponentType.Button,
+          style: ButtonStyle.Danger,
+          label: "Deny",
+          custom_id: approvalCustomId({ decision: "deny", runId, callId }),
+          disabled,
+        },
       ],
     },
   ];

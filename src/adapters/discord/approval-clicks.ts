@@ -35,30 +35,55 @@ export async function handleApprovalClick(context: AdapterContext, interaction: 
   }
   await interaction.deferUpdate();
   const decidedBy = personOf(interaction.user);
-  const ephemeral = async (content: string) => void (await interaction.followUp({ content, flags: MessageFlags.Ephemeral, allowedMentions: NO_PINGS }));
+  const ephemeral = async (content: string) =>
+    void (await interaction.followUp({ content, flags: MessageFlags.Ephemeral, allowedMentions: NO_PINGS }));
   try {
     await decide(context, interaction, button, decidedBy, ephemeral);
   } catch (error) {
     context.logger.error({ err: error, runId: button.runId }, "handling an approval click failed");
-    await ephemeral("Something went wrong on my side while handling your click; the details are in the bot's log. If the request still shows its buttons, try again.").catch(() => undefined);
+    await ephemeral(
+      "Something went wrong on my side while handling your click; the details are in the bot's log. If the request still shows its buttons, try again.",
+    ).catch(() => undefined);
   }
 }
 
-async function decide(context: AdapterContext, interaction: ButtonInteraction, button: ApprovalButton, decidedBy: Person, ephemeral: (content: string) => Promise<void>): Promise<void> {
+async function decide(
+  context: AdapterContext,
+  interaction: ButtonInteraction,
+  button: ApprovalButton,
+  decidedBy: Person,
+  ephemeral: (content: string) => Promise<void>,
+): Promise<void> {
   const original = interaction.message.content;
   /** Never throws: the run's answer matters more than this edit. */
   const closeApproval = async (line: string) => {
     await interaction
-      .editReply({ content: withClosingLine(original, line), components: approvalButtons(button.runId, button.callId, { disabled: true }), allowedMentions: NO_PINGS })
+      .editReply({
+        content: withClosingLine(original, line),
+        components: approvalButtons(button.runId, button.callId, { disabled: true }),
+        allowedMentions: NO_PINGS,
+      })
       .catch((error: unknown) => context.logger.warn({ err: error, runId: button.runId }, "could not update the approval message"));
   };
   let decisionShown: Promise<void> | undefined;
   const showDecision = (decision: Decision, by: Person) => (decisionShown ??= closeApproval(decisionLine(decision, by)));
 
   // The rest of the run answers in follow-ups of this click (the /ask's token may be near its 15 minutes), from whichever process runs it.
-  const replyPlace = { application: interaction.applicationId, interaction_token: interaction.token, interaction_at: String(context.clock()), reply_via: "followup" };
+  const replyPlace = {
+    application: interaction.applicationId,
+    interaction_token: interaction.token,
+    interaction_at: String(context.clock()),
+    reply_via: "followup",
+  };
   const result = await context.service.decide(
-    { runId: button.runId, callId: button.callId, decision: button.decision, decidedBy, isApprover: isApprover(context.deciders, decidedBy.id, roleIdsOf(interaction.member)), replyPlace },
+    {
+      runId: button.runId,
+      callId: button.callId,
+      decision: button.decision,
+      decidedBy,
+      isApprover: isApprover(context.deciders, decidedBy.id, roleIdsOf(interaction.member)),
+      replyPlace,
+    },
     () => {},
   );
   switch (result.kind) {

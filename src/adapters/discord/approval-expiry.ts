@@ -13,9 +13,11 @@ export async function showExpiry(context: AdapterContext, pending: PendingApprov
   const record = await context.approvals.find(pending.runId, pending.callId);
   if (record) {
     const content = withClosingLine(approvalText(pending, context.deciders), EXPIRED_LINE);
-    await context.api.edit(record, { content, components: approvalButtons(pending.runId, pending.callId, { disabled: true }) }).catch((error: unknown) => {
-      context.logger.warn({ err: error, runId: pending.runId }, "could not mark the approval message as expired");
-    });
+    await context.api
+      .edit(record, { content, components: approvalButtons(pending.runId, pending.callId, { disabled: true }) })
+      .catch((error: unknown) => {
+        context.logger.warn({ err: error, runId: pending.runId }, "could not mark the approval message as expired");
+      });
   }
   const channelId = record?.channelId ?? pending.origin.place.channel;
   if (!channelId) {

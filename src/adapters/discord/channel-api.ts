@@ -66,13 +66,23 @@ export function createChannelApi(rest: REST): ChannelApi {
       return sent(await rest.patch(Routes.channelMessage(target.channelId, target.messageId), { body: messageBody(message) }));
     },
     async startThread(on, name) {
-      const thread = ChannelResponse.parse(await rest.post(Routes.threads(on.channelId, on.messageId), { body: { name, auto_archive_duration: THREAD_ARCHIVE_MINUTES } }));
+      const thread = ChannelResponse.parse(
+        await rest.post(Routes.threads(on.channelId, on.messageId), { body: { name, auto_archive_duration: THREAD_ARCHIVE_MINUTES } }),
+      );
       return thread.id;
     },
     async recentMessages(channelId, limit) {
-      const messages = MessagesResponse.parse(await rest.get(Routes.channelMessages(channelId), { query: new URLSearchParams({ limit: String(limit) }) }));
+      const messages = MessagesResponse.parse(
+        await rest.get(Routes.channelMessages(channelId), { query: new URLSearchParams({ limit: String(limit) }) }),
+      );
       return messages
-        .map((message) => ({ id: message.id, author: message.author.global_name ?? message.author.username, bot: message.author.bot ?? false, content: message.content, timestamp: message.timestamp }))
+        .map((message) => ({
+          id: message.id,
+          author: message.author.global_name ?? message.author.username,
+          bot: message.author.bot ?? false,
+          content: message.content,
+          timestamp: message.timestamp,
+        }))
         .reverse();
     },
   };

@@ -3,7 +3,16 @@
 // accept a channel id or a <#id> mention and act for the person who asked: only on channels
 // of the server the request came from that this person may use themselves (the bot sees
 // channels they may not). Anything else is an error the model can read and act on.
-import { ChannelType, DiscordAPIError, PermissionFlagsBits, RESTJSONErrorCodes, type Client, type GuildBasedChannel, type GuildMember, type REST } from "discord.js";
+import {
+  ChannelType,
+  DiscordAPIError,
+  PermissionFlagsBits,
+  RESTJSONErrorCodes,
+  type Client,
+  type GuildBasedChannel,
+  type GuildMember,
+  type REST,
+} from "discord.js";
 import { z } from "zod";
 import type { TaskOrigin, Tool } from "../../agent/types.js";
 import { splitText } from "../split-text.js";
@@ -42,9 +51,12 @@ const THREADS = new Set<number>([ChannelType.PublicThread, ChannelType.PrivateTh
 /** Explains a Discord refusal in words the model can act on. */
 function explain(error: unknown, channelId: string, doing: string): Error {
   if (error instanceof DiscordAPIError) {
-    if (error.code === RESTJSONErrorCodes.UnknownChannel) return new Error(`There is no channel ${channelId}, or I can't see it. Use a channel id from this server.`);
-    if (error.code === RESTJSONErrorCodes.MissingAccess) return new Error(`I can't see <#${channelId}> (I'm missing access to it), so I can't ${doing} there.`);
-    if (error.code === RESTJSONErrorCodes.MissingPermissions) return new Error(`I'm not allowed to ${doing} in <#${channelId}> (missing permissions).`);
+    if (error.code === RESTJSONErrorCodes.UnknownChannel)
+      return new Error(`There is no channel ${channelId}, or I can't see it. Use a channel id from this server.`);
+    if (error.code === RESTJSONErrorCodes.MissingAccess)
+      return new Error(`I can't see <#${channelId}> (I'm missing access to it), so I can't ${doing} there.`);
+    if (error.code === RESTJSONErrorCodes.MissingPermissions)
+      return new Error(`I'm not allowed to ${doing} in <#${channelId}> (missing permissions).`);
     return new Error(`Discord refused to let me ${doing} in <#${channelId}>: ${error.message}`);
   }
   return error instanceof Error ? error : new Error(String(error));
@@ -56,7 +68,12 @@ type Use = "read" | "post";
 function permissionsNeeded(use: Use, channel: GuildBasedChannel): readonly [bigint, string][] {
   const view: [bigint, string] = [PermissionFlagsBits.ViewChannel, "see"];
   if (use === "read") return [view, [PermissionFlagsBits.ReadMessageHistory, "read the history of"]];
-  return [view, THREADS.has(channel.type) ? [PermissionFlagsBits.SendMessagesInThreads, "send messages in"] : [PermissionFlagsBits.SendMessages, "send messages in"]];
+  return [
+    view,
+    THREADS.has(channel.type)
+      ? [PermissionFlagsBits.SendMessagesInThreads, "send messages in"]
+      : [PermissionFlagsBits.SendMessages, "send messages in"],
+  ];
 }
 
 async function requesterIn(channel: GuildBasedChannel, origin: TaskOrigin): Promise<GuildMember> {
@@ -64,7 +81,10 @@ async function requesterIn(channel: GuildBasedChannel, origin: TaskOrigin): Prom
     // Forced: without the members intent the cache does not learn about role changes.
     return await channel.guild.members.fetch({ user: origin.requester.id, force: true });
   } catch (error) {
-    if (error instanceof DiscordAPIError && (error.code === RESTJSONErrorCodes.UnknownMember || error.code === RESTJSONErrorCodes.UnknownUser)) {
+    if (
+      error instanceof DiscordAPIError &&
+      (error.code === RESTJSONErrorCodes.UnknownMember || error.code === RESTJSONErrorCodes.UnknownUser)
+    ) {
       throw new Error(`<@${origin.requester.id}> is not a member of this server, so I can't use its channels for them.`);
     }
     throw explain(error, channel.id, "check who may use the channel");
@@ -72,7 +92,13 @@ async function requesterIn(channel: GuildBasedChannel, origin: TaskOrigin): Prom
 }
 
 /** A text channel of the requester's server that the requester may use for `use`, or an error the model can read. */
-async function channelForRequester(client: Client, channelId: string, origin: TaskOrigin, tool: string, use: Use): Promise<GuildBasedChannel> {
+async function channelForRequester(
+  client: Client,
+  channelId: string,
+  origin: TaskOrigin,
+  tool: string,
+  use: Use,
+): Promise<GuildBasedChannel> {
   const guild = origin.place.guild;
   if (!guild) throw new Error(`${tool} only works for requests made in a server, not in direct messages.`);
   let channel: Awaited<ReturnType<typeof client.channels.fetch>>;
@@ -92,7 +118,9 @@ async function channelForRequester(client: Client, channelId: string, origin: Ta
   const permissions = channel.permissionsFor(await requesterIn(channel, origin));
   const missing = permissionsNeeded(use, channel).find(([flag]) => !permissions?.has(flag));
   if (missing) {
-    throw new Error(`${tool} only uses channels the person asking may use, and <@${origin.requester.id}> can't ${missing[1]} <#${channelId}>.`);
+    throw new Error(
+      `${tool} only uses channels the person asking may use, and <@${origin.requester.id}> can't ${missing[1]} <#${channelId}>.`,
+    );
   }
   return channel;
 }
@@ -109,7 +137,8 @@ export function createDiscordTools(client: Client, writeRest: REST): readonly To
 
   const readChannel: Tool<z.infer<typeof ReadChannelArgs>> = {
     name: "read_channel",
-    description: "Read the latest messages of a Discord channel in this server that the person asking can see, oldest first. channel: a channel id or a <#id> mention; limit: how many messages, 1-50 (default 20).",
+    description:
+      "Read the latest messages of a Discord channel in this server that the person asking can see, oldest first. channel: a channel id or a <#id> mention; limit: how many messages, 1-50 (default 20).",
     schema: ReadChannelArgs,
     effect: "read",
     async execute(args, context) {

@@ -55,7 +55,11 @@ export function discordOrigin(source: RequestSource): TaskOrigin {
       ...(source.messageId ? { message: source.messageId } : {}),
       ...(source.interactionId ? { interaction: source.interactionId } : {}),
       ...(source.interactionWebhook
-        ? { application: source.interactionWebhook.applicationId, interaction_token: source.interactionWebhook.token, interaction_at: String(source.interactionWebhook.at) }
+        ? {
+            application: source.interactionWebhook.applicationId,
+            interaction_token: source.interactionWebhook.token,
+            interaction_at: String(source.interactionWebhook.at),
+          }
         : {}),
     },
   };

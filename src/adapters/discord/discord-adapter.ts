@@ -3,7 +3,17 @@
 // tools. Work runs after each event is acknowledged; stop() lets it finish (bounded) and
 // destroys the client.
 import { once } from "node:events";
-import { Client, DiscordjsError, DiscordjsErrorCodes, Events, GatewayIntentBits, MessageFlags, Partials, REST, type Interaction } from "discord.js";
+import {
+  Client,
+  DiscordjsError,
+  DiscordjsErrorCodes,
+  Events,
+  GatewayIntentBits,
+  MessageFlags,
+  Partials,
+  REST,
+  type Interaction,
+} from "discord.js";
 import type { AgentService } from "../../runs/service.js";
 import type { GovernanceCommands } from "../../governance/governance.js";
 import type { Config } from "../../config.js";
@@ -57,7 +67,12 @@ export function createDiscordAdapter(deps: DiscordAdapterDeps): ChatAdapter {
   const { config, service, logger } = deps;
   const clock = deps.clock ?? Date.now;
   const client = new Client({
-    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages, ...(deps.messageContent ? [GatewayIntentBits.MessageContent] : [])],
+    intents: [
+      GatewayIntentBits.Guilds,
+      GatewayIntentBits.GuildMessages,
+      GatewayIntentBits.DirectMessages,
+      ...(deps.messageContent ? [GatewayIntentBits.MessageContent] : []),
+    ],
     // DMs arrive in channels the cache has never seen.
     partials: [Partials.Channel],
     allowedMentions: NO_PINGS,
@@ -84,19 +99,27 @@ export function createDiscordAdapter(deps: DiscordAdapterDeps): ChatAdapter {
   const answerRestarting = (interaction: Interaction): void => {
     const content = interaction.isButton() ? RESTARTING_CLICK_TEXT : interaction.isChatInputCommand() ? RESTARTING_COMMAND_TEXT : undefined;
     if (content === undefined || !interaction.isRepliable()) return;
-    inFlight.track("discord: answering an interaction while restarting", interaction.reply({ content, flags: MessageFlags.Ephemeral, allowedMentions: NO_PINGS }));
+    inFlight.track(
+      "discord: answering an interaction while restarting",
+      interaction.reply({ content, flags: MessageFlags.Ephemeral, allowedMentions: NO_PINGS }),
+    );
   };
 
   service.registerSurfaceTools("discord", createDiscordTools(client, writeRest));
   service.registerPresenter("discord", discordPresenter(context, client.rest));
-  service.onApprovalExpired("discord", (pending, outcome) => inFlight.track("discord: showing an expired approval", showExpiry(context, pending, outcome)));
+  service.onApprovalExpired("discord", (pending, outcome) =>
+    inFlight.track("discord: showing an expired approval", showExpiry(context, pending, outcome)),
+  );
 
   client.on(Events.InteractionCreate, (interaction) => {
     if (!accepting) return answerRestarting(interaction);
     if (interaction.isChatInputCommand()) inFlight.track(`discord: /${interaction.commandName}`, handleSlashCommand(context, interaction));
-    else if (interaction.isButton() && isApprovalCustomId(interaction.customId)) inFlight.track("discord: an approval click", handleApprovalClick(context, interaction));
-    else if (interaction.isButton() && isStopCustomId(interaction.customId)) inFlight.track("discord: a Stop click", handleStopClick(context, interaction));
-    else if (interaction.isButton() && isFeedbackCustomId(interaction.customId)) inFlight.track("discord: a feedback click", handleFeedbackClick(context, interaction));
+    else if (interaction.isButton() && isApprovalCustomId(interaction.customId))
+      inFlight.track("discord: an approval click", handleApprovalClick(context, interaction));
+    else if (interaction.isButton() && isStopCustomId(interaction.customId))
+      inFlight.track("discord: a Stop click", handleStopClick(context, interaction));
+    else if (interaction.isButton() && isFeedbackCustomId(interaction.customId))
+      inFlight.track("discord: a feedback click", handleFeedbackClick(context, interaction));
   });
   client.on(Events.MessageCreate, (message) => {
     const botId = client.user?.id;
@@ -141,7 +164,8 @@ export function createDiscordAdapter(deps: DiscordAdapterDeps): ChatAdapter {
       const grace = deps.stopGraceMs ?? DEFAULT_STOP_GRACE_MS;
       const finished = await inFlight.drain(Math.max(0, grace - DESTROY_TIMEOUT_MS));
       if (!finished) logger.warn({ inFlight: inFlight.size }, "stopped while Discord work was still running");
-      if (!(await within(client.destroy(), Math.min(grace, DESTROY_TIMEOUT_MS)))) logger.warn("the Discord client did not disconnect in time");
+      if (!(await within(client.destroy(), Math.min(grace, DESTROY_TIMEOUT_MS))))
+        logger.warn("the Discord client did not disconnect in time");
     },
   };
 }

@@ -10,7 +10,11 @@ import type { AdapterContext } from "./run-view.js";
 const NOT_SET_UP_TEXT = "No settings file is in use on this bot: every tool, no limits.";
 
 /** Before deferring: a refusal is the interaction's (ephemeral) reply. True when the run may go on. */
-export async function admitCommand(context: AdapterContext, interaction: ChatInputCommandInteraction, origin: TaskOrigin): Promise<boolean> {
+export async function admitCommand(
+  context: AdapterContext,
+  interaction: ChatInputCommandInteraction,
+  origin: TaskOrigin,
+): Promise<boolean> {
   const admission = await context.service.admit(origin, roleIdsOf(interaction.member), interaction.id);
   if (admission.kind === "admitted") return true;
   context.logger.info({ user: origin.requester.id, refusal: admission.refusal }, "request refused by the settings");
@@ -22,7 +26,10 @@ export async function admitCommand(context: AdapterContext, interaction: ChatInp
 export async function admitMention(context: AdapterContext, message: Message, origin: TaskOrigin): Promise<boolean> {
   const admission = await context.service.admit(origin, roleIdsOf(message.member), message.id);
   if (admission.kind === "admitted") return true;
-  context.logger.info({ user: origin.requester.id, refusal: admission.refusal, repeat: admission.repeat === true }, "request refused by the settings");
+  context.logger.info(
+    { user: origin.requester.id, refusal: admission.refusal, repeat: admission.repeat === true },
+    "request refused by the settings",
+  );
   if (!admission.repeat) await context.api.send(message.channelId, { content: admission.text }, message.id);
   return false;
 }
@@ -36,7 +43,12 @@ export async function auditCommand(context: AdapterContext, interaction: ChatInp
 export async function settingsCommand(context: AdapterContext, interaction: ChatInputCommandInteraction): Promise<void> {
   await interaction.deferReply({ flags: MessageFlags.Ephemeral });
   const channelId = interaction.channelId ?? "";
-  const origin = discordOrigin({ guildId: interaction.guildId, channelId, channelKind: channelKindOf(interaction.channel?.type), requester: personOf(interaction.user) });
+  const origin = discordOrigin({
+    guildId: interaction.guildId,
+    channelId,
+    channelKind: channelKindOf(interaction.channel?.type),
+    requester: personOf(interaction.user),
+  });
   const text = context.governance ? await context.governance.settings(origin, roleIdsOf(interaction.member)) : NOT_SET_UP_TEXT;
   await interaction.editReply({ content: truncate(text), allowedMentions: NO_PINGS });
 }

@@ -36,7 +36,13 @@ export async function handleMention(context: AdapterContext, message: Message, b
     return;
   }
   const channelKind = channelKindOf(message.channel.type);
-  const origin = discordOrigin({ guildId: message.guildId, channelId: message.channelId, channelKind, requester: personOf(message.author), messageId: message.id });
+  const origin = discordOrigin({
+    guildId: message.guildId,
+    channelId: message.channelId,
+    channelKind,
+    requester: personOf(message.author),
+    messageId: message.id,
+  });
   if (!(await admitMention(context, message, origin))) return;
   // The message's record is the dedupe (a redelivered event is not run twice); the Discord presenter shows the run.
   await submitTask(context, surface, { origin, text: question, admitted: true }, message.id);

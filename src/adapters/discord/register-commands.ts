@@ -18,10 +18,15 @@ const Registered = z.array(z.object({ name: z.string() }));
 /** Replaces the application's commands with ours (PUT is idempotent: run it again any time). */
 export async function registerCommands(config: NonNullable<Config["discord"]>): Promise<RegisterResult> {
   const rest = new REST(config.apiUrl ? { api: config.apiUrl } : {}).setToken(config.token);
-  const route = config.guildId ? Routes.applicationGuildCommands(config.applicationId, config.guildId) : Routes.applicationCommands(config.applicationId);
+  const route = config.guildId
+    ? Routes.applicationGuildCommands(config.applicationId, config.guildId)
+    : Routes.applicationCommands(config.applicationId);
   try {
     const registered = Registered.parse(await rest.put(route, { body: COMMANDS }));
-    return { scope: config.guildId ? { kind: "guild", guildId: config.guildId } : { kind: "global" }, commands: registered.map((command) => command.name) };
+    return {
+      scope: config.guildId ? { kind: "guild", guildId: config.guildId } : { kind: "global" },
+      commands: registered.map((command) => command.name),
+    };
   } finally {
     rest.clearHashSweeper();
     rest.clearHandlerSweeper();
@@ -39,7 +44,8 @@ export function describeRegistration(result: RegisterResult): string {
 function describeFailure(error: unknown): string {
   if (error instanceof ConfigError) return `Configuration: ${error.message}`;
   if (error instanceof DiscordAPIError) {
-    if (error.status === 401) return "Discord rejected DISCORD_TOKEN (401 Unauthorized): copy the bot token again from the Developer Portal (Bot → Reset Token).";
+    if (error.status === 401)
+      return "Discord rejected DISCORD_TOKEN (401 Unauthorized): copy the bot token again from the Developer Portal (Bot → Reset Token).";
     if (error.status === 403 || error.status === 404) {
       return `Discord refused (${error.status}: ${error.message}): check that DISCORD_APPLICATION_ID belongs to this bot and, with DISCORD_GUILD_ID, that the bot was invited to that server with the applications.commands scope.`;
     }

@@ -38,13 +38,25 @@ export function interactionReplySurface(interaction: RepliableInteraction): Repl
  * needs no interaction object, so any process can answer an /ask for 15 minutes.
  */
 export function webhookSurface(rest: REST, applicationId: string, token: string, main: "original" | "followup" = "original"): ReplySurface {
-  const body = (message: OutgoingMessage) => ({ content: message.content, allowed_mentions: NO_PINGS_API, ...(message.components ? { components: message.components } : {}) });
+  const body = (message: OutgoingMessage) => ({
+    content: message.content,
+    allowed_mentions: NO_PINGS_API,
+    ...(message.components ? { components: message.components } : {}),
+  });
   const sent = (raw: unknown): SentMessage => {
     const message = WebhookMessage.parse(raw);
     return { channelId: message.channel_id, messageId: message.id };
   };
-  const post = async (message: OutgoingMessage) => sent(await rest.post(Routes.webhook(applicationId, token), { body: body(message), auth: false, query: new URLSearchParams({ wait: "true" }) }));
-  const edit = async (id: string, message: OutgoingMessage) => sent(await rest.patch(Routes.webhookMessage(applicationId, token, id), { body: body(message), auth: false }));
+  const post = async (message: OutgoingMessage) =>
+    sent(
+      await rest.post(Routes.webhook(applicationId, token), {
+        body: body(message),
+        auth: false,
+        query: new URLSearchParams({ wait: "true" }),
+      }),
+    );
+  const edit = async (id: string, message: OutgoingMessage) =>
+    sent(await rest.patch(Routes.webhookMessage(applicationId, token, id), { body: body(message), auth: false }));
   // "followup" (a click): the interaction's own message is the approval request, so the run's main message is its first follow-up.
   let followUp: SentMessage | undefined;
   return {

@@ -16,14 +16,18 @@ const INTERACTION_TOKEN_MS = 14 * 60_000;
 export function surfaceFor(context: AdapterContext, rest: REST, origin: TaskOrigin, now: number): ReplySurface {
   const { channel, message, application, interaction_token: token, interaction_at: at, reply_via: via } = origin.place;
   if (!channel) throw new Error("the run's origin has no Discord channel");
-  if (application && token && now - Number(at) < INTERACTION_TOKEN_MS) return webhookSurface(rest, application, token, via === "followup" ? "followup" : "original");
+  if (application && token && now - Number(at) < INTERACTION_TOKEN_MS)
+    return webhookSurface(rest, application, token, via === "followup" ? "followup" : "original");
   return channelSurface(context.api, channel, message);
 }
 
 /** Builds the presenter the runner uses for Discord runs; it shows "working" as soon as the run starts. */
 export function discordPresenter(context: AdapterContext, rest: REST): (origin: TaskOrigin, question: string) => RunPresenter {
   return (origin, question) => {
-    const view = createRunView(context, surfaceFor(context, rest, origin, context.clock()), { channelKind: placeChannelKind(origin), question });
+    const view = createRunView(context, surfaceFor(context, rest, origin, context.clock()), {
+      channelKind: placeChannelKind(origin),
+      question,
+    });
     view.begin();
     return {
       sink: view.sink,

@@ -15,7 +15,17 @@ import { feedbackButtons } from "./feedback.js";
 import type { ApprovalMessages } from "./approval-messages.js";
 import type { ChannelApi, SentMessage } from "./channel-api.js";
 import type { ChannelKind } from "./conversation.js";
-import { answerText, approvalText, FAILURE_TEXT, MAX_MESSAGE_CHARS, progressText, threadName, waitingText, WORKING_TEXT, type Deciders } from "./messages.js";
+import {
+  answerText,
+  approvalText,
+  FAILURE_TEXT,
+  MAX_MESSAGE_CHARS,
+  progressText,
+  threadName,
+  waitingText,
+  WORKING_TEXT,
+  type Deciders,
+} from "./messages.js";
 import type { ReplySurface } from "./reply-surface.js";
 
 /** What every handler of the adapter shares. */
@@ -45,15 +55,22 @@ export interface RunView {
 /** The trace is split into at most a few messages; renderTrace keeps its first and last steps. */
 const TRACE_CHARS = 3 * MAX_MESSAGE_CHARS;
 
-export function createRunView(context: AdapterContext, surface: ReplySurface, where: { channelKind: ChannelKind; question: string }): RunView {
+export function createRunView(
+  context: AdapterContext,
+  surface: ReplySurface,
+  where: { channelKind: ChannelKind; question: string },
+): RunView {
   const { api, logger } = context;
   /** Known from the run's first event: the progress message then carries the Stop button. */
   let runId: string | undefined;
-  const status = createThrottledWriter<string>(async (text) => void (await surface.setMain({ content: text, ...(runId ? { components: stopButtons(runId) } : {}) })), {
-    minIntervalMs: context.progressIntervalMs,
-    now: context.clock,
-    onError: (error) => logger.warn({ err: error }, "could not update the progress message"),
-  });
+  const status = createThrottledWriter<string>(
+    async (text) => void (await surface.setMain({ content: text, ...(runId ? { components: stopButtons(runId) } : {}) })),
+    {
+      minIntervalMs: context.progressIntervalMs,
+      now: context.clock,
+      onError: (error) => logger.warn({ err: error }, "could not update the progress message"),
+    },
+  );
 
   async function postTrace(answer: SentMessage, steps: readonly StepRecord[]): Promise<void> {
     if (steps.length === 0) return;
@@ -83,7 +100,10 @@ export function createRunView(context: AdapterContext, surface: ReplySurface, wh
       await status.close();
       if (outcome.status === "paused") {
         await surface.setMain({ content: waitingText(outcome.pending), components: [] });
-        const request = await surface.post({ content: approvalText(outcome.pending, context.deciders), components: approvalButtons(outcome.pending.runId, outcome.pending.callId) });
+        const request = await surface.post({
+          content: approvalText(outcome.pending, context.deciders),
+          components: approvalButtons(outcome.pending.runId, outcome.pending.callId),
+        });
         await context.approvals.remember(outcome.pending, { ...request, question: where.question });
         return;
       }
@@ -94,7 +114,8 @@ export function createRunView(context: AdapterContext, surface: ReplySurface, wh
         // 👍 / 👎 go on the answer's last message.
         const votes = feedbackButtons(outcome.runId, outcome.stop);
         answer = await surface.setMain({ content: first!, components: rest.length === 0 ? votes : [] });
-        for (const [index, part] of rest.entries()) await surface.post({ content: part, ...(index === rest.length - 1 ? { components: votes } : {}) });
+        for (const [index, part] of rest.entries())
+          await surface.post({ content: part, ...(index === rest.length - 1 ? { components: votes } : {}) });
       } catch (error) {
         logger.error({ err: error, answer: text }, "could not post the answer; it is in this log line");
         return;
@@ -112,9 +133,12 @@ export function createRunView(context: AdapterContext, surface: ReplySurface, wh
 export async function submitTask(context: AdapterContext, surface: ReplySurface, task: Task, receipt: string): Promise<void> {
   try {
     const submitted = await context.service.submit(task, receipt);
-    if (submitted.kind === "duplicate") context.logger.info({ receipt, state: submitted.state }, "message already taken; ignoring the redelivery");
+    if (submitted.kind === "duplicate")
+      context.logger.info({ receipt, state: submitted.state }, "message already taken; ignoring the redelivery");
   } catch (error) {
     context.logger.error({ err: error, conversationKey: task.origin.conversationKey }, "could not record the message");
-    await surface.setMain({ content: FAILURE_TEXT, components: [] }).catch((postError: unknown) => context.logger.error({ err: postError }, "could not say the message was not taken"));
+    await surface
+      .setMain({ content: FAILURE_TEXT, components: [] })
+      .catch((postError: unknown) => context.logger.error({ err: postError }, "could not say the message was not taken"));
   }
 }

@@ -26,7 +26,9 @@ export async function handleSlashCommand(context: AdapterContext, interaction: C
     case FEEDBACK:
       return feedbackCommand(context, interaction);
     case TOOLS:
-      return interaction.reply({ content: toolsContent(context.service.toolList("discord")), flags: MessageFlags.Ephemeral, allowedMentions: NO_PINGS }).then(() => {});
+      return interaction
+        .reply({ content: toolsContent(context.service.toolList("discord")), flags: MessageFlags.Ephemeral, allowedMentions: NO_PINGS })
+        .then(() => {});
     default:
       await interaction.reply({ content: `I don't know the command /${interaction.commandName}.`, flags: MessageFlags.Ephemeral });
   }
@@ -40,7 +42,10 @@ function toolsContent(tools: Parameters<typeof toolListText>[0]): string {
   const text = toolListText(tools).replaceAll("`", "'");
   if (text.length <= TOOLS_CHARS) return `\`\`\`\n${text}\n\`\`\``;
   const shown = text.slice(0, text.lastIndexOf("\n", TOOLS_CHARS));
-  const hidden = text.slice(shown.length).split("\n").filter((line) => line.startsWith("- ")).length;
+  const hidden = text
+    .slice(shown.length)
+    .split("\n")
+    .filter((line) => line.startsWith("- ")).length;
   return `\`\`\`\n${shown}\n… and ${hidden} more\n\`\`\``;
 }
 
@@ -65,8 +70,16 @@ async function ask(context: AdapterContext, interaction: ChatInputCommandInterac
     return;
   }
   // The webhook lets whichever process runs it (also after a restart) edit this reply for 15 minutes.
-  const source = { ...sourceOf(interaction, channelId), interactionWebhook: { applicationId: interaction.applicationId, token: interaction.token, at: context.clock() } };
-  await submitTask(context, interactionReplySurface(interaction), { origin: discordOrigin(source), text: question, admitted: true }, interaction.id);
+  const source = {
+    ...sourceOf(interaction, channelId),
+    interactionWebhook: { applicationId: interaction.applicationId, token: interaction.token, at: context.clock() },
+  };
+  await submitTask(
+    context,
+    interactionReplySurface(interaction),
+    { origin: discordOrigin(source), text: question, admitted: true },
+    interaction.id,
+  );
 }
 
 async function memoryCommand(context: AdapterContext, interaction: ChatInputCommandInteraction): Promise<void> {
@@ -78,7 +91,10 @@ async function memoryCommand(context: AdapterContext, interaction: ChatInputComm
   }
   const key = conversationKey(interaction.guildId, channelId);
   try {
-    const content = interaction.commandName === MEMORY ? memoryText(await context.service.rememberedFacts(key)) : forgetText(await context.service.forget(key));
+    const content =
+      interaction.commandName === MEMORY
+        ? memoryText(await context.service.rememberedFacts(key))
+        : forgetText(await context.service.forget(key));
     await interaction.editReply({ content, allowedMentions: NO_PINGS });
   } catch (error) {
     context.logger.error({ err: error, conversationKey: key }, `/${interaction.commandName} failed`);

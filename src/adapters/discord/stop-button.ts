@@ -21,7 +21,12 @@ export function parseStopCustomId(customId: string): string | undefined {
 }
 
 export function stopButtons(runId: string): ButtonRow[] {
-  return [{ type: ComponentType.ActionRow, components: [{ type: ComponentType.Button, style: ButtonStyle.Secondary, label: "Stop", custom_id: `${PREFIX}${runId}` }] }];
+  return [
+    {
+      type: ComponentType.ActionRow,
+      components: [{ type: ComponentType.Button, style: ButtonStyle.Secondary, label: "Stop", custom_id: `${PREFIX}${runId}` }],
+    },
+  ];
 }
 
 export async function handleStopClick(context: AdapterContext, interaction: ButtonInteraction): Promise<void> {
@@ -34,7 +39,11 @@ export async function handleStopClick(context: AdapterContext, interaction: Butt
   const by = personOf(interaction.user);
   const ephemeral = (content: string) => interaction.followUp({ content, flags: MessageFlags.Ephemeral, allowedMentions: NO_PINGS });
   try {
-    const result = await context.service.stop({ runId, stoppedBy: by, isApprover: isApprover(context.deciders, by.id, roleIdsOf(interaction.member)) });
+    const result = await context.service.stop({
+      runId,
+      stoppedBy: by,
+      isApprover: isApprover(context.deciders, by.id, roleIdsOf(interaction.member)),
+    });
     const refusal = stopRefusalText(result);
     if (refusal) await ephemeral(refusal);
   } catch (error) {

@@ -63,12 +63,22 @@ function describedBlocks(pending: PendingApproval, approvers: readonly string[])
   const expires = Math.floor(pending.expiresAt / 1000);
   const fallback = `${new Date(pending.expiresAt).toISOString().replace("T", " ").slice(0, 16)} UTC`;
   return [
-    { type: "section", text: { type: "mrkdwn", text: `*Approval needed:* the agent wants to run \`${escapeSlackText(pending.tool)}\` with` } },
-    ...(pending.source ? [{ type: "context" as const, elements: [{ type: "plain_text" as const, text: pending.source.slice(0, 300) }] }] : []),
+    {
+      type: "section",
+      text: { type: "mrkdwn", text: `*Approval needed:* the agent wants to run \`${escapeSlackText(pending.tool)}\` with` },
+    },
+    ...(pending.source
+      ? [{ type: "context" as const, elements: [{ type: "plain_text" as const, text: pending.source.slice(0, 300) }] }]
+      : []),
     { type: "section", text: { type: "mrkdwn", text: argumentsText(pending.args) } },
     {
       type: "context",
-      elements: [{ type: "mrkdwn", text: `Only ${whoMayDecide(pending, approvers)} can decide. Expires <!date^${expires}^{date_short_pretty} {time}|${fallback}>.` }],
+      elements: [
+        {
+          type: "mrkdwn",
+          text: `Only ${whoMayDecide(pending, approvers)} can decide. Expires <!date^${expires}^{date_short_pretty} {time}|${fallback}>.`,
+        },
+      ],
     },
   ];
 }

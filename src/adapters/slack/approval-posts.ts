@@ -39,7 +39,10 @@ export async function postApproval(deps: ApprovalPostDeps, target: ReplyTarget, 
       ts = typeof posted.ts === "string" ? posted.ts : undefined;
     });
   } catch (error) {
-    deps.logger.error({ err: error, runId: pending.runId, callId: pending.callId, tool: pending.tool }, "could not post the approval message");
+    deps.logger.error(
+      { err: error, runId: pending.runId, callId: pending.callId, tool: pending.tool },
+      "could not post the approval message",
+    );
     return;
   }
   if (ts !== undefined) await approvalRefs(deps).remember(pending, { channel: target.channel, ts });

@@ -24,12 +24,21 @@ const channelId = z
 
 const ReadChannelArgs = z.object({
   channel: channelId,
-  limit: z.number().int("expects a whole number").min(1).max(READ_LIMIT_MAX).default(READ_LIMIT_DEFAULT).describe(`How many recent messages (1–${READ_LIMIT_MAX})`),
+  limit: z
+    .number()
+    .int("expects a whole number")
+    .min(1)
+    .max(READ_LIMIT_MAX)
+    .default(READ_LIMIT_DEFAULT)
+    .describe(`How many recent messages (1–${READ_LIMIT_MAX})`),
 });
 
 const ReadThreadArgs = z.object({
   channel: channelId,
-  thread_ts: z.string().regex(/^\d+\.\d+$/, 'expects a message timestamp such as "1700000000.000100"').describe("ts of the thread's first message"),
+  thread_ts: z
+    .string()
+    .regex(/^\d+\.\d+$/, 'expects a message timestamp such as "1700000000.000100"')
+    .describe("ts of the thread's first message"),
 });
 
 const PostMessageArgs = z.object({
@@ -60,10 +69,16 @@ function readable(raw: unknown): string | undefined {
 
 function explain(error: unknown, channel: string): Error {
   const code = slackErrorCode(error);
-  if (code === "not_in_channel") return new Error(`I am not a member of ${channel}; someone has to invite me there first, or pick a channel I am in.`);
-  if (code === "channel_not_found") return new Error(`Channel ${channel} does not exist or I cannot see it; use a channel id from a channel I am in.`);
-  if (code === "thread_not_found") return new Error(`No thread with that thread_ts in ${channel}; take the ts of the thread's first message.`);
-  if (isRateLimited(error)) return new Error(`Slack is rate limiting me right now, so nothing was posted to ${channel}. Tell the person; do not try again at once.`);
+  if (code === "not_in_channel")
+    return new Error(`I am not a member of ${channel}; someone has to invite me there first, or pick a channel I am in.`);
+  if (code === "channel_not_found")
+    return new Error(`Channel ${channel} does not exist or I cannot see it; use a channel id from a channel I am in.`);
+  if (code === "thread_not_found")
+    return new Error(`No thread with that thread_ts in ${channel}; take the ts of the thread's first message.`);
+  if (isRateLimited(error))
+    return new Error(
+      `Slack is rate limiting me right now, so nothing was posted to ${channel}. Tell the person; do not try again at once.`,
+    );
   return new Error(`Slack refused the call: ${describeSlackError(error)}.`);
 }
 
@@ -127,7 +142,10 @@ async function checkPostable(client: webApi.WebClient, channel: string, origin: 
   } catch (error) {
     throw explain(error, channel);
   }
-  if (!member) throw new Error(`post_message posts only where the person asking is a member; <@${origin.requester.id}> is not in ${channel}, so I will not post there for them.`);
+  if (!member)
+    throw new Error(
+      `post_message posts only where the person asking is a member; <@${origin.requester.id}> is not in ${channel}, so I will not post there for them.`,
+    );
 }
 
 /** A thread's root and its newest replies: Slack lists replies oldest first, so the pages are read to the end (bounded). */
@@ -135,7 +153,9 @@ async function latestOfThread(client: webApi.WebClient, channel: string, threadT
   const all: unknown[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page += 1) {
-    const parsed = RepliesPage.parse(await client.conversations.replies({ channel, ts: threadTs, limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) }));
+    const parsed = RepliesPage.parse(
+      await client.conversations.replies({ channel, ts: threadTs, limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) }),
+    );
     all.push(...parsed.messages);
     cursor = parsed.response_metadata?.next_cursor;
     if (!cursor) break;

@@ -36,9 +36,20 @@ export function feedbackBlocks(runId: string, stop: GuardStop | undefined) {
 }
 
 /** Never throws: feedback is welcome, not required. */
-export async function postFeedbackButtons(client: webApi.WebClient, target: ReplyTarget, runId: string, stop: GuardStop | undefined, logger: Logger): Promise<void> {
+export async function postFeedbackButtons(
+  client: webApi.WebClient,
+  target: ReplyTarget,
+  runId: string,
+  stop: GuardStop | undefined,
+  logger: Logger,
+): Promise<void> {
   try {
-    await client.chat.postMessage({ channel: target.channel, ...(target.threadTs ? { thread_ts: target.threadTs } : {}), text: "Was this answer helpful?", blocks: feedbackBlocks(runId, stop) });
+    await client.chat.postMessage({
+      channel: target.channel,
+      ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
+      text: "Was this answer helpful?",
+      blocks: feedbackBlocks(runId, stop),
+    });
   } catch (error) {
     logger.warn({ err: error, runId }, "could not show the feedback buttons");
   }
@@ -139,7 +150,8 @@ export async function handleFeedbackComment(runtime: SlackRuntime, body: unknown
   const text = parsed.data.view.state.values[COMMENT_BLOCK]?.[COMMENT_INPUT]?.value?.trim();
   if (!text) return;
   try {
-    if (!(await runtime.service.feedback.comment(metadata.data.runId, parsed.data.user.id, text))) runtime.logger.info({ runId: metadata.data.runId }, "a feedback comment had no vote to join");
+    if (!(await runtime.service.feedback.comment(metadata.data.runId, parsed.data.user.id, text)))
+      runtime.logger.info({ runId: metadata.data.runId }, "a feedback comment had no vote to join");
   } catch (error) {
     runtime.logger.error({ err: error }, "could not save a feedback comment");
   }

@@ -34,21 +34,36 @@ export async function tellPrivately(runtime: SlackRuntime, message: IncomingMess
  * redelivery get the same answer, so it is neither counted nor refused twice. A refusal's
  * private note is returned, to post after Slack's ack (it is a slow call).
  */
-export async function admitQuestion(runtime: SlackRuntime, message: IncomingMessage): Promise<{ readonly kind: "admitted" } | { readonly kind: "refused"; readonly tell?: () => Promise<void> }> {
+export async function admitQuestion(
+  runtime: SlackRuntime,
+  message: IncomingMessage,
+): Promise<{ readonly kind: "admitted" } | { readonly kind: "refused"; readonly tell?: () => Promise<void> }> {
   const admission = await runtime.service.admit(originOf(message), [], message.dedupeKey);
   if (admission.kind === "admitted") return { kind: "admitted" };
-  runtime.logger.info({ user: message.place.requester, channel: message.place.channel, refusal: admission.refusal, repeat: admission.repeat === true }, "request refused by the settings");
+  runtime.logger.info(
+    { user: message.place.requester, channel: message.place.channel, refusal: admission.refusal, repeat: admission.repeat === true },
+    "request refused by the settings",
+  );
   if (admission.repeat) return { kind: "refused" };
   return { kind: "refused", tell: () => tellPrivately(runtime, message, admission.text, REFUSAL_FALLBACK_TEXT) };
 }
 
 /** Admins only, and only to them: the log names people and what they approved. */
 export async function showAudit(runtime: SlackRuntime, message: IncomingMessage): Promise<void> {
-  const text = runtime.governance ? await runtime.governance.audit("slack", message.place.requester, "slack") : "The audit log is not set up on this bot.";
-  await tellPrivately(runtime, message, neutraliseMentions(text), "I could not show that to you privately here; ask me in a direct message.");
+  const text = runtime.governance
+    ? await runtime.governance.audit("slack", message.place.requester, "slack")
+    : "The audit log is not set up on this bot.";
+  await tellPrivately(
+    runtime,
+    message,
+    neutraliseMentions(text),
+    "I could not show that to you privately here; ask me in a direct message.",
+  );
 }
 
 export async function showSettings(runtime: SlackRuntime, message: IncomingMessage): Promise<void> {
-  const text = runtime.governance ? await runtime.governance.settings(originOf(message)) : "No settings file is in use: every tool, no limits.";
+  const text = runtime.governance
+    ? await runtime.governance.settings(originOf(message))
+    : "No settings file is in use: every tool, no limits.";
   await postInThread(runtime, message, neutraliseMentions(text));
 }

@@ -20,13 +20,28 @@ const ClickBody = z.object({
 });
 type ClickBody = z.infer<typeof ClickBody>;
 
-const PlaceOfOrigin = z.object({ team: z.string().min(1), channel: z.string().min(1), thread_ts: z.string().min(1), reply_thread_ts: z.string().min(1).optional() });
+const PlaceOfOrigin = z.object({
+  team: z.string().min(1),
+  channel: z.string().min(1),
+  thread_ts: z.string().min(1),
+  reply_thread_ts: z.string().min(1).optional(),
+});
 
 function tellOnly(runtime: SlackRuntime, click: ClickBody, text: string): Promise<void> {
-  return tellPrivately(runtime, { channel: click.channel.id, user: click.user.id, ...(click.message.thread_ts ? { threadTs: click.message.thread_ts } : {}) }, text);
+  return tellPrivately(
+    runtime,
+    { channel: click.channel.id, user: click.user.id, ...(click.message.thread_ts ? { threadTs: click.message.thread_ts } : {}) },
+    text,
+  );
 }
 
-async function settle(runtime: SlackRuntime, channel: string, ts: string, blocks: ReturnType<typeof settledBlocks>, text: string): Promise<void> {
+async function settle(
+  runtime: SlackRuntime,
+  channel: string,
+  ts: string,
+  blocks: ReturnType<typeof settledBlocks>,
+  text: string,
+): Promise<void> {
   try {
     await runtime.client.chat.update({ channel, ts, text, blocks });
   } catch (error) {
@@ -37,7 +52,9 @@ async function settle(runtime: SlackRuntime, channel: string, ts: string, blocks
 function refusal(result: Exclude<DecisionResult, { kind: "resumed" | "expired" }>, approvers: readonly string[]): string {
   switch (result.kind) {
     case "not_allowed":
-      return approvers.length === 0 ? `Only <@${result.requester.id}> can approve this.` : `Only <@${result.requester.id}> or an approver can decide this.`;
+      return approvers.length === 0
+        ? `Only <@${result.requester.id}> can approve this.`
+        : `Only <@${result.requester.id}> or an approver can decide this.`;
     case "already_decided":
       return `This was already ${result.decision === "approve" ? "approved" : "denied"} by <@${result.decidedBy.id}>.`;
     case "unknown":
@@ -80,7 +97,13 @@ export async function handleApprovalClick(runtime: SlackRuntime, body: unknown, 
 
   try {
     const result = await runtime.service.decide(
-      { runId: ref.runId, callId: ref.callId, decision, decidedBy: { id: click.user.id, name: click.user.username }, isApprover: runtime.approvers.includes(click.user.id) },
+      {
+        runId: ref.runId,
+        callId: ref.callId,
+        decision,
+        decidedBy: { id: click.user.id, name: click.user.username },
+        isApprover: runtime.approvers.includes(click.user.id),
+      },
       sink,
     );
     await Promise.all(pendingUpdates);

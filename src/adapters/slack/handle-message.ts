@@ -35,7 +35,13 @@ async function showMemory(runtime: SlackRuntime, message: IncomingMessage): Prom
 
 async function forget(runtime: SlackRuntime, message: IncomingMessage): Promise<void> {
   const removed = await runtime.service.forget(message.conversationKey);
-  await reply(runtime, message, removed === 0 ? "There was nothing to forget here." : `Done: I forgot ${removed} ${removed === 1 ? "fact" : "facts"} about this conversation.`);
+  await reply(
+    runtime,
+    message,
+    removed === 0
+      ? "There was nothing to forget here."
+      : `Done: I forgot ${removed} ${removed === 1 ? "fact" : "facts"} about this conversation.`,
+  );
 }
 
 /** What is left after Slack's ack (replies); never rejects. */
@@ -52,7 +58,8 @@ async function submitQuestion(runtime: SlackRuntime, message: IncomingMessage): 
     const contextSource = contextSourceOf(message);
     const task: Task = { origin: originOf(message), text: message.text, admitted: true, ...(contextSource ? { contextSource } : {}) };
     const submitted = await runtime.service.submit(task, message.dedupeKey);
-    if (submitted.kind === "duplicate") runtime.logger.info({ event: message.dedupeKey, state: submitted.state }, "message already taken; ignoring the redelivery");
+    if (submitted.kind === "duplicate")
+      runtime.logger.info({ event: message.dedupeKey, state: submitted.state }, "message already taken; ignoring the redelivery");
     return undefined;
   } catch (error) {
     runtime.logger.error({ err: error, event: message.dedupeKey }, "could not record the message");
@@ -91,7 +98,12 @@ async function answerCommand(runtime: SlackRuntime, incoming: Extract<Incoming, 
  * The part Slack's ack waits for: a question is admitted, recorded and queued; everything else
  * is returned as the work to do after the ack. Never rejects.
  */
-export async function takeMessage(runtime: SlackRuntime, entry: EntryPoint, body: unknown, fallbackTeam?: string): Promise<AfterAck | undefined> {
+export async function takeMessage(
+  runtime: SlackRuntime,
+  entry: EntryPoint,
+  body: unknown,
+  fallbackTeam?: string,
+): Promise<AfterAck | undefined> {
   const incoming = classifyMessage(entry, body, runtime.botUserId(), fallbackTeam);
   if (incoming.kind === "ignore") {
     runtime.logger.debug({ entry, reason: incoming.reason }, "event ignored");

@@ -60,7 +60,10 @@ export interface IncomingMessage {
 
 export type Incoming =
   | { readonly kind: "ignore"; readonly reason: string }
-  | { readonly kind: "ask" | "memory" | "forget" | "audit" | "settings" | "tools" | "feedback" | "empty"; readonly message: IncomingMessage };
+  | {
+      readonly kind: "ask" | "memory" | "forget" | "audit" | "settings" | "tools" | "feedback" | "empty";
+      readonly message: IncomingMessage;
+    };
 
 function stripMention(text: string, botUserId: string | undefined): string {
   const withoutBot = botUserId ? text.replace(new RegExp(`<@${botUserId}(\\|[^>]*)?>`, "g"), " ") : text;
@@ -72,7 +75,14 @@ function placeFor(team: string, channel: string, user: string, userTeam: string,
   const root = threadTs ?? ts;
   return {
     conversationKey: `slack:${team}:${channel}:${root}`,
-    place: { team, channel, traceThreadTs: root, replyThreadTs: root, requester: user, ...(userTeam === team ? {} : { requesterTeam: userTeam }) },
+    place: {
+      team,
+      channel,
+      traceThreadTs: root,
+      replyThreadTs: root,
+      requester: user,
+      ...(userTeam === team ? {} : { requesterTeam: userTeam }),
+    },
   };
 }
 
@@ -96,7 +106,8 @@ export function classifyMessage(entry: EntryPoint, body: unknown, botUserId: str
   if (!parsed.success) return { kind: "ignore", reason: `malformed event: ${parsed.error.issues[0]?.message ?? "invalid"}` };
   const { event, team_id } = parsed.data;
   if (event.bot_id !== undefined || event.subtype === "bot_message") return { kind: "ignore", reason: "written by a bot" };
-  if (event.subtype !== undefined && !PERSON_SUBTYPES.has(event.subtype)) return { kind: "ignore", reason: `message subtype ${event.subtype}` };
+  if (event.subtype !== undefined && !PERSON_SUBTYPES.has(event.subtype))
+    return { kind: "ignore", reason: `message subtype ${event.subtype}` };
   if (event.user === undefined) return { kind: "ignore", reason: "no author" };
   if (botUserId !== undefined && event.user === botUserId) return { kind: "ignore", reason: "written by this bot" };
   if (entry === "mention" && isDirectChannel(event.channel)) return { kind: "ignore", reason: "a mention in a DM (answered as the DM)" };

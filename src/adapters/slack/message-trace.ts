@@ -38,7 +38,12 @@ interface Shown {
  * is what makes chat.update drop the blocks an earlier edit set.
  */
 export function pageBlocks(text: string, stopRunId: string | undefined) {
-  return stopRunId === undefined ? [] : [{ type: "markdown" as const, text }, { type: "actions" as const, elements: [stopButton(stopRunId)] }];
+  return stopRunId === undefined
+    ? []
+    : [
+        { type: "markdown" as const, text },
+        { type: "actions" as const, elements: [stopButton(stopRunId)] },
+      ];
 }
 
 /** Pure: the messages one trace takes, each within Slack's message size. */
@@ -72,7 +77,12 @@ export function createMessageTrace(
           if (typeof response.ts !== "string") return;
           posted.push({ ts: response.ts, text, stopRunId });
         } else if (page.text !== text || page.stopRunId !== stopRunId) {
-          await client.chat.update({ channel: target.channel, ts: page.ts, text, ...(page.stopRunId === undefined && stopRunId === undefined ? {} : { blocks }) });
+          await client.chat.update({
+            channel: target.channel,
+            ts: page.ts,
+            text,
+            ...(page.stopRunId === undefined && stopRunId === undefined ? {} : { blocks }),
+          });
           page.text = text;
           page.stopRunId = stopRunId;
         }

@@ -42,25 +42,48 @@ export async function postWithRetry(post: () => Promise<unknown>, delaysMs: read
 }
 
 function guardLineBlocks(stop: GuardStop) {
-  return [{ type: "context" as const, elements: [{ type: "mrkdwn" as const, text: `:warning: ${escapeSlackText(neutraliseMentions(stop.sentence))}` }] }];
+  return [
+    {
+      type: "context" as const,
+      elements: [{ type: "mrkdwn" as const, text: `:warning: ${escapeSlackText(neutraliseMentions(stop.sentence))}` }],
+    },
+  ];
 }
 
 /** Never throws: a part that cannot be posted is logged with the whole answer. */
-export async function postAnswer(client: webApi.WebClient, target: ReplyTarget, answer: string, stop: GuardStop | undefined, logger: Logger): Promise<void> {
+export async function postAnswer(
+  client: webApi.WebClient,
+  target: ReplyTarget,
+  answer: string,
+  stop: GuardStop | undefined,
+  logger: Logger,
+): Promise<void> {
   const split = splitText(toSlackMrkdwn(answer), ANSWER_PART_MAX_CHARS);
   const parts = split.length > 0 ? split : [EMPTY_ANSWER];
   const thread = target.threadTs === undefined ? {} : { thread_ts: target.threadTs };
   try {
     for (const part of parts) {
-      await postWithRetry(() => client.chat.postMessage({ channel: target.channel, ...thread, text: part, unfurl_links: false, unfurl_media: false }));
+      await postWithRetry(() =>
+        client.chat.postMessage({ channel: target.channel, ...thread, text: part, unfurl_links: false, unfurl_media: false }),
+      );
     }
   } catch (error) {
-    logger.error({ err: error, channel: target.channel, threadTs: target.threadTs, answer }, `could not post the answer (${describeSlackError(error)}); it is in this log line`);
+    logger.error(
+      { err: error, channel: target.channel, threadTs: target.threadTs, answer },
+      `could not post the answer (${describeSlackError(error)}); it is in this log line`,
+    );
     return;
   }
   if (!stop) return;
   try {
-    await postWithRetry(() => client.chat.postMessage({ channel: target.channel, ...thread, text: escapeSlackText(neutraliseMentions(stop.sentence)), blocks: guardLineBlocks(stop) }));
+    await postWithRetry(() =>
+      client.chat.postMessage({
+        channel: target.channel,
+        ...thread,
+        text: escapeSlackText(neutraliseMentions(stop.sentence)),
+        blocks: guardLineBlocks(stop),
+      }),
+    );
   } catch (error) {
     logger.error({ err: error, channel: target.channel, guard: stop.guard, sentence: stop.sentence }, "could not post the guard line");
   }

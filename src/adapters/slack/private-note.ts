@@ -11,9 +11,18 @@ export interface NoteTarget {
 }
 
 /** Never throws. */
-export async function tellPrivately(deps: { readonly client: webApi.WebClient; readonly logger: Logger }, target: NoteTarget, text: string): Promise<void> {
+export async function tellPrivately(
+  deps: { readonly client: webApi.WebClient; readonly logger: Logger },
+  target: NoteTarget,
+  text: string,
+): Promise<void> {
   try {
-    await deps.client.chat.postEphemeral({ channel: target.channel, user: target.user, text, ...(target.threadTs ? { thread_ts: target.threadTs } : {}) });
+    await deps.client.chat.postEphemeral({
+      channel: target.channel,
+      user: target.user,
+      text,
+      ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
+    });
     return;
   } catch (error) {
     deps.logger.info({ err: error, user: target.user }, "could not send an ephemeral message; sending it as a DM");

@@ -26,7 +26,14 @@ export function originOf(message: IncomingMessage): TaskOrigin {
 export function placeOf(origin: TaskOrigin): ThreadPlace | undefined {
   const { team, channel, thread_ts: traceThreadTs, reply_thread_ts: replyThreadTs, requester_team: requesterTeam } = origin.place;
   if (!team || !channel || !traceThreadTs) return undefined;
-  return { team, channel, traceThreadTs, requester: origin.requester.id, ...(replyThreadTs ? { replyThreadTs } : {}), ...(requesterTeam ? { requesterTeam } : {}) };
+  return {
+    team,
+    channel,
+    traceThreadTs,
+    requester: origin.requester.id,
+    ...(replyThreadTs ? { replyThreadTs } : {}),
+    ...(requesterTeam ? { requesterTeam } : {}),
+  };
 }
 
 /** Builds the presenter the runner uses for Slack runs; it shows "thinking" as soon as the run starts. */

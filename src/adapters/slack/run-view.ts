@@ -61,7 +61,10 @@ export function createRunView(deps: RunViewDeps, place: ThreadPlace): RunView {
 
   /** A refusal is about this run's stream (a channel, a person, a limit), so only this run posts and edits instead. */
   function onStreamFailure(error: unknown): void {
-    logger.info({ err: error, channel: place.channel }, `streaming the trace failed (${describeSlackError(error)}); this run uses a trace message`);
+    logger.info(
+      { err: error, channel: place.channel },
+      `streaming the trace failed (${describeSlackError(error)}); this run uses a trace message`,
+    );
     showFallback();
   }
 
@@ -71,7 +74,14 @@ export function createRunView(deps: RunViewDeps, place: ThreadPlace): RunView {
       showFallback();
       return;
     }
-    stream ??= createStreamTrace(client, { ...traceTarget, team: place.requesterTeam ?? place.team, user: place.requester }, logger, deps.streamLimits, onStreamFailure, deps.now);
+    stream ??= createStreamTrace(
+      client,
+      { ...traceTarget, team: place.requesterTeam ?? place.team, user: place.requester },
+      logger,
+      deps.streamLimits,
+      onStreamFailure,
+      deps.now,
+    );
     stream.push(updates);
   }
 
@@ -121,9 +131,13 @@ export function createRunView(deps: RunViewDeps, place: ThreadPlace): RunView {
       fallback?.show("Steps so far:", taskLines(tasks.values()));
       await fallback?.flush();
       const text = "Sorry, something went wrong on my side and I could not finish. Please ask again in a moment.";
-      await postWithRetry(() => client.chat.postMessage({ channel: replyTarget.channel, ...(replyTarget.threadTs ? { thread_ts: replyTarget.threadTs } : {}), text })).catch(
-        (postError: unknown) => logger.error({ err: postError }, "could not tell the person the run failed"),
-      );
+      await postWithRetry(() =>
+        client.chat.postMessage({
+          channel: replyTarget.channel,
+          ...(replyTarget.threadTs ? { thread_ts: replyTarget.threadTs } : {}),
+          text,
+        }),
+      ).catch((postError: unknown) => logger.error({ err: postError }, "could not tell the person the run failed"));
     },
   };
 }

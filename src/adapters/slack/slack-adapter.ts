@@ -26,7 +26,13 @@ import { rejectStale } from "./request-freshness.js";
 import { slackErrorCode } from "./slack-api-error.js";
 import type { SlackRuntime } from "./slack-runtime.js";
 import { handleStopClick, STOP_ACTION } from "./stop-control.js";
-import { FEEDBACK_DOWN_ACTION, FEEDBACK_MODAL, FEEDBACK_UP_ACTION, handleFeedbackClick, handleFeedbackComment } from "./feedback-buttons.js";
+import {
+  FEEDBACK_DOWN_ACTION,
+  FEEDBACK_MODAL,
+  FEEDBACK_UP_ACTION,
+  handleFeedbackClick,
+  handleFeedbackComment,
+} from "./feedback-buttons.js";
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from "./stream-limits.js";
 
 export type SlackConfig = NonNullable<Config["slack"]>;
@@ -111,13 +117,26 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
   service.registerSurfaceTools("slack", createSlackTools(client, writeClient));
   service.registerPresenter("slack", slackPresenter(runtime));
   service.registerContextLoader("slack", slackContextLoader(client, runtime.botUserId, logger));
-  service.onApprovalExpired("slack", (pending, outcome) => inFlight.track("showing an expired Slack approval", handleApprovalExpired(runtime, pending, outcome)));
+  service.onApprovalExpired("slack", (pending, outcome) =>
+    inFlight.track("showing an expired Slack approval", handleApprovalExpired(runtime, pending, outcome)),
+  );
 
   function buildApp(identity: { botUserId?: string; botId?: string }): App {
     // No conversation store: state lives in our own store, not in Bolt's memory.
-    const common = { token: config.botToken, clientOptions, logger: slackLogger, tokenVerificationEnabled: false, convoStore: false as const, ...identity };
+    const common = {
+      token: config.botToken,
+      clientOptions,
+      logger: slackLogger,
+      tokenVerificationEnabled: false,
+      convoStore: false as const,
+      ...identity,
+    };
     if (config.mode.kind === "socket") {
-      socket = new SocketModeReceiver({ appToken: config.mode.appToken, logger: slackLogger, installerOptions: { clientOptions: { ...clientOptions } } });
+      socket = new SocketModeReceiver({
+        appToken: config.mode.appToken,
+        logger: slackLogger,
+        installerOptions: { clientOptions: { ...clientOptions } },
+      });
       socket.client.on("disconnected", () => deps.onConnection?.("down", "the Socket Mode connection closed"));
       socket.client.on("reconnecting", () => deps.onConnection?.("down", "reconnecting to Socket Mode"));
       socket.client.on("connected", () => deps.onConnection?.("up"));
@@ -154,12 +173,18 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
     // The ack waits for the record (processBeforeResponse, deferred Socket Mode acks); replies come after it.
     bolt.event("app_mention", async ({ body, context }) => {
       const taken = takeMessage(runtime, "mention", body, context.teamId);
-      inFlight.track("a Slack mention", taken.then((afterAck) => afterAck?.()));
+      inFlight.track(
+        "a Slack mention",
+        taken.then((afterAck) => afterAck?.()),
+      );
       await taken;
     });
     bolt.message(async ({ body, context }) => {
       const taken = takeMessage(runtime, "direct", body, context.teamId);
-      inFlight.track("a Slack direct message", taken.then((afterAck) => afterAck?.()));
+      inFlight.track(
+        "a Slack direct message",
+        taken.then((afterAck) => afterAck?.()),
+      );
       await taken;
     });
     bolt.action(APPROVE_ACTION, async ({ ack, body }) => {
@@ -192,7 +217,8 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
   /** The port closes once open requests are answered; a client that holds on past the bound is cut off. */
   async function closeTransport(): Promise<void> {
     if (socket) {
-      if (!(await within(socket.client.disconnect(), SOCKET_CLOSE_MS))) logger.warn("Socket Mode did not say goodbye in time; closing anyway");
+      if (!(await within(socket.client.disconnect(), SOCKET_CLOSE_MS)))
+        logger.warn("Socket Mode did not say goodbye in time; closing anyway");
       return;
     }
     if (deps.httpMount) {

@@ -25,10 +25,16 @@ export function ackEventsAfterListeners(receiver: SocketModeReceiver, app: App, 
         }
       : (body?: Record<string, unknown>) => envelope.ack(body);
     try {
-      await app.processEvent({ body: envelope.body, ack: ack as ReceiverEvent["ack"], ...(envelope.retry_num !== undefined ? { retryNum: envelope.retry_num } : {}), ...(envelope.retry_reason !== undefined ? { retryReason: envelope.retry_reason } : {}) });
+      await app.processEvent({
+        body: envelope.body,
+        ack: ack as ReceiverEvent["ack"],
+        ...(envelope.retry_num !== undefined ? { retryNum: envelope.retry_num } : {}),
+        ...(envelope.retry_reason !== undefined ? { retryReason: envelope.retry_reason } : {}),
+      });
     } catch (error) {
       logger.error({ err: error }, "Slack event handling failed");
     }
-    if (deferred) await envelope.ack(response).catch((error: unknown) => logger.warn({ err: error }, "could not acknowledge a Socket Mode event"));
+    if (deferred)
+      await envelope.ack(response).catch((error: unknown) => logger.warn({ err: error }, "could not acknowledge a Socket Mode event"));
   });
 }

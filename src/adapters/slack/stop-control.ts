@@ -33,7 +33,11 @@ export interface StopControl {
   close(): Promise<void>;
 }
 
-export function createStopControl(client: webApi.WebClient, target: { readonly channel: string; readonly threadTs: string }, logger: Logger): StopControl {
+export function createStopControl(
+  client: webApi.WebClient,
+  target: { readonly channel: string; readonly threadTs: string },
+  logger: Logger,
+): StopControl {
   let posting: Promise<string | undefined> | undefined;
   let closed = false;
   return {
@@ -52,7 +56,9 @@ export function createStopControl(client: webApi.WebClient, target: { readonly c
       closed = true;
       const ts = await posting;
       if (ts === undefined) return;
-      await client.chat.delete({ channel: target.channel, ts }).catch((error: unknown) => logger.warn({ err: error, channel: target.channel }, "could not remove the Stop button"));
+      await client.chat
+        .delete({ channel: target.channel, ts })
+        .catch((error: unknown) => logger.warn({ err: error, channel: target.channel }, "could not remove the Stop button"));
     },
   };
 }
@@ -75,7 +81,11 @@ export async function handleStopClick(runtime: SlackRuntime, body: unknown): Pro
   const runId = actions[0]!.value;
   const note = { channel: channel.id, user: user.id, ...(message?.thread_ts ? { threadTs: message.thread_ts } : {}) };
   try {
-    const result = await runtime.service.stop({ runId, stoppedBy: { id: user.id, name: user.username ?? user.name }, isApprover: runtime.approvers.includes(user.id) });
+    const result = await runtime.service.stop({
+      runId,
+      stoppedBy: { id: user.id, name: user.username ?? user.name },
+      isApprover: runtime.approvers.includes(user.id),
+    });
     const refusal = stopRefusalText(result);
     if (refusal) await tellPrivately(runtime, note, refusal);
   } catch (error) {

@@ -51,7 +51,14 @@ export function taskUpdatesFor(event: AgentEvent): TaskUpdate[] {
     case "tool_called":
       return [{ id: event.call.id, title: titleOf(event.call.name, event.call.arguments), status: "in_progress" }];
     case "tool_progress":
-      return [{ id: event.call.id, title: titleOf(event.call.name, event.call.arguments), status: "in_progress", details: clean(event.detail, DETAILS_CHARS) }];
+      return [
+        {
+          id: event.call.id,
+          title: titleOf(event.call.name, event.call.arguments),
+          status: "in_progress",
+          details: clean(event.detail, DETAILS_CHARS),
+        },
+      ];
     case "tool_result":
       return [resultUpdate(event.call)];
     default:

@@ -26,6 +26,15 @@ export function slackContextLoader(client: webApi.WebClient, botUserId: () => st
       return [];
     }
     const bot = botUserId();
-    return loadThreadContext(client, { channel: parsed.data.channel, threadTs: parsed.data.thread_ts, beforeTs: parsed.data.before_ts, ...(bot ? { botUserId: bot } : {}) }, logger);
+    return loadThreadContext(
+      client,
+      {
+        channel: parsed.data.channel,
+        threadTs: parsed.data.thread_ts,
+        beforeTs: parsed.data.before_ts,
+        ...(bot ? { botUserId: bot } : {}),
+      },
+      logger,
+    );
   };
 }

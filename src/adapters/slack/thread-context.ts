@@ -55,7 +55,9 @@ export function toThreadContext(rawMessages: readonly unknown[], request: Thread
   const people = rawMessages
     .map((raw) => ThreadMessage.safeParse(raw))
     .flatMap((parsed) => (parsed.success ? [parsed.data] : []))
-    .filter((m) => Number(m.ts) < Number(request.beforeTs) && m.bot_id === undefined && m.user !== request.botUserId && m.text.trim() !== "")
+    .filter(
+      (m) => Number(m.ts) < Number(request.beforeTs) && m.bot_id === undefined && m.user !== request.botUserId && m.text.trim() !== "",
+    )
     .filter((m) => request.botUserId === undefined || !m.text.includes(`<@${request.botUserId}`));
 
   const kept: ChatMessage[] = [];
@@ -88,7 +90,10 @@ async function threadBefore(client: webApi.WebClient, request: ThreadContextRequ
     cursor = parsed.response_metadata?.next_cursor;
     if (!cursor) return messages;
   }
-  logger.warn({ channel: request.channel, threadTs: request.threadTs, read: messages.length }, "the thread is too long to read up to the question; its context comes from its start");
+  logger.warn(
+    { channel: request.channel, threadTs: request.threadTs, read: messages.length },
+    "the thread is too long to read up to the question; its context comes from its start",
+  );
   return messages;
 }
 

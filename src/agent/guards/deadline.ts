@@ -2,5 +2,9 @@ import type { GuardStop } from "../types.js";
 import { durationPhrase, guardStop } from "./guard-stop.js";
 
 export function deadlineStop(runTimeoutMs: number): GuardStop {
-  return guardStop("deadline", `the run passed its ${runTimeoutMs} ms deadline`, `Stopped: the run took longer than its time limit of ${durationPhrase(runTimeoutMs)}.`);
+  return guardStop(
+    "deadline",
+    `the run passed its ${runTimeoutMs} ms deadline`,
+    `Stopped: the run took longer than its time limit of ${durationPhrase(runTimeoutMs)}.`,
+  );
 }

@@ -14,9 +14,15 @@ export function stoppedByStop(by: Person): GuardStop {
 /** The stop a Stop request carries as its abort reason; anything else is read as a stop by someone unnamed. */
 export function stopOf(reason: unknown): GuardStop {
   const stop = reason as Partial<GuardStop> | undefined;
-  return stop?.guard === "stopped" && typeof stop.sentence === "string" && typeof stop.detail === "string" ? (stop as GuardStop) : stoppedByStop({ id: "someone" });
+  return stop?.guard === "stopped" && typeof stop.sentence === "string" && typeof stop.detail === "string"
+    ? (stop as GuardStop)
+    : stoppedByStop({ id: "someone" });
 }
 
 export function approvalExpiredStop(tool: string, timeoutMs: number): GuardStop {
-  return guardStop("approval_expired", `approval for ${tool} expired after ${timeoutMs} ms`, `Stopped: nobody approved ${tool} within ${durationPhrase(timeoutMs)}, so it did not run.`);
+  return guardStop(
+    "approval_expired",
+    `approval for ${tool} expired after ${timeoutMs} ms`,
+    `Stopped: nobody approved ${tool} within ${durationPhrase(timeoutMs)}, so it did not run.`,
+  );
 }

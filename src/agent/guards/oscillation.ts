@@ -24,12 +24,20 @@ function isCycle(recent: readonly string[], period: number): boolean {
  * `recent` holds the signatures of the latest calls, oldest first. Fires when, in the last
  * `window` calls, one signature holds more than 60 %, or a cycle of 2 or 3 calls repeated three times.
  */
-export function checkOscillation(recent: readonly string[], requestedWindow: number, toolOf: (signature: string) => string): GuardStop | undefined {
+export function checkOscillation(
+  recent: readonly string[],
+  requestedWindow: number,
+  toolOf: (signature: string) => string,
+): GuardStop | undefined {
   const window = Math.max(MIN_WINDOW, requestedWindow);
   for (const period of [2, 3]) {
     if (isCycle(recent, period)) {
       const cycle = recent.slice(-period).map(toolOf).join(" → ");
-      return guardStop("oscillation", `cycle of ${period} calls repeated 3 times: ${cycle}`, `Stopped: the agent was going in circles (${cycle}, three times over).`);
+      return guardStop(
+        "oscillation",
+        `cycle of ${period} calls repeated 3 times: ${cycle}`,
+        `Stopped: the agent was going in circles (${cycle}, three times over).`,
+      );
     }
   }
   if (recent.length < window) return undefined;
@@ -38,7 +46,11 @@ export function checkOscillation(recent: readonly string[], requestedWindow: num
   for (const [signature, count] of counts) {
     if (count / window > DOMINANT_SHARE) {
       const tool = toolOf(signature);
-      return guardStop("oscillation", `${tool} made ${count} of the last ${window} calls with the same arguments`, `Stopped: the agent kept coming back to the same call (${tool}, ${count} of the last ${window}).`);
+      return guardStop(
+        "oscillation",
+        `${tool} made ${count} of the last ${window} calls with the same arguments`,
+        `Stopped: the agent kept coming back to the same call (${tool}, ${count} of the last ${window}).`,
+      );
     }
   }
   return undefined;

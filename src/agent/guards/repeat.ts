@@ -22,7 +22,11 @@ export function checkRepeat(state: RepeatState, signature: string, tool: string)
     return {
       kind: "trip",
       state: next,
-      stop: guardStop("repeat", `${tool} was called ${streak} times in a row with the same arguments`, `Stopped: the same call (${tool}) was repeated ${streak} times.`),
+      stop: guardStop(
+        "repeat",
+        `${tool} was called ${streak} times in a row with the same arguments`,
+        `Stopped: the same call (${tool}) was repeated ${streak} times.`,
+      ),
     };
   }
   return { kind: streak === 2 ? "warn" : "run", state: next };

@@ -16,5 +16,9 @@ export function watermark(used: number, budget: number): Watermark {
 
 export function tokenStop(used: number, budget: number): GuardStop {
   const percent = Math.round((used / budget) * 100);
-  return guardStop("tokens", `${used} of ${budget} usable context tokens (${percent} %)`, `Stopped: the conversation filled ${percent} % of the model's context window.`);
+  return guardStop(
+    "tokens",
+    `${used} of ${budget} usable context tokens (${percent} %)`,
+    `Stopped: the conversation filled ${percent} % of the model's context window.`,
+  );
 }

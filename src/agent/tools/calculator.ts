@@ -102,7 +102,7 @@ class Parser {
 
   private primary(): number {
     const token = this.tokens[this.index];
-    if (!token) throw parseError(this.expression, "it ends too early (a number or \"(\" is missing at the end)");
+    if (!token) throw parseError(this.expression, 'it ends too early (a number or "(" is missing at the end)');
     if (token.kind === "number") {
       this.index += 1;
       return Number(token.text);

@@ -48,7 +48,14 @@ function partsOf(formatter: Intl.DateTimeFormat, instant: Date): Record<string, 
 
 /** The zone's offset from UTC at that instant, as ±HH:MM, from the wall-clock reading. */
 function offsetOf(clock: Record<string, string>, instant: Date): string {
-  const asUtc = Date.UTC(Number(clock.year), Number(clock.month) - 1, Number(clock.day), Number(clock.hour), Number(clock.minute), Number(clock.second));
+  const asUtc = Date.UTC(
+    Number(clock.year),
+    Number(clock.month) - 1,
+    Number(clock.day),
+    Number(clock.hour),
+    Number(clock.minute),
+    Number(clock.second),
+  );
   const wholeSeconds = Math.floor(instant.getTime() / 1000) * 1000;
   const minutes = Math.round((asUtc - wholeSeconds) / 60_000);
   const absolute = Math.abs(minutes);

@@ -69,7 +69,13 @@ function refusedAsOldServer(error: unknown): boolean {
 /** Rejects when the server can't be started or reached, or refuses the handshake. */
 export async function connect(config: McpTransportConfig, options: ConnectOptions): Promise<Connection> {
   if (config.kind === "stdio") {
-    const transport = new StdioClientTransport({ command: config.command, args: [...config.args], env: stdioEnvironment(config.env), cwd: config.cwd, stderr: "pipe" });
+    const transport = new StdioClientTransport({
+      command: config.command,
+      args: [...config.args],
+      env: stdioEnvironment(config.env),
+      cwd: config.cwd,
+      stderr: "pipe",
+    });
     forwardStderr(transport.stderr as Readable | null, options.logger);
     return { client: await open(transport, options), via: "stdio" };
   }
@@ -80,7 +86,10 @@ export async function connect(config: McpTransportConfig, options: ConnectOption
     return { client: await open(new StreamableHTTPClientTransport(url, { requestInit }), options), via: "streamable-http" };
   } catch (error) {
     if (!refusedAsOldServer(error)) throw error;
-    options.logger.info({ status: (error as StreamableHTTPError).code }, "the MCP server refused Streamable HTTP; trying the older SSE transport");
+    options.logger.info(
+      { status: (error as StreamableHTTPError).code },
+      "the MCP server refused Streamable HTTP; trying the older SSE transport",
+    );
     return { client: await open(new SSEClientTransport(url, { requestInit }), options), via: "sse" };
   }
 }

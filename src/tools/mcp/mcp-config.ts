@@ -9,7 +9,13 @@ import { McpConfigError } from "../../errors.js";
 export type ApprovalMode = "writes" | "always" | "never";
 
 export type McpTransportConfig =
-  | { readonly kind: "stdio"; readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>>; readonly cwd?: string }
+  | {
+      readonly kind: "stdio";
+      readonly command: string;
+      readonly args: readonly string[];
+      readonly env: Readonly<Record<string, string>>;
+      readonly cwd?: string;
+    }
   /** `sse` is set by `"type": "sse"`: an old server that speaks only the deprecated SSE transport. */
   | { readonly kind: "http"; readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly sse: boolean };
 
@@ -29,9 +35,16 @@ const stringMap = z.record(z.string(), z.string({ error: "expects a string" }));
 const common = {
   approval: z.enum(["writes", "always", "never"], { error: 'expects "writes", "always" or "never"' }).default("writes"),
   tools: z
-    .strictObject({ allow: z.array(z.string().min(1), { error: "expects a list of tool names or globs" }).optional(), deny: z.array(z.string().min(1), { error: "expects a list of tool names or globs" }).optional() })
+    .strictObject({
+      allow: z.array(z.string().min(1), { error: "expects a list of tool names or globs" }).optional(),
+      deny: z.array(z.string().min(1), { error: "expects a list of tool names or globs" }).optional(),
+    })
     .optional(),
-  timeoutMs: z.number({ error: "expects a number of milliseconds" }).int("expects a whole number").positive("expects a number above 0").optional(),
+  timeoutMs: z
+    .number({ error: "expects a number of milliseconds" })
+    .int("expects a whole number")
+    .positive("expects a number above 0")
+    .optional(),
 };
 
 const StdioEntry = z.strictObject({
@@ -50,7 +63,11 @@ const HttpEntry = z.strictObject({
   ...common,
 });
 
-const FileShape = z.strictObject({ mcpServers: z.record(z.string().min(1, "expects a non-empty server name"), z.unknown(), { error: "expects an object of servers by name" }) });
+const FileShape = z.strictObject({
+  mcpServers: z.record(z.string().min(1, "expects a non-empty server name"), z.unknown(), {
+    error: "expects an object of servers by name",
+  }),
+});
 
 function fail(file: string, detail: string): never {
   throw new McpConfigError(file, detail);
@@ -84,12 +101,20 @@ function parseServer(name: string, raw: unknown, env: NodeJS.ProcessEnv): McpSer
   const parsed = (isStdio ? StdioEntry : HttpEntry).safeParse(raw);
   if (!parsed.success) throw new Error(describeIssue(parsed.error.issues[0]!));
   const entry = parsed.data;
-  const shared = { name, approval: entry.approval, tools: { allow: entry.tools?.allow ?? ["*"], deny: entry.tools?.deny ?? [] }, timeoutMs: entry.timeoutMs };
+  const shared = {
+    name,
+    approval: entry.approval,
+    tools: { allow: entry.tools?.allow ?? ["*"], deny: entry.tools?.deny ?? [] },
+    timeoutMs: entry.timeoutMs,
+  };
   if ("command" in entry) {
     const args = entry.args.map((arg, index) => expand(arg, env, () => `field "args.${index}"`));
     return { ...shared, transport: { kind: "stdio", command: entry.command, args, env: expandMap(entry.env, env, "env"), cwd: entry.cwd } };
   }
-  return { ...shared, transport: { kind: "http", url: entry.url, headers: expandMap(entry.headers, env, "headers"), sse: entry.type === "sse" } };
+  return {
+    ...shared,
+    transport: { kind: "http", url: entry.url, headers: expandMap(entry.headers, env, "headers"), sse: entry.type === "sse" },
+  };
 }
 
 /** Parses the file's text; throws McpConfigError with one line naming the file, the server and the field. */

@@ -57,7 +57,11 @@ export function createMcpManager(configs: readonly McpServerConfig[], options: M
       }),
   );
   for (const config of configs) {
-    if (config.approval === "never") options.logger.warn({ mcpServer: config.name }, `MCP server ${config.name} has "approval": "never": its write tools run without asking anyone`);
+    if (config.approval === "never")
+      options.logger.warn(
+        { mcpServer: config.name },
+        `MCP server ${config.name} has "approval": "never": its write tools run without asking anyone`,
+      );
   }
 
   /** Names are given in config order, so a server's names stay put while another one comes and goes. */
@@ -65,12 +69,23 @@ export function createMcpManager(configs: readonly McpServerConfig[], options: M
     const taken = new Set<string>();
     const tools: Tool[] = [];
     for (const connection of connections) {
-      const names = connection.tools.map((definition) => ({ definition, name: prefixedToolName(connection.server, definition.name, taken) }));
+      const names = connection.tools.map((definition) => ({
+        definition,
+        name: prefixedToolName(connection.server, definition.name, taken),
+      }));
       for (const { name } of names) taken.add(name);
       if (connection.state.kind !== "up") continue;
       for (const { definition, name } of names) {
         try {
-          tools.push(createMcpTool({ name, definition, caller: connection, approval: connection.config.approval, timeoutMs: connection.config.timeoutMs ?? options.defaultTimeoutMs }));
+          tools.push(
+            createMcpTool({
+              name,
+              definition,
+              caller: connection,
+              approval: connection.config.approval,
+              timeoutMs: connection.config.timeoutMs ?? options.defaultTimeoutMs,
+            }),
+          );
         } catch (error) {
           connection.skip(definition, `its input schema is not usable (${error instanceof Error ? error.message : String(error)})`);
         }

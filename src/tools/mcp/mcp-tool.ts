@@ -49,7 +49,8 @@ function argumentSchema(jsonSchema: Record<string, unknown>): z.ZodType<Record<s
   const validate = validators.getValidator<Record<string, unknown>>(jsonSchema as never);
   return z.custom<Record<string, unknown>>().superRefine((value, context) => {
     const result = validate(value);
-    if (!result.valid) context.addIssue({ code: "custom", message: result.errorMessage.replaceAll("data/", "").replaceAll("data ", "the arguments ") });
+    if (!result.valid)
+      context.addIssue({ code: "custom", message: result.errorMessage.replaceAll("data/", "").replaceAll("data ", "the arguments ") });
   });
 }
 

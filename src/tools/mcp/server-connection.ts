@@ -2,7 +2,14 @@
 // `notifications/tools/list_changed`, and when it fails to start or drops, log it and try again
 // with backoff while the other servers go on. Its tools are offered only while it is up.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ErrorCode, McpError, ToolListChangedNotificationSchema, ToolSchema, type CallToolResult, type Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  McpError,
+  ToolListChangedNotificationSchema,
+  ToolSchema,
+  type CallToolResult,
+  type Tool as McpToolDefinition,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { connect as defaultConnect, type Connection, type ConnectOptions } from "./connect.js";
@@ -101,11 +108,15 @@ export class ServerConnection implements ToolCaller {
       })) as CallToolResult;
     } catch (error) {
       if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
-        throw new Error(`the MCP server "${this.server}" closed the connection during the call (it may have crashed), so ${name} did not finish`);
+        throw new Error(
+          `the MCP server "${this.server}" closed the connection during the call (it may have crashed), so ${name} did not finish`,
+        );
       }
       // The server's own refusals (McpError) and cancellations pass as they are; anything else is the way to the server failing.
       if (error instanceof McpError || options.signal.aborted) throw error;
-      throw new Error(`the MCP server "${this.server}" could not be reached during the call (${message(error)}), so ${name} did not finish`);
+      throw new Error(
+        `the MCP server "${this.server}" could not be reached during the call (${message(error)}), so ${name} did not finish`,
+      );
     }
   }
 
@@ -118,7 +129,10 @@ export class ServerConnection implements ToolCaller {
     if (this.closed) return;
     let connection: Connection;
     try {
-      connection = await (this.deps.connect ?? defaultConnect)(this.config.transport, { logger: this.logger, timeoutMs: this.deps.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS });
+      connection = await (this.deps.connect ?? defaultConnect)(this.config.transport, {
+        logger: this.logger,
+        timeoutMs: this.deps.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      });
     } catch (error) {
       this.failed(`could not connect: ${message(error)}`);
       return;
@@ -200,7 +214,10 @@ export class ServerConnection implements ToolCaller {
       this.logger.info({ tools: tools.length }, "MCP server's tool list changed");
       this.deps.onChange();
     } catch (error) {
-      this.logger.warn({ err: message(error) }, "could not re-list the MCP server's tools after it announced a change; keeping the old list");
+      this.logger.warn(
+        { err: message(error) },
+        "could not re-list the MCP server's tools after it announced a change; keeping the old list",
+      );
     }
   }
 
