@@ -133,7 +133,9 @@ export function createIntakeStore(store: KeyValueStore): IntakeStore {
     async update(record) {
       if (record.state === "done") {
         await store.set(recordKey(record.id), record, DONE_TTL_MS);
-        await remove(record.id);
+        // The record's own member is the only one listed for it (receive and update list no other), so it goes
+        // without reading and parsing the whole set: that read grew with the backlog and held up every ack on SQLite.
+        await store.removeFromSet(OPEN_SET_KEY, memberOf(record));
         return;
       }
       await store.addToSet(OPEN_SET_KEY, memberOf(record), OPEN_TTL_MS);

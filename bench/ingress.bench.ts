@@ -1,0 +1,116 @@
+// Ingress role: Slack event → ack latency of a BOT_ROLE=ingress process (Redis store, BullMQ)
+// at 200 signed events per second while a BOT_ROLE=worker process keeps 50 long runs in flight.
+// Target: p99 ≤ 20 ms. Real processes as deployed: a redis-server, the ingress and the worker
+// started like the multi-process tests do; the fake Slack and the fake model server live in this
+// process, the sender of the measured events in a worker thread so their traffic does not delay it.
+// The figures are only as steady as the machine: on a shared 2-core box, the worker's runs and
+// other processes show up in the tail.
+import { once } from "node:events";
+import { setTimeout as sleep } from "node:timers/promises";
+import { isMainThread, parentPort, Worker } from "node:worker_threads";
+import { freePort, startBot, type BotProcess } from "../test/support/bot-process.js";
+import { startFakeOpenAI, textReply, toolCallReply, type RecordedRequest } from "../test/support/fake-openai-server.js";
+import { BOT_USER_ID, startFakeSlack } from "../test/support/fake-slack.js";
+import { mentionEvent, postEvent } from "../test/support/fake-slack-requests.js";
+import { startRedisServer } from "../test/support/redis-server.js";
+
+const RATE_PER_SECOND = 200;
+const DURATION_SECONDS = 5;
+const BACKGROUND_RUNS = 50;
+const MODEL_CALL_MS = 500;
+const LONG_RUN_STEPS = 60;
+const TARGET_P99_MS = 20;
+const WARM_UP_EVENTS = 50;
+
+type ToSender = { kind: "measure"; url: string };
+type FromSender = { kind: "latencies"; values: number[]; seconds: number };
+
+/** Sender side (worker thread): warm-up events, then the measured ones at a fixed rate. */
+async function sender(port: NonNullable<typeof parentPort>): Promise<void> {
+  const [message] = (await once(port, "message")) as [ToSender];
+  let ts = 1_700_500_000;
+  const nextTs = () => `${++ts}.000100`;
+  for (let i = 0; i < WARM_UP_EVENTS; i++)
+    await postEvent(message.url, mentionEvent({ text: `<@${BOT_USER_ID}> warm up ${i}`, ts: nextTs() }));
+  const latencies: number[] = [];
+  const started = performance.now();
+  const sends: Promise<void>[] = [];
+  for (let i = 0; i < RATE_PER_SECOND * DURATION_SECONDS; i++) {
+    const wait = started + (i * 1000) / RATE_PER_SECOND - performance.now();
+    if (wait > 0) await sleep(wait);
+    const event = mentionEvent({ text: `<@${BOT_USER_ID}> quick ${i}`, ts: nextTs() });
+    const before = performance.now();
+    sends.push(
+      postEvent(message.url, event).then((response) => {
+        if (response.status !== 200) throw new Error(`event ${i} answered ${response.status}`);
+        latencies.push(performance.now() - before);
+      }),
+    );
+  }
+  await Promise.all(sends);
+  port.postMessage({ kind: "latencies", values: latencies, seconds: (performance.now() - started) / 1000 } satisfies FromSender);
+  port.close();
+}
+
+/** Long runs ("long …") call the calculator every MODEL_CALL_MS for LONG_RUN_STEPS steps; every other question is answered at once. */
+function reply(request: RecordedRequest) {
+  const messages = request.body.messages as Array<{ role: string; content?: string | null }>;
+  const question = String(messages.filter((m) => m.role === "user").at(-1)?.content ?? "");
+  const steps = messages.filter((m) => m.role === "tool").length;
+  if (!question.includes("long task") || steps >= LONG_RUN_STEPS) return textReply("done");
+  return { ...toolCallReply([{ name: "calculator", args: { expression: `${steps}+1` }, id: `c${steps}` }]), delayMs: MODEL_CALL_MS };
+}
+
+const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+
+export async function run(): Promise<void> {
+  const redis = await startRedisServer();
+  const slack = await startFakeSlack();
+  const model = await startFakeOpenAI();
+  model.enqueue(...Array.from({ length: BACKGROUND_RUNS * (LONG_RUN_STEPS + 2) + 10_000 }, () => reply));
+  const bots: BotProcess[] = [];
+  try {
+    const env = { MAX_CONCURRENT_RUNS: String(BACKGROUND_RUNS), AGENT_MAX_STEPS: String(LONG_RUN_STEPS + 5) };
+    for (const role of ["worker", "ingress"])
+      bots.push(
+        await startBot({
+          slackApiUrl: slack.apiUrl,
+          openaiBaseUrl: model.baseUrl,
+          storeUrl: redis.url,
+          port: await freePort(),
+          env: { ...env, BOT_ROLE: role },
+        }),
+      );
+    const ingress = bots[1]!;
+    for (let i = 0; i < BACKGROUND_RUNS; i++)
+      await postEvent(
+        ingress.eventsUrl,
+        mentionEvent({ text: `<@${BOT_USER_ID}> long task ${i}`, ts: `1700400000.${String(i).padStart(6, "0")}` }),
+      );
+    await model.waitForRequests(BACKGROUND_RUNS, 30_000);
+
+    // The sender runs this same file, loaded through tsx (workers do not inherit its loader).
+    const self = JSON.stringify(import.meta.url);
+    const thread = new Worker(`import("tsx/esm/api").then(({ tsImport }) => tsImport(${self}, ${self}));`, { eval: true });
+    const callsBefore = model.requests.length;
+    thread.postMessage({ kind: "measure", url: ingress.eventsUrl } satisfies ToSender);
+    const [{ values, seconds }] = (await once(thread, "message")) as [FromSender];
+    const modelCallsPerSecond = (model.requests.length - callsBefore) / seconds;
+
+    const sorted = [...values].sort((a, b) => a - b);
+    const p99 = percentile(sorted, 99);
+    console.log(
+      `events to the ingress: ${values.length} at ${(values.length / seconds).toFixed(0)}/s; worker: ${BACKGROUND_RUNS} long runs in flight, ${modelCallsPerSecond.toFixed(0)} model calls/s`,
+    );
+    console.log(`ack latency: p50 ${percentile(sorted, 50).toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${sorted.at(-1)!.toFixed(2)} ms`);
+    console.log(`target p99 ≤ ${TARGET_P99_MS} ms: ${p99 <= TARGET_P99_MS ? "met" : "NOT met"}`);
+  } finally {
+    for (const bot of bots) bot.child.kill("SIGKILL");
+    await Promise.all(bots.map((bot) => bot.exited));
+    await model.close();
+    await slack.close();
+    await redis.stop();
+  }
+}
+
+if (!isMainThread && parentPort) await sender(parentPort);
