@@ -1,7 +1,7 @@
 // The Slack adapter wired to the REAL agent service (scripted model, SQLite store in a temp
 // folder) and a fake Slack, in HTTP or Socket Mode. restart() replaces the adapter and the
 // service while keeping the store, like a process restart.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DestinationStream } from "pino";
@@ -132,6 +132,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
       await current.service.close();
       await store.close();
       if (!options.fake) await fake.close();
+      rmSync(folder, { recursive: true, force: true });
     },
   };
   return harness;
