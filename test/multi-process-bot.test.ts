@@ -7,10 +7,11 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { APPROVE_ACTION } from "../src/adapters/slack/approval-message.js";
 import { freePort, startBot, type BotProcess } from "./support/bot-process.js";
 import { startFakeOpenAI, textReply, toolCallReply, type FakeOpenAI, type RecordedRequest } from "./support/fake-openai-server.js";
-import { BOT_USER_ID, startFakeSlack, type FakeSlack } from "./support/fake-slack.js";
+import { BOT_USER_ID, type FakeSlack } from "./support/fake-slack.js";
 import { blockActionPayload, mentionEvent, nextEventId, postEvent, postInteraction } from "./support/fake-slack-requests.js";
 import { until } from "./support/memory-test-kit.js";
-import { startRedisServer, type RedisServer } from "./support/redis-server.js";
+import type { RedisServer } from "./support/redis-server.js";
+import { startSlackRedisBots, stopSlackRedisBots } from "./support/slack-redis-bots.js";
 import { describeWithRedis } from "./support/redis-suite.js";
 
 const CONVERSATIONS = Number(process.env.MULTI_PROCESS_CONVERSATIONS ?? 500);
@@ -18,22 +19,13 @@ const IN_FLIGHT = 30;
 
 let slack: FakeSlack;
 let redis: RedisServer;
-let models: FakeOpenAI[] = [];
-let bots: BotProcess[] = [];
+let models: FakeOpenAI[];
+let bots: BotProcess[];
 
 beforeEach(async () => {
-  slack = await startFakeSlack();
-  redis = await startRedisServer();
+  ({ slack, redis, bots, models } = await startSlackRedisBots());
 });
-afterEach(async () => {
-  for (const bot of bots) if (bot.child.exitCode === null && bot.child.signalCode === null) bot.child.kill("SIGKILL");
-  await Promise.all(bots.map((bot) => bot.exited));
-  await Promise.all(models.map((model) => model.close()));
-  await slack.close();
-  await redis.stop();
-  bots = [];
-  models = [];
-});
+afterEach(() => stopSlackRedisBots({ slack, redis, bots, models }));
 
 const lastUserText = (request: RecordedRequest): string =>
   String(
