@@ -227,10 +227,12 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     };
   }
   logger.info({ surfaces: adapters.map((adapter) => adapter.name), model: model.model.name }, "started");
-  // The tokenizer's tables (~0.5 s of work) are built now, a slice at a time, so neither the start nor an ack waits for them.
-  TokenCounter.prepare(config.model.name).catch((error: unknown) =>
-    logger.warn({ err: error }, "could not prepare the tokenizer; it is built on first use"),
-  );
+  // The tokenizer's tables (~0.5 s of work) are built now, a slice at a time, so neither the start nor an ack waits
+  // for them. An ingress process runs nothing and counts no tokens: it keeps that CPU for acks.
+  if (config.role !== "ingress")
+    TokenCounter.prepare(config.model.name).catch((error: unknown) =>
+      logger.warn({ err: error }, "could not prepare the tokenizer; it is built on first use"),
+    );
   await service.recover();
 
   let stopping: Promise<void> | undefined;

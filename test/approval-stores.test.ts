@@ -55,6 +55,7 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
       get: (key) => real.get(key),
       set: (key, value, ttl) => real.set(key, value, ttl),
       setIfAbsent: (key, value, ttl) => real.setIfAbsent(key, value, ttl),
+      setIfAbsentListed: (entry, listing) => real.setIfAbsentListed(entry, listing),
       increment: (key, by, ttl) => real.increment(key, by, ttl),
       addToSet: (key, member, ttl) => real.addToSet(key, member, ttl),
       removeFromSet: (key, member) => real.removeFromSet(key, member),

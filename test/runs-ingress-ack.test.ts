@@ -13,7 +13,7 @@ import { ScriptedModel } from "../src/agent/model-scripted.js";
 import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
-import type { KeyValueStore } from "../src/memory/types.js";
+import type { KeyValueStore, SetListing, StoreEntry } from "../src/memory/types.js";
 import { intakeIdFor } from "../src/runs/intake-store.js";
 import { BOT_USER_ID, startFakeSlack, type FakeSlack } from "./support/fake-slack.js";
 import { mentionEvent, postEvent, SIGNING_SECRET } from "./support/fake-slack-requests.js";
@@ -29,12 +29,12 @@ function holdIntakeWrites(store: KeyValueStore): KeyValueStore & { open(): void;
     reached = resolve;
   });
   return Object.assign(Object.create(store) as KeyValueStore, {
-    async setIfAbsent(key: string, value: unknown, ttlMs?: number) {
-      if (key.startsWith("intake:")) {
+    async setIfAbsentListed(entry: StoreEntry, listing: SetListing) {
+      if (entry.key.startsWith("intake:")) {
         reached();
         await gate;
       }
-      return store.setIfAbsent(key, value, ttlMs);
+      return store.setIfAbsentListed(entry, listing);
     },
     open,
     held,

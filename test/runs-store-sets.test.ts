@@ -121,6 +121,19 @@ describe.each([sqlite(), ...(redisAvailable ? [redis()] : [])])("$name sets", (b
     await expect(first.addToSet("set:bad", "a", 0)).rejects.toThrow(/TTL/);
   });
 
+  it("setIfAbsentListed lists the member and writes the value once: the first of two racing clients wins, both stay listed", async () => {
+    const listing = (member: string) => ({ set: "set:listed", member, ttlMs: 60_000 });
+    const won = await Promise.all([
+      first.setIfAbsentListed({ key: "listed:one", value: { by: "first" }, ttlMs: 60_000 }, listing("a")),
+      second.setIfAbsentListed({ key: "listed:one", value: { by: "second" }, ttlMs: 60_000 }, listing("b")),
+    ]);
+    expect(won.filter(Boolean)).toHaveLength(1);
+    expect(await first.get("listed:one")).toEqual({ by: won[0] ? "first" : "second" });
+    expect((await second.setMembers("set:listed")).sort()).toEqual(["a", "b"]);
+    await expect(first.setIfAbsentListed({ key: "listed:two", value: 1, ttlMs: 0 }, listing("c"))).rejects.toThrow(/TTL/);
+    expect(await first.get("listed:two")).toBeUndefined();
+  });
+
   it("lists every unfinished message two processes received at once, and forgets the done ones", async () => {
     const intakes = [createIntakeStore(first), createIntakeStore(second)];
     await Promise.all(Array.from({ length: 30 }, (_, index) => intakes[index % 2]!.receive(record(index))));

@@ -39,6 +39,14 @@ const EMPTY_REPLY_NUDGE: ChatMessage = {
   content: "Your last reply was empty. Answer the person, or call one of the tools.",
 };
 
+/** Where a step's settled calls go: its record list and the run's messages (made by a function: no closure per step beyond it). */
+function settlerOf(done: CallRecord[], context: RunContext): (item: CallRecord) => void {
+  return (item) => {
+    done.push(item);
+    context.settle(item);
+  };
+}
+
 export type StepEnd =
   | { readonly kind: "continue" }
   | { readonly kind: "answer"; readonly answer: string }
@@ -56,11 +64,15 @@ export class ActiveRun {
   private readonly callIds = new Set<string>();
   private readonly started = performance.now();
   private readonly elapsedBefore: number;
-  private readonly deadline = new AbortController();
-  /** Aborted by the deadline or a Stop (the deadline itself when there is no Stop): what model calls and reads are cancelled by. */
-  private readonly cancelled: AbortController;
+  /** Set when the run's time is up; `deadline` is that as a signal, made only for an approved write (which a Stop does not cancel). */
+  private expiredBy: Error | undefined;
+  private deadline: AbortController | undefined;
+  /** Aborted by the deadline or a Stop: what model calls and reads are cancelled by. */
+  private readonly cancelled = new AbortController();
   private readonly cancel: AbortSignal;
   private readonly onStop = () => this.cancelled.abort(this.stop?.reason);
+  /** Built once per run: a step's batch context reuses it instead of making its own. */
+  private readonly emitter = (event: AgentEvent) => this.emit(event);
   private readonly timer: NodeJS.Timeout;
   private readonly clock: () => number;
 
@@ -71,8 +83,8 @@ export class ActiveRun {
     /** A person's Stop (reason: the GuardStop): cancels the model call and reads in flight, never a write. */
     private readonly stop?: AbortSignal,
   ) {
-    // One controller both abort rather than AbortSignal.any, which costs tens of µs per run.
-    this.cancelled = stop ? new AbortController() : this.deadline;
+    // One controller that the deadline and a Stop both abort, rather than AbortSignal.any (tens of µs per run); the
+    // deadline is a flag, and becomes a signal only for an approved write: a signal costs µs, and most runs never need it.
     this.cancel = this.cancelled.signal;
     if (stop?.aborted) this.onStop();
     else stop?.addEventListener("abort", this.onStop, { once: true });
@@ -101,8 +113,18 @@ export class ActiveRun {
 
   private expire(): void {
     const reason = new Error("run deadline");
-    this.deadline.abort(reason);
+    this.expiredBy = reason;
+    this.deadline?.abort(reason);
     this.cancelled.abort(reason);
+  }
+
+  /** The deadline alone, for an approved write that finishes (or times out) even after a Stop. */
+  private deadlineSignal(): AbortSignal {
+    if (!this.deadline) {
+      this.deadline = new AbortController();
+      if (this.expiredBy) this.deadline.abort(this.expiredBy);
+    }
+    return this.deadline.signal;
   }
 
   emit(event: AgentEvent): void {
@@ -131,11 +153,8 @@ export class ActiveRun {
       oscillationWindow: this.deps.limits.oscillationWindow,
       toolContext: { signal, runId: this.runId, origin: this.state.origin },
       step,
-      emit: (event) => this.emit(event),
-      settle: (item) => {
-        done.push(item);
-        this.context.settle(item);
-      },
+      emit: this.emitter,
+      settle: settlerOf(done, this.context),
     };
   }
 
@@ -241,7 +260,7 @@ export class ActiveRun {
     } catch (error) {
       const stopped = this.stopped();
       if (stopped) return { kind: "stop", stop: stopped };
-      if (this.deadline.signal.aborted) return { kind: "stop", stop: deadlineStop(this.deps.limits.runTimeoutMs) };
+      if (this.expiredBy) return { kind: "stop", stop: deadlineStop(this.deps.limits.runTimeoutMs) };
       const reason = error instanceof ModelUnavailableError ? error.reason : errorText(error);
       this.deps.logger.error({ runId: this.runId, step: index, err: loggableError(error) }, "model call failed");
       return { kind: "stop", stop: modelUnavailableStop(reason) };
@@ -269,7 +288,7 @@ export class ActiveRun {
     if (end.kind !== "continue") return end;
     const stopped = this.stopped();
     if (stopped) return { kind: "stop", stop: stopped };
-    if (this.deadline.signal.aborted) return { kind: "stop", stop: deadlineStop(this.deps.limits.runTimeoutMs) };
+    if (this.expiredBy) return { kind: "stop", stop: deadlineStop(this.deps.limits.runTimeoutMs) };
     return end;
   }
 
@@ -293,7 +312,7 @@ export class ActiveRun {
     });
     const prepared = this.deps.tools.prepare(call!);
     // An approved write finishes (or times out) even after a Stop: only the deadline cancels it.
-    const context = this.batchContext(pending.index, done, this.deadline.signal);
+    const context = this.batchContext(pending.index, done, this.deadlineSignal());
     const unrun = unrunRecord(resolution, call!, prepared, this.deps.tools, this.deps.policy);
     if (unrun) this.guards = settleCall(this.guards, unrun, context, false);
     else if (prepared.kind === "ready") this.guards = settleCall(this.guards, await runPrepared(prepared, context), context, true);

@@ -89,12 +89,28 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item:
   return results;
 }
 
+/** The call's progress reporter (built by a function, not inline, so a step makes no more closures than it needs). */
+function progressOf(call: ToolCall, context: BatchContext): (detail: string) => void {
+  return (detail) => context.emit({ type: "tool_progress", runId: context.toolContext.runId, step: context.step, call, detail });
+}
+
+/** Runs the reads gathered so far (concurrently, bounded) and settles them in order; the guards after them. */
+async function settleReads(
+  reads: ReadonlyArray<Extract<PreparedCall, { kind: "ready" }>>,
+  guards: GuardCounters,
+  context: BatchContext,
+): Promise<GuardCounters> {
+  let next = guards;
+  for (const item of await mapLimited(reads, READ_CONCURRENCY, (prepared) => runPrepared(prepared, context))) {
+    next = settleCall(next, item, context, true);
+  }
+  return next;
+}
+
 /** Runs a validated call and returns its record; never rejects. */
 export async function runPrepared(prepared: Extract<PreparedCall, { kind: "ready" }>, context: BatchContext): Promise<CallRecord> {
   context.emit({ type: "tool_called", runId: context.toolContext.runId, step: context.step, call: prepared.call });
-  const progress = (detail: string) =>
-    context.emit({ type: "tool_progress", runId: context.toolContext.runId, step: context.step, call: prepared.call, detail });
-  const execution = await context.tools.execute(prepared, { ...context.toolContext, progress });
+  const execution = await context.tools.execute(prepared, { ...context.toolContext, progress: progressOf(prepared.call, context) });
   const item = callRecord(
     prepared.call,
     prepared.signature,
@@ -109,23 +125,15 @@ export async function runPrepared(prepared: Extract<PreparedCall, { kind: "ready
 
 export async function processCalls(calls: readonly ToolCall[], initial: GuardCounters, context: BatchContext): Promise<BatchResult> {
   let guards = initial;
-  let reads: Array<Extract<PreparedCall, { kind: "ready" }>> = [];
-  const settle = (item: CallRecord, ran: boolean) => {
-    guards = settleCall(guards, item, context, ran);
-  };
-  const flushReads = async () => {
-    if (reads.length === 0) return;
-    const batch = reads;
-    reads = [];
-    for (const item of await mapLimited(batch, READ_CONCURRENCY, (prepared) => runPrepared(prepared, context))) settle(item, true);
-  };
+  // Reads wait here until a call that is not a read (or the end) needs the earlier ones settled first.
+  const reads: Array<Extract<PreparedCall, { kind: "ready" }>> = [];
 
   for (const [position, call] of calls.entries()) {
     const prepared = context.tools.prepare(call);
     // A malformed or unknown call is a failure for the error streak, not a repeat: it did nothing to repeat.
     if (prepared.kind === "rejected") {
-      await flushReads();
-      settle(rejectedRecord(prepared, context.tools), false);
+      if (reads.length > 0) guards = await settleReads(reads.splice(0), guards, context);
+      guards = settleCall(guards, rejectedRecord(prepared, context.tools), context, false);
       continue;
     }
     const repeat = checkRepeat(guards.repeat, prepared.signature, call.name);
@@ -137,12 +145,13 @@ export async function processCalls(calls: readonly ToolCall[], initial: GuardCou
         : checkOscillation(recent, context.oscillationWindow, (signature) => signature.split("#")[0] ?? signature);
     const stop = repeat.kind === "trip" ? repeat.stop : oscillation;
     if (stop) {
-      await flushReads();
-      for (const unrun of calls.slice(position)) settle(blockedRecord(unrun, `the run was stopped by the ${stop.guard} guard`), false);
+      if (reads.length > 0) guards = await settleReads(reads.splice(0), guards, context);
+      for (const unrun of calls.slice(position))
+        guards = settleCall(guards, blockedRecord(unrun, `the run was stopped by the ${stop.guard} guard`), context, false);
       return { kind: "stopped", guards, stop };
     }
     if (repeat.kind === "warn") {
-      await flushReads();
+      if (reads.length > 0) guards = await settleReads(reads.splice(0), guards, context);
       const earlier = guards.lastObservation ?? "(no result)";
       context.emit({
         type: "guard_warned",
@@ -150,7 +159,7 @@ export async function processCalls(calls: readonly ToolCall[], initial: GuardCou
         guard: "repeat",
         detail: `${call.name} asked again with the same arguments; not run`,
       });
-      settle(callRecord(call, prepared.signature, "repeated", earlier, `${earlier}\n\n${repeatWarning(call.name)}`), false);
+      guards = settleCall(guards, callRecord(call, prepared.signature, "repeated", earlier, `${earlier}\n\n${repeatWarning(call.name)}`), context, false);
       continue;
     }
     const policy = context.policy(prepared.tool);
@@ -158,11 +167,11 @@ export async function processCalls(calls: readonly ToolCall[], initial: GuardCou
       reads.push(prepared);
       continue;
     }
-    await flushReads();
-    if (policy === "allow") settle(await runPrepared(prepared, context), true);
-    else if (policy === "deny") settle(policyDeniedRecord(call, prepared.signature), false);
+    if (reads.length > 0) guards = await settleReads(reads.splice(0), guards, context);
+    if (policy === "allow") guards = settleCall(guards, await runPrepared(prepared, context), context, true);
+    else if (policy === "deny") guards = settleCall(guards, policyDeniedRecord(call, prepared.signature), context, false);
     else return { kind: "needs_approval", guards, calls: calls.slice(position), args: prepared.args };
   }
-  await flushReads();
+  if (reads.length > 0) guards = await settleReads(reads.splice(0), guards, context);
   return { kind: "done", guards };
 }

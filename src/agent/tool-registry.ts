@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { errorText } from "./error-text.js";
 import { callSignature } from "./signature.js";
+import { ToolRace, ToolTimeout } from "./tool-race.js";
 import type { TokenCounter } from "./token-counter.js";
 import type { CallOutcome, Tool, ToolCall, ToolContext, ToolSchema } from "./types.js";
 
@@ -53,8 +54,6 @@ function resultText(value: unknown): string {
     return String(value);
   }
 }
-
-class ToolTimeout extends Error {}
 
 interface ToolView {
   readonly extra: readonly Tool[] | undefined;
@@ -144,39 +143,16 @@ export class ToolRegistry {
         durationMs: 0,
       };
     const started = performance.now();
-    let timer: NodeJS.Timeout | undefined;
-    // The tool's signal is made only when the tool reads it: most never do, and a controller costs more than a quick call.
-    let controller: AbortController | undefined;
-    let ended: { readonly reason: unknown } | undefined;
-    let fail: (reason: unknown) => void = () => undefined;
-    const end = (reason: unknown) => {
-      ended ??= { reason };
-      controller?.abort(ended.reason);
-      fail(ended.reason);
-    };
-    const toolSignal = (): AbortSignal => {
-      if (!controller) {
-        controller = new AbortController();
-        if (ended) controller.abort(ended.reason);
-      }
-      return controller.signal;
-    };
-    const onRunAbort = () => end(context.signal.reason);
-    context.signal.addEventListener("abort", onRunAbort, { once: true });
+    const race = new ToolRace(context.signal, timeoutMs);
     try {
-      // A tool that ignores its signal must not hold the run: the race settles either way.
-      const stop = new Promise<never>((_, reject) => {
-        fail = reject;
-      });
-      timer = setTimeout(() => end(new ToolTimeout()), timeoutMs);
       const toolContext = {
         ...context,
         callId: prepared.call.id,
         get signal() {
-          return toolSignal();
+          return race.signal;
         },
       };
-      const value = await Promise.race([prepared.tool.execute(prepared.args, toolContext), stop]);
+      const value = await race.settle(prepared.tool.execute(prepared.args, toolContext));
       return { outcome: "ok", result: resultText(value), durationMs: performance.now() - started };
     } catch (error) {
       const durationMs = performance.now() - started;
@@ -187,9 +163,6 @@ export class ToolRegistry {
         return { outcome: "timeout", result: `Timeout: ${prepared.tool.name} was stopped because the run's time ran out.`, durationMs };
       }
       return { outcome: "error", result: `Error: ${errorText(error)}`, durationMs };
-    } finally {
-      clearTimeout(timer);
-      context.signal.removeEventListener("abort", onRunAbort);
     }
   }
 

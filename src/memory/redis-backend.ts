@@ -8,7 +8,6 @@ import type { StoreLocation } from "./store-url.js";
 import type { KeyValueStore } from "./types.js";
 
 const REDIS_CONNECT_TIMEOUT_MS = 2_000;
-const REDIS_COMMAND_TIMEOUT_MS = 1_500;
 const REDIS_DEADLINE_MS = 2_000;
 const REDIS_MAX_RECONNECT_DELAY_MS = 1_000;
 
@@ -18,9 +17,9 @@ export async function openRedis(location: Extract<StoreLocation, { kind: "redis"
   const { default: KeyvRedis, createClient } = await import("@keyv/redis");
   const client = createClient({
     url: location.url,
-    // Fail fast while disconnected instead of queueing commands until Redis returns.
+    // Fail fast while disconnected instead of queueing commands until Redis returns. No per-command timeout:
+    // guard() bounds every operation already, and the client's timeout costs a timer and an abort signal per command.
     disableOfflineQueue: true,
-    commandOptions: { timeout: REDIS_COMMAND_TIMEOUT_MS },
     socket: {
       connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
       reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, REDIS_MAX_RECONNECT_DELAY_MS),
@@ -67,6 +66,15 @@ export async function openRedis(location: Extract<StoreLocation, { kind: "redis"
       if (ttlMs === undefined) transaction.persist(key);
       else transaction.pExpire(key, ttlMs);
       await transaction.exec();
+    },
+    async insertListedIfAbsent(listing, key, serialized, ttlMs) {
+      // One MULTI: the member and the record are written together or not at all, in one round trip.
+      const transaction = client.multi().sAdd(listing.set, listing.member);
+      if (listing.ttlMs === undefined) transaction.persist(listing.set);
+      else transaction.pExpire(listing.set, listing.ttlMs);
+      transaction.set(key, serialized, ttlMs === undefined ? { condition: "NX" } : { condition: "NX", expiration: { type: "PX", value: ttlMs } });
+      const replies: unknown[] = await transaction.exec();
+      return replies.at(-1) === "OK";
     },
     async removeMember(key, member) {
       await client.sRem(key, member);

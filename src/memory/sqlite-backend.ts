@@ -87,6 +87,11 @@ export async function openSqlite(path: string, logger: Logger): Promise<KeyValue
       await adapter.query(`INSERT INTO ${SETS_TABLE} (key, member) VALUES (?, ?) ON CONFLICT(key, member) DO NOTHING`, key, member);
       await adapter.query(`UPDATE ${SETS_TABLE} SET expires = ? WHERE key = ?`, ttlMs === undefined ? null : Date.now() + ttlMs, key);
     },
+    async insertListedIfAbsent(listing, key, serialized, ttlMs) {
+      // One process per file: listed first, a crash in between leaves a member without a record, which readers drop.
+      await backend.addMember(listing.set, listing.member, listing.ttlMs);
+      return backend.insertIfAbsent(key, serialized, ttlMs);
+    },
     async removeMember(key, member) {
       await adapter.query(`DELETE FROM ${SETS_TABLE} WHERE key = ? AND member = ?`, key, member);
     },

@@ -5,7 +5,7 @@ import { Keyv, type KeyvStoreAdapter } from "keyv";
 import type KeyvRedis from "@keyv/redis";
 import { StoreUnavailableError } from "../errors.js";
 import type { Logger } from "../logger.js";
-import type { KeyValueStore } from "./types.js";
+import type { KeyValueStore, SetListing } from "./types.js";
 
 export interface Backend {
   readonly keyv: Keyv;
@@ -15,6 +15,8 @@ export interface Backend {
   /** Adds `by` in one atomic operation; a new or expired counter gets the TTL. Returns the total. */
   incrementBy(key: string, by: number, ttlMs: number): Promise<number>;
   addMember(key: string, member: string, ttlMs: number | undefined): Promise<void>;
+  /** addMember, then insertIfAbsent, as one step where the backend can (one round trip). */
+  insertListedIfAbsent(listing: SetListing, key: string, serialized: string, ttlMs: number | undefined): Promise<boolean>;
   removeMember(key: string, member: string): Promise<void>;
   members(key: string): Promise<string[]>;
   /** Runs an operation with the backend's failure policy (deadline, error mapping). */
@@ -59,8 +61,13 @@ export function storeOver(backend: Backend, logger: Logger): KeyValueStore {
     setIfAbsent: (key, value, ttlMs) =>
       backend.guard(async () => {
         const ttl = checkedTtl(ttlMs);
-        const serialized = await keyv.serializeData({ value, expires: ttl === undefined ? undefined : Date.now() + ttl });
-        return backend.insertIfAbsent(key, String(serialized), ttl);
+        return backend.insertIfAbsent(key, await serializedRecord(keyv, value, ttl), ttl);
+      }),
+    setIfAbsentListed: (entry, listing) =>
+      backend.guard(async () => {
+        const ttl = checkedTtl(entry.ttlMs);
+        const serialized = await serializedRecord(keyv, entry.value, ttl);
+        return backend.insertListedIfAbsent({ ...listing, ttlMs: checkedTtl(listing.ttlMs) }, entry.key, serialized, ttl);
       }),
     increment: (key, by, ttlMs) =>
       backend.guard(async () => {
@@ -77,6 +84,11 @@ export function storeOver(backend: Backend, logger: Logger): KeyValueStore {
       return closed;
     },
   };
+}
+
+/** A record as keyv writes it (the value and its expiry), for the backends' own atomic writes. */
+async function serializedRecord(keyv: Keyv, value: unknown, ttl: number | undefined): Promise<string> {
+  return String(await keyv.serializeData({ value, expires: ttl === undefined ? undefined : Date.now() + ttl }));
 }
 
 function checkedTtl(ttlMs: number | undefined): number | undefined {

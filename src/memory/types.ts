@@ -24,11 +24,28 @@ export interface KeyValueStore {
    * a key that also holds a value.
    */
   addToSet(key: string, member: string, ttlMs?: number): Promise<void>;
+  /**
+   * addToSet(listing…) and then setIfAbsent(entry…) in one step, so a record is never written
+   * without being listed (Redis: one MULTI, one round trip). True when it wrote the value.
+   */
+  setIfAbsentListed(entry: StoreEntry, listing: SetListing): Promise<boolean>;
   /** Atomic removal of one member (Redis SREM); removing one that is not there does nothing. */
   removeFromSet(key: string, member: string): Promise<void>;
   /** The members of the set (none when it does not exist); in the order added where the backend keeps one. */
   setMembers(key: string): Promise<string[]>;
   close(): Promise<void>;
+}
+
+export interface StoreEntry {
+  readonly key: string;
+  readonly value: unknown;
+  readonly ttlMs?: number;
+}
+
+export interface SetListing {
+  readonly set: string;
+  readonly member: string;
+  readonly ttlMs?: number;
 }
 
 export interface Fact {

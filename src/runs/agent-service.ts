@@ -302,7 +302,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
       loopDeps.clear();
     },
 
-    registerPresenter: (surface, factory) => presenters.register(surface, factory),
+    registerPresenter: (surface, factory, refusalNote) => presenters.register(surface, factory, refusalNote),
 
     registerContextLoader: (surface, loader) => contextLoaders.register(surface, loader),
 

@@ -41,7 +41,7 @@ export function drainJobId(hash: string, generation: string): string {
 }
 
 export function parseDrainJobId(jobId: string): { readonly hash: string; readonly generation: string } | undefined {
-  const match = /^drain\.([0-9a-f]{32})\.(\d+)$/.exec(jobId);
+  const match = /^drain\.([0-9a-f]{32})\.([0-9a-f]{1,32})$/.exec(jobId);
   return match ? { hash: match[1]!, generation: match[2]! } : undefined;
 }
 
@@ -59,8 +59,8 @@ export function mailboxKeys(prefix: string, hash: string): MailboxKeys {
   return { mailbox: `${prefix}:mailbox:${hash}`, owner: `${prefix}:owner:${hash}` };
 }
 
-export function counterKeys(prefix: string): { readonly items: string; readonly generations: string } {
-  return { items: `${prefix}:items`, generations: `${prefix}:generations` };
+export function counterKeys(prefix: string): { readonly items: string } {
+  return { items: `${prefix}:items` };
 }
 
 export function ownerPattern(prefix: string): string {

@@ -5,13 +5,13 @@
 import type { Redis } from "ioredis";
 import { counterKeys, hashOfOwnerKey, mailboxKeys, ownerPattern } from "./bullmq-codec.js";
 
-/** Appends; returns the generation that owns the mailbox (a new one when it had no owner). */
+/** Appends; returns the generation that owns the mailbox (the proposed one when it had no owner). */
 const PUSH = `
 redis.call('RPUSH', KEYS[1], ARGV[1])
 redis.call('INCR', KEYS[3])
 local owner = redis.call('GET', KEYS[2])
 if not owner then
-  owner = tostring(redis.call('INCR', KEYS[4]))
+  owner = ARGV[2]
   redis.call('SET', KEYS[2], owner)
 end
 return owner`;
@@ -38,18 +38,18 @@ return 0`;
 /** Hands the mailbox to a new generation when the owning one is gone (its job failed or vanished). */
 const ROTATE = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return false end
-local next = tostring(redis.call('INCR', KEYS[2]))
-redis.call('SET', KEYS[1], next)
-return next`;
+redis.call('SET', KEYS[1], ARGV[2])
+return ARGV[2]`;
 
 export type NextItem = { readonly kind: "item"; readonly raw: string } | { readonly kind: "empty" } | { readonly kind: "lost" };
 
 export interface Mailboxes {
-  push(hash: string, raw: string): Promise<string>;
+  /** Appends `raw`; a mailbox without an owner gets `proposed` (a fresh generation). Resolves with the owning generation. */
+  push(hash: string, raw: string, proposed: string): Promise<string>;
   next(hash: string, generation: string): Promise<NextItem>;
   pop(hash: string, raw: string): Promise<boolean>;
-  /** The new generation, or undefined when `generation` no longer owns the mailbox. */
-  rotate(hash: string, generation: string): Promise<string | undefined>;
+  /** Hands the mailbox to `next`; false when `generation` no longer owns it. */
+  rotate(hash: string, generation: string, next: string): Promise<boolean>;
   /** Items in every mailbox (waiting or being handled). */
   count(): Promise<number>;
   /** Every mailbox that has an owner, with the owning generation. */
@@ -59,9 +59,9 @@ export interface Mailboxes {
 export function createMailboxes(redis: Redis, prefix: string): Mailboxes {
   const counters = counterKeys(prefix);
   return {
-    async push(hash, raw) {
+    async push(hash, raw, proposed) {
       const keys = mailboxKeys(prefix, hash);
-      return String(await redis.eval(PUSH, 4, keys.mailbox, keys.owner, counters.items, counters.generations, raw));
+      return String(await redis.eval(PUSH, 3, keys.mailbox, keys.owner, counters.items, raw, proposed));
     },
     async next(hash, generation) {
       const keys = mailboxKeys(prefix, hash);
@@ -73,10 +73,9 @@ export function createMailboxes(redis: Redis, prefix: string): Mailboxes {
       const keys = mailboxKeys(prefix, hash);
       return (await redis.eval(POP, 2, keys.mailbox, counters.items, raw)) === 1;
     },
-    async rotate(hash, generation) {
+    async rotate(hash, generation, next) {
       const keys = mailboxKeys(prefix, hash);
-      const next = await redis.eval(ROTATE, 2, keys.owner, counters.generations, generation);
-      return typeof next === "string" ? next : undefined;
+      return (await redis.eval(ROTATE, 1, keys.owner, generation, next)) === next;
     },
     async count() {
       return Math.max(0, Number((await redis.get(counters.items)) ?? 0));

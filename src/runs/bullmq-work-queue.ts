@@ -6,6 +6,7 @@
 // job stalled and another process takes it up, starting again at the item that was running.
 // Held-back items (approval expiry) are delayed jobs on a second queue that post the item
 // into its mailbox when due.
+import { randomUUID } from "node:crypto";
 import { Queue, QueueEvents, WaitingError, Worker, type Job, type JobsOptions } from "bullmq";
 import { Redis } from "ioredis";
 import type { Logger } from "../logger.js";
@@ -69,14 +70,20 @@ export function createBullmqWorkQueue(options: BullmqWorkQueueOptions): WorkQueu
 
   const post = async (raw: string, conversationKey: string): Promise<void> => {
     const hash = conversationHash(conversationKey);
-    // Adding the owner's job again is a no-op while it exists, and recreates it when a crash came between push and add.
-    await addDrain(hash, await mailboxes.push(hash, raw));
+    // One round trip for a conversation without an owner (the common case, and what an ack waits for): the drain job
+    // of the proposed generation goes out right behind the push, without waiting for its answer. On one connection
+    // Redis runs them in order, so the job never finds its mailbox without the item. When the mailbox had an owner
+    // already, that job finds it is not the owner and ends at once, and the owner's job is added again: a no-op while
+    // it exists, a new one when a crash came between an earlier push and its add.
+    const proposed = newGeneration();
+    const [owner] = await Promise.all([mailboxes.push(hash, raw, proposed), addDrain(hash, proposed)]);
+    if (owner !== proposed) await addDrain(hash, owner);
   };
 
   /** A mailbox whose drain job failed or vanished gets a new generation and a new job. */
   const retake = async (hash: string, generation: string): Promise<void> => {
-    const next = await mailboxes.rotate(hash, generation);
-    if (next !== undefined) await addDrain(hash, next);
+    const next = newGeneration();
+    if (await mailboxes.rotate(hash, generation, next)) await addDrain(hash, next);
   };
 
   const reconcile = async (): Promise<void> => {
@@ -203,6 +210,9 @@ export function createBullmqWorkQueue(options: BullmqWorkQueueOptions): WorkQueu
     },
   };
 }
+
+/** A mailbox owner's generation: random, so no two processes ever propose the same one; hex, as drain job ids expect (randomUUID draws from a cached pool: no system call per ack). */
+const newGeneration = (): string => randomUUID().replaceAll("-", "");
 
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as Partial<T>;

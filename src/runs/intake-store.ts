@@ -121,10 +121,10 @@ export function createIntakeStore(store: KeyValueStore): IntakeStore {
   return {
     load,
     async receive(record) {
-      // Listed first: a crash right after the record is written must not hide it from the next start.
+      // Listed with the record, in one step: a crash right after the record is written must not hide it from the next start.
       const member = memberOf(record);
-      await store.addToSet(OPEN_SET_KEY, member, OPEN_TTL_MS);
-      if (await store.setIfAbsent(recordKey(record.id), record, OPEN_TTL_MS)) return { won: true };
+      const listing = { set: OPEN_SET_KEY, member, ttlMs: OPEN_TTL_MS };
+      if (await store.setIfAbsentListed({ key: recordKey(record.id), value: record, ttlMs: OPEN_TTL_MS }, listing)) return { won: true };
       const existing = await load(record.id);
       // A redelivery leaves no second entry: the record there first is listed under its own (or is done).
       if (existing.kind === "found" && memberOf(existing.record) !== member) await store.removeFromSet(OPEN_SET_KEY, member);

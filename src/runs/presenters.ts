@@ -2,7 +2,7 @@
 // handled here), or else the surface's presenter built from the run's origin, so a worker
 // that did not receive the event (another process, or after a restart) can still show progress
 // and answer in the right place.
-import type { PresenterFactory, RunPresenter } from "./service.js";
+import type { PresenterFactory, RefusalNote, RunPresenter } from "./service.js";
 import type { EventSink, RunOutcome, Surface, TaskOrigin } from "../agent/types.js";
 import type { Logger } from "../logger.js";
 
@@ -14,11 +14,16 @@ export interface LocalWaiter {
 }
 
 export interface Presenters {
-  register(surface: Surface, factory: PresenterFactory): void;
+  register(surface: Surface, factory: PresenterFactory, refusalNote?: RefusalNote): void;
   /** Registers a waiter under `key`; the promise settles when the work under that key presents. */
   wait(key: string, sink: EventSink): Promise<RunOutcome>;
   /** The local waiter under `key` if there is one, else the surface's presenter for `origin`. */
   presenterFor(key: string, origin: TaskOrigin, question: string): RunPresenter;
+  /**
+   * Shows a refusal (access, a limit; `outcome` answers with its text): to the local waiter under
+   * `key`, else privately through the surface's refusal note, else as the surface's answer.
+   */
+  refuse(key: string, origin: TaskOrigin, question: string, outcome: Extract<RunOutcome, { status: "answered" }>): Promise<void>;
   /** True when a caller in this process waits under `key`. */
   isWaiting(key: string): boolean;
   /** True when the surface registered a presenter (its runs need no caller waiting). */
@@ -60,10 +65,12 @@ function loggingPresenter(logger: Logger, origin: TaskOrigin): RunPresenter {
 
 export function createPresenters(logger: Logger): Presenters {
   const factories = new Map<Surface, PresenterFactory>();
+  const refusalNotes = new Map<Surface, RefusalNote>();
   const waiters = new Map<string, LocalWaiter>();
   return {
-    register(surface, factory) {
+    register(surface, factory, refusalNote) {
       factories.set(surface, factory);
+      if (refusalNote) refusalNotes.set(surface, refusalNote);
     },
     wait(key, sink) {
       return new Promise<RunOutcome>((resolve, reject) => waiters.set(key, { sink, resolve, reject }));
@@ -79,6 +86,11 @@ export function createPresenters(logger: Logger): Presenters {
         logger.error({ err: error, surface: origin.surface }, "could not build a presenter for a run; logging its outcome instead");
         return loggingPresenter(logger, origin);
       }
+    },
+    async refuse(key, origin, question, outcome) {
+      const note = refusalNotes.get(origin.surface);
+      if (waiters.has(key) || !note) return this.presenterFor(key, origin, question).finish(outcome);
+      await note(origin, outcome.answer);
     },
     isWaiting: (key) => waiters.has(key),
     has: (surface) => factories.has(surface),

@@ -2,7 +2,7 @@
 // (the model is not asked again for steps already done), and show it through its presenter.
 import { randomBytes } from "node:crypto";
 import { continueAgent, runAgent, RunInterruptedError } from "../agent/loop.js";
-import type { Task } from "./service.js";
+import type { RunPresenter, Task } from "./service.js";
 import type { RunOutcome } from "../agent/types.js";
 import { UNRECORDED_RUN, type CheckpointLoad } from "./checkpoint-store.js";
 import type { IntakeRecord } from "./intake-store.js";
@@ -39,8 +39,9 @@ export async function handleRun(
   localTasks.delete(item.intakeId);
   const task = localTask ?? (record!.task as Task);
   const runId = record ? record.id : newRunId();
-  const presenter = presenters.presenterFor(item.intakeId, task.origin, task.text);
-  const sink = deps.sinkFor(task.origin, presenter.sink);
+  // Built once the run is known to go ahead: a refused message shows no progress at all.
+  let shown: RunPresenter | undefined;
+  const presenter = () => (shown ??= presenters.presenterFor(item.intakeId, task.origin, task.text));
   try {
     const saved: CheckpointLoad = record ? await checkpoints.load(runId) : { kind: "missing" };
     if (saved.kind === "invalid") {
@@ -52,7 +53,7 @@ export async function handleRun(
         steps: [],
         usage: { promptTokens: 0, completionTokens: 0 },
       };
-      await presenter.finish(outcome);
+      await presenter().finish(outcome);
       if (record) await intake.update({ ...record, state: "done", result: "failed" });
       await checkpoints.remove(runId);
       return;
@@ -60,11 +61,13 @@ export async function handleRun(
     // A run that already took steps was admitted before.
     const refused = saved.kind === "found" ? undefined : await deps.refusal(task);
     if (refused) {
-      sink({ type: "final", runId, outcome: refused });
-      await presenter.finish(refused);
+      deps.sinkFor(task.origin, () => {})({ type: "final", runId, outcome: refused });
+      await presenters.refuse(item.intakeId, task.origin, task.text, refused);
       if (record) await intake.update({ ...record, state: "done", result: "refused" });
       return;
     }
+    const { sink } = presenter();
+    const audited = deps.sinkFor(task.origin, sink);
     const loopDeps = deps.depsFor(task.origin);
     const stop = deps.stops?.watch(runId, task.origin.requester);
     const writer = record ? checkpoints.writer(runId, saved.kind === "found" ? saved : undefined) : UNRECORDED_RUN;
@@ -73,7 +76,7 @@ export async function handleRun(
       deps.observers,
       logger,
       { runId, origin: task.origin, how: saved.kind === "found" ? "resumed" : "new" },
-      sink,
+      audited,
       (watched) =>
         saved.kind === "found"
           ? withUnknownWrites(saved.state, watched).then((state) => continueAgent(state, loopDeps, watched, hooks))
@@ -82,11 +85,11 @@ export async function handleRun(
               .then((context) => runAgent({ runId, origin: task.origin, question: task.text, context }, loopDeps, watched, hooks)),
     ).finally(() => stop?.dispose());
     const result = await untilAborted(running, signal);
-    if (!result) return interrupted(item.intakeId, presenter);
-    await conclude(result, presenter, writer, record);
+    if (!result) return interrupted(item.intakeId, presenter());
+    await conclude(result, presenter(), writer, record);
   } catch (error) {
-    if (error instanceof RunInterruptedError) return interrupted(item.intakeId, presenter);
-    await presenter.fail(error);
+    if (error instanceof RunInterruptedError) return interrupted(item.intakeId, presenter());
+    await presenter().fail(error);
     if (record) await intake.update({ ...record, state: "done", result: "failed" }).catch(() => undefined);
   }
 }

@@ -8,7 +8,7 @@ import type { RunPresenter, Task } from "./service.js";
 import type { ChatMessage, EventSink, PendingApproval, RunOutcome, Surface, TaskOrigin } from "../agent/types.js";
 import type { Logger } from "../logger.js";
 import type { KeyValueStore } from "../memory/types.js";
-import { createCheckpointStore, type CheckpointStore, type CheckpointWriter } from "./checkpoint-store.js";
+import { createCheckpointStore, UNRECORDED_RUN, type CheckpointStore, type CheckpointWriter } from "./checkpoint-store.js";
 import { createIntakeStore, type IntakeRecord, type IntakeStore } from "./intake-store.js";
 import type { Presenters } from "./presenters.js";
 import type { RunObserver } from "./run-observer.js";
@@ -37,7 +37,7 @@ export interface RunnerDeps {
   /** System prompt, memory and thread context for a new run. */
   buildContext(task: Task): Promise<ChatMessage[]>;
   /** A refusal to answer instead of running (access, limits), or undefined to run. */
-  refusal(task: Task): Promise<RunOutcome | undefined>;
+  refusal(task: Task): Promise<Extract<RunOutcome, { status: "answered" }> | undefined>;
   /** Writes after an answer (history in the run's turn, facts after it). Must not throw. */
   afterAnswer(state: RunState, outcome: Extract<RunOutcome, { status: "answered" }>): Promise<void>;
   /** An approval ended by expiry that no caller here waited for. */
@@ -52,7 +52,8 @@ export interface RunWork {
   readonly bootId: string;
   /** The queue's signal, or the runner closing: the run stops at its next checkpoint. */
   stopSignal(signal: AbortSignal): { readonly aborted: boolean };
-  checkpointHook(writer: CheckpointWriter, runId: string): (state: RunState) => Promise<void>;
+  /** None for a run nobody could continue (UNRECORDED_RUN): the loop then builds no state to save between steps. */
+  checkpointHook(writer: CheckpointWriter, runId: string): ((state: RunState) => Promise<void>) | undefined;
   /** Shows the outcome (saving a pause first) and does the writes after it; the answer goes out before history and facts. */
   conclude(result: LoopResult, presenter: RunPresenter, writer: CheckpointWriter, record?: IntakeRecord): Promise<RunOutcome>;
   /** The saved state plus a step for each write that started after it and never finished, shown on `sink`. */
@@ -64,9 +65,23 @@ export interface RunWork {
 export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
   if (signal.aborted) return Promise.resolve(undefined);
   return new Promise<T | undefined>((resolve, reject) => {
-    const onAbort = () => resolve(undefined);
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    // A listener object, not a closure: one fewer function made per run.
+    const listener = {
+      handleEvent() {
+        resolve(undefined);
+      },
+    };
+    signal.addEventListener("abort", listener, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", listener);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", listener);
+        reject(error);
+      },
+    );
   });
 }
 
@@ -75,6 +90,7 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
   const intake = createIntakeStore(deps.store);
 
   function checkpointHook(writer: CheckpointWriter, runId: string) {
+    if (writer === UNRECORDED_RUN) return undefined;
     return async (state: RunState) => {
       await writer
         .save(state)

@@ -86,6 +86,9 @@ export interface RunPresenter {
 /** Reads a task's thread context from its `contextSource` when its run starts. Must not throw (no context: []). */
 export type ContextLoader = (source: Readonly<Record<string, string>>, origin: TaskOrigin) => Promise<readonly ChatMessage[]>;
 
+/** Tells the asker privately that their message was refused (access, a limit); nothing else shows. Must not throw. */
+export type RefusalNote = (origin: TaskOrigin, text: string) => Promise<void>;
+
 /** `question` is the person's message (a surface may name the trace after it). */
 export type PresenterFactory = (origin: TaskOrigin, question: string) => RunPresenter;
 
@@ -108,8 +111,11 @@ export interface AgentService {
   ask(task: Task, sink: EventSink): Promise<RunOutcome>;
   /** Loads the thread context of this surface's tasks that carry a `contextSource`, in the worker that runs them. */
   registerContextLoader(surface: Surface, loader: ContextLoader): void;
-  /** Shows runs of this surface that no caller in this process waits for (submitted, resumed after a restart or on another process). */
-  registerPresenter(surface: Surface, factory: PresenterFactory): void;
+  /**
+   * Shows runs of this surface that no caller in this process waits for (submitted, resumed after a
+   * restart or on another process); `refusalNote` tells a refused asker privately (else the refusal is the answer).
+   */
+  registerPresenter(surface: Surface, factory: PresenterFactory, refusalNote?: RefusalNote): void;
   /**
    * Records a chat message under `receipt` (its platform id: the dedupe) and queues its run; the
    * surface's presenter shows it. A redelivery of a message that is done or running is not run again.

@@ -24,6 +24,13 @@ export function mapStore(): KeyValueStore & {
       data.set(key, value);
       return true;
     },
+    setIfAbsentListed: async (entry, listing) => {
+      sets.set(listing.set, (sets.get(listing.set) ?? new Set<string>()).add(listing.member));
+      if (data.has(entry.key)) return false;
+      data.set(entry.key, entry.value);
+      ttls.set(entry.key, entry.ttlMs);
+      return true;
+    },
     increment: async (key, by, ttl) => {
       const total = (typeof data.get(key) === "number" ? (data.get(key) as number) : 0) + by;
       if (!data.has(key)) ttls.set(key, ttl);

@@ -1,10 +1,11 @@
 // A message for the bot (mention, DM, Messages tab). Slack's ack waits for takeMessage: a
-// question is classified, admitted, recorded and queued before Slack hears "ok", so an acked
-// message is never lost with its process, and a follow-up cannot overtake it on another process.
-// Replies (refusals, memory commands) come after the ack. The intake record is the dedupe.
+// question is classified, recorded and queued before Slack hears "ok", so an acked message is
+// never lost with its process, and a follow-up cannot overtake it on another process. The
+// worker that runs it checks the settings file first (a refusal is told privately from there);
+// replies to commands come after the ack. The intake record is the dedupe.
 import type { Task } from "../../runs/service.js";
 import { contextSourceOf } from "./thread-context-source.js";
-import { admitQuestion, showAudit, showSettings } from "./governance-replies.js";
+import { showAudit, showSettings } from "./governance-replies.js";
 import { showFeedback } from "./feedback-listing.js";
 import { classifyMessage, type EntryPoint, type Incoming, type IncomingMessage } from "./incoming-message.js";
 import { toolListText } from "../tool-list-text.js";
@@ -49,14 +50,15 @@ export type AfterAck = () => Promise<void>;
 
 const STORAGE_TROUBLE = "Sorry, I could not handle that just now (my storage did not answer). Please try again in a moment.";
 
-/** Records the question and queues its run (the record is the dedupe); the Slack presenter shows the run wherever it runs. */
+/**
+ * Records the question and queues its run (the record is the dedupe): two store round trips.
+ * The worker reads the thread (a slow Slack call) and checks access and limits when the run
+ * starts; the Slack presenter shows the run wherever it runs.
+ */
 async function submitQuestion(runtime: SlackRuntime, message: IncomingMessage): Promise<AfterAck | undefined> {
   try {
-    const admitted = await admitQuestion(runtime, message);
-    if (admitted.kind === "refused") return admitted.tell;
-    // Recorded first: the worker reads the thread (a slow Slack call) when the run starts.
     const contextSource = contextSourceOf(message);
-    const task: Task = { origin: originOf(message), text: message.text, admitted: true, ...(contextSource ? { contextSource } : {}) };
+    const task: Task = { origin: originOf(message), text: message.text, ...(contextSource ? { contextSource } : {}) };
     const submitted = await runtime.service.submit(task, message.dedupeKey);
     if (submitted.kind === "duplicate")
       runtime.logger.info({ event: message.dedupeKey, state: submitted.state }, "message already taken; ignoring the redelivery");

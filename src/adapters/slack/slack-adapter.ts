@@ -17,6 +17,7 @@ import { createInFlight } from "../in-flight.js";
 import { APPROVE_ACTION, DENY_ACTION } from "./approval-message.js";
 import { boltLogger } from "./bolt-logger.js";
 import { createSlackTools } from "./chat-tools.js";
+import { slackRefusalNote } from "./governance-replies.js";
 import { handleApprovalClick, handleApprovalExpired } from "./handle-approval.js";
 import { takeMessage } from "./handle-message.js";
 import { ackEventsAfterListeners } from "./socket-ack.js";
@@ -115,7 +116,7 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
   };
 
   service.registerSurfaceTools("slack", createSlackTools(client, writeClient));
-  service.registerPresenter("slack", slackPresenter(runtime));
+  service.registerPresenter("slack", slackPresenter(runtime), slackRefusalNote(runtime));
   service.registerContextLoader("slack", slackContextLoader(client, runtime.botUserId, logger));
   service.onApprovalExpired("slack", (pending, outcome) =>
     inFlight.track("showing an expired Slack approval", handleApprovalExpired(runtime, pending, outcome)),
