@@ -115,6 +115,9 @@ describe.each([sqlite(), ...(redisAvailable ? [redis()] : [])])("$name sets", (b
     expect(await second.setMembers("set:short")).toEqual([]);
     await first.addToSet("set:kept", "a");
     expect(await second.setMembers("set:kept")).toEqual(["a"]);
+    // An expired set starts empty at its next add: its old members don't come back.
+    await first.addToSet("set:short", "b", 60_000);
+    expect(await second.setMembers("set:short")).toEqual(["b"]);
   });
 
   it("refuses a bad TTL", async () => {

@@ -13,6 +13,11 @@ const SQLITE_SWEEP_INTERVAL_MS = 10 * 60_000;
 const TABLE = "keyv";
 /** Members of the atomic sets, one row each (keyv's table holds one JSON value per key). */
 const SETS_TABLE = "keyv_sets";
+/**
+ * Each set's expiry, one row per set: an add renews one row, not every member's (a set of
+ * unfinished messages can hold thousands). Members' own `expires` is from older versions.
+ */
+const SET_EXPIRY_TABLE = "keyv_set_expiry";
 
 export async function openSqlite(path: string, logger: Logger): Promise<KeyValueStore> {
   try {
@@ -25,7 +30,10 @@ export async function openSqlite(path: string, logger: Logger): Promise<KeyValue
   const adapter = new SqliteAdapter(path, TABLE, SQLITE_BUSY_TIMEOUT_MS);
   const deleteExpired = async (): Promise<void> => {
     await adapter.query(`DELETE FROM ${TABLE} WHERE ${expiresOf("value")} < ?`, Date.now());
-    await adapter.query(`DELETE FROM ${SETS_TABLE} WHERE expires < ?`, Date.now());
+    const now = Date.now();
+    await adapter.query(`DELETE FROM ${SETS_TABLE} WHERE expires < ?`, now);
+    await adapter.query(`DELETE FROM ${SETS_TABLE} WHERE key IN (SELECT key FROM ${SET_EXPIRY_TABLE} WHERE expires < ?)`, now);
+    await adapter.query(`DELETE FROM ${SET_EXPIRY_TABLE} WHERE expires < ?`, now);
   };
   try {
     // WAL lets a second process read while one writes; NORMAL sync is durable across process crashes.
@@ -34,6 +42,7 @@ export async function openSqlite(path: string, logger: Logger): Promise<KeyValue
     await adapter.query(
       `CREATE TABLE IF NOT EXISTS ${SETS_TABLE} (key TEXT NOT NULL, member TEXT NOT NULL, expires INTEGER, PRIMARY KEY (key, member))`,
     );
+    await adapter.query(`CREATE TABLE IF NOT EXISTS ${SET_EXPIRY_TABLE} (key TEXT PRIMARY KEY, expires INTEGER)`);
     // Also proves the file is writable.
     await deleteExpired();
   } catch (error) {
@@ -84,8 +93,20 @@ export async function openSqlite(path: string, logger: Logger): Promise<KeyValue
     },
     async addMember(key, member, ttlMs) {
       // A member already there keeps its row (and so its place in the order added).
+      // As in Redis, a set that expired starts empty again, even before the sweeper deleted its members.
+      const now = Date.now();
+      await adapter.query(
+        `DELETE FROM ${SETS_TABLE} WHERE key = ? AND EXISTS (SELECT 1 FROM ${SET_EXPIRY_TABLE} WHERE key = ? AND expires < ?)`,
+        key,
+        key,
+        now,
+      );
       await adapter.query(`INSERT INTO ${SETS_TABLE} (key, member) VALUES (?, ?) ON CONFLICT(key, member) DO NOTHING`, key, member);
-      await adapter.query(`UPDATE ${SETS_TABLE} SET expires = ? WHERE key = ?`, ttlMs === undefined ? null : Date.now() + ttlMs, key);
+      await adapter.query(
+        `INSERT INTO ${SET_EXPIRY_TABLE} (key, expires) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET expires = excluded.expires`,
+        key,
+        ttlMs === undefined ? null : now + ttlMs,
+      );
     },
     async insertListedIfAbsent(listing, key, serialized, ttlMs) {
       // One process per file: listed first, a crash in between leaves a member without a record, which readers drop.
@@ -96,10 +117,14 @@ export async function openSqlite(path: string, logger: Logger): Promise<KeyValue
       await adapter.query(`DELETE FROM ${SETS_TABLE} WHERE key = ? AND member = ?`, key, member);
     },
     async members(key) {
+      const now = Date.now();
       const rows = (await adapter.query(
-        `SELECT member FROM ${SETS_TABLE} WHERE key = ? AND (expires IS NULL OR expires >= ?) ORDER BY rowid`,
+        `SELECT member FROM ${SETS_TABLE} WHERE key = ? AND (expires IS NULL OR expires >= ?)
+           AND NOT EXISTS (SELECT 1 FROM ${SET_EXPIRY_TABLE} WHERE key = ? AND expires < ?) ORDER BY rowid`,
         key,
-        Date.now(),
+        now,
+        key,
+        now,
       )) as Array<{ member: string }>;
       return rows.map((row) => row.member);
     },
