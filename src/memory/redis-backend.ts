@@ -72,7 +72,11 @@ export async function openRedis(location: Extract<StoreLocation, { kind: "redis"
       const transaction = client.multi().sAdd(listing.set, listing.member);
       if (listing.ttlMs === undefined) transaction.persist(listing.set);
       else transaction.pExpire(listing.set, listing.ttlMs);
-      transaction.set(key, serialized, ttlMs === undefined ? { condition: "NX" } : { condition: "NX", expiration: { type: "PX", value: ttlMs } });
+      transaction.set(
+        key,
+        serialized,
+        ttlMs === undefined ? { condition: "NX" } : { condition: "NX", expiration: { type: "PX", value: ttlMs } },
+      );
       const replies: unknown[] = await transaction.exec();
       return replies.at(-1) === "OK";
     },

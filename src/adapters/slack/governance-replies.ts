@@ -38,7 +38,8 @@ async function tellPrivately(runtime: SlackRuntime, place: ThreadPlace, text: st
 export function slackRefusalNote(runtime: SlackRuntime): RefusalNote {
   return async (origin, text) => {
     const place = placeOf(origin);
-    if (!place) return void runtime.logger.warn({ conversationKey: origin.conversationKey }, "a refused message has no Slack place; not told");
+    if (!place)
+      return void runtime.logger.warn({ conversationKey: origin.conversationKey }, "a refused message has no Slack place; not told");
     runtime.logger.info({ user: place.requester, channel: place.channel }, "request refused by the settings");
     await tellPrivately(runtime, place, text, REFUSAL_FALLBACK_TEXT);
   };
