@@ -159,7 +159,12 @@ export async function processCalls(calls: readonly ToolCall[], initial: GuardCou
         guard: "repeat",
         detail: `${call.name} asked again with the same arguments; not run`,
       });
-      guards = settleCall(guards, callRecord(call, prepared.signature, "repeated", earlier, `${earlier}\n\n${repeatWarning(call.name)}`), context, false);
+      guards = settleCall(
+        guards,
+        callRecord(call, prepared.signature, "repeated", earlier, `${earlier}\n\n${repeatWarning(call.name)}`),
+        context,
+        false,
+      );
       continue;
     }
     const policy = context.policy(prepared.tool);
