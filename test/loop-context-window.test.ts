@@ -80,6 +80,19 @@ describe("scenario F: a tool result of 50,000 characters in a small window", () 
     expect(sent).toMatch(/the message was cut here: it had 200,000 characters/);
   });
 
+  it("cuts a question with fewer characters than the cap allows tokens but more tokens (rare CJK: several tokens a character)", async () => {
+    const counter = TokenCounter.forModel("gpt-4o-mini");
+    const question = "龘".repeat(1_900);
+    const cap = (6_048 - 2_048) / 2;
+    expect(question.length).toBeLessThan(cap);
+    expect(counter.countText(question)).toBeGreaterThan(cap);
+    const model = new ScriptedModel([say("ok")]);
+    await runQuestion(model, question, { guards: { contextTokens: 6_048 } });
+    const sent = model.requests[0]!.messages.at(-1)!.content!;
+    expect(sent).toMatch(/the message was cut here: it had 1,900 characters/);
+    expect(counter.countText(sent)).toBeLessThanOrEqual(cap + 100);
+  });
+
   it("refuses a context window no larger than the output reserve", async () => {
     const model = new ScriptedModel([say("ok")]);
     await expect(runQuestion(model, "x", { guards: { contextTokens: 1_000 } })).rejects.toThrow(/AGENT_CONTEXT_TOKENS/);

@@ -175,6 +175,16 @@ describe("truncate", () => {
     expect(encode.texts()).toEqual([]);
   });
 
+  it("cuts text with fewer characters than the cap when its characters take several tokens each", async () => {
+    const rare = "龘".repeat(40);
+    expect(rare.length).toBeLessThan(60);
+    expect(getEncoding("o200k_base").encode(rare).length).toBeGreaterThan(60);
+    for (const cut of [counter.truncate(rare, 60), await counter.truncateYielding(rare, 60)]) {
+      expect(cut.truncated).toBe(true);
+      expect(getEncoding("o200k_base").encode(cut.text).length).toBeLessThanOrEqual(60);
+    }
+  });
+
   it("keeps text of exactly the cap", () => {
     expect(counter.truncate(text, total)).toEqual({ text, truncated: false });
   });

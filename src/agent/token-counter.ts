@@ -47,8 +47,16 @@ export function defaultContextWindow(model: string): number {
 }
 
 /**
- * A token is at least one character, so text no longer than the cap fits without encoding. Text
- * of up to a few times the cap is counted first (pieces seen before cost nothing, and the count
+ * A byte-level tokenizer makes at most one token per UTF-8 byte (not per character: one CJK
+ * character or emoji can be several tokens), so text of no more bytes than the cap fits without
+ * encoding; a UTF-16 unit is at most 3 bytes, so a short enough text needs no byte count.
+ */
+function fitsUnencoded(text: string, maxTokens: number): boolean {
+  return text.length <= maxTokens && (text.length * 3 <= maxTokens || Buffer.byteLength(text, "utf8") <= maxTokens);
+}
+
+/**
+ * Text of up to a few times the cap is counted first (pieces seen before cost nothing, and the count
  * is kept for when the text enters the messages); longer text goes straight to the cut, which
  * encodes only the prefix it keeps.
  */
@@ -143,7 +151,7 @@ export class TokenCounter {
 
   /** Cuts text to at most maxTokens tokens, encoding only the part it keeps. */
   truncate(text: string, maxTokens: number): Truncated {
-    if (text.length <= maxTokens) return { text, truncated: false };
+    if (fitsUnencoded(text, maxTokens)) return { text, truncated: false };
     const known = this.texts.get(text) ?? (countsFirst(text, maxTokens) ? this.countText(text) : undefined);
     if (known !== undefined && known <= maxTokens) return { text, truncated: false };
     return this.remembered(text, this.tokenizer.cut(text, maxTokens));
@@ -151,7 +159,7 @@ export class TokenCounter {
 
   /** As truncate, giving the event loop back while it counts or encodes a long text. */
   async truncateYielding(text: string, maxTokens: number): Promise<Truncated> {
-    if (text.length <= maxTokens) return { text, truncated: false };
+    if (fitsUnencoded(text, maxTokens)) return { text, truncated: false };
     const known = this.texts.get(text) ?? (countsFirst(text, maxTokens) ? await this.countTextYielding(text) : undefined);
     if (known !== undefined && known <= maxTokens) return { text, truncated: false };
     return this.remembered(text, await this.tokenizer.cutYielding(text, maxTokens));
