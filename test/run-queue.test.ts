@@ -41,6 +41,22 @@ describe("run queue", () => {
     expect(log).toEqual(["start 0", "end 0", "start 1", "end 1", "start 2", "end 2"]);
   });
 
+  it("says a key is busy from its first task's submission until its last task settles", async () => {
+    const queue = createRunQueue(8);
+    const first = gate();
+    const second = gate();
+    expect(queue.busy("conversation")).toBe(false);
+    const runs = [queue.run("conversation", () => first.promise), queue.run("conversation", () => second.promise)];
+    expect(queue.busy("conversation")).toBe(true);
+    expect(queue.busy("other")).toBe(false);
+    first.open();
+    await settle();
+    expect(queue.busy("conversation")).toBe(true);
+    second.open();
+    await Promise.all(runs);
+    expect(queue.busy("conversation")).toBe(false);
+  });
+
   it("runs different keys in parallel up to the global cap", async () => {
     const queue = createRunQueue(2);
     const started: string[] = [];

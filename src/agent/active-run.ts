@@ -70,9 +70,10 @@ export class ActiveRun {
   /** Aborted by the deadline or a Stop: what model calls and reads are cancelled by. */
   private readonly cancelled = new AbortController();
   private readonly cancel: AbortSignal;
-  private readonly onStop = () => this.cancelled.abort(this.stop?.reason);
-  /** Built once per run: a step's batch context reuses it instead of making its own. */
-  private readonly emitter = (event: AgentEvent) => this.emit(event);
+  /** Set when the Stop's signal aborts (see handleEvent): a flag is cheaper to read on every step than the signal. */
+  private stopRequested = false;
+  /** Bound once per run: every step's batch context reuses it. */
+  private readonly emitter: (event: AgentEvent) => void;
   private readonly timer: NodeJS.Timeout;
   private readonly clock: () => number;
 
@@ -86,8 +87,9 @@ export class ActiveRun {
     // One controller that the deadline and a Stop both abort, rather than AbortSignal.any (tens of µs per run); the
     // deadline is a flag, and becomes a signal only for an approved write: a signal costs µs, and most runs never need it.
     this.cancel = this.cancelled.signal;
-    if (stop?.aborted) this.onStop();
-    else stop?.addEventListener("abort", this.onStop, { once: true });
+    this.emitter = this.emit.bind(this);
+    if (stop?.aborted) this.handleEvent();
+    else stop?.addEventListener("abort", this, { once: true });
     this.steps = [...state.steps];
     this.guards = state.guards;
     this.usage = state.usage;
@@ -107,11 +109,21 @@ export class ActiveRun {
     this.timer.unref();
   }
 
+  /**
+   * The Stop's abort event: the run listens to it itself (an EventListener object) rather than through a
+   * function made per run. Cancels the model call and reads in flight.
+   */
+  handleEvent(): void {
+    this.stopRequested = true;
+    this.cancelled.abort(this.stop?.reason);
+  }
+
   get runId(): string {
     return this.state.runId;
   }
 
   private expire(): void {
+    if (this.expiredBy) return;
     const reason = new Error("run deadline");
     this.expiredBy = reason;
     this.deadline?.abort(reason);
@@ -142,7 +154,7 @@ export class ActiveRun {
   }
 
   private stopped(): GuardStop | undefined {
-    return this.stop?.aborted ? stopOf(this.stop.reason) : undefined;
+    return this.stopRequested ? stopOf(this.stop?.reason) : undefined;
   }
 
   /** `signal`: the deadline alone for an approved write, which finishes (or times out) even after a Stop. */
@@ -246,9 +258,9 @@ export class ActiveRun {
       checkStepLimit(this.steps.length, this.deps.limits.maxSteps) ??
       checkErrorStreak(this.guards.errorStreak, this.deps.limits.maxConsecutiveErrors);
     if (limitStop) return { kind: "stop", stop: limitStop };
-    const tokenTrip = await this.manageContext();
+    const tokenTrip = this.context.needsManaging ? await this.manageContext() : undefined;
     if (tokenTrip) return { kind: "stop", stop: tokenTrip };
-    const usageStop = await this.meter.report();
+    const usageStop = this.meter.due ? await this.meter.report() : undefined;
     if (usageStop) return { kind: "stop", stop: usageStop };
 
     const index = this.steps.length + 1;
@@ -346,7 +358,7 @@ export class ActiveRun {
 
   async finish(end: Exclude<StepEnd, { kind: "continue" }>): Promise<LoopResult> {
     clearTimeout(this.timer);
-    this.stop?.removeEventListener("abort", this.onStop);
+    this.stop?.removeEventListener("abort", this);
     let outcome: RunOutcome;
     if (end.kind === "pause") {
       outcome = { status: "paused", runId: this.runId, pending: end.approval, steps: this.visibleSteps(), usage: this.usage };
@@ -365,7 +377,7 @@ export class ActiveRun {
       this.meter.add(usageTokens(summary.usage));
       outcome = { status: "answered", runId: this.runId, answer: summary.answer, stop: end.stop, steps: this.steps, usage: this.usage };
     }
-    await this.meter.report();
+    if (this.meter.due) await this.meter.report();
     this.emit({ type: "final", runId: this.runId, outcome });
     return { outcome, state: this.snapshot() };
   }

@@ -56,6 +56,11 @@ export class RunContext {
     this.append({ role: "tool", toolCallId: item.callId, content: item.observation });
   }
 
+  /** Whether manage has anything to do: below yellow (nearly every step) it does nothing, and the step need not wait for it. */
+  get needsManaging(): boolean {
+    return watermark(this.count, this.budget) !== "green";
+  }
+
   /** Folds from yellow, compacts from orange, and trips only when red after both. */
   async manage(runId: string, emit: (event: AgentEvent) => void, signal: AbortSignal): Promise<ContextCheck> {
     if (watermark(this.count, this.budget) === "green") return {};

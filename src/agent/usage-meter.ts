@@ -17,6 +17,11 @@ export class UsageMeter {
     return this.deps.usageCheck !== undefined;
   }
 
+  /** Whether report has anything to hand over; a step need not wait for a report that has nothing to do. */
+  get due(): boolean {
+    return this.deps.usageCheck !== undefined && this.unreported !== 0;
+  }
+
   add(tokens: number): void {
     this.unreported += tokens;
   }

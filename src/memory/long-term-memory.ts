@@ -63,8 +63,9 @@ export function createLongTermMemory(store: KeyValueStore, options: LongTermMemo
     if (cache.size > CACHED_CONVERSATIONS) cache.delete(cache.keys().next().value as string);
   };
 
-  const load = async (conversationKey: string): Promise<readonly Fact[]> => {
-    const raw = await store.get(factsKey(conversationKey));
+  /** `read`: the record's read, already started by a task that runs next in its lane (see recall). */
+  const load = async (conversationKey: string, read = store.get(factsKey(conversationKey))): Promise<readonly Fact[]> => {
+    const raw = await read;
     if (raw === undefined) return [];
     const cached = cache.get(conversationKey);
     if (cached !== undefined && cached.raw === raw) return cached.facts;
@@ -108,8 +109,14 @@ export function createLongTermMemory(store: KeyValueStore, options: LongTermMemo
     },
 
     recall(conversationKey, query, limit) {
+      // With nothing of this conversation in its lane, this task runs next and nothing here writes the record before it:
+      // its read starts now, next to the run's other reads (history), instead of a few turns later behind every other
+      // conversation's (a burst of new runs then gets each run's context in turn, not all of them at the end).
+      const read = lanes.busy(conversationKey) ? undefined : store.get(factsKey(conversationKey));
+      // Awaited by the task a few microtasks from now; this only keeps a failure from counting as unhandled meanwhile.
+      read?.catch(() => undefined);
       return lanes.run(conversationKey, async () => {
-        const facts = await load(conversationKey);
+        const facts = await load(conversationKey, read);
         // A conversation with nothing remembered (most of them) skips preparing the query for comparison.
         const chosen = facts.length === 0 ? [] : rankFacts(facts, query, limit);
         const now = clock();

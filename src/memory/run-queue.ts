@@ -7,6 +7,8 @@ export interface RunQueue {
   run<T>(key: string, task: () => Promise<T>): Promise<T>;
   /** Resolves when nothing is running or waiting (for graceful shutdown). */
   idle(): Promise<void>;
+  /** Whether a task of this key is running or waiting: when not, a new task of the key is the first in its lane. */
+  busy(key: string): boolean;
   /** Tasks executing now. */
   readonly running: number;
   /** Tasks waiting for their key's turn or for a global slot. */
@@ -75,6 +77,9 @@ export function createRunQueue(maxConcurrent: number): RunQueue {
     idle(): Promise<void> {
       if (running === 0 && queued === 0) return Promise.resolve();
       return new Promise((resolve) => idleWaiters.push(resolve));
+    },
+    busy(key: string): boolean {
+      return lanes.has(key);
     },
     get running() {
       return running;

@@ -130,6 +130,8 @@ class Parser {
 
 /** Rounds away binary float noise (0.1 + 0.2 gives 0.3) and never prints -0. */
 function formatNumber(value: number): string {
+  // A whole number of at most 15 digits is its own 15-digit rounding (and String(-0) is "0"): no toPrecision needed.
+  if (Number.isInteger(value) && Math.abs(value) < 1e15) return String(value);
   const rounded = Number(value.toPrecision(15));
   return Object.is(rounded, -0) ? "0" : String(rounded);
 }
