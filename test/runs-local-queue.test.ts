@@ -125,6 +125,29 @@ describe("in-process work queue", () => {
     expect(started).toEqual(["1"]);
   });
 
+  it("lets a hundred running handlers listen for the shutdown without a listener-leak warning, and aborts them all", async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on("warning", onWarning);
+    try {
+      const queue = createLocalWorkQueue(silentLogger);
+      let aborted = 0;
+      queue.start(async (_item, signal) => {
+        await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+        aborted += 1;
+      }, 100);
+      for (let index = 0; index < 100; index++) await queue.add(run(`c${index}`, String(index)));
+      await settle();
+      expect(queue.running).toBe(100);
+      await queue.close(10);
+      expect(aborted).toBe(100);
+      await settle();
+      expect(warnings.map((warning) => warning.name)).not.toContain("MaxListenersExceededWarning");
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
   it("refuses a concurrency that is not a whole number of at least 1", () => {
     expect(() => createLocalWorkQueue(silentLogger).start(async () => {}, 0)).toThrow(/at least 1/);
     expect(() => createLocalWorkQueue(silentLogger).start(async () => {}, Number.POSITIVE_INFINITY)).toThrow(/at least 1/);

@@ -1,7 +1,7 @@
 // The service adapters talk to: builds each run's loop setup (tools, channel settings, audit),
 // its context (memory) and the writes after it, and hands the durable part (intake, queue,
 // checkpoints, approvals waiting and expiring) to the runner in src/runs.
-import { randomBytes } from "node:crypto";
+import { newRunId } from "./run-id.js";
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import { extractFacts } from "../memory/fact-extractor.js";
@@ -65,7 +65,6 @@ export interface RunningAgentService extends AgentService {
 
 const FACT_EXTRACTION_TIMEOUT_MS = 30_000;
 
-const newRunId = () => randomBytes(6).toString("base64url");
 /** Distinct channel setups kept built at once; more are rebuilt on demand. */
 const MAX_LOOP_SETUPS = 64;
 const OPEN_RUN: RunSettings = { memory: true, toolAllowed: () => true, toolRules: { allow: [], deny: [] } };

@@ -3,6 +3,7 @@
 // an item waiting for its conversation's turn holds no slot, so one busy conversation never
 // starves the others. Nothing here outlives the process: what an item stands for is in the
 // store, and the runner queues unfinished work again at the next start.
+import { setMaxListeners } from "node:events";
 import type { Logger } from "../logger.js";
 import { retryDelay, STORE_RETRY } from "./retry.js";
 import type { WorkHandler, WorkItem, WorkQueue } from "./work-queue.js";
@@ -18,7 +19,10 @@ export function createLocalWorkQueue(logger: Logger): LocalWorkQueue {
   // Conversations whose head waits for a slot, in the order they became next in line.
   const ready: string[] = [];
   const delayed = new Set<NodeJS.Timeout>();
-  const controllers = new Set<AbortController>();
+  // One signal for every item: the only abort is close's, and it ends them all at once.
+  const shutdown = new AbortController();
+  // Every running item listens to it: hundreds at once are expected, not a leak.
+  setMaxListeners(0, shutdown.signal);
   let handler: WorkHandler | undefined;
   let concurrency = 0;
   let running = 0;
@@ -70,17 +74,14 @@ export function createLocalWorkQueue(logger: Logger): LocalWorkQueue {
 
   function start(key: string): void {
     const item = (lanes.get(key) as WorkItem[])[0] as WorkItem;
-    const controller = new AbortController();
-    controllers.add(controller);
     running += 1;
     void Promise.resolve()
-      .then(() => (handler as WorkHandler)(item, controller.signal))
+      .then(() => (handler as WorkHandler)(item, shutdown.signal))
       .then(
         () => void attempts.delete(item),
         (error: unknown) => retry(item, error),
       )
       .finally(() => {
-        controllers.delete(controller);
         running -= 1;
         const lane = lanes.get(key) as WorkItem[];
         lane.shift();
@@ -118,9 +119,7 @@ export function createLocalWorkQueue(logger: Logger): LocalWorkQueue {
       delayed.clear();
       if (running === 0) return;
       const idle = new Promise<void>((resolve) => whenIdle.push(resolve));
-      const timer = setTimeout(() => {
-        for (const controller of controllers) controller.abort(new Error("the bot is shutting down"));
-      }, graceMs);
+      const timer = setTimeout(() => shutdown.abort(new Error("the bot is shutting down")), graceMs);
       await idle;
       clearTimeout(timer);
     },

@@ -1,6 +1,6 @@
 // A worker's handling of one recorded message: run it, or continue it from its checkpoint
 // (the model is not asked again for steps already done), and show it through its presenter.
-import { randomBytes } from "node:crypto";
+import { newRunId } from "./run-id.js";
 import { continueAgent, runAgent, RunInterruptedError } from "../agent/loop.js";
 import type { RunPresenter, Task } from "./service.js";
 import type { RunOutcome } from "../agent/types.js";
@@ -10,7 +10,6 @@ import { observeRun } from "./run-observer.js";
 import { untilAborted, type RunWork } from "./run-work.js";
 import type { WorkItem } from "./work-queue.js";
 
-const newRunId = () => randomBytes(6).toString("base64url");
 const BAD_CHECKPOINT_ANSWER =
   "I could not continue your request after a restart: its saved progress could not be read. Nothing more was done; please ask again.";
 

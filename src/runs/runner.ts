@@ -2,7 +2,7 @@
 // each item from the store (its intake record, its last checkpoint, its paused approval), shows
 // it through a presenter, and marks it done. Nothing a person was acknowledged for lives only in
 // this process: the next start (or another process) takes up whatever is unfinished.
-import { randomBytes } from "node:crypto";
+import { newRunId } from "./run-id.js";
 import type { StoredRun } from "../agent/approval-store.js";
 import type { SubmitResult, Task } from "./service.js";
 import type { EventSink, RunOutcome } from "../agent/types.js";
@@ -29,7 +29,6 @@ export interface Runner {
   close(graceMs: number): Promise<void>;
 }
 
-const newRunId = () => randomBytes(6).toString("base64url");
 /** Bounds the memory of failed runs (they are rare: a store that failed mid-run); the next start takes up any forgotten one. */
 const MAX_FAILED_RUNS = 10_000;
 
