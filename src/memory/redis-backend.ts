@@ -45,6 +45,11 @@ export async function openRedis(location: Extract<StoreLocation, { kind: "redis"
     );
   }
   const adapter = new KeyvRedis(client, { throwOnErrors: true, throwOnConnectError: true });
+  const failed = `${where} failed`;
+  // Made once: every operation's failure goes through it.
+  const unavailable = (error: unknown): never => {
+    throw asUnavailable(error, failed);
+  };
   const backend: Backend = {
     keyv: newKeyv(adapter),
     description: where,
@@ -86,12 +91,14 @@ export async function openRedis(location: Extract<StoreLocation, { kind: "redis"
     async members(key) {
       return client.sMembers(key);
     },
-    async guard(operation) {
+    guard<T>(operation: () => Promise<T>): Promise<T> {
+      let running: Promise<T>;
       try {
-        return await withinDeadline(operation(), REDIS_DEADLINE_MS, "waiting for Redis");
+        running = operation();
       } catch (error) {
-        throw asUnavailable(error, `${where} failed`);
+        return Promise.reject(asUnavailable(error, failed));
       }
+      return withinDeadline(running, REDIS_DEADLINE_MS, "waiting for Redis").catch(unavailable);
     },
     async close() {
       if (client.isReady) await client.close();

@@ -99,17 +99,24 @@ function checkedTtl(ttlMs: number | undefined): number | undefined {
 
 export class DeadlineError extends Error {}
 
-export async function withinDeadline<T>(operation: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DeadlineError(`no answer after ${ms} ms ${what}`)), ms);
+/**
+ * Settles as `operation` does, or rejects with a DeadlineError once `ms` pass (the operation goes on
+ * unobserved). One promise and one timer: every store operation goes through here.
+ */
+export function withinDeadline<T>(operation: Promise<T>, ms: number, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new DeadlineError(`no answer after ${ms} ms ${what}`)), ms);
+    operation.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
-  operation.catch(() => undefined);
-  try {
-    return await Promise.race([operation, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 export function asUnavailable(error: unknown, context: string): Error {
