@@ -3,6 +3,7 @@
 // process arrives at the next poll, a poll reads one key however many runs are in flight, and a
 // stop left from before a pause does not stop the resumed run.
 import { mkdtempSync } from "node:fs";
+import type { StopSignal } from "../src/agent/loop.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -49,7 +50,7 @@ function stopsOn(store: KeyValueStore, shared: boolean): RunStops {
   return stops;
 }
 
-const aborted = (signal: AbortSignal) =>
+const aborted = (signal: StopSignal) =>
   new Promise<unknown>((resolve) => signal.addEventListener("abort", () => resolve(signal.reason), { once: true }));
 const polls = (count: number) => new Promise((resolve) => setTimeout(resolve, POLL_MS * count));
 

@@ -8,7 +8,7 @@ import { checkErrorStreak, nextErrorStreak } from "./guards/consecutive-errors.j
 import { deadlineStop } from "./guards/deadline.js";
 import { approvalExpiredStop, modelUnavailableStop, stopOf } from "./guards/external-stops.js";
 import { checkStepLimit } from "./guards/step-limit.js";
-import type { LoopDeps, LoopResult, Resolution } from "./loop.js";
+import type { LoopDeps, LoopResult, Resolution, StopSignal } from "./loop.js";
 import type { GuardCounters, RunState } from "./run-state.js";
 import { errorText, loggableError } from "./error-text.js";
 import { addUsage, RunContext, usageTokens } from "./run-context.js";
@@ -82,7 +82,7 @@ export class ActiveRun {
     private readonly deps: LoopDeps,
     private readonly sink: EventSink,
     /** A person's Stop (reason: the GuardStop): cancels the model call and reads in flight, never a write. */
-    private readonly stop?: AbortSignal,
+    private readonly stop?: StopSignal,
   ) {
     // One controller that the deadline and a Stop both abort, rather than AbortSignal.any (tens of µs per run); the
     // deadline is a flag, and becomes a signal only for an approved write: a signal costs µs, and most runs never need it.

@@ -61,8 +61,18 @@ export interface RunHooks {
   /** Checked after each checkpoint: once aborted the run stops there (RunInterruptedError), to be continued from that checkpoint. */
   readonly signal?: { readonly aborted: boolean };
   /** A person's Stop: aborts the model call or reads in flight (a write finishes) and ends the run with its summary; the reason is the GuardStop. */
-  readonly stop?: AbortSignal;
+  readonly stop?: StopSignal;
 }
+
+/** What the loop reads of a Stop: an AbortSignal is one, and so is the lighter flag the runner gives each run (src/runs/run-stops.ts). */
+export interface StopSignal {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: "abort", listener: StopListener, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: StopListener): void;
+}
+
+export type StopListener = { handleEvent(): void } | (() => void);
 
 /** The run stopped at a checkpoint because its process is shutting down; it is not finished. */
 export class RunInterruptedError extends Error {

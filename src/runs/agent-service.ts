@@ -12,6 +12,7 @@ import type { Fact, KeyValueStore } from "../memory/types.js";
 import type { RunSettings } from "../governance/channel-settings.js";
 import type { RunPolicy } from "../governance/run-policy.js";
 import { within } from "./within.js";
+import { sharedTimeout } from "./shared-timeout.js";
 import { createLocalWorkQueue } from "./local-work-queue.js";
 import { createPresenters } from "./presenters.js";
 import { STORE_RETRY, withRetries } from "./retry.js";
@@ -64,6 +65,7 @@ export interface RunningAgentService extends AgentService {
 }
 
 const FACT_EXTRACTION_TIMEOUT_MS = 30_000;
+const extractionTimeout = sharedTimeout(FACT_EXTRACTION_TIMEOUT_MS);
 
 /** Distinct channel setups kept built at once; more are rebuilt on demand. */
 const MAX_LOOP_SETUPS = 64;
@@ -193,12 +195,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     const key = origin.conversationKey;
     try {
       const known = (await memory.list(key)).map((fact) => fact.text);
-      const facts = await extractFacts(
-        model,
-        { user: question, assistant: answer, known },
-        AbortSignal.timeout(FACT_EXTRACTION_TIMEOUT_MS),
-        logger,
-      );
+      const facts = await extractFacts(model, { user: question, assistant: answer, known }, extractionTimeout(), logger);
       if (facts.length > 0) {
         // Facts found are not dropped because the store blinked: the write is retried (bounded).
         const result = await withRetries(

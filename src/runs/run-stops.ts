@@ -8,6 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { stoppedByStop } from "../agent/guards/external-stops.js";
+import type { StopListener, StopSignal } from "../agent/loop.js";
 import type { Person } from "../agent/types.js";
 import type { Logger } from "../logger.js";
 import type { KeyValueStore } from "../memory/types.js";
@@ -21,7 +22,7 @@ export type StopResult =
 
 export interface StopWatch {
   /** Aborts, with the run's GuardStop as reason, once someone stops the run. */
-  readonly signal: AbortSignal;
+  readonly signal: StopSignal;
   /** The run ended: forgets it here at once and in the store in the background (the answer does not wait for the store). Never throws. */
   dispose(): void;
 }
@@ -55,15 +56,42 @@ const runKey = (runId: string) => `run:live:${runId}`;
 const LATEST_STOP_KEY = "run:stops:latest";
 const DEFAULT_POLL_MS = 250;
 
+/**
+ * A run's Stop, aborted at most once with the run's GuardStop as reason. Not an AbortController:
+ * each AbortSignal gets a hidden class of its own in V8, a cost every run paid though few are stopped.
+ */
+class StopFlag implements StopSignal {
+  aborted = false;
+  reason: unknown = undefined;
+  private listeners: StopListener[] = [];
+
+  addEventListener(_type: "abort", listener: StopListener): void {
+    this.listeners.push(listener);
+  }
+
+  removeEventListener(_type: "abort", listener: StopListener): void {
+    this.listeners = this.listeners.filter((known) => known !== listener);
+  }
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    const listeners = this.listeners;
+    this.listeners = [];
+    for (const listener of listeners) typeof listener === "function" ? listener() : listener.handleEvent();
+  }
+}
+
 export function createRunStops(options: RunStopsOptions): RunStops {
   const { store, logger, ttlMs, shared } = options;
-  const watched = new Map<string, { readonly controller: AbortController; readonly requester: Person }>();
+  const watched = new Map<string, { readonly stop: StopFlag; readonly requester: Person }>();
   /** Records of ended runs being deleted, by run id: a run resumed meanwhile writes its record after that delete. */
   const clearing = new Map<string, Promise<unknown>>();
   let seenMark: unknown;
   let timer: NodeJS.Timeout | undefined;
 
-  const abort = (runId: string, by: Person) => watched.get(runId)?.controller.abort(stoppedByStop(by));
+  const abort = (runId: string, by: Person) => watched.get(runId)?.stop.abort(stoppedByStop(by));
 
   async function poll(): Promise<void> {
     const mark = await store
@@ -94,8 +122,7 @@ export function createRunStops(options: RunStopsOptions): RunStops {
 
   return {
     watch(runId, requester) {
-      const entry = watched.get(runId) ?? { controller: new AbortController(), requester };
-      const { controller } = entry;
+      const entry = watched.get(runId) ?? { stop: new StopFlag(), requester };
       watched.set(runId, entry);
       // Written fresh at every (re)start, so a stop left from before a pause does not stop the resumed run.
       if (shared) {
@@ -105,7 +132,7 @@ export function createRunStops(options: RunStopsOptions): RunStops {
       }
       schedule();
       return {
-        signal: controller.signal,
+        signal: entry.stop,
         dispose() {
           if (watched.get(runId) === entry) watched.delete(runId);
           if (!shared) return;
