@@ -4,7 +4,9 @@
 // started like the multi-process tests do; the fake Slack and the fake model server live in this
 // process, the sender of the measured events in a worker thread so their traffic does not delay it.
 // The figures are only as steady as the machine: on a shared 2-core box, the worker's runs and
-// other processes show up in the tail.
+// other processes show up in the tail (in the ingress's event-loop stalls over 6 ms it ran only
+// 1–5 ms: the rest was waiting for a core). Hence three measured windows after a warm-up at the
+// same rate, each window's figures printed, and the median window's p99 as the figure.
 import { once } from "node:events";
 import { Agent, request } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -17,14 +19,18 @@ import { startRedisServer } from "../test/support/redis-server.js";
 
 const RATE_PER_SECOND = 200;
 const DURATION_SECONDS = 5;
+/** Measured windows of DURATION_SECONDS each: one window's p99 is its 10th-slowest ack, so one pause of the machine moves it; the figure is the median window's. */
+const WINDOWS = 3;
 const BACKGROUND_RUNS = 50;
 const MODEL_CALL_MS = 500;
 const LONG_RUN_STEPS = 60;
 const TARGET_P99_MS = 20;
 const WARM_UP_EVENTS = 50;
+/** Then this long at the measured rate, not measured: the ingress's JIT and heap settle first (a bot runs for hours). */
+const WARM_UP_SECONDS = 2;
 
 type ToSender = { kind: "measure"; url: string };
-type FromSender = { kind: "latencies"; values: number[]; seconds: number };
+type FromSender = { kind: "latencies"; windows: Array<{ values: number[]; seconds: number }> };
 
 /** Sender side (worker thread): warm-up events, then the measured ones at a fixed rate. */
 async function sender(port: NonNullable<typeof parentPort>): Promise<void> {
@@ -37,9 +43,9 @@ async function sender(port: NonNullable<typeof parentPort>): Promise<void> {
   // latency runs from the request's write to the end of the response, over kept-alive connections.
   const agent = new Agent({ keepAlive: true });
   const target = new URL(message.url);
-  const prepared = Array.from({ length: RATE_PER_SECOND * DURATION_SECONDS }, (_, i) => {
+  const prepared = Array.from({ length: RATE_PER_SECOND * (WARM_UP_SECONDS + WINDOWS * DURATION_SECONDS) }, (_, i) => {
     const body = JSON.stringify(mentionEvent({ text: `<@${BOT_USER_ID}> quick ${i}`, ts: nextTs() }));
-    const timestamp = Math.floor(Date.now() / 1000) + DURATION_SECONDS;
+    const timestamp = Math.floor(Date.now() / 1000 + i / RATE_PER_SECOND);
     const headers = {
       "Content-Type": "application/json",
       "Content-Length": Buffer.byteLength(body),
@@ -66,16 +72,24 @@ async function sender(port: NonNullable<typeof parentPort>): Promise<void> {
       outgoing.on("error", reject);
       outgoing.end(body);
     });
-  const latencies: number[] = [];
-  const started = performance.now();
-  const sends: Promise<void>[] = [];
-  for (let i = 0; i < RATE_PER_SECOND * DURATION_SECONDS; i++) {
-    const wait = started + (i * 1000) / RATE_PER_SECOND - performance.now();
-    if (wait > 0) await sleep(wait);
-    sends.push(post(i).then((ms) => void latencies.push(ms)));
-  }
-  await Promise.all(sends);
-  port.postMessage({ kind: "latencies", values: latencies, seconds: (performance.now() - started) / 1000 } satisfies FromSender);
+  let next = 0;
+  /** `count` events at the rate from the next prepared one; their latencies. */
+  const send = async (count: number): Promise<{ values: number[]; seconds: number }> => {
+    const values: number[] = [];
+    const started = performance.now();
+    const sends: Promise<void>[] = [];
+    for (let i = 0; i < count; i++) {
+      const wait = started + (i * 1000) / RATE_PER_SECOND - performance.now();
+      if (wait > 0) await sleep(wait);
+      sends.push(post(next++).then((ms) => void values.push(ms)));
+    }
+    await Promise.all(sends);
+    return { values, seconds: (performance.now() - started) / 1000 };
+  };
+  await send(RATE_PER_SECOND * WARM_UP_SECONDS);
+  const windows: FromSender["windows"] = [];
+  for (let window = 0; window < WINDOWS; window++) windows.push(await send(RATE_PER_SECOND * DURATION_SECONDS));
+  port.postMessage({ kind: "latencies", windows } satisfies FromSender);
   port.close();
 }
 
@@ -121,16 +135,28 @@ export async function run(): Promise<void> {
     const thread = new Worker(`import("tsx/esm/api").then(({ tsImport }) => tsImport(${self}, ${self}));`, { eval: true });
     const callsBefore = model.requests.length;
     thread.postMessage({ kind: "measure", url: ingress.eventsUrl } satisfies ToSender);
-    const [{ values, seconds }] = (await once(thread, "message")) as [FromSender];
+    const [{ windows }] = (await once(thread, "message")) as [FromSender];
+    const seconds = windows.reduce((sum, window) => sum + window.seconds, 0);
     const modelCallsPerSecond = (model.requests.length - callsBefore) / seconds;
 
-    const sorted = [...values].sort((a, b) => a - b);
-    const p99 = percentile(sorted, 99);
+    const all = windows.flatMap((window) => window.values);
     console.log(
-      `events to the ingress: ${values.length} at ${(values.length / seconds).toFixed(0)}/s; worker: ${BACKGROUND_RUNS} long runs in flight, ${modelCallsPerSecond.toFixed(0)} model calls/s`,
+      `events to the ingress: ${all.length} at ${(all.length / seconds).toFixed(0)}/s in ${WINDOWS} windows of ${DURATION_SECONDS} s; worker: ${BACKGROUND_RUNS} long runs in flight, ${modelCallsPerSecond.toFixed(0)} model calls/s`,
     );
-    console.log(`ack latency: p50 ${percentile(sorted, 50).toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${sorted.at(-1)!.toFixed(2)} ms`);
-    console.log(`target p99 ≤ ${TARGET_P99_MS} ms: ${p99 <= TARGET_P99_MS ? "met" : "NOT met"}`);
+    const p99s: number[] = [];
+    for (const [index, window] of windows.entries()) {
+      const sorted = [...window.values].sort((a, b) => a - b);
+      p99s.push(percentile(sorted, 99));
+      console.log(
+        `window ${index + 1}: p50 ${percentile(sorted, 50).toFixed(2)} ms, p99 ${percentile(sorted, 99).toFixed(2)} ms, max ${sorted.at(-1)!.toFixed(2)} ms`,
+      );
+    }
+    const pooled = [...all].sort((a, b) => a - b);
+    const p99 = [...p99s].sort((a, b) => a - b)[Math.floor(p99s.length / 2)]!;
+    console.log(`all ${all.length} acks: p50 ${percentile(pooled, 50).toFixed(2)} ms, p99 ${percentile(pooled, 99).toFixed(2)} ms`);
+    console.log(
+      `ack latency p99, median window: ${p99.toFixed(2)} ms; target ≤ ${TARGET_P99_MS} ms: ${p99 <= TARGET_P99_MS ? "met" : "NOT met"}`,
+    );
   } finally {
     for (const bot of bots) bot.child.kill("SIGKILL");
     await Promise.all(bots.map((bot) => bot.exited));
