@@ -70,8 +70,6 @@ export class ActiveRun {
   /** Aborted by the deadline or a Stop: what model calls and reads are cancelled by. */
   private readonly cancelled = new AbortController();
   private readonly cancel: AbortSignal;
-  /** Set when the Stop's signal aborts (see handleEvent): a flag is cheaper to read on every step than the signal. */
-  private stopRequested = false;
   /** Bound once per run: every step's batch context reuses it. */
   private readonly emitter: (event: AgentEvent) => void;
   private readonly timer: NodeJS.Timeout;
@@ -114,7 +112,6 @@ export class ActiveRun {
    * function made per run. Cancels the model call and reads in flight.
    */
   handleEvent(): void {
-    this.stopRequested = true;
     this.cancelled.abort(this.stop?.reason);
   }
 
@@ -154,7 +151,7 @@ export class ActiveRun {
   }
 
   private stopped(): GuardStop | undefined {
-    return this.stopRequested ? stopOf(this.stop?.reason) : undefined;
+    return this.stop?.aborted ? stopOf(this.stop.reason) : undefined;
   }
 
   /** `signal`: the deadline alone for an approved write, which finishes (or times out) even after a Stop. */

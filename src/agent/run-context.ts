@@ -63,7 +63,7 @@ export class RunContext {
 
   /** Folds from yellow, compacts from orange, and trips only when red after both. */
   async manage(runId: string, emit: (event: AgentEvent) => void, signal: AbortSignal): Promise<ContextCheck> {
-    if (watermark(this.count, this.budget) === "green") return {};
+    if (!this.needsManaging) return {};
     const before = this.count;
     const folded = foldOldToolResults(this.current, (callId) => this.outcomes.get(callId));
     if (folded.folded > 0) {

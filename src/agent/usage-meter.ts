@@ -29,7 +29,7 @@ export class UsageMeter {
   /** Hands the tokens used since last time to the check; its stop, if any. */
   async report(): Promise<GuardStop | undefined> {
     const check = this.deps.usageCheck;
-    if (!check || this.unreported === 0) return undefined;
+    if (!check || !this.due) return undefined;
     const tokens = this.unreported;
     this.unreported = 0;
     try {
