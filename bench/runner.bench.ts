@@ -10,6 +10,7 @@ import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import { redisServerInstalled, startRedisServer } from "../test/support/redis-server.js";
+import { median } from "./support/stats.js";
 
 const CONVERSATIONS = 200;
 const LATENCY_MS = 200;
@@ -87,10 +88,9 @@ async function measure(storeUrl: string, parallelism: number): Promise<Measured>
   }
   await service.close();
   await store.close();
-  const sorted = totals.sort((a, b) => a - b);
   return {
-    totalMs: sorted[Math.floor(sorted.length / 2)]!,
-    spread: [sorted[0]!, sorted.at(-1)!],
+    totalMs: median(totals),
+    spread: [Math.min(...totals), Math.max(...totals)],
     bursts,
     idealMs: Math.ceil(CONVERSATIONS / parallelism) * STEPS_PER_RUN * LATENCY_MS,
   };
