@@ -67,6 +67,22 @@ describe("stops on a store this process owns", () => {
     expect(await stops.request("run-1", alice, false)).toEqual({ kind: "not_running" });
     expect([...reads, ...writes]).toEqual([]);
   });
+
+  it("tells each listener of the run's signal once, function or object, and not one that was removed", async () => {
+    const { store } = await recordedStore();
+    const stops = stopsOn(store, false);
+    const watch = stops.watch("run-3", alice);
+    const heard: string[] = [];
+    const removed = { handleEvent: () => heard.push("removed") };
+    watch.signal.addEventListener("abort", () => heard.push("function"));
+    watch.signal.addEventListener("abort", { handleEvent: () => heard.push("object") });
+    watch.signal.addEventListener("abort", removed);
+    watch.signal.removeEventListener("abort", removed);
+    expect(await stops.request("run-3", alice, false)).toEqual({ kind: "stopping" });
+    expect(await stops.request("run-3", alice, false)).toEqual({ kind: "stopping" });
+    expect(heard).toEqual(["function", "object"]);
+    watch.dispose();
+  });
 });
 
 describe("stops on a shared store", () => {
