@@ -15,7 +15,7 @@ import type { Model, ModelReply, ModelRequest } from "../src/agent/types.js";
 import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
-import { createSlackAdapter } from "../src/adapters/slack/slack-adapter.js";
+import { createSlackAdapter } from "../src/surfaces/slack/slack-adapter.js";
 import { BOT_USER_ID, startFakeSlack } from "../test/support/fake-slack.js";
 import { mentionEvent, postEvent, SIGNING_SECRET } from "../test/support/fake-slack-requests.js";
 

@@ -2,10 +2,10 @@
 // (Slack and/or Discord, or the console when no chat tokens are set). main.ts only adds the
 // process-level parts: signals, exit codes, the hard-exit backstop.
 import type { Logger } from "pino";
-import type { ChatAdapter } from "./adapters/adapter.js";
-import { createConsoleAdapter } from "./adapters/console/console-adapter.js";
-import type { ModelDescription } from "./adapters/console/console-text.js";
-import { createDemoLoopRunner } from "./adapters/console/demo-loop.js";
+import type { ChatAdapter } from "./surfaces/core/adapter.js";
+import { createConsoleAdapter } from "./surfaces/console/console-adapter.js";
+import type { ModelDescription } from "./surfaces/console/console-text.js";
+import { createDemoLoopRunner } from "./surfaces/console/demo-loop.js";
 import { warnAboutAllowedWrites } from "./agent/allowed-writes.js";
 import { createAgentService, type RunningAgentService } from "./runs/agent-service.js";
 import { createLoopDeps } from "./agent/loop-deps.js";
@@ -149,7 +149,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       logger.warn("OPENAI_API_KEY=demo: answering with the offline demo model (arithmetic and time only)");
     // Loaded only when configured: console mode needs neither chat library.
     if (config.slack) {
-      const { createSlackAdapter } = await import("./adapters/slack/slack-adapter.js");
+      const { createSlackAdapter } = await import("./surfaces/slack/slack-adapter.js");
       adapters.push(
         createSlackAdapter({
           config: config.slack,
@@ -165,7 +165,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       );
     }
     if (config.discord) {
-      const { createDiscordAdapter } = await import("./adapters/discord/discord-adapter.js");
+      const { createDiscordAdapter } = await import("./surfaces/discord/discord-adapter.js");
       adapters.push(
         createDiscordAdapter({
           config: config.discord,

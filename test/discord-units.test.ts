@@ -1,12 +1,12 @@
 import { ChannelType, Client } from "discord.js";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { approvalButtons, approvalCustomId, parseApprovalCustomId } from "../src/adapters/discord/approval-buttons.js";
-import { isApprover } from "../src/adapters/discord/approval-clicks.js";
-import { createApprovalMessages } from "../src/adapters/discord/approval-messages.js";
-import { createDiscordTools } from "../src/adapters/discord/chat-tools.js";
-import { channelKindOf, conversationKey, discordOrigin } from "../src/adapters/discord/conversation.js";
-import { isForBot, questionOf } from "../src/adapters/discord/mentions.js";
+import { approvalButtons, approvalCustomId, parseApprovalCustomId } from "../src/surfaces/discord/approval-buttons.js";
+import { isApprover } from "../src/surfaces/discord/approval-clicks.js";
+import { createApprovalMessages } from "../src/surfaces/discord/approval-messages.js";
+import { createDiscordTools } from "../src/surfaces/discord/chat-tools.js";
+import { channelKindOf, conversationKey, discordOrigin } from "../src/surfaces/discord/conversation.js";
+import { isForBot, questionOf } from "../src/surfaces/discord/mentions.js";
 import {
   answerText,
   approvalText,
@@ -15,7 +15,7 @@ import {
   progressText,
   threadName,
   withClosingLine,
-} from "../src/adapters/discord/messages.js";
+} from "../src/surfaces/discord/messages.js";
 import type { PendingApproval } from "../src/agent/types.js";
 import { silentLogger } from "../src/logger.js";
 import { mapStore } from "./support/map-store.js";

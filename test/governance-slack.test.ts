@@ -3,7 +3,7 @@
 // `audit` and `settings` commands.
 import { afterEach, describe, expect, it } from "vitest";
 import { say, ScriptedModel } from "../src/agent/model-scripted.js";
-import { REFUSAL_FALLBACK_TEXT } from "../src/adapters/slack/governance-replies.js";
+import { REFUSAL_FALLBACK_TEXT } from "../src/surfaces/slack/governance-replies.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";
 import { directMessageEvent, mentionEvent, postEvent } from "./support/fake-slack-requests.js";
 import { startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";

@@ -7,7 +7,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createSlackAdapter, type SlackAdapter } from "../src/adapters/slack/slack-adapter.js";
+import { createSlackAdapter, type SlackAdapter } from "../src/surfaces/slack/slack-adapter.js";
 import { createAgentService, type RunningAgentService } from "../src/runs/agent-service.js";
 import { ScriptedModel } from "../src/agent/model-scripted.js";
 import { loadConfig } from "../src/config.js";

@@ -2,9 +2,9 @@
 // crash between Slack's ack and the run loses nothing; the worker reads the thread when it runs.
 import { afterEach, describe, expect, it } from "vitest";
 import { webApi } from "@slack/bolt";
-import { handleMessage } from "../src/adapters/slack/handle-message.js";
-import type { SlackRuntime } from "../src/adapters/slack/slack-runtime.js";
-import { DEFAULT_STREAM_LIMITS } from "../src/adapters/slack/stream-limits.js";
+import { handleMessage } from "../src/surfaces/slack/handle-message.js";
+import type { SlackRuntime } from "../src/surfaces/slack/slack-runtime.js";
+import { DEFAULT_STREAM_LIMITS } from "../src/surfaces/slack/stream-limits.js";
 import { ScriptedModel } from "../src/agent/model-scripted.js";
 import type { ModelRequest } from "../src/agent/types.js";
 import { silentLogger } from "../src/logger.js";

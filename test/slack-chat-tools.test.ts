@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webApi } from "@slack/bolt";
 import type { Tool, ToolContext } from "../src/agent/types.js";
-import { createSlackTools, READ_LIMIT_DEFAULT, READ_LIMIT_MAX } from "../src/adapters/slack/chat-tools.js";
+import { createSlackTools, READ_LIMIT_DEFAULT, READ_LIMIT_MAX } from "../src/surfaces/slack/chat-tools.js";
 import { startFakeSlack, type FakeSlack } from "./support/fake-slack.js";
 
 let fake: FakeSlack;

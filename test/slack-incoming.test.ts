@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { webApi } from "@slack/bolt";
-import { classifyMessage } from "../src/adapters/slack/incoming-message.js";
-import { loadThreadContext, THREAD_MAX_PAGES, THREAD_PAGE_SIZE, toThreadContext } from "../src/adapters/slack/thread-context.js";
+import { classifyMessage } from "../src/surfaces/slack/incoming-message.js";
+import { loadThreadContext, THREAD_MAX_PAGES, THREAD_PAGE_SIZE, toThreadContext } from "../src/surfaces/slack/thread-context.js";
 import { silentLogger } from "../src/logger.js";
 import { startFakeSlack, type FakeSlack } from "./support/fake-slack.js";
 

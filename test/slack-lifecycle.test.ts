@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ScriptedModel, say } from "../src/agent/model-scripted.js";
 import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";
-import { createSlackAdapter } from "../src/adapters/slack/slack-adapter.js";
+import { createSlackAdapter } from "../src/surfaces/slack/slack-adapter.js";
 import { BOT_USER_ID, startFakeSlack } from "./support/fake-slack.js";
 import { mentionEvent, postEvent, SIGNING_SECRET } from "./support/fake-slack-requests.js";
 import { gatedModel, startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CallRecord } from "../src/agent/types.js";
-import { statusFor, taskLines, taskUpdatesFor } from "../src/adapters/slack/task-updates.js";
+import { statusFor, taskLines, taskUpdatesFor } from "../src/surfaces/slack/task-updates.js";
 
 const record = (outcome: CallRecord["outcome"], result: string): CallRecord => ({
   callId: "call_1",

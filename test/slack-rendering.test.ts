@@ -2,7 +2,7 @@
 // streaming is refused, rate limits, failed posts, long and mention-laden answers.
 import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say, type ScriptStep } from "../src/agent/model-scripted.js";
-import { ANSWER_PART_MAX_CHARS } from "../src/adapters/slack/post-answer.js";
+import { ANSWER_PART_MAX_CHARS } from "../src/surfaces/slack/post-answer.js";
 import { silentLogger } from "../src/logger.js";
 import { createLongTermMemory } from "../src/memory/long-term-memory.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";

@@ -12,7 +12,7 @@ import type { webApi } from "@slack/bolt";
 import type { Logger } from "../../logger.js";
 import { tellPrivately } from "./private-note.js";
 import type { SlackRuntime } from "./slack-runtime.js";
-import { stopRefusalText } from "../stop-refusal.js";
+import { stopRefusalText } from "../core/stop-refusal.js";
 
 export const STOP_ACTION = "agent_run_stop";
 const WORKING_TEXT = ":hourglass_flowing_sand: Working on it. *Stop* ends the run now, with a summary of what it found.";

@@ -6,10 +6,10 @@
 // the first page carries the run's Stop button; the last text shown without a run id removes it.
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../../logger.js";
-import { splitText } from "../split-text.js";
+import { splitText } from "../core/split-text.js";
 import { neutraliseMentions } from "./neutralise-mentions.js";
 import { codeBlock } from "./slack-text.js";
-import { createThrottledWriter } from "../throttled-writer.js";
+import { createThrottledWriter } from "../core/throttled-writer.js";
 import { stopButton } from "./stop-control.js";
 
 const TRACE_EDIT_INTERVAL_MS = 1_000;

@@ -6,7 +6,7 @@ import type { webApi } from "@slack/bolt";
 import type { PendingApproval } from "../../agent/types.js";
 import type { KeyValueStore } from "../../memory/types.js";
 import type { Logger } from "../../logger.js";
-import { createApprovalRefs, type ApprovalRefs } from "../approval-refs.js";
+import { createApprovalRefs, type ApprovalRefs } from "../core/approval-refs.js";
 import { approvalBlocks, approvalText } from "./approval-message.js";
 import { postWithRetry, type ReplyTarget } from "./post-answer.js";
 

@@ -8,8 +8,8 @@ import type { Logger } from "pino";
 import type { AgentService } from "../../runs/service.js";
 import { renderTrace } from "../../agent/trace.js";
 import type { EventSink, PendingApproval, Person, RunOutcome, StepRecord, TaskOrigin } from "../../agent/types.js";
-import type { ChatAdapter } from "../adapter.js";
-import { toolListText } from "../tool-list-text.js";
+import type { ChatAdapter } from "../core/adapter.js";
+import { toolListText } from "../core/tool-list-text.js";
 import { isApproval, parseCommand, type ConsoleCommand } from "./console-commands.js";
 import { createConsoleOutput } from "./console-output.js";
 import {

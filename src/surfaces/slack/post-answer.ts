@@ -5,7 +5,7 @@
 import type { webApi } from "@slack/bolt";
 import type { GuardStop } from "../../agent/types.js";
 import type { Logger } from "../../logger.js";
-import { splitText } from "../split-text.js";
+import { splitText } from "../core/split-text.js";
 import { neutraliseMentions } from "./neutralise-mentions.js";
 import { toSlackMrkdwn } from "./slack-markdown.js";
 import { describeSlackError, slackErrorCode } from "./slack-api-error.js";

@@ -1,6 +1,6 @@
 // What the person who pressed Stop is told privately when the run does not stop for them. Both
 // chat surfaces write user mentions as <@id>.
-import type { StopResult } from "../runs/service.js";
+import type { StopResult } from "../../runs/service.js";
 
 /** Undefined when the run is stopping: the run's own messages show it. */
 export function stopRefusalText(result: StopResult): string | undefined {

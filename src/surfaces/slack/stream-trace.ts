@@ -7,7 +7,7 @@
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../../logger.js";
 import type { TaskUpdate } from "./task-updates.js";
-import { createThrottledWriter } from "../throttled-writer.js";
+import { createThrottledWriter } from "../core/throttled-writer.js";
 import { mustRotate, type StreamLimits } from "./stream-limits.js";
 
 export interface StreamTarget {

@@ -15,7 +15,7 @@ import {
 } from "discord.js";
 import { z } from "zod";
 import type { TaskOrigin, Tool } from "../../agent/types.js";
-import { splitText } from "../split-text.js";
+import { splitText } from "../core/split-text.js";
 import { createChannelApi } from "./channel-api.js";
 import { MAX_MESSAGE_CHARS } from "./messages.js";
 

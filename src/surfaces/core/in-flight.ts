@@ -1,8 +1,8 @@
 // Work an adapter started after acknowledging an event (runs, clicks, expiries), so stop()
 // can let it reach a safe point (answered, or paused with the approval already in the store)
 // within a bound.
-import type { Logger } from "../logger.js";
-import { within } from "../runs/within.js";
+import type { Logger } from "../../logger.js";
+import { within } from "../../runs/within.js";
 
 export interface InFlight {
   /** `what` names the work in the log line when it fails; a failure is logged, never thrown. */

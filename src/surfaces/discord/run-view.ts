@@ -2,8 +2,8 @@
 // once per interval), then the outcome: the answer (split to fit, with the guard line when
 // a guard stopped it) and its step trace in a thread on the answer, or the approval
 // request with its buttons.
-import { splitText } from "../split-text.js";
-import { createThrottledWriter } from "../throttled-writer.js";
+import { splitText } from "../core/split-text.js";
+import { createThrottledWriter } from "../core/throttled-writer.js";
 import { renderTrace } from "../../agent/trace.js";
 import type { Logger } from "../../logger.js";
 import type { AgentService, Task } from "../../runs/service.js";

@@ -3,9 +3,9 @@
 // message. A record lives until a day after its approval expires. What a record holds is the
 // surface's own business: it passes the schema that stored records are checked against.
 import type { z } from "zod";
-import type { PendingApproval } from "../agent/types.js";
-import type { Logger } from "../logger.js";
-import type { KeyValueStore } from "../memory/types.js";
+import type { PendingApproval } from "../../agent/types.js";
+import type { Logger } from "../../logger.js";
+import type { KeyValueStore } from "../../memory/types.js";
 
 /** Kept this long after the approval expires, for late clicks and a late expiry sweep. */
 export const KEEP_AFTER_EXPIRY_MS = 24 * 60 * 60_000;

@@ -4,7 +4,7 @@
 // the first refusal (e.g. an app without the agent features) switches it off for the run.
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../../logger.js";
-import { createThrottledWriter } from "../throttled-writer.js";
+import { createThrottledWriter } from "../core/throttled-writer.js";
 
 const STATUS_INTERVAL_MS = 1_000;
 

@@ -8,7 +8,7 @@ import { contextSourceOf } from "./thread-context-source.js";
 import { showAudit, showSettings } from "./governance-replies.js";
 import { showFeedback } from "./feedback-listing.js";
 import { classifyMessage, type EntryPoint, type Incoming, type IncomingMessage } from "./incoming-message.js";
-import { toolListText } from "../tool-list-text.js";
+import { toolListText } from "../core/tool-list-text.js";
 import { neutraliseMentions } from "./neutralise-mentions.js";
 import { postWithRetry } from "./post-answer.js";
 import { originOf } from "./run-presenter.js";

@@ -1,7 +1,7 @@
 // /ask, /memory, /forget and /tools. Each is acknowledged at once (Discord allows 3 s): /ask with
 // a public deferred reply that later becomes the answer; /memory, /forget and /tools ephemerally.
 import { MessageFlags, type ChatInputCommandInteraction } from "discord.js";
-import { toolListText } from "../tool-list-text.js";
+import { toolListText } from "../core/tool-list-text.js";
 import { ASK, AUDIT, FEEDBACK, FORGET, MEMORY, QUESTION_OPTION, SETTINGS, TOOLS } from "./command-definitions.js";
 import { feedbackCommand } from "./feedback.js";
 import { admitCommand, auditCommand, settingsCommand } from "./governance-commands.js";

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import type { Logger } from "../../logger.js";
 import type { KeyValueStore } from "../../memory/types.js";
-import { createApprovalRefs, type ApprovalRefs } from "../approval-refs.js";
+import { createApprovalRefs, type ApprovalRefs } from "../core/approval-refs.js";
 
 const QUESTION_CHARS = 200;
 

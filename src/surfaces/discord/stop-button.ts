@@ -8,7 +8,7 @@ import type { ButtonRow } from "./approval-buttons.js";
 import { personOf } from "./conversation.js";
 import { BAD_BUTTON_TEXT, NO_PINGS } from "./messages.js";
 import type { AdapterContext } from "./run-view.js";
-import { stopRefusalText } from "../stop-refusal.js";
+import { stopRefusalText } from "../core/stop-refusal.js";
 
 const PREFIX = "stop:";
 const CUSTOM_ID = /^stop:([^:\s]{1,32})$/;

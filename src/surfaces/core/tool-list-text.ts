@@ -1,6 +1,6 @@
 // `/tools` on every surface: each tool with where it comes from, read or write, and whether its
 // MCP server is up. Plain text; each surface wraps it as it shows text.
-import type { ToolListing } from "../runs/service.js";
+import type { ToolListing } from "../../runs/service.js";
 
 function line(tool: ToolListing): string {
   if (!tool.server) return `- ${tool.name}: ${tool.effect}, built in`;
