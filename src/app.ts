@@ -2,8 +2,11 @@
 // (Slack and/or Discord, or the console when no chat tokens are set). main.ts only adds the
 // process-level parts: signals, exit codes, the hard-exit backstop.
 import type { Logger } from "pino";
-import type { ChatAdapter } from "./surfaces/core/adapter.js";
-import { createConsoleAdapter } from "./surfaces/console/console-adapter.js";
+import { attach, type AttachedSurface } from "./surfaces/core/attach.js";
+import { upgradeAuditEntries } from "./surfaces/core/audit-upgrade.js";
+import { createConsoleSurface } from "./surfaces/console/console-adapter.js";
+import { upgradeOrigin as upgradeDiscordOrigin } from "./surfaces/discord/discord-place.js";
+import { upgradeOrigin as upgradeSlackOrigin } from "./surfaces/slack/slack-place.js";
 import type { ModelDescription } from "./surfaces/console/console-text.js";
 import { createDemoLoopRunner } from "./surfaces/console/demo-loop.js";
 import { warnAboutAllowedWrites } from "./agent/allowed-writes.js";
@@ -15,6 +18,7 @@ import { builtinTools } from "./agent/tools/builtin.js";
 import type { Model } from "./agent/types.js";
 import { checkChatModel, loadConfig, type Config } from "./config.js";
 import { ConfigError, StoreUnavailableError, StoreUrlError } from "./errors.js";
+import { approversFrom } from "./governance/authority.js";
 import { createGovernance, loadSettings, type Governance } from "./governance/governance.js";
 import { createLogger } from "./logger.js";
 import { prepareMcp, serverLines } from "./tools/mcp/mcp-startup.js";
@@ -46,9 +50,10 @@ export interface RunningApp {
 /** `message` is the one line to print before exiting with code 1. */
 export type AppStart = { readonly kind: "started"; readonly app: RunningApp } | { readonly kind: "failed"; readonly message: string };
 
-// Shutdown fits inside main.ts's 10 s backstop: surfaces stop taking work (ports close, their
-// own work drains for up to 6 s), then runs in flight get up to 8 s of what is left of 9 s to
-// reach their next checkpoint, then the store closes.
+// Shutdown fits inside main.ts's 10 s backstop, in the order that loses nothing: the surfaces stop
+// taking events (ports answer 503; clicks and commands already taken get up to 6 s), then runs in
+// flight get up to 8 s of what is left of 9 s to reach their next checkpoint and post, then the
+// platform clients close (a Discord client destroyed earlier could not post), then the store.
 const SURFACE_DRAIN_MS = 6_000;
 const SHUTDOWN_BUDGET_MS = 9_000;
 const MIN_RUNNER_CLOSE_MS = 250;
@@ -108,11 +113,17 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     store = ops.instrumentStore(store);
   }
   const model = await chooseModel(config, logger);
-  const governance = createGovernance({ source: settings.source, store, logger, model: config.model.name });
+  const governance = createGovernance({
+    source: settings.source,
+    store,
+    logger,
+    model: config.model.name,
+    approvers: approversFrom(config),
+  });
   // The demo model has no facts to pick, so extraction would only cost a call per run.
   const serviceConfig: Config = model.kind === "demo" ? { ...config, memory: { ...config.memory, extractFacts: false } } : config;
   let service: RunningAgentService | undefined;
-  const adapters: ChatAdapter[] = [];
+  const surfaces: AttachedSurface[] = [];
   let ended: Promise<void> = new Promise<void>(() => {});
   try {
     // Builds the loop once up front, so guard figures that can't work together stop the start with their one line.
@@ -136,6 +147,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       store,
       logger,
       runPolicy: governance.runPolicy,
+      authority: governance.authority,
       ...(modelFor ? { modelFor: ops ? (name: string) => ops.instrumentModel(modelFor(name)) : modelFor } : {}),
       observers: ops?.observers ?? [],
       ...(queue ? { queue } : {}),
@@ -147,51 +159,35 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     }
     if (model.kind === "demo" && !consoleMode)
       logger.warn("OPENAI_API_KEY=demo: answering with the offline demo model (arithmetic and time only)");
+    const core = { service, governance, store, logger };
     // Loaded only when configured: console mode needs neither chat library.
     if (config.slack) {
-      const { createSlackAdapter } = await import("./surfaces/slack/slack-adapter.js");
-      adapters.push(
-        createSlackAdapter({
-          config: config.slack,
-          service,
-          store,
-          logger,
-          drainTimeoutMs: SURFACE_DRAIN_MS,
-          governance: governance.commands,
-          takeEvents: config.role !== "worker",
-          ...(http ? { httpMount: http } : {}),
-          onConnection: (state, reason) => ops?.health.connection("slack", state, reason),
-        }),
-      );
+      const { createSlackSurface } = await import("./surfaces/slack/slack-adapter.js");
+      const slack = createSlackSurface({
+        config: config.slack,
+        logger,
+        takeEvents: config.role !== "worker",
+        ...(http ? { httpMount: http } : {}),
+        onConnection: (state, reason) => ops?.health.connection("slack", state, reason),
+      });
+      surfaces.push(attach(slack, core));
     }
     if (config.discord) {
-      const { createDiscordAdapter } = await import("./surfaces/discord/discord-adapter.js");
-      adapters.push(
-        createDiscordAdapter({
-          config: config.discord,
-          service,
-          store,
-          logger,
-          stopGraceMs: SURFACE_DRAIN_MS,
-          messageContent: config.discord.messageContent,
-          governance: governance.commands,
-          takeEvents: config.role !== "worker",
-          onConnection: (state, reason) => ops?.health.connection("discord", state, reason),
-        }),
-      );
+      const { createDiscordSurface } = await import("./surfaces/discord/discord-adapter.js");
+      const discord = createDiscordSurface({
+        config: config.discord,
+        logger,
+        messageContent: config.discord.messageContent,
+        takeEvents: config.role !== "worker",
+        onConnection: (state, reason) => ops?.health.connection("discord", state, reason),
+      });
+      surfaces.push(attach(discord, core));
     }
     if (consoleMode) {
       const runDemoLoop = createDemoLoopRunner({ guards: config.guards, modelName: config.model.name, logger });
-      const consoleAdapter = createConsoleAdapter({
-        service,
-        runDemoLoop,
-        model: model.description,
-        logger,
-        governance: governance.commands,
-        ...io,
-      });
-      ended = consoleAdapter.closed;
-      adapters.push(consoleAdapter);
+      const terminal = createConsoleSurface({ service, runDemoLoop, model: model.description, logger, ...io });
+      ended = terminal.closed;
+      surfaces.push(attach(terminal, core));
     }
   } catch (error) {
     await closeAll([], service, store, logger);
@@ -210,23 +206,25 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     else for (const line of lines) logger.info(line);
   }
   const started = await Promise.allSettled(
-    adapters.map((adapter) => adapter.start().then(() => ops?.health.connection(adapter.name, "up"))),
+    surfaces.map((surface) => surface.start().then(() => ops?.health.connection(surface.name, "up"))),
   );
   const failure = started.findIndex((result) => result.status === "rejected");
   if (failure >= 0) {
     const reason = (started[failure] as PromiseRejectedResult).reason;
-    await closeAll(adapters, service, store, logger);
+    await closeAll(surfaces, service, store, logger);
     await ops?.close();
     await mcp.manager?.close();
     ownership.release();
     if (reason instanceof ConfigError) return { kind: "failed", message: `Configuration error: ${reason.message}` };
-    logger.error({ err: reason, surface: adapters[failure]!.name }, "a surface failed to start");
+    logger.error({ err: reason, surface: surfaces[failure]!.name }, "a surface failed to start");
     return {
       kind: "failed",
-      message: `Cannot start ${adapters[failure]!.name}: ${reason instanceof Error ? reason.message : String(reason)}`,
+      message: `Cannot start ${surfaces[failure]!.name}: ${reason instanceof Error ? reason.message : String(reason)}`,
     };
   }
-  logger.info({ surfaces: adapters.map((adapter) => adapter.name), model: model.model.name }, "started");
+  logger.info({ surfaces: surfaces.map((surface) => surface.name), model: model.model.name }, "started");
+  // Entries an earlier version wrote may hold an interaction's token: each surface's codec rewrites them, in the background.
+  void upgradeAuditEntries(governance.runPolicy.audit, { slack: upgradeSlackOrigin, discord: upgradeDiscordOrigin }, logger);
   // The tokenizer's tables (~0.5 s of work) are built now, a slice at a time, so neither the start nor an ack waits
   // for them. An ingress process runs nothing and counts no tokens: it keeps that CPU for acks.
   if (config.role !== "ingress")
@@ -241,13 +239,13 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     kind: "started",
     app: {
       logger,
-      surfaces: adapters.map((adapter) => adapter.name),
+      surfaces: surfaces.map((surface) => surface.name),
       ...(http ? { port: http.port } : {}),
       ended,
       stop: () => {
         // Readiness answers 503 from this moment until the port closes, so load balancers stop sending work first.
         ops?.health.shuttingDown();
-        stopping ??= closeAll(adapters, running, store, logger, governance)
+        stopping ??= closeAll(surfaces, running, store, logger, governance)
           .then(() => ops?.close())
           .then(() => mcp.manager?.close())
           .finally(() => ownership.release());
@@ -277,22 +275,20 @@ async function chooseModel(config: Config, logger: Logger): Promise<ChosenModel>
   return { kind: "remote", model: modelFor(name), description: { kind: "remote", name, baseUrl }, modelFor };
 }
 
-/** Surfaces first (no new work), then the runner (runs in flight reach a safe point), then the store. Never rejects. */
+/** Surfaces stop taking events, then the runs reach a safe point and post, then the platform clients and the store close. Never rejects. */
 async function closeAll(
-  adapters: readonly ChatAdapter[],
+  surfaces: readonly AttachedSurface[],
   service: RunningAgentService | undefined,
   store: KeyValueStore,
   logger: Logger,
   governance?: Governance,
 ): Promise<void> {
   const deadline = Date.now() + SHUTDOWN_BUDGET_MS;
-  const stopped = await Promise.allSettled(adapters.map((adapter) => adapter.stop()));
-  stopped.forEach((result, index) => {
-    if (result.status === "rejected") logger.warn({ err: result.reason, surface: adapters[index]!.name }, "a surface did not stop cleanly");
-  });
+  await Promise.all(surfaces.map((surface) => surface.stopIntake(SURFACE_DRAIN_MS)));
   await service
     ?.close(Math.min(RUNNER_GRACE_MS, Math.max(MIN_RUNNER_CLOSE_MS, deadline - Date.now())))
     .catch((error: unknown) => logger.warn({ err: error }, "the runner did not close cleanly"));
+  await Promise.all(surfaces.map((surface) => surface.close()));
   // Audit entries of the last runs still go to the store before it closes.
   await governance
     ?.close()

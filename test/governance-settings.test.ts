@@ -81,9 +81,9 @@ describe("reading the file", () => {
     const settings = settingsOf({
       channels: { default: { tools: { allow: ["read_*", "calc*"], deny: ["read_secret"] } }, C1: { tools: { allow: ["read_*"] } } },
     });
-    const here = runSettingsFor(settings, "C1");
+    const here = runSettingsFor(settings, { channel: "C1" });
     expect(["read_channel", "calculator", "read_secret"].map(here.toolAllowed)).toEqual([true, false, false]);
-    expect(runSettingsFor(settings, "C2").toolAllowed("calculator")).toBe(true);
+    expect(runSettingsFor(settings, { channel: "C2" }).toolAllowed("calculator")).toBe(true);
   });
 });
 

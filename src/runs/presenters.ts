@@ -2,7 +2,7 @@
 // handled here), or else the surface's presenter built from the run's origin, so a worker
 // that did not receive the event (another process, or after a restart) can still show progress
 // and answer in the right place.
-import type { PresenterFactory, RefusalNote, RunPresenter } from "./service.js";
+import type { PresenterFactory, RefusalNote, ReplyHandle, RunPresenter } from "./service.js";
 import type { EventSink, RunOutcome, Surface, TaskOrigin } from "../agent/types.js";
 import type { Logger } from "../logger.js";
 
@@ -17,13 +17,19 @@ export interface Presenters {
   register(surface: Surface, factory: PresenterFactory, refusalNote?: RefusalNote): void;
   /** Registers a waiter under `key`; the promise settles when the work under that key presents. */
   wait(key: string, sink: EventSink): Promise<RunOutcome>;
-  /** The local waiter under `key` if there is one, else the surface's presenter for `origin`. */
-  presenterFor(key: string, origin: TaskOrigin, question: string): RunPresenter;
+  /** The local waiter under `key` if there is one, else the surface's presenter for `origin` (answering through `reply`). */
+  presenterFor(key: string, origin: TaskOrigin, question: string, reply?: ReplyHandle): RunPresenter;
   /**
    * Shows a refusal (access, a limit; `outcome` answers with its text): to the local waiter under
    * `key`, else privately through the surface's refusal note, else as the surface's answer.
    */
-  refuse(key: string, origin: TaskOrigin, question: string, outcome: Extract<RunOutcome, { status: "answered" }>): Promise<void>;
+  refuse(
+    key: string,
+    origin: TaskOrigin,
+    question: string,
+    outcome: Extract<RunOutcome, { status: "answered" }>,
+    reply?: ReplyHandle,
+  ): Promise<void>;
   /** True when a caller in this process waits under `key`. */
   isWaiting(key: string): boolean;
   /** True when the surface registered a presenter (its runs need no caller waiting). */
@@ -36,6 +42,7 @@ function waiterPresenter(waiter: LocalWaiter, done: () => void): RunPresenter {
     async finish(outcome) {
       done();
       waiter.resolve(outcome);
+      return {};
     },
     async fail(error) {
       done();
@@ -44,7 +51,7 @@ function waiterPresenter(waiter: LocalWaiter, done: () => void): RunPresenter {
   };
 }
 
-/** No surface to show it on (e.g. the console of a process that is gone): the outcome is logged, never dropped silently. */
+/** No surface to show it on (e.g. the console of a process that is gone): the outcome is logged, and not posted. */
 function loggingPresenter(logger: Logger, origin: TaskOrigin): RunPresenter {
   return {
     sink: () => {},
@@ -53,6 +60,7 @@ function loggingPresenter(logger: Logger, origin: TaskOrigin): RunPresenter {
         { conversationKey: origin.conversationKey, outcome: outcome.status === "answered" ? outcome.answer : "paused" },
         `no ${origin.surface} surface here to show a run's outcome; it is in this log line`,
       );
+      return undefined;
     },
     async fail(error) {
       logger.error(
@@ -75,22 +83,22 @@ export function createPresenters(logger: Logger): Presenters {
     wait(key, sink) {
       return new Promise<RunOutcome>((resolve, reject) => waiters.set(key, { sink, resolve, reject }));
     },
-    presenterFor(key, origin, question) {
+    presenterFor(key, origin, question, reply) {
       const waiter = waiters.get(key);
       if (waiter) return waiterPresenter(waiter, () => waiters.delete(key));
       const factory = factories.get(origin.surface);
       if (!factory) return loggingPresenter(logger, origin);
       try {
-        return factory(origin, question);
+        return factory(origin, question, reply);
       } catch (error) {
         logger.error({ err: error, surface: origin.surface }, "could not build a presenter for a run; logging its outcome instead");
         return loggingPresenter(logger, origin);
       }
     },
-    async refuse(key, origin, question, outcome) {
+    async refuse(key, origin, question, outcome, reply) {
       const note = refusalNotes.get(origin.surface);
-      if (waiters.has(key) || !note) return this.presenterFor(key, origin, question).finish(outcome);
-      await note(origin, outcome.answer);
+      if (waiters.has(key) || !note) return void (await this.presenterFor(key, origin, question, reply).finish(outcome));
+      await note(origin, outcome.answer, reply);
     },
     isWaiting: (key) => waiters.has(key),
     has: (surface) => factories.has(surface),

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import type { ApprovalStore } from "../agent/approval-store.js";
 import type { LoopDeps, LoopResult } from "../agent/loop.js";
 import type { RunState } from "../agent/run-state.js";
-import type { RunPresenter, Task } from "./service.js";
+import type { OriginUpgrade, RunPresenter, Task } from "./service.js";
 import type { ChatMessage, EventSink, PendingApproval, RunOutcome, Surface, TaskOrigin } from "../agent/types.js";
 import type { Logger } from "../logger.js";
 import type { KeyValueStore } from "../memory/types.js";
@@ -42,6 +42,8 @@ export interface RunnerDeps {
   afterAnswer(state: RunState, outcome: Extract<RunOutcome, { status: "answered" }>): Promise<void>;
   /** An approval ended by expiry that no caller here waited for. */
   expired(surface: Surface, pending: PendingApproval, outcome: RunOutcome): void;
+  /** Reads an origin loaded from the store as this version does (a record of an older version gets its scope). */
+  upgrade: OriginUpgrade;
 }
 
 export interface RunWork {
@@ -142,10 +144,18 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
     record?: IntakeRecord,
   ): Promise<RunOutcome> {
     const outcome = await storePause(result);
-    await presenter.finish(outcome);
+    const posted = await presenter.finish(outcome);
+    if (!posted && outcome.status === "answered") {
+      // Never done without a post: the record stays unfinished, with its checkpoints, for the next start.
+      // (A pause is kept in the store whether or not its request showed: its expiry ends it with a summary.)
+      logger.warn({ runId: result.state.runId }, "the outcome could not be posted; the next start answers this message");
+      return outcome;
+    }
     if (record) {
+      // The reply handle (an interaction token) is not kept once the message is answered.
+      const { reply: _reply, ...task } = record.task;
       await intake
-        .update({ ...record, state: "done", result: outcome.status })
+        .update({ ...record, task, state: "done", result: outcome.status })
         .catch((error: unknown) => logger.warn({ err: error, intakeId: record.id }, "could not mark a message done"));
     }
     await writer

@@ -4,9 +4,9 @@
 // this process: the next start (or another process) takes up whatever is unfinished.
 import { newRunId } from "./run-id.js";
 import type { StoredRun } from "../agent/approval-store.js";
-import type { SubmitResult, Task } from "./service.js";
+import type { ReplyHandle, SubmitResult, Task } from "./service.js";
 import type { EventSink, RunOutcome } from "../agent/types.js";
-import { approvalKey, conversationOf, handleApproval, replyPlaceKey, REPLY_PLACE_TTL_MS } from "./approval-item.js";
+import { approvalKey, conversationOf, handleApproval, replyKey, REPLY_TTL_MS } from "./approval-item.js";
 import { intakeDecision, intakeIdFor, type IntakeRecord } from "./intake-store.js";
 import { handleRun } from "./run-item.js";
 import { createRunWork, type RunnerDeps } from "./run-work.js";
@@ -18,8 +18,8 @@ export interface Runner {
   submit(task: Task, receipt: string): Promise<SubmitResult>;
   /** Runs a task that is not recorded (the console): resolves with its outcome. */
   ask(task: Task, sink: EventSink): Promise<RunOutcome>;
-  /** Queues the resume of a claimed decision; with `sink`, a caller here waits for its outcome; `replyPlace` says where to show it. */
-  resume(run: StoredRun, sink?: EventSink, replyPlace?: Readonly<Record<string, string>>): Promise<RunOutcome | undefined>;
+  /** Queues the resume of a claimed decision; with `sink`, a caller here waits for its outcome; `reply` says how to answer through the click. */
+  resume(run: StoredRun, sink?: EventSink, reply?: ReplyHandle): Promise<RunOutcome | undefined>;
   /** Ends the due approvals (SQLite's expiry); resolves with how many runs it ended. */
   sweep(): Promise<number>;
   /** Starts the workers. */
@@ -96,14 +96,14 @@ export function createRunner(deps: RunnerDeps): Runner {
       return outcome;
     },
 
-    async resume(run, sink, replyPlace) {
+    async resume(run, sink, reply) {
       const item: WorkItem = {
         kind: "resume",
         conversationKey: run.state.origin.conversationKey,
         runId: run.state.runId,
         callId: run.pending.callId,
       };
-      if (replyPlace) await store.set(replyPlaceKey(item.runId, item.callId), replyPlace, REPLY_PLACE_TTL_MS);
+      if (reply) await store.set(replyKey(item.runId, item.callId), reply, REPLY_TTL_MS);
       const outcome = sink ? presenters.wait(approvalKey(item.runId, item.callId), sink) : undefined;
       await queue.add(item);
       return outcome;

@@ -1,15 +1,17 @@
-// Console mode: the bot in a terminal, on the same runner as Slack and Discord. One session
-// reads lines in order (a line typed while a run works waits its turn), shows a progress line
-// per tool call, the answer, and asks `approve? [y/N]` before any write action.
+// Console mode: the bot in a terminal, on the same runner as Slack and Discord, as a surface
+// under the core (its commands are the core's). One session reads lines in order (a line typed
+// while a run works waits its turn), shows a progress line per tool call, the answer, and asks
+// `approve? [y/N]` before any write action: the console waits for its own runs, so it needs no
+// run display.
 import { userInfo } from "node:os";
-import type { GovernanceCommands } from "../../governance/governance.js";
 import { createInterface, type Interface } from "node:readline";
+import { z } from "zod";
 import type { Logger } from "pino";
 import type { AgentService } from "../../runs/service.js";
 import { renderTrace } from "../../agent/trace.js";
-import type { EventSink, PendingApproval, Person, RunOutcome, StepRecord, TaskOrigin } from "../../agent/types.js";
-import type { ChatAdapter } from "../core/adapter.js";
-import { toolListText } from "../core/tool-list-text.js";
+import type { EventSink, PendingApproval, RunOutcome, StepRecord, TaskOrigin } from "../../agent/types.js";
+import type { SurfaceCore } from "../core/inbound.js";
+import type { ChatSurface, Spot, TextFormat } from "../core/surface.js";
 import { isApproval, parseCommand, type ConsoleCommand } from "./console-commands.js";
 import { createConsoleOutput } from "./console-output.js";
 import {
@@ -19,8 +21,6 @@ import {
   bannerText,
   decisionText,
   expiredText,
-  factsText,
-  forgetText,
   helpText,
   progressLine,
   statusText,
@@ -40,19 +40,16 @@ export interface ConsoleAdapterOptions {
   readonly output?: NodeJS.WritableStream;
   /** The requester's name; defaults to the OS user name. */
   readonly username?: string;
-  /** The settings file's `/audit` and `/settings`. */
-  readonly governance?: GovernanceCommands;
 }
 
-export interface ConsoleAdapter extends ChatAdapter {
-  /** Resolves when the person is done: /quit, end of input (Ctrl-D), Ctrl-C, or stop(). */
+export interface ConsoleSurface extends ChatSurface {
+  /** Resolves when the person is done: /quit, end of input (Ctrl-D), Ctrl-C, or the app stopping. */
   readonly closed: Promise<void>;
 }
 
 export const CONSOLE_CONVERSATION_KEY = "console:local";
 const DEMO_LOOP_CONVERSATION_KEY = "console:demo-loop";
 const PROMPT = "> ";
-const NO_SETTINGS_TEXT = "No settings file is in use: every tool, no limits.";
 const APPROVE_PROMPT = "approve? [y/N] ";
 const TRACE_CHARS = 20_000;
 /** The run in flight gets the runner's drain time (app.ts) before the process exits. */
@@ -67,11 +64,30 @@ function osUserName(): string {
   }
 }
 
-export function createConsoleAdapter(options: ConsoleAdapterOptions): ConsoleAdapter {
+/** Terminal-safe text; ids are shown as they are, links after their label. */
+const consoleFormat: TextFormat = {
+  plain: clean,
+  person: clean,
+  role: clean,
+  code: clean,
+  block: clean,
+  link: (url, label) => `${label} ${clean(url)}`,
+  maxChars: 20_000,
+};
+
+export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSurface {
   const { service, logger } = options;
   const out = createConsoleOutput(options.output ?? process.stdout);
-  const requester: Person = { id: "console", name: options.username ?? osUserName() };
-  const origin: TaskOrigin = { surface: "console", conversationKey: CONSOLE_CONVERSATION_KEY, requester, place: {} };
+  const requester = { id: "console", name: options.username ?? osUserName() };
+  const origin: TaskOrigin = {
+    surface: "console",
+    conversationKey: CONSOLE_CONVERSATION_KEY,
+    requester,
+    scope: { dm: false, roles: [] },
+    place: {},
+  };
+  const here: Spot = { origin };
+  let core: SurfaceCore<unknown> | undefined;
   const lines = createLineQueue();
   let reader: Interface | undefined;
   let readerOpen = false;
@@ -103,13 +119,13 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ConsoleAda
     reader.prompt(true);
   };
 
-  // Registered now, not at start: an approval left by an earlier process may expire any moment.
-  service.onApprovalExpired("console", (pending, outcome) => {
+  /** An approval left by an earlier process may expire any moment: the core hands it here from the start. */
+  function expired(pending: PendingApproval, outcome: RunOutcome): void {
     if (waiting?.runId === pending.runId) waiting.expired.abort();
     lastSteps = outcome.steps;
     out.line(`\n${expiredText(pending, outcome)}\n`);
     if (idle) prompt(PROMPT);
-  });
+  }
 
   /** The person's decision on one write call; undefined when there is nothing more to show. */
   async function askApproval(pending: PendingApproval): Promise<RunOutcome | undefined> {
@@ -127,10 +143,7 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ConsoleAda
     if (answer === undefined) out.line("\n(No answer: denied.)");
     else if (!out.isTerminal) out.line(answer);
     const decision = answer !== undefined && isApproval(answer) ? "approve" : "deny";
-    const result = await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision, decidedBy: requester, isApprover: false },
-      sink,
-    );
+    const result = await service.decide({ runId: pending.runId, callId: pending.callId, decision, decidedBy: requester }, sink);
     if (result.kind === "resumed" || result.kind === "expired") return result.outcome;
     out.line(decisionText(result));
     return undefined;
@@ -158,16 +171,8 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ConsoleAda
       }
       case "trace":
         return out.line(lastSteps ? renderTrace(lastSteps, { maxChars: TRACE_CHARS }) : "No run yet.");
-      case "memory":
-        return out.line(factsText(await service.rememberedFacts(CONSOLE_CONVERSATION_KEY), options.model.kind === "demo"));
-      case "forget":
-        return out.line(forgetText(await service.forget(CONSOLE_CONVERSATION_KEY)));
-      case "tools":
-        return out.line(clean(toolListText(service.toolList("console"))));
-      case "audit":
-        return out.line(options.governance ? await options.governance.audit("console", requester.id, "plain") : NO_SETTINGS_TEXT);
-      case "settings":
-        return out.line(options.governance ? await options.governance.settings(origin) : NO_SETTINGS_TEXT);
+      case "command":
+        return core?.command({ at: here, name: command.name, text: "" });
       case "help":
         return out.line(helpText());
       case "bad_command":
@@ -212,11 +217,29 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ConsoleAda
     reader?.close();
   }
 
+  const print = async (_at: Spot, text: string) => {
+    out.line(text);
+    return true;
+  };
+
   return {
     name: "console",
+    format: consoleFormat,
+    linkStyle: "plain",
+    askHint: "type a question at the prompt.",
+    tools: [],
+    upgrade: (stored) => ({ origin: { ...stored, scope: stored.scope ?? origin.scope } }),
+    // The console's approvals are asked at its prompt, never posted.
+    refs: { keyPrefix: "console:approval", schema: z.never() },
     closed,
+    post: print,
+    whisper: print,
+    directMessage: (_person, text) => print(here, text),
+    settleApproval: async () => {},
+    expired,
 
-    async start() {
+    async start(flows) {
+      core = flows;
       reader = createInterface({ input: options.input ?? process.stdin, output: options.output ?? process.stdout });
       readerOpen = true;
       reader.on("line", (line) => {
@@ -235,7 +258,7 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ConsoleAda
           running.stopping = true;
           out.line(RUN_STOP);
           service
-            .stop({ runId: running.runId, stoppedBy: requester, isApprover: true })
+            .stop({ runId: running.runId, stoppedBy: requester, surface: "console" })
             .catch((error: unknown) => logger.warn({ err: error }, "could not stop the run"));
           return;
         }
@@ -254,12 +277,13 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ConsoleAda
         });
     },
 
-    async stop() {
+    async stopIntake() {
       if (!stopped && !sessionOver) out.line(idle || waiting ? "\nStopping." : BUSY_STOP);
       stopped = true;
       lines.close();
       closeReader();
       endSession();
     },
+    close: async () => {},
   };
 }

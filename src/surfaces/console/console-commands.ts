@@ -1,27 +1,22 @@
-// What a line typed in the console means. Anything that is not a known command is a question.
+// What a line typed in the console means: a question, one of the core's commands after a "/",
+// or one of the console's own (/trace, /demo loop, /help, /quit). Anything else that starts
+// with "/" is answered with what to type instead.
+import { commandIn } from "../core/commands.js";
 
 export type ConsoleCommand =
   | { readonly kind: "ask"; readonly text: string }
   | { readonly kind: "empty" }
+  /** One of the core's commands (core/commands.ts): memory, forget, tools, settings, audit… */
+  | { readonly kind: "command"; readonly name: string }
   | { readonly kind: "trace" }
-  | { readonly kind: "memory" }
-  | { readonly kind: "forget" }
-  | { readonly kind: "tools" }
-  | { readonly kind: "audit" }
-  | { readonly kind: "settings" }
   /** `question` is undefined when none followed `/demo loop`. */
   | { readonly kind: "demo_loop"; readonly question?: string }
   | { readonly kind: "help" }
   | { readonly kind: "quit" }
   | { readonly kind: "bad_command"; readonly message: string };
 
-const SIMPLE: Readonly<Record<string, ConsoleCommand>> = {
+const OWN: Readonly<Record<string, ConsoleCommand>> = {
   "/trace": { kind: "trace" },
-  "/memory": { kind: "memory" },
-  "/forget": { kind: "forget" },
-  "/tools": { kind: "tools" },
-  "/audit": { kind: "audit" },
-  "/settings": { kind: "settings" },
   "/help": { kind: "help" },
   "/quit": { kind: "quit" },
   "/exit": { kind: "quit" },
@@ -33,9 +28,9 @@ export function parseCommand(line: string): ConsoleCommand {
   if (!text.startsWith("/")) return { kind: "ask", text };
   const [name = "", ...rest] = text.split(/\s+/);
   const command = name.toLowerCase();
-  const simple = SIMPLE[command];
-  if (simple) {
-    return rest.length === 0 ? simple : { kind: "bad_command", message: `${command} takes nothing after it. Type /help for the commands.` };
+  const known = OWN[command] ?? (commandIn(command.slice(1)) ? { kind: "command" as const, name: command.slice(1) } : undefined);
+  if (known) {
+    return rest.length === 0 ? known : { kind: "bad_command", message: `${command} takes nothing after it. Type /help for the commands.` };
   }
   if (command === "/demo") {
     const demo = /^\/demo\s+loop(?:\s+(.+))?$/i.exec(text);

@@ -4,7 +4,7 @@ import { stripVTControlCharacters } from "node:util";
 import { shorten } from "../../agent/trace.js";
 import type { AgentEvent, CallRecord, PendingApproval, RunOutcome } from "../../agent/types.js";
 import type { DecisionResult } from "../../runs/service.js";
-import type { Fact } from "../../memory/types.js";
+import { COMMANDS } from "../core/commands.js";
 
 export type ModelDescription =
   | { readonly kind: "demo" /** OPENAI_BASE_URL was set without OPENAI_API_KEY, so it is not used. */; readonly unusedBaseUrl?: string }
@@ -36,20 +36,16 @@ export function clean(text: string): string {
   return stripVTControlCharacters(text).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "");
 }
 
-const COMMANDS = [
-  "  /trace              the steps of the last run",
-  "  /memory             what I remember about this conversation",
-  "  /forget             forget it",
-  "  /tools              the tools I can use, and their MCP servers",
-  "  /settings           the settings file's model, tools and limits here",
-  "  /audit              approvals and writes (admins of the settings file)",
+const OWN_BEFORE = ["  /trace              the steps of the last run"];
+const OWN_AFTER = [
   "  /demo loop [text]   watch a guard stop a model that keeps repeating itself",
   "  /help               this list",
   "  /quit               leave (Ctrl-D works too)",
 ];
 
 export function helpText(): string {
-  return ["Type a question, or one of these commands:", ...COMMANDS].join("\n");
+  const core = COMMANDS.map((command) => `  /${command.name.padEnd(18)} ${command.summary}`);
+  return ["Type a question, or one of these commands:", ...OWN_BEFORE, ...core, ...OWN_AFTER].join("\n");
 }
 
 /** Paragraphs are wrapped to `width`, so the banner reads well in a narrow terminal and in a pipe alike. */
@@ -193,18 +189,4 @@ export function decisionText(result: Exclude<DecisionResult, { kind: "resumed" |
 export function expiredText(pending: PendingApproval, outcome: RunOutcome): string {
   const head = `Nobody approved ${clean(pending.tool)} in time, so it did not run.`;
   return outcome.status === "answered" ? `${head}\n${answerText(outcome)}` : head;
-}
-
-export function factsText(facts: readonly Fact[], demo: boolean): string {
-  if (facts.length === 0) {
-    return demo
-      ? "Nothing remembered yet. (The offline demo model does not pick facts to remember; a real model does.)"
-      : "Nothing remembered in this conversation yet.";
-  }
-  return [`Remembered in this conversation (${facts.length}):`, ...facts.map((fact) => `  - ${clean(fact.text)}`)].join("\n");
-}
-
-export function forgetText(count: number): string {
-  if (count === 0) return "There was nothing to forget.";
-  return `Forgot ${count} ${count === 1 ? "fact" : "facts"}.`;
 }

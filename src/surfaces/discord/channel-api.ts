@@ -3,13 +3,15 @@
 // and after an interaction's 15 minutes are over. Responses are checked before use.
 import { Routes, type REST } from "discord.js";
 import { z } from "zod";
-import type { ButtonRow } from "./approval-buttons.js";
+import type { ButtonRow } from "./buttons.js";
 import { NO_PINGS_API } from "./messages.js";
 
 export interface OutgoingMessage {
   readonly content: string;
   /** Left out: unchanged on edit, none on send. Empty: removes them. */
   readonly components?: readonly ButtonRow[];
+  /** The one person this message may ping (the content names them); nobody else ever is. */
+  readonly ping?: string;
 }
 
 export interface SentMessage {
@@ -32,6 +34,8 @@ export interface ChannelApi {
   startThread(on: SentMessage, name: string): Promise<string>;
   /** Newest last. */
   recentMessages(channelId: string, limit: number): Promise<ChannelMessage[]>;
+  /** A direct message from the bot (Discord refuses one to a person who takes none). */
+  directMessage(userId: string, message: OutgoingMessage): Promise<SentMessage>;
 }
 
 const MessageResponse = z.object({ id: z.string(), channel_id: z.string() });
@@ -48,8 +52,9 @@ const MessagesResponse = z.array(
 /** A day: long enough for a conversation, short enough to fall out of the sidebar. */
 const THREAD_ARCHIVE_MINUTES = 1440;
 
-function messageBody(message: OutgoingMessage) {
-  return { content: message.content, allowed_mentions: NO_PINGS_API, ...(message.components ? { components: message.components } : {}) };
+export function messageBody(message: OutgoingMessage) {
+  const allowed = message.ping ? { ...NO_PINGS_API, users: [message.ping] } : NO_PINGS_API;
+  return { content: message.content, allowed_mentions: allowed, ...(message.components ? { components: message.components } : {}) };
 }
 
 export function createChannelApi(rest: REST): ChannelApi {
@@ -84,6 +89,10 @@ export function createChannelApi(rest: REST): ChannelApi {
           timestamp: message.timestamp,
         }))
         .reverse();
+    },
+    async directMessage(userId, message) {
+      const channel = ChannelResponse.parse(await rest.post(Routes.userChannels(), { body: { recipient_id: userId } }));
+      return sent(await rest.post(Routes.channelMessages(channel.id), { body: messageBody(message) }));
     },
   };
 }

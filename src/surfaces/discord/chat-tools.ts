@@ -1,8 +1,7 @@
-// The chat tools the agent gets on Discord, with the same names as on Slack: read_channel
-// (read) and post_message (write: the loop asks a person first, then runs it once). Both
-// accept a channel id or a <#id> mention and act for the person who asked: only on channels
-// of the server the request came from that this person may use themselves (the bot sees
-// channels they may not). Anything else is an error the model can read and act on.
+// Discord's reads and posts under the core's chat tools (core/chat-tools.ts): read_channel and
+// post_message accept a channel id or a <#id> mention and act for the person who asked: only on
+// channels of the server the request came from that this person may use themselves (the bot
+// sees channels they may not). Anything else is an error the model can read and act on.
 import {
   ChannelType,
   DiscordAPIError,
@@ -15,8 +14,10 @@ import {
 } from "discord.js";
 import { z } from "zod";
 import type { TaskOrigin, Tool } from "../../agent/types.js";
+import { chatTools } from "../core/chat-tools.js";
 import { splitText } from "../core/split-text.js";
 import { createChannelApi } from "./channel-api.js";
+import { placeOf } from "./discord-place.js";
 import { MAX_MESSAGE_CHARS } from "./messages.js";
 
 const MAX_POST_CHARS = 4 * MAX_MESSAGE_CHARS;
@@ -26,16 +27,6 @@ const channelRef = z
   .trim()
   .regex(/^(?:<#\d{15,21}>|\d{15,21})$/, "expects a channel id (digits only) or a channel mention like <#123456789012345678>")
   .transform((value) => value.replace(/[<#>]/g, ""));
-
-const ReadChannelArgs = z.object({
-  channel: channelRef,
-  limit: z.number().int().min(1, "expects at least 1").max(50, "expects at most 50").default(20),
-});
-
-const PostMessageArgs = z.object({
-  channel: channelRef,
-  text: z.string().trim().min(1, "expects some text").max(MAX_POST_CHARS, `expects at most ${MAX_POST_CHARS} characters`),
-});
 
 const TEXT_CHANNELS = new Set<number>([
   ChannelType.GuildText,
@@ -99,7 +90,8 @@ async function channelForRequester(
   tool: string,
   use: Use,
 ): Promise<GuildBasedChannel> {
-  const guild = origin.place.guild;
+  const asked = placeOf(origin);
+  const guild = asked?.guild ?? origin.scope?.workspace;
   if (!guild) throw new Error(`${tool} only works for requests made in a server, not in direct messages.`);
   let channel: Awaited<ReturnType<typeof client.channels.fetch>>;
   try {
@@ -112,7 +104,7 @@ async function channelForRequester(
     throw new Error(`Channel ${channelId} is not in this server; ${tool} only works with channels of the server the request came from.`);
   }
   if (!TEXT_CHANNELS.has(channel.type)) throw new Error(`<#${channelId}> is not a text channel.`);
-  if (channel.type === ChannelType.PrivateThread && channel.id !== origin.place.channel) {
+  if (channel.type === ChannelType.PrivateThread && channel.id !== (asked?.channel ?? origin.scope?.thread)) {
     throw new Error(`<#${channelId}> is a private thread; ${tool} only uses a private thread when the request was made inside it.`);
   }
   const permissions = channel.permissionsFor(await requesterIn(channel, origin));
@@ -125,51 +117,38 @@ async function channelForRequester(
   return channel;
 }
 
-function line(message: { author: string; bot: boolean; content: string; timestamp: string }): string {
-  const when = message.timestamp.slice(0, 16).replace("T", " ");
-  return `[${when}] ${message.author}${message.bot ? " (bot)" : ""}: ${message.content.trim() === "" ? "(no text)" : message.content}`;
-}
-
 /** `writeRest` never retries a request: a post that failed on the way (a 5xx) may still have been made. */
-export function createDiscordTools(client: Client, writeRest: REST): readonly Tool[] {
+export function createDiscordTools(client: Client, writeRest: REST): Tool[] {
   const api = createChannelApi(client.rest);
   const writes = createChannelApi(writeRest);
-
-  const readChannel: Tool<z.infer<typeof ReadChannelArgs>> = {
-    name: "read_channel",
-    description:
-      "Read the latest messages of a Discord channel in this server that the person asking can see, oldest first. channel: a channel id or a <#id> mention; limit: how many messages, 1-50 (default 20).",
-    schema: ReadChannelArgs,
-    effect: "read",
-    async execute(args, context) {
-      const channel = await channelForRequester(client, args.channel, context.origin, "read_channel", "read");
-      let messages: Awaited<ReturnType<typeof api.recentMessages>>;
+  return chatTools({
+    platform: "Discord",
+    channel: channelRef,
+    maxPostChars: MAX_POST_CHARS,
+    async readChannel(origin, channelId, limit) {
+      const channel = await channelForRequester(client, channelId, origin, "read_channel", "read");
       try {
-        messages = await api.recentMessages(channel.id, args.limit);
+        const messages = await api.recentMessages(channel.id, limit);
+        return messages.map((message) => ({
+          id: message.id,
+          at: message.timestamp,
+          author: `${message.author}${message.bot ? " (bot)" : ""}`,
+          text: message.content,
+        }));
       } catch (error) {
         throw explain(error, channel.id, "read messages");
       }
-      return messages.length === 0 ? `<#${channel.id}> has no messages.` : messages.map(line).join("\n");
     },
-  };
-
-  const postMessage: Tool<z.infer<typeof PostMessageArgs>> = {
-    name: "post_message",
-    description: `Post a message in a Discord channel of this server where the person asking may post (a person approves it first). channel: a channel id or a <#id> mention; text: up to ${MAX_POST_CHARS} characters. Mentions in the text do not ping anyone.`,
-    schema: PostMessageArgs,
-    effect: "write",
-    async execute(args, context) {
-      const channel = await channelForRequester(client, args.channel, context.origin, "post_message", "post");
+    async postMessage(origin, channelId, text) {
+      const channel = await channelForRequester(client, channelId, origin, "post_message", "post");
       const ids: string[] = [];
       try {
-        for (const part of splitText(args.text, MAX_MESSAGE_CHARS)) ids.push((await writes.send(channel.id, { content: part })).messageId);
+        for (const part of splitText(text, MAX_MESSAGE_CHARS)) ids.push((await writes.send(channel.id, { content: part })).messageId);
       } catch (error) {
         const posted = ids.length > 0 ? ` (${ids.length} part${ids.length === 1 ? " was" : "s were"} posted before that)` : "";
         throw new Error(`${explain(error, channel.id, "post messages").message}${posted}`);
       }
       return `Posted ${ids.length === 1 ? "1 message" : `${ids.length} messages`} in <#${channel.id}> (first message id ${ids[0]}).`;
     },
-  };
-
-  return [readChannel, postMessage];
+  });
 }

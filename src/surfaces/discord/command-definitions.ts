@@ -1,5 +1,5 @@
-// The slash commands, as Discord's API takes them: registered by register-commands.ts,
-// answered by slash-commands.ts.
+// The slash commands, as Discord's API takes them: /ask, then one per row of the core's command
+// table. Registered by register-commands.ts, answered by discord-events.ts.
 import {
   ApplicationCommandOptionType,
   ApplicationCommandType,
@@ -7,14 +7,9 @@ import {
   InteractionContextType,
   type RESTPutAPIApplicationCommandsJSONBody,
 } from "discord.js";
+import { COMMANDS as CORE_COMMANDS } from "../core/commands.js";
 
 export const ASK = "ask";
-export const MEMORY = "memory";
-export const FORGET = "forget";
-export const TOOLS = "tools";
-export const AUDIT = "audit";
-export const SETTINGS = "settings";
-export const FEEDBACK = "feedback";
 export const QUESTION_OPTION = "question";
 
 /** Servers and the bot's DMs; installed to servers. */
@@ -22,6 +17,9 @@ const WHERE = {
   contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
   integration_types: [ApplicationIntegrationType.GuildInstall],
 };
+/** Discord's limit for a command's description. */
+const DESCRIPTION_CHARS = 100;
+const ONLY_YOU = " (only you see it)";
 
 export const COMMANDS: RESTPutAPIApplicationCommandsJSONBody = [
   {
@@ -39,35 +37,11 @@ export const COMMANDS: RESTPutAPIApplicationCommandsJSONBody = [
     ],
     ...WHERE,
   },
-  {
-    name: MEMORY,
-    type: ApplicationCommandType.ChatInput,
-    description: "Show what the agent remembers about this conversation (only you see it)",
+  // Every other command answers only the person who asked.
+  ...CORE_COMMANDS.map((command) => ({
+    name: command.name,
+    type: ApplicationCommandType.ChatInput as const,
+    description: (command.summary + ONLY_YOU).slice(0, DESCRIPTION_CHARS),
     ...WHERE,
-  },
-  { name: FORGET, type: ApplicationCommandType.ChatInput, description: "Clear what the agent remembers about this conversation", ...WHERE },
-  {
-    name: TOOLS,
-    type: ApplicationCommandType.ChatInput,
-    description: "List the agent's tools: read or write, and which MCP server each comes from (only you see it)",
-    ...WHERE,
-  },
-  {
-    name: AUDIT,
-    type: ApplicationCommandType.ChatInput,
-    description: "Admins: the latest 20 approvals, decisions and writes (only you see it)",
-    ...WHERE,
-  },
-  {
-    name: SETTINGS,
-    type: ApplicationCommandType.ChatInput,
-    description: "The agent's settings in this channel and your limits left (only you see it)",
-    ...WHERE,
-  },
-  {
-    name: FEEDBACK,
-    type: ApplicationCommandType.ChatInput,
-    description: "Approvers: 👍 / 👎 totals and the latest 20 votes with links (only you see it)",
-    ...WHERE,
-  },
+  })),
 ];

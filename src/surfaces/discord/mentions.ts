@@ -4,11 +4,6 @@
 // itself, other bots or webhooks. Without the message content intent Discord still sends
 // the content of these messages, so this works either way.
 import type { Message } from "discord.js";
-import { channelKindOf, discordOrigin, personOf } from "./conversation.js";
-import { admitMention } from "./governance-commands.js";
-import { EMPTY_QUESTION_TEXT } from "./messages.js";
-import { channelSurface } from "./reply-surface.js";
-import { submitTask, type AdapterContext } from "./run-view.js";
 
 type Mentioning = Pick<Message, "author" | "webhookId" | "system" | "guildId" | "mentions">;
 
@@ -26,24 +21,4 @@ export function isForBot(message: Mentioning, botId: string): boolean {
 export function questionOf(content: string, botId: string, botRoles: readonly string[] = []): string {
   const mentions = [`<@${botId}>`, `<@!${botId}>`, ...botRoles.map((role) => `<@&${role}>`)];
   return mentions.reduce((text, mention) => text.replaceAll(mention, ""), content).trim();
-}
-
-export async function handleMention(context: AdapterContext, message: Message, botId: string): Promise<void> {
-  const surface = channelSurface(context.api, message.channelId, message.id);
-  const question = questionOf(message.content, botId, botRolesMentioned(message, botId));
-  if (question === "") {
-    await surface.setMain({ content: EMPTY_QUESTION_TEXT });
-    return;
-  }
-  const channelKind = channelKindOf(message.channel.type);
-  const origin = discordOrigin({
-    guildId: message.guildId,
-    channelId: message.channelId,
-    channelKind,
-    requester: personOf(message.author),
-    messageId: message.id,
-  });
-  if (!(await admitMention(context, message, origin))) return;
-  // The message's record is the dedupe (a redelivered event is not run twice); the Discord presenter shows the run.
-  await submitTask(context, surface, { origin, text: question, admitted: true }, message.id);
 }

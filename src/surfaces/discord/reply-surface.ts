@@ -1,14 +1,21 @@
-// Where a run's messages go. Each surface has a main message (created by the first
-// `setMain`, edited by the next ones: progress, then the answer) and can post more
-// messages below it (answer parts, approval requests).
-//   /ask: the main message is the deferred interaction reply; more go as follow-ups.
-//   A button click: the rest of the run answers through the click's own interaction webhook
-//     (an /ask token lives only 15 minutes): the main message is its first follow-up.
-//   A mention or an expiry: plain channel messages, the main one a reply.
-import { Routes, type REST, type RepliableInteraction } from "discord.js";
+// Where a run's messages go: a main message (created by the first `setMain`, edited by the next
+// ones: progress, then the answer) and more messages below it. The way is chosen at each post,
+// not when the run starts (a run can wait in its conversation's queue or on an approval for
+// longer than an interaction lives): through the interaction's webhook while its token lives
+// (a margin under Discord's 15 minutes), else, and from the moment Discord refuses the token, as
+// channel messages with the bot's own token, the first of which names the requester and pings
+// only them.
+//   /ask: the main message is the deferred reply (@original); more go as follow-ups.
+//   A click: the rest of the run answers through the click's own webhook; its main message is the first follow-up.
+//   A mention or an expiry: channel messages, the main one a reply.
+import { DiscordAPIError, RESTJSONErrorCodes, Routes, type REST } from "discord.js";
 import { z } from "zod";
-import type { ChannelApi, OutgoingMessage, SentMessage } from "./channel-api.js";
-import { NO_PINGS, NO_PINGS_API } from "./messages.js";
+import type { Logger } from "../../logger.js";
+import { messageBody, type ChannelApi, type OutgoingMessage, type SentMessage } from "./channel-api.js";
+import type { Interaction } from "./discord-place.js";
+
+/** Discord accepts an interaction token for 15 minutes; a margin leaves time for the answer itself. */
+export const INTERACTION_TOKEN_MS = 14 * 60_000;
 
 const WebhookMessage = z.object({ id: z.string(), channel_id: z.string() });
 
@@ -17,65 +24,91 @@ export interface ReplySurface {
   post(message: OutgoingMessage): Promise<SentMessage>;
 }
 
-function options(message: OutgoingMessage) {
-  return { content: message.content, allowedMentions: NO_PINGS, ...(message.components ? { components: [...message.components] } : {}) };
+export interface ReplyOptions {
+  readonly rest: REST;
+  readonly api: ChannelApi;
+  readonly channel: string;
+  /** The message the first channel message replies to (the mention, the approval request). */
+  readonly replyTo?: string;
+  readonly interaction?: Interaction;
+  readonly requester: string;
+  readonly clock: () => number;
+  readonly logger: Logger;
 }
 
-function sentOf(message: { channelId: string; id: string }): SentMessage {
-  return { channelId: message.channelId, messageId: message.id };
+/** True while the interaction's token still works (Discord answers 401, or an unknown webhook, once it does not). */
+export function isLive(interaction: Interaction | undefined, now: number): interaction is Interaction {
+  return interaction !== undefined && now - interaction.at < INTERACTION_TOKEN_MS;
 }
 
-/** The interaction must already be deferred (or replied to). */
-export function interactionReplySurface(interaction: RepliableInteraction): ReplySurface {
-  return {
-    setMain: async (message) => sentOf(await interaction.editReply(options(message))),
-    post: async (message) => sentOf(await interaction.followUp(options(message))),
-  };
+export function tokenGone(error: unknown): boolean {
+  return error instanceof DiscordAPIError && (error.status === 401 || error.code === RESTJSONErrorCodes.UnknownWebhook);
 }
 
-/**
- * The deferred reply of an interaction, edited through its webhook with the interaction's token:
- * needs no interaction object, so any process can answer an /ask for 15 minutes.
- */
-export function webhookSurface(rest: REST, applicationId: string, token: string, main: "original" | "followup" = "original"): ReplySurface {
-  const body = (message: OutgoingMessage) => ({
-    content: message.content,
-    allowed_mentions: NO_PINGS_API,
-    ...(message.components ? { components: message.components } : {}),
-  });
-  const sent = (raw: unknown): SentMessage => {
-    const message = WebhookMessage.parse(raw);
-    return { channelId: message.channel_id, messageId: message.id };
-  };
-  const post = async (message: OutgoingMessage) =>
-    sent(
-      await rest.post(Routes.webhook(applicationId, token), {
-        body: body(message),
-        auth: false,
-        query: new URLSearchParams({ wait: "true" }),
-      }),
-    );
-  const edit = async (id: string, message: OutgoingMessage) =>
-    sent(await rest.patch(Routes.webhookMessage(applicationId, token, id), { body: body(message), auth: false }));
-  // "followup" (a click): the interaction's own message is the approval request, so the run's main message is its first follow-up.
-  let followUp: SentMessage | undefined;
+export function webhookSend(rest: REST, interaction: Interaction, message: OutgoingMessage, ephemeral = false): Promise<SentMessage> {
+  return rest
+    .post(Routes.webhook(interaction.application, interaction.token), {
+      body: { ...messageBody(message), ...(ephemeral ? { flags: 64 } : {}) },
+      auth: false,
+      query: new URLSearchParams({ wait: "true" }),
+    })
+    .then(sentOf);
+}
+
+export function webhookEdit(rest: REST, interaction: Interaction, id: string, message: OutgoingMessage): Promise<SentMessage> {
+  return rest
+    .patch(Routes.webhookMessage(interaction.application, interaction.token, id), { body: messageBody(message), auth: false })
+    .then(sentOf);
+}
+
+function sentOf(raw: unknown): SentMessage {
+  const message = WebhookMessage.parse(raw);
+  return { channelId: message.channel_id, messageId: message.id };
+}
+
+export function replySurface(options: ReplyOptions): ReplySurface {
+  const { rest, api, interaction, clock, logger } = options;
+  let main: { readonly via: "webhook" | "channel"; readonly sent: SentMessage } | undefined;
+  let tokenWorks = true;
+  let named = false;
+
+  /** The webhook while it works; undefined to go by channel. Rethrows what is not a dead token. */
+  async function throughWebhook(send: (live: Interaction) => Promise<SentMessage>): Promise<SentMessage | undefined> {
+    if (!tokenWorks || !isLive(interaction, clock())) return undefined;
+    try {
+      return await send(interaction);
+    } catch (error) {
+      if (!tokenGone(error)) throw error;
+      tokenWorks = false;
+      logger.info({ channel: options.channel }, "the interaction's token no longer works; answering in the channel");
+      return undefined;
+    }
+  }
+
+  /** The first channel message of a run that began as an interaction names its requester (nobody saw a reply otherwise). */
+  function inChannel(message: OutgoingMessage): OutgoingMessage {
+    if (!interaction || named) return message;
+    named = true;
+    return { ...message, content: `<@${options.requester}> ${message.content}`, ping: options.requester };
+  }
+
+  const send = (message: OutgoingMessage) => api.send(options.channel, inChannel(message), main?.sent.messageId ?? options.replyTo);
+
   return {
     async setMain(message) {
-      if (main === "original") return edit("@original", message);
-      followUp = followUp ? await edit(followUp.messageId, message) : await post(message);
-      return followUp;
+      if (main?.via === "channel") return (main = { via: "channel", sent: await api.edit(main.sent, message) }).sent;
+      const byWebhook = await throughWebhook((live) =>
+        live.kind === "ask"
+          ? webhookEdit(rest, live, "@original", message)
+          : main
+            ? webhookEdit(rest, live, main.sent.messageId, message)
+            : webhookSend(rest, live, message),
+      );
+      main = byWebhook ? { via: "webhook", sent: byWebhook } : { via: "channel", sent: await send(message) };
+      return main.sent;
     },
-    post,
-  };
-}
-
-export function channelSurface(api: ChannelApi, channelId: string, replyTo?: string): ReplySurface {
-  let main: SentMessage | undefined;
-  return {
-    async setMain(message) {
-      main = main ? await api.edit(main, message) : await api.send(channelId, message, replyTo);
-      return main;
+    async post(message) {
+      return (await throughWebhook((live) => webhookSend(rest, live, message))) ?? send(message);
     },
-    post: (message) => api.send(channelId, message, main?.messageId ?? replyTo),
   };
 }

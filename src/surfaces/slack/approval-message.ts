@@ -3,9 +3,12 @@
 // shown without buttons and with a line saying what happened. Pure.
 import { z } from "zod";
 import type { types } from "@slack/bolt";
-import type { Decision, PendingApproval, Person } from "../../agent/types.js";
+import type { PendingApproval } from "../../agent/types.js";
+import type { Deciders } from "../../governance/authority.js";
+import type { SettledCard } from "../core/cards.js";
+import { decidersText, decisionLine, EXPIRED_LINE } from "../core/texts.js";
 import { neutraliseMentions } from "./neutralise-mentions.js";
-import { codeBlock, escapeSlackText } from "./slack-text.js";
+import { codeBlock, escapeSlackText, slackFormat } from "./slack-text.js";
 
 export const APPROVE_ACTION = "agent_approval_approve";
 export const DENY_ACTION = "agent_approval_deny";
@@ -50,16 +53,11 @@ function argumentsText(args: unknown): string {
   }
 }
 
-function whoMayDecide(pending: PendingApproval, approvers: readonly string[]): string {
-  const others = approvers.filter((id) => id !== pending.requester.id);
-  return others.length === 0 ? `<@${pending.requester.id}>` : `<@${pending.requester.id}> or an approver`;
-}
-
 export function approvalText(pending: PendingApproval): string {
   return `Approval needed: the agent wants to run ${pending.tool}.`;
 }
 
-function describedBlocks(pending: PendingApproval, approvers: readonly string[]): Block[] {
+function describedBlocks(pending: PendingApproval, deciders: Deciders): Block[] {
   const expires = Math.floor(pending.expiresAt / 1000);
   const fallback = `${new Date(pending.expiresAt).toISOString().replace("T", " ").slice(0, 16)} UTC`;
   return [
@@ -76,17 +74,17 @@ function describedBlocks(pending: PendingApproval, approvers: readonly string[])
       elements: [
         {
           type: "mrkdwn",
-          text: `Only ${whoMayDecide(pending, approvers)} can decide. Expires <!date^${expires}^{date_short_pretty} {time}|${fallback}>.`,
+          text: `${decidersText(pending.requester, deciders, slackFormat)} Expires <!date^${expires}^{date_short_pretty} {time}|${fallback}>.`,
         },
       ],
     },
   ];
 }
 
-export function approvalBlocks(pending: PendingApproval, approvers: readonly string[]): Block[] {
+export function approvalBlocks(pending: PendingApproval, deciders: Deciders): Block[] {
   const value = encodeApprovalValue(pending);
   return [
-    ...describedBlocks(pending, approvers),
+    ...describedBlocks(pending, deciders),
     {
       type: "actions",
       block_id: APPROVAL_BLOCK_ID,
@@ -98,11 +96,11 @@ export function approvalBlocks(pending: PendingApproval, approvers: readonly str
   ];
 }
 
-export function decidedNote(decision: Decision, decidedBy: Person): string {
-  return decision === "approve" ? `:white_check_mark: Approved by <@${decidedBy.id}>.` : `:no_entry_sign: Denied by <@${decidedBy.id}>.`;
+/** The line a settled approval message ends with. */
+export function settledNote(card: SettledCard): string {
+  if (card.kind === "expired") return `:hourglass: ${EXPIRED_LINE}`;
+  return `${card.decision === "approve" ? ":white_check_mark:" : ":no_entry_sign:"} ${decisionLine(card.decision, card.by, slackFormat)}`;
 }
-
-export const EXPIRED_NOTE = ":hourglass: Expired: nobody decided in time, so it did not run.";
 
 function note(text: string): Block {
   return { type: "context", elements: [{ type: "mrkdwn", text }] };
@@ -118,6 +116,6 @@ export function settledBlocks(clickedBlocks: unknown, text: string): Block[] {
 }
 
 /** The approval message rebuilt from the pending call, without buttons (expiry without a click). */
-export function settledFromPending(pending: PendingApproval, approvers: readonly string[], text: string): Block[] {
-  return [...describedBlocks(pending, approvers), note(text)];
+export function settledFromPending(pending: PendingApproval, deciders: Deciders, text: string): Block[] {
+  return [...describedBlocks(pending, deciders), note(text)];
 }

@@ -1,70 +1,60 @@
-// The tools the agent gets when Slack runs: read a channel, read a thread, post a message.
-// Reads run at once; post_message is a write, so the loop asks a person before it runs, and it
-// posts only where that person could post themselves (a member of the channel). Writes go
-// through a client that never retries them. Failures throw an Error the model can act on.
-import { z } from "zod";
+// Slack's reads and posts under the core's chat tools (core/chat-tools.ts), each acting for the
+// person who asked. The bot is in channels the person may not read, so a read is allowed only
+// where they may read themselves: the conversation they asked in, a public channel of their own
+// workspace (a full member of it), or a conversation they are a member of (conversations.members).
+// A Slack Connect or guest requester (users.info: is_restricted, is_ultra_restricted, is_stranger,
+// or another team) reads only conversations they are in. A post goes only where they are a
+// member. A missing scope (users:read, groups:read) means no, never yes. Writes go through a
+// client that never retries them. Failures throw an Error the model can act on.
 import type { webApi } from "@slack/bolt";
+import { z } from "zod";
 import type { TaskOrigin, Tool } from "../../agent/types.js";
+import { chatTools, READ_LIMIT_MAX, type ChatLine } from "../core/chat-tools.js";
 import { neutraliseMentions } from "./neutralise-mentions.js";
 import { describeSlackError, isRateLimited, slackErrorCode } from "./slack-api-error.js";
+import { placeOf } from "./slack-place.js";
 
-export const READ_LIMIT_DEFAULT = 20;
-export const READ_LIMIT_MAX = 50;
-const THREAD_LIMIT = 50;
 const PAGE_SIZE = 200;
 /** Pages of a thread (or a member list) read at most; beyond that the bot says what it read. */
 const MAX_PAGES = 10;
-const MESSAGE_PREVIEW_CHARS = 500;
 const POST_MAX_CHARS = 4_000;
 
-const channelId = z
-  .string()
-  .regex(/^[CDG][A-Z0-9]{2,}$/, 'expects a Slack channel id such as "C0123ABCD" (not a #name)')
-  .describe("Slack channel id, e.g. C0123ABCD");
-
-const ReadChannelArgs = z.object({
-  channel: channelId,
-  limit: z
-    .number()
-    .int("expects a whole number")
-    .min(1)
-    .max(READ_LIMIT_MAX)
-    .default(READ_LIMIT_DEFAULT)
-    .describe(`How many recent messages (1–${READ_LIMIT_MAX})`),
-});
-
-const ReadThreadArgs = z.object({
-  channel: channelId,
-  thread_ts: z
-    .string()
-    .regex(/^\d+\.\d+$/, 'expects a message timestamp such as "1700000000.000100"')
-    .describe("ts of the thread's first message"),
-});
-
-const PostMessageArgs = z.object({
-  channel: channelId,
-  text: z.string().trim().min(1, "expects some text").max(POST_MAX_CHARS, `expects at most ${POST_MAX_CHARS} characters`),
-});
-
-const ListedMessage = z.object({
+const Listed = z.object({
   ts: z.string(),
   user: z.string().optional(),
   bot_id: z.string().optional(),
   text: z.string().default(""),
   reply_count: z.number().optional(),
 });
-const Listing = z.object({ messages: z.array(z.unknown()).default([]) });
+const Page = z.object({
+  messages: z.array(z.unknown()).default([]),
+  members: z.array(z.string()).default([]),
+  response_metadata: z.object({ next_cursor: z.string().optional() }).optional(),
+});
+const UserInfo = z.object({
+  user: z.object({
+    team_id: z.string().optional(),
+    is_restricted: z.boolean().optional(),
+    is_ultra_restricted: z.boolean().optional(),
+    is_stranger: z.boolean().optional(),
+  }),
+});
+const ChannelInfo = z.object({
+  channel: z.object({
+    is_private: z.boolean().optional(),
+    is_im: z.boolean().optional(),
+    is_mpim: z.boolean().optional(),
+    context_team_id: z.string().optional(),
+  }),
+});
 
-function readable(raw: unknown): string | undefined {
-  const parsed = ListedMessage.safeParse(raw);
-  if (!parsed.success) return undefined;
+function lineOf(raw: unknown): ChatLine[] {
+  const parsed = Listed.safeParse(raw);
+  if (!parsed.success) return [];
   const { ts, user, bot_id, text, reply_count } = parsed.data;
-  const when = new Date(Number(ts) * 1000).toISOString().replace("T", " ").slice(0, 16);
   const author = user ? `<@${user}>` : bot_id ? `bot ${bot_id}` : "someone";
-  const flat = text.replace(/\s+/g, " ").trim();
-  const body = flat.length > MESSAGE_PREVIEW_CHARS ? `${flat.slice(0, MESSAGE_PREVIEW_CHARS)}…` : flat;
-  const replies = reply_count ? ` (${reply_count} replies, thread_ts ${ts})` : "";
-  return `[${when} UTC · ts ${ts}] ${author}: ${body}${replies}`;
+  const note = reply_count ? `(${reply_count} replies, thread_ts ${ts})` : undefined;
+  return [{ id: `ts ${ts}`, at: new Date(Number(ts) * 1000).toISOString(), author, text, ...(note ? { note } : {}) }];
 }
 
 function explain(error: unknown, channel: string): Error {
@@ -76,143 +66,94 @@ function explain(error: unknown, channel: string): Error {
   if (code === "thread_not_found")
     return new Error(`No thread with that thread_ts in ${channel}; take the ts of the thread's first message.`);
   if (isRateLimited(error))
-    return new Error(
-      `Slack is rate limiting me right now, so nothing was posted to ${channel}. Tell the person; do not try again at once.`,
-    );
+    return new Error(`Slack is rate limiting me right now, so nothing was done in ${channel}. Tell the person; do not try again at once.`);
   return new Error(`Slack refused the call: ${describeSlackError(error)}.`);
 }
 
-const ConversationInfo = z.object({
-  channel: z.object({ is_private: z.boolean().optional(), is_im: z.boolean().optional(), is_mpim: z.boolean().optional() }),
-});
-const MembersPage = z.object({
-  members: z.array(z.string()).default([]),
-  response_metadata: z.object({ next_cursor: z.string().optional() }).optional(),
-});
-const RepliesPage = z.object({
-  messages: z.array(z.unknown()).default([]),
-  response_metadata: z.object({ next_cursor: z.string().optional() }).optional(),
-});
-
-/** Slack describes a private channel only with groups:read; without it the answer is missing_scope, which means "private". */
-async function describeChannel(client: webApi.WebClient, channel: string): Promise<z.infer<typeof ConversationInfo>["channel"]> {
+/** A Slack call whose failure becomes an explanation for the model; a missing scope is a refusal. */
+async function call<T>(channel: string, work: () => Promise<T>, refusal: string): Promise<T> {
   try {
-    return ConversationInfo.parse(await client.conversations.info({ channel })).channel;
+    return await work();
   } catch (error) {
-    if (slackErrorCode(error) === "missing_scope") return { is_private: true };
+    if (slackErrorCode(error) === "missing_scope") throw new Error(refusal);
     throw explain(error, channel);
   }
 }
 
-/**
- * The bot is in private channels and DMs the person asking may not be in, so a read is
- * allowed only in the conversation the request came from or in a public channel (anyone in
- * the workspace can read those). Anything else, or a channel Slack will not describe, is refused.
- */
-async function checkReadable(client: webApi.WebClient, tool: string, channel: string, origin: TaskOrigin): Promise<void> {
-  if (channel === origin.place.channel) return;
-  const info = await describeChannel(client, channel);
-  if (info.is_im === true || info.is_mpim === true || info.is_private !== false) {
-    const kind = info.is_im === true ? "a direct message" : info.is_mpim === true ? "a group direct message" : "a private channel";
-    throw new Error(`${tool} can only read public channels or this conversation; ${channel} is ${kind}, so I will not read it for you.`);
-  }
-}
-
-/** Whether `user` is a member of `channel`, reading its member list page by page (bounded). */
-async function isMember(client: webApi.WebClient, channel: string, user: string): Promise<boolean> {
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page += 1) {
-    const parsed = MembersPage.parse(await client.conversations.members({ channel, limit: 1000, ...(cursor ? { cursor } : {}) }));
-    if (parsed.members.includes(user)) return true;
-    cursor = parsed.response_metadata?.next_cursor;
-    if (!cursor) return false;
-  }
-  return false;
-}
-
-/**
- * The requester approves their own write, so the bot must not post where they could not post
- * themselves: outside the conversation they asked in, only in a channel they are a member of.
- */
-async function checkPostable(client: webApi.WebClient, channel: string, origin: TaskOrigin): Promise<void> {
-  if (channel === origin.place.channel) return;
-  let member: boolean;
-  try {
-    member = await isMember(client, channel, origin.requester.id);
-  } catch (error) {
-    throw explain(error, channel);
-  }
-  if (!member)
-    throw new Error(
-      `post_message posts only where the person asking is a member; <@${origin.requester.id}> is not in ${channel}, so I will not post there for them.`,
-    );
-}
-
-/** A thread's root and its newest replies: Slack lists replies oldest first, so the pages are read to the end (bounded). */
-async function latestOfThread(client: webApi.WebClient, channel: string, threadTs: string): Promise<{ messages: unknown[] }> {
-  const all: unknown[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page += 1) {
-    const parsed = RepliesPage.parse(
-      await client.conversations.replies({ channel, ts: threadTs, limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) }),
-    );
-    all.push(...parsed.messages);
-    cursor = parsed.response_metadata?.next_cursor;
-    if (!cursor) break;
-  }
-  const [root, ...replies] = all;
-  return { messages: root === undefined ? [] : [root, ...replies.slice(-(THREAD_LIMIT - 1))] };
-}
-
-async function listing(call: () => Promise<unknown>, channel: string, emptyText: string): Promise<string> {
-  let response: unknown;
-  try {
-    response = await call();
-  } catch (error) {
-    throw explain(error, channel);
-  }
-  const lines = Listing.parse(response).messages.flatMap((raw) => readable(raw) ?? []);
-  return lines.length === 0 ? emptyText : lines.join("\n");
-}
-
-/** `writeClient` never retries: a post that failed on the way may still have been made. */
 export function createSlackTools(client: webApi.WebClient, writeClient: webApi.WebClient): Tool[] {
-  const readChannel: Tool<z.infer<typeof ReadChannelArgs>> = {
-    name: "read_channel",
-    description: `Read the most recent messages of a public Slack channel the bot is a member of, or of this conversation, oldest first (at most ${READ_LIMIT_MAX}).`,
-    schema: ReadChannelArgs,
-    effect: "read",
-    execute: async ({ channel, limit }, { origin }) => {
-      await checkReadable(client, "read_channel", channel, origin);
-      return listing(
-        async () => {
-          const response = await client.conversations.history({ channel, limit });
-          return { messages: [...Listing.parse(response).messages].reverse() };
-        },
-        channel,
-        `No messages in ${channel}.`,
-      );
-    },
-  };
+  /** Whether `user` is a member of `channel`, reading its member list page by page (bounded). */
+  async function isMember(channel: string, user: string): Promise<boolean> {
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page += 1) {
+      const parsed = Page.parse(await client.conversations.members({ channel, limit: 1000, ...(cursor ? { cursor } : {}) }));
+      if (parsed.members.includes(user)) return true;
+      cursor = parsed.response_metadata?.next_cursor;
+      if (!cursor) return false;
+    }
+    return false;
+  }
 
-  const readThread: Tool<z.infer<typeof ReadThreadArgs>> = {
-    name: "read_thread",
-    description: `Read one Slack thread: its first message and its newest replies (at most ${THREAD_LIMIT} messages), oldest first, in a public channel or this conversation.`,
-    schema: ReadThreadArgs,
-    effect: "read",
-    execute: async ({ channel, thread_ts }, { origin }) => {
-      await checkReadable(client, "read_thread", channel, origin);
-      return listing(() => latestOfThread(client, channel, thread_ts), channel, `The thread ${thread_ts} is empty.`);
-    },
-  };
+  const here = (origin: TaskOrigin) => placeOf(origin)?.channel ?? origin.scope?.channel;
+  const memberRefusal = (tool: string, channel: string, origin: TaskOrigin) =>
+    `${tool} only works where <@${origin.requester.id}> may read; they are not a member of ${channel}, so I will not read it for them.`;
 
-  const postMessage: Tool<z.infer<typeof PostMessageArgs>> = {
-    name: "post_message",
-    description: "Post a message to a Slack channel the bot and the person asking are members of. A person approves it before it is sent.",
-    schema: PostMessageArgs,
-    effect: "write",
-    execute: async ({ channel, text }, { origin }) => {
-      await checkPostable(client, channel, origin);
+  async function checkReadable(tool: string, channel: string, origin: TaskOrigin): Promise<void> {
+    if (channel === here(origin)) return;
+    const user = origin.requester.id;
+    const unsure = `${tool} can't tell whether <@${user}> may read ${channel} (Slack withholds it from this app), so I will not read it for them.`;
+    const { user: who } = UserInfo.parse(await call(channel, () => client.users.info({ user }), unsure));
+    const team = placeOf(origin)?.team ?? origin.scope?.workspace;
+    const outsider = who.is_restricted || who.is_ultra_restricted || who.is_stranger || who.team_id === undefined || who.team_id !== team;
+    if (!outsider) {
+      const { channel: info } = ChannelInfo.parse(await call(channel, () => client.conversations.info({ channel }), unsure));
+      const publicHere = info.is_private === false && !info.is_im && !info.is_mpim && (info.context_team_id ?? team) === team;
+      if (publicHere) return;
+    }
+    if (!(await call(channel, () => isMember(channel, user), unsure))) throw new Error(memberRefusal(tool, channel, origin));
+  }
+
+  /** A thread's root and its newest replies: Slack lists replies oldest first, so the pages are read to the end (bounded). */
+  async function latestOfThread(channel: string, threadTs: string): Promise<unknown[]> {
+    const all: unknown[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page += 1) {
+      const parsed = Page.parse(await client.conversations.replies({ channel, ts: threadTs, limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) }));
+      all.push(...parsed.messages);
+      cursor = parsed.response_metadata?.next_cursor;
+      if (!cursor) break;
+    }
+    const [root, ...replies] = all;
+    return root === undefined ? [] : [root, ...replies.slice(-(READ_LIMIT_MAX - 1))];
+  }
+
+  return chatTools({
+    platform: "Slack",
+    channel: z
+      .string()
+      .regex(/^[CDG][A-Z0-9]{2,}$/, 'expects a Slack channel id such as "C0123ABCD" (not a #name)')
+      .describe("Slack channel id, e.g. C0123ABCD"),
+    maxPostChars: POST_MAX_CHARS,
+    async readChannel(origin, channel, limit) {
+      await checkReadable("read_channel", channel, origin);
+      const history = await call(channel, () => client.conversations.history({ channel, limit }), `I may not read ${channel}.`);
+      return [...Page.parse(history).messages].reverse().flatMap(lineOf);
+    },
+    readThread: {
+      thread: z
+        .string()
+        .regex(/^\d+\.\d+$/, 'expects a message timestamp such as "1700000000.000100"')
+        .describe("ts of the thread's first message"),
+      async read(origin, channel, thread) {
+        await checkReadable("read_thread", channel, origin);
+        return (await call(channel, () => latestOfThread(channel, thread), `I may not read ${channel}.`)).flatMap(lineOf);
+      },
+    },
+    async postMessage(origin, channel, text) {
+      // The requester approves their own write, so the bot posts only where they could post themselves.
+      if (channel !== here(origin)) {
+        const refusal = `post_message posts only where the person asking is a member; <@${origin.requester.id}> is not in ${channel}, so I will not post there for them.`;
+        if (!(await call(channel, () => isMember(channel, origin.requester.id), refusal))) throw new Error(refusal);
+      }
       try {
         const response = await writeClient.chat.postMessage({ channel, text: neutraliseMentions(text) });
         return `Posted to ${channel} (ts ${String(response.ts)}).`;
@@ -220,7 +161,5 @@ export function createSlackTools(client: webApi.WebClient, writeClient: webApi.W
         throw explain(error, channel);
       }
     },
-  };
-
-  return [readChannel, readThread, postMessage];
+  });
 }

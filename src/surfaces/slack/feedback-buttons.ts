@@ -1,25 +1,28 @@
-// 👍 / 👎 under each answer: a small context-and-actions message after the answer. A click is
-// stored with the run id, the conversation, the person and how the run ended (the guard); 👎
-// opens a small modal for an optional comment. The button names only the run and its guard,
-// everything else comes from where the click happened.
-import { z } from "zod";
+// 👍 / 👎 under each answer: a small actions message after the answer, whose buttons name
+// only the run and how it ended (the core's feedback flow takes the click, core/clicks.ts).
+// 👎 opens a small modal for an optional comment.
 import type { webApi } from "@slack/bolt";
+import { z } from "zod";
 import type { GuardStop } from "../../agent/types.js";
-import { COMMENT_MAX_CHARS, type Rating } from "../../memory/feedback.js";
 import type { Logger } from "../../logger.js";
-import { tellPrivately } from "./private-note.js";
+import { COMMENT_MAX_CHARS } from "../../memory/feedback.js";
 import type { ReplyTarget } from "./post-answer.js";
-import type { SlackRuntime } from "./slack-runtime.js";
 
 export const FEEDBACK_UP_ACTION = "agent_feedback_up";
 export const FEEDBACK_DOWN_ACTION = "agent_feedback_down";
 export const FEEDBACK_MODAL = "agent_feedback_comment";
 const COMMENT_BLOCK = "comment";
 const COMMENT_INPUT = "comment_text";
-const THANKS = "Thanks for the feedback.";
 
 const ButtonValue = z.object({ r: z.string().min(1).max(64), g: z.string().min(1).max(40) });
 const ModalMetadata = z.object({ runId: z.string().min(1).max(64) });
+const Submission = z.object({
+  user: z.object({ id: z.string().min(1), username: z.string().optional() }),
+  view: z.object({
+    private_metadata: z.string(),
+    state: z.object({ values: z.record(z.string(), z.record(z.string(), z.object({ value: z.string().nullish() }))) }),
+  }),
+});
 
 export function feedbackBlocks(runId: string, stop: GuardStop | undefined) {
   const value = JSON.stringify({ r: runId, g: stop?.guard ?? "none" });
@@ -55,112 +58,55 @@ export async function postFeedbackButtons(
   }
 }
 
-const Click = z.object({
-  trigger_id: z.string().min(1),
-  team: z.object({ id: z.string().min(1) }).nullish(),
-  user: z.object({ id: z.string().min(1), username: z.string().optional(), team_id: z.string().optional() }),
-  channel: z.object({ id: z.string().min(1) }),
-  message: z.object({ ts: z.string().min(1), thread_ts: z.string().optional() }),
-  actions: z.array(z.object({ value: z.string() })).min(1),
-});
-
-function commentModal(runId: string) {
-  return {
-    type: "modal" as const,
-    callback_id: FEEDBACK_MODAL,
-    private_metadata: JSON.stringify({ runId }),
-    title: { type: "plain_text" as const, text: "Thanks for telling us" },
-    submit: { type: "plain_text" as const, text: "Send" },
-    close: { type: "plain_text" as const, text: "Skip" },
-    blocks: [
-      {
-        type: "input" as const,
-        block_id: COMMENT_BLOCK,
-        optional: true,
-        label: { type: "plain_text" as const, text: "What was wrong? (optional)" },
-        element: { type: "plain_text_input" as const, action_id: COMMENT_INPUT, multiline: true, max_length: COMMENT_MAX_CHARS },
-      },
-    ],
-  };
-}
-
-async function permalink(client: webApi.WebClient, channel: string, ts: string): Promise<string | undefined> {
-  try {
-    const response = await client.chat.getPermalink({ channel, message_ts: ts });
-    return typeof response.permalink === "string" ? response.permalink : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Never throws. `body` is the block_actions payload: untrusted. */
-export async function handleFeedbackClick(runtime: SlackRuntime, body: unknown, rating: Rating): Promise<void> {
-  const parsed = Click.safeParse(body);
-  const value = parsed.success ? ButtonValue.safeParse(safeJson(parsed.data.actions[0]!.value)) : undefined;
-  if (!parsed.success || !value?.success) {
-    runtime.logger.warn("ignored a malformed feedback click");
-    return;
-  }
-  const click = parsed.data;
-  const thread = click.message.thread_ts ?? click.message.ts;
-  const team = click.team?.id ?? click.user.team_id ?? "";
-  try {
-    // The trigger id lasts 3 s: the modal opens at once, the vote is stored meanwhile (the comment finds it by run and person).
-    const modal =
-      rating === "down"
-        ? runtime.client.views.open({ trigger_id: click.trigger_id, view: commentModal(value.data.r) }).then(
-            () => undefined,
-            (error: unknown) => runtime.logger.warn({ err: error }, "could not open the feedback form"),
-          )
-        : undefined;
-    await runtime.service.feedback.record({
-      runId: value.data.r,
-      surface: "slack",
-      conversationKey: `slack:${team}:${click.channel.id}:${thread}`,
-      person: { id: click.user.id, ...(click.user.username ? { name: click.user.username } : {}) },
-      rating,
-      guard: value.data.g,
-      // The buttons' own message: its link opens the answer in its thread.
-      ...(await permalink(runtime.client, click.channel.id, click.message.ts).then((link) => (link ? { link } : {}))),
-      at: runtime.now(),
-    });
-    if (modal) await modal;
-    else await tellPrivately(runtime, { channel: click.channel.id, user: click.user.id, threadTs: thread }, THANKS);
-  } catch (error) {
-    runtime.logger.error({ err: error, runId: value.data.r }, "could not record feedback");
-  }
-}
-
-const Submission = z.object({
-  user: z.object({ id: z.string().min(1) }),
-  view: z.object({
-    private_metadata: z.string(),
-    state: z.object({ values: z.record(z.string(), z.record(z.string(), z.object({ value: z.string().nullish() }))) }),
-  }),
-});
-
-/** The modal's Send: the comment joins the person's vote. Never throws. */
-export async function handleFeedbackComment(runtime: SlackRuntime, body: unknown): Promise<void> {
-  const parsed = Submission.safeParse(body);
-  const metadata = parsed.success ? ModalMetadata.safeParse(safeJson(parsed.data.view.private_metadata)) : undefined;
-  if (!parsed.success || !metadata?.success) {
-    runtime.logger.warn("ignored a malformed feedback comment");
-    return;
-  }
-  const text = parsed.data.view.state.values[COMMENT_BLOCK]?.[COMMENT_INPUT]?.value?.trim();
-  if (!text) return;
-  try {
-    if (!(await runtime.service.feedback.comment(metadata.data.runId, parsed.data.user.id, text)))
-      runtime.logger.info({ runId: metadata.data.runId }, "a feedback comment had no vote to join");
-  } catch (error) {
-    runtime.logger.error({ err: error }, "could not save a feedback comment");
-  }
-}
-
 function safeJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
     return undefined;
   }
+}
+
+/** The run and guard a feedback button names (untrusted). */
+export function decodeFeedbackValue(value: string): { readonly runId: string; readonly guard: string } | undefined {
+  const parsed = ButtonValue.safeParse(safeJson(value));
+  return parsed.success ? { runId: parsed.data.r, guard: parsed.data.g } : undefined;
+}
+
+/** Opens the comment form; the trigger id lasts 3 s. Never throws. */
+export async function openCommentForm(client: webApi.WebClient, logger: Logger, triggerId: string, runId: string): Promise<boolean> {
+  try {
+    await client.views.open({
+      trigger_id: triggerId,
+      view: {
+        type: "modal",
+        callback_id: FEEDBACK_MODAL,
+        private_metadata: JSON.stringify({ runId }),
+        title: { type: "plain_text", text: "Thanks for telling us" },
+        submit: { type: "plain_text", text: "Send" },
+        close: { type: "plain_text", text: "Skip" },
+        blocks: [
+          {
+            type: "input",
+            block_id: COMMENT_BLOCK,
+            optional: true,
+            label: { type: "plain_text", text: "What was wrong? (optional)" },
+            element: { type: "plain_text_input", action_id: COMMENT_INPUT, multiline: true, max_length: COMMENT_MAX_CHARS },
+          },
+        ],
+      },
+    });
+    return true;
+  } catch (error) {
+    logger.warn({ err: error }, "could not open the feedback form");
+    return false;
+  }
+}
+
+/** The modal's Send (untrusted): the run, the person and their comment. */
+export function parseComment(body: unknown): { readonly runId: string; readonly user: string; readonly text: string } | undefined {
+  const parsed = Submission.safeParse(body);
+  const metadata = parsed.success ? ModalMetadata.safeParse(safeJson(parsed.data.view.private_metadata)) : undefined;
+  if (!parsed.success || !metadata?.success) return undefined;
+  const text = parsed.data.view.state.values[COMMENT_BLOCK]?.[COMMENT_INPUT]?.value ?? "";
+  return { runId: metadata.data.runId, user: parsed.data.user.id, text };
 }

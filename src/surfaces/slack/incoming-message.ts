@@ -1,7 +1,9 @@
 // Turns a raw Slack message event into what the bot should do with it: nothing (bots, edits,
-// deletions, its own messages), a memory command, or a question. Pure; the event is untrusted
-// and checked with zod. Also decides where the run is shown and which conversation it joins.
+// deletions, its own messages) or a message for the core (a question or a command). Pure; the
+// event is untrusted and checked with zod. Also decides where the run is shown and which
+// conversation it joins.
 import { z } from "zod";
+import { isDirectChannel, type ThreadPlace } from "./slack-place.js";
 
 /** How the message reached the bot: a mention (channels, group DMs), or a DM (the Messages tab included). */
 export type EntryPoint = "mention" | "direct";
@@ -30,18 +32,6 @@ const EventBody = z.object({
 /** Subtypes that are still a person writing to the bot. */
 const PERSON_SUBTYPES = new Set(["file_share", "thread_broadcast"]);
 
-/** Where a run is rendered: the trace and the reply go into one thread (a top-level DM starts one under itself). */
-export interface ThreadPlace {
-  readonly team: string;
-  readonly channel: string;
-  readonly traceThreadTs: string;
-  /** Undefined only for places stored by an older version (a reply at the top level of a DM). */
-  readonly replyThreadTs?: string;
-  readonly requester: string;
-  /** The requester's own workspace (differs from `team` for a Slack Connect user); streams are addressed to it. */
-  readonly requesterTeam?: string;
-}
-
 export interface IncomingMessage {
   /**
    * Key for "already processed": the message itself (channel and ts), not the event id, because
@@ -58,12 +48,7 @@ export interface IncomingMessage {
   readonly conversationKey: string;
 }
 
-export type Incoming =
-  | { readonly kind: "ignore"; readonly reason: string }
-  | {
-      readonly kind: "ask" | "memory" | "forget" | "audit" | "settings" | "tools" | "feedback" | "empty";
-      readonly message: IncomingMessage;
-    };
+export type Incoming = { readonly kind: "ignore"; readonly reason: string } | { readonly kind: "message"; readonly message: IncomingMessage };
 
 function stripMention(text: string, botUserId: string | undefined): string {
   const withoutBot = botUserId ? text.replace(new RegExp(`<@${botUserId}(\\|[^>]*)?>`, "g"), " ") : text;
@@ -86,19 +71,6 @@ function placeFor(team: string, channel: string, user: string, userTeam: string,
   };
 }
 
-/** DM channel ids start with D; a mention there also arrives as message.im, which answers it. */
-const isDirectChannel = (channel: string) => channel.startsWith("D");
-
-function commandOf(text: string): "memory" | "forget" | "audit" | "settings" | "tools" | "feedback" | "empty" | "ask" {
-  const word = text.toLowerCase().replace(/[.!?]+$/, "");
-  if (word === "memory") return "memory";
-  if (word === "forget") return "forget";
-  if (word === "audit") return "audit";
-  if (word === "settings") return "settings";
-  if (word === "tools") return "tools";
-  if (word === "feedback") return "feedback";
-  return text === "" ? "empty" : "ask";
-}
 
 /** `botUserId` is the bot's own user id (auth.test); `fallbackTeam` comes from Bolt's context. */
 export function classifyMessage(entry: EntryPoint, body: unknown, botUserId: string | undefined, fallbackTeam?: string): Incoming {
@@ -110,6 +82,7 @@ export function classifyMessage(entry: EntryPoint, body: unknown, botUserId: str
     return { kind: "ignore", reason: `message subtype ${event.subtype}` };
   if (event.user === undefined) return { kind: "ignore", reason: "no author" };
   if (botUserId !== undefined && event.user === botUserId) return { kind: "ignore", reason: "written by this bot" };
+  // A mention in a DM also arrives as message.im, which answers it.
   if (entry === "mention" && isDirectChannel(event.channel)) return { kind: "ignore", reason: "a mention in a DM (answered as the DM)" };
   if (entry !== "mention" && event.channel_type !== undefined && event.channel_type !== "im") {
     return { kind: "ignore", reason: `not a direct message (${event.channel_type})` };
@@ -128,5 +101,5 @@ export function classifyMessage(entry: EntryPoint, body: unknown, botUserId: str
     text,
     ...placeFor(team, event.channel, event.user, event.user_team ?? event.team ?? team, event.ts, threadTs),
   };
-  return { kind: commandOf(text), message };
+  return { kind: "message", message };
 }

@@ -1,35 +1,43 @@
-// Telling one person something only they should see (a refusal after a button click): an
-// ephemeral message in the channel, or, where Slack refuses that (someone who is not a member,
-// e.g. a Slack Connect guest: user_not_in_channel), a DM from the app.
+// The three ways Slack carries a note, each saying whether Slack took it (the core's
+// private-note rule picks between them): an ephemeral message in the thread (only to members of
+// the channel), a DM from the app, a message in the thread for everyone. Never throw.
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../../logger.js";
+import { postWithRetry } from "./post-answer.js";
 
 export interface NoteTarget {
   readonly channel: string;
-  readonly user: string;
   readonly threadTs?: string;
 }
 
-/** Never throws. */
-export async function tellPrivately(
-  deps: { readonly client: webApi.WebClient; readonly logger: Logger },
-  target: NoteTarget,
-  text: string,
-): Promise<void> {
+const thread = (target: NoteTarget) => (target.threadTs ? { thread_ts: target.threadTs } : {});
+
+export async function whisper(client: webApi.WebClient, logger: Logger, target: NoteTarget, user: string, text: string): Promise<boolean> {
   try {
-    await deps.client.chat.postEphemeral({
-      channel: target.channel,
-      user: target.user,
-      text,
-      ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
-    });
-    return;
+    await client.chat.postEphemeral({ channel: target.channel, user, text, ...thread(target) });
+    return true;
   } catch (error) {
-    deps.logger.info({ err: error, user: target.user }, "could not send an ephemeral message; sending it as a DM");
+    logger.info({ err: error, user }, "Slack refused an ephemeral message");
+    return false;
   }
+}
+
+export async function directMessage(client: webApi.WebClient, logger: Logger, user: string, text: string): Promise<boolean> {
   try {
-    await deps.client.chat.postMessage({ channel: target.user, text });
+    await client.chat.postMessage({ channel: user, text });
+    return true;
   } catch (error) {
-    deps.logger.warn({ err: error, user: target.user, text }, "could not tell the person privately");
+    logger.info({ err: error, user }, "Slack refused a direct message");
+    return false;
+  }
+}
+
+export async function postInThread(client: webApi.WebClient, logger: Logger, target: NoteTarget, text: string): Promise<boolean> {
+  try {
+    await postWithRetry(() => client.chat.postMessage({ channel: target.channel, text, ...thread(target) }));
+    return true;
+  } catch (error) {
+    logger.error({ err: error, channel: target.channel, text }, "could not post a reply");
+    return false;
   }
 }

@@ -1,53 +1,41 @@
 // The Slack surface: a Bolt app in Socket Mode (app token) or HTTP mode (signing secret,
-// /slack/events and GET /healthz on PORT). A message is acknowledged once it is recorded and
-// queued; replies and clicks' work run after the ack and are tracked so stop() can let them reach a safe point.
+// /slack/events and GET /healthz on PORT), under the core. Its events are parsed here and
+// handed to the core's flows; a message is acknowledged once the core has recorded and queued
+// it. Everything the core asks to show goes out through the Web API client.
 import type { RequestListener, Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { App, HTTPReceiver, SocketModeReceiver, webApi } from "@slack/bolt";
-import type { AgentService } from "../../runs/service.js";
-import type { GovernanceCommands } from "../../governance/governance.js";
+import { z } from "zod";
 import type { Config } from "../../config.js";
 import { ConfigError } from "../../errors.js";
-import type { KeyValueStore } from "../../memory/types.js";
 import type { Logger } from "../../logger.js";
 import type { HttpMount } from "../../ops/ops-server.js";
-import type { ChatAdapter } from "../core/adapter.js";
 import { within } from "../../runs/within.js";
-import { createInFlight } from "../core/in-flight.js";
-import { APPROVE_ACTION, DENY_ACTION } from "./approval-message.js";
+import { spotOf, type SurfaceCore } from "../core/inbound.js";
+import type { ChatSurface } from "../core/surface.js";
+import { APPROVE_ACTION, DENY_ACTION, settledBlocks, settledFromPending, settledNote } from "./approval-message.js";
 import { boltLogger } from "./bolt-logger.js";
 import { createSlackTools } from "./chat-tools.js";
-import { slackRefusalNote } from "./governance-replies.js";
-import { handleApprovalClick, handleApprovalExpired } from "./handle-approval.js";
-import { takeMessage } from "./handle-message.js";
-import { ackEventsAfterListeners } from "./socket-ack.js";
-import { slackContextLoader } from "./thread-context-source.js";
-import { slackPresenter } from "./run-presenter.js";
+import { FEEDBACK_DOWN_ACTION, FEEDBACK_MODAL, FEEDBACK_UP_ACTION, openCommentForm, parseComment } from "./feedback-buttons.js";
+import { classifyMessage, type EntryPoint } from "./incoming-message.js";
+import { directMessage, postInThread, whisper } from "./private-note.js";
 import { rejectStale } from "./request-freshness.js";
 import { slackErrorCode } from "./slack-api-error.js";
-import type { SlackRuntime } from "./slack-runtime.js";
-import { handleStopClick, STOP_ACTION } from "./stop-control.js";
-import {
-  FEEDBACK_DOWN_ACTION,
-  FEEDBACK_MODAL,
-  FEEDBACK_UP_ACTION,
-  handleFeedbackClick,
-  handleFeedbackComment,
-} from "./feedback-buttons.js";
+import { takeClick, type SlackButton, type SlackClicked } from "./slack-clicks.js";
+import { createSlackDisplay, type MessageRef } from "./slack-display.js";
+import { conversationAt, placeOf, upgradeOrigin } from "./slack-place.js";
+import { slackFormat } from "./slack-text.js";
+import { ackEventsAfterListeners } from "./socket-ack.js";
+import { STOP_ACTION } from "./stop-control.js";
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from "./stream-limits.js";
+import { contextSourceOf, slackContextLoader } from "./thread-context-source.js";
 
 export type SlackConfig = NonNullable<Config["slack"]>;
 
-export interface SlackAdapterDeps {
+export interface SlackSurfaceDeps {
   readonly config: SlackConfig;
-  readonly service: AgentService;
-  readonly store: KeyValueStore;
   readonly logger: Logger;
-  /** Admin checks and the `audit` / `settings` commands (the settings file). */
-  readonly governance?: GovernanceCommands;
   readonly now?: () => number;
-  /** How long stop() waits for runs in flight; default 8 s (the process exits within 10 s). */
-  readonly drainTimeoutMs?: number;
   /** When a streamed trace moves on to a new message; tests shorten them. */
   readonly streamLimits?: StreamLimits;
   /** HTTP mode: take requests on the process's ops port (PORT, opened before Slack loads) instead of a server of Bolt's own. */
@@ -58,7 +46,7 @@ export interface SlackAdapterDeps {
   readonly onConnection?: (state: "up" | "down", reason?: string) => void;
 }
 
-export interface SlackAdapter extends ChatAdapter {
+export interface SlackSurface extends ChatSurface<SlackClicked, MessageRef> {
   /** HTTP mode, once started: the port listening (useful with PORT=0). */
   readonly port: number | undefined;
 }
@@ -67,11 +55,18 @@ export interface SlackAdapter extends ChatAdapter {
 const RETRY_POLICY = { retries: 5, factor: 2, minTimeout: 200, maxTimeout: 5_000, randomize: true };
 /** Writes a person approved run at most once: a request that failed on the way may still have posted. */
 const NO_RETRIES = { retries: 0 };
-const DEFAULT_DRAIN_MS = 8_000;
 const PORT_CLOSE_MS = 1_000;
 /** Socket Mode's disconnect() can wait 30 s for a goodbye; shutdown does not. */
 const SOCKET_CLOSE_MS = 1_000;
 const BAD_TOKEN_ERRORS = new Set(["invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"]);
+const BUTTONS: ReadonlyArray<readonly [string, SlackButton]> = [
+  [APPROVE_ACTION, { kind: "decision", decision: "approve" }],
+  [DENY_ACTION, { kind: "decision", decision: "deny" }],
+  [STOP_ACTION, { kind: "stop" }],
+  [FEEDBACK_UP_ACTION, { kind: "feedback", rating: "up" }],
+  // 👎 also opens the comment form (the click's trigger id lasts 3 s; the core opens it before storing the vote).
+  [FEEDBACK_DOWN_ACTION, { kind: "feedback", rating: "down" }],
+];
 
 async function whoAmI(client: webApi.WebClient): Promise<{ botUserId?: string; botId?: string }> {
   try {
@@ -86,41 +81,20 @@ async function whoAmI(client: webApi.WebClient): Promise<{ botUserId?: string; b
   }
 }
 
-export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
-  const { config, service, store } = deps;
+export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
+  const { config } = deps;
   const logger = deps.logger.child({ surface: "slack" });
   const slackLogger = boltLogger(logger);
   const clientOptions = { slackApiUrl: config.apiUrl, retryConfig: RETRY_POLICY, logger: slackLogger };
   const client = new webApi.WebClient(config.botToken, clientOptions);
   const writeClient = new webApi.WebClient(config.botToken, { ...clientOptions, retryConfig: NO_RETRIES, rejectRateLimitedCalls: true });
   const now = deps.now ?? Date.now;
-  const inFlight = createInFlight(logger);
   let accepting = false;
   let botUserId: string | undefined;
   let app: App | undefined;
   let socket: SocketModeReceiver | undefined;
   let server: Server | undefined;
   let httpListener: RequestListener | undefined;
-
-  const runtime: SlackRuntime = {
-    client,
-    service,
-    store,
-    logger,
-    approvers: config.approvers,
-    ...(deps.governance ? { governance: deps.governance } : {}),
-    streamLimits: deps.streamLimits ?? DEFAULT_STREAM_LIMITS,
-    now,
-    botUserId: () => botUserId,
-    accepting: () => accepting,
-  };
-
-  service.registerSurfaceTools("slack", createSlackTools(client, writeClient));
-  service.registerPresenter("slack", slackPresenter(runtime), slackRefusalNote(runtime));
-  service.registerContextLoader("slack", slackContextLoader(client, runtime.botUserId, logger));
-  service.onApprovalExpired("slack", (pending, outcome) =>
-    inFlight.track("showing an expired Slack approval", handleApprovalExpired(runtime, pending, outcome)),
-  );
 
   function buildApp(identity: { botUserId?: string; botId?: string }): App {
     // No conversation store: state lives in our own store, not in Bolt's memory.
@@ -167,51 +141,37 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
     return new App({ ...common, receiver });
   }
 
-  function listen(bolt: App): void {
+  /** The ack waits for the record (processBeforeResponse, deferred Socket Mode acks); the rest comes after it. */
+  async function takeMessage(core: SurfaceCore<SlackClicked>, entry: EntryPoint, body: unknown, fallbackTeam?: string): Promise<void> {
+    const incoming = classifyMessage(entry, body, botUserId, fallbackTeam);
+    if (incoming.kind === "ignore") return void logger.debug({ entry, reason: incoming.reason }, "event ignored");
+    const { message } = incoming;
+    const contextSource = contextSourceOf(message);
+    await core.message({
+      at: spotOf("slack", conversationAt(message.place), { id: message.place.requester, roles: [] }),
+      text: message.text,
+      receipt: message.dedupeKey,
+      ...(contextSource ? { contextSource } : {}),
+    });
+  }
+
+  function listen(bolt: App, core: SurfaceCore<SlackClicked>): void {
     bolt.error(async (error) => {
       logger.error({ err: error }, "Slack event handling failed");
     });
-    // The ack waits for the record (processBeforeResponse, deferred Socket Mode acks); replies come after it.
-    bolt.event("app_mention", async ({ body, context }) => {
-      const taken = takeMessage(runtime, "mention", body, context.teamId);
-      inFlight.track(
-        "a Slack mention",
-        taken.then((afterAck) => afterAck?.()),
-      );
-      await taken;
-    });
-    bolt.message(async ({ body, context }) => {
-      const taken = takeMessage(runtime, "direct", body, context.teamId);
-      inFlight.track(
-        "a Slack direct message",
-        taken.then((afterAck) => afterAck?.()),
-      );
-      await taken;
-    });
-    bolt.action(APPROVE_ACTION, async ({ ack, body }) => {
-      await ack();
-      inFlight.track("a Slack approval click", handleApprovalClick(runtime, body, "approve"));
-    });
-    bolt.action(DENY_ACTION, async ({ ack, body }) => {
-      await ack();
-      inFlight.track("a Slack approval click", handleApprovalClick(runtime, body, "deny"));
-    });
-    bolt.action(STOP_ACTION, async ({ ack, body }) => {
-      await ack();
-      inFlight.track("a Slack Stop click", handleStopClick(runtime, body));
-    });
-    bolt.action(FEEDBACK_UP_ACTION, async ({ ack, body }) => {
-      await ack();
-      inFlight.track("a Slack feedback click", handleFeedbackClick(runtime, body, "up"));
-    });
-    // 👎 also opens the comment form (the click's trigger id lasts 3 s; the handler opens it before storing the vote).
-    bolt.action(FEEDBACK_DOWN_ACTION, async ({ ack, body }) => {
-      await ack();
-      inFlight.track("a Slack feedback click", handleFeedbackClick(runtime, body, "down"));
-    });
+    bolt.event("app_mention", ({ body, context }) => takeMessage(core, "mention", body, context.teamId));
+    bolt.message(({ body, context }) => takeMessage(core, "direct", body, context.teamId));
+    for (const [action, button] of BUTTONS) {
+      bolt.action(action, async ({ ack, body }) => {
+        await ack();
+        void takeClick(core, button, body, () => logger.warn({ action }, "ignored a malformed button click"));
+      });
+    }
     bolt.view(FEEDBACK_MODAL, async ({ ack, body }) => {
       await ack();
-      inFlight.track("a Slack feedback comment", handleFeedbackComment(runtime, body));
+      const submitted = parseComment(body);
+      if (!submitted) return void logger.warn("ignored a malformed feedback comment");
+      void core.comment(submitted.runId, { id: submitted.user }, submitted.text);
     });
   }
 
@@ -222,37 +182,41 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
         logger.warn("Socket Mode did not say goodbye in time; closing anyway");
       return;
     }
-    if (deps.httpMount) {
-      deps.httpMount.unmount();
-      return;
-    }
+    if (deps.httpMount) return deps.httpMount.unmount();
     const closing = app?.stop() ?? Promise.resolve();
     server?.closeIdleConnections();
-    if (!(await within(closing, PORT_CLOSE_MS))) {
-      server?.closeAllConnections();
-      return;
-    }
-    // Settled: a failure to close goes to stop(), which logs it and cuts the connections.
+    if (!(await within(closing, PORT_CLOSE_MS))) return void server?.closeAllConnections();
+    // Settled: a failure to close goes to stopIntake(), which logs it and cuts the connections.
     await closing;
   }
 
+  const noteTarget = (place: NonNullable<ReturnType<typeof placeOf>>) => ({
+    channel: place.channel,
+    ...(place.replyThreadTs ? { threadTs: place.replyThreadTs } : {}),
+  });
+
   return {
     name: "slack",
+    format: slackFormat,
+    linkStyle: "slack",
+    askHint: "write your question after the mention, for example: what can you do?",
+    tools: createSlackTools(client, writeClient),
+    loadContext: slackContextLoader(client, () => botUserId, logger),
+    upgrade: upgradeOrigin,
+    refs: { keyPrefix: "slack:approval", schema: z.object({ channel: z.string().min(1), ts: z.string().min(1) }) },
     get port() {
       const address = server?.address();
       return address && typeof address === "object" ? (address as AddressInfo).port : undefined;
     },
-    async start() {
+
+    async start(core) {
       const identity = await whoAmI(client);
       botUserId = identity.botUserId;
-      if (deps.takeEvents === false) {
-        accepting = true;
-        logger.info({ mode: "worker" }, "Slack is connected (Web API only: a worker takes no events)");
-        return;
-      }
-      app = buildApp(identity);
-      listen(app);
       accepting = true;
+      if (deps.takeEvents === false)
+        return void logger.info({ mode: "worker" }, "Slack is connected (Web API only: a worker takes no events)");
+      app = buildApp(identity);
+      listen(app, core);
       if (config.mode.kind === "http" && deps.httpMount) deps.httpMount.mount(httpListener!);
       else {
         const started = await app.start();
@@ -260,8 +224,7 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
       }
       logger.info({ mode: config.mode.kind, port: config.mode.kind === "http" ? this.port : undefined }, "Slack is connected");
     },
-    async stop() {
-      if (!accepting && inFlight.size === 0 && !app) return;
+    async stopIntake() {
       accepting = false;
       try {
         await closeTransport();
@@ -270,8 +233,41 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
         server?.closeAllConnections();
       }
       app = undefined;
-      const finished = await inFlight.drain(deps.drainTimeoutMs ?? DEFAULT_DRAIN_MS);
-      if (!finished) logger.warn({ inFlight: inFlight.size }, "stopped while Slack work was still running");
     },
+    // The Web API client holds no connection of its own.
+    close: async () => {},
+
+    display(request) {
+      const place = placeOf(request.origin);
+      if (!place) throw new Error("the run's origin has no Slack thread");
+      return createSlackDisplay({ client, logger, streamLimits: deps.streamLimits ?? DEFAULT_STREAM_LIMITS, now }, place);
+    },
+    async post(at, text) {
+      const place = placeOf(at.origin);
+      return place ? postInThread(client, logger, noteTarget(place), text) : false;
+    },
+    async whisper(at, text) {
+      const place = placeOf(at.origin);
+      return place ? whisper(client, logger, noteTarget(place), at.origin.requester.id, text) : false;
+    },
+    directMessage: (person, text) => directMessage(client, logger, person.id, text),
+    async settleApproval(message, card) {
+      const note = settledNote(card);
+      const [target, blocks] =
+        "clicked" in message
+          ? [message.clicked, settledBlocks(message.clicked.blocks, note)]
+          : card.kind === "expired" && card.approval
+            ? [message.ref, settledFromPending(card.approval.pending, card.approval.deciders, note)]
+            : [message.ref, settledBlocks(undefined, note)];
+      await client.chat
+        .update({ channel: target.channel, ts: target.ts, text: note, blocks })
+        .catch((error: unknown) => logger.warn({ err: error, channel: target.channel }, "could not update the approval message"));
+    },
+    async linkTo(_at, clicked) {
+      const response = await client.chat.getPermalink({ channel: clicked.channel, message_ts: clicked.ts }).catch(() => undefined);
+      return typeof response?.permalink === "string" ? response.permalink : undefined;
+    },
+    askComment: (runId, clicked) =>
+      clicked.triggerId ? openCommentForm(client, logger, clicked.triggerId, runId) : Promise.resolve(false),
   };
 }

@@ -4,19 +4,12 @@
 // them, or at chat.stopStream, when the run is over; and a run that calls no tool never opens a
 // stream. So until the trace is a message, the button is one small message in the run's thread,
 // posted when the run's first event names it and deleted when the run ends (or when the trace
-// message takes it over). Its clicks go to the service, which
-// stops the run on whichever process runs it; the run's own view then posts the summary with
-// "Stopped by <name>.". Anyone but the requester or an approver is told so privately.
-import { z } from "zod";
+// message takes it over). Its clicks go to the core's Stop flow (core/clicks.ts).
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../../logger.js";
-import { tellPrivately } from "./private-note.js";
-import type { SlackRuntime } from "./slack-runtime.js";
-import { stopRefusalText } from "../core/stop-refusal.js";
 
 export const STOP_ACTION = "agent_run_stop";
 const WORKING_TEXT = ":hourglass_flowing_sand: Working on it. *Stop* ends the run now, with a summary of what it found.";
-const RUN_ID = /^[\w-]{1,32}$/;
 
 export function stopButton(runId: string) {
   return { type: "button" as const, action_id: STOP_ACTION, text: { type: "plain_text" as const, text: "Stop" }, value: runId };
@@ -61,35 +54,4 @@ export function createStopControl(
         .catch((error: unknown) => logger.warn({ err: error, channel: target.channel }, "could not remove the Stop button"));
     },
   };
-}
-
-const StopClick = z.object({
-  user: z.object({ id: z.string().min(1), username: z.string().optional(), name: z.string().optional() }),
-  channel: z.object({ id: z.string().min(1) }),
-  message: z.object({ thread_ts: z.string().optional() }).optional(),
-  actions: z.array(z.object({ value: z.string().regex(RUN_ID) })).min(1),
-});
-
-/** Never throws. `body` is the block_actions payload: untrusted. */
-export async function handleStopClick(runtime: SlackRuntime, body: unknown): Promise<void> {
-  const parsed = StopClick.safeParse(body);
-  if (!parsed.success) {
-    runtime.logger.warn({ issue: parsed.error.issues[0]?.message }, "ignored a malformed Stop click");
-    return;
-  }
-  const { user, channel, message, actions } = parsed.data;
-  const runId = actions[0]!.value;
-  const note = { channel: channel.id, user: user.id, ...(message?.thread_ts ? { threadTs: message.thread_ts } : {}) };
-  try {
-    const result = await runtime.service.stop({
-      runId,
-      stoppedBy: { id: user.id, name: user.username ?? user.name },
-      isApprover: runtime.approvers.includes(user.id),
-    });
-    const refusal = stopRefusalText(result);
-    if (refusal) await tellPrivately(runtime, note, refusal);
-  } catch (error) {
-    runtime.logger.error({ err: error, runId }, "could not stop a run");
-    await tellPrivately(runtime, note, "I could not stop the run just now; please click Stop again in a moment.");
-  }
 }

@@ -1,13 +1,13 @@
 // The live step trace as Slack's chat streaming task list (chat.startStream / appendStream /
 // stopStream through the client's chatStream helper): one task per tool call, updated in
-// place. Updates are sent at most once per interval, merged by task (the newest state of each
-// wins). A stream nearing Slack's time or size limit is closed and the trace continues in a new
-// streamed message in the same thread. The first failure hands over to the caller's fallback
-// (a trace message, for this run only) and nothing more is streamed.
+// place. The run view sends updates at most once per interval, one batch at a time. A stream
+// nearing Slack's time or size limit is closed and the trace continues in a new streamed
+// message in the same thread. The first failure hands over to the caller's fallback (a trace
+// message, for this run only) and nothing more is streamed.
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../../logger.js";
-import type { TaskUpdate } from "./task-updates.js";
-import { createThrottledWriter } from "../core/throttled-writer.js";
+import type { TaskUpdate } from "../core/cards.js";
+import { neutraliseMentions } from "./neutralise-mentions.js";
 import { mustRotate, type StreamLimits } from "./stream-limits.js";
 
 export interface StreamTarget {
@@ -19,14 +19,20 @@ export interface StreamTarget {
 }
 
 export interface StreamTrace {
-  push(updates: readonly TaskUpdate[]): void;
-  /** Sends what is left and closes the stream. Never throws. */
+  /** Never called twice at the same time. Never throws. */
+  append(updates: readonly TaskUpdate[]): Promise<void>;
+  /** Closes the stream. Never throws. */
   finish(): Promise<void>;
 }
 
-type Batch = ReadonlyMap<string, TaskUpdate>;
-
-const mergeBatches = (waiting: Batch, next: Batch): Batch => new Map([...waiting, ...next]);
+const chunkOf = (update: TaskUpdate) => ({
+  type: "task_update" as const,
+  id: update.id,
+  title: neutraliseMentions(update.title),
+  status: update.status,
+  ...(update.details ? { details: neutraliseMentions(update.details) } : {}),
+  ...(update.output ? { output: neutraliseMentions(update.output) } : {}),
+});
 
 export function createStreamTrace(
   client: webApi.WebClient,
@@ -59,37 +65,27 @@ export function createStreamTrace(
     }
   }
 
-  const throttle = createThrottledWriter<Batch>(
-    async (batch) => {
-      if (failed) return;
-      const chunks = [...batch.values()].map((update) => ({ type: "task_update" as const, ...update }));
-      const size = JSON.stringify(chunks).length;
-      if (mustRotate({ ageMs: now() - startedAt, chars }, size, limits)) {
-        const full = streamer;
-        streamer = open();
-        chars = 0;
-        await close(full);
-      }
-      if (chars === 0) startedAt = now();
-      await streamer.append({ chunks });
-      chars += size;
-    },
-    {
-      minIntervalMs: limits.intervalMs,
-      merge: mergeBatches,
-      onError: (error) => {
+  return {
+    async append(updates) {
+      if (failed || updates.length === 0) return;
+      try {
+        const chunks = updates.map(chunkOf);
+        const size = JSON.stringify(chunks).length;
+        if (mustRotate({ ageMs: now() - startedAt, chars }, size, limits)) {
+          const full = streamer;
+          streamer = open();
+          chars = 0;
+          await close(full);
+        }
+        if (chars === 0) startedAt = now();
+        await streamer.append({ chunks });
+        chars += size;
+      } catch (error) {
         failed = true;
         onFailure(error);
-      },
-    },
-  );
-
-  return {
-    push(updates) {
-      if (!failed) throttle.push(new Map(updates.map((update) => [update.id, update])));
+      }
     },
     async finish() {
-      await throttle.flush();
       if (!failed) await close(streamer);
     },
   };

@@ -1,0 +1,159 @@
+// How one run looks in Slack (the core's run view drives it): a status line while it works, the
+// live step trace in the thread (streamed task list, or an edited trace message where streaming
+// is not available) with the Stop button, then the answer (with the guard line when a guard
+// fired, and 👍 / 👎) or the approval message.
+import type { webApi } from "@slack/bolt";
+import type { RunOutcome } from "../../agent/types.js";
+import { renderTrace } from "../../agent/trace.js";
+import type { Logger } from "../../logger.js";
+import { taskLines, type StatusCard, type TaskUpdate } from "../core/cards.js";
+import type { RunDisplay } from "../core/surface.js";
+import { RUN_FAILED } from "../core/texts.js";
+import { approvalBlocks, approvalText } from "./approval-message.js";
+import { postFeedbackButtons } from "./feedback-buttons.js";
+import { createMessageTrace, type MessageTrace } from "./message-trace.js";
+import { neutraliseMentions } from "./neutralise-mentions.js";
+import { postAnswer, postWithRetry, type ReplyTarget } from "./post-answer.js";
+import { postInThread } from "./private-note.js";
+import { describeSlackError } from "./slack-api-error.js";
+import type { ThreadPlace } from "./slack-place.js";
+import { createStatusLine } from "./status-line.js";
+import { createStopControl } from "./stop-control.js";
+import type { StreamLimits } from "./stream-limits.js";
+import { createStreamTrace, type StreamTrace } from "./stream-trace.js";
+
+/** The whole trace of a finished run; the trace message spreads it over as many messages as it needs. */
+const FINAL_TRACE_CHARS = 40_000;
+
+export interface MessageRef {
+  readonly channel: string;
+  readonly ts: string;
+}
+
+export interface SlackDisplayDeps {
+  readonly client: webApi.WebClient;
+  readonly logger: Logger;
+  readonly streamLimits: StreamLimits;
+  readonly now: () => number;
+}
+
+/** The status line, or undefined to keep the one shown. */
+function statusLine(status: StatusCard): string | undefined {
+  switch (status.kind) {
+    case "working":
+      return "is thinking…";
+    case "thinking":
+      return status.step === 1 ? "is thinking…" : `is thinking (step ${status.step})…`;
+    case "running":
+      return `is running ${neutraliseMentions(status.tool.slice(0, 40))}…`;
+    case "tidying":
+      return "is tidying up its notes…";
+    case "summarising":
+      return "is writing a summary…";
+    case "waiting":
+      return "is waiting for approval…";
+    case "ran":
+      return undefined;
+  }
+}
+
+export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): RunDisplay<MessageRef> {
+  const { client, logger } = deps;
+  const traceTarget = { channel: place.channel, threadTs: place.traceThreadTs };
+  const replyTarget: ReplyTarget = { channel: place.channel, threadTs: place.replyThreadTs };
+  const status = createStatusLine(client, traceTarget, logger);
+  const stopControl = createStopControl(client, traceTarget, logger);
+  /** What each task looked like when it was last streamed. */
+  const streamed = new Map<string, string>();
+  let tasks: readonly TaskUpdate[] = [];
+  let stream: StreamTrace | undefined;
+  let fallback: MessageTrace | undefined;
+  let runId: string | undefined;
+
+  /** The trace message carries the Stop button, so the separate one goes. */
+  function showFallback(): void {
+    fallback ??= createMessageTrace(client, traceTarget, logger);
+    fallback.show("Working on it…", taskLines(tasks), runId);
+    if (runId !== undefined) void stopControl.close();
+  }
+
+  /** A refusal is about this run's stream (a channel, a person, a limit), so only this run posts and edits instead. */
+  function onStreamFailure(error: unknown): void {
+    logger.info(
+      { err: error, channel: place.channel },
+      `streaming the trace failed (${describeSlackError(error)}); this run uses a trace message`,
+    );
+    showFallback();
+  }
+
+  async function closeTrace(outcome: RunOutcome): Promise<void> {
+    await stream?.finish();
+    if (!fallback) return;
+    const heading = outcome.status === "paused" ? "Waiting for approval. Steps so far:" : `Steps (${outcome.steps.length}):`;
+    fallback.show(heading, renderTrace(outcome.steps, { maxChars: FINAL_TRACE_CHARS }));
+    await fallback.flush();
+  }
+
+  return {
+    progressIntervalMs: deps.streamLimits.intervalMs,
+    async progress(progress) {
+      const line = statusLine(progress.status);
+      if (line) status.set(line);
+      tasks = progress.tasks;
+      if (progress.runId !== undefined && runId === undefined) {
+        runId = progress.runId;
+        if (!fallback) stopControl.show(runId);
+      }
+      if (fallback) return showFallback();
+      const changed = tasks.filter((task) => streamed.get(task.id) !== JSON.stringify(task));
+      if (changed.length === 0) return;
+      for (const task of changed) streamed.set(task.id, JSON.stringify(task));
+      stream ??= createStreamTrace(
+        client,
+        { ...traceTarget, team: place.requesterTeam ?? place.team, user: place.requester },
+        logger,
+        deps.streamLimits,
+        onStreamFailure,
+        deps.now,
+      );
+      await stream.append(changed);
+    },
+    async endProgress(outcome) {
+      await status.stop();
+      await stopControl.close();
+      await closeTrace(outcome);
+    },
+    async answer(card) {
+      const ts = await postAnswer(client, replyTarget, card.answer, card.stop, logger);
+      if (ts === undefined) return undefined;
+      await postFeedbackButtons(client, replyTarget, card.runId, card.stop, logger);
+      return { messageId: ts };
+    },
+    async approval(card) {
+      try {
+        let ts: string | undefined;
+        await postWithRetry(async () => {
+          const posted = await client.chat.postMessage({
+            channel: replyTarget.channel,
+            ...(replyTarget.threadTs === undefined ? {} : { thread_ts: replyTarget.threadTs }),
+            text: approvalText(card.pending),
+            blocks: approvalBlocks(card.pending, card.deciders),
+          });
+          ts = typeof posted.ts === "string" ? posted.ts : undefined;
+        });
+        return ts === undefined ? undefined : { channel: replyTarget.channel, ts };
+      } catch (error) {
+        logger.error({ err: error, runId: card.pending.runId, tool: card.pending.tool }, "could not post the approval message");
+        return undefined;
+      }
+    },
+    async failure() {
+      await status.stop();
+      await stopControl.close();
+      await stream?.finish();
+      fallback?.show("Steps so far:", taskLines(tasks));
+      await fallback?.flush();
+      await postInThread(client, logger, replyTarget, RUN_FAILED);
+    },
+  };
+}
