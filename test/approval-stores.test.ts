@@ -67,11 +67,11 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
       },
     };
     const service = createAgentService({ config, model: new ScriptedModel(writeThenAnswer("Done")), store, logger: silentLogger });
-    service.registerSurfaceTools("console", [note.tool]);
+    service.attach("console", { tools: [note.tool] });
     try {
       const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
       const result = await service.decide(
-        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
         () => {},
       );
       expect(answerOf(result)).toBe("Done (posted: hello team)");
@@ -92,7 +92,7 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     const model = new ScriptedModel([say("Not allowed any more.")]);
     const second = await harness(model, { tools: [note.tool], storeUrl, env: { TOOL_POLICY: "post_note=deny" } });
     const result = await second.service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
       second.sink,
     );
     expect(answerOf(result)).toBe("Not allowed any more.");
@@ -108,7 +108,7 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     const pending = pendingOf(await service.ask({ origin: originFor(), text: "post late" }, sink));
     now += 60_001;
     const result = await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
       sink,
     );
     if (result.kind !== "expired" || !result.outcome) throw new Error(result.kind);
@@ -166,7 +166,6 @@ describe.each(clickStores)("100 concurrent clicks on one call (%s)", (_name, url
             callId: pending.callId,
             decision: index % 2 === 0 ? "approve" : "deny",
             decidedBy: { id: "alice" },
-            isApprover: false,
           },
           sink,
         ),
@@ -194,7 +193,7 @@ describe("how long approval records live in the store", () => {
     const pending = pendingOf(await service.ask({ origin: originFor("alice", "console:ttl"), text: "post" }, sink));
     expect(ttls.get(`approval:run:${pending.runId}`)).toBe(60_000 + 60 * 60_000);
     await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
       sink,
     );
     expect(ttls.get(`approval:decision:${pending.runId}:${pending.callId}`)).toBe(24 * 60 * 60_000);

@@ -38,6 +38,7 @@ async function start(clock?: () => number) {
     storeUrl: sqliteUrl(),
     settings: settingsOf({}),
     tools: [note.tool],
+    approvers: { users: { slack: ["UBOSS"] } },
     ...(clock ? { clock } : {}),
   });
   open.push(harness);
@@ -49,7 +50,7 @@ describe("audit log", () => {
     const { service, policy, note } = await start();
     const pending = pendingOf(await service.ask({ origin: slackOrigin("U1"), text: "post it" }, () => {}));
     await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "UBOSS", name: "Boss" }, isApprover: true },
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "UBOSS", name: "Boss" } },
       () => {},
     );
     await policy.observer.settled();
@@ -89,7 +90,7 @@ describe("audit log", () => {
     const pending = pendingOf(await harness.service.ask({ origin: slackOrigin("U1"), text: "post it" }, () => {}));
     const decide = (id: string) =>
       harness.service.decide(
-        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id }, isApprover: false },
+        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id } },
         () => {},
       );
     expect(await decide("USTRANGER")).toMatchObject({ kind: "not_allowed" });
@@ -108,10 +109,28 @@ describe("audit log", () => {
     let runId: string | undefined;
     const running = harness.service.ask({ origin: slackOrigin("U1"), text: "take your time" }, (event) => (runId ??= event.runId));
     await until(() => runId !== undefined && model.requests.length === 1, "the run's first model call");
-    expect(await harness.service.stop({ runId: runId!, stoppedBy: { id: "USTRANGER" }, isApprover: false })).toMatchObject({
+    expect(await harness.service.stop({ runId: runId!, stoppedBy: { id: "USTRANGER" }, surface: "slack" })).toMatchObject({
       kind: "not_allowed",
     });
-    expect(await harness.service.stop({ runId: runId!, stoppedBy: { id: "UADMIN" }, isApprover: false })).toEqual({ kind: "stopping" });
+    expect(await harness.service.stop({ runId: runId!, stoppedBy: { id: "UADMIN" }, surface: "slack" })).toEqual({ kind: "stopping" });
+    expect(await running).toMatchObject({ status: "answered" });
+  });
+
+  it("an admin of one surface is no admin of another: a console admin's id stops no Slack run", async () => {
+    const model = new ScriptedModel([{ never: true }], { whenExhausted: say("summary after the stop") });
+    const harness = await governedService({
+      model,
+      storeUrl: sqliteUrl(),
+      settings: settingsOf({ access: { admins: { console: ["UCONSOLE"] } } }),
+    });
+    open.push(harness);
+    let runId: string | undefined;
+    const running = harness.service.ask({ origin: slackOrigin("U1"), text: "take your time" }, (event) => (runId ??= event.runId));
+    await until(() => runId !== undefined && model.requests.length === 1, "the run's first model call");
+    expect(await harness.service.stop({ runId: runId!, stoppedBy: { id: "UCONSOLE" }, surface: "slack" })).toMatchObject({
+      kind: "not_allowed",
+    });
+    expect(await harness.service.stop({ runId: runId!, stoppedBy: { id: "U1" }, surface: "slack" })).toEqual({ kind: "stopping" });
     expect(await running).toMatchObject({ status: "answered" });
   });
 
@@ -119,7 +138,7 @@ describe("audit log", () => {
     const { service, policy, note } = await start();
     const pending = pendingOf(await service.ask({ origin: slackOrigin("U1"), text: "post it" }, () => {}));
     await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "deny", decidedBy: { id: "U1" }, isApprover: false },
+      { runId: pending.runId, callId: pending.callId, decision: "deny", decidedBy: { id: "U1" } },
       () => {},
     );
     await policy.observer.settled();

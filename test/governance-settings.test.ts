@@ -133,7 +133,7 @@ describe("watching the file", () => {
       expect((await reloaded).kind).toBe("ok");
       await harness.service.ask({ origin: slackOrigin("U1"), text: "hi" }, harness.sink);
       expect(model.requests[1]!.messages[0]!.content).toContain("You are Grace.");
-      expect((await harness.service.admit(slackOrigin("U2"))).kind).toBe("refused");
+      expect((await harness.policy.admit(slackOrigin("U2"))).kind).toBe("refused");
 
       reloaded = next();
       await writeFile(path, '{ "channels": { "C1": { "systemPrompt": 42 } } }');

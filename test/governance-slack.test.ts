@@ -3,7 +3,7 @@
 // `audit` and `settings` commands.
 import { afterEach, describe, expect, it } from "vitest";
 import { say, ScriptedModel } from "../src/agent/model-scripted.js";
-import { REFUSAL_FALLBACK_TEXT } from "../src/surfaces/slack/governance-replies.js";
+import { REFUSED_IN_PUBLIC } from "../src/surfaces/core/texts.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";
 import { directMessageEvent, mentionEvent, postEvent } from "./support/fake-slack-requests.js";
 import { startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";
@@ -52,11 +52,20 @@ describe("Slack refusals", () => {
     expect(model.requests).toHaveLength(0);
   });
 
-  it("when Slack refuses the private message, the reply in the thread names no details", async () => {
+  it("when Slack refuses the ephemeral message (not a member), the refusal goes by DM, and nothing shows in the thread", async () => {
     const h = await start(new ScriptedModel([]));
     await postEvent(h.eventsUrl, mentionEvent({ user: "U0STRANGER", text: `<@${BOT_USER_ID}> hello`, ts: "1700001200.000100" }));
-    const reply = await h.fake.waitForCall("chat.postMessage");
-    expect(reply.args).toMatchObject({ channel: "C0GENERAL", thread_ts: "1700001200.000100", text: REFUSAL_FALLBACK_TEXT });
+    const dm = await h.fake.waitForCall("chat.postMessage");
+    expect(dm.args).toMatchObject({ channel: "U0STRANGER", text: expect.stringMatching(/not allowed to use this bot/) });
+    expect(h.fake.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0GENERAL")).toHaveLength(0);
+  });
+
+  it("when Slack refuses the ephemeral message and the DM, the reply in the thread names no details", async () => {
+    const h = await start(new ScriptedModel([]));
+    h.fake.fail("chat.postMessage", { error: "cannot_dm_bot" });
+    await postEvent(h.eventsUrl, mentionEvent({ user: "U0STRANGER", text: `<@${BOT_USER_ID}> hello`, ts: "1700001250.000100" }));
+    const reply = await h.fake.waitForCall("chat.postMessage", (call) => call.args.channel === "C0GENERAL");
+    expect(reply.args).toMatchObject({ thread_ts: "1700001250.000100", text: REFUSED_IN_PUBLIC });
   });
 
   it("a redelivered refused message is not refused (or counted) twice", async () => {

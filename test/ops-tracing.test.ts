@@ -27,7 +27,7 @@ async function traced(model: ScriptedModel) {
   const store = await openStore(config.storeUrl, silentLogger);
   const observer = tracingObserver(provider.getTracer("test"), { agentName: "guarded-agent", modelName: "gpt-4o-mini" });
   const service = createAgentService({ config, model, store, logger: silentLogger, observers: [observer] });
-  service.registerSurfaceTools("console", [noteTool().tool]);
+  service.attach("console", { tools: [noteTool().tool] });
   cleanups.push(
     () => folder.remove(),
     () => store.close(),
@@ -115,7 +115,7 @@ describe("GenAI traces", () => {
     );
     const paused = (await service.ask({ origin: originFor(), text: "post" }, () => {})) as Extract<RunOutcome, { status: "paused" }>;
     await service.decide(
-      { runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" } },
       () => {},
     );
     const runs = named(spans(), "invoke_agent");

@@ -38,7 +38,7 @@ async function process(storeUrl: string, model: Model = hangingModel, tools: rea
   const config = loadConfig({ STORE_URL: storeUrl, MEMORY_EXTRACT_FACTS: "false" });
   const store = await openStore(config.storeUrl, silentLogger);
   const service = createAgentService({ config, model, store, logger: silentLogger });
-  service.registerSurfaceTools("console", tools);
+  service.attach("console", { tools: tools });
   opened.push({ service, store });
   return service;
 }
@@ -61,7 +61,7 @@ describe("Stop", () => {
     const run = startRun(service);
     const runId = await run.runId;
     const clicked = performance.now();
-    expect(await service.stop({ runId, stoppedBy: { id: "alice", name: "Alice" }, isApprover: false })).toEqual({ kind: "stopping" });
+    expect(await service.stop({ runId, stoppedBy: { id: "alice", name: "Alice" }, surface: "console" })).toEqual({ kind: "stopping" });
     const outcome = await run.outcome;
     expect(performance.now() - clicked).toBeLessThan(2_000);
     expect(outcome).toMatchObject({ status: "answered", stop: { guard: "stopped", sentence: "Stopped by Alice." } });
@@ -72,13 +72,13 @@ describe("Stop", () => {
     const service = await process(storeUrl());
     const run = startRun(service);
     const runId = await run.runId;
-    expect(await service.stop({ runId, stoppedBy: { id: "mallory" }, isApprover: false })).toEqual({
+    expect(await service.stop({ runId, stoppedBy: { id: "mallory" }, surface: "console" })).toEqual({
       kind: "not_allowed",
       requester: { id: "alice", name: "Alice" },
     });
-    expect(await service.stop({ runId, stoppedBy: { id: "boss", name: "Boss" }, isApprover: true })).toEqual({ kind: "stopping" });
+    expect(await service.stop({ runId, stoppedBy: { id: "boss", name: "Boss" }, surface: "console" })).toEqual({ kind: "stopping" });
     expect(await run.outcome).toMatchObject({ stop: { sentence: "Stopped by Boss." } });
-    expect(await service.stop({ runId, stoppedBy: { id: "alice" }, isApprover: false })).toEqual({ kind: "not_running" });
+    expect(await service.stop({ runId, stoppedBy: { id: "alice" }, surface: "console" })).toEqual({ kind: "not_running" });
   });
 
   it("lets an approved write in flight finish, reports it, then stops", async () => {
@@ -113,11 +113,11 @@ describe("Stop", () => {
     const paused = await service.ask({ origin, text: "post hello" }, () => {});
     if (paused.status !== "paused") throw new Error("expected the run to wait for approval");
     const decided = service.decide(
-      { runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: origin.requester, isApprover: false },
+      { runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: origin.requester },
       () => {},
     );
     await writing;
-    expect(await service.stop({ runId: paused.runId, stoppedBy: { id: "alice", name: "Alice" }, isApprover: false })).toEqual({
+    expect(await service.stop({ runId: paused.runId, stoppedBy: { id: "alice", name: "Alice" }, surface: "console" })).toEqual({
       kind: "stopping",
     });
     release();
@@ -140,11 +140,11 @@ describeWithRedis("Stop across processes", () => {
       const run = startRun(running);
       const runId = await run.runId;
       const clicked = performance.now();
-      expect(await other.stop({ runId, stoppedBy: { id: "mallory" }, isApprover: false })).toEqual({
+      expect(await other.stop({ runId, stoppedBy: { id: "mallory" }, surface: "console" })).toEqual({
         kind: "not_allowed",
         requester: { id: "alice", name: "Alice" },
       });
-      expect(await other.stop({ runId, stoppedBy: { id: "alice", name: "Alice" }, isApprover: false })).toEqual({ kind: "stopping" });
+      expect(await other.stop({ runId, stoppedBy: { id: "alice", name: "Alice" }, surface: "console" })).toEqual({ kind: "stopping" });
       expect(await run.outcome).toMatchObject({ stop: { guard: "stopped", sentence: "Stopped by Alice." } });
       expect(performance.now() - clicked).toBeLessThan(2_000);
     } finally {

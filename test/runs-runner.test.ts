@@ -34,16 +34,19 @@ const lastUser = (request: ModelRequest) =>
 /** Records what the runner shows for each conversation, in order. */
 function shown(harness: ServiceHarness): Array<{ conversationKey: string; outcome: RunOutcome; at: number }> {
   const seen: Array<{ conversationKey: string; outcome: RunOutcome; at: number }> = [];
-  harness.service.registerPresenter(
-    "console",
-    (from): RunPresenter => ({
+  harness.service.attach("console", {
+    tools: [],
+    present: (from): RunPresenter => ({
       sink: () => {},
-      finish: async (outcome) => void seen.push({ conversationKey: from.conversationKey, outcome, at: performance.now() }),
+      async finish(outcome) {
+        seen.push({ conversationKey: from.conversationKey, outcome, at: performance.now() });
+        return {};
+      },
       fail: async (error) => {
         throw error;
       },
     }),
-  );
+  });
   return seen;
 }
 
@@ -212,7 +215,7 @@ describe("a decision claimed but never applied (crash between the claim and the 
     expect(note.posted).toEqual(["hello"]);
     expect(
       await second.service.decide(
-        { runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+        { runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" } },
         () => {},
       ),
     ).toMatchObject({ kind: "already_decided" });
@@ -232,24 +235,26 @@ describe("a write allowed by policy, interrupted while it ran", () => {
     };
     const env = { TOOL_POLICY: "post_note=allow" };
     const first = await service(new ScriptedModel([call("post_note", { text: "standup moved" }, "w1")]), storeUrl, env);
-    first.service.registerSurfaceTools("console", [hangingWrite]);
+    first.service.attach("console", { tools: [hangingWrite] });
     await first.service.submit({ origin: origin("allowed-write"), text: "tell everyone" }, "allowed-1");
     await until(() => posted.length === 1, "the write to start");
     await first.service.close(20);
 
     const model = new ScriptedModel([say("I can't tell whether it was posted; please check.")]);
     const second = await service(model, storeUrl, env);
-    second.service.registerSurfaceTools("console", [hangingWrite]);
     const events: AgentEvent[] = [];
     const seen: RunOutcome[] = [];
-    second.service.registerPresenter(
-      "console",
-      (): RunPresenter => ({
+    second.service.attach("console", {
+      tools: [hangingWrite],
+      present: (): RunPresenter => ({
         sink: (event) => events.push(event),
-        finish: async (outcome) => void seen.push(outcome),
+        async finish(outcome) {
+          seen.push(outcome);
+          return {};
+        },
         fail: async () => {},
       }),
-    );
+    });
     await second.service.recover();
     await until(() => seen.length === 1, "the answer");
     expect(posted).toEqual(["standup moved"]);

@@ -82,7 +82,7 @@ describe("Slack approvals", () => {
     const approval = await askToPost(harness);
     await click(harness, approval, "U0MALLORY");
     const ephemeral = await harness.fake.waitForCall("chat.postEphemeral");
-    expect(ephemeral.args).toMatchObject({ channel: "C0GENERAL", user: "U0MALLORY", text: "Only <@U0ALICE> can approve this." });
+    expect(ephemeral.args).toMatchObject({ channel: "C0GENERAL", user: "U0MALLORY", text: "You can't decide this one. Only <@U0ALICE> can decide." });
     expect(postsToRandom(harness)).toHaveLength(0);
     expect(JSON.stringify(harness.fake.message("C0GENERAL", approval.ts)!.blocks)).toContain(APPROVE_ACTION);
   });
@@ -92,7 +92,7 @@ describe("Slack approvals", () => {
     const approval = await askToPost(harness);
     await click(harness, approval, "U0MALLORY");
     const ephemeral = await harness.fake.waitForCall("chat.postEphemeral");
-    expect(ephemeral.args).toMatchObject({ user: "U0MALLORY", text: "Only <@U0ALICE> or an approver can decide this." });
+    expect(ephemeral.args).toMatchObject({ user: "U0MALLORY", text: "You can't decide this one. Only <@U0ALICE> or <@U0BOSS> can decide." });
     expect(postsToRandom(harness)).toHaveLength(0);
   });
 

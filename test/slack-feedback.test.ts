@@ -85,7 +85,7 @@ describe("Slack feedback", () => {
     await postEvent(harness.eventsUrl, mentionEvent({ user: "U0ALICE", text: `<@${BOT_USER_ID}> feedback`, ts: "1700009001.000100" }));
     await harness.fake.waitForCall(
       "chat.postEphemeral",
-      (c) => c.args.user === "U0ALICE" && c.args.text === "Only approvers can see the feedback.",
+      (c) => c.args.user === "U0ALICE" && c.args.text === "Only approvers and admins can see the feedback.",
     );
 
     await postEvent(harness.eventsUrl, mentionEvent({ user: "U0BOSS", text: `<@${BOT_USER_ID}> feedback`, ts: "1700009002.000100" }));

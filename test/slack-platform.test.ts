@@ -94,7 +94,7 @@ describe("Slack as the platform behaves", () => {
     });
     await postInteraction(harness.eventsUrl, payload);
     const note = await harness.fake.waitForCall("chat.postMessage", (c) => c.args.channel === "U0GUEST");
-    expect(note.args.text).toBe("Only <@U0ALICE> can approve this.");
+    expect(note.args.text).toBe("You can't decide this one. Only <@U0ALICE> can decide.");
     expect(harness.fake.callsTo("chat.postEphemeral")[0]?.error).toBe("user_not_in_channel");
   });
 

@@ -183,7 +183,7 @@ describe("Slack rendering", () => {
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> memory`, ts: THREAD }));
     const listing = await harness.fake.waitForCall("chat.postMessage");
     expect(listing.args.text).toBe(
-      "Here is what I remember about this conversation:\n• The deploy window is Friday 3pm\n• Ping @\u2060here before deploys",
+      "What I remember about this conversation (2):\n• The deploy window is Friday 3pm\n• Ping @\u2060here before deploys",
     );
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> forget`, ts: "1700002003.000100", thread_ts: THREAD }));
     await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "Done: I forgot 2 facts about this conversation.");
@@ -196,6 +196,6 @@ describe("Slack rendering", () => {
     const empty = await harness.fake.waitForCall("chat.postMessage");
     expect(empty.args).toMatchObject({ thread_ts: THREAD, text: "I don't remember anything about this conversation yet." });
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> forget`, ts: "1700002002.000100", thread_ts: THREAD }));
-    await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "There was nothing to forget here.");
+    await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "There was nothing to forget about this conversation.");
   });
 });

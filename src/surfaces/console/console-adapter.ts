@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { Logger } from "pino";
 import type { AgentService } from "../../runs/service.js";
 import { renderTrace } from "../../agent/trace.js";
-import type { EventSink, PendingApproval, RunOutcome, StepRecord, TaskOrigin } from "../../agent/types.js";
+import type { EventSink, PendingApproval, RunOutcome, StepRecord, TaskOrigin, Tool } from "../../agent/types.js";
 import type { SurfaceCore } from "../core/inbound.js";
 import type { ChatSurface, Spot, TextFormat } from "../core/surface.js";
 import { isApproval, parseCommand, type ConsoleCommand } from "./console-commands.js";
@@ -40,6 +40,8 @@ export interface ConsoleAdapterOptions {
   readonly output?: NodeJS.WritableStream;
   /** The requester's name; defaults to the OS user name. */
   readonly username?: string;
+  /** Tools of its own for the console's runs (tests); none in the app. */
+  readonly tools?: readonly Tool[];
 }
 
 export interface ConsoleSurface extends ChatSurface {
@@ -227,7 +229,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     format: consoleFormat,
     linkStyle: "plain",
     askHint: "type a question at the prompt.",
-    tools: [],
+    tools: options.tools ?? [],
     upgrade: (stored) => ({ origin: { ...stored, scope: stored.scope ?? origin.scope } }),
     // The console's approvals are asked at its prompt, never posted.
     refs: { keyPrefix: "console:approval", schema: z.never() },

@@ -73,7 +73,10 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
             view.begin();
             return view;
           },
-          refuse: (origin, text, reply) => ctx.tell({ origin, ...(reply ? { reply } : {}) }, text, REFUSED_IN_PUBLIC),
+          refuse(origin, text, reply) {
+            logger.info({ user: origin.requester.id, conversationKey: origin.conversationKey }, "request refused by the settings");
+            return ctx.tell({ origin, ...(reply ? { reply } : {}) }, text, REFUSED_IN_PUBLIC);
+          },
         }
       : {}),
     expired: (pending, outcome) =>

@@ -26,7 +26,7 @@ export type StatusCard =
   | { readonly kind: "summarising" }
   | { readonly kind: "waiting" };
 
-/** The newest state of a run at work; `runId` from its first event on (its Stop button needs it). */
+/** The newest state of a run at work; `runId` from its first step on (its Stop button needs it). */
 export interface Progress {
   readonly runId?: string;
   readonly status: StatusCard;

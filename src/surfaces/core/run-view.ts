@@ -26,28 +26,40 @@ export interface RunView extends RunPresenter {
 export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<Ref>): RunView {
   const { logger } = deps;
   let runId: string | undefined;
+  /** From the run's first step on: its Stop button can stop it then. */
+  let stoppable: string | undefined;
   let status: StatusCard = { kind: "working" };
   const tasks = new Map<string, TaskUpdate>();
-  const progress = createThrottledWriter<Progress>((state) => display.progress(state), {
-    minIntervalMs: display.progressIntervalMs,
-    onError: (error) => logger.warn({ err: error }, "could not show a run's progress"),
-  });
-  const show = () => progress.push({ ...(runId ? { runId } : {}), status, tasks: [...tasks.values()] });
+  const warn = (error: unknown) => logger.warn({ err: error }, "could not show a run's progress");
+  // Every write goes through one chain, so the display never gets two at the same time.
+  let chain: Promise<void> = Promise.resolve();
+  const write = (state: Progress) => (chain = chain.catch(() => undefined).then(() => display.progress(state)));
+  const progress = createThrottledWriter<Progress>(write, { minIntervalMs: display.progressIntervalMs, onError: warn });
+  const current = (): Progress => ({ ...(stoppable ? { runId: stoppable } : {}), status, tasks: [...tasks.values()] });
+  const show = () => progress.push(current());
 
   return {
     sink(event) {
       runId ??= event.runId;
+      if (event.type === "step_started") stoppable ??= event.runId;
       const next = statusFor(event);
       const updates = taskUpdatesFor(event);
       if (next === undefined && updates.length === 0) return;
+      // The first tool call shows at once, without waiting out the interval.
+      const firstTask = tasks.size === 0 && updates.length > 0;
       if (next) status = next;
       for (const update of updates) tasks.set(update.id, update);
-      show();
+      if (firstTask) write(current()).catch(warn);
+      else show();
     },
-    begin: show,
+    begin() {
+      if (display.begin) display.begin();
+      else show();
+    },
     async finish(outcome: RunOutcome) {
       await progress.close();
-      await display.endProgress(outcome);
+      await chain.catch(() => undefined);
+      await display.endProgress(outcome, current());
       if (outcome.status === "answered") {
         const { runId: id, answer, stop, steps } = outcome;
         return display.answer({ runId: id, answer, steps, question: deps.question, ...(stop ? { stop } : {}) });
@@ -60,6 +72,7 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
     async fail(error) {
       logger.error({ err: error, runId }, "the run failed without an answer");
       await progress.close();
+      await chain.catch(() => undefined);
       await display.failure();
     },
   };

@@ -40,8 +40,10 @@ export interface RunDisplay<Ref> {
   readonly progressIntervalMs: number;
   /** The run's newest progress. Never called twice at the same time. A failure is logged by the core. */
   progress(progress: Progress): Promise<void>;
-  /** The run ended: its progress (status, Stop button) goes and its trace shows as it ended. Must not throw. */
-  endProgress(outcome: RunOutcome): Promise<void>;
+  /** Shows at once that the run started, outside the progress interval (so its first step shows at once too); without it, that is the first progress. Never throws. */
+  begin?(): void;
+  /** The run ended: its progress (status, Stop button) goes and its trace shows as it ended (`last`: the newest progress, maybe never shown). Must not throw. */
+  endProgress(outcome: RunOutcome, last: Progress): Promise<void>;
   /** The answer, with 👍 / 👎 and the trace. Undefined when it could not be posted (logged in full). Must not throw. */
   answer(card: AnswerCard): Promise<Posted | undefined>;
   /** The approval request with its buttons; where it is, for the expiry and late clicks. Must not throw. */

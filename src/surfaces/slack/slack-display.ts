@@ -38,12 +38,11 @@ export interface SlackDisplayDeps {
 }
 
 /** The status line, or undefined to keep the one shown. */
-function statusLine(status: StatusCard): string | undefined {
+export function statusLine(status: StatusCard): string | undefined {
   switch (status.kind) {
     case "working":
-      return "is thinking…";
     case "thinking":
-      return status.step === 1 ? "is thinking…" : `is thinking (step ${status.step})…`;
+      return status.kind === "working" || status.step === 1 ? "is thinking…" : `is thinking (step ${status.step})…`;
     case "running":
       return `is running ${neutraliseMentions(status.tool.slice(0, 40))}…`;
     case "tidying":
@@ -86,6 +85,24 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
     showFallback();
   }
 
+  /** Streams the tasks that changed since they were last streamed (or shows them in the trace message). */
+  async function showTasks(now: readonly TaskUpdate[]): Promise<void> {
+    tasks = now;
+    if (fallback) return showFallback();
+    const changed = tasks.filter((task) => streamed.get(task.id) !== JSON.stringify(task));
+    if (changed.length === 0) return;
+    for (const task of changed) streamed.set(task.id, JSON.stringify(task));
+    stream ??= createStreamTrace(
+      client,
+      { ...traceTarget, team: place.requesterTeam ?? place.team, user: place.requester },
+      logger,
+      deps.streamLimits,
+      onStreamFailure,
+      deps.now,
+    );
+    await stream.append(changed);
+  }
+
   async function closeTrace(outcome: RunOutcome): Promise<void> {
     await stream?.finish();
     if (!fallback) return;
@@ -96,29 +113,18 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
 
   return {
     progressIntervalMs: deps.streamLimits.intervalMs,
+    begin: () => status.set("is thinking…"),
     async progress(progress) {
       const line = statusLine(progress.status);
       if (line) status.set(line);
-      tasks = progress.tasks;
       if (progress.runId !== undefined && runId === undefined) {
         runId = progress.runId;
         if (!fallback) stopControl.show(runId);
       }
-      if (fallback) return showFallback();
-      const changed = tasks.filter((task) => streamed.get(task.id) !== JSON.stringify(task));
-      if (changed.length === 0) return;
-      for (const task of changed) streamed.set(task.id, JSON.stringify(task));
-      stream ??= createStreamTrace(
-        client,
-        { ...traceTarget, team: place.requesterTeam ?? place.team, user: place.requester },
-        logger,
-        deps.streamLimits,
-        onStreamFailure,
-        deps.now,
-      );
-      await stream.append(changed);
+      await showTasks(progress.tasks);
     },
-    async endProgress(outcome) {
+    async endProgress(outcome, last) {
+      await showTasks(last.tasks);
       await status.stop();
       await stopControl.close();
       await closeTrace(outcome);

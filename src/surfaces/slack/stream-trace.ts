@@ -25,7 +25,7 @@ export interface StreamTrace {
   finish(): Promise<void>;
 }
 
-const chunkOf = (update: TaskUpdate) => ({
+export const streamChunk = (update: TaskUpdate) => ({
   type: "task_update" as const,
   id: update.id,
   title: neutraliseMentions(update.title),
@@ -69,7 +69,7 @@ export function createStreamTrace(
     async append(updates) {
       if (failed || updates.length === 0) return;
       try {
-        const chunks = updates.map(chunkOf);
+        const chunks = updates.map(streamChunk);
         const size = JSON.stringify(chunks).length;
         if (mustRotate({ ageMs: now() - startedAt, chars }, size, limits)) {
           const full = streamer;

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { CallRecord } from "../src/agent/types.js";
-import { statusFor, taskLines, taskUpdatesFor } from "../src/surfaces/slack/task-updates.js";
+import { statusFor, taskLines, taskUpdatesFor } from "../src/surfaces/core/cards.js";
+import { statusLine } from "../src/surfaces/slack/slack-display.js";
+import { streamChunk } from "../src/surfaces/slack/stream-trace.js";
 
 const record = (outcome: CallRecord["outcome"], result: string): CallRecord => ({
   callId: "call_1",
@@ -35,23 +37,28 @@ describe("task updates", () => {
     expect(taskUpdatesFor({ type: "tool_result", runId: "r", step: 1, call: record(outcome, "x") })[0]?.status).toBe(status);
   });
 
-  it("neutralises mentions in what a tool returned", () => {
+  it("keeps what a tool returned as written; Slack neutralises its mentions when it streams it", () => {
     const [update] = taskUpdatesFor({ type: "tool_result", runId: "r", step: 1, call: record("ok", "<!everyone> look") });
-    expect(update?.output).toBe("@\u2060everyone look");
+    expect(update?.output).toBe("<!everyone> look");
+    expect(streamChunk(update!).output).toBe("@\u2060everyone look");
   });
 
   it("has no task for other events", () => {
     expect(taskUpdatesFor({ type: "step_started", runId: "r", step: 1 })).toEqual([]);
   });
 
-  it("names the current step in the status line", () => {
-    expect(statusFor({ type: "step_started", runId: "r", step: 1 })).toBe("is thinking…");
-    expect(statusFor({ type: "step_started", runId: "r", step: 3 })).toBe("is thinking (step 3)…");
-    expect(statusFor({ type: "tool_called", runId: "r", step: 1, call: { id: "c", name: "calculator", arguments: "{}" } })).toBe(
+  it("names the current step in Slack's status line", () => {
+    const line = (event: Parameters<typeof statusFor>[0]) => {
+      const status = statusFor(event);
+      return status && statusLine(status);
+    };
+    expect(line({ type: "step_started", runId: "r", step: 1 })).toBe("is thinking…");
+    expect(line({ type: "step_started", runId: "r", step: 3 })).toBe("is thinking (step 3)…");
+    expect(line({ type: "tool_called", runId: "r", step: 1, call: { id: "c", name: "calculator", arguments: "{}" } })).toBe(
       "is running calculator…",
     );
     expect(statusFor({ type: "model_replied", runId: "r", step: 1, text: "x", toolCalls: [] })).toBeUndefined();
-    expect(statusFor({ type: "tool_called", runId: "r", step: 1, call: { id: "c", name: "<!here>", arguments: "{}" } })).toBe(
+    expect(line({ type: "tool_called", runId: "r", step: 1, call: { id: "c", name: "<!here>", arguments: "{}" } })).toBe(
       "is running @\u2060here…",
     );
   });
