@@ -150,7 +150,7 @@ describe("Discord approvals", () => {
       fake.waitForCall("POST", webhookPath(fake, first.token), (request) => request.body.flags === 64),
       fake.waitForCall("POST", webhookPath(fake, second.token), (request) => request.body.flags === 64),
     ]);
-    expect(already.body.content).toBe(`Already decided: approved by <@${alice.id}>.`);
+    expect(already.body.content).toBe(`This was already approved by <@${alice.id}>.`);
     expect(postsOfNotice(harness)).toHaveLength(1);
   });
 
@@ -227,9 +227,9 @@ describe("Discord approvals", () => {
 
     const click = fake.clickButton(approval.messageId, "appr:z:not-valid", alice);
     const callback = await fake.waitForCall("POST", new RegExp(`/interactions/${click.id}/`));
-    expect(callback.body.type).toBe(4);
-    expect(callback.body.data.flags).toBe(64);
-    expect(callback.body.data.content).toMatch(/not one I know/);
+    expect(callback.body.type).toBe(6);
+    const note = await fake.waitForCall("POST", webhookPath(fake, click.token));
+    expect(note.body).toMatchObject({ flags: 64, content: expect.stringMatching(/could not read this button/) });
   });
 });
 
@@ -263,7 +263,7 @@ describe("Discord chat tools", () => {
       String(request.body.content).includes("hello team"),
     );
     // The third newest message is the bot's own deferred reply to this /ask.
-    expect(answer.body.content).toMatch(/^\[[\d-]+ [\d:]+\] bob: hello team\n\[[\d-]+ [\d:]+\] alice: hi bob\n.*agent-bot \(bot\): /);
+    expect(answer.body.content).toMatch(/^\[[\d-]+ [\d:]+ UTC · \d+\] bob: hello team\n\[[^\]]+\] alice: hi bob\n.*agent-bot \(bot\): /);
     expect(answer.body.content).not.toContain("first, not read");
   });
 

@@ -89,9 +89,11 @@ describe("Discord /ask", () => {
   it("answers a command it does not know with an ephemeral note", async () => {
     harness = await startDiscordHarness({ script: [] });
     const { fake, alice } = harness;
-    const { id } = fake.slashCommand("dance", alice);
+    const { id, token } = fake.slashCommand("dance", alice);
     const callback = await fake.waitForCall("POST", new RegExp(`/interactions/${id}/`));
-    expect(callback.body).toMatchObject({ type: 4, data: { content: "I don't know the command /dance.", flags: 64 } });
+    expect(callback.body).toMatchObject({ type: 5, data: { flags: 64 } });
+    const note = await fake.waitForCall("PATCH", originalPath(fake, token));
+    expect(note.body.content).toBe("I don't know the command `dance`.");
   });
 
   it("shows and forgets the conversation's memory, only to the person who asked", async () => {
@@ -112,7 +114,7 @@ describe("Discord /ask", () => {
     const forgotten = fake.slashCommand("forget", alice);
     const done = await fake.waitForCall("PATCH", originalPath(fake, forgotten.token));
     expect(fake.callsTo("POST", new RegExp(`/interactions/${forgotten.id}/`))[0]!.body).toEqual({ type: 5, data: { flags: 64 } });
-    expect(done.body.content).toBe("Forgot 2 things about this conversation.");
+    expect(done.body.content).toBe("Done: I forgot 2 facts about this conversation.");
     expect(await memory.list(`discord:${fake.guild.id}:${fake.general.id}`)).toEqual([]);
 
     const again = fake.slashCommand("memory", alice, { channel: fake.random });

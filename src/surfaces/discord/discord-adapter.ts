@@ -10,6 +10,7 @@ import type { Config } from "../../config.js";
 import { ConfigError } from "../../errors.js";
 import type { Logger } from "../../logger.js";
 import { within } from "../../runs/within.js";
+import { createInFlight } from "../core/in-flight.js";
 import type { SurfaceCore } from "../core/inbound.js";
 import type { ChatSurface } from "../core/surface.js";
 import { approvalButtons } from "./buttons.js";
@@ -36,6 +37,8 @@ export interface DiscordSurfaceDeps {
 }
 
 const DESTROY_TIMEOUT_MS = 1_000;
+/** An ack and a channel read; the core's own drain follows. */
+const TAKING_DRAIN_MS = 3_000;
 const Snowflake = z.string().regex(/^\d+$/);
 
 export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<DiscordClicked, ApprovalMessage> {
@@ -60,12 +63,14 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
   const writeRest = new REST({ retries: 0, ...(config.apiUrl ? { api: config.apiUrl } : {}) }).setToken(config.token);
   const api = createChannelApi(client.rest);
   const events = { client, clock, logger };
+  // What an event does before the core has it (the ack, reading the channel), so stopping waits for that too.
+  const taking = createInFlight(logger);
 
   function listen(core: SurfaceCore<DiscordClicked>): void {
-    client.on(Events.InteractionCreate, (interaction) => void takeInteraction(events, core, interaction));
+    client.on(Events.InteractionCreate, (interaction) => taking.track("a Discord interaction", takeInteraction(events, core, interaction)));
     client.on(Events.MessageCreate, (message) => {
       const botId = client.user?.id;
-      if (botId) void takeMention(events, core, message, botId);
+      if (botId) taking.track("a Discord message", takeMention(events, core, message, botId));
     });
     client.on(Events.Error, (error) => logger.error({ err: error }, "discord client error"));
     client.on(Events.ShardError, (error) => logger.warn({ err: error }, "discord gateway connection error; discord.js reconnects"));
@@ -117,7 +122,9 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
       logger.info({ bot: client.user?.tag, guilds: client.guilds.cache.size }, "discord adapter connected");
     },
     // The gateway stays open: the core tells a click or a command to come back, and records a question.
-    stopIntake: async () => {},
+    async stopIntake() {
+      await taking.drain(TAKING_DRAIN_MS);
+    },
     async close() {
       if (!(await within(client.destroy(), DESTROY_TIMEOUT_MS))) logger.warn("the Discord client did not disconnect in time");
     },
