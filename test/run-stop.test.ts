@@ -10,6 +10,8 @@ import { z } from "zod";
 import type { AgentEvent, Model, RunOutcome, TaskOrigin, Tool } from "../src/agent/types.js";
 import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";
+import { createAuthority } from "../src/governance/authority.js";
+import { fixedSettings } from "../src/governance/settings-source.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import { startRedisServer } from "./support/redis-server.js";
 import { describeWithRedis } from "./support/redis-suite.js";
@@ -37,8 +39,10 @@ afterEach(async () => {
 async function process(storeUrl: string, model: Model = hangingModel, tools: readonly Tool[] = []): Promise<RunningAgentService> {
   const config = loadConfig({ STORE_URL: storeUrl, MEMORY_EXTRACT_FACTS: "false" });
   const store = await openStore(config.storeUrl, silentLogger);
-  const service = createAgentService({ config, model, store, logger: silentLogger });
-  service.attach("console", { tools: tools });
+  // "boss" approves on the console, as DISCORD_APPROVERS or SLACK_APPROVERS do on theirs.
+  const authority = createAuthority({ approvers: { users: { console: ["boss"] } }, settings: fixedSettings() });
+  const service = createAgentService({ config, model, store, logger: silentLogger, authority });
+  service.attach("console", { tools });
   opened.push({ service, store });
   return service;
 }

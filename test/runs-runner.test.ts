@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say, type ScriptedReply } from "../src/agent/model-scripted.js";
 import type { RunPresenter } from "../src/runs/service.js";
-import type { AgentEvent, ModelRequest, RunOutcome, TaskOrigin } from "../src/agent/types.js";
+import type { AgentEvent, ModelRequest, RunOutcome, TaskOrigin, Tool } from "../src/agent/types.js";
 import { intakeIdFor } from "../src/runs/intake-store.js";
 import { UNKNOWN_OUTCOME } from "../src/runs/write-ledger.js";
 import { startService, type ServiceHarness } from "./support/service-harness.js";
@@ -32,10 +32,10 @@ const lastUser = (request: ModelRequest) =>
   String([...request.messages].reverse().find((message) => message.role === "user")?.content ?? "");
 
 /** Records what the runner shows for each conversation, in order. */
-function shown(harness: ServiceHarness): Array<{ conversationKey: string; outcome: RunOutcome; at: number }> {
+function shown(harness: ServiceHarness, tools: readonly Tool[] = []): Array<{ conversationKey: string; outcome: RunOutcome; at: number }> {
   const seen: Array<{ conversationKey: string; outcome: RunOutcome; at: number }> = [];
   harness.service.attach("console", {
-    tools: [],
+    tools,
     present: (from): RunPresenter => ({
       sink: () => {},
       async finish(outcome) {
@@ -208,7 +208,7 @@ describe("a decision claimed but never applied (crash between the claim and the 
 
     const second = await startService({ model: new ScriptedModel([say("Posted it.")]), storeUrl, tools: [note.tool] });
     open.push(second);
-    const seen = shown(second);
+    const seen = shown(second, [note.tool]);
     await second.service.recover();
     await until(() => seen.length === 1, "the resumed run's answer");
     expect(seen[0]!.outcome).toMatchObject({ status: "answered", answer: "Posted it." });
