@@ -17,6 +17,7 @@ import { FakeDiscord } from "./support/fake-discord.js";
 import { captureLogs, originalPath, startDiscordHarness, waitUntil } from "./support/fake-discord-harness.js";
 import { stubService } from "./support/fake-discord-service.js";
 import { underCore } from "./support/surface-kit.js";
+import { until } from "./support/memory-test-kit.js";
 
 let fake: FakeDiscord;
 let store: KeyValueStore;
@@ -171,7 +172,7 @@ describe("Discord adapter lifecycle", () => {
     await harness.close();
   });
 
-  it("logs the whole answer when Discord will not take it", async () => {
+  it("logs the whole answer when Discord will not take it, and leaves the message for the next start to answer", async () => {
     const harness = await startDiscordHarness({ script: [say("An answer nobody must lose.")] });
     const { fake: discord, alice } = harness;
     discord.failNext({
@@ -181,13 +182,26 @@ describe("Discord adapter lifecycle", () => {
       body: { message: "Missing Access", code: 50001 },
       when: (body) => body?.content === "An answer nobody must lose.",
     });
-    discord.slashCommand("ask", alice, { values: { question: "anything" } });
+    const { id, token } = discord.slashCommand("ask", alice, { values: { question: "anything" } });
 
     await waitUntil(() => harness.logs.some((line) => line.answer === "An answer nobody must lose."), "the answer in the log");
     expect(harness.logs.find((line) => line.answer === "An answer nobody must lose.")).toMatchObject({
       level: 50,
       msg: "could not post the answer; it is in this log line",
     });
+    // Never done without a post: the next start answers it.
+    expect(await harness.store.get(`intake:${intakeIdFor("discord", id)}`)).toMatchObject({ state: "running" });
+    await harness.restart([say("An answer nobody must lose.")]);
+    await harness.service.recover();
+    await discord.waitForCall(
+      "PATCH",
+      originalPath(discord, token),
+      (call) => call.status === 200 && call.body.content === "An answer nobody must lose.",
+    );
+    await until(
+      async () => ((await harness.store.get(`intake:${intakeIdFor("discord", id)}`)) as { state?: string } | undefined)?.state === "done",
+      "the message to be done",
+    );
     await harness.close();
   });
 });

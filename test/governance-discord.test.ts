@@ -4,7 +4,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { say } from "../src/agent/model-scripted.js";
 import { REFUSED_IN_PUBLIC } from "../src/surfaces/core/texts.js";
-import { startDiscordHarness, webhookPath, type DiscordHarness } from "./support/fake-discord-harness.js";
+import { originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "./support/fake-discord-harness.js";
+import { createLongTermMemory } from "../src/memory/long-term-memory.js";
+import { silentLogger } from "../src/logger.js";
 import { settingsOf } from "./support/governance-kit.js";
 
 let harness: DiscordHarness | undefined;
@@ -97,5 +99,18 @@ describe("Discord commands", () => {
     h.fake.slashCommand("settings", h.alice);
     const shown = await h.fake.waitForCall("PATCH", /\/messages\/@original$/);
     expect(shown.body.content).toMatch(/^Settings here:\n• model: gpt-4o-mini\n• tools: all tools/);
+  });
+
+  it("/memory, /forget and /tools refuse a blocked person privately: nothing is shown and nothing is forgotten", async () => {
+    const h = await start();
+    const key = `discord:${h.fake.guild.id}:${h.fake.general.id}`;
+    await createLongTermMemory(h.store, { maxFacts: 10, logger: silentLogger }).remember(key, ["The launch code is 1234"]);
+    for (const name of ["memory", "forget", "tools"]) {
+      const { token } = h.fake.slashCommand(name, h.bob);
+      const told = await h.fake.waitForCall("PATCH", originalPath(h.fake, token));
+      expect(told.body.content).toMatch(/not allowed to use this bot/);
+    }
+    expect(JSON.stringify(h.fake.calls)).not.toContain("launch code");
+    expect(await h.service.rememberedFacts(key)).toHaveLength(1);
   });
 });

@@ -1,5 +1,5 @@
-// A real bot process (Slack in HTTP mode, the model behind a fake OpenAI server) as a child
-// process, for crash and shutdown tests: kill -9 it, SIGTERM it, start it again on the same store.
+// A real bot process (Slack in HTTP mode, or Discord; the model behind a fake OpenAI server) as a
+// child process, for crash and shutdown tests: kill -9 it, SIGTERM it, start it again on the same store.
 import { spawn, type ChildProcess } from "node:child_process";
 import { SIGNING_SECRET } from "./fake-slack-requests.js";
 import { until } from "./memory-test-kit.js";
@@ -13,7 +13,9 @@ export interface BotProcess {
 }
 
 export interface BotOptions {
-  readonly slackApiUrl: string;
+  /** The fake Slack's Web API; without it, `discord` says where the bot connects. */
+  readonly slackApiUrl?: string;
+  readonly discord?: { readonly apiUrl: string; readonly token: string; readonly applicationId: string };
   readonly openaiBaseUrl: string;
   readonly storeUrl: string;
   readonly port: number;
@@ -26,9 +28,13 @@ export async function startBot(options: BotOptions): Promise<BotProcess> {
   const env = {
     PATH: process.env.PATH ?? "",
     HOME: process.env.HOME ?? "",
-    SLACK_BOT_TOKEN: "xoxb-test",
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
-    SLACK_API_URL: options.slackApiUrl,
+    ...(options.discord
+      ? {
+          DISCORD_TOKEN: options.discord.token,
+          DISCORD_APPLICATION_ID: options.discord.applicationId,
+          DISCORD_API_URL: options.discord.apiUrl,
+        }
+      : { SLACK_BOT_TOKEN: "xoxb-test", SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: options.slackApiUrl ?? "" }),
     PORT: String(options.port),
     OPENAI_API_KEY: "sk-test",
     OPENAI_BASE_URL: options.openaiBaseUrl,
@@ -50,7 +56,8 @@ export async function startBot(options: BotOptions): Promise<BotProcess> {
   let gone = false;
   void exited.then(() => (gone = true));
   // A bot that never got ready is not left running after the test.
-  await until(() => gone || logs.includes("Slack is connected"), "the bot to listen", 30_000, 50).catch((error: unknown) => {
+  const ready = options.discord ? "discord adapter connected" : "Slack is connected";
+  await until(() => gone || logs.includes(ready), "the bot to listen", 30_000, 50).catch((error: unknown) => {
     child.kill("SIGKILL");
     throw error;
   });

@@ -34,7 +34,14 @@ export interface HarnessOptions {
   /** How long stopping waits for clicks and commands in flight. */
   readonly stopGraceMs?: number;
   /** The settings file's content (access, limits, channels), given the harness's people. */
-  readonly settings?: (people: { alice: FakeUser; bob: FakeUser; carol: FakeUser; dave: FakeUser; approverRole: string }) => Settings;
+  readonly settings?: (people: {
+    alice: FakeUser;
+    bob: FakeUser;
+    carol: FakeUser;
+    dave: FakeUser;
+    approverRole: string;
+    fake: FakeDiscord;
+  }) => Settings;
 }
 
 export interface DiscordHarness {
@@ -89,7 +96,7 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
     const model = new ScriptedModel(script, options.whenExhausted ? { whenExhausted: options.whenExhausted } : {});
     const store = await openStore(config.storeUrl, silentLogger);
     const governance = createGovernance({
-      source: fixedSettings(options.settings ? options.settings({ ...people, approverRole }) : undefined),
+      source: fixedSettings(options.settings ? options.settings({ ...people, approverRole, fake }) : undefined),
       store,
       logger: silentLogger,
       model: config.model.name,

@@ -76,13 +76,16 @@ async function placeIn(
   deps: EventDeps,
   source: { readonly guildId: string | null; readonly channelId: string; readonly channel: unknown },
 ): Promise<Pick<DiscordPlace, "guild" | "channel" | "parent" | "channelKind">> {
-  let type: ChannelType | undefined;
-  let parent: string | null | undefined;
   const cached = source.channel as { type?: ChannelType; parentId?: string | null } | null;
-  if (cached && typeof cached.type === "number") ({ type, parentId: parent } = { type: cached.type, parentId: cached.parentId });
-  else if (source.guildId) {
+  let type = typeof cached?.type === "number" ? cached.type : undefined;
+  let parent = cached?.parentId ?? undefined;
+  // A channel the cache half knows (a thread it saw only in a message) is asked for: its parent governs it.
+  if (source.guildId && (type === undefined || (channelKindOf(type) === "thread" && !parent))) {
     const fetched = ChannelFacts.safeParse(await deps.client.rest.get(Routes.channel(source.channelId)).catch(() => undefined));
-    if (fetched.success) ({ type, parent_id: parent } = { type: fetched.data.type as ChannelType, parent_id: fetched.data.parent_id });
+    if (fetched.success) {
+      type = fetched.data.type as ChannelType;
+      parent = fetched.data.parent_id ?? undefined;
+    }
   }
   const channelKind = channelKindOf(type);
   return {

@@ -70,7 +70,6 @@ export function replySurface(options: ReplyOptions): ReplySurface {
   const { rest, api, interaction, clock, logger } = options;
   let main: { readonly via: "webhook" | "channel"; readonly sent: SentMessage } | undefined;
   let tokenWorks = true;
-  let named = false;
 
   /** The webhook while it works; undefined to go by channel. Rethrows what is not a dead token. */
   async function throughWebhook(send: (live: Interaction) => Promise<SentMessage>): Promise<SentMessage | undefined> {
@@ -85,18 +84,16 @@ export function replySurface(options: ReplyOptions): ReplySurface {
     }
   }
 
-  /** The first channel message of a run that began as an interaction names its requester (nobody saw a reply otherwise). */
+  /** A run that began as an interaction names its requester in its channel messages (nobody saw a reply otherwise); only they are pinged. */
   function inChannel(message: OutgoingMessage): OutgoingMessage {
-    if (!interaction || named) return message;
-    named = true;
-    return { ...message, content: `<@${options.requester}> ${message.content}`, ping: options.requester };
+    return interaction ? { ...message, content: `<@${options.requester}> ${message.content}`, ping: options.requester } : message;
   }
 
   const send = (message: OutgoingMessage) => api.send(options.channel, inChannel(message), main?.sent.messageId ?? options.replyTo);
 
   return {
     async setMain(message) {
-      if (main?.via === "channel") return (main = { via: "channel", sent: await api.edit(main.sent, message) }).sent;
+      if (main?.via === "channel") return (main = { via: "channel", sent: await api.edit(main.sent, inChannel(message)) }).sent;
       const byWebhook = await throughWebhook((live) =>
         live.kind === "ask"
           ? webhookEdit(rest, live, "@original", message)
