@@ -28,7 +28,7 @@ import { slackFormat } from "./slack-text.js";
 import { ackEventsAfterListeners } from "./socket-ack.js";
 import { STOP_ACTION } from "./stop-control.js";
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from "./stream-limits.js";
-import { contextSourceOf, slackContextLoader } from "./thread-context-source.js";
+import { contextSourceOf, slackContextLoader } from "./thread-context.js";
 
 export type SlackConfig = NonNullable<Config["slack"]>;
 

@@ -1,15 +1,17 @@
-// A mention inside a thread makes the thread the conversation: what other people wrote there
-// before it becomes context for the run. Bot messages and earlier questions to the bot are left
-// out (those exchanges are already in the conversation's memory; traces and buttons are
-// noise). Newest messages win when the token budget runs out. Slack lists a thread oldest
-// first, so the thread is read page by page up to the question (bounded), never just its start.
-import { z } from "zod";
+// A mention inside a channel thread runs with what people wrote there before it (bounded by the
+// core, core/thread-context.ts). Reading the thread is a Slack call that can be slow, so intake
+// records only where the thread is (the task's contextSource, kept in the intake record) and the
+// worker reads it when the run starts: nothing slow stands between Slack's ack and the record,
+// and a restart can still read it. Slack lists a thread oldest first, so it is read page by page
+// up to the question (bounded), never just its start.
 import type { webApi } from "@slack/bolt";
+import { z } from "zod";
 import type { ChatMessage } from "../../agent/types.js";
-import { TokenCounter } from "../../agent/token-counter.js";
 import type { Logger } from "../../logger.js";
+import type { ContextLoader } from "../../runs/service.js";
+import { boundedThread } from "../core/thread-context.js";
+import type { IncomingMessage } from "./incoming-message.js";
 
-const THREAD_CONTEXT_TOKENS = 2_000;
 export const THREAD_PAGE_SIZE = 200;
 /** A thread longer than this many pages before the question is read from its start only (and logged). */
 export const THREAD_MAX_PAGES = 10;
@@ -20,25 +22,11 @@ const ThreadMessage = z.object({
   bot_id: z.string().optional(),
   text: z.string().default(""),
 });
-
 const RepliesPage = z.object({
   messages: z.array(z.unknown()).default([]),
   response_metadata: z.object({ next_cursor: z.string().optional() }).optional(),
 });
-
-const MESSAGE_OVERHEAD_TOKENS = 4;
-
-let counter: TokenCounter | undefined;
-/**
- * The message's tokens when they fit `room`, else undefined. Cuts before it counts, so a long
- * message costs work in proportion to `room`, never to its own length (Slack allows 40,000 characters).
- */
-function tokensWithin(text: string, room: number): number | undefined {
-  if (room < 1) return undefined;
-  counter ??= new TokenCounter("o200k_base");
-  if (counter.truncate(text, room).truncated) return undefined;
-  return counter.countText(text);
-}
+const SourceSchema = z.object({ channel: z.string().min(1), thread_ts: z.string().min(1), before_ts: z.string().min(1) });
 
 export interface ThreadContextRequest {
   readonly channel: string;
@@ -49,27 +37,26 @@ export interface ThreadContextRequest {
   readonly maxTokens?: number;
 }
 
-/** Pure: Slack thread messages (oldest first, untrusted) to bounded chat context. */
-export function toThreadContext(rawMessages: readonly unknown[], request: ThreadContextRequest): ChatMessage[] {
-  const budget = request.maxTokens ?? THREAD_CONTEXT_TOKENS;
-  const people = rawMessages
-    .map((raw) => ThreadMessage.safeParse(raw))
-    .flatMap((parsed) => (parsed.success ? [parsed.data] : []))
-    .filter(
-      (m) => Number(m.ts) < Number(request.beforeTs) && m.bot_id === undefined && m.user !== request.botUserId && m.text.trim() !== "",
-    )
-    .filter((m) => request.botUserId === undefined || !m.text.includes(`<@${request.botUserId}`));
+/** Where the thread context of a question is; only a channel thread holds other people's words (a DM thread is already in memory). */
+export function contextSourceOf(message: IncomingMessage): Readonly<Record<string, string>> | undefined {
+  if (message.entry !== "mention" || message.threadTs === undefined) return undefined;
+  return { channel: message.place.channel, thread_ts: message.threadTs, before_ts: message.ts };
+}
 
-  const kept: ChatMessage[] = [];
-  let used = 0;
-  for (const message of [...people].reverse()) {
-    const content = `<@${message.user ?? "unknown"}>: ${message.text}`;
-    const tokens = tokensWithin(content, budget - used - MESSAGE_OVERHEAD_TOKENS);
-    if (tokens === undefined) break;
-    used += tokens + MESSAGE_OVERHEAD_TOKENS;
-    kept.unshift({ role: "user", content });
-  }
-  return kept;
+/** Pure: Slack thread messages (oldest first, untrusted) to bounded chat context, without bots or earlier questions to the bot. */
+export function toThreadContext(rawMessages: readonly unknown[], request: ThreadContextRequest): ChatMessage[] {
+  const bot = request.botUserId;
+  const people = rawMessages
+    .flatMap((raw) => {
+      const parsed = ThreadMessage.safeParse(raw);
+      return parsed.success ? [parsed.data] : [];
+    })
+    .filter((m) => Number(m.ts) < Number(request.beforeTs) && m.bot_id === undefined && m.user !== bot && m.text.trim() !== "")
+    .filter((m) => bot === undefined || !m.text.includes(`<@${bot}`));
+  return boundedThread(
+    people.map((m) => ({ author: `<@${m.user ?? "unknown"}>`, text: m.text })),
+    request.maxTokens,
+  );
 }
 
 /** The thread's messages before the question, oldest first, following the cursor to the end (bounded). */
@@ -105,4 +92,18 @@ export async function loadThreadContext(client: webApi.WebClient, request: Threa
     logger.warn({ err: error, channel: request.channel, threadTs: request.threadTs }, "could not read the thread for context");
     return [];
   }
+}
+
+/** Never throws: a source that is not one of ours gives no context. */
+export function slackContextLoader(client: webApi.WebClient, botUserId: () => string | undefined, logger: Logger): ContextLoader {
+  return async (source) => {
+    const parsed = SourceSchema.safeParse(source);
+    if (!parsed.success) {
+      logger.warn({ source }, "a recorded Slack thread reference is not usable; answering without the thread");
+      return [];
+    }
+    const bot = botUserId();
+    const { channel, thread_ts: threadTs, before_ts: beforeTs } = parsed.data;
+    return loadThreadContext(client, { channel, threadTs, beforeTs, ...(bot ? { botUserId: bot } : {}) }, logger);
+  };
 }
