@@ -84,7 +84,8 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
   }
   // One process per SQLite file: it resumes that file's unfinished work, which a second process would run again.
   const location = parseStoreUrl(config.storeUrl);
-  const ownership: OwnerClaim = location.kind === "sqlite" ? claimStoreOwnership(location.path) : { kind: "owned", release: () => {} };
+  const ownership: OwnerClaim =
+    location.kind === "sqlite" ? await claimStoreOwnership(location.path, { logger }) : { kind: "owned", release: () => {} };
   if (ownership.kind === "taken") {
     await store.close();
     return { kind: "failed", message: `Cannot start: ${ownership.message}` };

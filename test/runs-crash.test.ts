@@ -272,7 +272,9 @@ describe("one process per SQLite file", () => {
     const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
     const first = await bot({ storeUrl, port: await freePort() });
     await expect(startBot({ slackApiUrl: slack.apiUrl, openaiBaseUrl: model.baseUrl, storeUrl, port: await freePort() })).rejects.toThrow(
-      new RegExp(`Cannot start: another bot process \\(pid ${first.child.pid}\\) already uses .*bot\\.sqlite`),
+      new RegExp(
+        `Cannot start: another bot process \\(instance [0-9a-f-]+, pid ${first.child.pid} on [^)]+\\) already uses .*bot\\.sqlite`,
+      ),
     );
     await kill9(first);
     await bot({ storeUrl, port: await freePort() });

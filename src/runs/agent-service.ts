@@ -29,7 +29,7 @@ import { createContextLoaders } from "./context-loaders.js";
 import { createLoopDeps, historyTokenBudget } from "../agent/loop-deps.js";
 import type { LoopDeps } from "../agent/loop.js";
 import type { RunState } from "../agent/run-state.js";
-import type { AgentService, DecisionRequest, DecisionResult, ExpiryHandler, Task, ToolListing } from "./service.js";
+import type { AgentService, DecisionRequest, DecisionResult, ExpiryHandler, Task, ToolList, ToolListing } from "./service.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
 import { TokenCounter } from "../agent/token-counter.js";
 import { builtinTools } from "../agent/tools/builtin.js";
@@ -49,8 +49,8 @@ export interface AgentServiceDeps {
   readonly observers?: readonly RunObserver[];
   /** Tools that come and go (the MCP servers that are up), read before each model call; same array until they changed. */
   readonly toolSource?: () => readonly Tool[];
-  /** Every MCP tool with its server and whether that server is up, for `/tools`. */
-  readonly toolCatalog?: () => readonly ToolListing[];
+  /** Every MCP tool with its server and whether that server is up, and every MCP server with its state, for `/tools`. */
+  readonly toolCatalog?: () => ToolList;
   /** Where accepted work waits for a worker; default in-process (one bot process on SQLite). */
   readonly queue?: WorkQueue;
 }
@@ -344,7 +344,8 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
 
     toolList(surface) {
       const own: ToolListing[] = toolsOf(surface).map((tool) => ({ name: tool.name, effect: tool.effect, up: true }));
-      return [...own, ...(deps.toolCatalog?.() ?? [])];
+      const mcp = deps.toolCatalog?.() ?? { tools: [], servers: [] };
+      return { tools: [...own, ...mcp.tools], servers: mcp.servers };
     },
 
     onApprovalExpired(surface, handler) {

@@ -73,6 +73,23 @@ export interface ToolListing {
   readonly up: boolean;
 }
 
+/** One configured MCP server in `/tools`, also one that failed to start or never connected, with why. */
+export interface ToolServerListing {
+  readonly name: string;
+  readonly state:
+    | { readonly kind: "starting" }
+    | { readonly kind: "up"; readonly via: string }
+    | { readonly kind: "down" | "failed"; readonly reason: string };
+  /** Tools known of it: the current ones while up, the last known ones otherwise. */
+  readonly tools: number;
+}
+
+/** What `/tools` shows: the names are the ones the model is offered. */
+export interface ToolList {
+  readonly tools: readonly ToolListing[];
+  readonly servers: readonly ToolServerListing[];
+}
+
 /** Shows one run on a surface: built from the run's origin alone, so any process can show any run. */
 export interface RunPresenter {
   /** Must not throw. */
@@ -133,7 +150,7 @@ export interface AgentService {
   /** 👍 / 👎 on answers, shared by every process on the store; each vote is logged with the totals. */
   readonly feedback: FeedbackBook;
   /** Every tool a run on this surface may be offered (built in, the surface's, MCP servers' also while down), for `/tools`. */
-  toolList(surface: Surface): readonly ToolListing[];
+  toolList(surface: Surface): ToolList;
   /** Called when a pending approval on this surface expired without a decision (the run's summary is in the outcome). */
   onApprovalExpired(surface: Surface, handler: ExpiryHandler): void;
   rememberedFacts(conversationKey: string): Promise<readonly Fact[]>;
