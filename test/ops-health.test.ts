@@ -19,7 +19,9 @@ afterEach(async () => {
 });
 
 async function serve(health: Health): Promise<OpsServer> {
-  const server = await startOpsServer(0, createOpsRoutes(health, { contentType: "text/plain", text: async () => "up 1\n" }), "127.0.0.1");
+  const server = await startOpsServer(0, createOpsRoutes(health, { contentType: "text/plain", text: async () => "up 1\n" }), {
+    host: "127.0.0.1",
+  });
   cleanups.push(() => server.close());
   return server;
 }
