@@ -229,15 +229,16 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       message: `Cannot start ${adapters[failure]!.name}: ${reason instanceof Error ? reason.message : String(reason)}`,
     };
   }
-  logger.info({ surfaces: adapters.map((adapter) => adapter.name), model: model.model.name }, "started");
   // The tokenizer's tables (~0.5 s of work) are built now, a slice at a time, so neither the start nor an ack waits
   // for them. An ingress process runs nothing and counts no tokens: it keeps that CPU for acks.
   if (config.role !== "ingress")
     TokenCounter.prepare(config.model.name).catch((error: unknown) =>
       logger.warn({ err: error }, "could not prepare the tokenizer; it is built on first use"),
     );
-  await service.recover();
+  // Only now, with every surface, tool source and expiry handler attached, does queued work run and the process say it is ready.
+  await service.start();
   ops?.open();
+  logger.info({ surfaces: adapters.map((adapter) => adapter.name), model: model.model.name }, "started");
 
   let stopping: Promise<void> | undefined;
   const running = service;

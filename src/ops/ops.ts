@@ -32,7 +32,7 @@ export interface Ops {
    * answer 503 until open()). Rejects when the port can't be opened.
    */
   listen(port: number, endpoints?: readonly SurfaceEndpoint[]): Promise<HttpMount & { readonly port: number }>;
-  /** Every surface is attached: surface endpoints are served. */
+  /** Every surface is attached and the queue started: surface endpoints are served, and readiness can pass. */
   open(): void;
   /** Closes the port (readiness answers 503 until then) and sends the traces still buffered. Never rejects. */
   close(): Promise<void>;
@@ -66,6 +66,7 @@ export async function startOps(config: Config, store: KeyValueStore, env: NodeJS
       return server;
     },
     open() {
+      health.started();
       server?.open();
     },
     async close() {
