@@ -130,6 +130,7 @@ export async function run(): Promise<void> {
   const service = createAgentService({ config, model, store, logger: silentLogger });
   const adapter = createSlackAdapter({ config: config.slack!, service, store, logger: silentLogger });
   await adapter.start();
+  await service.start();
 
   worker.postMessage({ kind: "events_url", url: `http://127.0.0.1:${adapter.port}/slack/events` } satisfies ToWorker);
   await next(worker, "background_sent");

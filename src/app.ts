@@ -6,6 +6,7 @@ import type { ChatAdapter } from "./adapters/adapter.js";
 import { createConsoleAdapter } from "./adapters/console/console-adapter.js";
 import type { ModelDescription } from "./adapters/console/console-text.js";
 import { createDemoLoopRunner } from "./adapters/console/demo-loop.js";
+import { SLACK_EVENTS_ENDPOINT } from "./adapters/slack/events-endpoint.js";
 import { warnAboutAllowedWrites } from "./agent/allowed-writes.js";
 import { createAgentService, type RunningAgentService } from "./runs/agent-service.js";
 import { createLoopDeps } from "./agent/loop-deps.js";
@@ -99,7 +100,9 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     for (const surface of [config.slack ? "slack" : undefined, config.discord ? "discord" : undefined])
       if (surface) ops.health.connection(surface, "starting");
     try {
-      http = await ops.listen(config.port);
+      // Slack's endpoint answers 503 (which Slack retries) until the start is complete; a worker takes no events.
+      const slackEvents = config.slack?.mode.kind === "http" && config.role !== "worker";
+      http = await ops.listen(config.port, slackEvents ? [SLACK_EVENTS_ENDPOINT] : []);
     } catch (error) {
       await ops.close();
       await closeAll([], undefined, store, logger);
@@ -227,14 +230,16 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       message: `Cannot start ${adapters[failure]!.name}: ${reason instanceof Error ? reason.message : String(reason)}`,
     };
   }
-  logger.info({ surfaces: adapters.map((adapter) => adapter.name), model: model.model.name }, "started");
   // The tokenizer's tables (~0.5 s of work) are built now, a slice at a time, so neither the start nor an ack waits
   // for them. An ingress process runs nothing and counts no tokens: it keeps that CPU for acks.
   if (config.role !== "ingress")
     TokenCounter.prepare(config.model.name).catch((error: unknown) =>
       logger.warn({ err: error }, "could not prepare the tokenizer; it is built on first use"),
     );
-  await service.recover();
+  // Only now, with every surface, tool source and expiry handler attached, does queued work run and the process say it is ready.
+  await service.start();
+  ops?.open();
+  logger.info({ surfaces: adapters.map((adapter) => adapter.name), model: model.model.name }, "started");
 
   let stopping: Promise<void> | undefined;
   const running = service;

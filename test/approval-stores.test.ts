@@ -68,6 +68,7 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     };
     const service = createAgentService({ config, model: new ScriptedModel(writeThenAnswer("Done")), store, logger: silentLogger });
     service.registerSurfaceTools("console", [note.tool]);
+    await service.start();
     try {
       const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
       const result = await service.decide(

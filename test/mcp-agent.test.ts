@@ -70,6 +70,7 @@ async function startBot(
     await store.close();
   });
   service.registerSurfaceTools("console", []);
+  await service.start();
   const events: AgentEvent[] = [];
   return { service, manager, events, sink: (event) => events.push(event) };
 }

@@ -76,6 +76,7 @@ async function metered(model: ScriptedModel): Promise<{ service: RunningAgentSer
     observers: [metricsObserver(metrics)],
   });
   service.registerSurfaceTools("console", [noteTool().tool]);
+  await service.start();
   cleanups.push(
     () => folder.remove(),
     () => store.close(),
@@ -185,6 +186,9 @@ describe("/metrics", () => {
       observers: [metricsObserver(metrics, () => now)],
     });
     service.registerSurfaceTools("console", [noteTool().tool]);
+    // A surface that shows expiries (the console's does): an expiry nobody could be shown is not ended.
+    service.onApprovalExpired("console", () => {});
+    await service.start();
     cleanups.push(
       () => folder.remove(),
       () => store.close(),

@@ -28,6 +28,7 @@ async function traced(model: ScriptedModel) {
   const observer = tracingObserver(provider.getTracer("test"), { agentName: "guarded-agent", modelName: "gpt-4o-mini" });
   const service = createAgentService({ config, model, store, logger: silentLogger, observers: [observer] });
   service.registerSurfaceTools("console", [noteTool().tool]);
+  await service.start();
   cleanups.push(
     () => folder.remove(),
     () => store.close(),

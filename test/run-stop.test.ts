@@ -39,6 +39,7 @@ async function process(storeUrl: string, model: Model = hangingModel, tools: rea
   const store = await openStore(config.storeUrl, silentLogger);
   const service = createAgentService({ config, model, store, logger: silentLogger });
   service.registerSurfaceTools("console", tools);
+  await service.start();
   opened.push({ service, store });
   return service;
 }

@@ -75,6 +75,7 @@ async function startBot(mode: "http" | "socket", takeEvents = true): Promise<Bot
   const service = createAgentService({ config, model, store, logger: silentLogger });
   const adapter = createSlackAdapter({ config: config.slack!, service, store, logger: silentLogger, takeEvents });
   await adapter.start();
+  await service.start();
   if (mode === "socket" && takeEvents) await fake.waitForSocket();
   const bot = { fake, store, adapter, service };
   running.push(bot);

@@ -47,8 +47,9 @@ function shown(harness: ServiceHarness): Array<{ conversationKey: string; outcom
   return seen;
 }
 
+/** Not started: each test attaches its presenter first, then starts it, as app.ts does. */
 async function service(model: ScriptedModel, storeUrl: string, env: Record<string, string> = {}): Promise<ServiceHarness> {
-  const harness = await startService({ model, storeUrl, env });
+  const harness = await startService({ model, storeUrl, env, start: false });
   open.push(harness);
   return harness;
 }
@@ -58,6 +59,7 @@ describe("intake records", () => {
     const model = new ScriptedModel([], { whenExhausted: (request) => ({ text: `answer to ${lastUser(request)}`, delayMs: 50 }) });
     const harness = await service(model, await sqliteUrl());
     const seen = shown(harness);
+    await harness.service.start();
     const task = { origin: origin("dedupe"), text: "hello" };
     expect(await harness.service.submit(task, "C1:1.0001")).toMatchObject({ kind: "accepted" });
     expect(await harness.service.submit(task, "C1:1.0001")).toMatchObject({ kind: "duplicate", state: "in_progress" });
@@ -72,6 +74,8 @@ describe("intake records", () => {
     const storeUrl = await sqliteUrl();
     const hanging = new ScriptedModel([call("calculator", { expression: "2+3" }, "c1")], { whenExhausted: { never: true } });
     const first = await service(hanging, storeUrl);
+    shown(first);
+    await first.service.start();
     const task = { origin: origin("retake"), text: "add it up" };
     await first.service.submit(task, "C1:2.0001");
     await until(() => hanging.requests.length === 2, "the second step to start");
@@ -82,10 +86,11 @@ describe("intake records", () => {
     const seen = shown(second);
     // A redelivery reaching the new process is taken up (once), not ignored.
     expect(await second.service.submit(task, "C1:2.0001")).toMatchObject({ kind: "accepted" });
+    // The start's recovery queues it too: it still runs once.
+    await second.service.start();
     await until(() => seen.length === 1, "the answer");
     expect(seen[0]!.outcome).toMatchObject({ status: "answered", answer: "It is 5." });
     expect(model.requests[0]!.messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual(["5"]);
-    await second.service.recover();
     await second.service.close(1_000);
     expect(seen).toHaveLength(1);
   });
@@ -98,6 +103,8 @@ describe("checkpoints", () => {
       whenExhausted: { never: true },
     });
     const first = await service(hanging, storeUrl);
+    shown(first);
+    await first.service.start();
     await first.service.submit({ origin: origin("bad"), text: "first" }, "bad-1");
     await first.service.submit({ origin: origin("good"), text: "second" }, "good-1");
     await until(() => hanging.requests.length === 4, "both runs to reach their second step");
@@ -107,7 +114,7 @@ describe("checkpoints", () => {
     const model = new ScriptedModel([], { whenExhausted: say("finished") });
     const second = await service(model, storeUrl);
     const seen = shown(second);
-    await second.service.recover();
+    await second.service.start();
     await until(() => seen.length === 2, "both conversations to get a reply");
     const byConversation = Object.fromEntries(seen.map((item) => [item.conversationKey, item.outcome]));
     expect(byConversation["console:bad"]).toMatchObject({
@@ -133,6 +140,7 @@ describe("the run slots", () => {
     });
     const harness = await service(model, await sqliteUrl(), { MAX_CONCURRENT_RUNS: "2" });
     const seen = shown(harness);
+    await harness.service.start();
     for (let index = 0; index < 6; index++)
       await harness.service.submit({ origin: origin(`slot-${index}`), text: `q${index}` }, `slot-${index}`);
     await until(() => seen.length === 6, "all six answers");
@@ -152,6 +160,7 @@ describe("the run slots", () => {
     });
     const harness = await service(model, await sqliteUrl(), { MAX_CONCURRENT_RUNS: "1", MEMORY_EXTRACT_FACTS: "true" });
     const seen = shown(harness);
+    await harness.service.start();
     await harness.service.submit({ origin: origin("facts-a"), text: "I like tea" }, "facts-a");
     await harness.service.submit({ origin: origin("facts-b"), text: "other" }, "facts-b");
     await until(() => seen.length === 2, "both answers");
@@ -178,6 +187,7 @@ describe("after the answer", () => {
     const model = new ScriptedModel([], { whenExhausted: (request) => ({ text: `answer to ${lastUser(request)}` }) });
     const config = loadConfig({ STORE_URL: await sqliteUrl(), MEMORY_EXTRACT_FACTS: "false" });
     const agent = createAgentService({ config, model, store: flaky, logger: silentLogger });
+    await agent.start();
     await agent.ask({ origin: origin("flaky"), text: "first" }, () => {});
     await agent.ask({ origin: origin("flaky"), text: "second" }, () => {});
     expect(failures).toBeLessThan(0);
@@ -203,10 +213,10 @@ describe("a decision claimed but never applied (crash between the claim and the 
     });
     await first.service.close(100);
 
-    const second = await startService({ model: new ScriptedModel([say("Posted it.")]), storeUrl, tools: [note.tool] });
+    const second = await startService({ model: new ScriptedModel([say("Posted it.")]), storeUrl, tools: [note.tool], start: false });
     open.push(second);
     const seen = shown(second);
-    await second.service.recover();
+    await second.service.start();
     await until(() => seen.length === 1, "the resumed run's answer");
     expect(seen[0]!.outcome).toMatchObject({ status: "answered", answer: "Posted it." });
     expect(note.posted).toEqual(["hello"]);
@@ -233,6 +243,8 @@ describe("a write allowed by policy, interrupted while it ran", () => {
     const env = { TOOL_POLICY: "post_note=allow" };
     const first = await service(new ScriptedModel([call("post_note", { text: "standup moved" }, "w1")]), storeUrl, env);
     first.service.registerSurfaceTools("console", [hangingWrite]);
+    shown(first);
+    await first.service.start();
     await first.service.submit({ origin: origin("allowed-write"), text: "tell everyone" }, "allowed-1");
     await until(() => posted.length === 1, "the write to start");
     await first.service.close(20);
@@ -250,7 +262,7 @@ describe("a write allowed by policy, interrupted while it ran", () => {
         fail: async () => {},
       }),
     );
-    await second.service.recover();
+    await second.service.start();
     await until(() => seen.length === 1, "the answer");
     expect(posted).toEqual(["standup moved"]);
     expect(seen[0]!.steps.flatMap((step) => step.calls)).toMatchObject([

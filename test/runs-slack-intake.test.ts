@@ -53,8 +53,8 @@ describe("Slack intake", () => {
 
     // The process stops with the read in flight; the next one takes the message up and reads the thread itself.
     await harness.service.close(20);
+    // The new process's start takes the message up.
     await harness.restart();
-    await harness.service.recover();
     await harness.fake.waitForCall(
       "chat.postMessage",
       (call) => call.args.text === "Here is what the thread says." && call.args.thread_ts === ROOT,

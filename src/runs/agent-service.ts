@@ -58,8 +58,13 @@ export interface AgentServiceDeps {
 export interface RunningAgentService extends AgentService {
   /** Ends every due approval with its summary now; returns how many. Expiry items do it by themselves. */
   sweepExpiredApprovals(): Promise<number>;
-  /** Takes up what an earlier process left unfinished (messages, checkpoints, approvals); call once the surfaces are registered. Never rejects. */
-  recover(): Promise<void>;
+  /**
+   * Starts the queue's workers, then takes up what an earlier process left unfinished (messages,
+   * checkpoints, approvals). Call once, after every surface, tool source and expiry handler is
+   * attached: nothing queued runs before it, so no item is taken while its outcome has nowhere
+   * to be shown. Never rejects.
+   */
+  start(): Promise<void>;
   /** Starts no more queued work; runs in flight stop at their next checkpoint (bounded) to be continued by the next start. Does not close the store. */
   close(timeoutMs?: number): Promise<void>;
 }
@@ -227,7 +232,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     background.add(extraction);
   }
 
-  const presenters = createPresenters(logger);
+  const presenters = createPresenters();
   // A stop request outlives the longest run, so a process that polls late still sees it.
   // Only on Redis can a Stop click land on another process than the run's (one process owns an SQLite file).
   const stops = createRunStops({
@@ -258,6 +263,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
       return { status: "answered", runId: newRunId(), answer: admission.text, steps: [], usage: { promptTokens: 0, completionTokens: 0 } };
     },
     afterAnswer,
+    showsExpiry: (surface) => (expiryHandlers.get(surface)?.length ?? 0) > 0,
     expired(surface, pending, outcome) {
       for (const handler of expiryHandlers.get(surface) ?? []) {
         try {
@@ -288,8 +294,6 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   function resumeQueued(run: StoredRun, sink: EventSink, replyPlace?: Readonly<Record<string, string>>): Promise<RunOutcome | undefined> {
     return runner.resume(run, presenters.has(run.state.origin.surface) ? undefined : sink, replyPlace);
   }
-
-  runner.start();
 
   const service: RunningAgentService = {
     registerSurfaceTools(surface, tools) {
@@ -357,7 +361,8 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
 
     sweepExpiredApprovals: () => runner.sweep(),
 
-    async recover() {
+    async start() {
+      runner.start();
       await runner
         .recover()
         .catch((error: unknown) =>

@@ -6,6 +6,7 @@ import type { ApprovalStore } from "../agent/approval-store.js";
 import { continueAgent, resumeAgent, RunInterruptedError, type Resolution } from "../agent/loop.js";
 import type { RunPresenter } from "./service.js";
 import type { TaskOrigin } from "../agent/types.js";
+import { SurfaceUnavailableError } from "../errors.js";
 import { observeRun } from "./run-observer.js";
 import { untilAborted, type RunWork } from "./run-work.js";
 import type { WorkItem } from "./work-queue.js";
@@ -60,14 +61,17 @@ export async function handleApproval(
   const origin = run.state.origin;
   const replyPlace = ReplyPlaceSchema.safeParse(await store.get(replyPlaceKey(item.runId, item.callId)));
   const shownAt: TaskOrigin = replyPlace.success ? { ...origin, place: { ...origin.place, ...replyPlace.data } } : origin;
-  const presenter: RunPresenter =
-    waiting || resolution.kind === "decided" || replyPlace.success
-      ? presenters.presenterFor(key, shownAt, run.state.question)
-      : {
-          sink: () => {},
-          finish: async (outcome) => deps.expired(origin.surface, run.pending, outcome),
-          fail: async (error) => logger.error({ err: error, runId: item.runId }, "an expired approval's run failed"),
-        };
+  const byPresenter = waiting || resolution.kind === "decided" || replyPlace.success;
+  // Nobody here could see the outcome: the run is not resumed, and the claimed decision waits for a retry (or a process that can).
+  if (byPresenter ? !presenters.canShow(key, origin.surface) : !deps.showsExpiry(origin.surface))
+    throw new SurfaceUnavailableError(origin.surface, key);
+  const presenter: RunPresenter = byPresenter
+    ? presenters.presenterFor(key, shownAt, run.state.question)
+    : {
+        sink: () => {},
+        finish: async (outcome) => deps.expired(origin.surface, run.pending, outcome),
+        fail: async (error) => logger.error({ err: error, runId: item.runId }, "an expired approval's run failed"),
+      };
   const sink = deps.sinkFor(origin, presenter.sink, run.pending.tool);
   const loopDeps = deps.depsFor(origin);
   // A checkpoint past the paused step means the decision was applied before a crash: go on from there.

@@ -1,6 +1,7 @@
 // A worker's handling of one recorded message: run it, or continue it from its checkpoint
 // (the model is not asked again for steps already done), and show it through its presenter.
 import { newRunId } from "./run-id.js";
+import { SurfaceUnavailableError } from "../errors.js";
 import { continueAgent, runAgent, RunInterruptedError } from "../agent/loop.js";
 import type { RunPresenter, Task } from "./service.js";
 import type { RunOutcome } from "../agent/types.js";
@@ -32,6 +33,9 @@ export async function handleRun(
       return;
     }
     if (loaded.record.state === "done") return;
+    // Nobody here could see it: it is not started, so its record stays unfinished for a retry (or a process that can).
+    const { surface } = loaded.record.task.origin;
+    if (!presenters.canShow(item.intakeId, surface)) throw new SurfaceUnavailableError(surface, item.intakeId);
     record = { ...loaded.record, state: "running", owner: bootId };
     await intake.update(record);
   }

@@ -40,6 +40,8 @@ export interface RunnerDeps {
   refusal(task: Task): Promise<Extract<RunOutcome, { status: "answered" }> | undefined>;
   /** Writes after an answer (history in the run's turn, facts after it). Must not throw. */
   afterAnswer(state: RunState, outcome: Extract<RunOutcome, { status: "answered" }>): Promise<void>;
+  /** True when a surface here shows an approval that expired with no caller waiting (it registered an expiry handler). */
+  showsExpiry(surface: Surface): boolean;
   /** An approval ended by expiry that no caller here waited for. */
   expired(surface: Surface, pending: PendingApproval, outcome: RunOutcome): void;
 }

@@ -72,6 +72,7 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
     username: "ada",
   });
   await adapter.start();
+  await service.start();
 
   return {
     adapter,

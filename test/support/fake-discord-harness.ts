@@ -108,6 +108,7 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
       ...(governance ? { governance: governance.commands } : {}),
     });
     await adapter.start();
+    await service.start();
     return { model, store, service, adapter };
   };
   let running = await boot(options.script);

@@ -100,6 +100,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
       ...(governance ? { governance: governance.commands } : {}),
     });
     await adapter.start();
+    await service.start();
     return { service, adapter };
   };
   let current = await boot();

@@ -61,6 +61,7 @@ export async function governedService(options: {
   });
   service.registerSurfaceTools("slack", options.tools ?? []);
   service.registerSurfaceTools("console", options.tools ?? []);
+  await service.start();
   const events: AgentEvent[] = [];
   return {
     service,

@@ -54,12 +54,15 @@ export async function startService(options: {
   logger?: Logger;
   /** Puts a fault or a recorder between the service and the real store. */
   wrapStore?: (store: KeyValueStore) => KeyValueStore;
+  /** False: the caller attaches its presenters first and calls service.start() (default: started here). */
+  start?: boolean;
 }): Promise<ServiceHarness> {
   const config = loadConfig({ STORE_URL: options.storeUrl, MEMORY_EXTRACT_FACTS: "false", ...options.env });
   const real = await openStore(config.storeUrl, silentLogger);
   const store = options.wrapStore ? options.wrapStore(real) : real;
   const service = createAgentService({ config, model: options.model, store, logger: options.logger ?? silentLogger, clock: options.clock });
   service.registerSurfaceTools("console", options.tools ?? []);
+  if (options.start !== false) await service.start();
   const events: AgentEvent[] = [];
   return {
     service,

@@ -16,6 +16,7 @@ import { within } from "../../runs/within.js";
 import { createInFlight } from "../in-flight.js";
 import { APPROVE_ACTION, DENY_ACTION } from "./approval-message.js";
 import { boltLogger } from "./bolt-logger.js";
+import { SLACK_EVENTS_ENDPOINT } from "./events-endpoint.js";
 import { createSlackTools } from "./chat-tools.js";
 import { slackRefusalNote } from "./governance-replies.js";
 import { handleApprovalClick, handleApprovalExpired } from "./handle-approval.js";
@@ -50,7 +51,7 @@ export interface SlackAdapterDeps {
   readonly drainTimeoutMs?: number;
   /** When a streamed trace moves on to a new message; tests shorten them. */
   readonly streamLimits?: StreamLimits;
-  /** HTTP mode: take requests on the process's ops port (PORT, opened before Slack loads) instead of a server of Bolt's own. */
+  /** HTTP mode: take requests on the process's ops port (PORT, opened before Slack loads, SLACK_EVENTS_ENDPOINT reserved on it) instead of a server of Bolt's own. */
   readonly httpMount?: HttpMount;
   /** False for BOT_ROLE=worker: it posts and presents runs through the Web API, but takes no events (no route, no socket); default true. */
   readonly takeEvents?: boolean;
@@ -147,6 +148,7 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
     }
     const receiver = new HTTPReceiver({
       signingSecret: config.mode.signingSecret,
+      endpoints: SLACK_EVENTS_ENDPOINT.path,
       // Slack hears "ok" only once the message is recorded and queued: an acked event is never redelivered.
       processBeforeResponse: true,
       port: config.mode.port,
