@@ -103,6 +103,7 @@ describe("MCP tool names", () => {
       await store.close();
     });
     service.registerSurfaceTools("console", []);
+    await service.start();
     const outcome = await service.ask({ origin: originFor(), text: "take the page away" }, () => undefined);
     expect(outcome.status).toBe("answered");
     expect(model.requests[1]!.messages.at(-1)?.content).toMatch(/not allowed by this bot's tool policy/);
