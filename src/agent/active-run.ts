@@ -64,14 +64,15 @@ export class ActiveRun {
   private readonly callIds = new Set<string>();
   private readonly started = performance.now();
   private readonly elapsedBefore: number;
-  /** Set when the run's time is up; `deadline` is that as a signal, made only for an approved write (which a Stop does not cancel). */
+  /** Set when the run's time is up; `deadline` is that as a signal, made only for a write (which a Stop does not cancel). */
   private expiredBy: Error | undefined;
   private deadline: AbortController | undefined;
   /** Aborted by the deadline or a Stop: what model calls and reads are cancelled by. */
   private readonly cancelled = new AbortController();
   private readonly cancel: AbortSignal;
-  /** Bound once per run: every step's batch context reuses it. */
+  /** Bound once per run: every step's batch context reuses them. */
   private readonly emitter: (event: AgentEvent) => void;
+  private readonly writeSignal: () => AbortSignal;
   private readonly timer: NodeJS.Timeout;
   private readonly clock: () => number;
 
@@ -86,6 +87,7 @@ export class ActiveRun {
     // deadline is a flag, and becomes a signal only for an approved write: a signal costs µs, and most runs never need it.
     this.cancel = this.cancelled.signal;
     this.emitter = this.emit.bind(this);
+    this.writeSignal = this.deadlineSignal.bind(this);
     if (stop?.aborted) this.handleEvent();
     else stop?.addEventListener("abort", this, { once: true });
     this.steps = [...state.steps];
@@ -127,7 +129,7 @@ export class ActiveRun {
     this.cancelled.abort(reason);
   }
 
-  /** The deadline alone, for an approved write that finishes (or times out) even after a Stop. */
+  /** The deadline alone, for a write that finishes (or times out) even after a Stop. */
   private deadlineSignal(): AbortSignal {
     if (!this.deadline) {
       this.deadline = new AbortController();
@@ -154,7 +156,7 @@ export class ActiveRun {
     return this.stop?.aborted ? stopOf(this.stop.reason) : undefined;
   }
 
-  /** `signal`: the deadline alone for an approved write, which finishes (or times out) even after a Stop. */
+  /** `signal`: the deadline alone for an approved write, which finishes (or times out) even after a Stop, as an allowed one does. */
   private batchContext(step: number, done: CallRecord[], signal: AbortSignal = this.cancel): BatchContext {
     return {
       tools: this.deps.tools,
@@ -163,6 +165,7 @@ export class ActiveRun {
       toolContext: { signal, runId: this.runId, origin: this.state.origin },
       step,
       emit: this.emitter,
+      writeSignal: this.writeSignal,
       settle: settlerOf(done, this.context),
     };
   }
