@@ -1,7 +1,8 @@
 // The durable runner through the real service on SQLite: intake dedupe and retake, a damaged
 // checkpoint, the concurrency cap, and memory writes after the answer outside the run slot.
 import { afterEach, describe, expect, it } from "vitest";
-import { call, ScriptedModel, say, type ScriptedReply } from "../src/agent/model-scripted.js";
+import { z } from "zod";
+import { call, calls, ScriptedModel, say, type ScriptedReply } from "../src/agent/model-scripted.js";
 import type { RunPresenter } from "../src/runs/service.js";
 import type { AgentEvent, ModelRequest, RunOutcome, TaskOrigin } from "../src/agent/types.js";
 import { intakeIdFor } from "../src/runs/intake-store.js";
@@ -259,6 +260,46 @@ describe("a write allowed by policy, interrupted while it ran", () => {
     expect(events.filter((event) => event.type === "tool_result")).toMatchObject([{ call: { callId: "w1", outcome: "error" } }]);
     expect(model.requests[0]!.messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual([
       expect.stringContaining(UNKNOWN_OUTCOME),
+    ]);
+  });
+});
+
+describe("a write allowed by policy that finished, interrupted before its step was saved", () => {
+  it("is put back with its result; the same write asked for again at once is not made again", async () => {
+    const storeUrl = await sqliteUrl();
+    const note = (await import("./support/service-harness.js")).noteTool();
+    const hangingRead = {
+      name: "slow_read",
+      description: "reads slowly",
+      schema: z.object({}),
+      effect: "read" as const,
+      execute: () => new Promise<string>(() => {}),
+    };
+    const env = { TOOL_POLICY: "post_note=allow" };
+    const first = await service(
+      new ScriptedModel([calls(call("post_note", { text: "pay 7" }, "w1"), call("slow_read", {}, "r1"))]),
+      storeUrl,
+      env,
+    );
+    first.service.registerSurfaceTools("console", [note.tool, hangingRead]);
+    await first.service.submit({ origin: origin("allowed-done"), text: "pay invoice 7" }, "allowed-done-1");
+    await until(() => note.posted.length === 1, "the write");
+    await first.service.close(20);
+
+    // A model that ignores what it is shown and asks for the same write again, under a new id.
+    const model = new ScriptedModel([call("post_note", { text: "pay 7" }, "w2"), say("Paid once.")]);
+    const second = await service(model, storeUrl, env);
+    second.service.registerSurfaceTools("console", [note.tool, hangingRead]);
+    const seen = shown(second);
+    await second.service.recover();
+    await until(() => seen.length === 1, "the answer");
+    expect(note.posted).toEqual(["pay 7"]);
+    expect(model.requests[0]!.messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual([
+      "posted: pay 7",
+    ]);
+    expect(seen[0]!.outcome.steps.flatMap((step) => step.calls)).toMatchObject([
+      { callId: "w1", tool: "post_note", outcome: "ok", result: "posted: pay 7" },
+      { tool: "post_note", outcome: "repeated" },
     ]);
   });
 });

@@ -85,7 +85,9 @@ export async function handleApproval(
       sink,
       (watched) =>
         later
-          ? withUnknownWrites(later.state, watched).then((state) => continueAgent(state, loopDeps, watched, hooks))
+          ? withUnknownWrites(later.state, watched, (result) => loopDeps.tools.observation(result)).then((state) =>
+              continueAgent(state, loopDeps, watched, hooks),
+            )
           : resumeAgent(run.state, resolution, loopDeps, watched, hooks),
     ).finally(() => stop?.dispose());
     const result = await untilAborted(running, signal);

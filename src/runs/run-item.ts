@@ -78,7 +78,9 @@ export async function handleRun(
       audited,
       (watched) =>
         saved.kind === "found"
-          ? withUnknownWrites(saved.state, watched).then((state) => continueAgent(state, loopDeps, watched, hooks))
+          ? withUnknownWrites(saved.state, watched, (result) => loopDeps.tools.observation(result)).then((state) =>
+              continueAgent(state, loopDeps, watched, hooks),
+            )
           : deps
               .buildContext(task)
               .then((context) => runAgent({ runId, origin: task.origin, question: task.text, context }, loopDeps, watched, hooks)),

@@ -14,7 +14,7 @@ import type { Presenters } from "./presenters.js";
 import type { RunObserver } from "./run-observer.js";
 import type { RunStops } from "./run-stops.js";
 import type { WorkItem, WorkQueue } from "./work-queue.js";
-import { withUnknownOutcomes } from "./unknown-writes.js";
+import { withUnknownOutcomes, type Observe } from "./unknown-writes.js";
 import { knownCallIds, type WriteLedger } from "./write-ledger.js";
 
 export interface RunnerDeps {
@@ -56,8 +56,8 @@ export interface RunWork {
   checkpointHook(writer: CheckpointWriter, runId: string): ((state: RunState) => Promise<void>) | undefined;
   /** Shows the outcome (saving a pause first) and does the writes after it; the answer goes out before history and facts. */
   conclude(result: LoopResult, presenter: RunPresenter, writer: CheckpointWriter, record?: IntakeRecord): Promise<RunOutcome>;
-  /** The saved state plus a step for each write that started after it and never finished, shown on `sink`. */
-  withUnknownWrites(state: RunState, sink: EventSink): Promise<RunState>;
+  /** The saved state plus a step for the writes the ledger holds and the state does not show, with their outcomes, shown on `sink`. */
+  withUnknownWrites(state: RunState, sink: EventSink, observe: Observe): Promise<RunState>;
   interrupted(key: string, presenter: RunPresenter): Promise<void>;
 }
 
@@ -155,16 +155,13 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
     return outcome;
   }
 
-  async function withUnknownWrites(state: RunState, sink: EventSink): Promise<RunState> {
-    const unfinished = await deps.ledger.unfinished(state.runId);
+  async function withUnknownWrites(state: RunState, sink: EventSink, observe: Observe): Promise<RunState> {
     const known = knownCallIds(
       state.steps.flatMap((step) => step.calls),
       state.messages,
     );
-    const added = withUnknownOutcomes(
-      state,
-      unfinished.filter((entry) => !known.has(entry.callId)),
-    );
+    const unknown = (await deps.ledger.entries(state.runId)).filter((entry) => !known.has(entry.callId));
+    const added = withUnknownOutcomes(state, unknown, observe);
     for (const event of added.events) sink(event);
     return added.state;
   }
