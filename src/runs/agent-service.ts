@@ -23,6 +23,7 @@ import { createFeedbackBook, type FeedbackBook } from "../memory/feedback.js";
 import type { WorkQueue } from "./work-queue.js";
 import { createWriteLedger } from "./write-ledger.js";
 import { warnAboutAllowedWrites } from "../agent/allowed-writes.js";
+import { meteredModel } from "../agent/metered-model.js";
 import { approvalKeySource } from "../agent/approval-key.js";
 import { createApprovalStore, type ClaimRecord, type StoredRun } from "../agent/approval-store.js";
 import { createContextLoaders } from "./context-loaders.js";
@@ -195,7 +196,11 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     const key = origin.conversationKey;
     try {
       const known = (await memory.list(key)).map((fact) => fact.text);
-      const facts = await extractFacts(model, { user: question, assistant: answer, known }, extractionTimeout(), logger);
+      // The extraction's tokens count in the daily limits like the run's own.
+      let used = 0;
+      const metered = runPolicy ? meteredModel(model, counter, (tokens) => (used += tokens)) : model;
+      const facts = await extractFacts(metered, { user: question, assistant: answer, known }, extractionTimeout(), logger);
+      if (used > 0) await runPolicy?.recordUsage(origin, used);
       if (facts.length > 0) {
         // Facts found are not dropped because the store blinked: the write is retried (bounded).
         const result = await withRetries(
