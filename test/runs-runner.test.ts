@@ -304,6 +304,94 @@ describe("a write allowed by policy that finished, interrupted before its step w
   });
 });
 
+describe("a run's answer goes out once, also when its tail is replayed", () => {
+  it("an approval record that could not be removed after the answer: the next start does not answer again", async () => {
+    const { noteTool } = await import("./support/service-harness.js");
+    const storeUrl = await sqliteUrl();
+    const note = noteTool();
+    const model = new ScriptedModel([call("post_note", { text: "hello" }, "w1"), say("Posted it.")], {
+      whenExhausted: say("Posted it again."),
+    });
+    let failRemove = true;
+    const first = await startService({
+      model,
+      storeUrl,
+      tools: [note.tool],
+      // The store fails as the finished run's approval record is removed.
+      wrapStore: (real) => ({
+        ...real,
+        delete: async (key) => {
+          if (failRemove && key.startsWith("approval:run:")) {
+            failRemove = false;
+            throw new Error("store blinked");
+          }
+          return real.delete(key);
+        },
+      }),
+    });
+    open.push(first);
+    const firstSeen = shown(first);
+    const paused = await first.service.ask({ origin: origin("replayed-approval"), text: "post hello" }, () => {});
+    if (paused.status !== "paused") throw new Error(paused.status);
+    await first.service.decide(
+      { runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      () => {},
+    );
+    await until(() => firstSeen.length === 1, "the answer");
+    expect(failRemove).toBe(false);
+    await first.service.close(1_000);
+
+    const second = await startService({ model, storeUrl, tools: [note.tool] });
+    open.push(second);
+    const secondSeen = shown(second);
+    await second.service.recover();
+    await until(async () => (await second.store.get(`approval:run:${paused.runId}`)) === undefined, "the stale approval record to go");
+    expect(firstSeen.map((seen) => seen.outcome)).toMatchObject([{ status: "answered", answer: "Posted it." }]);
+    expect(secondSeen).toEqual([]);
+    expect(note.posted).toEqual(["hello"]);
+    expect(model.requests).toHaveLength(2);
+  });
+
+  it("a message that could not be marked done after its answer: the next start does not answer again", async () => {
+    const storeUrl = await sqliteUrl();
+    const model = new ScriptedModel([], { whenExhausted: (request) => ({ text: `answer to ${lastUser(request)}` }) });
+    let failDone = true;
+    const first = await startService({
+      model,
+      storeUrl,
+      wrapStore: (real) => ({
+        ...real,
+        set: async (key, value, ttl) => {
+          if (failDone && key.startsWith("intake:") && (value as { state?: string }).state === "done") {
+            failDone = false;
+            throw new Error("store blinked");
+          }
+          return real.set(key, value, ttl);
+        },
+      }),
+    });
+    open.push(first);
+    const firstSeen = shown(first);
+    await first.service.submit({ origin: origin("replayed-run"), text: "hi" }, "replayed-1");
+    await until(() => firstSeen.length === 1, "the answer");
+    expect(failDone).toBe(false);
+    await first.service.close(1_000);
+
+    const second = await startService({ model, storeUrl });
+    open.push(second);
+    const secondSeen = shown(second);
+    await second.service.recover();
+    const id = intakeIdFor("console", "replayed-1");
+    await until(async () => (await second.store.get(`intake:${id}`)) !== undefined, "the record");
+    await until(
+      async () => ((await second.store.get(`intake:${id}`)) as { state?: string } | undefined)?.state === "done",
+      "the record to be marked done",
+    );
+    expect(secondSeen).toEqual([]);
+    expect(model.requests).toHaveLength(1);
+  });
+});
+
 describe("a run that failed in this process", () => {
   it("is tried again with backoff, and does not block a redelivery meanwhile: answered once", async () => {
     let failOnce = true;

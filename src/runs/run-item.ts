@@ -31,6 +31,13 @@ export async function handleRun(
       await intake.drop(item.intakeId);
       return;
     }
+    // A replay: the answer went out before the record could be marked done (see answer-marks.ts).
+    if (loaded.record.state === "running" && (await work.answeredBefore(loaded.record.id))) {
+      logger.info({ intakeId: item.intakeId }, "a message's answer was shown already; it is marked done, not answered again");
+      await intake.update({ ...loaded.record, state: "done", result: "answered" });
+      await checkpoints.remove(loaded.record.id);
+      return;
+    }
     if (loaded.record.state === "done") return;
     record = { ...loaded.record, state: "running", owner: bootId };
     await intake.update(record);

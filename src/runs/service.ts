@@ -73,12 +73,17 @@ export interface ToolListing {
   readonly up: boolean;
 }
 
+/** Where a surface posted a run's answer: the runner records it, so a replay of the run never answers twice. */
+export interface PostedAnswer {
+  readonly messageId: string;
+}
+
 /** Shows one run on a surface: built from the run's origin alone, so any process can show any run. */
 export interface RunPresenter {
   /** Must not throw. */
   readonly sink: EventSink;
-  /** Shows the outcome: the answer, or the approval request. Must not throw. */
-  finish(outcome: RunOutcome): Promise<void>;
+  /** Shows the outcome: the answer (telling the message it was posted as, when there is one), or the approval request. Must not throw. */
+  finish(outcome: RunOutcome): Promise<PostedAnswer | undefined>;
   /** The run could not produce an outcome at all: tells the person so. Must not throw. */
   fail(error: unknown): Promise<void>;
 }
