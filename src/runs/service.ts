@@ -43,8 +43,11 @@ export interface DecisionRequest {
 }
 
 export type DecisionResult =
-  /** `outcome` is absent when the surface's presenter shows the rest of the run (it may run in another process). */
-  | { readonly kind: "resumed"; readonly decision: Decision; readonly outcome?: RunOutcome }
+  /**
+   * `outcome` is absent when the surface's presenter shows the rest of the run (it may run in another process);
+   * `note` is for the person who decided (the decision is recorded, but the run could not go on at once).
+   */
+  | { readonly kind: "resumed"; readonly decision: Decision; readonly outcome?: RunOutcome; readonly note?: string }
   | { readonly kind: "not_allowed"; readonly requester: Person }
   | { readonly kind: "already_decided"; readonly decision: Decision; readonly decidedBy: Person }
   | { readonly kind: "expired"; readonly outcome?: RunOutcome }
