@@ -7,6 +7,10 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
 import { createAgentService } from "../src/runs/agent-service.js";
+import { createLocalWorkQueue } from "../src/runs/local-work-queue.js";
+import type { RunOutcome } from "../src/agent/types.js";
+import { failingResumes } from "./support/failing-queue.js";
+import { until } from "./support/memory-test-kit.js";
 import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
@@ -80,6 +84,69 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     } finally {
       await service.close();
       await real.close();
+    }
+  });
+
+  it("a decision whose resume can't be queued at once is queued when the queue is back, and runs once", async () => {
+    const note = noteTool();
+    const config = loadConfig({ STORE_URL: sqliteUrl(), MEMORY_EXTRACT_FACTS: "false" });
+    const store = await openStore(config.storeUrl, silentLogger);
+    const queue = failingResumes(createLocalWorkQueue(silentLogger), 2);
+    const service = createAgentService({ config, model: new ScriptedModel(writeThenAnswer("Done")), store, logger: silentLogger, queue });
+    service.registerSurfaceTools("console", [note.tool]);
+    await service.start();
+    try {
+      const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
+      const result = await service.decide(
+        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+        () => {},
+      );
+      expect(queue.refused).toBe(2);
+      expect(answerOf(result)).toBe("Done (posted: hello team)");
+      expect(note.posted).toEqual(["hello team"]);
+    } finally {
+      await service.close();
+      await store.close();
+    }
+  });
+
+  it("a decision whose resume stays unqueued: the clicker is told it is recorded and goes on by itself; it does when the queue is back", async () => {
+    const note = noteTool();
+    const config = loadConfig({ STORE_URL: sqliteUrl(), MEMORY_EXTRACT_FACTS: "false" });
+    const store = await openStore(config.storeUrl, silentLogger);
+    const queue = failingResumes(createLocalWorkQueue(silentLogger), 6);
+    const service = createAgentService({ config, model: new ScriptedModel(writeThenAnswer("Done")), store, logger: silentLogger, queue });
+    service.registerSurfaceTools("console", [note.tool]);
+    await service.start();
+    const shown: RunOutcome[] = [];
+    try {
+      const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
+      // From here a surface's presenter shows the run (as on Slack and Discord): the click does not wait for it.
+      service.registerPresenter("console", () => ({
+        sink: () => {},
+        finish: async (outcome) => void shown.push(outcome),
+        fail: async () => {},
+      }));
+      const result = await service.decide(
+        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+        () => {},
+      );
+      expect(result).toMatchObject({ kind: "resumed", decision: "approve", note: expect.stringContaining("recorded") });
+      expect(result.kind === "resumed" && result.note).toMatch(/no need to click again/);
+      expect(shown).toEqual([]);
+      await until(() => shown.length === 1, "the run to go on once the queue is back", 20_000);
+      expect(queue.refused).toBe(6);
+      expect(shown[0]).toMatchObject({ status: "answered", answer: "Done (posted: hello team)" });
+      expect(note.posted).toEqual(["hello team"]);
+      expect(
+        await service.decide(
+          { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+          () => {},
+        ),
+      ).toMatchObject({ kind: "already_decided" });
+    } finally {
+      await service.close();
+      await store.close();
     }
   });
 

@@ -1,7 +1,8 @@
 // The durable runner through the real service on SQLite: intake dedupe and retake, a damaged
 // checkpoint, the concurrency cap, and memory writes after the answer outside the run slot.
 import { afterEach, describe, expect, it } from "vitest";
-import { call, ScriptedModel, say, type ScriptedReply } from "../src/agent/model-scripted.js";
+import { z } from "zod";
+import { call, calls, ScriptedModel, say, type ScriptedReply } from "../src/agent/model-scripted.js";
 import type { RunPresenter } from "../src/runs/service.js";
 import type { AgentEvent, ModelRequest, RunOutcome, TaskOrigin } from "../src/agent/types.js";
 import { intakeIdFor } from "../src/runs/intake-store.js";
@@ -272,6 +273,136 @@ describe("a write allowed by policy, interrupted while it ran", () => {
     expect(model.requests[0]!.messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual([
       expect.stringContaining(UNKNOWN_OUTCOME),
     ]);
+  });
+});
+
+describe("a write allowed by policy that finished, interrupted before its step was saved", () => {
+  it("is put back with its result; the same write asked for again at once is not made again", async () => {
+    const storeUrl = await sqliteUrl();
+    const note = (await import("./support/service-harness.js")).noteTool();
+    const hangingRead = {
+      name: "slow_read",
+      description: "reads slowly",
+      schema: z.object({}),
+      effect: "read" as const,
+      execute: () => new Promise<string>(() => {}),
+    };
+    const env = { TOOL_POLICY: "post_note=allow" };
+    const first = await service(
+      new ScriptedModel([calls(call("post_note", { text: "pay 7" }, "w1"), call("slow_read", {}, "r1"))]),
+      storeUrl,
+      env,
+    );
+    first.service.registerSurfaceTools("console", [note.tool, hangingRead]);
+    shown(first);
+    await first.service.start();
+    await first.service.submit({ origin: origin("allowed-done"), text: "pay invoice 7" }, "allowed-done-1");
+    await until(() => note.posted.length === 1, "the write");
+    await first.service.close(20);
+
+    // A model that ignores what it is shown and asks for the same write again, under a new id.
+    const model = new ScriptedModel([call("post_note", { text: "pay 7" }, "w2"), say("Paid once.")]);
+    const second = await service(model, storeUrl, env);
+    second.service.registerSurfaceTools("console", [note.tool, hangingRead]);
+    const seen = shown(second);
+    await second.service.start();
+    await until(() => seen.length === 1, "the answer");
+    expect(note.posted).toEqual(["pay 7"]);
+    expect(model.requests[0]!.messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual([
+      "posted: pay 7",
+    ]);
+    expect(seen[0]!.outcome.steps.flatMap((step) => step.calls)).toMatchObject([
+      { callId: "w1", tool: "post_note", outcome: "ok", result: "posted: pay 7" },
+      { tool: "post_note", outcome: "repeated" },
+    ]);
+  });
+});
+
+describe("a run's answer goes out once, also when its tail is replayed", () => {
+  it("an approval record that could not be removed after the answer: the next start does not answer again", async () => {
+    const { noteTool } = await import("./support/service-harness.js");
+    const storeUrl = await sqliteUrl();
+    const note = noteTool();
+    const model = new ScriptedModel([call("post_note", { text: "hello" }, "w1"), say("Posted it.")], {
+      whenExhausted: say("Posted it again."),
+    });
+    let failRemove = true;
+    const first = await startService({
+      model,
+      storeUrl,
+      tools: [note.tool],
+      // The store fails as the finished run's approval record is removed.
+      wrapStore: (real) => ({
+        ...real,
+        delete: async (key) => {
+          if (failRemove && key.startsWith("approval:run:")) {
+            failRemove = false;
+            throw new Error("store blinked");
+          }
+          return real.delete(key);
+        },
+      }),
+    });
+    open.push(first);
+    const firstSeen = shown(first);
+    const paused = await first.service.ask({ origin: origin("replayed-approval"), text: "post hello" }, () => {});
+    if (paused.status !== "paused") throw new Error(paused.status);
+    await first.service.decide(
+      { runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      () => {},
+    );
+    await until(() => firstSeen.length === 1, "the answer");
+    expect(failRemove).toBe(false);
+    await first.service.close(1_000);
+
+    const second = await startService({ model, storeUrl, tools: [note.tool], start: false });
+    open.push(second);
+    const secondSeen = shown(second);
+    await second.service.start();
+    await until(async () => (await second.store.get(`approval:run:${paused.runId}`)) === undefined, "the stale approval record to go");
+    expect(firstSeen.map((seen) => seen.outcome)).toMatchObject([{ status: "answered", answer: "Posted it." }]);
+    expect(secondSeen).toEqual([]);
+    expect(note.posted).toEqual(["hello"]);
+    expect(model.requests).toHaveLength(2);
+  });
+
+  it("a message that could not be marked done after its answer: the next start does not answer again", async () => {
+    const storeUrl = await sqliteUrl();
+    const model = new ScriptedModel([], { whenExhausted: (request) => ({ text: `answer to ${lastUser(request)}` }) });
+    let failDone = true;
+    const first = await startService({
+      model,
+      storeUrl,
+      wrapStore: (real) => ({
+        ...real,
+        set: async (key, value, ttl) => {
+          if (failDone && key.startsWith("intake:") && (value as { state?: string }).state === "done") {
+            failDone = false;
+            throw new Error("store blinked");
+          }
+          return real.set(key, value, ttl);
+        },
+      }),
+    });
+    open.push(first);
+    const firstSeen = shown(first);
+    await first.service.submit({ origin: origin("replayed-run"), text: "hi" }, "replayed-1");
+    await until(() => firstSeen.length === 1, "the answer");
+    expect(failDone).toBe(false);
+    await first.service.close(1_000);
+
+    const second = await startService({ model, storeUrl, start: false });
+    open.push(second);
+    const secondSeen = shown(second);
+    await second.service.start();
+    const id = intakeIdFor("console", "replayed-1");
+    await until(async () => (await second.store.get(`intake:${id}`)) !== undefined, "the record");
+    await until(
+      async () => ((await second.store.get(`intake:${id}`)) as { state?: string } | undefined)?.state === "done",
+      "the record to be marked done",
+    );
+    expect(secondSeen).toEqual([]);
+    expect(model.requests).toHaveLength(1);
   });
 });
 

@@ -97,4 +97,17 @@ describe("Slack intake", () => {
     );
     expect(threadText(model.requests[0]!).at(-1)).toBe("what went wrong?");
   });
+
+  it("records under the run the message its answer was posted as, so a replay of the run does not answer again", async () => {
+    const harness = await startSlackHarness({ model: answering() });
+    open.push(harness);
+    await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> summarise`, ts: "1700300200.000100" }));
+    const runId = intakeIdFor("slack", "C0GENERAL:1700300200.000100");
+    await until(async () => (await harness.store.get(`answered:${runId}`)) !== undefined, "the answer's mark");
+    const answer = harness.fake
+      .threadMessages("C0GENERAL", "1700300200.000100")
+      .find((message) => message.text === "Here is what the thread says.")!;
+    expect(await harness.store.get(`answered:${runId}`)).toMatchObject({ messageId: answer.ts });
+    expect(await harness.store.get(`intake:${runId}`)).toMatchObject({ state: "done", result: "answered" });
+  });
 });

@@ -17,12 +17,13 @@ import { createLocalWorkQueue } from "./local-work-queue.js";
 import { createPresenters } from "./presenters.js";
 import { STORE_RETRY, withRetries } from "./retry.js";
 import type { RunObserver } from "./run-observer.js";
-import { createRunner } from "./runner.js";
+import { createRunner, type Resumed } from "./runner.js";
 import { createRunStops } from "./run-stops.js";
 import { createFeedbackBook, type FeedbackBook } from "../memory/feedback.js";
 import type { WorkQueue } from "./work-queue.js";
 import { createWriteLedger } from "./write-ledger.js";
 import { warnAboutAllowedWrites } from "../agent/allowed-writes.js";
+import { meteredModel } from "../agent/metered-model.js";
 import { approvalKeySource } from "../agent/approval-key.js";
 import { createApprovalStore, type ClaimRecord, type StoredRun } from "../agent/approval-store.js";
 import { createContextLoaders } from "./context-loaders.js";
@@ -70,6 +71,8 @@ export interface RunningAgentService extends AgentService {
 }
 
 const FACT_EXTRACTION_TIMEOUT_MS = 30_000;
+const NOT_QUEUED_NOTE =
+  "Your decision is recorded, but the bot could not go on with the request just now (its work queue is unavailable). It goes on by itself as soon as it can: no need to click again.";
 const extractionTimeout = sharedTimeout(FACT_EXTRACTION_TIMEOUT_MS);
 
 /** Distinct channel setups kept built at once; more are rebuilt on demand. */
@@ -200,7 +203,11 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     const key = origin.conversationKey;
     try {
       const known = (await memory.list(key)).map((fact) => fact.text);
-      const facts = await extractFacts(model, { user: question, assistant: answer, known }, extractionTimeout(), logger);
+      // The extraction's tokens count in the daily limits like the run's own.
+      let used = 0;
+      const metered = runPolicy ? meteredModel(model, counter, (tokens) => (used += tokens)) : model;
+      const facts = await extractFacts(metered, { user: question, assistant: answer, known }, extractionTimeout(), logger);
+      if (used > 0) await runPolicy?.recordUsage(origin, used);
       if (facts.length > 0) {
         // Facts found are not dropped because the store blinked: the write is retried (bounded).
         const result = await withRetries(
@@ -291,7 +298,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
    * Queues the resume of a decision this call claimed. A surface with a presenter shows the rest
    * of the run from whichever process runs it; otherwise (the console) the caller waits for it here.
    */
-  function resumeQueued(run: StoredRun, sink: EventSink, replyPlace?: Readonly<Record<string, string>>): Promise<RunOutcome | undefined> {
+  function resumeQueued(run: StoredRun, sink: EventSink, replyPlace?: Readonly<Record<string, string>>): Promise<Resumed> {
     return runner.resume(run, presenters.has(run.state.origin.surface) ? undefined : sink, replyPlace);
   }
 
@@ -336,14 +343,14 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
       if (now >= run.pending.expiresAt) {
         const claim = await store.claim(request.runId, request.callId, { decision: "expired" }, now);
         if (!claim.won) return priorDecision(claim.existing) ?? EXPIRED;
-        const outcome = await resumeQueued(run, sink, request.replyPlace);
+        const { outcome } = await resumeQueued(run, sink, request.replyPlace);
         return outcome ? { kind: "expired", outcome } : { kind: "expired" };
       }
       // Claimed before it is applied: a crash in between is finished by the next start or the expiry item, never stranded.
       const claim = await store.claim(request.runId, request.callId, { decision: request.decision, decidedBy: request.decidedBy }, now);
       if (!claim.won) return priorDecision(claim.existing) ?? EXPIRED;
-      const outcome = await resumeQueued(run, sink, request.replyPlace);
-      return outcome ? { kind: "resumed", decision: request.decision, outcome } : { kind: "resumed", decision: request.decision };
+      const { queued, outcome } = await resumeQueued(run, sink, request.replyPlace);
+      return { kind: "resumed", decision: request.decision, ...(outcome ? { outcome } : {}), ...(queued ? {} : { note: NOT_QUEUED_NOTE }) };
     },
 
     toolList(surface) {

@@ -40,6 +40,13 @@ export async function handleApproval(
   }
   const { run } = loaded;
   if (run.pending.callId !== item.callId) return false;
+  // A replay: the run answered before its approval record could be removed (see answer-marks.ts).
+  if (await work.answeredBefore(item.runId)) {
+    logger.info({ runId: item.runId }, "a run's answer was shown already; its approval record goes, nothing is shown again");
+    await approvals.remove(item.runId);
+    await checkpoints.remove(item.runId);
+    return true;
+  }
   let claim = await approvals.decisionOf(item.runId, item.callId);
   if (!claim) {
     if (item.kind === "resume") return false;
@@ -69,7 +76,7 @@ export async function handleApproval(
     ? presenters.presenterFor(key, shownAt, run.state.question)
     : {
         sink: () => {},
-        finish: async (outcome) => deps.expired(origin.surface, run.pending, outcome),
+        finish: async (outcome) => void deps.expired(origin.surface, run.pending, outcome),
         fail: async (error) => logger.error({ err: error, runId: item.runId }, "an expired approval's run failed"),
       };
   const sink = deps.sinkFor(origin, presenter.sink, run.pending.tool);
@@ -89,7 +96,9 @@ export async function handleApproval(
       sink,
       (watched) =>
         later
-          ? withUnknownWrites(later.state, watched).then((state) => continueAgent(state, loopDeps, watched, hooks))
+          ? withUnknownWrites(later.state, watched, (result) => loopDeps.tools.observation(result)).then((state) =>
+              continueAgent(state, loopDeps, watched, hooks),
+            )
           : resumeAgent(run.state, resolution, loopDeps, watched, hooks),
     ).finally(() => stop?.dispose());
     const result = await untilAborted(running, signal);

@@ -69,7 +69,10 @@ export function createPresenters(): Presenters {
     canShow: (key, surface) => waiters.has(key) || factories.has(surface),
     async refuse(key, origin, question, outcome) {
       const note = refusalNotes.get(origin.surface);
-      if (waiters.has(key) || !note) return this.presenterFor(key, origin, question).finish(outcome);
+      if (waiters.has(key) || !note) {
+        await this.presenterFor(key, origin, question).finish(outcome);
+        return;
+      }
       await note(origin, outcome.answer);
     },
     isWaiting: (key) => waiters.has(key),

@@ -43,8 +43,11 @@ export interface DecisionRequest {
 }
 
 export type DecisionResult =
-  /** `outcome` is absent when the surface's presenter shows the rest of the run (it may run in another process). */
-  | { readonly kind: "resumed"; readonly decision: Decision; readonly outcome?: RunOutcome }
+  /**
+   * `outcome` is absent when the surface's presenter shows the rest of the run (it may run in another process);
+   * `note` is for the person who decided (the decision is recorded, but the run could not go on at once).
+   */
+  | { readonly kind: "resumed"; readonly decision: Decision; readonly outcome?: RunOutcome; readonly note?: string }
   | { readonly kind: "not_allowed"; readonly requester: Person }
   | { readonly kind: "already_decided"; readonly decision: Decision; readonly decidedBy: Person }
   | { readonly kind: "expired"; readonly outcome?: RunOutcome }
@@ -90,12 +93,17 @@ export interface ToolList {
   readonly servers: readonly ToolServerListing[];
 }
 
+/** Where a surface posted a run's answer: the runner records it, so a replay of the run never answers twice. */
+export interface PostedAnswer {
+  readonly messageId: string;
+}
+
 /** Shows one run on a surface: built from the run's origin alone, so any process can show any run. */
 export interface RunPresenter {
   /** Must not throw. */
   readonly sink: EventSink;
-  /** Shows the outcome: the answer, or the approval request. Must not throw. */
-  finish(outcome: RunOutcome): Promise<void>;
+  /** Shows the outcome: the answer (telling the message it was posted as, when there is one), or the approval request. Must not throw. */
+  finish(outcome: RunOutcome): Promise<PostedAnswer | undefined>;
   /** The run could not produce an outcome at all: tells the person so. Must not throw. */
   fail(error: unknown): Promise<void>;
 }

@@ -2,6 +2,8 @@
 // model, SQLite store in a temp folder) and the real adapter with the real discord.js
 // client. `restart` replaces the service and the adapter as a new process would, on the
 // same store.
+import { createLocalWorkQueue } from "../../src/runs/local-work-queue.js";
+import type { WorkQueue } from "../../src/runs/work-queue.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,6 +32,8 @@ export interface HarnessOptions {
   readonly gate?: Promise<void>;
   /** The settings file's content (access, limits, channels), given the harness's people. */
   readonly settings?: (people: { alice: FakeUser; bob: FakeUser; carol: FakeUser; dave: FakeUser; approverRole: string }) => Settings;
+  /** Puts a fault between the service and its (in-process) work queue. */
+  readonly wrapQueue?: (queue: WorkQueue) => WorkQueue;
 }
 
 export interface DiscordHarness {
@@ -97,6 +101,7 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
       logger: silentLogger,
       ...(options.clock ? { clock: options.clock } : {}),
       ...(governance ? { runPolicy: governance.runPolicy } : {}),
+      ...(options.wrapQueue ? { queue: options.wrapQueue(createLocalWorkQueue(silentLogger)) } : {}),
     });
     const adapter = createDiscordAdapter({
       config: config.discord!,

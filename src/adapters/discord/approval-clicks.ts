@@ -89,6 +89,7 @@ async function decide(
   switch (result.kind) {
     case "resumed":
       await showDecision(result.decision, decidedBy);
+      if (result.note) await ephemeral(result.note);
       return;
     case "expired":
       await closeApproval(EXPIRED_LINE);

@@ -6,7 +6,7 @@ import { splitText } from "../split-text.js";
 import { createThrottledWriter } from "../throttled-writer.js";
 import { renderTrace } from "../../agent/trace.js";
 import type { Logger } from "../../logger.js";
-import type { AgentService, Task } from "../../runs/service.js";
+import type { AgentService, PostedAnswer, Task } from "../../runs/service.js";
 import type { GovernanceCommands } from "../../governance/governance.js";
 import type { EventSink, RunOutcome, StepRecord } from "../../agent/types.js";
 import { approvalButtons } from "./approval-buttons.js";
@@ -46,8 +46,8 @@ export interface RunView {
   readonly sink: EventSink;
   /** Shows that work started (for surfaces with nothing on screen yet). */
   begin(): void;
-  /** Shows the outcome. An answer that cannot be posted is logged in full, not thrown. */
-  finish(outcome: RunOutcome): Promise<void>;
+  /** Shows the outcome (an answer resolves with its first message). An answer that cannot be posted is logged in full, not thrown. */
+  finish(outcome: RunOutcome): Promise<PostedAnswer | undefined>;
   /** Tells people, in general words, that the run failed; the caller logs the detail. */
   fail(): Promise<void>;
 }
@@ -105,7 +105,7 @@ export function createRunView(
           components: approvalButtons(outcome.pending.runId, outcome.pending.callId),
         });
         await context.approvals.remember(outcome.pending, { ...request, question: where.question });
-        return;
+        return undefined;
       }
       const text = answerText(outcome);
       let answer: SentMessage;
@@ -118,9 +118,10 @@ export function createRunView(
           await surface.post({ content: part, ...(index === rest.length - 1 ? { components: votes } : {}) });
       } catch (error) {
         logger.error({ err: error, answer: text }, "could not post the answer; it is in this log line");
-        return;
+        return undefined;
       }
       await postTrace(answer, outcome.steps);
+      return { messageId: answer.messageId };
     },
     async fail() {
       await status.close();

@@ -109,6 +109,7 @@ export async function handleApprovalClick(runtime: SlackRuntime, body: unknown, 
     await Promise.all(pendingUpdates);
     if (result.kind === "resumed") {
       await settleDecided(result.decision, { id: click.user.id });
+      if (result.note) await tellOnly(runtime, click, escapeSlackText(result.note));
       if (result.outcome) await view.finish(result.outcome);
       return;
     }

@@ -50,31 +50,39 @@ function guardLineBlocks(stop: GuardStop) {
   ];
 }
 
-/** Never throws: a part that cannot be posted is logged with the whole answer. */
+/** Never throws: a part that cannot be posted is logged with the whole answer. Resolves with the ts of its first message, once all are posted. */
 export async function postAnswer(
   client: webApi.WebClient,
   target: ReplyTarget,
   answer: string,
   stop: GuardStop | undefined,
   logger: Logger,
-): Promise<void> {
+): Promise<string | undefined> {
   const split = splitText(toSlackMrkdwn(answer), ANSWER_PART_MAX_CHARS);
   const parts = split.length > 0 ? split : [EMPTY_ANSWER];
   const thread = target.threadTs === undefined ? {} : { thread_ts: target.threadTs };
+  let first: string | undefined;
   try {
     for (const part of parts) {
-      await postWithRetry(() =>
-        client.chat.postMessage({ channel: target.channel, ...thread, text: part, unfurl_links: false, unfurl_media: false }),
-      );
+      await postWithRetry(async () => {
+        const posted = await client.chat.postMessage({
+          channel: target.channel,
+          ...thread,
+          text: part,
+          unfurl_links: false,
+          unfurl_media: false,
+        });
+        first ??= posted.ts;
+      });
     }
   } catch (error) {
     logger.error(
       { err: error, channel: target.channel, threadTs: target.threadTs, answer },
       `could not post the answer (${describeSlackError(error)}); it is in this log line`,
     );
-    return;
+    return undefined;
   }
-  if (!stop) return;
+  if (!stop) return first;
   try {
     await postWithRetry(() =>
       client.chat.postMessage({
@@ -87,4 +95,5 @@ export async function postAnswer(
   } catch (error) {
     logger.error({ err: error, channel: target.channel, guard: stop.guard, sentence: stop.sentence }, "could not post the guard line");
   }
+  return first;
 }

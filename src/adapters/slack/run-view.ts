@@ -6,6 +6,7 @@ import type { EventSink, RunOutcome } from "../../agent/types.js";
 import { renderTrace } from "../../agent/trace.js";
 import type { KeyValueStore } from "../../memory/types.js";
 import type { Logger } from "../../logger.js";
+import type { PostedAnswer } from "../../runs/service.js";
 import { postApproval } from "./approval-posts.js";
 import type { ThreadPlace } from "./incoming-message.js";
 import { createMessageTrace, type MessageTrace } from "./message-trace.js";
@@ -35,8 +36,8 @@ export interface RunView {
   readonly sink: EventSink;
   /** Shows the "thinking" status before the run starts. */
   begin(): void;
-  /** Closes the trace, then posts the answer or the approval message. Never throws. */
-  finish(outcome: RunOutcome): Promise<void>;
+  /** Closes the trace, then posts the answer (resolving with its first message) or the approval message. Never throws. */
+  finish(outcome: RunOutcome): Promise<PostedAnswer | undefined>;
   /** The run could not produce an outcome at all: tells the person so. Never throws. */
   fail(error: unknown): Promise<void>;
 }
@@ -116,12 +117,13 @@ export function createRunView(deps: RunViewDeps, place: ThreadPlace): RunView {
       await status.stop();
       await stopControl.close();
       await closeTrace(outcome);
-      if (outcome.status === "answered") {
-        await postAnswer(client, replyTarget, outcome.answer, outcome.stop, logger);
-        await postFeedbackButtons(client, replyTarget, outcome.runId, outcome.stop, logger);
-      } else {
+      if (outcome.status === "paused") {
         await postApproval(deps, replyTarget, outcome.pending);
+        return undefined;
       }
+      const messageId = await postAnswer(client, replyTarget, outcome.answer, outcome.stop, logger);
+      await postFeedbackButtons(client, replyTarget, outcome.runId, outcome.stop, logger);
+      return messageId === undefined ? undefined : { messageId };
     },
     async fail(error) {
       logger.error({ err: error, channel: place.channel }, "the run failed without an answer");
