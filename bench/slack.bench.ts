@@ -136,6 +136,7 @@ export async function run(): Promise<void> {
   const surface = createSlackSurface({ config: config.slack!, logger: silentLogger });
   const adapter = attach(surface, { service, governance, store, logger: silentLogger });
   await adapter.start();
+  await service.start();
 
   worker.postMessage({ kind: "events_url", url: `http://127.0.0.1:${surface.port}/slack/events` } satisfies ToWorker);
   await next(worker, "background_sent");

@@ -9,6 +9,7 @@ import { upgradeOrigin as upgradeDiscordOrigin } from "./surfaces/discord/discor
 import { upgradeOrigin as upgradeSlackOrigin } from "./surfaces/slack/slack-place.js";
 import type { ModelDescription } from "./surfaces/console/console-text.js";
 import { createDemoLoopRunner } from "./surfaces/console/demo-loop.js";
+import { SLACK_EVENTS_ENDPOINT } from "./surfaces/slack/events-endpoint.js";
 import { warnAboutAllowedWrites } from "./agent/allowed-writes.js";
 import { createAgentService, type RunningAgentService } from "./runs/agent-service.js";
 import { createLoopDeps } from "./agent/loop-deps.js";
@@ -89,7 +90,8 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
   }
   // One process per SQLite file: it resumes that file's unfinished work, which a second process would run again.
   const location = parseStoreUrl(config.storeUrl);
-  const ownership: OwnerClaim = location.kind === "sqlite" ? claimStoreOwnership(location.path) : { kind: "owned", release: () => {} };
+  const ownership: OwnerClaim =
+    location.kind === "sqlite" ? await claimStoreOwnership(location.path, { logger }) : { kind: "owned", release: () => {} };
   if (ownership.kind === "taken") {
     await store.close();
     return { kind: "failed", message: `Cannot start: ${ownership.message}` };
@@ -103,7 +105,9 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     for (const surface of [config.slack ? "slack" : undefined, config.discord ? "discord" : undefined])
       if (surface) ops.health.connection(surface, "starting");
     try {
-      http = await ops.listen(config.port);
+      // Slack's endpoint answers 503 (which Slack retries) until the start is complete; a worker takes no events.
+      const slackEvents = config.slack?.mode.kind === "http" && config.role !== "worker";
+      http = await ops.listen(config.port, slackEvents ? [SLACK_EVENTS_ENDPOINT] : []);
     } catch (error) {
       await ops.close();
       await closeAll([], undefined, store, logger);
@@ -222,16 +226,18 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       message: `Cannot start ${surfaces[failure]!.name}: ${reason instanceof Error ? reason.message : String(reason)}`,
     };
   }
-  logger.info({ surfaces: surfaces.map((surface) => surface.name), model: model.model.name }, "started");
-  // Entries an earlier version wrote may hold an interaction's token: each surface's codec rewrites them, in the background.
-  void upgradeAuditEntries(governance.runPolicy.audit, { slack: upgradeSlackOrigin, discord: upgradeDiscordOrigin }, logger);
   // The tokenizer's tables (~0.5 s of work) are built now, a slice at a time, so neither the start nor an ack waits
   // for them. An ingress process runs nothing and counts no tokens: it keeps that CPU for acks.
   if (config.role !== "ingress")
     TokenCounter.prepare(config.model.name).catch((error: unknown) =>
       logger.warn({ err: error }, "could not prepare the tokenizer; it is built on first use"),
     );
-  await service.recover();
+  // Only now, with every surface, tool source and expiry handler attached, does queued work run and the process say it is ready.
+  await service.start();
+  ops?.open();
+  logger.info({ surfaces: surfaces.map((surface) => surface.name), model: model.model.name }, "started");
+  // Entries an earlier version wrote may hold an interaction's token: each surface's codec rewrites them, in the background.
+  void upgradeAuditEntries(governance.runPolicy.audit, { slack: upgradeSlackOrigin, discord: upgradeDiscordOrigin }, logger);
 
   let stopping: Promise<void> | undefined;
   const running = service;

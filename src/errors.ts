@@ -1,7 +1,13 @@
 // The one home for thrown errors. Failures the model can act on are observations, not
 // exceptions; these are for misconfiguration, unavailable services and bugs.
 
-export type ErrorCode = "config_invalid" | "model_unavailable" | "store_unavailable" | "store_url_invalid" | "approval_key_unavailable";
+export type ErrorCode =
+  | "config_invalid"
+  | "model_unavailable"
+  | "store_unavailable"
+  | "store_url_invalid"
+  | "approval_key_unavailable"
+  | "surface_unavailable";
 
 export abstract class BotError extends Error {
   abstract readonly code: ErrorCode;
@@ -72,5 +78,17 @@ export class ApprovalKeyError extends BotError {
   ) {
     super(`The approval key file ${path} ${reason}`);
     this.name = "ApprovalKeyError";
+  }
+}
+
+/** A queued item this process can't show (no presenter for its surface here): it is not run, and stays unfinished to be tried again. */
+export class SurfaceUnavailableError extends BotError {
+  readonly code = "surface_unavailable";
+  constructor(
+    readonly surface: string,
+    readonly key: string,
+  ) {
+    super(`no ${surface} surface in this process to show ${key}; it stays unfinished and is tried again`);
+    this.name = "SurfaceUnavailableError";
   }
 }

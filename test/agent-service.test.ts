@@ -131,6 +131,7 @@ describeWithRedis("a Redis store that goes away mid-run", () => {
       },
     };
     const service = createAgentService({ config, model, store, logger });
+    await service.start();
     const origin = originFor("alice", "console:redis");
     expect(await service.ask({ origin, text: "before" }, () => {})).toMatchObject({ answer: "reply 1" });
     expect(await service.ask({ origin, text: "during" }, () => {})).toMatchObject({ status: "answered", answer: "reply 2" });

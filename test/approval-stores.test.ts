@@ -7,6 +7,10 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
 import { createAgentService } from "../src/runs/agent-service.js";
+import { createLocalWorkQueue } from "../src/runs/local-work-queue.js";
+import type { RunOutcome } from "../src/agent/types.js";
+import { failingResumes } from "./support/failing-queue.js";
+import { until } from "./support/memory-test-kit.js";
 import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
@@ -68,6 +72,7 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     };
     const service = createAgentService({ config, model: new ScriptedModel(writeThenAnswer("Done")), store, logger: silentLogger });
     service.attach("console", { tools: [note.tool] });
+    await service.start();
     try {
       const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
       const result = await service.decide(
@@ -79,6 +84,72 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     } finally {
       await service.close();
       await real.close();
+    }
+  });
+
+  it("a decision whose resume can't be queued at once is queued when the queue is back, and runs once", async () => {
+    const note = noteTool();
+    const config = loadConfig({ STORE_URL: sqliteUrl(), MEMORY_EXTRACT_FACTS: "false" });
+    const store = await openStore(config.storeUrl, silentLogger);
+    const queue = failingResumes(createLocalWorkQueue(silentLogger), 2);
+    const service = createAgentService({ config, model: new ScriptedModel(writeThenAnswer("Done")), store, logger: silentLogger, queue });
+    service.attach("console", { tools: [note.tool] });
+    await service.start();
+    try {
+      const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
+      const result = await service.decide(
+        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
+        () => {},
+      );
+      expect(queue.refused).toBe(2);
+      expect(answerOf(result)).toBe("Done (posted: hello team)");
+      expect(note.posted).toEqual(["hello team"]);
+    } finally {
+      await service.close();
+      await store.close();
+    }
+  });
+
+  it("a decision whose resume stays unqueued: the clicker is told it is recorded and goes on by itself; it does when the queue is back", async () => {
+    const note = noteTool();
+    const config = loadConfig({ STORE_URL: sqliteUrl(), MEMORY_EXTRACT_FACTS: "false" });
+    const store = await openStore(config.storeUrl, silentLogger);
+    const queue = failingResumes(createLocalWorkQueue(silentLogger), 6);
+    const service = createAgentService({ config, model: new ScriptedModel(writeThenAnswer("Done")), store, logger: silentLogger, queue });
+    service.attach("console", { tools: [note.tool] });
+    await service.start();
+    const shown: RunOutcome[] = [];
+    try {
+      const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
+      // From here a surface's presenter shows the run (as on Slack and Discord): the click does not wait for it.
+      service.attach("console", {
+        tools: [note.tool],
+        present: () => ({
+          sink: () => {},
+          async finish(outcome) {
+            shown.push(outcome);
+            return { messageId: "shown" };
+          },
+          fail: async () => {},
+        }),
+      });
+      const result = await service.decide(
+        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
+        () => {},
+      );
+      expect(result).toMatchObject({ kind: "resumed", decision: "approve", note: expect.stringContaining("recorded") });
+      expect(result.kind === "resumed" && result.note).toMatch(/no need to click again/);
+      expect(shown).toEqual([]);
+      await until(() => shown.length === 1, "the run to go on once the queue is back", 20_000);
+      expect(queue.refused).toBe(6);
+      expect(shown[0]).toMatchObject({ status: "answered", answer: "Done (posted: hello team)" });
+      expect(note.posted).toEqual(["hello team"]);
+      expect(
+        await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } }, () => {}),
+      ).toMatchObject({ kind: "already_decided" });
+    } finally {
+      await service.close();
+      await store.close();
     }
   });
 
@@ -192,10 +263,7 @@ describe("how long approval records live in the store", () => {
     });
     const pending = pendingOf(await service.ask({ origin: originFor("alice", "console:ttl"), text: "post" }, sink));
     expect(ttls.get(`approval:run:${pending.runId}`)).toBe(60_000 + 60 * 60_000);
-    await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
-      sink,
-    );
+    await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } }, sink);
     expect(ttls.get(`approval:decision:${pending.runId}:${pending.callId}`)).toBe(24 * 60 * 60_000);
   });
 });

@@ -65,10 +65,7 @@ describe("a write call waits for a person", () => {
     const { service, sink } = await harness(new ScriptedModel(writeThenAnswer("Done")), { tools: [note.tool] });
     const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, sink));
     const decide = (decision: "approve" | "deny") =>
-      service.decide(
-        { runId: pending.runId, callId: pending.callId, decision, decidedBy: { id: "alice", name: "Alice" } },
-        sink,
-      );
+      service.decide({ runId: pending.runId, callId: pending.callId, decision, decidedBy: { id: "alice", name: "Alice" } }, sink);
     await decide("approve");
     expect(await decide("deny")).toEqual({ kind: "already_decided", decision: "approve", decidedBy: { id: "alice", name: "Alice" } });
     expect(note.posted).toEqual(["hello team"]);
@@ -77,10 +74,7 @@ describe("a write call waits for a person", () => {
   it("unknown and garbled ids get a clear error and nothing else", async () => {
     const { service, sink } = await harness(new ScriptedModel([]));
     for (const runId of ["nope12345678", "../../etc/passwd", ""]) {
-      const result = await service.decide(
-        { runId, callId: "call_1", decision: "approve", decidedBy: { id: "alice" } },
-        sink,
-      );
+      const result = await service.decide({ runId, callId: "call_1", decision: "approve", decidedBy: { id: "alice" } }, sink);
       expect(result.kind).toBe("unknown");
       if (result.kind === "unknown") expect(result.message).toMatch(/Nothing was run/);
     }
@@ -226,10 +220,7 @@ describe("a write call waits for a person", () => {
     const second = pendingOf(afterFirst.outcome);
     expect(second.args).toEqual({ text: "two" });
     expect(note.posted).toEqual(["one"]);
-    const done = await service.decide(
-      { runId: second.runId, callId: second.callId, decision: "deny", decidedBy: { id: "alice" } },
-      sink,
-    );
+    const done = await service.decide({ runId: second.runId, callId: second.callId, decision: "deny", decidedBy: { id: "alice" } }, sink);
     expect(answerOf(done)).toBe("Posted one; two was denied.");
     expect(note.posted).toEqual(["one"]);
     const toolResults = model.requests[1]!.messages.filter((message) => message.role === "tool").map((message) => message.content);

@@ -84,7 +84,6 @@ describe("outcomes and untrusted text", () => {
   it("strips escape sequences and control characters but keeps newlines and tabs", () => {
     expect(clean("a\u001b[2Jb\u001b]0;title\u0007c\rd\u0000e\nf\tg\u0085h")).toBe("abcde\nf\tgh");
   });
-
 });
 
 describe("wrap", () => {

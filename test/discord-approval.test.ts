@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { call, say, type ScriptStep } from "../src/agent/model-scripted.js";
 import type { ModelRequest } from "../src/agent/types.js";
 import { followUpWith, originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "./support/fake-discord-harness.js";
+import { failingResumes } from "./support/failing-queue.js";
 
 let harness: DiscordHarness | undefined;
 afterEach(async () => {
@@ -101,6 +102,26 @@ describe("Discord approvals", () => {
       NOTICE,
       "Second notice.",
     ]);
+  });
+
+  it("tells the requester their approval is recorded when the run can't go on at once, and goes on when the queue is back", async () => {
+    let queue: ReturnType<typeof failingResumes> | undefined;
+    harness = await startDiscordHarness({
+      script: postScript(() => harness!.fake.random.id),
+      wrapQueue: (inner) => (queue = failingResumes(inner, 6)),
+    });
+    const { fake, alice } = harness;
+    const approval = await askAndWaitForApproval(harness);
+    const click = fake.clickButton(approval.messageId, approval.approve, alice);
+    const note = await fake.waitForCall("POST", webhookPath(fake, click.token), (request) =>
+      String(request.body.content).includes("recorded"),
+    );
+    expect(note.body.flags).toBe(64);
+    expect(note.body.content).toMatch(/no need to click again/);
+    expect(fake.callsTo("PATCH", originalPath(fake, click.token)).at(-1)!.body.content).toContain(`✅ Approved by <@${alice.id}>`);
+    await followUpWith(fake, click.token, (content) => content.startsWith("Done:"));
+    expect(queue!.refused).toBe(6);
+    expect(postsOfNotice(harness)).toHaveLength(1);
   });
 
   it("refuses anyone else ephemerally and runs nothing", async () => {

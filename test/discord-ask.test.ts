@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { call, say } from "../src/agent/model-scripted.js";
 import { createLongTermMemory } from "../src/memory/long-term-memory.js";
 import { silentLogger } from "../src/logger.js";
+import { parseButton } from "../src/surfaces/discord/buttons.js";
+import { until } from "./support/memory-test-kit.js";
 import { messageBodies, originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "./support/fake-discord-harness.js";
 
 const NO_PINGS = { parse: [], replied_user: false };
@@ -33,6 +35,19 @@ describe("Discord /ask", () => {
     expect(trace.body.content).toContain("calculator");
     expect(trace.body.content).toContain("42");
     expect(messageBodies(fake.calls).every((body) => JSON.stringify(body.allowed_mentions) === JSON.stringify(NO_PINGS))).toBe(true);
+  });
+
+  it("records under the run the message its answer was posted as, so a replay of the run does not answer again", async () => {
+    harness = await startDiscordHarness({ script: [say("The answer is 42.")] });
+    const { fake, alice, store } = harness;
+    const { token } = fake.slashCommand("ask", alice, { values: { question: "What is 6*7?" } });
+    const answered = await fake.waitForCall("PATCH", originalPath(fake, token), (request) => request.body.content === "The answer is 42.");
+    const button = (answered.body.components as Array<{ components: Array<{ custom_id: string }> }>)[0]!.components[0]!.custom_id;
+    const parsed = parseButton(button);
+    const runId = parsed?.kind === "feedback" ? parsed.runId : "";
+    const reply = fake.messagesIn(fake.general.id).find((message) => message.content === "The answer is 42.")!;
+    await until(async () => (await store.get(`answered:${runId}`)) !== undefined, "the answer's mark");
+    expect(await store.get(`answered:${runId}`)).toMatchObject({ messageId: reply.id });
   });
 
   it("never pings what the model wrote and keeps every message within 2,000 characters", async () => {

@@ -25,7 +25,11 @@ describe("Discord feedback", () => {
     const { fake, bob } = harness;
     const answer = await answered(harness);
     const click = fake.clickButton(answer.messageId, answer.down, bob);
-    const thanks = await fake.waitForCall("POST", webhookPath(fake, click.token), (request) => request.body.content === "Thanks for the feedback.");
+    const thanks = await fake.waitForCall(
+      "POST",
+      webhookPath(fake, click.token),
+      (request) => request.body.content === "Thanks for the feedback.",
+    );
     expect(thanks.body.flags).toBe(64);
     const [entry] = await harness.service.feedback.recent(5);
     expect(entry).toMatchObject({
@@ -43,7 +47,11 @@ describe("Discord feedback", () => {
     const { fake, alice, carol } = harness;
     const answer = await answered(harness);
     const click = fake.clickButton(answer.messageId, answer.up, alice);
-    const thanks = await fake.waitForCall("POST", webhookPath(fake, click.token), (request) => request.body.content === "Thanks for the feedback.");
+    const thanks = await fake.waitForCall(
+      "POST",
+      webhookPath(fake, click.token),
+      (request) => request.body.content === "Thanks for the feedback.",
+    );
     expect(thanks.body.flags).toBe(64);
 
     const refused = fake.slashCommand("feedback", alice);

@@ -192,7 +192,6 @@ describe("Discord adapter lifecycle", () => {
     // Never done without a post: the next start answers it.
     expect(await harness.store.get(`intake:${intakeIdFor("discord", id)}`)).toMatchObject({ state: "running" });
     await harness.restart([say("An answer nobody must lose.")]);
-    await harness.service.recover();
     await discord.waitForCall(
       "PATCH",
       originalPath(discord, token),

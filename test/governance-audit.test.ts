@@ -89,10 +89,7 @@ describe("audit log", () => {
     open.push(harness);
     const pending = pendingOf(await harness.service.ask({ origin: slackOrigin("U1"), text: "post it" }, () => {}));
     const decide = (id: string) =>
-      harness.service.decide(
-        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id } },
-        () => {},
-      );
+      harness.service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id } }, () => {});
     expect(await decide("USTRANGER")).toMatchObject({ kind: "not_allowed" });
     expect(await decide("UADMIN")).toMatchObject({ kind: "resumed", decision: "approve" });
     expect(note.posted).toEqual(["hi"]);
@@ -137,10 +134,7 @@ describe("audit log", () => {
   it("holds a denial, and no write", async () => {
     const { service, policy, note } = await start();
     const pending = pendingOf(await service.ask({ origin: slackOrigin("U1"), text: "post it" }, () => {}));
-    await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "deny", decidedBy: { id: "U1" } },
-      () => {},
-    );
+    await service.decide({ runId: pending.runId, callId: pending.callId, decision: "deny", decidedBy: { id: "U1" } }, () => {});
     await policy.observer.settled();
     expect(note.posted).toEqual([]);
     expect((await policy.audit.list({})).map((entry) => [entry.kind, entry.decision])).toEqual([
@@ -151,7 +145,9 @@ describe("audit log", () => {
 
   it("holds an expiry", async () => {
     let now = Date.now();
-    const { service, policy } = await start(() => now);
+    const { service, policy, note } = await start(() => now);
+    // Slack shows an expiry in its thread; without a surface to show it, the expiry would wait.
+    service.attach("slack", { tools: [note.tool], expired: () => {} });
     pendingOf(await service.ask({ origin: slackOrigin("U1"), text: "post it" }, () => {}));
     now += 16 * 60_000;
     expect(await service.sweepExpiredApprovals()).toBe(1);

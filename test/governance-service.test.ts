@@ -3,6 +3,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { TokenCounter } from "../src/agent/token-counter.js";
 import type { RunOutcome, Tool } from "../src/agent/types.js";
 import { temporaryFolder, until } from "./support/memory-test-kit.js";
 import { governedService, settingsOf, slackOrigin, type GovernedService } from "./support/governance-kit.js";
@@ -71,7 +72,7 @@ describe("access", () => {
         async finish(outcome) {
           shown.push(answerOf(outcome));
           finished();
-          return {};
+          return { messageId: "shown" };
         },
         fail: async () => finished(),
       }),
@@ -142,7 +143,7 @@ describe("rate limit", () => {
         sink: () => {},
         async finish(outcome) {
           answered.push(answerOf(outcome));
-          return {};
+          return { messageId: "shown" };
         },
         fail: async () => {},
       }),
@@ -201,6 +202,75 @@ describe("daily token limit", () => {
       /your daily limit of 1,000 model tokens is reached/,
     );
     expect(model.requests).toHaveLength(3);
+  });
+
+  it("counts the model calls around the steps too: the guard's summary and the fact extraction after the answer", async () => {
+    const model = new ScriptedModel([
+      { ...call("lookup", {}), usage: usage(500, 100) },
+      { ...say("Summary: lookup said hi."), usage: usage(300, 30) },
+      { ...say('{"facts": ["The person works on the billing system."]}'), usage: usage(200, 20) },
+    ]);
+    const { service, sink, policy, close } = await start({
+      model,
+      storeUrl: sqliteUrl(),
+      settings: settingsOf({ limits: { user: { tokensPerDay: 100_000 } } }),
+      tools: [readTool("lookup")],
+      env: { AGENT_MAX_STEPS: "1", MEMORY_EXTRACT_FACTS: "true" },
+    });
+    expect(await service.ask({ origin: slackOrigin("U1"), text: "I work on billing; look it up" }, sink)).toMatchObject({
+      stop: { guard: "steps" },
+    });
+    // Closing waits for the extraction, which runs after the answer.
+    open.splice(open.length - 1, 1);
+    const tokensLeft = async () => (await policy.allowances(slackOrigin("U1"))).find((item) => item.limit === "tokens")!.left;
+    await service.close();
+    expect(model.requests).toHaveLength(3);
+    expect(model.requests[2]!.responseFormat).toBe("json_object");
+    expect(await tokensLeft()).toBe(100_000 - 600 - 330 - 220);
+    await close();
+  });
+
+  it("counts a summary and a fact extraction with the tokenizer when the server reports no usage", async () => {
+    const model = new ScriptedModel([
+      { ...call("lookup", {}), usage: usage(500, 100) },
+      say("Summary: lookup said hi."),
+      say('{"facts": []}'),
+    ]);
+    const { service, sink, policy, close } = await start({
+      model,
+      storeUrl: sqliteUrl(),
+      settings: settingsOf({ limits: { user: { tokensPerDay: 100_000 } } }),
+      tools: [readTool("lookup")],
+      env: { AGENT_MAX_STEPS: "1", MEMORY_EXTRACT_FACTS: "true" },
+    });
+    await service.ask({ origin: slackOrigin("U1"), text: "look it up" }, sink);
+    open.splice(open.length - 1, 1);
+    await service.close();
+    const counter = TokenCounter.forModel("gpt-4o-mini");
+    const counted = (index: number, reply: string) =>
+      counter.countMessages(model.requests[index]!.messages) + counter.countTools(model.requests[index]!.tools) + counter.countText(reply);
+    const [allowance] = (await policy.allowances(slackOrigin("U1"))).filter((item) => item.limit === "tokens");
+    expect(allowance!.left).toBe(100_000 - 600 - counted(1, "Summary: lookup said hi.") - counted(2, '{"facts": []}'));
+    await close();
+  });
+
+  it("counts the last step of a run stopped at its checkpoint for a shutdown (the restart goes on after it)", async () => {
+    const model = new ScriptedModel([{ ...call("lookup", {}), usage: usage(500, 100), delayMs: 100 }]);
+    const { service, sink, policy, close } = await start({
+      model,
+      storeUrl: sqliteUrl(),
+      settings: settingsOf({ limits: { user: { tokensPerDay: 100_000 } } }),
+      tools: [readTool("lookup")],
+    });
+    const origin = slackOrigin("U1");
+    const outcome = service.ask({ origin, text: "look it up" }, sink).catch(() => undefined);
+    await until(() => model.requests.length === 1, "the first step");
+    open.splice(open.length - 1, 1);
+    await service.close(5_000);
+    await outcome;
+    const [allowance] = (await policy.allowances(origin)).filter((item) => item.limit === "tokens");
+    expect(allowance!.left).toBe(100_000 - 600);
+    await close();
   });
 
   it("counts with the tokenizer when the server reports no usage", async () => {

@@ -70,6 +70,7 @@ async function startBot(
     await store.close();
   });
   service.attach("console", { tools: [] });
+  await service.start();
   const events: AgentEvent[] = [];
   return { service, manager, events, sink: (event) => events.push(event) };
 }
@@ -158,9 +159,13 @@ describe("the filesystem server in a run", () => {
       serverConfig("ghost", { kind: "stdio", command: "/nonexistent/ghost", args: [], env: {} }),
     ]);
     const list = service.toolList("console");
-    expect(list).toContainEqual({ name: "calculator", effect: "read", up: true });
-    expect(list).toContainEqual({ name: "fs__write_file", server: "fs", effect: "write", up: true });
-    expect(list).toContainEqual({ name: "fs__read_text_file", server: "fs", effect: "read", up: true });
+    expect(list.tools).toContainEqual({ name: "calculator", effect: "read", up: true });
+    expect(list.tools).toContainEqual({ name: "fs__write_file", server: "fs", effect: "write", up: true });
+    expect(list.tools).toContainEqual({ name: "fs__read_text_file", server: "fs", effect: "read", up: true });
+    expect(list.servers).toEqual([
+      { name: "fs", state: { kind: "up", via: "stdio" }, tools: expect.any(Number) },
+      { name: "ghost", state: { kind: "failed", reason: "command not found: /nonexistent/ghost" }, tools: 0 },
+    ]);
   });
 });
 

@@ -14,14 +14,28 @@ import { startConsole } from "./support/console-harness.js";
 import { originalPath, startDiscordHarness } from "./support/fake-discord-harness.js";
 
 describe("/tools", () => {
-  it("lists each tool with its server, read or write, and whether the server is up", () => {
-    const text = toolListText([
-      { name: "calculator", effect: "read", up: true },
-      { name: "fs__read_text_file", server: "fs", effect: "read", up: true },
-      { name: "wiki__delete_page", server: "wiki", effect: "write", up: false },
-    ]);
+  it("lists each MCP server with its state and why it is not up, then each tool with its server, read or write", () => {
+    const text = toolListText({
+      tools: [
+        { name: "calculator", effect: "read", up: true },
+        { name: "fs__read_text_file", server: "fs", effect: "read", up: true },
+        { name: "wiki__delete_page", server: "wiki", effect: "write", up: false },
+      ],
+      servers: [
+        { name: "fs", state: { kind: "up", via: "stdio" }, tools: 1 },
+        { name: "wiki", state: { kind: "down", reason: "HTTP 502 from wiki.example:443" }, tools: 1 },
+        { name: "ghost", state: { kind: "failed", reason: "command not found: mcp-ghost" }, tools: 0 },
+        { name: "slow", state: { kind: "starting" }, tools: 0 },
+      ],
+    });
     expect(text).toBe(
       [
+        "MCP servers (4):",
+        "- fs: up (stdio), 1 tool",
+        "- wiki: down (HTTP 502 from wiki.example:443); retrying",
+        "- ghost: failed to start (command not found: mcp-ghost); retrying",
+        "- slow: starting",
+        "",
         "Tools (3):",
         "- calculator: read, built in",
         "- fs__read_text_file: read, MCP server fs (up)",
@@ -29,7 +43,10 @@ describe("/tools", () => {
         "A write asks for approval before it runs (unless the bot's policy says otherwise).",
       ].join("\n"),
     );
-    expect(toolListText([])).toBe("No tools are available.");
+    expect(toolListText({ tools: [], servers: [] })).toBe("No tools are available.");
+    expect(toolListText({ tools: [], servers: [{ name: "ghost", state: { kind: "failed", reason: "exit code 1" }, tools: 0 }] })).toBe(
+      "MCP servers (1):\n- ghost: failed to start (exit code 1); retrying\n\nNo tools are available.",
+    );
   });
 
   it("is a console command and a Slack command", () => {

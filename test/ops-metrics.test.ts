@@ -76,6 +76,7 @@ async function metered(model: ScriptedModel): Promise<{ service: RunningAgentSer
     observers: [metricsObserver(metrics)],
   });
   service.attach("console", { tools: [noteTool().tool] });
+  await service.start();
   cleanups.push(
     () => folder.remove(),
     () => store.close(),
@@ -184,7 +185,9 @@ describe("/metrics", () => {
       clock: () => now,
       observers: [metricsObserver(metrics, () => now)],
     });
-    service.attach("console", { tools: [noteTool().tool] });
+    // A surface that shows expiries (the console's does): an expiry nobody could be shown is not ended.
+    service.attach("console", { tools: [noteTool().tool], expired: () => {} });
+    await service.start();
     cleanups.push(
       () => folder.remove(),
       () => store.close(),

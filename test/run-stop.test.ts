@@ -36,13 +36,19 @@ afterEach(async () => {
   }
 });
 
-async function process(storeUrl: string, model: Model = hangingModel, tools: readonly Tool[] = []): Promise<RunningAgentService> {
-  const config = loadConfig({ STORE_URL: storeUrl, MEMORY_EXTRACT_FACTS: "false" });
+async function process(
+  storeUrl: string,
+  model: Model = hangingModel,
+  tools: readonly Tool[] = [],
+  env: Record<string, string> = {},
+): Promise<RunningAgentService> {
+  const config = loadConfig({ STORE_URL: storeUrl, MEMORY_EXTRACT_FACTS: "false", ...env });
   const store = await openStore(config.storeUrl, silentLogger);
   // "boss" approves on the console, as DISCORD_APPROVERS or SLACK_APPROVERS do on theirs.
   const authority = createAuthority({ approvers: { users: { console: ["boss"] } }, settings: fixedSettings() });
   const service = createAgentService({ config, model, store, logger: silentLogger, authority });
   service.attach("console", { tools });
+  await service.start();
   opened.push({ service, store });
   return service;
 }
@@ -132,6 +138,56 @@ describe("Stop", () => {
     expect(result.outcome.steps.flatMap((step) => step.calls)).toMatchObject([
       { tool: "post_note", outcome: "ok", result: "posted: hello" },
     ]);
+  });
+
+  it("lets a write the tool policy allows finish when a Stop comes during it, reports its real outcome, and starts no write after it", async () => {
+    let started: () => void = () => {};
+    const writing = new Promise<void>((resolve) => (started = resolve));
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const posted: string[] = [];
+    const postNote: Tool<{ text: string }> = {
+      name: "post_note",
+      description: "posts a note",
+      schema: z.object({ text: z.string() }),
+      effect: "write",
+      async execute({ text }, { signal }) {
+        started();
+        await released;
+        // The write is made either way; a tool that honours its signal would give up here if the Stop cancelled it.
+        posted.push(signal.aborted ? `${text} (cancelled)` : text);
+        return `posted: ${text}`;
+      },
+    };
+    let calls = 0;
+    const model: Model = {
+      name: "gpt-4o-mini",
+      complete: (request, signal) => {
+        calls += 1;
+        if (calls === 1)
+          return Promise.resolve({
+            content: null,
+            toolCalls: [
+              { id: "call_1", name: "post_note", arguments: '{"text":"hello"}' },
+              { id: "call_2", name: "post_note", arguments: '{"text":"again"}' },
+            ],
+          });
+        return hangingModel.complete(request, signal);
+      },
+    };
+    const service = await process(storeUrl(), model, [postNote], { TOOL_POLICY: "post_note=allow" });
+    const run = startRun(service);
+    const runId = await run.runId;
+    await writing;
+    expect(await service.stop({ runId, stoppedBy: { id: "alice", name: "Alice" }, surface: "console" })).toEqual({ kind: "stopping" });
+    release();
+    const outcome = await run.outcome;
+    expect(posted).toEqual(["hello"]);
+    expect(outcome).toMatchObject({ status: "answered", stop: { guard: "stopped", sentence: "Stopped by Alice." } });
+    const [first, second] = outcome.status === "answered" ? outcome.steps.flatMap((step) => step.calls) : [];
+    expect(first).toMatchObject({ tool: "post_note", outcome: "ok", result: "posted: hello" });
+    expect(second).toMatchObject({ tool: "post_note", callId: "call_2" });
+    expect(second?.outcome).not.toBe("ok");
   });
 });
 

@@ -136,6 +136,44 @@ describe("a run survives kill -9", () => {
     const shown = JSON.stringify(slack.calls.filter((call) => call.args.channel === "C0GENERAL").map((call) => call.args));
     expect(shown).toContain("outcome of this write is unknown");
   }, 60_000);
+
+  it("after a policy-allowed write finished and before its step's checkpoint: the restart knows it ran, and it is not made again", async () => {
+    const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
+    const port = await freePort();
+    const THREAD = "1700250000.000100";
+    // A real model's call ids are new in every reply; asked again without the write's result, it asks for the write again.
+    let replies = 0;
+    const script = (request: RecordedRequest) => {
+      if (toolResults(request).length > 0) return textReply(`Paid. (${toolResults(request).join(" | ")})`);
+      replies += 1;
+      return toolCallReply([
+        { name: "post_message", args: { channel: "C0RANDOM", text: "Pay invoice 7" }, id: `pay_${replies}` },
+        { name: "read_channel", args: { channel: "C0RANDOM" }, id: `read_${replies}` },
+      ]);
+    };
+    model.enqueue(...Array.from({ length: 10 }, () => script));
+    // The read after the write hangs once: the process is killed while it is in flight, after the write is done.
+    slack.fail("conversations.history", { hang: true });
+    const env = { TOOL_POLICY: "post_message=allow" };
+    const payments = () => slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM");
+
+    const first = await bot({ storeUrl, port, env });
+    await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> pay invoice 7 and check #random`, ts: THREAD }));
+    await slack.waitForCall("conversations.history", () => true, 15_000);
+    expect(payments()).toHaveLength(1);
+    await kill9(first);
+
+    const second = await bot({ storeUrl, port, env });
+    const answer = await slack
+      .waitForCall("chat.postMessage", (call) => String(call.args.text).startsWith("Paid."), 20_000)
+      .catch((error: Error) => {
+        throw new Error(`${error.message}\nfirst:\n${first.logs()}\nsecond:\n${second.logs()}`);
+      });
+    expect(payments()).toHaveLength(1);
+    // The model was told the write's real result, as the write returned it.
+    expect(answer.args.text).toContain("Posted to C0RANDOM (ts ");
+    expect(answer.args).toMatchObject({ channel: "C0GENERAL", thread_ts: THREAD });
+  }, 60_000);
 });
 
 /** When the process that owns the SQLite file (its pid in the `.owner` file) no longer runs; polls until `deadline` (performance.now()). */
@@ -272,7 +310,9 @@ describe("one process per SQLite file", () => {
     const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
     const first = await bot({ storeUrl, port: await freePort() });
     await expect(startBot({ slackApiUrl: slack.apiUrl, openaiBaseUrl: model.baseUrl, storeUrl, port: await freePort() })).rejects.toThrow(
-      new RegExp(`Cannot start: another bot process \\(pid ${first.child.pid}\\) already uses .*bot\\.sqlite`),
+      new RegExp(
+        `Cannot start: another bot process \\(instance [0-9a-f-]+, pid ${first.child.pid} on [^)]+\\) already uses .*bot\\.sqlite`,
+      ),
     );
     await kill9(first);
     await bot({ storeUrl, port: await freePort() });

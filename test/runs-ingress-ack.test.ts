@@ -82,6 +82,7 @@ async function startBot(mode: "http" | "socket", takeEvents = true): Promise<Bot
     },
   };
   await adapter.start();
+  await service.start();
   if (mode === "socket" && takeEvents) await fake.waitForSocket();
   const bot = { fake, store, adapter, service };
   running.push(bot);

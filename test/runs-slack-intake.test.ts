@@ -50,8 +50,8 @@ describe("Slack intake", () => {
 
     // The process stops with the read in flight; the next one takes the message up and reads the thread itself.
     await harness.service.close(20);
+    // The new process's start takes the message up.
     await harness.restart();
-    await harness.service.recover();
     await harness.fake.waitForCall(
       "chat.postMessage",
       (call) => call.args.text === "Here is what the thread says." && call.args.thread_ts === ROOT,
@@ -92,5 +92,18 @@ describe("Slack intake", () => {
       expect.arrayContaining(["<@U0BOB>: the deploy failed at 09:12", "<@U0CAROL>: the disk is full on web-3"]),
     );
     expect(threadText(model.requests[0]!).at(-1)).toBe("what went wrong?");
+  });
+
+  it("records under the run the message its answer was posted as, so a replay of the run does not answer again", async () => {
+    const harness = await startSlackHarness({ model: answering() });
+    open.push(harness);
+    await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> summarise`, ts: "1700300200.000100" }));
+    const runId = intakeIdFor("slack", "C0GENERAL:1700300200.000100");
+    await until(async () => (await harness.store.get(`answered:${runId}`)) !== undefined, "the answer's mark");
+    const answer = harness.fake
+      .threadMessages("C0GENERAL", "1700300200.000100")
+      .find((message) => message.text === "Here is what the thread says.")!;
+    expect(await harness.store.get(`answered:${runId}`)).toMatchObject({ messageId: answer.ts });
+    expect(await harness.store.get(`intake:${runId}`)).toMatchObject({ state: "done", result: "answered" });
   });
 });

@@ -62,9 +62,14 @@ describe("stops on a store this process owns", () => {
     const { store, reads, writes } = await recordedStore();
     const stops = stopsOn(store, false);
     const watch = stops.watch("run-1", alice);
-    expect(await stops.request("run-1", { id: "mallory" }, mayStop({ id: "mallory" }, false))).toEqual({ kind: "not_allowed", requester: alice });
+    expect(await stops.request("run-1", { id: "mallory" }, mayStop({ id: "mallory" }, false))).toEqual({
+      kind: "not_allowed",
+      requester: alice,
+    });
     expect(watch.signal.aborted).toBe(false);
-    expect(await stops.request("run-1", { id: "boss", name: "Boss" }, mayStop({ id: "boss", name: "Boss" }, true))).toEqual({ kind: "stopping" });
+    expect(await stops.request("run-1", { id: "boss", name: "Boss" }, mayStop({ id: "boss", name: "Boss" }, true))).toEqual({
+      kind: "stopping",
+    });
     expect(watch.signal.reason).toMatchObject({ guard: "stopped", sentence: "Stopped by Boss." });
     watch.dispose();
     expect(await stops.request("run-1", alice, mayStop(alice, false))).toEqual({ kind: "not_running" });
@@ -95,7 +100,10 @@ describe("stops on a shared store", () => {
     const other = stopsOn(store, true);
     const watch = running.watch("run-2", alice);
     await polls(2);
-    expect(await other.request("run-2", { id: "mallory" }, mayStop({ id: "mallory" }, false))).toEqual({ kind: "not_allowed", requester: alice });
+    expect(await other.request("run-2", { id: "mallory" }, mayStop({ id: "mallory" }, false))).toEqual({
+      kind: "not_allowed",
+      requester: alice,
+    });
     expect(await other.request("run-2", alice, mayStop(alice, false))).toEqual({ kind: "stopping" });
     expect(await aborted(watch.signal)).toMatchObject({ guard: "stopped", sentence: "Stopped by Alice." });
   });

@@ -47,7 +47,7 @@ describe("checkpoints", () => {
         sink: () => {},
         async finish(outcome) {
           finished.push(outcome);
-          return {};
+          return { messageId: "shown" };
         },
         fail: async () => {},
       }),

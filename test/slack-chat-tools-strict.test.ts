@@ -25,7 +25,8 @@ beforeEach(async () => {
 });
 afterEach(() => fake.close());
 
-const run = async (name: string, args: unknown, asked: ToolContext = context) => tools[name]!.execute(tools[name]!.schema.parse(args), asked);
+const run = async (name: string, args: unknown, asked: ToolContext = context) =>
+  tools[name]!.execute(tools[name]!.schema.parse(args), asked);
 
 describe("Slack chat tools against a strict Slack", () => {
   it("refuses a private channel when Slack withholds its details for lack of groups:read", async () => {

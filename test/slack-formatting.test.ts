@@ -85,7 +85,9 @@ describe("approval blocks", () => {
   });
 
   it("mentions approvers when there are others than the requester", () => {
-    expect(JSON.stringify(approvalBlocks(pending({}), { users: ["U0BOSS"], roles: [] }))).toContain("Only <@U0ALICE> or <@U0BOSS> can decide");
+    expect(JSON.stringify(approvalBlocks(pending({}), { users: ["U0BOSS"], roles: [] }))).toContain(
+      "Only <@U0ALICE> or <@U0BOSS> can decide",
+    );
   });
 
   it("truncates long arguments", () => {

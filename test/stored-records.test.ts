@@ -61,13 +61,14 @@ describe("records stored by the version before the surface core", () => {
       clock: () => WRITTEN_AT + 60_000,
     });
     await load(slack.store);
+    // A new process on that store: it takes up what was left unfinished.
+    await slack.restart();
     const { runId, callId } = fixture.runs.slack;
     const decided = await slack.service.decide({ runId, callId, decision: "approve", decidedBy: { id: "U0ALICE" } }, () => {});
     expect(decided).toMatchObject({ kind: "resumed", decision: "approve" });
     const answer = await slack.fake.waitForCall("chat.postMessage", (call) => call.args.text === "Posted the note from slack.");
     expect(answer.args).toMatchObject({ channel: "C0GENERAL", thread_ts: "1700400000.000100" });
 
-    await slack.service.recover();
     const old = await slack.fake.waitForCall("chat.postMessage", (call) => call.args.text === "It is 42.");
     expect(old.args).toMatchObject({ channel: "C0GENERAL", thread_ts: "1700400200.000100" });
   });
@@ -83,8 +84,8 @@ describe("records stored by the version before the surface core", () => {
     fake.addChannel({ id: DISCORD_CHANNEL, name: "old-channel", type: ChannelType.GuildText, guildId: fake.guild.id });
     await load(discord.store);
     const inChannel = new RegExp(`^/channels/${DISCORD_CHANNEL}/messages(/\\d+)?$`);
-
-    await discord.service.recover();
+    // A new process on that store: it takes up what was left unfinished.
+    await discord.restart([]);
     // The old token is unknown to Discord now: the answer goes to the channel, naming the requester.
     await fake.waitForCall(["POST", "PATCH"], inChannel, (call) => call.body.content === `<@${DISCORD_REQUESTER}> It is noon in UTC.`);
 

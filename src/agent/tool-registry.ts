@@ -45,7 +45,8 @@ function describeIssues(error: z.ZodError): string {
     .join("; ");
 }
 
-function resultText(value: unknown): string {
+/** The text a tool's return value is shown as. */
+export function resultText(value: unknown): string {
   if (typeof value === "string") return value;
   if (value === undefined || value === null) return "(no output)";
   try {

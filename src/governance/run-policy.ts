@@ -14,9 +14,7 @@ import { admitRun, allowances, recordTokens, type Allowance } from "./limits.js"
 import { refusalText, resetText, type Refusal } from "./refusal-text.js";
 import type { SettingsSource } from "./settings-source.js";
 
-export type Admission =
-  | { readonly kind: "admitted" }
-  | { readonly kind: "refused"; readonly refusal: Refusal; readonly text: string };
+export type Admission = { readonly kind: "admitted" } | { readonly kind: "refused"; readonly refusal: Refusal; readonly text: string };
 
 export interface RunPolicy {
   /** Access only (a command): nothing is counted. */

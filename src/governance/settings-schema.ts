@@ -57,7 +57,7 @@ export type SettingsCheck =
 
 /** One line per problem, each naming the field: `limits.user.runsPerMinute: expects a whole number`. */
 export function checkSettings(data: unknown): SettingsCheck {
-  const parsed = SettingsSchema.safeParse(data ?? {});
+  const parsed = SettingsSchema.safeParse(data);
   if (parsed.success) return { kind: "ok", settings: parsed.data };
   return {
     kind: "invalid",

@@ -19,19 +19,20 @@ import { createLocalWorkQueue } from "./local-work-queue.js";
 import { createPresenters } from "./presenters.js";
 import { STORE_RETRY, withRetries } from "./retry.js";
 import type { RunObserver } from "./run-observer.js";
-import { createRunner } from "./runner.js";
+import { createRunner, type Resumed } from "./runner.js";
 import { createRunStops } from "./run-stops.js";
 import { createFeedbackBook, type FeedbackBook } from "../memory/feedback.js";
 import type { WorkQueue } from "./work-queue.js";
 import { createWriteLedger } from "./write-ledger.js";
 import { warnAboutAllowedWrites } from "../agent/allowed-writes.js";
+import { meteredModel } from "../agent/metered-model.js";
 import { approvalKeySource } from "../agent/approval-key.js";
 import { createApprovalStore, type ClaimRecord, type StoredRun } from "../agent/approval-store.js";
 import { createContextLoaders } from "./context-loaders.js";
 import { createLoopDeps, historyTokenBudget } from "../agent/loop-deps.js";
 import type { LoopDeps } from "../agent/loop.js";
 import type { RunState } from "../agent/run-state.js";
-import type { AgentService, DecisionRequest, DecisionResult, ReplyHandle, SurfaceHooks, Task, ToolListing } from "./service.js";
+import type { AgentService, DecisionRequest, DecisionResult, ReplyHandle, SurfaceHooks, Task, ToolList, ToolListing } from "./service.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
 import { TokenCounter } from "../agent/token-counter.js";
 import { builtinTools } from "../agent/tools/builtin.js";
@@ -51,8 +52,8 @@ export interface AgentServiceDeps {
   readonly observers?: readonly RunObserver[];
   /** Tools that come and go (the MCP servers that are up), read before each model call; same array until they changed. */
   readonly toolSource?: () => readonly Tool[];
-  /** Every MCP tool with its server and whether that server is up, for `/tools`. */
-  readonly toolCatalog?: () => readonly ToolListing[];
+  /** Every MCP tool with its server and whether that server is up, and every MCP server with its state, for `/tools`. */
+  readonly toolCatalog?: () => ToolList;
   /** Where accepted work waits for a worker; default in-process (one bot process on SQLite). */
   readonly queue?: WorkQueue;
   /** Who may decide and stop runs; default: the requester and the approvers of the environment. */
@@ -62,13 +63,19 @@ export interface AgentServiceDeps {
 export interface RunningAgentService extends AgentService {
   /** Ends every due approval with its summary now; returns how many. Expiry items do it by themselves. */
   sweepExpiredApprovals(): Promise<number>;
-  /** Takes up what an earlier process left unfinished (messages, checkpoints, approvals); call once the surfaces are attached. Never rejects. */
-  recover(): Promise<void>;
+  /**
+   * Starts the queue's workers, then takes up what an earlier process left unfinished (messages,
+   * checkpoints, approvals). Call once, after every surface is attached: nothing queued runs
+   * before it, so no item is taken while its outcome has nowhere to be shown. Never rejects.
+   */
+  start(): Promise<void>;
   /** Starts no more queued work; runs in flight stop at their next checkpoint (bounded) to be continued by the next start. Does not close the store. */
   close(timeoutMs?: number): Promise<void>;
 }
 
 const FACT_EXTRACTION_TIMEOUT_MS = 30_000;
+const NOT_QUEUED_NOTE =
+  "Your decision is recorded, but the bot could not go on with the request just now (its work queue is unavailable). It goes on by itself as soon as it can: no need to click again.";
 const extractionTimeout = sharedTimeout(FACT_EXTRACTION_TIMEOUT_MS);
 
 /** Distinct channel setups kept built at once; more are rebuilt on demand. */
@@ -199,7 +206,11 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     const key = origin.conversationKey;
     try {
       const known = (await memory.list(key)).map((fact) => fact.text);
-      const facts = await extractFacts(model, { user: question, assistant: answer, known }, extractionTimeout(), logger);
+      // The extraction's tokens count in the daily limits like the run's own.
+      let used = 0;
+      const metered = runPolicy ? meteredModel(model, counter, (tokens) => (used += tokens)) : model;
+      const facts = await extractFacts(metered, { user: question, assistant: answer, known }, extractionTimeout(), logger);
+      if (used > 0) await runPolicy?.recordUsage(origin, used);
       if (facts.length > 0) {
         // Facts found are not dropped because the store blinked: the write is retried (bounded).
         const result = await withRetries(
@@ -231,7 +242,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     background.add(extraction);
   }
 
-  const presenters = createPresenters(logger);
+  const presenters = createPresenters();
   // A stop request outlives the longest run, so a process that polls late still sees it.
   // Only on Redis can a Stop click land on another process than the run's (one process owns an SQLite file).
   const stops = createRunStops({
@@ -261,6 +272,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
       return { status: "answered", runId: newRunId(), answer: admission.text, steps: [], usage: { promptTokens: 0, completionTokens: 0 } };
     },
     afterAnswer,
+    showsExpiry: (surface) => surfaces.get(surface)?.expired !== undefined,
     expired(surface, pending, outcome) {
       try {
         surfaces.get(surface)?.expired?.(pending, outcome);
@@ -287,11 +299,9 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
    * Queues the resume of a decision this call claimed. A surface with a presenter shows the rest
    * of the run from whichever process runs it; otherwise (the console) the caller waits for it here.
    */
-  function resumeQueued(run: StoredRun, sink: EventSink, reply?: ReplyHandle): Promise<RunOutcome | undefined> {
+  function resumeQueued(run: StoredRun, sink: EventSink, reply?: ReplyHandle): Promise<Resumed> {
     return runner.resume(run, presenters.has(run.state.origin.surface) ? undefined : sink, reply);
   }
-
-  runner.start();
 
   const service: RunningAgentService = {
     attach(surface, hooks) {
@@ -327,19 +337,20 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
       if (now >= run.pending.expiresAt) {
         const claim = await store.claim(request.runId, request.callId, { decision: "expired" }, now);
         if (!claim.won) return priorDecision(claim.existing) ?? EXPIRED;
-        const outcome = await resumeQueued(run, sink, request.reply);
+        const { outcome } = await resumeQueued(run, sink, request.reply);
         return outcome ? { kind: "expired", outcome } : { kind: "expired" };
       }
       // Claimed before it is applied: a crash in between is finished by the next start or the expiry item, never stranded.
       const claim = await store.claim(request.runId, request.callId, { decision: request.decision, decidedBy: request.decidedBy }, now);
       if (!claim.won) return priorDecision(claim.existing) ?? EXPIRED;
-      const outcome = await resumeQueued(run, sink, request.reply);
-      return outcome ? { kind: "resumed", decision: request.decision, outcome } : { kind: "resumed", decision: request.decision };
+      const { queued, outcome } = await resumeQueued(run, sink, request.reply);
+      return { kind: "resumed", decision: request.decision, ...(outcome ? { outcome } : {}), ...(queued ? {} : { note: NOT_QUEUED_NOTE }) };
     },
 
     toolList(surface) {
       const own: ToolListing[] = toolsOf(surface).map((tool) => ({ name: tool.name, effect: tool.effect, up: true }));
-      return [...own, ...(deps.toolCatalog?.() ?? [])];
+      const mcp = deps.toolCatalog?.() ?? { tools: [], servers: [] };
+      return { tools: [...own, ...mcp.tools], servers: mcp.servers };
     },
 
     rememberedFacts: (conversationKey) => memory.list(conversationKey),
@@ -347,7 +358,8 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
 
     sweepExpiredApprovals: () => runner.sweep(),
 
-    async recover() {
+    async start() {
+      runner.start();
       await runner
         .recover()
         .catch((error: unknown) =>

@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { ApprovalStore, StoredRun } from "../agent/approval-store.js";
 import { continueAgent, resumeAgent, RunInterruptedError, type Resolution } from "../agent/loop.js";
 import type { OriginUpgrade, RunPresenter } from "./service.js";
+import { SurfaceUnavailableError } from "../errors.js";
 import { observeRun } from "./run-observer.js";
 import { untilAborted, type RunWork } from "./run-work.js";
 import type { WorkItem } from "./work-queue.js";
@@ -39,6 +40,13 @@ export async function handleApproval(
   }
   const run = upgradedRun(deps.upgrade, loaded.run);
   if (run.pending.callId !== item.callId) return false;
+  // A replay: the run answered before its approval record could be removed (see answer-marks.ts).
+  if (await work.answeredBefore(item.runId)) {
+    logger.info({ runId: item.runId }, "a run's answer was shown already; its approval record goes, nothing is shown again");
+    await approvals.remove(item.runId);
+    await checkpoints.remove(item.runId);
+    return true;
+  }
   let claim = await approvals.decisionOf(item.runId, item.callId);
   if (!claim) {
     if (item.kind === "resume") return false;
@@ -59,17 +67,17 @@ export async function handleApproval(
   const waiting = presenters.isWaiting(key);
   const origin = run.state.origin;
   const reply = ReplySchema.safeParse(await store.get(replyKey(item.runId, item.callId)));
-  const presenter: RunPresenter =
-    waiting || resolution.kind === "decided" || reply.success
-      ? presenters.presenterFor(key, origin, run.state.question, reply.success ? reply.data : undefined)
-      : {
-          sink: () => {},
-          async finish(outcome) {
-            deps.expired(origin.surface, run.pending, outcome);
-            return {};
-          },
-          fail: async (error) => logger.error({ err: error, runId: item.runId }, "an expired approval's run failed"),
-        };
+  const byPresenter = waiting || resolution.kind === "decided" || reply.success;
+  // Nobody here could see the outcome: the run is not resumed, and the claimed decision waits for a retry (or a process that can).
+  if (byPresenter ? !presenters.canShow(key, origin.surface) : !deps.showsExpiry(origin.surface))
+    throw new SurfaceUnavailableError(origin.surface, key);
+  const presenter: RunPresenter = byPresenter
+    ? presenters.presenterFor(key, origin, run.state.question, reply.success ? reply.data : undefined)
+    : {
+        sink: () => {},
+        finish: async (outcome) => void deps.expired(origin.surface, run.pending, outcome),
+        fail: async (error) => logger.error({ err: error, runId: item.runId }, "an expired approval's run failed"),
+      };
   const sink = deps.sinkFor(origin, presenter.sink, run.pending.tool);
   const loopDeps = deps.depsFor(origin);
   // A checkpoint past the paused step means the decision was applied before a crash: go on from there.
@@ -87,7 +95,9 @@ export async function handleApproval(
       sink,
       (watched) =>
         later
-          ? withUnknownWrites(later.state, watched).then((state) => continueAgent(state, loopDeps, watched, hooks))
+          ? withUnknownWrites(later.state, watched, (result) => loopDeps.tools.observation(result)).then((state) =>
+              continueAgent(state, loopDeps, watched, hooks),
+            )
           : resumeAgent(run.state, resolution, loopDeps, watched, hooks),
     ).finally(() => stop?.dispose());
     const result = await untilAborted(running, signal);

@@ -1,6 +1,7 @@
 // A worker's handling of one recorded message: run it, or continue it from its checkpoint
 // (the model is not asked again for steps already done), and show it through its presenter.
 import { newRunId } from "./run-id.js";
+import { SurfaceUnavailableError } from "../errors.js";
 import { continueAgent, runAgent, RunInterruptedError } from "../agent/loop.js";
 import type { OriginUpgrade, RunPresenter, Task } from "./service.js";
 import type { RunOutcome } from "../agent/types.js";
@@ -31,7 +32,17 @@ export async function handleRun(
       await intake.drop(item.intakeId);
       return;
     }
+    // A replay: the answer went out before the record could be marked done (see answer-marks.ts).
+    if (loaded.record.state === "running" && (await work.answeredBefore(loaded.record.id))) {
+      logger.info({ intakeId: item.intakeId }, "a message's answer was shown already; it is marked done, not answered again");
+      await intake.update({ ...loaded.record, state: "done", result: "answered" });
+      await checkpoints.remove(loaded.record.id);
+      return;
+    }
     if (loaded.record.state === "done") return;
+    // Nobody here could see it: it is not started, so its record stays unfinished for a retry (or a process that can).
+    const { surface } = loaded.record.task.origin;
+    if (!presenters.canShow(item.intakeId, surface)) throw new SurfaceUnavailableError(surface, item.intakeId);
     record = { ...loaded.record, state: "running", owner: bootId };
     await intake.update(record);
   }
@@ -78,7 +89,9 @@ export async function handleRun(
       audited,
       (watched) =>
         saved.kind === "found"
-          ? withUnknownWrites(saved.state, watched).then((state) => continueAgent(state, loopDeps, watched, hooks))
+          ? withUnknownWrites(saved.state, watched, (result) => loopDeps.tools.observation(result)).then((state) =>
+              continueAgent(state, loopDeps, watched, hooks),
+            )
           : deps
               .buildContext(task)
               .then((context) => runAgent({ runId, origin: task.origin, question: task.text, context }, loopDeps, watched, hooks)),

@@ -8,13 +8,14 @@ import type { OriginUpgrade, RunPresenter, Task } from "./service.js";
 import type { ChatMessage, EventSink, PendingApproval, RunOutcome, Surface, TaskOrigin } from "../agent/types.js";
 import type { Logger } from "../logger.js";
 import type { KeyValueStore } from "../memory/types.js";
+import { createAnswerMarks, type AnswerMark } from "./answer-marks.js";
 import { createCheckpointStore, UNRECORDED_RUN, type CheckpointStore, type CheckpointWriter } from "./checkpoint-store.js";
 import { createIntakeStore, type IntakeRecord, type IntakeStore } from "./intake-store.js";
 import type { Presenters } from "./presenters.js";
 import type { RunObserver } from "./run-observer.js";
 import type { RunStops } from "./run-stops.js";
 import type { WorkItem, WorkQueue } from "./work-queue.js";
-import { withUnknownOutcomes } from "./unknown-writes.js";
+import { withUnknownOutcomes, type Observe } from "./unknown-writes.js";
 import { knownCallIds, type WriteLedger } from "./write-ledger.js";
 
 export interface RunnerDeps {
@@ -40,6 +41,8 @@ export interface RunnerDeps {
   refusal(task: Task): Promise<Extract<RunOutcome, { status: "answered" }> | undefined>;
   /** Writes after an answer (history in the run's turn, facts after it). Must not throw. */
   afterAnswer(state: RunState, outcome: Extract<RunOutcome, { status: "answered" }>): Promise<void>;
+  /** True when a surface here shows an approval that expired with no caller waiting (it registered an expiry handler). */
+  showsExpiry(surface: Surface): boolean;
   /** An approval ended by expiry that no caller here waited for. */
   expired(surface: Surface, pending: PendingApproval, outcome: RunOutcome): void;
   /** Reads an origin loaded from the store as this version does (a record of an older version gets its scope). */
@@ -56,10 +59,12 @@ export interface RunWork {
   stopSignal(signal: AbortSignal): { readonly aborted: boolean };
   /** None for a run nobody could continue (UNRECORDED_RUN): the loop then builds no state to save between steps. */
   checkpointHook(writer: CheckpointWriter, runId: string): ((state: RunState) => Promise<void>) | undefined;
-  /** Shows the outcome (saving a pause first) and does the writes after it; the answer goes out before history and facts. */
+  /** Shows the outcome (saving a pause first) and does the writes after it; the answer goes out, and is marked shown, before history and facts. */
   conclude(result: LoopResult, presenter: RunPresenter, writer: CheckpointWriter, record?: IntakeRecord): Promise<RunOutcome>;
-  /** The saved state plus a step for each write that started after it and never finished, shown on `sink`. */
-  withUnknownWrites(state: RunState, sink: EventSink): Promise<RunState>;
+  /** Whether this run's answer was shown already (a replay of its tail must not show it again). Rejects when the store fails. */
+  answeredBefore(runId: string): Promise<AnswerMark | undefined>;
+  /** The saved state plus a step for the writes the ledger holds and the state does not show, with their outcomes, shown on `sink`. */
+  withUnknownWrites(state: RunState, sink: EventSink, observe: Observe): Promise<RunState>;
   interrupted(key: string, presenter: RunPresenter): Promise<void>;
 }
 
@@ -90,6 +95,7 @@ export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<
 export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork {
   const { queue, presenters, logger, clock } = deps;
   const intake = createIntakeStore(deps.store);
+  const answers = createAnswerMarks(deps.store);
 
   function checkpointHook(writer: CheckpointWriter, runId: string) {
     if (writer === UNRECORDED_RUN) return undefined;
@@ -145,11 +151,19 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
   ): Promise<RunOutcome> {
     const outcome = await storePause(result);
     const posted = await presenter.finish(outcome);
-    if (!posted && outcome.status === "answered") {
-      // Never done without a post: the record stays unfinished, with its checkpoints, for the next start.
-      // (A pause is kept in the store whether or not its request showed: its expiry ends it with a summary.)
-      logger.warn({ runId: result.state.runId }, "the outcome could not be posted; the next start answers this message");
+    if (outcome.status === "answered" && record && !posted) {
+      // Never done without a post: the message stays unfinished, with its checkpoints, and the next start answers it.
+      logger.warn({ runId: result.state.runId }, "the answer could not be posted; the next start answers this message");
       return outcome;
+    }
+    // Before anything that ends the run's replay (the intake record, the checkpoints, the approval record): see answer-marks.ts.
+    if (outcome.status === "answered" && writer !== UNRECORDED_RUN) {
+      const runId = result.state.runId;
+      await answers
+        .record(runId, { at: clock(), ...(posted ? { messageId: posted.messageId } : {}) })
+        .catch((error: unknown) =>
+          logger.warn({ err: error, runId }, "could not record that a run's answer was shown; a replay of the run could show it again"),
+        );
     }
     if (record) {
       // The reply handle (an interaction token) is not kept once the message is answered.
@@ -165,16 +179,13 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
     return outcome;
   }
 
-  async function withUnknownWrites(state: RunState, sink: EventSink): Promise<RunState> {
-    const unfinished = await deps.ledger.unfinished(state.runId);
+  async function withUnknownWrites(state: RunState, sink: EventSink, observe: Observe): Promise<RunState> {
     const known = knownCallIds(
       state.steps.flatMap((step) => step.calls),
       state.messages,
     );
-    const added = withUnknownOutcomes(
-      state,
-      unfinished.filter((entry) => !known.has(entry.callId)),
-    );
+    const unknown = (await deps.ledger.entries(state.runId)).filter((entry) => !known.has(entry.callId));
+    const added = withUnknownOutcomes(state, unknown, observe);
     for (const event of added.events) sink(event);
     return added.state;
   }
@@ -198,6 +209,7 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
     }),
     checkpointHook,
     conclude,
+    answeredBefore: (runId) => answers.find(runId),
     withUnknownWrites,
     interrupted,
   };

@@ -11,6 +11,8 @@ import { intakeDecision, intakeIdFor, type IntakeRecord } from "./intake-store.j
 import { handleRun } from "./run-item.js";
 import { createRunWork, type RunnerDeps } from "./run-work.js";
 import type { WorkItem } from "./work-queue.js";
+import { withRetries, type RetryPolicy } from "./retry.js";
+import { setTimeout as sleep } from "node:timers/promises";
 
 export type { RunnerDeps };
 
@@ -18,8 +20,12 @@ export interface Runner {
   submit(task: Task, receipt: string): Promise<SubmitResult>;
   /** Runs a task that is not recorded (the console): resolves with its outcome. */
   ask(task: Task, sink: EventSink): Promise<RunOutcome>;
-  /** Queues the resume of a claimed decision; with `sink`, a caller here waits for its outcome; `reply` says how to answer through the click. */
-  resume(run: StoredRun, sink?: EventSink, reply?: ReplyHandle): Promise<RunOutcome | undefined>;
+  /**
+   * Queues the resume of a claimed decision, trying again while the queue is down; with `sink`, a
+   * caller here waits for its outcome; `reply` says how to answer through the click. `queued: false`:
+   * not queued yet, and still tried in the background until it is (or, after a restart, by recover).
+   */
+  resume(run: StoredRun, sink?: EventSink, reply?: ReplyHandle): Promise<Resumed>;
   /** Ends the due approvals (SQLite's expiry); resolves with how many runs it ended. */
   sweep(): Promise<number>;
   /** Starts the workers. */
@@ -28,6 +34,17 @@ export interface Runner {
   recover(): Promise<void>;
   close(graceMs: number): Promise<void>;
 }
+
+export interface Resumed {
+  readonly queued: boolean;
+  /** For a caller that waited (`sink`). */
+  readonly outcome?: RunOutcome;
+}
+
+/** A claimed decision's resume is tried this long while the person who clicked waits (about 1.4 s)… */
+const RESUME_RETRY: RetryPolicy = { attempts: 4, firstDelayMs: 200, maxDelayMs: 800 };
+/** …then in the background, waiting twice as long each time up to the maximum, until it is queued or the runner closes. */
+const RESUME_BACKGROUND_RETRY = { firstDelayMs: 500, maxDelayMs: 30_000 };
 
 /** Bounds the memory of failed runs (they are rare: a store that failed mid-run); the next start takes up any forgotten one. */
 const MAX_FAILED_RUNS = 10_000;
@@ -42,6 +59,24 @@ export function createRunner(deps: RunnerDeps): Runner {
   const itemDone = new Map<string, (ended: boolean) => void>();
   // Messages whose run failed here before it could finish: a redelivery takes them up again instead of waiting for a restart.
   const failedRuns = new Set<string>();
+
+  /** Tries `add` until it succeeds or the runner closes (the next start's recover queues a claimed decision then). */
+  async function keepQueueing(add: () => Promise<void>, runId: string): Promise<void> {
+    for (let delay = RESUME_BACKGROUND_RETRY.firstDelayMs; ; delay = Math.min(RESUME_BACKGROUND_RETRY.maxDelayMs, delay * 2)) {
+      try {
+        await sleep(delay, undefined, { signal: stopping.signal });
+      } catch {
+        return;
+      }
+      try {
+        await add();
+        deps.logger.info({ runId }, "a decision's resume is queued now");
+        return;
+      } catch (error) {
+        deps.logger.warn({ err: error, runId }, "still could not queue a decision's resume; trying again");
+      }
+    }
+  }
 
   async function handle(item: WorkItem, signal: AbortSignal): Promise<void> {
     let ended = false;
@@ -103,10 +138,26 @@ export function createRunner(deps: RunnerDeps): Runner {
         runId: run.state.runId,
         callId: run.pending.callId,
       };
-      if (reply) await store.set(replyKey(item.runId, item.callId), reply, REPLY_TTL_MS);
       const outcome = sink ? presenters.wait(approvalKey(item.runId, item.callId), sink) : undefined;
-      await queue.add(item);
-      return outcome;
+      const add = async () => {
+        if (reply) await store.set(replyKey(item.runId, item.callId), reply, REPLY_TTL_MS);
+        await queue.add(item);
+      };
+      const retrying = (error: unknown, attempt: number) =>
+        deps.logger.warn({ err: error, runId: item.runId, attempt }, "could not queue a decision's resume; trying again");
+      const queued = await withRetries(add, RESUME_RETRY, retrying).then(
+        () => true,
+        (error: unknown) => {
+          deps.logger.error(
+            { err: error, runId: item.runId },
+            "could not queue a decision's resume; it is recorded, and queued once the queue is back",
+          );
+          void keepQueueing(add, item.runId);
+          return false;
+        },
+      );
+      // A caller waiting here (the console) waits for the run however long its queueing takes.
+      return outcome ? { queued, outcome: await outcome } : { queued };
     },
 
     async sweep() {

@@ -1,4 +1,4 @@
-// What adapters call. Adapters only see this interface and the loop's events.
+// What surfaces call. Surfaces only see this interface and the loop's events.
 import type {
   AgentEvent,
   ChatMessage,
@@ -50,8 +50,11 @@ export interface DecisionRequest {
 }
 
 export type DecisionResult =
-  /** `outcome` is absent when the surface's presenter shows the rest of the run (it may run in another process). */
-  | { readonly kind: "resumed"; readonly decision: Decision; readonly outcome?: RunOutcome }
+  /**
+   * `outcome` is absent when the surface's presenter shows the rest of the run (it may run in another process);
+   * `note` is for the person who decided (the decision is recorded, but the run could not go on at once).
+   */
+  | { readonly kind: "resumed"; readonly decision: Decision; readonly outcome?: RunOutcome; readonly note?: string }
   | { readonly kind: "not_allowed"; readonly requester: Person }
   | { readonly kind: "already_decided"; readonly decision: Decision; readonly decidedBy: Person }
   | { readonly kind: "expired"; readonly outcome?: RunOutcome }
@@ -80,10 +83,26 @@ export interface ToolListing {
   readonly up: boolean;
 }
 
-/** What a presenter posted for a run's outcome; undefined from `finish` when nothing could be posted. */
-export interface Posted {
-  /** The platform's id of the message that carries the outcome, when it has one. */
-  readonly messageId?: string;
+/** One configured MCP server in `/tools`, also one that failed to start or never connected, with why. */
+export interface ToolServerListing {
+  readonly name: string;
+  readonly state:
+    | { readonly kind: "starting" }
+    | { readonly kind: "up"; readonly via: string }
+    | { readonly kind: "down" | "failed"; readonly reason: string };
+  /** Tools known of it: the current ones while up, the last known ones otherwise. */
+  readonly tools: number;
+}
+
+/** What `/tools` shows: the names are the ones the model is offered. */
+export interface ToolList {
+  readonly tools: readonly ToolListing[];
+  readonly servers: readonly ToolServerListing[];
+}
+
+/** Where a surface posted a run's answer: the runner records it, so a replay of the run never answers twice. */
+export interface PostedAnswer {
+  readonly messageId: string;
 }
 
 /** Shows one run on a surface: built from the run's origin alone, so any process can show any run. */
@@ -91,10 +110,11 @@ export interface RunPresenter {
   /** Must not throw. */
   readonly sink: EventSink;
   /**
-   * Shows the outcome: the answer, or the approval request. Must not throw. Undefined when it
-   * could not be posted: the message stays unfinished, so the next start answers it.
+   * Shows the outcome: the answer (telling the message it was posted as), or the approval request.
+   * Must not throw. Undefined for an answer that could not be posted: the message stays
+   * unfinished, so the next start answers it.
    */
-  finish(outcome: RunOutcome): Promise<Posted | undefined>;
+  finish(outcome: RunOutcome): Promise<PostedAnswer | undefined>;
   /** The run could not produce an outcome at all: tells the person so. Must not throw. */
   fail(error: unknown): Promise<void>;
 }
@@ -153,7 +173,7 @@ export interface AgentService {
   /** 👍 / 👎 on answers, shared by every process on the store; each vote is logged with the totals. */
   readonly feedback: FeedbackBook;
   /** Every tool a run on this surface may be offered (built in, the surface's, MCP servers' also while down), for `/tools`. */
-  toolList(surface: Surface): readonly ToolListing[];
+  toolList(surface: Surface): ToolList;
   rememberedFacts(conversationKey: string): Promise<readonly Fact[]>;
   /** Clears the conversation's long-term memory; returns how many facts were removed. */
   forget(conversationKey: string): Promise<number>;

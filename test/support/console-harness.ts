@@ -95,6 +95,7 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
   const attached: AttachedSurface = attach(surface, { service, governance, store, logger: silentLogger });
   await attached.start();
   const adapter: ConsoleAdapter = { closed: surface.closed, stop: () => attached.stopIntake(1_000) };
+  await service.start();
 
   return {
     adapter,

@@ -2,6 +2,8 @@
 // model, SQLite store in a temp folder) and the real adapter with the real discord.js
 // client. `restart` replaces the service and the adapter as a new process would, on the
 // same store.
+import { createLocalWorkQueue } from "../../src/runs/local-work-queue.js";
+import type { WorkQueue } from "../../src/runs/work-queue.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -42,6 +44,8 @@ export interface HarnessOptions {
     approverRole: string;
     fake: FakeDiscord;
   }) => Settings;
+  /** Puts a fault between the service and its (in-process) work queue. */
+  readonly wrapQueue?: (queue: WorkQueue) => WorkQueue;
 }
 
 export interface DiscordHarness {
@@ -110,6 +114,7 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
       ...(options.clock ? { clock: options.clock } : {}),
       runPolicy: governance.runPolicy,
       authority: governance.authority,
+      ...(options.wrapQueue ? { queue: options.wrapQueue(createLocalWorkQueue(silentLogger)) } : {}),
     });
     const surface = createDiscordSurface({
       config: config.discord!,
@@ -118,7 +123,13 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
       ...options.adapter,
     });
     let core: SurfaceCore<DiscordClicked> | undefined;
-    const watched = { ...surface, start: (flows: SurfaceCore<DiscordClicked>) => surface.start((core = flows)) };
+    const watched = {
+      ...surface,
+      start: (flows: SurfaceCore<DiscordClicked>) => {
+        core = flows;
+        return surface.start(flows);
+      },
+    };
     const attached: AttachedSurface = attach(watched, {
       service,
       governance,
@@ -127,6 +138,7 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
       ...(options.clock ? { clock: options.clock } : {}),
     });
     await attached.start();
+    await service.start();
     const adapter = { stop: () => attached.stopIntake(options.stopGraceMs ?? 6_000), core: core! };
     return { model, store, service, adapter, attached, governance };
   };

@@ -27,7 +27,7 @@ export function stubService(overrides: Partial<AgentService> = {}): StubService 
       recent: async () => [],
       totals: async () => ({ up: 0, down: 0 }),
     },
-    toolList: () => [],
+    toolList: () => ({ tools: [], servers: [] }),
     rememberedFacts: async () => [],
     forget: async () => 0,
     ...overrides,

@@ -1,6 +1,8 @@
 // The Slack adapter wired to the REAL agent service (scripted model, SQLite store in a temp
 // folder) and a fake Slack, in HTTP or Socket Mode. restart() replaces the adapter and the
 // service while keeping the store, like a process restart.
+import { createLocalWorkQueue } from "../../src/runs/local-work-queue.js";
+import type { WorkQueue } from "../../src/runs/work-queue.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -57,6 +59,8 @@ export interface HarnessOptions {
   readonly streamLimits?: StreamLimits;
   /** The settings file's content: access, limits, channels (governance wired like app.ts does). */
   readonly settings?: Settings;
+  /** Puts a fault between the service and its (in-process) work queue. */
+  readonly wrapQueue?: (queue: WorkQueue) => WorkQueue;
 }
 
 function captureLogs(lines: Array<Record<string, unknown>>): Logger {
@@ -102,6 +106,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
       clock: options.clock,
       runPolicy: governance.runPolicy,
       authority: governance.authority,
+      ...(options.wrapQueue ? { queue: options.wrapQueue(createLocalWorkQueue(logger)) } : {}),
     });
     const surface = createSlackSurface({
       config: config.slack!,
@@ -111,10 +116,16 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
     });
     let core: SurfaceCore<SlackClicked> | undefined;
     const watched: SlackSurface = Object.create(surface, {
-      start: { value: (flows: SurfaceCore<SlackClicked>) => surface.start((core = flows)) },
+      start: {
+        value: (flows: SurfaceCore<SlackClicked>) => {
+          core = flows;
+          return surface.start(flows);
+        },
+      },
     });
     const attached = attach(watched, { service, governance, store, logger, ...(options.clock ? { clock: options.clock } : {}) });
     await attached.start();
+    await service.start();
     const adapter: SlackAdapter = {
       surface,
       get port() {

@@ -49,6 +49,8 @@ export interface Failure {
   readonly times?: number;
   /** Record the call and never answer it (a process killed during the call). */
   readonly hang?: true;
+  /** Answer the call normally, but only once this settles (a slow platform the test releases). */
+  readonly holdUntil?: Promise<void>;
 }
 
 export type ChannelKind = "public" | "private" | "im" | "mpim";

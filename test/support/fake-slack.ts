@@ -293,6 +293,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       record({ method, args, status: failure.status });
       return;
     }
+    if (failure?.holdUntil) await failure.holdUntil;
     const handler = handlers[method];
     const result = failure?.error ? { ok: false, error: failure.error } : handler ? handler(args) : { ok: false, error: "unknown_method" };
     response.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(result));

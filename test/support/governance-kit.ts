@@ -65,6 +65,7 @@ export async function governedService(options: {
   });
   service.attach("slack", { tools: options.tools ?? [] });
   service.attach("console", { tools: options.tools ?? [] });
+  await service.start();
   const events: AgentEvent[] = [];
   return {
     service,

@@ -37,7 +37,8 @@ function baseTools(server: McpServer): void {
   );
 }
 
-export async function startMcpHttpServer(options: { sseOnly?: boolean } = {}): Promise<TestMcpHttpServer> {
+/** `token`: requests without `Authorization: Bearer <token>` are answered 401, as by a server behind a gateway. */
+export async function startMcpHttpServer(options: { sseOnly?: boolean; token?: string } = {}): Promise<TestMcpHttpServer> {
   const requests: TestMcpHttpServer["requests"] = [];
   const sessions = new Map<string, Transport & { handleRequest?: unknown }>();
   const servers: McpServer[] = [];
@@ -87,6 +88,10 @@ export async function startMcpHttpServer(options: { sseOnly?: boolean } = {}): P
   const http = createServer((req, res) => {
     requests.push({ method: req.method ?? "", headers: req.headers });
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (options.token !== undefined && req.headers.authorization !== `Bearer ${options.token}`) {
+      res.writeHead(401, { "www-authenticate": "Bearer" }).end();
+      return;
+    }
     const handled = options.sseOnly ? legacy(req, res, url) : streamable(req, res);
     handled.catch(() => {
       if (!res.headersSent) res.writeHead(500).end();

@@ -47,6 +47,8 @@ export function originFor(requester = "alice", conversation = "console:approvals
 
 export interface ServiceHarness {
   readonly service: RunningAgentService;
+  /** The console tools it was attached with (a test that attaches again keeps them). */
+  readonly tools: readonly Tool[];
   readonly store: KeyValueStore;
   readonly config: Config;
   readonly events: AgentEvent[];
@@ -67,6 +69,8 @@ export async function startService(options: {
   approvers?: readonly string[];
   /** What an approval nobody decided in time tells the console. */
   expired?: SurfaceHooks["expired"];
+  /** False: the caller attaches its presenters first and calls service.start() (default: started here). */
+  start?: boolean;
 }): Promise<ServiceHarness> {
   const config = loadConfig({ STORE_URL: options.storeUrl, MEMORY_EXTRACT_FACTS: "false", ...options.env });
   const real = await openStore(config.storeUrl, silentLogger);
@@ -81,9 +85,11 @@ export async function startService(options: {
     authority,
   });
   service.attach("console", { tools: options.tools ?? [], ...(options.expired ? { expired: options.expired } : {}) });
+  if (options.start !== false) await service.start();
   const events: AgentEvent[] = [];
   return {
     service,
+    tools: options.tools ?? [],
     store,
     config,
     events,

@@ -80,7 +80,9 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
         }
       : {}),
     expired: (pending, outcome) =>
-      surface.expired ? surface.expired(pending, outcome) : inFlight.track("showing an expired approval", showExpiry(ctx, pending, outcome)),
+      surface.expired
+        ? surface.expired(pending, outcome)
+        : inFlight.track("showing an expired approval", showExpiry(ctx, pending, outcome)),
   });
 
   /** Work after the ack, tracked for shutdown. */

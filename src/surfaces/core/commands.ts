@@ -48,8 +48,7 @@ export const COMMANDS: readonly Command[] = [
   {
     name: "memory",
     summary: "Show what the agent remembers about this conversation",
-    answer: async (request) =>
-      memoryText(await request.ctx.service.rememberedFacts(conversationOf(request)), request.ctx.surface.format),
+    answer: async (request) => memoryText(await request.ctx.service.rememberedFacts(conversationOf(request)), request.ctx.surface.format),
   },
   {
     name: "forget",

@@ -29,7 +29,10 @@ export async function decide<C, R>(ctx: CoreContext<C, R>, click: DecisionClick<
     );
     switch (result.kind) {
       case "resumed":
-        return settle({ kind: "decided", decision: result.decision, by: person });
+        await settle({ kind: "decided", decision: result.decision, by: person });
+        // The decision is recorded but the run could not go on at once: the person hears it goes on by itself.
+        if (result.note) await ctx.tell(at, result.note);
+        return;
       case "expired":
         return settle({ kind: "expired" });
       case "already_decided":

@@ -65,9 +65,8 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
         return display.answer({ runId: id, answer, steps, question: deps.question, ...(stop ? { stop } : {}) });
       }
       const ref = await display.approval({ pending: outcome.pending, deciders: deps.deciders });
-      if (ref === undefined) return undefined;
-      await deps.refs.remember(outcome.pending, ref);
-      return {};
+      if (ref !== undefined) await deps.refs.remember(outcome.pending, ref);
+      return undefined;
     },
     async fail(error) {
       logger.error({ err: error, runId }, "the run failed without an answer");
@@ -77,4 +76,3 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
     },
   };
 }
-

@@ -7,7 +7,7 @@
 import type { z } from "zod";
 import type { PendingApproval, Person, RunOutcome, Surface, TaskOrigin, Tool } from "../../agent/types.js";
 import type { LinkStyle } from "../../governance/command-text.js";
-import type { ContextLoader, OriginUpgrade, Posted, ReplyHandle } from "../../runs/service.js";
+import type { ContextLoader, OriginUpgrade, PostedAnswer, ReplyHandle } from "../../runs/service.js";
 import type { AnswerCard, ApprovalCard, Progress, SettledCard } from "./cards.js";
 import type { SurfaceCore } from "./inbound.js";
 
@@ -45,7 +45,7 @@ export interface RunDisplay<Ref> {
   /** The run ended: its progress (status, Stop button) goes and its trace shows as it ended (`last`: the newest progress, maybe never shown). Must not throw. */
   endProgress(outcome: RunOutcome, last: Progress): Promise<void>;
   /** The answer, with 👍 / 👎 and the trace. Undefined when it could not be posted (logged in full). Must not throw. */
-  answer(card: AnswerCard): Promise<Posted | undefined>;
+  answer(card: AnswerCard): Promise<PostedAnswer | undefined>;
   /** The approval request with its buttons; where it is, for the expiry and late clicks. Must not throw. */
   approval(card: ApprovalCard): Promise<Ref | undefined>;
   /** The run failed without an outcome: says so in general words. Must not throw. */

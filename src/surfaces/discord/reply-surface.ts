@@ -93,7 +93,10 @@ export function replySurface(options: ReplyOptions): ReplySurface {
 
   return {
     async setMain(message) {
-      if (main?.via === "channel") return (main = { via: "channel", sent: await api.edit(main.sent, inChannel(message)) }).sent;
+      if (main?.via === "channel") {
+        main = { via: "channel", sent: await api.edit(main.sent, inChannel(message)) };
+        return main.sent;
+      }
       const byWebhook = await throughWebhook((live) =>
         live.kind === "ask"
           ? webhookEdit(rest, live, "@original", message)

@@ -117,7 +117,9 @@ export function createSlackTools(client: webApi.WebClient, writeClient: webApi.W
     const all: unknown[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page += 1) {
-      const parsed = Page.parse(await client.conversations.replies({ channel, ts: threadTs, limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) }));
+      const parsed = Page.parse(
+        await client.conversations.replies({ channel, ts: threadTs, limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) }),
+      );
       all.push(...parsed.messages);
       cursor = parsed.response_metadata?.next_cursor;
       if (!cursor) break;

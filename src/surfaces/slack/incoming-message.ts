@@ -48,7 +48,9 @@ export interface IncomingMessage {
   readonly conversationKey: string;
 }
 
-export type Incoming = { readonly kind: "ignore"; readonly reason: string } | { readonly kind: "message"; readonly message: IncomingMessage };
+export type Incoming =
+  | { readonly kind: "ignore"; readonly reason: string }
+  | { readonly kind: "message"; readonly message: IncomingMessage };
 
 function stripMention(text: string, botUserId: string | undefined): string {
   const withoutBot = botUserId ? text.replace(new RegExp(`<@${botUserId}(\\|[^>]*)?>`, "g"), " ") : text;
@@ -70,7 +72,6 @@ function placeFor(team: string, channel: string, user: string, userTeam: string,
     },
   };
 }
-
 
 /** `botUserId` is the bot's own user id (auth.test); `fallbackTeam` comes from Bolt's context. */
 export function classifyMessage(entry: EntryPoint, body: unknown, botUserId: string | undefined, fallbackTeam?: string): Incoming {

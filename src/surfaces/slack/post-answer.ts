@@ -72,7 +72,7 @@ export async function postAnswer(
           unfurl_links: false,
           unfurl_media: false,
         });
-        first ??= typeof posted.ts === "string" ? posted.ts : "";
+        first ??= posted.ts;
       });
     }
   } catch (error) {

@@ -15,6 +15,7 @@ import { spotOf, type SurfaceCore } from "../core/inbound.js";
 import type { ChatSurface } from "../core/surface.js";
 import { APPROVE_ACTION, DENY_ACTION, settledBlocks, settledFromPending, settledNote } from "./approval-message.js";
 import { boltLogger } from "./bolt-logger.js";
+import { SLACK_EVENTS_ENDPOINT } from "./events-endpoint.js";
 import { createSlackTools } from "./chat-tools.js";
 import { FEEDBACK_DOWN_ACTION, FEEDBACK_MODAL, FEEDBACK_UP_ACTION, openCommentForm, parseComment } from "./feedback-buttons.js";
 import { classifyMessage, type EntryPoint } from "./incoming-message.js";
@@ -38,7 +39,7 @@ export interface SlackSurfaceDeps {
   readonly now?: () => number;
   /** When a streamed trace moves on to a new message; tests shorten them. */
   readonly streamLimits?: StreamLimits;
-  /** HTTP mode: take requests on the process's ops port (PORT, opened before Slack loads) instead of a server of Bolt's own. */
+  /** HTTP mode: take requests on the process's ops port (PORT, opened before Slack loads, SLACK_EVENTS_ENDPOINT reserved on it) instead of a server of Bolt's own. */
   readonly httpMount?: HttpMount;
   /** False for BOT_ROLE=worker: it posts and presents runs through the Web API, but takes no events (no route, no socket); default true. */
   readonly takeEvents?: boolean;
@@ -121,6 +122,7 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
     }
     const receiver = new HTTPReceiver({
       signingSecret: config.mode.signingSecret,
+      endpoints: SLACK_EVENTS_ENDPOINT.path,
       // Slack hears "ok" only once the message is recorded and queued: an acked event is never redelivered.
       processBeforeResponse: true,
       port: config.mode.port,

@@ -52,7 +52,10 @@ function parse(body: unknown): Parsed | undefined {
 
 const RUN_ID = /^[\w-]{1,32}$/;
 
-export type SlackButton = { readonly kind: "decision"; readonly decision: Decision } | { readonly kind: "stop" } | { readonly kind: "feedback"; readonly rating: Rating };
+export type SlackButton =
+  | { readonly kind: "decision"; readonly decision: Decision }
+  | { readonly kind: "stop" }
+  | { readonly kind: "feedback"; readonly rating: Rating };
 
 /** Hands one click to the core. Never rejects. */
 export async function takeClick(core: SurfaceCore<SlackClicked>, button: SlackButton, body: unknown, ignored: () => void): Promise<void> {
