@@ -9,7 +9,7 @@ import {
   settledBlocks,
   settledFromPending,
 } from "../src/surfaces/slack/approval-message.js";
-import { toSlackMrkdwn } from "../src/surfaces/slack/slack-markdown.js";
+import { toSlackMrkdwn } from "../src/surfaces/slack/slack-text.js";
 import { codeBlock, escapeSlackText } from "../src/surfaces/slack/slack-text.js";
 
 const pending = (args: unknown): PendingApproval => ({

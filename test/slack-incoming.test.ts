@@ -20,19 +20,29 @@ describe("classifyMessage", () => {
     expect(result).toMatchObject({
       kind: "message",
       message: {
-        dedupeKey: "C1:1700000000.000100",
+        receipt: "C1:1700000000.000100",
         text: "hello",
-        conversationKey: "slack:T1:C1:1700000000.000100",
-        place: { team: "T1", channel: "C1", traceThreadTs: "1700000000.000100", replyThreadTs: "1700000000.000100", requester: "U0ALICE" },
+        at: {
+          origin: {
+            conversationKey: "slack:T1:C1:1700000000.000100",
+            requester: { id: "U0ALICE" },
+            place: { team: "T1", channel: "C1", thread_ts: "1700000000.000100", reply_thread_ts: "1700000000.000100" },
+            scope: { channel: "C1", dm: false, workspace: "T1" },
+          },
+        },
       },
     });
+    expect(result.kind === "message" && result.message.contextSource).toBeFalsy();
   });
 
-  it("keys a mention inside a thread by the thread and remembers it is inside one", () => {
+  it("keys a mention inside a thread by the thread, and reads the thread before it for context", () => {
     const result = classifyMessage("mention", body({ ts: "1700000009.000100", thread_ts: "1700000000.000100" }), BOT);
     expect(result).toMatchObject({
       kind: "message",
-      message: { threadTs: "1700000000.000100", conversationKey: "slack:T1:C1:1700000000.000100" },
+      message: {
+        at: { origin: { conversationKey: "slack:T1:C1:1700000000.000100" } },
+        contextSource: { channel: "C1", thread_ts: "1700000000.000100", before_ts: "1700000009.000100" },
+      },
     });
   });
 
@@ -41,8 +51,13 @@ describe("classifyMessage", () => {
     expect(result).toMatchObject({
       kind: "message",
       message: {
-        conversationKey: "slack:T1:D1:1700000000.000100",
-        place: { traceThreadTs: "1700000000.000100", replyThreadTs: "1700000000.000100" },
+        at: {
+          origin: {
+            conversationKey: "slack:T1:D1:1700000000.000100",
+            place: { thread_ts: "1700000000.000100", reply_thread_ts: "1700000000.000100" },
+            scope: { dm: true },
+          },
+        },
       },
     });
   });
@@ -53,7 +68,8 @@ describe("classifyMessage", () => {
       body({ type: "message", channel_type: "im", channel: "D1", ts: "1700000005.000100", thread_ts: "1700000001.000100" }),
       BOT,
     );
-    expect(result).toMatchObject({ kind: "message", message: { conversationKey: "slack:T1:D1:1700000001.000100" } });
+    expect(result).toMatchObject({ kind: "message", message: { at: { origin: { conversationKey: "slack:T1:D1:1700000001.000100" } } } });
+    expect(result.kind === "message" && result.message.contextSource).toBeFalsy();
   });
 
   it.each([
@@ -71,7 +87,10 @@ describe("classifyMessage", () => {
 
   it("keys a message by channel and ts, whatever the event id, and falls back to Bolt's team", () => {
     const result = classifyMessage("mention", { event: body({}).event, event_id: "EvOther" }, BOT, "T9");
-    expect(result).toMatchObject({ kind: "message", message: { dedupeKey: "C1:1700000000.000100", place: { team: "T9" } } });
+    expect(result).toMatchObject({
+      kind: "message",
+      message: { receipt: "C1:1700000000.000100", at: { origin: { place: { team: "T9" } } } },
+    });
   });
 
   it.each([
@@ -97,7 +116,7 @@ describe("classifyMessage", () => {
 
   it("addresses a Slack Connect requester's stream to their own workspace", () => {
     const result = classifyMessage("mention", body({ team: "T0GUEST", user_team: "T0GUEST" }), BOT);
-    expect(result).toMatchObject({ message: { place: { team: "T1", requesterTeam: "T0GUEST" } } });
+    expect(result).toMatchObject({ message: { at: { origin: { place: { team: "T1", requester_team: "T0GUEST" } } } } });
   });
 
   it("ignores a channel message that reached the DM handler", () => {

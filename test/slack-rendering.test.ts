@@ -2,7 +2,7 @@
 // streaming is refused, rate limits, failed posts, long and mention-laden answers.
 import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say, type ScriptStep } from "../src/agent/model-scripted.js";
-import { ANSWER_PART_MAX_CHARS } from "../src/surfaces/slack/post-answer.js";
+import { MESSAGE_MAX_CHARS } from "../src/surfaces/slack/slack-text.js";
 import { silentLogger } from "../src/logger.js";
 import { createLongTermMemory } from "../src/memory/long-term-memory.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";
@@ -140,7 +140,7 @@ describe("Slack rendering", () => {
       .map((c) => String(c.args.text))
       .filter((text) => text.includes("of a very long answer"));
     expect(parts.length).toBeGreaterThan(1);
-    for (const part of parts) expect(part.length).toBeLessThanOrEqual(ANSWER_PART_MAX_CHARS);
+    for (const part of parts) expect(part.length).toBeLessThanOrEqual(MESSAGE_MAX_CHARS);
     expect(parts.join("\n")).toBe(long);
   });
 

@@ -18,7 +18,7 @@ import { attach } from "../../src/surfaces/core/attach.js";
 import type { SurfaceCore } from "../../src/surfaces/core/inbound.js";
 import type { SlackClicked } from "../../src/surfaces/slack/slack-clicks.js";
 import { approversFrom } from "../../src/governance/authority.js";
-import type { StreamLimits } from "../../src/surfaces/slack/stream-limits.js";
+import type { StreamLimits } from "../../src/surfaces/slack/stream-trace.js";
 import { startFakeSlack, type FakeSlack } from "./fake-slack.js";
 import { SIGNING_SECRET } from "./fake-slack-requests.js";
 import { createGovernance } from "../../src/governance/governance.js";

@@ -14,7 +14,7 @@ import type { CoreContext } from "./core-context.js";
 import { decide, showExpiry } from "./decisions.js";
 import type { SurfaceCore } from "./inbound.js";
 import { createInFlight } from "./in-flight.js";
-import { answerCommand, takeMessage, takeQuestion } from "./intake.js";
+import { answerCommand, takeMessage, takeQuestion, type AfterAck } from "./intake.js";
 import { tellPrivately } from "./private-note.js";
 import { createRunView } from "./run-view.js";
 import type { ChatSurface } from "./surface.js";
@@ -90,12 +90,13 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
     inFlight.track(what, work);
     return work;
   };
-  const afterAck = (what: string, taken: Promise<(() => Promise<void>) | undefined>) => {
+  /** Resolves once the message is taken (the ack waits for it); the taking and what follows it are tracked for shutdown. */
+  const afterAck = (what: string, taken: Promise<AfterAck | undefined>): Promise<void> => {
     inFlight.track(
       what,
       taken.then((rest) => rest?.()),
     );
-    return taken;
+    return taken.then(() => undefined);
   };
   const core: SurfaceCore<C> = {
     message: (input) => afterAck("a message", takeMessage(ctx, input)),

@@ -59,15 +59,12 @@ export type DecisionClick<Clicked> = Click<Clicked> & { readonly runId: string; 
 export type StopClick<Clicked> = Click<Clicked> & { readonly runId: string };
 export type FeedbackClick<Clicked> = Click<Clicked> & { readonly runId: string; readonly guard: string; readonly rating: Rating };
 
-/** Work to do once the platform heard its ack; never rejects. */
-export type AfterAck = () => Promise<void>;
-
 /** The flows, as a surface calls them. Each resolves when the work is done (or, for intake, recorded); none rejects. */
 export interface SurfaceCore<Clicked> {
-  /** A question or a command word. Resolves once a question is recorded and queued, with what is left for after the ack. */
-  message(input: MessageInput): Promise<AfterAck | undefined>;
+  /** A question or a command word. Resolves once a question is recorded and queued (ack then); a command is answered after. */
+  message(input: MessageInput): Promise<void>;
   /** A question that can't be a command (Discord's /ask). */
-  question(input: MessageInput): Promise<AfterAck | undefined>;
+  question(input: MessageInput): Promise<void>;
   /** A named command (Discord's slash commands). */
   command(input: CommandInput): Promise<void>;
   decide(click: DecisionClick<Clicked>): Promise<void>;

@@ -11,11 +11,14 @@
 import type { Task } from "../../runs/service.js";
 import { commandIn, runCommand } from "./commands.js";
 import type { CoreContext } from "./core-context.js";
-import type { AfterAck, CommandInput, MessageInput } from "./inbound.js";
+import type { CommandInput, MessageInput } from "./inbound.js";
 import { emptyQuestionText, RESTARTING_COMMAND, STORAGE_TROUBLE } from "./texts.js";
 
 /** Platforms retry for about an hour; a day is plenty to recognise a redelivered command. */
 const EVENT_ID_TTL_MS = 24 * 60 * 60_000;
+
+/** Work to do once the platform heard its ack; never rejects. */
+export type AfterAck = () => Promise<void>;
 
 /** Records and queues a question (the record is the dedupe); a store failure is told after the ack. Never rejects. */
 export async function takeQuestion<C, R>(ctx: CoreContext<C, R>, input: MessageInput): Promise<AfterAck | undefined> {

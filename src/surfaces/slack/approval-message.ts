@@ -7,8 +7,7 @@ import type { PendingApproval } from "../../agent/types.js";
 import type { Deciders } from "../../governance/authority.js";
 import type { SettledCard } from "../core/cards.js";
 import { decidersText, decisionLine, EXPIRED_LINE } from "../core/texts.js";
-import { neutraliseMentions } from "./neutralise-mentions.js";
-import { codeBlock, escapeSlackText, slackFormat } from "./slack-text.js";
+import { codeBlock, escapeSlackText, neutraliseMentions, slackFormat } from "./slack-text.js";
 
 export const APPROVE_ACTION = "agent_approval_approve";
 export const DENY_ACTION = "agent_approval_deny";

@@ -10,8 +10,8 @@ import type { webApi } from "@slack/bolt";
 import { z } from "zod";
 import type { TaskOrigin, Tool } from "../../agent/types.js";
 import { chatTools, READ_LIMIT_MAX, type ChatLine } from "../core/chat-tools.js";
-import { neutraliseMentions } from "./neutralise-mentions.js";
-import { describeSlackError, isRateLimited, slackErrorCode } from "./slack-api-error.js";
+import { neutraliseMentions } from "./slack-text.js";
+import { describeSlackError, isRateLimited, readPages, slackErrorCode } from "./slack-api.js";
 import { placeOf } from "./slack-place.js";
 
 const PAGE_SIZE = 200;
@@ -25,11 +25,6 @@ const Listed = z.object({
   bot_id: z.string().optional(),
   text: z.string().default(""),
   reply_count: z.number().optional(),
-});
-const Page = z.object({
-  messages: z.array(z.unknown()).default([]),
-  members: z.array(z.string()).default([]),
-  response_metadata: z.object({ next_cursor: z.string().optional() }).optional(),
 });
 const UserInfo = z.object({
   user: z.object({
@@ -83,14 +78,13 @@ async function call<T>(channel: string, work: () => Promise<T>, refusal: string)
 export function createSlackTools(client: webApi.WebClient, writeClient: webApi.WebClient): Tool[] {
   /** Whether `user` is a member of `channel`, reading its member list page by page (bounded). */
   async function isMember(channel: string, user: string): Promise<boolean> {
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page += 1) {
-      const parsed = Page.parse(await client.conversations.members({ channel, limit: 1000, ...(cursor ? { cursor } : {}) }));
-      if (parsed.members.includes(user)) return true;
-      cursor = parsed.response_metadata?.next_cursor;
-      if (!cursor) return false;
-    }
-    return false;
+    let member = false;
+    await readPages(
+      (page) => client.conversations.members({ channel, limit: 1000, ...page }),
+      ({ members }) => (member = members.includes(user)),
+      MAX_PAGES,
+    );
+    return member;
   }
 
   const here = (origin: TaskOrigin) => placeOf(origin)?.channel ?? origin.scope?.channel;
@@ -115,15 +109,11 @@ export function createSlackTools(client: webApi.WebClient, writeClient: webApi.W
   /** A thread's root and its newest replies: Slack lists replies oldest first, so the pages are read to the end (bounded). */
   async function latestOfThread(channel: string, threadTs: string): Promise<unknown[]> {
     const all: unknown[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page += 1) {
-      const parsed = Page.parse(
-        await client.conversations.replies({ channel, ts: threadTs, limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) }),
-      );
-      all.push(...parsed.messages);
-      cursor = parsed.response_metadata?.next_cursor;
-      if (!cursor) break;
-    }
+    await readPages(
+      (page) => client.conversations.replies({ channel, ts: threadTs, limit: PAGE_SIZE, ...page }),
+      ({ messages }) => void all.push(...messages),
+      MAX_PAGES,
+    );
     const [root, ...replies] = all;
     return root === undefined ? [] : [root, ...replies.slice(-(READ_LIMIT_MAX - 1))];
   }
@@ -138,7 +128,11 @@ export function createSlackTools(client: webApi.WebClient, writeClient: webApi.W
     async readChannel(origin, channel, limit) {
       await checkReadable("read_channel", channel, origin);
       const history = await call(channel, () => client.conversations.history({ channel, limit }), `I may not read ${channel}.`);
-      return [...Page.parse(history).messages].reverse().flatMap(lineOf);
+      return z
+        .array(z.unknown())
+        .parse(history.messages ?? [])
+        .reverse()
+        .flatMap(lineOf);
     },
     readThread: {
       thread: z

@@ -6,7 +6,6 @@ import { z } from "zod";
 import type { GuardStop } from "../../agent/types.js";
 import type { Logger } from "../../logger.js";
 import { COMMENT_MAX_CHARS } from "../../memory/feedback.js";
-import type { ReplyTarget } from "./post-answer.js";
 
 export const FEEDBACK_UP_ACTION = "agent_feedback_up";
 export const FEEDBACK_DOWN_ACTION = "agent_feedback_down";
@@ -36,26 +35,6 @@ export function feedbackBlocks(runId: string, stop: GuardStop | undefined) {
       ],
     },
   ];
-}
-
-/** Never throws: feedback is welcome, not required. */
-export async function postFeedbackButtons(
-  client: webApi.WebClient,
-  target: ReplyTarget,
-  runId: string,
-  stop: GuardStop | undefined,
-  logger: Logger,
-): Promise<void> {
-  try {
-    await client.chat.postMessage({
-      channel: target.channel,
-      ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
-      text: "Was this answer helpful?",
-      blocks: feedbackBlocks(runId, stop),
-    });
-  } catch (error) {
-    logger.warn({ err: error, runId }, "could not show the feedback buttons");
-  }
 }
 
 function safeJson(text: string): unknown {

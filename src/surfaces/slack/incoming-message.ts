@@ -1,76 +1,42 @@
 // Turns a raw Slack message event into what the bot should do with it: nothing (bots, edits,
 // deletions, its own messages) or a message for the core (a question or a command). Pure; the
-// event is untrusted and checked with zod. Also decides where the run is shown and which
-// conversation it joins.
+// event is untrusted and checked with zod. Everywhere, DMs included, the message's thread is the
+// conversation and where the run is shown: a top-level message starts it, a follow-up continues it.
 import { z } from "zod";
-import { isDirectChannel, type ThreadPlace } from "./slack-place.js";
+import { spotOf, type MessageInput } from "../core/inbound.js";
+import { conversationAt, isDirectChannel } from "./slack-place.js";
+import { threadSource } from "./thread-context.js";
 
 /** How the message reached the bot: a mention (channels, group DMs), or a DM (the Messages tab included). */
 export type EntryPoint = "mention" | "direct";
 
 const SLACK_TS = /^\d+\.\d+$/;
 
-const MessageEvent = z.object({
-  type: z.string(),
-  user: z.string().min(1).optional(),
-  bot_id: z.string().optional(),
-  subtype: z.string().optional(),
-  text: z.string().default(""),
-  ts: z.string().regex(SLACK_TS),
-  thread_ts: z.string().regex(SLACK_TS).optional(),
-  channel: z.string().min(1),
-  channel_type: z.string().optional(),
-  team: z.string().min(1).optional(),
-  user_team: z.string().min(1).optional(),
-});
-
 const EventBody = z.object({
   team_id: z.string().min(1).optional(),
-  event: MessageEvent,
+  event: z.object({
+    type: z.string(),
+    user: z.string().min(1).optional(),
+    bot_id: z.string().optional(),
+    subtype: z.string().optional(),
+    text: z.string().default(""),
+    ts: z.string().regex(SLACK_TS),
+    thread_ts: z.string().regex(SLACK_TS).optional(),
+    channel: z.string().min(1),
+    channel_type: z.string().optional(),
+    team: z.string().min(1).optional(),
+    user_team: z.string().min(1).optional(),
+  }),
 });
 
 /** Subtypes that are still a person writing to the bot. */
 const PERSON_SUBTYPES = new Set(["file_share", "thread_broadcast"]);
 
-export interface IncomingMessage {
-  /**
-   * Key for "already processed": the message itself (channel and ts), not the event id, because
-   * Slack sends one message as two events with different ids (a DM that mentions the bot).
-   */
-  readonly dedupeKey: string;
-  readonly entry: EntryPoint;
-  readonly ts: string;
-  /** Set when the message was written inside a thread (not its root). */
-  readonly threadTs?: string;
-  /** The text without the bot's mention. */
-  readonly text: string;
-  readonly place: ThreadPlace;
-  readonly conversationKey: string;
-}
-
-export type Incoming =
-  | { readonly kind: "ignore"; readonly reason: string }
-  | { readonly kind: "message"; readonly message: IncomingMessage };
+export type Incoming = { readonly kind: "ignore"; readonly reason: string } | { readonly kind: "message"; readonly message: MessageInput };
 
 function stripMention(text: string, botUserId: string | undefined): string {
   const withoutBot = botUserId ? text.replace(new RegExp(`<@${botUserId}(\\|[^>]*)?>`, "g"), " ") : text;
   return withoutBot.replace(/\s+/g, " ").trim();
-}
-
-/** Everywhere, DMs included, the message's thread is the conversation: a top-level message starts it, a follow-up in it continues it. */
-function placeFor(team: string, channel: string, user: string, userTeam: string, ts: string, threadTs: string | undefined) {
-  const root = threadTs ?? ts;
-  return {
-    conversationKey: `slack:${team}:${channel}:${root}`,
-    place: {
-      team,
-      channel,
-      traceThreadTs: root,
-      replyThreadTs: root,
-      requester: user,
-      ...(userTeam === team ? {} : { requesterTeam: userTeam }),
-    },
-  };
 }
 
 /** `botUserId` is the bot's own user id (auth.test); `fallbackTeam` comes from Bolt's context. */
@@ -92,15 +58,24 @@ export function classifyMessage(entry: EntryPoint, body: unknown, botUserId: str
   const team = team_id ?? event.team ?? fallbackTeam;
   if (team === undefined) return { kind: "ignore", reason: "no team id" };
 
-  const threadTs = event.thread_ts !== undefined && event.thread_ts !== event.ts ? event.thread_ts : undefined;
-  const text = stripMention(event.text, botUserId);
-  const message: IncomingMessage = {
-    dedupeKey: `${event.channel}:${event.ts}`,
-    entry,
-    ts: event.ts,
-    threadTs,
-    text,
-    ...placeFor(team, event.channel, event.user, event.user_team ?? event.team ?? team, event.ts, threadTs),
+  const inThread = event.thread_ts !== undefined && event.thread_ts !== event.ts;
+  const root = event.thread_ts ?? event.ts;
+  const userTeam = event.user_team ?? event.team ?? team;
+  const conversation = conversationAt({
+    team,
+    channel: event.channel,
+    traceThreadTs: root,
+    replyThreadTs: root,
+    ...(userTeam === team ? {} : { requesterTeam: userTeam }),
+  });
+  // Only a channel thread holds other people's words (a DM thread is already in memory).
+  const contextSource = entry === "mention" && inThread ? threadSource(event.channel, root, event.ts) : undefined;
+  const message: MessageInput = {
+    at: spotOf("slack", conversation, { id: event.user, roles: [] }),
+    text: stripMention(event.text, botUserId),
+    // The message itself, not the event id: Slack sends one message as two events (a DM that mentions the bot).
+    receipt: `${event.channel}:${event.ts}`,
+    ...(contextSource ? { contextSource } : {}),
   };
   return { kind: "message", message };
 }

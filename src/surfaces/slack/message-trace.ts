@@ -7,10 +7,9 @@
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../../logger.js";
 import { splitText } from "../core/split-text.js";
-import { neutraliseMentions } from "./neutralise-mentions.js";
-import { codeBlock } from "./slack-text.js";
+import { codeBlock, neutraliseMentions } from "./slack-text.js";
 import { createThrottledWriter } from "../core/throttled-writer.js";
-import { stopButton } from "./stop-control.js";
+import { stopButton } from "./slack-working.js";
 
 const TRACE_EDIT_INTERVAL_MS = 1_000;
 /** Below Slack's 4,000 characters, with room for the heading and the code fence. */

@@ -11,7 +11,7 @@ import { ConfigError } from "../../errors.js";
 import type { Logger } from "../../logger.js";
 import type { HttpMount } from "../../ops/ops-server.js";
 import { within } from "../../runs/within.js";
-import { spotOf, type SurfaceCore } from "../core/inbound.js";
+import type { SurfaceCore } from "../core/inbound.js";
 import type { ChatSurface } from "../core/surface.js";
 import { APPROVE_ACTION, DENY_ACTION, settledBlocks, settledFromPending, settledNote } from "./approval-message.js";
 import { boltLogger } from "./bolt-logger.js";
@@ -19,17 +19,17 @@ import { SLACK_EVENTS_ENDPOINT } from "./events-endpoint.js";
 import { createSlackTools } from "./chat-tools.js";
 import { FEEDBACK_DOWN_ACTION, FEEDBACK_MODAL, FEEDBACK_UP_ACTION, openCommentForm, parseComment } from "./feedback-buttons.js";
 import { classifyMessage, type EntryPoint } from "./incoming-message.js";
-import { directMessage, postInThread, whisper } from "./private-note.js";
 import { rejectStale } from "./request-freshness.js";
-import { slackErrorCode } from "./slack-api-error.js";
+import { slackErrorCode } from "./slack-api.js";
+import { directMessage, post, whisper } from "./slack-posts.js";
 import { takeClick, type SlackButton, type SlackClicked } from "./slack-clicks.js";
 import { createSlackDisplay, type MessageRef } from "./slack-display.js";
-import { conversationAt, placeOf, upgradeOrigin } from "./slack-place.js";
+import { placeOf, upgradeOrigin } from "./slack-place.js";
 import { slackFormat } from "./slack-text.js";
 import { ackEventsAfterListeners } from "./socket-ack.js";
-import { STOP_ACTION } from "./stop-control.js";
-import { DEFAULT_STREAM_LIMITS, type StreamLimits } from "./stream-limits.js";
-import { contextSourceOf, slackContextLoader } from "./thread-context.js";
+import { STOP_ACTION } from "./slack-working.js";
+import { DEFAULT_STREAM_LIMITS, type StreamLimits } from "./stream-trace.js";
+import { slackContextLoader } from "./thread-context.js";
 
 export type SlackConfig = NonNullable<Config["slack"]>;
 
@@ -147,14 +147,7 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
   async function takeMessage(core: SurfaceCore<SlackClicked>, entry: EntryPoint, body: unknown, fallbackTeam?: string): Promise<void> {
     const incoming = classifyMessage(entry, body, botUserId, fallbackTeam);
     if (incoming.kind === "ignore") return void logger.debug({ entry, reason: incoming.reason }, "event ignored");
-    const { message } = incoming;
-    const contextSource = contextSourceOf(message);
-    await core.message({
-      at: spotOf("slack", conversationAt(message.place), { id: message.place.requester, roles: [] }),
-      text: message.text,
-      receipt: message.dedupeKey,
-      ...(contextSource ? { contextSource } : {}),
-    });
+    await core.message(incoming.message);
   }
 
   function listen(bolt: App, core: SurfaceCore<SlackClicked>): void {
@@ -246,7 +239,8 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
     },
     async post(at, text) {
       const place = placeOf(at.origin);
-      return place ? postInThread(client, logger, noteTarget(place), text) : false;
+      if (!place) return false;
+      return (await post(client, logger, noteTarget(place), { text }, { level: "error", message: "could not post a reply" })) !== undefined;
     },
     async whisper(at, text) {
       const place = placeOf(at.origin);

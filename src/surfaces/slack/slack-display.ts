@@ -10,17 +10,14 @@ import { taskLines, type StatusCard, type TaskUpdate } from "../core/cards.js";
 import type { RunDisplay } from "../core/surface.js";
 import { RUN_FAILED } from "../core/texts.js";
 import { approvalBlocks, approvalText } from "./approval-message.js";
-import { postFeedbackButtons } from "./feedback-buttons.js";
+import { feedbackBlocks } from "./feedback-buttons.js";
 import { createMessageTrace, type MessageTrace } from "./message-trace.js";
-import { neutraliseMentions } from "./neutralise-mentions.js";
-import { postAnswer, postWithRetry, type ReplyTarget } from "./post-answer.js";
-import { postInThread } from "./private-note.js";
-import { describeSlackError } from "./slack-api-error.js";
+import { describeSlackError } from "./slack-api.js";
 import type { ThreadPlace } from "./slack-place.js";
-import { createStatusLine } from "./status-line.js";
-import { createStopControl } from "./stop-control.js";
-import type { StreamLimits } from "./stream-limits.js";
-import { createStreamTrace, type StreamTrace } from "./stream-trace.js";
+import { post, postAnswer, type Where } from "./slack-posts.js";
+import { neutraliseMentions } from "./slack-text.js";
+import { createStatusLine, createStopControl } from "./slack-working.js";
+import { createStreamTrace, type StreamLimits, type StreamTrace } from "./stream-trace.js";
 
 /** The whole trace of a finished run; the trace message spreads it over as many messages as it needs. */
 const FINAL_TRACE_CHARS = 40_000;
@@ -59,7 +56,7 @@ export function statusLine(status: StatusCard): string | undefined {
 export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): RunDisplay<MessageRef> {
   const { client, logger } = deps;
   const traceTarget = { channel: place.channel, threadTs: place.traceThreadTs };
-  const replyTarget: ReplyTarget = { channel: place.channel, threadTs: place.replyThreadTs };
+  const replyTarget: Where = { channel: place.channel, threadTs: place.replyThreadTs };
   const status = createStatusLine(client, traceTarget, logger);
   const stopControl = createStopControl(client, traceTarget, logger);
   /** What each task looked like when it was last streamed. */
@@ -130,28 +127,22 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
       await closeTrace(outcome);
     },
     async answer(card) {
-      const ts = await postAnswer(client, replyTarget, card.answer, card.stop, logger);
+      const ts = await postAnswer(client, logger, replyTarget, card.answer, card.stop);
       if (ts === undefined) return undefined;
-      await postFeedbackButtons(client, replyTarget, card.runId, card.stop, logger);
+      // Feedback is welcome, not required: tried once.
+      const votes = { text: "Was this answer helpful?", blocks: feedbackBlocks(card.runId, card.stop) };
+      await post(client, logger, replyTarget, votes, { level: "warn", message: "could not show the feedback buttons" }, false);
       return { messageId: ts };
     },
-    async approval(card) {
-      try {
-        let ts: string | undefined;
-        await postWithRetry(async () => {
-          const posted = await client.chat.postMessage({
-            channel: replyTarget.channel,
-            ...(replyTarget.threadTs === undefined ? {} : { thread_ts: replyTarget.threadTs }),
-            text: approvalText(card.pending),
-            blocks: approvalBlocks(card.pending, card.deciders),
-          });
-          ts = typeof posted.ts === "string" ? posted.ts : undefined;
-        });
-        return ts === undefined ? undefined : { channel: replyTarget.channel, ts };
-      } catch (error) {
-        logger.error({ err: error, runId: card.pending.runId, tool: card.pending.tool }, "could not post the approval message");
-        return undefined;
-      }
+    async approval({ pending, deciders }) {
+      const message = { text: approvalText(pending), blocks: approvalBlocks(pending, deciders) };
+      const failure = {
+        level: "error",
+        message: "could not post the approval message",
+        fields: { runId: pending.runId, tool: pending.tool },
+      } as const;
+      const ts = await post(client, logger, replyTarget, message, failure);
+      return ts === undefined ? undefined : { channel: replyTarget.channel, ts };
     },
     async failure() {
       await status.stop();
@@ -159,7 +150,7 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
       await stream?.finish();
       fallback?.show("Steps so far:", taskLines(tasks));
       await fallback?.flush();
-      await postInThread(client, logger, replyTarget, RUN_FAILED);
+      await post(client, logger, replyTarget, { text: RUN_FAILED }, { level: "error", message: "could not post a reply" });
     },
   };
 }

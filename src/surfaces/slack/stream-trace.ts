@@ -1,14 +1,32 @@
 // The live step trace as Slack's chat streaming task list (chat.startStream / appendStream /
 // stopStream through the client's chatStream helper): one task per tool call, updated in
-// place. The run view sends updates at most once per interval, one batch at a time. A stream
-// nearing Slack's time or size limit is closed and the trace continues in a new streamed
-// message in the same thread. The first failure hands over to the caller's fallback (a trace
-// message, for this run only) and nothing more is streamed.
+// place. The run view sends updates at most once per interval, one batch at a time. Slack stops
+// taking appends a few minutes after a stream starts (message_not_in_streaming_state) and refuses
+// a message that grew too large (msg_too_long), so a stream nearing either limit is closed and the
+// trace continues in a new streamed message in the same thread. The first failure hands over to
+// the caller's fallback (a trace message, for this run only) and nothing more is streamed.
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../../logger.js";
 import type { TaskUpdate } from "../core/cards.js";
-import { neutraliseMentions } from "./neutralise-mentions.js";
-import { mustRotate, type StreamLimits } from "./stream-limits.js";
+import { neutraliseMentions } from "./slack-text.js";
+
+export interface StreamLimits {
+  /** A stream older than this is closed and the trace continues in a new one. */
+  readonly maxAgeMs: number;
+  /** The characters (chunk JSON) one streamed message may take before it rotates. */
+  readonly maxChars: number;
+  /** Updates are sent at most once per interval. */
+  readonly intervalMs: number;
+}
+
+/** Slack ends a stream after about 5 minutes and a message past ~12,000 characters; stay well inside. */
+export const DEFAULT_STREAM_LIMITS: StreamLimits = { maxAgeMs: 4 * 60_000, maxChars: 9_000, intervalMs: 500 };
+
+/** Pure: whether the next write must go into a new message, given what the current one holds. */
+export function mustRotate(state: { readonly ageMs: number; readonly chars: number }, nextChars: number, limits: StreamLimits): boolean {
+  if (state.chars === 0) return false;
+  return state.ageMs + limits.intervalMs >= limits.maxAgeMs || state.chars + nextChars > limits.maxChars;
+}
 
 export interface StreamTarget {
   readonly channel: string;

@@ -10,7 +10,7 @@ import type { ChatMessage } from "../../agent/types.js";
 import type { Logger } from "../../logger.js";
 import type { ContextLoader } from "../../runs/service.js";
 import { boundedThread } from "../core/thread-context.js";
-import type { IncomingMessage } from "./incoming-message.js";
+import { readPages } from "./slack-api.js";
 
 export const THREAD_PAGE_SIZE = 200;
 /** A thread longer than this many pages before the question is read from its start only (and logged). */
@@ -21,10 +21,6 @@ const ThreadMessage = z.object({
   user: z.string().optional(),
   bot_id: z.string().optional(),
   text: z.string().default(""),
-});
-const RepliesPage = z.object({
-  messages: z.array(z.unknown()).default([]),
-  response_metadata: z.object({ next_cursor: z.string().optional() }).optional(),
 });
 const SourceSchema = z.object({ channel: z.string().min(1), thread_ts: z.string().min(1), before_ts: z.string().min(1) });
 
@@ -37,10 +33,9 @@ export interface ThreadContextRequest {
   readonly maxTokens?: number;
 }
 
-/** Where the thread context of a question is; only a channel thread holds other people's words (a DM thread is already in memory). */
-export function contextSourceOf(message: IncomingMessage): Readonly<Record<string, string>> | undefined {
-  if (message.entry !== "mention" || message.threadTs === undefined) return undefined;
-  return { channel: message.place.channel, thread_ts: message.threadTs, before_ts: message.ts };
+/** Where the worker finds the thread context of a question asked at `beforeTs` in a channel thread. */
+export function threadSource(channel: string, threadTs: string, beforeTs: string): Readonly<Record<string, string>> {
+  return { channel, thread_ts: threadTs, before_ts: beforeTs };
 }
 
 /** Pure: Slack thread messages (oldest first, untrusted) to bounded chat context, without bots or earlier questions to the bot. */
@@ -62,25 +57,17 @@ export function toThreadContext(rawMessages: readonly unknown[], request: Thread
 /** The thread's messages before the question, oldest first, following the cursor to the end (bounded). */
 async function threadBefore(client: webApi.WebClient, request: ThreadContextRequest, logger: Logger): Promise<unknown[]> {
   const messages: unknown[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < THREAD_MAX_PAGES; page += 1) {
-    const response = await client.conversations.replies({
-      channel: request.channel,
-      ts: request.threadTs,
-      latest: request.beforeTs,
-      inclusive: false,
-      limit: THREAD_PAGE_SIZE,
-      ...(cursor ? { cursor } : {}),
-    });
-    const parsed = RepliesPage.parse(response);
-    messages.push(...parsed.messages);
-    cursor = parsed.response_metadata?.next_cursor;
-    if (!cursor) return messages;
-  }
-  logger.warn(
-    { channel: request.channel, threadTs: request.threadTs, read: messages.length },
-    "the thread is too long to read up to the question; its context comes from its start",
+  const { channel, threadTs: ts, beforeTs: latest } = request;
+  const whole = await readPages(
+    (page) => client.conversations.replies({ channel, ts, latest, inclusive: false, limit: THREAD_PAGE_SIZE, ...page }),
+    (page) => void messages.push(...page.messages),
+    THREAD_MAX_PAGES,
   );
+  if (!whole)
+    logger.warn(
+      { channel, threadTs: ts, read: messages.length },
+      "the thread is too long to read up to the question; its context comes from its start",
+    );
   return messages;
 }
 
