@@ -7,6 +7,9 @@ import type { PendingApproval } from "../../agent/types.js";
 import type { Deciders } from "../../governance/authority.js";
 import type { SettledCard } from "../core/cards.js";
 import { decidersText, decisionLine, EXPIRED_LINE } from "../core/texts.js";
+import { jsonValue } from "./slack-api.js";
+import type { SlackClicked } from "./slack-clicks.js";
+import type { MessageRef } from "./slack-display.js";
 import { codeBlock, escapeSlackText, neutraliseMentions, slackFormat } from "./slack-text.js";
 
 export const APPROVE_ACTION = "agent_approval_approve";
@@ -32,13 +35,8 @@ export function encodeApprovalValue(ref: ApprovalRef): string {
 
 /** The button value comes back from Slack: untrusted. */
 export function decodeApprovalValue(value: unknown): ApprovalRef | undefined {
-  if (typeof value !== "string" || value.length > 500) return undefined;
-  try {
-    const parsed = ApprovalValue.safeParse(JSON.parse(value));
-    return parsed.success ? { runId: parsed.data.r, callId: parsed.data.c } : undefined;
-  } catch {
-    return undefined;
-  }
+  const parsed = jsonValue(ApprovalValue, value);
+  return parsed && { runId: parsed.r, callId: parsed.c };
 }
 
 /** Escaping can lengthen the text several times over, so the cut is checked after it. */
@@ -117,4 +115,16 @@ export function settledBlocks(clickedBlocks: unknown, text: string): Block[] {
 /** The approval message rebuilt from the pending call, without buttons (expiry without a click). */
 export function settledFromPending(pending: PendingApproval, deciders: Deciders, text: string): Block[] {
   return [...describedBlocks(pending, deciders), note(text)];
+}
+
+/** The chat.update that settles an approval message: the clicked one (its blocks kept), or the one posted (rebuilt on expiry). */
+export function settledUpdate(message: { readonly clicked: SlackClicked } | { readonly ref: MessageRef }, card: SettledCard) {
+  const text = settledNote(card);
+  if ("clicked" in message) {
+    const { channel, ts, blocks } = message.clicked;
+    return { channel, ts, text, blocks: settledBlocks(blocks, text) };
+  }
+  const asked = card.kind === "expired" ? card.approval : undefined;
+  const blocks = asked ? settledFromPending(asked.pending, asked.deciders, text) : settledBlocks(undefined, text);
+  return { ...message.ref, text, blocks };
 }

@@ -5,6 +5,7 @@ import type { webApi } from "@slack/bolt";
 import { z } from "zod";
 import type { GuardStop } from "../../agent/types.js";
 import type { Logger } from "../../logger.js";
+import { jsonValue } from "./slack-api.js";
 import { COMMENT_MAX_CHARS } from "../../memory/feedback.js";
 
 export const FEEDBACK_UP_ACTION = "agent_feedback_up";
@@ -37,18 +38,10 @@ export function feedbackBlocks(runId: string, stop: GuardStop | undefined) {
   ];
 }
 
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
 /** The run and guard a feedback button names (untrusted). */
 export function decodeFeedbackValue(value: string): { readonly runId: string; readonly guard: string } | undefined {
-  const parsed = ButtonValue.safeParse(safeJson(value));
-  return parsed.success ? { runId: parsed.data.r, guard: parsed.data.g } : undefined;
+  const parsed = jsonValue(ButtonValue, value);
+  return parsed && { runId: parsed.r, guard: parsed.g };
 }
 
 /** Opens the comment form; the trigger id lasts 3 s. Never throws. */
@@ -84,8 +77,8 @@ export async function openCommentForm(client: webApi.WebClient, logger: Logger, 
 /** The modal's Send (untrusted): the run, the person and their comment. */
 export function parseComment(body: unknown): { readonly runId: string; readonly user: string; readonly text: string } | undefined {
   const parsed = Submission.safeParse(body);
-  const metadata = parsed.success ? ModalMetadata.safeParse(safeJson(parsed.data.view.private_metadata)) : undefined;
-  if (!parsed.success || !metadata?.success) return undefined;
+  const metadata = parsed.success ? jsonValue(ModalMetadata, parsed.data.view.private_metadata) : undefined;
+  if (!parsed.success || !metadata) return undefined;
   const text = parsed.data.view.state.values[COMMENT_BLOCK]?.[COMMENT_INPUT]?.value ?? "";
-  return { runId: metadata.data.runId, user: parsed.data.user.id, text };
+  return { runId: metadata.runId, user: parsed.data.user.id, text };
 }

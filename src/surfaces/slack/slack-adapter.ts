@@ -13,21 +13,20 @@ import type { HttpMount } from "../../ops/ops-server.js";
 import { within } from "../../runs/within.js";
 import type { SurfaceCore } from "../core/inbound.js";
 import type { ChatSurface } from "../core/surface.js";
-import { APPROVE_ACTION, DENY_ACTION, settledBlocks, settledFromPending, settledNote } from "./approval-message.js";
+import { settledUpdate } from "./approval-message.js";
 import { boltLogger } from "./bolt-logger.js";
 import { SLACK_EVENTS_ENDPOINT } from "./events-endpoint.js";
 import { createSlackTools } from "./chat-tools.js";
-import { FEEDBACK_DOWN_ACTION, FEEDBACK_MODAL, FEEDBACK_UP_ACTION, openCommentForm, parseComment } from "./feedback-buttons.js";
+import { FEEDBACK_MODAL, openCommentForm, parseComment } from "./feedback-buttons.js";
 import { classifyMessage, type EntryPoint } from "./incoming-message.js";
 import { rejectStale } from "./request-freshness.js";
 import { slackErrorCode } from "./slack-api.js";
 import { directMessage, post, whisper } from "./slack-posts.js";
-import { takeClick, type SlackButton, type SlackClicked } from "./slack-clicks.js";
+import { BUTTON_ACTIONS, takeClick, type SlackClicked } from "./slack-clicks.js";
 import { createSlackDisplay, type MessageRef } from "./slack-display.js";
 import { placeOf, upgradeOrigin } from "./slack-place.js";
 import { slackFormat } from "./slack-text.js";
 import { ackEventsAfterListeners } from "./socket-ack.js";
-import { STOP_ACTION } from "./slack-working.js";
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from "./stream-trace.js";
 import { slackContextLoader } from "./thread-context.js";
 
@@ -60,15 +59,6 @@ const PORT_CLOSE_MS = 1_000;
 /** Socket Mode's disconnect() can wait 30 s for a goodbye; shutdown does not. */
 const SOCKET_CLOSE_MS = 1_000;
 const BAD_TOKEN_ERRORS = new Set(["invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"]);
-const BUTTONS: ReadonlyArray<readonly [string, SlackButton]> = [
-  [APPROVE_ACTION, { kind: "decision", decision: "approve" }],
-  [DENY_ACTION, { kind: "decision", decision: "deny" }],
-  [STOP_ACTION, { kind: "stop" }],
-  [FEEDBACK_UP_ACTION, { kind: "feedback", rating: "up" }],
-  // 👎 also opens the comment form (the click's trigger id lasts 3 s; the core opens it before storing the vote).
-  [FEEDBACK_DOWN_ACTION, { kind: "feedback", rating: "down" }],
-];
-
 async function whoAmI(client: webApi.WebClient): Promise<{ botUserId?: string; botId?: string }> {
   try {
     const auth = await client.auth.test();
@@ -156,10 +146,10 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
     });
     bolt.event("app_mention", ({ body, context }) => takeMessage(core, "mention", body, context.teamId));
     bolt.message(({ body, context }) => takeMessage(core, "direct", body, context.teamId));
-    for (const [action, button] of BUTTONS) {
+    for (const action of BUTTON_ACTIONS) {
       bolt.action(action, async ({ ack, body }) => {
         await ack();
-        void takeClick(core, button, body, () => logger.warn({ action }, "ignored a malformed button click"));
+        void takeClick(core, action, body, () => logger.warn({ action }, "ignored a malformed button click"));
       });
     }
     bolt.view(FEEDBACK_MODAL, async ({ ack, body }) => {
@@ -248,16 +238,10 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
     },
     directMessage: (person, text) => directMessage(client, logger, person.id, text),
     async settleApproval(message, card) {
-      const note = settledNote(card);
-      const [target, blocks] =
-        "clicked" in message
-          ? [message.clicked, settledBlocks(message.clicked.blocks, note)]
-          : card.kind === "expired" && card.approval
-            ? [message.ref, settledFromPending(card.approval.pending, card.approval.deciders, note)]
-            : [message.ref, settledBlocks(undefined, note)];
+      const update = settledUpdate(message, card);
       await client.chat
-        .update({ channel: target.channel, ts: target.ts, text: note, blocks })
-        .catch((error: unknown) => logger.warn({ err: error, channel: target.channel }, "could not update the approval message"));
+        .update(update)
+        .catch((error: unknown) => logger.warn({ err: error, channel: update.channel }, "could not update the approval message"));
     },
     async linkTo(_at, clicked) {
       const response = await client.chat.getPermalink({ channel: clicked.channel, message_ts: clicked.ts }).catch(() => undefined);

@@ -1,6 +1,6 @@
-// Reading what @slack/web-api answers without depending on its classes: platform errors carry
-// `data.error` (e.g. "not_in_channel"), HTTP errors a status code; lists come in pages joined by
-// a cursor.
+// Reading what Slack answers: @slack/web-api's errors without depending on its classes (platform
+// errors carry `data.error`, e.g. "not_in_channel", HTTP errors a status code), lists in pages
+// joined by a cursor, and the JSON values the bot's buttons and forms carry.
 import { z } from "zod";
 
 const PlatformError = z.object({ data: z.object({ error: z.string() }) });
@@ -25,6 +25,17 @@ export function describeSlackError(error: unknown): string {
   const http = HttpError.safeParse(error);
   if (http.success) return `Slack answered HTTP ${http.data.statusCode}`;
   return error instanceof Error ? error.message : String(error);
+}
+
+/** A JSON value Slack hands back as we wrote it (a button's value, a form's metadata): untrusted, so checked against `schema`. */
+export function jsonValue<T>(schema: z.ZodType<T>, text: unknown): T | undefined {
+  if (typeof text !== "string") return undefined;
+  try {
+    const parsed = schema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A 429 the client did not wait out (a write client rejects rate-limited calls instead of repeating them). */

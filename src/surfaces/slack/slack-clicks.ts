@@ -6,8 +6,9 @@ import type { Decision } from "../../agent/types.js";
 import type { Rating } from "../../memory/feedback.js";
 import { spotOf, type SurfaceCore } from "../core/inbound.js";
 import type { Spot } from "../core/surface.js";
-import { decodeApprovalValue } from "./approval-message.js";
-import { decodeFeedbackValue } from "./feedback-buttons.js";
+import { APPROVE_ACTION, decodeApprovalValue, DENY_ACTION } from "./approval-message.js";
+import { decodeFeedbackValue, FEEDBACK_DOWN_ACTION, FEEDBACK_UP_ACTION } from "./feedback-buttons.js";
+import { STOP_ACTION } from "./slack-working.js";
 import { conversationAt } from "./slack-place.js";
 
 /** What the core hands back to settle or link to a clicked message. */
@@ -52,15 +53,28 @@ function parse(body: unknown): Parsed | undefined {
 
 const RUN_ID = /^[\w-]{1,32}$/;
 
-export type SlackButton =
+type SlackButton =
   | { readonly kind: "decision"; readonly decision: Decision }
   | { readonly kind: "stop" }
   | { readonly kind: "feedback"; readonly rating: Rating };
 
-/** Hands one click to the core. Never rejects. */
-export async function takeClick(core: SurfaceCore<SlackClicked>, button: SlackButton, body: unknown, ignored: () => void): Promise<void> {
+const BUTTONS = new Map<string, SlackButton>([
+  [APPROVE_ACTION, { kind: "decision", decision: "approve" }],
+  [DENY_ACTION, { kind: "decision", decision: "deny" }],
+  [STOP_ACTION, { kind: "stop" }],
+  [FEEDBACK_UP_ACTION, { kind: "feedback", rating: "up" }],
+  // 👎 also opens the comment form (the click's trigger id lasts 3 s; the core opens it before storing the vote).
+  [FEEDBACK_DOWN_ACTION, { kind: "feedback", rating: "down" }],
+]);
+
+/** The action ids of the bot's buttons. */
+export const BUTTON_ACTIONS = [...BUTTONS.keys()];
+
+/** Hands one click on the button `action` to the core. Never rejects. */
+export async function takeClick(core: SurfaceCore<SlackClicked>, action: string, body: unknown, ignored: () => void): Promise<void> {
   const click = parse(body);
-  if (!click) return ignored();
+  const button = BUTTONS.get(action);
+  if (!click || !button) return ignored();
   const { at, clicked, value } = click;
   if (button.kind === "decision") {
     const ref = decodeApprovalValue(value);
