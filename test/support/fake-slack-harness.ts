@@ -45,7 +45,8 @@ export interface SlackHarness {
   /** HTTP mode: where Slack posts events and clicks. */
   readonly eventsUrl: string;
   readonly baseUrl: string;
-  restart(): Promise<void>;
+  /** `model`: the new process's model (default: the same one, which goes on with its script). */
+  restart(model?: Model): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -89,6 +90,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
   const logger = captureLogs(logs);
   const store = await openStore(config.storeUrl, logger);
 
+  let model = options.model;
   const boot = async () => {
     const governance = createGovernance({
       source: fixedSettings(options.settings),
@@ -100,7 +102,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
     });
     const service = createAgentService({
       config,
-      model: options.model,
+      model,
       store,
       logger,
       clock: options.clock,
@@ -156,7 +158,8 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
     get eventsUrl() {
       return `http://127.0.0.1:${current.adapter.port}/slack/events`;
     },
-    async restart() {
+    async restart(next) {
+      if (next) model = next;
       await current.adapter.stop();
       await current.service.close();
       await current.attached.close();
