@@ -42,7 +42,7 @@ export interface Command {
 }
 
 const conversationOf = (request: CommandRequest) => request.at.origin.conversationKey;
-export const FEEDBACK_SHOWN = 20;
+const FEEDBACK_SHOWN = 20;
 
 export const COMMANDS: readonly Command[] = [
   {

@@ -21,7 +21,6 @@ export const THANKS = "Thanks for the feedback.";
 /** Shown in public, so it carries no internal detail: that goes to the log. */
 export const RUN_FAILED =
   "Sorry, something went wrong on my side and I could not finish; the details are in the bot's log. Please ask again.";
-export const NO_SETTINGS = "No settings file is in use on this bot: every tool, no limits.";
 export const EXPIRED_LINE = "Expired: nobody decided in time, so it did not run.";
 
 export const ONLY_ADMINS_AUDIT = "Only the bot's admins can see the audit log.";

@@ -5,7 +5,7 @@
 import type { ChatMessage } from "../../agent/types.js";
 import { TokenCounter } from "../../agent/token-counter.js";
 
-export const THREAD_CONTEXT_TOKENS = 2_000;
+const THREAD_CONTEXT_TOKENS = 2_000;
 const MESSAGE_OVERHEAD_TOKENS = 4;
 
 /** One message people wrote in the thread, oldest first. */

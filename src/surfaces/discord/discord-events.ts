@@ -66,7 +66,7 @@ export function channelKindOf(type: ChannelType | undefined): ChannelKind {
 
 const ChannelFacts = z.object({ type: z.number(), parent_id: z.string().nullish() });
 
-export function roleIdsOf(member: GuildMember | APIInteractionGuildMember | null): readonly string[] {
+function roleIdsOf(member: GuildMember | APIInteractionGuildMember | null): readonly string[] {
   if (!member) return [];
   return Array.isArray(member.roles) ? member.roles : [...member.roles.cache.keys()];
 }

@@ -41,7 +41,7 @@ export function isLive(interaction: Interaction | undefined, now: number): inter
   return interaction !== undefined && now - interaction.at < INTERACTION_TOKEN_MS;
 }
 
-export function tokenGone(error: unknown): boolean {
+function tokenGone(error: unknown): boolean {
   return error instanceof DiscordAPIError && (error.status === 401 || error.code === RESTJSONErrorCodes.UnknownWebhook);
 }
 

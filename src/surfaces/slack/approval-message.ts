@@ -94,7 +94,7 @@ export function approvalBlocks(pending: PendingApproval, deciders: Deciders): Bl
 }
 
 /** The line a settled approval message ends with. */
-export function settledNote(card: SettledCard): string {
+function settledNote(card: SettledCard): string {
   if (card.kind === "expired") return `:hourglass: ${EXPIRED_LINE}`;
   return `${card.decision === "approve" ? ":white_check_mark:" : ":no_entry_sign:"} ${decisionLine(card.decision, card.by, slackFormat)}`;
 }

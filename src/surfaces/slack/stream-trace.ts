@@ -23,7 +23,7 @@ export interface StreamLimits {
 export const DEFAULT_STREAM_LIMITS: StreamLimits = { maxAgeMs: 4 * 60_000, maxChars: 9_000, intervalMs: 500 };
 
 /** Pure: whether the next write must go into a new message, given what the current one holds. */
-export function mustRotate(state: { readonly ageMs: number; readonly chars: number }, nextChars: number, limits: StreamLimits): boolean {
+function mustRotate(state: { readonly ageMs: number; readonly chars: number }, nextChars: number, limits: StreamLimits): boolean {
   if (state.chars === 0) return false;
   return state.ageMs + limits.intervalMs >= limits.maxAgeMs || state.chars + nextChars > limits.maxChars;
 }
