@@ -5,6 +5,7 @@
 import type { PresenterFactory, RefusalNote, RunPresenter } from "./service.js";
 import type { EventSink, RunOutcome, Surface, TaskOrigin } from "../agent/types.js";
 import type { Logger } from "../logger.js";
+import { slotPresenter } from "./schedules/slot-presenter.js";
 
 /** A caller in this process waiting for a run's outcome. */
 export interface LocalWaiter {
@@ -67,6 +68,20 @@ export function createPresenters(logger: Logger): Presenters {
   const factories = new Map<Surface, PresenterFactory>();
   const refusalNotes = new Map<Surface, RefusalNote>();
   const waiters = new Map<string, LocalWaiter>();
+
+  function presenterHere(key: string, origin: TaskOrigin, question: string): RunPresenter {
+    const waiter = waiters.get(key);
+    if (waiter) return waiterPresenter(waiter, () => waiters.delete(key));
+    const factory = factories.get(origin.surface);
+    if (!factory) return loggingPresenter(logger, origin);
+    try {
+      return factory(origin, question);
+    } catch (error) {
+      logger.error({ err: error, surface: origin.surface }, "could not build a presenter for a run; logging its outcome instead");
+      return loggingPresenter(logger, origin);
+    }
+  }
+
   return {
     register(surface, factory, refusalNote) {
       factories.set(surface, factory);
@@ -76,16 +91,9 @@ export function createPresenters(logger: Logger): Presenters {
       return new Promise<RunOutcome>((resolve, reject) => waiters.set(key, { sink, resolve, reject }));
     },
     presenterFor(key, origin, question) {
-      const waiter = waiters.get(key);
-      if (waiter) return waiterPresenter(waiter, () => waiters.delete(key));
-      const factory = factories.get(origin.surface);
-      if (!factory) return loggingPresenter(logger, origin);
-      try {
-        return factory(origin, question);
-      } catch (error) {
-        logger.error({ err: error, surface: origin.surface }, "could not build a presenter for a run; logging its outcome instead");
-        return loggingPresenter(logger, origin);
-      }
+      const shown = presenterHere(key, origin, question);
+      // A schedule's run: `[SILENT]` shows nothing, a late one says so (the one place an outcome reaches a surface).
+      return origin.schedule ? slotPresenter(shown, origin.schedule) : shown;
     },
     async refuse(key, origin, question, outcome) {
       const note = refusalNotes.get(origin.surface);
