@@ -8,6 +8,7 @@ import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import { createLocalSlotTimer } from "../src/runs/schedules/local-slot-timer.js";
 import { createScheduleStore } from "../src/runs/schedules/schedule-store.js";
+import { until } from "./support/memory-test-kit.js";
 import { advanceTo, answers, at, auditKinds, schedule, useScheduleBots } from "./support/schedule-fixture.js";
 import { manualClock, slackCaller } from "./support/schedule-harness.js";
 
@@ -188,5 +189,60 @@ describe("across restarts and downtime", () => {
       "expects a schedule id like sch_ab12cd34",
     );
     expect(await auditKinds(target)).toEqual(["schedule_created", "schedule_cancelled"]);
+  });
+});
+
+describe("create_schedule, the model's way to propose one", () => {
+  it("is a write: the requester approves it, the schedule is theirs; runs a schedule started are not offered it", async () => {
+    const clock = manualClock(at("2027-01-15T12:00:00Z"));
+    const model = new ScriptedModel([
+      { calls: [{ name: "create_schedule", args: { when: "every day at 9:00 UTC", what: "summarise #releases" }, id: "w1" }] },
+      { text: "Done: it runs every day at 9:00 UTC." },
+      { text: "Nothing shipped yesterday." },
+    ]);
+    const target = await bot({ clock, model });
+    const origin = slackCaller("U1", { name: "Ana" }).origin;
+    const asked = await target.service.ask(
+      { origin: { ...origin, requester: { id: "U1", name: "Ana" } }, text: "post a release digest every morning" },
+      () => {},
+    );
+    expect(asked.status).toBe("paused");
+    if (asked.status !== "paused") return;
+    expect(asked.pending).toMatchObject({ tool: "create_schedule", requester: { id: "U1" } });
+    expect(await target.schedules.book.list(slackCaller("U1"), false)).toHaveLength(0);
+
+    const refused = await target.service.decide(
+      { runId: asked.runId, callId: "w1", decision: "approve", decidedBy: { id: "U2" }, isApprover: false },
+      () => {},
+    );
+    expect(refused.kind).toBe("not_allowed");
+    await target.service.decide(
+      { runId: asked.runId, callId: "w1", decision: "approve", decidedBy: { id: "U1" }, isApprover: false },
+      () => {},
+    );
+    await until(() => target.shown.length === 1, "the answer after the approval");
+    const [made] = await target.schedules.book.list(slackCaller("U1"), false);
+    expect(made).toMatchObject({ owner: { id: "U1", name: "Ana" }, createdVia: "tool", what: "summarise #releases" });
+    const observation = model.requests[1]!.messages.find((message) => message.role === "tool")!.content;
+    expect(observation).toContain(`Scheduled ${made!.id}: \`every day at 9:00 UTC\`. Next: 2027-01-16 09:00 UTC (Sat)`);
+
+    await advanceTo(target, clock, "2027-01-16T09:00:00Z", 2);
+    expect(answers(target)[1]).toBe("Nothing shipped yesterday.");
+    const offered = model.requests.map((request) => request.tools.map((tool) => tool.name).includes("create_schedule"));
+    expect(offered).toEqual([true, true, false]);
+  });
+
+  it("a refusal (no timezone, a limit) goes back to the model as an error it can act on", async () => {
+    const clock = manualClock(at("2027-01-15T12:00:00Z"));
+    const model = new ScriptedModel([
+      { calls: [{ name: "create_schedule", args: { when: "every day at 9:00", what: "digest" }, id: "w1" }] },
+      { text: "Which timezone should I use?" },
+    ]);
+    const target = await bot({ clock, model, env: { TOOL_POLICY: "create_schedule=allow" } });
+    const outcome = await target.service.ask({ origin: slackCaller("U1").origin, text: "daily digest please" }, () => {});
+    expect(outcome).toMatchObject({ status: "answered", answer: "Which timezone should I use?" });
+    const observation = model.requests[1]!.messages.find((message) => message.role === "tool")!.content;
+    expect(observation).toContain("Which timezone? Add one to the time");
+    expect(await target.schedules.book.list(slackCaller("U1"), false)).toHaveLength(0);
   });
 });

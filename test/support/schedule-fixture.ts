@@ -2,7 +2,6 @@
 // folder, a fresh SQLite store per bot unless told otherwise, every bot closed after its test,
 // and the helpers the schedule tests share.
 import { afterAll, afterEach, beforeAll } from "vitest";
-import type { ScriptedModel } from "../../src/agent/model-scripted.js";
 import { createAuditLog } from "../../src/governance/audit-log.js";
 import type { ScheduleCommandResult } from "../../src/runs/schedules/commands.js";
 import { temporaryFolder, until } from "./memory-test-kit.js";
@@ -12,7 +11,7 @@ export const at = (iso: string) => Date.parse(iso);
 
 export interface ScheduleBots {
   freshStore(): string;
-  bot(options: Partial<ScheduleBotOptions> & { readonly clock: ManualClock; readonly model: ScriptedModel }): Promise<ScheduleBot>;
+  bot(options: Partial<ScheduleBotOptions> & Pick<ScheduleBotOptions, "clock" | "model">): Promise<ScheduleBot>;
   /** Closes a bot before the test ends, e.g. to start another on its store as after a restart. */
   stop(bot: ScheduleBot): Promise<void>;
 }

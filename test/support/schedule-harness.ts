@@ -17,6 +17,7 @@ import type { Presence, SlotMetrics, SlotTimer } from "../../src/runs/schedules/
 import type { ScheduleRecord } from "../../src/runs/schedules/schedule-record.js";
 import { createSchedules, type Schedules } from "../../src/runs/schedules/scheduler.js";
 import type { ScheduleCaller } from "../../src/runs/schedules/schedule-book.js";
+import type { WorkQueue } from "../../src/runs/work-queue.js";
 
 /** Timers that run only when the test moves the clock. */
 export interface ManualClock extends TimerClock {
@@ -78,14 +79,17 @@ export interface ScheduleBot {
 export interface ScheduleBotOptions {
   readonly model: ScriptedModel;
   readonly storeUrl: string;
-  readonly clock: ManualClock;
+  /** The clock every part reads (a ManualClock moves only when the test says). */
+  readonly clock: TimerClock;
   readonly env?: Record<string, string>;
   /** Read at every check (change it to block someone at fire time). */
   readonly settings?: () => Settings;
   readonly presence?: (schedule: ScheduleRecord) => Promise<Presence>;
   readonly timeZoneOf?: () => Promise<string | undefined>;
-  /** The slot timer; default one on the manual clock. */
+  /** The slot timer; default one on `clock`. */
   readonly timer?: SlotTimer;
+  /** The runner's work queue; default in-process. */
+  readonly queue?: WorkQueue;
 }
 
 export async function startScheduleBot(options: ScheduleBotOptions): Promise<ScheduleBot> {
@@ -120,6 +124,7 @@ export async function startScheduleBot(options: ScheduleBotOptions): Promise<Sch
     runPolicy: policy,
     observers: [schedules.observer],
     tools: [schedules.tool],
+    ...(options.queue ? { queue: options.queue } : {}),
   });
   const shown: Shown[] = [];
   const notices: ScheduleBot["notices"] = [];
