@@ -192,6 +192,30 @@ describe("across restarts and downtime", () => {
   });
 });
 
+describe("pause and resume by a person", () => {
+  it("a paused schedule does not fire; resumed, it goes on from the next slot (missed ones are not made up)", async () => {
+    const clock = manualClock(at("2027-01-15T12:00:00Z"));
+    const model = new ScriptedModel([], { whenExhausted: { text: "menu" } });
+    const target = await bot({ clock, model });
+    const created = await schedule(target, "every day at 13:00 UTC: post the lunch menu");
+    if (created.kind !== "created") throw new Error(created.reply);
+    const id = created.schedule.id;
+    const ana = slackCaller("U1", { name: "Ana" });
+    expect((await target.schedules.run({ name: "pause", text: id, caller: ana })).reply).toBe(
+      `Paused ${id}: \`every day at 13:00 UTC\` runs no more until \`resume ${id}\`.`,
+    );
+    expect((await target.schedules.run({ name: "pause", text: id, caller: ana })).reply).toBe(
+      `${id} is paused already; \`resume ${id}\` starts it again.`,
+    );
+    await advanceTo(target, clock, "2027-01-17T12:00:00Z");
+    expect(model.requests).toHaveLength(0);
+    await target.schedules.run({ name: "resume", text: id, caller: ana });
+    await advanceTo(target, clock, "2027-01-17T13:00:00Z", 1);
+    expect(target.shown.map((entry) => entry.origin.schedule?.slotAt)).toEqual([at("2027-01-17T13:00:00Z")]);
+    expect(await auditKinds(target)).toEqual(["schedule_created", "schedule_paused", "schedule_resumed"]);
+  });
+});
+
 describe("create_schedule, the model's way to propose one", () => {
   it("is a write: the requester approves it, the schedule is theirs; runs a schedule started are not offered it", async () => {
     const clock = manualClock(at("2027-01-15T12:00:00Z"));

@@ -8,6 +8,7 @@ import { ModelUnavailableError } from "../src/errors.js";
 import type { Settings } from "../src/governance/settings-schema.js";
 import { createAuditLog } from "../src/governance/audit-log.js";
 import { settingsOf } from "./support/governance-kit.js";
+import { noteTool } from "./support/service-harness.js";
 import { until } from "./support/memory-test-kit.js";
 import { advanceTo, answers, at, auditKinds, schedule, useScheduleBots } from "./support/schedule-fixture.js";
 import { manualClock, slackCaller } from "./support/schedule-harness.js";
@@ -239,5 +240,36 @@ describe("listing", () => {
         `• ${theirs.schedule.id} · \`every monday at 10:30 Europe/Berlin\` · active · next 2027-01-18 10:30 Europe/Berlin (Mon) · owner Bo · channel C7 · the weekly`,
       ].join("\n"),
     );
+  });
+});
+
+describe("writes in a slot's run", () => {
+  it("wait for the owner's approval like any write; someone else's click is refused", async () => {
+    const clock = manualClock(at("2027-01-15T12:00:00Z"));
+    const model = new ScriptedModel([
+      { calls: [{ name: "post_note", args: { text: "standup moved" }, id: "w1" }] },
+      { text: "Posted the note." },
+    ]);
+    const target = await bot({ clock, model });
+    const notes = noteTool();
+    target.service.registerSurfaceTools("slack", [notes.tool]);
+    await schedule(target, "every day at 13:00 UTC: tell the channel the standup moved");
+    await advanceTo(target, clock, "2027-01-15T13:00:00Z", 1);
+    const paused = target.shown[0]!.outcome;
+    if (paused.status !== "paused") throw new Error("expected a pause for approval");
+    expect(paused.pending).toMatchObject({ tool: "post_note", requester: { id: "U1" } });
+    expect(notes.posted).toEqual([]);
+    const decision = { runId: paused.runId, callId: "w1", decision: "approve" as const, isApprover: false };
+    expect(await target.service.decide({ ...decision, decidedBy: { id: "U2" } }, () => {})).toEqual({
+      kind: "not_allowed",
+      requester: { id: "U1", name: "Ana" },
+    });
+    expect(notes.posted).toEqual([]);
+    await target.service.decide({ ...decision, decidedBy: { id: "U1" } }, () => {});
+    await until(() => target.shown.length === 2, "the answer after the owner's approval");
+    await target.settle();
+    expect(notes.posted).toEqual(["standup moved"]);
+    expect(answers(target)).toEqual(["(paused)", "Posted the note."]);
+    expect(target.counted.filter((entry) => entry.kind === "run")).toEqual([{ kind: "run", outcome: "answered", count: 1 }]);
   });
 });

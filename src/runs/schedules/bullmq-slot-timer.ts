@@ -18,11 +18,14 @@ export interface BullmqSlotTimerOptions {
   readonly name?: string;
   /** The clock slots are armed on (its delays are relative, so an offset clock works the same). */
   readonly clock?: () => number;
-  /** Slots fired at once by this process. */
+  /** Slots fired at once by this process (a fire mostly waits on the store: many at 09:00 go out together). */
   readonly concurrency?: number;
 }
 
 const DONE_KEPT_S = 2 * 24 * 3600;
+/** At most one process re-adds every slot job per this window (a rolling deploy starts several). */
+const RECONCILE_WINDOW_MS = 10 * 60_000;
+const RECONCILE_CHUNK = 500;
 const SlotJob = z.object({ scheduleId: z.string().min(1), slotAt: z.number() });
 
 /** One slot's job id: the same slot always gets the same one, free of ':' and never a bare integer. */
@@ -47,6 +50,16 @@ export function createBullmqSlotTimer(options: BullmqSlotTimerOptions): SlotTime
     return connected;
   };
   let worker: Worker | undefined;
+  let reconciling: Promise<void> = Promise.resolve();
+  let closing = false;
+
+  async function reconcile(entries: ReadonlyArray<{ readonly id: string; readonly at: number }>): Promise<void> {
+    const { redis, queue } = connect();
+    if ((await redis.set(`${name}:reconcile`, String(process.pid), "PX", RECONCILE_WINDOW_MS, "NX")) !== "OK") return;
+    // In chunks: one pipeline each, and a shutdown waits for one chunk at most.
+    for (let start = 0; start < entries.length && !closing; start += RECONCILE_CHUNK)
+      await queue.addBulk(entries.slice(start, start + RECONCILE_CHUNK).map(({ id, at }) => job(id, at)));
+  }
 
   const job = (id: string, at: number): { name: string; data: z.infer<typeof SlotJob>; opts: JobsOptions } => ({
     name: "slot",
@@ -67,10 +80,12 @@ export function createBullmqSlotTimer(options: BullmqSlotTimerOptions): SlotTime
       const { name: jobName, data, opts } = job(id, at);
       await connect().queue.add(jobName, data, opts);
     },
-    async armMany(entries) {
-      // In chunks: one pipeline each, without holding every job of a large store in one request.
-      for (let start = 0; start < entries.length; start += 1_000)
-        await connect().queue.addBulk(entries.slice(start, start + 1_000).map(({ id, at }) => job(id, at)));
+    async restore(entries) {
+      // The jobs are in Redis already; adding them again (a no-op for each that exists) repairs a crash
+      // between a schedule's change and its job. One process does it per start window, in the background.
+      reconciling = reconcile(entries).catch((error: unknown) =>
+        logger.warn({ err: error }, "schedules: could not check every schedule's slot job; the next start tries again"),
+      );
     },
     async disarm(id, at) {
       // An active or locked job can't be removed; it finds its schedule not active when it runs.
@@ -87,7 +102,7 @@ export function createBullmqSlotTimer(options: BullmqSlotTimerOptions): SlotTime
           if (!parsed.success) return void logger.error({ jobId: taken.id }, "schedules: an unreadable slot job was dropped");
           await fire(parsed.data.scheduleId, parsed.data.slotAt);
         },
-        { connection: connect().redis, concurrency: options.concurrency ?? 16 },
+        { connection: connect().redis, concurrency: options.concurrency ?? 256 },
       );
       worker.on("error", (error) => logger.warn({ err: error }, "schedules: worker error"));
       worker.on("failed", (failed, error) =>
@@ -95,6 +110,8 @@ export function createBullmqSlotTimer(options: BullmqSlotTimerOptions): SlotTime
       );
     },
     async close() {
+      closing = true;
+      await reconciling;
       await worker?.close();
       await connected?.queue.close();
       connected?.redis.disconnect();

@@ -1,5 +1,5 @@
 // The schedule commands as one pure-interface layer the surfaces call: `schedule <when>: <what>`,
-// `schedules`, `unschedule <id>`, `resume <id>`. A surface parses its own payload into the
+// `schedules`, `unschedule <id>`, `pause <id>`, `resume <id>`. A surface parses its own payload into the
 // command word, the text after it and the caller, and renders `reply`; it decides nothing.
 import type { Person, TaskOrigin } from "../../agent/types.js";
 import type { ScheduleBook, ScheduleCaller, ChangeResult } from "./schedule-book.js";
@@ -13,12 +13,14 @@ import {
   notFoundText,
   notPausedText,
   passedText,
+  pausedAlreadyText,
+  pausedText,
   resumedText,
   USAGE,
 } from "./schedule-text.js";
 import { splitScheduleText } from "./when-phrase.js";
 
-export type ScheduleCommandName = "schedule" | "schedules" | "unschedule" | "resume";
+export type ScheduleCommandName = "schedule" | "schedules" | "unschedule" | "pause" | "resume";
 
 export interface ScheduleCommand {
   readonly name: ScheduleCommandName;
@@ -31,7 +33,7 @@ export type ScheduleCommandResult =
   | { readonly kind: "usage"; readonly reply: string }
   | { readonly kind: "created"; readonly schedule: ScheduleRecord; readonly next: readonly number[]; readonly reply: string }
   | { readonly kind: "listed"; readonly schedules: readonly ScheduleRecord[]; readonly reply: string }
-  | { readonly kind: "cancelled" | "resumed"; readonly schedule: ScheduleRecord; readonly reply: string }
+  | { readonly kind: "cancelled" | "paused" | "resumed"; readonly schedule: ScheduleRecord; readonly reply: string }
   /** Any refusal: a bad time, no timezone, a limit, not theirs, unknown id. One line. */
   | { readonly kind: "refused"; readonly reply: string };
 
@@ -53,7 +55,7 @@ function changeReply(
     case "not_allowed":
       return { kind: "refused", reply: notAllowedText(result.schedule) };
     case "unchanged": {
-      const texts = { ended: endedText, not_paused: notPausedText, passed: passedText };
+      const texts = { ended: endedText, not_paused: notPausedText, paused: pausedAlreadyText, passed: passedText };
       return { kind: "refused", reply: texts[result.why](result.schedule) };
     }
   }
@@ -94,6 +96,11 @@ export function createScheduleCommands(deps: ScheduleCommandDeps): (command: Sch
         const id = idOf(command);
         if (typeof id !== "string") return id;
         return changeReply(await book.cancel(id, caller), (schedule) => ({ kind: "cancelled", schedule, reply: cancelledText(schedule) }));
+      }
+      case "pause": {
+        const id = idOf(command);
+        if (typeof id !== "string") return id;
+        return changeReply(await book.pause(id, caller), (schedule) => ({ kind: "paused", schedule, reply: pausedText(schedule) }));
       }
       case "resume": {
         const id = idOf(command);

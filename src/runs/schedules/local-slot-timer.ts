@@ -87,7 +87,7 @@ export function createLocalSlotTimer(logger: Logger, clock: TimerClock = realTim
     async arm(id, at) {
       set(id, at);
     },
-    async armMany(entries) {
+    async restore(entries) {
       for (const { id, at } of entries) set(id, at);
     },
     async disarm(id, at) {

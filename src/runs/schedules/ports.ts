@@ -7,8 +7,12 @@ import type { ScheduleRecord } from "./schedule-record.js";
 export interface SlotTimer {
   /** Fires `fire(id, at)` at `at` (at once when past). Idempotent per (id, at), across processes where it is shared. */
   arm(id: string, at: number): Promise<void>;
-  /** Arms many at once (the start): one round trip where the timer can. */
-  armMany(entries: ReadonlyArray<{ readonly id: string; readonly at: number }>): Promise<void>;
+  /**
+   * The start: every active schedule's slot as the store lists it. A timer in this process arms
+   * them all; a shared one (its jobs outlive processes) only makes sure none is missing, in the
+   * background. Resolves once the slots can fire.
+   */
+  restore(entries: ReadonlyArray<{ readonly id: string; readonly at: number }>): Promise<void>;
   /** Forgets the slot armed for `id` at `at` (cancel, pause); a fire that comes anyway finds the schedule not active. */
   disarm(id: string, at: number): Promise<void>;
   /** Starts firing; `fire` must settle. A rejection fires the slot again later. Called once. */

@@ -40,14 +40,16 @@ export type ChangeResult =
   | { readonly kind: "changed"; readonly schedule: ScheduleRecord; readonly next: readonly number[] }
   | { readonly kind: "not_found"; readonly id: string }
   | { readonly kind: "not_allowed"; readonly schedule: ScheduleRecord }
-  /** Already ended, or (resume) not paused, or a one-shot whose time passed while paused. */
-  | { readonly kind: "unchanged"; readonly schedule: ScheduleRecord; readonly why: "ended" | "not_paused" | "passed" };
+  /** Already ended, or (resume) not paused, or (pause) paused already, or a one-shot whose time passed while paused. */
+  | { readonly kind: "unchanged"; readonly schedule: ScheduleRecord; readonly why: "ended" | "not_paused" | "paused" | "passed" };
 
 export interface ScheduleBook {
   create(request: CreateRequest): Promise<CreateResult>;
   /** The caller's schedules; an admin's `all` lists everyone's. */
   list(caller: ScheduleCaller, all: boolean): Promise<readonly ScheduleRecord[]>;
   cancel(id: string, caller: ScheduleCaller): Promise<ChangeResult>;
+  /** Stops firing until resumed; the schedule still counts against the limits. */
+  pause(id: string, caller: ScheduleCaller): Promise<ChangeResult>;
   resume(id: string, caller: ScheduleCaller): Promise<ChangeResult>;
   /** The bot pauses a schedule (failures in a row, a blocked or departed owner); resolves with it when this call paused it. */
   pauseForBot(id: string, reason: string): Promise<ScheduleRecord | undefined>;
@@ -171,6 +173,20 @@ export function createScheduleBook(deps: ScheduleBookDeps): ScheduleBook {
       if (result.kind === "changed") {
         if (armed !== undefined) await disarm(id, armed);
         audit.record("schedule_cancelled", result.schedule, { by: caller.person });
+      }
+      return result;
+    },
+
+    async pause(id, caller) {
+      let armed: number | undefined;
+      const result = await change(id, caller, (record, now) => {
+        if (record.state !== "active") return { kind: "unchanged", schedule: record, why: record.state === "ended" ? "ended" : "paused" };
+        armed = record.nextSlot;
+        return { ...record, state: "paused", reason: `paused by ${ownerName(caller.person)}`, nextSlot: undefined, changedAt: now };
+      });
+      if (result.kind === "changed") {
+        if (armed !== undefined) await disarm(id, armed);
+        audit.record("schedule_paused", result.schedule, { by: caller.person });
       }
       return result;
     },

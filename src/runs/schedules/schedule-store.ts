@@ -1,6 +1,6 @@
-// Schedules in the store (SQLite or Redis alike): one record per schedule, and sets listing the
-// ones not ended (all, per owner, per channel) so start-up, listings and limits never scan the
-// whole store. Every change is a read-modify-write under a short lock, in this process and
+// Schedules in the store (SQLite or Redis alike): one record per schedule, sets listing the ones
+// not ended (all, per owner, per channel) so listings and limits never scan the whole store,
+// and one set of every active schedule's next slot, so a start arms them all from one read. Every change is a read-modify-write under a short lock, in this process and
 // across processes sharing Redis: a slot being fired and its owner cancelling never lose each
 // other's change.
 import type { Surface } from "../../agent/types.js";
@@ -8,6 +8,9 @@ import type { KeyValueStore } from "../../memory/types.js";
 import { channelOf, ScheduleRecordSchema, type ScheduleRecord } from "./schedule-record.js";
 
 const OPEN_SET = "schedules:open";
+/** One member per active schedule, `<id> <next slot>`: the start arms every schedule from this one read. */
+const ARMED_SET = "schedules:armed";
+const ARMED_MEMBER = /^(sch_[a-z0-9]{8}) (\d{1,16})$/;
 const recordKey = (id: string) => `schedule:${id}`;
 const lockKey = (id: string) => `schedule:lock:${id}`;
 const ownerSet = (surface: Surface, ownerId: string) => `schedules:owner:${surface}:${ownerId}`;
@@ -37,6 +40,10 @@ export interface ScheduleStore {
   update(id: string, change: (record: ScheduleRecord) => ScheduleRecord | undefined): Promise<ScheduleRecord | undefined>;
   /** Every schedule not ended (active or paused). */
   open(): Promise<ScheduleRecord[]>;
+  /** Every active schedule's next slot, without reading the records (the start). */
+  armed(): Promise<Array<{ readonly id: string; readonly at: number }>>;
+  /** Forgets a listed slot whose schedule turned out missing or not active. */
+  forgetArmed(id: string, at: number): Promise<void>;
   /** The owner's schedules not ended. */
   ownedBy(surface: Surface, ownerId: string): Promise<ScheduleRecord[]>;
   /** The channel's schedules not ended. */
@@ -95,6 +102,17 @@ export function createScheduleStore(store: KeyValueStore): ScheduleStore {
     return run;
   }
 
+  const armedMember = (record: ScheduleRecord): string | undefined =>
+    record.state === "active" && record.nextSlot !== undefined ? `${record.id} ${record.nextSlot}` : undefined;
+
+  /** Lists the new slot before it unlists the old: a crash in between leaves an extra member, which only fires a no-op. */
+  async function relist(before: ScheduleRecord, after: ScheduleRecord): Promise<void> {
+    const [old, next] = [armedMember(before), armedMember(after)];
+    if (old === next) return;
+    if (next) await store.addToSet(ARMED_SET, next);
+    if (old) await store.removeFromSet(ARMED_SET, old);
+  }
+
   const lists = (record: ScheduleRecord) => [
     ownerSet(record.origin.surface, record.owner.id),
     channelSet(record.origin.surface, channelOf(record.origin)),
@@ -104,6 +122,8 @@ export function createScheduleStore(store: KeyValueStore): ScheduleStore {
     async create(record) {
       // Listed by owner and channel first: a crash in between leaves a member without a record, which readers skip.
       for (const set of lists(record)) await store.addToSet(set, record.id);
+      const armed = armedMember(record);
+      if (armed) await store.addToSet(ARMED_SET, armed);
       return store.setIfAbsentListed({ key: recordKey(record.id), value: record }, { set: OPEN_SET, member: record.id });
     },
     load,
@@ -115,15 +135,29 @@ export function createScheduleStore(store: KeyValueStore): ScheduleStore {
         if (!next) return found.record;
         if (next.state !== "ended") {
           await store.set(recordKey(id), next);
+          await relist(found.record, next);
           return next;
         }
         await store.set(recordKey(id), next, ENDED_TTL_MS);
+        await relist(found.record, next);
         await store.removeFromSet(OPEN_SET, id);
         for (const set of lists(next)) await store.removeFromSet(set, id);
         return next;
       });
     },
     open: () => listed(OPEN_SET),
+    async armed() {
+      const latest = new Map<string, number>();
+      for (const member of await store.setMembers(ARMED_SET)) {
+        const match = ARMED_MEMBER.exec(member);
+        if (!match) continue;
+        const at = Number(match[2]);
+        // Two members for one schedule (a crash between listing its new slot and unlisting the old): the later is current.
+        if (at > (latest.get(match[1]!) ?? Number.NEGATIVE_INFINITY)) latest.set(match[1]!, at);
+      }
+      return [...latest].map(([id, at]) => ({ id, at }));
+    },
+    forgetArmed: (id, at) => store.removeFromSet(ARMED_SET, `${id} ${at}`),
     ownedBy: (surface, ownerId) => listed(ownerSet(surface, ownerId)),
     inChannel: (surface, channel) => listed(channelSet(surface, channel)),
   };

@@ -7,7 +7,7 @@ import type { When } from "./slots.js";
 import { clockText, slotText } from "./wall-clock.js";
 
 export const USAGE =
-  "Usage: `schedule <when>: <what>`, e.g. `schedule every weekday at 9:00 Europe/Berlin: summarise #releases` or `schedule cron 0 9 * * 1-5 UTC: post the open incidents`. Also `schedules`, `unschedule <id>`, `resume <id>`.";
+  "Usage: `schedule <when>: <what>`, e.g. `schedule every weekday at 9:00 Europe/Berlin: summarise #releases` or `schedule cron 0 9 * * 1-5 UTC: post the open incidents`. Also `schedules`, `unschedule <id>`, `pause <id>`, `resume <id>`.";
 
 /** The answer that means "nothing to report": nothing is posted and the slot is recorded silent. */
 export const SILENT = "[SILENT]";
@@ -59,6 +59,12 @@ function preview(what: string): string {
 }
 
 export const cancelledText = (schedule: ScheduleRecord) => `Cancelled ${schedule.id}: \`${schedule.when.phrase}\` runs no more.`;
+
+export const pausedText = (schedule: ScheduleRecord) =>
+  `Paused ${schedule.id}: \`${schedule.when.phrase}\` runs no more until \`resume ${schedule.id}\`.`;
+
+export const pausedAlreadyText = (schedule: ScheduleRecord) =>
+  `${schedule.id} is paused already; \`resume ${schedule.id}\` starts it again.`;
 
 export const resumedText = (schedule: ScheduleRecord, next: readonly number[]) =>
   `Resumed ${schedule.id}: next ${nextTimesText(schedule.when, next)}. ${whereText(schedule)}`;

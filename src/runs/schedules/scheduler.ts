@@ -15,7 +15,6 @@ import { NO_METRICS, type ScheduleSurfacePorts, type SlotMetrics, type SlotTimer
 import { createScheduleAudit } from "./schedule-audit.js";
 import { createScheduleBook, type ScheduleBook } from "./schedule-book.js";
 import { createScheduleStore } from "./schedule-store.js";
-import { slotAfter } from "./slots.js";
 import { createSlotFiring } from "./slot-firing.js";
 import { createSlotOutcomes } from "./slot-outcomes.js";
 
@@ -42,7 +41,7 @@ export interface Schedules {
   readonly observer: RunObserver;
   /** What a surface knows about its people (timezone, presence) and how it tells an owner privately. */
   attachSurface(surface: Surface, ports: ScheduleSurfacePorts): void;
-  /** Arms every schedule from the store and starts firing into `submit` (AgentService.submit). Call once. */
+  /** Arms every active schedule from the store and starts firing into `submit` (AgentService.submit); resolves with how many. Call once. */
   start(submit: (task: Task, receipt: string) => Promise<SubmitResult>): Promise<{ readonly schedules: number }>;
   /** Stops firing and waits for fires and bookkeeping in flight. Does not close the store. */
   close(): Promise<void>;
@@ -95,25 +94,8 @@ export function createSchedules(deps: SchedulesDeps): Schedules {
     async start(submit) {
       if (started) throw new Error("schedules were already started");
       started = true;
-      const open = await store.open();
-      const now = clock();
-      const entries: Array<{ id: string; at: number }> = [];
-      for (const schedule of open) {
-        if (schedule.state !== "active") continue;
-        if (schedule.nextSlot !== undefined) {
-          entries.push({ id: schedule.id, at: schedule.nextSlot });
-          continue;
-        }
-        // Active without a slot (written by hand, or damaged): it goes on from now; what it missed is unknown.
-        const at = slotAfter(schedule.when, now);
-        const fixed = await store.update(schedule.id, (record) =>
-          record.state === "active" && record.nextSlot === undefined
-            ? { ...record, nextSlot: at, changedAt: now, ...(at === undefined ? { state: "ended" as const, reason: "no slot left" } : {}) }
-            : undefined,
-        );
-        if (fixed?.state === "active" && fixed.nextSlot !== undefined) entries.push({ id: schedule.id, at: fixed.nextSlot });
-      }
-      await timer.armMany(entries);
+      const armed = await store.armed();
+      await timer.restore(armed);
       timer.start(
         createSlotFiring({
           store,
@@ -129,8 +111,8 @@ export function createSchedules(deps: SchedulesDeps): Schedules {
           ...(deps.policy ? { policy: deps.policy } : {}),
         }),
       );
-      logger.info({ schedules: open.length, armed: entries.length }, "schedules armed");
-      return { schedules: open.length };
+      logger.info({ armed: armed.length }, "schedules armed");
+      return { schedules: armed.length };
     },
     async close() {
       await timer.close();

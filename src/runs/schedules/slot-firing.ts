@@ -119,13 +119,16 @@ export function createSlotFiring(deps: SlotFiringDeps): (id: string, at: number)
     if (loaded.kind !== "found") {
       if (loaded.kind === "invalid")
         logger.error({ scheduleId: id, reason: loaded.reason }, "a stored schedule can't be read; its slot is dropped");
-      return;
+      return store.forgetArmed(id, at);
     }
     const schedule = loaded.record;
     const armed = schedule.nextSlot;
-    if (schedule.state !== "active" || armed === undefined) return;
-    // An older slot's timer (a redelivery, a second process): the schedule moved on already, so keep its current slot armed.
-    if (at < armed) return timer.arm(id, armed);
+    if (schedule.state !== "active" || armed === undefined) return store.forgetArmed(id, at);
+    // An older slot's timer (a redelivery, a second process, a crash's leftover): the schedule moved on, so keep its current slot armed.
+    if (at < armed) {
+      await store.forgetArmed(id, at);
+      return timer.arm(id, armed);
+    }
     const now = clock();
     const plan = planFire(schedule.when, armed, now, config.catchUpMinutes * 60_000);
     if (plan.kind === "early") return timer.arm(id, armed);
@@ -144,10 +147,14 @@ export function createSlotFiring(deps: SlotFiringDeps): (id: string, at: number)
       metrics.slot("skipped", plan.skipped.count);
     }
     if (ran === "paused") return;
+    // Armed before the schedule moves on: a crash in between leaves this slot's timer to fire again (a no-op for
+    // the intake) and the next one armed, never an active schedule with no slot armed.
+    if (plan.next !== undefined) await timer.arm(id, plan.next);
+    let ends = false;
     const moved = await store.update(id, (current) => {
       // Cancelled, paused or fired by someone else meanwhile: theirs is the newer word.
       if (current.state !== "active" || current.nextSlot !== armed) return undefined;
-      const ends = plan.next === undefined;
+      ends = plan.next === undefined;
       return {
         ...current,
         ...(plan.run ? { lastSlot: plan.run.slotAt } : {}),
@@ -157,6 +164,6 @@ export function createSlotFiring(deps: SlotFiringDeps): (id: string, at: number)
         ...(ends ? { state: "ended" as const, reason: plan.run ? "ran its last slot" : "its last slot was missed" } : {}),
       };
     });
-    if (moved?.state === "active" && moved.nextSlot !== undefined && moved.nextSlot !== armed) await timer.arm(id, moved.nextSlot);
+    if (moved && ends) audit.record("schedule_changed", moved, { reason: `ended: ${moved.reason}` });
   };
 }
