@@ -315,6 +315,8 @@ async function closeAll(
   await service
     ?.close(Math.min(RUNNER_GRACE_MS, Math.max(MIN_RUNNER_CLOSE_MS, deadline - Date.now())))
     .catch((error: unknown) => logger.warn({ err: error }, "the runner did not close cleanly"));
+  // How the last slot runs ended (failure streaks, silent slots) is written before the store closes.
+  await schedules?.settled().catch((error: unknown) => logger.warn({ err: error }, "schedules did not settle"));
   // Audit entries of the last runs still go to the store before it closes.
   await governance
     ?.close()

@@ -58,6 +58,18 @@ describe("a schedule fires and posts once per slot", () => {
     expect(await auditKinds(target)).toEqual(["schedule_created"]);
   });
 
+  it("the next three times are shown right across daylight saving (Europe/Berlin, March and October)", async () => {
+    const clock = manualClock(at("2027-03-26T12:00:00Z"));
+    const target = await bot({ clock, model: new ScriptedModel([]) });
+    expect((await schedule(target, "every day at 2:30 Europe/Berlin: nightly report")).reply).toContain(
+      "Next: 2027-03-27 02:30 Europe/Berlin (Sat), 2027-03-28 03:00 Europe/Berlin (Sun), 2027-03-29 02:30 Europe/Berlin (Mon).",
+    );
+    clock.advanceTo(at("2027-10-29T12:00:00Z"));
+    expect((await schedule(target, "cron 30 2 * * * Europe/Berlin: nightly report", slackCaller("U2"))).reply).toContain(
+      "Next: 2027-10-30 02:30 Europe/Berlin (Sat), 2027-10-31 02:30 Europe/Berlin (Sun), 2027-11-01 02:30 Europe/Berlin (Mon).",
+    );
+  });
+
   it("in 20 minutes: fires exactly 20 minutes after the request, once, and then the schedule has ended", async () => {
     const clock = manualClock(at("2027-01-15T12:00:07.250Z"));
     const model = new ScriptedModel([], { whenExhausted: { text: "The deploy is green." } });
