@@ -70,8 +70,9 @@ export function createLocalSlotTimer(logger: Logger, clock: TimerClock = realTim
             await fire!(id, at);
           } catch (error) {
             logger.warn({ err: error, scheduleId: id }, "a schedule's slot could not be fired; trying again shortly");
-            // Unless the fire armed a newer slot before it failed, the same slot is tried again.
-            if (!armed.has(id)) set(id, at, clock.now() + RETRY_MS);
+            // The same slot again, even when the fire armed the next one before it failed: the fire finds out
+            // which is current (an older slot only arms the schedule's current one again).
+            set(id, at, clock.now() + RETRY_MS);
           }
         }),
       );

@@ -132,7 +132,9 @@ export function createScheduleBook(deps: ScheduleBookDeps): ScheduleBook {
       if (refusal) return { kind: "refused", text: refusal };
       const first = slotAfter(when, now);
       if (first === undefined) return { kind: "refused", text: `\`${when.phrase}\` never comes.` };
-      const origin: TaskOrigin = { ...caller.origin, requester: caller.person };
+      // Where it was made, as its owner; never the marker of a scheduled run (such runs are not offered the tool anyway).
+      const { schedule: _slot, ...where } = caller.origin;
+      const origin: TaskOrigin = { ...where, requester: caller.person };
       for (let attempt = 0; attempt < ID_TRIES; attempt++) {
         const schedule: ScheduleRecord = {
           version: 1,

@@ -142,7 +142,9 @@ export function createSlotFiring(deps: SlotFiringDeps): (id: string, at: number)
         slotAt: plan.skipped.last!,
         firedAt: now,
         skipped: plan.skipped.count,
-        reason: `missed while the bot was down, older than SCHEDULE_CATCH_UP_MINUTES (${config.catchUpMinutes})`,
+        reason: plan.run
+          ? "missed while the bot was down; only the latest missed slot runs"
+          : `missed while the bot was down, longer ago than SCHEDULE_CATCH_UP_MINUTES (${config.catchUpMinutes})`,
       });
       metrics.slot("skipped", plan.skipped.count);
     }
