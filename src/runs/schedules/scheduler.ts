@@ -1,4 +1,4 @@
-// Schedules for one process, put together: the book (make, list, cancel, resume), the commands
+// Schedules for one process, put together: the book (make, list, cancel, pause, resume), the commands
 // and the create_schedule tool built on it, the observer that learns how slot runs ended, and
 // the firing of slots on the slot timer. Built before the runner (its tool and observer go into
 // it), started with the runner's intake once the surfaces are attached.
@@ -33,7 +33,7 @@ export interface SchedulesDeps {
 
 export interface Schedules {
   readonly book: ScheduleBook;
-  /** The chat commands `schedule`, `schedules`, `unschedule`, `resume`, for the surfaces' command table. */
+  /** The chat commands `schedule`, `schedules`, `unschedule`, `pause`, `resume`, for the surfaces' command table. */
   run(command: ScheduleCommand): Promise<ScheduleCommandResult>;
   /** create_schedule, for the runner's tools (offered to every run a schedule did not start). */
   readonly tool: Tool;
@@ -45,7 +45,7 @@ export interface Schedules {
   start(submit: (task: Task, receipt: string) => Promise<SubmitResult>): Promise<{ readonly schedules: number }>;
   /** Stops firing and waits for fires and bookkeeping in flight. Does not close the store. */
   close(): Promise<void>;
-  /** Resolves when the bookkeeping and audit entries started so far are written (tests). */
+  /** Resolves when the bookkeeping and audit entries started so far are written (shutdown, tests). */
   settled(): Promise<void>;
 }
 
