@@ -22,6 +22,10 @@ import { prepareMcp, serverLines } from "./tools/mcp/mcp-startup.js";
 import { openStore, parseStoreUrl } from "./memory/keyv-store.js";
 import { claimStoreOwnership, type OwnerClaim } from "./memory/store-lease.js";
 import type { KeyValueStore } from "./memory/types.js";
+import type { Metrics } from "./ops/metrics.js";
+import { createProcessSchedules } from "./runs/schedules/process-schedules.js";
+import type { SlotMetrics } from "./runs/schedules/ports.js";
+import type { Schedules } from "./runs/schedules/scheduler.js";
 
 export interface AppIo {
   /** Console mode reads from it; defaults to process.stdin. */
@@ -116,6 +120,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
   // The demo model has no facts to pick, so extraction would only cost a call per run.
   const serviceConfig: Config = model.kind === "demo" ? { ...config, memory: { ...config.memory, extractFacts: false } } : config;
   let service: RunningAgentService | undefined;
+  let schedules: Schedules | undefined;
   const adapters: ChatAdapter[] = [];
   let ended: Promise<void> = new Promise<void>(() => {});
   try {
@@ -134,6 +139,16 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
           ops
           ? (await import("./runs/local-work-queue.js")).createLocalWorkQueue(logger)
           : undefined;
+    // ---- Schedules (src/runs/schedules): built before the runner (its tool and observer), started with it below.
+    schedules = await createProcessSchedules({
+      config: config.schedules,
+      store,
+      logger,
+      policy: governance.runPolicy,
+      ...(location.kind === "redis" && !consoleMode ? { redisUrl: location.url } : {}),
+      ...(ops ? { metrics: slotMetricsOf(ops.metrics) } : {}),
+    });
+    // ---- end of schedules
     service = createAgentService({
       config: serviceConfig,
       model: ops ? ops.instrumentModel(model.model) : model.model,
@@ -141,7 +156,8 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       logger,
       runPolicy: governance.runPolicy,
       ...(modelFor ? { modelFor: ops ? (name: string) => ops.instrumentModel(modelFor(name)) : modelFor } : {}),
-      observers: ops?.observers ?? [],
+      observers: [...(ops?.observers ?? []), schedules.observer],
+      tools: [schedules.tool],
       ...(queue ? { queue } : {}),
       ...(mcp.manager ? { toolSource: mcp.manager.tools, toolCatalog: mcp.manager.describe } : {}),
     });
@@ -213,13 +229,14 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     if (consoleMode) (io.output ?? process.stdout).write(`${lines.join("\n")}\n`);
     else for (const line of lines) logger.info(line);
   }
+  const running = service;
   const started = await Promise.allSettled(
     adapters.map((adapter) => adapter.start().then(() => ops?.health.connection(adapter.name, "up"))),
   );
   const failure = started.findIndex((result) => result.status === "rejected");
   if (failure >= 0) {
     const reason = (started[failure] as PromiseRejectedResult).reason;
-    await closeAll(adapters, service, store, logger);
+    await closeAll(adapters, service, store, logger, undefined, schedules);
     await ops?.close();
     await mcp.manager?.close();
     ownership.release();
@@ -238,11 +255,13 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     );
   // Only now, with every surface, tool source and expiry handler attached, does queued work run and the process say it is ready.
   await service.start();
+  // ---- Schedules fire from now on (an ingress process only records and queues; it fires none).
+  const firing = schedules!;
+  if (config.role !== "ingress") await firing.start((task, receipt) => running.submit(task, receipt));
   ops?.open();
   logger.info({ surfaces: adapters.map((adapter) => adapter.name), model: model.model.name }, "started");
 
   let stopping: Promise<void> | undefined;
-  const running = service;
   return {
     kind: "started",
     app: {
@@ -253,7 +272,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       stop: () => {
         // Readiness answers 503 from this moment until the port closes, so load balancers stop sending work first.
         ops?.health.shuttingDown();
-        stopping ??= closeAll(adapters, running, store, logger, governance)
+        stopping ??= closeAll(adapters, running, store, logger, governance, firing)
           .then(() => ops?.close())
           .then(() => mcp.manager?.close())
           .finally(() => ownership.release());
@@ -290,18 +309,31 @@ async function closeAll(
   store: KeyValueStore,
   logger: Logger,
   governance?: Governance,
+  schedules?: Schedules,
 ): Promise<void> {
   const deadline = Date.now() + SHUTDOWN_BUDGET_MS;
   const stopped = await Promise.allSettled(adapters.map((adapter) => adapter.stop()));
   stopped.forEach((result, index) => {
     if (result.status === "rejected") logger.warn({ err: result.reason, surface: adapters[index]!.name }, "a surface did not stop cleanly");
   });
+  // No new slots once the surfaces are quiet; a slot due meanwhile fires at the next start.
+  await schedules?.close().catch((error: unknown) => logger.warn({ err: error }, "schedules did not stop cleanly"));
   await service
     ?.close(Math.min(RUNNER_GRACE_MS, Math.max(MIN_RUNNER_CLOSE_MS, deadline - Date.now())))
     .catch((error: unknown) => logger.warn({ err: error }, "the runner did not close cleanly"));
+  // How the last slot runs ended (failure streaks, silent slots) is written before the store closes.
+  await schedules?.settled().catch((error: unknown) => logger.warn({ err: error }, "schedules did not settle"));
   // Audit entries of the last runs still go to the store before it closes.
   await governance
     ?.close()
     .catch((error: unknown) => logger.warn({ err: error }, "the settings watcher or the audit log did not close cleanly"));
   await store.close().catch((error: unknown) => logger.warn({ err: error }, "the store did not close cleanly"));
+}
+
+/** The schedule slots' outcomes as Prometheus counters. */
+function slotMetricsOf(metrics: Metrics): SlotMetrics {
+  return {
+    slot: (outcome, count = 1) => metrics.scheduleSlots.inc({ outcome }, count),
+    runEnded: (outcome) => metrics.scheduleRunsEnded.inc({ outcome }),
+  };
 }

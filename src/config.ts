@@ -3,6 +3,7 @@
 import { dirname, resolve, sep } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "./errors.js";
+import { timeZoneName } from "./time-zone.js";
 
 /** OPENAI_API_KEY=demo asks for the offline demo model by name (needed when a chat surface is set up). */
 const DEMO_KEY = "demo";
@@ -122,6 +123,21 @@ const EnvSchema = z.object({
 
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl.optional(),
 
+  // Schedules (src/runs/schedules): the settings file's `schedules` entry of a channel overrides the first three there.
+  SCHEDULE_MIN_INTERVAL_MINUTES: wholeNumber(1, 1_440).default(15),
+  SCHEDULE_MAX_PER_USER: wholeNumber(1, 1_000).default(10),
+  SCHEDULE_MAX_PER_CHANNEL: wholeNumber(1, 10_000).default(20),
+  SCHEDULE_CATCH_UP_MINUTES: wholeNumber(0, 1_440).default(60),
+  SCHEDULE_DEFAULT_TZ: z
+    .string()
+    .transform((value, context) => {
+      const name = timeZoneName(value);
+      if (name) return name;
+      context.addIssue({ code: "custom", message: "expects an IANA timezone like Europe/Berlin or America/New_York, or UTC" });
+      return z.NEVER;
+    })
+    .optional(),
+
   LOG_LEVEL: z
     .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
       error: "expects one of fatal, error, warn, info, debug, trace, silent",
@@ -199,6 +215,19 @@ export interface Config {
   readonly port: number;
   /** Where OpenTelemetry traces go (OTLP/HTTP); unset: no tracing SDK is loaded. */
   readonly otlpEndpoint?: string;
+  readonly schedules: ScheduleConfig;
+}
+
+export interface ScheduleConfig {
+  /** Shortest time between two slots of a recurring schedule (one-shots are exempt). */
+  readonly minIntervalMinutes: number;
+  /** Schedules not ended (active or paused) per person, and per channel. */
+  readonly maxPerUser: number;
+  readonly maxPerChannel: number;
+  /** A slot missed while the bot was down still runs (late) when it is at most this old; older ones are skipped. */
+  readonly catchUpMinutes: number;
+  /** The timezone of a schedule whose phrase names none and whose owner's is unknown; unset: such a schedule is refused. */
+  readonly defaultTimeZone?: string;
 }
 
 /** Parses the environment; throws ConfigError naming the first bad variable. */
@@ -263,6 +292,13 @@ function toConfig(env: Env): Config {
     logLevel: env.LOG_LEVEL,
     port: env.PORT,
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
+    schedules: {
+      minIntervalMinutes: env.SCHEDULE_MIN_INTERVAL_MINUTES,
+      maxPerUser: env.SCHEDULE_MAX_PER_USER,
+      maxPerChannel: env.SCHEDULE_MAX_PER_CHANNEL,
+      catchUpMinutes: env.SCHEDULE_CATCH_UP_MINUTES,
+      ...(env.SCHEDULE_DEFAULT_TZ === undefined ? {} : { defaultTimeZone: env.SCHEDULE_DEFAULT_TZ }),
+    },
   };
 }
 

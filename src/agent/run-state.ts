@@ -78,6 +78,17 @@ export const RunStateSchema = z.object({
     conversationKey: z.string(),
     requester: PersonSchema,
     place: z.record(z.string(), z.string()),
+    schedule: z
+      .object({
+        scheduleId: z.string().min(1).max(64),
+        slotAt: z.number(),
+        firedAt: z.number(),
+        late: z.boolean(),
+        skipped: z.number().int().nonnegative().optional(),
+        thread: z.enum(["per_slot", "origin"]),
+        timeZone: z.string().optional(),
+      })
+      .optional(),
   }),
   question: z.string(),
   messages: z.array(MessageSchema),

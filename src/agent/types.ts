@@ -73,6 +73,25 @@ export interface TaskOrigin {
   readonly requester: Person;
   /** Platform ids the adapter needs later (team, guild, channel, thread_ts…). Plain strings only. */
   readonly place: Readonly<Record<string, string>>;
+  /** Set when a schedule started the run, not a message: its requester is the schedule's owner. */
+  readonly schedule?: ScheduledSlot;
+}
+
+/** The slot of a schedule a run was started for (src/runs/schedules). */
+export interface ScheduledSlot {
+  /** `sch_` + 8 characters. */
+  readonly scheduleId: string;
+  /** When the slot was due (epoch ms); with the schedule id, the slot's identity. */
+  readonly slotAt: number;
+  /** When it was fired: later than `slotAt` after downtime (then `late`). */
+  readonly firedAt: number;
+  readonly late: boolean;
+  /** Older slots missed while the bot was down and not run (a late run says so). */
+  readonly skipped?: number;
+  /** `per_slot`: a thread of its own in the schedule's channel; `origin`: the thread the schedule was made in. */
+  readonly thread: "per_slot" | "origin";
+  /** The schedule's timezone, for showing times; none for a one-shot made without one. */
+  readonly timeZone?: string;
 }
 
 // ---- Tools ----
@@ -111,6 +130,8 @@ export interface Tool<Args = any> {
   /** The provider's own policy layer (an MCP server's `approval` setting); combined strictly with TOOL_POLICY. */
   readonly approval?: "approve" | "allow";
   readonly provider?: ToolProvider;
+  /** False: not offered to this run (e.g. create_schedule to a run a schedule started). Absent: offered everywhere. */
+  readonly availableTo?: (origin: TaskOrigin) => boolean;
   /** Returns the result as text (or a JSON-serialisable value). Throwing is fine: it becomes an error observation. */
   execute(args: Args, context: ToolContext): Promise<unknown>;
 }

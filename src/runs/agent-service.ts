@@ -54,6 +54,8 @@ export interface AgentServiceDeps {
   readonly toolCatalog?: () => ToolList;
   /** Where accepted work waits for a worker; default in-process (one bot process on SQLite). */
   readonly queue?: WorkQueue;
+  /** The process's own tools beyond the built-in ones, on every surface (create_schedule). */
+  readonly tools?: readonly Tool[];
 }
 
 export interface RunningAgentService extends AgentService {
@@ -104,7 +106,8 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   const counters = new Map<string, TokenCounter>([[config.model.name, counter]]);
   const counterFor = (name: string) => counters.get(name) ?? counters.set(name, TokenCounter.forModel(name)).get(name)!;
   // Every write goes through the ledger: it runs at most once, also across a crash.
-  const toolsOf = (surface: Surface) => [...builtinTools, ...(surfaceTools.get(surface) ?? [])].map((tool) => ledger.guard(tool));
+  const toolsOf = (surface: Surface) =>
+    [...builtinTools, ...(deps.tools ?? []), ...(surfaceTools.get(surface) ?? [])].map((tool) => ledger.guard(tool));
   const settingsOf = (origin: TaskOrigin): RunSettings => runPolicy?.runSettings(origin) ?? OPEN_RUN;
   const usageCheck: LoopDeps["usageCheck"] = runPolicy ? (run, tokens) => runPolicy.recordUsage(run.origin, tokens) : undefined;
 
@@ -127,7 +130,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   /** One loop setup per surface and channel setup (model, steps, tools offered), built on first use. */
   const depsFor = (origin: TaskOrigin): LoopDeps => {
     const settings = settingsOf(origin);
-    const tools = toolsOf(origin.surface).filter((tool) => settings.toolAllowed(tool.name));
+    const tools = toolsOf(origin.surface).filter((tool) => settings.toolAllowed(tool.name) && (tool.availableTo?.(origin) ?? true));
     const modelName = settings.model !== undefined && deps.modelFor ? settings.model : config.model.name;
     const key = JSON.stringify([origin.surface, modelName, settings.maxSteps, tools.map((tool) => tool.name), settings.toolRules]);
     let found = loopDeps.get(key);
