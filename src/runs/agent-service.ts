@@ -16,7 +16,8 @@ import { sharedTimeout } from "./shared-timeout.js";
 import { createLocalWorkQueue } from "./local-work-queue.js";
 import { createPresenters } from "./presenters.js";
 import { STORE_RETRY, withRetries } from "./retry.js";
-import type { RunObserver } from "./run-observer.js";
+import { observeExtraUsage, type RunObserver } from "./run-observer.js";
+import { reportingUsage } from "./usage-reporting-model.js";
 import { createRunner } from "./runner.js";
 import { createRunStops } from "./run-stops.js";
 import { createFeedbackBook, type FeedbackBook } from "../memory/feedback.js";
@@ -191,11 +192,18 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     ];
   }
 
-  async function rememberFacts(origin: TaskOrigin, question: string, answer: string): Promise<void> {
+  async function rememberFacts(runId: string, origin: TaskOrigin, question: string, answer: string): Promise<void> {
     const key = origin.conversationKey;
     try {
       const known = (await memory.list(key)).map((fact) => fact.text);
-      const facts = await extractFacts(model, { user: question, assistant: answer, known }, extractionTimeout(), logger);
+      // Its tokens are the run's too: the observers count them (run records, usage).
+      const extractor =
+        observers.length === 0
+          ? model
+          : reportingUsage(model, (usage) =>
+              observeExtraUsage(observers, logger, runId, origin, { kind: "facts", model: model.name, usage }),
+            );
+      const facts = await extractFacts(extractor, { user: question, assistant: answer, known }, extractionTimeout(), logger);
       if (facts.length > 0) {
         // Facts found are not dropped because the store blinked: the write is retried (bounded).
         const result = await withRetries(
@@ -223,7 +231,9 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
       logger.error({ err: error, conversationKey: key }, "could not save the turn to the conversation history; gave up"),
     );
     if (!config.memory.extractFacts || outcome.stop?.guard === "model_unavailable") return;
-    const extraction = rememberFacts(state.origin, state.question, outcome.answer).finally(() => background.delete(extraction));
+    const extraction = rememberFacts(state.runId, state.origin, state.question, outcome.answer).finally(() =>
+      background.delete(extraction),
+    );
     background.add(extraction);
   }
 
