@@ -31,7 +31,7 @@ import { createLoopDeps, historyTokenBudget } from "../agent/loop-deps.js";
 import type { LoopDeps } from "../agent/loop.js";
 import type { RunState } from "../agent/run-state.js";
 import type { AgentService, DecisionRequest, DecisionResult, ExpiryHandler, Task, ToolListing } from "./service.js";
-import { buildSystemPrompt } from "../agent/system-prompt.js";
+import { runNote, stableInstructions } from "../agent/system-prompt.js";
 import { TokenCounter } from "../agent/token-counter.js";
 import { builtinTools } from "../agent/tools/builtin.js";
 import type { ChatMessage, EventSink, Model, RunOutcome, Surface, TaskOrigin, Tool } from "../agent/types.js";
@@ -158,19 +158,22 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     };
   };
 
-  /** Memory is a help, not a requirement: a store failure here is logged and the run goes on. */
+  /**
+   * Memory is a help, not a requirement: a store failure here is logged and the run goes on.
+   * Ordered for prompt caches: what is the same for every run of the conversation comes first
+   * (instructions, surface style, the channel's persona; the history), then what is not (the
+   * thread as read now, the time, the facts recalled); the loop appends the question.
+   */
   async function buildContext(task: Task, settings: RunSettings): Promise<ChatMessage[]> {
     // A run in the first second after the start waits for the tokenizer's sliced build instead of blocking on it.
     await counter.whenReady();
     const key = task.origin.conversationKey;
-    // To the minute: every run in that minute (with the same facts) sends the same prompt, whose token count is then cached.
+    // To the minute: every run in that minute (with the same facts) sends the same note, whose token count is then cached.
     const now = new Date(Math.floor(clock() / 60_000) * 60_000);
     const persona = settings.systemPrompt ? `\n\nInstructions for this channel (from the bot's settings):\n${settings.systemPrompt}` : "";
+    const instructions: ChatMessage = { role: "system", content: stableInstructions(task.origin.surface) + persona };
     if (!settings.memory)
-      return [
-        { role: "system", content: buildSystemPrompt({ surface: task.origin.surface, facts: [], now }) + persona },
-        ...(await contextLoaders.load(task)),
-      ];
+      return [instructions, ...(await contextLoaders.load(task)), { role: "system", content: runNote({ facts: [], now }) }];
     const [facts, turns, thread] = await Promise.all([
       memory.recall(key, task.text, config.memory.recallFacts).catch((error: unknown) => {
         logger.warn({ err: error, conversationKey: key }, "could not load remembered facts; answering without them");
@@ -183,12 +186,13 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
       contextLoaders.load(task),
     ]);
     return [
-      { role: "system", content: buildSystemPrompt({ surface: task.origin.surface, facts, now }) + persona },
+      instructions,
       ...turns.flatMap((turn): ChatMessage[] => [
         { role: "user", content: turn.user },
         { role: "assistant", content: turn.assistant },
       ]),
       ...thread,
+      { role: "system", content: runNote({ facts, now }) },
     ];
   }
 

@@ -74,7 +74,9 @@ function withResultsCut(record: RunRecord, limit: number): RunRecord {
   return mapSteps(record, (step) => ({
     ...step,
     calls: step.calls.map((call) =>
-      call.cut || call.result.length <= limit ? call : { ...call, result: call.result.slice(0, limit) + cutNote(call.resultLength), cut: true },
+      call.cut || call.result.length <= limit
+        ? call
+        : { ...call, result: call.result.slice(0, limit) + cutNote(call.resultLength), cut: true },
     ),
   }));
 }
