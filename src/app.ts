@@ -8,6 +8,7 @@ import type { ModelDescription } from "./adapters/console/console-text.js";
 import { createDemoLoopRunner } from "./adapters/console/demo-loop.js";
 import { warnAboutAllowedWrites } from "./agent/allowed-writes.js";
 import { createAgentService, type RunningAgentService } from "./runs/agent-service.js";
+import { createRunRecording } from "./runs/records/run-recording.js";
 import { createLoopDeps } from "./agent/loop-deps.js";
 import { TokenCounter } from "./agent/token-counter.js";
 import { createDemoModel } from "./agent/model-demo.js";
@@ -109,6 +110,13 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
   }
   const model = await chooseModel(config, logger);
   const governance = createGovernance({ source: settings.source, store, logger, model: config.model.name });
+  // Run records (every process that runs work, the console too): the explorer and `npm run replay` read them.
+  const recording = createRunRecording({
+    config,
+    store,
+    logger,
+    personaOf: (origin) => governance.runPolicy.runSettings(origin).systemPrompt,
+  });
   // The demo model has no facts to pick, so extraction would only cost a call per run.
   const serviceConfig: Config = model.kind === "demo" ? { ...config, memory: { ...config.memory, extractFacts: false } } : config;
   let service: RunningAgentService | undefined;
@@ -137,7 +145,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       logger,
       runPolicy: governance.runPolicy,
       ...(modelFor ? { modelFor: ops ? (name: string) => ops.instrumentModel(modelFor(name)) : modelFor } : {}),
-      observers: ops?.observers ?? [],
+      observers: [...(ops?.observers ?? []), recording.recorder],
       ...(queue ? { queue } : {}),
       ...(mcp.manager ? { toolSource: mcp.manager.tools, toolCatalog: mcp.manager.describe } : {}),
     });
@@ -145,6 +153,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       service = ops.instrumentService(service);
       if (queue) ops.metrics.setQueueDepthSource(() => queue.depth());
     }
+    service = recording.withVotes(service);
     if (model.kind === "demo" && !consoleMode)
       logger.warn("OPENAI_API_KEY=demo: answering with the offline demo model (arithmetic and time only)");
     // Loaded only when configured: console mode needs neither chat library.
@@ -247,7 +256,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       stop: () => {
         // Readiness answers 503 from this moment until the port closes, so load balancers stop sending work first.
         ops?.health.shuttingDown();
-        stopping ??= closeAll(adapters, running, store, logger, governance)
+        stopping ??= closeAll(adapters, running, store, logger, governance, () => recording.close())
           .then(() => ops?.close())
           .then(() => mcp.manager?.close())
           .finally(() => ownership.release());
@@ -284,6 +293,8 @@ async function closeAll(
   store: KeyValueStore,
   logger: Logger,
   governance?: Governance,
+  /** The last writes before the store closes (run records). Must not reject. */
+  beforeStore?: () => Promise<void>,
 ): Promise<void> {
   const deadline = Date.now() + SHUTDOWN_BUDGET_MS;
   const stopped = await Promise.allSettled(adapters.map((adapter) => adapter.stop()));
@@ -297,5 +308,6 @@ async function closeAll(
   await governance
     ?.close()
     .catch((error: unknown) => logger.warn({ err: error }, "the settings watcher or the audit log did not close cleanly"));
+  await beforeStore?.();
   await store.close().catch((error: unknown) => logger.warn({ err: error }, "the store did not close cleanly"));
 }

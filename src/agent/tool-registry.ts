@@ -69,6 +69,12 @@ function toolView(tools: readonly Tool[], extra: readonly Tool[] | undefined): T
   return { extra, byName, schemas: sorted.map(toolSchema) };
 }
 
+export interface RegistryOptions {
+  readonly defaultTimeoutMs: number;
+  readonly observationTokens: number;
+  readonly counter: TokenCounter;
+}
+
 export class ToolRegistry {
   private view: ToolView;
 
@@ -78,10 +84,15 @@ export class ToolRegistry {
    */
   constructor(
     private readonly tools: readonly Tool[],
-    private readonly options: { readonly defaultTimeoutMs: number; readonly observationTokens: number; readonly counter: TokenCounter },
+    private readonly options: RegistryOptions,
     private readonly source?: () => readonly Tool[],
   ) {
     this.view = toolView(tools, source?.());
+  }
+
+  /** The cap a result is cut to before the model reads it. */
+  get observationTokens(): number {
+    return this.options.observationTokens;
   }
 
   private current(): ToolView {

@@ -25,6 +25,7 @@ export function sampleRecord(index: number, overrides: Partial<RunRecord> = {}):
       oscillationWindow: 6,
       contextWindow: 128_000,
       reservedOutputTokens: 2048,
+      observationTokens: 2000,
       runTimeoutMs: 120_000,
       approvalTimeoutMs: 900_000,
       tools: [],

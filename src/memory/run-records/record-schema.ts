@@ -25,6 +25,8 @@ export const ToolSpecSchema = z.object({
   effect: z.enum(["read", "write"]),
   /** What the tool policy said for it when the run started. */
   policy: z.enum(["approve", "allow", "deny"]),
+  /** The provider's own policy layer (an MCP server's `approval` setting). */
+  approval: z.enum(["approve", "allow"]).optional(),
   server: z.string().optional(),
 });
 export type ToolSpec = z.infer<typeof ToolSpecSchema>;
@@ -36,6 +38,8 @@ export const SettingsSchema = z.object({
   oscillationWindow: count,
   contextWindow: count,
   reservedOutputTokens: count,
+  /** The cap a tool result was cut to before the model read it. */
+  observationTokens: count,
   runTimeoutMs: count,
   approvalTimeoutMs: count,
   /** The channel's own instructions (the settings file), when it has some. */

@@ -28,6 +28,7 @@ export function settingsOf(deps: LoopDeps, persona: string | undefined): RecordS
     oscillationWindow: deps.limits.oscillationWindow,
     contextWindow: deps.limits.contextWindow,
     reservedOutputTokens: deps.limits.reservedOutputTokens,
+    observationTokens: deps.tools.observationTokens,
     runTimeoutMs: deps.limits.runTimeoutMs,
     approvalTimeoutMs: deps.approvalTimeoutMs,
     ...(persona ? { persona } : {}),
@@ -41,6 +42,7 @@ export function settingsOf(deps: LoopDeps, persona: string | undefined): RecordS
           parameters: schema.parameters,
           effect: tool.effect,
           policy: deps.policy(tool),
+          ...(tool.approval ? { approval: tool.approval } : {}),
           ...(tool.provider ? { server: tool.provider.server } : {}),
         },
       ];
@@ -55,6 +57,7 @@ const UNKNOWN_SETTINGS: RecordSettings = {
   oscillationWindow: 0,
   contextWindow: 0,
   reservedOutputTokens: 0,
+  observationTokens: 0,
   runTimeoutMs: 0,
   approvalTimeoutMs: 0,
   tools: [],
