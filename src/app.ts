@@ -38,6 +38,8 @@ export interface RunningApp {
   readonly surfaces: readonly string[];
   /** Where /healthz, /readyz and /metrics are served (and Slack's HTTP mode takes events); undefined for the console. */
   readonly port?: number;
+  /** The run explorer's own listener (ADMIN_PORT, or PORT in console mode), when it has one. */
+  readonly adminPort?: number;
   /** Resolves when the app ended by itself: the console session closed. Never resolves for Slack and Discord. */
   readonly ended: Promise<void>;
   /** Stops taking events, lets runs in flight reach a safe point (bounded), closes the runner and the store. Idempotent; never rejects. */
@@ -210,6 +212,34 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     throw error;
   }
 
+  // The run explorer (/admin): off without ADMIN_TOKEN, and then /admin answers 404 on PORT (src/ops/explorer/explorer.ts).
+  let explorer: { readonly port?: number; close(): Promise<void> } = { close: async () => undefined };
+  if (config.admin || http) {
+    try {
+      const { startExplorer } = await import("./ops/explorer/explorer.js");
+      const surfaces = adapters.map((adapter) => adapter.name);
+      explorer = await startExplorer({
+        config,
+        store,
+        records: recording.records,
+        service,
+        governance,
+        logger,
+        surfaces,
+        ...(http ? { opsPort: http } : {}),
+      });
+    } catch (error) {
+      await closeAll([], service, store, logger);
+      await ops?.close();
+      ownership.release();
+      const port = config.admin?.port ?? config.port;
+      return {
+        kind: "failed",
+        message: `Cannot start: the run explorer's port ${port}: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+  }
+
   if (mcp.manager) {
     // Each server gets its first try before the surfaces take messages; one that fails keeps being retried.
     await mcp.manager.start();
@@ -252,11 +282,14 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       logger,
       surfaces: adapters.map((adapter) => adapter.name),
       ...(http ? { port: http.port } : {}),
+      ...(explorer.port === undefined ? {} : { adminPort: explorer.port }),
       ended,
       stop: () => {
         // Readiness answers 503 from this moment until the port closes, so load balancers stop sending work first.
         ops?.health.shuttingDown();
-        stopping ??= closeAll(adapters, running, store, logger, governance, () => recording.close())
+        stopping ??= closeAll(adapters, running, store, logger, governance, () =>
+          Promise.all([explorer.close(), recording.close()]).then(() => undefined),
+        )
           .then(() => ops?.close())
           .then(() => mcp.manager?.close())
           .finally(() => ownership.release());

@@ -1,4 +1,5 @@
-// The audit log: approvals asked, decided and expired, and every write that ran, appended
+// The audit log: approvals asked, decided and expired, every write that ran, and remembered
+// facts an admin deleted (the explorer), appended
 // to the store with the run, the conversation and the process. Entries are numbered by an
 // atomic counter, so several processes append to one log and readers walk it newest first.
 import { hostname } from "node:os";
@@ -18,7 +19,7 @@ const PersonSchema = z.object({ id: z.string(), name: z.string().optional() });
 export const AuditEntrySchema = z.object({
   seq: z.number().int(),
   at: z.number(),
-  kind: z.enum(["approval_requested", "approval_decided", "approval_expired", "write_executed"]),
+  kind: z.enum(["approval_requested", "approval_decided", "approval_expired", "write_executed", "fact_deleted"]),
   runId: z.string(),
   conversationKey: z.string(),
   surface: z.enum(["console", "slack", "discord"]),

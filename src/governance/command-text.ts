@@ -12,6 +12,7 @@ const KIND_WORD: Record<AuditEntry["kind"], string> = {
   approval_decided: "decided",
   approval_expired: "approval expired",
   write_executed: "write ran",
+  fact_deleted: "fact deleted",
 };
 
 /** Where the entry's conversation can be opened, when the place says enough. */
@@ -44,7 +45,9 @@ export function auditLine(entry: AuditEntry, style: LinkStyle): string {
       ? `${entry.decision === "approve" ? "approved" : "denied"} by ${who(entry.decidedBy ?? { id: "?" })}`
       : entry.kind === "write_executed"
         ? `outcome ${entry.outcome ?? "?"}`
-        : `asked by ${who(entry.requester)}`;
+        : entry.kind === "fact_deleted"
+          ? `by ${who(entry.requester)}: ${entry.result ?? "?"}`
+          : `asked by ${who(entry.requester)}`;
   const tool = entry.tool ? ` ${entry.tool}` : "";
   return `${when} UTC · ${KIND_WORD[entry.kind]}${tool} · ${detail} · run ${entry.runId} · ${entry.process.hostname}/${entry.process.pid} · ${link(threadUrl(entry), "thread", style)}`;
 }

@@ -18,6 +18,8 @@ export interface HttpMount {
 
 export interface OpsServer extends HttpMount {
   readonly port: number;
+  /** Every request for `prefix` or a path under `prefix/` goes to `listener`, before the ops routes and the surface (the explorer's /admin). */
+  mountPrefix(prefix: string, listener: RequestListener): void;
   /** Closes the port: requests being answered get up to a second, idle keep-alive connections are cut. Never rejects. */
   close(): Promise<void>;
 }
@@ -31,8 +33,10 @@ export function startOpsServer(port: number, routes: readonly OpsRoute[], host?:
   const byPath = new Map(routes.map((route) => [route.path, route]));
   let mounted: RequestListener | undefined;
   let wasMounted = false;
+  const prefixes = new Map<string, RequestListener>();
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? "/").split("?")[0]!;
+    for (const [prefix, listener] of prefixes) if (path === prefix || path.startsWith(`${prefix}/`)) return listener(request, response);
     const route = byPath.get(path);
     if (!route) {
       if (mounted) mounted(request, response);
@@ -58,6 +62,9 @@ export function startOpsServer(port: number, routes: readonly OpsRoute[], host?:
         },
         unmount() {
           mounted = undefined;
+        },
+        mountPrefix(prefix, listener) {
+          prefixes.set(prefix, listener);
         },
         close: () =>
           new Promise<void>((done) => {
