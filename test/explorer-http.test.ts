@@ -18,7 +18,7 @@ let session: { cookie: string; csrf: string };
 
 beforeAll(async () => {
   product = await startExplorerProduct(explorerModel);
-  await product.ask("hello <script>window.__xss = 1</script> there", "Answer to:");
+  await product.ask("hello <script>window.__xss = 1</script> there", "Answer to: hello");
   await product.ask("please loop", "stopped");
   await product.ask("add two and three", "It is 5.");
   await untilRuns(product.base, 3);

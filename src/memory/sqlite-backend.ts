@@ -6,7 +6,7 @@ import { StoreUnavailableError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { asUnavailable, newKeyv, reasonOf, storeOver, type Backend } from "./store-backend.js";
 import { SqliteAdapter } from "./sqlite-adapter.js";
-import { deleteExpiredCounters, SQLITE_INDEX_SCHEMA, sqliteIndexOperations } from "./sqlite-indexes.js";
+import { deleteExpiredCounters, NO_INDEXES, SQLITE_INDEX_SCHEMA, sqliteIndexOperations } from "./sqlite-indexes.js";
 import type { KeyValueStore } from "./types.js";
 
 const SQLITE_BUSY_TIMEOUT_MS = 5_000;
@@ -52,9 +52,12 @@ export async function openSqlite(path: string, logger: Logger, readOnly = false)
     // Also proves the file is writable.
     await deleteExpired();
   };
+  // A file no version with indexes has written to yet has none to read.
+  let hasIndexes = true;
   try {
     // Reading only: the first query proves the file can be read.
-    if (readOnly) await adapter.query(`SELECT 1 FROM sqlite_master LIMIT 1`);
+    if (readOnly)
+      hasIndexes = (await adapter.query(`SELECT 1 FROM sqlite_master WHERE name IN ('keyv_index', 'keyv_counters')`)).length === 2;
     else await prepareFile();
   } catch (error) {
     await adapter.close().catch(() => undefined);
@@ -146,7 +149,7 @@ export async function openSqlite(path: string, logger: Logger, readOnly = false)
     async rawMany(keys) {
       return (await adapter.getMany<string>([...keys])) as Array<string | undefined>;
     },
-    ...sqliteIndexOperations(adapter),
+    ...(hasIndexes ? sqliteIndexOperations(adapter) : NO_INDEXES),
     async guard(operation) {
       try {
         return await operation();

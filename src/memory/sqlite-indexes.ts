@@ -25,6 +25,23 @@ type IndexOperations = Pick<
   "addIndexed" | "removeIndexed" | "rangeIndexed" | "sizeIndexed" | "trimIndexed" | "incrementFieldsBy" | "fieldsOf"
 >;
 
+/** A file opened read-only that has no index tables yet (written only by older versions): empty indexes, no counters. */
+export const NO_INDEXES: IndexOperations = {
+  addIndexed: async () => {
+    throw new Error("the store is open for reading only");
+  },
+  removeIndexed: async () => {
+    throw new Error("the store is open for reading only");
+  },
+  rangeIndexed: async () => [],
+  sizeIndexed: async () => 0,
+  trimIndexed: async () => 0,
+  incrementFieldsBy: async () => {
+    throw new Error("the store is open for reading only");
+  },
+  fieldsOf: async () => ({}),
+};
+
 export function sqliteIndexOperations(adapter: SqliteAdapter): IndexOperations {
   return {
     async addIndexed(entries) {

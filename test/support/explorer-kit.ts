@@ -58,7 +58,8 @@ export async function startExplorerProduct(
     folder: folder.path,
     async ask(text, expected, options = {}) {
       const ts = options.ts ?? `17003${String(++tsCounter).padStart(5, "0")}.000100`;
-      const answered = slack.waitForCall("chat.postMessage", (call) => String(call.args.text ?? "").includes(expected), 15_000);
+      const answers = () => slack.callsTo("chat.postMessage").filter((call) => String(call.args.text ?? "").includes(expected)).length;
+      const before = answers();
       await postEvent(
         `${base}/slack/events`,
         mentionEvent({
@@ -68,7 +69,8 @@ export async function startExplorerProduct(
           ...(options.user ? { user: options.user } : {}),
         }),
       );
-      await answered;
+      // A new answer: an earlier one with the same words does not count.
+      await until(() => answers() > before, `an answer containing "${expected}"`, 15_000);
     },
     async close() {
       await app.stop();

@@ -35,3 +35,6 @@ document.addEventListener("submit", (event) => {
   if (form instanceof HTMLFormElement && form.dataset.confirm && !window.confirm(form.dataset.confirm)) event.preventDefault();
 });
 `;
+
+/** Its own icon, so a browser does not ask the port's other listener (Slack's) for /favicon.ico. */
+export const EXPLORER_ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#1d2330"/><rect x="3" y="9" width="2" height="4" fill="#b9cdf3"/><rect x="7" y="5" width="2" height="8" fill="#3b6fd4"/><rect x="11" y="3" width="2" height="10" fill="#b9cdf3"/></svg>`;

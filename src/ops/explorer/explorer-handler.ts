@@ -4,7 +4,7 @@
 // a bad body 400/415, a huge one 413, a handler that fails 500. It never throws at a request.
 import type { IncomingMessage, RequestListener } from "node:http";
 import { apiRun, apiRuns, apiUsage } from "./api.js";
-import { EXPLORER_CSS, EXPLORER_JS } from "./assets.js";
+import { EXPLORER_CSS, EXPLORER_ICON, EXPLORER_JS } from "./assets.js";
 import type { ExplorerDeps, PageHandler } from "./explorer-deps.js";
 import { BodyError, json, readForm, redirect, send, text, type Reply } from "./http-io.js";
 import { loginPage } from "./pages/login-page.js";
@@ -27,7 +27,7 @@ interface Route {
 }
 
 const asset =
-  (type: "css" | "js", body: string): PageHandler =>
+  (type: "css" | "js" | "svg", body: string): PageHandler =>
   () => ({
     status: 200,
     type,
@@ -56,6 +56,7 @@ export function createExplorerHandler(deps: ExplorerDeps): RequestListener {
     { method: "POST", path: /^\/admin\/logout$/, access: "page", handle: signOut },
     { method: "GET", path: /^\/admin\/assets\/explorer\.css$/, access: "public", handle: asset("css", EXPLORER_CSS) },
     { method: "GET", path: /^\/admin\/assets\/explorer\.js$/, access: "public", handle: asset("js", EXPLORER_JS) },
+    { method: "GET", path: /^\/admin\/assets\/favicon\.svg$/, access: "public", handle: asset("svg", EXPLORER_ICON) },
     { method: "GET", path: /^\/admin$/, access: "public", handle: () => redirect("/admin/") },
     { method: "GET", path: /^\/admin\/$/, access: "page", handle: runsPage },
     { method: "GET", path: new RegExp(`^/admin/runs/${RUN_ID}$`), access: "page", handle: runPage },

@@ -53,6 +53,8 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
   const handler = createExplorerHandler(explorerDeps(options, admin.token));
   if (opsPort && admin.port === undefined) {
     opsPort.mountPrefix("/admin", handler);
+    // A browser on the explorer asks for /favicon.ico on any answer that is not a page: it must not reach the surface.
+    opsPort.mountPrefix("/favicon.ico", notFound);
     options.logger.info("the run explorer is served at /admin on PORT");
     return { close: async () => undefined };
   }

@@ -69,7 +69,7 @@ export function page(options: PageOptions, body: Raw): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(options.title)} · bot explorer</title>
-<link rel="stylesheet" href="/admin/assets/explorer.css"><script src="/admin/assets/explorer.js" defer></script></head>
+<link rel="icon" href="/admin/assets/favicon.svg"><link rel="stylesheet" href="/admin/assets/explorer.css"><script src="/admin/assets/explorer.js" defer></script></head>
 <body>${nav}<main><h1>${escapeHtml(options.title)}</h1>
 ${body}</main></body></html>`;
 }

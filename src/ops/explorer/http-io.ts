@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 
 export interface Reply {
   readonly status: number;
-  readonly type: "html" | "json" | "csv" | "css" | "js" | "text";
+  readonly type: "html" | "json" | "csv" | "css" | "js" | "svg" | "text";
   readonly body: string;
   readonly headers?: Readonly<Record<string, string>>;
 }
@@ -16,6 +16,7 @@ const TYPES: Record<Reply["type"], string> = {
   csv: "text/csv; charset=utf-8",
   css: "text/css; charset=utf-8",
   js: "text/javascript; charset=utf-8",
+  svg: "image/svg+xml",
   text: "text/plain; charset=utf-8",
 };
 
