@@ -119,10 +119,23 @@ describe("a run record", () => {
       () => new ScriptedModel([call("calculator", { expression: "1+1" }), { never: true }, say("ran out")]),
       { AGENT_RUN_TIMEOUT_MS: "1000" },
     ],
+    // A long question and one long result fill a small window past its red watermark.
+    [
+      "tokens",
+      () => new ScriptedModel([call("long_read", {})], { whenExhausted: say("the window was full") }),
+      { AGENT_CONTEXT_TOKENS: "1024", AGENT_RESERVED_OUTPUT_TOKENS: "256" },
+    ],
   ];
+  const longRead: Tool<object> = {
+    name: "long_read",
+    description: "reads a lot",
+    schema: z.object({}),
+    effect: "read",
+    execute: async () => "lorem ipsum ".repeat(2_000),
+  };
   it.each(guardCases)("keeps a run the %s guard stopped, with its trip on the timeline", async (guard, model, env) => {
-    const harness = await recorded(model(), { env });
-    const outcome = await ask(harness, `trip ${guard}`);
+    const harness = await recorded(model(), { env, tools: [longRead] });
+    const outcome = await ask(harness, guard === "tokens" ? `trip tokens ${"with many words ".repeat(600)}` : `trip ${guard}`);
     const record = await harness.record(outcome.runId);
     expect(record.outcome).toBe("guard");
     expect(record.stop?.guard).toBe(guard);
