@@ -2,7 +2,7 @@
 // A bad value stops the process with one line naming the variable (see src/main.ts).
 import { dirname, resolve, sep } from "node:path";
 import { z } from "zod";
-import { ModelPricesSchema } from "./cost/prices.js";
+import { ModelPricesVariable } from "./cost/prices.js";
 import { ConfigError } from "./errors.js";
 
 /** OPENAI_API_KEY=demo asks for the offline demo model by name (needed when a chat surface is set up). */
@@ -129,21 +129,7 @@ const EnvSchema = z.object({
   RUN_RECORD_CONTENT: z.enum(["full", "metadata"], { error: "expects full or metadata" }).default("full"),
   RUN_RETENTION_DAYS: wholeNumber(1, 3_650).default(30),
   RUN_RETENTION_MAX: wholeNumber(100, 10_000_000).default(100_000),
-  MODEL_PRICES: z
-    .string()
-    .transform((value, context) => {
-      try {
-        return JSON.parse(value) as unknown;
-      } catch {
-        context.addIssue({
-          code: "custom",
-          message: 'expects JSON like {"model": {"input": 0.5, "cached": 0.25, "output": 1.5}} (dollars per million tokens)',
-        });
-        return z.NEVER;
-      }
-    })
-    .pipe(ModelPricesSchema)
-    .default({}),
+  MODEL_PRICES: ModelPricesVariable.default({}),
   ADMIN_TOKEN: z.string().min(16, "expects at least 16 characters").optional(),
   ADMIN_PORT: wholeNumber(0, 65_535).optional(),
   ADMIN_HOST: z.string().trim().min(1, "expects a host name or address to listen on").default("127.0.0.1"),

@@ -12,6 +12,22 @@ export const ModelPricesSchema = z.record(
   z.strictObject({ input: perMillion, cached: perMillion.optional(), output: perMillion }),
 );
 
+/** The MODEL_PRICES variable: that JSON as text. */
+export const ModelPricesVariable = z
+  .string()
+  .transform((value, context) => {
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      context.addIssue({
+        code: "custom",
+        message: 'expects JSON like {"model": {"input": 0.5, "cached": 0.25, "output": 1.5}} (dollars per million tokens)',
+      });
+      return z.NEVER;
+    }
+  })
+  .pipe(ModelPricesSchema);
+
 export type PriceTable = ReadonlyMap<string, ModelPrice>;
 
 /** The defaults with MODEL_PRICES over them. */
