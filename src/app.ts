@@ -9,6 +9,7 @@ import { createDemoLoopRunner } from "./adapters/console/demo-loop.js";
 import { SLACK_EVENTS_ENDPOINT } from "./adapters/slack/events-endpoint.js";
 import { warnAboutAllowedWrites } from "./agent/allowed-writes.js";
 import { createAgentService, type RunningAgentService } from "./runs/agent-service.js";
+import { createRunRecording } from "./runs/records/run-recording.js";
 import { createLoopDeps } from "./agent/loop-deps.js";
 import { TokenCounter } from "./agent/token-counter.js";
 import { createDemoModel } from "./agent/model-demo.js";
@@ -42,6 +43,8 @@ export interface RunningApp {
   readonly surfaces: readonly string[];
   /** Where /healthz, /readyz and /metrics are served (and Slack's HTTP mode takes events); undefined for the console. */
   readonly port?: number;
+  /** The run explorer's own listener (ADMIN_PORT, or PORT in console mode), when it has one. */
+  readonly adminPort?: number;
   /** Resolves when the app ended by itself: the console session closed. Never resolves for Slack and Discord. */
   readonly ended: Promise<void>;
   /** Stops taking events, lets runs in flight reach a safe point (bounded), closes the runner and the store. Idempotent; never rejects. */
@@ -117,6 +120,13 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
   }
   const model = await chooseModel(config, logger);
   const governance = createGovernance({ source: settings.source, store, logger, model: config.model.name });
+  // Run records (every process that runs work, the console too): the explorer and `npm run replay` read them.
+  const recording = createRunRecording({
+    config,
+    store,
+    logger,
+    personaOf: (origin) => governance.runPolicy.runSettings(origin).systemPrompt,
+  });
   // The demo model has no facts to pick, so extraction would only cost a call per run.
   const serviceConfig: Config = model.kind === "demo" ? { ...config, memory: { ...config.memory, extractFacts: false } } : config;
   let service: RunningAgentService | undefined;
@@ -156,7 +166,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       logger,
       runPolicy: governance.runPolicy,
       ...(modelFor ? { modelFor: ops ? (name: string) => ops.instrumentModel(modelFor(name)) : modelFor } : {}),
-      observers: [...(ops?.observers ?? []), schedules.observer],
+      observers: [...(ops?.observers ?? []), schedules.observer, recording.recorder],
       tools: [schedules.tool],
       ...(queue ? { queue } : {}),
       ...(mcp.manager ? { toolSource: mcp.manager.tools, toolCatalog: mcp.manager.describe } : {}),
@@ -165,6 +175,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       service = ops.instrumentService(service);
       if (queue) ops.metrics.setQueueDepthSource(() => queue.depth());
     }
+    service = recording.withVotes(service);
     if (model.kind === "demo" && !consoleMode)
       logger.warn("OPENAI_API_KEY=demo: answering with the offline demo model (arithmetic and time only)");
     // Loaded only when configured: console mode needs neither chat library.
@@ -221,6 +232,34 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     throw error;
   }
 
+  // The run explorer (/admin): off without ADMIN_TOKEN, and then /admin answers 404 on PORT (src/ops/explorer/explorer.ts).
+  let explorer: { readonly port?: number; close(): Promise<void> } = { close: async () => undefined };
+  if (config.admin || http) {
+    try {
+      const { startExplorer } = await import("./ops/explorer/explorer.js");
+      const surfaces = adapters.map((adapter) => adapter.name);
+      explorer = await startExplorer({
+        config,
+        store,
+        records: recording.records,
+        service,
+        governance,
+        logger,
+        surfaces,
+        ...(http ? { opsPort: http } : {}),
+      });
+    } catch (error) {
+      await closeAll([], service, store, logger);
+      await ops?.close();
+      ownership.release();
+      const port = config.admin?.port ?? config.port;
+      return {
+        kind: "failed",
+        message: `Cannot start: the run explorer's port ${port}: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+  }
+
   if (mcp.manager) {
     // Each server gets its first try before the surfaces take messages; one that fails keeps being retried.
     await mcp.manager.start();
@@ -268,11 +307,14 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       logger,
       surfaces: adapters.map((adapter) => adapter.name),
       ...(http ? { port: http.port } : {}),
+      ...(explorer.port === undefined ? {} : { adminPort: explorer.port }),
       ended,
       stop: () => {
         // Readiness answers 503 from this moment until the port closes, so load balancers stop sending work first.
         ops?.health.shuttingDown();
-        stopping ??= closeAll(adapters, running, store, logger, governance, firing)
+        stopping ??= closeAll(adapters, running, store, logger, governance, firing, () =>
+          Promise.all([explorer.close(), recording.close()]).then(() => undefined),
+        )
           .then(() => ops?.close())
           .then(() => mcp.manager?.close())
           .finally(() => ownership.release());
@@ -310,6 +352,8 @@ async function closeAll(
   logger: Logger,
   governance?: Governance,
   schedules?: Schedules,
+  /** The last writes before the store closes (run records). Must not reject. */
+  beforeStore?: () => Promise<void>,
 ): Promise<void> {
   const deadline = Date.now() + SHUTDOWN_BUDGET_MS;
   const stopped = await Promise.allSettled(adapters.map((adapter) => adapter.stop()));
@@ -327,6 +371,7 @@ async function closeAll(
   await governance
     ?.close()
     .catch((error: unknown) => logger.warn({ err: error }, "the settings watcher or the audit log did not close cleanly"));
+  await beforeStore?.();
   await store.close().catch((error: unknown) => logger.warn({ err: error }, "the store did not close cleanly"));
 }
 

@@ -2,6 +2,7 @@
 // A bad value stops the process with one line naming the variable (see src/main.ts).
 import { dirname, resolve, sep } from "node:path";
 import { z } from "zod";
+import { ModelPricesVariable } from "./cost/prices.js";
 import { ConfigError } from "./errors.js";
 import { timeZoneName } from "./time-zone.js";
 
@@ -15,6 +16,7 @@ const SECRET_VARIABLES = new Set([
   "SLACK_SIGNING_SECRET",
   "DISCORD_TOKEN",
   "APPROVAL_SECRET",
+  "ADMIN_TOKEN",
 ]);
 
 /** A whole number within [min, max]; every numeric setting has a range so a typo can't disable a guard. */
@@ -137,6 +139,15 @@ const EnvSchema = z.object({
       return z.NEVER;
     })
     .optional(),
+  // Run records, prices and the explorer (/admin): one block.
+  RUN_RECORD_MAX_BYTES: wholeNumber(8_192, 16_777_216).default(65_536),
+  RUN_RECORD_CONTENT: z.enum(["full", "metadata"], { error: "expects full or metadata" }).default("full"),
+  RUN_RETENTION_DAYS: wholeNumber(1, 3_650).default(30),
+  RUN_RETENTION_MAX: wholeNumber(100, 10_000_000).default(100_000),
+  MODEL_PRICES: ModelPricesVariable.default({}),
+  ADMIN_TOKEN: z.string().min(16, "expects at least 16 characters").optional(),
+  ADMIN_PORT: wholeNumber(0, 65_535).optional(),
+  ADMIN_HOST: z.string().trim().min(1, "expects a host name or address to listen on").default("127.0.0.1"),
 
   LOG_LEVEL: z
     .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
@@ -215,6 +226,17 @@ export interface Config {
   readonly port: number;
   /** Where OpenTelemetry traces go (OTLP/HTTP); unset: no tracing SDK is loaded. */
   readonly otlpEndpoint?: string;
+  /** Run records (RUN_RECORD_*, RUN_RETENTION_*). */
+  readonly records: {
+    readonly maxBytes: number;
+    readonly content: "full" | "metadata";
+    readonly retentionDays: number;
+    readonly retentionMax: number;
+  };
+  /** MODEL_PRICES: dollars per million tokens, over the default table (src/cost/price-table.ts). */
+  readonly prices: Readonly<Record<string, { readonly input: number; readonly cached?: number; readonly output: number }>>;
+  /** The run explorer at /admin: ADMIN_TOKEN, and ADMIN_PORT / ADMIN_HOST for a listener of its own; unset: off. */
+  readonly admin?: { readonly token: string; readonly port?: number; readonly host: string };
   readonly schedules: ScheduleConfig;
 }
 
@@ -299,6 +321,24 @@ function toConfig(env: Env): Config {
       catchUpMinutes: env.SCHEDULE_CATCH_UP_MINUTES,
       ...(env.SCHEDULE_DEFAULT_TZ === undefined ? {} : { defaultTimeZone: env.SCHEDULE_DEFAULT_TZ }),
     },
+    ...explorerConfig(env),
+  };
+}
+
+function explorerConfig(env: Env): Pick<Config, "records" | "prices" | "admin"> {
+  if (env.ADMIN_PORT !== undefined && env.ADMIN_TOKEN === undefined)
+    throw new ConfigError("ADMIN_PORT", "expects ADMIN_TOKEN to be set too (the explorer is off without it)", String(env.ADMIN_PORT));
+  return {
+    records: {
+      maxBytes: env.RUN_RECORD_MAX_BYTES,
+      content: env.RUN_RECORD_CONTENT,
+      retentionDays: env.RUN_RETENTION_DAYS,
+      retentionMax: env.RUN_RETENTION_MAX,
+    },
+    prices: env.MODEL_PRICES,
+    ...(env.ADMIN_TOKEN === undefined
+      ? {}
+      : { admin: { token: env.ADMIN_TOKEN, host: env.ADMIN_HOST, ...(env.ADMIN_PORT === undefined ? {} : { port: env.ADMIN_PORT }) } }),
   };
 }
 

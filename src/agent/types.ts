@@ -37,6 +37,8 @@ export interface ModelRequest {
 export interface TokenUsage {
   readonly promptTokens: number;
   readonly completionTokens: number;
+  /** Of the prompt tokens, those the server read from its prompt cache (billed lower), when it said so. */
+  readonly cachedTokens?: number;
 }
 
 export interface ModelReply {
@@ -219,7 +221,13 @@ export type Decision = "approve" | "deny";
 // ---- Events and outcomes ----
 
 export type AgentEvent =
-  | { readonly type: "step_started"; readonly runId: string; readonly step: number }
+  | {
+      readonly type: "step_started";
+      readonly runId: string;
+      readonly step: number;
+      /** What the model is sent for this step: the run's live arrays, to be read at once and never kept or changed. */
+      readonly request?: ModelRequest;
+    }
   | {
       readonly type: "model_replied";
       readonly runId: string;
@@ -227,6 +235,8 @@ export type AgentEvent =
       readonly text: string | null;
       readonly toolCalls: readonly ToolCall[];
       readonly usage?: TokenUsage;
+      /** How long the model call took. */
+      readonly durationMs?: number;
     }
   | { readonly type: "tool_called"; readonly runId: string; readonly step: number; readonly call: ToolCall }
   /** A running tool reported how far it got (an MCP server's progress notification). */

@@ -1,5 +1,6 @@
-// The audit log: approvals asked, decided and expired, every write that ran, and what schedules
-// did (made, changed, paused, resumed, cancelled; slots late, skipped, silent, refused), appended
+// The audit log: approvals asked, decided and expired, every write that ran, remembered facts an
+// admin deleted (the explorer), and what schedules did (made, changed, paused, resumed, cancelled;
+// slots late, skipped, silent, refused), appended
 // to the store with the run, the conversation and the process. Entries are numbered by an
 // atomic counter, so several processes append to one log and readers walk it newest first.
 import { hostname } from "node:os";
@@ -34,6 +35,7 @@ export const AuditEntrySchema = z.object({
     "slot_skipped",
     "slot_silent",
     "slot_refused",
+    "fact_deleted",
   ]),
   runId: z.string(),
   conversationKey: z.string(),

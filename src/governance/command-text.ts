@@ -21,6 +21,7 @@ const KIND_WORD: Record<AuditEntry["kind"], string> = {
   slot_skipped: "slots skipped",
   slot_silent: "slot silent",
   slot_refused: "slot refused",
+  fact_deleted: "fact deleted",
 };
 
 /** Where the entry's conversation can be opened, when the place says enough. */
@@ -68,7 +69,9 @@ export function auditLine(entry: AuditEntry, style: LinkStyle): string {
       ? `${entry.decision === "approve" ? "approved" : "denied"} by ${who(entry.decidedBy ?? { id: "?" })}`
       : entry.kind === "write_executed"
         ? `outcome ${entry.outcome ?? "?"}`
-        : `asked by ${who(entry.requester)}`;
+        : entry.kind === "fact_deleted"
+          ? `by ${who(entry.requester)}: ${entry.result ?? "?"}`
+          : `asked by ${who(entry.requester)}`;
   const tool = entry.tool ? ` ${entry.tool}` : "";
   return `${when} UTC · ${KIND_WORD[entry.kind]}${tool} · ${detail} · run ${entry.runId} · ${entry.process.hostname}/${entry.process.pid} · ${link(threadUrl(entry), "thread", style)}`;
 }
