@@ -19,10 +19,23 @@ export interface SoakRecord {
   readonly ledgerWrites: ReadonlyMap<string, number>;
   readonly leftovers: StoredLeftovers;
   readonly deaths: readonly Death[];
+  /** Answers the bots logged instead of posting, by message number. */
+  readonly loggedAnswers: ReadonlyMap<number, readonly string[]>;
 }
 
+export type CheckName =
+  | "answeredOnce"
+  | "inOrder"
+  | "writesAtMostOnce"
+  | "approvedExactlyOnce"
+  | "noRunStuck"
+  | "noApprovalAppliedTwice"
+  | "noUnexpectedDeath"
+  | "noRunWithoutTools"
+  | "noRunFailed";
+
 export interface CheckResult {
-  readonly name: string;
+  readonly name: CheckName;
   readonly says: string;
   readonly failures: readonly string[];
 }
@@ -69,8 +82,13 @@ export function runChecks(record: SoakRecord): CheckResult[] {
     ...acked.flatMap((message) => {
       const count = replies.get(message.n)!.length;
       if (count === 1) return [];
-      if (count === 0)
-        return [`${describeMessage(message)}: acknowledged at ${message.ackedAt} s after ${message.deliveries} deliveries, never answered`];
+      if (count === 0) {
+        const logged = record.loggedAnswers.get(message.n);
+        const where = logged ? `; its answer is only in a log (${logged.join("; ")})` : "";
+        return [
+          `${describeMessage(message)}: acknowledged at ${message.ackedAt} s after ${message.deliveries} deliveries, never answered${where}`,
+        ];
+      }
       const posts = replies.get(message.n)!.map((post) => `"${post.text.slice(0, 60)}" (call #${post.seq})`);
       return [`${describeMessage(message)}: answered ${count} times: ${posts.join(", ")}`];
     }),
@@ -112,7 +130,11 @@ export function runChecks(record: SoakRecord): CheckResult[] {
           : [];
       if (applied(message.n) === 1) return [];
       if (applied(message.n) === 0 && attempts.length > 0) return []; // Slack refused it (429/500): not applied, and the model was told.
-      return [`${describeMessage(message)}: approved (${message.approveClicks} clicks), written ${applied(message.n)} times`];
+      const said = replies
+        .get(message.n)!
+        .map((post) => `; answered "${post.text.slice(0, 140)}"`)
+        .join("");
+      return [`${describeMessage(message)}: approved (${message.approveClicks} clicks), written ${applied(message.n)} times${said}`];
     });
 
   const noRunStuck = [

@@ -74,8 +74,8 @@ export function whyItEnded(logs: string): string[] {
   return (errors.length > 0 ? errors : lines).slice(-LAST_LINES / 2).map((line) => line.slice(0, 400));
 }
 
-export async function startFleet(count: number, launch: Launch, logFolder: string, startedAt: number): Promise<Fleet> {
-  const seconds = () => Math.round((performance.now() - startedAt) / 100) / 10;
+/** `seconds()`: the soak's clock, which deaths and stops are stamped with. */
+export async function startFleet(count: number, launch: Launch, logFolder: string, seconds: () => number): Promise<Fleet> {
   const deaths: Death[] = [];
   const startFailures: Fleet["startFailures"] = [];
   const terms: TermResult[] = [];

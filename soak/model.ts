@@ -35,6 +35,8 @@ function askedAbout(messages: readonly RequestMessage[]): { n: number; at: numbe
 }
 
 export interface ModelTurn {
+  /** Seconds on the soak's clock. */
+  readonly at: number;
   readonly n: number | undefined;
   /** Tool-call replies already given for the message. */
   readonly done: number;
@@ -47,12 +49,25 @@ export interface SoakModel {
   readonly journal: ModelTurn[];
 }
 
-/** `channelOf(n)`: the channel message n was sent in (its conversation's). */
-export function createSoakModel(seed: number, channelOf: (n: number) => string | undefined): SoakModel {
+/** What the tools answered, in short: the final answer carries it, so a failure report shows why a write did not happen. */
+function resultsIn(messages: readonly RequestMessage[]): string {
+  // Other messages' tags in a result (a channel read) must not look like this answer's.
+  const results = messages
+    .filter((message) => message.role === "tool")
+    .map((message) =>
+      textOf(message.content)
+        .replace(/\b(soak m|ANSWER m)/g, "~")
+        .slice(0, 70),
+    );
+  return results.length === 0 ? "" : ` (tools said: ${results.map((result) => `"${result}"`).join("; ")})`;
+}
+
+/** `channelOf(n)`: the channel message n was sent in (its conversation's); `clock()`: seconds on the soak's clock. */
+export function createSoakModel(seed: number, channelOf: (n: number) => string | undefined, clock: () => number): SoakModel {
   let calls = 0;
   const journal: ModelTurn[] = [];
   const given = (n: number | undefined, done: number, response: FakeResponse, reply: string): FakeResponse => {
-    journal.push({ n, done, reply });
+    journal.push({ at: clock(), n, done, reply });
     return response;
   };
   return {
@@ -71,7 +86,7 @@ export function createSoakModel(seed: number, channelOf: (n: number) => string |
         .filter((message) => message.role === "assistant" && (message.tool_calls?.length ?? 0) > 0).length;
       const steps = plannedSteps(plan.kind, n, channelOf(n) ?? "C0SOAK1");
       const step = steps[done];
-      if (!step) return given(n, done, delayed(textReply(`ANSWER m${n} ${plan.kind}`)), "answer");
+      if (!step) return given(n, done, delayed(textReply(`ANSWER m${n} ${plan.kind}${resultsIn(messages.slice(asked.at + 1))}`)), "answer");
       const missing = step.filter((call) => !offered.includes(call.name)).map((call) => call.name);
       if (missing.length > 0) return given(n, done, delayed(textReply(`ANSWER m${n} missing-tools ${missing.join(",")}`)), "missing-tools");
       const planned = step.map((call) => ({ name: call.name, args: call.args, id: `call_${n}_${done}_${++calls}` }));

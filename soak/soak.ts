@@ -15,6 +15,7 @@ import { runChecks, type StoredLeftovers } from "./checks.js";
 import { startFleet } from "./fleet.js";
 import { startLedger } from "./ledger.js";
 import { readLeftovers } from "./leftovers.js";
+import { loggedAnswers } from "./logged-answers.js";
 import { createSoakModel, type SoakModel } from "./model.js";
 import { observe } from "./observer.js";
 import { parseSoakOptions, type SoakOptions } from "./options.js";
@@ -22,7 +23,7 @@ import { startRedisHost } from "./redis-host.js";
 import { printReport } from "./report.js";
 import { createTraffic, type SentMessage } from "./traffic.js";
 
-/** After the traffic: the last answers, and a stalled conversation's takeover (lock 30 s + stall check 15 s), come within this. */
+/** After the traffic's end: the last answers, and a stalled conversation's takeover (lock 30 s + stall check 15 s), come within this. */
 const DRAIN_MS = 150_000;
 /** A replayed tail (a second answer) shows up after a takeover: the end waits this long after the last process fault. */
 const AFTER_LAST_FAULT_MS = 60_000;
@@ -53,8 +54,11 @@ async function main(): Promise<boolean> {
   const slack = await startFakeSlack();
   const ledger = await startLedger(folder);
   const modelServer = await startFakeOpenAI();
+  // Seconds since the traffic started (since the soak started, until then): deaths, faults, acks and model replies are stamped with it.
+  let zero = performance.now();
+  const clock = () => Math.round((performance.now() - zero) / 100) / 10;
   let channelOf: (n: number) => string | undefined = () => undefined;
-  const model = createSoakModel(chosen.seed, (n) => channelOf(n));
+  const model = createSoakModel(chosen.seed, (n) => channelOf(n), clock);
   let queued = 0;
   const topUp = () => {
     // The server answers each request with the next queued reply; the soak's is always the same function.
@@ -75,7 +79,7 @@ async function main(): Promise<boolean> {
       env: { MCP_CONFIG: ledger.configFile, LOG_LEVEL: "info" },
     },
     folder,
-    startedAt,
+    clock,
   );
   const stopNow = (why: string, code: number) => {
     log(why);
@@ -102,12 +106,13 @@ async function main(): Promise<boolean> {
     fleet,
     observed,
     conversations: chosen.conversations,
-    startedAt: performance.now(),
+    clock,
   });
   channelOf = (n) => traffic.byN.get(n)?.channel;
 
   const durationMs = chosen.minutes * 60_000;
   const trafficStart = performance.now();
+  zero = trafficStart;
   const schedule = faultSchedule(chosen.seed, durationMs, chosen.skip);
   const lastProcessFault = Math.max(0, ...schedule.filter((fault) => fault.kind !== "junk").map((fault) => fault.atMs));
   const [chaos] = await Promise.all([
@@ -117,7 +122,8 @@ async function main(): Promise<boolean> {
   log(`traffic over after ${((performance.now() - trafficStart) / 1000).toFixed(0)} s; waiting for the last answers`);
 
   await fleet.allUp(30_000);
-  const drainUntil = performance.now() + DRAIN_MS;
+  // The conversations waited for their own answers already (clicking what was left to click): this bounds the whole end.
+  const drainUntil = trafficStart + durationMs + DRAIN_MS;
   const quietFrom = trafficStart + lastProcessFault + AFTER_LAST_FAULT_MS;
   let leftovers: StoredLeftovers = { unfinishedIntake: [], pendingApprovals: [] };
   for (;;) {
@@ -134,7 +140,6 @@ async function main(): Promise<boolean> {
   clearInterval(polling);
   clearInterval(topUps);
 
-  const results = runChecks({ messages: traffic.messages, observed, ledgerWrites: ledger.writes, leftovers, deaths: fleet.deaths });
   const approvedAttempts = [...observed.writes.values()].flat();
   const counts = {
     minutes: chosen.minutes,
@@ -165,6 +170,14 @@ async function main(): Promise<boolean> {
   await fleet.close();
   await Promise.all([ledger.close(), modelServer.close(), slack.close()]);
   await redis.close();
+  const results = runChecks({
+    messages: traffic.messages,
+    observed,
+    ledgerWrites: ledger.writes,
+    leftovers,
+    deaths: fleet.deaths,
+    loggedAnswers: loggedAnswers(folder),
+  });
   const passed = printReport(results, chosen, counts, folder);
   if (passed) rmSync(folder, { recursive: true, force: true });
   return passed;

@@ -76,7 +76,8 @@ export interface TrafficDeps {
   readonly fleet: Fleet;
   readonly observed: Observed;
   readonly conversations: number;
-  readonly startedAt: number;
+  /** Seconds on the soak's clock. */
+  readonly clock: () => number;
 }
 
 export function createTraffic(deps: TrafficDeps): Traffic {
@@ -94,7 +95,7 @@ export function createTraffic(deps: TrafficDeps): Traffic {
     doubleClicks: 0,
     stopClicks: 0,
   };
-  const seconds = () => Math.round((performance.now() - deps.startedAt) / 100) / 10;
+  const seconds = deps.clock;
   let tsCounter = 0;
   const nextTs = () => `${1_800_000_000 + ++tsCounter}.000200`;
   let ending = false;
