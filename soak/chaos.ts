@@ -75,7 +75,7 @@ export async function runChaos(
   deps: ChaosDeps,
 ): Promise<{ faults: FaultCounts; junk: JunkCounts }> {
   const faults: FaultCounts = { kill: 0, term: 0, redis: 0, slack429: 0, slack500: 0, junkBursts: 0, skipped: 0 };
-  const junk: JunkCounts = { requests: 0, byStatus: {} };
+  const junk: JunkCounts = { requests: 0, byStatus: {}, byKind: {} };
   const pending: Promise<unknown>[] = [];
   for (const fault of schedule) {
     const wait = startedAt + fault.atMs - performance.now();

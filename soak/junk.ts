@@ -10,9 +10,13 @@ export interface JunkCounts {
   requests: number;
   /** "404", "401", "no answer" (the connection was closed or timed out) … */
   byStatus: Record<string, number>;
+  /** What each kind was answered: "GET /nope → 404": 3 … */
+  byKind: Record<string, number>;
 }
 
 interface JunkRequest {
+  /** What it is, for the counts. */
+  readonly label: string;
   readonly method: string;
   readonly path: string;
   readonly headers?: Record<string, string>;
@@ -30,46 +34,90 @@ const signed = (body: string, contentType: string, timestamp = Math.floor(Date.n
 });
 
 const KINDS: ReadonlyArray<() => JunkRequest> = [
-  () => ({ method: "GET", path: "/nope" }),
-  () => ({ method: "GET", path: "/admin" }),
-  () => ({ method: "GET", path: "/../../etc/passwd" }),
-  () => ({ method: "POST", path: "/nope", headers: { "Content-Type": "application/json" }, body: "{}" }),
-  () => ({ method: "PUT", path: "/slack/events", body: "x" }),
-  () => ({ method: "DELETE", path: "/slack/events" }),
-  () => ({ method: "OPTIONS", path: "/slack/events" }),
-  () => ({ method: "HEAD", path: "/" }),
-  () => ({ method: "GET", path: "/slack/events" }),
-  () => ({ method: "POST", path: "/slack/events", headers: { "Content-Type": "application/json" }, body: '{"type":"event_callback"}' }),
-  () => ({ method: "POST", path: "/slack/events", headers: signed("{not json", "application/json"), body: "{not json" }),
-  () => ({ method: "POST", path: "/slack/events", headers: signed("hello", "text/plain"), body: "hello" }),
+  () => ({ label: "GET /nope", method: "GET", path: "/nope" }),
+  () => ({ label: "GET /admin", method: "GET", path: "/admin" }),
+  () => ({ label: "GET /../../etc/passwd", method: "GET", path: "/../../etc/passwd" }),
+  () => ({ label: "POST /nope", method: "POST", path: "/nope", headers: { "Content-Type": "application/json" }, body: "{}" }),
+  () => ({ label: "PUT /slack/events", method: "PUT", path: "/slack/events", body: "x" }),
+  () => ({ label: "DELETE /slack/events", method: "DELETE", path: "/slack/events" }),
+  () => ({ label: "OPTIONS /slack/events", method: "OPTIONS", path: "/slack/events" }),
+  () => ({ label: "HEAD /", method: "HEAD", path: "/" }),
+  () => ({ label: "GET /slack/events", method: "GET", path: "/slack/events" }),
+  () => ({
+    label: "unsigned event",
+    method: "POST",
+    path: "/slack/events",
+    headers: { "Content-Type": "application/json" },
+    body: '{"type":"event_callback"}',
+  }),
+  () => ({
+    label: "signed bad JSON",
+    method: "POST",
+    path: "/slack/events",
+    headers: signed("{not json", "application/json"),
+    body: "{not json",
+  }),
+  () => ({ label: "signed text/plain", method: "POST", path: "/slack/events", headers: signed("hello", "text/plain"), body: "hello" }),
   () => {
     const body = "payload=%7Bbroken";
-    return { method: "POST", path: "/slack/events", headers: signed(body, "application/x-www-form-urlencoded"), body };
+    return {
+      label: "signed broken form payload",
+      method: "POST",
+      path: "/slack/events",
+      headers: signed(body, "application/x-www-form-urlencoded"),
+      body,
+    };
   },
-  () => ({ method: "POST", path: "/slack/events", headers: signed("", "application/json"), body: "" }),
+  () => ({ label: "signed empty body", method: "POST", path: "/slack/events", headers: signed("", "application/json"), body: "" }),
   () => {
     const body = JSON.stringify({ type: "event_callback", event: { type: "message" } });
-    return { method: "POST", path: "/slack/events", headers: signed(body, "application/json"), body };
+    return {
+      label: "signed event of the wrong shape",
+      method: "POST",
+      path: "/slack/events",
+      headers: signed(body, "application/json"),
+      body,
+    };
   },
   () => {
     const body = `payload=${encodeURIComponent(JSON.stringify({ type: "block_actions", actions: [{}] }))}`;
-    return { method: "POST", path: "/slack/events", headers: signed(body, "application/x-www-form-urlencoded"), body };
+    return {
+      label: "signed click of the wrong shape",
+      method: "POST",
+      path: "/slack/events",
+      headers: signed(body, "application/x-www-form-urlencoded"),
+      body,
+    };
   },
   () => {
     const body = '{"type":"event_callback","event":{}}';
-    return { method: "POST", path: "/slack/events", headers: { ...signed(body, "application/json"), "X-Slack-Signature": "v0=00" }, body };
+    return {
+      label: "bad signature",
+      method: "POST",
+      path: "/slack/events",
+      headers: { ...signed(body, "application/json"), "X-Slack-Signature": "v0=00" },
+      body,
+    };
   },
   () => {
     const body = '{"type":"event_callback","event":{}}';
-    return { method: "POST", path: "/slack/events", headers: signed(body, "application/json", Math.floor(Date.now() / 1000) - 600), body };
+    return {
+      label: "stale timestamp",
+      method: "POST",
+      path: "/slack/events",
+      headers: signed(body, "application/json", Math.floor(Date.now() / 1000) - 600),
+      body,
+    };
   },
   () => ({
+    label: "3 MB body",
     method: "POST",
     path: "/slack/events",
     headers: { "Content-Type": "application/json" },
     body: Buffer.alloc(3 * 1024 * 1024, 0x61),
   }),
   () => ({
+    label: "truncated body",
     method: "POST",
     path: "/slack/events",
     headers: { "Content-Type": "application/json" },
@@ -77,15 +125,16 @@ const KINDS: ReadonlyArray<() => JunkRequest> = [
     truncateAt: 100,
   }),
   () => ({
+    label: "slow client",
     method: "POST",
     path: "/slack/events",
     headers: { "Content-Type": "application/json" },
     body: '{"type":"event_callback","event":{}}',
     slow: true,
   }),
-  () => ({ method: "GET", path: "/healthz" }),
-  () => ({ method: "GET", path: "/readyz" }),
-  () => ({ method: "GET", path: "/metrics" }),
+  () => ({ label: "GET /healthz", method: "GET", path: "/healthz" }),
+  () => ({ label: "GET /readyz", method: "GET", path: "/readyz" }),
+  () => ({ label: "GET /metrics", method: "GET", path: "/metrics" }),
 ];
 
 const TIMEOUT_MS = 5_000;
@@ -151,10 +200,13 @@ function send(base: string, junk: JunkRequest): Promise<string> {
 export async function sendJunkBurst(base: string, count: number, draw: number, counts: JunkCounts): Promise<void> {
   const requests = Array.from({ length: count }, (_, i) => KINDS[hashOf(draw, "junk", i) % KINDS.length]!());
   for (let i = 0; i < requests.length; i += 4) {
-    const answers = await Promise.all(requests.slice(i, i + 4).map((junk) => send(base, junk)));
-    for (const answer of answers) {
+    const batch = requests.slice(i, i + 4);
+    const answers = await Promise.all(batch.map((junk) => send(base, junk)));
+    answers.forEach((answer, index) => {
+      const kind = `${batch[index]!.label} → ${answer}`;
       counts.requests += 1;
       counts.byStatus[answer] = (counts.byStatus[answer] ?? 0) + 1;
-    }
+      counts.byKind[kind] = (counts.byKind[kind] ?? 0) + 1;
+    });
   }
 }

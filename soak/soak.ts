@@ -145,7 +145,7 @@ async function main(): Promise<boolean> {
     minutes: chosen.minutes,
     processes: chosen.processes,
     faults: chaos.faults,
-    junk: chaos.junk,
+    junk: { requests: chaos.junk.requests, byStatus: chaos.junk.byStatus },
     traffic: traffic.counts,
     replies: {
       answers: [...observed.answers.values()].reduce((sum, posts) => sum + posts.length, 0),
@@ -163,6 +163,8 @@ async function main(): Promise<boolean> {
     startFailures: fleet.startFailures.length,
     terms: fleet.terms.map((term) => ({ code: term.code, ms: term.tookMs })),
   };
+  const kinds = Object.entries(chaos.junk.byKind).sort(([a], [b]) => a.localeCompare(b));
+  if (kinds.length > 0) log(`junk answered: ${kinds.map(([kind, count]) => `${kind} ×${count}`).join(", ")}`);
   for (const failure of fleet.startFailures)
     log(`bot ${failure.slot} did not start at ${failure.atSeconds} s: ${failure.reason.split("\n").at(-1)}`);
 

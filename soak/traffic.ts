@@ -110,45 +110,48 @@ export function createTraffic(deps: TrafficDeps): Traffic {
     return undefined;
   }
 
-  async function deliverOnce(message: SentMessage, payload: Record<string, unknown>, draw: number, retry?: Retry, avoid?: BotSlot) {
-    const slot = await liveSlot(draw, avoid);
-    if (!slot) return { slot, delivery: { kind: "no_connection", reason: "no process up" } as Delivery };
+  async function deliverTo(message: SentMessage, slot: BotSlot, payload: Record<string, unknown>, retry?: Retry): Promise<Delivery> {
     message.deliveries += 1;
     counts.deliveries += 1;
-    return { slot, delivery: await deliverEvent(`${slot.url}/slack/events`, payload, retry) };
+    return deliverEvent(`${slot.url}/slack/events`, payload, retry);
+  }
+
+  /** Delivers again to another live process than `first` (Slack's redelivery when an ack was late). */
+  async function redeliver(message: SentMessage, payload: Record<string, unknown>, draw: number, first: BotSlot): Promise<void> {
+    const other = await liveSlot(draw, first);
+    if (!other) return;
+    if (acked(await deliverTo(message, other, payload, { num: 1, reason: "http_timeout" }))) message.ackedAt ??= seconds();
   }
 
   async function send(message: SentMessage, payload: Record<string, unknown>): Promise<void> {
     const h = (what: string) => hashOf(seed, "send", message.n, what);
-    const redeliver = h("redeliver") % 1000 < REDELIVERED_SHARE * 1000;
+    const again = h("redeliver") % 1000 < REDELIVERED_SHARE * 1000;
     const concurrently = h("concurrently") % 2 === 0;
-    if (redeliver) counts.deliberateRedeliveries += 1;
+    if (again) counts.deliberateRedeliveries += 1;
     let retry: Retry | undefined;
     let first: BotSlot | undefined;
-    for (let attempt = 0; attempt < DELIVERY_ATTEMPTS; attempt++) {
+    for (let attempt = 0; attempt < DELIVERY_ATTEMPTS && message.ackedAt === undefined; attempt++) {
       if (attempt > 0) counts.retriedDeliveries += 1;
-      const sending = deliverOnce(message, payload, h(`target ${attempt}`), retry);
-      if (attempt === 0 && redeliver && concurrently) {
+      const slot = await liveSlot(h(`target ${attempt}`));
+      if (slot) {
+        first ??= slot;
+        const sending = deliverTo(message, slot, payload, retry);
         // Slack gave up waiting for the first delivery's ack and sends it again while the first is still being handled.
-        void sleep(50).then(async () => {
-          const again = await deliverOnce(message, payload, h("again"), { num: 1, reason: "http_timeout" }, first);
-          if (acked(again.delivery)) message.ackedAt ??= seconds();
-        });
+        if (attempt === 0 && again && concurrently) void sleep(50).then(() => redeliver(message, payload, h("again"), slot));
+        const delivery = await sending;
+        if (acked(delivery)) {
+          message.ackedAt ??= seconds();
+          break;
+        }
+        retry = {
+          num: attempt + 1,
+          reason: delivery.kind === "no_answer" ? "http_timeout" : delivery.kind === "no_connection" ? "connection_failed" : "http_error",
+        };
       }
-      const { slot, delivery } = await sending;
-      first ??= slot;
-      if (acked(delivery)) {
-        message.ackedAt ??= seconds();
-        break;
-      }
-      retry = {
-        num: attempt + 1,
-        reason: delivery.kind === "no_answer" ? "http_timeout" : delivery.kind === "no_connection" ? "connection_failed" : "http_error",
-      };
       await sleep(500 * (attempt + 1));
     }
     if (message.ackedAt === undefined) counts.unacked += 1;
-    else if (redeliver && !concurrently) await deliverOnce(message, payload, h("again"), { num: 1, reason: "http_timeout" }, first);
+    else if (again && !concurrently && first) await redeliver(message, payload, h("again"), first);
   }
 
   /** Something came back for the message: its answer, or an apology or storage trouble in its thread after it was sent. */
