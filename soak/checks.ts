@@ -2,7 +2,7 @@
 // store still holds: each check a name and the list of what broke it (empty: it held), each
 // item naming the message (m<n>), its conversation, channel and thread. Pure.
 import type { Death } from "./fleet.js";
-import type { Observed, Post } from "./observer.js";
+import { STORAGE_TROUBLE, type Observed, type Post } from "./observer.js";
 import type { SentMessage } from "./traffic.js";
 
 export interface StoredLeftovers {
@@ -65,7 +65,7 @@ function repliesByMessage(record: SoakRecord): { replies: Map<number, Post[]>; e
     );
     for (const post of others) {
       // The latest message sent before this reply that has no reply yet.
-      const owner = inThread.filter((message) => message.sentSeq < post.seq && replies.get(message.n)!.length === 0).at(-1);
+      const owner = inThread.filter((message) => message.sentSeq <= post.seq && replies.get(message.n)!.length === 0).at(-1);
       if (owner) replies.get(owner.n)!.push(post);
       else extra.push(`thread ${threadTs}: a reply no message lacked (call #${post.seq}): "${post.text.slice(0, 80)}"`);
     }
@@ -105,7 +105,8 @@ export function runChecks(record: SoakRecord): CheckResult[] {
     const sorted = [...conversation].sort((a, b) => a.index - b.index);
     for (let i = 1; i < sorted.length; i++) {
       const [before, after] = [sorted[i - 1]!, sorted[i]!];
-      const first = (message: SentMessage) => replies.get(message.n)![0]?.seq;
+      // Only run answers keep an order: a storage-trouble reply comes at the ack, before any run.
+      const first = (message: SentMessage) => observed.answers.get(message.n)?.[0]?.seq;
       const [a, b] = [first(before), first(after)];
       if (after.afterPreviousAck && a !== undefined && b !== undefined && b < a)
         inOrder.push(`${describeMessage(after)} was answered before m${before.n}, which was acknowledged before it was sent`);
@@ -123,9 +124,10 @@ export function runChecks(record: SoakRecord): CheckResult[] {
     .filter((message) => message.plan.kind === "approved")
     .flatMap((message) => {
       const attempts = observed.writes.get(message.n) ?? [];
-      const withoutTools = replies.get(message.n)!.some((post) => post.text.includes("missing-tools"));
+      // Not recorded (told so at the ack), or run without the tool: no card is due.
+      const noCardDue = replies.get(message.n)!.some((post) => post.text.includes("missing-tools") || post.text.includes(STORAGE_TROUBLE));
       if (message.approveClicks === 0)
-        return (observed.cards.get(message.n)?.length ?? 0) === 0 && !withoutTools
+        return (observed.cards.get(message.n)?.length ?? 0) === 0 && !noCardDue
           ? [`${describeMessage(message)}: no approval card was posted`]
           : [];
       if (applied(message.n) === 1) return [];

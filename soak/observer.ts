@@ -56,7 +56,7 @@ const ANSWER = /ANSWER m(\d+)\b/;
 const QUOTED_QUESTION = /"[^"]*\bsoak m(\d+)\b/;
 const WRITE_KEY = /soak-write m(\d+)\b/;
 const APOLOGY = "Sorry, something went wrong on my side";
-const STORAGE_TROUBLE = "my storage did not answer";
+export const STORAGE_TROUBLE = "my storage did not answer";
 
 /** The value of the first button with `actionId` anywhere in `blocks`. */
 export function buttonValue(blocks: unknown, actionId: string): string | undefined {

@@ -40,7 +40,7 @@ export interface SentMessage {
   readonly plan: Plan;
   /** Seconds since the soak started. */
   readonly sentAt: number;
-  /** The fake's call count when it was sent: what came after is about it or later ones. */
+  /** The fake's call count when it was sent: calls from this index on came after it. */
   readonly sentSeq: number;
   /** The conversation's previous message was acknowledged before this one was sent (or there was none). */
   readonly afterPreviousAck: boolean;
@@ -157,7 +157,7 @@ export function createTraffic(deps: TrafficDeps): Traffic {
   /** Something came back for the message: its answer, or an apology or storage trouble in its thread after it was sent. */
   const heardBack = (message: SentMessage): boolean =>
     (observed.answers.get(message.n)?.length ?? 0) > 0 ||
-    [observed.apologies, observed.storageTrouble].some((map) => map.get(message.threadTs)?.some((post) => post.seq > message.sentSeq));
+    [observed.apologies, observed.storageTrouble].some((map) => map.get(message.threadTs)?.some((post) => post.seq >= message.sentSeq));
 
   async function click(message: SentMessage, button: Button, actionId: string, draw: number, double: boolean): Promise<void> {
     const payload = blockActionPayload({
@@ -191,7 +191,7 @@ export function createTraffic(deps: TrafficDeps): Traffic {
           : message.plan.kind === "stop"
             ? observed.stopButtons
                 .get(message.threadTs)
-                ?.filter((candidate) => candidate.seq > message.sentSeq)
+                ?.filter((candidate) => candidate.seq >= message.sentSeq)
                 .at(-1)
             : undefined;
       if (button) {

@@ -102,6 +102,27 @@ describe("the soak's checks", () => {
     expect(failuresOf(extra).answeredOnce).toEqual([expect.stringContaining("a reply no message lacked")]);
   });
 
+  it("give a storage-trouble reply made right at the send (the next call index) to that message, and no order to keep", () => {
+    const checked = record([message(1), message(2)], (observed) => {
+      observed.answers.set(1, [post(25, "ANSWER m1 answer")]);
+      observed.answers.delete(2);
+      observed.storageTrouble.set(THREAD, [post(20, "Sorry, I could not handle that just now (my storage did not answer).")]);
+    });
+    const failures = failuresOf(checked);
+    expect(failures.answeredOnce).toEqual([]);
+    expect(failures.inOrder).toEqual([]);
+  });
+
+  it("expect no approval card for an approved write whose message was not recorded (storage trouble at the ack)", () => {
+    const checked = record([message(1, { kind: "approved", approveClicks: 0 })], (observed) => {
+      observed.answers.delete(1);
+      observed.storageTrouble.set(THREAD, [post(12, "my storage did not answer")]);
+    });
+    expect(failuresOf(checked).approvedExactlyOnce).toEqual([]);
+    const recorded = record([message(1, { kind: "approved", approveClicks: 0 })]);
+    expect(failuresOf(recorded).approvedExactlyOnce).toEqual([expect.stringMatching(/^m1 .*no approval card was posted/)]);
+  });
+
   it("flag an answer that overtook the one of a message acknowledged before it was sent, but not one sent before that ack", () => {
     const overtaken = (afterPreviousAck: boolean) =>
       record([message(1), message(2, { afterPreviousAck })], (observed) => {
