@@ -12,11 +12,13 @@ import { createDemoLoopRunner } from "./surfaces/console/demo-loop.js";
 import { SLACK_EVENTS_ENDPOINT } from "./surfaces/slack/events-endpoint.js";
 import { warnAboutAllowedWrites } from "./agent/allowed-writes.js";
 import { createAgentService, type RunningAgentService } from "./runs/agent-service.js";
+import type { OriginUpgrade } from "./runs/service.js";
+import { createRunRecording } from "./runs/records/run-recording.js";
 import { createLoopDeps } from "./agent/loop-deps.js";
 import { TokenCounter } from "./agent/token-counter.js";
 import { createDemoModel } from "./agent/model-demo.js";
 import { builtinTools } from "./agent/tools/builtin.js";
-import type { Model } from "./agent/types.js";
+import type { Model, Surface } from "./agent/types.js";
 import { checkChatModel, loadConfig, type Config } from "./config.js";
 import { ConfigError, StoreUnavailableError, StoreUrlError } from "./errors.js";
 import { approversFrom } from "./governance/authority.js";
@@ -26,6 +28,10 @@ import { prepareMcp, serverLines } from "./tools/mcp/mcp-startup.js";
 import { openStore, parseStoreUrl } from "./memory/keyv-store.js";
 import { claimStoreOwnership, type OwnerClaim } from "./memory/store-lease.js";
 import type { KeyValueStore } from "./memory/types.js";
+import type { Metrics } from "./ops/metrics.js";
+import { createProcessSchedules } from "./runs/schedules/process-schedules.js";
+import type { SlotMetrics } from "./runs/schedules/ports.js";
+import type { Schedules } from "./runs/schedules/scheduler.js";
 
 export interface AppIo {
   /** Console mode reads from it; defaults to process.stdin. */
@@ -42,6 +48,8 @@ export interface RunningApp {
   readonly surfaces: readonly string[];
   /** Where /healthz, /readyz and /metrics are served (and Slack's HTTP mode takes events); undefined for the console. */
   readonly port?: number;
+  /** The run explorer's own listener (ADMIN_PORT, or PORT in console mode), when it has one. */
+  readonly adminPort?: number;
   /** Resolves when the app ended by itself: the console session closed. Never resolves for Slack and Discord. */
   readonly ended: Promise<void>;
   /** Stops taking events, lets runs in flight reach a safe point (bounded), closes the runner and the store. Idempotent; never rejects. */
@@ -60,6 +68,8 @@ const SHUTDOWN_BUDGET_MS = 9_000;
 const MIN_RUNNER_CLOSE_MS = 250;
 /** Runs in flight get this long to reach their next checkpoint; the next start continues them from it. */
 const RUNNER_GRACE_MS = 8_000;
+/** Each surface's place codec, which any process can load: what earlier versions stored gets its scope (and loses its secrets) through it. */
+const ORIGIN_CODECS: Readonly<Partial<Record<Surface, OriginUpgrade>>> = { slack: upgradeSlackOrigin, discord: upgradeDiscordOrigin };
 
 export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<AppStart> {
   let config: Config;
@@ -124,9 +134,17 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     model: config.model.name,
     approvers: approversFrom(config),
   });
+  // Run records (every process that runs work, the console too): the explorer and `npm run replay` read them.
+  const recording = createRunRecording({
+    config,
+    store,
+    logger,
+    personaOf: (origin) => governance.runPolicy.runSettings(origin).systemPrompt,
+  });
   // The demo model has no facts to pick, so extraction would only cost a call per run.
   const serviceConfig: Config = model.kind === "demo" ? { ...config, memory: { ...config.memory, extractFacts: false } } : config;
   let service: RunningAgentService | undefined;
+  let schedules: Schedules | undefined;
   const surfaces: AttachedSurface[] = [];
   let ended: Promise<void> = new Promise<void>(() => {});
   try {
@@ -145,6 +163,17 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
           ops
           ? (await import("./runs/local-work-queue.js")).createLocalWorkQueue(logger)
           : undefined;
+    // ---- Schedules (src/runs/schedules): built before the runner (its tool and observer), started with it below.
+    schedules = await createProcessSchedules({
+      config: config.schedules,
+      store,
+      logger,
+      policy: governance.runPolicy,
+      ...(location.kind === "redis" && !consoleMode ? { redisUrl: location.url } : {}),
+      ...(ops ? { metrics: slotMetricsOf(ops.metrics) } : {}),
+      upgrade: (origin) => ORIGIN_CODECS[origin.surface]?.(origin).origin ?? origin,
+    });
+    // ---- end of schedules
     service = createAgentService({
       config: serviceConfig,
       model: ops ? ops.instrumentModel(model.model) : model.model,
@@ -153,7 +182,8 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       runPolicy: governance.runPolicy,
       authority: governance.authority,
       ...(modelFor ? { modelFor: ops ? (name: string) => ops.instrumentModel(modelFor(name)) : modelFor } : {}),
-      observers: ops?.observers ?? [],
+      observers: [...(ops?.observers ?? []), schedules.observer, recording.recorder],
+      tools: [schedules.tool],
       ...(queue ? { queue } : {}),
       ...(mcp.manager ? { toolSource: mcp.manager.tools, toolCatalog: mcp.manager.describe } : {}),
     });
@@ -161,6 +191,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       service = ops.instrumentService(service);
       if (queue) ops.metrics.setQueueDepthSource(() => queue.depth());
     }
+    service = recording.withVotes(service);
     if (model.kind === "demo" && !consoleMode)
       logger.warn("OPENAI_API_KEY=demo: answering with the offline demo model (arithmetic and time only)");
     const core = { service, governance, store, logger };
@@ -201,6 +232,33 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     throw error;
   }
 
+  // The run explorer (/admin): off without ADMIN_TOKEN, and then /admin answers 404 on PORT (src/ops/explorer/explorer.ts).
+  let explorer: { readonly port?: number; close(): Promise<void> } = { close: async () => undefined };
+  if (config.admin || http) {
+    try {
+      const { startExplorer } = await import("./ops/explorer/explorer.js");
+      explorer = await startExplorer({
+        config,
+        store,
+        records: recording.records,
+        service,
+        governance,
+        logger,
+        surfaces: surfaces.map((surface) => surface.name),
+        ...(http ? { opsPort: http } : {}),
+      });
+    } catch (error) {
+      await closeAll([], service, store, logger);
+      await ops?.close();
+      ownership.release();
+      const port = config.admin?.port ?? config.port;
+      return {
+        kind: "failed",
+        message: `Cannot start: the run explorer's port ${port}: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+  }
+
   if (mcp.manager) {
     // Each server gets its first try before the surfaces take messages; one that fails keeps being retried.
     await mcp.manager.start();
@@ -209,13 +267,14 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     if (consoleMode) (io.output ?? process.stdout).write(`${lines.join("\n")}\n`);
     else for (const line of lines) logger.info(line);
   }
+  const running = service;
   const started = await Promise.allSettled(
     surfaces.map((surface) => surface.start().then(() => ops?.health.connection(surface.name, "up"))),
   );
   const failure = started.findIndex((result) => result.status === "rejected");
   if (failure >= 0) {
     const reason = (started[failure] as PromiseRejectedResult).reason;
-    await closeAll(surfaces, service, store, logger);
+    await closeAll(surfaces, service, store, logger, undefined, schedules);
     await ops?.close();
     await mcp.manager?.close();
     ownership.release();
@@ -234,24 +293,29 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     );
   // Only now, with every surface, tool source and expiry handler attached, does queued work run and the process say it is ready.
   await service.start();
+  // ---- Schedules fire from now on (an ingress process only records and queues; it fires none).
+  const firing = schedules!;
+  if (config.role !== "ingress") await firing.start((task, receipt) => running.submit(task, receipt));
   ops?.open();
   logger.info({ surfaces: surfaces.map((surface) => surface.name), model: model.model.name }, "started");
   // Entries an earlier version wrote may hold an interaction's token: each surface's codec rewrites them, in the background.
-  void upgradeAuditEntries(governance.runPolicy.audit, { slack: upgradeSlackOrigin, discord: upgradeDiscordOrigin }, logger);
+  void upgradeAuditEntries(governance.runPolicy.audit, ORIGIN_CODECS, logger);
 
   let stopping: Promise<void> | undefined;
-  const running = service;
   return {
     kind: "started",
     app: {
       logger,
       surfaces: surfaces.map((surface) => surface.name),
       ...(http ? { port: http.port } : {}),
+      ...(explorer.port === undefined ? {} : { adminPort: explorer.port }),
       ended,
       stop: () => {
         // Readiness answers 503 from this moment until the port closes, so load balancers stop sending work first.
         ops?.health.shuttingDown();
-        stopping ??= closeAll(surfaces, running, store, logger, governance)
+        stopping ??= closeAll(surfaces, running, store, logger, governance, firing, () =>
+          Promise.all([explorer.close(), recording.close()]).then(() => undefined),
+        )
           .then(() => ops?.close())
           .then(() => mcp.manager?.close())
           .finally(() => ownership.release());
@@ -288,16 +352,32 @@ async function closeAll(
   store: KeyValueStore,
   logger: Logger,
   governance?: Governance,
+  schedules?: Schedules,
+  /** The last writes before the store closes (run records). Must not reject. */
+  beforeStore?: () => Promise<void>,
 ): Promise<void> {
   const deadline = Date.now() + SHUTDOWN_BUDGET_MS;
   await Promise.all(surfaces.map((surface) => surface.stopIntake(SURFACE_DRAIN_MS)));
+  // No new slots once the surfaces are quiet; a slot due meanwhile fires at the next start.
+  await schedules?.close().catch((error: unknown) => logger.warn({ err: error }, "schedules did not stop cleanly"));
   await service
     ?.close(Math.min(RUNNER_GRACE_MS, Math.max(MIN_RUNNER_CLOSE_MS, deadline - Date.now())))
     .catch((error: unknown) => logger.warn({ err: error }, "the runner did not close cleanly"));
+  // How the last slot runs ended (failure streaks, silent slots) is written before the store closes.
+  await schedules?.settled().catch((error: unknown) => logger.warn({ err: error }, "schedules did not settle"));
   await Promise.all(surfaces.map((surface) => surface.close()));
   // Audit entries of the last runs still go to the store before it closes.
   await governance
     ?.close()
     .catch((error: unknown) => logger.warn({ err: error }, "the settings watcher or the audit log did not close cleanly"));
+  await beforeStore?.();
   await store.close().catch((error: unknown) => logger.warn({ err: error }, "the store did not close cleanly"));
+}
+
+/** The schedule slots' outcomes as Prometheus counters. */
+function slotMetricsOf(metrics: Metrics): SlotMetrics {
+  return {
+    slot: (outcome, count = 1) => metrics.scheduleSlots.inc({ outcome }, count),
+    runEnded: (outcome) => metrics.scheduleRunsEnded.inc({ outcome }),
+  };
 }

@@ -55,16 +55,9 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     const note = noteTool();
     const config = loadConfig({ STORE_URL: sqliteUrl(), MEMORY_EXTRACT_FACTS: "false" });
     const real = await openStore(config.storeUrl, silentLogger);
+    // The real store's operations are plain functions over it, so a copy of the object keeps them.
     const store: KeyValueStore = {
-      get: (key) => real.get(key),
-      set: (key, value, ttl) => real.set(key, value, ttl),
-      setIfAbsent: (key, value, ttl) => real.setIfAbsent(key, value, ttl),
-      setIfAbsentListed: (entry, listing) => real.setIfAbsentListed(entry, listing),
-      increment: (key, by, ttl) => real.increment(key, by, ttl),
-      addToSet: (key, member, ttl) => real.addToSet(key, member, ttl),
-      removeFromSet: (key, member) => real.removeFromSet(key, member),
-      setMembers: (key) => real.setMembers(key),
-      close: () => real.close(),
+      ...real,
       delete: async (key) => {
         if (key.startsWith("approval:run:")) throw new Error("store went away");
         return real.delete(key);

@@ -41,7 +41,12 @@ export interface RunState {
 }
 
 const ToolCallSchema = z.object({ id: z.string().max(200), name: z.string().max(200), arguments: z.string() });
-const UsageSchema = z.object({ promptTokens: z.number().nonnegative(), completionTokens: z.number().nonnegative() });
+const UsageSchema = z.object({
+  promptTokens: z.number().nonnegative(),
+  completionTokens: z.number().nonnegative(),
+  // Absent in runs stored before cached tokens were counted.
+  cachedTokens: z.number().nonnegative().optional(),
+});
 const MessageSchema = z.discriminatedUnion("role", [
   z.object({ role: z.literal("system"), content: z.string() }),
   z.object({ role: z.literal("user"), content: z.string() }),
@@ -74,7 +79,7 @@ export const ScopeSchema = z.object({
   thread: z.string().optional(),
   dm: z.boolean(),
   workspace: z.string().optional(),
-  roles: z.array(z.string()),
+  roles: z.array(z.string()).readonly(),
   link: z.string().optional(),
 }) satisfies z.ZodType<RequestScope>;
 
@@ -87,6 +92,17 @@ export const RunStateSchema = z.object({
     requester: PersonSchema,
     scope: ScopeSchema.optional(),
     place: z.record(z.string(), z.string()),
+    schedule: z
+      .object({
+        scheduleId: z.string().min(1).max(64),
+        slotAt: z.number(),
+        firedAt: z.number(),
+        late: z.boolean(),
+        skipped: z.number().int().nonnegative().optional(),
+        thread: z.enum(["per_slot", "origin"]),
+        timeZone: z.string().optional(),
+      })
+      .optional(),
   }),
   question: z.string(),
   messages: z.array(MessageSchema),

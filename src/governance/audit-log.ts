@@ -1,4 +1,6 @@
-// The audit log: approvals asked, decided and expired, and every write that ran, appended
+// The audit log: approvals asked, decided and expired, every write that ran, remembered facts an
+// admin deleted (the explorer), and what schedules did (made, changed, paused, resumed, cancelled;
+// slots late, skipped, silent, refused), appended
 // to the store with the run, the conversation and the process. Entries are numbered by an
 // atomic counter, so several processes append to one log and readers walk it newest first.
 import { hostname } from "node:os";
@@ -20,7 +22,23 @@ const PersonSchema = z.object({ id: z.string(), name: z.string().optional() });
 export const AuditEntrySchema = z.object({
   seq: z.number().int(),
   at: z.number(),
-  kind: z.enum(["approval_requested", "approval_decided", "approval_expired", "write_executed"]),
+  kind: z.enum([
+    "approval_requested",
+    "approval_decided",
+    "approval_expired",
+    "write_executed",
+    // A schedule's life (runId: the schedule's id) and its slots that did not simply run on time (runId: the slot's run).
+    "schedule_created",
+    "schedule_changed",
+    "schedule_paused",
+    "schedule_resumed",
+    "schedule_cancelled",
+    "slot_late",
+    "slot_skipped",
+    "slot_silent",
+    "slot_refused",
+    "fact_deleted",
+  ]),
   runId: z.string(),
   conversationKey: z.string(),
   surface: z.enum(["console", "slack", "discord"]),
@@ -38,6 +56,18 @@ export const AuditEntrySchema = z.object({
   /** For a write: ok, error, timeout… and the start of its result. */
   outcome: z.string().optional(),
   result: z.string().optional(),
+  /** For schedule entries: which schedule and slot, who acted (the owner, an admin, or none: the bot), and why. */
+  schedule: z
+    .object({
+      id: z.string(),
+      slotAt: z.number().optional(),
+      firedAt: z.number().optional(),
+      /** Slots skipped (missed while down, older than SCHEDULE_CATCH_UP_MINUTES). */
+      skipped: z.number().int().optional(),
+      by: PersonSchema.optional(),
+      reason: z.string().optional(),
+    })
+    .optional(),
   process: z.object({ pid: z.number(), hostname: z.string() }),
 });
 

@@ -1,7 +1,7 @@
 // The settings one run gets in its channel: the `default` entry under the channel's own (and
 // a thread's own entry over its parent's), field by field. Tool lists combine strictly: every
 // layer that has an allow list must allow a tool, and a deny in any layer wins.
-import type { ChannelSettings, Settings } from "./settings-schema.js";
+import type { ChannelSettings, ScheduleOverrides, Settings } from "./settings-schema.js";
 
 export interface RunSettings {
   readonly systemPrompt?: string;
@@ -12,6 +12,8 @@ export interface RunSettings {
   readonly toolAllowed: (name: string) => boolean;
   /** The lists as written, for `settings` to show. */
   readonly toolRules: { readonly allow: readonly (readonly string[])[]; readonly deny: readonly string[] };
+  /** The channel's overrides of the SCHEDULE_* variables, field by field (none: the variables apply). */
+  readonly schedules?: ScheduleOverrides;
 }
 
 function globToRegExp(pattern: string): RegExp {
@@ -49,5 +51,6 @@ export function runSettingsFor(settings: Settings, place: { readonly channel?: s
     memory: pick("memory") !== "off",
     toolAllowed: (name) => !denied(name) && allowTests.every((test) => test(name)),
     toolRules: { allow, deny },
+    schedules: Object.assign({}, ...layers.map((layer) => layer.schedules ?? {})) as ScheduleOverrides,
   };
 }

@@ -4,6 +4,7 @@
 // over the settings in force and the store. It reads a request's place only through its
 // neutral scope (see RequestScope): a thread is governed by its parent channel.
 import type { Logger } from "pino";
+import { z } from "zod";
 import type { EventSink, GuardStop, TaskOrigin } from "../agent/types.js";
 import type { KeyValueStore } from "../memory/types.js";
 import { decideAccess, isAdmin, scopeOf, subjectOf } from "./access.js";
@@ -14,13 +15,32 @@ import { admitRun, allowances, recordTokens, type Allowance } from "./limits.js"
 import { refusalText, resetText, type Refusal } from "./refusal-text.js";
 import type { SettingsSource } from "./settings-source.js";
 
-export type Admission = { readonly kind: "admitted" } | { readonly kind: "refused"; readonly refusal: Refusal; readonly text: string };
+export type Admission =
+  | { readonly kind: "admitted" }
+  /** `repeat`: this receipt (a second fire of one schedule slot) was refused before, and the owner was told then. */
+  | { readonly kind: "refused"; readonly refusal: Refusal; readonly text: string; readonly repeat?: true };
+
+/** An admission asked with a receipt is remembered this long, so a repeat is neither counted nor refused twice. */
+const ADMISSION_MEMO_MS = 24 * 60 * 60_000;
+const AdmissionMemo = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("admitted") }),
+  z.object({
+    kind: z.literal("refused"),
+    refusal: z.custom<Refusal>((value) => typeof value === "object" && value !== null),
+    text: z.string(),
+  }),
+]);
 
 export interface RunPolicy {
   /** Access only (a command): nothing is counted. */
   access(origin: TaskOrigin): Admission;
-  /** Access, then limits (a run): an admitted run counts against the per-minute limits. Fails open (logged) when the store fails. */
-  admit(origin: TaskOrigin): Promise<Admission>;
+  /**
+   * Access, then limits (a run): an admitted run counts against the per-minute limits. Fails open
+   * (logged) when the store fails. With `receipt` the answer is remembered and given again,
+   * uncounted: a schedule's slot is admitted before its intake record dedupes it, so a second fire
+   * of the slot must not count twice (a message is admitted by its worker, after the dedupe).
+   */
+  admit(origin: TaskOrigin, receipt?: string): Promise<Admission>;
   /** The settings of the run's channel, as they are now: the thread's own entry, then its parent's, then `default`. */
   runSettings(origin: TaskOrigin): RunSettings;
   /** Adds tokens a run used; a stop when a daily limit is now reached. Never throws. */
@@ -56,23 +76,39 @@ export function createRunPolicy(deps: RunPolicyDeps): RunPolicy {
     return { kind: "refused", refusal, text: refusalText(refusal, clock()) };
   }
 
+  async function decide(origin: TaskOrigin): Promise<Admission> {
+    const allowed = access(origin);
+    if (allowed.kind === "refused") return allowed;
+    const now = clock();
+    try {
+      const limit = await admitRun(store, settings.current(), subjectOf(origin), adminHere(origin), now);
+      if (limit.kind === "limited") return { kind: "refused", refusal: limit, text: refusalText(limit, now) };
+    } catch (error) {
+      logger.warn(
+        { err: error, conversationKey: origin.conversationKey },
+        "could not check the limits (store failed); letting the request run",
+      );
+    }
+    return { kind: "admitted" };
+  }
+
   return {
     access,
 
-    async admit(origin) {
-      const allowed = access(origin);
-      if (allowed.kind === "refused") return allowed;
-      const now = clock();
+    async admit(origin, receipt) {
+      if (receipt === undefined) return decide(origin);
+      const key = `admission:${origin.surface}:${receipt}`;
       try {
-        const limit = await admitRun(store, settings.current(), subjectOf(origin), adminHere(origin), now);
-        if (limit.kind === "limited") return { kind: "refused", refusal: limit, text: refusalText(limit, now) };
+        const memo = AdmissionMemo.safeParse(await store.get(key));
+        if (memo.success) return memo.data.kind === "admitted" ? memo.data : { ...memo.data, repeat: true };
       } catch (error) {
-        logger.warn(
-          { err: error, conversationKey: origin.conversationKey },
-          "could not check the limits (store failed); letting the request run",
-        );
+        logger.warn({ err: error, receipt }, "could not read an earlier admission (store failed)");
       }
-      return { kind: "admitted" };
+      const admission = await decide(origin);
+      await store
+        .set(key, admission, ADMISSION_MEMO_MS)
+        .catch((error: unknown) => logger.warn({ err: error, receipt }, "could not remember an admission (store failed)"));
+      return admission;
     },
 
     runSettings: (origin) => {

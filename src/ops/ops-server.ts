@@ -36,6 +36,8 @@ export interface OpsServer extends HttpMount {
   readonly port: number;
   /** The process takes work from now on: surface endpoints reach their listener. Until then they answer 503. */
   open(): void;
+  /** Every request for `prefix` or a path under `prefix/` goes to `listener`, before the ops routes and the surface (the explorer's /admin). */
+  mountPrefix(prefix: string, listener: RequestListener): void;
   /** Closes the port: requests being answered get up to a second, idle keep-alive connections are cut. Never rejects. */
   close(): Promise<void>;
 }
@@ -68,10 +70,16 @@ export function startOpsServer(port: number, routes: readonly OpsRoute[], option
   const endpoints = new Map((options.endpoints ?? []).map((endpoint) => [endpoint.path, endpoint]));
   let mounted: RequestListener | undefined;
   let open = false;
+  const prefixes = new Map<string, RequestListener>();
 
   /** Exactly one answer per request: the ops route, the mounted surface, or a status saying why not. */
   function route(request: IncomingMessage, response: ServerResponse): void {
     const path = pathOf(request);
+    for (const [prefix, listener] of prefixes) {
+      if (path !== prefix && !path.startsWith(`${prefix}/`)) continue;
+      listener(request, response);
+      return;
+    }
     const method = request.method ?? "";
     const opsRoute = byPath.get(path);
     const endpoint = endpoints.get(path);
@@ -114,6 +122,9 @@ export function startOpsServer(port: number, routes: readonly OpsRoute[], option
         },
         open() {
           open = true;
+        },
+        mountPrefix(prefix, listener) {
+          prefixes.set(prefix, listener);
         },
         close: () =>
           new Promise<void>((done) => {

@@ -18,7 +18,8 @@ import { sharedTimeout } from "./shared-timeout.js";
 import { createLocalWorkQueue } from "./local-work-queue.js";
 import { createPresenters } from "./presenters.js";
 import { STORE_RETRY, withRetries } from "./retry.js";
-import type { RunObserver } from "./run-observer.js";
+import { observeExtraUsage, type RunObserver } from "./run-observer.js";
+import { reportingUsage } from "./usage-reporting-model.js";
 import { createRunner, type Resumed } from "./runner.js";
 import { createRunStops } from "./run-stops.js";
 import { createFeedbackBook, type FeedbackBook } from "../memory/feedback.js";
@@ -33,7 +34,7 @@ import { createLoopDeps, historyTokenBudget } from "../agent/loop-deps.js";
 import type { LoopDeps } from "../agent/loop.js";
 import type { RunState } from "../agent/run-state.js";
 import type { AgentService, DecisionRequest, DecisionResult, ReplyHandle, SurfaceHooks, Task, ToolList, ToolListing } from "./service.js";
-import { buildSystemPrompt } from "../agent/system-prompt.js";
+import { runNote, stableInstructions } from "../agent/system-prompt.js";
 import { TokenCounter } from "../agent/token-counter.js";
 import { builtinTools } from "../agent/tools/builtin.js";
 import type { ChatMessage, EventSink, Model, RunOutcome, Surface, TaskOrigin, Tool } from "../agent/types.js";
@@ -58,6 +59,8 @@ export interface AgentServiceDeps {
   readonly queue?: WorkQueue;
   /** Who may decide and stop runs; default: the requester and the approvers of the environment. */
   readonly authority?: Authority;
+  /** The process's own tools beyond the built-in ones, on every surface (create_schedule). */
+  readonly tools?: readonly Tool[];
 }
 
 export interface RunningAgentService extends AgentService {
@@ -107,7 +110,8 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   const counters = new Map<string, TokenCounter>([[config.model.name, counter]]);
   const counterFor = (name: string) => counters.get(name) ?? counters.set(name, TokenCounter.forModel(name)).get(name)!;
   // Every write goes through the ledger: it runs at most once, also across a crash.
-  const toolsOf = (surface: Surface) => [...builtinTools, ...(surfaces.get(surface)?.tools ?? [])].map((tool) => ledger.guard(tool));
+  const toolsOf = (surface: Surface) =>
+    [...builtinTools, ...(deps.tools ?? []), ...(surfaces.get(surface)?.tools ?? [])].map((tool) => ledger.guard(tool));
   const settingsOf = (origin: TaskOrigin): RunSettings => runPolicy?.runSettings(origin) ?? OPEN_RUN;
   const usageCheck: LoopDeps["usageCheck"] = runPolicy ? (run, tokens) => runPolicy.recordUsage(run.origin, tokens) : undefined;
 
@@ -130,7 +134,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   /** One loop setup per surface and channel setup (model, steps, tools offered), built on first use. */
   const depsFor = (origin: TaskOrigin): LoopDeps => {
     const settings = settingsOf(origin);
-    const tools = toolsOf(origin.surface).filter((tool) => settings.toolAllowed(tool.name));
+    const tools = toolsOf(origin.surface).filter((tool) => settings.toolAllowed(tool.name) && (tool.availableTo?.(origin) ?? true));
     const modelName = settings.model !== undefined && deps.modelFor ? settings.model : config.model.name;
     const key = JSON.stringify([origin.surface, modelName, settings.maxSteps, tools.map((tool) => tool.name), settings.toolRules]);
     let found = loopDeps.get(key);
@@ -168,19 +172,22 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     };
   };
 
-  /** Memory is a help, not a requirement: a store failure here is logged and the run goes on. */
+  /**
+   * Memory is a help, not a requirement: a store failure here is logged and the run goes on.
+   * Ordered for prompt caches: what is the same for every run of the conversation comes first
+   * (instructions, surface style, the channel's persona; the history), then what is not (the
+   * thread as read now, the time, the facts recalled); the loop appends the question.
+   */
   async function buildContext(task: Task, settings: RunSettings): Promise<ChatMessage[]> {
     // A run in the first second after the start waits for the tokenizer's sliced build instead of blocking on it.
     await counter.whenReady();
     const key = task.origin.conversationKey;
-    // To the minute: every run in that minute (with the same facts) sends the same prompt, whose token count is then cached.
+    // To the minute: every run in that minute (with the same facts) sends the same note, whose token count is then cached.
     const now = new Date(Math.floor(clock() / 60_000) * 60_000);
     const persona = settings.systemPrompt ? `\n\nInstructions for this channel (from the bot's settings):\n${settings.systemPrompt}` : "";
+    const instructions: ChatMessage = { role: "system", content: stableInstructions(task.origin.surface) + persona };
     if (!settings.memory)
-      return [
-        { role: "system", content: buildSystemPrompt({ surface: task.origin.surface, facts: [], now }) + persona },
-        ...(await contextLoaders.load(task)),
-      ];
+      return [instructions, ...(await contextLoaders.load(task)), { role: "system", content: runNote({ facts: [], now }) }];
     const [facts, turns, thread] = await Promise.all([
       memory.recall(key, task.text, config.memory.recallFacts).catch((error: unknown) => {
         logger.warn({ err: error, conversationKey: key }, "could not load remembered facts; answering without them");
@@ -193,23 +200,30 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
       contextLoaders.load(task),
     ]);
     return [
-      { role: "system", content: buildSystemPrompt({ surface: task.origin.surface, facts, now }) + persona },
+      instructions,
       ...turns.flatMap((turn): ChatMessage[] => [
         { role: "user", content: turn.user },
         { role: "assistant", content: turn.assistant },
       ]),
       ...thread,
+      { role: "system", content: runNote({ facts, now }) },
     ];
   }
 
-  async function rememberFacts(origin: TaskOrigin, question: string, answer: string): Promise<void> {
+  async function rememberFacts(runId: string, origin: TaskOrigin, question: string, answer: string): Promise<void> {
     const key = origin.conversationKey;
     try {
       const known = (await memory.list(key)).map((fact) => fact.text);
-      // The extraction's tokens count in the daily limits like the run's own.
+      // The extraction's tokens count in the daily limits like the run's own, and the observers see them (run records, usage).
       let used = 0;
-      const metered = runPolicy ? meteredModel(model, counter, (tokens) => (used += tokens)) : model;
-      const facts = await extractFacts(metered, { user: question, assistant: answer, known }, extractionTimeout(), logger);
+      const reported =
+        observers.length === 0
+          ? model
+          : reportingUsage(model, (usage) =>
+              observeExtraUsage(observers, logger, runId, origin, { kind: "facts", model: model.name, usage }),
+            );
+      const extractor = runPolicy ? meteredModel(reported, counter, (tokens) => (used += tokens)) : reported;
+      const facts = await extractFacts(extractor, { user: question, assistant: answer, known }, extractionTimeout(), logger);
       if (used > 0) await runPolicy?.recordUsage(origin, used);
       if (facts.length > 0) {
         // Facts found are not dropped because the store blinked: the write is retried (bounded).
@@ -238,7 +252,9 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
       logger.error({ err: error, conversationKey: key }, "could not save the turn to the conversation history; gave up"),
     );
     if (!config.memory.extractFacts || outcome.stop?.guard === "model_unavailable") return;
-    const extraction = rememberFacts(state.origin, state.question, outcome.answer).finally(() => background.delete(extraction));
+    const extraction = rememberFacts(state.runId, state.origin, state.question, outcome.answer).finally(() =>
+      background.delete(extraction),
+    );
     background.add(extraction);
   }
 

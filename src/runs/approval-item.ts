@@ -91,7 +91,12 @@ export async function handleApproval(
     const running = observeRun(
       deps.observers,
       logger,
-      { runId: item.runId, origin, how: resolution.kind === "expired" ? "expired" : "resumed" },
+      {
+        runId: item.runId,
+        origin,
+        how: resolution.kind === "expired" ? "expired" : "resumed",
+        setup: { question: run.state.question, deps: loopDeps },
+      },
       sink,
       (watched) =>
         later

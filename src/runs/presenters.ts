@@ -6,6 +6,7 @@
 import type { PresenterFactory, RefusalNote, ReplyHandle, RunPresenter } from "./service.js";
 import type { EventSink, RunOutcome, Surface, TaskOrigin } from "../agent/types.js";
 import { SurfaceUnavailableError } from "../errors.js";
+import { slotPresenter } from "./schedules/slot-presenter.js";
 
 /** A caller in this process waiting for a run's outcome. */
 export interface LocalWaiter {
@@ -61,6 +62,15 @@ export function createPresenters(): Presenters {
   const factories = new Map<Surface, PresenterFactory>();
   const refusalNotes = new Map<Surface, RefusalNote>();
   const waiters = new Map<string, LocalWaiter>();
+
+  function presenterHere(key: string, origin: TaskOrigin, question: string, reply?: ReplyHandle): RunPresenter {
+    const waiter = waiters.get(key);
+    if (waiter) return waiterPresenter(waiter, () => waiters.delete(key));
+    const factory = factories.get(origin.surface);
+    if (!factory) throw new SurfaceUnavailableError(origin.surface, key);
+    return factory(origin, question, reply);
+  }
+
   return {
     register(surface, factory, refusalNote) {
       factories.set(surface, factory);
@@ -70,11 +80,9 @@ export function createPresenters(): Presenters {
       return new Promise<RunOutcome>((resolve, reject) => waiters.set(key, { sink, resolve, reject }));
     },
     presenterFor(key, origin, question, reply) {
-      const waiter = waiters.get(key);
-      if (waiter) return waiterPresenter(waiter, () => waiters.delete(key));
-      const factory = factories.get(origin.surface);
-      if (!factory) throw new SurfaceUnavailableError(origin.surface, key);
-      return factory(origin, question, reply);
+      const shown = presenterHere(key, origin, question, reply);
+      // A schedule's run: `[SILENT]` shows nothing, a late one says so (the one place an outcome reaches a surface).
+      return origin.schedule ? slotPresenter(shown, origin.schedule) : shown;
     },
     canShow: (key, surface) => waiters.has(key) || factories.has(surface),
     async refuse(key, origin, question, outcome, reply) {

@@ -85,7 +85,7 @@ export async function handleRun(
     const running = observeRun(
       deps.observers,
       logger,
-      { runId, origin: task.origin, how: saved.kind === "found" ? "resumed" : "new" },
+      { runId, origin: task.origin, how: saved.kind === "found" ? "resumed" : "new", setup: { question: task.text, deps: loopDeps } },
       audited,
       (watched) =>
         saved.kind === "found"

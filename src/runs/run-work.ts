@@ -151,7 +151,7 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
   ): Promise<RunOutcome> {
     const outcome = await storePause(result);
     const posted = await presenter.finish(outcome);
-    if (outcome.status === "answered" && record && !posted) {
+    if (outcome.status === "answered" && record && posted !== undefined && "unposted" in posted) {
       // Never done without a post: the message stays unfinished, with its checkpoints, and the next start answers it.
       logger.warn({ runId: result.state.runId }, "the answer could not be posted; the next start answers this message");
       return outcome;
@@ -160,7 +160,7 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
     if (outcome.status === "answered" && writer !== UNRECORDED_RUN) {
       const runId = result.state.runId;
       await answers
-        .record(runId, { at: clock(), ...(posted ? { messageId: posted.messageId } : {}) })
+        .record(runId, { at: clock(), ...(posted && "messageId" in posted ? { messageId: posted.messageId } : {}) })
         .catch((error: unknown) =>
           logger.warn({ err: error, runId }, "could not record that a run's answer was shown; a replay of the run could show it again"),
         );

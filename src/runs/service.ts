@@ -105,16 +105,21 @@ export interface PostedAnswer {
   readonly messageId: string;
 }
 
+/** A presenter's word that an answer could not be posted: the message stays unfinished, so the next start answers it. */
+export interface Unposted {
+  readonly unposted: true;
+}
+export const UNPOSTED: Unposted = { unposted: true };
+
 /** Shows one run on a surface: built from the run's origin alone, so any process can show any run. */
 export interface RunPresenter {
   /** Must not throw. */
   readonly sink: EventSink;
   /**
-   * Shows the outcome: the answer (telling the message it was posted as), or the approval request.
-   * Must not throw. Undefined for an answer that could not be posted: the message stays
-   * unfinished, so the next start answers it.
+   * Shows the outcome: the answer (telling the message it was posted as, when there is one), or
+   * the approval request. Must not throw. UNPOSTED for an answer that could not be posted.
    */
-  finish(outcome: RunOutcome): Promise<PostedAnswer | undefined>;
+  finish(outcome: RunOutcome): Promise<PostedAnswer | Unposted | undefined>;
   /** The run could not produce an outcome at all: tells the person so. Must not throw. */
   fail(error: unknown): Promise<void>;
 }

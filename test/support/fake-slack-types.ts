@@ -71,6 +71,8 @@ export interface FakeSlack extends Omit<SocketEndpoint, "close"> {
   /** Resolves with the first call (past or future) to `method` that satisfies `match`. */
   waitForCall(method: string, match?: (call: RecordedCall) => boolean, timeoutMs?: number): Promise<RecordedCall>;
   fail(method: string, failure: Failure): void;
+  /** Every method answers `failure` for the next `forMs` (an outage: 429 with Retry-After, or 500s, none of them applied). */
+  failEverything(failure: Failure, forMs: number): void;
   /** chat.startStream answers ok: false (an app without the agent features). */
   refuseStreaming(error?: string): void;
   /** Seeds a message as if a person (or another bot) wrote it. */

@@ -68,6 +68,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const users = new Map<string, FakeUser>();
   let streamLimits: StreamLimits = { maxAgeMs: 5 * 60_000, maxChars: 12_000 };
   let tsCounter = 0;
+  let outage: { readonly failure: Failure; readonly until: number } | undefined;
 
   const nextTs = () => `${1_700_000_000 + ++tsCounter}.000100`;
   const find = (channel: string, ts: string) => messages.find((m) => m.channel === channel && m.ts === ts);
@@ -281,7 +282,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     const method = (request.url ?? "").replace(/^\/api\//, "").split("?")[0] ?? "";
     const raw = await readBody(request);
     const args = (request.headers["content-type"] ?? "").includes("json") ? (safeJson(raw) as Record<string, unknown>) : parseForm(raw);
-    const failure = takeFailure(method);
+    const failure = (outage && Date.now() < outage.until ? outage.failure : undefined) ?? takeFailure(method);
     if (failure?.hang) {
       record({ method, args, status: 0 });
       return;
@@ -328,6 +329,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     },
     fail(method, failure) {
       failures.set(method, [...(failures.get(method) ?? []), failure]);
+    },
+    failEverything(failure, forMs) {
+      outage = { failure, until: Date.now() + forMs };
     },
     refuseStreaming(error = "feature_not_enabled") {
       streamingError = error;

@@ -5,7 +5,7 @@
 import type { RunOutcome } from "../../agent/types.js";
 import type { Deciders } from "../../governance/authority.js";
 import type { Logger } from "../../logger.js";
-import type { RunPresenter } from "../../runs/service.js";
+import { UNPOSTED, type RunPresenter } from "../../runs/service.js";
 import type { ApprovalRefs } from "./approval-refs.js";
 import { statusFor, taskUpdatesFor, type Progress, type StatusCard, type TaskUpdate } from "./cards.js";
 import type { RunDisplay } from "./surface.js";
@@ -62,7 +62,8 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
       await display.endProgress(outcome, current());
       if (outcome.status === "answered") {
         const { runId: id, answer, stop, steps } = outcome;
-        return display.answer({ runId: id, answer, steps, question: deps.question, ...(stop ? { stop } : {}) });
+        const posted = await display.answer({ runId: id, answer, steps, question: deps.question, ...(stop ? { stop } : {}) });
+        return posted ?? UNPOSTED;
       }
       const ref = await display.approval({ pending: outcome.pending, deciders: deps.deciders });
       if (ref !== undefined) await deps.refs.remember(outcome.pending, ref);
