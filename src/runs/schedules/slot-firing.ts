@@ -32,8 +32,6 @@ export interface SlotFiringDeps {
   readonly portsOf: (origin: TaskOrigin) => ScheduleSurfacePorts;
   /** The runner's intake (AgentService.submit). */
   readonly submit: (task: Task, receipt: string) => Promise<SubmitResult>;
-  /** A schedule stored before origins carried their scope gets it from its surface's codec (OriginUpgrade). */
-  readonly upgrade?: (origin: TaskOrigin) => TaskOrigin;
 }
 
 /** The intake receipt of one slot: the same slot always gets the same record. */
@@ -139,8 +137,7 @@ export function createSlotFiring(deps: SlotFiringDeps): (id: string, at: number)
     if (plan.kind === "early") return timer.arm(id, armed);
     let ran: SlotRun | undefined;
     if (plan.run) {
-      const where = deps.upgrade ? { ...schedule, origin: deps.upgrade(schedule.origin) } : schedule;
-      const origin = slotOrigin(where, { ...plan.run, skipped: plan.skipped.count }, now);
+      const origin = slotOrigin(schedule, { ...plan.run, skipped: plan.skipped.count }, now);
       ran = await runSlot(schedule, origin, plan.run.slotAt);
     }
     if (plan.skipped.count > 0) {
