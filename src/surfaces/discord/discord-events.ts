@@ -3,6 +3,10 @@
 // (Discord allows 3 s): /ask with a public deferred reply that later becomes the answer, the
 // other commands with an ephemeral one, a button with a deferred update; everything after that
 // goes through the interaction's webhook with its token (the reply handle), from any process.
+// A message is for the bot when it mentions the bot (or its managed role, which autocomplete
+// often inserts for "@bot") in a server channel, and always in a DM; the bot never answers itself,
+// other bots or webhooks. Without the message content intent Discord still sends the content of
+// these messages, so this works either way.
 import {
   ChannelType,
   MessageFlags,
@@ -29,8 +33,25 @@ import {
   type DiscordPlace,
   type Interaction as Handle,
 } from "./discord-place.js";
-import { botRolesMentioned, isForBot, questionOf } from "./mentions.js";
 import { NO_PINGS } from "./messages.js";
+
+type Mentioning = Pick<Message, "author" | "webhookId" | "system" | "guildId" | "mentions">;
+
+/** The ids of the bot's own managed roles this message mentions (Discord tags them with the bot's id). */
+export function botRolesMentioned(message: Pick<Message, "mentions">, botId: string): string[] {
+  return [...message.mentions.roles.values()].filter((role) => role.tags?.botId === botId).map((role) => role.id);
+}
+
+export function isForBot(message: Mentioning, botId: string): boolean {
+  if (message.author.bot || message.webhookId || message.system || message.author.id === botId) return false;
+  return message.guildId === null || message.mentions.users.has(botId) || botRolesMentioned(message, botId).length > 0;
+}
+
+/** The message without the bot's mention (`<@id>`, `<@!id>`, or `<@&role>` for its managed roles). */
+export function questionOf(content: string, botId: string, botRoles: readonly string[] = []): string {
+  const mentions = [`<@${botId}>`, `<@!${botId}>`, ...botRoles.map((role) => `<@&${role}>`)];
+  return mentions.reduce((text, mention) => text.replaceAll(mention, ""), content).trim();
+}
 
 /** What the core hands back to settle a clicked approval message: its text, and the click's token to edit it with. */
 export interface DiscordClicked {
