@@ -3,6 +3,8 @@ import { call, say, type ScriptStep } from "../src/agent/model-scripted.js";
 import type { ModelRequest } from "../src/agent/types.js";
 import { followUpWith, originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "./support/fake-discord-harness.js";
 import { failingResumes } from "./support/failing-queue.js";
+import { until } from "./support/memory-test-kit.js";
+import { createAuditLog } from "../src/governance/audit-log.js";
 
 let harness: DiscordHarness | undefined;
 afterEach(async () => {
@@ -297,5 +299,20 @@ describe("Discord chat tools", () => {
     const answer = await fake.waitForCall("PATCH", originalPath(fake, token), (request) => !String(request.body.content).startsWith("⏳"));
     expect(answer.body.content).toContain("channel id");
     expect(fake.callsTo("GET", /^\/channels\//)).toHaveLength(0);
+  });
+});
+
+describe("Discord's secrets", () => {
+  it("stay out of the audit log: no interaction token in the request, the decision or the write", async () => {
+    harness = await startDiscordHarness({ script: postScript(() => harness!.fake.random.id) });
+    const { fake, alice } = harness;
+    const approval = await askAndWaitForApproval(harness);
+    const click = fake.clickButton(approval.messageId, approval.approve, alice);
+    await followUpWith(fake, click.token, (content) => content.startsWith("Done:"));
+    const audit = createAuditLog(harness.store);
+    await until(async () => (await audit.list({})).length >= 3, "the request, the decision and the write in the audit log");
+    const entries = JSON.stringify(await audit.list({}));
+    expect(entries).toContain("post_message");
+    expect(entries).not.toMatch(/interaction-token-/);
   });
 });
