@@ -10,7 +10,7 @@ import { SLACK_EVENTS_ENDPOINT } from "./adapters/slack/events-endpoint.js";
 import { warnAboutAllowedWrites } from "./agent/allowed-writes.js";
 import { createAgentService, type RunningAgentService } from "./runs/agent-service.js";
 import { createLoopDeps } from "./agent/loop-deps.js";
-import { TokenCounter } from "./agent/token-counter.js";
+import { TokenCounter } from "./tokens/token-counter.js";
 import { createDemoModel } from "./agent/model-demo.js";
 import { builtinTools } from "./agent/tools/builtin.js";
 import type { Model } from "./agent/types.js";

@@ -1,8 +1,8 @@
 import { createRequire } from "node:module";
 import { Tiktoken, type TiktokenBPE } from "js-tiktoken/lite";
 import { describe, expect, it } from "vitest";
-import { TokenCounter } from "../src/agent/token-counter.js";
-import { startEncoderBuild } from "../src/agent/tokenizer-tables.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
+import { startEncoderBuild } from "../src/tokens/tokenizer-tables.js";
 
 const require = createRequire(import.meta.url);
 const SAMPLES = [

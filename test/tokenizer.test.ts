@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { getEncoding } from "js-tiktoken";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { MAX_CHUNK_CHARS, Tokenizer } from "../src/agent/tokenizer.js";
-import { buildPairRankTable } from "../src/agent/pair-rank-table.js";
-import { TwoGenerationCache } from "../src/agent/two-generation-cache.js";
+import { MAX_CHUNK_CHARS, Tokenizer } from "../src/tokens/tokenizer.js";
+import { buildPairRankTable } from "../src/tokens/pair-rank-table.js";
+import { TwoGenerationCache } from "../src/tokens/two-generation-cache.js";
 
 function finish<T>(work: Generator<void, T>): T {
   for (;;) {

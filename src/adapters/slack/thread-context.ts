@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { webApi } from "@slack/bolt";
 import type { ChatMessage } from "../../agent/types.js";
-import { TokenCounter } from "../../agent/token-counter.js";
+import { TokenCounter } from "../../tokens/token-counter.js";
 import type { Logger } from "../../logger.js";
 
 const THREAD_CONTEXT_TOKENS = 2_000;
