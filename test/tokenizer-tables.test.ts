@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { TokenCounter } from "../src/tokens/token-counter.js";
 import { bytePairEncode } from "../src/tokens/byte-pair-merge.js";
 import { startEncoderBuild } from "../src/tokens/tokenizer-tables.js";
-import { bytesOf } from "../src/tokens/vocabulary.js";
+import type { Vocabulary } from "../src/tokens/vocabulary.js";
 
 const require = createRequire(import.meta.url);
 const SAMPLES = [
@@ -18,6 +18,7 @@ const SAMPLES = [
 type Tables = { rankMap: Map<string, number>; textMap: Map<number, Uint8Array> };
 const tablesOf = (encoder: Tiktoken) => encoder as unknown as Tables;
 const utf8 = new TextEncoder();
+const bytesOf = ({ spans, bytes }: Vocabulary, rank: number) => bytes.subarray(spans[2 * rank]!, spans[2 * rank]! + spans[2 * rank + 1]!);
 
 describe("the rank tables built in slices", () => {
   for (const name of ["o200k_base", "cl100k_base"]) {

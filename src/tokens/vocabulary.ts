@@ -99,9 +99,3 @@ export function* parseVocabulary(text: string): Generator<void, Vocabulary> {
   });
   return { size, spans, bytes };
 }
-
-/** The bytes of one rank (a view, not a copy). */
-export function bytesOf(vocabulary: Vocabulary, rank: number): Uint8Array {
-  const offset = vocabulary.spans[2 * rank]!;
-  return vocabulary.bytes.subarray(offset, offset + vocabulary.spans[2 * rank + 1]!);
-}
