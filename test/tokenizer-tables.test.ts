@@ -82,6 +82,31 @@ describe("the rank tables built in slices", () => {
     await expect(build.done).rejects.toThrow("unreadable ranks");
   });
 
+  it.each([
+    ["a token that is not base64", "x 0 IQ== I*g== Iw=="],
+    ["a first rank that is not a number", "x zero IQ== Ig=="],
+    ["a rank beyond any vocabulary", "x 99999999 IQ=="],
+  ])("refuses a rank file with %s, naming the problem", async (_, bpeRanks) => {
+    const build = startEncoderBuild({ pat_str: "\\w+", special_tokens: {}, bpe_ranks: bpeRanks });
+    expect(() => build.finishNow()).toThrow(/^js-tiktoken's rank file is not in the format the tokenizer reads \(.+\)/);
+    await expect(build.done).rejects.toThrow(/rank file/);
+  });
+
+  it("reads ranks in any order and with gaps: a missing rank is no token", async () => {
+    // "!" = IQ==, '"' = Ig==, "#" = Iw==, "!!" = ISE=
+    const { vocabulary, byteRanks, pairRank } = startEncoderBuild({
+      pat_str: "\\S+",
+      special_tokens: {},
+      bpe_ranks: "x 5 ISE=\nx 0 IQ== Ig==\nx 3 Iw==",
+    }).finishNow();
+    expect(vocabulary.size).toBe(6);
+    expect([...bytesOf(vocabulary, 5)]).toEqual([0x21, 0x21]);
+    expect(bytesOf(vocabulary, 2)).toHaveLength(0);
+    expect([byteRanks[0x21], byteRanks[0x22], byteRanks[0x23], byteRanks[0x24]]).toEqual([0, 1, 3, -1]);
+    expect(pairRank(0, 0)).toBe(5);
+    expect(pairRank(0, 1)).toBe(-1);
+  });
+
   it("a counter needs no tables until it counts; prepared tables count the same as ones built on demand", async () => {
     const counter = TokenCounter.forModel("gpt-4o-mini");
     await Promise.all([TokenCounter.prepare("gpt-4o-mini"), counter.whenReady()]);

@@ -61,6 +61,12 @@ describe.each(["o200k_base", "cl100k_base"] as const)("the byte-pair merge (%s)"
     );
   });
 
+  it("decodes what it encodes, and refuses a rank that is no token", () => {
+    for (const text of samples) expect(tokenizer.decode(tokenizer.encode(text))).toBe(text);
+    for (const bad of [-1, 1.5, 1_000_000, reference.encode("<|endoftext|>", "all")[0]!])
+      expect(() => tokenizer.decode([bad])).toThrow(RangeError);
+  });
+
   it("encodes a piece longer than a chunk exactly as js-tiktoken", () => {
     const piece = Array.from({ length: MAX_CHUNK_CHARS + 300 }, (_, index) => "etaoinshrdlu"[(index * 7 + (index >> 2)) % 12]).join("");
     expect(tokenizer.encode(piece)).toEqual(exact(piece));
