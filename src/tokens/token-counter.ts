@@ -1,6 +1,6 @@
-// Token counting with js-tiktoken, matched to the model family. Each message is encoded once:
-// counts are kept by message identity and by content, so a step costs work in proportion to
-// what it added, and history loaded again for the next run is not encoded again.
+// Token counting in js-tiktoken's encodings, matched to the model family. Each message is
+// encoded once: counts are kept by message identity and by content, so a step costs work in
+// proportion to what it added, and history loaded again for the next run is not encoded again.
 import { type Cut, Tokenizer, type EncodingName } from "./tokenizer.js";
 import { TwoGenerationCache } from "./two-generation-cache.js";
 

@@ -1,12 +1,13 @@
-// js-tiktoken's rank tables behind a counting-first interface whose cost is bounded by the
-// input's length. The text is split with the encoding's own pattern; each piece is encoded by
-// an O(n log n) byte-pair merge (byte-pair-merge.ts) instead of js-tiktoken's, which is
-// quadratic or worse in a piece's length (3,000 emoji took 10 s, a 200,000-letter piece over
-// 10 minutes). Pieces longer than MAX_CHUNK_CHARS are cut into chunks. A cut changes the merges
-// near it, mostly to more tokens but sometimes to one fewer ("a"×1024 + "zkvanie"), so each cut
-// adds CUT_MARGIN to the count: it may only over-estimate (by under 1 %: a chunk is hundreds of
-// tokens). Counts per piece are cached, so text made of pieces seen before costs no merge at all.
-// The merge looks pairs up by numbers, not by strings of bytes (pair-rank-table.ts).
+// An encoding's ranks (js-tiktoken's rank files) behind a counting-first interface whose cost
+// is bounded by the input's length. The text is split with the encoding's own pattern; each
+// piece is encoded by an O(n log n) byte-pair merge (byte-pair-merge.ts) instead of
+// js-tiktoken's, which is quadratic or worse in a piece's length (3,000 emoji took 10 s, a
+// 200,000-letter piece over 10 minutes). Pieces longer than MAX_CHUNK_CHARS are cut into chunks.
+// A cut changes the merges near it, mostly to more tokens but sometimes to one fewer ("a"×1024 +
+// "zkvanie"), so each cut adds CUT_MARGIN to the count: it may only over-estimate (by under 1 %:
+// a chunk is hundreds of tokens). Counts per piece are cached, so text made of pieces seen
+// before costs no merge at all. The merge looks pairs up by numbers, not by strings of bytes
+// (pair-rank-table.ts).
 import { createRequire } from "node:module";
 import type { TiktokenBPE } from "js-tiktoken/lite";
 import { bytePairEncode, type PairRank } from "./byte-pair-merge.js";
