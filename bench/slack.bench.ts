@@ -13,6 +13,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createAgentService } from "../src/runs/agent-service.js";
 import type { Model, ModelReply, ModelRequest } from "../src/agent/types.js";
 import { loadConfig } from "../src/config.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import { createSlackAdapter } from "../src/adapters/slack/slack-adapter.js";
@@ -128,7 +129,13 @@ export async function run(): Promise<void> {
   const store = await openStore(config.storeUrl, silentLogger);
   const model = benchModel();
   const service = createAgentService({ config, model, store, logger: silentLogger });
-  const adapter = createSlackAdapter({ config: config.slack!, service, store, logger: silentLogger });
+  const adapter = createSlackAdapter({
+    config: config.slack!,
+    service,
+    store,
+    logger: silentLogger,
+    counter: TokenCounter.forModel(config.model.name),
+  });
   await adapter.start();
   await service.start();
 

@@ -11,7 +11,7 @@ import { warnAboutAllowedWrites } from "./agent/allowed-writes.js";
 import { createAgentService, type RunningAgentService } from "./runs/agent-service.js";
 import { createRunRecording } from "./runs/records/run-recording.js";
 import { createLoopDeps } from "./agent/loop-deps.js";
-import { TokenCounter } from "./agent/token-counter.js";
+import { TokenCounter } from "./tokens/token-counter.js";
 import { createDemoModel } from "./agent/model-demo.js";
 import { builtinTools } from "./agent/tools/builtin.js";
 import type { Model } from "./agent/types.js";
@@ -187,6 +187,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
           service,
           store,
           logger,
+          counter: TokenCounter.forModel(config.model.name),
           drainTimeoutMs: SURFACE_DRAIN_MS,
           governance: governance.commands,
           takeEvents: config.role !== "worker",
@@ -286,7 +287,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       message: `Cannot start ${adapters[failure]!.name}: ${reason instanceof Error ? reason.message : String(reason)}`,
     };
   }
-  // The tokenizer's tables (~0.5 s of work) are built now, a slice at a time, so neither the start nor an ack waits
+  // The tokenizer's tables (~0.1 s of work) are built now, a slice at a time, so neither the start nor an ack waits
   // for them. An ingress process runs nothing and counts no tokens: it keeps that CPU for acks.
   if (config.role !== "ingress")
     TokenCounter.prepare(config.model.name).catch((error: unknown) =>

@@ -11,6 +11,7 @@ import { createSlackAdapter, type SlackAdapter } from "../src/adapters/slack/sla
 import { createAgentService, type RunningAgentService } from "../src/runs/agent-service.js";
 import { ScriptedModel } from "../src/agent/model-scripted.js";
 import { loadConfig } from "../src/config.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import type { KeyValueStore, SetListing, StoreEntry } from "../src/memory/types.js";
@@ -73,7 +74,14 @@ async function startBot(mode: "http" | "socket", takeEvents = true): Promise<Bot
   const store = holdIntakeWrites(await openStore(config.storeUrl, silentLogger));
   const model = new ScriptedModel([], { whenExhausted: { text: "Recorded, then answered." } });
   const service = createAgentService({ config, model, store, logger: silentLogger });
-  const adapter = createSlackAdapter({ config: config.slack!, service, store, logger: silentLogger, takeEvents });
+  const adapter = createSlackAdapter({
+    config: config.slack!,
+    service,
+    store,
+    logger: silentLogger,
+    counter: TokenCounter.forModel(config.model.name),
+    takeEvents,
+  });
   await adapter.start();
   await service.start();
   if (mode === "socket" && takeEvents) await fake.waitForSocket();

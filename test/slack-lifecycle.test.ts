@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ScriptedModel, say } from "../src/agent/model-scripted.js";
 import { loadConfig } from "../src/config.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import { silentLogger } from "../src/logger.js";
 import { createSlackAdapter } from "../src/adapters/slack/slack-adapter.js";
 import { BOT_USER_ID, startFakeSlack } from "./support/fake-slack.js";
@@ -75,7 +76,13 @@ describe("Slack adapter lifecycle", () => {
       registerContextLoader: () => {},
       onApprovalExpired: () => {},
     } as unknown as AgentService;
-    const adapter = createSlackAdapter({ config: config.slack!, service, store: {} as KeyValueStore, logger: silentLogger });
+    const adapter = createSlackAdapter({
+      config: config.slack!,
+      service,
+      store: {} as KeyValueStore,
+      logger: silentLogger,
+      counter: TokenCounter.forModel(config.model.name),
+    });
     await expect(adapter.start()).rejects.toThrow(/SLACK_BOT_TOKEN: is not accepted by Slack \(invalid_auth\)/);
     await adapter.stop();
     await fake.close();

@@ -11,6 +11,7 @@ import { ConfigError } from "../../errors.js";
 import type { KeyValueStore } from "../../memory/types.js";
 import type { Logger } from "../../logger.js";
 import type { HttpMount } from "../../ops/ops-server.js";
+import type { TokenCounter } from "../../tokens/token-counter.js";
 import type { ChatAdapter } from "../adapter.js";
 import { within } from "../../runs/within.js";
 import { createInFlight } from "../in-flight.js";
@@ -44,6 +45,8 @@ export interface SlackAdapterDeps {
   readonly service: AgentService;
   readonly store: KeyValueStore;
   readonly logger: Logger;
+  /** The model's: a thread's context is measured in the tokens of the model it goes to, and no other encoding's tables are built. */
+  readonly counter: TokenCounter;
   /** Admin checks and the `audit` / `settings` commands (the settings file). */
   readonly governance?: GovernanceCommands;
   readonly now?: () => number;
@@ -118,7 +121,7 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
 
   service.registerSurfaceTools("slack", createSlackTools(client, writeClient));
   service.registerPresenter("slack", slackPresenter(runtime), slackRefusalNote(runtime));
-  service.registerContextLoader("slack", slackContextLoader(client, runtime.botUserId, logger));
+  service.registerContextLoader("slack", slackContextLoader(client, runtime.botUserId, deps.counter, logger));
   service.onApprovalExpired("slack", (pending, outcome) =>
     inFlight.track("showing an expired Slack approval", handleApprovalExpired(runtime, pending, outcome)),
   );

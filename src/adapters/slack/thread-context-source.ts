@@ -6,6 +6,7 @@ import type { webApi } from "@slack/bolt";
 import { z } from "zod";
 import type { ContextLoader } from "../../runs/service.js";
 import type { Logger } from "../../logger.js";
+import type { TokenCounter } from "../../tokens/token-counter.js";
 import type { IncomingMessage } from "./incoming-message.js";
 import { loadThreadContext } from "./thread-context.js";
 
@@ -18,7 +19,12 @@ export function contextSourceOf(message: IncomingMessage): Readonly<Record<strin
 }
 
 /** Never throws: a source that is not one of ours, or a thread that can't be read, gives no context. */
-export function slackContextLoader(client: webApi.WebClient, botUserId: () => string | undefined, logger: Logger): ContextLoader {
+export function slackContextLoader(
+  client: webApi.WebClient,
+  botUserId: () => string | undefined,
+  counter: TokenCounter,
+  logger: Logger,
+): ContextLoader {
   return async (source) => {
     const parsed = SourceSchema.safeParse(source);
     if (!parsed.success) {
@@ -34,6 +40,7 @@ export function slackContextLoader(client: webApi.WebClient, botUserId: () => st
         beforeTs: parsed.data.before_ts,
         ...(bot ? { botUserId: bot } : {}),
       },
+      counter,
       logger,
     );
   };

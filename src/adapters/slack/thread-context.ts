@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { webApi } from "@slack/bolt";
 import type { ChatMessage } from "../../agent/types.js";
-import { TokenCounter } from "../../agent/token-counter.js";
+import type { TokenCounter } from "../../tokens/token-counter.js";
 import type { Logger } from "../../logger.js";
 
 const THREAD_CONTEXT_TOKENS = 2_000;
@@ -28,14 +28,12 @@ const RepliesPage = z.object({
 
 const MESSAGE_OVERHEAD_TOKENS = 4;
 
-let counter: TokenCounter | undefined;
 /**
  * The message's tokens when they fit `room`, else undefined. Cuts before it counts, so a long
  * message costs work in proportion to `room`, never to its own length (Slack allows 40,000 characters).
  */
-function tokensWithin(text: string, room: number): number | undefined {
+function tokensWithin(text: string, room: number, counter: TokenCounter): number | undefined {
   if (room < 1) return undefined;
-  counter ??= new TokenCounter("o200k_base");
   if (counter.truncate(text, room).truncated) return undefined;
   return counter.countText(text);
 }
@@ -49,8 +47,8 @@ export interface ThreadContextRequest {
   readonly maxTokens?: number;
 }
 
-/** Pure: Slack thread messages (oldest first, untrusted) to bounded chat context. */
-export function toThreadContext(rawMessages: readonly unknown[], request: ThreadContextRequest): ChatMessage[] {
+/** Pure: Slack thread messages (oldest first, untrusted) to bounded chat context, counted by the model's `counter`. */
+export function toThreadContext(rawMessages: readonly unknown[], request: ThreadContextRequest, counter: TokenCounter): ChatMessage[] {
   const budget = request.maxTokens ?? THREAD_CONTEXT_TOKENS;
   const people = rawMessages
     .map((raw) => ThreadMessage.safeParse(raw))
@@ -64,7 +62,7 @@ export function toThreadContext(rawMessages: readonly unknown[], request: Thread
   let used = 0;
   for (const message of [...people].reverse()) {
     const content = `<@${message.user ?? "unknown"}>: ${message.text}`;
-    const tokens = tokensWithin(content, budget - used - MESSAGE_OVERHEAD_TOKENS);
+    const tokens = tokensWithin(content, budget - used - MESSAGE_OVERHEAD_TOKENS, counter);
     if (tokens === undefined) break;
     used += tokens + MESSAGE_OVERHEAD_TOKENS;
     kept.unshift({ role: "user", content });
@@ -98,9 +96,14 @@ async function threadBefore(client: webApi.WebClient, request: ThreadContextRequ
 }
 
 /** Never throws: a thread that cannot be read gives no context, and the run goes on. */
-export async function loadThreadContext(client: webApi.WebClient, request: ThreadContextRequest, logger: Logger): Promise<ChatMessage[]> {
+export async function loadThreadContext(
+  client: webApi.WebClient,
+  request: ThreadContextRequest,
+  counter: TokenCounter,
+  logger: Logger,
+): Promise<ChatMessage[]> {
   try {
-    return toThreadContext(await threadBefore(client, request, logger), request);
+    return toThreadContext(await threadBefore(client, request, logger), request, counter);
   } catch (error) {
     logger.warn({ err: error, channel: request.channel, threadTs: request.threadTs }, "could not read the thread for context");
     return [];
