@@ -13,6 +13,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createAgentService } from "../src/runs/agent-service.js";
 import type { Model, ModelReply, ModelRequest } from "../src/agent/types.js";
 import { loadConfig } from "../src/config.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import { createGovernance } from "../src/governance/governance.js";
@@ -133,7 +134,7 @@ export async function run(): Promise<void> {
   const service = createAgentService({ config, model, store, logger: silentLogger });
   // The core's commands need governance; the runs here go without a settings file, as they did before.
   const governance = createGovernance({ source: fixedSettings(), store, logger: silentLogger, model: model.name });
-  const surface = createSlackSurface({ config: config.slack!, logger: silentLogger });
+  const surface = createSlackSurface({ config: config.slack!, logger: silentLogger, counter: TokenCounter.forModel(config.model.name) });
   const adapter = attach(surface, { service, governance, store, logger: silentLogger });
   await adapter.start();
   await service.start();

@@ -15,7 +15,7 @@ import { createAgentService, type RunningAgentService } from "./runs/agent-servi
 import type { OriginUpgrade } from "./runs/service.js";
 import { createRunRecording } from "./runs/records/run-recording.js";
 import { createLoopDeps } from "./agent/loop-deps.js";
-import { TokenCounter } from "./agent/token-counter.js";
+import { TokenCounter } from "./tokens/token-counter.js";
 import { createDemoModel } from "./agent/model-demo.js";
 import { builtinTools } from "./agent/tools/builtin.js";
 import type { Model, Surface } from "./agent/types.js";
@@ -201,6 +201,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       const slack = createSlackSurface({
         config: config.slack,
         logger,
+        counter: TokenCounter.forModel(config.model.name),
         takeEvents: config.role !== "worker",
         ...(http ? { httpMount: http } : {}),
         onConnection: (state, reason) => ops?.health.connection("slack", state, reason),
@@ -285,7 +286,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       message: `Cannot start ${surfaces[failure]!.name}: ${reason instanceof Error ? reason.message : String(reason)}`,
     };
   }
-  // The tokenizer's tables (~0.5 s of work) are built now, a slice at a time, so neither the start nor an ack waits
+  // The tokenizer's tables (~0.1 s of work) are built now, a slice at a time, so neither the start nor an ack waits
   // for them. An ingress process runs nothing and counts no tokens: it keeps that CPU for acks.
   if (config.role !== "ingress")
     TokenCounter.prepare(config.model.name).catch((error: unknown) =>

@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
-import { TokenCounter } from "../src/agent/token-counter.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import type { RunOutcome, Tool } from "../src/agent/types.js";
 import { temporaryFolder, until } from "./support/memory-test-kit.js";
 import { governedService, settingsOf, slackOrigin, type GovernedService } from "./support/governance-kit.js";

@@ -12,6 +12,7 @@ import { underCore, type TestAdapter } from "./support/surface-kit.js";
 import { createAgentService, type RunningAgentService } from "../src/runs/agent-service.js";
 import { ScriptedModel } from "../src/agent/model-scripted.js";
 import { loadConfig } from "../src/config.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import type { KeyValueStore, SetListing, StoreEntry } from "../src/memory/types.js";
@@ -74,7 +75,12 @@ async function startBot(mode: "http" | "socket", takeEvents = true): Promise<Bot
   const store = holdIntakeWrites(await openStore(config.storeUrl, silentLogger));
   const model = new ScriptedModel([], { whenExhausted: { text: "Recorded, then answered." } });
   const service = createAgentService({ config, model, store, logger: silentLogger });
-  const surface: SlackSurface = createSlackSurface({ config: config.slack!, logger: silentLogger, takeEvents });
+  const surface: SlackSurface = createSlackSurface({
+    config: config.slack!,
+    logger: silentLogger,
+    counter: TokenCounter.forModel(config.model.name),
+    takeEvents,
+  });
   const adapter = {
     ...underCore(surface, { service, store, logger: silentLogger }),
     get port() {

@@ -4,9 +4,11 @@ import { commandIn } from "../src/surfaces/core/commands.js";
 import { classifyMessage } from "../src/surfaces/slack/incoming-message.js";
 import { loadThreadContext, THREAD_MAX_PAGES, THREAD_PAGE_SIZE, toThreadContext } from "../src/surfaces/slack/thread-context.js";
 import { silentLogger } from "../src/logger.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import { startFakeSlack, type FakeSlack } from "./support/fake-slack.js";
 
 const BOT = "U0BOT";
+const counter = TokenCounter.forModel("gpt-4o-mini");
 const body = (event: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   team_id: "T1",
   event_id: "Ev1",
@@ -156,6 +158,7 @@ describe("toThreadContext", () => {
         message(11, "U4", "later"),
       ],
       request,
+      counter,
     );
     expect(context).toEqual([
       { role: "user", content: "<@U1>: root" },
@@ -165,7 +168,7 @@ describe("toThreadContext", () => {
 
   it("keeps the newest messages when the token budget runs out", () => {
     const raw = Array.from({ length: 9 }, (_, i) => message(i + 1, "U1", `message number ${i + 1} ${"word ".repeat(30)}`));
-    const context = toThreadContext(raw, { ...request, maxTokens: 100 });
+    const context = toThreadContext(raw, { ...request, maxTokens: 100 }, counter);
     expect(context.length).toBeGreaterThan(0);
     expect(context.length).toBeLessThan(9);
     expect(context.at(-1)?.content).toContain("message number 9");
@@ -175,7 +178,7 @@ describe("toThreadContext", () => {
     const long = Array.from({ length: 40_000 }, (_, i) => String.fromCodePoint(0x4e00 + ((i * 7_919 + 13) % 20_000))).join("");
     const encodeInto = vi.spyOn(TextEncoder.prototype, "encodeInto");
     try {
-      const context = toThreadContext([message(1, "U1", long), message(2, "U2", "short reply")], { ...request, maxTokens: 2_000 });
+      const context = toThreadContext([message(1, "U1", long), message(2, "U2", "short reply")], { ...request, maxTokens: 2_000 }, counter);
       expect(context).toEqual([{ role: "user", content: "<@U2>: short reply" }]);
       const encodedChars = encodeInto.mock.calls.reduce((sum, [unit]) => sum + unit.length, 0);
       expect(encodedChars).toBeLessThanOrEqual(8_000);
@@ -185,7 +188,7 @@ describe("toThreadContext", () => {
   });
 
   it("skips entries that are not messages", () => {
-    expect(toThreadContext([null, 42, { text: "no ts" }, message(2, "U1", "ok")], request)).toEqual([
+    expect(toThreadContext([null, 42, { text: "no ts" }, message(2, "U1", "ok")], request, counter)).toEqual([
       { role: "user", content: "<@U1>: ok" },
     ]);
   });
@@ -213,7 +216,7 @@ describe("loadThreadContext", () => {
 
   it("reads a long thread page by page, so the messages just before the question are kept", async () => {
     const request = thread("C0LONG", 1_800_000_000, 2 * THREAD_PAGE_SIZE + 50);
-    const context = await loadThreadContext(client, request, silentLogger);
+    const context = await loadThreadContext(client, request, counter, silentLogger);
     expect(context.at(-1)).toEqual({ role: "user", content: `<@U0BOB>: reply ${2 * THREAD_PAGE_SIZE + 50}` });
     expect(JSON.stringify(context)).not.toContain("after the question");
     const pages = fake.callsTo("conversations.replies").filter((c) => c.args.channel === "C0LONG");
@@ -224,13 +227,15 @@ describe("loadThreadContext", () => {
 
   it("stops after a bounded number of pages", async () => {
     const request = thread("C0ENDLESS", 1_810_000_000, THREAD_MAX_PAGES * THREAD_PAGE_SIZE + 10);
-    const context = await loadThreadContext(client, request, silentLogger);
+    const context = await loadThreadContext(client, request, counter, silentLogger);
     expect(context.length).toBeGreaterThan(0);
     expect(fake.callsTo("conversations.replies").filter((c) => c.args.channel === "C0ENDLESS")).toHaveLength(THREAD_MAX_PAGES);
   });
 
   it("gives no context, and does not throw, when the thread cannot be read", async () => {
     fake.fail("conversations.replies", { error: "ratelimited" });
-    expect(await loadThreadContext(client, { channel: "C0GONE", threadTs: "1.000100", beforeTs: "2.000100" }, silentLogger)).toEqual([]);
+    expect(
+      await loadThreadContext(client, { channel: "C0GONE", threadTs: "1.000100", beforeTs: "2.000100" }, counter, silentLogger),
+    ).toEqual([]);
   });
 });

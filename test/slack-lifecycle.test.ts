@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ScriptedModel, say } from "../src/agent/model-scripted.js";
 import { loadConfig } from "../src/config.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import { silentLogger } from "../src/logger.js";
 import { createSlackSurface } from "../src/surfaces/slack/slack-adapter.js";
 import { underCore } from "./support/surface-kit.js";
@@ -71,7 +72,7 @@ describe("Slack adapter lifecycle", () => {
       PORT: "0",
     });
     const service = { attach: () => {} } as unknown as AgentService;
-    const surface = createSlackSurface({ config: config.slack!, logger: silentLogger });
+    const surface = createSlackSurface({ config: config.slack!, logger: silentLogger, counter: TokenCounter.forModel(config.model.name) });
     const adapter = underCore(surface, { service, store: {} as KeyValueStore, logger: silentLogger });
     await expect(adapter.start()).rejects.toThrow(/SLACK_BOT_TOKEN: is not accepted by Slack \(invalid_auth\)/);
     await adapter.stop();

@@ -3,7 +3,7 @@
 //   schedule-process.ts <redis-url> <name>
 // Prints "ready <ms the schedules' start took> <schedules armed>" once it fires slots; SIGTERM
 // closes it and exits 0.
-import { TokenCounter } from "../../src/agent/token-counter.js";
+import { TokenCounter } from "../../src/tokens/token-counter.js";
 import type { Model } from "../../src/agent/types.js";
 import { loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/logger.js";

@@ -35,7 +35,7 @@ import type { LoopDeps } from "../agent/loop.js";
 import type { RunState } from "../agent/run-state.js";
 import type { AgentService, DecisionRequest, DecisionResult, ReplyHandle, SurfaceHooks, Task, ToolList, ToolListing } from "./service.js";
 import { runNote, stableInstructions } from "../agent/system-prompt.js";
-import { TokenCounter } from "../agent/token-counter.js";
+import { TokenCounter } from "../tokens/token-counter.js";
 import { builtinTools } from "../agent/tools/builtin.js";
 import type { ChatMessage, EventSink, Model, RunOutcome, Surface, TaskOrigin, Tool } from "../agent/types.js";
 

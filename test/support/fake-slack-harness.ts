@@ -10,6 +10,7 @@ import type { DestinationStream } from "pino";
 import { createAgentService, type RunningAgentService } from "../../src/runs/agent-service.js";
 import type { Model } from "../../src/agent/types.js";
 import { loadConfig, type Config } from "../../src/config.js";
+import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { createLogger, type Logger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
@@ -113,6 +114,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
     const surface = createSlackSurface({
       config: config.slack!,
       logger,
+      counter: TokenCounter.forModel(config.model.name),
       ...(options.streamLimits ? { streamLimits: options.streamLimits } : {}),
       ...(options.clock ? { now: options.clock } : {}),
     });

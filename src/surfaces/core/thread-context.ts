@@ -3,7 +3,7 @@
 // costs work in proportion to the budget, never to its own length). The surface reads the
 // thread and leaves out the bot's own messages and earlier questions to it; this file bounds it.
 import type { ChatMessage } from "../../agent/types.js";
-import { TokenCounter } from "../../agent/token-counter.js";
+import type { TokenCounter } from "../../tokens/token-counter.js";
 
 const THREAD_CONTEXT_TOKENS = 2_000;
 const MESSAGE_OVERHEAD_TOKENS = 4;
@@ -15,23 +15,20 @@ export interface ThreadLine {
   readonly text: string;
 }
 
-let counter: TokenCounter | undefined;
-
 /** The message's tokens when they fit `room`, else undefined: cut before counted. */
-function tokensWithin(text: string, room: number): number | undefined {
+function tokensWithin(text: string, room: number, counter: TokenCounter): number | undefined {
   if (room < 1) return undefined;
-  counter ??= new TokenCounter("o200k_base");
   if (counter.truncate(text, room).truncated) return undefined;
   return counter.countText(text);
 }
 
-/** Pure: the newest lines that fit the budget, as user messages in the order they were written. */
-export function boundedThread(lines: readonly ThreadLine[], maxTokens = THREAD_CONTEXT_TOKENS): ChatMessage[] {
+/** Pure: the newest lines that fit the budget, as user messages in the order they were written, counted by the model's `counter`. */
+export function boundedThread(lines: readonly ThreadLine[], counter: TokenCounter, maxTokens = THREAD_CONTEXT_TOKENS): ChatMessage[] {
   const kept: ChatMessage[] = [];
   let used = 0;
   for (const line of [...lines].reverse()) {
     const content = `${line.author}: ${line.text}`;
-    const tokens = tokensWithin(content, maxTokens - used - MESSAGE_OVERHEAD_TOKENS);
+    const tokens = tokensWithin(content, maxTokens - used - MESSAGE_OVERHEAD_TOKENS, counter);
     if (tokens === undefined) break;
     used += tokens + MESSAGE_OVERHEAD_TOKENS;
     kept.unshift({ role: "user", content });

@@ -10,6 +10,7 @@ import type { Config } from "../../config.js";
 import { ConfigError } from "../../errors.js";
 import type { Logger } from "../../logger.js";
 import type { HttpMount } from "../../ops/ops-server.js";
+import type { TokenCounter } from "../../tokens/token-counter.js";
 import { within } from "../../runs/within.js";
 import type { SurfaceCore } from "../core/inbound.js";
 import type { ChatSurface } from "../core/surface.js";
@@ -35,6 +36,8 @@ export type SlackConfig = NonNullable<Config["slack"]>;
 export interface SlackSurfaceDeps {
   readonly config: SlackConfig;
   readonly logger: Logger;
+  /** The model's: a thread's context is measured in the tokens of the model it goes to, and no other encoding's tables are built. */
+  readonly counter: TokenCounter;
   readonly now?: () => number;
   /** When a streamed trace moves on to a new message; tests shorten them. */
   readonly streamLimits?: StreamLimits;
@@ -186,7 +189,7 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
     linkStyle: "slack",
     askHint: "write your question after the mention, for example: what can you do?",
     tools: createSlackTools(client, writeClient),
-    loadContext: slackContextLoader(client, () => botUserId, logger),
+    loadContext: slackContextLoader(client, () => botUserId, deps.counter, logger),
     upgrade: upgradeOrigin,
     refs: { keyPrefix: "slack:approval", schema: z.object({ channel: z.string().min(1), ts: z.string().min(1) }) },
     get port() {

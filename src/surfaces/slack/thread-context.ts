@@ -9,6 +9,7 @@ import { z } from "zod";
 import type { ChatMessage } from "../../agent/types.js";
 import type { Logger } from "../../logger.js";
 import type { ContextLoader } from "../../runs/service.js";
+import type { TokenCounter } from "../../tokens/token-counter.js";
 import { boundedThread } from "../core/thread-context.js";
 import { readPages } from "./slack-api.js";
 
@@ -38,8 +39,8 @@ export function threadSource(channel: string, threadTs: string, beforeTs: string
   return { channel, thread_ts: threadTs, before_ts: beforeTs };
 }
 
-/** Pure: Slack thread messages (oldest first, untrusted) to bounded chat context, without bots or earlier questions to the bot. */
-export function toThreadContext(rawMessages: readonly unknown[], request: ThreadContextRequest): ChatMessage[] {
+/** Pure: Slack thread messages (oldest first, untrusted) to bounded chat context (the model's `counter`), without bots or earlier questions to the bot. */
+export function toThreadContext(rawMessages: readonly unknown[], request: ThreadContextRequest, counter: TokenCounter): ChatMessage[] {
   const bot = request.botUserId;
   const people = rawMessages
     .flatMap((raw) => {
@@ -50,6 +51,7 @@ export function toThreadContext(rawMessages: readonly unknown[], request: Thread
     .filter((m) => bot === undefined || !m.text.includes(`<@${bot}`));
   return boundedThread(
     people.map((m) => ({ author: `<@${m.user ?? "unknown"}>`, text: m.text })),
+    counter,
     request.maxTokens,
   );
 }
@@ -72,9 +74,14 @@ async function threadBefore(client: webApi.WebClient, request: ThreadContextRequ
 }
 
 /** Never throws: a thread that cannot be read gives no context, and the run goes on. */
-export async function loadThreadContext(client: webApi.WebClient, request: ThreadContextRequest, logger: Logger): Promise<ChatMessage[]> {
+export async function loadThreadContext(
+  client: webApi.WebClient,
+  request: ThreadContextRequest,
+  counter: TokenCounter,
+  logger: Logger,
+): Promise<ChatMessage[]> {
   try {
-    return toThreadContext(await threadBefore(client, request, logger), request);
+    return toThreadContext(await threadBefore(client, request, logger), request, counter);
   } catch (error) {
     logger.warn({ err: error, channel: request.channel, threadTs: request.threadTs }, "could not read the thread for context");
     return [];
@@ -82,7 +89,12 @@ export async function loadThreadContext(client: webApi.WebClient, request: Threa
 }
 
 /** Never throws: a source that is not one of ours gives no context. */
-export function slackContextLoader(client: webApi.WebClient, botUserId: () => string | undefined, logger: Logger): ContextLoader {
+export function slackContextLoader(
+  client: webApi.WebClient,
+  botUserId: () => string | undefined,
+  counter: TokenCounter,
+  logger: Logger,
+): ContextLoader {
   return async (source) => {
     const parsed = SourceSchema.safeParse(source);
     if (!parsed.success) {
@@ -91,6 +103,6 @@ export function slackContextLoader(client: webApi.WebClient, botUserId: () => st
     }
     const bot = botUserId();
     const { channel, thread_ts: threadTs, before_ts: beforeTs } = parsed.data;
-    return loadThreadContext(client, { channel, threadTs, beforeTs, ...(bot ? { botUserId: bot } : {}) }, logger);
+    return loadThreadContext(client, { channel, threadTs, beforeTs, ...(bot ? { botUserId: bot } : {}) }, counter, logger);
   };
 }

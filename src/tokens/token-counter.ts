@@ -1,9 +1,18 @@
-// Token counting with js-tiktoken, matched to the model family. Each message is encoded once:
-// counts are kept by message identity and by content, so a step costs work in proportion to
-// what it added, and history loaded again for the next run is not encoded again.
+// Token counting in js-tiktoken's encodings, matched to the model family. Each message is
+// encoded once: counts are kept by message identity and by content, so a step costs work in
+// proportion to what it added, and history loaded again for the next run is not encoded again.
 import { type Cut, Tokenizer, type EncodingName } from "./tokenizer.js";
 import { TwoGenerationCache } from "./two-generation-cache.js";
-import type { ChatMessage, ToolSchema } from "./types.js";
+
+/** A message in the chat format, as far as its tokens go: the agent's messages are of this shape. */
+export interface CountedMessage {
+  readonly role: string;
+  readonly content: string | null;
+  /** An assistant's calls: their names and arguments count. */
+  readonly toolCalls?: ReadonlyArray<{ readonly name: string; readonly arguments: string }>;
+  /** A tool result's call id: framing, within MESSAGE_OVERHEAD. */
+  readonly toolCallId?: string;
+}
 
 /** Per-message framing tokens in the chat format (role, separators). */
 const MESSAGE_OVERHEAD = 4;
@@ -66,10 +75,10 @@ function countsFirst(text: string, maxTokens: number): boolean {
 
 export class TokenCounter {
   private loaded: Tokenizer | undefined;
-  private readonly byMessage = new WeakMap<ChatMessage, number>();
+  private readonly byMessage = new WeakMap<CountedMessage, number>();
   /** Counts by text: bounded, and texts still in use survive. Huge texts are counted once per message instead. */
   private readonly texts = new TwoGenerationCache<number>(TEXT_CACHE_ENTRIES, TEXT_CACHE_CHARS);
-  private readonly byTools = new WeakMap<readonly ToolSchema[], number>();
+  private readonly byTools = new WeakMap<readonly unknown[], number>();
 
   constructor(readonly encoding: EncodingName) {}
 
@@ -112,7 +121,7 @@ export class TokenCounter {
     return count;
   }
 
-  countMessage(message: ChatMessage): number {
+  countMessage(message: CountedMessage): number {
     const cached = this.byMessage.get(message);
     if (cached !== undefined) return cached;
     let count = MESSAGE_OVERHEAD + this.countText(message.content ?? "");
@@ -124,7 +133,7 @@ export class TokenCounter {
   }
 
   /** Counts messages not seen before while giving the event loop back, so later counts of them are free. */
-  async countMessagesYielding(messages: readonly ChatMessage[]): Promise<void> {
+  async countMessagesYielding(messages: readonly CountedMessage[]): Promise<void> {
     for (const message of messages) {
       // Short texts are counted in one go: a turn of the event loop per message would cost more than the count.
       if (!this.byMessage.has(message) && (message.content?.length ?? 0) > YIELD_ABOVE_CHARS)
@@ -133,14 +142,14 @@ export class TokenCounter {
     }
   }
 
-  countMessages(messages: readonly ChatMessage[]): number {
+  countMessages(messages: readonly CountedMessage[]): number {
     let total = REPLY_PRIMING;
     for (const message of messages) total += this.countMessage(message);
     return total;
   }
 
-  /** Tool schemas as the server sees them; counted once per schema list. */
-  countTools(tools: readonly ToolSchema[]): number {
+  /** Tool schemas as the server sees them (their JSON); counted once per schema list. */
+  countTools(tools: readonly unknown[]): number {
     if (tools.length === 0) return 0;
     const cached = this.byTools.get(tools);
     if (cached !== undefined) return cached;

@@ -1,17 +1,19 @@
-// js-tiktoken's rank tables behind a counting-first interface whose cost is bounded by the
-// input's length. The text is split with the encoding's own pattern; each piece is encoded by
-// an O(n log n) byte-pair merge (byte-pair-merge.ts) instead of js-tiktoken's, which is
-// quadratic or worse in a piece's length (3,000 emoji took 10 s, a 200,000-letter piece over
-// 10 minutes). Pieces longer than MAX_CHUNK_CHARS are cut into chunks. A cut changes the merges
-// near it, mostly to more tokens but sometimes to one fewer ("a"×1024 + "zkvanie"), so each cut
-// adds CUT_MARGIN to the count: it may only over-estimate (by under 1 %: a chunk is hundreds of
-// tokens). Counts per piece are cached, so text made of pieces seen before costs no merge at all.
-// The merge looks pairs up by numbers, not by strings of bytes (pair-rank-table.ts).
+// An encoding's ranks (js-tiktoken's rank files) behind a counting-first interface whose cost
+// is bounded by the input's length. The text is split with the encoding's own pattern; each
+// piece is encoded by an O(n log n) byte-pair merge (byte-pair-merge.ts) instead of
+// js-tiktoken's, which is quadratic or worse in a piece's length (3,000 emoji took 10 s, a
+// 200,000-letter piece over 10 minutes). Pieces longer than MAX_CHUNK_CHARS are cut into chunks.
+// A cut changes the merges near it, mostly to more tokens but sometimes to one fewer ("a"×1024 +
+// "zkvanie"), so each cut adds CUT_MARGIN to the count: it may only over-estimate (by under 1 %:
+// a chunk is hundreds of tokens). Counts per piece are cached, so text made of pieces seen
+// before costs no merge at all. The merge looks pairs up by numbers, not by strings of bytes
+// (pair-rank-table.ts).
 import { createRequire } from "node:module";
-import type { Tiktoken, TiktokenBPE } from "js-tiktoken/lite";
+import type { TiktokenBPE } from "js-tiktoken/lite";
 import { bytePairEncode, type PairRank } from "./byte-pair-merge.js";
 import { startEncoderBuild, type EncoderBuild, type EncoderTablesBuilt } from "./tokenizer-tables.js";
 import { TwoGenerationCache } from "./two-generation-cache.js";
+import type { Vocabulary } from "./vocabulary.js";
 
 export type EncodingName = "o200k_base" | "cl100k_base";
 
@@ -40,20 +42,6 @@ type Visit = (unit: string, afterCut: boolean) => boolean;
 export type Cut =
   /** `count`: the text was encoded whole on the way, so its count comes free. */
   { readonly text: string; readonly truncated: false; readonly count?: number } | { readonly text: string; readonly truncated: true };
-
-/** The js-tiktoken 1.0.x tables the merge reads: bytes (comma-joined) → rank, and rank → bytes. */
-interface EncoderTables {
-  readonly rankMap: Map<string, number>;
-  readonly textMap: Map<number, Uint8Array>;
-}
-
-function encoderTables(encoder: Tiktoken): EncoderTables {
-  const tables = encoder as unknown as Partial<EncoderTables>;
-  if (!(tables.rankMap instanceof Map) || !(tables.textMap instanceof Map)) {
-    throw new Error("js-tiktoken changed its internal tables (rankMap, textMap); the tokenizer needs an update");
-  }
-  return tables as EncoderTables;
-}
 
 /** The text is split with the pattern a segment at a time, so that one regex match never runs over a whole megabyte. */
 const SEGMENT_CHARS = 8 * MAX_CHUNK_CHARS;
@@ -95,25 +83,25 @@ async function finishYielding<T>(work: Generator<void, T>): Promise<T> {
 }
 
 export class Tokenizer {
-  private readonly encoder: Tiktoken;
   private readonly pattern: RegExp;
-  private readonly byteRanks = new Int32Array(256);
+  private readonly vocabulary: Vocabulary;
+  private readonly byteRanks: Int32Array;
   private readonly pairRank: PairRank;
   private readonly utf8 = new TextEncoder();
+  private readonly fromUtf8 = new TextDecoder();
   private readonly scratch = new Uint8Array(MAX_CHUNK_BYTES);
   private readonly pieces = new TwoGenerationCache<number>(PIECE_CACHE_ENTRIES, PIECE_CACHE_CHARS);
 
-  private constructor(ranks: TiktokenBPE, { encoder, pairRank }: EncoderTablesBuilt) {
-    this.encoder = encoder;
+  private constructor(ranks: TiktokenBPE, { vocabulary, byteRanks, pairRank }: EncoderTablesBuilt) {
     this.pattern = new RegExp(ranks.pat_str, "gu");
-    const { rankMap } = encoderTables(this.encoder);
-    for (let byte = 0; byte < 256; byte++) this.byteRanks[byte] = rankMap.get(String(byte)) ?? -1;
+    this.vocabulary = vocabulary;
+    this.byteRanks = byteRanks;
     this.pairRank = pairRank;
   }
 
   private static readonly loaded = new Map<EncodingName, Tokenizer>();
 
-  /** The rank tables take a few hundred milliseconds and ~100 MB to build: once per encoding per process. */
+  /** The tables take a few hundred milliseconds and ~15 MB to build: once per encoding per process, on first use. */
   static for(encoding: EncodingName): Tokenizer {
     let tokenizer = Tokenizer.loaded.get(encoding);
     if (!tokenizer) {
@@ -128,6 +116,11 @@ export class Tokenizer {
 
   private static readonly building = new Map<EncodingName, EncoderBuild>();
   private static readonly preparing = new Map<EncodingName, Promise<void>>();
+
+  /** Diagnostic: the encodings whose tables this process has built or is building (~15 MB of RSS each). */
+  static encodingsWithTables(): EncodingName[] {
+    return [...new Set([...Tokenizer.loaded.keys(), ...Tokenizer.building.keys()])];
+  }
 
   /**
    * Builds the tables a slice at a time, so nothing waits behind the build (see
@@ -161,8 +154,24 @@ export class Tokenizer {
     return out;
   }
 
-  decode(tokens: number[]): string {
-    return this.encoder.decode(tokens);
+  /** Tokens as `encode` makes them; a rank that is no token throws a RangeError. */
+  decode(tokens: readonly number[]): string {
+    const { size, spans, bytes } = this.vocabulary;
+    let length = 0;
+    for (const token of tokens) {
+      if (!Number.isInteger(token) || token < 0 || token >= size || spans[2 * token + 1] === 0)
+        throw new RangeError(`${token} is not a token of this encoding`);
+      length += spans[2 * token + 1]!;
+    }
+    // Byte by byte: a token is a few bytes, and a view per token would cost more than the copy.
+    const out = new Uint8Array(length);
+    let at = 0;
+    for (const token of tokens) {
+      const offset = spans[2 * token]!;
+      const end = offset + spans[2 * token + 1]!;
+      for (let index = offset; index < end; index++) out[at++] = bytes[index]!;
+    }
+    return this.fromUtf8.decode(out);
   }
 
   /** At most ~2 % over the exact count (in practice well under 1 %), never under it. */

@@ -5,6 +5,7 @@
 // concatenation comes from the two parts' hashes in O(1), and an open-addressing table of the
 // vocabulary's hashes answers; a hit is confirmed byte by byte, so a collision can't change a count.
 import type { PairRank } from "./byte-pair-merge.js";
+import type { Vocabulary } from "./vocabulary.js";
 
 const MULTIPLIER = 0x01000193;
 const NO_TOKEN = -1;
@@ -20,52 +21,50 @@ const filterBit = (hash: number) => Math.imul(hash ^ (hash >>> 16), 0x7feb352d) 
 const TOKENS_PER_YIELD = 2_000;
 
 /**
- * Builds the table from rank → bytes (the vocabulary), yielding every TOKENS_PER_YIELD tokens
- * (~0.1 s in all for o200k_base, built in slices with the rank tables). What
- * one lookup reads sits side by side (a token's hash, length and offset; a slot's hash and
- * rank; the bytes in one array), because a count of text never seen before is bound by cache misses.
+ * Builds the table from the vocabulary, yielding every TOKENS_PER_YIELD tokens (~0.1 s in all
+ * for o200k_base, built in slices with the vocabulary). What one lookup reads sits side by side
+ * (a token's hash, length and offset; a slot's hash and rank), because a count of text never
+ * seen before is bound by cache misses; the bytes are the vocabulary's own.
  */
-export function* buildPairRankTable(textMap: ReadonlyMap<number, Uint8Array>): Generator<void, PairRank> {
-  let maxRank = 0;
+export function* buildPairRankTable(vocabulary: Vocabulary): Generator<void, PairRank> {
+  const { size, spans, bytes: flat } = vocabulary;
   let maxLength = 0;
-  let totalBytes = 0;
-  let seen = 0;
-  for (const [rank, bytes] of textMap) {
-    maxRank = Math.max(maxRank, rank);
-    maxLength = Math.max(maxLength, bytes.length);
-    totalBytes += bytes.length;
-    if (++seen % TOKENS_PER_YIELD === 0) yield;
+  let tokens = 0;
+  for (let rank = 0; rank < size; rank++) {
+    const length = spans[2 * rank + 1]!;
+    maxLength = Math.max(maxLength, length);
+    if (length > 0) tokens++;
   }
   /** Per rank: hash, length, offset into `flat`. */
-  const info = new Int32Array(3 * (maxRank + 1));
-  const flat = new Uint8Array(totalBytes);
+  const info = new Int32Array(3 * size);
   // Powers up to twice the longest token: a pair longer than any token is refused before its hash is used.
   const powers = new Int32Array(2 * maxLength + 1);
   powers[0] = 1;
   for (let length = 1; length < powers.length; length++) powers[length] = Math.imul(powers[length - 1]!, MULTIPLIER);
   let slotsLog2 = 1;
-  while (1 << slotsLog2 < 2 * textMap.size) slotsLog2++;
+  while (1 << slotsLog2 < 2 * tokens) slotsLog2++;
   const mask = (1 << slotsLog2) - 1;
   /** Per slot: hash, rank (NO_TOKEN when empty). */
   const slots = new Int32Array(2 * (mask + 1));
   for (let slot = 0; slot <= mask; slot++) slots[2 * slot + 1] = NO_TOKEN;
   const filter = new Int32Array((FILTER_MASK + 1) >>> 5);
-  let offset = 0;
-  for (const [rank, bytes] of textMap) {
+  for (let rank = 0; rank < size; rank++) {
+    const offset = spans[2 * rank]!;
+    const length = spans[2 * rank + 1]!;
+    // A rank without bytes is no token: it stays out of the table, and its length 0 matches no pair.
+    if (length === 0) continue;
     let hash = 0;
-    for (let index = 0; index < bytes.length; index++) hash = (Math.imul(hash, MULTIPLIER) + bytes[index]!) | 0;
-    flat.set(bytes, offset);
+    for (let index = offset; index < offset + length; index++) hash = (Math.imul(hash, MULTIPLIER) + flat[index]!) | 0;
     info[3 * rank] = hash;
-    info[3 * rank + 1] = bytes.length;
+    info[3 * rank + 1] = length;
     info[3 * rank + 2] = offset;
-    offset += bytes.length;
     const bit = filterBit(hash);
     filter[bit >>> 5]! |= 1 << (bit & 31);
     let slot = mix(hash) & mask;
     while (slots[2 * slot + 1] !== NO_TOKEN) slot = (slot + 1) & mask;
     slots[2 * slot] = hash;
     slots[2 * slot + 1] = rank;
-    if (++seen % TOKENS_PER_YIELD === 0) yield;
+    if (rank % TOKENS_PER_YIELD === TOKENS_PER_YIELD - 1) yield;
   }
 
   /** Whether the candidate's bytes are the left token's followed by the right one's (lengths already match). */
