@@ -2,7 +2,7 @@
 // start again on the same store and count what each person received.
 import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { APPROVE_ACTION } from "../src/adapters/slack/approval-message.js";
+import { APPROVE_ACTION } from "../src/surfaces/slack/approval-message.js";
 import { freePort, startBot, type BotProcess } from "./support/bot-process.js";
 import { startFakeOpenAI, textReply, toolCallReply, type FakeOpenAI, type RecordedRequest } from "./support/fake-openai-server.js";
 import { BOT_USER_ID, startFakeSlack, type FakeSlack } from "./support/fake-slack.js";

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { call, calls, ScriptedModel, say, type ScriptedReply } from "../src/agent/model-scripted.js";
 import type { RunPresenter } from "../src/runs/service.js";
-import type { AgentEvent, ModelRequest, RunOutcome, TaskOrigin } from "../src/agent/types.js";
+import type { AgentEvent, ModelRequest, RunOutcome, TaskOrigin, Tool } from "../src/agent/types.js";
 import { intakeIdFor } from "../src/runs/intake-store.js";
 import { UNKNOWN_OUTCOME } from "../src/runs/write-ledger.js";
 import { startService, type ServiceHarness } from "./support/service-harness.js";
@@ -33,18 +33,24 @@ const lastUser = (request: ModelRequest) =>
   String([...request.messages].reverse().find((message) => message.role === "user")?.content ?? "");
 
 /** Records what the runner shows for each conversation, in order. */
-function shown(harness: ServiceHarness): Array<{ conversationKey: string; outcome: RunOutcome; at: number }> {
+function shown(
+  harness: ServiceHarness,
+  tools: readonly Tool[] = harness.tools,
+): Array<{ conversationKey: string; outcome: RunOutcome; at: number }> {
   const seen: Array<{ conversationKey: string; outcome: RunOutcome; at: number }> = [];
-  harness.service.registerPresenter(
-    "console",
-    (from): RunPresenter => ({
+  harness.service.attach("console", {
+    tools,
+    present: (from): RunPresenter => ({
       sink: () => {},
-      finish: async (outcome) => void seen.push({ conversationKey: from.conversationKey, outcome, at: performance.now() }),
+      async finish(outcome) {
+        seen.push({ conversationKey: from.conversationKey, outcome, at: performance.now() });
+        return { messageId: "shown" };
+      },
       fail: async (error) => {
         throw error;
       },
     }),
-  );
+  });
   return seen;
 }
 
@@ -216,14 +222,14 @@ describe("a decision claimed but never applied (crash between the claim and the 
 
     const second = await startService({ model: new ScriptedModel([say("Posted it.")]), storeUrl, tools: [note.tool], start: false });
     open.push(second);
-    const seen = shown(second);
+    const seen = shown(second, [note.tool]);
     await second.service.start();
     await until(() => seen.length === 1, "the resumed run's answer");
     expect(seen[0]!.outcome).toMatchObject({ status: "answered", answer: "Posted it." });
     expect(note.posted).toEqual(["hello"]);
     expect(
       await second.service.decide(
-        { runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+        { runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" } },
         () => {},
       ),
     ).toMatchObject({ kind: "already_decided" });
@@ -243,8 +249,7 @@ describe("a write allowed by policy, interrupted while it ran", () => {
     };
     const env = { TOOL_POLICY: "post_note=allow" };
     const first = await service(new ScriptedModel([call("post_note", { text: "standup moved" }, "w1")]), storeUrl, env);
-    first.service.registerSurfaceTools("console", [hangingWrite]);
-    shown(first);
+    shown(first, [hangingWrite]);
     await first.service.start();
     await first.service.submit({ origin: origin("allowed-write"), text: "tell everyone" }, "allowed-1");
     await until(() => posted.length === 1, "the write to start");
@@ -252,17 +257,19 @@ describe("a write allowed by policy, interrupted while it ran", () => {
 
     const model = new ScriptedModel([say("I can't tell whether it was posted; please check.")]);
     const second = await service(model, storeUrl, env);
-    second.service.registerSurfaceTools("console", [hangingWrite]);
     const events: AgentEvent[] = [];
     const seen: RunOutcome[] = [];
-    second.service.registerPresenter(
-      "console",
-      (): RunPresenter => ({
+    second.service.attach("console", {
+      tools: [hangingWrite],
+      present: (): RunPresenter => ({
         sink: (event) => events.push(event),
-        finish: async (outcome) => void seen.push(outcome),
+        async finish(outcome) {
+          seen.push(outcome);
+          return { messageId: "shown" };
+        },
         fail: async () => {},
       }),
-    );
+    });
     await second.service.start();
     await until(() => seen.length === 1, "the answer");
     expect(posted).toEqual(["standup moved"]);
@@ -293,8 +300,7 @@ describe("a write allowed by policy that finished, interrupted before its step w
       storeUrl,
       env,
     );
-    first.service.registerSurfaceTools("console", [note.tool, hangingRead]);
-    shown(first);
+    shown(first, [note.tool, hangingRead]);
     await first.service.start();
     await first.service.submit({ origin: origin("allowed-done"), text: "pay invoice 7" }, "allowed-done-1");
     await until(() => note.posted.length === 1, "the write");
@@ -303,8 +309,7 @@ describe("a write allowed by policy that finished, interrupted before its step w
     // A model that ignores what it is shown and asks for the same write again, under a new id.
     const model = new ScriptedModel([call("post_note", { text: "pay 7" }, "w2"), say("Paid once.")]);
     const second = await service(model, storeUrl, env);
-    second.service.registerSurfaceTools("console", [note.tool, hangingRead]);
-    const seen = shown(second);
+    const seen = shown(second, [note.tool, hangingRead]);
     await second.service.start();
     await until(() => seen.length === 1, "the answer");
     expect(note.posted).toEqual(["pay 7"]);
@@ -348,7 +353,7 @@ describe("a run's answer goes out once, also when its tail is replayed", () => {
     const paused = await first.service.ask({ origin: origin("replayed-approval"), text: "post hello" }, () => {});
     if (paused.status !== "paused") throw new Error(paused.status);
     await first.service.decide(
-      { runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" } },
       () => {},
     );
     await until(() => firstSeen.length === 1, "the answer");

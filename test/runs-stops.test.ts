@@ -4,6 +4,7 @@
 // stop left from before a pause does not stop the resumed run.
 import { mkdtempSync } from "node:fs";
 import type { StopSignal } from "../src/agent/loop.js";
+import type { Person } from "../src/agent/types.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -13,6 +14,8 @@ import type { KeyValueStore } from "../src/memory/types.js";
 import { createRunStops, type RunStops } from "../src/runs/run-stops.js";
 
 const alice = { id: "alice", name: "Alice" };
+/** The authority's rule for Stop, as the service hands it over: the requester, or an approver. */
+const mayStop = (by: Person, approver: boolean) => (requester: Person) => approver || requester.id === by.id;
 const POLL_MS = 20;
 
 const cleanup: Array<() => Promise<void>> = [];
@@ -59,12 +62,17 @@ describe("stops on a store this process owns", () => {
     const { store, reads, writes } = await recordedStore();
     const stops = stopsOn(store, false);
     const watch = stops.watch("run-1", alice);
-    expect(await stops.request("run-1", { id: "mallory" }, false)).toEqual({ kind: "not_allowed", requester: alice });
+    expect(await stops.request("run-1", { id: "mallory" }, mayStop({ id: "mallory" }, false))).toEqual({
+      kind: "not_allowed",
+      requester: alice,
+    });
     expect(watch.signal.aborted).toBe(false);
-    expect(await stops.request("run-1", { id: "boss", name: "Boss" }, true)).toEqual({ kind: "stopping" });
+    expect(await stops.request("run-1", { id: "boss", name: "Boss" }, mayStop({ id: "boss", name: "Boss" }, true))).toEqual({
+      kind: "stopping",
+    });
     expect(watch.signal.reason).toMatchObject({ guard: "stopped", sentence: "Stopped by Boss." });
     watch.dispose();
-    expect(await stops.request("run-1", alice, false)).toEqual({ kind: "not_running" });
+    expect(await stops.request("run-1", alice, mayStop(alice, false))).toEqual({ kind: "not_running" });
     expect([...reads, ...writes]).toEqual([]);
   });
 
@@ -78,8 +86,8 @@ describe("stops on a store this process owns", () => {
     watch.signal.addEventListener("abort", { handleEvent: () => heard.push("object") });
     watch.signal.addEventListener("abort", removed);
     watch.signal.removeEventListener("abort", removed);
-    expect(await stops.request("run-3", alice, false)).toEqual({ kind: "stopping" });
-    expect(await stops.request("run-3", alice, false)).toEqual({ kind: "stopping" });
+    expect(await stops.request("run-3", alice, mayStop(alice, false))).toEqual({ kind: "stopping" });
+    expect(await stops.request("run-3", alice, mayStop(alice, false))).toEqual({ kind: "stopping" });
     expect(heard).toEqual(["function", "object"]);
     watch.dispose();
   });
@@ -92,8 +100,11 @@ describe("stops on a shared store", () => {
     const other = stopsOn(store, true);
     const watch = running.watch("run-2", alice);
     await polls(2);
-    expect(await other.request("run-2", { id: "mallory" }, false)).toEqual({ kind: "not_allowed", requester: alice });
-    expect(await other.request("run-2", alice, false)).toEqual({ kind: "stopping" });
+    expect(await other.request("run-2", { id: "mallory" }, mayStop({ id: "mallory" }, false))).toEqual({
+      kind: "not_allowed",
+      requester: alice,
+    });
+    expect(await other.request("run-2", alice, mayStop(alice, false))).toEqual({ kind: "stopping" });
     expect(await aborted(watch.signal)).toMatchObject({ guard: "stopped", sentence: "Stopped by Alice." });
   });
 
@@ -113,7 +124,7 @@ describe("stops on a shared store", () => {
     const first = running.watch("run-3", alice);
     await polls(1);
     // The click is taken on another process just as the run pauses here.
-    expect(await other.request("run-3", alice, false)).toEqual({ kind: "stopping" });
+    expect(await other.request("run-3", alice, mayStop(alice, false))).toEqual({ kind: "stopping" });
     first.dispose();
     await running.close();
     const resumed = stopsOn(store, true).watch("run-3", alice);

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { webApi } from "@slack/bolt";
-import { classifyMessage } from "../src/adapters/slack/incoming-message.js";
-import { loadThreadContext, THREAD_MAX_PAGES, THREAD_PAGE_SIZE, toThreadContext } from "../src/adapters/slack/thread-context.js";
+import { commandIn } from "../src/surfaces/core/commands.js";
+import { classifyMessage } from "../src/surfaces/slack/incoming-message.js";
+import { loadThreadContext, THREAD_MAX_PAGES, THREAD_PAGE_SIZE, toThreadContext } from "../src/surfaces/slack/thread-context.js";
 import { silentLogger } from "../src/logger.js";
 import { TokenCounter } from "../src/tokens/token-counter.js";
 import { startFakeSlack, type FakeSlack } from "./support/fake-slack.js";
@@ -19,31 +20,46 @@ describe("classifyMessage", () => {
   it("turns a channel mention into a question keyed by its thread", () => {
     const result = classifyMessage("mention", body({}), BOT);
     expect(result).toMatchObject({
-      kind: "ask",
+      kind: "message",
       message: {
-        dedupeKey: "C1:1700000000.000100",
+        receipt: "C1:1700000000.000100",
         text: "hello",
-        conversationKey: "slack:T1:C1:1700000000.000100",
-        place: { team: "T1", channel: "C1", traceThreadTs: "1700000000.000100", replyThreadTs: "1700000000.000100", requester: "U0ALICE" },
+        at: {
+          origin: {
+            conversationKey: "slack:T1:C1:1700000000.000100",
+            requester: { id: "U0ALICE" },
+            place: { team: "T1", channel: "C1", thread_ts: "1700000000.000100", reply_thread_ts: "1700000000.000100" },
+            scope: { channel: "C1", dm: false, workspace: "T1" },
+          },
+        },
       },
     });
+    expect(result.kind === "message" && result.message.contextSource).toBeFalsy();
   });
 
-  it("keys a mention inside a thread by the thread and remembers it is inside one", () => {
+  it("keys a mention inside a thread by the thread, and reads the thread before it for context", () => {
     const result = classifyMessage("mention", body({ ts: "1700000009.000100", thread_ts: "1700000000.000100" }), BOT);
     expect(result).toMatchObject({
-      kind: "ask",
-      message: { threadTs: "1700000000.000100", conversationKey: "slack:T1:C1:1700000000.000100" },
+      kind: "message",
+      message: {
+        at: { origin: { conversationKey: "slack:T1:C1:1700000000.000100" } },
+        contextSource: { channel: "C1", thread_ts: "1700000000.000100", before_ts: "1700000009.000100" },
+      },
     });
   });
 
   it("answers a top-level DM in a thread under it, keyed like a follow-up in that thread", () => {
     const result = classifyMessage("direct", body({ type: "message", channel_type: "im", channel: "D1", text: "hi" }), BOT);
     expect(result).toMatchObject({
-      kind: "ask",
+      kind: "message",
       message: {
-        conversationKey: "slack:T1:D1:1700000000.000100",
-        place: { traceThreadTs: "1700000000.000100", replyThreadTs: "1700000000.000100" },
+        at: {
+          origin: {
+            conversationKey: "slack:T1:D1:1700000000.000100",
+            place: { thread_ts: "1700000000.000100", reply_thread_ts: "1700000000.000100" },
+            scope: { dm: true },
+          },
+        },
       },
     });
   });
@@ -54,7 +70,8 @@ describe("classifyMessage", () => {
       body({ type: "message", channel_type: "im", channel: "D1", ts: "1700000005.000100", thread_ts: "1700000001.000100" }),
       BOT,
     );
-    expect(result).toMatchObject({ kind: "ask", message: { conversationKey: "slack:T1:D1:1700000001.000100" } });
+    expect(result).toMatchObject({ kind: "message", message: { at: { origin: { conversationKey: "slack:T1:D1:1700000001.000100" } } } });
+    expect(result.kind === "message" && result.message.contextSource).toBeFalsy();
   });
 
   it.each([
@@ -62,15 +79,20 @@ describe("classifyMessage", () => {
     ["Memory.", "memory"],
     ["forget", "forget"],
     ["FORGET!", "forget"],
-    ["", "empty"],
-    ["forget about it", "ask"],
-  ])("reads %j as %s", (text, kind) => {
-    expect(classifyMessage("mention", body({ text: `<@${BOT}> ${text}` }), BOT).kind).toBe(kind);
+    ["", undefined],
+    ["forget about it", undefined],
+  ])("reads %j after the mention as the command %s", (text, command) => {
+    const result = classifyMessage("mention", body({ text: `<@${BOT}> ${text}` }), BOT);
+    if (result.kind !== "message") throw new Error(`not a message: ${result.reason}`);
+    expect(commandIn(result.message.text)?.command.name).toBe(command);
   });
 
   it("keys a message by channel and ts, whatever the event id, and falls back to Bolt's team", () => {
     const result = classifyMessage("mention", { event: body({}).event, event_id: "EvOther" }, BOT, "T9");
-    expect(result).toMatchObject({ kind: "ask", message: { dedupeKey: "C1:1700000000.000100", place: { team: "T9" } } });
+    expect(result).toMatchObject({
+      kind: "message",
+      message: { receipt: "C1:1700000000.000100", at: { origin: { place: { team: "T9" } } } },
+    });
   });
 
   it.each([
@@ -87,7 +109,7 @@ describe("classifyMessage", () => {
   it("accepts a file share from a person", () => {
     expect(
       classifyMessage("direct", body({ type: "message", channel_type: "im", subtype: "file_share", text: "see file" }), BOT).kind,
-    ).toBe("ask");
+    ).toBe("message");
   });
 
   it("leaves a mention in a DM to the DM event Slack sends for the same message", () => {
@@ -96,7 +118,7 @@ describe("classifyMessage", () => {
 
   it("addresses a Slack Connect requester's stream to their own workspace", () => {
     const result = classifyMessage("mention", body({ team: "T0GUEST", user_team: "T0GUEST" }), BOT);
-    expect(result).toMatchObject({ message: { place: { team: "T1", requesterTeam: "T0GUEST" } } });
+    expect(result).toMatchObject({ message: { at: { origin: { place: { team: "T1", requester_team: "T0GUEST" } } } } });
   });
 
   it("ignores a channel message that reached the DM handler", () => {

@@ -35,7 +35,7 @@ const service = createAgentService({
   observers: [schedules.observer],
   tools: [schedules.tool],
 });
-service.registerPresenter("slack", () => ({ sink: () => {}, finish: async () => {}, fail: async () => {} }));
+service.attach("slack", { tools: [], present: () => ({ sink: () => {}, finish: async () => undefined, fail: async () => {} }) });
 // As app.ts does at start: the tokenizer's tables are built before the first run needs them.
 await TokenCounter.prepare(config.model.name);
 await service.start();

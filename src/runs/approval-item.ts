@@ -2,20 +2,20 @@
 // approval expired. A decision claimed before a crash is applied here too (by the next start or
 // the expiry item), never left as "already decided" with no answer.
 import { z } from "zod";
-import type { ApprovalStore } from "../agent/approval-store.js";
+import type { ApprovalStore, StoredRun } from "../agent/approval-store.js";
 import { continueAgent, resumeAgent, RunInterruptedError, type Resolution } from "../agent/loop.js";
-import type { RunPresenter } from "./service.js";
-import type { TaskOrigin } from "../agent/types.js";
+import type { OriginUpgrade, RunPresenter } from "./service.js";
 import { SurfaceUnavailableError } from "../errors.js";
 import { observeRun } from "./run-observer.js";
 import { untilAborted, type RunWork } from "./run-work.js";
 import type { WorkItem } from "./work-queue.js";
 
 export const approvalKey = (runId: string, callId: string) => `approval:${runId}:${callId}`;
-export const replyPlaceKey = (runId: string, callId: string) => `resume:place:${runId}:${callId}`;
-/** Longer than a resume waits in its conversation's queue. */
-export const REPLY_PLACE_TTL_MS = 60 * 60_000;
-const ReplyPlaceSchema = z.record(z.string(), z.string());
+/** How the surface answers through the click that decided (a secret: kept only as long as it works). */
+export const replyKey = (runId: string, callId: string) => `resume:place:${runId}:${callId}`;
+/** Longer than a resume waits in its conversation's queue; Discord's interaction tokens last 15 minutes. */
+export const REPLY_TTL_MS = 15 * 60_000;
+const ReplySchema = z.record(z.string(), z.string());
 
 /** The conversation a paused run belongs to (its queue lane); a run that can't be loaded gets a lane of its own. */
 export async function conversationOf(approvals: ApprovalStore, runId: string): Promise<string> {
@@ -38,7 +38,7 @@ export async function handleApproval(
     await approvals.remove(item.runId).catch(() => undefined);
     return false;
   }
-  const { run } = loaded;
+  const run = upgradedRun(deps.upgrade, loaded.run);
   if (run.pending.callId !== item.callId) return false;
   // A replay: the run answered before its approval record could be removed (see answer-marks.ts).
   if (await work.answeredBefore(item.runId)) {
@@ -66,14 +66,13 @@ export async function handleApproval(
   const key = approvalKey(item.runId, item.callId);
   const waiting = presenters.isWaiting(key);
   const origin = run.state.origin;
-  const replyPlace = ReplyPlaceSchema.safeParse(await store.get(replyPlaceKey(item.runId, item.callId)));
-  const shownAt: TaskOrigin = replyPlace.success ? { ...origin, place: { ...origin.place, ...replyPlace.data } } : origin;
-  const byPresenter = waiting || resolution.kind === "decided" || replyPlace.success;
+  const reply = ReplySchema.safeParse(await store.get(replyKey(item.runId, item.callId)));
+  const byPresenter = waiting || resolution.kind === "decided" || reply.success;
   // Nobody here could see the outcome: the run is not resumed, and the claimed decision waits for a retry (or a process that can).
   if (byPresenter ? !presenters.canShow(key, origin.surface) : !deps.showsExpiry(origin.surface))
     throw new SurfaceUnavailableError(origin.surface, key);
   const presenter: RunPresenter = byPresenter
-    ? presenters.presenterFor(key, shownAt, run.state.question)
+    ? presenters.presenterFor(key, origin, run.state.question, reply.success ? reply.data : undefined)
     : {
         sink: () => {},
         finish: async (outcome) => void deps.expired(origin.surface, run.pending, outcome),
@@ -126,4 +125,11 @@ export async function handleApproval(
     await presenter.fail(error);
     return false;
   }
+}
+
+/** A paused run stored by an older version: its origins get their scope (the signature was checked on what was stored). */
+function upgradedRun(upgrade: OriginUpgrade, run: StoredRun): StoredRun {
+  if (run.state.origin.scope) return run;
+  const { origin } = upgrade(run.state.origin);
+  return { state: { ...run.state, origin }, pending: { ...run.pending, origin } };
 }

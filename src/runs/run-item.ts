@@ -3,7 +3,7 @@
 import { newRunId } from "./run-id.js";
 import { SurfaceUnavailableError } from "../errors.js";
 import { continueAgent, runAgent, RunInterruptedError } from "../agent/loop.js";
-import type { RunPresenter, Task } from "./service.js";
+import type { OriginUpgrade, RunPresenter, Task } from "./service.js";
 import type { RunOutcome } from "../agent/types.js";
 import { UNRECORDED_RUN, type CheckpointLoad } from "./checkpoint-store.js";
 import type { IntakeRecord } from "./intake-store.js";
@@ -47,13 +47,13 @@ export async function handleRun(
     await intake.update(record);
   }
   localTasks.delete(item.intakeId);
-  const task = localTask ?? (record!.task as Task);
+  const task = localTask ?? upgradedTask(deps.upgrade, record!.task as Task);
   const runId = record ? record.id : newRunId();
   // Built once the run is known to go ahead: a refused message shows no progress at all.
   let shown: RunPresenter | undefined;
-  const presenter = () => (shown ??= presenters.presenterFor(item.intakeId, task.origin, task.text));
+  const presenter = () => (shown ??= presenters.presenterFor(item.intakeId, task.origin, task.text, task.reply));
   try {
-    const saved: CheckpointLoad = record ? await checkpoints.load(runId) : { kind: "missing" };
+    const saved = upgradedCheckpoint(deps.upgrade, record ? await checkpoints.load(runId) : { kind: "missing" });
     if (saved.kind === "invalid") {
       logger.error({ runId, reason: saved.reason }, "a run's checkpoint failed validation; ending that run with a plain reply");
       const outcome: RunOutcome = {
@@ -72,7 +72,7 @@ export async function handleRun(
     const refused = saved.kind === "found" ? undefined : await deps.refusal(task);
     if (refused) {
       deps.sinkFor(task.origin, () => {})({ type: "final", runId, outcome: refused });
-      await presenters.refuse(item.intakeId, task.origin, task.text, refused);
+      await presenters.refuse(item.intakeId, task.origin, task.text, refused, task.reply);
       if (record) await intake.update({ ...record, state: "done", result: "refused" });
       return;
     }
@@ -104,4 +104,17 @@ export async function handleRun(
     await presenter().fail(error);
     if (record) await intake.update({ ...record, state: "done", result: "failed" }).catch(() => undefined);
   }
+}
+
+/** A recorded task of an older version: its origin gets its scope, and a secret its place held becomes the reply handle. */
+function upgradedTask(upgrade: OriginUpgrade, task: Task): Task {
+  if (task.origin.scope) return task;
+  const { origin, reply } = upgrade(task.origin);
+  const handle = task.reply ?? reply;
+  return { ...task, origin, ...(handle ? { reply: handle } : {}) };
+}
+
+function upgradedCheckpoint(upgrade: OriginUpgrade, saved: CheckpointLoad): CheckpointLoad {
+  if (saved.kind !== "found" || saved.state.origin.scope) return saved;
+  return { ...saved, state: { ...saved.state, origin: upgrade(saved.state.origin).origin } };
 }

@@ -4,7 +4,7 @@
 // and the running process notices a stop asked elsewhere on its next poll. A poll reads one key,
 // the latest request's mark, and its runs' records only when that changed: a few hundred runs in
 // flight cost one read per poll, not one each. A store only this process uses (SQLite, whose
-// file one process owns) needs no records at all. Only the requester or an approver may stop a run.
+// file one process owns) needs no records at all. Who may stop a run is the authority's to say.
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { stoppedByStop } from "../agent/guards/external-stops.js";
@@ -30,8 +30,8 @@ export interface StopWatch {
 export interface RunStops {
   /** Called when a run starts or resumes on this process. */
   watch(runId: string, requester: Person): StopWatch;
-  /** A person pressed Stop on `runId`; `isApprover` as the adapter found it (ids, roles). */
-  request(runId: string, by: Person, isApprover: boolean): Promise<StopResult>;
+  /** A person pressed Stop on `runId`; `mayStop` answers for the run's requester (the authority's rule). */
+  request(runId: string, by: Person, mayStop: (requester: Person) => boolean): Promise<StopResult>;
   /** Stops polling; resolves once the records of runs that ended are cleared (or failed to be). */
   close(): Promise<void>;
 }
@@ -146,17 +146,17 @@ export function createRunStops(options: RunStopsOptions): RunStops {
         },
       };
     },
-    async request(runId, by, isApprover) {
+    async request(runId, by, mayStop) {
       const here = watched.get(runId);
       if (here) {
-        if (here.requester.id !== by.id && !isApprover) return { kind: "not_allowed", requester: here.requester };
+        if (!mayStop(here.requester)) return { kind: "not_allowed", requester: here.requester };
         abort(runId, by);
         return { kind: "stopping" };
       }
       if (!shared) return { kind: "not_running" };
       const live = RunRecord.safeParse(await store.get(runKey(runId)));
       if (!live.success) return { kind: "not_running" };
-      if (live.data.requester.id !== by.id && !isApprover) return { kind: "not_allowed", requester: live.data.requester };
+      if (!mayStop(live.data.requester)) return { kind: "not_allowed", requester: live.data.requester };
       // The record first, then the mark: a poll that sees the new mark finds the stop.
       await store.set(runKey(runId), { requester: live.data.requester, stoppedBy: by }, ttlMs);
       await store.set(LATEST_STOP_KEY, randomBytes(9).toString("base64url"), ttlMs);

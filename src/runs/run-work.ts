@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import type { ApprovalStore } from "../agent/approval-store.js";
 import type { LoopDeps, LoopResult } from "../agent/loop.js";
 import type { RunState } from "../agent/run-state.js";
-import type { RunPresenter, Task } from "./service.js";
+import type { OriginUpgrade, RunPresenter, Task } from "./service.js";
 import type { ChatMessage, EventSink, PendingApproval, RunOutcome, Surface, TaskOrigin } from "../agent/types.js";
 import type { Logger } from "../logger.js";
 import type { KeyValueStore } from "../memory/types.js";
@@ -45,6 +45,8 @@ export interface RunnerDeps {
   showsExpiry(surface: Surface): boolean;
   /** An approval ended by expiry that no caller here waited for. */
   expired(surface: Surface, pending: PendingApproval, outcome: RunOutcome): void;
+  /** Reads an origin loaded from the store as this version does (a record of an older version gets its scope). */
+  upgrade: OriginUpgrade;
 }
 
 export interface RunWork {
@@ -149,18 +151,25 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
   ): Promise<RunOutcome> {
     const outcome = await storePause(result);
     const posted = await presenter.finish(outcome);
+    if (outcome.status === "answered" && record && posted !== undefined && "unposted" in posted) {
+      // Never done without a post: the message stays unfinished, with its checkpoints, and the next start answers it.
+      logger.warn({ runId: result.state.runId }, "the answer could not be posted; the next start answers this message");
+      return outcome;
+    }
     // Before anything that ends the run's replay (the intake record, the checkpoints, the approval record): see answer-marks.ts.
     if (outcome.status === "answered" && writer !== UNRECORDED_RUN) {
       const runId = result.state.runId;
       await answers
-        .record(runId, { at: clock(), ...(posted ? { messageId: posted.messageId } : {}) })
+        .record(runId, { at: clock(), ...(posted && "messageId" in posted ? { messageId: posted.messageId } : {}) })
         .catch((error: unknown) =>
           logger.warn({ err: error, runId }, "could not record that a run's answer was shown; a replay of the run could show it again"),
         );
     }
     if (record) {
+      // The reply handle (an interaction token) is not kept once the message is answered.
+      const { reply: _reply, ...task } = record.task;
       await intake
-        .update({ ...record, state: "done", result: outcome.status })
+        .update({ ...record, task, state: "done", result: outcome.status })
         .catch((error: unknown) => logger.warn({ err: error, intakeId: record.id }, "could not mark a message done"));
     }
     await writer

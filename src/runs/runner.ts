@@ -4,9 +4,9 @@
 // this process: the next start (or another process) takes up whatever is unfinished.
 import { newRunId } from "./run-id.js";
 import type { StoredRun } from "../agent/approval-store.js";
-import type { SubmitResult, Task } from "./service.js";
+import type { ReplyHandle, SubmitResult, Task } from "./service.js";
 import type { EventSink, RunOutcome } from "../agent/types.js";
-import { approvalKey, conversationOf, handleApproval, replyPlaceKey, REPLY_PLACE_TTL_MS } from "./approval-item.js";
+import { approvalKey, conversationOf, handleApproval, replyKey, REPLY_TTL_MS } from "./approval-item.js";
 import { intakeDecision, intakeIdFor, type IntakeRecord } from "./intake-store.js";
 import { handleRun } from "./run-item.js";
 import { createRunWork, type RunnerDeps } from "./run-work.js";
@@ -22,10 +22,10 @@ export interface Runner {
   ask(task: Task, sink: EventSink): Promise<RunOutcome>;
   /**
    * Queues the resume of a claimed decision, trying again while the queue is down; with `sink`, a
-   * caller here waits for its outcome; `replyPlace` says where to show it. `queued: false`: not
-   * queued yet, and still tried in the background until it is (or, after a restart, by recover).
+   * caller here waits for its outcome; `reply` says how to answer through the click. `queued: false`:
+   * not queued yet, and still tried in the background until it is (or, after a restart, by recover).
    */
-  resume(run: StoredRun, sink?: EventSink, replyPlace?: Readonly<Record<string, string>>): Promise<Resumed>;
+  resume(run: StoredRun, sink?: EventSink, reply?: ReplyHandle): Promise<Resumed>;
   /** Ends the due approvals (SQLite's expiry); resolves with how many runs it ended. */
   sweep(): Promise<number>;
   /** Starts the workers. */
@@ -131,7 +131,7 @@ export function createRunner(deps: RunnerDeps): Runner {
       return outcome;
     },
 
-    async resume(run, sink, replyPlace) {
+    async resume(run, sink, reply) {
       const item: WorkItem = {
         kind: "resume",
         conversationKey: run.state.origin.conversationKey,
@@ -140,7 +140,7 @@ export function createRunner(deps: RunnerDeps): Runner {
       };
       const outcome = sink ? presenters.wait(approvalKey(item.runId, item.callId), sink) : undefined;
       const add = async () => {
-        if (replyPlace) await store.set(replyPlaceKey(item.runId, item.callId), replyPlace, REPLY_PLACE_TTL_MS);
+        if (reply) await store.set(replyKey(item.runId, item.callId), reply, REPLY_TTL_MS);
         await queue.add(item);
       };
       const retrying = (error: unknown, attempt: number) =>
