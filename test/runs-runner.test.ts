@@ -5,7 +5,7 @@ import { z } from "zod";
 import { call, calls, ScriptedModel, say, type ScriptedReply } from "../src/agent/model-scripted.js";
 import type { RunPresenter } from "../src/runs/service.js";
 import type { AgentEvent, ModelRequest, RunOutcome, TaskOrigin } from "../src/agent/types.js";
-import { intakeIdFor } from "../src/runs/intake-store.js";
+import { createIntakeStore, intakeIdFor } from "../src/runs/intake-store.js";
 import { UNKNOWN_OUTCOME } from "../src/runs/write-ledger.js";
 import { startService, type ServiceHarness } from "./support/service-harness.js";
 import { temporaryFolder, until } from "./support/memory-test-kit.js";
@@ -401,6 +401,52 @@ describe("a run's answer goes out once, also when its tail is replayed", () => {
       async () => ((await second.store.get(`intake:${id}`)) as { state?: string } | undefined)?.state === "done",
       "the record to be marked done",
     );
+    expect(secondSeen).toEqual([]);
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it("a store that blinks as the answer is marked (a Redis restart): the mark is written once it is back, and a replay answers nothing", async () => {
+    const storeUrl = await sqliteUrl();
+    const model = new ScriptedModel([], { whenExhausted: (request) => ({ text: `answer to ${lastUser(request)}` }) });
+    // The answer's mark and the record's "done" each fail twice, as during a Redis restart.
+    const blinks = { mark: 2, done: 2 };
+    const first = await startService({
+      model,
+      storeUrl,
+      wrapStore: (real) => ({
+        ...real,
+        set: async (key, value, ttl) => {
+          if (key.startsWith("answered:") && blinks.mark-- > 0) throw new Error("store blinked");
+          if (key.startsWith("intake:") && (value as { state?: string }).state === "done" && blinks.done-- > 0)
+            throw new Error("store blinked");
+          return real.set(key, value, ttl);
+        },
+      }),
+    });
+    open.push(first);
+    const firstSeen = shown(first);
+    await first.service.submit({ origin: origin("blinked-mark"), text: "hi" }, "blinked-1");
+    const id = intakeIdFor("console", "blinked-1");
+    await until(
+      async () => ((await first.store.get(`intake:${id}`)) as { state?: string } | undefined)?.state === "done",
+      "the record to be marked done once the store is back",
+    );
+    expect(firstSeen).toHaveLength(1);
+    await first.service.close(1_000);
+    // Left running, as a crash before the "done" write leaves it: the next start replays the run's tail, and must find the mark.
+    const done = await createIntakeStore(first.store).load(id);
+    if (done.kind !== "found") throw new Error(done.kind);
+    await createIntakeStore(first.store).update({ ...done.record, state: "running" });
+
+    const second = await startService({ model, storeUrl, start: false });
+    open.push(second);
+    const secondSeen = shown(second);
+    await second.service.start();
+    await until(
+      async () => ((await second.store.get(`intake:${id}`)) as { state?: string } | undefined)?.state === "done",
+      "the replay to mark the record done",
+    );
+    expect(firstSeen.map((seen) => seen.outcome)).toMatchObject([{ status: "answered", answer: "answer to hi" }]);
     expect(secondSeen).toEqual([]);
     expect(model.requests).toHaveLength(1);
   });

@@ -11,6 +11,7 @@ import type { KeyValueStore } from "../memory/types.js";
 import { createAnswerMarks, type AnswerMark } from "./answer-marks.js";
 import { createCheckpointStore, UNRECORDED_RUN, type CheckpointStore, type CheckpointWriter } from "./checkpoint-store.js";
 import { createIntakeStore, type IntakeRecord, type IntakeStore } from "./intake-store.js";
+import { STORE_RETRY, withRetries } from "./retry.js";
 import type { Presenters } from "./presenters.js";
 import type { RunObserver } from "./run-observer.js";
 import type { RunStops } from "./run-stops.js";
@@ -150,18 +151,23 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
     const outcome = await storePause(result);
     const posted = await presenter.finish(outcome);
     // Before anything that ends the run's replay (the intake record, the checkpoints, the approval record): see answer-marks.ts.
+    // A store that blinks (a Redis restart) must not cost the mark: a replay without it would answer a second time.
     if (outcome.status === "answered" && writer !== UNRECORDED_RUN) {
       const runId = result.state.runId;
-      await answers
-        .record(runId, { at: clock(), ...(posted ? { messageId: posted.messageId } : {}) })
-        .catch((error: unknown) =>
-          logger.warn({ err: error, runId }, "could not record that a run's answer was shown; a replay of the run could show it again"),
-        );
+      const mark = { at: clock(), ...(posted ? { messageId: posted.messageId } : {}) };
+      await withRetries(
+        () => answers.record(runId, mark),
+        STORE_RETRY,
+        (error, attempt) => logger.warn({ err: error, runId, attempt }, "could not record that a run's answer was shown; trying again"),
+      ).catch((error: unknown) =>
+        logger.error({ err: error, runId }, "could not record that a run's answer was shown; a replay of the run could show it again"),
+      );
     }
+    // Tried as long: a record left running is taken up again by the next start (a replay that finds the mark and shows nothing).
     if (record) {
-      await intake
-        .update({ ...record, state: "done", result: outcome.status })
-        .catch((error: unknown) => logger.warn({ err: error, intakeId: record.id }, "could not mark a message done"));
+      await withRetries(() => intake.update({ ...record, state: "done", result: outcome.status }), STORE_RETRY).catch((error: unknown) =>
+        logger.warn({ err: error, intakeId: record.id }, "could not mark a message done"),
+      );
     }
     await writer
       .clear()
