@@ -137,6 +137,55 @@ describe("a run survives kill -9", () => {
     expect(shown).toContain("outcome of this write is unknown");
   }, 60_000);
 
+  it("after an approved write, while its answer is being posted: the restart answers once, and the write is not made again", async () => {
+    const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
+    const port = await freePort();
+    const THREAD = "1700210000.000100";
+    const script = (request: RecordedRequest) =>
+      toolResults(request).length === 0
+        ? toolCallReply([{ name: "post_message", args: { channel: "C0RANDOM", text: "Standup moved" }, id: "w1" }])
+        : textReply("Posted.");
+    model.enqueue(...Array.from({ length: 10 }, () => script));
+
+    const first = await bot({ storeUrl, port });
+    await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> tell #random the standup moved`, ts: THREAD }));
+    const approval = await slack.waitForCall(
+      "chat.postMessage",
+      (call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION),
+      15_000,
+    );
+    const message = slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
+    const actions = (approval.args.blocks as Array<{ type: string; elements?: Array<{ value?: string }> }>).find(
+      (block) => block.type === "actions",
+    )!;
+    await postInteraction(
+      first.eventsUrl,
+      blockActionPayload({
+        user: "U0ALICE",
+        actionId: APPROVE_ACTION,
+        value: actions.elements![0]!.value!,
+        channel: "C0GENERAL",
+        messageTs: message.ts,
+        threadTs: THREAD,
+        blocks: message.blocks ?? [],
+      }),
+    );
+    // The process dies while Slack has the answer's post and has not applied it.
+    slack.fail("chat.postMessage", { hang: true, matching: (args) => args.text === "Posted." });
+    await slack.waitForCall("chat.postMessage", (call) => call.status === 0 && call.args.text === "Posted.", 15_000);
+    await kill9(first);
+
+    const second = await bot({ storeUrl, port });
+    await slack
+      .waitForCall("chat.postMessage", (call) => call.status === 200 && call.args.text === "Posted.", 20_000)
+      .catch((error: Error) => {
+        throw new Error(`${error.message}\nfirst:\n${first.logs().slice(-3000)}\nsecond:\n${second.logs().slice(-3000)}`);
+      });
+    expect(slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
+    expect(slack.callsTo("chat.postMessage").filter((call) => call.status === 200 && call.args.text === "Posted.")).toHaveLength(1);
+    expect(slack.threadMessages("C0GENERAL", THREAD).map((m) => m.text)).toContain("Posted.");
+  }, 60_000);
+
   it("after a policy-allowed write finished and before its step's checkpoint: the restart knows it ran, and it is not made again", async () => {
     const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
     const port = await freePort();

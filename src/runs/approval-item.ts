@@ -111,12 +111,13 @@ export async function handleApproval(
       await interrupted(key, presenter);
       return false;
     }
-    // The decision is claimed, so the stale record can't run anything again; the answer must still go out.
+    await conclude(result, presenter, writer);
+    // Only once the answer is out and marked: until then the record is how a takeover finds the run to answer (a
+    // record left behind is a replay that finds the mark and shows nothing). The decision is claimed, so it runs nothing again.
     if (result.outcome.status !== "paused")
       await approvals
         .remove(item.runId)
         .catch((error: unknown) => logger.warn({ err: error, runId: item.runId }, "could not clear a finished approval request"));
-    await conclude(result, presenter, writer);
     return result.outcome.status !== "paused";
   } catch (error) {
     if (error instanceof RunInterruptedError) {
