@@ -9,7 +9,7 @@ import { UNRECORDED_RUN, type CheckpointLoad } from "./checkpoint-store.js";
 import type { IntakeRecord } from "./intake-store.js";
 import { observeRun } from "./run-observer.js";
 import { untilAborted, type RunWork } from "./run-work.js";
-import type { WorkItem } from "./work-queue.js";
+import type { ItemEnd, WorkItem } from "./work-queue.js";
 
 const BAD_CHECKPOINT_ANSWER =
   "I could not continue your request after a restart: its saved progress could not be read. Nothing more was done; please ask again.";
@@ -19,7 +19,7 @@ export async function handleRun(
   localTasks: Map<string, Task>,
   item: Extract<WorkItem, { kind: "run" }>,
   signal: AbortSignal,
-): Promise<void> {
+): Promise<ItemEnd> {
   const { deps, intake, checkpoints, bootId, checkpointHook, stopSignal, withUnknownWrites, interrupted, conclude } = work;
   const { presenters, logger } = deps;
   const localTask = localTasks.get(item.intakeId);
@@ -30,16 +30,16 @@ export async function handleRun(
       if (loaded.kind === "invalid")
         logger.error({ intakeId: item.intakeId, reason: loaded.reason }, "a recorded message can't be read; it is dropped");
       await intake.drop(item.intakeId);
-      return;
+      return "done";
     }
     // A replay: the answer went out before the record could be marked done (see answer-marks.ts).
     if (loaded.record.state === "running" && (await work.answeredBefore(loaded.record.id))) {
       logger.info({ intakeId: item.intakeId }, "a message's answer was shown already; it is marked done, not answered again");
       await intake.update({ ...loaded.record, state: "done", result: "answered" });
       await checkpoints.remove(loaded.record.id);
-      return;
+      return "done";
     }
-    if (loaded.record.state === "done") return;
+    if (loaded.record.state === "done") return "done";
     // Nobody here could see it: it is not started, so its record stays unfinished for a retry (or a process that can).
     const { surface } = loaded.record.task.origin;
     if (!presenters.canShow(item.intakeId, surface)) throw new SurfaceUnavailableError(surface, item.intakeId);
@@ -66,7 +66,7 @@ export async function handleRun(
       await presenter().finish(outcome);
       if (record) await intake.update({ ...record, state: "done", result: "failed" });
       await checkpoints.remove(runId);
-      return;
+      return "done";
     }
     // A run that already took steps was admitted before.
     const refused = saved.kind === "found" ? undefined : await deps.refusal(task);
@@ -74,7 +74,7 @@ export async function handleRun(
       deps.sinkFor(task.origin, () => {})({ type: "final", runId, outcome: refused });
       await presenters.refuse(item.intakeId, task.origin, task.text, refused);
       if (record) await intake.update({ ...record, state: "done", result: "refused" });
-      return;
+      return "done";
     }
     const { sink } = presenter();
     const audited = deps.sinkFor(task.origin, sink);
@@ -97,11 +97,13 @@ export async function handleRun(
               .then((context) => runAgent({ runId, origin: task.origin, question: task.text, context }, loopDeps, watched, hooks)),
     ).finally(() => stop?.dispose());
     const result = await untilAborted(running, signal);
-    if (!result) return interrupted(item.intakeId, presenter());
+    if (!result) return await interrupted(item.intakeId, presenter());
     await conclude(result, presenter(), writer, record);
+    return "done";
   } catch (error) {
-    if (error instanceof RunInterruptedError) return interrupted(item.intakeId, presenter());
+    if (error instanceof RunInterruptedError) return await interrupted(item.intakeId, presenter());
     await presenter().fail(error);
     if (record) await intake.update({ ...record, state: "done", result: "failed" }).catch(() => undefined);
+    return "done";
   }
 }

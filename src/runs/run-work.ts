@@ -64,7 +64,7 @@ export interface RunWork {
   answeredBefore(runId: string): Promise<AnswerMark | undefined>;
   /** The saved state plus a step for the writes the ledger holds and the state does not show, with their outcomes, shown on `sink`. */
   withUnknownWrites(state: RunState, sink: EventSink, observe: Observe): Promise<RunState>;
-  interrupted(key: string, presenter: RunPresenter): Promise<void>;
+  interrupted(key: string, presenter: RunPresenter): Promise<"interrupted">;
 }
 
 /** Settles with the work, or with undefined once `signal` aborts (the work goes on unobserved; its state is in the store). */
@@ -187,10 +187,11 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
     return added.state;
   }
 
-  /** A run stopped for shutdown stays unfinished in the store; only a caller waiting here is told. */
-  async function interrupted(key: string, presenter: RunPresenter): Promise<void> {
-    logger.info({ key }, "a run stopped at its checkpoint for shutdown; the next start continues it");
+  /** A run stopped for shutdown stays unfinished in the store (and its item at its conversation's head); only a caller waiting here is told. */
+  async function interrupted(key: string, presenter: RunPresenter): Promise<"interrupted"> {
+    logger.info({ key }, "a run stopped at its checkpoint for shutdown; the next start (or another process) continues it");
     if (presenters.isWaiting(key)) await presenter.fail(new Error("the bot is shutting down"));
+    return "interrupted";
   }
 
   return {

@@ -10,7 +10,7 @@ import { approvalKey, conversationOf, handleApproval, replyPlaceKey, REPLY_PLACE
 import { intakeDecision, intakeIdFor, type IntakeRecord } from "./intake-store.js";
 import { handleRun } from "./run-item.js";
 import { createRunWork, type RunnerDeps } from "./run-work.js";
-import type { WorkItem } from "./work-queue.js";
+import type { ItemEnd, WorkItem } from "./work-queue.js";
 import { withRetries, type RetryPolicy } from "./retry.js";
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -78,17 +78,19 @@ export function createRunner(deps: RunnerDeps): Runner {
     }
   }
 
-  async function handle(item: WorkItem, signal: AbortSignal): Promise<void> {
+  async function handle(item: WorkItem, signal: AbortSignal): Promise<ItemEnd> {
     let ended = false;
     try {
       // The queue takes a failed item up again (with backoff); meanwhile a redelivery may take it up too.
       if (item.kind === "run")
-        await handleRun(work, localTasks, item, signal).catch((error: unknown) => {
+        return await handleRun(work, localTasks, item, signal).catch((error: unknown) => {
           if (failedRuns.size >= MAX_FAILED_RUNS) failedRuns.clear();
           failedRuns.add(item.intakeId);
           throw error;
         });
-      else ended = await handleApproval(work, item, signal);
+      const end = await handleApproval(work, item, signal);
+      ended = end === "ended";
+      return end === "interrupted" ? "interrupted" : "done";
     } finally {
       if (item.kind !== "run") {
         const key = approvalKey(item.runId, item.callId);
