@@ -3,6 +3,7 @@
 // never lost with its process, and a follow-up cannot overtake it on another process. The
 // worker that runs it checks the settings file first (a refusal is told privately from there);
 // replies to commands come after the ack. The intake record is the dedupe.
+import { IntakeUnavailableError } from "../../errors.js";
 import type { Task } from "../../runs/service.js";
 import { contextSourceOf } from "./thread-context-source.js";
 import { showAudit, showSettings } from "./governance-replies.js";
@@ -53,9 +54,11 @@ const STORAGE_TROUBLE = "Sorry, I could not handle that just now (my storage did
 /**
  * Records the question and queues its run (the record is the dedupe): two store round trips.
  * The worker reads the thread (a slow Slack call) and checks access and limits when the run
- * starts; the Slack presenter shows the run wherever it runs.
+ * starts; the Slack presenter shows the run wherever it runs. Rejects with IntakeUnavailableError
+ * when the question could not be recorded: Slack is then not acknowledged and delivers it again
+ * (see untaken-requests.ts), and the person is told nothing.
  */
-async function submitQuestion(runtime: SlackRuntime, message: IncomingMessage): Promise<AfterAck | undefined> {
+async function submitQuestion(runtime: SlackRuntime, message: IncomingMessage): Promise<undefined> {
   try {
     const contextSource = contextSourceOf(message);
     const task: Task = { origin: originOf(message), text: message.text, ...(contextSource ? { contextSource } : {}) };
@@ -64,8 +67,9 @@ async function submitQuestion(runtime: SlackRuntime, message: IncomingMessage): 
       runtime.logger.info({ event: message.dedupeKey, state: submitted.state }, "message already taken; ignoring the redelivery");
     return undefined;
   } catch (error) {
-    runtime.logger.error({ err: error, event: message.dedupeKey }, "could not record the message");
-    return () => reply(runtime, message, STORAGE_TROUBLE);
+    runtime.logger.error({ err: error, event: message.dedupeKey }, "could not record the message; Slack is to deliver it again");
+    if (error instanceof IntakeUnavailableError) throw error;
+    throw new IntakeUnavailableError(message.dedupeKey, error instanceof Error ? error.message : String(error));
   }
 }
 
@@ -97,8 +101,8 @@ async function answerCommand(runtime: SlackRuntime, incoming: Extract<Incoming, 
 }
 
 /**
- * The part Slack's ack waits for: a question is admitted, recorded and queued; everything else
- * is returned as the work to do after the ack. Never rejects.
+ * The part Slack's ack waits for: a question is recorded and queued; everything else is returned
+ * as the work to do after the ack. Rejects only with IntakeUnavailableError (not to be acknowledged).
  */
 export async function takeMessage(
   runtime: SlackRuntime,
@@ -116,7 +120,7 @@ export async function takeMessage(
   return () => answerCommand(runtime, incoming);
 }
 
-/** takeMessage and then what it left for after the ack, as one piece of work. Never throws. */
+/** takeMessage and then what it left for after the ack, as one piece of work. Rejects as takeMessage does. */
 export async function handleMessage(runtime: SlackRuntime, entry: EntryPoint, body: unknown, fallbackTeam?: string): Promise<void> {
   const afterAck = await takeMessage(runtime, entry, body, fallbackTeam);
   await afterAck?.();

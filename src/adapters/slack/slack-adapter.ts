@@ -22,6 +22,7 @@ import { slackRefusalNote } from "./governance-replies.js";
 import { handleApprovalClick, handleApprovalExpired } from "./handle-approval.js";
 import { takeMessage } from "./handle-message.js";
 import { ackEventsAfterListeners } from "./socket-ack.js";
+import { answerUntaken, isNotRecorded } from "./untaken-requests.js";
 import { slackContextLoader } from "./thread-context-source.js";
 import { slackPresenter } from "./run-presenter.js";
 import { rejectStale } from "./request-freshness.js";
@@ -73,6 +74,9 @@ const PORT_CLOSE_MS = 1_000;
 /** Socket Mode's disconnect() can wait 30 s for a goodbye; shutdown does not. */
 const SOCKET_CLOSE_MS = 1_000;
 const BAD_TOKEN_ERRORS = new Set(["invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"]);
+
+/** A message that was not recorded has nothing to do after the ack: the receiver already did what is due (no ack). */
+const notRecorded = (): undefined => undefined;
 
 async function whoAmI(client: webApi.WebClient): Promise<{ botUserId?: string; botId?: string }> {
   try {
@@ -151,6 +155,8 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
       endpoints: SLACK_EVENTS_ENDPOINT.path,
       // Slack hears "ok" only once the message is recorded and queued: an acked event is never redelivered.
       processBeforeResponse: true,
+      processEventErrorHandler: answerUntaken(logger),
+      bodyLimit: SLACK_EVENTS_ENDPOINT.maxBodyBytes,
       port: config.mode.port,
       logger: slackLogger,
       customRoutes: [
@@ -171,14 +177,17 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
 
   function listen(bolt: App): void {
     bolt.error(async (error) => {
+      // A message not recorded goes on to the receiver, which does not acknowledge it (untaken-requests.ts).
+      if (isNotRecorded(error)) throw error;
       logger.error({ err: error }, "Slack event handling failed");
     });
-    // The ack waits for the record (processBeforeResponse, deferred Socket Mode acks); replies come after it.
+    // The ack waits for the record (processBeforeResponse, deferred Socket Mode acks); replies come after it. A
+    // message that could not be recorded rejects here, and Slack is not acknowledged.
     bolt.event("app_mention", async ({ body, context }) => {
       const taken = takeMessage(runtime, "mention", body, context.teamId);
       inFlight.track(
         "a Slack mention",
-        taken.then((afterAck) => afterAck?.()),
+        taken.then((afterAck) => afterAck?.(), notRecorded),
       );
       await taken;
     });
@@ -186,7 +195,7 @@ export function createSlackAdapter(deps: SlackAdapterDeps): SlackAdapter {
       const taken = takeMessage(runtime, "direct", body, context.teamId);
       inFlight.track(
         "a Slack direct message",
-        taken.then((afterAck) => afterAck?.()),
+        taken.then((afterAck) => afterAck?.(), notRecorded),
       );
       await taken;
     });
