@@ -3,6 +3,7 @@
 import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { APPROVE_ACTION } from "../src/adapters/slack/approval-message.js";
+import { STOP_ACTION } from "../src/adapters/slack/stop-control.js";
 import { freePort, startBot, type BotProcess } from "./support/bot-process.js";
 import { startFakeOpenAI, textReply, toolCallReply, type FakeOpenAI, type RecordedRequest } from "./support/fake-openai-server.js";
 import { BOT_USER_ID, startFakeSlack, type FakeSlack } from "./support/fake-slack.js";
@@ -184,6 +185,43 @@ describe("a run survives kill -9", () => {
     expect(slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
     expect(slack.callsTo("chat.postMessage").filter((call) => call.status === 200 && call.args.text === "Posted.")).toHaveLength(1);
     expect(slack.threadMessages("C0GENERAL", THREAD).map((m) => m.text)).toContain("Posted.");
+  }, 60_000);
+
+  it("a run stopped by its requester, killed while its summary was written: the restart ends it as stopped too", async () => {
+    const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
+    const port = await freePort();
+    const THREAD = "1700220000.000100";
+    let summaries = 0;
+    // Step 1 reads, step 2 hangs (the Stop cancels it); the summary (a request offering no tools) hangs once.
+    const script = (request: RecordedRequest) => {
+      if (!request.body.tools) return summaries++ === 0 ? { hang: true as const } : textReply("Summary: 6*7 is 42 so far.");
+      if (toolResults(request).length === 0) return toolCallReply([{ name: "calculator", args: { expression: "6*7" }, id: "c1" }]);
+      return toolResults(request).length === 1 && summaries === 0 ? { hang: true as const } : textReply("The full answer.");
+    };
+    model.enqueue(...Array.from({ length: 10 }, () => script));
+
+    const first = await bot({ storeUrl, port });
+    await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> work it out`, ts: THREAD }));
+    await model.waitForRequests(2, 15_000);
+    const button = await slack.waitForCall("chat.postMessage", (c) => JSON.stringify(c.args.blocks ?? []).includes(STOP_ACTION));
+    const runId = (button.args.blocks as Array<{ accessory: { value: string } }>)[0]!.accessory.value;
+    const ts = slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(STOP_ACTION))!.ts;
+    await postInteraction(
+      first.eventsUrl,
+      blockActionPayload({ user: "U0ALICE", actionId: STOP_ACTION, value: runId, channel: "C0GENERAL", messageTs: ts, threadTs: THREAD }),
+    );
+    await until(() => summaries === 1, "the summary's model call", 15_000);
+    await kill9(first);
+
+    const second = await bot({ storeUrl, port });
+    await slack
+      .waitForCall("chat.postMessage", (call) => String(call.args.text).includes("Stopped by u0alice."), 20_000)
+      .catch((error: Error) => {
+        throw new Error(`${error.message}\nsecond:\n${second.logs().slice(-3000)}`);
+      });
+    const texts = slack.callsTo("chat.postMessage").map((call) => String(call.args.text));
+    expect(texts).toContain("Summary: 6*7 is 42 so far.");
+    expect(texts).not.toContain("The full answer.");
   }, 60_000);
 
   it("after a policy-allowed write finished and before its step's checkpoint: the restart knows it ran, and it is not made again", async () => {

@@ -88,7 +88,9 @@ export async function handleApproval(
   const saved = await checkpoints.load(item.runId);
   const later = saved.kind === "found" && saved.state.steps.length > run.state.steps.length ? saved : undefined;
   if (!later) await checkpoints.remove(item.runId);
-  const stop = deps.stops?.watch(item.runId, origin.requester);
+  // A Stop pressed while this decision's resume ran before (a process that died, a store that failed) still holds.
+  const stoppedBy = await deps.stops?.stoppedBefore(item.runId, item.callId);
+  const stop = deps.stops?.watch(item.runId, origin.requester, item.callId, stoppedBy);
   const writer = checkpoints.writer(item.runId, later);
   const hooks = { checkpoint: checkpointHook(writer, item.runId), signal: stopSignal(signal), stop: stop?.signal };
   try {

@@ -11,6 +11,9 @@ import { observeRun } from "./run-observer.js";
 import { untilAborted, type RunWork } from "./run-work.js";
 import type { ItemEnd, WorkItem } from "./work-queue.js";
 
+/** The part of a run a Stop pressed during the message's own run applies to (a resume's is its decision's call id). */
+const RUN_SEGMENT = "message";
+
 const BAD_CHECKPOINT_ANSWER =
   "I could not continue your request after a restart: its saved progress could not be read. Nothing more was done; please ask again.";
 
@@ -24,6 +27,8 @@ export async function handleRun(
   const { presenters, logger } = deps;
   const localTask = localTasks.get(item.intakeId);
   let record: IntakeRecord | undefined;
+  // Started before (by a process that died, or whose store failed as it finished): a Stop pressed then still holds.
+  let replay = false;
   if (!localTask) {
     const loaded = await intake.load(item.intakeId);
     if (loaded.kind !== "found") {
@@ -43,6 +48,7 @@ export async function handleRun(
     // Nobody here could see it: it is not started, so its record stays unfinished for a retry (or a process that can).
     const { surface } = loaded.record.task.origin;
     if (!presenters.canShow(item.intakeId, surface)) throw new SurfaceUnavailableError(surface, item.intakeId);
+    replay = loaded.record.state === "running";
     record = { ...loaded.record, state: "running", owner: bootId };
     await intake.update(record);
   }
@@ -79,7 +85,8 @@ export async function handleRun(
     const { sink } = presenter();
     const audited = deps.sinkFor(task.origin, sink);
     const loopDeps = deps.depsFor(task.origin);
-    const stop = deps.stops?.watch(runId, task.origin.requester);
+    const stoppedBy = replay ? await deps.stops?.stoppedBefore(runId, RUN_SEGMENT) : undefined;
+    const stop = deps.stops?.watch(runId, task.origin.requester, RUN_SEGMENT, stoppedBy);
     const writer = record ? checkpoints.writer(runId, saved.kind === "found" ? saved : undefined) : UNRECORDED_RUN;
     const hooks = { checkpoint: checkpointHook(writer, runId), signal: stopSignal(signal), stop: stop?.signal };
     const running = observeRun(
