@@ -453,6 +453,74 @@ describe("a run's answer goes out once, also when its tail is replayed", () => {
   });
 });
 
+describe("a store that blinks (a Redis restart) while a run starts or pauses", () => {
+  it("a checkpoint and a ledger that can't be read for a moment: the run goes on from its checkpoint, no apology", async () => {
+    const storeUrl = await sqliteUrl();
+    const hanging = new ScriptedModel([call("calculator", { expression: "2+3" }, "c1")], { whenExhausted: { never: true } });
+    const first = await service(hanging, storeUrl);
+    shown(first);
+    await first.service.start();
+    await first.service.submit({ origin: origin("blinked-start"), text: "add it up" }, "C1:12.0001");
+    await until(() => hanging.requests.length === 2, "the second step to start");
+    await first.service.close(20);
+
+    const blinks = { checkpoint: 1, ledger: 2 };
+    const model = new ScriptedModel([say("It is 5.")]);
+    const second = await startService({
+      model,
+      storeUrl,
+      start: false,
+      wrapStore: (real) => ({
+        ...real,
+        get: async (key) => {
+          if (key.startsWith("checkpoint:") && blinks.checkpoint > 0 && blinks.checkpoint--) throw new Error("store blinked");
+          return real.get(key);
+        },
+        setMembers: async (key) => {
+          if (key.startsWith("write:calls:") && blinks.ledger > 0 && blinks.ledger--) throw new Error("store blinked");
+          return real.setMembers(key);
+        },
+      }),
+    });
+    open.push(second);
+    const seen: RunOutcome[] = [];
+    const failures: unknown[] = [];
+    second.service.registerPresenter("console", () => ({
+      sink: () => {},
+      finish: async (outcome) => void seen.push(outcome),
+      fail: async (error) => void failures.push(error),
+    }));
+    await second.service.start();
+    await until(() => seen.length === 1, "the answer", 10_000);
+    expect({ blinks, failures }).toEqual({ blinks: { checkpoint: 0, ledger: 0 }, failures: [] });
+    expect(seen[0]).toMatchObject({ status: "answered", answer: "It is 5." });
+    expect(model.requests[0]!.messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual(["5"]);
+  });
+
+  it("a paused run that can't be saved for a moment: the request is saved once the store is back, and waits for a person", async () => {
+    const { noteTool } = await import("./support/service-harness.js");
+    const note = noteTool();
+    let blinks = 2;
+    const harness = await startService({
+      model: new ScriptedModel([call("post_note", { text: "hello" }, "w1"), say("Posted it.")]),
+      storeUrl: await sqliteUrl(),
+      tools: [note.tool],
+      wrapStore: (real) => ({
+        ...real,
+        set: async (key, value, ttl) => {
+          if (key.startsWith("approval:run:") && blinks-- > 0) throw new Error("store blinked");
+          return real.set(key, value, ttl);
+        },
+      }),
+    });
+    open.push(harness);
+    const outcome = await harness.service.ask({ origin: origin("blinked-pause"), text: "post hello" }, () => {});
+    expect(blinks).toBe(-1);
+    expect(outcome).toMatchObject({ status: "paused", pending: { tool: "post_note" } });
+    expect(note.posted).toEqual([]);
+  });
+});
+
 describe("a run that failed in this process", () => {
   it("is tried again with backoff, and does not block a redelivery meanwhile: answered once", async () => {
     let failOnce = true;

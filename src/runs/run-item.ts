@@ -58,8 +58,9 @@ export async function handleRun(
   // Built once the run is known to go ahead: a refused message shows no progress at all.
   let shown: RunPresenter | undefined;
   const presenter = () => (shown ??= presenters.presenterFor(item.intakeId, task.origin, task.text));
+  // Before anything is shown: a store that fails here fails the item, and the queue takes it up again later.
+  const saved: CheckpointLoad = record ? await checkpoints.load(runId) : { kind: "missing" };
   try {
-    const saved: CheckpointLoad = record ? await checkpoints.load(runId) : { kind: "missing" };
     if (saved.kind === "invalid") {
       logger.error({ runId, reason: saved.reason }, "a run's checkpoint failed validation; ending that run with a plain reply");
       const outcome: RunOutcome = {

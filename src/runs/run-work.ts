@@ -110,7 +110,13 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
     const { outcome, state } = result;
     if (outcome.status !== "paused") return outcome;
     try {
-      await deps.approvals().save({ state, pending: outcome.pending });
+      // A Redis restart must not cost the request: a person was promised an answer, and a failure here is one.
+      await withRetries(
+        () => deps.approvals().save({ state, pending: outcome.pending }),
+        STORE_RETRY,
+        (error, attempt) =>
+          logger.warn({ err: error, runId: outcome.runId, attempt }, "could not save a run waiting for approval; trying again"),
+      );
     } catch (error) {
       logger.error({ err: error, runId: outcome.runId }, "could not save a run waiting for approval");
       const tool = outcome.pending.tool;
@@ -181,7 +187,9 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
       state.steps.flatMap((step) => step.calls),
       state.messages,
     );
-    const unknown = (await deps.ledger.entries(state.runId)).filter((entry) => !known.has(entry.callId));
+    // Read before the run goes on, once the store answers: what it holds decides what may run again.
+    const entries = await withRetries(() => deps.ledger.entries(state.runId), STORE_RETRY);
+    const unknown = entries.filter((entry) => !known.has(entry.callId));
     const added = withUnknownOutcomes(state, unknown, observe);
     for (const event of added.events) sink(event);
     return added.state;
