@@ -521,6 +521,51 @@ describe("a store that blinks (a Redis restart) while a run starts or pauses", (
   });
 });
 
+describe("a message whose run paused for approval, taken up again (its record left running)", () => {
+  async function pausedThenReplayed(forgetCard: boolean) {
+    const { noteTool } = await import("./support/service-harness.js");
+    const note = noteTool();
+    const storeUrl = await sqliteUrl();
+    const model = new ScriptedModel([], { whenExhausted: call("post_note", { text: "hello" }) });
+    const first = await service(model, storeUrl);
+    first.service.registerSurfaceTools("console", [note.tool]);
+    const firstSeen = shown(first);
+    await first.service.start();
+    await first.service.submit({ origin: origin("paused-replay"), text: "post hello" }, "C1:13.0001");
+    const id = intakeIdFor("console", "C1:13.0001");
+    await until(async () => ((await first.store.get(`intake:${id}`)) as { state?: string } | undefined)?.state === "done", "the pause");
+    await first.service.close(1_000);
+    // As a crash before the "done" write leaves it (and, with forgetCard, one before the card was shown).
+    const done = await createIntakeStore(first.store).load(id);
+    if (done.kind !== "found") throw new Error(done.kind);
+    await createIntakeStore(first.store).update({ ...done.record, state: "running" });
+    const pending = firstSeen[0]!.outcome;
+    if (pending.status !== "paused") throw new Error(pending.status);
+    if (forgetCard) await first.store.delete(`answered:${id}:card:${pending.pending.callId}`);
+
+    const second = await service(model, storeUrl);
+    second.service.registerSurfaceTools("console", [note.tool]);
+    const secondSeen = shown(second);
+    await second.service.start();
+    await until(async () => ((await second.store.get(`intake:${id}`)) as { state?: string } | undefined)?.state === "done", "the replay");
+    return { firstSeen, secondSeen, model, note, callId: pending.pending.callId };
+  }
+
+  it("its card was shown: nothing is run or shown again, and the request still waits", async () => {
+    const { firstSeen, secondSeen, model, note } = await pausedThenReplayed(false);
+    expect(firstSeen.map((seen) => seen.outcome.status)).toEqual(["paused"]);
+    expect(secondSeen).toEqual([]);
+    expect(model.requests).toHaveLength(1);
+    expect(note.posted).toEqual([]);
+  });
+
+  it("its card was not shown: the same request's card is shown, and the model is not asked again", async () => {
+    const { secondSeen, model, callId } = await pausedThenReplayed(true);
+    expect(secondSeen.map((seen) => seen.outcome)).toMatchObject([{ status: "paused", pending: { callId, tool: "post_note" } }]);
+    expect(model.requests).toHaveLength(1);
+  });
+});
+
 describe("a run that failed in this process", () => {
   it("is tried again with backoff, and does not block a redelivery meanwhile: answered once", async () => {
     let failOnce = true;

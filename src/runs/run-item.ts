@@ -7,6 +7,7 @@ import type { RunPresenter, Task } from "./service.js";
 import type { RunOutcome } from "../agent/types.js";
 import { UNRECORDED_RUN, type CheckpointLoad } from "./checkpoint-store.js";
 import type { IntakeRecord } from "./intake-store.js";
+import { settleReplay } from "./replayed-run.js";
 import { observeRun } from "./run-observer.js";
 import { untilAborted, type RunWork } from "./run-work.js";
 import type { ItemEnd, WorkItem } from "./work-queue.js";
@@ -37,14 +38,9 @@ export async function handleRun(
       await intake.drop(item.intakeId);
       return "done";
     }
-    // A replay: the answer went out before the record could be marked done (see answer-marks.ts).
-    if (loaded.record.state === "running" && (await work.answeredBefore(loaded.record.id))) {
-      logger.info({ intakeId: item.intakeId }, "a message's answer was shown already; it is marked done, not answered again");
-      await intake.update({ ...loaded.record, state: "done", result: "answered" });
-      await checkpoints.remove(loaded.record.id);
-      return "done";
-    }
     if (loaded.record.state === "done") return "done";
+    // A replay whose run showed its outcome already (see replayed-run.ts).
+    if (loaded.record.state === "running" && (await settleReplay(work, loaded.record))) return "done";
     // Nobody here could see it: it is not started, so its record stays unfinished for a retry (or a process that can).
     const { surface } = loaded.record.task.origin;
     if (!presenters.canShow(item.intakeId, surface)) throw new SurfaceUnavailableError(surface, item.intakeId);

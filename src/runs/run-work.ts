@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import type { ApprovalStore } from "../agent/approval-store.js";
 import type { LoopDeps, LoopResult } from "../agent/loop.js";
 import type { RunState } from "../agent/run-state.js";
-import type { RunPresenter, Task } from "./service.js";
+import type { PostedAnswer, RunPresenter, Task } from "./service.js";
 import type { ChatMessage, EventSink, PendingApproval, RunOutcome, Surface, TaskOrigin } from "../agent/types.js";
 import type { Logger } from "../logger.js";
 import type { KeyValueStore } from "../memory/types.js";
@@ -62,6 +62,10 @@ export interface RunWork {
   conclude(result: LoopResult, presenter: RunPresenter, writer: CheckpointWriter, record?: IntakeRecord): Promise<RunOutcome>;
   /** Whether this run's answer was shown already (a replay of its tail must not show it again). Rejects when the store fails. */
   answeredBefore(runId: string): Promise<AnswerMark | undefined>;
+  /** Whether the approval card for `callId` was shown already. Rejects when the store fails. */
+  cardShownBefore(runId: string, callId: string): Promise<boolean>;
+  /** Records that an outcome was shown (see answer-marks.ts); tries while the store blinks. Never rejects. */
+  markShown(outcome: RunOutcome, posted: PostedAnswer | undefined): Promise<void>;
   /** The saved state plus a step for the writes the ledger holds and the state does not show, with their outcomes, shown on `sink`. */
   withUnknownWrites(state: RunState, sink: EventSink, observe: Observe): Promise<RunState>;
   interrupted(key: string, presenter: RunPresenter): Promise<"interrupted">;
@@ -147,6 +151,19 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
     return outcome;
   }
 
+  /** Records that the answer (or the approval card) was shown, trying while the store blinks (a Redis restart): a replay without the mark would show it again. */
+  async function markShown(outcome: RunOutcome, posted: PostedAnswer | undefined): Promise<void> {
+    const { runId } = outcome;
+    const mark = { at: clock(), ...(posted ? { messageId: posted.messageId } : {}) };
+    const write =
+      outcome.status === "answered" ? () => answers.record(runId, mark) : () => answers.recordCard(runId, outcome.pending.callId, mark);
+    await withRetries(write, STORE_RETRY, (error, attempt) =>
+      logger.warn({ err: error, runId, attempt }, "could not record that a run's outcome was shown; trying again"),
+    ).catch((error: unknown) =>
+      logger.error({ err: error, runId }, "could not record that a run's outcome was shown; a replay of the run could show it again"),
+    );
+  }
+
   /** Shows the outcome and does the writes after it; the answer goes out before history and facts. */
   async function conclude(
     result: LoopResult,
@@ -157,18 +174,7 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
     const outcome = await storePause(result);
     const posted = await presenter.finish(outcome);
     // Before anything that ends the run's replay (the intake record, the checkpoints, the approval record): see answer-marks.ts.
-    // A store that blinks (a Redis restart) must not cost the mark: a replay without it would answer a second time.
-    if (outcome.status === "answered" && writer !== UNRECORDED_RUN) {
-      const runId = result.state.runId;
-      const mark = { at: clock(), ...(posted ? { messageId: posted.messageId } : {}) };
-      await withRetries(
-        () => answers.record(runId, mark),
-        STORE_RETRY,
-        (error, attempt) => logger.warn({ err: error, runId, attempt }, "could not record that a run's answer was shown; trying again"),
-      ).catch((error: unknown) =>
-        logger.error({ err: error, runId }, "could not record that a run's answer was shown; a replay of the run could show it again"),
-      );
-    }
+    if (writer !== UNRECORDED_RUN) await markShown(outcome, posted);
     // Tried as long: a record left running is taken up again by the next start (a replay that finds the mark and shows nothing).
     if (record) {
       await withRetries(() => intake.update({ ...record, state: "done", result: outcome.status }), STORE_RETRY).catch((error: unknown) =>
@@ -216,6 +222,8 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
     checkpointHook,
     conclude,
     answeredBefore: (runId) => answers.find(runId),
+    cardShownBefore: (runId, callId) => answers.cardShown(runId, callId),
+    markShown,
     withUnknownWrites,
     interrupted,
   };
