@@ -23,12 +23,15 @@ export async function conversationOf(approvals: ApprovalStore, runId: string): P
   return loaded.kind === "found" ? loaded.run.state.origin.conversationKey : `approval:${runId}`;
 }
 
-/** Resumes a paused run with its claimed decision (expiry included); true when it ended the run. */
+/** `ended`: the run ended here; `open`: it did not (still waiting, failed, or not this item's call); `interrupted`: see ItemEnd. */
+export type ApprovalItemEnd = "ended" | "open" | "interrupted";
+
+/** Resumes a paused run with its claimed decision (expiry included). */
 export async function handleApproval(
   work: RunWork,
   item: Extract<WorkItem, { kind: "resume" | "expire" }>,
   signal: AbortSignal,
-): Promise<boolean> {
+): Promise<ApprovalItemEnd> {
   const { deps, checkpoints, checkpointHook, stopSignal, withUnknownWrites, interrupted, conclude } = work;
   const { presenters, logger, clock, queue, store } = deps;
   const approvals = deps.approvals();
@@ -36,28 +39,28 @@ export async function handleApproval(
   if (loaded.kind !== "found") {
     if (loaded.kind === "invalid") logger.error({ runId: item.runId, reason: loaded.reason }, "a paused run can't be used; it is dropped");
     await approvals.remove(item.runId).catch(() => undefined);
-    return false;
+    return "open";
   }
   const run = upgradedRun(deps.upgrade, loaded.run);
-  if (run.pending.callId !== item.callId) return false;
+  if (run.pending.callId !== item.callId) return "open";
   // A replay: the run answered before its approval record could be removed (see answer-marks.ts).
   if (await work.answeredBefore(item.runId)) {
     logger.info({ runId: item.runId }, "a run's answer was shown already; its approval record goes, nothing is shown again");
     await approvals.remove(item.runId);
     await checkpoints.remove(item.runId);
-    return true;
+    return "ended";
   }
   let claim = await approvals.decisionOf(item.runId, item.callId);
   if (!claim) {
-    if (item.kind === "resume") return false;
+    if (item.kind === "resume") return "open";
     const wait = run.pending.expiresAt - clock();
     if (wait > 0) {
       await queue.add(item, { delayMs: wait });
-      return false;
+      return "open";
     }
     const won = await approvals.claim(item.runId, item.callId, { decision: "expired" }, clock());
     claim = won.won ? { decision: "expired", at: clock() } : won.existing;
-    if (!claim) return false;
+    if (!claim) return "open";
   }
   const resolution: Resolution =
     claim.decision === "expired" || !claim.decidedBy
@@ -84,7 +87,9 @@ export async function handleApproval(
   const saved = await checkpoints.load(item.runId);
   const later = saved.kind === "found" && saved.state.steps.length > run.state.steps.length ? saved : undefined;
   if (!later) await checkpoints.remove(item.runId);
-  const stop = deps.stops?.watch(item.runId, origin.requester);
+  // A Stop pressed while this decision's resume ran before (a process that died, a store that failed) still holds.
+  const stoppedBy = await deps.stops?.stoppedBefore(item.runId, item.callId);
+  const stop = deps.stops?.watch(item.runId, origin.requester, item.callId, stoppedBy);
   const writer = checkpoints.writer(item.runId, later);
   const hooks = { checkpoint: checkpointHook(writer, item.runId), signal: stopSignal(signal), stop: stop?.signal };
   try {
@@ -106,24 +111,19 @@ export async function handleApproval(
           : resumeAgent(run.state, resolution, loopDeps, watched, hooks),
     ).finally(() => stop?.dispose());
     const result = await untilAborted(running, signal);
-    if (!result) {
-      await interrupted(key, presenter);
-      return false;
-    }
-    // The decision is claimed, so the stale record can't run anything again; the answer must still go out.
+    if (!result) return await interrupted(key, presenter);
+    await conclude(result, presenter, writer);
+    // Only once the answer is out and marked: until then the record is how a takeover finds the run to answer (a
+    // record left behind is a replay that finds the mark and shows nothing). The decision is claimed, so it runs nothing again.
     if (result.outcome.status !== "paused")
       await approvals
         .remove(item.runId)
         .catch((error: unknown) => logger.warn({ err: error, runId: item.runId }, "could not clear a finished approval request"));
-    await conclude(result, presenter, writer);
-    return result.outcome.status !== "paused";
+    return result.outcome.status === "paused" ? "open" : "ended";
   } catch (error) {
-    if (error instanceof RunInterruptedError) {
-      await interrupted(key, presenter);
-      return false;
-    }
+    if (error instanceof RunInterruptedError) return await interrupted(key, presenter);
     await presenter.fail(error);
-    return false;
+    return "open";
   }
 }
 

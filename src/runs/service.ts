@@ -164,7 +164,9 @@ export interface AgentService {
   /**
    * Records a chat message under `receipt` (its platform id: the dedupe) and queues its run; the
    * worker checks access and limits, and the surface's presenter shows it. A redelivery of a
-   * message that is done or running is not run again. Rejects only when the store can't record it.
+   * message that is done or running is not run again. Rejects with IntakeUnavailableError only when
+   * the store or the queue can't take it: the platform should deliver it again (a redelivery of a
+   * message recorded but not queued is queued then).
    */
   submit(task: Task, receipt: string): Promise<SubmitResult>;
   /** Applies a decision at most once, across processes and restarts; the authority says who may. */

@@ -70,9 +70,10 @@ export async function startBot(options: BotOptions): Promise<BotProcess> {
   await until(() => gone || logs.includes('"msg":"started"'), "the bot to listen", 30_000, 50).catch((error: unknown) => {
     if (options.viaNpm || options.prodPackage) killGroup(child);
     else child.kill("SIGKILL");
-    throw error;
+    // What it logged before it was given up on, for whoever reads the failure (the soak keeps it).
+    throw Object.assign(error instanceof Error ? error : new Error(String(error)), { logs });
   });
-  if (gone) throw new Error(`the bot exited at start:\n${logs}`);
+  if (gone) throw Object.assign(new Error(`the bot exited at start:\n${logs}`), { logs });
   return { child, eventsUrl: `http://127.0.0.1:${options.port}/slack/events`, exited, logs: () => logs };
 }
 

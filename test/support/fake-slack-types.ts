@@ -45,6 +45,8 @@ export interface Failure {
   readonly status?: number;
   readonly retryAfterSeconds?: number;
   readonly error?: string;
+  /** Only calls whose arguments match fail (the others go through while this one waits); default every call. */
+  readonly matching?: (args: Record<string, unknown>) => boolean;
   /** How many calls fail; default 1. */
   readonly times?: number;
   /** Record the call and never answer it (a process killed during the call). */

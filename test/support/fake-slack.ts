@@ -263,10 +263,10 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     },
   };
 
-  function takeFailure(method: string): Failure | undefined {
+  function takeFailure(method: string, args: Record<string, unknown>): Failure | undefined {
     const queue = failures.get(method);
     const failure = queue?.[0];
-    if (!queue || !failure) return undefined;
+    if (!queue || !failure || (failure.matching && !failure.matching(args))) return undefined;
     const left = (failure.times ?? 1) - 1;
     if (left <= 0) queue.shift();
     else queue[0] = { ...failure, times: left };
@@ -282,7 +282,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     const method = (request.url ?? "").replace(/^\/api\//, "").split("?")[0] ?? "";
     const raw = await readBody(request);
     const args = (request.headers["content-type"] ?? "").includes("json") ? (safeJson(raw) as Record<string, unknown>) : parseForm(raw);
-    const failure = (outage && Date.now() < outage.until ? outage.failure : undefined) ?? takeFailure(method);
+    const failure = (outage && Date.now() < outage.until ? outage.failure : undefined) ?? takeFailure(method, args);
     if (failure?.hang) {
       record({ method, args, status: 0 });
       return;

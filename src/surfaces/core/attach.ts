@@ -90,11 +90,17 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
     inFlight.track(what, work);
     return work;
   };
-  /** Resolves once the message is taken (the ack waits for it); the taking and what follows it are tracked for shutdown. */
+  /**
+   * Resolves once the message is taken (the ack waits for it); the taking and what follows it are tracked for shutdown.
+   * Rejects when it was not taken and the platform is not to be acknowledged (core/intake.ts): nothing follows then.
+   */
   const afterAck = (what: string, taken: Promise<AfterAck | undefined>): Promise<void> => {
     inFlight.track(
       what,
-      taken.then((rest) => rest?.()),
+      taken.then(
+        (rest) => rest?.(),
+        () => undefined,
+      ),
     );
     return taken.then(() => undefined);
   };

@@ -8,6 +8,7 @@
 // answered, after the ack (core/commands.ts). So the ack stays as short on every surface as
 // the ingress bench measures, and a redelivered refused message is not counted twice (its
 // intake record is the dedupe).
+import { IntakeUnavailableError } from "../../errors.js";
 import type { Task } from "../../runs/service.js";
 import { commandIn, runCommand } from "./commands.js";
 import type { CoreContext } from "./core-context.js";
@@ -17,10 +18,16 @@ import { emptyQuestionText, RESTARTING_COMMAND, STORAGE_TROUBLE } from "./texts.
 /** Platforms retry for about an hour; a day is plenty to recognise a redelivered command. */
 const EVENT_ID_TTL_MS = 24 * 60 * 60_000;
 
+const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
 /** Work to do once the platform heard its ack; never rejects. */
 export type AfterAck = () => Promise<void>;
 
-/** Records and queues a question (the record is the dedupe); a store failure is told after the ack. Never rejects. */
+/**
+ * Records and queues a question (the record is the dedupe). When the store or the queue can't take it, a platform that
+ * delivers an unacknowledged message again (Slack) is not acknowledged and nobody is told (they would get "try again"
+ * and then the answer too): this rejects with IntakeUnavailableError. Elsewhere the failure is told after the ack.
+ */
 export async function takeQuestion<C, R>(ctx: CoreContext<C, R>, input: MessageInput): Promise<AfterAck | undefined> {
   const { at } = input;
   if (input.text === "") return async () => void (await ctx.surface.post(at, emptyQuestionText(ctx.surface.askHint)));
@@ -37,6 +44,10 @@ export async function takeQuestion<C, R>(ctx: CoreContext<C, R>, input: MessageI
       ctx.logger.info({ receipt: input.receipt, state: submitted.state }, "message already taken; ignoring the redelivery");
     return undefined;
   } catch (error) {
+    if (ctx.surface.redelivers) {
+      ctx.logger.error({ err: error, receipt: input.receipt }, "could not record the message; the platform is to deliver it again");
+      throw error instanceof IntakeUnavailableError ? error : new IntakeUnavailableError(input.receipt, errorText(error));
+    }
     ctx.logger.error({ err: error, receipt: input.receipt }, "could not record the message");
     return () => ctx.tell(at, STORAGE_TROUBLE);
   }

@@ -77,6 +77,8 @@ export interface ChatSurface<Clicked = unknown, Ref = unknown> {
   /** The chat tools (core/chat-tools.ts over the surface's reads and posts). */
   readonly tools: readonly Tool[];
   readonly loadContext?: ContextLoader;
+  /** The platform delivers a message again when it was not acknowledged (Slack's retries): see core/intake.ts. */
+  readonly redelivers?: boolean;
   /** The place codec's reading of an origin stored by an older version. */
   readonly upgrade: OriginUpgrade;
   /** Approval message references: the store keys' prefix and the schema stored ones are checked against. */

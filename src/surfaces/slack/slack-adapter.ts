@@ -20,6 +20,7 @@ import { SLACK_EVENTS_ENDPOINT } from "./events-endpoint.js";
 import { createSlackTools } from "./chat-tools.js";
 import { FEEDBACK_MODAL, openCommentForm, parseComment } from "./feedback-buttons.js";
 import { classifyMessage, type EntryPoint } from "./incoming-message.js";
+import { answerUntaken, isNotRecorded } from "./untaken-requests.js";
 import { rejectStale } from "./request-freshness.js";
 import { slackErrorCode } from "./slack-api.js";
 import { directMessage, post, whisper } from "./slack-posts.js";
@@ -118,6 +119,8 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
       endpoints: SLACK_EVENTS_ENDPOINT.path,
       // Slack hears "ok" only once the message is recorded and queued: an acked event is never redelivered.
       processBeforeResponse: true,
+      processEventErrorHandler: answerUntaken(logger),
+      bodyLimit: SLACK_EVENTS_ENDPOINT.maxBodyBytes,
       port: config.mode.port,
       logger: slackLogger,
       customRoutes: [
@@ -145,6 +148,8 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
 
   function listen(bolt: App, core: SurfaceCore<SlackClicked>): void {
     bolt.error(async (error) => {
+      // A message not recorded goes on to the receiver, which does not acknowledge it (untaken-requests.ts).
+      if (isNotRecorded(error)) throw error;
       logger.error({ err: error }, "Slack event handling failed");
     });
     bolt.event("app_mention", ({ body, context }) => takeMessage(core, "mention", body, context.teamId));
@@ -185,6 +190,7 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
 
   return {
     name: "slack",
+    redelivers: true,
     format: slackFormat,
     linkStyle: "slack",
     askHint: "write your question after the mention, for example: what can you do?",

@@ -4,6 +4,7 @@
 // listeners (which record and queue the message) are done; other envelopes ack as Bolt does.
 import type { App, ReceiverEvent, SocketModeReceiver } from "@slack/bolt";
 import type { Logger } from "../../logger.js";
+import { isNotRecorded } from "./untaken-requests.js";
 
 interface SocketEnvelope {
   readonly type: string;
@@ -13,7 +14,7 @@ interface SocketEnvelope {
   ack(response?: Record<string, unknown>): Promise<void>;
 }
 
-/** Call once, before start(). The ack is sent whatever the listeners did (a failure already got its reply). */
+/** Call once, before start(). The ack is sent whatever the listeners did, except for a message that was not recorded: Slack delivers that again. */
 export function ackEventsAfterListeners(receiver: SocketModeReceiver, app: App, logger: Logger): void {
   receiver.client.removeAllListeners("slack_event");
   receiver.client.on("slack_event", async (envelope: SocketEnvelope) => {
@@ -32,6 +33,10 @@ export function ackEventsAfterListeners(receiver: SocketModeReceiver, app: App, 
         ...(envelope.retry_reason !== undefined ? { retryReason: envelope.retry_reason } : {}),
       });
     } catch (error) {
+      if (deferred && isNotRecorded(error)) {
+        logger.warn("a Slack event was not recorded; not acknowledged, so that Slack delivers it again");
+        return;
+      }
       logger.error({ err: error }, "Slack event handling failed");
     }
     if (deferred)
