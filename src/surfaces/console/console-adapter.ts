@@ -1,8 +1,8 @@
 // Console mode: the bot in a terminal, on the same runner as Slack and Discord, as a surface
 // under the core (its commands are the core's). One session reads lines in order (a line typed
 // while a run works waits its turn), shows a progress line per tool call, the answer, and asks
-// `approve? [y/N]` before any write action: the console waits for its own runs, so it needs no
-// run display.
+// `approve? [y/N]` before any write action: the console waits for its own runs; only a run nobody
+// waits for here (a schedule's slot) shows through its display (console-display.ts).
 import { userInfo } from "node:os";
 import { createInterface, type Interface } from "node:readline";
 import { z } from "zod";
@@ -13,6 +13,7 @@ import type { EventSink, PendingApproval, RunOutcome, StepRecord, TaskOrigin, To
 import type { SurfaceCore } from "../core/inbound.js";
 import type { ChatSurface, Spot, TextFormat } from "../core/surface.js";
 import { isApproval, parseCommand, type ConsoleCommand } from "./console-commands.js";
+import { createConsoleDisplay } from "./console-display.js";
 import { createConsoleOutput } from "./console-output.js";
 import {
   answerText,
@@ -174,7 +175,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
       case "trace":
         return out.line(lastSteps ? renderTrace(lastSteps, { maxChars: TRACE_CHARS }) : "No run yet.");
       case "command":
-        return core?.command({ at: here, name: command.name, text: "" });
+        return core?.command({ at: here, name: command.name, text: command.text });
       case "help":
         return out.line(helpText());
       case "bad_command":
@@ -239,6 +240,10 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     directMessage: (_person, text) => print(here, text),
     settleApproval: async () => {},
     expired,
+    display: createConsoleDisplay((text) => {
+      out.line(`\n${text}\n`);
+      if (idle) prompt(PROMPT);
+    }),
 
     async start(flows) {
       core = flows;
