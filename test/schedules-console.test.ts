@@ -1,0 +1,115 @@
+// Schedules in the console (its real streams over the real service): `/schedule <when>: <what>`
+// with the phrase's timezone or SCHEDULE_DEFAULT_TZ, never the machine's by itself; a slot that
+// fires (only the schedules' clock moves) prints its answer between the person's lines;
+// `/schedules`, `/unschedule`, and `/usage` for the console's person (its admin here).
+import { afterEach, describe, expect, it } from "vitest";
+import { ScriptedModel, say } from "../src/agent/model-scripted.js";
+import { startConsole, type ConsoleHarness } from "./support/console-harness.js";
+import { settingsOf } from "./support/governance-kit.js";
+import { manualClock } from "./support/schedule-harness.js";
+
+let term: ConsoleHarness | undefined;
+afterEach(async () => {
+  await term?.close();
+  term = undefined;
+});
+
+async function start(options: { script?: Parameters<typeof say>[0][]; env?: Record<string, string>; admin?: boolean } = {}) {
+  const clock = manualClock(Date.now());
+  term = await startConsole({
+    model: new ScriptedModel((options.script ?? ["Nothing new in the log."]).map((text) => say(text))),
+    schedules: { clock },
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.admin ? { settings: settingsOf({ access: { admins: { console: ["console"] } } }) } : {}),
+  });
+  await term.waitFor("> ");
+  return clock;
+}
+
+const idIn = (text: string) => /sch_[a-z0-9]{8}/.exec(text)![0];
+
+describe("schedules in the console", () => {
+  it("makes one from a phrase with its timezone: id, next three times with weekday and zone, where results go", async () => {
+    await start();
+    const from = term!.mark();
+    term!.type("/schedule every weekday at 9:00 Europe/Berlin: summarise the log");
+    await term!.waitFor(/Results will be posted[^\n]*\n/, from);
+    const shown = term!.text().slice(from);
+    expect(shown).toMatch(/Scheduled sch_[a-z0-9]{8}: `every weekday at 9:00 Europe\/Berlin`\. Next: /);
+    expect(shown.match(/\d{4}-\d\d-\d\d 09:00 Europe\/Berlin \((Mon|Tue|Wed|Thu|Fri)\)/g)).toHaveLength(3);
+  });
+
+  it("never takes the machine's timezone by itself: it only suggests it", async () => {
+    await start();
+    const from = term!.mark();
+    term!.type("/schedule every day at 9:00: summarise the log");
+    await term!.waitFor(/Which timezone\?[^\n]*\n/, from);
+    expect(term!.text().slice(from)).toMatch(/\(this machine's is Europe\/Lisbon\), or ask an admin to set SCHEDULE_DEFAULT_TZ\./);
+    expect(term!.text().slice(from)).not.toMatch(/Scheduled/);
+  });
+
+  it("takes SCHEDULE_DEFAULT_TZ when the phrase names none", async () => {
+    await start({ env: { SCHEDULE_DEFAULT_TZ: "America/Chicago" } });
+    const from = term!.mark();
+    term!.type("/schedule cron 0 8 * * 1-5: summarise the log");
+    await term!.waitFor(/Results will be posted[^\n]*\n/, from);
+    expect(
+      term!
+        .text()
+        .slice(from)
+        .match(/08:00 America\/Chicago/g),
+    ).toHaveLength(3);
+  });
+
+  it("answers /schedule without `: ` with the usage line and asks the model nothing", async () => {
+    await start({ script: [] });
+    const from = term!.mark();
+    term!.type("/schedule tomorrow");
+    await term!.waitFor("Usage: `schedule <when>: <what>`", from);
+  });
+
+  it("prints a slot's answer when it fires, between the person's lines, once", async () => {
+    const clock = await start({ script: ["The log is quiet."] });
+    const from = term!.mark();
+    term!.type("/schedule in 20 minutes: summarise the log");
+    await term!.waitFor(/Results will be posted[^\n]*\n/, from);
+    const id = idIn(term!.text().slice(from));
+    clock.advance(20 * 60_000);
+    await term!.schedules!.settle();
+    const end = await term!.waitFor(`⏰ Schedule ${id}: summarise the log\nThe log is quiet.`, from);
+    term!.type("/schedules");
+    // A one-shot ends after its run: it is no longer listed.
+    await term!.waitFor("You have no schedules.", end);
+    expect(term!.text().split("The log is quiet.")).toHaveLength(2);
+  });
+
+  it("lists, cancels and tells an unknown id", async () => {
+    await start();
+    let from = term!.mark();
+    term!.type("/schedule every 2 hours UTC: check the deploy");
+    await term!.waitFor(/Results will be posted[^\n]*\n/, from);
+    const id = idIn(term!.text().slice(from));
+    from = term!.mark();
+    term!.type("/schedules");
+    await term!.waitFor(new RegExp(`Your 1 schedule:\\n• ${id} · \`every 2 hours UTC\` · active · next `), from);
+    term!.type(`/unschedule ${id}`);
+    await term!.waitFor(`Cancelled ${id}: \`every 2 hours UTC\` runs no more.`, from);
+    term!.type("/unschedule sch_zzzzzzzz");
+    await term!.waitFor("There is no schedule sch_zzzzzzzz.", from);
+    term!.type("/unschedule tomorrow");
+    await term!.waitFor("`unschedule` expects a schedule id like sch_ab12cd34", from);
+  });
+
+  it("answers /usage to the console's admin, and refuses it to anyone else", async () => {
+    await start({ admin: true });
+    const from = term!.mark();
+    term!.type("/usage");
+    await term!.waitFor(/Usage \(UTC\), today \d{4}-\d\d-\d\d and this month:\n• This channel today: 0 tokens/, from);
+    await term!.close();
+    term = undefined;
+    await start();
+    const refused = term!.mark();
+    term!.type("/usage");
+    await term!.waitFor("Only the bot's admins can see usage and cost.", refused);
+  });
+});
