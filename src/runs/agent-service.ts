@@ -315,8 +315,11 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
    * Queues the resume of a decision this call claimed. A surface with a presenter shows the rest
    * of the run from whichever process runs it; otherwise (the console) the caller waits for it here.
    */
+  /** The surface's presenter shows the rest of a decided run, except where the deciding caller waits for its own runs (the console's prompt) and a schedule did not start it. */
   function resumeQueued(run: StoredRun, sink: EventSink, reply?: ReplyHandle): Promise<Resumed> {
-    return runner.resume(run, presenters.has(run.state.origin.surface) ? undefined : sink, reply);
+    const { origin } = run.state;
+    const waited = surfaces.get(origin.surface)?.waitsForOwnRuns === true && origin.schedule === undefined;
+    return runner.resume(run, presenters.has(origin.surface) && !waited ? undefined : sink, reply);
   }
 
   const service: RunningAgentService = {

@@ -240,6 +240,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     directMessage: (_person, text) => print(here, text),
     settleApproval: async () => {},
     expired,
+    waitsForOwnRuns: true,
     display: createConsoleDisplay((text) => {
       out.line(`\n${text}\n`);
       if (idle) prompt(PROMPT);

@@ -70,6 +70,7 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
     tools: surface.tools,
     ...(surface.loadContext ? { loadContext: surface.loadContext } : {}),
     upgrade: surface.upgrade,
+    ...(surface.waitsForOwnRuns ? { waitsForOwnRuns: true } : {}),
     ...(display
       ? {
           present(origin, question, reply) {

@@ -92,8 +92,10 @@ export interface ChatSurface<Clicked = unknown, Ref = unknown> {
   /** Releases the platform clients: nothing can be posted after it. Must not throw. */
   close(): Promise<void>;
 
-  /** How a run shows; absent when the caller that asked always waits for its runs (the console). */
+  /** How a run shows that its caller does not wait for. */
   display?(request: DisplayRequest<Ref>): RunDisplay<Ref>;
+  /** The caller that asked always waits for a person's runs (the console's prompt): `display` shows only schedules' runs. */
+  readonly waitsForOwnRuns?: boolean;
   /** Text for everyone in the conversation of `at` (a command's reply, where that is private on the platform). False when refused. Must not throw. */
   post(at: Spot, text: string): Promise<boolean>;
   /** The platform's own private message to the person at `at` (ephemeral); false where there is none or it was refused. Must not throw. */
