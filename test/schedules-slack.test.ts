@@ -151,6 +151,20 @@ describe("schedules on Slack", () => {
     expect(ok("chat.postMessage").filter((call) => call.args.channel === "C0GENERAL" && call.args.thread_ts === undefined)).toHaveLength(0);
   });
 
+  it("pauses a schedule when the bot is no longer in its channel, and tells the owner by DM", async () => {
+    const clock = await start([say("must not run")]);
+    const thread = await mention("U0ALICE", "schedule in 20 minutes: summarise #releases");
+    const id = idIn(await replyIn(thread, /Scheduled sch_/));
+    h!.fake.leaveChannel("C0GENERAL");
+    clock.advance(20 * 60_000);
+    await h!.schedules!.settle();
+    await until(() => new RegExp(`Your schedule ${id}`).test(privateTo("U0ALICE")), "the owner's DM");
+    expect(privateTo("U0ALICE")).toMatch(/is paused: the bot is no longer in its channel\. Resume it with `resume sch_/);
+    expect(
+      h!.fake.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0GENERAL" && call.args.thread_ts === undefined),
+    ).toEqual([]);
+  });
+
   it("answers `usage` to admins only, privately, with this channel's and the workspace's tokens and cost", async () => {
     await start([]);
     const entry = { at: Date.now(), surface: "slack", workspace: TEAM_ID, person: "U0ALICE", model: "gpt-4o-mini", runs: 1 };

@@ -8,6 +8,7 @@ import type { ScheduleCaller } from "../../runs/schedules/schedule-book.js";
 import type { Schedules } from "../../runs/schedules/scheduler.js";
 import { actorAt } from "./core-context.js";
 import type { Command, CommandRequest } from "./commands.js";
+import { fitted } from "./texts.js";
 
 /** What the core needs of the schedules engine (src/runs/schedules/scheduler.ts). */
 export type CoreSchedules = Pick<Schedules, "run" | "attachSurface">;
@@ -40,7 +41,8 @@ function row(name: ScheduleCommandName, summary: string, extra: Partial<Command>
       const { schedules, surface } = request.ctx;
       if (!schedules) return SCHEDULES_OFF;
       const result = await schedules.run({ name, text: textOf(name, request), caller: callerAt(request) });
-      return surface.format.plain(result.reply);
+      // An admin's list of many schedules is cut to one message, saying so.
+      return fitted(surface.format.plain(result.reply), surface.format.maxChars);
     },
     ...extra,
   };

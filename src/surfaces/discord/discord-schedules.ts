@@ -10,8 +10,9 @@ import type { ChannelApi } from "./channel-api.js";
 import { conversationAt, placeOf } from "./discord-place.js";
 
 const Member = z.object({ roles: z.array(z.string()).max(500) });
-/** Discord's codes for a member or a server that is not there (any more). */
-const GONE_CODES = new Set([10004, 10007]);
+/** Discord's codes for a server the bot is not in (any more) and a member who is not in it. */
+const UNKNOWN_GUILD = 10004;
+const UNKNOWN_MEMBER = 10007;
 
 export function createDiscordSchedulePorts(rest: REST, api: ChannelApi, logger: Logger) {
   return {
@@ -21,8 +22,9 @@ export function createDiscordSchedulePorts(rest: REST, api: ChannelApi, logger: 
       try {
         return { kind: "present", roles: Member.parse(await rest.get(Routes.guildMember(guild, owner.id))).roles };
       } catch (error) {
-        if (error instanceof DiscordAPIError && typeof error.code === "number" && GONE_CODES.has(error.code))
-          return { kind: "gone", reason: "its owner left the server" };
+        if (error instanceof DiscordAPIError && error.code === UNKNOWN_MEMBER) return { kind: "gone", reason: "its owner left the server" };
+        if (error instanceof DiscordAPIError && error.code === UNKNOWN_GUILD)
+          return { kind: "gone", reason: "the bot is no longer in the server" };
         logger.info({ err: error, user: owner.id }, "could not tell whether a schedule's owner is still in the server");
         return { kind: "present" };
       }

@@ -7,12 +7,16 @@ import type { Person, TaskOrigin } from "../../agent/types.js";
 import type { Logger } from "../../logger.js";
 import type { Presence } from "../../runs/schedules/ports.js";
 import { slackErrorCode } from "./slack-api.js";
-import { conversationAt, placeOf } from "./slack-place.js";
+import { conversationAt, isDirectChannel, placeOf } from "./slack-place.js";
 import { post } from "./slack-posts.js";
 
 const UserInfo = z.object({
   user: z.object({ tz: z.string().min(1).max(100).optional(), deleted: z.boolean().optional() }),
 });
+
+const ChannelInfo = z.object({ channel: z.object({ is_member: z.boolean().optional() }) });
+const OWNER_LEFT: Presence = { kind: "gone", reason: "its owner left the workspace" };
+const BOT_REMOVED: Presence = { kind: "gone", reason: "the bot is no longer in its channel" };
 
 export function createSlackSchedulePorts(client: webApi.WebClient, logger: Logger) {
   const userInfo = async (person: Person) => UserInfo.parse(await client.users.info({ user: person.id })).user;
@@ -27,13 +31,20 @@ export function createSlackSchedulePorts(client: webApi.WebClient, logger: Logge
       }
     },
 
-    async presenceOf(owner: Person): Promise<Presence> {
+    /** The owner first, then (outside DMs) the bot's membership of the channel; what Slack can't say counts as present. */
+    async presenceOf(owner: Person, origin: TaskOrigin): Promise<Presence> {
       try {
-        const user = await userInfo(owner);
-        return user.deleted ? { kind: "gone", reason: "its owner left the workspace" } : { kind: "present" };
+        if ((await userInfo(owner)).deleted) return OWNER_LEFT;
       } catch (error) {
-        if (slackErrorCode(error) === "user_not_found") return { kind: "gone", reason: "its owner left the workspace" };
-        return { kind: "present" };
+        if (slackErrorCode(error) === "user_not_found") return OWNER_LEFT;
+      }
+      const place = placeOf(origin);
+      if (!place || isDirectChannel(place.channel)) return { kind: "present" };
+      try {
+        const { channel } = ChannelInfo.parse(await client.conversations.info({ channel: place.channel }));
+        return channel.is_member === false ? BOT_REMOVED : { kind: "present" };
+      } catch (error) {
+        return slackErrorCode(error) === "channel_not_found" ? BOT_REMOVED : { kind: "present" };
       }
     },
 
