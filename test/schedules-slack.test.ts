@@ -3,12 +3,12 @@
 // their owner only; a slot fires (only the schedules' clock moves) and posts a root message in
 // the channel with the run under it; an owner who left pauses it and is told by DM; `usage`.
 import { afterEach, describe, expect, it } from "vitest";
-import { say } from "../src/agent/model-scripted.js";
-import { ScriptedModel } from "../src/agent/model-scripted.js";
+import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { APPROVE_ACTION } from "../src/surfaces/slack/approval-message.js";
 import { addUsage } from "../src/memory/run-records/usage-counters.js";
 import { startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";
 import { BOT_USER_ID, TEAM_ID } from "./support/fake-slack.js";
-import { mentionEvent, postEvent } from "./support/fake-slack-requests.js";
+import { blockActionPayload, directMessageEvent, mentionEvent, postEvent, postInteraction } from "./support/fake-slack-requests.js";
 import { settingsOf } from "./support/governance-kit.js";
 import { until } from "./support/memory-test-kit.js";
 import { manualClock, type ManualClock } from "./support/schedule-harness.js";
@@ -124,6 +124,72 @@ describe("schedules on Slack", () => {
     expect(roots).toHaveLength(1);
   });
 
+  it("a write in a slot's run waits for its owner's click in the slot's thread; anyone else's click is refused", async () => {
+    const clock = await start([
+      call("post_message", { channel: "C0RANDOM", text: "Deploy at 5pm." }, "call_post"),
+      say("Posted the notice."),
+    ]);
+    const thread = await mention("U0ALICE", "schedule in 20 minutes: announce the deploy in C0RANDOM");
+    await replyIn(thread, /Scheduled sch_/);
+    clock.advance(20 * 60_000);
+    await h!.schedules!.settle();
+    const asking = () => ok("chat.postMessage").find((call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION));
+    await until(() => asking() !== undefined, "the approval request");
+    const root = String(asking()!.args.thread_ts);
+    expect(root).not.toBe(thread);
+    const request = h!.fake
+      .threadMessages("C0GENERAL", root)
+      .find((message) => JSON.stringify(message.blocks ?? []).includes(APPROVE_ACTION))!;
+    const click = (user: string) =>
+      postInteraction(
+        h!.eventsUrl,
+        blockActionPayload({
+          user,
+          actionId: APPROVE_ACTION,
+          value: approveValue(request.blocks)!,
+          channel: "C0GENERAL",
+          messageTs: request.ts,
+          threadTs: root,
+          blocks: request.blocks ?? [],
+        }),
+      );
+    const writes = () => ok("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM").length;
+    await click("U0BOB");
+    await until(() => /You can't decide this one\./.test(privateTo("U0BOB")), "bob's refusal");
+    expect(writes()).toBe(0);
+    await click("U0ALICE");
+    await replyIn(root, /Posted the notice\./);
+    expect(writes()).toBe(1);
+  });
+
+  it("keeps a schedule across a restart: the slot fires in the next process, once", async () => {
+    const clock = await start([say("After the restart.")]);
+    const thread = await mention("U0ALICE", "schedule in 20 minutes: summarise #releases");
+    await replyIn(thread, /Scheduled sch_/);
+    await h!.restart();
+    clock.advance(20 * 60_000);
+    await h!.schedules!.settle();
+    const answers = () => ok("chat.postMessage").filter((call) => /After the restart\./.test(String(call.args.text)));
+    await until(() => answers().length > 0, "the slot's answer after the restart");
+    expect(answers()).toHaveLength(1);
+  });
+
+  it("takes the commands in the Messages tab, and runs the slot there", async () => {
+    const clock = await start([say("Stretch now.")]);
+    ts += 1;
+    await postEvent(
+      h!.eventsUrl,
+      directMessageEvent({ user: "U0ALICE", text: "schedule in 20 minutes: remind me to stretch", ts: `${ts}.000100` }),
+    );
+    await until(() => /Scheduled sch_/.test(privateTo("U0ALICE") + dmText()), `the reply in the DM:\n${dmText()}`);
+    clock.advance(20 * 60_000);
+    await h!.schedules!.settle();
+    await until(() => /Stretch now\./.test(dmText()), "the slot's answer in the DM");
+    expect(
+      ok("chat.postMessage").filter((call) => call.args.channel === "D0ALICE" && /⏰ Schedule sch_/.test(String(call.args.text))),
+    ).toHaveLength(1);
+  });
+
   it("lets only the owner or an admin cancel; an admin's list names owner and channel, privately", async () => {
     await start();
     const thread = await mention("U0ALICE", "schedule every 2 hours UTC: check the deploy");
@@ -180,3 +246,20 @@ describe("schedules on Slack", () => {
     expect(ok("chat.postMessage").filter((call) => call.args.channel === "C0GENERAL" && /Usage/.test(String(call.args.text)))).toEqual([]);
   });
 });
+
+const dmText = () =>
+  ok("chat.postMessage")
+    .filter((call) => call.args.channel === "D0ALICE")
+    .map((call) => String(call.args.text))
+    .join("\n");
+
+/** The value of the approve button, wherever it sits in the blocks. */
+function approveValue(blocks: unknown): string | undefined {
+  if (Array.isArray(blocks)) return blocks.map(approveValue).find((value) => value !== undefined);
+  if (typeof blocks !== "object" || blocks === null) return undefined;
+  const element = blocks as Record<string, unknown>;
+  if (element.action_id === APPROVE_ACTION && typeof element.value === "string") return element.value;
+  return Object.values(element)
+    .map(approveValue)
+    .find((value) => value !== undefined);
+}
