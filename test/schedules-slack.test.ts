@@ -133,26 +133,7 @@ describe("schedules on Slack", () => {
     await replyIn(thread, /Scheduled sch_/);
     clock.advance(20 * 60_000);
     await h!.schedules!.settle();
-    const asking = () => ok("chat.postMessage").find((call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION));
-    await until(() => asking() !== undefined, "the approval request");
-    const root = String(asking()!.args.thread_ts);
-    expect(root).not.toBe(thread);
-    const request = h!.fake
-      .threadMessages("C0GENERAL", root)
-      .find((message) => JSON.stringify(message.blocks ?? []).includes(APPROVE_ACTION))!;
-    const click = (user: string) =>
-      postInteraction(
-        h!.eventsUrl,
-        blockActionPayload({
-          user,
-          actionId: APPROVE_ACTION,
-          value: approveValue(request.blocks)!,
-          channel: "C0GENERAL",
-          messageTs: request.ts,
-          threadTs: root,
-          blocks: request.blocks ?? [],
-        }),
-      );
+    const { root, click } = await approvalInSlot(thread);
     const writes = () => ok("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM").length;
     await click("U0BOB");
     await until(() => /You can't decide this one\./.test(privateTo("U0BOB")), "bob's refusal");
@@ -160,6 +141,19 @@ describe("schedules on Slack", () => {
     await click("U0ALICE");
     await replyIn(root, /Posted the notice\./);
     expect(writes()).toBe(1);
+  });
+
+  it("answers a slot's approval after a restart in the same slot thread, with no second root message", async () => {
+    const clock = await start([call("post_message", { channel: "C0RANDOM", text: "Deploy at 5pm." }, "call_post")]);
+    const thread = await mention("U0ALICE", "schedule in 20 minutes: announce the deploy in C0RANDOM");
+    await replyIn(thread, /Scheduled sch_/);
+    clock.advance(20 * 60_000);
+    await h!.schedules!.settle();
+    const { root, click } = await approvalInSlot(thread);
+    await h!.restart(new ScriptedModel([say("Posted after the restart.")]));
+    await click("U0ALICE");
+    await replyIn(root, /Posted after the restart\./);
+    expect(ok("chat.postMessage").filter((call) => call.args.channel === "C0GENERAL" && call.args.thread_ts === undefined)).toHaveLength(1);
   });
 
   it("keeps a schedule across a restart: the slot fires in the next process, once", async () => {
@@ -262,4 +256,29 @@ function approveValue(blocks: unknown): string | undefined {
   return Object.values(element)
     .map(approveValue)
     .find((value) => value !== undefined);
+}
+
+/** The approval request a slot's run posted under its root message, and a click on its approve button as someone. */
+async function approvalInSlot(madeIn: string) {
+  const asking = () => ok("chat.postMessage").find((call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION));
+  await until(() => asking() !== undefined, "the approval request");
+  const root = String(asking()!.args.thread_ts);
+  expect(root).not.toBe(madeIn);
+  const request = h!.fake
+    .threadMessages("C0GENERAL", root)
+    .find((message) => JSON.stringify(message.blocks ?? []).includes(APPROVE_ACTION))!;
+  const click = (user: string) =>
+    postInteraction(
+      h!.eventsUrl,
+      blockActionPayload({
+        user,
+        actionId: APPROVE_ACTION,
+        value: approveValue(request.blocks)!,
+        channel: "C0GENERAL",
+        messageTs: request.ts,
+        threadTs: root,
+        blocks: request.blocks ?? [],
+      }),
+    );
+  return { root, click };
 }
