@@ -3,7 +3,7 @@
 // a slot fires (only the schedules' clock moves) and posts a root message in the channel with
 // the run's answer replying to it; an owner who left the server pauses it and is told by DM.
 import { afterEach, describe, expect, it } from "vitest";
-import { say } from "../src/agent/model-scripted.js";
+import { call, type ScriptStep, say } from "../src/agent/model-scripted.js";
 import { startDiscordHarness, type DiscordHarness } from "./support/fake-discord-harness.js";
 import { settingsOf } from "./support/governance-kit.js";
 import { until } from "./support/memory-test-kit.js";
@@ -15,7 +15,7 @@ afterEach(async () => {
   h = undefined;
 });
 
-async function start(script = [say("Releases: all green.")]): Promise<ManualClock> {
+async function start(script: readonly ScriptStep[] = [say("Releases: all green.")]): Promise<ManualClock> {
   const clock = manualClock(Date.now());
   h = await startDiscordHarness({
     script,
@@ -82,6 +82,38 @@ describe("schedules on Discord", () => {
     expect(root()).toBeDefined();
     expect(answer()!.message_reference?.message_id).toBe(root()!.id);
     expect(general().filter((message) => message.content.startsWith("⏰ Schedule"))).toHaveLength(1);
+  });
+
+  it("a write in a slot's run waits for its owner's click; anyone else's click is refused", async () => {
+    const clock = await start([
+      () => call("post_message", { channel: `<#${h!.fake.random.id}>`, text: "Deploy at 5pm." }, "call_post"),
+      say("Posted the notice."),
+    ]);
+    const random = `<#${h!.fake.random.id}>`;
+    const { token } = h!.fake.slashCommand("schedule", h!.alice, {
+      values: { when: "in 20 minutes", task: `announce the deploy in ${random}` },
+    });
+    await replyTo(token, /Scheduled sch_/);
+    clock.advance(20 * 60_000);
+    await h!.schedules!.settle();
+    const customIdOf = (message: { components?: unknown }) =>
+      JSON.stringify(message.components ?? []).match(/"custom_id":"(appr:a:[^"]*)"/)?.[1];
+    const asking = () => general().find((message) => customIdOf(message) !== undefined);
+    await until(() => asking() !== undefined, "the approval request");
+    const request = asking()!;
+    const writes = () =>
+      h!.fake.callsTo("POST", new RegExp(`^/channels/${h!.fake.random.id}/messages$`)).filter((c) => c.status < 300).length;
+    const bobs = h!.fake.clickButton(request.id, customIdOf(request)!, h!.bob);
+    const bobSaw = () =>
+      h!.fake.calls
+        .filter((c) => c.path.includes(`/${bobs.token}`) && c.status < 300)
+        .map((c) => String(c.body?.content ?? ""))
+        .join("\n");
+    await until(() => /You can't decide this one\./.test(bobSaw()), `bob's refusal in:\n${bobSaw()}`);
+    expect(writes()).toBe(0);
+    h!.fake.clickButton(request.id, customIdOf(request)!, h!.alice);
+    await until(() => general().some((message) => message.content.includes("Posted the notice.")), "the answer after the approval");
+    expect(writes()).toBe(1);
   });
 
   it("cancels for the owner and refuses anyone else; resume by id", async () => {
