@@ -112,4 +112,12 @@ describe("schedules in the console", () => {
     term!.type("/usage");
     await term!.waitFor("Only the bot's admins can see usage and cost.", refused);
   });
+
+  it("says so when the process has no schedules (a harness without them), and runs nothing", async () => {
+    term = await startConsole({ model: new ScriptedModel([]) });
+    await term.waitFor("> ");
+    const from = term.mark();
+    term.type("/schedule in 20 minutes: summarise the log");
+    await term.waitFor("Schedules are not set up in this bot process.", from);
+  });
 });
