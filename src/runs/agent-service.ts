@@ -313,9 +313,9 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
 
   /**
    * Queues the resume of a decision this call claimed. A surface with a presenter shows the rest
-   * of the run from whichever process runs it; otherwise (the console) the caller waits for it here.
+   * of the run from whichever process runs it; otherwise, and for a person's own run on a surface
+   * whose caller waits for its runs (the console's prompt), the caller waits for it here.
    */
-  /** The surface's presenter shows the rest of a decided run, except where the deciding caller waits for its own runs (the console's prompt) and a schedule did not start it. */
   function resumeQueued(run: StoredRun, sink: EventSink, reply?: ReplyHandle): Promise<Resumed> {
     const { origin } = run.state;
     const waited = surfaces.get(origin.surface)?.waitsForOwnRuns === true && origin.schedule === undefined;

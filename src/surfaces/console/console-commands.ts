@@ -6,8 +6,7 @@ import { commandIn } from "../core/commands.js";
 export type ConsoleCommand =
   | { readonly kind: "ask"; readonly text: string }
   | { readonly kind: "empty" }
-  /** One of the core's commands (core/commands.ts): memory, forget, tools, settings, audit… */
-  /** `text`: what followed the name, for the commands that take it (`/schedule <when>: <what>`). */
+  /** One of the core's commands (core/commands.ts): memory, forget, tools, settings, audit…; `text` follows the name of one that takes it (`/schedule <when>: <what>`). */
   | { readonly kind: "command"; readonly name: string; readonly text: string }
   | { readonly kind: "trace" }
   /** `question` is undefined when none followed `/demo loop`. */
