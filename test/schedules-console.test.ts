@@ -3,7 +3,8 @@
 // fires (only the schedules' clock moves) prints its answer between the person's lines;
 // `/schedules`, `/unschedule`, and `/usage` for the console's person (its admin here).
 import { afterEach, describe, expect, it } from "vitest";
-import { ScriptedModel, say } from "../src/agent/model-scripted.js";
+import { call, ScriptedModel, say } from "../src/agent/model-scripted.js";
+import { noteTool } from "./support/service-harness.js";
 import { startConsole, type ConsoleHarness } from "./support/console-harness.js";
 import { settingsOf } from "./support/governance-kit.js";
 import { manualClock } from "./support/schedule-harness.js";
@@ -81,6 +82,48 @@ describe("schedules in the console", () => {
     // A one-shot ends after its run: it is no longer listed.
     await term!.waitFor("You have no schedules.", end);
     expect(term!.text().split("The log is quiet.")).toHaveLength(2);
+  });
+
+  it("asks a slot's write at the prompt, as its owner is the console's person: y runs it once", async () => {
+    const clock = manualClock(Date.now());
+    const note = noteTool();
+    term = await startConsole({
+      model: new ScriptedModel([call("post_note", { text: "deploy at 5pm" }), say("Posted the note.")]),
+      tools: [note.tool],
+      schedules: { clock },
+    });
+    await term.waitFor("> ");
+    const from = term.mark();
+    term.type("/schedule in 20 minutes: post the deploy note");
+    await term.waitFor(/Results will be posted[^\n]*\n/, from);
+    clock.advance(20 * 60_000);
+    await term.schedules!.settle();
+    const asked = await term.waitFor("approve? [y/N] ", from);
+    expect(term.text().slice(from)).toMatch(/post_note changes things, so it needs your approval[\s\S]*"text": "deploy at 5pm"/);
+    expect(note.posted).toEqual([]);
+    term.type("y");
+    await term.waitFor(/⏰ Schedule sch_[a-z0-9]{8}: post the deploy note\nPosted the note\./, asked);
+    expect(note.posted).toEqual(["deploy at 5pm"]);
+  });
+
+  it("a slot's write answered anything but y is denied and never runs", async () => {
+    const clock = manualClock(Date.now());
+    const note = noteTool();
+    term = await startConsole({
+      model: new ScriptedModel([call("post_note", { text: "deploy at 5pm" }), say("Understood, not posted.")]),
+      tools: [note.tool],
+      schedules: { clock },
+    });
+    await term.waitFor("> ");
+    const from = term.mark();
+    term.type("/schedule in 20 minutes: post the deploy note");
+    await term.waitFor(/Results will be posted[^\n]*\n/, from);
+    clock.advance(20 * 60_000);
+    await term.schedules!.settle();
+    const asked = await term.waitFor("approve? [y/N] ", from);
+    term.type("what is 2+2?");
+    await term.waitFor("Understood, not posted.", asked);
+    expect(note.posted).toEqual([]);
   });
 
   it("lists, cancels and tells an unknown id", async () => {

@@ -1,10 +1,11 @@
 // How a run no prompt waits for shows in the console: a schedule's slot, fired while the person
 // types or reads. It prints when it starts and when it answers, between the person's own lines;
-// the console decides only its own questions' writes at its prompt, so a slot's write request is
-// shown and left to expire (its summary follows then).
+// a write it asks for is handed to the prompt (slot-approvals.ts), which asks its owner, the
+// console's person.
+import type { PendingApproval } from "../../agent/types.js";
 import type { DisplayRequest, RunDisplay } from "../core/surface.js";
 import { RUN_FAILED } from "../core/texts.js";
-import { approvalRequest, clean } from "./console-text.js";
+import { clean } from "./console-text.js";
 
 const PROGRESS_INTERVAL_MS = 1_000;
 
@@ -14,8 +15,11 @@ function headingOf(request: DisplayRequest<unknown>): string {
   return slot ? `⏰ Schedule ${slot.scheduleId}: ${first}` : `Run: ${first}`;
 }
 
-/** `notice` prints a block of lines between the person's own (and draws the prompt again). */
-export function createConsoleDisplay(notice: (text: string) => void): (request: DisplayRequest<unknown>) => RunDisplay<never> {
+/** `notice` prints a block of lines between the person's own (and draws the prompt again); `approval` asks at the prompt. */
+export function createConsoleDisplay(
+  notice: (text: string) => void,
+  approval: (pending: PendingApproval) => void,
+): (request: DisplayRequest<unknown>) => RunDisplay<never> {
   return (request) => {
     const heading = headingOf(request);
     return {
@@ -29,9 +33,8 @@ export function createConsoleDisplay(notice: (text: string) => void): (request: 
         return { messageId: `console:${card.runId}` };
       },
       async approval(card) {
-        notice(
-          `${heading}\n${approvalRequest(card.pending)}\n  (Only a question typed here can be approved at the prompt; this request expires undecided.)`,
-        );
+        notice(`${heading}\n(It needs your approval for a write.)`);
+        approval(card.pending);
         return undefined;
       },
       failure: async () => notice(`${heading}\n${RUN_FAILED}`),
