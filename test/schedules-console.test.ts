@@ -40,6 +40,29 @@ describe("schedules in the console", () => {
     expect(shown.match(/\d{4}-\d\d-\d\d 09:00 Europe\/Berlin \((Mon|Tue|Wed|Thu|Fri)\)/g)).toHaveLength(3);
   });
 
+  it("prints the next three times right across daylight saving's changes in Europe/Berlin", async () => {
+    // Friday 26 March 2027: clocks go forward at 02:00 on Sunday the 28th; back at 03:00 on Sunday 31 October.
+    const spring = manualClock(Date.UTC(2027, 2, 26, 12));
+    term = await startConsole({ model: new ScriptedModel([]), schedules: { clock: spring } });
+    await term.waitFor("> ");
+    let from = term.mark();
+    term.type("/schedule every day at 2:30 Europe/Berlin: check the backups");
+    await term.waitFor(/Results will be posted[^\n]*\n/, from);
+    expect(term.text().slice(from)).toContain(
+      "Next: 2027-03-27 02:30 Europe/Berlin (Sat), 2027-03-28 03:00 Europe/Berlin (Sun), 2027-03-29 02:30 Europe/Berlin (Mon).",
+    );
+    await term.close();
+    const autumn = manualClock(Date.UTC(2027, 9, 29, 12));
+    term = await startConsole({ model: new ScriptedModel([]), schedules: { clock: autumn } });
+    await term.waitFor("> ");
+    from = term.mark();
+    term.type("/schedule every day at 2:30 Europe/Berlin: check the backups");
+    await term.waitFor(/Results will be posted[^\n]*\n/, from);
+    expect(term.text().slice(from)).toContain(
+      "Next: 2027-10-30 02:30 Europe/Berlin (Sat), 2027-10-31 02:30 Europe/Berlin (Sun), 2027-11-01 02:30 Europe/Berlin (Mon).",
+    );
+  });
+
   it("never takes the machine's timezone by itself: it only suggests it", async () => {
     await start();
     const from = term!.mark();
