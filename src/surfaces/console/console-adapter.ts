@@ -1,9 +1,8 @@
 // Console mode: the bot in a terminal, on the same runner as Slack and Discord, as a surface
 // under the core (its commands are the core's). One session reads lines in order (a line typed
 // while a run works waits its turn), shows a progress line per tool call, the answer, and asks
-// `approve? [y/N]` before any write action: the console waits for its own runs, so it needs no
-// run display.
-import { userInfo } from "node:os";
+// `approve? [y/N]` before any write action: the console waits for its own runs; only a run nobody
+// waits for here (a schedule's slot) shows through its display (console-display.ts).
 import { createInterface, type Interface } from "node:readline";
 import { z } from "zod";
 import type { Logger } from "pino";
@@ -11,13 +10,14 @@ import type { AgentService } from "../../runs/service.js";
 import { renderTrace } from "../../agent/trace.js";
 import type { EventSink, PendingApproval, RunOutcome, StepRecord, TaskOrigin, Tool } from "../../agent/types.js";
 import type { SurfaceCore } from "../core/inbound.js";
-import type { ChatSurface, Spot, TextFormat } from "../core/surface.js";
+import type { ChatSurface, Spot } from "../core/surface.js";
 import { isApproval, parseCommand, type ConsoleCommand } from "./console-commands.js";
+import { createConsoleDisplay } from "./console-display.js";
+import { consoleFormat, osUserName } from "./console-format.js";
 import { createConsoleOutput } from "./console-output.js";
 import {
   answerText,
   approvalRequest,
-  clean,
   bannerText,
   decisionText,
   expiredText,
@@ -28,6 +28,7 @@ import {
 } from "./console-text.js";
 import { DEMO_LOOP_QUESTION, type DemoLoopRunner } from "./demo-loop.js";
 import { createLineQueue } from "./line-queue.js";
+import { createSlotApprovals } from "./slot-approvals.js";
 
 export interface ConsoleAdapterOptions {
   readonly service: AgentService;
@@ -57,25 +58,6 @@ const TRACE_CHARS = 20_000;
 /** The run in flight gets the runner's drain time (app.ts) before the process exits. */
 const BUSY_STOP = "Stopping: the run in progress gets a few seconds to reach a safe point.";
 const RUN_STOP = "\n(Stopping this run; Ctrl-C again leaves.)";
-
-function osUserName(): string {
-  try {
-    return userInfo().username || "you";
-  } catch {
-    return "you";
-  }
-}
-
-/** Terminal-safe text; ids are shown as they are, links after their label. */
-const consoleFormat: TextFormat = {
-  plain: clean,
-  person: clean,
-  role: clean,
-  code: clean,
-  block: clean,
-  link: (url, label) => `${label} ${clean(url)}`,
-  maxChars: 20_000,
-};
 
 export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSurface {
   const { service, logger } = options;
@@ -123,6 +105,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
 
   /** An approval left by an earlier process may expire any moment: the core hands it here from the start. */
   function expired(pending: PendingApproval, outcome: RunOutcome): void {
+    slotApprovals.drop(pending.runId);
     if (waiting?.runId === pending.runId) waiting.expired.abort();
     lastSteps = outcome.steps;
     out.line(`\n${expiredText(pending, outcome)}\n`);
@@ -151,6 +134,16 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     return undefined;
   }
 
+  // A slot's run shows the rest through the display once decided; a failure to decide is the log's.
+  const slotApprovals = createSlotApprovals(
+    (pending) =>
+      askApproval(pending).then(
+        () => void (idle && prompt(PROMPT)),
+        (error: unknown) => logger.error({ err: error, runId: pending.runId }, "could not decide a schedule's approval"),
+      ),
+    () => idle && !waiting && !stopped,
+  );
+
   /** Shows the outcome; a pause asks for approval and goes on with the run until it answers. */
   async function show(first: RunOutcome): Promise<void> {
     let outcome: RunOutcome | undefined = first;
@@ -174,7 +167,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
       case "trace":
         return out.line(lastSteps ? renderTrace(lastSteps, { maxChars: TRACE_CHARS }) : "No run yet.");
       case "command":
-        return core?.command({ at: here, name: command.name, text: "" });
+        return core?.command({ at: here, name: command.name, text: command.text });
       case "help":
         return out.line(helpText());
       case "bad_command":
@@ -187,6 +180,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     while (!stopped) {
       idle = true;
       prompt(PROMPT);
+      slotApprovals.pump();
       const line = await lines.next();
       idle = false;
       if (line === undefined) {
@@ -239,6 +233,14 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     directMessage: (_person, text) => print(here, text),
     settleApproval: async () => {},
     expired,
+    waitsForOwnRuns: true,
+    display: createConsoleDisplay(
+      (text) => {
+        out.line(`\n${text}\n`);
+        if (idle && !waiting) prompt(PROMPT);
+      },
+      (pending) => slotApprovals.offer(pending),
+    ),
 
     async start(flows) {
       core = flows;
