@@ -1,6 +1,7 @@
 // The soak's verdict, from what was sent, what the people saw, what was written and what the
 // store still holds: each check a name and the list of what broke it (empty: it held), each
 // item naming the message (m<n>), its conversation, channel and thread. Pure.
+import { UNKNOWN_OUTCOME } from "../src/runs/write-ledger.js";
 import type { Death } from "./fleet.js";
 import { STORAGE_TROUBLE, type Observed, type Post } from "./observer.js";
 import type { SentMessage } from "./traffic.js";
@@ -132,6 +133,9 @@ export function runChecks(record: SoakRecord): CheckResult[] {
           : [];
       if (applied(message.n) === 1) return [];
       if (applied(message.n) === 0 && attempts.length > 0) return []; // Slack refused it (429/500): not applied, and the model was told.
+      // A kill -9 between the ledger's "executing" and Slack's answer: nobody can know whether the write happened (a post
+      // has no idempotency key), so it is not tried again (at most once) and the answer says the outcome is unknown.
+      if (applied(message.n) === 0 && replies.get(message.n)!.some((post) => post.text.includes(UNKNOWN_OUTCOME.slice(0, 60)))) return [];
       const said = replies
         .get(message.n)!
         .map((post) => `; answered "${post.text.slice(0, 140)}"`)

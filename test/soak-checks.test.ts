@@ -1,5 +1,6 @@
 // The soak's own verdict (soak/checks.ts), its fault schedule and its model: each check must
 // fail on the breach it names, so a green soak means something.
+import { UNKNOWN_OUTCOME } from "../src/runs/write-ledger.js";
 import { describe, expect, it } from "vitest";
 import { faultSchedule } from "../soak/chaos.js";
 import { runChecks, type CheckName, type SoakRecord } from "../soak/checks.js";
@@ -163,6 +164,15 @@ describe("the soak's checks", () => {
       observed.writes.set(1, [{ seq: 13, status: 500, error: undefined }]),
     );
     expect(failuresOf(checked).approvedExactlyOnce).toEqual([]);
+  });
+
+  it("accept an approved write cut by a kill -9 as not made when its answer says the outcome is unknown, and flag it otherwise", () => {
+    const told = record([message(1, { kind: "approved" })], (observed) =>
+      observed.answers.set(1, [post(15, `ANSWER m1 approved (tools said: "Error: ${UNKNOWN_OUTCOME}")`)]),
+    );
+    expect(failuresOf(told).approvedExactlyOnce).toEqual([]);
+    const silent = record([message(1, { kind: "approved" })], (observed) => observed.answers.set(1, [post(15, "ANSWER m1 approved")]));
+    expect(failuresOf(silent).approvedExactlyOnce).toEqual([expect.stringMatching(/^m1 .*written 0 times/)]);
   });
 
   it("flag what the store still holds, deaths the soak did not cause, runs without their tools and apologies", () => {
