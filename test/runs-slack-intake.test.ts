@@ -5,7 +5,7 @@ import { spotOf } from "../src/surfaces/core/inbound.js";
 import { conversationAt } from "../src/surfaces/slack/slack-place.js";
 import { ScriptedModel } from "../src/agent/model-scripted.js";
 import type { ModelRequest } from "../src/agent/types.js";
-import { intakeIdFor } from "../src/runs/intake-store.js";
+import { createIntakeStore, intakeIdFor } from "../src/runs/intake-store.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";
 import { startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";
 import { mentionEvent, postEvent } from "./support/fake-slack-requests.js";
@@ -105,5 +105,43 @@ describe("Slack intake", () => {
       .find((message) => message.text === "Here is what the thread says.")!;
     expect(await harness.store.get(`answered:${runId}`)).toMatchObject({ messageId: answer.ts });
     expect(await harness.store.get(`intake:${runId}`)).toMatchObject({ state: "done", result: "answered" });
+  });
+
+  describe("a process killed after posting the answer and before marking it", () => {
+    const QUESTION_TS = "1700300300.000100";
+    const runId = intakeIdFor("slack", `C0GENERAL:${QUESTION_TS}`);
+    const answers = (harness: SlackHarness) =>
+      harness.fake.threadMessages("C0GENERAL", QUESTION_TS).filter((message) => message.text.startsWith("Here is"));
+
+    /** Answers once, then leaves the store as a kill -9 between the post and the mark does: no mark, the record running. */
+    async function killedAfterPosting(): Promise<SlackHarness> {
+      const harness = await startSlackHarness({ model: answering() });
+      open.push(harness);
+      await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> summarise`, ts: QUESTION_TS }));
+      await until(async () => ((await harness.store.get(`intake:${runId}`)) as { state?: string } | undefined)?.state === "done", "done");
+      await harness.service.close(20);
+      await harness.store.delete(`answered:${runId}`);
+      const intake = createIntakeStore(harness.store);
+      const loaded = await intake.load(runId);
+      if (loaded.kind !== "found") throw new Error(loaded.kind);
+      await intake.update({ ...loaded.record, state: "running" });
+      return harness;
+    }
+
+    it("the next process finds the answer in the thread by its metadata and does not post it again", async () => {
+      const harness = await killedAfterPosting();
+      await harness.restart(new ScriptedModel([], { whenExhausted: { text: "Here is a second answer." } }));
+      await until(async () => ((await harness.store.get(`intake:${runId}`)) as { state?: string } | undefined)?.state === "done", "done");
+      expect(answers(harness).map((message) => message.text)).toEqual(["Here is what the thread says."]);
+      expect(await harness.store.get(`answered:${runId}`)).toMatchObject({ messageId: answers(harness)[0]!.ts });
+    });
+
+    it("when Slack can't say whether it was posted, the answer is posted again (a second copy beats a lost answer)", async () => {
+      const harness = await killedAfterPosting();
+      harness.fake.fail("conversations.replies", { error: "internal_error", times: 10 });
+      await harness.restart(new ScriptedModel([], { whenExhausted: { text: "Here is a second answer." } }));
+      await until(async () => answers(harness).length === 2, "the second answer");
+      expect(answers(harness).map((message) => message.text)).toEqual(["Here is what the thread says.", "Here is a second answer."]);
+    });
   });
 });

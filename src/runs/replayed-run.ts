@@ -18,6 +18,21 @@ export async function settleReplay(work: RunWork, record: IntakeRecord): Promise
     await checkpoints.remove(record.id);
     return true;
   }
+  // Posted by a process that died before the mark: the platform holds it, and it is not posted again.
+  const { origin } = record.task;
+  if (presenters.canShow(record.id, origin.surface)) {
+    const found = await presenters.presenterFor(record.id, origin, record.task.text, record.task.reply).findAnswer?.(record.id);
+    if (found) {
+      logger.info(
+        { intakeId: record.id },
+        "a message's answer is in its conversation already (its mark was not written); it is marked done",
+      );
+      await work.markAnswered(record.id, found);
+      await intake.update({ ...record, state: "done", result: "answered" });
+      await checkpoints.remove(record.id);
+      return true;
+    }
+  }
   const paused = await deps.approvals().load(record.id);
   if (paused.kind !== "found") return false;
   const { state, pending } = paused.run;

@@ -68,6 +68,8 @@ export interface RunWork {
   cardShownBefore(runId: string, callId: string): Promise<boolean>;
   /** Records that an outcome was shown (see answer-marks.ts); tries while the store blinks. Never rejects. */
   markShown(outcome: RunOutcome, posted: PostedAnswer | undefined): Promise<void>;
+  /** markShown for an answer found on the platform (posted by a process that died before marking it). Never rejects. */
+  markAnswered(runId: string, posted: PostedAnswer): Promise<void>;
   /** The saved state plus a step for the writes the ledger holds and the state does not show, with their outcomes, shown on `sink`. */
   withUnknownWrites(state: RunState, sink: EventSink, observe: Observe): Promise<RunState>;
   interrupted(key: string, presenter: RunPresenter): Promise<"interrupted">;
@@ -154,11 +156,15 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
   }
 
   /** Records that the answer (or the approval card) was shown, trying while the store blinks (a Redis restart): a replay without the mark would show it again. */
-  async function markShown(outcome: RunOutcome, posted: PostedAnswer | undefined): Promise<void> {
+  function markShown(outcome: RunOutcome, posted: PostedAnswer | undefined): Promise<void> {
     const { runId } = outcome;
     const mark = { at: clock(), ...(posted ? { messageId: posted.messageId } : {}) };
-    const write =
-      outcome.status === "answered" ? () => answers.record(runId, mark) : () => answers.recordCard(runId, outcome.pending.callId, mark);
+    return outcome.status === "answered"
+      ? markWith(runId, () => answers.record(runId, mark))
+      : markWith(runId, () => answers.recordCard(runId, outcome.pending.callId, mark));
+  }
+
+  async function markWith(runId: string, write: () => Promise<void>): Promise<void> {
     await withRetries(write, STORE_RETRY, (error, attempt) =>
       logger.warn({ err: error, runId, attempt }, "could not record that a run's outcome was shown; trying again"),
     ).catch((error: unknown) =>
@@ -233,6 +239,7 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
     answeredBefore: (runId) => answers.find(runId),
     cardShownBefore: (runId, callId) => answers.cardShown(runId, callId),
     markShown,
+    markAnswered: (runId, posted) => markWith(runId, () => answers.record(runId, { at: clock(), messageId: posted.messageId })),
     withUnknownWrites,
     interrupted,
   };

@@ -122,6 +122,11 @@ export interface RunPresenter {
   finish(outcome: RunOutcome): Promise<PostedAnswer | Unposted | undefined>;
   /** The run could not produce an outcome at all: tells the person so. Must not throw. */
   fail(error: unknown): Promise<void>;
+  /**
+   * The answer of `runId` the platform already holds, when a process posted it and died before marking it
+   * (answer-marks.ts); asked only when a run is taken up again. Never throws: undefined when none or it can't tell.
+   */
+  findAnswer?(runId: string): Promise<PostedAnswer | undefined>;
 }
 
 /** Reads a task's thread context from its `contextSource` when its run starts. Must not throw (no context: []). */

@@ -35,6 +35,8 @@ export interface FakeMessage {
   bot_id?: string;
   text: string;
   blocks?: unknown[];
+  /** Slack's message metadata (`event_type`, `event_payload`); listed only when asked with include_all_metadata. */
+  metadata?: { event_type: string; event_payload: Record<string, unknown> };
   chunks: unknown[];
   streaming?: "open" | "stopped";
   streamStartedAt?: number;

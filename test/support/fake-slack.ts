@@ -82,6 +82,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       bot_id: BOT_ID,
       text: str(args.text) ?? str(args.markdown_text) ?? "",
       blocks: Array.isArray(args.blocks) ? args.blocks : undefined,
+      ...metadataOf(args.metadata),
       chunks: [],
       ...extra,
     };
@@ -89,7 +90,19 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     return message;
   };
   const notInChannel = (channel: unknown) => typeof channel === "string" && notMember.has(channel);
-  const listing = (list: FakeMessage[]) => list.map(({ chunks: _chunks, streaming: _streaming, ...rest }) => rest);
+  /** Slack takes metadata as an object or its JSON; anything else is not kept. */
+  const metadataOf = (value: unknown): Pick<FakeMessage, "metadata"> => {
+    const parsed = typeof value === "string" ? (JSON.parse(value) as unknown) : value;
+    if (typeof parsed !== "object" || parsed === null) return {};
+    const { event_type, event_payload } = parsed as Record<string, unknown>;
+    return typeof event_type === "string" && typeof event_payload === "object" && event_payload !== null
+      ? { metadata: { event_type, event_payload: event_payload as Record<string, unknown> } }
+      : {};
+  };
+  const listing = (list: FakeMessage[], args: Record<string, unknown> = {}) =>
+    list.map(({ chunks: _chunks, streaming: _streaming, metadata, ...rest }) =>
+      metadata && (args.include_all_metadata === true || args.include_all_metadata === "true") ? { ...rest, metadata } : rest,
+    );
   const kindOf = (channel: string): ChannelKind => channelKinds.get(channel) ?? (channel.startsWith("D") ? "im" : "public");
   /** Slack's window: messages after `oldest` and before `latest` (inclusive only when asked). */
   const inWindow = (args: Record<string, unknown>) => (message: FakeMessage) => {
@@ -109,7 +122,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     const end = offset + limit;
     const hasMore = end < list.length;
     return {
-      messages: listing(list.slice(offset, end)),
+      messages: listing(list.slice(offset, end), args),
       has_more: hasMore,
       response_metadata: { next_cursor: hasMore ? Buffer.from(`offset:${end}`).toString("base64") : "" },
     };
@@ -261,7 +274,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       const top = messages
         .filter((m) => m.channel === args.channel && (m.thread_ts === undefined || m.thread_ts === m.ts))
         .sort((a, b) => Number(b.ts) - Number(a.ts));
-      return { ok: true, messages: listing(top.slice(0, Number(args.limit ?? 100))), has_more: false };
+      return { ok: true, messages: listing(top.slice(0, Number(args.limit ?? 100)), args), has_more: false };
     },
   };
 

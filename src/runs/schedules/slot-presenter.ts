@@ -9,6 +9,7 @@ export function slotPresenter(shown: RunPresenter, slot: ScheduledSlot): RunPres
   return {
     sink: shown.sink,
     fail: (error) => shown.fail(error),
+    ...(shown.findAnswer ? { findAnswer: shown.findAnswer } : {}),
     async finish(outcome) {
       if (outcome.status === "answered" && isSilentAnswer(outcome.answer)) return;
       if (outcome.status === "answered" && slot.late) return shown.finish({ ...outcome, answer: `${outcome.answer}\n\n${lateNote(slot)}` });

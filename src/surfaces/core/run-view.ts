@@ -69,6 +69,7 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
       if (ref !== undefined) await deps.refs.remember(outcome.pending, ref);
       return undefined;
     },
+    ...(display.findAnswer ? { findAnswer: (id: string) => display.findAnswer!(id) } : {}),
     async fail(error) {
       logger.error({ err: error, runId }, "the run failed without an answer");
       await progress.close();

@@ -55,6 +55,7 @@ function deferred<R>(opening: Promise<RunDisplay<R>>, progressIntervalMs: number
     answer: async (card) => (await opening).answer(card),
     approval: async (card) => (await opening).approval(card),
     failure: async () => (await opening).failure(),
+    findAnswer: async (runId) => (await opening).findAnswer?.(runId),
   };
 }
 

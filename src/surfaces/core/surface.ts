@@ -51,6 +51,8 @@ export interface RunDisplay<Ref> {
   approval(card: ApprovalCard): Promise<Ref | undefined>;
   /** The run failed without an outcome: says so in general words. Must not throw. */
   failure(): Promise<void>;
+  /** The answer of `runId` already in the conversation (see RunPresenter.findAnswer); where the platform can tell. Must not throw. */
+  findAnswer?(runId: string): Promise<PostedAnswer | undefined>;
 }
 
 /** What a run's display is built from: `below` is the approval message an expired run's summary goes under. */

@@ -2,6 +2,7 @@
 // live step trace in the thread (streamed task list, or an edited trace message where streaming
 // is not available) with the Stop button, then the answer (with the guard line when a guard
 // fired, and 👍 / 👎) or the approval message.
+import { answerMetadata, findPostedAnswer } from "./posted-answer.js";
 import type { webApi } from "@slack/bolt";
 import type { RunOutcome } from "../../agent/types.js";
 import { renderTrace } from "../../agent/trace.js";
@@ -127,7 +128,7 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
       await closeTrace(outcome);
     },
     async answer(card) {
-      const ts = await postAnswer(client, logger, replyTarget, card.answer, card.stop);
+      const ts = await postAnswer(client, logger, replyTarget, card.answer, card.stop, answerMetadata(card.runId));
       if (ts === undefined) return undefined;
       // Feedback is welcome, not required: tried once.
       const votes = { text: "Was this answer helpful?", blocks: feedbackBlocks(card.runId, card.stop) };
@@ -143,6 +144,10 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
       } as const;
       const ts = await post(client, logger, replyTarget, message, failure);
       return ts === undefined ? undefined : { channel: replyTarget.channel, ts };
+    },
+    async findAnswer(id) {
+      const ts = await findPostedAnswer(client, logger, replyTarget, id);
+      return ts === undefined ? undefined : { messageId: ts };
     },
     async failure() {
       await status.stop();

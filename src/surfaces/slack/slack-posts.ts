@@ -7,6 +7,7 @@ import type { types, webApi } from "@slack/bolt";
 import type { GuardStop } from "../../agent/types.js";
 import type { Logger } from "../../logger.js";
 import { splitText } from "../core/split-text.js";
+import type { answerMetadata } from "./posted-answer.js";
 import { describeSlackError, slackErrorCode } from "./slack-api.js";
 import { escapeSlackText, MESSAGE_MAX_CHARS, neutraliseMentions, toSlackMrkdwn } from "./slack-text.js";
 
@@ -25,6 +26,7 @@ export interface Body {
   readonly blocks?: readonly (types.KnownBlock | types.Block)[];
   /** Answers and traces: a link in them shows no preview. */
   readonly unfurl?: false;
+  readonly metadata?: ReturnType<typeof answerMetadata>;
 }
 
 /** How a refusal is logged. */
@@ -46,8 +48,14 @@ export async function post(
   failure: Failure,
   retry = true,
 ): Promise<string | undefined> {
-  const { text, blocks, unfurl } = body;
-  const message = { channel: where.channel, ...threadOf(where), text, ...(blocks ? { blocks: [...blocks] } : {}) };
+  const { text, blocks, unfurl, metadata } = body;
+  const message = {
+    channel: where.channel,
+    ...threadOf(where),
+    text,
+    ...(blocks ? { blocks: [...blocks] } : {}),
+    ...(metadata ? { metadata } : {}),
+  };
   const request = unfurl === false ? { ...message, unfurl_links: false, unfurl_media: false } : message;
   for (let attempt = 0; ; attempt += 1) {
     try {
@@ -91,12 +99,13 @@ export async function postAnswer(
   where: Where,
   answer: string,
   stop: GuardStop | undefined,
+  metadata: ReturnType<typeof answerMetadata>,
 ): Promise<string | undefined> {
   const split = splitText(toSlackMrkdwn(answer), MESSAGE_MAX_CHARS);
   const failure: Failure = { level: "error", message: "could not post the answer; it is in this log line", fields: { answer } };
   let first: string | undefined;
   for (const part of split.length > 0 ? split : [EMPTY_ANSWER]) {
-    const ts = await post(client, logger, where, { text: part, unfurl: false }, failure);
+    const ts = await post(client, logger, where, { text: part, unfurl: false, ...(first === undefined ? { metadata } : {}) }, failure);
     if (ts === undefined) return undefined;
     first ??= ts;
   }
