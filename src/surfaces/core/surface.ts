@@ -34,7 +34,7 @@ export interface TextFormat {
   readonly maxChars: number;
 }
 
-/** How one run shows on a surface, built from its origin alone (any process can build it). */
+/** How one run shows on a surface, built from its origin alone (any process can build it). A failure of any call is logged by the core (an answer's in full). */
 export interface RunDisplay<Ref> {
   /** How often `progress` may be called; the core throttles to it. */
   readonly progressIntervalMs: number;
@@ -42,13 +42,13 @@ export interface RunDisplay<Ref> {
   progress(progress: Progress): Promise<void>;
   /** Shows at once that the run started, outside the progress interval (so its first step shows at once too); without it, that is the first progress. Never throws. */
   begin?(): void;
-  /** The run ended: its progress (status, Stop button) goes and its trace shows as it ended (`last`: the newest progress, maybe never shown). Must not throw. */
+  /** The run ended: its progress (status, Stop button) goes and its trace shows as it ended (`last`: the newest progress, maybe never shown). */
   endProgress(outcome: RunOutcome, last: Progress): Promise<void>;
-  /** The answer, with 👍 / 👎 and the trace. Undefined when it could not be posted (logged in full). Must not throw. */
+  /** The answer, with 👍 / 👎 and the trace. Rejects, or resolves undefined once the surface logged it in full, when it could not be posted. */
   answer(card: AnswerCard): Promise<PostedAnswer | undefined>;
-  /** The approval request with its buttons; where it is, for the expiry and late clicks. Must not throw. */
+  /** The approval request with its buttons; where it is, for the expiry and late clicks (undefined: not posted). */
   approval(card: ApprovalCard): Promise<Ref | undefined>;
-  /** The run failed without an outcome: says so in general words. Must not throw. */
+  /** The run failed without an outcome: says so in general words. */
   failure(): Promise<void>;
 }
 

@@ -57,11 +57,13 @@ export function messageBody(message: OutgoingMessage) {
   return { content: message.content, allowed_mentions: allowed, ...(message.components ? { components: message.components } : {}) };
 }
 
+/** A message Discord says it sent (a channel's or a webhook's), checked. */
+export function sent(raw: unknown): SentMessage {
+  const message = MessageResponse.parse(raw);
+  return { channelId: message.channel_id, messageId: message.id };
+}
+
 export function createChannelApi(rest: REST): ChannelApi {
-  const sent = (raw: unknown): SentMessage => {
-    const message = MessageResponse.parse(raw);
-    return { channelId: message.channel_id, messageId: message.id };
-  };
   return {
     async send(channelId, message, replyTo) {
       const reference = replyTo ? { message_reference: { message_id: replyTo, fail_if_not_exists: false } } : {};

@@ -10,6 +10,7 @@ import type { Config } from "../../config.js";
 import { ConfigError } from "../../errors.js";
 import type { Logger } from "../../logger.js";
 import { within } from "../../runs/within.js";
+import { attempt } from "../core/attempt.js";
 import { createInFlight } from "../core/in-flight.js";
 import type { SurfaceCore } from "../core/inbound.js";
 import type { ChatSurface } from "../core/surface.js";
@@ -81,14 +82,8 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
   }
 
   /** Says whether Discord took it; never throws. */
-  const tried = (what: string, work: () => Promise<unknown>): Promise<boolean> =>
-    work().then(
-      () => true,
-      (error: unknown) => {
-        logger.info({ err: error }, `Discord refused ${what}`);
-        return false;
-      },
-    );
+  const tried = (what: string, work: () => Promise<unknown>) =>
+    attempt(logger, { level: "info", message: `Discord refused ${what}` }, work);
 
   return {
     name: "discord",

@@ -12,6 +12,7 @@ import type { Logger } from "../../logger.js";
 import type { HttpMount } from "../../ops/ops-server.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
 import { within } from "../../runs/within.js";
+import { attempt } from "../core/attempt.js";
 import type { SurfaceCore } from "../core/inbound.js";
 import type { ChatSurface } from "../core/surface.js";
 import { settledUpdate } from "./approval-message.js";
@@ -23,7 +24,7 @@ import { classifyMessage, type EntryPoint } from "./incoming-message.js";
 import { answerUntaken, isNotRecorded } from "./untaken-requests.js";
 import { rejectStale } from "./request-freshness.js";
 import { slackErrorCode } from "./slack-api.js";
-import { directMessage, post, whisper } from "./slack-posts.js";
+import { createSlackPosts } from "./slack-posts.js";
 import { BUTTON_ACTIONS, takeClick, type SlackClicked } from "./slack-clicks.js";
 import { createSlackDisplay, type MessageRef } from "./slack-display.js";
 import { placeOf, upgradeOrigin } from "./slack-place.js";
@@ -83,6 +84,7 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
   const clientOptions = { slackApiUrl: config.apiUrl, retryConfig: RETRY_POLICY, logger: slackLogger };
   const client = new webApi.WebClient(config.botToken, clientOptions);
   const writeClient = new webApi.WebClient(config.botToken, { ...clientOptions, retryConfig: NO_RETRIES, rejectRateLimitedCalls: true });
+  const posts = createSlackPosts(client, logger);
   const now = deps.now ?? Date.now;
   let accepting = false;
   let botUserId: string | undefined;
@@ -234,23 +236,22 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
     display(request) {
       const place = placeOf(request.origin);
       if (!place) throw new Error("the run's origin has no Slack thread");
-      return createSlackDisplay({ client, logger, streamLimits: deps.streamLimits ?? DEFAULT_STREAM_LIMITS, now }, place);
+      return createSlackDisplay({ client, posts, logger, streamLimits: deps.streamLimits ?? DEFAULT_STREAM_LIMITS, now }, place);
     },
     async post(at, text) {
       const place = placeOf(at.origin);
       if (!place) return false;
-      return (await post(client, logger, noteTarget(place), { text }, { level: "error", message: "could not post a reply" })) !== undefined;
+      return (await posts.post(noteTarget(place), { text }, { level: "error", message: "could not post a reply" })) !== undefined;
     },
     async whisper(at, text) {
       const place = placeOf(at.origin);
-      return place ? whisper(client, logger, noteTarget(place), at.origin.requester.id, text) : false;
+      return place ? posts.whisper(noteTarget(place), at.origin.requester.id, text) : false;
     },
-    directMessage: (person, text) => directMessage(client, logger, person.id, text),
+    directMessage: (person, text) => posts.directMessage(person.id, text),
     async settleApproval(message, card) {
       const update = settledUpdate(message, card);
-      await client.chat
-        .update(update)
-        .catch((error: unknown) => logger.warn({ err: error, channel: update.channel }, "could not update the approval message"));
+      const failure = { level: "warn", message: "could not update the approval message", fields: { channel: update.channel } } as const;
+      await attempt(logger, failure, () => client.chat.update(update));
     },
     async linkTo(_at, clicked) {
       const response = await client.chat.getPermalink({ channel: clicked.channel, message_ts: clicked.ts }).catch(() => undefined);

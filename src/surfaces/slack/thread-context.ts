@@ -10,7 +10,7 @@ import type { ChatMessage } from "../../agent/types.js";
 import type { Logger } from "../../logger.js";
 import type { ContextLoader } from "../../runs/service.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
-import { boundedThread } from "../core/thread-context.js";
+import { boundedThread, threadContextLoader } from "../core/thread-context.js";
 import { readPages } from "./slack-api.js";
 
 export const THREAD_PAGE_SIZE = 200;
@@ -73,36 +73,16 @@ async function threadBefore(client: webApi.WebClient, request: ThreadContextRequ
   return messages;
 }
 
-/** Never throws: a thread that cannot be read gives no context, and the run goes on. */
-export async function loadThreadContext(
-  client: webApi.WebClient,
-  request: ThreadContextRequest,
-  counter: TokenCounter,
-  logger: Logger,
-): Promise<ChatMessage[]> {
-  try {
-    return toThreadContext(await threadBefore(client, request, logger), request, counter);
-  } catch (error) {
-    logger.warn({ err: error, channel: request.channel, threadTs: request.threadTs }, "could not read the thread for context");
-    return [];
-  }
-}
-
-/** Never throws: a source that is not one of ours gives no context. */
+/** The core's loader (core/thread-context.ts) over the thread a Slack question was asked in. */
 export function slackContextLoader(
   client: webApi.WebClient,
   botUserId: () => string | undefined,
   counter: TokenCounter,
   logger: Logger,
 ): ContextLoader {
-  return async (source) => {
-    const parsed = SourceSchema.safeParse(source);
-    if (!parsed.success) {
-      logger.warn({ source }, "a recorded Slack thread reference is not usable; answering without the thread");
-      return [];
-    }
+  return threadContextLoader(SourceSchema, logger, async ({ channel, thread_ts: threadTs, before_ts: beforeTs }) => {
     const bot = botUserId();
-    const { channel, thread_ts: threadTs, before_ts: beforeTs } = parsed.data;
-    return loadThreadContext(client, { channel, threadTs, beforeTs, ...(bot ? { botUserId: bot } : {}) }, counter, logger);
-  };
+    const request = { channel, threadTs, beforeTs, ...(bot ? { botUserId: bot } : {}) };
+    return toThreadContext(await threadBefore(client, request, logger), request, counter);
+  });
 }
