@@ -7,9 +7,19 @@
 import type { z } from "zod";
 import type { PendingApproval, Person, RunOutcome, Surface, TaskOrigin, Tool } from "../../agent/types.js";
 import type { LinkStyle } from "../../governance/command-text.js";
+import type { Logger } from "../../logger.js";
 import type { ContextLoader, OriginUpgrade, PostedAnswer, ReplyHandle } from "../../runs/service.js";
 import type { AnswerCard, ApprovalCard, Progress, SettledCard } from "./cards.js";
 import type { SurfaceCore } from "./inbound.js";
+
+/** What every platform surface is built with. */
+export interface SurfaceDeps {
+  readonly logger: Logger;
+  /** False for BOT_ROLE=worker: it posts and presents runs, but takes no events (no route, socket or gateway: clicks and commands go to ingress processes); default true. */
+  readonly takeEvents?: boolean;
+  /** The connection to the platform went down or came back (readiness). Must not throw. */
+  readonly onConnection?: (state: "up" | "down", reason?: string) => void;
+}
 
 /** Where the bot answers someone: the conversation (an origin whose requester is the person acting) and, for a live interaction, its handle. */
 export interface Spot {

@@ -128,11 +128,11 @@ export function createDiscordTools(client: Client, writeRest: REST): Tool[] {
       const channel = await channelForRequester(client, channelId, origin, "read_channel", "read");
       try {
         const messages = await api.recentMessages(channel.id, limit);
-        return messages.map((message) => ({
-          id: message.id,
-          at: message.timestamp,
-          author: `${message.author}${message.bot ? " (bot)" : ""}`,
-          text: message.content,
+        return messages.map(({ id, timestamp, author, content }) => ({
+          id,
+          at: timestamp,
+          author: `${author.global_name ?? author.username}${author.bot ? " (bot)" : ""}`,
+          text: content,
         }));
       } catch (error) {
         throw explain(error, channel.id, "read messages");

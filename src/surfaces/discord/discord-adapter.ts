@@ -8,12 +8,11 @@ import { Client, DiscordjsError, DiscordjsErrorCodes, Events, GatewayIntentBits,
 import { z } from "zod";
 import type { Config } from "../../config.js";
 import { ConfigError } from "../../errors.js";
-import type { Logger } from "../../logger.js";
 import { within } from "../../runs/within.js";
 import { attempt } from "../core/attempt.js";
 import { createInFlight } from "../core/in-flight.js";
 import type { SurfaceCore } from "../core/inbound.js";
-import type { ChatSurface } from "../core/surface.js";
+import type { ChatSurface, SurfaceDeps } from "../core/surface.js";
 import { approvalButtons } from "./buttons.js";
 import { createChannelApi } from "./channel-api.js";
 import { createDiscordTools } from "./chat-tools.js";
@@ -23,18 +22,13 @@ import { decodeInteraction, placeOf, upgradeOrigin } from "./discord-place.js";
 import { approvalText, discordFormat, NO_PINGS, settledLine, withClosingLine } from "./messages.js";
 import { isLive, replySurface, webhookEdit, webhookSend } from "./reply-surface.js";
 
-export interface DiscordSurfaceDeps {
+export interface DiscordSurfaceDeps extends SurfaceDeps {
   readonly config: NonNullable<Config["discord"]>;
-  readonly logger: Logger;
   /** Ask for the privileged Message Content intent (enable it in the Developer Portal first). Mentions, DMs and commands work without it. */
   readonly messageContent?: boolean;
   readonly clock?: () => number;
   /** Progress edits of one reply are at least this far apart. */
   readonly progressIntervalMs?: number;
-  /** False for BOT_ROLE=worker: it posts and presents runs over REST, but opens no gateway (clicks and commands go to ingress processes); default true. */
-  readonly takeEvents?: boolean;
-  /** The gateway connection went down or came back (readiness). Must not throw. */
-  readonly onConnection?: (state: "up" | "down", reason?: string) => void;
 }
 
 const DESTROY_TIMEOUT_MS = 1_000;

@@ -8,13 +8,12 @@ import { App, HTTPReceiver, SocketModeReceiver, webApi } from "@slack/bolt";
 import { z } from "zod";
 import type { Config } from "../../config.js";
 import { ConfigError } from "../../errors.js";
-import type { Logger } from "../../logger.js";
 import type { HttpMount } from "../../ops/ops-server.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
 import { within } from "../../runs/within.js";
 import { attempt } from "../core/attempt.js";
 import type { SurfaceCore } from "../core/inbound.js";
-import type { ChatSurface } from "../core/surface.js";
+import type { ChatSurface, SurfaceDeps } from "../core/surface.js";
 import { settledUpdate } from "./approval-message.js";
 import { boltLogger } from "./bolt-logger.js";
 import { SLACK_EVENTS_ENDPOINT } from "./events-endpoint.js";
@@ -35,9 +34,8 @@ import { slackContextLoader } from "./thread-context.js";
 
 export type SlackConfig = NonNullable<Config["slack"]>;
 
-export interface SlackSurfaceDeps {
+export interface SlackSurfaceDeps extends SurfaceDeps {
   readonly config: SlackConfig;
-  readonly logger: Logger;
   /** The model's: a thread's context is measured in the tokens of the model it goes to, and no other encoding's tables are built. */
   readonly counter: TokenCounter;
   readonly now?: () => number;
@@ -45,10 +43,6 @@ export interface SlackSurfaceDeps {
   readonly streamLimits?: StreamLimits;
   /** HTTP mode: take requests on the process's ops port (PORT, opened before Slack loads, SLACK_EVENTS_ENDPOINT reserved on it) instead of a server of Bolt's own. */
   readonly httpMount?: HttpMount;
-  /** False for BOT_ROLE=worker: it posts and presents runs through the Web API, but takes no events (no route, no socket); default true. */
-  readonly takeEvents?: boolean;
-  /** Socket Mode: the connection went down or came back (readiness). Must not throw. */
-  readonly onConnection?: (state: "up" | "down", reason?: string) => void;
 }
 
 export interface SlackSurface extends ChatSurface<SlackClicked, MessageRef> {
