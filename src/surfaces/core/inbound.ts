@@ -83,6 +83,8 @@ export interface SurfaceCore<Clicked> {
   comment(runId: string, person: Person, text: string): Promise<void>;
   /** A click on a button the surface could not read (an older version's, or forged). */
   badClick(at: Spot): Promise<void>;
+  /** What the surface does with an event before it hands it on (an ack, a read of the channel): shutdown waits for it too. A failure is logged. */
+  track(what: string, work: Promise<unknown>): void;
 }
 
 /** Hands a click to the flow its button names; `button` undefined: the surface could not read it. Never rejects. */

@@ -26,7 +26,7 @@ import { slackErrorCode } from "./slack-api.js";
 import { createSlackPosts } from "./slack-posts.js";
 import { BUTTON_ACTIONS, takeClick, type SlackClicked } from "./slack-clicks.js";
 import { createSlackDisplay, type MessageRef } from "./slack-display.js";
-import { placeOf, upgradeOrigin } from "./slack-place.js";
+import { placeOf, upgradeOrigin, type ThreadPlace } from "./slack-place.js";
 import { slackFormat } from "./slack-text.js";
 import { ackEventsAfterListeners } from "./socket-ack.js";
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from "./stream-trace.js";
@@ -179,10 +179,7 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
     await closing;
   }
 
-  const noteTarget = (place: NonNullable<ReturnType<typeof placeOf>>) => ({
-    channel: place.channel,
-    ...(place.replyThreadTs ? { threadTs: place.replyThreadTs } : {}),
-  });
+  const noteTarget = (place: ThreadPlace) => ({ channel: place.channel, threadTs: place.replyThreadTs });
 
   return {
     name: "slack",
