@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { webApi } from "@slack/bolt";
 import { commandIn } from "../src/surfaces/core/commands.js";
 import { classifyMessage } from "../src/surfaces/slack/incoming-message.js";
-import { loadThreadContext, THREAD_MAX_PAGES, THREAD_PAGE_SIZE, toThreadContext } from "../src/surfaces/slack/thread-context.js";
+import {
+  slackContextLoader,
+  THREAD_MAX_PAGES,
+  THREAD_PAGE_SIZE,
+  threadSource,
+  toThreadContext,
+} from "../src/surfaces/slack/thread-context.js";
 import { silentLogger } from "../src/logger.js";
 import { TokenCounter } from "../src/tokens/token-counter.js";
 import { startFakeSlack, type FakeSlack } from "./support/fake-slack.js";
@@ -194,7 +200,7 @@ describe("toThreadContext", () => {
   });
 });
 
-describe("loadThreadContext", () => {
+describe("slackContextLoader", () => {
   let fake: FakeSlack;
   let client: webApi.WebClient;
   beforeAll(async () => {
@@ -202,6 +208,8 @@ describe("loadThreadContext", () => {
     client = new webApi.WebClient("xoxb-test", { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
   });
   afterAll(() => fake.close());
+  const origin = { surface: "slack", conversationKey: "slack:T1:C1:1.000100", requester: { id: "U0ALICE" }, place: {} } as const;
+  const load = (source: Readonly<Record<string, string>>) => slackContextLoader(client, () => BOT, counter, silentLogger)(source, origin);
 
   /** A thread whose root is at `root` seconds, with `replies` replies one second apart, then the question, then a later reply. */
   function thread(channel: string, root: number, replies: number) {
@@ -211,12 +219,12 @@ describe("loadThreadContext", () => {
       fake.addMessage({ channel, ts: ts(root + i), thread_ts: ts(root), user: "U0BOB", text: `reply ${i}` });
     fake.addMessage({ channel, ts: ts(root + replies + 1), thread_ts: ts(root), user: "U0ALICE", text: `<@${BOT}> what now?` });
     fake.addMessage({ channel, ts: ts(root + replies + 2), thread_ts: ts(root), user: "U0CAROL", text: "after the question" });
-    return { channel, threadTs: ts(root), beforeTs: ts(root + replies + 1), botUserId: BOT };
+    return threadSource(channel, ts(root), ts(root + replies + 1));
   }
 
   it("reads a long thread page by page, so the messages just before the question are kept", async () => {
     const request = thread("C0LONG", 1_800_000_000, 2 * THREAD_PAGE_SIZE + 50);
-    const context = await loadThreadContext(client, request, counter, silentLogger);
+    const context = await load(request);
     expect(context.at(-1)).toEqual({ role: "user", content: `<@U0BOB>: reply ${2 * THREAD_PAGE_SIZE + 50}` });
     expect(JSON.stringify(context)).not.toContain("after the question");
     const pages = fake.callsTo("conversations.replies").filter((c) => c.args.channel === "C0LONG");
@@ -227,15 +235,13 @@ describe("loadThreadContext", () => {
 
   it("stops after a bounded number of pages", async () => {
     const request = thread("C0ENDLESS", 1_810_000_000, THREAD_MAX_PAGES * THREAD_PAGE_SIZE + 10);
-    const context = await loadThreadContext(client, request, counter, silentLogger);
+    const context = await load(request);
     expect(context.length).toBeGreaterThan(0);
     expect(fake.callsTo("conversations.replies").filter((c) => c.args.channel === "C0ENDLESS")).toHaveLength(THREAD_MAX_PAGES);
   });
 
   it("gives no context, and does not throw, when the thread cannot be read", async () => {
     fake.fail("conversations.replies", { error: "ratelimited" });
-    expect(
-      await loadThreadContext(client, { channel: "C0GONE", threadTs: "1.000100", beforeTs: "2.000100" }, counter, silentLogger),
-    ).toEqual([]);
+    expect(await load(threadSource("C0GONE", "1.000100", "2.000100"))).toEqual([]);
   });
 });

@@ -135,6 +135,7 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
     feedback: (click) => track("a feedback click", feedback(ctx, click)),
     comment: (runId, person, text) => track("a feedback comment", comment(ctx, runId, person, text)),
     badClick: (at) => track("an unknown click", badClick(ctx, at)),
+    track: (what, work) => inFlight.track(what, work),
   };
 
   return {

@@ -1,6 +1,6 @@
 // What a surface hands the core once it has parsed an untrusted event: who acts, where, and
 // what they did. The core answers through the surface; none of these calls throws.
-import type { Decision, Person, RequestScope, Surface, TaskOrigin } from "../../agent/types.js";
+import type { Decision, GuardStop, Person, RequestScope, Surface, TaskOrigin } from "../../agent/types.js";
 import type { Rating } from "../../memory/feedback.js";
 import type { ReplyHandle } from "../../runs/service.js";
 import type { Spot } from "./surface.js";
@@ -59,6 +59,15 @@ export type DecisionClick<Clicked> = Click<Clicked> & { readonly runId: string; 
 export type StopClick<Clicked> = Click<Clicked> & { readonly runId: string };
 export type FeedbackClick<Clicked> = Click<Clicked> & { readonly runId: string; readonly guard: string; readonly rating: Rating };
 
+/** What one of the bot's buttons names, as the surface read it from a click (each surface encodes it in its own form). */
+export type Button =
+  | { readonly kind: "decision"; readonly decision: Decision; readonly runId: string; readonly callId: string }
+  | { readonly kind: "stop"; readonly runId: string }
+  | { readonly kind: "feedback"; readonly rating: Rating; readonly runId: string; readonly guard: string };
+
+/** The guard a feedback button names: the one that stopped the run, or "none". */
+export const guardOf = (stop: GuardStop | undefined): string => stop?.guard ?? "none";
+
 /** The flows, as a surface calls them. Each resolves when the work is done (or, for intake, recorded); none rejects. */
 export interface SurfaceCore<Clicked> {
   /** A question or a command word. Resolves once a question is recorded and queued (ack then); a command is answered after. */
@@ -74,4 +83,14 @@ export interface SurfaceCore<Clicked> {
   comment(runId: string, person: Person, text: string): Promise<void>;
   /** A click on a button the surface could not read (an older version's, or forged). */
   badClick(at: Spot): Promise<void>;
+  /** What the surface does with an event before it hands it on (an ack, a read of the channel): shutdown waits for it too. A failure is logged. */
+  track(what: string, work: Promise<unknown>): void;
+}
+
+/** Hands a click to the flow its button names; `button` undefined: the surface could not read it. Never rejects. */
+export function takeButton<Clicked>(core: SurfaceCore<Clicked>, click: Click<Clicked>, button: Button | undefined): Promise<void> {
+  if (!button) return core.badClick(click.at);
+  if (button.kind === "decision") return core.decide({ ...click, ...button });
+  if (button.kind === "stop") return core.stop({ ...click, ...button });
+  return core.feedback({ ...click, ...button });
 }

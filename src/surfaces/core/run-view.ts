@@ -59,14 +59,24 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
     async finish(outcome: RunOutcome) {
       await progress.close();
       await chain.catch(() => undefined);
-      await display.endProgress(outcome, current());
+      await display
+        .endProgress(outcome, current())
+        .catch((error: unknown) => logger.warn({ err: error }, "could not end a run's progress"));
       if (outcome.status === "answered") {
         const { runId: id, answer, stop, steps } = outcome;
-        const posted = await display.answer({ runId: id, answer, steps, question: deps.question, ...(stop ? { stop } : {}) });
-        return posted ?? UNPOSTED;
+        try {
+          return (await display.answer({ runId: id, answer, steps, question: deps.question, ...(stop ? { stop } : {}) })) ?? UNPOSTED;
+        } catch (error) {
+          logger.error({ err: error, runId: id, answer }, "could not post the answer; it is in this log line");
+          return UNPOSTED;
+        }
       }
-      const ref = await display.approval({ pending: outcome.pending, deciders: deps.deciders });
-      if (ref !== undefined) await deps.refs.remember(outcome.pending, ref);
+      const { pending } = outcome;
+      const ref = await display.approval({ pending, deciders: deps.deciders }).catch((error: unknown) => {
+        logger.error({ err: error, runId: pending.runId, tool: pending.tool }, "could not post the approval request");
+        return undefined;
+      });
+      if (ref !== undefined) await deps.refs.remember(pending, ref);
       return undefined;
     },
     ...(display.findAnswer ? { findAnswer: (id: string) => display.findAnswer!(id) } : {}),
@@ -74,7 +84,7 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
       logger.error({ err: error, runId }, "the run failed without an answer");
       await progress.close();
       await chain.catch(() => undefined);
-      await display.failure();
+      await display.failure().catch((failure: unknown) => logger.error({ err: failure, runId }, "could not say the run failed"));
     },
   };
 }

@@ -8,9 +8,19 @@ import type { z } from "zod";
 import type { PendingApproval, Person, RunOutcome, Surface, TaskOrigin, Tool } from "../../agent/types.js";
 import type { LinkStyle } from "../../governance/command-text.js";
 import type { Presence } from "../../runs/schedules/ports.js";
+import type { Logger } from "../../logger.js";
 import type { ContextLoader, OriginUpgrade, PostedAnswer, ReplyHandle } from "../../runs/service.js";
 import type { AnswerCard, ApprovalCard, Progress, SettledCard } from "./cards.js";
 import type { SurfaceCore } from "./inbound.js";
+
+/** What every platform surface is built with. */
+export interface SurfaceDeps {
+  readonly logger: Logger;
+  /** False for BOT_ROLE=worker: it posts and presents runs, but takes no events (no route, socket or gateway: clicks and commands go to ingress processes); default true. */
+  readonly takeEvents?: boolean;
+  /** The connection to the platform went down or came back (readiness). Must not throw. */
+  readonly onConnection?: (state: "up" | "down", reason?: string) => void;
+}
 
 /** Where the bot answers someone: the conversation (an origin whose requester is the person acting) and, for a live interaction, its handle. */
 export interface Spot {
@@ -35,7 +45,7 @@ export interface TextFormat {
   readonly maxChars: number;
 }
 
-/** How one run shows on a surface, built from its origin alone (any process can build it). */
+/** How one run shows on a surface, built from its origin alone (any process can build it). A failure of any call is logged by the core (an answer's in full). */
 export interface RunDisplay<Ref> {
   /** How often `progress` may be called; the core throttles to it. */
   readonly progressIntervalMs: number;
@@ -43,13 +53,13 @@ export interface RunDisplay<Ref> {
   progress(progress: Progress): Promise<void>;
   /** Shows at once that the run started, outside the progress interval (so its first step shows at once too); without it, that is the first progress. Never throws. */
   begin?(): void;
-  /** The run ended: its progress (status, Stop button) goes and its trace shows as it ended (`last`: the newest progress, maybe never shown). Must not throw. */
+  /** The run ended: its progress (status, Stop button) goes and its trace shows as it ended (`last`: the newest progress, maybe never shown). */
   endProgress(outcome: RunOutcome, last: Progress): Promise<void>;
-  /** The answer, with 👍 / 👎 and the trace. Undefined when it could not be posted (logged in full). Must not throw. */
+  /** The answer, with 👍 / 👎 and the trace. Rejects, or resolves undefined once the surface logged it in full, when it could not be posted. */
   answer(card: AnswerCard): Promise<PostedAnswer | undefined>;
-  /** The approval request with its buttons; where it is, for the expiry and late clicks. Must not throw. */
+  /** The approval request with its buttons; where it is, for the expiry and late clicks (undefined: not posted). */
   approval(card: ApprovalCard): Promise<Ref | undefined>;
-  /** The run failed without an outcome: says so in general words. Must not throw. */
+  /** The run failed without an outcome: says so in general words. */
   failure(): Promise<void>;
   /** The answer of `runId` already in the conversation (see RunPresenter.findAnswer); where the platform can tell. Must not throw. */
   findAnswer?(runId: string): Promise<PostedAnswer | undefined>;

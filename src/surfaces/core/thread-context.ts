@@ -2,7 +2,10 @@
 // before it becomes context for the run, newest first within a token budget (a long message
 // costs work in proportion to the budget, never to its own length). The surface reads the
 // thread and leaves out the bot's own messages and earlier questions to it; this file bounds it.
+import type { z } from "zod";
 import type { ChatMessage } from "../../agent/types.js";
+import type { Logger } from "../../logger.js";
+import type { ContextLoader } from "../../runs/service.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
 
 const THREAD_CONTEXT_TOKENS = 2_000;
@@ -34,4 +37,26 @@ export function boundedThread(lines: readonly ThreadLine[], counter: TokenCounte
     kept.unshift({ role: "user", content });
   }
   return kept;
+}
+
+/**
+ * A surface's context loader. The source was recorded at intake and is read back from the store
+ * (untrusted: checked with `schema`); `load` reads the thread it names. Never throws: a source
+ * that is not one of ours, or a thread that can't be read, gives no context (logged), and the
+ * run goes on.
+ */
+export function threadContextLoader<S>(schema: z.ZodType<S>, logger: Logger, load: (source: S) => Promise<ChatMessage[]>): ContextLoader {
+  return async (recorded) => {
+    const parsed = schema.safeParse(recorded);
+    if (!parsed.success) {
+      logger.warn({ source: recorded }, "a recorded thread reference is not usable; answering without the thread");
+      return [];
+    }
+    try {
+      return await load(parsed.data);
+    } catch (error) {
+      logger.warn({ err: error, source: recorded }, "could not read the thread for context");
+      return [];
+    }
+  };
 }

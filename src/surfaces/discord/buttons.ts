@@ -5,17 +5,13 @@
 // are 24) and call ids at most 40, so ids stay under 90.
 import { ButtonStyle, ComponentType, type APIActionRowComponent, type APIButtonComponentWithCustomId } from "discord.js";
 import type { Decision, GuardStop } from "../../agent/types.js";
+import { guardOf, type Button } from "../core/inbound.js";
 
 export interface ApprovalButton {
   readonly decision: Decision;
   readonly runId: string;
   readonly callId: string;
 }
-
-export type Button =
-  | ({ readonly kind: "decision" } & ApprovalButton)
-  | { readonly kind: "stop"; readonly runId: string }
-  | { readonly kind: "feedback"; readonly rating: "up" | "down"; readonly runId: string; readonly guard: string };
 
 const MAX_CUSTOM_ID = 100;
 const APPROVAL_ID = /^appr:([ad]):([^:\s]{1,32}):(\S{1,40})$/;
@@ -67,7 +63,7 @@ export function stopButtons(runId: string): ButtonRow[] {
 }
 
 export function feedbackButtons(runId: string, stop: GuardStop | undefined): ButtonRow[] {
-  const guard = stop?.guard ?? "none";
+  const guard = guardOf(stop);
   const vote = (rating: "u" | "d", emoji: string) => ({
     type: ComponentType.Button as const,
     style: ButtonStyle.Secondary as const,

@@ -19,14 +19,6 @@ export interface SentMessage {
   readonly messageId: string;
 }
 
-export interface ChannelMessage {
-  readonly id: string;
-  readonly author: string;
-  readonly bot: boolean;
-  readonly content: string;
-  readonly timestamp: string;
-}
-
 export interface ChannelApi {
   send(channelId: string, message: OutgoingMessage, replyTo?: string): Promise<SentMessage>;
   edit(target: SentMessage, message: OutgoingMessage): Promise<SentMessage>;
@@ -49,6 +41,8 @@ const MessagesResponse = z.array(
   }),
 );
 
+export type ChannelMessage = z.infer<typeof MessagesResponse>[number];
+
 /** A day: long enough for a conversation, short enough to fall out of the sidebar. */
 const THREAD_ARCHIVE_MINUTES = 1440;
 
@@ -57,11 +51,13 @@ export function messageBody(message: OutgoingMessage) {
   return { content: message.content, allowed_mentions: allowed, ...(message.components ? { components: message.components } : {}) };
 }
 
+/** A message Discord says it sent (a channel's or a webhook's), checked. */
+export function sent(raw: unknown): SentMessage {
+  const message = MessageResponse.parse(raw);
+  return { channelId: message.channel_id, messageId: message.id };
+}
+
 export function createChannelApi(rest: REST): ChannelApi {
-  const sent = (raw: unknown): SentMessage => {
-    const message = MessageResponse.parse(raw);
-    return { channelId: message.channel_id, messageId: message.id };
-  };
   return {
     async send(channelId, message, replyTo) {
       const reference = replyTo ? { message_reference: { message_id: replyTo, fail_if_not_exists: false } } : {};
@@ -80,15 +76,7 @@ export function createChannelApi(rest: REST): ChannelApi {
       const messages = MessagesResponse.parse(
         await rest.get(Routes.channelMessages(channelId), { query: new URLSearchParams({ limit: String(limit) }) }),
       );
-      return messages
-        .map((message) => ({
-          id: message.id,
-          author: message.author.global_name ?? message.author.username,
-          bot: message.author.bot ?? false,
-          content: message.content,
-          timestamp: message.timestamp,
-        }))
-        .reverse();
+      return messages.reverse();
     },
     async directMessage(userId, message) {
       const channel = ChannelResponse.parse(await rest.post(Routes.userChannels(), { body: { recipient_id: userId } }));

@@ -18,6 +18,7 @@ import { chatTools } from "../core/chat-tools.js";
 import { splitText } from "../core/split-text.js";
 import { createChannelApi } from "./channel-api.js";
 import { placeOf } from "./discord-place.js";
+import { channelKindOf } from "./discord-events.js";
 import { MAX_MESSAGE_CHARS } from "./messages.js";
 
 const MAX_POST_CHARS = 4 * MAX_MESSAGE_CHARS;
@@ -36,8 +37,6 @@ const TEXT_CHANNELS = new Set<number>([
   ChannelType.PrivateThread,
   ChannelType.AnnouncementThread,
 ]);
-
-const THREADS = new Set<number>([ChannelType.PublicThread, ChannelType.PrivateThread, ChannelType.AnnouncementThread]);
 
 /** Explains a Discord refusal in words the model can act on. */
 function explain(error: unknown, channelId: string, doing: string): Error {
@@ -61,7 +60,7 @@ function permissionsNeeded(use: Use, channel: GuildBasedChannel): readonly [bigi
   if (use === "read") return [view, [PermissionFlagsBits.ReadMessageHistory, "read the history of"]];
   return [
     view,
-    THREADS.has(channel.type)
+    channelKindOf(channel.type) === "thread"
       ? [PermissionFlagsBits.SendMessagesInThreads, "send messages in"]
       : [PermissionFlagsBits.SendMessages, "send messages in"],
   ];
@@ -129,11 +128,11 @@ export function createDiscordTools(client: Client, writeRest: REST): Tool[] {
       const channel = await channelForRequester(client, channelId, origin, "read_channel", "read");
       try {
         const messages = await api.recentMessages(channel.id, limit);
-        return messages.map((message) => ({
-          id: message.id,
-          at: message.timestamp,
-          author: `${message.author}${message.bot ? " (bot)" : ""}`,
-          text: message.content,
+        return messages.map(({ id, timestamp, author, content }) => ({
+          id,
+          at: timestamp,
+          author: `${author.global_name ?? author.username}${author.bot ? " (bot)" : ""}`,
+          text: content,
         }));
       } catch (error) {
         throw explain(error, channel.id, "read messages");

@@ -8,11 +8,10 @@ import { Client, DiscordjsError, DiscordjsErrorCodes, Events, GatewayIntentBits,
 import { z } from "zod";
 import type { Config } from "../../config.js";
 import { ConfigError } from "../../errors.js";
-import type { Logger } from "../../logger.js";
 import { within } from "../../runs/within.js";
-import { createInFlight } from "../core/in-flight.js";
+import { attempt } from "../core/attempt.js";
 import type { SurfaceCore } from "../core/inbound.js";
-import type { ChatSurface } from "../core/surface.js";
+import type { ChatSurface, SurfaceDeps } from "../core/surface.js";
 import { approvalButtons } from "./buttons.js";
 import { createChannelApi } from "./channel-api.js";
 import { createDiscordTools } from "./chat-tools.js";
@@ -23,23 +22,16 @@ import { decodeInteraction, placeOf, upgradeOrigin } from "./discord-place.js";
 import { approvalText, discordFormat, NO_PINGS, settledLine, withClosingLine } from "./messages.js";
 import { isLive, replySurface, webhookEdit, webhookSend } from "./reply-surface.js";
 
-export interface DiscordSurfaceDeps {
+export interface DiscordSurfaceDeps extends SurfaceDeps {
   readonly config: NonNullable<Config["discord"]>;
-  readonly logger: Logger;
   /** Ask for the privileged Message Content intent (enable it in the Developer Portal first). Mentions, DMs and commands work without it. */
   readonly messageContent?: boolean;
   readonly clock?: () => number;
   /** Progress edits of one reply are at least this far apart. */
   readonly progressIntervalMs?: number;
-  /** False for BOT_ROLE=worker: it posts and presents runs over REST, but opens no gateway (clicks and commands go to ingress processes); default true. */
-  readonly takeEvents?: boolean;
-  /** The gateway connection went down or came back (readiness). Must not throw. */
-  readonly onConnection?: (state: "up" | "down", reason?: string) => void;
 }
 
 const DESTROY_TIMEOUT_MS = 1_000;
-/** An ack and a channel read; the core's own drain follows. */
-const TAKING_DRAIN_MS = 3_000;
 const Snowflake = z.string().regex(/^\d+$/);
 
 export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<DiscordClicked, ApprovalMessage> {
@@ -64,14 +56,12 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
   const writeRest = new REST({ retries: 0, ...(config.apiUrl ? { api: config.apiUrl } : {}) }).setToken(config.token);
   const api = createChannelApi(client.rest);
   const events = { client, clock, logger };
-  // What an event does before the core has it (the ack, reading the channel), so stopping waits for that too.
-  const taking = createInFlight(logger);
 
   function listen(core: SurfaceCore<DiscordClicked>): void {
-    client.on(Events.InteractionCreate, (interaction) => taking.track("a Discord interaction", takeInteraction(events, core, interaction)));
+    client.on(Events.InteractionCreate, (interaction) => core.track("a Discord interaction", takeInteraction(events, core, interaction)));
     client.on(Events.MessageCreate, (message) => {
       const botId = client.user?.id;
-      if (botId) taking.track("a Discord message", takeMention(events, core, message, botId));
+      if (botId) core.track("a Discord message", takeMention(events, core, message, botId));
     });
     client.on(Events.Error, (error) => logger.error({ err: error }, "discord client error"));
     client.on(Events.ShardError, (error) => logger.warn({ err: error }, "discord gateway connection error; discord.js reconnects"));
@@ -82,14 +72,8 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
   }
 
   /** Says whether Discord took it; never throws. */
-  const tried = (what: string, work: () => Promise<unknown>): Promise<boolean> =>
-    work().then(
-      () => true,
-      (error: unknown) => {
-        logger.info({ err: error }, `Discord refused ${what}`);
-        return false;
-      },
-    );
+  const tried = (what: string, work: () => Promise<unknown>) =>
+    attempt(logger, { level: "info", message: `Discord refused ${what}` }, work);
 
   return {
     name: "discord",
@@ -123,9 +107,7 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
       logger.info({ bot: client.user?.tag, guilds: client.guilds.cache.size }, "discord adapter connected");
     },
     // The gateway stays open: the core tells a click or a command to come back, and records a question.
-    async stopIntake() {
-      await taking.drain(TAKING_DRAIN_MS);
-    },
+    stopIntake: async () => {},
     async close() {
       if (!(await within(client.destroy(), DESTROY_TIMEOUT_MS))) logger.warn("the Discord client did not disconnect in time");
     },
@@ -175,24 +157,21 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
     ...createDiscordSchedulePorts(client.rest, api, logger),
     async settleApproval(message, card) {
       const line = settledLine(card);
-      const done = await ("clicked" in message
-        ? tried("the approval message's update", () => {
-            const { clicked } = message;
-            const buttons = clicked.approval ? approvalButtons(clicked.approval.runId, clicked.approval.callId, { disabled: true }) : [];
-            return webhookEdit(client.rest, clicked.interaction, "@original", {
-              content: withClosingLine(clicked.content, line),
-              components: buttons,
-            });
-          })
-        : card.kind === "expired" && card.approval
-          ? tried("the expired approval message's update", () => {
-              const { pending, deciders } = card.approval!;
-              return api.edit(message.ref, {
-                content: withClosingLine(approvalText(pending, deciders), line),
-                components: approvalButtons(pending.runId, pending.callId, { disabled: true }),
-              });
+      const settled = (content: string, asked: { readonly runId: string; readonly callId: string } | undefined) => ({
+        content: withClosingLine(content, line),
+        components: asked ? approvalButtons(asked.runId, asked.callId, { disabled: true }) : [],
+      });
+      const asked = card.kind === "expired" ? card.approval : undefined;
+      const done =
+        "clicked" in message
+          ? await tried("the approval message's update", () => {
+              const { interaction, content, approval } = message.clicked;
+              return webhookEdit(client.rest, interaction, "@original", settled(content, approval));
             })
-          : Promise.resolve(false));
+          : asked !== undefined &&
+            (await tried("the expired approval message's update", () =>
+              api.edit(message.ref, settled(approvalText(asked.pending, asked.deciders), asked.pending)),
+            ));
       if (!done) logger.warn("could not update the approval message");
     },
     async linkTo(at, clicked) {

@@ -55,44 +55,27 @@ export function createDiscordDisplay(
       await surface.setMain({ content: progressText(status), ...(runId ? { components: stopButtons(runId) } : {}) });
     },
     async endProgress(outcome) {
-      if (outcome.status !== "paused") return;
-      await surface
-        .setMain({ content: waitingText(outcome.pending), components: [] })
-        .catch((error: unknown) => logger.warn({ err: error }, "could not show that the run waits for approval"));
+      if (outcome.status === "paused") await surface.setMain({ content: waitingText(outcome.pending), components: [] });
     },
     async answer(card) {
-      const text = answerText(card);
-      let answer: SentMessage;
-      try {
-        const [first, ...rest] = splitText(text, MAX_MESSAGE_CHARS);
-        // 👍 / 👎 go on the answer's last message.
-        const votes = feedbackButtons(card.runId, card.stop);
-        answer = await surface.setMain({ content: first!, components: rest.length === 0 ? votes : [] });
-        for (const [index, part] of rest.entries())
-          await surface.post({ content: part, ...(index === rest.length - 1 ? { components: votes } : {}) });
-      } catch (error) {
-        logger.error({ err: error, answer: text }, "could not post the answer; it is in this log line");
-        return undefined;
-      }
+      const [first, ...rest] = splitText(answerText(card), MAX_MESSAGE_CHARS);
+      // 👍 / 👎 go on the answer's last message.
+      const votes = feedbackButtons(card.runId, card.stop);
+      const answer = await surface.setMain({ content: first!, components: rest.length === 0 ? votes : [] });
+      for (const [index, part] of rest.entries())
+        await surface.post({ content: part, ...(index === rest.length - 1 ? { components: votes } : {}) });
       await postTrace(answer, card.steps).catch((error: unknown) => logger.warn({ err: error }, "could not post the trace"));
       return { messageId: answer.messageId };
     },
     async approval(card) {
-      try {
-        const request = await surface.post({
-          content: approvalText(card.pending, card.deciders),
-          components: approvalButtons(card.pending.runId, card.pending.callId),
-        });
-        return { ...request, question: where.question.slice(0, QUESTION_CHARS) };
-      } catch (error) {
-        logger.error({ err: error, runId: card.pending.runId }, "could not post the approval request");
-        return undefined;
-      }
+      const request = await surface.post({
+        content: approvalText(card.pending, card.deciders),
+        components: approvalButtons(card.pending.runId, card.pending.callId),
+      });
+      return { ...request, question: where.question.slice(0, QUESTION_CHARS) };
     },
     async failure() {
-      await surface
-        .setMain({ content: `⚠️ ${RUN_FAILED}`, components: [] })
-        .catch((error: unknown) => logger.error({ err: error }, "could not say the run failed"));
+      await surface.setMain({ content: `⚠️ ${RUN_FAILED}`, components: [] });
     },
   };
 }

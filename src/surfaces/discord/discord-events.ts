@@ -21,7 +21,7 @@ import {
 } from "discord.js";
 import { z } from "zod";
 import type { Logger } from "../../logger.js";
-import { spotOf, type Someone, type SurfaceCore } from "../core/inbound.js";
+import { spotOf, takeButton, type Someone, type SurfaceCore } from "../core/inbound.js";
 import type { Spot } from "../core/surface.js";
 import { parseButton } from "./buttons.js";
 import { ASK, QUESTION_OPTION } from "./command-definitions.js";
@@ -68,22 +68,18 @@ export interface EventDeps {
   readonly logger: Logger;
 }
 
-export function channelKindOf(type: ChannelType | undefined): ChannelKind {
-  switch (type) {
-    case ChannelType.GuildText:
-    case ChannelType.GuildAnnouncement:
-      return "text";
-    case ChannelType.PublicThread:
-    case ChannelType.PrivateThread:
-    case ChannelType.AnnouncementThread:
-      return "thread";
-    case ChannelType.DM:
-    case ChannelType.GroupDM:
-      return "dm";
-    default:
-      return "other";
-  }
-}
+const KIND_OF = new Map<ChannelType, ChannelKind>([
+  [ChannelType.GuildText, "text"],
+  [ChannelType.GuildAnnouncement, "text"],
+  [ChannelType.PublicThread, "thread"],
+  [ChannelType.PrivateThread, "thread"],
+  [ChannelType.AnnouncementThread, "thread"],
+  [ChannelType.DM, "dm"],
+  [ChannelType.GroupDM, "dm"],
+]);
+
+export const channelKindOf = (type: ChannelType | undefined): ChannelKind =>
+  (type === undefined ? undefined : KIND_OF.get(type)) ?? "other";
 
 const ChannelFacts = z.object({ type: z.number(), parent_id: z.string().nullish() });
 
@@ -121,11 +117,10 @@ function someoneIn(interaction: Interaction): Someone {
   return { ...personOf(interaction.user), roles: roleIdsOf(interaction.member) };
 }
 
-async function spotOfInteraction(deps: EventDeps, interaction: Interaction, kind: Handle["kind"]): Promise<Spot | undefined> {
+async function spotOfInteraction(deps: EventDeps, interaction: Interaction, handle: Handle): Promise<Spot | undefined> {
   const { channelId } = interaction;
   if (!channelId) return undefined;
   const place = await placeIn(deps, { guildId: interaction.guildId, channelId, channel: interaction.channel });
-  const handle: Handle = { application: interaction.applicationId, token: interaction.token, at: deps.clock(), kind };
   return spotOf("discord", conversationAt({ ...place, interaction: interaction.id }), someoneIn(interaction), encodeInteraction(handle));
 }
 
@@ -136,10 +131,17 @@ function stringOptions(interaction: ChatInputCommandInteraction): Record<string,
   return options;
 }
 
+const handleOf = (deps: EventDeps, interaction: Interaction, kind: Handle["kind"]): Handle => ({
+  application: interaction.applicationId,
+  token: interaction.token,
+  at: deps.clock(),
+  kind,
+});
+
 async function command(deps: EventDeps, core: SurfaceCore<DiscordClicked>, interaction: ChatInputCommandInteraction): Promise<void> {
   const ask = interaction.commandName === ASK;
   await interaction.deferReply(ask ? {} : { flags: MessageFlags.Ephemeral });
-  const at = await spotOfInteraction(deps, interaction, ask ? "ask" : "command");
+  const at = await spotOfInteraction(deps, interaction, handleOf(deps, interaction, ask ? "ask" : "command"));
   if (!at) {
     await interaction.editReply({
       content: "I can't tell which channel this came from, so I can't answer here.",
@@ -154,20 +156,17 @@ async function command(deps: EventDeps, core: SurfaceCore<DiscordClicked>, inter
 
 async function click(deps: EventDeps, core: SurfaceCore<DiscordClicked>, interaction: ButtonInteraction): Promise<void> {
   await interaction.deferUpdate();
-  const at = await spotOfInteraction(deps, interaction, "click");
+  const handle = handleOf(deps, interaction, "click");
+  const at = await spotOfInteraction(deps, interaction, handle);
   if (!at) return;
   const button = parseButton(interaction.customId);
   const clicked: DiscordClicked = {
     content: interaction.message.content,
     messageId: interaction.message.id,
-    interaction: { application: interaction.applicationId, token: interaction.token, at: deps.clock(), kind: "click" },
+    interaction: handle,
     ...(button?.kind === "decision" ? { approval: { runId: button.runId, callId: button.callId } } : {}),
   };
-  if (!button) return core.badClick(at);
-  if (button.kind === "decision")
-    return core.decide({ at, clicked, runId: button.runId, callId: button.callId, decision: button.decision });
-  if (button.kind === "stop") return core.stop({ at, clicked, runId: button.runId });
-  return core.feedback({ at, clicked, runId: button.runId, guard: button.guard, rating: button.rating });
+  return takeButton(core, { at, clicked }, button);
 }
 
 /** Never rejects: a failure is logged. */

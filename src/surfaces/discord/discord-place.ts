@@ -9,21 +9,25 @@ import type { Person, RequestScope, TaskOrigin } from "../../agent/types.js";
 import type { ReplyHandle } from "../../runs/service.js";
 import type { Conversation } from "../core/inbound.js";
 
-/** "text": a thread can be started on a message; "thread" / "dm" / "other": it cannot. */
-export type ChannelKind = "text" | "thread" | "dm" | "other";
+const KINDS = ["text", "thread", "dm", "other"] as const;
 
-export interface DiscordPlace {
-  /** Null in DMs. */
-  readonly guild: string | null;
-  readonly channel: string;
+/** A Discord place as the origin stores it: its fields as they are, without the empty ones. */
+const Place = z.object({
+  /** Null in DMs (stored without it). */
+  guild: z.string().nullable().default(null),
+  channel: z.string().min(1),
   /** The channel a thread or forum post belongs to. */
-  readonly parent?: string;
-  readonly channelKind: ChannelKind;
+  parent: z.string().optional(),
+  /** "text": a thread can be started on a message; "thread" / "dm" / "other": it cannot. */
+  channelKind: z.enum(KINDS).catch("other"),
   /** The message that asked (mentions). */
-  readonly message?: string;
+  message: z.string().optional(),
   /** The interaction that asked (slash commands, clicks). */
-  readonly interaction?: string;
-}
+  interaction: z.string().optional(),
+});
+
+export type DiscordPlace = z.infer<typeof Place>;
+export type ChannelKind = DiscordPlace["channelKind"];
 
 /** How an interaction is answered: `ask` a public deferred reply, `command` an ephemeral one, `click` a deferred update. */
 export interface Interaction {
@@ -53,42 +57,13 @@ function scopeOf(place: DiscordPlace): Omit<RequestScope, "roles"> {
 }
 
 export function conversationAt(place: DiscordPlace): Conversation {
-  return {
-    conversationKey: conversationKey(place.guild, place.channel),
-    scope: scopeOf(place),
-    place: {
-      ...(place.guild ? { guild: place.guild } : {}),
-      channel: place.channel,
-      ...(place.parent ? { parent: place.parent } : {}),
-      channelKind: place.channelKind,
-      ...(place.message ? { message: place.message } : {}),
-      ...(place.interaction ? { interaction: place.interaction } : {}),
-    },
-  };
+  const stored = Object.entries(place).filter((field): field is [string, string] => typeof field[1] === "string");
+  return { conversationKey: conversationKey(place.guild, place.channel), scope: scopeOf(place), place: Object.fromEntries(stored) };
 }
 
-const Stored = z.object({
-  guild: z.string().optional(),
-  channel: z.string().min(1),
-  parent: z.string().optional(),
-  channelKind: z.string().optional(),
-  message: z.string().optional(),
-  interaction: z.string().optional(),
-});
-const KINDS: readonly string[] = ["text", "thread", "dm", "other"];
-
 export function placeOf(origin: Pick<TaskOrigin, "place">): DiscordPlace | undefined {
-  const parsed = Stored.safeParse(origin.place);
-  if (!parsed.success) return undefined;
-  const { guild, channel, parent, channelKind, message, interaction } = parsed.data;
-  return {
-    guild: guild ?? null,
-    channel,
-    ...(parent ? { parent } : {}),
-    channelKind: channelKind && KINDS.includes(channelKind) ? (channelKind as ChannelKind) : "other",
-    ...(message ? { message } : {}),
-    ...(interaction ? { interaction } : {}),
-  };
+  const parsed = Place.safeParse(origin.place);
+  return parsed.success ? parsed.data : undefined;
 }
 
 /** Kept under the names an earlier version stored in the place, so its records still answer. */

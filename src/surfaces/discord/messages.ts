@@ -1,5 +1,6 @@
 // How the core's cards read on Discord, as pure functions. Mentions written here render as
 // names but ping nobody: every message goes out with allowed mentions empty (NO_PINGS).
+import { shorten } from "../../agent/trace.js";
 import type { CallOutcome, PendingApproval, RunOutcome } from "../../agent/types.js";
 import type { Deciders } from "../../governance/authority.js";
 import type { SettledCard, StatusCard } from "../core/cards.js";
@@ -24,11 +25,8 @@ const OUTCOME_WORD: Record<CallOutcome, string> = {
   blocked: "was not run",
 };
 
-/** Inline code that cannot be broken out of. */
-function code(text: string, max = 60): string {
-  const flat = text.replace(/`/g, "'").replace(/\s+/g, " ").trim();
-  return `\`${flat.length > max ? `${flat.slice(0, max - 1)}…` : flat}\``;
-}
+/** Inline code that cannot be broken out of, on one line. */
+const code = (text: string, max = 60) => `\`${shorten(text.replace(/`/g, "'"), max)}\``;
 
 export function truncate(text: string, max: number = MAX_MESSAGE_CHARS): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;

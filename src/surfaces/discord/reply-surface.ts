@@ -9,15 +9,12 @@
 //   A click: the rest of the run answers through the click's own webhook; its main message is the first follow-up.
 //   A mention or an expiry: channel messages, the main one a reply.
 import { DiscordAPIError, RESTJSONErrorCodes, Routes, type REST } from "discord.js";
-import { z } from "zod";
 import type { Logger } from "../../logger.js";
-import { messageBody, type ChannelApi, type OutgoingMessage, type SentMessage } from "./channel-api.js";
+import { messageBody, sent, type ChannelApi, type OutgoingMessage, type SentMessage } from "./channel-api.js";
 import type { Interaction } from "./discord-place.js";
 
 /** Discord accepts an interaction token for 15 minutes; a margin leaves time for the answer itself. */
 export const INTERACTION_TOKEN_MS = 14 * 60_000;
-
-const WebhookMessage = z.object({ id: z.string(), channel_id: z.string() });
 
 export interface ReplySurface {
   setMain(message: OutgoingMessage): Promise<SentMessage>;
@@ -52,18 +49,13 @@ export function webhookSend(rest: REST, interaction: Interaction, message: Outgo
       auth: false,
       query: new URLSearchParams({ wait: "true" }),
     })
-    .then(sentOf);
+    .then(sent);
 }
 
 export function webhookEdit(rest: REST, interaction: Interaction, id: string, message: OutgoingMessage): Promise<SentMessage> {
   return rest
     .patch(Routes.webhookMessage(interaction.application, interaction.token, id), { body: messageBody(message), auth: false })
-    .then(sentOf);
-}
-
-function sentOf(raw: unknown): SentMessage {
-  const message = WebhookMessage.parse(raw);
-  return { channelId: message.channel_id, messageId: message.id };
+    .then(sent);
 }
 
 export function replySurface(options: ReplyOptions): ReplySurface {

@@ -24,10 +24,8 @@ type Block = types.KnownBlock | types.Block;
 
 const ApprovalValue = z.object({ r: z.string().min(1).max(200), c: z.string().min(1).max(200) });
 
-export interface ApprovalRef {
-  readonly runId: string;
-  readonly callId: string;
-}
+/** The call a button names. */
+type ApprovalRef = Pick<PendingApproval, "runId" | "callId">;
 
 export function encodeApprovalValue(ref: ApprovalRef): string {
   return JSON.stringify({ r: ref.runId, c: ref.callId });

@@ -7,12 +7,12 @@ function line(parts: readonly unknown[]): string {
   return parts.map((part) => (typeof part === "string" ? part : part instanceof Error ? part.message : JSON.stringify(part))).join(" ");
 }
 
-function boltLevel(level: string): LogLevel {
-  if (level === "debug" || level === "trace") return LogLevel.DEBUG;
-  if (level === "info") return LogLevel.INFO;
-  if (level === "warn") return LogLevel.WARN;
-  return LogLevel.ERROR;
-}
+const BOLT_LEVELS: Readonly<Record<string, LogLevel>> = {
+  trace: LogLevel.DEBUG,
+  debug: LogLevel.DEBUG,
+  info: LogLevel.INFO,
+  warn: LogLevel.WARN,
+};
 
 /** Our log level stays the one setting: Bolt's setLevel is ignored. */
 export function boltLogger(logger: Logger): BoltLogger {
@@ -23,7 +23,7 @@ export function boltLogger(logger: Logger): BoltLogger {
     warn: (...parts: unknown[]) => child.warn(line(parts)),
     error: (...parts: unknown[]) => child.error(line(parts)),
     setLevel: () => {},
-    getLevel: () => boltLevel(child.level),
+    getLevel: () => BOLT_LEVELS[child.level] ?? LogLevel.ERROR,
     setName: (name: string) => {
       child = logger.child({ component: name });
     },

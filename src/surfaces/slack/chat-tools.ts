@@ -11,21 +11,13 @@ import { z } from "zod";
 import type { TaskOrigin, Tool } from "../../agent/types.js";
 import { chatTools, READ_LIMIT_MAX, type ChatLine } from "../core/chat-tools.js";
 import { neutraliseMentions } from "./slack-text.js";
-import { describeSlackError, isRateLimited, readPages, slackErrorCode } from "./slack-api.js";
+import { describeSlackError, isRateLimited, messagesIn, readPages, readThread, slackErrorCode } from "./slack-api.js";
 import { placeOf } from "./slack-place.js";
 
-const PAGE_SIZE = 200;
 /** Pages of a thread (or a member list) read at most; beyond that the bot says what it read. */
 const MAX_PAGES = 10;
 const POST_MAX_CHARS = 4_000;
 
-const Listed = z.object({
-  ts: z.string(),
-  user: z.string().optional(),
-  bot_id: z.string().optional(),
-  text: z.string().default(""),
-  reply_count: z.number().optional(),
-});
 const UserInfo = z.object({
   user: z.object({
     team_id: z.string().optional(),
@@ -43,13 +35,12 @@ const ChannelInfo = z.object({
   }),
 });
 
-function lineOf(raw: unknown): ChatLine[] {
-  const parsed = Listed.safeParse(raw);
-  if (!parsed.success) return [];
-  const { ts, user, bot_id, text, reply_count } = parsed.data;
-  const author = user ? `<@${user}>` : bot_id ? `bot ${bot_id}` : "someone";
-  const note = reply_count ? `(${reply_count} replies, thread_ts ${ts})` : undefined;
-  return [{ id: `ts ${ts}`, at: new Date(Number(ts) * 1000).toISOString(), author, text, ...(note ? { note } : {}) }];
+function linesOf(listing: readonly unknown[]): ChatLine[] {
+  return messagesIn(listing).map(({ ts, user, bot_id, text, reply_count }) => {
+    const author = user ? `<@${user}>` : bot_id ? `bot ${bot_id}` : "someone";
+    const note = reply_count ? `(${reply_count} replies, thread_ts ${ts})` : undefined;
+    return { id: `ts ${ts}`, at: new Date(Number(ts) * 1000).toISOString(), author, text, ...(note ? { note } : {}) };
+  });
 }
 
 function explain(error: unknown, channel: string): Error {
@@ -108,13 +99,9 @@ export function createSlackTools(client: webApi.WebClient, writeClient: webApi.W
 
   /** A thread's root and its newest replies: Slack lists replies oldest first, so the pages are read to the end (bounded). */
   async function latestOfThread(channel: string, threadTs: string): Promise<unknown[]> {
-    const all: unknown[] = [];
-    await readPages(
-      (page) => client.conversations.replies({ channel, ts: threadTs, limit: PAGE_SIZE, ...page }),
-      ({ messages }) => void all.push(...messages),
-      MAX_PAGES,
-    );
-    const [root, ...replies] = all;
+    const {
+      messages: [root, ...replies],
+    } = await readThread(client, { channel, ts: threadTs }, MAX_PAGES);
     return root === undefined ? [] : [root, ...replies.slice(-(READ_LIMIT_MAX - 1))];
   }
 
@@ -128,11 +115,12 @@ export function createSlackTools(client: webApi.WebClient, writeClient: webApi.W
     async readChannel(origin, channel, limit) {
       await checkReadable("read_channel", channel, origin);
       const history = await call(channel, () => client.conversations.history({ channel, limit }), `I may not read ${channel}.`);
-      return z
-        .array(z.unknown())
-        .parse(history.messages ?? [])
-        .reverse()
-        .flatMap(lineOf);
+      return linesOf(
+        z
+          .array(z.unknown())
+          .parse(history.messages ?? [])
+          .reverse(),
+      );
     },
     readThread: {
       thread: z
@@ -141,7 +129,7 @@ export function createSlackTools(client: webApi.WebClient, writeClient: webApi.W
         .describe("ts of the thread's first message"),
       async read(origin, channel, thread) {
         await checkReadable("read_thread", channel, origin);
-        return (await call(channel, () => latestOfThread(channel, thread), `I may not read ${channel}.`)).flatMap(lineOf);
+        return linesOf(await call(channel, () => latestOfThread(channel, thread), `I may not read ${channel}.`));
       },
     },
     async postMessage(origin, channel, text) {

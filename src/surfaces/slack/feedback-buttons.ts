@@ -5,6 +5,7 @@ import type { webApi } from "@slack/bolt";
 import { z } from "zod";
 import type { GuardStop } from "../../agent/types.js";
 import type { Logger } from "../../logger.js";
+import { guardOf } from "../core/inbound.js";
 import { jsonValue } from "./slack-api.js";
 import { COMMENT_MAX_CHARS } from "../../memory/feedback.js";
 
@@ -25,7 +26,7 @@ const Submission = z.object({
 });
 
 export function feedbackBlocks(runId: string, stop: GuardStop | undefined) {
-  const value = JSON.stringify({ r: runId, g: stop?.guard ?? "none" });
+  const value = JSON.stringify({ r: runId, g: guardOf(stop) });
   return [
     {
       type: "actions" as const,

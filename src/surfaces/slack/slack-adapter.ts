@@ -8,12 +8,12 @@ import { App, HTTPReceiver, SocketModeReceiver, webApi } from "@slack/bolt";
 import { z } from "zod";
 import type { Config } from "../../config.js";
 import { ConfigError } from "../../errors.js";
-import type { Logger } from "../../logger.js";
 import type { HttpMount } from "../../ops/ops-server.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
 import { within } from "../../runs/within.js";
+import { attempt } from "../core/attempt.js";
 import type { SurfaceCore } from "../core/inbound.js";
-import type { ChatSurface } from "../core/surface.js";
+import type { ChatSurface, SurfaceDeps } from "../core/surface.js";
 import { settledUpdate } from "./approval-message.js";
 import { boltLogger } from "./bolt-logger.js";
 import { SLACK_EVENTS_ENDPOINT } from "./events-endpoint.js";
@@ -23,10 +23,10 @@ import { classifyMessage, type EntryPoint } from "./incoming-message.js";
 import { answerUntaken, isNotRecorded } from "./untaken-requests.js";
 import { rejectStale } from "./request-freshness.js";
 import { slackErrorCode } from "./slack-api.js";
-import { directMessage, post, whisper } from "./slack-posts.js";
+import { createSlackPosts } from "./slack-posts.js";
 import { BUTTON_ACTIONS, takeClick, type SlackClicked } from "./slack-clicks.js";
 import { createSlackDisplay, type MessageRef } from "./slack-display.js";
-import { placeOf, upgradeOrigin } from "./slack-place.js";
+import { placeOf, upgradeOrigin, type ThreadPlace } from "./slack-place.js";
 import { createSlackSchedulePorts } from "./slack-schedules.js";
 import { slackFormat } from "./slack-text.js";
 import { ackEventsAfterListeners } from "./socket-ack.js";
@@ -35,9 +35,8 @@ import { slackContextLoader } from "./thread-context.js";
 
 export type SlackConfig = NonNullable<Config["slack"]>;
 
-export interface SlackSurfaceDeps {
+export interface SlackSurfaceDeps extends SurfaceDeps {
   readonly config: SlackConfig;
-  readonly logger: Logger;
   /** The model's: a thread's context is measured in the tokens of the model it goes to, and no other encoding's tables are built. */
   readonly counter: TokenCounter;
   readonly now?: () => number;
@@ -45,10 +44,6 @@ export interface SlackSurfaceDeps {
   readonly streamLimits?: StreamLimits;
   /** HTTP mode: take requests on the process's ops port (PORT, opened before Slack loads, SLACK_EVENTS_ENDPOINT reserved on it) instead of a server of Bolt's own. */
   readonly httpMount?: HttpMount;
-  /** False for BOT_ROLE=worker: it posts and presents runs through the Web API, but takes no events (no route, no socket); default true. */
-  readonly takeEvents?: boolean;
-  /** Socket Mode: the connection went down or came back (readiness). Must not throw. */
-  readonly onConnection?: (state: "up" | "down", reason?: string) => void;
 }
 
 export interface SlackSurface extends ChatSurface<SlackClicked, MessageRef> {
@@ -84,6 +79,7 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
   const clientOptions = { slackApiUrl: config.apiUrl, retryConfig: RETRY_POLICY, logger: slackLogger };
   const client = new webApi.WebClient(config.botToken, clientOptions);
   const writeClient = new webApi.WebClient(config.botToken, { ...clientOptions, retryConfig: NO_RETRIES, rejectRateLimitedCalls: true });
+  const posts = createSlackPosts(client, logger);
   const now = deps.now ?? Date.now;
   let accepting = false;
   let botUserId: string | undefined;
@@ -184,10 +180,7 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
     await closing;
   }
 
-  const noteTarget = (place: NonNullable<ReturnType<typeof placeOf>>) => ({
-    channel: place.channel,
-    ...(place.replyThreadTs ? { threadTs: place.replyThreadTs } : {}),
-  });
+  const noteTarget = (place: ThreadPlace) => ({ channel: place.channel, threadTs: place.replyThreadTs });
 
   return {
     name: "slack",
@@ -235,24 +228,23 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
     display(request) {
       const place = placeOf(request.origin);
       if (!place) throw new Error("the run's origin has no Slack thread");
-      return createSlackDisplay({ client, logger, streamLimits: deps.streamLimits ?? DEFAULT_STREAM_LIMITS, now }, place);
+      return createSlackDisplay({ client, posts, logger, streamLimits: deps.streamLimits ?? DEFAULT_STREAM_LIMITS, now }, place);
     },
     async post(at, text) {
       const place = placeOf(at.origin);
       if (!place) return false;
-      return (await post(client, logger, noteTarget(place), { text }, { level: "error", message: "could not post a reply" })) !== undefined;
+      return (await posts.post(noteTarget(place), { text }, { level: "error", message: "could not post a reply" })) !== undefined;
     },
     async whisper(at, text) {
       const place = placeOf(at.origin);
-      return place ? whisper(client, logger, noteTarget(place), at.origin.requester.id, text) : false;
+      return place ? posts.whisper(noteTarget(place), at.origin.requester.id, text) : false;
     },
-    directMessage: (person, text) => directMessage(client, logger, person.id, text),
-    ...createSlackSchedulePorts(client, logger),
+    directMessage: (person, text) => posts.directMessage(person.id, text),
+    ...createSlackSchedulePorts(client, posts, logger),
     async settleApproval(message, card) {
       const update = settledUpdate(message, card);
-      await client.chat
-        .update(update)
-        .catch((error: unknown) => logger.warn({ err: error, channel: update.channel }, "could not update the approval message"));
+      const failure = { level: "warn", message: "could not update the approval message", fields: { channel: update.channel } } as const;
+      await attempt(logger, failure, () => client.chat.update(update));
     },
     async linkTo(_at, clicked) {
       const response = await client.chat.getPermalink({ channel: clicked.channel, message_ts: clicked.ts }).catch(() => undefined);

@@ -1,7 +1,10 @@
 // Reading what Slack answers: @slack/web-api's errors without depending on its classes (platform
 // errors carry `data.error`, e.g. "not_in_channel", HTTP errors a status code), lists in pages
 // joined by a cursor, and the JSON values the bot's buttons and forms carry.
+import type { webApi } from "@slack/bolt";
 import { z } from "zod";
+
+export const THREAD_PAGE_SIZE = 200;
 
 const PlatformError = z.object({ data: z.object({ error: z.string() }) });
 const HttpError = z.object({ statusCode: z.number() });
@@ -42,6 +45,39 @@ export function jsonValue<T>(schema: z.ZodType<T>, text: unknown): T | undefined
 export const isRateLimited = (error: unknown): boolean => RateLimited.safeParse(error).success;
 
 export type ListPage = z.infer<typeof Page>;
+
+/** A message as Slack lists it (history, replies). */
+const Listed = z.object({
+  ts: z.string(),
+  user: z.string().optional(),
+  bot_id: z.string().optional(),
+  text: z.string().default(""),
+  reply_count: z.number().optional(),
+});
+
+/** The entries of a listing (untrusted) that are messages; anything else is left out. */
+export const messagesIn = (listing: readonly unknown[]): z.infer<typeof Listed>[] =>
+  listing.flatMap((entry) => {
+    const parsed = Listed.safeParse(entry);
+    return parsed.success ? [parsed.data] : [];
+  });
+
+/** Slack lists a thread oldest first, so it is read page by page, up to `latest` when given (bounded); `whole` false: it stopped at the bound. */
+export async function readThread(
+  client: webApi.WebClient,
+  thread: { readonly channel: string; readonly ts: string; readonly latest?: string },
+  maxPages: number,
+): Promise<{ readonly messages: unknown[]; readonly whole: boolean }> {
+  const messages: unknown[] = [];
+  const { channel, ts, latest } = thread;
+  const before = latest === undefined ? {} : { latest, inclusive: false };
+  const whole = await readPages(
+    (page) => client.conversations.replies({ channel, ts, ...before, limit: THREAD_PAGE_SIZE, ...page }),
+    (page) => void messages.push(...page.messages),
+    maxPages,
+  );
+  return { messages, whole };
+}
 
 /**
  * Reads a list page by page, at most `maxPages`, until `take` says it has what it needs (true)

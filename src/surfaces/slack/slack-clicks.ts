@@ -4,7 +4,7 @@
 import { z } from "zod";
 import type { Decision } from "../../agent/types.js";
 import type { Rating } from "../../memory/feedback.js";
-import { spotOf, type SurfaceCore } from "../core/inbound.js";
+import { spotOf, takeButton, type Button, type SurfaceCore } from "../core/inbound.js";
 import type { Spot } from "../core/surface.js";
 import { APPROVE_ACTION, decodeApprovalValue, DENY_ACTION } from "./approval-message.js";
 import { decodeFeedbackValue, FEEDBACK_DOWN_ACTION, FEEDBACK_UP_ACTION } from "./feedback-buttons.js";
@@ -53,19 +53,25 @@ function parse(body: unknown): Parsed | undefined {
 
 const RUN_ID = /^[\w-]{1,32}$/;
 
-type SlackButton =
-  | { readonly kind: "decision"; readonly decision: Decision }
-  | { readonly kind: "stop" }
-  | { readonly kind: "feedback"; readonly rating: Rating };
-
-const BUTTONS = new Map<string, SlackButton>([
-  [APPROVE_ACTION, { kind: "decision", decision: "approve" }],
-  [DENY_ACTION, { kind: "decision", decision: "deny" }],
-  [STOP_ACTION, { kind: "stop" }],
-  [FEEDBACK_UP_ACTION, { kind: "feedback", rating: "up" }],
+/** How each of the bot's buttons reads its value (untrusted); undefined when it can't. */
+const BUTTONS = new Map<string, (value: string) => Button | undefined>([
+  [APPROVE_ACTION, (value) => decision(value, "approve")],
+  [DENY_ACTION, (value) => decision(value, "deny")],
+  [STOP_ACTION, (value) => (RUN_ID.test(value) ? { kind: "stop", runId: value } : undefined)],
+  [FEEDBACK_UP_ACTION, (value) => vote(value, "up")],
   // 👎 also opens the comment form (the click's trigger id lasts 3 s; the core opens it before storing the vote).
-  [FEEDBACK_DOWN_ACTION, { kind: "feedback", rating: "down" }],
+  [FEEDBACK_DOWN_ACTION, (value) => vote(value, "down")],
 ]);
+
+function decision(value: string, decision: Decision): Button | undefined {
+  const ref = decodeApprovalValue(value);
+  return ref && { kind: "decision", decision, ...ref };
+}
+
+function vote(value: string, rating: Rating): Button | undefined {
+  const named = decodeFeedbackValue(value);
+  return named && { kind: "feedback", rating, ...named };
+}
 
 /** The action ids of the bot's buttons. */
 export const BUTTON_ACTIONS = [...BUTTONS.keys()];
@@ -73,14 +79,8 @@ export const BUTTON_ACTIONS = [...BUTTONS.keys()];
 /** Hands one click on the button `action` to the core. Never rejects. */
 export async function takeClick(core: SurfaceCore<SlackClicked>, action: string, body: unknown, ignored: () => void): Promise<void> {
   const click = parse(body);
-  const button = BUTTONS.get(action);
-  if (!click || !button) return ignored();
-  const { at, clicked, value } = click;
-  if (button.kind === "decision") {
-    const ref = decodeApprovalValue(value);
-    return ref ? core.decide({ at, clicked, ...ref, decision: button.decision }) : core.badClick(at);
-  }
-  if (button.kind === "stop") return RUN_ID.test(value) ? core.stop({ at, clicked, runId: value }) : core.badClick(at);
-  const vote = decodeFeedbackValue(value);
-  return vote ? core.feedback({ at, clicked, ...vote, rating: button.rating }) : core.badClick(at);
+  const read = BUTTONS.get(action);
+  if (!click || !read) return ignored();
+  const { value, ...pressed } = click;
+  return takeButton(core, pressed, read(value));
 }

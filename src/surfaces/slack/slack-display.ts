@@ -15,7 +15,7 @@ import { feedbackBlocks } from "./feedback-buttons.js";
 import { createMessageTrace, type MessageTrace } from "./message-trace.js";
 import { describeSlackError } from "./slack-api.js";
 import type { ThreadPlace } from "./slack-place.js";
-import { post, postAnswer, type Where } from "./slack-posts.js";
+import type { SlackPosts, Where } from "./slack-posts.js";
 import { neutraliseMentions } from "./slack-text.js";
 import { createStatusLine, createStopControl } from "./slack-working.js";
 import { createStreamTrace, type StreamLimits, type StreamTrace } from "./stream-trace.js";
@@ -30,6 +30,7 @@ export interface MessageRef {
 
 export interface SlackDisplayDeps {
   readonly client: webApi.WebClient;
+  readonly posts: SlackPosts;
   readonly logger: Logger;
   readonly streamLimits: StreamLimits;
   readonly now: () => number;
@@ -55,11 +56,11 @@ export function statusLine(status: StatusCard): string | undefined {
 }
 
 export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): RunDisplay<MessageRef> {
-  const { client, logger } = deps;
+  const { client, posts, logger } = deps;
   const traceTarget = { channel: place.channel, threadTs: place.traceThreadTs };
   const replyTarget: Where = { channel: place.channel, threadTs: place.replyThreadTs };
   const status = createStatusLine(client, traceTarget, logger);
-  const stopControl = createStopControl(client, traceTarget, logger);
+  const stopControl = createStopControl(client, posts, traceTarget, logger);
   /** What each task looked like when it was last streamed. */
   const streamed = new Map<string, string>();
   let tasks: readonly TaskUpdate[] = [];
@@ -128,21 +129,17 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
       await closeTrace(outcome);
     },
     async answer(card) {
-      const ts = await postAnswer(client, logger, replyTarget, card.answer, card.stop, answerMetadata(card.runId));
+      const ts = await posts.answer(replyTarget, card.answer, card.stop, answerMetadata(card.runId));
       if (ts === undefined) return undefined;
       // Feedback is welcome, not required: tried once.
       const votes = { text: "Was this answer helpful?", blocks: feedbackBlocks(card.runId, card.stop) };
-      await post(client, logger, replyTarget, votes, { level: "warn", message: "could not show the feedback buttons" }, false);
+      await posts.post(replyTarget, votes, { level: "warn", message: "could not show the feedback buttons" }, false);
       return { messageId: ts };
     },
     async approval({ pending, deciders }) {
       const message = { text: approvalText(pending), blocks: approvalBlocks(pending, deciders) };
-      const failure = {
-        level: "error",
-        message: "could not post the approval message",
-        fields: { runId: pending.runId, tool: pending.tool },
-      } as const;
-      const ts = await post(client, logger, replyTarget, message, failure);
+      const fields = { runId: pending.runId, tool: pending.tool };
+      const ts = await posts.post(replyTarget, message, { level: "error", message: "could not post the approval message", fields });
       return ts === undefined ? undefined : { channel: replyTarget.channel, ts };
     },
     async findAnswer(id) {
@@ -155,7 +152,7 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
       await stream?.finish();
       fallback?.show("Steps so far:", taskLines(tasks));
       await fallback?.flush();
-      await post(client, logger, replyTarget, { text: RUN_FAILED }, { level: "error", message: "could not post a reply" });
+      await posts.post(replyTarget, { text: RUN_FAILED }, { level: "error", message: "could not post a reply" });
     },
   };
 }

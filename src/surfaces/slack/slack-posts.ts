@@ -6,6 +6,7 @@
 import type { types, webApi } from "@slack/bolt";
 import type { GuardStop } from "../../agent/types.js";
 import type { Logger } from "../../logger.js";
+import { attempt, type Failure } from "../core/attempt.js";
 import { splitText } from "../core/split-text.js";
 import type { answerMetadata } from "./posted-answer.js";
 import { describeSlackError, slackErrorCode } from "./slack-api.js";
@@ -29,96 +30,80 @@ export interface Body {
   readonly metadata?: ReturnType<typeof answerMetadata>;
 }
 
-/** How a refusal is logged. */
-export interface Failure {
-  readonly level: "info" | "warn" | "error";
-  readonly message: string;
-  readonly fields?: Readonly<Record<string, unknown>>;
+export interface SlackPosts {
+  /** The posted message's ts; undefined when Slack did not take it. `retry` false: tried once. */
+  post(where: Where, body: Body, failure: Failure, retry?: boolean): Promise<string | undefined>;
+  /** Only members of the channel can be shown one. */
+  whisper(where: Where, user: string, text: string): Promise<boolean>;
+  directMessage(user: string, text: string): Promise<boolean>;
+  /**
+   * As Slack mrkdwn, neutralised, in parts below Slack's message size, then a line naming the guard that fired. The
+   * first part's ts; the first part carries `metadata` (posted-answer.ts).
+   */
+  answer(
+    where: Where,
+    answer: string,
+    stop: GuardStop | undefined,
+    metadata: ReturnType<typeof answerMetadata>,
+  ): Promise<string | undefined>;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const threadOf = (where: Where) => (where.threadTs === undefined ? {} : { thread_ts: where.threadTs });
 
-/** The posted message's ts; undefined when Slack did not take it. */
-export async function post(
-  client: webApi.WebClient,
-  logger: Logger,
-  where: Where,
-  body: Body,
-  failure: Failure,
-  retry = true,
-): Promise<string | undefined> {
-  const { text, blocks, unfurl, metadata } = body;
-  const message = {
-    channel: where.channel,
-    ...threadOf(where),
-    text,
-    ...(blocks ? { blocks: [...blocks] } : {}),
-    ...(metadata ? { metadata } : {}),
-  };
-  const request = unfurl === false ? { ...message, unfurl_links: false, unfurl_media: false } : message;
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      const posted = await client.chat.postMessage(request);
-      return typeof posted.ts === "string" ? posted.ts : undefined;
-    } catch (error) {
-      const code = slackErrorCode(error);
-      const delay = retry ? RETRY_DELAYS_MS[attempt] : undefined;
-      if (delay === undefined || (code !== undefined && !TRANSIENT_ERRORS.has(code))) {
-        logger[failure.level](
-          { err: error, channel: where.channel, ...failure.fields },
-          `${failure.message} (${describeSlackError(error)})`,
-        );
-        return undefined;
+export function createSlackPosts(client: webApi.WebClient, logger: Logger): SlackPosts {
+  async function post(where: Where, body: Body, failure: Failure, retry = true): Promise<string | undefined> {
+    const { text, blocks, unfurl, metadata } = body;
+    const message = {
+      channel: where.channel,
+      ...threadOf(where),
+      text,
+      ...(blocks ? { blocks: [...blocks] } : {}),
+      ...(metadata ? { metadata } : {}),
+    };
+    const request = unfurl === false ? { ...message, unfurl_links: false, unfurl_media: false } : message;
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        const posted = await client.chat.postMessage(request);
+        return typeof posted.ts === "string" ? posted.ts : undefined;
+      } catch (error) {
+        const code = slackErrorCode(error);
+        const delay = retry ? RETRY_DELAYS_MS[attempt] : undefined;
+        if (delay === undefined || (code !== undefined && !TRANSIENT_ERRORS.has(code))) {
+          const fields = { err: error, channel: where.channel, ...failure.fields };
+          logger[failure.level](fields, `${failure.message} (${describeSlackError(error)})`);
+          return undefined;
+        }
+        await sleep(delay);
       }
-      await sleep(delay);
     }
   }
-}
 
-/** Only members of the channel can be shown one. */
-export async function whisper(client: webApi.WebClient, logger: Logger, where: Where, user: string, text: string): Promise<boolean> {
-  try {
-    await client.chat.postEphemeral({ channel: where.channel, user, text, ...threadOf(where) });
-    return true;
-  } catch (error) {
-    logger.info({ err: error, user }, "Slack refused an ephemeral message");
-    return false;
-  }
-}
-
-export async function directMessage(client: webApi.WebClient, logger: Logger, user: string, text: string): Promise<boolean> {
-  const failure: Failure = { level: "info", message: "Slack refused a direct message", fields: { user } };
-  return (await post(client, logger, { channel: user }, { text }, failure, false)) !== undefined;
-}
-
-/** As Slack mrkdwn, neutralised, in parts below Slack's message size, then a line naming the guard that fired. The first part's ts. */
-export async function postAnswer(
-  client: webApi.WebClient,
-  logger: Logger,
-  where: Where,
-  answer: string,
-  stop: GuardStop | undefined,
-  metadata: ReturnType<typeof answerMetadata>,
-): Promise<string | undefined> {
-  const split = splitText(toSlackMrkdwn(answer), MESSAGE_MAX_CHARS);
-  const failure: Failure = { level: "error", message: "could not post the answer; it is in this log line", fields: { answer } };
-  let first: string | undefined;
-  for (const part of split.length > 0 ? split : [EMPTY_ANSWER]) {
-    const ts = await post(client, logger, where, { text: part, unfurl: false, ...(first === undefined ? { metadata } : {}) }, failure);
-    if (ts === undefined) return undefined;
-    first ??= ts;
-  }
-  if (stop) {
-    const line = escapeSlackText(neutraliseMentions(stop.sentence));
-    const blocks = [{ type: "context" as const, elements: [{ type: "mrkdwn" as const, text: `:warning: ${line}` }] }];
-    await post(
-      client,
-      logger,
-      where,
-      { text: line, blocks },
-      { level: "error", message: "could not post the guard line", fields: { ...stop } },
-    );
-  }
-  return first;
+  return {
+    post,
+    whisper: (where, user, text) =>
+      attempt(logger, { level: "info", message: "Slack refused an ephemeral message", fields: { user } }, () =>
+        client.chat.postEphemeral({ channel: where.channel, user, text, ...threadOf(where) }),
+      ),
+    async directMessage(user, text) {
+      const failure: Failure = { level: "info", message: "Slack refused a direct message", fields: { user } };
+      return (await post({ channel: user }, { text }, failure, false)) !== undefined;
+    },
+    async answer(where, answer, stop, metadata) {
+      const split = splitText(toSlackMrkdwn(answer), MESSAGE_MAX_CHARS);
+      const failure: Failure = { level: "error", message: "could not post the answer; it is in this log line", fields: { answer } };
+      let first: string | undefined;
+      for (const part of split.length > 0 ? split : [EMPTY_ANSWER]) {
+        const ts = await post(where, { text: part, unfurl: false, ...(first === undefined ? { metadata } : {}) }, failure);
+        if (ts === undefined) return undefined;
+        first ??= ts;
+      }
+      if (stop) {
+        const line = escapeSlackText(neutraliseMentions(stop.sentence));
+        const blocks = [{ type: "context" as const, elements: [{ type: "mrkdwn" as const, text: `:warning: ${line}` }] }];
+        await post(where, { text: line, blocks }, { level: "error", message: "could not post the guard line", fields: { ...stop } });
+      }
+      return first;
+    },
+  };
 }

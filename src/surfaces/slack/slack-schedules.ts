@@ -8,7 +8,7 @@ import type { Logger } from "../../logger.js";
 import type { Presence } from "../../runs/schedules/ports.js";
 import { slackErrorCode } from "./slack-api.js";
 import { conversationAt, isDirectChannel, placeOf } from "./slack-place.js";
-import { post } from "./slack-posts.js";
+import type { SlackPosts } from "./slack-posts.js";
 
 const UserInfo = z.object({
   user: z.object({ tz: z.string().min(1).max(100).optional(), deleted: z.boolean().optional() }),
@@ -18,7 +18,7 @@ const ChannelInfo = z.object({ channel: z.object({ is_member: z.boolean().option
 const OWNER_LEFT: Presence = { kind: "gone", reason: "its owner left the workspace" };
 const BOT_REMOVED: Presence = { kind: "gone", reason: "the bot is no longer in its channel" };
 
-export function createSlackSchedulePorts(client: webApi.WebClient, logger: Logger) {
+export function createSlackSchedulePorts(client: webApi.WebClient, posts: SlackPosts, logger: Logger) {
   const userInfo = async (person: Person) => UserInfo.parse(await client.users.info({ user: person.id })).user;
 
   return {
@@ -52,7 +52,7 @@ export function createSlackSchedulePorts(client: webApi.WebClient, logger: Logge
       const place = placeOf(origin);
       if (!place) return undefined;
       const failure = { level: "warn" as const, message: "could not post a schedule slot's first message", fields: {} };
-      const ts = await post(client, logger, { channel: place.channel }, { text: heading }, failure);
+      const ts = await posts.post({ channel: place.channel }, { text: heading }, failure);
       if (ts === undefined) return undefined;
       const { requesterTeam } = place;
       return conversationAt({

@@ -11,8 +11,9 @@
 // flow (core/clicks.ts).
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../../logger.js";
+import { attempt } from "../core/attempt.js";
 import { createThrottledWriter } from "../core/throttled-writer.js";
-import { post } from "./slack-posts.js";
+import type { SlackPosts } from "./slack-posts.js";
 
 export const STOP_ACTION = "agent_run_stop";
 const WORKING_TEXT = ":hourglass_flowing_sand: Working on it. *Stop* ends the run now, with a summary of what it found.";
@@ -62,30 +63,22 @@ export interface StopControl {
   close(): Promise<void>;
 }
 
-export function createStopControl(client: webApi.WebClient, target: Thread, logger: Logger): StopControl {
+export function createStopControl(client: webApi.WebClient, posts: SlackPosts, target: Thread, logger: Logger): StopControl {
   let posting: Promise<string | undefined> | undefined;
   let closed = false;
   return {
     show(runId) {
       if (closed) return;
       const blocks = [{ type: "section" as const, text: { type: "mrkdwn" as const, text: WORKING_TEXT }, accessory: stopButton(runId) }];
-      posting ??= post(
-        client,
-        logger,
-        target,
-        { text: WORKING_TEXT, blocks },
-        { level: "warn", message: "could not show the Stop button" },
-        false,
-      );
+      posting ??= posts.post(target, { text: WORKING_TEXT, blocks }, { level: "warn", message: "could not show the Stop button" }, false);
     },
     async close() {
       if (closed) return;
       closed = true;
       const ts = await posting;
       if (ts === undefined) return;
-      await client.chat
-        .delete({ channel: target.channel, ts })
-        .catch((error: unknown) => logger.warn({ err: error, channel: target.channel }, "could not remove the Stop button"));
+      const failure = { level: "warn", message: "could not remove the Stop button", fields: { channel: target.channel } } as const;
+      await attempt(logger, failure, () => client.chat.delete({ channel: target.channel, ts }));
     },
   };
 }

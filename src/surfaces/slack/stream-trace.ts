@@ -7,6 +7,7 @@
 // the caller's fallback (a trace message, for this run only) and nothing more is streamed.
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../../logger.js";
+import { attempt } from "../core/attempt.js";
 import type { TaskUpdate } from "../core/cards.js";
 import { neutraliseMentions } from "./slack-text.js";
 
@@ -76,11 +77,9 @@ export function createStreamTrace(
 
   async function close(current: ReturnType<typeof open>): Promise<void> {
     if (current.ts === undefined) return;
-    try {
-      await current.stop();
-    } catch (error) {
-      logger.warn({ err: error, channel: target.channel }, "could not close the streamed trace");
-    }
+    await attempt(logger, { level: "warn", message: "could not close the streamed trace", fields: { channel: target.channel } }, () =>
+      current.stop(),
+    );
   }
 
   return {

@@ -10,19 +10,13 @@ import type { ChatMessage } from "../../agent/types.js";
 import type { Logger } from "../../logger.js";
 import type { ContextLoader } from "../../runs/service.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
-import { boundedThread } from "../core/thread-context.js";
-import { readPages } from "./slack-api.js";
+import { boundedThread, threadContextLoader } from "../core/thread-context.js";
+import { messagesIn, readThread } from "./slack-api.js";
 
-export const THREAD_PAGE_SIZE = 200;
+export { THREAD_PAGE_SIZE } from "./slack-api.js";
 /** A thread longer than this many pages before the question is read from its start only (and logged). */
 export const THREAD_MAX_PAGES = 10;
 
-const ThreadMessage = z.object({
-  ts: z.string(),
-  user: z.string().optional(),
-  bot_id: z.string().optional(),
-  text: z.string().default(""),
-});
 const SourceSchema = z.object({ channel: z.string().min(1), thread_ts: z.string().min(1), before_ts: z.string().min(1) });
 
 export interface ThreadContextRequest {
@@ -42,11 +36,7 @@ export function threadSource(channel: string, threadTs: string, beforeTs: string
 /** Pure: Slack thread messages (oldest first, untrusted) to bounded chat context (the model's `counter`), without bots or earlier questions to the bot. */
 export function toThreadContext(rawMessages: readonly unknown[], request: ThreadContextRequest, counter: TokenCounter): ChatMessage[] {
   const bot = request.botUserId;
-  const people = rawMessages
-    .flatMap((raw) => {
-      const parsed = ThreadMessage.safeParse(raw);
-      return parsed.success ? [parsed.data] : [];
-    })
+  const people = messagesIn(rawMessages)
     .filter((m) => Number(m.ts) < Number(request.beforeTs) && m.bot_id === undefined && m.user !== bot && m.text.trim() !== "")
     .filter((m) => bot === undefined || !m.text.includes(`<@${bot}`));
   return boundedThread(
@@ -56,53 +46,28 @@ export function toThreadContext(rawMessages: readonly unknown[], request: Thread
   );
 }
 
-/** The thread's messages before the question, oldest first, following the cursor to the end (bounded). */
+/** The thread's messages before the question, oldest first (bounded). */
 async function threadBefore(client: webApi.WebClient, request: ThreadContextRequest, logger: Logger): Promise<unknown[]> {
-  const messages: unknown[] = [];
-  const { channel, threadTs: ts, beforeTs: latest } = request;
-  const whole = await readPages(
-    (page) => client.conversations.replies({ channel, ts, latest, inclusive: false, limit: THREAD_PAGE_SIZE, ...page }),
-    (page) => void messages.push(...page.messages),
-    THREAD_MAX_PAGES,
-  );
+  const { channel, threadTs, beforeTs: latest } = request;
+  const { messages, whole } = await readThread(client, { channel, ts: threadTs, latest }, THREAD_MAX_PAGES);
   if (!whole)
     logger.warn(
-      { channel, threadTs: ts, read: messages.length },
+      { channel, threadTs, read: messages.length },
       "the thread is too long to read up to the question; its context comes from its start",
     );
   return messages;
 }
 
-/** Never throws: a thread that cannot be read gives no context, and the run goes on. */
-export async function loadThreadContext(
-  client: webApi.WebClient,
-  request: ThreadContextRequest,
-  counter: TokenCounter,
-  logger: Logger,
-): Promise<ChatMessage[]> {
-  try {
-    return toThreadContext(await threadBefore(client, request, logger), request, counter);
-  } catch (error) {
-    logger.warn({ err: error, channel: request.channel, threadTs: request.threadTs }, "could not read the thread for context");
-    return [];
-  }
-}
-
-/** Never throws: a source that is not one of ours gives no context. */
+/** The core's loader (core/thread-context.ts) over the thread a Slack question was asked in. */
 export function slackContextLoader(
   client: webApi.WebClient,
   botUserId: () => string | undefined,
   counter: TokenCounter,
   logger: Logger,
 ): ContextLoader {
-  return async (source) => {
-    const parsed = SourceSchema.safeParse(source);
-    if (!parsed.success) {
-      logger.warn({ source }, "a recorded Slack thread reference is not usable; answering without the thread");
-      return [];
-    }
+  return threadContextLoader(SourceSchema, logger, async ({ channel, thread_ts: threadTs, before_ts: beforeTs }) => {
     const bot = botUserId();
-    const { channel, thread_ts: threadTs, before_ts: beforeTs } = parsed.data;
-    return loadThreadContext(client, { channel, threadTs, beforeTs, ...(bot ? { botUserId: bot } : {}) }, counter, logger);
-  };
+    const request = { channel, threadTs, beforeTs, ...(bot ? { botUserId: bot } : {}) };
+    return toThreadContext(await threadBefore(client, request, logger), request, counter);
+  });
 }
