@@ -8,6 +8,7 @@ import { createConversationHistory } from "../src/memory/history.js";
 import { createLongTermMemory } from "../src/memory/long-term-memory.js";
 import { originFor } from "./support/service-harness.js";
 import { useServiceFixture } from "./support/service-fixture.js";
+import { contentText } from "../src/agent/content.js";
 
 const services = useServiceFixture();
 
@@ -25,7 +26,7 @@ describe("memory settings reach the run", () => {
     ];
     await createLongTermMemory(store, { maxFacts: 200, logger: silentLogger }).remember(origin.conversationKey, facts);
     await service.ask({ origin, text: "What does the user drink?" }, sink);
-    const system = model.requests[0]!.messages[0]!.content ?? "";
+    const system = contentText(model.requests[0]!.messages[0]!.content);
     const listed = facts.filter((fact) => system.includes(`- ${fact}`));
     expect(listed).toHaveLength(3);
   });
@@ -44,7 +45,7 @@ describe("memory settings reach the run", () => {
     expect(countTokens(side("question-1"))).toBeGreaterThan(30);
     expect(countTokens(side("question-1"))).toBeLessThan(38);
     await service.ask({ origin, text: "and then?" }, sink);
-    const sent = model.requests[0]!.messages.map((message) => message.content ?? "");
+    const sent = model.requests[0]!.messages.map((message) => contentText(message.content));
     const turns = sent.filter((content) => content.startsWith("question-")).map((content) => content.split(" ")[0]);
     expect(turns).toEqual(["question-3", "question-4", "question-5", "question-6"]);
   });

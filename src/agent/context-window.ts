@@ -1,5 +1,6 @@
 // Keeping a run inside the model's context window: folding old tool results in place
 // (yellow) and compacting older turns into a state snapshot with one model call (orange).
+import { contentText } from "./content.js";
 import type { TokenCounter } from "./token-counter.js";
 import type { CallOutcome, ChatMessage, Model, TokenUsage } from "./types.js";
 
@@ -95,7 +96,7 @@ function transcript(messages: readonly ChatMessage[]): string {
         return `assistant: ${[message.content ?? "", calls].filter(Boolean).join(" | ")}`;
       }
       if (message.role === "tool") return `result: ${message.content}`;
-      return `${message.role}: ${message.content}`;
+      return `${message.role}: ${contentText(message.content)}`;
     })
     .join("\n");
 }
@@ -154,7 +155,7 @@ function mechanicalDigest(messages: readonly ChatMessage[]): string {
       if (message.role === "assistant")
         return (message.toolCalls ?? []).map((call) => `- called ${call.name}(${firstLine(call.arguments)})`).join("\n");
       if (message.role === "tool") return `  → ${firstLine(message.content)}`;
-      return `- ${message.role}: ${firstLine(message.content)}`;
+      return `- ${message.role}: ${firstLine(contentText(message.content))}`;
     })
     .filter(Boolean)
     .join("\n");
