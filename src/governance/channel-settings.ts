@@ -8,6 +8,8 @@ export interface RunSettings {
   readonly model?: string;
   readonly maxSteps?: number;
   readonly memory: boolean;
+  /** False: the channel's attachments are not read (each gets a note). */
+  readonly files: boolean;
   /** True when the tool may be offered to the model. */
   readonly toolAllowed: (name: string) => boolean;
   /** The lists as written, for `settings` to show. */
@@ -45,6 +47,7 @@ export function runSettingsFor(settings: Settings, channelId: string | undefined
     ...(model === undefined ? {} : { model }),
     ...(maxSteps === undefined ? {} : { maxSteps }),
     memory: pick("memory") !== "off",
+    files: pick("files") !== false,
     toolAllowed: (name) => !denied(name) && allowTests.every((test) => test(name)),
     toolRules: { allow, deny },
   };

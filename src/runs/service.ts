@@ -15,6 +15,8 @@ import type { Fact } from "../memory/types.js";
 import type { Admission } from "../governance/run-policy.js";
 import type { StopResult } from "./run-stops.js";
 import type { FeedbackBook } from "../memory/feedback.js";
+import type { FileDescriptor, SurfaceFiles } from "../files/file-ref.js";
+import type { StoredAnswerFile } from "../files/file-store.js";
 
 export interface Task {
   readonly origin: TaskOrigin;
@@ -29,6 +31,8 @@ export interface Task {
   readonly contextSource?: Readonly<Record<string, string>>;
   /** True when the adapter already got `admitted` from `admit` for this message (so it is not counted twice). */
   readonly admitted?: boolean;
+  /** The files the message brought (and, in a thread reply, its root's), read when the run starts. */
+  readonly files?: readonly FileDescriptor[];
 }
 
 export interface DecisionRequest {
@@ -161,8 +165,15 @@ export interface AgentService {
   toolList(surface: Surface): ToolList;
   /** Called when a pending approval on this surface expired without a decision (the run's summary is in the outcome). */
   onApprovalExpired(surface: Surface, handler: ExpiryHandler): void;
+  /**
+   * How this surface's attachments are fetched and whether it posts an answer's files; without it a
+   * task's files are notes and read_attachment / attach_file are not offered. Register in every role that runs work.
+   */
+  registerFiles(surface: Surface, files: SurfaceFiles): void;
+  /** A file of an answer (`outcome.files`), for the surface to post; undefined once the store no longer has it. */
+  answerFile(conversationKey: string, fileId: string): Promise<StoredAnswerFile | undefined>;
   rememberedFacts(conversationKey: string): Promise<readonly Fact[]>;
-  /** Clears the conversation's long-term memory; returns how many facts were removed. */
+  /** Clears the conversation's long-term memory and its stored files; returns how many facts were removed. */
   forget(conversationKey: string): Promise<number>;
 }
 

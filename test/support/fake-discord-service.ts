@@ -34,6 +34,8 @@ export function stubService(overrides: Partial<AgentService> = {}): StubService 
       totals: async () => ({ up: 0, down: 0 }),
     },
     toolList: () => ({ tools: [], servers: [] }),
+    registerFiles: () => {},
+    answerFile: async () => undefined,
     rememberedFacts: async () => [],
     forget: async () => 0,
     ...overrides,
