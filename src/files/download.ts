@@ -100,7 +100,8 @@ async function readResponse(response: Response, request: UrlDownload): Promise<D
     return tooBig(declared, request.maxBytes, "the server declared");
   }
   const body = await readBounded(response, request.maxBytes, Number.isFinite(declared) ? declared : undefined);
-  if (body.kind === "too_big") return tooBig(body.bytes, request.maxBytes, "the server sent more than");
+  if (body.kind === "too_big")
+    return failed("too_big", `the server sent more than the limit of ${formatBytes(request.maxBytes)} (FILE_MAX_BYTES): the download was cut off there`);
   if (!request.expectsHtml && HTML_START.test(body.data.subarray(0, 256).toString("latin1")))
     return failed("missing_scope", LOGIN_PAGE_DETAIL);
   return mime ? { kind: "ok", data: body.data, mime } : { kind: "ok", data: body.data };
@@ -114,7 +115,7 @@ function statusFailure(status: number): Download | undefined {
   return failed("failed_download", `the platform answered HTTP ${status}`);
 }
 
-type Bounded = { readonly kind: "ok"; readonly data: Buffer } | { readonly kind: "too_big"; readonly bytes: number };
+type Bounded = { readonly kind: "ok"; readonly data: Buffer } | { readonly kind: "too_big" };
 
 /** The body, read chunk by chunk; stops (and cancels the rest) before holding more than `maxBytes`. */
 async function readBounded(response: Response, maxBytes: number, declared: number | undefined): Promise<Bounded> {
@@ -129,7 +130,7 @@ async function readBounded(response: Response, maxBytes: number, declared: numbe
     if (done) break;
     if (total + value.byteLength > maxBytes) {
       await reader.cancel();
-      return { kind: "too_big", bytes: total + value.byteLength };
+      return { kind: "too_big" };
     }
     if (whole && total + value.byteLength <= whole.length) whole.set(value, total);
     else {

@@ -1,9 +1,14 @@
 // The PDF reader's worker thread, as source text: it runs plain JavaScript (eval), so the same
 // code works under tsx, vitest and the compiled build. It loads unpdf (pdf.js with
 // isEvalSupported: false, so a crafted PDF can't run script) and answers one request: the text
-// of the first pages, page by page.
+// of the first pages, page by page. On Linux a thread has its own nice value: the reader lowers
+// its own, so on a busy machine the event loop's thread gets the CPU first.
 export const PDF_WORKER_SOURCE = String.raw`
 const { parentPort, workerData } = require("node:worker_threads");
+try {
+  const os = require("node:os");
+  os.setPriority(Math.min(19, os.getPriority() + 10));
+} catch {}
 parentPort.once("message", async ({ data, maxPages }) => {
   let pdf;
   try {
