@@ -22,7 +22,13 @@ describe("file settings", () => {
   });
 
   it("take values within their ranges", () => {
-    const config = loadConfig({ FILE_MAX_BYTES: "1024", FILE_MAX_PER_MESSAGE: "100", FILE_TOTAL_TOKENS: "1000000", FILE_DOWNLOAD_TIMEOUT_MS: "1000", OPENAI_VISION: "off" });
+    const config = loadConfig({
+      FILE_MAX_BYTES: "1024",
+      FILE_MAX_PER_MESSAGE: "100",
+      FILE_TOTAL_TOKENS: "1000000",
+      FILE_DOWNLOAD_TIMEOUT_MS: "1000",
+      OPENAI_VISION: "off",
+    });
     expect(config.files).toEqual({ maxBytes: 1_024, maxPerMessage: 100, totalTokens: 1_000_000, downloadTimeoutMs: 1_000 });
     expect(config.model.vision).toBe("off");
   });

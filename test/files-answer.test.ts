@@ -30,12 +30,24 @@ afterAll(() => folder.remove());
 const origin: TaskOrigin = { surface: "console", conversationKey: "console:mcp-files", requester: { id: "ann" }, place: {} };
 
 async function botWithEverything(model: ScriptedModel, uploads: boolean | undefined): Promise<RunningAgentService> {
-  const manager = createMcpManager([serverConfig("everything", everythingServer)], { logger: silentLogger, defaultTimeoutMs: 10_000, backoffMs: [100], heartbeatMs: 500 });
+  const manager = createMcpManager([serverConfig("everything", everythingServer)], {
+    logger: silentLogger,
+    defaultTimeoutMs: 10_000,
+    backoffMs: [100],
+    heartbeatMs: 500,
+  });
   cleanups.push(() => manager.close());
   await manager.start();
   const config = loadConfig({ STORE_URL: `sqlite://${join(folder.path, `bot-${++stores}.sqlite`)}`, MEMORY_EXTRACT_FACTS: "false" });
   const store = await openStore(config.storeUrl, silentLogger);
-  const service = createAgentService({ config, model, store, logger: silentLogger, toolSource: manager.tools, toolCatalog: manager.describe });
+  const service = createAgentService({
+    config,
+    model,
+    store,
+    logger: silentLogger,
+    toolSource: manager.tools,
+    toolCatalog: manager.describe,
+  });
   cleanups.push(async () => {
     await service.close();
     await store.close();

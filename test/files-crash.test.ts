@@ -25,18 +25,23 @@ beforeEach(async () => {
   folder = await temporaryFolder();
 });
 afterEach(async () => {
-  for (const child of children.splice(0)) if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill("SIGKILL");
+  for (const child of children.splice(0))
+    if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill("SIGKILL");
   await openai.close();
   await host.close();
   await folder.remove();
 });
 
 function start(storeUrl: string, files: readonly FileDescriptor[], mode: "submit" | "resume"): Child {
-  const child = spawn(process.execPath, ["--import", "tsx", "test/support/files-process.ts", storeUrl, openai.baseUrl, JSON.stringify(files), mode], {
-    cwd: process.cwd(),
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "test/support/files-process.ts", storeUrl, openai.baseUrl, JSON.stringify(files), mode],
+    {
+      cwd: process.cwd(),
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let text = "";
   const lines: Array<Record<string, unknown>> = [];
   child.stdout.on("data", (chunk: Buffer) => {
@@ -62,20 +67,28 @@ async function kill9(child: Child): Promise<void> {
   await child.exited;
 }
 
-const userText = (request: RecordedRequest) => JSON.stringify(request.body.messages.filter((message: { role: string }) => message.role === "user"));
+const userText = (request: RecordedRequest) =>
+  JSON.stringify(request.body.messages.filter((message: { role: string }) => message.role === "user"));
 const answerOf = (child: Child) => child.lines.find((line) => "answer" in line)?.answer;
 
 describe("a run with files survives kill -9", () => {
   it("killed while the second file downloads: the restart takes the PDF from the store and fetches only the other", async () => {
     const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
-    const spec = described("FSPEC", "spec.pdf", "application/pdf", host.serve("/files/spec.pdf", { kind: "file", body: await pdf(3), type: "application/pdf", private: true }));
+    const spec = described(
+      "FSPEC",
+      "spec.pdf",
+      "application/pdf",
+      host.serve("/files/spec.pdf", { kind: "file", body: await pdf(3), type: "application/pdf", private: true }),
+    );
     const notes = described("FNOTES", "notes.txt", "text/plain", host.serve("/files/notes.txt", { kind: "hang" }));
     openai.enqueue(textReply("The spec has 3 pages; the notes say ship it."));
 
     const first = start(storeUrl, [spec, notes], "submit");
-    await until(() => first.lines.some((line) => line.stored === "file:console:crash:FSPEC"), "the PDF to be stored", 30_000).catch((error: Error) => {
-      throw new Error(`${error.message}\n${first.output()}`);
-    });
+    await until(() => first.lines.some((line) => line.stored === "file:console:crash:FSPEC"), "the PDF to be stored", 30_000).catch(
+      (error: Error) => {
+        throw new Error(`${error.message}\n${first.output()}`);
+      },
+    );
     await until(() => host.hits("/files/notes.txt") === 1, "the second download to start", 10_000);
     await kill9(first);
     expect(openai.requests).toHaveLength(0);
@@ -99,7 +112,12 @@ describe("a run with files survives kill -9", () => {
 
   it("killed during the first model call: the restart goes on from the checkpoint, with no download at all", async () => {
     const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
-    const spec = described("FSPEC", "spec.pdf", "application/pdf", host.serve("/files/spec.pdf", { kind: "file", body: await pdf(3), type: "application/pdf", private: true }));
+    const spec = described(
+      "FSPEC",
+      "spec.pdf",
+      "application/pdf",
+      host.serve("/files/spec.pdf", { kind: "file", body: await pdf(3), type: "application/pdf", private: true }),
+    );
     openai.enqueue({ hang: true }, textReply("Three pages."));
 
     const first = start(storeUrl, [spec], "submit");

@@ -65,7 +65,11 @@ describe("sizes", () => {
   it("a declared size over the limit is refused before any request", async () => {
     const url = host.serve("/big", { kind: "file", body: Buffer.from("x") });
     const got = await downloadUrl(request(url, { declaredSize: 25 * MB }));
-    expect(got).toEqual({ kind: "failed", reason: "too_big", detail: "the file is 25.0 MB, more than the limit of 20.0 MB (FILE_MAX_BYTES)" });
+    expect(got).toEqual({
+      kind: "failed",
+      reason: "too_big",
+      detail: "the file is 25.0 MB, more than the limit of 20.0 MB (FILE_MAX_BYTES)",
+    });
     expect(host.requests).toHaveLength(0);
   });
 
@@ -78,7 +82,11 @@ describe("sizes", () => {
   it("a server that sends more than the platform declared is cut off at the limit: never more than the limit is held", async () => {
     const url = host.serve("/liar", { kind: "stream", bytes: 40 * MB });
     const got = await downloadUrl(request(url, { declaredSize: 1_024, maxBytes: 2 * MB }));
-    expect(got).toMatchObject({ kind: "failed", reason: "too_big", detail: "the server sent more than the limit of 2.0 MB (FILE_MAX_BYTES): the download was cut off there" });
+    expect(got).toMatchObject({
+      kind: "failed",
+      reason: "too_big",
+      detail: "the server sent more than the limit of 2.0 MB (FILE_MAX_BYTES): the download was cut off there",
+    });
     // The client hung up long before the 40 MB: what was sent is bounded by the limit and the sockets' buffers.
     await expect.poll(() => host.sent("/liar")).toBeLessThan(12 * MB);
   });
@@ -138,7 +146,11 @@ describe("links and redirects", () => {
 
   it("a redirect to a non-http scheme or a loop of redirects is refused", async () => {
     const file = host.serve("/to-file", { kind: "redirect", to: "file:///etc/passwd" });
-    expect(await downloadUrl(request(file))).toEqual({ kind: "failed", reason: "failed_download", detail: "the link is not http(s) (file:)" });
+    expect(await downloadUrl(request(file))).toEqual({
+      kind: "failed",
+      reason: "failed_download",
+      detail: "the link is not http(s) (file:)",
+    });
     const loop = host.serve("/loop", { kind: "redirect", to: "/loop" });
     expect(await downloadUrl(request(loop))).toEqual({ kind: "failed", reason: "failed_download", detail: "more than 5 redirects" });
   });
@@ -160,7 +172,11 @@ describe("time", () => {
     const pending = downloadUrl(request(url, { signal: run.signal }));
     await expect.poll(() => host.hits("/hang")).toBe(1);
     run.abort(new Error("run deadline"));
-    expect(await pending).toMatchObject({ kind: "failed", reason: "failed_download", detail: expect.stringContaining("the run's time ran out") });
+    expect(await pending).toMatchObject({
+      kind: "failed",
+      reason: "failed_download",
+      detail: expect.stringContaining("the run's time ran out"),
+    });
   });
 
   it("a host that is not there is a failed download, not a throw", async () => {
@@ -181,7 +197,10 @@ describe("a local file (the console's /attach)", () => {
       expect(await readLocalFile(path, limits)).toEqual({ kind: "ok", data: Buffer.from("local notes") });
       await writeFile(path, Buffer.alloc(2_048));
       expect(await readLocalFile(path, limits)).toMatchObject({ kind: "failed", reason: "too_big" });
-      expect(await readLocalFile(join(folder.path, "nope.txt"), limits)).toMatchObject({ kind: "failed", detail: expect.stringContaining("ENOENT") });
+      expect(await readLocalFile(join(folder.path, "nope.txt"), limits)).toMatchObject({
+        kind: "failed",
+        detail: expect.stringContaining("ENOENT"),
+      });
       expect(await readLocalFile(folder.path, limits)).toMatchObject({ kind: "failed", detail: expect.stringContaining("is not a file") });
     } finally {
       await folder.remove();

@@ -62,7 +62,14 @@ describe("text", () => {
 describe("images", () => {
   it("a 4,000×3,000 PNG is resized so its long side is 2,048 px, within 5 MB", async () => {
     const result = await prepareImage(await png(4_000, 3_000));
-    expect(result).toMatchObject({ kind: "ok", mime: "image/png", width: 2_048, height: 1_536, originalWidth: 4_000, originalHeight: 3_000 });
+    expect(result).toMatchObject({
+      kind: "ok",
+      mime: "image/png",
+      width: 2_048,
+      height: 1_536,
+      originalWidth: 4_000,
+      originalHeight: 3_000,
+    });
     if (result.kind !== "ok") throw new Error("not ok");
     expect(result.data.length).toBeLessThanOrEqual(MAX_IMAGE_BYTES);
     expect(await sharp(result.data).metadata()).toMatchObject({ width: 2_048, height: 1_536, format: "png" });
@@ -100,7 +107,10 @@ describe("images", () => {
   });
 
   it("bytes that are no image are refused with the reason", async () => {
-    expect(await prepareImage(Buffer.from("garbage"))).toMatchObject({ kind: "refused", detail: expect.stringContaining("could not be read") });
+    expect(await prepareImage(Buffer.from("garbage"))).toMatchObject({
+      kind: "refused",
+      detail: expect.stringContaining("could not be read"),
+    });
   });
 });
 

@@ -28,7 +28,12 @@ const storedImage: ContentPart = {
   height: 800,
   source: { stored: { conversationKey: "console:test", fileId: "F1" } },
 };
-const csvPart: ContentPart = { type: "file", file: { id: "F2", name: "a.csv", mime: "text/csv" }, text: "[file F2]\n3-4,5*6", status: "read" };
+const csvPart: ContentPart = {
+  type: "file",
+  file: { id: "F2", name: "a.csv", mime: "text/csv" },
+  text: "[file F2]\n3-4,5*6",
+  status: "read",
+};
 
 describe("image tokens", () => {
   it("follow OpenAI's tile rule: fit in 2048, shortest side to 768, 512-px tiles", () => {
@@ -51,7 +56,17 @@ describe("image tokens", () => {
 
 describe("vision by model name", () => {
   it("knows the families, and OPENAI_VISION overrides", () => {
-    for (const name of ["gpt-4o", "gpt-4o-mini", "openai/gpt-4.1-mini", "gpt-5", "o3", "llava:13b", "qwen2.5-vl-7b", "llama3.2-vision", "gemma3:4b"])
+    for (const name of [
+      "gpt-4o",
+      "gpt-4o-mini",
+      "openai/gpt-4.1-mini",
+      "gpt-5",
+      "o3",
+      "llava:13b",
+      "qwen2.5-vl-7b",
+      "llama3.2-vision",
+      "gemma3:4b",
+    ])
       expect([name, modelSeesImages(name, "auto")]).toEqual([name, true]);
     for (const name of ["gpt-3.5-turbo", "gpt-4", "o1-mini", "o3-mini", "llama3.1", "qwen2.5", "offline-demo", "scripted"])
       expect([name, modelSeesImages(name, "auto")]).toEqual([name, false]);
@@ -111,7 +126,9 @@ describe("the question with its files", () => {
 });
 
 describe("stored records", () => {
-  const fixture = JSON.parse(readFileSync(new URL("./fixtures/checkpoint-and-intake-main-0b5175d.json", import.meta.url), "utf8")) as Record<string, unknown>;
+  const fixture = JSON.parse(
+    readFileSync(new URL("./fixtures/checkpoint-and-intake-main-0b5175d.json", import.meta.url), "utf8"),
+  ) as Record<string, unknown>;
   const seeded = () => {
     const store = mapStore();
     for (const [key, value] of Object.entries(fixture)) store.data.set(key, value);
@@ -158,7 +175,20 @@ describe("stored images in requests", () => {
     const files = createFileStore(mapStore());
     await files.save(
       "console:test",
-      { version: 1, kind: "image", id: "F1", name: "shot.png", mime: "image/png", size: 3, storedAt: 1, imageMime: "image/png", width: 1_200, height: 800, originalWidth: 1_200, originalHeight: 800 },
+      {
+        version: 1,
+        kind: "image",
+        id: "F1",
+        name: "shot.png",
+        mime: "image/png",
+        size: 3,
+        storedAt: 1,
+        imageMime: "image/png",
+        width: 1_200,
+        height: 800,
+        originalWidth: 1_200,
+        originalHeight: 800,
+      },
       { mime: "image/png", data: "iVBORw0K" },
     );
     const inner = new ScriptedModel([say("a"), say("b")]);
@@ -181,7 +211,17 @@ describe("readers of content", () => {
       { role: "user", content: [{ type: "text", text: "look" }, storedImage] },
       { role: "tool", toolCallId: "c1", content: "done" },
     ]);
-    expect(flat).toEqual([{ role: "user", content: [{ type: "text", text: "look" }, storedImage, { type: "text", text: "\n\n" }, { type: "text", text: "[tool result c1]\ndone" }] }]);
+    expect(flat).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "look" },
+          storedImage,
+          { type: "text", text: "\n\n" },
+          { type: "text", text: "[tool result c1]\ndone" },
+        ],
+      },
+    ]);
   });
 
   it("the demo model says it can't read files, and a CSV's numbers are not taken for arithmetic", async () => {

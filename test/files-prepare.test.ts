@@ -43,7 +43,12 @@ function prepare(descriptors: readonly FileDescriptor[], more: Partial<PrepareOp
 }
 
 const serveText = (name: string, text: string, type = "text/plain") =>
-  described(`F${name.replace(/\W/g, "")}`, name, type, host.serve(`/files/${name}`, { kind: "file", body: Buffer.from(text), type, private: true }));
+  described(
+    `F${name.replace(/\W/g, "")}`,
+    name,
+    type,
+    host.serve(`/files/${name}`, { kind: "file", body: Buffer.from(text), type, private: true }),
+  );
 const textOf = (part: ContentPart | undefined) => (part && part.type !== "image" ? part.text : "");
 
 describe("text-like files", () => {
@@ -58,7 +63,10 @@ describe("text-like files", () => {
   });
 
   it("a log over the cap is cut with a header that says where; read_attachment reads on from exactly there", async () => {
-    const log = Array.from({ length: 4_000 }, (_, line) => `2026-12-01T10:00:${String(line % 60).padStart(2, "0")} worker-${line} handled job ${line * 7}`).join("\n");
+    const log = Array.from(
+      { length: 4_000 },
+      (_, line) => `2026-12-01T10:00:${String(line % 60).padStart(2, "0")} worker-${line} handled job ${line * 7}`,
+    ).join("\n");
     const { parts, outcomes } = await prepare([serveText("worker.log", log, "application/octet-stream")], { tokenBudget: 1_000 });
     const text = textOf(parts[0]);
     const header = text.split("\n", 1)[0]!;
@@ -89,9 +97,17 @@ describe("text-like files", () => {
   });
 
   it("an unsupported type is a note with name, type and size, and is not downloaded", async () => {
-    const zip = described("F9", "archive.zip", "application/zip", host.serve("/files/archive.zip", { kind: "file", body: Buffer.alloc(10) }), 10);
+    const zip = described(
+      "F9",
+      "archive.zip",
+      "application/zip",
+      host.serve("/files/archive.zip", { kind: "file", body: Buffer.alloc(10) }),
+      10,
+    );
     const { parts, outcomes } = await prepare([zip]);
-    expect(textOf(parts[0])).toBe('[file F9: "archive.zip" (application/zip, 10 bytes) is attached but was not read: files of type application/zip can\'t be read]');
+    expect(textOf(parts[0])).toBe(
+      '[file F9: "archive.zip" (application/zip, 10 bytes) is attached but was not read: files of type application/zip can\'t be read]',
+    );
     expect(outcomes[0]).toMatchObject({ status: "not_used", reason: "unsupported_type" });
     expect(host.requests).toHaveLength(0);
   });
@@ -99,9 +115,19 @@ describe("text-like files", () => {
 
 describe("limits", () => {
   it("a 25 MB file is refused before any download", async () => {
-    const big = described("F25", "dump.log", "text/plain", host.serve("/files/dump.log", { kind: "stream", bytes: 25 * 1024 * 1024 }), 25 * 1024 * 1024);
+    const big = described(
+      "F25",
+      "dump.log",
+      "text/plain",
+      host.serve("/files/dump.log", { kind: "stream", bytes: 25 * 1024 * 1024 }),
+      25 * 1024 * 1024,
+    );
     const { outcomes } = await prepare([big]);
-    expect(outcomes[0]).toMatchObject({ status: "not_used", reason: "too_big", detail: expect.stringContaining("25.0 MB, more than the limit of 20.0 MB") });
+    expect(outcomes[0]).toMatchObject({
+      status: "not_used",
+      reason: "too_big",
+      detail: expect.stringContaining("25.0 MB, more than the limit of 20.0 MB"),
+    });
     expect(host.requests).toHaveLength(0);
   });
 
@@ -159,12 +185,22 @@ describe("the store", () => {
 
 describe("images", () => {
   const serveImage = async () =>
-    described("FIMG", "screenshot.png", "image/png", host.serve("/files/shot.png", { kind: "file", body: await png(4_000, 3_000), type: "image/png", private: true }));
+    described(
+      "FIMG",
+      "screenshot.png",
+      "image/png",
+      host.serve("/files/shot.png", { kind: "file", body: await png(4_000, 3_000), type: "image/png", private: true }),
+    );
 
   it("for a vision model: an image part that refers to the stored, resized image (no bytes in the message)", async () => {
     const { parts, outcomes } = await prepare([await serveImage()], { vision: true });
     const image = parts.find((part) => part.type === "image");
-    expect(image).toMatchObject({ mime: "image/png", width: 2_048, height: 1_536, source: { stored: { conversationKey: CONVERSATION, fileId: "FIMG" } } });
+    expect(image).toMatchObject({
+      mime: "image/png",
+      width: 2_048,
+      height: 1_536,
+      source: { stored: { conversationKey: CONVERSATION, fileId: "FIMG" } },
+    });
     expect(JSON.stringify(parts).length).toBeLessThan(2_000);
     expect((await files.loadImage(CONVERSATION, "FIMG"))?.data.length).toBeGreaterThan(1_000);
     expect(outcomes[0]).toMatchObject({ status: "read", as: "image" });
@@ -180,13 +216,25 @@ describe("images", () => {
 
 describe("PDFs", () => {
   it("a 3-page PDF: its text page by page, with the page count", async () => {
-    const file = described("FPDF", "spec.pdf", "application/pdf", host.serve("/files/spec.pdf", { kind: "file", body: await pdf(3), type: "application/pdf" }));
+    const file = described(
+      "FPDF",
+      "spec.pdf",
+      "application/pdf",
+      host.serve("/files/spec.pdf", { kind: "file", body: await pdf(3), type: "application/pdf" }),
+    );
     const { parts } = await prepare([file]);
-    expect(textOf(parts[0])).toMatch(/^\[file FPDF: "spec.pdf" \(application\/pdf, [\d.]+ KB\), 3 pages; complete\]\n--- page 1 ---\nPage 1 of the spec\n\n--- page 2 ---/);
+    expect(textOf(parts[0])).toMatch(
+      /^\[file FPDF: "spec.pdf" \(application\/pdf, [\d.]+ KB\), 3 pages; complete\]\n--- page 1 ---\nPage 1 of the spec\n\n--- page 2 ---/,
+    );
   });
 
   it("of a long PDF the first 20 pages go into the prompt; read_attachment reads on from page 21", async () => {
-    const file = described("FLONG", "long.pdf", "application/pdf", host.serve("/files/long.pdf", { kind: "file", body: await pdf(25), type: "application/pdf" }));
+    const file = described(
+      "FLONG",
+      "long.pdf",
+      "application/pdf",
+      host.serve("/files/long.pdf", { kind: "file", body: await pdf(25), type: "application/pdf" }),
+    );
     const { parts, outcomes } = await prepare([file]);
     const text = textOf(parts[0]);
     expect(text).toContain('25 pages; pages 1–20 shown: read on with read_attachment({"file":"FLONG","from_page":21})');
@@ -195,11 +243,18 @@ describe("PDFs", () => {
     expect(outcomes[0]).toMatchObject({ status: "read", as: "pdf", cut: true });
     const tool = readAttachmentTool({ files, counter, chunkTokens: 2_000 });
     const more = String(await tool.execute({ file: "FLONG", from_page: 21 }, { signal: new AbortController().signal, runId: "r", origin }));
-    expect(more).toMatch(/^\[file FLONG: "long.pdf" .*, from page 21, tokens 0–\d+; the end of the file\]\n--- page 21 ---\nPage 21 of the spec/);
+    expect(more).toMatch(
+      /^\[file FLONG: "long.pdf" .*, from page 21, tokens 0–\d+; the end of the file\]\n--- page 21 ---\nPage 21 of the spec/,
+    );
   });
 
   it("an encrypted PDF is a note naming the reason", async () => {
-    const file = described("FENC", "locked.pdf", "application/pdf", host.serve("/files/locked.pdf", { kind: "file", body: await encryptedPdf() }));
+    const file = described(
+      "FENC",
+      "locked.pdf",
+      "application/pdf",
+      host.serve("/files/locked.pdf", { kind: "file", body: await encryptedPdf() }),
+    );
     const { outcomes } = await prepare([file]);
     expect(outcomes[0]).toMatchObject({ status: "not_used", reason: "unreadable", detail: "the PDF is encrypted (it needs a password)" });
   });

@@ -48,7 +48,12 @@ const openaiModel = (model: string) =>
   createOpenAIModel({ apiKey: "sk-test", baseUrl: openai.baseUrl, model, timeoutMs: 10_000, maxRetries: 0, logger: silentLogger });
 
 async function screenshot() {
-  return described("FSHOT", "screenshot.png", "image/png", host.serve("/files/shot.png", { kind: "file", body: await png(1_200, 800), type: "image/png", private: true }));
+  return described(
+    "FSHOT",
+    "screenshot.png",
+    "image/png",
+    host.serve("/files/shot.png", { kind: "file", body: await png(1_200, 800), type: "image/png", private: true }),
+  );
 }
 
 const ask = (harness: ServiceHarness, task: Omit<Task, "origin">, events: AgentEvent[] = []): Promise<RunOutcome> =>
@@ -88,7 +93,12 @@ describe("images reach the model request", () => {
 
   it("OPENAI_VISION=on sends images to a model the table does not know", async () => {
     openai.enqueue(textReply("ok"));
-    const harness = await startService({ model: openaiModel("my-local-model"), storeUrl: `sqlite://${folder.path}/on.sqlite`, start: false, env: { OPENAI_VISION: "on", OPENAI_MODEL: "my-local-model" } });
+    const harness = await startService({
+      model: openaiModel("my-local-model"),
+      storeUrl: `sqlite://${folder.path}/on.sqlite`,
+      start: false,
+      env: { OPENAI_VISION: "on", OPENAI_MODEL: "my-local-model" },
+    });
     harnesses.push(harness);
     harness.service.registerFiles("console", files());
     await harness.service.start();
@@ -99,12 +109,20 @@ describe("images reach the model request", () => {
 
 describe("read_attachment in a run", () => {
   const log = Array.from({ length: 6_000 }, (_, line) => `line ${line}: request ${line * 13} took ${line % 97} ms`).join("\n");
-  const serveLog = () => described("FLOG", "api.log", "text/plain", host.serve("/files/api.log", { kind: "file", body: Buffer.from(log), type: "text/plain", private: true }));
+  const serveLog = () =>
+    described(
+      "FLOG",
+      "api.log",
+      "text/plain",
+      host.serve("/files/api.log", { kind: "file", body: Buffer.from(log), type: "text/plain", private: true }),
+    );
 
   it("reads on where the prompt's cut ended", async () => {
     const filePart = (request: ModelRequest) => {
       const question = request.messages.find((message) => message.role === "user" && typeof message.content !== "string");
-      return contentText(question?.content ?? null).split("\n").slice(1);
+      return contentText(question?.content ?? null)
+        .split("\n")
+        .slice(1);
     };
     const fromToken = (request: ModelRequest) => Number(/"from_token":(\d+)/.exec(filePart(request).join("\n"))?.[1]);
     const model = new ScriptedModel([
@@ -146,7 +164,10 @@ describe("read_attachment in a run", () => {
     const other = new ScriptedModel([call("read_attachment", { file: "FLOG" }), say("nothing")]);
     const second = await service(other);
     const outcome = await second.service.ask({ origin: { ...origin, conversationKey: "console:other" }, text: "read FLOG" }, () => {});
-    expect(outcome.steps[0]!.calls[0]).toMatchObject({ outcome: "error", result: expect.stringContaining('there is no attached file "FLOG" in this conversation') });
+    expect(outcome.steps[0]!.calls[0]).toMatchObject({
+      outcome: "error",
+      result: expect.stringContaining('there is no attached file "FLOG" in this conversation'),
+    });
   });
 
   it("forget removes the conversation's files", async () => {
@@ -154,16 +175,26 @@ describe("read_attachment in a run", () => {
     await ask(harness, { text: "keep this", files: [serveLog()] });
     await harness.service.forget(origin.conversationKey);
     const outcome = await ask(harness, { text: "read it again" });
-    expect(outcome.steps[0]!.calls[0]).toMatchObject({ outcome: "error", result: expect.stringContaining("No file is attached in this conversation") });
+    expect(outcome.steps[0]!.calls[0]).toMatchObject({
+      outcome: "error",
+      result: expect.stringContaining("No file is attached in this conversation"),
+    });
   });
 });
 
 describe("attach_file", () => {
   it("adds a file to the answer: the outcome carries it and the surface can read it back", async () => {
     const csv = "city,visits\nParis,3\n";
-    const harness = await service(new ScriptedModel([call("attach_file", { name: "visits.csv", content: csv }), say("Here is the table.")]), true);
+    const harness = await service(
+      new ScriptedModel([call("attach_file", { name: "visits.csv", content: csv }), say("Here is the table.")]),
+      true,
+    );
     const outcome = await ask(harness, { text: "give me that as CSV" });
-    expect(outcome).toMatchObject({ status: "answered", answer: "Here is the table.", files: [{ name: "visits.csv", mime: "text/csv", size: csv.length }] });
+    expect(outcome).toMatchObject({
+      status: "answered",
+      answer: "Here is the table.",
+      files: [{ name: "visits.csv", mime: "text/csv", size: csv.length }],
+    });
     if (outcome.status !== "answered") throw new Error("not answered");
     const stored = await harness.service.answerFile(origin.conversationKey, outcome.files![0]!.id);
     expect(stored?.data.toString("utf8")).toBe(csv);
@@ -209,7 +240,12 @@ describe("governance", () => {
     });
     harnesses.push(governed);
     governed.service.registerFiles("slack", files(true));
-    const log = described("FLOG", "api.log", "text/plain", host.serve("/files/api.log", { kind: "file", body: Buffer.from("x"), private: true }));
+    const log = described(
+      "FLOG",
+      "api.log",
+      "text/plain",
+      host.serve("/files/api.log", { kind: "file", body: Buffer.from("x"), private: true }),
+    );
     await governed.service.ask({ origin: slackOrigin("U1", "C1"), text: "read", files: [log] }, () => {});
     const request = model.requests[0]!;
     expect(request.tools.map((tool) => tool.name)).not.toContain("attach_file");
@@ -219,7 +255,10 @@ describe("governance", () => {
   });
 
   it("the files setting is checked, and a channel's entry overrides the default", () => {
-    expect(checkSettings({ channels: { C1: { files: "no" } } })).toEqual({ kind: "invalid", problems: ["channels.C1.files: expects true or false"] });
+    expect(checkSettings({ channels: { C1: { files: "no" } } })).toEqual({
+      kind: "invalid",
+      problems: ["channels.C1.files: expects true or false"],
+    });
     const settings = settingsOf({ channels: { default: { files: false }, C2: { files: true } } });
     expect([runSettingsFor(settings, "C1").files, runSettingsFor(settings, "C2").files]).toEqual([false, true]);
     expect(runSettingsFor(settingsOf({}), "C1").files).toBe(true);

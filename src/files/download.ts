@@ -101,7 +101,10 @@ async function readResponse(response: Response, request: UrlDownload): Promise<D
   }
   const body = await readBounded(response, request.maxBytes, Number.isFinite(declared) ? declared : undefined);
   if (body.kind === "too_big")
-    return failed("too_big", `the server sent more than the limit of ${formatBytes(request.maxBytes)} (FILE_MAX_BYTES): the download was cut off there`);
+    return failed(
+      "too_big",
+      `the server sent more than the limit of ${formatBytes(request.maxBytes)} (FILE_MAX_BYTES): the download was cut off there`,
+    );
   if (!request.expectsHtml && HTML_START.test(body.data.subarray(0, 256).toString("latin1")))
     return failed("missing_scope", LOGIN_PAGE_DETAIL);
   return mime ? { kind: "ok", data: body.data, mime } : { kind: "ok", data: body.data };

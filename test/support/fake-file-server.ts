@@ -69,7 +69,8 @@ export async function startFakeFileServer(): Promise<FakeFileServer> {
     }
     switch (file.kind) {
       case "file":
-        if (file.expiresAt !== undefined && Date.now() >= file.expiresAt) return refused(response, 404, "This content is no longer available.");
+        if (file.expiresAt !== undefined && Date.now() >= file.expiresAt)
+          return refused(response, 404, "This content is no longer available.");
         response.writeHead(200, { "content-type": file.type ?? "application/octet-stream", "content-length": String(file.body.length) });
         return response.end(file.body);
       case "redirect":

@@ -34,7 +34,14 @@ const store = {
     if (key.startsWith("file:")) say({ stored: key });
   },
 };
-const model = createOpenAIModel({ apiKey: "sk-test", baseUrl: openaiBaseUrl, model: "gpt-4o", timeoutMs: 30_000, maxRetries: 0, logger: silentLogger });
+const model = createOpenAIModel({
+  apiKey: "sk-test",
+  baseUrl: openaiBaseUrl,
+  model: "gpt-4o",
+  timeoutMs: 30_000,
+  maxRetries: 0,
+  logger: silentLogger,
+});
 const service = createAgentService({ config, model, store, logger: silentLogger });
 const host = new URL(files[0]!.source.url!).origin;
 service.registerFiles("console", urlFiles({ token: GOOD_TOKEN, tokenOrigins: [host] }));
