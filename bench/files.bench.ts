@@ -8,7 +8,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { TokenCounter } from "../src/agent/token-counter.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import { loadConfig } from "../src/config.js";
 import { prepareImage } from "../src/files/extract-image.js";
 import { extractPdfText } from "../src/files/extract-pdf.js";

@@ -3,14 +3,14 @@
 // and the readers of content (summary, compaction, the demo model).
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { imageTiles, imageTokenRule, imageTokens } from "../src/agent/image-tokens.js";
+import { imageTiles, imageTokenRule, imageTokens } from "../src/tokens/image-tokens.js";
 import { runAgent } from "../src/agent/loop.js";
 import { createDemoModel } from "../src/agent/model-demo.js";
 import { say, ScriptedModel } from "../src/agent/model-scripted.js";
 import { modelSeesImages } from "../src/agent/model-vision.js";
 import { emptyGuardCounters, RunStateSchema, type RunState } from "../src/agent/run-state.js";
 import { flattenForSummary } from "../src/agent/summary.js";
-import { TokenCounter } from "../src/agent/token-counter.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import type { ChatMessage, ContentPart, ModelRequest } from "../src/agent/types.js";
 import { createFileStore } from "../src/files/file-store.js";
 import { withStoredImages } from "../src/files/stored-images.js";

@@ -2,7 +2,7 @@
 // (real fetch on 127.0.0.1) and a real token counter: what the model gets for each kind of
 // file, the limits, the store that spares a second download, and read_attachment reading on.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { TokenCounter } from "../src/agent/token-counter.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import type { ContentPart, TaskOrigin, ToolContext } from "../src/agent/types.js";
 import { loadConfig } from "../src/config.js";
 import type { FileDescriptor } from "../src/files/file-ref.js";

@@ -38,7 +38,7 @@ const files = (uploads = false) => urlFiles({ token: GOOD_TOKEN, tokenOrigins: [
 
 async function service(model: ScriptedModel | ReturnType<typeof createOpenAIModel>, uploads = false): Promise<ServiceHarness> {
   const harness = await startService({ model, storeUrl: `sqlite://${folder.path}/bot.sqlite`, start: false });
-  harness.service.registerFiles("console", files(uploads));
+  harness.service.attach("console", { tools: [], files: files(uploads) });
   await harness.service.start();
   harnesses.push(harness);
   return harness;
@@ -100,7 +100,7 @@ describe("images reach the model request", () => {
       env: { OPENAI_VISION: "on", OPENAI_MODEL: "my-local-model" },
     });
     harnesses.push(harness);
-    harness.service.registerFiles("console", files());
+    harness.service.attach("console", { tools: [], files: files() });
     await harness.service.start();
     await ask(harness, { text: "look", files: [await screenshot()] });
     expect(JSON.stringify(openai.requests[0]!.body.messages)).toContain("image_url");
@@ -239,7 +239,7 @@ describe("governance", () => {
       settings: settingsOf({ channels: { C1: { tools: { deny: ["attach_file", "read_attachment"] }, files: false } } }),
     });
     harnesses.push(governed);
-    governed.service.registerFiles("slack", files(true));
+    governed.service.attach("slack", { tools: [], files: files(true) });
     const log = described(
       "FLOG",
       "api.log",
@@ -260,7 +260,7 @@ describe("governance", () => {
       problems: ["channels.C1.files: expects true or false"],
     });
     const settings = settingsOf({ channels: { default: { files: false }, C2: { files: true } } });
-    expect([runSettingsFor(settings, "C1").files, runSettingsFor(settings, "C2").files]).toEqual([false, true]);
-    expect(runSettingsFor(settingsOf({}), "C1").files).toBe(true);
+    expect([runSettingsFor(settings, { channel: "C1" }).files, runSettingsFor(settings, { channel: "C2" }).files]).toEqual([false, true]);
+    expect(runSettingsFor(settingsOf({}), { channel: "C1" }).files).toBe(true);
   });
 });

@@ -274,10 +274,12 @@ export class ActiveRun {
 
     const index = this.steps.length + 1;
     const startedAt = now();
-    this.emit({ type: "step_started", runId: this.runId, step: index });
+    const request = { messages: this.context.messages, tools: this.deps.tools.schemas };
+    this.emit({ type: "step_started", runId: this.runId, step: index, request });
     let reply: ModelReply;
+    const called = performance.now();
     try {
-      reply = await this.deps.model.complete({ messages: this.context.messages, tools: this.deps.tools.schemas }, this.cancel);
+      reply = await this.deps.model.complete(request, this.cancel);
     } catch (error) {
       const stopped = this.stopped();
       if (stopped) return { kind: "stop", stop: stopped };
@@ -290,7 +292,8 @@ export class ActiveRun {
     // Estimated only when someone reads it: counting what the model wrote costs a few µs per step.
     if (this.meter.wanted) this.meter.add(reply.usage ? usageTokens(reply.usage) : this.estimateUsage(reply.content, reply.toolCalls));
     const toolCalls = normalizeCallIds(reply.toolCalls, index, this.callIds);
-    this.emit({ type: "model_replied", runId: this.runId, step: index, text: reply.content, toolCalls, usage: reply.usage });
+    const durationMs = performance.now() - called;
+    this.emit({ type: "model_replied", runId: this.runId, step: index, text: reply.content, toolCalls, usage: reply.usage, durationMs });
 
     if (toolCalls.length === 0) {
       const answer = reply.content?.trim();

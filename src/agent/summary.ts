@@ -2,7 +2,7 @@
 // offered, and, if that fails too, a reply built from the steps without the model.
 import { joinContent } from "./content.js";
 import { shorten } from "./trace.js";
-import type { TokenCounter } from "./token-counter.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
 import type { ChatMessage, GuardStop, Model, StepRecord, TokenUsage } from "./types.js";
 
 const SUMMARY_TIMEOUT_MS = 20_000;

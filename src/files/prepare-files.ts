@@ -3,7 +3,7 @@
 // timeout and the run's deadline), as the parts that follow the person's words, and what
 // became of each file for the trace. A file that can't be used is a note naming the reason;
 // the run always goes on.
-import type { TokenCounter } from "../agent/token-counter.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
 import type { FileInfo } from "../agent/types.js";
 import { fileIdOf, intakeFile, type Intake } from "./file-intake.js";
 import { fileParts, type IntakeOf, type PreparedFiles } from "./file-parts.js";

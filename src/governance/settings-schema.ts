@@ -15,6 +15,8 @@ const Access = z.strictObject({
   allow: PeopleAndPlaces.default({ users: [], roles: [], channels: [] }),
   block: PeopleAndPlaces.default({ users: [], roles: [], channels: [] }),
   dms: z.boolean({ error: "expects true or false" }).default(true),
+  /** Who may wipe a conversation's remembered facts: anyone allowed there, or only admins. */
+  forget: z.enum(["anyone", "admins"], { error: 'expects "anyone" or "admins"' }).default("anyone"),
 });
 
 const Limit = z.strictObject({ runsPerMinute: count.optional(), tokensPerDay: count.optional() });
@@ -35,6 +37,15 @@ const ChannelSettings = z.strictObject({
   memory: z.enum(["on", "off"], { error: 'expects "on" or "off"' }).optional(),
   /** false: attachments are ignored here (the run gets a note naming each), nothing is downloaded. */
   files: z.boolean({ error: "expects true or false" }).optional(),
+  /** Overrides of the SCHEDULE_* variables in this channel; `enabled: false` refuses new schedules and their slots here. */
+  schedules: z
+    .strictObject({
+      enabled: z.boolean({ error: "expects true or false" }).optional(),
+      maxPerUser: count.max(1_000, "expects at most 1000").optional(),
+      maxPerChannel: count.max(10_000, "expects at most 10000").optional(),
+      minIntervalMinutes: count.max(1_440, "expects at most 1440").optional(),
+    })
+    .optional(),
 });
 
 export const SettingsSchema = z.strictObject({
@@ -47,6 +58,7 @@ export const SettingsSchema = z.strictObject({
 export type Settings = z.infer<typeof SettingsSchema>;
 export type ChannelSettings = z.infer<typeof ChannelSettings>;
 export type LimitSettings = z.infer<typeof Limit>;
+export type ScheduleOverrides = NonNullable<ChannelSettings["schedules"]>;
 
 /** Everything allowed, no limits, no channel settings: what runs when there is no settings file. */
 export const OPEN_SETTINGS: Settings = SettingsSchema.parse({});

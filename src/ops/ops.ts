@@ -13,7 +13,7 @@ import { instrumentModel, instrumentService, instrumentStore } from "./instrumen
 import { createMetrics, type Metrics } from "./metrics.js";
 import { metricsObserver } from "./metrics-observer.js";
 import { createOpsRoutes } from "./ops-routes.js";
-import { startOpsServer, type HttpMount, type OpsServer, type SurfaceEndpoint } from "./ops-server.js";
+import { startOpsServer, type OpsServer, type SurfaceEndpoint } from "./ops-server.js";
 import { startOtlpTracing, TRACER_NAME, type Tracing } from "./otel-setup.js";
 import { createStoreCheck } from "./store-check.js";
 import { tracingObserver } from "./tracing.js";
@@ -29,9 +29,9 @@ export interface Ops {
   instrumentService<S extends Parameters<typeof instrumentService>[0]>(service: S): S;
   /**
    * Opens PORT (its port, and where Slack's HTTP mode mounts on the `endpoints` reserved now: they
-   * answer 503 until open()). Rejects when the port can't be opened.
+   * answer 503 until open()), and where the explorer mounts /admin. Rejects when the port can't be opened.
    */
-  listen(port: number, endpoints?: readonly SurfaceEndpoint[]): Promise<HttpMount & { readonly port: number }>;
+  listen(port: number, endpoints?: readonly SurfaceEndpoint[]): Promise<Omit<OpsServer, "close" | "open">>;
   /** Every surface is attached and the queue started: surface endpoints are served, and readiness can pass. */
   open(): void;
   /** Closes the port (readiness answers 503 until then) and sends the traces still buffered. Never rejects. */

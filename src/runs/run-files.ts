@@ -6,7 +6,7 @@ import type { Config } from "../config.js";
 import type { LoopDeps, RunStart } from "../agent/loop.js";
 import { observationTokenCap } from "../agent/loop-deps.js";
 import { modelSeesImages } from "../agent/model-vision.js";
-import type { TokenCounter } from "../agent/token-counter.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
 import type { AnswerFileSink, EventSink, Model, Surface, Tool } from "../agent/types.js";
 import { createAnswerFiles } from "../files/answer-files.js";
 import type { FileRef, SurfaceFiles } from "../files/file-ref.js";

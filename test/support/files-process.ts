@@ -44,17 +44,20 @@ const model = createOpenAIModel({
 });
 const service = createAgentService({ config, model, store, logger: silentLogger });
 const host = new URL(files[0]!.source.url!).origin;
-service.registerFiles("console", urlFiles({ token: GOOD_TOKEN, tokenOrigins: [host] }));
-service.registerPresenter("console", () => ({
-  sink: (event) => {
-    if (event.type === "files") say({ event });
-  },
-  finish: async (outcome) => {
-    say({ answer: outcome.status === "answered" ? outcome.answer : outcome.status });
-    return undefined;
-  },
-  fail: async (error) => void say({ failed: String(error) }),
-}));
+service.attach("console", {
+  tools: [],
+  files: urlFiles({ token: GOOD_TOKEN, tokenOrigins: [host] }),
+  present: () => ({
+    sink: (event) => {
+      if (event.type === "files") say({ event });
+    },
+    finish: async (outcome) => {
+      say({ answer: outcome.status === "answered" ? outcome.answer : outcome.status });
+      return undefined;
+    },
+    fail: async (error) => void say({ failed: String(error) }),
+  }),
+});
 await service.start();
 const origin = { surface: "console" as const, conversationKey: "console:crash", requester: { id: "ann" }, place: {} };
 if (mode === "submit") say({ submitted: await service.submit({ origin, text: "summarise the spec and the notes", files }, "message-1") });
