@@ -52,4 +52,9 @@ export interface SurfaceFiles {
   refFor(file: FileDescriptor, origin: TaskOrigin): FileRef;
   /** True when the surface posts `outcome.files` with the answer: attach_file is offered only then. */
   readonly uploads: boolean;
+  /**
+   * The files of the message a thread reply answers (its root), read when the run starts from the task's
+   * `contextSource` (never on the path to the platform's ack). Must not reject (nothing found: []).
+   */
+  rootFiles?(contextSource: Readonly<Record<string, string>>, origin: TaskOrigin, signal: AbortSignal): Promise<readonly FileDescriptor[]>;
 }

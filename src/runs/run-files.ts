@@ -9,7 +9,8 @@ import { modelSeesImages } from "../agent/model-vision.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { AnswerFileSink, EventSink, Model, Surface, Tool } from "../agent/types.js";
 import { createAnswerFiles } from "../files/answer-files.js";
-import type { FileRef, SurfaceFiles } from "../files/file-ref.js";
+import type { FileDescriptor, FileRef, SurfaceFiles } from "../files/file-ref.js";
+import { fileIdOf } from "../files/file-intake.js";
 import { createFileStore, type FileStore, type StoredAnswerFile } from "../files/file-store.js";
 import { attachedFileLines } from "../files/history-lines.js";
 import { prepareFiles } from "../files/prepare-files.js";
@@ -81,15 +82,21 @@ export function createRunFiles(config: Config, store: KeyValueStore, counter: To
       return wrapped;
     },
     attachments(task, runId, events, deps, enabled) {
-      const described = task.files ?? [];
-      if (described.length === 0) return undefined;
       const { origin } = task;
       const registered = surfaces.get(origin.surface);
-      const refs: FileRef[] = described.map((file) =>
-        registered ? registered.refFor(file, origin) : { ...file, ...unfetchable(origin.surface) },
-      );
+      const { contextSource } = task;
+      const fromRoot = registered?.rootFiles && contextSource ? registered.rootFiles.bind(registered, contextSource, origin) : undefined;
+      if ((task.files ?? []).length === 0 && !fromRoot) return undefined;
       const budget = deps.limits.contextWindow - deps.limits.reservedOutputTokens;
       return async (signal) => {
+        const described = [
+          ...(await rootFilesOf(fromRoot, signal, task.files ?? [], files, origin.conversationKey)),
+          ...(task.files ?? []),
+        ];
+        if (described.length === 0) return [];
+        const refs: FileRef[] = described.map((file) =>
+          registered ? registered.refFor(file, origin) : { ...file, ...unfetchable(origin.surface) },
+        );
         const prepared = await prepareFiles(refs, {
           conversationKey: origin.conversationKey,
           limits: config.files,
@@ -114,4 +121,22 @@ export function createRunFiles(config: Config, store: KeyValueStore, counter: To
     },
     answerFile: (conversationKey, fileId) => files.loadAnswerFile(conversationKey, fileId),
   };
+}
+
+/**
+ * The thread root's files a reply brings: not those the message itself has, nor those an earlier turn of the
+ * conversation read already (history names them, read_attachment reads them).
+ */
+async function rootFilesOf(
+  fromRoot: ((signal: AbortSignal) => Promise<readonly FileDescriptor[]>) | undefined,
+  signal: AbortSignal,
+  own: readonly FileDescriptor[],
+  files: FileStore,
+  conversationKey: string,
+): Promise<readonly FileDescriptor[]> {
+  if (!fromRoot) return [];
+  const root = await fromRoot(signal).catch(() => []);
+  if (root.length === 0) return [];
+  const known = new Set([...own.map((file) => file.id), ...(await files.list(conversationKey).catch(() => []))]);
+  return root.filter((file) => !known.has(file.id) && !known.has(fileIdOf(file.id)));
 }

@@ -20,6 +20,8 @@ import { createRunView } from "./run-view.js";
 import type { ChatSurface } from "./surface.js";
 import { REFUSED_IN_PUBLIC } from "./texts.js";
 
+const platformName = (surface: Surface) => surface.charAt(0).toUpperCase() + surface.slice(1);
+
 export interface CoreDeps {
   readonly service: AgentService;
   readonly governance: Governance;
@@ -53,6 +55,13 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
     refs: createApprovalRefs({ store: deps.store, logger, now: deps.clock ?? Date.now, ...surface.refs }),
     accepting: () => accepting,
     tell: (at, text, publicFallback) => tellPrivately(surface, logger, at, text, publicFallback),
+    answerFiles: (conversationKey) => {
+      const files = surface.files;
+      if (!files?.uploads) return undefined;
+      const load = (fileId: string) => deps.service.answerFile(conversationKey, fileId);
+      const limit = files.uploadLimitBytes === undefined ? {} : { limitBytes: files.uploadLimitBytes };
+      return { source: { load, platform: platformName(surface.name), ...limit }, format: surface.format };
+    },
   };
   const deciders = () => deps.governance.authority.deciders(surface.name);
   const { display } = surface;
@@ -60,6 +69,7 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
   deps.service.attach(surface.name, {
     tools: surface.tools,
     ...(surface.loadContext ? { loadContext: surface.loadContext } : {}),
+    ...(surface.files ? { files: surface.files } : {}),
     upgrade: surface.upgrade,
     ...(display
       ? {
@@ -69,6 +79,7 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
               refs: ctx.refs,
               deciders: deciders(),
               question,
+              files: ctx.answerFiles(origin.conversationKey),
             });
             view.begin();
             return view;

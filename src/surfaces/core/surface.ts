@@ -6,10 +6,17 @@
 // `TaskOrigin.place`; everything else reads the neutral scope it writes at intake.
 import type { z } from "zod";
 import type { PendingApproval, Person, RunOutcome, Surface, TaskOrigin, Tool } from "../../agent/types.js";
+import type { SurfaceFiles } from "../../files/file-ref.js";
 import type { LinkStyle } from "../../governance/command-text.js";
 import type { ContextLoader, OriginUpgrade, PostedAnswer, ReplyHandle } from "../../runs/service.js";
 import type { AnswerCard, ApprovalCard, Progress, SettledCard } from "./cards.js";
 import type { SurfaceCore } from "./inbound.js";
+
+/** How a surface takes people's files in (download) and, with `uploads`, posts an answer's files with `RunDisplay.answer`. */
+export interface SurfaceFileSupport extends SurfaceFiles {
+  /** The largest file the platform takes from the bot (bytes): a bigger answer file is refused before any request, with a note. */
+  readonly uploadLimitBytes?: number;
+}
 
 /** Where the bot answers someone: the conversation (an origin whose requester is the person acting) and, for a live interaction, its handle. */
 export interface Spot {
@@ -44,7 +51,7 @@ export interface RunDisplay<Ref> {
   begin?(): void;
   /** The run ended: its progress (status, Stop button) goes and its trace shows as it ended (`last`: the newest progress, maybe never shown). Must not throw. */
   endProgress(outcome: RunOutcome, last: Progress): Promise<void>;
-  /** The answer, with 👍 / 👎 and the trace. Undefined when it could not be posted (logged in full). Must not throw. */
+  /** The answer, with 👍 / 👎 and the trace, and its files (uploaded in the answer's thread). Undefined when it could not be posted (logged in full). Must not throw. */
   answer(card: AnswerCard): Promise<PostedAnswer | undefined>;
   /** The approval request with its buttons; where it is, for the expiry and late clicks. Must not throw. */
   approval(card: ApprovalCard): Promise<Ref | undefined>;
@@ -77,6 +84,8 @@ export interface ChatSurface<Clicked = unknown, Ref = unknown> {
   /** The chat tools (core/chat-tools.ts over the surface's reads and posts). */
   readonly tools: readonly Tool[];
   readonly loadContext?: ContextLoader;
+  /** Files in and out; without it a message's files are not looked at and answers carry none. */
+  readonly files?: SurfaceFileSupport;
   /** The platform delivers a message again when it was not acknowledged (Slack's retries): see core/intake.ts. */
   readonly redelivers?: boolean;
   /** The place codec's reading of an origin stored by an older version. */
