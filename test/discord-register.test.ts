@@ -32,7 +32,7 @@ async function runCli(environment: Record<string, string>): Promise<{ code: numb
 }
 
 describe("discord:register", () => {
-  it("PUTs /ask (with its required question), /memory, /forget and /tools to the guild", async () => {
+  it("PUTs /ask (with its required question and optional file), /memory, /forget and /tools to the guild", async () => {
     const result = await registerCommands({
       token: fake.token,
       applicationId: fake.applicationId,
@@ -56,7 +56,10 @@ describe("discord:register", () => {
       "feedback",
     ]);
     const ask = put.body[0];
-    expect(ask.options).toEqual([expect.objectContaining({ name: "question", type: 3, required: true })]);
+    expect(ask.options).toEqual([
+      expect.objectContaining({ name: "question", type: 3, required: true }),
+      expect.objectContaining({ name: "file", type: 11, required: false }),
+    ]);
     for (const command of put.body) expect(command.description.length).toBeLessThanOrEqual(100);
   });
 

@@ -4,15 +4,18 @@
 // `approve? [y/N]` before any write action: the console waits for its own runs, so it needs no
 // run display.
 import { userInfo } from "node:os";
+import { resolve } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import { z } from "zod";
 import type { Logger } from "pino";
 import type { AgentService } from "../../runs/service.js";
 import { renderTrace } from "../../agent/trace.js";
-import type { EventSink, PendingApproval, RunOutcome, StepRecord, TaskOrigin, Tool } from "../../agent/types.js";
+import type { AnswerFile, EventSink, PendingApproval, RunOutcome, StepRecord, TaskOrigin, Tool } from "../../agent/types.js";
 import type { SurfaceCore } from "../core/inbound.js";
 import type { ChatSurface, Spot, TextFormat } from "../core/surface.js";
+import { answerFilesOf } from "../core/answer-files.js";
 import { isApproval, parseCommand, type ConsoleCommand } from "./console-commands.js";
+import { attachedPath, CONSOLE_FILES_DIR, consoleFiles, writeAnswerFiles } from "./console-files.js";
 import { createConsoleOutput } from "./console-output.js";
 import {
   answerText,
@@ -40,6 +43,10 @@ export interface ConsoleAdapterOptions {
   readonly output?: NodeJS.WritableStream;
   /** The requester's name; defaults to the OS user name. */
   readonly username?: string;
+  /** Where relative /attach paths and the files folder start; default the process's working directory. */
+  readonly cwd?: string;
+  /** Where an answer's files are written, relative to `cwd`; default data/files. */
+  readonly filesDir?: string;
   /** Tools of its own for the console's runs (tests); none in the app. */
   readonly tools?: readonly Tool[];
 }
@@ -151,13 +158,26 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     return undefined;
   }
 
+  /** An answer's files go to the files folder; their paths (or why one is missing) are printed. */
+  async function saveFiles(listed: readonly AnswerFile[]): Promise<void> {
+    if (listed.length === 0) return;
+    const load = (fileId: string) => service.answerFile(origin.conversationKey, fileId);
+    const { files, notes } = await answerFilesOf(listed, { load, platform: "the console" }, consoleFormat);
+    const folder = resolve(options.cwd ?? process.cwd(), options.filesDir ?? CONSOLE_FILES_DIR);
+    for (const path of await writeAnswerFiles(folder, files)) out.line(`Saved ${path}`);
+    for (const note of notes) out.line(note);
+  }
+
   /** Shows the outcome; a pause asks for approval and goes on with the run until it answers. */
   async function show(first: RunOutcome): Promise<void> {
     let outcome: RunOutcome | undefined = first;
     while (outcome) {
       lastSteps = outcome.steps;
       out.clearStatus();
-      if (outcome.status === "answered") return out.line(answerText(outcome));
+      if (outcome.status === "answered") {
+        out.line(answerText(outcome));
+        return saveFiles(outcome.files ?? []);
+      }
       outcome = await askApproval(outcome.pending);
     }
   }
@@ -170,6 +190,11 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
         const text = command.question ?? DEMO_LOOP_QUESTION;
         out.line(`Demo: a model that keeps making the same call, asked "${text}".`);
         return show(await options.runDemoLoop({ origin: { ...origin, conversationKey: DEMO_LOOP_CONVERSATION_KEY }, text }, sink));
+      }
+      case "attach": {
+        const attached = await attachedPath(command.path, options.cwd ?? process.cwd());
+        if (attached.kind === "refused") return out.line(attached.message);
+        return show(await service.ask({ origin, text: command.question, files: [attached.file] }, sink));
       }
       case "trace":
         return out.line(lastSteps ? renderTrace(lastSteps, { maxChars: TRACE_CHARS }) : "No run yet.");
@@ -230,6 +255,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     linkStyle: "plain",
     askHint: "type a question at the prompt.",
     tools: options.tools ?? [],
+    files: consoleFiles(),
     upgrade: (stored) => ({ origin: { ...stored, scope: stored.scope ?? origin.scope } }),
     // The console's approvals are asked at its prompt, never posted.
     refs: { keyPrefix: "console:approval", schema: z.never() },

@@ -17,6 +17,7 @@ import { approvalButtons } from "./buttons.js";
 import { createChannelApi } from "./channel-api.js";
 import { createDiscordTools } from "./chat-tools.js";
 import { createDiscordDisplay, type ApprovalMessage } from "./discord-display.js";
+import { createDiscordFiles } from "./discord-files.js";
 import { takeInteraction, takeMention, type DiscordClicked } from "./discord-events.js";
 import { decodeInteraction, placeOf, upgradeOrigin } from "./discord-place.js";
 import { approvalText, discordFormat, NO_PINGS, settledLine, withClosingLine } from "./messages.js";
@@ -32,6 +33,8 @@ export interface DiscordSurfaceDeps {
   readonly progressIntervalMs?: number;
   /** False for BOT_ROLE=worker: it posts and presents runs over REST, but opens no gateway (clicks and commands go to ingress processes); default true. */
   readonly takeEvents?: boolean;
+  /** The largest answer file uploaded (default Discord's 10 MiB for bots); tests lower it. */
+  readonly uploadLimitBytes?: number;
   /** The gateway connection went down or came back (readiness). Must not throw. */
   readonly onConnection?: (state: "up" | "down", reason?: string) => void;
 }
@@ -96,6 +99,12 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
     linkStyle: "markdown",
     askHint: "mention me with a question, or use `/ask question:`.",
     tools: createDiscordTools(client, writeRest),
+    files: createDiscordFiles({
+      rest: client.rest,
+      logger,
+      ...(config.apiUrl ? { apiUrl: config.apiUrl } : {}),
+      ...(deps.uploadLimitBytes === undefined ? {} : { uploadLimitBytes: deps.uploadLimitBytes }),
+    }),
     upgrade: upgradeOrigin,
     refs: {
       keyPrefix: "discord:approval-message",

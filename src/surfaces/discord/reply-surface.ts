@@ -11,7 +11,7 @@
 import { DiscordAPIError, RESTJSONErrorCodes, Routes, type REST } from "discord.js";
 import { z } from "zod";
 import type { Logger } from "../../logger.js";
-import { messageBody, type ChannelApi, type OutgoingMessage, type SentMessage } from "./channel-api.js";
+import { messageBody, messageFiles, type ChannelApi, type OutgoingMessage, type SentMessage } from "./channel-api.js";
 import type { Interaction } from "./discord-place.js";
 
 /** Discord accepts an interaction token for 15 minutes; a margin leaves time for the answer itself. */
@@ -49,6 +49,7 @@ export function webhookSend(rest: REST, interaction: Interaction, message: Outgo
   return rest
     .post(Routes.webhook(interaction.application, interaction.token), {
       body: { ...messageBody(message), ...(ephemeral ? { flags: 64 } : {}) },
+      ...messageFiles(message),
       auth: false,
       query: new URLSearchParams({ wait: "true" }),
     })
