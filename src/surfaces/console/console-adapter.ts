@@ -4,23 +4,21 @@
 // `approve? [y/N]` before any write action: the console waits for its own runs, so it needs no
 // run display.
 import { userInfo } from "node:os";
-import { resolve } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import { z } from "zod";
 import type { Logger } from "pino";
 import type { AgentService } from "../../runs/service.js";
 import { renderTrace } from "../../agent/trace.js";
-import type { AnswerFile, EventSink, PendingApproval, RunOutcome, StepRecord, TaskOrigin, Tool } from "../../agent/types.js";
+import type { EventSink, PendingApproval, RunOutcome, StepRecord, TaskOrigin, Tool } from "../../agent/types.js";
 import type { SurfaceCore } from "../core/inbound.js";
-import type { ChatSurface, Spot, TextFormat } from "../core/surface.js";
-import { answerFilesOf } from "../core/answer-files.js";
+import type { ChatSurface, Spot } from "../core/surface.js";
 import { isApproval, parseCommand, type ConsoleCommand } from "./console-commands.js";
-import { attachedPath, CONSOLE_FILES_DIR, consoleFiles, writeAnswerFiles } from "./console-files.js";
+import { attachedPath, consoleFiles, filesFolderOf, saveAnswerFiles } from "./console-files.js";
 import { createConsoleOutput } from "./console-output.js";
 import {
   answerText,
   approvalRequest,
-  clean,
+  consoleFormat,
   bannerText,
   decisionText,
   expiredText,
@@ -73,17 +71,6 @@ function osUserName(): string {
   }
 }
 
-/** Terminal-safe text; ids are shown as they are, links after their label. */
-const consoleFormat: TextFormat = {
-  plain: clean,
-  person: clean,
-  role: clean,
-  code: clean,
-  block: clean,
-  link: (url, label) => `${label} ${clean(url)}`,
-  maxChars: 20_000,
-};
-
 export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSurface {
   const { service, logger } = options;
   const out = createConsoleOutput(options.output ?? process.stdout);
@@ -96,6 +83,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     place: {},
   };
   const here: Spot = { origin };
+  const filesFolder = filesFolderOf(options.cwd, options.filesDir);
   let core: SurfaceCore<unknown> | undefined;
   const lines = createLineQueue();
   let reader: Interface | undefined;
@@ -158,16 +146,6 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     return undefined;
   }
 
-  /** An answer's files go to the files folder; their paths (or why one is missing) are printed. */
-  async function saveFiles(listed: readonly AnswerFile[]): Promise<void> {
-    if (listed.length === 0) return;
-    const load = (fileId: string) => service.answerFile(origin.conversationKey, fileId);
-    const { files, notes } = await answerFilesOf(listed, { load, platform: "the console" }, consoleFormat);
-    const folder = resolve(options.cwd ?? process.cwd(), options.filesDir ?? CONSOLE_FILES_DIR);
-    for (const path of await writeAnswerFiles(folder, files)) out.line(`Saved ${path}`);
-    for (const note of notes) out.line(note);
-  }
-
   /** Shows the outcome; a pause asks for approval and goes on with the run until it answers. */
   async function show(first: RunOutcome): Promise<void> {
     let outcome: RunOutcome | undefined = first;
@@ -176,7 +154,9 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
       out.clearStatus();
       if (outcome.status === "answered") {
         out.line(answerText(outcome));
-        return saveFiles(outcome.files ?? []);
+        const load = (fileId: string) => service.answerFile(origin.conversationKey, fileId);
+        for (const line of await saveAnswerFiles(outcome.files ?? [], { load, folder: filesFolder, format: consoleFormat })) out.line(line);
+        return;
       }
       outcome = await askApproval(outcome.pending);
     }

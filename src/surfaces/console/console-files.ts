@@ -6,11 +6,13 @@
 import { createHash } from "node:crypto";
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { basename, extname, resolve } from "node:path";
+import type { AnswerFile } from "../../agent/types.js";
+import type { StoredAnswerFile } from "../../files/file-store.js";
 import type { FileDescriptor } from "../../files/file-ref.js";
 import { pathInside } from "../../files/file-names.js";
 import { readLocalFile } from "../../files/local-file.js";
-import type { UploadFile } from "../core/answer-files.js";
-import type { SurfaceFileSupport } from "../core/surface.js";
+import { answerFilesOf, type UploadFile } from "../core/answer-files.js";
+import type { SurfaceFileSupport, TextFormat } from "../core/surface.js";
 
 /** Where the console writes an answer's files, from the folder it was started in. */
 export const CONSOLE_FILES_DIR = "data/files";
@@ -50,6 +52,25 @@ export function consoleFiles(): SurfaceFileSupport {
       };
     },
   };
+}
+
+/** The folder answer files go to: `filesDir` (default data/files) from `cwd` (default the working directory). */
+export function filesFolderOf(cwd: string | undefined, filesDir: string | undefined): string {
+  return resolve(cwd ?? process.cwd(), filesDir ?? CONSOLE_FILES_DIR);
+}
+
+export interface SaveDeps {
+  load(fileId: string): Promise<StoredAnswerFile | undefined>;
+  readonly folder: string;
+  readonly format: TextFormat;
+}
+
+/** Writes an answer's files; the lines to print: each path, and why a file is missing. */
+export async function saveAnswerFiles(listed: readonly AnswerFile[], deps: SaveDeps): Promise<string[]> {
+  if (listed.length === 0) return [];
+  const { files, notes } = await answerFilesOf(listed, { load: deps.load, platform: "the console" }, deps.format);
+  const paths = await writeAnswerFiles(deps.folder, files);
+  return [...paths.map((path) => `Saved ${path}`), ...notes];
 }
 
 /** Writes each file under `folder` with a name of its own (report.csv, report-2.csv…); returns the paths. */
