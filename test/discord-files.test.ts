@@ -59,6 +59,17 @@ describe("files people attach on Discord", () => {
     expect(sent(harness)).toContain("south,30");
     expect(sent(harness)).toContain("what is in it?");
   });
+
+  it("/ask's expired file is renewed once through attachments/refresh-urls", async () => {
+    harness = await startDiscordHarness({ script: [say("Renewed and read.")] });
+    const { fake, alice } = harness;
+    const file = fake.cdn.attachment(fake.general.id, { name: "sales.csv", contentType: "text/csv", data: CSV, expired: true });
+    fake.slashCommand("ask", alice, { values: { question: "and now?" }, attachments: { file } });
+    await answered(harness, "Renewed and read.");
+    expect(fake.cdn.requests.map((request) => request.status)).toEqual([404, 200]);
+    expect(fake.callsTo("POST", /^\/attachments\/refresh-urls$/).map((request) => request.body)).toEqual([{ attachment_urls: [file.url] }]);
+    expect(sent(harness)).toContain("south,30");
+  });
 });
 
 describe("files the bot answers with on Discord", () => {

@@ -56,6 +56,19 @@ export class FakeDiscordCdn {
     });
   }
 
+  /** POST /attachments/refresh-urls: each link of an attachment the CDN holds, signed again. */
+  refreshUrls(body: any): { status: number; body: unknown } {
+    const urls: unknown[] = Array.isArray(body?.attachment_urls) ? body.attachment_urls : [];
+    if (urls.length === 0 || urls.length > 50 || urls.some((url) => typeof url !== "string"))
+      return { status: 400, body: { message: "Invalid Form Body", code: 50035 } };
+    const refreshed_urls = (urls as string[]).flatMap((original) => {
+      const id = /^\/attachments\/\d+\/(\d+)\//.exec(new URL(original, "http://x").pathname)?.[1];
+      const stored = id ? this.stored.get(id) : undefined;
+      return stored ? [{ original, refreshed: this.describe(stored).url }] : [];
+    });
+    return { status: 200, body: { refreshed_urls } };
+  }
+
   /** Answers CDN requests; false when the path is not the CDN's. */
   serve(request: IncomingMessage, response: ServerResponse): boolean {
     const url = new URL(request.url ?? "/", "http://x");

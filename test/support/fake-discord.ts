@@ -465,6 +465,7 @@ export class FakeDiscord {
           return { status: 200, body: this.messagesIn(channelId!).reverse().slice(0, limit) };
         },
       ],
+      ["POST", /^\/attachments\/refresh-urls$/, (_params, body) => this.cdn.refreshUrls(body)],
       [
         "GET",
         /^\/channels\/(\d+)\/messages\/(\d+)$/,

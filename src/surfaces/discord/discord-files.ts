@@ -2,7 +2,8 @@
 // descriptors, downloaded from Discord's CDN without any token; a link from anywhere else is
 // refused (the only other origin is DISCORD_API_URL's, a configured Discord-compatible server).
 // CDN links expire (about a day): a link that answers 403/404, e.g. after a resume, is renewed
-// once by reading the message again. Out: each answer file in a message of its own (multipart),
+// once, by reading the message again (or, for /ask's file, which belongs to no message, with
+// Discord's attachments/refresh-urls). Out: each answer file in a message of its own (multipart),
 // within the bot's upload limit, which the core checks before any request.
 import { Routes, type REST } from "discord.js";
 import { z } from "zod";
@@ -40,6 +41,7 @@ export function discordFilesOf(
 }
 
 const MessageAttachments = z.object({ attachments: z.array(z.object({ id: z.string(), url: z.string() })).default([]) });
+const RefreshedUrls = z.object({ refreshed_urls: z.array(z.object({ original: z.string(), refreshed: z.string() })).default([]) });
 
 export interface DiscordFilesDeps {
   readonly rest: REST;
@@ -72,13 +74,17 @@ export function createDiscordFiles(deps: DiscordFilesDeps): SurfaceFileSupport {
 
   /** The attachment's link as the message holds it now; undefined when the message or the attachment is gone. */
   async function freshLink(file: FileDescriptor): Promise<string | undefined> {
-    const { channel, message } = file.source;
-    if (channel === undefined || message === undefined) return undefined;
+    const { channel, message, url } = file.source;
     try {
-      const fetched = MessageAttachments.parse(await deps.rest.get(Routes.channelMessage(channel, message)));
-      return fetched.attachments.find((attachment) => attachment.id === file.id)?.url;
+      if (channel !== undefined && message !== undefined) {
+        const fetched = MessageAttachments.parse(await deps.rest.get(Routes.channelMessage(channel, message)));
+        return fetched.attachments.find((attachment) => attachment.id === file.id)?.url;
+      }
+      if (url === undefined) return undefined;
+      const refreshed = RefreshedUrls.parse(await deps.rest.post("/attachments/refresh-urls", { body: { attachment_urls: [url] } }));
+      return refreshed.refreshed_urls.find((entry) => entry.original === url)?.refreshed;
     } catch (error) {
-      deps.logger.info({ err: error, channel, message }, "could not read the message again for a fresh attachment link");
+      deps.logger.info({ err: error, channel, message }, "could not get a fresh link for an expired attachment");
       return undefined;
     }
   }
