@@ -95,7 +95,7 @@ describe("the conversation runner", () => {
       .messages.at(-2)!.content!;
     expect(system).toContain("Remembered facts");
     expect(system).toContain(distinctFact(42));
-    expect(await service.forget(origin.conversationKey)).toBe(1);
+    expect(await service.forget(origin.conversationKey)).toEqual({ facts: 1, files: 0 });
     expect(await service.rememberedFacts(origin.conversationKey)).toEqual([]);
   });
 

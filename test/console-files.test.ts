@@ -45,6 +45,16 @@ describe("/attach", () => {
     expect(model.requests).toHaveLength(0);
   });
 
+  it("/forget removes the conversation's files too, and says so", async () => {
+    const model = new ScriptedModel([say("Read.")]);
+    harness = await startConsole({ model });
+    await writeFile(join(harness.folder, "notes.txt"), "remember me");
+    harness.type("/attach notes.txt");
+    const read = await harness.waitFor("Read.");
+    harness.type("/forget");
+    await harness.waitFor("Done: I forgot 1 file about this conversation.", read);
+  });
+
   it("parses quoted paths and a bare /attach", () => {
     expect(parseCommand(`/attach "my notes.txt" sum up`)).toEqual({ kind: "attach", path: "my notes.txt", question: "sum up" });
     expect(parseCommand("/attach ./a.log")).toEqual({ kind: "attach", path: "./a.log", question: "" });

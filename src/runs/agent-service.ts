@@ -381,9 +381,8 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
 
     rememberedFacts: (conversationKey) => memory.list(conversationKey),
     async forget(conversationKey) {
-      const removed = await memory.forget(conversationKey);
-      await files.store.forget(conversationKey);
-      return removed;
+      const facts = await memory.forget(conversationKey);
+      return { facts, files: await files.store.forget(conversationKey) };
     },
 
     sweepExpiredApprovals: () => runner.sweep(),

@@ -165,6 +165,11 @@ export type SubmitResult =
   /** A redelivery: the message is answered already, or its run is in progress. */
   | { readonly kind: "duplicate"; readonly intakeId: string; readonly state: "done" | "in_progress" };
 
+export interface Forgotten {
+  readonly facts: number;
+  readonly files: number;
+}
+
 export interface AgentService {
   /** Everything the surface brings; call once, before it takes events. */
   attach(surface: Surface, hooks: SurfaceHooks): void;
@@ -193,8 +198,8 @@ export interface AgentService {
   /** A file of an answer (`outcome.files`), for the surface to post; undefined once the store no longer has it. */
   answerFile(conversationKey: string, fileId: string): Promise<StoredAnswerFile | undefined>;
   rememberedFacts(conversationKey: string): Promise<readonly Fact[]>;
-  /** Clears the conversation's long-term memory and its stored files; returns how many facts were removed. */
-  forget(conversationKey: string): Promise<number>;
+  /** Clears the conversation's long-term memory and its stored files (attached and answer files); says how many of each went. */
+  forget(conversationKey: string): Promise<Forgotten>;
 }
 
 export type { AgentEvent };

@@ -30,7 +30,7 @@ export function stubService(overrides: Partial<AgentService> = {}): StubService 
     toolList: () => ({ tools: [], servers: [] }),
     answerFile: async () => undefined,
     rememberedFacts: async () => [],
-    forget: async () => 0,
+    forget: async () => ({ facts: 0, files: 0 }),
     ...overrides,
   };
 }
