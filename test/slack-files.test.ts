@@ -64,6 +64,16 @@ describe("files people attach on Slack", () => {
     await answered(harness, "can't read it");
     expect(sent(model)).toContain("files:read scope is missing");
     expect(sent(model)).not.toContain("Sign in");
+    // The trace names the file and why it was not used.
+    const trace = harness.fake.threadMessages("C0GENERAL", "1700001200.000100").flatMap((message) => message.chunks);
+    expect(trace).toContainEqual(
+      expect.objectContaining({
+        type: "task_update",
+        title: "File sales.csv",
+        status: "error",
+        details: expect.stringContaining("files:read"),
+      }),
+    );
   });
 
   it("a redirect to another origin is followed without the token", async () => {
