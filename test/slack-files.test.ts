@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say } from "../src/agent/model-scripted.js";
 import type { ChatMessage } from "../src/agent/types.js";
+import { slackFilesOf } from "../src/surfaces/slack/slack-files.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";
 import { SLACK_BOT_TOKEN } from "./support/fake-slack-files.js";
 import { startFakeFileServer, type FakeFileServer } from "./support/fake-file-server.js";
@@ -110,6 +111,19 @@ describe("files people attach on Slack", () => {
     await postEvent(harness.eventsUrl, reply);
     await answered(harness, "root has the sales");
     expect(sent(model)).toContain("south,30");
+  });
+});
+
+describe("Slack's file objects", () => {
+  it("are read whole or left out: a deleted file is skipped, a file hidden by the plan has no link and says why", () => {
+    const base = { id: "F1", name: "a.log", mimetype: "text/plain", size: 3, url_private: "https://files.slack.com/files-pri/T-F1/a.log" };
+    expect(
+      slackFilesOf([base, { ...base, id: "F2", mode: "tombstone" }, { id: "F3", name: "old.txt", mode: "hidden_by_limit" }, 42]),
+    ).toEqual([
+      { id: "F1", name: "a.log", mime: "text/plain", size: 3, source: { url: base.url_private } },
+      { id: "F3", name: "old.txt", mime: "application/octet-stream", source: { hidden: "plan" } },
+    ]);
+    expect(slackFilesOf("not a list")).toEqual([]);
   });
 });
 

@@ -47,7 +47,7 @@ export function slackFilesOf(raw: unknown): FileDescriptor[] {
         name: file.name ?? file.title ?? file.id,
         mime: file.mimetype,
         ...(file.size === undefined ? {} : { size: file.size }),
-        source: url ? { url } : {},
+        source: url ? { url } : file.mode === "hidden_by_limit" ? { hidden: "plan" } : {},
       },
     ];
   });
@@ -76,7 +76,13 @@ export function createSlackFiles(deps: SlackFilesDeps): SurfaceFileSupport {
         ...(file.size === undefined ? {} : { size: file.size }),
         download: (request) =>
           file.source.url === undefined
-            ? Promise.resolve({ kind: "failed", reason: "failed_download", detail: "Slack gave no link for this file" })
+            ? Promise.resolve({
+                kind: "failed",
+                reason: "failed_download",
+                detail: file.source.hidden
+                  ? "Slack hides this file: it is older than the workspace's plan keeps visible"
+                  : "Slack gave no link for this file",
+              })
             : downloadUrl({
                 ...request,
                 url: file.source.url,
