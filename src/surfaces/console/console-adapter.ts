@@ -1,9 +1,8 @@
 // Console mode: the bot in a terminal, on the same runner as Slack and Discord, as a surface
 // under the core (its commands are the core's). One session reads lines in order (a line typed
 // while a run works waits its turn), shows a progress line per tool call, the answer, and asks
-// `approve? [y/N]` before any write action: the console waits for its own runs, so it needs no
-// run display.
-import { userInfo } from "node:os";
+// `approve? [y/N]` before any write action: the console waits for its own runs; only a run nobody
+// waits for here (a schedule's slot) shows through its display (console-display.ts).
 import { createInterface, type Interface } from "node:readline";
 import { z } from "zod";
 import type { Logger } from "pino";
@@ -13,12 +12,13 @@ import type { EventSink, PendingApproval, RunOutcome, StepRecord, TaskOrigin, To
 import type { SurfaceCore } from "../core/inbound.js";
 import type { ChatSurface, Spot } from "../core/surface.js";
 import { isApproval, parseCommand, type ConsoleCommand } from "./console-commands.js";
-import { attachedPath, consoleFiles, filesFolderOf, saveAnswerFiles } from "./console-files.js";
+import { consoleFiles, createFileDesk } from "./console-files.js";
+import { createConsoleDisplay } from "./console-display.js";
+import { consoleFormat, osUserName } from "./console-format.js";
 import { createConsoleOutput } from "./console-output.js";
 import {
   answerText,
   approvalRequest,
-  consoleFormat,
   bannerText,
   decisionText,
   expiredText,
@@ -29,6 +29,7 @@ import {
 } from "./console-text.js";
 import { DEMO_LOOP_QUESTION, type DemoLoopRunner } from "./demo-loop.js";
 import { createLineQueue } from "./line-queue.js";
+import { createSlotApprovals } from "./slot-approvals.js";
 
 export interface ConsoleAdapterOptions {
   readonly service: AgentService;
@@ -41,9 +42,8 @@ export interface ConsoleAdapterOptions {
   readonly output?: NodeJS.WritableStream;
   /** The requester's name; defaults to the OS user name. */
   readonly username?: string;
-  /** Where relative /attach paths and the files folder start; default the process's working directory. */
+  /** Where relative /attach paths and `filesDir` (answer files, default data/files) start; default the working directory. */
   readonly cwd?: string;
-  /** Where an answer's files are written, relative to `cwd`; default data/files. */
   readonly filesDir?: string;
   /** Tools of its own for the console's runs (tests); none in the app. */
   readonly tools?: readonly Tool[];
@@ -63,14 +63,6 @@ const TRACE_CHARS = 20_000;
 const BUSY_STOP = "Stopping: the run in progress gets a few seconds to reach a safe point.";
 const RUN_STOP = "\n(Stopping this run; Ctrl-C again leaves.)";
 
-function osUserName(): string {
-  try {
-    return userInfo().username || "you";
-  } catch {
-    return "you";
-  }
-}
-
 export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSurface {
   const { service, logger } = options;
   const out = createConsoleOutput(options.output ?? process.stdout);
@@ -83,7 +75,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     place: {},
   };
   const here: Spot = { origin };
-  const filesFolder = filesFolderOf(options.cwd, options.filesDir);
+  const files = createFileDesk({ ...options, load: (fileId) => service.answerFile(origin.conversationKey, fileId) });
   let core: SurfaceCore<unknown> | undefined;
   const lines = createLineQueue();
   let reader: Interface | undefined;
@@ -118,6 +110,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
 
   /** An approval left by an earlier process may expire any moment: the core hands it here from the start. */
   function expired(pending: PendingApproval, outcome: RunOutcome): void {
+    slotApprovals.drop(pending.runId);
     if (waiting?.runId === pending.runId) waiting.expired.abort();
     lastSteps = outcome.steps;
     out.line(`\n${expiredText(pending, outcome)}\n`);
@@ -146,6 +139,16 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     return undefined;
   }
 
+  // A slot's run shows the rest through the display once decided; a failure to decide is the log's.
+  const slotApprovals = createSlotApprovals(
+    (pending) =>
+      askApproval(pending).then(
+        () => void (idle && prompt(PROMPT)),
+        (error: unknown) => logger.error({ err: error, runId: pending.runId }, "could not decide a schedule's approval"),
+      ),
+    () => idle && !waiting && !stopped,
+  );
+
   /** Shows the outcome; a pause asks for approval and goes on with the run until it answers. */
   async function show(first: RunOutcome): Promise<void> {
     let outcome: RunOutcome | undefined = first;
@@ -154,8 +157,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
       out.clearStatus();
       if (outcome.status === "answered") {
         out.line(answerText(outcome));
-        const load = (fileId: string) => service.answerFile(origin.conversationKey, fileId);
-        for (const line of await saveAnswerFiles(outcome.files ?? [], { load, folder: filesFolder, format: consoleFormat })) out.line(line);
+        for (const line of await files.save(outcome.files ?? [])) out.line(line);
         return;
       }
       outcome = await askApproval(outcome.pending);
@@ -172,14 +174,14 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
         return show(await options.runDemoLoop({ origin: { ...origin, conversationKey: DEMO_LOOP_CONVERSATION_KEY }, text }, sink));
       }
       case "attach": {
-        const attached = await attachedPath(command.path, options.cwd ?? process.cwd());
+        const attached = await files.attach(command.path);
         if (attached.kind === "refused") return out.line(attached.message);
         return show(await service.ask({ origin, text: command.question, files: [attached.file] }, sink));
       }
       case "trace":
         return out.line(lastSteps ? renderTrace(lastSteps, { maxChars: TRACE_CHARS }) : "No run yet.");
       case "command":
-        return core?.command({ at: here, name: command.name, text: "" });
+        return core?.command({ at: here, name: command.name, text: command.text });
       case "help":
         return out.line(helpText());
       case "bad_command":
@@ -192,6 +194,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     while (!stopped) {
       idle = true;
       prompt(PROMPT);
+      slotApprovals.pump();
       const line = await lines.next();
       idle = false;
       if (line === undefined) {
@@ -245,6 +248,14 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     directMessage: (_person, text) => print(here, text),
     settleApproval: async () => {},
     expired,
+    waitsForOwnRuns: true,
+    display: createConsoleDisplay(
+      (text) => {
+        out.line(`\n${text}\n`);
+        if (idle && !waiting) prompt(PROMPT);
+      },
+      (pending) => slotApprovals.offer(pending),
+    ),
 
     async start(flows) {
       core = flows;

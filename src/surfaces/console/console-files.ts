@@ -12,7 +12,8 @@ import type { FileDescriptor } from "../../files/file-ref.js";
 import { pathInside } from "../../files/file-names.js";
 import { readLocalFile } from "../../files/local-file.js";
 import { answerFilesOf, type UploadFile } from "../core/answer-files.js";
-import type { SurfaceFileSupport, TextFormat } from "../core/surface.js";
+import type { SurfaceFileSupport } from "../core/surface.js";
+import { consoleFormat } from "./console-format.js";
 
 /** Where the console writes an answer's files, from the folder it was started in. */
 export const CONSOLE_FILES_DIR = "data/files";
@@ -54,23 +55,30 @@ export function consoleFiles(): SurfaceFileSupport {
   };
 }
 
-/** The folder answer files go to: `filesDir` (default data/files) from `cwd` (default the working directory). */
-export function filesFolderOf(cwd: string | undefined, filesDir: string | undefined): string {
-  return resolve(cwd ?? process.cwd(), filesDir ?? CONSOLE_FILES_DIR);
+export interface FileDesk {
+  /** `/attach`'s path, from the working directory. */
+  attach(path: string): Promise<AttachedPath>;
+  /** Writes an answer's files; the lines to print: each path, and why a file is missing. */
+  save(listed: readonly AnswerFile[]): Promise<string[]>;
 }
 
-export interface SaveDeps {
+/** `cwd`: where relative paths start (default the working directory); `filesDir`: the answer files' folder (default data/files). */
+export function createFileDesk(deps: {
+  readonly cwd?: string;
+  readonly filesDir?: string;
   load(fileId: string): Promise<StoredAnswerFile | undefined>;
-  readonly folder: string;
-  readonly format: TextFormat;
-}
-
-/** Writes an answer's files; the lines to print: each path, and why a file is missing. */
-export async function saveAnswerFiles(listed: readonly AnswerFile[], deps: SaveDeps): Promise<string[]> {
-  if (listed.length === 0) return [];
-  const { files, notes } = await answerFilesOf(listed, { load: deps.load, platform: "the console" }, deps.format);
-  const paths = await writeAnswerFiles(deps.folder, files);
-  return [...paths.map((path) => `Saved ${path}`), ...notes];
+}): FileDesk {
+  const cwd = deps.cwd ?? process.cwd();
+  const folder = resolve(cwd, deps.filesDir ?? CONSOLE_FILES_DIR);
+  return {
+    attach: (path) => attachedPath(path, cwd),
+    async save(listed) {
+      if (listed.length === 0) return [];
+      const { files, notes } = await answerFilesOf(listed, { load: deps.load, platform: "the console" }, consoleFormat);
+      const paths = await writeAnswerFiles(folder, files);
+      return [...paths.map((path) => `Saved ${path}`), ...notes];
+    },
+  };
 }
 
 /** Writes each file under `folder` with a name of its own (report.csv, report-2.csv…); returns the paths. */

@@ -1,4 +1,5 @@
 // What every flow of the core shares for one attached surface.
+import type { PriceTable } from "../../cost/prices.js";
 import type { Governance } from "../../governance/governance.js";
 import type { Actor } from "../../governance/authority.js";
 import type { Logger } from "../../logger.js";
@@ -6,6 +7,7 @@ import type { KeyValueStore } from "../../memory/types.js";
 import type { AgentService } from "../../runs/service.js";
 import type { ApprovalRefs } from "./approval-refs.js";
 import type { RunViewDeps } from "./run-view.js";
+import type { CoreSchedules } from "./schedule-commands.js";
 import type { ChatSurface, Spot } from "./surface.js";
 
 export interface CoreContext<Clicked, Ref> {
@@ -16,6 +18,10 @@ export interface CoreContext<Clicked, Ref> {
   readonly logger: Logger;
   readonly clock: () => number;
   readonly refs: ApprovalRefs<Ref>;
+  /** The schedule commands' engine; absent in a process without schedules (they answer so). */
+  readonly schedules?: CoreSchedules;
+  /** What `usage` prices tokens at (MODEL_PRICES over the defaults). */
+  readonly prices: PriceTable;
   /** False from the moment the surface stops taking events: clicks and commands that still arrive are told to come back. */
   accepting(): boolean;
   /** Where an answer's files come from for a run of this conversation, on a surface that uploads them. */
