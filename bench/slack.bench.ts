@@ -22,6 +22,7 @@ import { attach } from "../src/surfaces/core/attach.js";
 import { createSlackSurface } from "../src/surfaces/slack/slack-adapter.js";
 import { BOT_USER_ID, startFakeSlack } from "../test/support/fake-slack.js";
 import { mentionEvent, postEvent, SIGNING_SECRET } from "../test/support/fake-slack-requests.js";
+import { contentText } from "../src/agent/content.js";
 
 const RATE_PER_SECOND = 200;
 const DURATION_SECONDS = 5;
@@ -49,7 +50,7 @@ function benchModel(): Model & { calls: number; finishing: boolean } {
       this.calls += 1;
       if (this.finishing) return { content: "done", toolCalls: [] };
       await sleep(MODEL_CALL_MS, undefined, { signal });
-      const question = [...request.messages].reverse().find((m) => m.role === "user")?.content ?? "";
+      const question = contentText([...request.messages].reverse().find((m) => m.role === "user")?.content ?? "");
       const steps = request.messages.filter((m) => m.role === "assistant" && (m.toolCalls?.length ?? 0) > 0).length;
       if (question.startsWith("long") && request.tools.length > 0 && steps < LONG_RUN_STEPS) {
         ids += 1;

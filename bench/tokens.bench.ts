@@ -22,6 +22,7 @@ import type { ChatMessage, Tool } from "../src/agent/types.js";
 import { observationText } from "./support/history.js";
 import { median, printTable, timeOnce, warmUp } from "./support/stats.js";
 import { worstCases } from "./support/token-worst-cases.js";
+import { contentText } from "../src/agent/content.js";
 
 const TOOL_STEPS = 29;
 const OBSERVATION_CHARS = 2_048;
@@ -106,7 +107,7 @@ function countOnce(history: readonly ChatMessage[], registry: ToolRegistry): num
 function encodeBare(history: readonly ChatMessage[]): number {
   const tokenizer = Tokenizer.for("o200k_base");
   let tokens = 0;
-  for (const message of history) tokens += tokenizer.encode(message.content ?? "").length;
+  for (const message of history) tokens += tokenizer.encode(contentText(message.content)).length;
   return tokens;
 }
 

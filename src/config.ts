@@ -82,6 +82,7 @@ const EnvSchema = z.object({
   OPENAI_MODEL: z.string().default("gpt-4o-mini"),
   OPENAI_TIMEOUT_MS: wholeNumber(1_000, 600_000).default(60_000),
   OPENAI_MAX_RETRIES: wholeNumber(0, 10).default(3),
+  OPENAI_VISION: z.enum(["auto", "on", "off"], { error: "expects auto, on or off" }).default("auto"),
 
   AGENT_MAX_STEPS: wholeNumber(1, 100).default(10),
   AGENT_MAX_CONSECUTIVE_ERRORS: wholeNumber(1, 20).default(3),
@@ -148,6 +149,11 @@ const EnvSchema = z.object({
   ADMIN_TOKEN: z.string().min(16, "expects at least 16 characters").optional(),
   ADMIN_PORT: wholeNumber(0, 65_535).optional(),
   ADMIN_HOST: z.string().trim().min(1, "expects a host name or address to listen on").default("127.0.0.1"),
+  // Files people attach: per file, per message, per run, per download.
+  FILE_MAX_BYTES: wholeNumber(1_024, 104_857_600).default(20_971_520),
+  FILE_MAX_PER_MESSAGE: wholeNumber(1, 100).default(8),
+  FILE_TOTAL_TOKENS: wholeNumber(1_000, 1_000_000).default(30_000),
+  FILE_DOWNLOAD_TIMEOUT_MS: wholeNumber(1_000, 600_000).default(30_000),
 
   LOG_LEVEL: z
     .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
@@ -180,8 +186,17 @@ export interface Config {
     readonly name: string;
     readonly timeoutMs: number;
     readonly maxRetries: number;
+    /** OPENAI_VISION: `auto` decides by the model's name (src/agent/model-vision.ts). */
+    readonly vision: "auto" | "on" | "off";
   };
   readonly guards: GuardLimits;
+  /** Limits on attached files (src/files/file-ref.ts, FileLimits). */
+  readonly files: {
+    readonly maxBytes: number;
+    readonly maxPerMessage: number;
+    readonly totalTokens: number;
+    readonly downloadTimeoutMs: number;
+  };
   readonly storeUrl: string;
   readonly maxConcurrentRuns: number;
   /** BOT_ROLE: `ingress` only records and queues accepted messages, `worker` only runs them, `all` does both. */
@@ -282,6 +297,7 @@ function toConfig(env: Env): Config {
       name: env.OPENAI_MODEL,
       timeoutMs: env.OPENAI_TIMEOUT_MS,
       maxRetries: env.OPENAI_MAX_RETRIES,
+      vision: env.OPENAI_VISION,
     },
     guards: {
       maxSteps: env.AGENT_MAX_STEPS,
@@ -292,6 +308,12 @@ function toConfig(env: Env): Config {
       observationTokens: env.AGENT_OBSERVATION_TOKENS,
       runTimeoutMs: env.AGENT_RUN_TIMEOUT_MS,
       toolTimeoutMs: env.AGENT_TOOL_TIMEOUT_MS,
+    },
+    files: {
+      maxBytes: env.FILE_MAX_BYTES,
+      maxPerMessage: env.FILE_MAX_PER_MESSAGE,
+      totalTokens: env.FILE_TOTAL_TOKENS,
+      downloadTimeoutMs: env.FILE_DOWNLOAD_TIMEOUT_MS,
     },
     storeUrl: env.STORE_URL,
     maxConcurrentRuns: env.MAX_CONCURRENT_RUNS,

@@ -8,6 +8,7 @@ import { capturingLogger, temporaryFolder, until } from "./support/memory-test-k
 import { startRedisServer } from "./support/redis-server.js";
 import { describeWithRedis } from "./support/redis-suite.js";
 import { originFor, startService, type ServiceHarness } from "./support/service-harness.js";
+import { contentText } from "../src/agent/content.js";
 
 let folder: Awaited<ReturnType<typeof temporaryFolder>>;
 let counter = 0;
@@ -21,7 +22,8 @@ afterEach(async () => {
 afterAll(async () => folder.remove());
 
 const sqliteUrl = () => `sqlite://${folder.path}/service-${++counter}.sqlite`;
-const lastUser = (request: ModelRequest) => [...request.messages].reverse().find((message) => message.role === "user")?.content ?? "";
+const lastUser = (request: ModelRequest) =>
+  contentText([...request.messages].reverse().find((message) => message.role === "user")?.content ?? "");
 const isExtraction = (request: ModelRequest) => request.responseFormat === "json_object";
 
 /** Deterministic gibberish: facts made from it are far from each other, so none is a near duplicate. */
@@ -93,7 +95,7 @@ describe("the conversation runner", () => {
       .messages.at(-2)!.content!;
     expect(system).toContain("Remembered facts");
     expect(system).toContain(distinctFact(42));
-    expect(await service.forget(origin.conversationKey)).toBe(1);
+    expect(await service.forget(origin.conversationKey)).toEqual({ facts: 1, files: 0 });
     expect(await service.rememberedFacts(origin.conversationKey)).toEqual([]);
   });
 

@@ -8,6 +8,7 @@ import { createConversationHistory } from "../src/memory/history.js";
 import { createLongTermMemory } from "../src/memory/long-term-memory.js";
 import { originFor } from "./support/service-harness.js";
 import { useServiceFixture } from "./support/service-fixture.js";
+import { contentText } from "../src/agent/content.js";
 
 const services = useServiceFixture();
 
@@ -26,7 +27,7 @@ describe("memory settings reach the run", () => {
     await createLongTermMemory(store, { maxFacts: 200, logger: silentLogger }).remember(origin.conversationKey, facts);
     await service.ask({ origin, text: "What does the user drink?" }, sink);
     // The run's note (time and facts) comes right before the question, after what stays the same from run to run.
-    const note = model.requests[0]!.messages.at(-2)!.content ?? "";
+    const note = contentText(model.requests[0]!.messages.at(-2)!.content);
     expect(model.requests[0]!.messages.at(-2)!.role).toBe("system");
     const listed = facts.filter((fact) => note.includes(`- ${fact}`));
     expect(listed).toHaveLength(3);
@@ -46,7 +47,7 @@ describe("memory settings reach the run", () => {
     expect(countTokens(side("question-1"))).toBeGreaterThan(30);
     expect(countTokens(side("question-1"))).toBeLessThan(38);
     await service.ask({ origin, text: "and then?" }, sink);
-    const sent = model.requests[0]!.messages.map((message) => message.content ?? "");
+    const sent = model.requests[0]!.messages.map((message) => contentText(message.content));
     const turns = sent.filter((content) => content.startsWith("question-")).map((content) => content.split(" ")[0]);
     expect(turns).toEqual(["question-5", "question-6"]);
   });

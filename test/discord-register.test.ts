@@ -49,7 +49,7 @@ const ALL = [
 ];
 
 describe("discord:register", () => {
-  it("PUTs /ask (with its required question) and the core's commands (/schedule with its options) to the guild", async () => {
+  it("PUTs /ask (with its required question and optional file) and the core's commands (/schedule with its options) to the guild", async () => {
     const result = await registerCommands({
       token: fake.token,
       applicationId: fake.applicationId,
@@ -65,7 +65,10 @@ describe("discord:register", () => {
     const put = fake.callsTo("PUT", new RegExp(`^/applications/${fake.applicationId}/guilds/${fake.guild.id}/commands$`)).at(-1)!;
     expect(put.body.map((command: { name: string }) => command.name)).toEqual(ALL);
     const ask = put.body[0];
-    expect(ask.options).toEqual([expect.objectContaining({ name: "question", type: 3, required: true })]);
+    expect(ask.options).toEqual([
+      expect.objectContaining({ name: "question", type: 3, required: true }),
+      expect.objectContaining({ name: "file", type: 11, required: false }),
+    ]);
     const schedule = put.body.find((command: { name: string }) => command.name === "schedule");
     expect(schedule.options).toEqual([
       expect.objectContaining({ name: "when", type: 3, required: true, max_length: 400 }),

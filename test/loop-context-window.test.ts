@@ -10,6 +10,7 @@ import { silentLogger } from "../src/logger.js";
 import { runAgent } from "../src/agent/loop.js";
 import { consoleOrigin, defaultGuards, loopDeps, runQuestion } from "./support/loop-harness.js";
 import { mapStore } from "./support/map-store.js";
+import { contentText } from "../src/agent/content.js";
 
 const WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa ";
 const bigText = (chars: number) => WORDS.repeat(Math.ceil(chars / WORDS.length)).slice(0, chars);
@@ -23,9 +24,9 @@ const dump: Tool<object> = {
 };
 
 const isCompaction = (request: ModelRequest) =>
-  request.tools.length === 0 && request.messages[0]?.content?.startsWith("You compress") === true;
+  request.tools.length === 0 && contentText(request.messages[0]?.content ?? null).startsWith("You compress");
 const isSummary = (request: ModelRequest) => request.tools.length === 0 && !isCompaction(request);
-const has = (request: ModelRequest, marker: string) => request.messages.some((message) => message.content?.includes(marker));
+const has = (request: ModelRequest, marker: string) => request.messages.some((message) => contentText(message.content).includes(marker));
 
 describe("scenario F: a tool result of 50,000 characters in a small window", () => {
   it("folds at yellow, compacts at orange, compacts again at red and trips only when that is not enough; the summary still fits", async () => {
@@ -113,7 +114,7 @@ describe("scenario F: a tool result of 50,000 characters in a small window", () 
     const model = new ScriptedModel([say("ok")]);
     const { outcome } = await runQuestion(model, bigText(200_000), { guards: { contextTokens: 6_048 } });
     expect(outcome.status).toBe("answered");
-    const sent = model.requests[0]!.messages.at(-1)!.content!;
+    const sent = contentText(model.requests[0]!.messages.at(-1)!.content);
     expect(sent.length).toBeLessThan(20_000);
     expect(sent).toMatch(/the message was cut here: it had 200,000 characters/);
   });
@@ -126,7 +127,7 @@ describe("scenario F: a tool result of 50,000 characters in a small window", () 
     expect(counter.countText(question)).toBeGreaterThan(cap);
     const model = new ScriptedModel([say("ok")]);
     await runQuestion(model, question, { guards: { contextTokens: 6_048 } });
-    const sent = model.requests[0]!.messages.at(-1)!.content!;
+    const sent = contentText(model.requests[0]!.messages.at(-1)!.content);
     expect(sent).toMatch(/the message was cut here: it had 1,900 characters/);
     expect(counter.countText(sent)).toBeLessThanOrEqual(cap + 100);
   });

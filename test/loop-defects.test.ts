@@ -6,6 +6,7 @@ import { call, calls, say, ScriptedModel } from "../src/agent/model-scripted.js"
 import { flattenForSummary, summaryTimeoutMs } from "../src/agent/summary.js";
 import type { ChatMessage, Model, Tool } from "../src/agent/types.js";
 import { answered, runQuestion } from "./support/loop-harness.js";
+import { contentText } from "../src/agent/content.js";
 
 function throwing(name: string, thrown: () => unknown): Tool<object> {
   return {
@@ -185,7 +186,7 @@ describe("calls the registry refuses", () => {
       observation: expect.stringMatching(/^Error: the tool call had no tool name\. Available tools: /),
     });
     const sent = model.requests[1]!.messages;
-    expect(sent.some((message) => message.content?.includes("Your last reply was empty"))).toBe(false);
+    expect(sent.some((message) => contentText(message.content).includes("Your last reply was empty"))).toBe(false);
   });
 });
 

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { call, say, ScriptedModel, type ScriptedCall, type ScriptedReply } from "../src/agent/model-scripted.js";
 import type { ModelRequest, Tool } from "../src/agent/types.js";
 import { runQuestion } from "./support/loop-harness.js";
+import { contentText } from "../src/agent/content.js";
 
 /** A read tool that fails for some arguments, so runs mix successes and tool errors. */
 const flaky: Tool<{ n: number }> = {
@@ -62,7 +63,7 @@ function resolveRepeats(script: ReadonlyArray<ScriptedReply | "repeat">): Script
 }
 
 const isCompaction = (request: ModelRequest) =>
-  request.tools.length === 0 && request.messages[0]?.content?.startsWith("You compress") === true;
+  request.tools.length === 0 && contentText(request.messages[0]?.content ?? null).startsWith("You compress");
 
 describe("the loop under random scripts", () => {
   it("never passes the step cap, never throws, and always answers", async () => {

@@ -36,6 +36,8 @@ describe("manifest.yml", () => {
       "channels:history",
       "channels:read",
       "chat:write",
+      "files:read",
+      "files:write",
       "groups:history",
       "groups:read",
       "im:history",

@@ -16,6 +16,7 @@ import { UsageMeter } from "./usage-meter.js";
 import { meteredModel } from "./metered-model.js";
 import { summarize, summaryTimeoutMs } from "./summary.js";
 import { sourceOf } from "./tool-source.js";
+import { answerFilesOf } from "./tool-output.js";
 import type {
   AgentEvent,
   CallRecord,
@@ -169,7 +170,9 @@ export class ActiveRun {
       tools: this.deps.tools,
       policy: this.deps.policy,
       oscillationWindow: this.deps.limits.oscillationWindow,
-      toolContext: { signal, runId: this.runId, origin: this.state.origin },
+      toolContext: this.deps.answerFiles
+        ? { signal, runId: this.runId, origin: this.state.origin, answerFiles: this.deps.answerFiles }
+        : { signal, runId: this.runId, origin: this.state.origin },
       step,
       emit: this.emitter,
       writeSignal: this.writeSignal,
@@ -374,10 +377,13 @@ export class ActiveRun {
     clearTimeout(this.timer);
     this.stop?.removeEventListener("abort", this);
     let outcome: RunOutcome;
+    // Files attached before a guard stopped the run still go out with its summary.
+    const files = end.kind === "pause" ? [] : answerFilesOf(this.steps.flatMap((step) => step.calls));
+    const withFiles = files.length > 0 ? { files } : {};
     if (end.kind === "pause") {
       outcome = { status: "paused", runId: this.runId, pending: end.approval, steps: this.visibleSteps(), usage: this.usage };
     } else if (end.kind === "answer") {
-      outcome = { status: "answered", runId: this.runId, answer: end.answer, steps: this.steps, usage: this.usage };
+      outcome = { status: "answered", runId: this.runId, answer: end.answer, steps: this.steps, usage: this.usage, ...withFiles };
     } else {
       this.emit({ type: "guard_tripped", runId: this.runId, stop: end.stop });
       this.deps.logger.warn({ runId: this.runId, guard: end.stop.guard, detail: end.stop.detail }, "guard tripped");
@@ -388,7 +394,15 @@ export class ActiveRun {
         end.stop.guard === "stopped" ? STOPPED_SUMMARY_MS : summaryTimeoutMs(this.deps.limits.runTimeoutMs, this.remainingMs()),
       );
       this.usage = addUsage(this.usage, summary.usage);
-      outcome = { status: "answered", runId: this.runId, answer: summary.answer, stop: end.stop, steps: this.steps, usage: this.usage };
+      outcome = {
+        status: "answered",
+        runId: this.runId,
+        answer: summary.answer,
+        stop: end.stop,
+        steps: this.steps,
+        usage: this.usage,
+        ...withFiles,
+      };
     }
     if (this.meter.due) await this.meter.report();
     this.emit({ type: "final", runId: this.runId, outcome });

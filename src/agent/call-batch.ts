@@ -121,7 +121,7 @@ function writeContext(context: BatchContext): BatchContext {
 export async function runPrepared(prepared: Extract<PreparedCall, { kind: "ready" }>, context: BatchContext): Promise<CallRecord> {
   context.emit({ type: "tool_called", runId: context.toolContext.runId, step: context.step, call: prepared.call });
   const execution = await context.tools.execute(prepared, { ...context.toolContext, progress: progressOf(prepared.call, context) });
-  const item = callRecord(
+  const record = callRecord(
     prepared.call,
     prepared.signature,
     execution.outcome,
@@ -129,6 +129,7 @@ export async function runPrepared(prepared: Extract<PreparedCall, { kind: "ready
     context.tools.observation(execution.result),
     execution.durationMs,
   );
+  const item = execution.files ? { ...record, files: execution.files } : record;
   context.emit({ type: "tool_result", runId: context.toolContext.runId, step: context.step, call: item });
   return item;
 }

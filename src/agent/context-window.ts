@@ -1,6 +1,7 @@
 // Keeping a run inside the model's context window: folding old tool results in place
 // (yellow) and compacting older turns into a state snapshot with one model call (orange).
 import type { TokenCounter } from "../tokens/token-counter.js";
+import { contentText } from "./content.js";
 import type { CallOutcome, ChatMessage, Model, TokenUsage } from "./types.js";
 
 /** The newest messages are never folded or compacted: the model is working with them. */
@@ -99,7 +100,7 @@ function transcript(messages: readonly ChatMessage[]): string {
         return `assistant: ${[message.content ?? "", calls].filter(Boolean).join(" | ")}`;
       }
       if (message.role === "tool") return `result: ${message.content}`;
-      return `${message.role}: ${message.content}`;
+      return `${message.role}: ${contentText(message.content)}`;
     })
     .join("\n");
 }
@@ -158,7 +159,7 @@ function mechanicalDigest(messages: readonly ChatMessage[]): string {
       if (message.role === "assistant")
         return (message.toolCalls ?? []).map((call) => `- called ${call.name}(${firstLine(call.arguments)})`).join("\n");
       if (message.role === "tool") return `  → ${firstLine(message.content)}`;
-      return `- ${message.role}: ${firstLine(message.content)}`;
+      return `- ${message.role}: ${firstLine(contentText(message.content))}`;
     })
     .filter(Boolean)
     .join("\n");

@@ -25,6 +25,12 @@ export function historyTokenBudget(guards: GuardLimits, modelName: string, confi
   return Math.max(1, Math.min(configuredTokens, Math.floor(budget * HISTORY_SHARE_OF_BUDGET)));
 }
 
+/** A tool result's cap in tokens for this model: AGENT_OBSERVATION_TOKENS, scaled down for small windows. */
+export function observationTokenCap(guards: GuardLimits, modelName: string): number {
+  const budget = contextWindowOf(guards, modelName) - guards.reservedOutputTokens;
+  return Math.max(1, Math.min(guards.observationTokens, Math.floor(budget * OBSERVATION_SHARE_OF_BUDGET)));
+}
+
 export interface LoopSetup {
   readonly model: Model;
   /** Decides the tokenizer and the default context window. */
@@ -54,7 +60,7 @@ export function createLoopDeps(setup: LoopSetup): LoopDeps {
       String(contextWindow),
     );
   }
-  const observationTokens = Math.max(1, Math.min(setup.guards.observationTokens, Math.floor(budget * OBSERVATION_SHARE_OF_BUDGET)));
+  const observationTokens = observationTokenCap(setup.guards, setup.modelName);
   return {
     model: setup.model,
     tools: (setup.registry ?? ((tools, options, source) => new ToolRegistry(tools, options, source)))(

@@ -7,7 +7,18 @@ import type { ToolPolicy } from "./call-batch.js";
 import { emptyGuardCounters, type RunState } from "./run-state.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { ToolRegistry } from "./tool-registry.js";
-import type { ChatMessage, Decision, EventSink, GuardStop, Model, Person, RunOutcome, TaskOrigin } from "./types.js";
+import type {
+  AnswerFileSink,
+  ChatMessage,
+  ContentPart,
+  Decision,
+  EventSink,
+  GuardStop,
+  Model,
+  Person,
+  RunOutcome,
+  TaskOrigin,
+} from "./types.js";
 
 export interface LoopLimits {
   readonly maxSteps: number;
@@ -34,6 +45,8 @@ export interface LoopDeps {
    * each step and once at the end; a stop it returns ends the run with the summary. Must not throw.
    */
   readonly usageCheck?: (run: { readonly runId: string; readonly origin: TaskOrigin }, tokens: number) => Promise<GuardStop | undefined>;
+  /** Where tools put files for the answer; absent where the surface can't post files. */
+  readonly answerFiles?: AnswerFileSink;
 }
 
 export interface RunStart {
@@ -42,6 +55,12 @@ export interface RunStart {
   readonly question: string;
   /** System prompt and earlier turns; the loop appends the question. */
   readonly context: readonly ChatMessage[];
+  /**
+   * The files the person attached, as parts that follow the question's text. Called once, before the
+   * first step, with a signal that aborts at the run's deadline or a Stop: the time it takes (downloads)
+   * counts against the run. Must not reject (a file that fails is a note among the parts).
+   */
+  readonly attachments?: (signal: AbortSignal) => Promise<readonly ContentPart[]>;
 }
 
 export type Resolution =
@@ -108,9 +127,32 @@ async function boundedQuestion(question: string, deps: LoopDeps): Promise<string
     : text;
 }
 
+/** The attachments, prepared within the run's time: aborted at its deadline or by a Stop. */
+async function attachedParts(start: RunStart, deps: LoopDeps, stop: StopSignal | undefined): Promise<readonly ContentPart[]> {
+  if (!start.attachments) return [];
+  const within = new AbortController();
+  const abort = () => within.abort(stop?.reason ?? new Error("run deadline"));
+  const timer = setTimeout(abort, deps.limits.runTimeoutMs);
+  if (stop?.aborted) abort();
+  else stop?.addEventListener("abort", abort, { once: true });
+  try {
+    return await start.attachments(within.signal);
+  } finally {
+    clearTimeout(timer);
+    stop?.removeEventListener("abort", abort);
+  }
+}
+
 /** Runs until an answer, a guard's summary, or a pause for approval. Never rejects for model or tool failures. */
 export async function runAgent(start: RunStart, deps: LoopDeps, sink: EventSink, hooks?: RunHooks): Promise<LoopResult> {
-  const messages: ChatMessage[] = [...start.context, { role: "user", content: await boundedQuestion(start.question, deps) }];
+  const began = performance.now();
+  const parts = await attachedParts(start, deps, hooks?.stop);
+  const question = await boundedQuestion(start.question, deps);
+  const messages: ChatMessage[] = [
+    ...start.context,
+    // A message of files alone (no text) is its parts alone.
+    { role: "user", content: parts.length === 0 ? question : question === "" ? parts : [{ type: "text", text: question }, ...parts] },
+  ];
   // Counted here, a slice at a time, so that the run's own counts of them are free.
   await deps.counter.countMessagesYielding(messages);
   const run = new ActiveRun(
@@ -123,7 +165,7 @@ export async function runAgent(start: RunStart, deps: LoopDeps, sink: EventSink,
       steps: [],
       guards: emptyGuardCounters,
       usage: { promptTokens: 0, completionTokens: 0 },
-      elapsedMs: 0,
+      elapsedMs: start.attachments ? performance.now() - began : 0,
     },
     deps,
     sink,

@@ -1,7 +1,7 @@
 // Offline demo models for console mode without OPENAI_API_KEY. They work through the real
 // tools so a newcomer sees the loop, the trace and the guards without any server.
 // Contract: deterministic (the reply depends only on the request) and never throw.
-import type { ChatMessage, Model, ModelReply, ModelRequest, ToolCall } from "./types.js";
+import type { ChatMessage, Model, ModelReply, ModelRequest, ToolCall, UserContent } from "./types.js";
 
 interface PlannedCall {
   readonly name: "calculator" | "current_time";
@@ -11,6 +11,8 @@ interface PlannedCall {
 /** The latest question and what was called and returned since it was asked. */
 interface Turn {
   readonly question: string;
+  /** Names of the files attached to the question: the demo model reads none of them. */
+  readonly files: readonly string[];
   readonly calls: readonly ToolCall[];
   readonly results: ReadonlyMap<string, string>;
 }
@@ -68,7 +70,7 @@ function demoReply(request: ModelRequest): ModelReply {
   const turn = currentTurn(request.messages);
   const offered = new Set(request.tools.map((tool) => tool.name));
   const plan = planFor(turn.question).filter((step) => offered.has(step.name));
-  if (plan.length === 0) return text(HONEST_ANSWER);
+  if (plan.length === 0) return text(turn.files.length > 0 ? `${unreadFiles(turn.files)} ${HONEST_ANSWER}` : HONEST_ANSWER);
   const next = plan[turn.calls.length];
   if (next) return toolCall(request.messages, next);
   return text(answerFrom(turn));
@@ -126,10 +128,27 @@ function currentTurn(messages: readonly ChatMessage[]): Turn {
   while (lastUser >= 0 && messages[lastUser]!.role !== "user") lastUser -= 1;
   const since = messages.slice(lastUser + 1);
   return {
-    question: lastUser >= 0 ? (messages[lastUser]!.content ?? "") : "",
+    question: lastUser >= 0 ? questionText(messages[lastUser]!.content) : "",
+    files: lastUser >= 0 ? attachedNames(messages[lastUser]!.content) : [],
     calls: allCalls(since),
     results: resultsById(since),
   };
+}
+
+/** The words the person typed: a file's text is not a question (a CSV full of "3-4" must not start the calculator). */
+function questionText(content: UserContent | null): string {
+  if (content === null || typeof content === "string") return content ?? "";
+  return content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
+}
+
+function attachedNames(content: UserContent | null): string[] {
+  if (content === null || typeof content === "string") return [];
+  return content.flatMap((part) => (part.type === "text" ? [] : [part.file.name]));
+}
+
+function unreadFiles(names: readonly string[]): string {
+  const listed = names.map((name) => `"${name}"`).join(", ");
+  return `I can't read attached files or see images (${listed}).`;
 }
 
 function allCalls(messages: readonly ChatMessage[]): ToolCall[] {

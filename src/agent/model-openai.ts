@@ -6,11 +6,15 @@
 // client.ts retryRequest). Its backoff sleep does not watch the abort signal, so each call
 // also races the signal: an abort rejects at once, also between retries.
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
-import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import type {
+  ChatCompletionContentPart,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+} from "openai/resources/chat/completions";
 import { z } from "zod";
 import { ModelUnavailableError } from "../errors.js";
 import { maskSecrets, type Logger } from "../logger.js";
-import type { ChatMessage, Model, ModelReply, ModelRequest, TokenUsage, ToolCall } from "./types.js";
+import type { ChatMessage, ContentPart, Model, ModelReply, ModelRequest, TokenUsage, ToolCall } from "./types.js";
 
 export interface OpenAIModelOptions {
   readonly apiKey: string;
@@ -118,8 +122,9 @@ function toRequestBody(model: string, request: ModelRequest): ChatCompletionCrea
 function toOpenAIMessage(message: ChatMessage): ChatCompletionMessageParam {
   switch (message.role) {
     case "system":
+      return { role: "system", content: message.content };
     case "user":
-      return { role: message.role, content: message.content };
+      return { role: "user", content: typeof message.content === "string" ? message.content : message.content.map(toOpenAIPart) };
     case "tool":
       return { role: "tool", tool_call_id: message.toolCallId, content: message.content };
     case "assistant":
@@ -136,6 +141,17 @@ function toOpenAIMessage(message: ChatMessage): ChatCompletionMessageParam {
           }
         : { role: "assistant", content: message.content };
   }
+}
+
+/**
+ * An image goes as a data URL (`detail: auto`: the server picks; the token guard counts high detail, the
+ * upper bound). One still stored (not resolved before the call, see src/files/stored-images.ts) goes as a note.
+ */
+function toOpenAIPart(part: ContentPart): ChatCompletionContentPart {
+  if (part.type !== "image") return { type: "text", text: part.text };
+  if ("data" in part.source)
+    return { type: "image_url", image_url: { url: `data:${part.mime};base64,${part.source.data}`, detail: "auto" } };
+  return { type: "text", text: `[image "${part.file.name}" could not be loaded for this request]` };
 }
 
 function toReply(raw: unknown, callNumber: number, server: string): ModelReply {

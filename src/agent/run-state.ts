@@ -47,9 +47,56 @@ const UsageSchema = z.object({
   // Absent in runs stored before cached tokens were counted.
   cachedTokens: z.number().nonnegative().optional(),
 });
+const FileInfoSchema = z.object({
+  id: z.string().max(200),
+  name: z.string().max(1_000),
+  mime: z.string().max(200),
+  size: z.number().int().nonnegative().optional(),
+});
+/** Bounded: an inline image is at most ~5 MB of bytes (src/files resizes to that); stored ones are references. */
+const ImageSourceSchema = z.union([
+  z.object({ data: z.string().max(7_000_000) }),
+  z.object({ stored: z.object({ conversationKey: z.string(), fileId: z.string().max(200) }) }),
+]);
+const ContentPartSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text"), text: z.string() }),
+  z.object({
+    type: z.literal("image"),
+    file: FileInfoSchema,
+    mime: z.enum(["image/png", "image/jpeg", "image/gif", "image/webp"]),
+    width: z.number().int().positive(),
+    height: z.number().int().positive(),
+    source: ImageSourceSchema,
+  }),
+  z.object({
+    type: z.literal("file"),
+    file: FileInfoSchema,
+    text: z.string(),
+    status: z.enum([
+      "read",
+      "cut",
+      "too_big",
+      "too_many",
+      "missing_scope",
+      "expired_link",
+      "failed_download",
+      "unsupported_type",
+      "unreadable",
+      "no_vision",
+      "files_off",
+    ]),
+  }),
+]);
+const AnswerFileSchema = z.object({
+  id: z.string().max(200),
+  name: z.string().max(1_000),
+  mime: z.string().max(200),
+  size: z.number().int(),
+});
 const MessageSchema = z.discriminatedUnion("role", [
   z.object({ role: z.literal("system"), content: z.string() }),
-  z.object({ role: z.literal("user"), content: z.string() }),
+  // Today's records hold a string; a message that brought files holds parts.
+  z.object({ role: z.literal("user"), content: z.union([z.string(), z.array(ContentPartSchema).max(200)]) }),
   z.object({ role: z.literal("assistant"), content: z.string().nullable(), toolCalls: z.array(ToolCallSchema).optional() }),
   z.object({ role: z.literal("tool"), toolCallId: z.string(), content: z.string() }),
 ]);
@@ -62,6 +109,7 @@ const CallRecordSchema = z.object({
   result: z.string(),
   observation: z.string(),
   durationMs: z.number().nonnegative(),
+  files: z.array(AnswerFileSchema).max(100).readonly().optional(),
 });
 const StepRecordSchema = z.object({
   index: z.number().int().positive(),

@@ -1,5 +1,6 @@
 // When a guard stops a run the person still gets an answer: one last model call with no tools
 // offered, and, if that fails too, a reply built from the steps without the model.
+import { joinContent } from "./content.js";
 import { shorten } from "./trace.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { ChatMessage, GuardStop, Model, StepRecord, TokenUsage } from "./types.js";
@@ -70,7 +71,7 @@ export function flattenForSummary(messages: readonly ChatMessage[]): ChatMessage
   for (const message of messages.slice(start).map(asText)) {
     const last = out[out.length - 1];
     if (last && last.role === message.role && last.role !== "system") {
-      out[out.length - 1] = { role: last.role, content: `${last.content ?? ""}\n\n${message.content ?? ""}` } as ChatMessage;
+      out[out.length - 1] = { role: last.role, content: joinContent(last.content ?? "", message.content ?? "") } as ChatMessage;
     } else {
       out.push(message);
     }

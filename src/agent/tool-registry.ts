@@ -4,9 +4,10 @@
 import { z } from "zod";
 import { errorText } from "./error-text.js";
 import { callSignature } from "./signature.js";
+import { ToolOutput } from "./tool-output.js";
 import { ToolRace, ToolTimeout } from "./tool-race.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
-import type { CallOutcome, Tool, ToolCall, ToolContext, ToolSchema } from "./types.js";
+import type { AnswerFile, CallOutcome, Tool, ToolCall, ToolContext, ToolSchema } from "./types.js";
 
 export type PreparedCall =
   | { readonly kind: "ready"; readonly call: ToolCall; readonly signature: string; readonly tool: Tool; readonly args: unknown }
@@ -22,6 +23,8 @@ export interface Execution {
   readonly outcome: Extract<CallOutcome, "ok" | "error" | "timeout">;
   readonly result: string;
   readonly durationMs: number;
+  /** Files the call added to the answer (it returned a ToolOutput). */
+  readonly files?: readonly AnswerFile[];
 }
 
 const schemaCache = new WeakMap<Tool, ToolSchema>();
@@ -48,6 +51,7 @@ function describeIssues(error: z.ZodError): string {
 /** The text a tool's return value is shown as. */
 export function resultText(value: unknown): string {
   if (typeof value === "string") return value;
+  if (value instanceof ToolOutput) return value.text;
   if (value === undefined || value === null) return "(no output)";
   try {
     return JSON.stringify(value) ?? String(value);
@@ -167,7 +171,9 @@ export class ToolRegistry {
         },
       };
       const value = await race.settle(prepared.tool.execute(prepared.args, toolContext));
-      return { outcome: "ok", result: resultText(value), durationMs: performance.now() - started };
+      const durationMs = performance.now() - started;
+      const files = value instanceof ToolOutput && value.files.length > 0 ? { files: value.files } : {};
+      return { outcome: "ok", result: resultText(value), durationMs, ...files };
     } catch (error) {
       const durationMs = performance.now() - started;
       if (error instanceof ToolTimeout) {

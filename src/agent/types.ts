@@ -1,6 +1,9 @@
 // The contracts every part of the product shares: messages, the model seam, tools,
 // the loop's events and outcomes. Nothing here imports a platform or a client library.
 import type { z } from "zod";
+import type { AnswerFile, AnswerFileSink, FileOutcome, UserContent } from "./file-types.js";
+
+export type * from "./file-types.js";
 
 // ---- Messages (OpenAI chat shape, our own names) ----
 
@@ -13,7 +16,8 @@ export interface ToolCall {
 
 export type ChatMessage =
   | { readonly role: "system"; readonly content: string }
-  | { readonly role: "user"; readonly content: string }
+  /** Most user messages are a string; one that brings files is a list of parts. */
+  | { readonly role: "user"; readonly content: UserContent }
   | { readonly role: "assistant"; readonly content: string | null; readonly toolCalls?: readonly ToolCall[] }
   | { readonly role: "tool"; readonly toolCallId: string; readonly content: string };
 
@@ -128,6 +132,8 @@ export interface ToolContext {
   readonly origin: TaskOrigin;
   /** A long tool's progress ("3/5 steps"), shown in the trace as the running call's detail. Must not throw. */
   readonly progress?: (detail: string) => void;
+  /** Files for the answer (attach_file, MCP images); absent where the surface can't post files. */
+  readonly answerFiles?: AnswerFileSink;
 }
 
 /** Where a tool comes from when it is not built in, for approval messages and `/tools`. */
@@ -183,6 +189,8 @@ export interface CallRecord {
   /** What the model saw: the result truncated to the observation cap. */
   readonly observation: string;
   readonly durationMs: number;
+  /** Files the call added to the answer (see ToolOutput). */
+  readonly files?: readonly AnswerFile[];
 }
 
 export interface StepRecord {
@@ -248,6 +256,8 @@ export type AgentEvent =
       /** What the model is sent for this step: the run's live arrays, to be read at once and never kept or changed. */
       readonly request?: ModelRequest;
     }
+  /** Before the first step of a run whose message brought files: what became of each. */
+  | { readonly type: "files"; readonly runId: string; readonly files: readonly FileOutcome[] }
   | {
       readonly type: "model_replied";
       readonly runId: string;
@@ -291,5 +301,12 @@ export interface RunTotals {
 }
 
 export type RunOutcome =
-  | (RunTotals & { readonly status: "answered"; readonly runId: string; readonly answer: string; readonly stop?: GuardStop })
+  | (RunTotals & {
+      readonly status: "answered";
+      readonly runId: string;
+      readonly answer: string;
+      readonly stop?: GuardStop;
+      /** Files the answer carries (posted with it by the surface); absent when none. */
+      readonly files?: readonly AnswerFile[];
+    })
   | (RunTotals & { readonly status: "paused"; readonly runId: string; readonly pending: PendingApproval });

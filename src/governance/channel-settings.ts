@@ -8,6 +8,8 @@ export interface RunSettings {
   readonly model?: string;
   readonly maxSteps?: number;
   readonly memory: boolean;
+  /** False: the channel's attachments are not read (each gets a note). */
+  readonly files: boolean;
   /** True when the tool may be offered to the model. */
   readonly toolAllowed: (name: string) => boolean;
   /** The lists as written, for `settings` to show. */
@@ -49,6 +51,7 @@ export function runSettingsFor(settings: Settings, place: { readonly channel?: s
     ...(model === undefined ? {} : { model }),
     ...(maxSteps === undefined ? {} : { maxSteps }),
     memory: pick("memory") !== "off",
+    files: pick("files") !== false,
     toolAllowed: (name) => !denied(name) && allowTests.every((test) => test(name)),
     toolRules: { allow, deny },
     schedules: Object.assign({}, ...layers.map((layer) => layer.schedules ?? {})) as ScheduleOverrides,

@@ -104,6 +104,7 @@ export function settingsText(options: {
     `• tools: ${tools}`,
     `• steps per run: ${run.maxSteps ?? "the default (AGENT_MAX_STEPS)"}`,
     `• memory: ${run.memory ? "on" : "off"}`,
+    `• files: ${run.files ? "read" : "off (attachments are not read here)"}`,
     `• persona: ${run.systemPrompt ? "set for this channel" : "none"}`,
     `• limits: ${limits}`,
   ].join("\n");

@@ -35,6 +35,8 @@ const ChannelSettings = z.strictObject({
   tools: z.strictObject({ allow: z.array(glob).optional(), deny: z.array(glob).default([]) }).optional(),
   maxSteps: count.max(100, "expects at most 100").optional(),
   memory: z.enum(["on", "off"], { error: 'expects "on" or "off"' }).optional(),
+  /** false: attachments are ignored here (the run gets a note naming each), nothing is downloaded. */
+  files: z.boolean({ error: "expects true or false" }).optional(),
   /** Overrides of the SCHEDULE_* variables in this channel; `enabled: false` refuses new schedules and their slots here. */
   schedules: z
     .strictObject({

@@ -30,6 +30,7 @@ import { meteredModel } from "../agent/metered-model.js";
 import { approvalKeySource } from "../agent/approval-key.js";
 import { createApprovalStore, type ClaimRecord, type StoredRun } from "../agent/approval-store.js";
 import { createContextLoaders } from "./context-loaders.js";
+import { createRunFiles } from "./run-files.js";
 import { createLoopDeps, historyTokenBudget } from "../agent/loop-deps.js";
 import type { LoopDeps } from "../agent/loop.js";
 import type { RunState } from "../agent/run-state.js";
@@ -83,7 +84,7 @@ const extractionTimeout = sharedTimeout(FACT_EXTRACTION_TIMEOUT_MS);
 
 /** Distinct channel setups kept built at once; more are rebuilt on demand. */
 const MAX_LOOP_SETUPS = 64;
-const OPEN_RUN: RunSettings = { memory: true, toolAllowed: () => true, toolRules: { allow: [], deny: [] } };
+const OPEN_RUN: RunSettings = { memory: true, files: true, toolAllowed: () => true, toolRules: { allow: [], deny: [] } };
 
 export function createAgentService(deps: AgentServiceDeps): RunningAgentService {
   const { config, model, store, logger } = deps;
@@ -105,13 +106,16 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   const authority = deps.authority ?? createAuthority({ approvers: approversFrom(config), settings: fixedSettings() });
   const contextLoaders = createContextLoaders(logger);
   const approvals = createApprovalStore({ store, key: approvalKeySource(config, logger), logger, clock });
+  const files = createRunFiles(config, store, counter);
 
   const { runPolicy } = deps;
   const counters = new Map<string, TokenCounter>([[config.model.name, counter]]);
   const counterFor = (name: string) => counters.get(name) ?? counters.set(name, TokenCounter.forModel(name)).get(name)!;
   // Every write goes through the ledger: it runs at most once, also across a crash.
   const toolsOf = (surface: Surface) =>
-    [...builtinTools, ...(deps.tools ?? []), ...(surfaces.get(surface)?.tools ?? [])].map((tool) => ledger.guard(tool));
+    [...builtinTools, ...(deps.tools ?? []), ...files.tools(surface), ...(surfaces.get(surface)?.tools ?? [])].map((tool) =>
+      ledger.guard(tool),
+    );
   const settingsOf = (origin: TaskOrigin): RunSettings => runPolicy?.runSettings(origin) ?? OPEN_RUN;
   const usageCheck: LoopDeps["usageCheck"] = runPolicy ? (run, tokens) => runPolicy.recordUsage(run.origin, tokens) : undefined;
 
@@ -143,7 +147,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
       // A channel's own model gets its own window from the model table; AGENT_CONTEXT_TOKENS describes OPENAI_MODEL.
       const guards = modelName === config.model.name ? config.guards : { ...config.guards, contextTokens: undefined };
       found = createLoopDeps({
-        model: modelName === config.model.name || !deps.modelFor ? model : deps.modelFor(modelName),
+        model: files.model(modelName === config.model.name || !deps.modelFor ? model : deps.modelFor(modelName)),
         modelName,
         tools,
         toolSource: dynamicTools(settings),
@@ -155,6 +159,8 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
         counter: counterFor(modelName),
       });
       if (usageCheck) found = { ...found, usageCheck };
+      const answerFiles = files.answerFiles(origin.surface);
+      if (answerFiles) found = { ...found, answerFiles };
       loopDeps.set(key, found);
     }
     return found;
@@ -244,7 +250,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     const key = state.origin.conversationKey;
     if (!settingsOf(state.origin).memory) return;
     await withRetries(
-      () => history.append(key, { user: state.question, assistant: outcome.answer, at: clock() }),
+      () => history.append(key, { user: files.historyQuestion(state), assistant: outcome.answer, at: clock() }),
       STORE_RETRY,
       (error, attempt) =>
         logger.warn({ err: error, conversationKey: key, attempt }, "could not save the turn to the conversation history; trying again"),
@@ -281,6 +287,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     depsFor,
     sinkFor: audited,
     buildContext: (task) => buildContext(task, settingsOf(task.origin)),
+    attachmentsFor: (task, runId, sink) => files.attachments(task, runId, sink, depsFor(task.origin), settingsOf(task.origin).files),
     async refusal(task) {
       if (!runPolicy || task.admitted) return undefined;
       const admission = await runPolicy.admit(task.origin);
@@ -328,6 +335,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
       surfaces.set(surface, hooks);
       if (hooks.present) presenters.register(surface, hooks.present, hooks.refuse);
       if (hooks.loadContext) contextLoaders.register(surface, hooks.loadContext);
+      if (hooks.files) files.register(surface, hooks.files);
       loopDeps.clear();
     },
 
@@ -372,8 +380,13 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
       return { tools: [...own, ...mcp.tools], servers: mcp.servers };
     },
 
+    answerFile: (conversationKey, fileId) => files.answerFile(conversationKey, fileId),
+
     rememberedFacts: (conversationKey) => memory.list(conversationKey),
-    forget: (conversationKey) => memory.forget(conversationKey),
+    async forget(conversationKey) {
+      const facts = await memory.forget(conversationKey);
+      return { facts, files: await files.store.forget(conversationKey) };
+    },
 
     sweepExpiredApprovals: () => runner.sweep(),
 

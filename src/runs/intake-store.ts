@@ -7,6 +7,7 @@ import type { Task } from "./service.js";
 import { RunStateSchema } from "../agent/run-state.js";
 import type { Surface } from "../agent/types.js";
 import type { KeyValueStore } from "../memory/types.js";
+import { FileDescriptorSchema } from "../files/file-ref.js";
 
 /** A finished record is kept this long, to recognise a redelivery (Slack retries for about an hour). */
 const DONE_TTL_MS = 24 * 60 * 60_000;
@@ -24,6 +25,8 @@ const TaskSchema = z.object({
   reply: z.record(z.string(), z.string()).optional(),
   /** Records of an older version: the surface admitted it at the event, so the worker does not count it again. */
   admitted: z.boolean().optional(),
+  /** The message's files, fetched by the worker when the run starts (records from before files have none). */
+  files: z.array(FileDescriptorSchema).max(100).optional(),
 });
 
 const RecordSchema = z.object({

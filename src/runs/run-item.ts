@@ -98,7 +98,14 @@ export async function handleRun(
             )
           : deps
               .buildContext(task)
-              .then((context) => runAgent({ runId, origin: task.origin, question: task.text, context }, loopDeps, watched, hooks)),
+              .then((context) =>
+                runAgent(
+                  { runId, origin: task.origin, question: task.text, context, attachments: deps.attachmentsFor?.(task, runId, watched) },
+                  loopDeps,
+                  watched,
+                  hooks,
+                ),
+              ),
     ).finally(() => stop?.dispose());
     const result = await untilAborted(running, signal);
     if (!result) return await interrupted(item.intakeId, presenter());

@@ -2,7 +2,7 @@
 // saving a pause, showing an outcome and the writes after it, and stopping for shutdown.
 import { randomBytes } from "node:crypto";
 import type { ApprovalStore } from "../agent/approval-store.js";
-import type { LoopDeps, LoopResult } from "../agent/loop.js";
+import type { LoopDeps, LoopResult, RunStart } from "../agent/loop.js";
 import type { RunState } from "../agent/run-state.js";
 import type { OriginUpgrade, PostedAnswer, RunPresenter, Task } from "./service.js";
 import type { ChatMessage, EventSink, PendingApproval, RunOutcome, Surface, TaskOrigin } from "../agent/types.js";
@@ -38,6 +38,8 @@ export interface RunnerDeps {
   sinkFor(origin: TaskOrigin, sink: EventSink, waitingTool?: string): EventSink;
   /** System prompt, memory and thread context for a new run. */
   buildContext(task: Task): Promise<ChatMessage[]>;
+  /** The task's files as the question's parts, prepared within the run's time; undefined when it brought none. */
+  attachmentsFor?(task: Task, runId: string, sink: EventSink): RunStart["attachments"];
   /** A refusal to answer instead of running (access, limits), or undefined to run. */
   refusal(task: Task): Promise<Extract<RunOutcome, { status: "answered" }> | undefined>;
   /** Writes after an answer (history in the run's turn, facts after it). Must not throw. */

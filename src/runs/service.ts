@@ -14,6 +14,8 @@ import type {
 import type { Fact } from "../memory/types.js";
 import type { StopResult } from "./run-stops.js";
 import type { FeedbackBook } from "../memory/feedback.js";
+import type { FileDescriptor, SurfaceFiles } from "../files/file-ref.js";
+import type { StoredAnswerFile } from "../files/file-store.js";
 
 export interface Task {
   readonly origin: TaskOrigin;
@@ -33,6 +35,8 @@ export interface Task {
   readonly reply?: ReplyHandle;
   /** Only in records of an older version, whose surface admitted the message at the event: it is not counted again. */
   readonly admitted?: boolean;
+  /** The files the message brought (and, in a thread reply, its root's), read when the run starts. */
+  readonly files?: readonly FileDescriptor[];
 }
 
 /** A surface's own handle for answering one message or click; opaque to everything but that surface. */
@@ -155,6 +159,11 @@ export interface SurfaceHooks {
   /** A pending approval on this surface expired without a decision (the run's summary is in the outcome). */
   readonly expired?: ExpiryHandler;
   readonly upgrade?: OriginUpgrade;
+  /**
+   * How this surface's attachments are fetched and whether it posts an answer's files; without it a
+   * task's files are notes and read_attachment / attach_file are not offered. Give it in every role that runs work.
+   */
+  readonly files?: SurfaceFiles;
 }
 
 export type SubmitResult =
@@ -162,6 +171,11 @@ export type SubmitResult =
   | { readonly kind: "accepted"; readonly intakeId: string }
   /** A redelivery: the message is answered already, or its run is in progress. */
   | { readonly kind: "duplicate"; readonly intakeId: string; readonly state: "done" | "in_progress" };
+
+export interface Forgotten {
+  readonly facts: number;
+  readonly files: number;
+}
 
 export interface AgentService {
   /** Everything the surface brings; call once, before it takes events. */
@@ -188,9 +202,11 @@ export interface AgentService {
   readonly feedback: FeedbackBook;
   /** Every tool a run on this surface may be offered (built in, the surface's, MCP servers' also while down), for `/tools`. */
   toolList(surface: Surface): ToolList;
+  /** A file of an answer (`outcome.files`), for the surface to post; undefined once the store no longer has it. */
+  answerFile(conversationKey: string, fileId: string): Promise<StoredAnswerFile | undefined>;
   rememberedFacts(conversationKey: string): Promise<readonly Fact[]>;
-  /** Clears the conversation's long-term memory; returns how many facts were removed. */
-  forget(conversationKey: string): Promise<number>;
+  /** Clears the conversation's long-term memory and its stored files (attached and answer files); says how many of each went. */
+  forget(conversationKey: string): Promise<Forgotten>;
 }
 
 export type { AgentEvent };

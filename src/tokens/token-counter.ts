@@ -3,11 +3,17 @@
 // proportion to what it added, and history loaded again for the next run is not encoded again.
 import { type Cut, Tokenizer, type EncodingName } from "./tokenizer.js";
 import { TwoGenerationCache } from "./two-generation-cache.js";
+import { imageTokenRule, imageTokens, type ImageTokenRule } from "./image-tokens.js";
+
+/** A part of a message that brought files, as far as its tokens go: an image by its size, the rest by its text. */
+export type CountedPart =
+  | { readonly type: "image"; readonly width: number; readonly height: number }
+  | { readonly type: "text" | "file"; readonly text: string };
 
 /** A message in the chat format, as far as its tokens go: the agent's messages are of this shape. */
 export interface CountedMessage {
   readonly role: string;
-  readonly content: string | null;
+  readonly content: string | null | readonly CountedPart[];
   /** An assistant's calls: their names and arguments count. */
   readonly toolCalls?: ReadonlyArray<{ readonly name: string; readonly arguments: string }>;
   /** A tool result's call id: framing, within MESSAGE_OVERHEAD. */
@@ -80,7 +86,11 @@ export class TokenCounter {
   private readonly texts = new TwoGenerationCache<number>(TEXT_CACHE_ENTRIES, TEXT_CACHE_CHARS);
   private readonly byTools = new WeakMap<readonly unknown[], number>();
 
-  constructor(readonly encoding: EncodingName) {}
+  /** `imageRule`: what an image part costs (image-tokens.ts); the gpt-4o figures unless the model says otherwise. */
+  constructor(
+    readonly encoding: EncodingName,
+    private readonly imageRule: ImageTokenRule = imageTokenRule(""),
+  ) {}
 
   /** Resolves once the tables are built (a slice at a time, see Tokenizer.prepare): counting after it never blocks on the build. */
   whenReady(): Promise<void> {
@@ -94,7 +104,7 @@ export class TokenCounter {
   }
 
   static forModel(model: string): TokenCounter {
-    return new TokenCounter(encodingForModel(model));
+    return new TokenCounter(encodingForModel(model), imageTokenRule(model));
   }
 
   /** Builds the model's tokenizer in the background, a slice at a time, so the first count does not wait for it. */
@@ -124,7 +134,9 @@ export class TokenCounter {
   countMessage(message: CountedMessage): number {
     const cached = this.byMessage.get(message);
     if (cached !== undefined) return cached;
-    let count = MESSAGE_OVERHEAD + this.countText(message.content ?? "");
+    const content = message.content;
+    let count =
+      MESSAGE_OVERHEAD + (typeof content === "string" || content === null ? this.countText(content ?? "") : this.countParts(content));
     if (message.role === "assistant") {
       for (const call of message.toolCalls ?? []) count += MESSAGE_OVERHEAD + this.countText(call.name) + this.countText(call.arguments);
     }
@@ -132,12 +144,27 @@ export class TokenCounter {
     return count;
   }
 
+  /** Text parts by the tokenizer, images by the model's image rule. */
+  private countParts(parts: readonly CountedPart[]): number {
+    let count = 0;
+    for (const part of parts)
+      count += part.type === "image" ? imageTokens(part.width, part.height, this.imageRule) : this.countText(part.text);
+    return count;
+  }
+
   /** Counts messages not seen before while giving the event loop back, so later counts of them are free. */
   async countMessagesYielding(messages: readonly CountedMessage[]): Promise<void> {
     for (const message of messages) {
       // Short texts are counted in one go: a turn of the event loop per message would cost more than the count.
-      if (!this.byMessage.has(message) && (message.content?.length ?? 0) > YIELD_ABOVE_CHARS)
-        await this.countTextYielding(message.content!);
+      if (!this.byMessage.has(message)) {
+        const content = message.content;
+        if (typeof content === "string") {
+          if (content.length > YIELD_ABOVE_CHARS) await this.countTextYielding(content);
+        } else if (content !== null) {
+          for (const part of content)
+            if (part.type !== "image" && part.text.length > YIELD_ABOVE_CHARS) await this.countTextYielding(part.text);
+        }
+      }
       this.countMessage(message);
     }
   }

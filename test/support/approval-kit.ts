@@ -2,13 +2,14 @@
 // closed after each test, and helpers that read a pause or an answer out of a result.
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { call, say, type ScriptedModel } from "../../src/agent/model-scripted.js";
-import type { PendingApproval, RunOutcome, Tool } from "../../src/agent/types.js";
+import type { ModelRequest, PendingApproval, RunOutcome, Tool } from "../../src/agent/types.js";
 import type { DecisionResult } from "../../src/runs/service.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
 import { temporaryFolder } from "./memory-test-kit.js";
 import { startRedisServer, type RedisServer } from "./redis-server.js";
 import { redisAvailable } from "./redis-suite.js";
 import { startService, type ServiceHarness } from "./service-harness.js";
+import { contentText } from "../../src/agent/content.js";
 
 let folder: Awaited<ReturnType<typeof temporaryFolder>>;
 let redis: RedisServer;
@@ -74,5 +75,5 @@ export function answerOf(result: DecisionResult): string {
 
 export const writeThenAnswer = (answer: string) => [
   call("post_note", { text: "hello team" }),
-  (request: { messages: readonly { content: string | null }[] }) => say(`${answer} (${request.messages.at(-1)?.content})`),
+  (request: ModelRequest) => say(`${answer} (${contentText(request.messages.at(-1)?.content ?? null)})`),
 ];

@@ -26,6 +26,8 @@ export interface ConsoleAdapter {
 }
 
 export interface ConsoleHarness {
+  /** The console's working directory (a temporary folder): /attach paths start here, answer files go under data/files. */
+  readonly folder: string;
   readonly adapter: ConsoleAdapter;
   readonly service: RunningAgentService;
   readonly store: KeyValueStore;
@@ -106,6 +108,8 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
     input,
     output,
     username: "ada",
+    // Relative /attach paths and data/files/ in the test's own folder.
+    cwd: folder.path,
     ...(options.tools ? { tools: options.tools } : {}),
   });
   const attached: AttachedSurface = attach(surface, {
@@ -121,6 +125,7 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
   if (scheduling) await startFiring(scheduling.schedules, service);
 
   return {
+    folder: folder.path,
     adapter,
     service,
     store,

@@ -32,7 +32,7 @@ export interface HarnessOptions {
   readonly whenExhausted?: ScriptStep;
   readonly env?: Record<string, string>;
   readonly clock?: () => number;
-  readonly adapter?: Pick<DiscordSurfaceDeps, "messageContent" | "progressIntervalMs" | "takeEvents">;
+  readonly adapter?: Pick<DiscordSurfaceDeps, "messageContent" | "progressIntervalMs" | "takeEvents" | "uploadLimitBytes">;
   /** Every model call waits for this before the script answers it. */
   readonly gate?: Promise<void>;
   /** How long stopping waits for clicks and commands in flight. */

@@ -56,6 +56,7 @@ export function botMessage(
     content: String(body?.content ?? ""),
     components: body?.components ?? [],
     flags: Number(body?.flags ?? 0),
+    ...(Array.isArray(body?.attachments) ? { attachments: body.attachments } : {}),
     ...(body?.message_reference?.message_id ? { replyTo: body.message_reference.message_id } : {}),
     ...(interactionType ? { interactionType, webhookId: app.applicationId } : {}),
   });

@@ -5,6 +5,7 @@ import {
   type InteractionType,
   type OverwriteType,
   PermissionFlagsBits,
+  type APIAttachment,
   type APIChannel,
   type APIMessage,
   type APIUser,
@@ -219,6 +220,7 @@ export interface MessageFields {
   readonly replyTo?: string;
   readonly webhookId?: string;
   readonly interactionType?: number;
+  readonly attachments?: readonly APIAttachment[];
 }
 
 export function apiMessage(fields: MessageFields): APIMessage & { guild_id?: string } {
@@ -234,7 +236,7 @@ export function apiMessage(fields: MessageFields): APIMessage & { guild_id?: str
     mention_everyone: false,
     mentions: (fields.mentions ?? []).map(apiUser),
     mention_roles: [...(fields.mentionRoles ?? [])],
-    attachments: [],
+    attachments: [...(fields.attachments ?? [])],
     embeds: [],
     pinned: false,
     type: fields.replyTo ? 19 : (fields.interactionType ?? 0),

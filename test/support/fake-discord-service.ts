@@ -28,8 +28,9 @@ export function stubService(overrides: Partial<AgentService> = {}): StubService 
       totals: async () => ({ up: 0, down: 0 }),
     },
     toolList: () => ({ tools: [], servers: [] }),
+    answerFile: async () => undefined,
     rememberedFacts: async () => [],
-    forget: async () => 0,
+    forget: async () => ({ facts: 0, files: 0 }),
     ...overrides,
   };
 }

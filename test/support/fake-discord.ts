@@ -6,9 +6,18 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ChannelType, GatewayDispatchEvents, InteractionType, OverwriteType, PermissionFlagsBits, type APIMessage } from "discord.js";
+import {
+  ChannelType,
+  GatewayDispatchEvents,
+  InteractionType,
+  OverwriteType,
+  PermissionFlagsBits,
+  type APIAttachment,
+  type APIMessage,
+} from "discord.js";
 import { CallLog, type RecordedCall, type ScriptedFailure } from "./fake-discord-calls.js";
 import { FakeGateway } from "./fake-discord-gateway.js";
+import { FakeDiscordCdn } from "./fake-discord-files.js";
 import {
   answerCallback,
   botMessage,
@@ -60,6 +69,8 @@ export class FakeDiscord {
   readonly commands = new Map<string, unknown[]>();
   readonly gateway: FakeGateway;
   readonly apiUrl: string;
+  /** Attachments on signed, expiring links, and the bot's uploads (fake-discord-files.ts). */
+  readonly cdn: FakeDiscordCdn;
 
   private readonly channels = new Map<string, FakeChannel>();
   private readonly interactions = new Map<string, InteractionState>();
@@ -77,6 +88,7 @@ export class FakeDiscord {
     this.token = options.token ?? "fake-bot-token";
     const port = (server.address() as AddressInfo).port;
     this.apiUrl = `http://127.0.0.1:${port}/api`;
+    this.cdn = new FakeDiscordCdn(() => `http://127.0.0.1:${port}`);
     const guildId = nextSnowflake();
     this.guild = { id: guildId, name: "Test Server", ownerId: nextSnowflake(), roles: [...(options.roles ?? []), this.botRole] };
     this.general = this.addChannel({ id: nextSnowflake(), name: "general", type: ChannelType.GuildText, guildId });
@@ -215,14 +227,27 @@ export class FakeDiscord {
   slashCommand(
     name: string,
     user: FakeUser,
-    options: { channel?: FakeChannel; roles?: readonly string[]; values?: Record<string, string> } = {},
+    options: {
+      channel?: FakeChannel;
+      roles?: readonly string[];
+      values?: Record<string, string>;
+      /** Attachment options (type 11): the option holds the id, the attachment is in `resolved`. */
+      attachments?: Record<string, APIAttachment>;
+    } = {},
   ): { id: string; token: string } {
     const channel = options.channel ?? this.general;
+    const attached = Object.entries(options.attachments ?? {});
     const data = {
       id: nextSnowflake(),
       name,
       type: 1,
-      options: Object.entries(options.values ?? {}).map(([optionName, value]) => ({ name: optionName, type: 3, value })),
+      options: [
+        ...Object.entries(options.values ?? {}).map(([optionName, value]) => ({ name: optionName, type: 3, value })),
+        ...attached.map(([optionName, attachment]) => ({ name: optionName, type: 11, value: attachment.id })),
+      ],
+      ...(attached.length > 0
+        ? { resolved: { attachments: Object.fromEntries(attached.map(([, attachment]) => [attachment.id, attachment])) } }
+        : {}),
     };
     return this.dispatchInteraction(InteractionType.ApplicationCommand, user, channel, data, options.roles);
   }
@@ -248,7 +273,7 @@ export class FakeDiscord {
   userMessage(
     author: FakeUser,
     content: string,
-    options: { channel?: FakeChannel; mentionBot?: boolean; mentionBotRole?: boolean } = {},
+    options: { channel?: FakeChannel; mentionBot?: boolean; mentionBotRole?: boolean; attachments?: readonly APIAttachment[] } = {},
   ): APIMessage {
     const channel = options.channel ?? this.general;
     const mentionBot = options.mentionBot ?? false;
@@ -260,6 +285,7 @@ export class FakeDiscord {
       content: mentionBot ? `<@${this.bot.id}> ${content}` : mentionRole ? `<@&${this.botRole.id}> ${content}` : content,
       mentions: mentionBot ? [this.bot] : [],
       mentionRoles: mentionRole ? [this.botRole.id] : [],
+      ...(options.attachments ? { attachments: options.attachments } : {}),
     });
     this.messages.set(message.id, message);
     const { user: _user, ...member } = apiMember(author, this.memberOf(author).roles);
@@ -308,17 +334,30 @@ export class FakeDiscord {
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (this.cdn.serve(request, response)) return;
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString("utf8");
-    const body = text && (request.headers["content-type"] ?? "").includes("json") ? JSON.parse(text) : text || undefined;
     const path = decodeURIComponent(url.pathname).replace(/^\/api\/v10/, "");
     const method = request.method ?? "GET";
+    const parsed = await this.cdn.parse(Buffer.concat(chunks), request.headers["content-type"], () => this.channelOfPath(path));
+    if (parsed.kind === "refused") {
+      this.log.record({ method, path, query: url.searchParams, body: undefined, status: parsed.status, at: Date.now() });
+      response.writeHead(parsed.status, { "content-type": "application/json" }).end(JSON.stringify(parsed.body));
+      return;
+    }
+    const { body } = parsed;
     const reply = this.respond(method, path, body, url.searchParams, request.headers.authorization);
     this.log.record({ method, path, query: url.searchParams, body, status: reply.status, at: Date.now() });
     response.writeHead(reply.status, { ...(reply.body === undefined ? {} : { "content-type": "application/json" }), ...reply.headers });
     response.end(reply.body === undefined ? undefined : JSON.stringify(reply.body));
+  }
+
+  /** The channel a message request posts into: named in the path, or the interaction's of a webhook. */
+  private channelOfPath(path: string): string | undefined {
+    const channel = /^\/channels\/(\d+)\//.exec(path)?.[1];
+    const token = /^\/webhooks\/\d+\/([^/]+)/.exec(path)?.[1];
+    return channel ?? (token ? this.interactions.get(token)?.channelId : undefined);
   }
 
   private respond(
@@ -429,6 +468,16 @@ export class FakeDiscord {
           if (!this.channels.has(channelId!)) return unknownChannel;
           const limit = Number(query.get("limit") ?? 50);
           return { status: 200, body: this.messagesIn(channelId!).reverse().slice(0, limit) };
+        },
+      ],
+      ["POST", /^\/attachments\/refresh-urls$/, (_params, body) => this.cdn.refreshUrls(body)],
+      [
+        "GET",
+        /^\/channels\/(\d+)\/messages\/(\d+)$/,
+        ([channelId, messageId]) => {
+          const message = this.messages.get(messageId!);
+          if (!message || message.channel_id !== channelId) return unknownMessage;
+          return { status: 200, body: { ...message, attachments: this.cdn.resign(message.attachments) } };
         },
       ],
       [

@@ -16,6 +16,8 @@ export interface MessageFields {
   readonly thread_ts?: string;
   readonly bot_id?: string;
   readonly subtype?: string;
+  /** Slack's file objects of the message (fake.addFile). */
+  readonly files?: readonly object[];
 }
 
 function envelope(event: Record<string, unknown>, eventId: string): Record<string, unknown> {
@@ -40,6 +42,7 @@ export function mentionEvent(fields: MessageFields, eventId = nextEventId()): Re
       ts: fields.ts,
       ...(fields.thread_ts ? { thread_ts: fields.thread_ts } : {}),
       ...(fields.bot_id ? { bot_id: fields.bot_id } : {}),
+      ...(fields.files ? { files: fields.files } : {}),
       channel: fields.channel ?? "C0GENERAL",
       event_ts: fields.ts,
       team: TEAM_ID,
@@ -59,6 +62,7 @@ export function directMessageEvent(fields: MessageFields, eventId = nextEventId(
       ...(fields.thread_ts ? { thread_ts: fields.thread_ts } : {}),
       ...(fields.bot_id ? { bot_id: fields.bot_id } : {}),
       ...(fields.subtype ? { subtype: fields.subtype } : {}),
+      ...(fields.files ? { files: fields.files } : {}),
       channel: fields.channel ?? "D0ALICE",
       event_ts: fields.ts,
       team: TEAM_ID,

@@ -1,6 +1,7 @@
 // The fake Slack's contract: the ids it answers with, the limits it enforces, what it records
 // and keeps, and the controls a test has over it (fake-slack.ts implements them).
 import type { SocketEndpoint } from "./fake-slack-socket.js";
+import type { FakeSlackFiles } from "./fake-slack-files.js";
 
 export const TEAM_ID = "T0TEAM";
 export const BOT_USER_ID = "U0BOT";
@@ -39,6 +40,8 @@ export interface FakeMessage {
   metadata?: { event_type: string; event_payload: Record<string, unknown> };
   chunks: unknown[];
   streaming?: "open" | "stopped";
+  /** The files a message shows: Slack's file objects (a person's, from addFile) or the bot's uploads. */
+  files?: readonly object[];
   streamStartedAt?: number;
 }
 
@@ -71,7 +74,7 @@ export interface FakeUser {
   readonly deleted?: boolean;
 }
 
-export interface FakeSlack extends Omit<SocketEndpoint, "close"> {
+export interface FakeSlack extends Omit<SocketEndpoint, "close">, FakeSlackFiles {
   /** Base URL for SLACK_API_URL / slackApiUrl. */
   readonly apiUrl: string;
   readonly calls: readonly RecordedCall[];
@@ -92,7 +95,7 @@ export interface FakeSlack extends Omit<SocketEndpoint, "close"> {
   /** conversations.members and postEphemeral see these people in the channel (default DEFAULT_MEMBERS). */
   setMembers(channel: string, users: readonly string[]): void;
   /** The app lacks this scope: methods that need it (for a channel kind) answer missing_scope. */
-  withoutScope(scope: "groups:read" | "users:read"): void;
+  withoutScope(scope: "groups:read" | "users:read" | "files:read" | "files:write"): void;
   /** What users.info answers for this person (default: a full member of TEAM_ID for U0… ids, user_not_found otherwise). */
   setUser(id: string, user: FakeUser): void;
   /** How long and large a stream may grow (default 5 minutes and 12,000 characters). */

@@ -10,6 +10,7 @@ import { EventEmitter, once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { attachSocketEndpoint, withDeadline, type SocketAck } from "./fake-slack-socket.js";
+import { createFakeSlackFiles } from "./fake-slack-files.js";
 import {
   APP_ID,
   BOT_ID,
@@ -69,6 +70,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   let streamLimits: StreamLimits = { maxAgeMs: 5 * 60_000, maxChars: 12_000 };
   let tsCounter = 0;
   let outage: { readonly failure: Failure; readonly until: number } | undefined;
+  let port = 0;
 
   const nextTs = () => `${1_700_000_000 + ++tsCounter}.000100`;
   const find = (channel: string, ts: string) => messages.find((m) => m.channel === channel && m.ts === ts);
@@ -143,7 +145,21 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     return undefined;
   };
 
+  const slackFiles = createFakeSlackFiles({
+    origin: () => `http://127.0.0.1:${port}`,
+    missingScopes,
+    canPost: (channel) => !notInChannel(channel),
+    // A thread is there when its root is, or replies to it are (tests often leave the person's root message out).
+    threadExists: (channel, ts) => find(channel, ts) !== undefined || messages.some((m) => m.channel === channel && m.thread_ts === ts),
+    postFiles: (channel, threadTs, files) =>
+      void botMessage(
+        { channel, thread_ts: threadTs, text: "" },
+        { files: files.map((file) => ({ id: file.id, name: file.filename, size: file.data.length })) },
+      ),
+  });
+
   const handlers: Record<string, Handler> = {
+    ...slackFiles.api,
     "auth.test": () => ({
       ok: true,
       url: "https://fake.slack/",
@@ -294,6 +310,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (await slackFiles.serve(request, response)) return;
     const method = (request.url ?? "").replace(/^\/api\//, "").split("?")[0] ?? "";
     const raw = await readBody(request);
     const args = (request.headers["content-type"] ?? "").includes("json") ? (safeJson(raw) as Record<string, unknown>) : parseForm(raw);
@@ -322,12 +339,13 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const socketMode = attachSocketEndpoint(server, APP_ID);
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
+  ({ port } = server.address() as AddressInfo);
   const wsBase = `ws://127.0.0.1:${port}`;
 
   return {
     apiUrl: `http://127.0.0.1:${port}/api/`,
     calls,
+    ...slackFiles.files,
     acks: socketMode.acks,
     callsTo: (method) => calls.filter((call) => call.method === method),
     waitForCall(method, match = () => true, timeoutMs = 10_000) {

@@ -1,6 +1,7 @@
 // A real AgentService that keeps run records (the recorder as its observer) on a real store,
 // for the records, cost, cache and replay tests: the records store, the usage counters and
 // helpers to wait until every record of the runs so far is written.
+import type { SurfaceFiles } from "../../src/files/file-ref.js";
 import type { Model, Tool } from "../../src/agent/types.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import { silentLogger, type Logger } from "../../src/logger.js";
@@ -31,6 +32,8 @@ export async function startRecordedService(options: {
   readonly wrapStore?: (store: KeyValueStore) => KeyValueStore;
   /** The console's handler of approvals that expired unanswered. */
   readonly expired?: ExpiryHandler;
+  /** How the console's files are fetched (files-kit.ts's urlFiles). */
+  readonly files?: SurfaceFiles;
 }): Promise<RecordsHarness> {
   const config = loadConfig({ STORE_URL: options.storeUrl, MEMORY_EXTRACT_FACTS: "false", ...options.env });
   const real = await openStore(config.storeUrl, silentLogger);
@@ -40,7 +43,11 @@ export async function startRecordedService(options: {
   const service = recording.withRecords(
     createAgentService({ config, model: options.model, store, logger, observers: [recording.recorder], clock: options.clock }),
   );
-  service.attach("console", { tools: options.tools ?? [], ...(options.expired ? { expired: options.expired } : {}) });
+  service.attach("console", {
+    tools: options.tools ?? [],
+    ...(options.expired ? { expired: options.expired } : {}),
+    ...(options.files ? { files: options.files } : {}),
+  });
   await service.start();
   return {
     service,

@@ -4,6 +4,13 @@
 import type { AgentEvent, CallRecord, ChatMessage, TaskOrigin, ToolCall, TokenUsage } from "../../agent/types.js";
 import type { RecordApproval, RecordNote } from "../../memory/run-records/record-schema.js";
 import type { RunSetup, RunStart } from "../run-observer.js";
+import { contentText } from "../../agent/content.js";
+
+/** A message as a record keeps it: a question that brought files as its text and one line per image (never image data). */
+export type TextMessage = Exclude<ChatMessage, { role: "user" }> | { readonly role: "user"; readonly content: string };
+
+const asText = (message: ChatMessage): TextMessage =>
+  message.role === "user" ? { role: "user", content: contentText(message.content) } : message;
 
 export interface DraftStep {
   readonly index: number;
@@ -22,7 +29,7 @@ export interface RunDraft {
   readonly setup?: RunSetup;
   /** Epoch ms when this part of the run started. */
   readonly startedAt: number;
-  firstRequest?: readonly ChatMessage[];
+  firstRequest?: readonly TextMessage[];
   readonly steps: Map<number, DraftStep>;
   readonly notes: RecordNote[];
   readonly approvals: RecordApproval[];
@@ -40,7 +47,7 @@ export function noteEvent(draft: RunDraft, event: AgentEvent, now: number): void
       draft.step = event.step;
       draft.steps.set(event.step, { index: event.step, calls: [], startedAt: now });
       // A new run's first request; the array is live, so it is copied (its messages are never changed, only added to).
-      if (draft.how === "new" && !draft.firstRequest && event.request) draft.firstRequest = [...event.request.messages];
+      if (draft.how === "new" && !draft.firstRequest && event.request) draft.firstRequest = event.request.messages.map(asText);
       return;
     }
     case "model_replied": {

@@ -12,6 +12,7 @@ import type { EventSink, PendingApproval, RunOutcome, StepRecord, TaskOrigin, To
 import type { SurfaceCore } from "../core/inbound.js";
 import type { ChatSurface, Spot } from "../core/surface.js";
 import { isApproval, parseCommand, type ConsoleCommand } from "./console-commands.js";
+import { consoleFiles, createFileDesk } from "./console-files.js";
 import { createConsoleDisplay } from "./console-display.js";
 import { consoleFormat, osUserName } from "./console-format.js";
 import { createConsoleOutput } from "./console-output.js";
@@ -41,6 +42,9 @@ export interface ConsoleAdapterOptions {
   readonly output?: NodeJS.WritableStream;
   /** The requester's name; defaults to the OS user name. */
   readonly username?: string;
+  /** Where relative /attach paths and `filesDir` (answer files, default data/files) start; default the working directory. */
+  readonly cwd?: string;
+  readonly filesDir?: string;
   /** Tools of its own for the console's runs (tests); none in the app. */
   readonly tools?: readonly Tool[];
 }
@@ -71,6 +75,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     place: {},
   };
   const here: Spot = { origin };
+  const files = createFileDesk({ ...options, load: (fileId) => service.answerFile(origin.conversationKey, fileId) });
   let core: SurfaceCore<unknown> | undefined;
   const lines = createLineQueue();
   let reader: Interface | undefined;
@@ -150,7 +155,11 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     while (outcome) {
       lastSteps = outcome.steps;
       out.clearStatus();
-      if (outcome.status === "answered") return out.line(answerText(outcome));
+      if (outcome.status === "answered") {
+        out.line(answerText(outcome));
+        for (const line of await files.save(outcome.files ?? [])) out.line(line);
+        return;
+      }
       outcome = await askApproval(outcome.pending);
     }
   }
@@ -163,6 +172,11 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
         const text = command.question ?? DEMO_LOOP_QUESTION;
         out.line(`Demo: a model that keeps making the same call, asked "${text}".`);
         return show(await options.runDemoLoop({ origin: { ...origin, conversationKey: DEMO_LOOP_CONVERSATION_KEY }, text }, sink));
+      }
+      case "attach": {
+        const attached = await files.attach(command.path);
+        if (attached.kind === "refused") return out.line(attached.message);
+        return show(await service.ask({ origin, text: command.question, files: [attached.file] }, sink));
       }
       case "trace":
         return out.line(lastSteps ? renderTrace(lastSteps, { maxChars: TRACE_CHARS }) : "No run yet.");
@@ -224,6 +238,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     linkStyle: "plain",
     askHint: "type a question at the prompt.",
     tools: options.tools ?? [],
+    files: consoleFiles(),
     upgrade: (stored) => ({ origin: { ...stored, scope: stored.scope ?? origin.scope } }),
     // The console's approvals are asked at its prompt, never posted.
     refs: { keyPrefix: "console:approval", schema: z.never() },

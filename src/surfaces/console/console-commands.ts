@@ -1,5 +1,5 @@
 // What a line typed in the console means: a question, one of the core's commands after a "/",
-// or one of the console's own (/trace, /demo loop, /help, /quit). Anything else that starts
+// or one of the console's own (/trace, /attach, /demo loop, /help, /quit). Anything else that starts
 // with "/" is answered with what to type instead.
 import { commandIn } from "../core/commands.js";
 
@@ -9,6 +9,8 @@ export type ConsoleCommand =
   /** One of the core's commands (core/commands.ts): memory, forget, tools, settings, audit…; `text` follows the name of one that takes it (`/schedule <when>: <what>`). */
   | { readonly kind: "command"; readonly name: string; readonly text: string }
   | { readonly kind: "trace" }
+  /** A file on this machine and the question about it (maybe none: the file alone is the question). */
+  | { readonly kind: "attach"; readonly path: string; readonly question: string }
   /** `question` is undefined when none followed `/demo loop`. */
   | { readonly kind: "demo_loop"; readonly question?: string }
   | { readonly kind: "help" }
@@ -33,6 +35,11 @@ export function parseCommand(line: string): ConsoleCommand {
   const known = OWN[command] ?? (core ? { kind: "command" as const, name: core.command.name, text: "" } : undefined);
   if (known) {
     return rest.length === 0 ? known : { kind: "bad_command", message: `${command} takes nothing after it. Type /help for the commands.` };
+  }
+  if (command === "/attach") {
+    const attach = /^\/attach\s+(?:"([^"]+)"|'([^']+)'|(\S+))(?:\s+(.*))?$/is.exec(text);
+    if (!attach) return { kind: "bad_command", message: "Usage: /attach PATH [question]" };
+    return { kind: "attach", path: attach[1] ?? attach[2] ?? attach[3]!, question: (attach[4] ?? "").trim() };
   }
   if (command === "/demo") {
     const demo = /^\/demo\s+loop(?:\s+(.+))?$/i.exec(text);

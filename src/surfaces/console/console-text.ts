@@ -36,7 +36,10 @@ export function clean(text: string): string {
   return stripVTControlCharacters(text).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "");
 }
 
-const OWN_BEFORE = ["  /trace              the steps of the last run"];
+const OWN_BEFORE = [
+  "  /trace              the steps of the last run",
+  "  /attach PATH [text] ask about a file on this machine (quote a PATH with spaces)",
+];
 const OWN_AFTER = [
   "  /demo loop [text]   watch a guard stop a model that keeps repeating itself",
   "  /help               this list",

@@ -23,6 +23,8 @@ import { displayFor } from "./slot-thread.js";
 import type { ChatSurface } from "./surface.js";
 import { REFUSED_IN_PUBLIC } from "./texts.js";
 
+const platformName = (surface: Surface) => surface.charAt(0).toUpperCase() + surface.slice(1);
+
 export interface CoreDeps {
   readonly service: AgentService;
   readonly governance: Governance;
@@ -62,6 +64,13 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
     ...(deps.schedules ? { schedules: deps.schedules } : {}),
     prices: deps.prices ?? priceTable(),
     tell: (at, text, publicFallback) => tellPrivately(surface, logger, at, text, publicFallback),
+    answerFiles: (conversationKey) => {
+      const files = surface.files;
+      if (!files?.uploads) return undefined;
+      const load = (fileId: string) => deps.service.answerFile(conversationKey, fileId);
+      const limit = files.uploadLimitBytes === undefined ? {} : { limitBytes: files.uploadLimitBytes };
+      return { source: { load, platform: platformName(surface.name), ...limit }, format: surface.format };
+    },
   };
   const deciders = () => deps.governance.authority.deciders(surface.name);
   const { display } = surface;
@@ -69,6 +78,7 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
   deps.service.attach(surface.name, {
     tools: surface.tools,
     ...(surface.loadContext ? { loadContext: surface.loadContext } : {}),
+    ...(surface.files ? { files: surface.files } : {}),
     upgrade: surface.upgrade,
     ...(surface.waitsForOwnRuns ? { waitsForOwnRuns: true } : {}),
     ...(display
@@ -81,6 +91,7 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
                 refs: ctx.refs,
                 deciders: deciders(),
                 question,
+                files: ctx.answerFiles(origin.conversationKey),
               },
             );
             view.begin();

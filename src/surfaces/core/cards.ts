@@ -3,8 +3,19 @@
 // task per tool call (pending when the model asks for it, in progress while it runs, complete
 // or error with short details and output). Pure; the text in them is raw (the surface escapes it).
 import { describeCall, shorten } from "../../agent/trace.js";
-import type { AgentEvent, CallOutcome, CallRecord, Decision, GuardStop, PendingApproval, Person, StepRecord } from "../../agent/types.js";
+import type {
+  AgentEvent,
+  CallOutcome,
+  CallRecord,
+  Decision,
+  FileOutcome,
+  GuardStop,
+  PendingApproval,
+  Person,
+  StepRecord,
+} from "../../agent/types.js";
 import type { Deciders } from "../../governance/authority.js";
+import type { UploadFile } from "./answer-files.js";
 
 export type TaskStatus = "pending" | "in_progress" | "complete" | "error";
 
@@ -42,6 +53,8 @@ export interface AnswerCard {
   readonly steps: readonly StepRecord[];
   /** The person's message (a surface may name the trace after it). */
   readonly question: string;
+  /** Files to upload with the answer (each within the platform's limit; those over it are named in `answer`). */
+  readonly files?: readonly UploadFile[];
 }
 
 export interface ApprovalCard {
@@ -99,9 +112,20 @@ export function taskUpdatesFor(event: AgentEvent): TaskUpdate[] {
       ];
     case "tool_result":
       return [resultUpdate(event.call)];
+    case "files":
+      return event.files.map(fileUpdate);
     default:
       return [];
   }
+}
+
+/** An attached file in the trace: read (and how), or why it was not used. */
+function fileUpdate(outcome: FileOutcome): TaskUpdate {
+  const title = shorten(`File ${outcome.file.name}`, TITLE_CHARS);
+  const id = `file:${outcome.file.id}`;
+  if (outcome.status === "not_used") return { id, title, status: "error", details: shorten(outcome.detail, DETAILS_CHARS) };
+  const how = `read as ${outcome.as}${outcome.cut ? ", cut to fit (read_attachment reads on)" : ""}${outcome.reused ? ", from an earlier read" : ""}`;
+  return { id, title, status: "complete", details: how };
 }
 
 /** The status an event brings, or undefined when it does not change it. */

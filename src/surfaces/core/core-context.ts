@@ -6,6 +6,7 @@ import type { Logger } from "../../logger.js";
 import type { KeyValueStore } from "../../memory/types.js";
 import type { AgentService } from "../../runs/service.js";
 import type { ApprovalRefs } from "./approval-refs.js";
+import type { RunViewDeps } from "./run-view.js";
 import type { CoreSchedules } from "./schedule-commands.js";
 import type { ChatSurface, Spot } from "./surface.js";
 
@@ -23,6 +24,8 @@ export interface CoreContext<Clicked, Ref> {
   readonly prices: PriceTable;
   /** False from the moment the surface stops taking events: clicks and commands that still arrive are told to come back. */
   accepting(): boolean;
+  /** Where an answer's files come from for a run of this conversation, on a surface that uploads them. */
+  answerFiles(conversationKey: string): RunViewDeps<Ref>["files"];
   /** core/private-note.ts's rule on this surface. Never throws. */
   tell(at: Spot, text: string, publicFallback?: string): Promise<void>;
 }

@@ -59,7 +59,8 @@ export async function showExpiry<C, R>(ctx: CoreContext<C, R>, pending: PendingA
     if (ref !== undefined) await ctx.surface.settleApproval({ ref }, { kind: "expired", approval: { pending, deciders } });
     if (!ctx.surface.display) return;
     const display = ctx.surface.display({ origin: pending.origin, question: pending.tool, ...(ref === undefined ? {} : { below: ref }) });
-    const view = createRunView(display, { logger: ctx.logger, refs: ctx.refs, deciders, question: pending.tool });
+    const files = ctx.answerFiles(pending.origin.conversationKey);
+    const view = createRunView(display, { logger: ctx.logger, refs: ctx.refs, deciders, question: pending.tool, files });
     await view.finish(outcome);
   } catch (error) {
     ctx.logger.error({ err: error, runId: pending.runId, outcome }, "could not show an expired approval; its summary is in this log line");

@@ -2,6 +2,7 @@
 // what they did. The core answers through the surface; none of these calls throws.
 import type { Decision, GuardStop, Person, RequestScope, Surface, TaskOrigin } from "../../agent/types.js";
 import type { Rating } from "../../memory/feedback.js";
+import type { FileDescriptor } from "../../files/file-ref.js";
 import type { ReplyHandle } from "../../runs/service.js";
 import type { Spot } from "./surface.js";
 
@@ -39,6 +40,8 @@ export interface MessageInput {
   readonly receipt: string;
   /** Where the worker reads the thread the message was written in. */
   readonly contextSource?: Readonly<Record<string, string>>;
+  /** The files the message brought, as the surface describes them (read when the run starts, never before the ack). */
+  readonly files?: readonly FileDescriptor[];
 }
 
 export interface CommandInput {

@@ -30,12 +30,15 @@ export type AfterAck = () => Promise<void>;
  */
 export async function takeQuestion<C, R>(ctx: CoreContext<C, R>, input: MessageInput): Promise<AfterAck | undefined> {
   const { at } = input;
-  if (input.text === "") return async () => void (await ctx.surface.post(at, emptyQuestionText(ctx.surface.askHint)));
+  const files = input.files ?? [];
+  // A message of files alone is a question about them.
+  if (input.text === "" && files.length === 0) return async () => void (await ctx.surface.post(at, emptyQuestionText(ctx.surface.askHint)));
   const task: Task = {
     origin: at.origin,
     text: input.text,
     ...(input.contextSource ? { contextSource: input.contextSource } : {}),
     ...(at.reply ? { reply: at.reply } : {}),
+    ...(files.length > 0 ? { files } : {}),
   };
   try {
     // Also while the surface stops: the platform took the message, and the next start answers it.

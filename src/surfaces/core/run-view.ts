@@ -6,9 +6,10 @@ import type { RunOutcome } from "../../agent/types.js";
 import type { Deciders } from "../../governance/authority.js";
 import type { Logger } from "../../logger.js";
 import { UNPOSTED, type RunPresenter } from "../../runs/service.js";
+import { answerFilesOf, withFileNotes, type AnswerFileSource } from "./answer-files.js";
 import type { ApprovalRefs } from "./approval-refs.js";
 import { statusFor, taskUpdatesFor, type Progress, type StatusCard, type TaskUpdate } from "./cards.js";
-import type { RunDisplay } from "./surface.js";
+import type { RunDisplay, TextFormat } from "./surface.js";
 import { createThrottledWriter } from "./throttled-writer.js";
 
 export interface RunViewDeps<Ref> {
@@ -16,6 +17,8 @@ export interface RunViewDeps<Ref> {
   readonly refs: ApprovalRefs<Ref>;
   readonly deciders: Deciders;
   readonly question: string;
+  /** Where the answer's files come from, on a surface that posts them; and how their notes are written. */
+  readonly files?: { readonly source: AnswerFileSource; readonly format: TextFormat };
 }
 
 export interface RunView extends RunPresenter {
@@ -63,9 +66,15 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
         .endProgress(outcome, current())
         .catch((error: unknown) => logger.warn({ err: error }, "could not end a run's progress"));
       if (outcome.status === "answered") {
-        const { runId: id, answer, stop, steps } = outcome;
+        const { runId: id, stop, steps } = outcome;
+        const attached =
+          deps.files && outcome.files?.length ? await answerFilesOf(outcome.files, deps.files.source, deps.files.format) : undefined;
+        const answer = withFileNotes(outcome.answer, attached?.notes ?? []);
+        const files = attached?.files.length ? { files: attached.files } : {};
         try {
-          return (await display.answer({ runId: id, answer, steps, question: deps.question, ...(stop ? { stop } : {}) })) ?? UNPOSTED;
+          return (
+            (await display.answer({ runId: id, answer, steps, question: deps.question, ...(stop ? { stop } : {}), ...files })) ?? UNPOSTED
+          );
         } catch (error) {
           logger.error({ err: error, runId: id, answer }, "could not post the answer; it is in this log line");
           return UNPOSTED;

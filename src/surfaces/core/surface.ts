@@ -6,6 +6,7 @@
 // `TaskOrigin.place`; everything else reads the neutral scope it writes at intake.
 import type { z } from "zod";
 import type { PendingApproval, Person, RunOutcome, Surface, TaskOrigin, Tool } from "../../agent/types.js";
+import type { SurfaceFiles } from "../../files/file-ref.js";
 import type { LinkStyle } from "../../governance/command-text.js";
 import type { Presence } from "../../runs/schedules/ports.js";
 import type { Logger } from "../../logger.js";
@@ -20,6 +21,12 @@ export interface SurfaceDeps {
   readonly takeEvents?: boolean;
   /** The connection to the platform went down or came back (readiness). Must not throw. */
   readonly onConnection?: (state: "up" | "down", reason?: string) => void;
+}
+
+/** How a surface takes people's files in (download) and, with `uploads`, posts an answer's files with `RunDisplay.answer`. */
+export interface SurfaceFileSupport extends SurfaceFiles {
+  /** The largest file the platform takes from the bot (bytes): a bigger answer file is refused before any request, with a note. */
+  readonly uploadLimitBytes?: number;
 }
 
 /** Where the bot answers someone: the conversation (an origin whose requester is the person acting) and, for a live interaction, its handle. */
@@ -55,7 +62,7 @@ export interface RunDisplay<Ref> {
   begin?(): void;
   /** The run ended: its progress (status, Stop button) goes and its trace shows as it ended (`last`: the newest progress, maybe never shown). */
   endProgress(outcome: RunOutcome, last: Progress): Promise<void>;
-  /** The answer, with 👍 / 👎 and the trace. Rejects, or resolves undefined once the surface logged it in full, when it could not be posted. */
+  /** The answer, with 👍 / 👎 and the trace, and its files (uploaded in the answer's thread). Rejects, or resolves undefined once the surface logged it in full, when it could not be posted. */
   answer(card: AnswerCard): Promise<PostedAnswer | undefined>;
   /** The approval request with its buttons; where it is, for the expiry and late clicks (undefined: not posted). */
   approval(card: ApprovalCard): Promise<Ref | undefined>;
@@ -90,6 +97,8 @@ export interface ChatSurface<Clicked = unknown, Ref = unknown> {
   /** The chat tools (core/chat-tools.ts over the surface's reads and posts). */
   readonly tools: readonly Tool[];
   readonly loadContext?: ContextLoader;
+  /** Files in and out; without it a message's files are not looked at and answers carry none. */
+  readonly files?: SurfaceFileSupport;
   /** The platform delivers a message again when it was not acknowledged (Slack's retries): see core/intake.ts. */
   readonly redelivers?: boolean;
   /** The place codec's reading of an origin stored by an older version. */

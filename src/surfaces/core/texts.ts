@@ -1,5 +1,6 @@
 // Every sentence the core says, once for all surfaces, written in each surface's own form
 // through its TextFormat (mentions, escaping, code). Pure.
+import type { Forgotten } from "../../runs/service.js";
 import type { Decision, Person } from "../../agent/types.js";
 import type { Deciders } from "../../governance/authority.js";
 import type { FeedbackEntry, FeedbackTotals } from "../../memory/feedback.js";
@@ -84,9 +85,12 @@ export function memoryText(facts: readonly Fact[], format: TextFormat): string {
   return lines.join("\n");
 }
 
-export function forgetText(removed: number): string {
-  if (removed === 0) return "There was nothing to forget about this conversation.";
-  return `Done: I forgot ${removed} ${removed === 1 ? "fact" : "facts"} about this conversation.`;
+export function forgetText(removed: Forgotten): string {
+  const { facts, files } = removed;
+  if (facts === 0 && files === 0) return "There was nothing to forget about this conversation.";
+  const counted = (count: number, one: string) => `${count} ${one}${count === 1 ? "" : "s"}`;
+  const what = [facts > 0 ? counted(facts, "fact") : "", files > 0 ? counted(files, "file") : ""].filter(Boolean).join(" and ");
+  return `Done: I forgot ${what} about this conversation.`;
 }
 
 const COMMENT_SHOWN_CHARS = 200;

@@ -3,6 +3,7 @@
 // and after an interaction's 15 minutes are over. Responses are checked before use.
 import { Routes, type REST } from "discord.js";
 import { z } from "zod";
+import type { UploadFile } from "../core/answer-files.js";
 import type { ButtonRow } from "./buttons.js";
 import { NO_PINGS_API } from "./messages.js";
 
@@ -12,6 +13,8 @@ export interface OutgoingMessage {
   readonly components?: readonly ButtonRow[];
   /** The one person this message may ping (the content names them); nobody else ever is. */
   readonly ping?: string;
+  /** Uploaded with the message (multipart), each within the bot's upload limit (checked by the core). */
+  readonly files?: readonly UploadFile[];
 }
 
 export interface SentMessage {
@@ -48,7 +51,18 @@ const THREAD_ARCHIVE_MINUTES = 1440;
 
 export function messageBody(message: OutgoingMessage) {
   const allowed = message.ping ? { ...NO_PINGS_API, users: [message.ping] } : NO_PINGS_API;
-  return { content: message.content, allowed_mentions: allowed, ...(message.components ? { components: message.components } : {}) };
+  const attachments = message.files?.map((file, index) => ({ id: index, filename: file.name }));
+  return {
+    content: message.content,
+    allowed_mentions: allowed,
+    ...(message.components ? { components: message.components } : {}),
+    ...(attachments ? { attachments } : {}),
+  };
+}
+
+/** The message's files as discord.js's REST sends them (`files[n]` beside `payload_json`). */
+export function messageFiles(message: OutgoingMessage) {
+  return message.files ? { files: message.files.map((file) => ({ name: file.name, data: file.data, contentType: file.mime })) } : {};
 }
 
 /** A message Discord says it sent (a channel's or a webhook's), checked. */
@@ -61,7 +75,8 @@ export function createChannelApi(rest: REST): ChannelApi {
   return {
     async send(channelId, message, replyTo) {
       const reference = replyTo ? { message_reference: { message_id: replyTo, fail_if_not_exists: false } } : {};
-      return sent(await rest.post(Routes.channelMessages(channelId), { body: { ...messageBody(message), ...reference } }));
+      const body = { ...messageBody(message), ...reference };
+      return sent(await rest.post(Routes.channelMessages(channelId), { body, ...messageFiles(message) }));
     },
     async edit(target, message) {
       return sent(await rest.patch(Routes.channelMessage(target.channelId, target.messageId), { body: messageBody(message) }));

@@ -11,6 +11,7 @@ import { COMMANDS as CORE_COMMANDS } from "../core/commands.js";
 
 export const ASK = "ask";
 export const QUESTION_OPTION = "question";
+export const FILE_OPTION = "file";
 
 /** Servers and the bot's DMs; installed to servers. */
 const WHERE = {
@@ -33,6 +34,12 @@ export const COMMANDS: RESTPutAPIApplicationCommandsJSONBody = [
         description: "What you want to know or have done",
         required: true,
         max_length: 4000,
+      },
+      {
+        name: FILE_OPTION,
+        type: ApplicationCommandOptionType.Attachment,
+        description: "A file for the question (an image, a log, a PDF…)",
+        required: false,
       },
     ],
     ...WHERE,

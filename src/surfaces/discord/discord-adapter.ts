@@ -16,6 +16,7 @@ import { approvalButtons } from "./buttons.js";
 import { createChannelApi } from "./channel-api.js";
 import { createDiscordTools } from "./chat-tools.js";
 import { createDiscordDisplay, type ApprovalMessage } from "./discord-display.js";
+import { createDiscordFiles } from "./discord-files.js";
 import { createDiscordSchedulePorts } from "./discord-schedules.js";
 import { takeInteraction, takeMention, type DiscordClicked } from "./discord-events.js";
 import { decodeInteraction, placeOf, upgradeOrigin } from "./discord-place.js";
@@ -29,6 +30,8 @@ export interface DiscordSurfaceDeps extends SurfaceDeps {
   readonly clock?: () => number;
   /** Progress edits of one reply are at least this far apart. */
   readonly progressIntervalMs?: number;
+  /** The largest answer file uploaded (default Discord's 10 MiB for bots); tests lower it. */
+  readonly uploadLimitBytes?: number;
 }
 
 const DESTROY_TIMEOUT_MS = 1_000;
@@ -81,6 +84,12 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
     linkStyle: "markdown",
     askHint: "mention me with a question, or use `/ask question:`.",
     tools: createDiscordTools(client, writeRest),
+    files: createDiscordFiles({
+      rest: client.rest,
+      logger,
+      ...(config.apiUrl ? { apiUrl: config.apiUrl } : {}),
+      ...(deps.uploadLimitBytes === undefined ? {} : { uploadLimitBytes: deps.uploadLimitBytes }),
+    }),
     upgrade: upgradeOrigin,
     refs: {
       keyPrefix: "discord:approval-message",

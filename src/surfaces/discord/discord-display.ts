@@ -3,13 +3,14 @@
 // its last part) with its step trace in a thread on it, or the approval request with its buttons.
 import { renderTrace } from "../../agent/trace.js";
 import type { Logger } from "../../logger.js";
+import type { UploadFile } from "../core/answer-files.js";
 import type { RunDisplay } from "../core/surface.js";
 import { splitText } from "../core/split-text.js";
 import { RUN_FAILED } from "../core/texts.js";
 import { approvalButtons, feedbackButtons, stopButtons } from "./buttons.js";
 import type { ChannelApi, SentMessage } from "./channel-api.js";
 import type { ChannelKind } from "./discord-place.js";
-import { answerText, approvalText, MAX_MESSAGE_CHARS, progressText, threadName, waitingText } from "./messages.js";
+import { answerText, approvalText, discordFormat, MAX_MESSAGE_CHARS, progressText, threadName, waitingText } from "./messages.js";
 import type { ReplySurface } from "./reply-surface.js";
 
 /** Where an approval request was posted, and the request that led to it (for the trace thread's name after an expiry). */
@@ -49,6 +50,20 @@ export function createDiscordDisplay(
     for (const part of splitText(`Steps:\n${trace}`, MAX_MESSAGE_CHARS)) await surface.post({ content: part });
   }
 
+  /** One message per file, below the answer: one refused upload costs only itself, and is said. */
+  async function postFiles(files: readonly UploadFile[]): Promise<void> {
+    for (const file of files) {
+      try {
+        await surface.post({ content: "", files: [file] });
+      } catch (error) {
+        logger.error({ err: error, file: file.name }, "could not upload an answer's file");
+        await surface
+          .post({ content: `I could not attach ${discordFormat.code(file.name)}: Discord refused the upload.` })
+          .catch((again: unknown) => logger.warn({ err: again }, "could not say that a file is missing"));
+      }
+    }
+  }
+
   return {
     progressIntervalMs: deps.progressIntervalMs,
     async progress({ status, runId }) {
@@ -64,6 +79,7 @@ export function createDiscordDisplay(
       const answer = await surface.setMain({ content: first!, components: rest.length === 0 ? votes : [] });
       for (const [index, part] of rest.entries())
         await surface.post({ content: part, ...(index === rest.length - 1 ? { components: votes } : {}) });
+      await postFiles(card.files ?? []);
       await postTrace(answer, card.steps).catch((error: unknown) => logger.warn({ err: error }, "could not post the trace"));
       return { messageId: answer.messageId };
     },

@@ -24,7 +24,8 @@ import type { Logger } from "../../logger.js";
 import { spotOf, takeButton, type Someone, type SurfaceCore } from "../core/inbound.js";
 import type { Spot } from "../core/surface.js";
 import { parseButton } from "./buttons.js";
-import { ASK, QUESTION_OPTION } from "./command-definitions.js";
+import { ASK, FILE_OPTION, QUESTION_OPTION } from "./command-definitions.js";
+import { discordFilesOf } from "./discord-files.js";
 import {
   conversationAt,
   encodeInteraction,
@@ -36,6 +37,7 @@ import {
 import { NO_PINGS } from "./messages.js";
 
 type Mentioning = Pick<Message, "author" | "webhookId" | "system" | "guildId" | "mentions">;
+// A message's attachments (and /ask's file option) come along as the question's files.
 
 /** The ids of the bot's own managed roles this message mentions (Discord tags them with the bot's id). */
 export function botRolesMentioned(message: Pick<Message, "mentions">, botId: string): string[] {
@@ -151,7 +153,9 @@ async function command(deps: EventDeps, core: SurfaceCore<DiscordClicked>, inter
   }
   if (!ask) return core.command({ at, name: interaction.commandName, text: "", options: stringOptions(interaction) });
   const text = (interaction.options.getString(QUESTION_OPTION) ?? "").trim();
-  await core.question({ at, text, receipt: interaction.id });
+  const attachment = interaction.options.getAttachment(FILE_OPTION);
+  const files = attachment ? discordFilesOf([attachment]) : [];
+  await core.question({ at, text, receipt: interaction.id, ...(files.length > 0 ? { files } : {}) });
 }
 
 async function click(deps: EventDeps, core: SurfaceCore<DiscordClicked>, interaction: ButtonInteraction): Promise<void> {
@@ -185,7 +189,9 @@ export async function takeMention(deps: EventDeps, core: SurfaceCore<DiscordClic
   try {
     const place = await placeIn(deps, message);
     const by: Someone = { ...personOf(message.author), roles: roleIdsOf(message.member) };
+    const files = discordFilesOf(message.attachments.values(), { channel: message.channelId, message: message.id });
     await core.message({
+      ...(files.length > 0 ? { files } : {}),
       at: spotOf("discord", conversationAt({ ...place, message: message.id }), by),
       text: questionOf(message.content, botId, botRolesMentioned(message, botId)),
       receipt: message.id,

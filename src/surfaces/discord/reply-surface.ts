@@ -10,7 +10,7 @@
 //   A mention or an expiry: channel messages, the main one a reply.
 import { DiscordAPIError, RESTJSONErrorCodes, Routes, type REST } from "discord.js";
 import type { Logger } from "../../logger.js";
-import { messageBody, sent, type ChannelApi, type OutgoingMessage, type SentMessage } from "./channel-api.js";
+import { messageBody, messageFiles, sent, type ChannelApi, type OutgoingMessage, type SentMessage } from "./channel-api.js";
 import type { Interaction } from "./discord-place.js";
 
 /** Discord accepts an interaction token for 15 minutes; a margin leaves time for the answer itself. */
@@ -46,6 +46,7 @@ export function webhookSend(rest: REST, interaction: Interaction, message: Outgo
   return rest
     .post(Routes.webhook(interaction.application, interaction.token), {
       body: { ...messageBody(message), ...(ephemeral ? { flags: 64 } : {}) },
+      ...messageFiles(message),
       auth: false,
       query: new URLSearchParams({ wait: "true" }),
     })

@@ -1,9 +1,11 @@
 // Turns a raw Slack message event into what the bot should do with it: nothing (bots, edits,
-// deletions, its own messages) or a message for the core (a question or a command). Pure; the
+// deletions, its own messages) or a message for the core (a question or a command, with the
+// files it brought: a message of files alone is a question too). Pure; the
 // event is untrusted and checked with zod. Everywhere, DMs included, the message's thread is the
 // conversation and where the run is shown: a top-level message starts it, a follow-up continues it.
 import { z } from "zod";
 import { spotOf, type MessageInput } from "../core/inbound.js";
+import { slackFilesOf } from "./slack-files.js";
 import { conversationAt, isDirectChannel } from "./slack-place.js";
 import { threadSource } from "./thread-context.js";
 
@@ -26,6 +28,7 @@ const EventBody = z.object({
     channel_type: z.string().optional(),
     team: z.string().min(1).optional(),
     user_team: z.string().min(1).optional(),
+    files: z.unknown().optional(),
   }),
 });
 
@@ -70,12 +73,14 @@ export function classifyMessage(entry: EntryPoint, body: unknown, botUserId: str
   });
   // Only a channel thread holds other people's words (a DM thread is already in memory).
   const contextSource = entry === "mention" && inThread ? threadSource(event.channel, root, event.ts) : undefined;
+  const files = slackFilesOf(event.files);
   const message: MessageInput = {
     at: spotOf("slack", conversation, { id: event.user, roles: [] }),
     text: stripMention(event.text, botUserId),
     // The message itself, not the event id: Slack sends one message as two events (a DM that mentions the bot).
     receipt: `${event.channel}:${event.ts}`,
     ...(contextSource ? { contextSource } : {}),
+    ...(files.length > 0 ? { files } : {}),
   };
   return { kind: "message", message };
 }

@@ -32,6 +32,7 @@ import { slackFormat } from "./slack-text.js";
 import { ackEventsAfterListeners } from "./socket-ack.js";
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from "./stream-trace.js";
 import { slackContextLoader } from "./thread-context.js";
+import { createSlackFiles } from "./slack-files.js";
 
 export type SlackConfig = NonNullable<Config["slack"]>;
 
@@ -190,6 +191,7 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
     askHint: "write your question after the mention, for example: what can you do?",
     tools: createSlackTools(client, writeClient),
     loadContext: slackContextLoader(client, () => botUserId, deps.counter, logger),
+    files: createSlackFiles({ client, botToken: config.botToken, ...(config.apiUrl ? { apiUrl: config.apiUrl } : {}), logger }),
     upgrade: upgradeOrigin,
     refs: { keyPrefix: "slack:approval", schema: z.object({ channel: z.string().min(1), ts: z.string().min(1) }) },
     get port() {

@@ -16,7 +16,8 @@ import { createMessageTrace, type MessageTrace } from "./message-trace.js";
 import { describeSlackError } from "./slack-api.js";
 import type { ThreadPlace } from "./slack-place.js";
 import type { SlackPosts, Where } from "./slack-posts.js";
-import { neutraliseMentions } from "./slack-text.js";
+import { uploadFiles } from "./slack-files.js";
+import { neutraliseMentions, slackFormat } from "./slack-text.js";
 import { createStatusLine, createStopControl } from "./slack-working.js";
 import { createStreamTrace, type StreamLimits, type StreamTrace } from "./stream-trace.js";
 
@@ -131,6 +132,11 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
     async answer(card) {
       const ts = await posts.answer(replyTarget, card.answer, card.stop, answerMetadata(card.runId));
       if (ts === undefined) return undefined;
+      if (card.files && !(await uploadFiles(client, logger, replyTarget, card.files))) {
+        const names = card.files.map((file) => slackFormat.code(file.name)).join(", ");
+        const note = { text: `I could not attach ${names}: Slack refused the upload.` };
+        await posts.post(replyTarget, note, { level: "warn", message: "could not say that the files are missing" }, false);
+      }
       // Feedback is welcome, not required: tried once.
       const votes = { text: "Was this answer helpful?", blocks: feedbackBlocks(card.runId, card.stop) };
       await posts.post(replyTarget, votes, { level: "warn", message: "could not show the feedback buttons" }, false);

@@ -6,8 +6,9 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import type { CallToolResult, Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { Tool, ToolContext, ToolEffect } from "../../agent/types.js";
+import { ToolOutput } from "../../agent/tool-output.js";
 import type { ApprovalMode } from "./mcp-config.js";
-import { toolResultText } from "./tool-result.js";
+import { toolResultFiles, toolResultText } from "./tool-result.js";
 
 export interface CallOptions {
   readonly signal: AbortSignal;
@@ -82,7 +83,23 @@ export function createMcpTool(input: McpToolInput): Tool<Record<string, unknown>
       });
       const converted = toolResultText(result);
       if (!converted.ok) throw new Error(converted.text);
-      return converted.text;
+      return withAnswerFiles(converted.text, result, context);
     },
   };
+}
+
+/** Where the surface posts files, the result's images and embedded resources go out with the answer; elsewhere their note stays. */
+async function withAnswerFiles(text: string, result: CallToolResult, context: ToolContext): Promise<string | ToolOutput> {
+  const sink = context.answerFiles;
+  if (!sink) return text;
+  const found = toolResultFiles(result);
+  if (found.length === 0) return text;
+  const fitting = found.filter((file) => file.data.byteLength <= sink.maxBytes);
+  const tooBig = found.filter((file) => file.data.byteLength > sink.maxBytes).map((file) => file.name);
+  const files = await sink.attach(context, fitting);
+  const notes = [
+    ...(files.length > 0 ? [`[attached to the answer: ${files.map((file) => file.name).join(", ")}]`] : []),
+    ...(tooBig.length > 0 ? [`[too big to attach: ${tooBig.join(", ")}]`] : []),
+  ];
+  return new ToolOutput(`${text}\n${notes.join("\n")}`, files);
 }

@@ -1,7 +1,10 @@
 // An MCP tool result as the observation the model reads: text as text, structured content as
 // compact JSON, media as a one-line note (the model can't see the bytes, and they would flood
 // its context), resource links as their URI and name. `isError` makes it a failed call.
+// Images and embedded resources can also go out with the answer as files (toolResultFiles);
+// a resource link is never fetched.
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
+import type { OutgoingFile } from "../../agent/types.js";
 
 type ToolResultText = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly text: string };
 
@@ -48,4 +51,41 @@ export function toolResultText(result: CallToolResult): ToolResultText {
   const parts = [...structured, ...blocks.map(blockText)];
   const text = parts.length > 0 ? parts.join("\n") : "(no output)";
   return result.isError === true ? { ok: false, text } : { ok: true, text };
+}
+
+const IMAGE_EXTENSIONS: Readonly<Record<string, string>> = {
+  "image/png": "png",
+  "image/jpeg": "jpg",
+  "image/gif": "gif",
+  "image/webp": "webp",
+};
+
+/** The last segment of a resource's URI, as a file name (the caller makes it safe). */
+function nameFromUri(uri: string, fallback: string): string {
+  try {
+    const segment = new URL(uri).pathname.split("/").filter(Boolean).pop();
+    return segment ? decodeURIComponent(segment) : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+/** The result's images and embedded resources as files for the answer, in order; links and audio stay notes. */
+export function toolResultFiles(result: CallToolResult): OutgoingFile[] {
+  const files: OutgoingFile[] = [];
+  for (const block of result.content ?? []) {
+    const number = files.length + 1;
+    if (block.type === "image") {
+      const extension = IMAGE_EXTENSIONS[block.mimeType] ?? "bin";
+      files.push({ name: `image-${number}.${extension}`, mime: block.mimeType, data: Buffer.from(block.data, "base64") });
+    } else if (block.type === "resource") {
+      const resource = block.resource;
+      const name = nameFromUri(resource.uri, `resource-${number}`);
+      if ("blob" in resource && typeof resource.blob === "string")
+        files.push({ name, mime: resource.mimeType ?? "application/octet-stream", data: Buffer.from(resource.blob, "base64") });
+      else if ("text" in resource && typeof resource.text === "string")
+        files.push({ name, mime: resource.mimeType ?? "text/plain", data: Buffer.from(resource.text, "utf8") });
+    }
+  }
+  return files;
 }

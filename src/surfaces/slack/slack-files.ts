@@ -1,0 +1,129 @@
+// Slack's files, in and out. In: the `files[]` of a message event (untrusted, checked here) as
+// the core's file descriptors, downloaded from `url_private_download` (else `url_private`) with
+// the bot token, which goes only to Slack's file host or SLACK_API_URL's origin (a redirect
+// elsewhere is followed without it); Slack answers a login page in HTML when the app lacks
+// files:read, which the downloader reports as exactly that. A reply in a thread also brings the
+// thread root's files, read when the run starts. Out: an answer's files with Slack's external
+// upload (files.getUploadURLExternal → upload → files.completeUploadExternal, which Bolt's
+// filesUploadV2 does) into the answer's thread.
+import type { webApi } from "@slack/bolt";
+import { z } from "zod";
+import { downloadUrl } from "../../files/download.js";
+import type { FileDescriptor } from "../../files/file-ref.js";
+import { isHtmlFile } from "../../files/file-kind.js";
+import type { Logger } from "../../logger.js";
+import type { UploadFile } from "../core/answer-files.js";
+import type { SurfaceFileSupport } from "../core/surface.js";
+import { describeSlackError } from "./slack-api.js";
+import type { Where } from "./slack-posts.js";
+
+/** Slack's own file host: the only origin the bot token is sent to, besides SLACK_API_URL's. */
+export const SLACK_FILE_HOST = "https://files.slack.com";
+
+/** A file in a message event, as far as the bot reads it (Slack's `File` in @slack/types). */
+const SlackFile = z.object({
+  id: z.string().min(1).max(200),
+  name: z.string().max(1_000).nullish(),
+  title: z.string().max(1_000).nullish(),
+  mimetype: z.string().max(200).default("application/octet-stream"),
+  size: z.number().int().nonnegative().optional(),
+  url_private: z.string().max(4_000).optional(),
+  url_private_download: z.string().max(4_000).optional(),
+  /** "tombstone" (deleted), "hidden_by_limit" (a free workspace's old file): no link to fetch. */
+  mode: z.string().max(50).optional(),
+});
+
+/** Slack's files of an event or a message (`files[]`, untrusted): each one that can be read at all, in order. */
+export function slackFilesOf(raw: unknown): FileDescriptor[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.flatMap((item): FileDescriptor[] => {
+    const parsed = SlackFile.safeParse(item);
+    if (!parsed.success || parsed.data.mode === "tombstone") return [];
+    const file = parsed.data;
+    const url = file.url_private_download ?? file.url_private;
+    return [
+      {
+        id: file.id,
+        name: file.name ?? file.title ?? file.id,
+        mime: file.mimetype,
+        ...(file.size === undefined ? {} : { size: file.size }),
+        source: url ? { url } : file.mode === "hidden_by_limit" ? { hidden: "plan" } : {},
+      },
+    ];
+  });
+}
+
+const RootSource = z.object({ channel: z.string().min(1), thread_ts: z.string().min(1) });
+const Replies = z.object({ messages: z.array(z.object({ ts: z.string(), files: z.unknown().optional() })).default([]) });
+
+export interface SlackFilesDeps {
+  readonly client: webApi.WebClient;
+  readonly botToken: string;
+  /** SLACK_API_URL, when set: its origin gets the token too (a Slack-compatible host, or the tests' fake). */
+  readonly apiUrl?: string;
+  readonly logger: Logger;
+}
+
+export function createSlackFiles(deps: SlackFilesDeps): SurfaceFileSupport {
+  const origins = [SLACK_FILE_HOST, ...(deps.apiUrl ? [new URL(deps.apiUrl).origin] : [])];
+  return {
+    uploads: true,
+    refFor(file) {
+      return {
+        id: file.id,
+        name: file.name,
+        mime: file.mime,
+        ...(file.size === undefined ? {} : { size: file.size }),
+        download: (request) =>
+          file.source.url === undefined
+            ? Promise.resolve({
+                kind: "failed",
+                reason: "failed_download",
+                detail: file.source.hidden
+                  ? "Slack hides this file: it is older than the workspace's plan keeps visible"
+                  : "Slack gave no link for this file",
+              })
+            : downloadUrl({
+                ...request,
+                url: file.source.url,
+                authorization: { value: `Bearer ${deps.botToken}`, origins },
+                ...(file.size === undefined ? {} : { declaredSize: file.size }),
+                expectsHtml: isHtmlFile(file.name, file.mime),
+              }),
+      };
+    },
+    async rootFiles(contextSource) {
+      const source = RootSource.safeParse(contextSource);
+      if (!source.success) return [];
+      try {
+        const { channel, thread_ts } = source.data;
+        const answer = Replies.parse(await deps.client.conversations.replies({ channel, ts: thread_ts, limit: 1, inclusive: true }));
+        const root = answer.messages.find((message) => message.ts === thread_ts);
+        return root ? slackFilesOf(root.files) : [];
+      } catch (error) {
+        deps.logger.warn({ err: error }, `could not read the thread's first message for its files (${describeSlackError(error)})`);
+        return [];
+      }
+    },
+  };
+}
+
+/** Uploads the answer's files into its thread; false when Slack refused (logged). Never throws. */
+export async function uploadFiles(client: webApi.WebClient, logger: Logger, where: Where, files: readonly UploadFile[]): Promise<boolean> {
+  if (files.length === 0) return true;
+  try {
+    await client.filesUploadV2({
+      channel_id: where.channel,
+      ...(where.threadTs === undefined ? {} : { thread_ts: where.threadTs }),
+      file_uploads: files.map((file) => ({ file: file.data, filename: file.name, title: file.name })),
+    });
+    return true;
+  } catch (error) {
+    const names = files.map((file) => file.name);
+    logger.error(
+      { err: error, channel: where.channel, files: names },
+      `could not upload the answer's files (${describeSlackError(error)})`,
+    );
+    return false;
+  }
+}

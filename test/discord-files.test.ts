@@ -1,0 +1,106 @@
+// Files on Discord, end to end: the real discord.js client gets messages and /ask with
+// attachments from the fake gateway, the real service downloads them from the fake CDN (signed,
+// expiring links; no token) and the scripted model sees them; answers carry files as multipart
+// messages, within the bot's upload limit.
+import { afterEach, describe, expect, it } from "vitest";
+import { call, say } from "../src/agent/model-scripted.js";
+import { startDiscordHarness, waitUntil, type DiscordHarness } from "./support/fake-discord-harness.js";
+
+let harness: DiscordHarness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const CSV = Buffer.from("region,total\nnorth,12\nsouth,30\n");
+const sent = (h: DiscordHarness, index = 0) => JSON.stringify(h.model.requests[index]?.messages ?? []);
+const answered = (h: DiscordHarness, text: string) =>
+  waitUntil(() => [...h.fake.messages.values()].some((message) => message.content.includes(text)), `an answer with "${text}"`, 10_000);
+
+describe("files people attach on Discord", () => {
+  it("a mention with a CSV: the model gets its text, fetched from the CDN without any token", async () => {
+    harness = await startDiscordHarness({ script: [say("The south sold 30.")] });
+    const { fake, alice } = harness;
+    const file = fake.cdn.attachment(fake.general.id, { name: "sales.csv", contentType: "text/csv", data: CSV });
+    fake.userMessage(alice, "who sold more?", { mentionBot: true, attachments: [file] });
+    await answered(harness, "south sold 30");
+    expect(sent(harness)).toContain("south,30");
+    expect(sent(harness)).toContain("who sold more?");
+    expect(fake.cdn.requests).toHaveLength(1);
+    expect(fake.cdn.requests[0]!.headers.authorization).toBeUndefined();
+  });
+
+  it("a message of a file alone is a question about it", async () => {
+    harness = await startDiscordHarness({ script: [say("Two regions.")] });
+    const { fake, alice } = harness;
+    const file = fake.cdn.attachment(fake.general.id, { name: "sales.csv", contentType: "text/csv", data: CSV });
+    fake.userMessage(alice, "", { mentionBot: true, attachments: [file] });
+    await answered(harness, "Two regions.");
+    expect(sent(harness)).toContain("north,12");
+  });
+
+  it("an expired link is renewed once by reading the message again", async () => {
+    harness = await startDiscordHarness({ script: [say("Read it after all.")] });
+    const { fake, alice } = harness;
+    const file = fake.cdn.attachment(fake.general.id, { name: "sales.csv", contentType: "text/csv", data: CSV, expired: true });
+    const message = fake.userMessage(alice, "sum it", { mentionBot: true, attachments: [file] });
+    await answered(harness, "Read it after all.");
+    expect(fake.cdn.requests.map((request) => request.status)).toEqual([404, 200]);
+    expect(fake.callsTo("GET", new RegExp(`^/channels/${fake.general.id}/messages/${message.id}$`))).toHaveLength(1);
+    expect(sent(harness)).toContain("south,30");
+  });
+
+  it("/ask takes an optional file", async () => {
+    harness = await startDiscordHarness({ script: [say("Got the file.")] });
+    const { fake, alice } = harness;
+    const file = fake.cdn.attachment(fake.general.id, { name: "sales.csv", contentType: "text/csv", data: CSV });
+    fake.slashCommand("ask", alice, { values: { question: "what is in it?" }, attachments: { file } });
+    await answered(harness, "Got the file.");
+    expect(sent(harness)).toContain("south,30");
+    expect(sent(harness)).toContain("what is in it?");
+  });
+
+  it("/ask's expired file is renewed once through attachments/refresh-urls", async () => {
+    harness = await startDiscordHarness({ script: [say("Renewed and read.")] });
+    const { fake, alice } = harness;
+    const file = fake.cdn.attachment(fake.general.id, { name: "sales.csv", contentType: "text/csv", data: CSV, expired: true });
+    fake.slashCommand("ask", alice, { values: { question: "and now?" }, attachments: { file } });
+    await answered(harness, "Renewed and read.");
+    expect(fake.cdn.requests.map((request) => request.status)).toEqual([404, 200]);
+    expect(fake.callsTo("POST", /^\/attachments\/refresh-urls$/).map((request) => request.body)).toEqual([{ attachment_urls: [file.url] }]);
+    expect(sent(harness)).toContain("south,30");
+  });
+});
+
+describe("files the bot answers with on Discord", () => {
+  it("attach_file: the file goes up as a multipart message below the answer", async () => {
+    harness = await startDiscordHarness({
+      script: [call("attach_file", { name: "totals.csv", content: "region,total\nsouth,30\n" }), say("Here it is.")],
+    });
+    const { fake, alice } = harness;
+    fake.userMessage(alice, "as CSV please", { mentionBot: true });
+    await answered(harness, "Here it is.");
+    await waitUntil(() => fake.cdn.uploads.length === 1, "the upload");
+    expect(fake.cdn.uploads.map((file) => [file.name, file.data.toString()])).toEqual([["totals.csv", "region,total\nsouth,30\n"]]);
+    const withFile = [...fake.messages.values()].find((message) => message.attachments.length === 1)!;
+    expect(withFile.channel_id).toBe(fake.general.id);
+    expect(withFile.attachments[0]!.filename).toBe("totals.csv");
+  });
+
+  it("a file over the bot's upload limit is refused before any request, and the answer says so", async () => {
+    // The limit lowered as for a 10 MiB one: an 11 MiB file through the scripted model costs seconds of counting.
+    const limit = 64 * 1024;
+    const big = "log line\n".repeat((limit * 1.1) / 9);
+    harness = await startDiscordHarness({
+      script: [call("attach_file", { name: "big.log", content: big }), say("Attached.")],
+      adapter: { uploadLimitBytes: limit },
+    });
+    const { fake, alice } = harness;
+    fake.userMessage(alice, "the whole log", { mentionBot: true });
+    await answered(harness, "over Discord's upload limit");
+    expect(fake.cdn.uploads).toHaveLength(0);
+    expect(fake.calls.filter((request) => request.status === 413)).toHaveLength(0);
+    const answer = [...fake.messages.values()].find((message) => message.content.includes("Attached."))!;
+    expect(answer.content).toContain("`big.log`");
+  });
+});

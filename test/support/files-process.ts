@@ -1,0 +1,63 @@
+// A bot process in miniature for the files crash test: the real service on the store named on
+// the command line, the model behind the fake OpenAI server, files fetched from the fake file
+// host. It prints one JSON line per thing the test waits for: `stored` (a file's record reached
+// the store), `event` (a run's files event), `answer`. With `submit` it records one message with
+// its files first; either way it takes up what an earlier process left unfinished.
+//   files-process.ts <store-url> <openai-base-url> <files-json> submit|resume
+import { createOpenAIModel } from "../../src/agent/model-openai.js";
+import { loadConfig } from "../../src/config.js";
+import { silentLogger } from "../../src/logger.js";
+import { openStore } from "../../src/memory/keyv-store.js";
+import { createAgentService } from "../../src/runs/agent-service.js";
+import type { FileDescriptor } from "../../src/files/file-ref.js";
+import { GOOD_TOKEN } from "./fake-file-server.js";
+import { urlFiles } from "./files-kit.js";
+
+const [storeUrl, openaiBaseUrl, filesJson, mode] = process.argv.slice(2);
+const files = JSON.parse(filesJson!) as FileDescriptor[];
+const say = (line: object) => process.stdout.write(`${JSON.stringify(line)}\n`);
+
+const config = loadConfig({
+  STORE_URL: storeUrl,
+  OPENAI_API_KEY: "sk-test",
+  OPENAI_BASE_URL: openaiBaseUrl,
+  OPENAI_MODEL: "gpt-4o",
+  OPENAI_MAX_RETRIES: "0",
+  MEMORY_EXTRACT_FACTS: "false",
+});
+const real = await openStore(config.storeUrl, silentLogger);
+// A recorder between the service and the store: the test kills this process right after a file is stored.
+const store = {
+  ...real,
+  set: async (key: string, value: unknown, ttlMs?: number) => {
+    await real.set(key, value, ttlMs);
+    if (key.startsWith("file:")) say({ stored: key });
+  },
+};
+const model = createOpenAIModel({
+  apiKey: "sk-test",
+  baseUrl: openaiBaseUrl,
+  model: "gpt-4o",
+  timeoutMs: 30_000,
+  maxRetries: 0,
+  logger: silentLogger,
+});
+const service = createAgentService({ config, model, store, logger: silentLogger });
+const host = new URL(files[0]!.source.url!).origin;
+service.attach("console", {
+  tools: [],
+  files: urlFiles({ token: GOOD_TOKEN, tokenOrigins: [host] }),
+  present: () => ({
+    sink: (event) => {
+      if (event.type === "files") say({ event });
+    },
+    finish: async (outcome) => {
+      say({ answer: outcome.status === "answered" ? outcome.answer : outcome.status });
+      return undefined;
+    },
+    fail: async (error) => void say({ failed: String(error) }),
+  }),
+});
+await service.start();
+const origin = { surface: "console" as const, conversationKey: "console:crash", requester: { id: "ann" }, place: {} };
+if (mode === "submit") say({ submitted: await service.submit({ origin, text: "summarise the spec and the notes", files }, "message-1") });
