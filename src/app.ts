@@ -24,6 +24,7 @@ import { openStore, parseStoreUrl } from "./memory/keyv-store.js";
 import { claimStoreOwnership, type OwnerClaim } from "./memory/store-lease.js";
 import type { KeyValueStore } from "./memory/types.js";
 import type { Metrics } from "./ops/metrics.js";
+import { describeStartError, isChatSurface, startFailureLine } from "./start-errors.js";
 import { createProcessSchedules } from "./runs/schedules/process-schedules.js";
 import type { SlotMetrics } from "./runs/schedules/ports.js";
 import type { Schedules } from "./runs/schedules/scheduler.js";
@@ -280,11 +281,12 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     await mcp.manager?.close();
     ownership.release();
     if (reason instanceof ConfigError) return { kind: "failed", message: `Configuration error: ${reason.message}` };
-    logger.error({ err: reason, surface: adapters[failure]!.name }, "a surface failed to start");
-    return {
-      kind: "failed",
-      message: `Cannot start ${adapters[failure]!.name}: ${reason instanceof Error ? reason.message : String(reason)}`,
-    };
+    const surface = adapters[failure]!.name;
+    const described = describeStartError(surface, reason, isChatSurface(surface) ? config[surface]?.apiUrl : undefined);
+    // The line below says it all; the stack is for LOG_LEVEL=debug.
+    const stack = logger.isLevelEnabled("debug") ? { err: reason } : {};
+    logger.error({ surface, cause: described.cause, retryable: described.retryable, ...stack }, "a surface failed to start");
+    return { kind: "failed", message: startFailureLine(surface, described) };
   }
   // The tokenizer's tables (~0.5 s of work) are built now, a slice at a time, so neither the start nor an ack waits
   // for them. An ingress process runs nothing and counts no tokens: it keeps that CPU for acks.
