@@ -18,7 +18,7 @@ import type { Model } from "./agent/types.js";
 import { checkChatModel, loadConfig, type Config } from "./config.js";
 import { ConfigError, StoreUnavailableError, StoreUrlError } from "./errors.js";
 import { createGovernance, loadSettings, type Governance } from "./governance/governance.js";
-import { createLogger } from "./logger.js";
+import { createLogger, logFormatFrom, type LogFormat } from "./logger.js";
 import { prepareMcp, serverLines } from "./tools/mcp/mcp-startup.js";
 import { openStore, parseStoreUrl } from "./memory/keyv-store.js";
 import { claimStoreOwnership, type OwnerClaim } from "./memory/store-lease.js";
@@ -66,16 +66,18 @@ const RUNNER_GRACE_MS = 8_000;
 
 export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<AppStart> {
   let config: Config;
+  let logFormat: LogFormat;
   try {
     config = loadConfig(env);
     checkChatModel(config);
+    logFormat = logFormatFrom(env);
   } catch (error) {
     if (error instanceof ConfigError) return { kind: "failed", message: `Configuration error: ${error.message}` };
     throw error;
   }
   const consoleMode = !config.slack && !config.discord;
   // Console mode shares the terminal with the conversation: only errors are logged unless LOG_LEVEL asks for more.
-  const logger = createLogger(consoleMode && !env.LOG_LEVEL ? "error" : config.logLevel);
+  const logger = createLogger(consoleMode && !env.LOG_LEVEL ? "error" : config.logLevel, undefined, logFormat);
   // The settings file is checked before anything opens: each problem is one line, and the start stops.
   const settings = await loadSettings(config.settingsFile, logger);
   if (settings.kind === "failed") return { kind: "failed", message: settings.lines.join("\n") };
