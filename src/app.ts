@@ -122,7 +122,14 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     store = ops.instrumentStore(store);
   }
   const model = await chooseModel(config, logger);
-  const governance = createGovernance({ source: settings.source, store, logger, model: config.model.name });
+  const governance = createGovernance({
+    source: settings.source,
+    store,
+    logger,
+    model: config.model.name,
+    demo: model.kind === "demo",
+    maxSteps: config.guards.maxSteps,
+  });
   // Run records (every process that runs work, the console too): the explorer and `npm run replay` read them.
   const recording = createRunRecording({
     config,

@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import type { Surface, TaskOrigin } from "../agent/types.js";
 import type { KeyValueStore } from "../memory/types.js";
 import { createAuditLog } from "./audit-log.js";
-import { auditText, settingsText, type LinkStyle } from "./command-text.js";
+import { auditRefusalText, auditText, DEMO_MODEL_TEXT, settingsText, type LinkStyle } from "./command-text.js";
 import { createRunPolicy, type RunPolicy } from "./run-policy.js";
 import { settingsPath } from "./settings-file.js";
 import { openSettings, type SettingsSource } from "./settings-source.js";
@@ -42,7 +42,11 @@ export function createGovernance(deps: {
   readonly source: SettingsSource;
   readonly store: KeyValueStore;
   readonly logger: Logger;
+  /** OPENAI_MODEL; `demo` when the offline demo model answers instead. */
   readonly model: string;
+  readonly demo?: boolean;
+  /** AGENT_MAX_STEPS, the steps a channel gets unless its settings say otherwise. */
+  readonly maxSteps: number;
   readonly clock?: () => number;
 }): Governance {
   const { source, store, logger } = deps;
@@ -54,7 +58,7 @@ export function createGovernance(deps: {
     commands: {
       isAdmin: (surface, userId) => runPolicy.isAdmin(surface, userId),
       async audit(surface, userId, links) {
-        if (!runPolicy.isAdmin(surface, userId)) return "Only the bot's admins can see the audit log.";
+        if (!runPolicy.isAdmin(surface, userId)) return auditRefusalText(surface, userId, source.path);
         return auditText(await runPolicy.audit.list({ limit: AUDIT_SHOWN }), links);
       },
       async settings(origin, roles) {
@@ -65,7 +69,9 @@ export function createGovernance(deps: {
         });
         return settingsText({
           run,
-          defaultModel: deps.model,
+          defaultModel: deps.demo ? DEMO_MODEL_TEXT : deps.model,
+          demo: deps.demo === true,
+          defaultMaxSteps: deps.maxSteps,
           allowances: left,
           admin: runPolicy.isAdmin(origin.surface, origin.requester.id),
           now: clock(),

@@ -92,6 +92,7 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
           store,
           logger: silentLogger,
           model: config.model.name,
+          maxSteps: config.guards.maxSteps,
         })
       : undefined;
     const service = createAgentService({

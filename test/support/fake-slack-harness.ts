@@ -83,6 +83,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
           store,
           logger,
           model: config.model.name,
+          maxSteps: config.guards.maxSteps,
           ...(options.clock ? { clock: options.clock } : {}),
         })
       : undefined;
