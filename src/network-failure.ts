@@ -84,6 +84,18 @@ export function networkCause(error: unknown): NetworkCause | undefined {
   return undefined;
 }
 
+/** The message of the innermost error `error` wraps (fetch's own "bad port", "invalid URL"…), if it wraps any. Never throws. */
+export function innermostMessage(error: unknown): string | undefined {
+  let message: string | undefined;
+  try {
+    let depth = 0;
+    for (const link of chain(error)) if (depth++ > 0 && typeof link.message === "string" && link.message !== "") message = link.message;
+  } catch {
+    // A getter that throws leaves what was found so far.
+  }
+  return message;
+}
+
 /** `DNS lookup failed: ENOTFOUND`, `connection refused: ECONNREFUSED`, `no answer in time`. */
 export function networkCausePhrase(cause: NetworkCause): string {
   return cause.code === undefined ? PHRASE[cause.kind] : `${PHRASE[cause.kind]}: ${cause.code}`;

@@ -216,6 +216,11 @@ describe("createOpenAIModel against a fake OpenAI-compatible server", () => {
     expect(retries).toEqual([{ retry: 1, of: 1, cause, waitMs: expect.any(Number) }]);
   });
 
+  it("says what fetch refused when it is no network failure (a port fetch never uses)", async () => {
+    const error = await failure(model({ baseUrl: "http://127.0.0.1:9/v1", maxRetries: 0 }).complete(ask, live()));
+    expect((error as ModelUnavailableError).failure.cause).toBe("could not connect to http://127.0.0.1:9/v1 (bad port)");
+  });
+
   it("says the DNS lookup failed for a host name that does not resolve", async () => {
     const error = await failure(model({ baseUrl: "http://model.invalid/v1", maxRetries: 0 }).complete(ask, live()));
     expect((error as ModelUnavailableError).failure).toEqual({

@@ -16,7 +16,7 @@ import {
 } from "openai";
 import type { ModelFailure } from "../errors.js";
 import { maskSecrets } from "../logger.js";
-import { networkCause, networkCausePhrase } from "../network-failure.js";
+import { innermostMessage, networkCause, networkCausePhrase } from "../network-failure.js";
 
 export interface ModelFailureContext {
   /** The base URL without credentials. */
@@ -41,8 +41,9 @@ export function describeModelError(error: unknown, context: ModelFailureContext)
     };
   if (error instanceof APIConnectionError) {
     const network = networkCause(error);
+    const detail = network ? networkCausePhrase(network) : innermostMessage(error);
     return {
-      cause: `could not connect to ${server}${network ? ` (${networkCausePhrase(network)})` : ""}`,
+      cause: `could not connect to ${server}${detail ? ` (${redact(detail, context.apiKey)})` : ""}`,
       fix: network?.kind === "dns" ? "check OPENAI_BASE_URL and the network" : SERVER_RUNNING,
       retryable: true,
     };
