@@ -1,5 +1,6 @@
 // The Model seam over any OpenAI-compatible Chat Completions server (OpenAI, Ollama, vLLM,
-// llama.cpp, LM Studio, OpenRouter). The only file that imports `openai`.
+// llama.cpp, LM Studio, OpenRouter). With model-failure.ts (its errors), the only file that
+// imports `openai`.
 //
 // Retries are ours, with the SDK's rules (model-failure.ts: what is retried and how long to
 // wait), because the SDK tells its caller nothing between tries: each retry is announced
