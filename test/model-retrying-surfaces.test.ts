@@ -1,10 +1,9 @@
 // model_retrying is a new AgentEvent: until a surface renders it, every surface's progress
 // renderer must pass it by (no status change, no task update, no throw).
 import { describe, expect, it } from "vitest";
-import { progressLine, statusText } from "../src/adapters/console/console-text.js";
-import { progressText } from "../src/adapters/discord/messages.js";
-import { statusFor, taskUpdatesFor } from "../src/adapters/slack/task-updates.js";
 import type { AgentEvent } from "../src/agent/types.js";
+import { progressLine, statusText } from "../src/surfaces/console/console-text.js";
+import { statusFor, taskUpdatesFor } from "../src/surfaces/core/cards.js";
 
 const retrying: AgentEvent = {
   type: "model_retrying",
@@ -20,7 +19,6 @@ describe("a model_retrying event on today's surfaces", () => {
   it("changes no status line and no task list, and throws nowhere", () => {
     expect(statusFor(retrying)).toBeUndefined();
     expect(taskUpdatesFor(retrying)).toEqual([]);
-    expect(progressText(retrying)).toBeUndefined();
     expect(statusText(retrying)).toBeUndefined();
     expect(progressLine(retrying)).toBeUndefined();
   });

@@ -5,7 +5,7 @@ import type { GuardLimits, ToolPolicyRule } from "../config.js";
 import { ConfigError } from "../errors.js";
 import { silentLogger } from "../logger.js";
 import type { LoopDeps } from "./loop.js";
-import { defaultContextWindow, TokenCounter } from "./token-counter.js";
+import { defaultContextWindow, TokenCounter } from "../tokens/token-counter.js";
 import { ToolRegistry, type RegistryOptions } from "./tool-registry.js";
 import { createToolPolicy } from "./tool-policy.js";
 import type { Model, Tool } from "./types.js";
