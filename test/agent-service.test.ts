@@ -93,7 +93,7 @@ describe("the conversation runner", () => {
       .messages.at(-2)!.content!;
     expect(system).toContain("Remembered facts");
     expect(system).toContain(distinctFact(42));
-    expect(await service.forget(origin.conversationKey)).toBe(1);
+    expect(await service.forget(origin.conversationKey)).toMatchObject({ facts: 1 });
     expect(await service.rememberedFacts(origin.conversationKey)).toEqual([]);
   });
 

@@ -1,5 +1,5 @@
-// model_retrying is a new AgentEvent: until a surface renders it, every surface's progress
-// renderer must pass it by (no status change, no task update, no throw).
+// model_retrying: the console shows it as a line ("model not answering, retry 2 of 3"); the
+// chat surfaces' status and task list pass it by (no status change, no task update, no throw).
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../src/agent/types.js";
 import { progressLine, statusText } from "../src/surfaces/console/console-text.js";
@@ -15,11 +15,13 @@ const retrying: AgentEvent = {
   waitMs: 1_000,
 };
 
-describe("a model_retrying event on today's surfaces", () => {
-  it("changes no status line and no task list, and throws nowhere", () => {
+describe("a model_retrying event on the surfaces", () => {
+  it("is a console line with the retry and the cause; it changes no status line and no task list", () => {
     expect(statusFor(retrying)).toBeUndefined();
     expect(taskUpdatesFor(retrying)).toEqual([]);
     expect(statusText(retrying)).toBeUndefined();
-    expect(progressLine(retrying)).toBeUndefined();
+    expect(progressLine(retrying)).toBe(
+      "  · model not answering, retry 2 of 3 in 1.0 s: could not connect to http://127.0.0.1:9/v1 (connection refused: ECONNREFUSED)",
+    );
   });
 });

@@ -37,7 +37,7 @@ import type { AgentService, DecisionRequest, DecisionResult, ReplyHandle, Surfac
 import { runNote, stableInstructions } from "../agent/system-prompt.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 import { builtinTools } from "../agent/tools/builtin.js";
-import type { ChatMessage, EventSink, Model, RunOutcome, Surface, TaskOrigin, Tool } from "../agent/types.js";
+import type { ChatMessage, EventSink, Model, PendingApproval, RunOutcome, Surface, TaskOrigin, Tool } from "../agent/types.js";
 
 export interface AgentServiceDeps {
   readonly config: Config;
@@ -370,7 +370,30 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     },
 
     rememberedFacts: (conversationKey) => memory.list(conversationKey),
-    forget: (conversationKey) => memory.forget(conversationKey),
+    earlierTurns: async (conversationKey) => (await history.load(conversationKey)).length,
+
+    async startOver(conversationKey) {
+      const turns = (await history.load(conversationKey)).length;
+      await history.clear(conversationKey);
+      return turns;
+    },
+
+    async waitingApprovals(conversationKey) {
+      const found: PendingApproval[] = [];
+      for (const entry of await approvals.waiting()) {
+        const loaded = await approvals.load(entry.runId);
+        if (loaded.kind !== "found" || loaded.run.state.origin.conversationKey !== conversationKey) continue;
+        if ((await approvals.decisionOf(entry.runId, entry.callId)) === undefined) found.push(loaded.run.pending);
+      }
+      return found;
+    },
+
+    async forget(conversationKey) {
+      const turns = (await history.load(conversationKey)).length;
+      const facts = await memory.forget(conversationKey);
+      await history.clear(conversationKey);
+      return { facts, turns };
+    },
 
     sweepExpiredApprovals: () => runner.sweep(),
 

@@ -182,8 +182,19 @@ export interface AgentService {
   /** Every tool a run on this surface may be offered (built in, the surface's, MCP servers' also while down), for `/tools`. */
   toolList(surface: Surface): ToolList;
   rememberedFacts(conversationKey: string): Promise<readonly Fact[]>;
-  /** Clears the conversation's long-term memory; returns how many facts were removed. */
-  forget(conversationKey: string): Promise<number>;
+  /** Clears what the conversation remembers, its facts and its history of turns; says how many of each went. */
+  forget(conversationKey: string): Promise<Forgotten>;
+  /** How many earlier turns the next run in the conversation is given. */
+  earlierTurns(conversationKey: string): Promise<number>;
+  /** A fresh conversation under the same key: its earlier turns are dropped, its facts stay; returns how many turns went. */
+  startOver(conversationKey: string): Promise<number>;
+  /** Write calls in the conversation still waiting for a decision (also those a stopped process left), soonest expiry first. */
+  waitingApprovals(conversationKey: string): Promise<readonly PendingApproval[]>;
+}
+
+export interface Forgotten {
+  readonly facts: number;
+  readonly turns: number;
 }
 
 export type { AgentEvent };

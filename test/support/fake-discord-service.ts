@@ -29,7 +29,10 @@ export function stubService(overrides: Partial<AgentService> = {}): StubService 
     },
     toolList: () => ({ tools: [], servers: [] }),
     rememberedFacts: async () => [],
-    forget: async () => 0,
+    forget: async () => ({ facts: 0, turns: 0 }),
+    earlierTurns: async () => 0,
+    startOver: async () => 0,
+    waitingApprovals: async () => [],
     ...overrides,
   };
 }

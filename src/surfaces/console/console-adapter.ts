@@ -2,8 +2,8 @@
 // under the core (its commands are the core's). One session reads lines in order (a line typed
 // while a run works waits its turn), shows a progress line per tool call, the answer, and asks
 // `approve? [y/N]` before any write action: the console waits for its own runs, so it needs no
-// run display.
-import { userInfo } from "node:os";
+// run display. Like a chat box: a paste is one message (paste-input.ts), Ctrl-C stops the
+// smallest thing going on (ctrl-c.ts), and an approval a stopped process left is asked again.
 import { createInterface, type Interface } from "node:readline";
 import { z } from "zod";
 import type { Logger } from "pino";
@@ -11,23 +11,29 @@ import type { AgentService } from "../../runs/service.js";
 import { renderTrace } from "../../agent/trace.js";
 import type { EventSink, PendingApproval, RunOutcome, StepRecord, TaskOrigin, Tool } from "../../agent/types.js";
 import type { SurfaceCore } from "../core/inbound.js";
-import type { ChatSurface, Spot, TextFormat } from "../core/surface.js";
+import type { ChatSurface, Spot } from "../core/surface.js";
 import { isApproval, parseCommand, type ConsoleCommand } from "./console-commands.js";
 import { createConsoleOutput } from "./console-output.js";
 import {
   answerText,
   approvalRequest,
-  clean,
   bannerText,
+  consoleFormat,
+  continuingText,
   decisionText,
+  echoText,
   expiredText,
   helpText,
+  osUserName,
   progressLine,
+  startOverText,
   statusText,
   type ModelDescription,
 } from "./console-text.js";
+import { ctrlC } from "./ctrl-c.js";
 import { DEMO_LOOP_QUESTION, type DemoLoopRunner } from "./demo-loop.js";
 import { createLineQueue } from "./line-queue.js";
+import { DISABLE_PASTE, ENABLE_PASTE, pasteInput, unfoldPaste } from "./paste-input.js";
 
 export interface ConsoleAdapterOptions {
   readonly service: AgentService;
@@ -58,25 +64,6 @@ const TRACE_CHARS = 20_000;
 const BUSY_STOP = "Stopping: the run in progress gets a few seconds to reach a safe point.";
 const RUN_STOP = "\n(Stopping this run; Ctrl-C again leaves.)";
 
-function osUserName(): string {
-  try {
-    return userInfo().username || "you";
-  } catch {
-    return "you";
-  }
-}
-
-/** Terminal-safe text; ids are shown as they are, links after their label. */
-const consoleFormat: TextFormat = {
-  plain: clean,
-  person: clean,
-  role: clean,
-  code: clean,
-  block: clean,
-  link: (url, label) => `${label} ${clean(url)}`,
-  maxChars: 20_000,
-};
-
 export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSurface {
   const { service, logger } = options;
   const out = createConsoleOutput(options.output ?? process.stdout);
@@ -92,6 +79,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
   let core: SurfaceCore<unknown> | undefined;
   const lines = createLineQueue();
   let reader: Interface | undefined;
+  let input: ReturnType<typeof pasteInput> | undefined;
   let readerOpen = false;
   let idle = false;
   let stopped = false;
@@ -99,7 +87,8 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
   let interrupted = false;
   let sessionOver = false;
   let lastSteps: readonly StepRecord[] | undefined;
-  let waiting: { readonly runId: string; readonly expired: AbortController } | undefined;
+  /** The approval asked now: `expired` when its time ran out elsewhere, `denied` by Ctrl-C. */
+  let waiting: { readonly runId: string; readonly expired: AbortController; readonly denied: AbortController } | undefined;
   /** The run in progress (from its first event) and whether Ctrl-C already asked it to stop. */
   let running: { readonly runId: string; stopping: boolean } | undefined;
   let endSession!: () => void;
@@ -133,16 +122,18 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
   async function askApproval(pending: PendingApproval): Promise<RunOutcome | undefined> {
     out.line(approvalRequest(pending));
     const expired = new AbortController();
-    waiting = { runId: pending.runId, expired };
+    const denied = new AbortController();
+    waiting = { runId: pending.runId, expired, denied };
     prompt(APPROVE_PROMPT);
-    const answer = await lines.nextFresh(expired.signal);
+    const answer = await lines.nextFresh(AbortSignal.any([expired.signal, denied.signal]));
     waiting = undefined;
     if (expired.signal.aborted) return undefined;
     if (stopped) {
-      out.line("\n(Left undecided: the request stays open until it expires.)");
+      out.line("\n(Left undecided: it is asked again at the next start, until it expires.)");
       return undefined;
     }
-    if (answer === undefined) out.line("\n(No answer: denied.)");
+    if (denied.signal.aborted) out.line("(Ctrl-C: denied.)");
+    else if (answer === undefined) out.line("\n(No answer: denied.)");
     else if (!out.isTerminal) out.line(answer);
     const decision = answer !== undefined && isApproval(answer) ? "approve" : "deny";
     const result = await service.decide({ runId: pending.runId, callId: pending.callId, decision, decidedBy: requester }, sink);
@@ -177,6 +168,8 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
         return core?.command({ at: here, name: command.name, text: "" });
       case "help":
         return out.line(helpText());
+      case "new":
+        return out.line(startOverText(await service.startOver(CONSOLE_CONVERSATION_KEY)));
       case "bad_command":
         return out.line(command.message);
     }
@@ -184,6 +177,15 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
 
   async function session(): Promise<void> {
     out.line(bannerText(options.model, out.width()));
+    const turns = await service.earlierTurns(CONSOLE_CONVERSATION_KEY);
+    if (turns > 0) out.line(continuingText(turns));
+    for (const pending of await service.waitingApprovals(CONSOLE_CONVERSATION_KEY)) {
+      if (stopped) break;
+      out.line("A write asked for before the last stop is still waiting for your decision:");
+      const outcome = await askApproval(pending);
+      if (outcome) await show(outcome);
+      out.line("");
+    }
     while (!stopped) {
       idle = true;
       prompt(PROMPT);
@@ -195,7 +197,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
         break;
       }
       // Lines the person did not see echoed after this prompt are shown, so the transcript reads in order.
-      if (line.early || !out.isTerminal) out.line(line.text);
+      if (line.early || !out.isTerminal) out.line(echoText(line.text));
       const command = parseCommand(line.text);
       if (command.kind === "quit") break;
       if (command.kind === "empty") continue;
@@ -216,7 +218,9 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
   function closeReader(): void {
     if (!readerOpen) return;
     readerOpen = false;
+    if (out.isTerminal) out.write(DISABLE_PASTE);
     reader?.close();
+    input?.detach();
   }
 
   const print = async (_at: Spot, text: string) => {
@@ -242,21 +246,38 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
 
     async start(flows) {
       core = flows;
-      reader = createInterface({ input: options.input ?? process.stdin, output: options.output ?? process.stdout });
+      const source = options.input ?? process.stdin;
+      // Only a terminal wraps pastes; elsewhere (pipes, files) every line is a line.
+      input = out.isTerminal ? pasteInput(source) : undefined;
+      reader = createInterface({ input: input ?? source, output: options.output ?? process.stdout });
       readerOpen = true;
+      if (out.isTerminal) out.write(ENABLE_PASTE);
       reader.on("line", (line) => {
         out.leaveStatus();
-        lines.push(line);
+        lines.push(unfoldPaste(line));
       });
       reader.on("close", () => {
         readerOpen = false;
         lines.end();
       });
-      // On a terminal Ctrl-C reaches readline, not the process. During a run the first one stops the run
-      // (its summary follows) and the session goes on; otherwise, or again, leave at once.
+      // On a terminal Ctrl-C reaches readline, not the process.
       reader.on("SIGINT", () => {
-        if (stopped) return;
-        if (running && !running.stopping && !idle && !waiting) {
+        if (stopped || !reader) return;
+        const action = ctrlC({
+          typed: reader.line,
+          approving: waiting !== undefined,
+          stoppable: running !== undefined && !running.stopping && !idle,
+        });
+        if (action === "clear_line") {
+          reader.write(null, { ctrl: true, name: "e" });
+          reader.write(null, { ctrl: true, name: "u" });
+          return;
+        }
+        if (action === "deny") {
+          out.line("");
+          return waiting?.denied.abort();
+        }
+        if (action === "stop_run" && running) {
           running.stopping = true;
           out.line(RUN_STOP);
           service

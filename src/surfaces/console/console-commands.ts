@@ -1,5 +1,5 @@
 // What a line typed in the console means: a question, one of the core's commands after a "/",
-// or one of the console's own (/trace, /demo loop, /help, /quit). Anything else that starts
+// or one of the console's own (/new, /trace, /demo loop, /help, /quit). Anything else that starts
 // with "/" is answered with what to type instead.
 import { commandIn } from "../core/commands.js";
 
@@ -9,6 +9,8 @@ export type ConsoleCommand =
   /** One of the core's commands (core/commands.ts): memory, forget, tools, settings, audit… */
   | { readonly kind: "command"; readonly name: string }
   | { readonly kind: "trace" }
+  /** A fresh conversation: the earlier turns are no longer sent to the model. */
+  | { readonly kind: "new" }
   /** `question` is undefined when none followed `/demo loop`. */
   | { readonly kind: "demo_loop"; readonly question?: string }
   | { readonly kind: "help" }
@@ -17,6 +19,7 @@ export type ConsoleCommand =
 
 const OWN: Readonly<Record<string, ConsoleCommand>> = {
   "/trace": { kind: "trace" },
+  "/new": { kind: "new" },
   "/help": { kind: "help" },
   "/quit": { kind: "quit" },
   "/exit": { kind: "quit" },

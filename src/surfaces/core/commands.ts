@@ -52,7 +52,7 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: "forget",
-    summary: "Clear what the agent remembers about this conversation",
+    summary: "Clear what the agent remembers about this conversation: its facts and its history",
     guard: { action: "forget", refusal: ONLY_ADMINS_FORGET },
     answer: async (request) => forgetText(await request.ctx.service.forget(conversationOf(request))),
   },

@@ -4,7 +4,7 @@ import type { Decision, Person } from "../../agent/types.js";
 import type { Deciders } from "../../governance/authority.js";
 import type { FeedbackEntry, FeedbackTotals } from "../../memory/feedback.js";
 import type { Fact } from "../../memory/types.js";
-import type { StopResult } from "../../runs/service.js";
+import type { Forgotten, StopResult } from "../../runs/service.js";
 import type { TextFormat } from "./surface.js";
 
 export const RESTARTING_CLICK = "I am restarting right now; please click again in a moment.";
@@ -82,9 +82,13 @@ export function memoryText(facts: readonly Fact[], format: TextFormat): string {
   return lines.join("\n");
 }
 
-export function forgetText(removed: number): string {
-  if (removed === 0) return "There was nothing to forget about this conversation.";
-  return `Done: I forgot ${removed} ${removed === 1 ? "fact" : "facts"} about this conversation.`;
+export function forgetText(forgotten: Forgotten): string {
+  const { facts, turns } = forgotten;
+  if (facts === 0 && turns === 0) return "There was nothing to forget about this conversation.";
+  const factPart = `${facts} ${facts === 1 ? "fact" : "facts"}`;
+  if (turns === 0) return `Done: I forgot ${factPart} about this conversation.`;
+  const turnPart = `${turns} earlier ${turns === 1 ? "turn" : "turns"}`;
+  return `Done: I forgot ${facts === 0 ? turnPart : `${factPart} and ${turnPart}`} of this conversation.`;
 }
 
 const COMMENT_SHOWN_CHARS = 200;
