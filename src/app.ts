@@ -10,7 +10,7 @@ import { upgradeOrigin as upgradeSlackOrigin } from "./surfaces/slack/slack-plac
 import type { ModelDescription } from "./surfaces/console/console-text.js";
 import { createDemoLoopRunner } from "./surfaces/console/demo-loop.js";
 import { SLACK_EVENTS_ENDPOINT } from "./surfaces/slack/events-endpoint.js";
-import { warnAboutAllowedWrites } from "./agent/allowed-writes.js";
+import { warnAboutAllowedWrites, warnAboutUnmatchedRules } from "./agent/policy-warnings.js";
 import { createAgentService, type RunningAgentService } from "./runs/agent-service.js";
 import type { OriginUpgrade } from "./runs/service.js";
 import { createRunRecording } from "./runs/records/run-recording.js";
@@ -23,7 +23,7 @@ import { checkChatModel, loadConfig, type Config } from "./config.js";
 import { ConfigError, StoreUnavailableError, StoreUrlError } from "./errors.js";
 import { approversFrom } from "./governance/authority.js";
 import { createGovernance, loadSettings, type Governance } from "./governance/governance.js";
-import { createLogger, logFormatFrom, type LogFormat } from "./logger.js";
+import { createConsoleLogger, createLogger, logFormatFrom, type LogFormat } from "./logger.js";
 import { prepareMcp, serverLines } from "./tools/mcp/mcp-startup.js";
 import { openStore, parseStoreUrl } from "./memory/keyv-store.js";
 import { claimStoreOwnership, type OwnerClaim } from "./memory/store-lease.js";
@@ -84,8 +84,16 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     throw error;
   }
   const consoleMode = !config.slack && !config.discord;
-  // Console mode shares the terminal with the conversation: only errors are logged unless LOG_LEVEL asks for more.
-  const logger = createLogger(consoleMode && !env.LOG_LEVEL ? "error" : config.logLevel, undefined, logFormat);
+  // Console mode shares the terminal with the conversation: only errors are logged unless LOG_LEVEL asks for more,
+  // and the notices an operator must see are lines in the console (held until it shows them).
+  const notices: string[] = [];
+  let notice = (line: string) => {
+    notices.push(line);
+  };
+  const logger =
+    consoleMode && !env.LOG_LEVEL
+      ? createConsoleLogger((line) => notice(line), logFormat)
+      : createLogger(config.logLevel, undefined, logFormat);
   // The settings file is checked before anything opens: each problem is one line, and the start stops.
   const settings = await loadSettings(config.settingsFile, logger);
   if (settings.kind === "failed") return { kind: "failed", message: settings.lines.join("\n") };
@@ -228,6 +236,10 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       const runDemoLoop = createDemoLoopRunner({ guards: config.guards, modelName: config.model.name, logger });
       const terminal = createConsoleSurface({ service, runDemoLoop, model: model.description, logger, ...io });
       ended = terminal.closed;
+      notice = (line) => {
+        terminal.notice(line);
+      };
+      for (const line of notices.splice(0)) notice(line);
       surfaces.push(attach(terminal, core));
     }
   } catch (error) {
@@ -267,12 +279,16 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
 
   if (mcp.manager) {
     // Each server gets its first try before the surfaces take messages; one that fails keeps being retried.
+    if (consoleMode) (io.output ?? process.stdout).write(`${mcp.starting.join("\n")}\n`);
+    else for (const line of mcp.starting) logger.info(line);
     await mcp.manager.start();
     warnAboutAllowedWrites(mcp.manager.tools(), config.toolPolicy, logger);
     const lines = serverLines(mcp.manager.servers());
     if (consoleMode) (io.output ?? process.stdout).write(`${lines.join("\n")}\n`);
     else for (const line of lines) logger.info(line);
   }
+  const offered = new Set(surfaces.flatMap((surface) => service.toolList(surface.name).tools.map((tool) => tool.name)));
+  warnAboutUnmatchedRules([...offered], config.toolPolicy, logger);
   const running = service;
   const started = await Promise.allSettled(
     surfaces.map((surface) => surface.start().then(() => ops?.health.connection(surface.name, "up"))),

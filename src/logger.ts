@@ -75,24 +75,50 @@ export function createLogger(
   destination?: pino.DestinationStream,
   format: LogFormat = "json",
 ): Logger {
+  return pino(options(level), format === "pretty" ? prettyStream(level, destination) : (destination ?? pino.destination(2)));
+}
+
+/**
+ * Console mode, where the log shares the terminal with the conversation: errors are logged to
+ * `destination` (stderr) as usual, and of the warnings only those an operator must act on (logged
+ * with `notice: true`: a rejected settings edit, a write tool that runs without asking…) reach
+ * the person, each as one line through `notice`.
+ */
+export function createConsoleLogger(notice: (line: string) => void, format: LogFormat, destination?: pino.DestinationStream): Logger {
+  const errors = format === "pretty" ? prettyStream("error", destination) : (destination ?? pino.destination(2));
+  const notices = {
+    write(line: string) {
+      const entry = JSON.parse(line) as { level?: number; notice?: unknown; msg?: unknown };
+      if (entry.notice === true && (entry.level ?? 0) < ERROR_LEVEL) notice(String(entry.msg));
+    },
+  };
   return pino(
-    {
-      level,
-      formatters: { log: (object) => redacted(object, 1) },
-      // A library's error message can quote the token it was given.
-      serializers: { err: maskedError },
-      hooks: {
-        logMethod(args, method) {
-          for (let index = 0; index < args.length; index++) {
-            const arg = args[index];
-            if (typeof arg === "string" && HAS_TOKEN.test(arg)) args[index] = maskSecrets(arg);
-          }
-          method.apply(this, args);
-        },
+    options("warn"),
+    pino.multistream([
+      { level: "error", stream: errors },
+      { level: "warn", stream: notices },
+    ]),
+  );
+}
+
+const ERROR_LEVEL = 50;
+
+function options(level: string): pino.LoggerOptions {
+  return {
+    level,
+    formatters: { log: (object) => redacted(object, 1) },
+    // A library's error message can quote the token it was given.
+    serializers: { err: maskedError },
+    hooks: {
+      logMethod(args, method) {
+        for (let index = 0; index < args.length; index++) {
+          const arg = args[index];
+          if (typeof arg === "string" && HAS_TOKEN.test(arg)) args[index] = maskSecrets(arg);
+        }
+        method.apply(this, args);
       },
     },
-    format === "pretty" ? prettyStream(level, destination) : (destination ?? pino.destination(2)),
-  );
+  };
 }
 
 /**

@@ -25,7 +25,7 @@ import { createRunStops } from "./run-stops.js";
 import { createFeedbackBook, type FeedbackBook } from "../memory/feedback.js";
 import type { WorkQueue } from "./work-queue.js";
 import { createWriteLedger } from "./write-ledger.js";
-import { warnAboutAllowedWrites } from "../agent/allowed-writes.js";
+import { warnAboutAllowedWrites } from "../agent/policy-warnings.js";
 import { meteredModel } from "../agent/metered-model.js";
 import { approvalKeySource } from "../agent/approval-key.js";
 import { createApprovalStore, type ClaimRecord, type StoredRun } from "../agent/approval-store.js";

@@ -24,6 +24,7 @@ import {
   echoText,
   expiredText,
   helpText,
+  noticeText,
   osUserName,
   progressLine,
   startOverText,
@@ -51,6 +52,8 @@ export interface ConsoleAdapterOptions {
 }
 
 export interface ConsoleSurface extends ChatSurface {
+  /** A line the operator must see (a rejected settings edit, a policy warning), shown after the banner. */
+  notice(text: string): void;
   /** Resolves when the person is done: /quit, end of input (Ctrl-D), Ctrl-C, or the app stopping. */
   readonly closed: Promise<void>;
 }
@@ -91,6 +94,8 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
   let waiting: { readonly runId: string; readonly expired: AbortController; readonly denied: AbortController } | undefined;
   /** The run in progress (from its first event) and whether Ctrl-C already asked it to stop. */
   let running: { readonly runId: string; stopping: boolean } | undefined;
+  /** Notices that came before the banner was shown; undefined once it was. */
+  let early: string[] | undefined = [];
   let endSession!: () => void;
   const closed = new Promise<void>((resolve) => (endSession = resolve));
 
@@ -177,6 +182,8 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
 
   async function session(): Promise<void> {
     out.line(bannerText(options.model, out.width()));
+    for (const text of early ?? []) out.line(noticeText(text));
+    early = undefined;
     const turns = await service.earlierTurns(CONSOLE_CONVERSATION_KEY);
     if (turns > 0) out.line(continuingText(turns));
     for (const pending of await service.waitingApprovals(CONSOLE_CONVERSATION_KEY)) {
@@ -238,6 +245,13 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     // The console's approvals are asked at its prompt, never posted.
     refs: { keyPrefix: "console:approval", schema: z.never() },
     closed,
+    notice(text) {
+      if (early) return void early.push(text);
+      // At the prompt the notice takes the prompt's line, and the prompt comes back under it.
+      if (idle) out.write(out.isTerminal ? "\r\u001b[2K" : "\n");
+      out.line(noticeText(text));
+      if (idle) prompt(PROMPT);
+    },
     post: print,
     whisper: print,
     directMessage: (_person, text) => print(here, text),

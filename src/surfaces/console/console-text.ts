@@ -69,6 +69,11 @@ export function echoText(line: string): string {
   return `${shorten(rows[0] ?? "", ECHO_CHARS)} … (${more})`;
 }
 
+/** An operator's notice, marked apart from the conversation. */
+export function noticeText(text: string): string {
+  return `! ${clean(text)}`;
+}
+
 export function continuingText(turns: number): string {
   return `Continuing your conversation (${turns} earlier ${turns === 1 ? "turn" : "turns"}); /new starts a fresh one.`;
 }
