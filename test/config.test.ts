@@ -106,7 +106,7 @@ describe("configuration from the environment", () => {
 describe("every numeric setting has a range", () => {
   const slackHttp = { SLACK_BOT_TOKEN: "xoxb-1", SLACK_SIGNING_SECRET: "s" };
   const slackPort = (config: Config) => (config.slack?.mode.kind === "http" ? config.slack.mode.port : undefined);
-  // [variable, min, max, where the value lands]: the README's configuration table lists the same ranges.
+  // [variable, min, max, where the value lands]: the configuration table in docs/operations.md lists the same ranges.
   const ranges: Array<[string, number, number, (config: Config) => number | undefined]> = [
     ["OPENAI_TIMEOUT_MS", 1_000, 600_000, (config) => config.model.timeoutMs],
     ["OPENAI_MAX_RETRIES", 0, 10, (config) => config.model.maxRetries],

@@ -12,8 +12,8 @@ const EXAMPLE = /an `mcp\.json` of\s+`(\{[^`]+\})`\s+stops the start with `([^`]
 
 describe("the bad mcp.json example in the docs", () => {
   it("is what the loader prints for that file", async () => {
-    const example = EXAMPLE.exec(await readFile("README.md", "utf8"));
-    expect(example, "README.md shows a bad mcp.json and the line it prints").not.toBeNull();
+    const example = EXAMPLE.exec(await readFile("docs/mcp.md", "utf8"));
+    expect(example, "docs/mcp.md shows a bad mcp.json and the line it prints").not.toBeNull();
     const [, file, shown] = example!;
     const folder = await temporaryFolder();
     try {
