@@ -66,7 +66,12 @@ export function benchmarksDoc(results: BenchResults): string {
   if (names.length === 0) lines.push("", "No figures are recorded yet.");
   for (const name of names) {
     const bench = results.benches[name]!;
-    lines.push("", `## ${name}`, "", `\`npm run bench ${name}\`, ${bench.recordedAt} UTC, node ${bench.node}, ${bench.cpus} × ${bench.cpuModel}.`);
+    lines.push(
+      "",
+      `## ${name}`,
+      "",
+      `\`npm run bench ${name}\`, ${bench.recordedAt} UTC, node ${bench.node}, ${bench.cpus} × ${bench.cpuModel}.`,
+    );
     if (bench.source) lines.push("", `(${bench.source})`);
     lines.push("", "```text", ...bench.output.map((line) => line.trimEnd()), "```");
   }
