@@ -4,7 +4,6 @@
 // `approve? [y/N]` before any write action: the console waits for its own runs, so it needs no
 // run display. Like a chat box: a paste is one message (paste-input.ts), Ctrl-C stops the
 // smallest thing going on (ctrl-c.ts), and an approval a stopped process left is asked again.
-import { createInterface, type Interface } from "node:readline";
 import { z } from "zod";
 import type { Logger } from "pino";
 import type { AgentService } from "../../runs/service.js";
@@ -34,7 +33,7 @@ import {
 import { ctrlC } from "./ctrl-c.js";
 import { DEMO_LOOP_QUESTION, type DemoLoopRunner } from "./demo-loop.js";
 import { createLineQueue } from "./line-queue.js";
-import { DISABLE_PASTE, ENABLE_PASTE, pasteInput, unfoldPaste } from "./paste-input.js";
+import { openConsoleInput, type ConsoleInput } from "./console-input.js";
 
 export interface ConsoleAdapterOptions {
   readonly service: AgentService;
@@ -81,9 +80,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
   const here: Spot = { origin };
   let core: SurfaceCore<unknown> | undefined;
   const lines = createLineQueue();
-  let reader: Interface | undefined;
-  let input: ReturnType<typeof pasteInput> | undefined;
-  let readerOpen = false;
+  let input: ConsoleInput | undefined;
   let idle = false;
   let stopped = false;
   /** Ctrl-C: the person left, rather than the process being stopped. */
@@ -110,9 +107,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
   /** On a terminal readline draws the prompt (and redraws it while editing); elsewhere it is plain text. */
   const prompt = (text: string) => {
     if (!out.isTerminal) return out.write(text);
-    if (!reader || !readerOpen) return;
-    reader.setPrompt(text);
-    reader.prompt(true);
+    input?.prompt(text);
   };
 
   /** An approval left by an earlier process may expire any moment: the core hands it here from the start. */
@@ -222,12 +217,32 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     if (!stopped || interrupted) out.line("Bye.");
   }
 
-  function closeReader(): void {
-    if (!readerOpen) return;
-    readerOpen = false;
-    if (out.isTerminal) out.write(DISABLE_PASTE);
-    reader?.close();
-    input?.detach();
+  /** Ctrl-C: the smallest thing going on stops (ctrl-c.ts). */
+  function onCtrlC(): void {
+    if (stopped || !input) return;
+    const action = ctrlC({
+      typed: input.typed(),
+      approving: waiting !== undefined,
+      stoppable: running !== undefined && !running.stopping && !idle,
+    });
+    if (action === "clear_line") return input.clearLine();
+    if (action === "deny") {
+      out.line("");
+      return waiting?.denied.abort();
+    }
+    if (action === "stop_run" && running) {
+      running.stopping = true;
+      out.line(RUN_STOP);
+      service
+        .stop({ runId: running.runId, stoppedBy: requester, surface: "console" })
+        .catch((error: unknown) => logger.warn({ err: error }, "could not stop the run"));
+      return;
+    }
+    stopped = interrupted = true;
+    out.line(idle || waiting ? "" : BUSY_STOP);
+    lines.close();
+    input?.close();
+    endSession();
   }
 
   const print = async (_at: Spot, text: string) => {
@@ -260,56 +275,22 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
 
     async start(flows) {
       core = flows;
-      const source = options.input ?? process.stdin;
-      // Only a terminal wraps pastes; elsewhere (pipes, files) every line is a line.
-      input = out.isTerminal ? pasteInput(source) : undefined;
-      reader = createInterface({ input: input ?? source, output: options.output ?? process.stdout });
-      readerOpen = true;
-      if (out.isTerminal) out.write(ENABLE_PASTE);
-      reader.on("line", (line) => {
-        out.leaveStatus();
-        lines.push(unfoldPaste(line));
-      });
-      reader.on("close", () => {
-        readerOpen = false;
-        lines.end();
-      });
-      // On a terminal Ctrl-C reaches readline, not the process.
-      reader.on("SIGINT", () => {
-        if (stopped || !reader) return;
-        const action = ctrlC({
-          typed: reader.line,
-          approving: waiting !== undefined,
-          stoppable: running !== undefined && !running.stopping && !idle,
-        });
-        if (action === "clear_line") {
-          reader.write(null, { ctrl: true, name: "e" });
-          reader.write(null, { ctrl: true, name: "u" });
-          return;
-        }
-        if (action === "deny") {
-          out.line("");
-          return waiting?.denied.abort();
-        }
-        if (action === "stop_run" && running) {
-          running.stopping = true;
-          out.line(RUN_STOP);
-          service
-            .stop({ runId: running.runId, stoppedBy: requester, surface: "console" })
-            .catch((error: unknown) => logger.warn({ err: error }, "could not stop the run"));
-          return;
-        }
-        stopped = interrupted = true;
-        out.line(idle || waiting ? "" : BUSY_STOP);
-        lines.close();
-        closeReader();
-        endSession();
+      input = openConsoleInput({
+        source: options.input ?? process.stdin,
+        output: options.output ?? process.stdout,
+        terminal: out.isTerminal,
+        onLine(line) {
+          out.leaveStatus();
+          lines.push(line);
+        },
+        onEnd: () => lines.end(),
+        onCtrlC,
       });
       void session()
         .catch((error: unknown) => logger.error({ err: error }, "the console session failed"))
         .finally(() => {
           sessionOver = true;
-          closeReader();
+          input?.close();
           endSession();
         });
     },
@@ -318,7 +299,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
       if (!stopped && !sessionOver) out.line(idle || waiting ? "\nStopping." : BUSY_STOP);
       stopped = true;
       lines.close();
-      closeReader();
+      input?.close();
       endSession();
     },
     close: async () => {},
