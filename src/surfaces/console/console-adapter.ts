@@ -225,10 +225,14 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
       approving: waiting !== undefined,
       stoppable: running !== undefined && !running.stopping && !idle,
     });
-    if (action === "clear_line") return input.clearLine();
+    if (action === "clear_line") {
+      input.clearLine();
+      return;
+    }
     if (action === "deny") {
       out.line("");
-      return waiting?.denied.abort();
+      waiting?.denied.abort();
+      return;
     }
     if (action === "stop_run" && running) {
       running.stopping = true;
