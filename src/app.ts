@@ -23,6 +23,7 @@ import { checkChatModel, loadConfig, type Config } from "./config.js";
 import { ConfigError, StoreUnavailableError, StoreUrlError } from "./errors.js";
 import { approversFrom } from "./governance/authority.js";
 import { createGovernance, loadSettings, type Governance } from "./governance/governance.js";
+import { warnAboutUnmatchedToolEntries } from "./governance/settings-tool-names.js";
 import { createConsoleLogger, createLogger, logFormatFrom, type LogFormat } from "./logger.js";
 import { prepareMcp, serverLines } from "./tools/mcp/mcp-startup.js";
 import { openStore, parseStoreUrl } from "./memory/keyv-store.js";
@@ -289,6 +290,11 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
   }
   const offered = new Set(surfaces.flatMap((surface) => service.toolList(surface.name).tools.map((tool) => tool.name)));
   warnAboutUnmatchedRules([...offered], config.toolPolicy, logger);
+  const { source } = governance;
+  warnAboutUnmatchedToolEntries(source.current(), [...offered], source.path, logger);
+  source.onReload((check) => {
+    if (check.kind === "ok") warnAboutUnmatchedToolEntries(check.settings, [...offered], source.path, logger);
+  });
   const running = service;
   const started = await Promise.allSettled(
     surfaces.map((surface) => surface.start().then(() => ops?.health.connection(surface.name, "up"))),

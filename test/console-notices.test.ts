@@ -43,6 +43,20 @@ describe("operator notices in the console", () => {
     expect(shown()).not.toContain("rule current_time=approve");
   });
 
+  it("a channel's tools entry in the settings file that matches no tool, at start and after an edit", async () => {
+    const path = join(folder.path, "bot.settings.json");
+    await writeFile(path, JSON.stringify({ channels: { default: { tools: { deny: ["calculater", "current_*"] } } } }));
+    const shown = await consoleApp({ BOT_SETTINGS: path });
+    const line = `! the settings file's channels.default.tools.deny: "calculater" matches no tool; /tools lists the tools' names`;
+    await until(() => shown().includes(line), "the notice at start");
+    expect(shown()).not.toContain('"current_*" matches no tool');
+    await writeFile(path, JSON.stringify({ channels: { C1: { tools: { allow: ["calculator", "clock"] } } } }));
+    await until(
+      () => shown().includes(`! the settings file's channels.C1.tools.allow: "clock" matches no tool`),
+      "the notice after the edit",
+    );
+  });
+
   it("a settings edit that was rejected: the previous settings stay, and the console says why", async () => {
     const path = join(folder.path, "bot.settings.json");
     await writeFile(path, JSON.stringify({ channels: { default: { maxSteps: 4 } } }));
