@@ -175,10 +175,8 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     }
   }
 
-  async function session(): Promise<void> {
-    out.line(bannerText(options.model, out.width()));
-    for (const text of early ?? []) out.line(noticeText(text));
-    early = undefined;
+  /** What the last session left: how many turns the conversation holds, and approvals still undecided. */
+  async function resumeConversation(): Promise<void> {
     const turns = await service.earlierTurns(CONSOLE_CONVERSATION_KEY);
     if (turns > 0) out.line(continuingText(turns));
     for (const pending of await service.waitingApprovals(CONSOLE_CONVERSATION_KEY)) {
@@ -188,6 +186,16 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
       if (outcome) await show(outcome);
       out.line("");
     }
+  }
+
+  async function session(): Promise<void> {
+    out.line(bannerText(options.model, out.width()));
+    for (const text of early ?? []) out.line(noticeText(text));
+    early = undefined;
+    await resumeConversation().catch((error: unknown) => {
+      logger.warn({ err: error }, "could not pick up the last session's conversation or approvals");
+      out.line(`Could not pick up where the last session left off (${error instanceof Error ? error.message : String(error)}).`);
+    });
     while (!stopped) {
       idle = true;
       prompt(PROMPT);
