@@ -136,6 +136,16 @@ describe("the console across a restart", () => {
     await second.waitFor("A fresh conversation: the 1 earlier turn is left behind.");
   });
 
+  it("a store that fails while picking up the last session is one line, and the session goes on", async () => {
+    const term = await open({
+      model: answering(),
+      serviceOverrides: { waitingApprovals: () => Promise.reject(new Error("SQLITE_BUSY: database is locked")) },
+    });
+    await term.waitFor(/Could not pick up where the last session left off \(SQLITE_BUSY: database is\s+locked\)\./);
+    term.type("still there?");
+    await term.waitFor("Noted.");
+  });
+
   it("/forget forgets the earlier turns too", async () => {
     const model = answering();
     const term = await open({ model });

@@ -4,6 +4,7 @@ import { PassThrough } from "node:stream";
 import { join } from "node:path";
 import { createAgentService, type RunningAgentService } from "../../src/runs/agent-service.js";
 import type { Model, Tool } from "../../src/agent/types.js";
+import type { AgentService } from "../../src/runs/service.js";
 import { createConsoleSurface, type ConsoleSurface } from "../../src/surfaces/console/console-adapter.js";
 import { attach, type AttachedSurface } from "../../src/surfaces/core/attach.js";
 import { createGovernance } from "../../src/governance/governance.js";
@@ -51,6 +52,8 @@ export interface ConsoleHarnessOptions {
   readonly terminal?: boolean;
   /** The settings file's content (access, admins…). */
   readonly settings?: Settings;
+  /** Parts of the service the console sees, replaced (to make them fail). */
+  readonly serviceOverrides?: Partial<AgentService>;
 }
 
 function find(text: string, expected: string | RegExp, from: number): number | undefined {
@@ -89,7 +92,7 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
   let written = "";
   output.on("data", (chunk: Buffer) => (written += chunk.toString("utf8")));
   const surface: ConsoleSurface = createConsoleSurface({
-    service,
+    service: options.serviceOverrides ? { ...service, ...options.serviceOverrides } : service,
     runDemoLoop: createDemoLoopRunner({ guards: config.guards, modelName: config.model.name, logger: silentLogger }),
     model: options.description ?? { kind: "demo" },
     logger: silentLogger,
