@@ -31,6 +31,7 @@ import { claimStoreOwnership, type OwnerClaim } from "./memory/store-lease.js";
 import type { KeyValueStore } from "./memory/types.js";
 import type { Metrics } from "./ops/metrics.js";
 import { describeStartError, isChatSurface, startFailureLine } from "./start-errors.js";
+import { priceTable } from "./cost/prices.js";
 import { createProcessSchedules } from "./runs/schedules/process-schedules.js";
 import type { SlotMetrics } from "./runs/schedules/ports.js";
 import type { Schedules } from "./runs/schedules/scheduler.js";
@@ -205,10 +206,10 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       service = ops.instrumentService(service);
       if (queue) ops.metrics.setQueueDepthSource(() => queue.depth());
     }
-    service = recording.withVotes(service);
+    service = recording.withRecords(service);
     if (model.kind === "demo" && !consoleMode)
       logger.warn("OPENAI_API_KEY=demo: answering with the offline demo model (arithmetic and time only)");
-    const core = { service, governance, store, logger };
+    const core = { service, governance, store, logger, schedules, prices: priceTable(config.prices) };
     // Loaded only when configured: console mode needs neither chat library.
     if (config.slack) {
       const { createSlackSurface } = await import("./surfaces/slack/slack-adapter.js");

@@ -15,12 +15,27 @@ describe("parseCommand", () => {
 
   it("knows the commands, in any case", () => {
     expect(parseCommand("/trace")).toEqual({ kind: "trace" });
-    expect(parseCommand("/MEMORY")).toEqual({ kind: "command", name: "memory" });
-    expect(parseCommand(" /forget ")).toEqual({ kind: "command", name: "forget" });
-    expect(parseCommand("/feedback")).toEqual({ kind: "command", name: "feedback" });
+    expect(parseCommand("/MEMORY")).toEqual({ kind: "command", name: "memory", text: "" });
+    expect(parseCommand(" /forget ")).toEqual({ kind: "command", name: "forget", text: "" });
+    expect(parseCommand("/feedback")).toEqual({ kind: "command", name: "feedback", text: "" });
     expect(parseCommand("/help")).toEqual({ kind: "help" });
     expect(parseCommand("/quit")).toEqual({ kind: "quit" });
     expect(parseCommand("/exit")).toEqual({ kind: "quit" });
+  });
+
+  it("hands the text after a command that takes some to it (the schedule commands), and refuses text after one that takes none", () => {
+    expect(parseCommand("/schedule every weekday at 9:00 Europe/Berlin: summarise the log")).toEqual({
+      kind: "command",
+      name: "schedule",
+      text: "every weekday at 9:00 Europe/Berlin: summarise the log",
+    });
+    expect(parseCommand("/Unschedule sch_ab12cd34")).toEqual({ kind: "command", name: "unschedule", text: "sch_ab12cd34" });
+    expect(parseCommand("/schedule")).toEqual({ kind: "command", name: "schedule", text: "" });
+    expect(parseCommand("/usage")).toEqual({ kind: "command", name: "usage", text: "" });
+    expect(parseCommand("/schedules mine")).toEqual({
+      kind: "bad_command",
+      message: "/schedules takes nothing after it. Type /help for the commands.",
+    });
   });
 
   it("/demo loop takes an optional question, kept as typed", () => {

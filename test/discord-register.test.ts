@@ -31,8 +31,25 @@ async function runCli(environment: Record<string, string>): Promise<{ code: numb
   }
 }
 
+/** /ask, then the core's command table in its order. */
+const ALL = [
+  "ask",
+  "memory",
+  "forget",
+  "tools",
+  "audit",
+  "settings",
+  "feedback",
+  "usage",
+  "schedule",
+  "schedules",
+  "unschedule",
+  "pause",
+  "resume",
+];
+
 describe("discord:register", () => {
-  it("PUTs /ask (with its required question), /memory, /forget and /tools to the guild", async () => {
+  it("PUTs /ask (with its required question) and the core's commands (/schedule with its options) to the guild", async () => {
     const result = await registerCommands({
       token: fake.token,
       applicationId: fake.applicationId,
@@ -42,21 +59,19 @@ describe("discord:register", () => {
     });
     expect(result).toEqual({
       scope: { kind: "guild", guildId: fake.guild.id },
-      commands: ["ask", "memory", "forget", "tools", "audit", "settings", "feedback"],
+      commands: ALL,
     });
 
     const put = fake.callsTo("PUT", new RegExp(`^/applications/${fake.applicationId}/guilds/${fake.guild.id}/commands$`)).at(-1)!;
-    expect(put.body.map((command: { name: string }) => command.name)).toEqual([
-      "ask",
-      "memory",
-      "forget",
-      "tools",
-      "audit",
-      "settings",
-      "feedback",
-    ]);
+    expect(put.body.map((command: { name: string }) => command.name)).toEqual(ALL);
     const ask = put.body[0];
     expect(ask.options).toEqual([expect.objectContaining({ name: "question", type: 3, required: true })]);
+    const schedule = put.body.find((command: { name: string }) => command.name === "schedule");
+    expect(schedule.options).toEqual([
+      expect.objectContaining({ name: "when", type: 3, required: true, max_length: 400 }),
+      expect.objectContaining({ name: "task", type: 3, required: true, max_length: 4000 }),
+    ]);
+    for (const command of put.body) for (const option of command.options ?? []) expect(option.description.length).toBeLessThanOrEqual(100);
     for (const command of put.body) expect(command.description.length).toBeLessThanOrEqual(100);
   });
 
@@ -65,9 +80,9 @@ describe("discord:register", () => {
     expect(code).toBe(0);
     expect(err).toEqual([]);
     expect(out).toEqual([
-      "Registered /ask, /memory, /forget, /tools, /audit, /settings, /feedback globally; Discord can take up to an hour to show them everywhere.",
+      `Registered ${ALL.map((name) => `/${name}`).join(", ")} globally; Discord can take up to an hour to show them everywhere.`,
     ]);
-    expect(fake.commands.get(`global:${fake.applicationId}`)).toHaveLength(7);
+    expect(fake.commands.get(`global:${fake.applicationId}`)).toHaveLength(ALL.length);
   });
 
   it("says it registered in the server when DISCORD_GUILD_ID is set", async () => {
@@ -76,7 +91,7 @@ describe("discord:register", () => {
     expect(out).toEqual([
       describeRegistration({
         scope: { kind: "guild", guildId: fake.guild.id },
-        commands: ["ask", "memory", "forget", "tools", "audit", "settings", "feedback"],
+        commands: ALL,
       }),
     ]);
   });

@@ -44,6 +44,21 @@ describe("startApp", () => {
     expect(shown).toMatch(/Bye\.\n$/);
   });
 
+  it("wires the schedule and usage commands into the console: SCHEDULE_DEFAULT_TZ applies, usage is for admins", async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let shown = "";
+    output.on("data", (chunk: Buffer) => (shown += chunk.toString("utf8")));
+    const result = await startApp({ STORE_URL: storeUrl(), SCHEDULE_DEFAULT_TZ: "Europe/Berlin" }, { input, output, username: "ada" });
+    if (result.kind !== "started") throw new Error(result.message);
+    app = result.app;
+    input.write("/schedule every day at 9:00: summarise the log\n");
+    await until(() => /Scheduled sch_[a-z0-9]{8}/.test(shown), "the schedule's reply");
+    expect(shown.match(/\d{4}-\d\d-\d\d 09:00 Europe\/Berlin \((Mon|Tue|Wed|Thu|Fri|Sat|Sun)\)/g)).toHaveLength(3);
+    input.write("/usage\n");
+    await until(() => shown.includes("Only the bot's admins can see usage and cost."), "the usage refusal");
+  });
+
   it("stop() ends a console session that is waiting for input", async () => {
     const result = await startApp({ STORE_URL: storeUrl() }, { input: new PassThrough(), output: new PassThrough() });
     if (result.kind !== "started") throw new Error(result.message);

@@ -50,7 +50,7 @@ describe("/tools", () => {
   });
 
   it("is a console command and a Slack command", () => {
-    expect(parseCommand("/tools")).toEqual({ kind: "command", name: "tools" });
+    expect(parseCommand("/tools")).toEqual({ kind: "command", name: "tools", text: "" });
     expect(parseCommand("/tools all")).toMatchObject({ kind: "bad_command" });
     const body = {
       team_id: "T1",

@@ -159,6 +159,18 @@ describe("a run record", () => {
     expect(record).toMatchObject({ outcome: "stopped", stop: { guard: "stopped" } });
   });
 
+  it("goes with `forget`: the conversation's records are deleted with its facts, other conversations' stay", async () => {
+    const harness = await recorded(new ScriptedModel([say("one"), say("two"), say("three")]));
+    const first = await ask(harness, "first", "console:forgotten");
+    await ask(harness, "second", "console:forgotten");
+    const kept = await ask(harness, "third", "console:kept");
+    await harness.recording.recorder.flushed();
+    expect((await harness.service.forget("console:forgotten")).facts).toBe(0);
+    expect((await harness.recording.records.load(first.runId)).kind).toBe("missing");
+    const page = await harness.recording.records.list({ limit: 10 });
+    expect(page.runs.map((run) => run.runId)).toEqual([kept.runId]);
+  });
+
   it("keeps a paused run, then the same record with the decision and the rest of the run", async () => {
     const note = noteTool();
     const model = new ScriptedModel([{ ...call("post_note", { text: "hi" }), usage: usage(50, 5) }, say("Posted.", usage(60, 3))]);

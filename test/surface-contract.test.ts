@@ -30,11 +30,18 @@ const ANSWERS: Readonly<Record<string, RegExp>> = {
   audit: /audit/,
   settings: /model: /,
   feedback: /Feedback so far: 👍 0 · 👎 0/,
+  usage: /Usage \(UTC\), today \d{4}-\d\d-\d\d and this month:\n• This channel today: 0 tokens/,
+  schedule: /Usage: `schedule .*when.*: .*what.*`/,
+  schedules: /You have no schedules\.|There are no schedules\./,
+  unschedule: /`unschedule` expects a schedule id like sch_ab12cd34/,
+  pause: /`pause` expects a schedule id like sch_ab12cd34/,
+  resume: /`resume` expects a schedule id like sch_ab12cd34/,
 };
 /** Who may run each command, for the check that anyone else is refused. */
 const GUARDED: Readonly<Record<string, { readonly by: Who; readonly refusal: RegExp }>> = {
   audit: { by: "admin", refusal: /Only the bot's admins can see the audit log/ },
   feedback: { by: "approver", refusal: /Only approvers and admins can see the feedback/ },
+  usage: { by: "admin", refusal: /Only the bot's admins can see usage and cost/ },
 };
 
 describe.each([slackDriver, discordDriver, consoleDriver])("the $name surface", (driver) => {

@@ -313,10 +313,13 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
 
   /**
    * Queues the resume of a decision this call claimed. A surface with a presenter shows the rest
-   * of the run from whichever process runs it; otherwise (the console) the caller waits for it here.
+   * of the run from whichever process runs it; otherwise, and for a person's own run on a surface
+   * whose caller waits for its runs (the console's prompt), the caller waits for it here.
    */
   function resumeQueued(run: StoredRun, sink: EventSink, reply?: ReplyHandle): Promise<Resumed> {
-    return runner.resume(run, presenters.has(run.state.origin.surface) ? undefined : sink, reply);
+    const { origin } = run.state;
+    const waited = surfaces.get(origin.surface)?.waitsForOwnRuns === true && origin.schedule === undefined;
+    return runner.resume(run, presenters.has(origin.surface) && !waited ? undefined : sink, reply);
   }
 
   const service: RunningAgentService = {

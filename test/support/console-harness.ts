@@ -16,6 +16,8 @@ import { loadConfig } from "../../src/config.js";
 import { silentLogger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
+import type { TimerClock } from "../../src/runs/schedules/local-slot-timer.js";
+import { harnessSchedules, startFiring, type HarnessSchedules } from "./harness-schedules.js";
 import { temporaryFolder, until } from "./memory-test-kit.js";
 
 /** The console under the core; `stop` ends the session as the app's shutdown does. */
@@ -28,6 +30,8 @@ export interface ConsoleHarness {
   readonly adapter: ConsoleAdapter;
   readonly service: RunningAgentService;
   readonly store: KeyValueStore;
+  /** With `schedules` in the options: this process's schedules. */
+  readonly schedules: HarnessSchedules | undefined;
   /** Everything written so far. */
   text(): string;
   /** Where the output ends now; pass it to waitFor to look only at what comes after. */
@@ -54,6 +58,8 @@ export interface ConsoleHarnessOptions {
   readonly settings?: Settings;
   /** Parts of the service the console sees, replaced (to make them fail). */
   readonly serviceOverrides?: Partial<AgentService>;
+  /** Schedules as app.ts wires them; `clock` is what only they read (a test moves it to fire slots). */
+  readonly schedules?: { readonly clock?: TimerClock };
 }
 
 function find(text: string, expected: string | RegExp, from: number): number | undefined {
@@ -77,12 +83,22 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
     model: config.model.name,
     maxSteps: config.guards.maxSteps,
   });
+  const scheduling = options.schedules
+    ? harnessSchedules({
+        config,
+        store,
+        logger: silentLogger,
+        governance,
+        ...(options.schedules.clock ? { clock: options.schedules.clock } : {}),
+      })
+    : undefined;
   const service = createAgentService({
     config,
     model: options.model,
     store,
     logger: silentLogger,
     clock: options.clock,
+    ...(scheduling ? { observers: [scheduling.schedules.observer], tools: [scheduling.schedules.tool] } : {}),
     runPolicy: governance.runPolicy,
     authority: governance.authority,
   });
@@ -101,15 +117,23 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
     username: "ada",
     ...(options.tools ? { tools: options.tools } : {}),
   });
-  const attached: AttachedSurface = attach(surface, { service, governance, store, logger: silentLogger });
+  const attached: AttachedSurface = attach(surface, {
+    service,
+    governance,
+    store,
+    logger: silentLogger,
+    ...(scheduling ? { schedules: scheduling.schedules } : {}),
+  });
   await attached.start();
   const adapter: ConsoleAdapter = { closed: surface.closed, stop: () => attached.stopIntake(1_000) };
   await service.start();
+  if (scheduling) await startFiring(scheduling.schedules, service);
 
   return {
     adapter,
     service,
     store,
+    schedules: scheduling,
     text: () => written,
     mark: () => written.length,
     type: (line) => void input.write(`${line}\n`),
@@ -121,6 +145,7 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
     },
     async close() {
       await adapter.stop();
+      await scheduling?.schedules.close();
       await service.close(1_000);
       await attached.close();
       await store.close();

@@ -24,6 +24,8 @@ import { nextSnowflake, type FakeUser } from "./fake-discord-payloads.js";
 import { createGovernance } from "../../src/governance/governance.js";
 import type { Settings } from "../../src/governance/settings-schema.js";
 import { fixedSettings } from "../../src/governance/settings-source.js";
+import type { TimerClock } from "../../src/runs/schedules/local-slot-timer.js";
+import { harnessSchedules, startFiring, type HarnessSchedules } from "./harness-schedules.js";
 
 export interface HarnessOptions {
   readonly script: readonly ScriptStep[];
@@ -46,6 +48,8 @@ export interface HarnessOptions {
   }) => Settings;
   /** Puts a fault between the service and its (in-process) work queue. */
   readonly wrapQueue?: (queue: WorkQueue) => WorkQueue;
+  /** Schedules as app.ts wires them; `clock` is what only they read (a test moves it to fire slots). */
+  readonly schedules?: { readonly clock?: TimerClock };
 }
 
 export interface DiscordHarness {
@@ -54,6 +58,8 @@ export interface DiscordHarness {
   readonly store: KeyValueStore;
   readonly service: RunningAgentService;
   readonly model: ScriptedModel;
+  /** With `schedules` in the options: this process's schedules. */
+  readonly schedules: HarnessSchedules | undefined;
   /** The surface under the core; `stop` stops taking events (the runner and then the client close in restart and close). */
   readonly adapter: { stop(): Promise<void>; readonly core: SurfaceCore<DiscordClicked> };
   /** The adapter's log lines (info and up), parsed. */
@@ -107,11 +113,21 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
       maxSteps: config.guards.maxSteps,
       approvers: approversFrom(config),
     });
+    const scheduling = options.schedules
+      ? harnessSchedules({
+          config,
+          store,
+          logger: silentLogger,
+          governance,
+          ...(options.schedules.clock ? { clock: options.schedules.clock } : {}),
+        })
+      : undefined;
     const service = createAgentService({
       config,
       model: options.gate ? gated(model, options.gate) : model,
       store,
       logger: silentLogger,
+      ...(scheduling ? { observers: [scheduling.schedules.observer], tools: [scheduling.schedules.tool] } : {}),
       ...(options.clock ? { clock: options.clock } : {}),
       runPolicy: governance.runPolicy,
       authority: governance.authority,
@@ -137,16 +153,19 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
       store,
       logger,
       ...(options.clock ? { clock: options.clock } : {}),
+      ...(scheduling ? { schedules: scheduling.schedules } : {}),
     });
     await attached.start();
     await service.start();
+    if (scheduling) await startFiring(scheduling.schedules, service);
     const adapter = { stop: () => attached.stopIntake(options.stopGraceMs ?? 6_000), core: core! };
-    return { model, store, service, adapter, attached, governance };
+    return { model, store, service, adapter, attached, governance, scheduling };
   };
   let running = await boot(options.script);
   // In the app's order: no new events, the runs reach their checkpoint and post, then the client and the store close.
   const shutdown = async () => {
     await running.adapter.stop();
+    await running.scheduling?.schedules.close();
     // Short: a test's run that never ends must not hold the next step up.
     await running.service.close(1_000);
     await running.attached.close();
@@ -165,6 +184,9 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
     },
     get model() {
       return running.model;
+    },
+    get schedules() {
+      return running.scheduling;
     },
     get adapter() {
       return running.adapter;

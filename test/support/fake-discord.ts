@@ -141,6 +141,11 @@ export class FakeDiscord {
     this.members.set(user.id, { user, roles });
   }
 
+  /** `user` left the guild: GET member answers Unknown Member. */
+  removeMember(user: FakeUser): void {
+    this.members.delete(user.id);
+  }
+
   /** A channel of another server the bot can see (post_message must refuse it). */
   foreignChannel(): FakeChannel {
     return this.addChannel({ id: nextSnowflake(), name: "elsewhere", type: ChannelType.GuildText, guildId: nextSnowflake() });

@@ -25,6 +25,8 @@ import { SIGNING_SECRET } from "./fake-slack-requests.js";
 import { createGovernance } from "../../src/governance/governance.js";
 import type { Settings } from "../../src/governance/settings-schema.js";
 import { fixedSettings } from "../../src/governance/settings-source.js";
+import type { TimerClock } from "../../src/runs/schedules/local-slot-timer.js";
+import { harnessSchedules, startFiring, type HarnessSchedules } from "./harness-schedules.js";
 
 /** The Slack surface under the core, as the app runs it; `stop` stops taking events (the runner and the client close later). */
 export interface SlackAdapter {
@@ -41,6 +43,8 @@ export interface SlackHarness {
   readonly config: Config;
   readonly adapter: SlackAdapter;
   readonly service: RunningAgentService;
+  /** With `schedules` in the options: this process's schedules. */
+  readonly schedules: HarnessSchedules | undefined;
   /** Every log line, parsed. */
   readonly logs: Array<Record<string, unknown>>;
   /** HTTP mode: where Slack posts events and clicks. */
@@ -63,6 +67,8 @@ export interface HarnessOptions {
   readonly settings?: Settings;
   /** Puts a fault between the service and its (in-process) work queue. */
   readonly wrapQueue?: (queue: WorkQueue) => WorkQueue;
+  /** Schedules as app.ts wires them; `clock` is what only they read (a test moves it to fire slots). */
+  readonly schedules?: { readonly clock?: TimerClock };
 }
 
 function captureLogs(lines: Array<Record<string, unknown>>): Logger {
@@ -102,6 +108,9 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
       approvers: approversFrom(config),
       ...(options.clock ? { clock: options.clock } : {}),
     });
+    const scheduling = options.schedules
+      ? harnessSchedules({ config, store, logger, governance, ...(options.schedules.clock ? { clock: options.schedules.clock } : {}) })
+      : undefined;
     const service = createAgentService({
       config,
       model,
@@ -110,6 +119,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
       clock: options.clock,
       runPolicy: governance.runPolicy,
       authority: governance.authority,
+      ...(scheduling ? { observers: [scheduling.schedules.observer], tools: [scheduling.schedules.tool] } : {}),
       ...(options.wrapQueue ? { queue: options.wrapQueue(createLocalWorkQueue(logger)) } : {}),
     });
     const surface = createSlackSurface({
@@ -128,9 +138,17 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
         },
       },
     });
-    const attached = attach(watched, { service, governance, store, logger, ...(options.clock ? { clock: options.clock } : {}) });
+    const attached = attach(watched, {
+      service,
+      governance,
+      store,
+      logger,
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(scheduling ? { schedules: scheduling.schedules } : {}),
+    });
     await attached.start();
     await service.start();
+    if (scheduling) await startFiring(scheduling.schedules, service);
     const adapter: SlackAdapter = {
       surface,
       get port() {
@@ -139,7 +157,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
       core: core!,
       stop: () => attached.stopIntake(options.drainTimeoutMs ?? 8_000),
     };
-    return { service, adapter, attached, governance };
+    return { service, adapter, attached, governance, scheduling };
   };
   let current = await boot();
   if (mode === "socket") await fake.waitForSocket();
@@ -155,6 +173,9 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
     get service() {
       return current.service;
     },
+    get schedules() {
+      return current.scheduling;
+    },
     get baseUrl() {
       return `http://127.0.0.1:${current.adapter.port}`;
     },
@@ -164,6 +185,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
     async restart(next) {
       if (next) model = next;
       await current.adapter.stop();
+      await current.scheduling?.schedules.close();
       await current.service.close();
       await current.attached.close();
       await current.governance.close();
@@ -171,6 +193,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
     },
     async close() {
       await current.adapter.stop();
+      await current.scheduling?.schedules.close();
       await current.service.close();
       await current.attached.close();
       await current.governance.close();

@@ -63,6 +63,10 @@ export interface FakeUser {
   readonly is_restricted?: boolean;
   readonly is_ultra_restricted?: boolean;
   readonly is_stranger?: boolean;
+  /** The person's timezone (IANA), as their profile says. */
+  readonly tz?: string;
+  /** Deactivated: the person left the workspace. */
+  readonly deleted?: boolean;
 }
 
 export interface FakeSlack extends Omit<SocketEndpoint, "close"> {

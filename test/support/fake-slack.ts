@@ -229,6 +229,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           is_private: kind !== "public",
           is_im: kind === "im",
           is_mpim: kind === "mpim",
+          // Slack says whether the bot is in a channel; not for DMs.
+          ...(kind === "public" || kind === "private" ? { is_member: !notMember.has(channel) } : {}),
         },
       };
     },

@@ -37,7 +37,7 @@ export async function startRecordedService(options: {
   const store = options.wrapStore ? options.wrapStore(real) : real;
   const logger = options.logger ?? silentLogger;
   const recording = createRunRecording({ config, store, logger });
-  const service = recording.withVotes(
+  const service = recording.withRecords(
     createAgentService({ config, model: options.model, store, logger, observers: [recording.recorder], clock: options.clock }),
   );
   service.attach("console", { tools: options.tools ?? [], ...(options.expired ? { expired: options.expired } : {}) });

@@ -108,6 +108,7 @@ export const slackDriver: SurfaceDriver = {
       model: model(options.script),
       env: { SLACK_APPROVERS: SLACK_PEOPLE.approver },
       settings: settingsFor("slack", SLACK_PEOPLE, options.blocked),
+      schedules: {},
     });
     const threads: string[] = [];
     let ts = 1_700_100_000;
@@ -168,6 +169,7 @@ export const discordDriver: SurfaceDriver = {
     const h = await startDiscordHarness({
       script: options.script,
       ...(options.stuck ? { gate: never } : {}),
+      schedules: {},
       settings: ({ alice, bob, carol, dave }) => {
         users = { alice, bob, approver: carol, admin: dave };
         return settingsFor("discord", { alice: alice.id, bob: bob.id, approver: carol.id, admin: dave.id }, options.blocked);
@@ -246,6 +248,7 @@ export const consoleDriver: SurfaceDriver = {
       model: new ScriptedModel(options.script),
       tools: [post],
       settings: settingsFor("console", ids, options.blocked),
+      schedules: {},
     });
     const unsupported = (what: string) => () => Promise.reject(new Error(`the console has no ${what}`));
     return {

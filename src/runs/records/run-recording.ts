@@ -1,5 +1,6 @@
 // Run records for one process, put together: the record store over the shared store, the
-// recorder that watches every run, and the votes people give noted on the runs they are about.
+// recorder that watches every run, the votes people give noted on the runs they are about, and a
+// conversation's records deleted with its memory (`forget`).
 // app.ts builds it for every process that runs work (the console too).
 import type { Logger } from "pino";
 import type { TaskOrigin } from "../../agent/types.js";
@@ -7,13 +8,14 @@ import type { Config } from "../../config.js";
 import type { FeedbackBook } from "../../memory/feedback.js";
 import { createRunRecordStore, type RunRecordStore } from "../../memory/run-records/record-store.js";
 import type { KeyValueStore } from "../../memory/types.js";
+import type { Forgotten } from "../service.js";
 import { createRunRecorder, type RunRecorder } from "./run-recorder.js";
 
 export interface RunRecording {
   readonly records: RunRecordStore;
   readonly recorder: RunRecorder;
-  /** The service with every 👍 / 👎 also noted on the run's record. */
-  withVotes<S extends { readonly feedback: FeedbackBook }>(service: S): S;
+  /** The service with every 👍 / 👎 also noted on the run's record, and `forget` deleting the conversation's records too. */
+  withRecords<S extends { readonly feedback: FeedbackBook; forget(conversationKey: string): Promise<Forgotten> }>(service: S): S;
   /** Waits for the records still being written (bounded); call before the store closes. */
   close(timeoutMs?: number): Promise<void>;
 }
@@ -37,7 +39,7 @@ export function createRunRecording(deps: {
   return {
     records,
     recorder,
-    withVotes(service) {
+    withRecords(service) {
       const book = service.feedback;
       const feedback: FeedbackBook = {
         ...book,
@@ -47,9 +49,17 @@ export function createRunRecording(deps: {
           return recorded;
         },
       };
+      // The facts go first: what the answer counts. Then the records, whose failure fails the command (it is told to try again).
+      const forget = async (conversationKey: string) => {
+        const forgotten = await service.forget(conversationKey);
+        const deleted = await records.deleteConversation(conversationKey);
+        logger.info({ conversationKey, ...forgotten, records: deleted }, "forgot a conversation");
+        return forgotten;
+      };
       return new Proxy(service, {
         get(target, property, receiver) {
           if (property === "feedback") return feedback;
+          if (property === "forget") return forget;
           const value: unknown = Reflect.get(target, property, receiver);
           return typeof value === "function" ? value.bind(target) : value;
         },

@@ -1,9 +1,10 @@
 // Console mode: the bot in a terminal, on the same runner as Slack and Discord, as a surface
 // under the core (its commands are the core's). One session reads lines in order (a line typed
 // while a run works waits its turn), shows a progress line per tool call, the answer, and asks
-// `approve? [y/N]` before any write action: the console waits for its own runs, so it needs no
-// run display. Like a chat box: a paste is one message (paste-input.ts), Ctrl-C stops the
-// smallest thing going on (ctrl-c.ts), and an approval a stopped process left is asked again.
+// `approve? [y/N]` before any write action: the console waits for its own runs; only a run nobody
+// waits for here (a schedule's slot) shows through its display (console-display.ts). Like a chat
+// box: a paste is one message (paste-input.ts), Ctrl-C stops the smallest thing going on
+// (ctrl-c.ts), and an approval a stopped process left is asked again.
 import { z } from "zod";
 import type { Logger } from "pino";
 import type { AgentService } from "../../runs/service.js";
@@ -12,19 +13,19 @@ import type { EventSink, PendingApproval, RunOutcome, StepRecord, TaskOrigin, To
 import type { SurfaceCore } from "../core/inbound.js";
 import type { ChatSurface, Spot } from "../core/surface.js";
 import { isApproval, parseCommand, type ConsoleCommand } from "./console-commands.js";
+import { createConsoleDisplay } from "./console-display.js";
+import { consoleFormat, osUserName } from "./console-format.js";
 import { createConsoleOutput } from "./console-output.js";
 import {
   answerText,
   approvalRequest,
   bannerText,
-  consoleFormat,
   continuingText,
   decisionText,
   echoText,
   expiredText,
   helpText,
   noticeText,
-  osUserName,
   progressLine,
   startOverText,
   statusText,
@@ -34,6 +35,7 @@ import { ctrlC } from "./ctrl-c.js";
 import { DEMO_LOOP_QUESTION, type DemoLoopRunner } from "./demo-loop.js";
 import { createLineQueue } from "./line-queue.js";
 import { openConsoleInput, type ConsoleInput } from "./console-input.js";
+import { createSlotApprovals } from "./slot-approvals.js";
 
 export interface ConsoleAdapterOptions {
   readonly service: AgentService;
@@ -112,6 +114,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
 
   /** An approval left by an earlier process may expire any moment: the core hands it here from the start. */
   function expired(pending: PendingApproval, outcome: RunOutcome): void {
+    slotApprovals.drop(pending.runId);
     if (waiting?.runId === pending.runId) waiting.expired.abort();
     lastSteps = outcome.steps;
     out.line(`\n${expiredText(pending, outcome)}\n`);
@@ -142,6 +145,16 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     return undefined;
   }
 
+  // A slot's run shows the rest through the display once decided; a failure to decide is the log's.
+  const slotApprovals = createSlotApprovals(
+    (pending) =>
+      askApproval(pending).then(
+        () => void (idle && prompt(PROMPT)),
+        (error: unknown) => logger.error({ err: error, runId: pending.runId }, "could not decide a schedule's approval"),
+      ),
+    () => idle && !waiting && !stopped,
+  );
+
   /** Shows the outcome; a pause asks for approval and goes on with the run until it answers. */
   async function show(first: RunOutcome): Promise<void> {
     let outcome: RunOutcome | undefined = first;
@@ -165,7 +178,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
       case "trace":
         return out.line(lastSteps ? renderTrace(lastSteps, { maxChars: TRACE_CHARS }) : "No run yet.");
       case "command":
-        return core?.command({ at: here, name: command.name, text: "" });
+        return core?.command({ at: here, name: command.name, text: command.text });
       case "help":
         return out.line(helpText());
       case "new":
@@ -199,6 +212,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     while (!stopped) {
       idle = true;
       prompt(PROMPT);
+      slotApprovals.pump();
       const line = await lines.next();
       idle = false;
       if (line === undefined) {
@@ -284,6 +298,14 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     directMessage: (_person, text) => print(here, text),
     settleApproval: async () => {},
     expired,
+    waitsForOwnRuns: true,
+    display: createConsoleDisplay(
+      (text) => {
+        out.line(`\n${text}\n`);
+        if (idle && !waiting) prompt(PROMPT);
+      },
+      (pending) => slotApprovals.offer(pending),
+    ),
 
     async start(flows) {
       core = flows;

@@ -6,8 +6,8 @@ import { commandIn } from "../core/commands.js";
 export type ConsoleCommand =
   | { readonly kind: "ask"; readonly text: string }
   | { readonly kind: "empty" }
-  /** One of the core's commands (core/commands.ts): memory, forget, tools, settings, audit… */
-  | { readonly kind: "command"; readonly name: string }
+  /** One of the core's commands (core/commands.ts): memory, forget, tools, settings, audit…; `text` follows the name of one that takes it (`/schedule <when>: <what>`). */
+  | { readonly kind: "command"; readonly name: string; readonly text: string }
   | { readonly kind: "trace" }
   /** A fresh conversation: the earlier turns are no longer sent to the model. */
   | { readonly kind: "new" }
@@ -31,7 +31,9 @@ export function parseCommand(line: string): ConsoleCommand {
   if (!text.startsWith("/")) return { kind: "ask", text };
   const [name = "", ...rest] = text.split(/\s+/);
   const command = name.toLowerCase();
-  const known = OWN[command] ?? (commandIn(command.slice(1)) ? { kind: "command" as const, name: command.slice(1) } : undefined);
+  const core = commandIn(command.slice(1));
+  if (core?.command.takesText) return { kind: "command", name: core.command.name, text: rest.join(" ") };
+  const known = OWN[command] ?? (core ? { kind: "command" as const, name: core.command.name, text: "" } : undefined);
   if (known) {
     return rest.length === 0 ? known : { kind: "bad_command", message: `${command} takes nothing after it. Type /help for the commands.` };
   }

@@ -1,13 +1,11 @@
 // Everything the console prints, as pure functions of what happened. Text that came from a
 // model or a tool is untrusted: it is stripped of terminal control sequences before it is shown.
-import { userInfo } from "node:os";
 import { stripVTControlCharacters } from "node:util";
 import { observationForPeople } from "../../agent/observation-text.js";
 import { shorten } from "../../agent/trace.js";
 import type { AgentEvent, CallRecord, PendingApproval, RunOutcome } from "../../agent/types.js";
 import type { DecisionResult } from "../../runs/service.js";
 import { COMMANDS } from "../core/commands.js";
-import type { TextFormat } from "../core/surface.js";
 
 export type ModelDescription =
   | { readonly kind: "demo" /** OPENAI_BASE_URL was set without OPENAI_API_KEY, so it is not used. */; readonly unusedBaseUrl?: string }
@@ -37,25 +35,6 @@ const SHOWS_RESULT = new Set<CallRecord["outcome"]>(["ok", "error", "invalid_arg
 /** Terminal-safe text: escape sequences and control characters other than newline and tab are removed. */
 export function clean(text: string): string {
   return stripVTControlCharacters(text).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "");
-}
-
-/** Terminal-safe text; ids are shown as they are, links after their label. */
-export const consoleFormat: TextFormat = {
-  plain: clean,
-  person: clean,
-  role: clean,
-  code: clean,
-  block: clean,
-  link: (url, label) => `${label} ${clean(url)}`,
-  maxChars: 20_000,
-};
-
-export function osUserName(): string {
-  try {
-    return userInfo().username || "you";
-  } catch {
-    return "you";
-  }
 }
 
 const ECHO_CHARS = 200;

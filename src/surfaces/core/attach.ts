@@ -4,6 +4,7 @@
 // let it finish: stop taking events → let that work and the runs finish and post → close the
 // platform clients (the app closes the store last).
 import type { Surface } from "../../agent/types.js";
+import { priceTable, type PriceTable } from "../../cost/prices.js";
 import type { Governance } from "../../governance/governance.js";
 import type { Logger } from "../../logger.js";
 import type { KeyValueStore } from "../../memory/types.js";
@@ -17,6 +18,8 @@ import { createInFlight } from "./in-flight.js";
 import { answerCommand, takeMessage, takeQuestion, type AfterAck } from "./intake.js";
 import { tellPrivately } from "./private-note.js";
 import { createRunView } from "./run-view.js";
+import type { CoreSchedules } from "./schedule-commands.js";
+import { displayFor } from "./slot-thread.js";
 import type { ChatSurface } from "./surface.js";
 import { REFUSED_IN_PUBLIC } from "./texts.js";
 
@@ -26,6 +29,10 @@ export interface CoreDeps {
   readonly store: KeyValueStore;
   readonly logger: Logger;
   readonly clock?: () => number;
+  /** The schedule commands and the slots' owners (src/runs/schedules); without it the commands say schedules are off. */
+  readonly schedules?: CoreSchedules;
+  /** What `usage` prices tokens at; default: the built-in prices. */
+  readonly prices?: PriceTable;
 }
 
 /** A surface under the core, as the app starts and stops it. */
@@ -52,6 +59,8 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
     clock: deps.clock ?? Date.now,
     refs: createApprovalRefs({ store: deps.store, logger, now: deps.clock ?? Date.now, ...surface.refs }),
     accepting: () => accepting,
+    ...(deps.schedules ? { schedules: deps.schedules } : {}),
+    prices: deps.prices ?? priceTable(),
     tell: (at, text, publicFallback) => tellPrivately(surface, logger, at, text, publicFallback),
   };
   const deciders = () => deps.governance.authority.deciders(surface.name);
@@ -61,15 +70,19 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
     tools: surface.tools,
     ...(surface.loadContext ? { loadContext: surface.loadContext } : {}),
     upgrade: surface.upgrade,
+    ...(surface.waitsForOwnRuns ? { waitsForOwnRuns: true } : {}),
     ...(display
       ? {
           present(origin, question, reply) {
-            const view = createRunView(display.call(surface, { origin, question, ...(reply ? { reply } : {}) }), {
-              logger,
-              refs: ctx.refs,
-              deciders: deciders(),
-              question,
-            });
+            const view = createRunView(
+              displayFor({ store: deps.store, logger, surface }, { origin, question, ...(reply ? { reply } : {}) }),
+              {
+                logger,
+                refs: ctx.refs,
+                deciders: deciders(),
+                question,
+              },
+            );
             view.begin();
             return view;
           },
@@ -83,6 +96,15 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
       surface.expired
         ? surface.expired(pending, outcome)
         : inFlight.track("showing an expired approval", showExpiry(ctx, pending, outcome)),
+  });
+
+  deps.schedules?.attachSurface(surface.name, {
+    ...(surface.timeZoneOf ? { timeZoneOf: (person, origin) => surface.timeZoneOf!(person, origin) } : {}),
+    ...(surface.presenceOf ? { presence: (schedule) => surface.presenceOf!(schedule.owner, schedule.origin) } : {}),
+    async notifyOwner(schedule, text) {
+      if (!(await surface.directMessage(schedule.owner, surface.format.plain(text))))
+        logger.warn({ scheduleId: schedule.id, owner: schedule.owner.id }, "could not tell a schedule's owner privately");
+    },
   });
 
   /** Work after the ack, tracked for shutdown. */

@@ -2,6 +2,7 @@
 // Discord registers them as slash commands, the console takes them after a "/". Every command
 // goes through governance: the asker must be allowed in the conversation (a blocked person
 // gets the refusal), then the authority must allow the command's action.
+import { usageCommandText } from "../../cost/usage-text.js";
 import type { Action } from "../../governance/authority.js";
 import { auditRefusalText } from "../../governance/command-text.js";
 import { actorAt, type CoreContext } from "./core-context.js";
@@ -12,11 +13,13 @@ import {
   forgetText,
   memoryText,
   ONLY_ADMINS_FORGET,
+  ONLY_ADMINS_USAGE,
   ONLY_APPROVERS_FEEDBACK,
   PRIVATE_ELSEWHERE,
   REFUSED_IN_PUBLIC,
   STORAGE_TROUBLE,
 } from "./texts.js";
+import { SCHEDULE_COMMANDS } from "./schedule-commands.js";
 import { toolListText } from "./tool-list-text.js";
 
 export interface CommandRequest {
@@ -26,6 +29,14 @@ export interface CommandRequest {
   /** What followed the command's name, or its options on Discord. */
   readonly text: string;
   readonly options: Readonly<Record<string, string>>;
+}
+
+/** A text option of the command where the platform asks for them one by one (Discord's slash commands). */
+export interface CommandOption {
+  readonly name: string;
+  /** At most 100 characters. */
+  readonly description: string;
+  readonly maxLength: number;
 }
 
 export interface Command {
@@ -38,6 +49,8 @@ export interface Command {
   readonly private?: boolean;
   /** True when text may follow the name (`schedule <when>: <what>`); otherwise such text makes a question. */
   readonly takesText?: boolean;
+  /** Its options on Discord, all required; the answer finds them in `options`. */
+  readonly options?: readonly CommandOption[];
   answer(request: CommandRequest): Promise<string>;
 }
 
@@ -87,6 +100,18 @@ export const COMMANDS: readonly Command[] = [
       return feedbackText(totals, entries, ctx.surface.format);
     },
   },
+  {
+    name: "usage",
+    summary: "Admins: today's and this month's tokens and cost, here and in the workspace",
+    guard: { action: "usage", refusal: ONLY_ADMINS_USAGE },
+    private: true,
+    answer: async ({ ctx, at }) => {
+      const { surface, scope } = at.origin;
+      const where = { surface, channel: scope?.channel ?? surface, ...(scope?.workspace ? { workspace: scope.workspace } : {}) };
+      return ctx.surface.format.plain(await usageCommandText(ctx.store, where, ctx.prices, ctx.clock()));
+    },
+  },
+  ...SCHEDULE_COMMANDS,
 ];
 
 /** The command a text names (its first word, any case, a trailing "?" or "!" allowed), with what follows it. */

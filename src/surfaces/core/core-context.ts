@@ -1,10 +1,12 @@
 // What every flow of the core shares for one attached surface.
+import type { PriceTable } from "../../cost/prices.js";
 import type { Governance } from "../../governance/governance.js";
 import type { Actor } from "../../governance/authority.js";
 import type { Logger } from "../../logger.js";
 import type { KeyValueStore } from "../../memory/types.js";
 import type { AgentService } from "../../runs/service.js";
 import type { ApprovalRefs } from "./approval-refs.js";
+import type { CoreSchedules } from "./schedule-commands.js";
 import type { ChatSurface, Spot } from "./surface.js";
 
 export interface CoreContext<Clicked, Ref> {
@@ -15,6 +17,10 @@ export interface CoreContext<Clicked, Ref> {
   readonly logger: Logger;
   readonly clock: () => number;
   readonly refs: ApprovalRefs<Ref>;
+  /** The schedule commands' engine; absent in a process without schedules (they answer so). */
+  readonly schedules?: CoreSchedules;
+  /** What `usage` prices tokens at (MODEL_PRICES over the defaults). */
+  readonly prices: PriceTable;
   /** False from the moment the surface stops taking events: clicks and commands that still arrive are told to come back. */
   accepting(): boolean;
   /** core/private-note.ts's rule on this surface. Never throws. */

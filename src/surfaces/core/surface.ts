@@ -7,6 +7,7 @@
 import type { z } from "zod";
 import type { PendingApproval, Person, RunOutcome, Surface, TaskOrigin, Tool } from "../../agent/types.js";
 import type { LinkStyle } from "../../governance/command-text.js";
+import type { Presence } from "../../runs/schedules/ports.js";
 import type { ContextLoader, OriginUpgrade, PostedAnswer, ReplyHandle } from "../../runs/service.js";
 import type { AnswerCard, ApprovalCard, Progress, SettledCard } from "./cards.js";
 import type { SurfaceCore } from "./inbound.js";
@@ -91,8 +92,10 @@ export interface ChatSurface<Clicked = unknown, Ref = unknown> {
   /** Releases the platform clients: nothing can be posted after it. Must not throw. */
   close(): Promise<void>;
 
-  /** How a run shows; absent when the caller that asked always waits for its runs (the console). */
+  /** How a run shows that its caller does not wait for. */
   display?(request: DisplayRequest<Ref>): RunDisplay<Ref>;
+  /** The caller that asked always waits for a person's runs (the console's prompt): `display` shows only schedules' runs. */
+  readonly waitsForOwnRuns?: boolean;
   /** Text for everyone in the conversation of `at` (a command's reply, where that is private on the platform). False when refused. Must not throw. */
   post(at: Spot, text: string): Promise<boolean>;
   /** The platform's own private message to the person at `at` (ephemeral); false where there is none or it was refused. Must not throw. */
@@ -105,6 +108,12 @@ export interface ChatSurface<Clicked = unknown, Ref = unknown> {
   linkTo?(at: Spot, clicked: Clicked): Promise<string | undefined>;
   /** Opens the platform's form for a 👎 comment; false when it can't. Must not throw. */
   askComment?(runId: string, clicked: Clicked): Promise<boolean>;
+  /** Posts `heading` as a new message in the channel of `origin` and answers the place of the thread under it (a schedule's slot shows there). Undefined when refused. Must not throw. */
+  openSlotThread?(origin: TaskOrigin, heading: string): Promise<Readonly<Record<string, string>> | undefined>;
+  /** The person's own timezone from their profile (an IANA name), asked when a schedule's phrase names none. Must not throw. */
+  timeZoneOf?(person: Person, origin: TaskOrigin): Promise<string | undefined>;
+  /** Whether a schedule's owner is still there (workspace, server) and the bot still in its channel, at fire time. Must not throw. */
+  presenceOf?(owner: Person, origin: TaskOrigin): Promise<Presence>;
   /** Shows an expired approval itself (the console, whose prompt waits for it); otherwise the core settles its message and shows the summary. */
   expired?(pending: PendingApproval, outcome: RunOutcome): void;
 }

@@ -24,6 +24,7 @@ export const RUN_FAILED =
 export const EXPIRED_LINE = "Expired: nobody decided in time, so it did not run.";
 
 export const ONLY_APPROVERS_FEEDBACK = "Only approvers and admins can see the feedback.";
+export const ONLY_ADMINS_USAGE = "Only the bot's admins can see usage and cost.";
 export const ONLY_ADMINS_FORGET = "Only the bot's admins can clear what I remember here.";
 
 export function emptyQuestionText(askHint: string): string {

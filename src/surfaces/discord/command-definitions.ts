@@ -42,6 +42,17 @@ export const COMMANDS: RESTPutAPIApplicationCommandsJSONBody = [
     name: command.name,
     type: ApplicationCommandType.ChatInput as const,
     description: (command.summary + ONLY_YOU).slice(0, DESCRIPTION_CHARS),
+    ...(command.options
+      ? {
+          options: command.options.map((option) => ({
+            name: option.name,
+            type: ApplicationCommandOptionType.String as const,
+            description: option.description.slice(0, DESCRIPTION_CHARS),
+            required: true,
+            max_length: option.maxLength,
+          })),
+        }
+      : {}),
     ...WHERE,
   })),
 ];

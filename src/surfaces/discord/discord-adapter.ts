@@ -17,6 +17,7 @@ import { approvalButtons } from "./buttons.js";
 import { createChannelApi } from "./channel-api.js";
 import { createDiscordTools } from "./chat-tools.js";
 import { createDiscordDisplay, type ApprovalMessage } from "./discord-display.js";
+import { createDiscordSchedulePorts } from "./discord-schedules.js";
 import { takeInteraction, takeMention, type DiscordClicked } from "./discord-events.js";
 import { decodeInteraction, placeOf, upgradeOrigin } from "./discord-place.js";
 import { approvalText, discordFormat, NO_PINGS, settledLine, withClosingLine } from "./messages.js";
@@ -171,6 +172,7 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
       });
     },
     directMessage: (person, text) => tried("a direct message", () => api.directMessage(person.id, { content: text })),
+    ...createDiscordSchedulePorts(client.rest, api, logger),
     async settleApproval(message, card) {
       const line = settledLine(card);
       const done = await ("clicked" in message

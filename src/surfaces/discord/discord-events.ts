@@ -129,6 +129,13 @@ async function spotOfInteraction(deps: EventDeps, interaction: Interaction, kind
   return spotOf("discord", conversationAt({ ...place, interaction: interaction.id }), someoneIn(interaction), encodeInteraction(handle));
 }
 
+/** The command's string options by name (the only kind our commands have), as Discord sent them. */
+function stringOptions(interaction: ChatInputCommandInteraction): Record<string, string> {
+  const options: Record<string, string> = {};
+  for (const option of interaction.options.data) if (typeof option.value === "string") options[option.name] = option.value.trim();
+  return options;
+}
+
 async function command(deps: EventDeps, core: SurfaceCore<DiscordClicked>, interaction: ChatInputCommandInteraction): Promise<void> {
   const ask = interaction.commandName === ASK;
   await interaction.deferReply(ask ? {} : { flags: MessageFlags.Ephemeral });
@@ -140,7 +147,7 @@ async function command(deps: EventDeps, core: SurfaceCore<DiscordClicked>, inter
     });
     return;
   }
-  if (!ask) return core.command({ at, name: interaction.commandName, text: "" });
+  if (!ask) return core.command({ at, name: interaction.commandName, text: "", options: stringOptions(interaction) });
   const text = (interaction.options.getString(QUESTION_OPTION) ?? "").trim();
   await core.question({ at, text, receipt: interaction.id });
 }

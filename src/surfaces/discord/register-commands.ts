@@ -1,4 +1,4 @@
-// `npm run discord:register`: puts /ask, /memory and /forget on Discord, to one server
+// `npm run discord:register`: puts /ask and the core's commands on Discord, to one server
 // (DISCORD_GUILD_ID: shows up at once) or globally (can take up to an hour to show up).
 // Prints what it did; any failure is one line and exit code 1.
 import { pathToFileURL } from "node:url";

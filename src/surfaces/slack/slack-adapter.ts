@@ -27,6 +27,7 @@ import { directMessage, post, whisper } from "./slack-posts.js";
 import { BUTTON_ACTIONS, takeClick, type SlackClicked } from "./slack-clicks.js";
 import { createSlackDisplay, type MessageRef } from "./slack-display.js";
 import { placeOf, upgradeOrigin } from "./slack-place.js";
+import { createSlackSchedulePorts } from "./slack-schedules.js";
 import { slackFormat } from "./slack-text.js";
 import { ackEventsAfterListeners } from "./socket-ack.js";
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from "./stream-trace.js";
@@ -246,6 +247,7 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
       return place ? whisper(client, logger, noteTarget(place), at.origin.requester.id, text) : false;
     },
     directMessage: (person, text) => directMessage(client, logger, person.id, text),
+    ...createSlackSchedulePorts(client, logger),
     async settleApproval(message, card) {
       const update = settledUpdate(message, card);
       await client.chat

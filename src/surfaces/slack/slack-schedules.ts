@@ -1,0 +1,67 @@
+// What schedules ask of Slack: a person's timezone (users.info `tz`, which needs users:read), whether
+// a schedule's owner is still in the workspace at fire time, and the root message a slot's thread
+// starts with. Slack's answers are untrusted: checked with zod; a failure reads as "unknown".
+import type { webApi } from "@slack/bolt";
+import { z } from "zod";
+import type { Person, TaskOrigin } from "../../agent/types.js";
+import type { Logger } from "../../logger.js";
+import type { Presence } from "../../runs/schedules/ports.js";
+import { slackErrorCode } from "./slack-api.js";
+import { conversationAt, isDirectChannel, placeOf } from "./slack-place.js";
+import { post } from "./slack-posts.js";
+
+const UserInfo = z.object({
+  user: z.object({ tz: z.string().min(1).max(100).optional(), deleted: z.boolean().optional() }),
+});
+
+const ChannelInfo = z.object({ channel: z.object({ is_member: z.boolean().optional() }) });
+const OWNER_LEFT: Presence = { kind: "gone", reason: "its owner left the workspace" };
+const BOT_REMOVED: Presence = { kind: "gone", reason: "the bot is no longer in its channel" };
+
+export function createSlackSchedulePorts(client: webApi.WebClient, logger: Logger) {
+  const userInfo = async (person: Person) => UserInfo.parse(await client.users.info({ user: person.id })).user;
+
+  return {
+    async timeZoneOf(person: Person): Promise<string | undefined> {
+      try {
+        return (await userInfo(person)).tz;
+      } catch (error) {
+        logger.info({ err: error, user: person.id }, "could not read a person's timezone from Slack");
+        return undefined;
+      }
+    },
+
+    /** The owner first, then (outside DMs) the bot's membership of the channel; what Slack can't say counts as present. */
+    async presenceOf(owner: Person, origin: TaskOrigin): Promise<Presence> {
+      try {
+        if ((await userInfo(owner)).deleted) return OWNER_LEFT;
+      } catch (error) {
+        if (slackErrorCode(error) === "user_not_found") return OWNER_LEFT;
+      }
+      const place = placeOf(origin);
+      if (!place || isDirectChannel(place.channel)) return { kind: "present" };
+      try {
+        const { channel } = ChannelInfo.parse(await client.conversations.info({ channel: place.channel }));
+        return channel.is_member === false ? BOT_REMOVED : { kind: "present" };
+      } catch (error) {
+        return slackErrorCode(error) === "channel_not_found" ? BOT_REMOVED : { kind: "present" };
+      }
+    },
+
+    async openSlotThread(origin: TaskOrigin, heading: string): Promise<Readonly<Record<string, string>> | undefined> {
+      const place = placeOf(origin);
+      if (!place) return undefined;
+      const failure = { level: "warn" as const, message: "could not post a schedule slot's first message", fields: {} };
+      const ts = await post(client, logger, { channel: place.channel }, { text: heading }, failure);
+      if (ts === undefined) return undefined;
+      const { requesterTeam } = place;
+      return conversationAt({
+        team: place.team,
+        channel: place.channel,
+        traceThreadTs: ts,
+        replyThreadTs: ts,
+        ...(requesterTeam ? { requesterTeam } : {}),
+      }).place;
+    },
+  };
+}
