@@ -57,6 +57,7 @@ export async function run(): Promise<void> {
         transport: { kind: "stdio", command, args: ["stdio"], env: {} },
         approval: "writes",
         tools: { allow: ["echo"], deny: [] },
+        reads: [],
       },
     ],
     {

@@ -134,7 +134,13 @@ export async function run(): Promise<void> {
   const model = benchModel();
   const service = createAgentService({ config, model, store, logger: silentLogger });
   // The core's commands need governance; the runs here go without a settings file, as they did before.
-  const governance = createGovernance({ source: fixedSettings(), store, logger: silentLogger, model: model.name });
+  const governance = createGovernance({
+    source: fixedSettings(),
+    store,
+    logger: silentLogger,
+    model: model.name,
+    maxSteps: config.guards.maxSteps,
+  });
   const surface = createSlackSurface({ config: config.slack!, logger: silentLogger, counter: TokenCounter.forModel(config.model.name) });
   const adapter = attach(surface, { service, governance, store, logger: silentLogger });
   await adapter.start();

@@ -10,7 +10,7 @@ import { upgradeOrigin as upgradeSlackOrigin } from "./surfaces/slack/slack-plac
 import type { ModelDescription } from "./surfaces/console/console-text.js";
 import { createDemoLoopRunner } from "./surfaces/console/demo-loop.js";
 import { SLACK_EVENTS_ENDPOINT } from "./surfaces/slack/events-endpoint.js";
-import { warnAboutAllowedWrites } from "./agent/allowed-writes.js";
+import { warnAboutAllowedWrites, warnAboutUnmatchedRules } from "./agent/policy-warnings.js";
 import { createAgentService, type RunningAgentService } from "./runs/agent-service.js";
 import type { OriginUpgrade } from "./runs/service.js";
 import { createRunRecording } from "./runs/records/run-recording.js";
@@ -23,12 +23,14 @@ import { checkChatModel, loadConfig, type Config } from "./config.js";
 import { ConfigError, StoreUnavailableError, StoreUrlError } from "./errors.js";
 import { approversFrom } from "./governance/authority.js";
 import { createGovernance, loadSettings, type Governance } from "./governance/governance.js";
-import { createLogger } from "./logger.js";
+import { warnAboutUnmatchedToolEntries } from "./governance/settings-tool-names.js";
+import { createConsoleLogger, createLogger, logFormatFrom, type LogFormat } from "./logger.js";
 import { prepareMcp, serverLines } from "./tools/mcp/mcp-startup.js";
 import { openStore, parseStoreUrl } from "./memory/keyv-store.js";
 import { claimStoreOwnership, type OwnerClaim } from "./memory/store-lease.js";
 import type { KeyValueStore } from "./memory/types.js";
 import type { Metrics } from "./ops/metrics.js";
+import { describeStartError, isChatSurface, startFailureLine } from "./start-errors.js";
 import { priceTable } from "./cost/prices.js";
 import { createProcessSchedules } from "./runs/schedules/process-schedules.js";
 import type { SlotMetrics } from "./runs/schedules/ports.js";
@@ -74,16 +76,26 @@ const ORIGIN_CODECS: Readonly<Partial<Record<Surface, OriginUpgrade>>> = { slack
 
 export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<AppStart> {
   let config: Config;
+  let logFormat: LogFormat;
   try {
     config = loadConfig(env);
     checkChatModel(config);
+    logFormat = logFormatFrom(env);
   } catch (error) {
     if (error instanceof ConfigError) return { kind: "failed", message: `Configuration error: ${error.message}` };
     throw error;
   }
   const consoleMode = !config.slack && !config.discord;
-  // Console mode shares the terminal with the conversation: only errors are logged unless LOG_LEVEL asks for more.
-  const logger = createLogger(consoleMode && !env.LOG_LEVEL ? "error" : config.logLevel);
+  // Console mode shares the terminal with the conversation: only errors are logged unless LOG_LEVEL asks for more,
+  // and the notices an operator must see are lines in the console (held until it shows them).
+  const notices: string[] = [];
+  let notice = (line: string) => {
+    notices.push(line);
+  };
+  const logger =
+    consoleMode && !env.LOG_LEVEL
+      ? createConsoleLogger((line) => notice(line), logFormat)
+      : createLogger(config.logLevel, undefined, logFormat);
   // The settings file is checked before anything opens: each problem is one line, and the start stops.
   const settings = await loadSettings(config.settingsFile, logger);
   if (settings.kind === "failed") return { kind: "failed", message: settings.lines.join("\n") };
@@ -133,6 +145,8 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     store,
     logger,
     model: config.model.name,
+    demo: model.kind === "demo",
+    maxSteps: config.guards.maxSteps,
     approvers: approversFrom(config),
   });
   // Run records (every process that runs work, the console too): the explorer and `npm run replay` read them.
@@ -224,6 +238,10 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       const runDemoLoop = createDemoLoopRunner({ guards: config.guards, modelName: config.model.name, logger });
       const terminal = createConsoleSurface({ service, runDemoLoop, model: model.description, logger, ...io });
       ended = terminal.closed;
+      notice = (line) => {
+        terminal.notice(line);
+      };
+      for (const line of notices.splice(0)) notice(line);
       surfaces.push(attach(terminal, core));
     }
   } catch (error) {
@@ -263,12 +281,21 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
 
   if (mcp.manager) {
     // Each server gets its first try before the surfaces take messages; one that fails keeps being retried.
+    if (consoleMode) (io.output ?? process.stdout).write(`${mcp.starting.join("\n")}\n`);
+    else for (const line of mcp.starting) logger.info(line);
     await mcp.manager.start();
     warnAboutAllowedWrites(mcp.manager.tools(), config.toolPolicy, logger);
     const lines = serverLines(mcp.manager.servers());
     if (consoleMode) (io.output ?? process.stdout).write(`${lines.join("\n")}\n`);
     else for (const line of lines) logger.info(line);
   }
+  const offered = new Set(surfaces.flatMap((surface) => service.toolList(surface.name).tools.map((tool) => tool.name)));
+  warnAboutUnmatchedRules([...offered], config.toolPolicy, logger);
+  const { source } = governance;
+  warnAboutUnmatchedToolEntries(source.current(), [...offered], source.path, logger);
+  source.onReload((check) => {
+    if (check.kind === "ok") warnAboutUnmatchedToolEntries(check.settings, [...offered], source.path, logger);
+  });
   const running = service;
   const started = await Promise.allSettled(
     surfaces.map((surface) => surface.start().then(() => ops?.health.connection(surface.name, "up"))),
@@ -281,11 +308,12 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     await mcp.manager?.close();
     ownership.release();
     if (reason instanceof ConfigError) return { kind: "failed", message: `Configuration error: ${reason.message}` };
-    logger.error({ err: reason, surface: surfaces[failure]!.name }, "a surface failed to start");
-    return {
-      kind: "failed",
-      message: `Cannot start ${surfaces[failure]!.name}: ${reason instanceof Error ? reason.message : String(reason)}`,
-    };
+    const surface = surfaces[failure]!.name;
+    const described = describeStartError(surface, reason, isChatSurface(surface) ? config[surface]?.apiUrl : undefined);
+    // The line below says it all; the stack is for LOG_LEVEL=debug.
+    const stack = logger.isLevelEnabled("debug") ? { err: reason } : {};
+    logger.error({ surface, cause: described.cause, retryable: described.retryable, ...stack }, "a surface failed to start");
+    return { kind: "failed", message: startFailureLine(surface, described) };
   }
   // The tokenizer's tables (~0.1 s of work) are built now, a slice at a time, so neither the start nor an ack waits
   // for them. An ingress process runs nothing and counts no tokens: it keeps that CPU for acks.

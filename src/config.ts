@@ -44,7 +44,7 @@ const booleanFlag = (fallback: boolean) =>
   z
     .string()
     .transform((value) => value.trim().toLowerCase())
-    .pipe(z.enum(["true", "false", "1", "0", "yes", "no", "on", "off"], { error: "expects true or false" }))
+    .pipe(z.enum(["true", "false", "1", "0", "yes", "no", "on", "off"], { error: "expects true or false (or yes/no, on/off, 1/0)" }))
     .transform((value) => TRUE_WORDS.has(value))
     .default(fallback);
 

@@ -39,15 +39,33 @@ export class McpConfigError extends BotError {
   }
 }
 
-/** The model server could not be reached or kept failing after retries. */
+/**
+ * Why a model call failed, for a person: what failed (`cause`), what to change (`fix`, a clause
+ * that starts with a verb, or "" when nothing is known), and whether trying again can help.
+ */
+export interface ModelFailure {
+  readonly cause: string;
+  readonly fix: string;
+  readonly retryable: boolean;
+  /** The HTTP status the server answered, when it answered one. */
+  readonly status?: number;
+}
+
+/** The model server could not be reached or kept failing after retries. A bare string is a cause with no known fix, worth retrying. */
 export class ModelUnavailableError extends BotError {
   readonly code = "model_unavailable";
-  constructor(
-    readonly reason: string,
-    readonly status?: number,
-  ) {
+  readonly failure: ModelFailure;
+  /** The cause and the fix in one phrase, for logs and records. */
+  readonly reason: string;
+  readonly status?: number;
+  constructor(failure: ModelFailure | string) {
+    const described = typeof failure === "string" ? { cause: failure, fix: "", retryable: true } : failure;
+    const reason = described.fix === "" ? described.cause : `${described.cause}: ${described.fix}`;
     super(`The model is unavailable: ${reason}`);
     this.name = "ModelUnavailableError";
+    this.failure = described;
+    this.reason = reason;
+    if (described.status !== undefined) this.status = described.status;
   }
 }
 

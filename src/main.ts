@@ -6,6 +6,7 @@
 // saved at its checkpoints and the process manager's restart continues it). A client can cause
 // neither: every listener answers whatever it is sent.
 import { startApp, type RunningApp } from "./app.js";
+import { loadEnvFileOrExit } from "./env-file.js";
 
 const BACKSTOP_MS = 10_000;
 
@@ -58,6 +59,7 @@ function onSignal(signal: NodeJS.Signals): void {
 process.on("SIGTERM", onSignal);
 process.on("SIGINT", onSignal);
 
+loadEnvFileOrExit();
 const result = await startApp(process.env);
 if (result.kind === "failed") {
   process.stderr.write(`${result.message}\n`);

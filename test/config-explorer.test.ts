@@ -1,5 +1,5 @@
 // The run records' and the explorer's variables are checked at start like every other one: a
-// bad value is one line naming it; the defaults are what the README says.
+// bad value is one line naming it; the defaults are what docs/operations.md says.
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 

@@ -1,7 +1,7 @@
 // TOOL_POLICY=…=allow on a write tool is allowed, but never silent: the tool is named in a warning
 // as soon as a surface offers it.
 import { describe, expect, it } from "vitest";
-import { writesRunWithoutApproval } from "../src/agent/allowed-writes.js";
+import { writesRunWithoutApproval } from "../src/agent/policy-warnings.js";
 import { ScriptedModel } from "../src/agent/model-scripted.js";
 import { builtinTools } from "../src/agent/tools/builtin.js";
 import { loadConfig } from "../src/config.js";

@@ -50,7 +50,7 @@ describe("configuration from the environment", () => {
     ["OPENAI_TIMEOUT_MS", "soon", /^OPENAI_TIMEOUT_MS: /],
     ["OPENAI_MAX_RETRIES", "-1", /^OPENAI_MAX_RETRIES: expects a whole number from 0 to 10/],
     ["MAX_CONCURRENT_RUNS", "0", /^MAX_CONCURRENT_RUNS: /],
-    ["MEMORY_EXTRACT_FACTS", "maybe", /^MEMORY_EXTRACT_FACTS: expects true or false/],
+    ["MEMORY_EXTRACT_FACTS", "maybe", /^MEMORY_EXTRACT_FACTS: expects true or false \(or yes\/no, on\/off, 1\/0\) \(got "maybe"\)$/],
     ["TOOL_POLICY", "post_message=sometimes", /^TOOL_POLICY: expects name=approve\|allow\|deny pairs/],
     ["APPROVAL_TIMEOUT_MS", "forever", /^APPROVAL_TIMEOUT_MS: /],
     ["APPROVAL_SECRET", "short", /^APPROVAL_SECRET: expects at least 16 characters \(got "<hidden>"\)$/],
@@ -106,7 +106,7 @@ describe("configuration from the environment", () => {
 describe("every numeric setting has a range", () => {
   const slackHttp = { SLACK_BOT_TOKEN: "xoxb-1", SLACK_SIGNING_SECRET: "s" };
   const slackPort = (config: Config) => (config.slack?.mode.kind === "http" ? config.slack.mode.port : undefined);
-  // [variable, min, max, where the value lands]: the README's configuration table lists the same ranges.
+  // [variable, min, max, where the value lands]: the configuration table in docs/operations.md lists the same ranges.
   const ranges: Array<[string, number, number, (config: Config) => number | undefined]> = [
     ["OPENAI_TIMEOUT_MS", 1_000, 600_000, (config) => config.model.timeoutMs],
     ["OPENAI_MAX_RETRIES", 0, 10, (config) => config.model.maxRetries],

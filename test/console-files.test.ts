@@ -52,7 +52,7 @@ describe("/attach", () => {
     harness.type("/attach notes.txt");
     const read = await harness.waitFor("Read.");
     harness.type("/forget");
-    await harness.waitFor("Done: I forgot 1 file about this conversation.", read);
+    await harness.waitFor("Done: I forgot 1 earlier turn and 1 file of this conversation.", read);
   });
 
   it("parses quoted paths and a bare /attach", () => {

@@ -214,7 +214,7 @@ describe("console approvals", () => {
     term.type("post later");
     const asked = await term.waitFor("approve? [y/N] ");
     await term.adapter.stop();
-    await term.waitFor("(Left undecided: the request stays open until it expires.)", asked);
+    await term.waitFor("(Left undecided: it is asked again at the next start, until it expires.)", asked);
     expect(term.text().slice(asked)).toMatch(/^\nStopping\./);
     expect(note.posted).toEqual([]);
   });
@@ -253,7 +253,7 @@ describe("console memory commands", () => {
     await term.waitFor("What I remember about this conversation (1):\n• The person is called Ada.", from);
     from = term.mark();
     term.type("/forget");
-    await term.waitFor("Done: I forgot 1 fact about this conversation.", from);
+    await term.waitFor("Done: I forgot 1 fact and 1 earlier turn of this conversation.", from);
     expect(await term.service.rememberedFacts(CONSOLE_CONVERSATION_KEY)).toEqual([]);
     from = term.mark();
     term.type("/forget");

@@ -110,10 +110,10 @@ describe("discord:register", () => {
 
   it("fails with one clear line when the configuration is incomplete", async () => {
     expect((await runCli({ DISCORD_API_URL: fake.apiUrl })).err).toEqual([
-      "Configuration: DISCORD_TOKEN: expects the bot token to register the commands (it is not set)",
+      "Configuration error: DISCORD_TOKEN: expects the bot token to register the commands (it is not set)",
     ]);
     const missingApp = await runCli({ DISCORD_TOKEN: fake.token });
     expect(missingApp.code).toBe(1);
-    expect(missingApp.err).toEqual([expect.stringMatching(/^Configuration: DISCORD_APPLICATION_ID: /)]);
+    expect(missingApp.err).toEqual([expect.stringMatching(/^Configuration error: DISCORD_APPLICATION_ID: /)]);
   });
 });

@@ -173,7 +173,7 @@ describe("read_attachment in a run", () => {
   it("forget removes the conversation's files", async () => {
     const harness = await service(new ScriptedModel([say("ok"), call("read_attachment", { file: "FLOG" }), say("gone")]));
     await ask(harness, { text: "keep this", files: [serveLog()] });
-    expect(await harness.service.forget(origin.conversationKey)).toEqual({ facts: 0, files: 1 });
+    expect(await harness.service.forget(origin.conversationKey)).toEqual({ facts: 0, turns: 1, files: 1 });
     const outcome = await ask(harness, { text: "read it again" });
     expect(outcome.steps[0]!.calls[0]).toMatchObject({
       outcome: "error",

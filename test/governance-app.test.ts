@@ -83,7 +83,26 @@ describe("startApp with BOT_SETTINGS", () => {
     app = result.app;
     input.write("/settings\n");
     await until(() => shown.includes("steps per run: 4"), "the settings");
+    expect(shown).toContain("• model: the offline demo model (arithmetic and time only; set OPENAI_API_KEY for a real one)");
     input.write("/audit\n");
     await until(() => shown.includes("Only the bot's admins can see the audit log."), "the audit refusal");
+    expect(shown).toContain(`An admin adds your id "console" to access.admins.console in ${path}.`);
+  });
+
+  it("the console's /settings names the default steps as a number", async () => {
+    const path = join(folder.path, "bot.settings.json");
+    await writeFile(path, "{}");
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let shown = "";
+    output.on("data", (chunk: Buffer) => (shown += chunk.toString("utf8")));
+    const result = await startApp(
+      { STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`, BOT_SETTINGS: path, AGENT_MAX_STEPS: "7" },
+      { input, output, username: "ada" },
+    );
+    if (result.kind !== "started") throw new Error(result.message);
+    app = result.app;
+    input.write("/settings\n");
+    await until(() => shown.includes("steps per run: 7 (the default, AGENT_MAX_STEPS)"), "the settings");
   });
 });

@@ -79,7 +79,9 @@ describe("Discord commands", () => {
     await h.fake.waitForCall(
       "PATCH",
       /\/messages\/@original$/,
-      (call) => call.body.content === "Only the bot's admins can see the audit log.",
+      (call) =>
+        call.body.content ===
+        `Only the bot's admins can see the audit log. An admin adds your id "${h.alice.id}" to access.admins.discord in a settings file (bot.settings.json in the working directory, or the one BOT_SETTINGS names).`,
     );
     h.fake.slashCommand("audit", h.carol);
     await h.fake.waitForCall(

@@ -99,7 +99,7 @@ describe("Slack commands", () => {
     const h = await start(new ScriptedModel([]));
     await postEvent(h.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> audit`, ts: "1700001500.000100" }));
     expect((await h.fake.waitForCall("chat.postEphemeral", (call) => call.args.user === "U0ALICE")).args.text).toBe(
-      "Only the bot's admins can see the audit log.",
+      'Only the bot\'s admins can see the audit log. An admin adds your id "U0ALICE" to access.admins.slack in a settings file (bot.settings.json in the working directory, or the one BOT_SETTINGS names).',
     );
     await postEvent(h.eventsUrl, mentionEvent({ user: "U0BOSS", text: `<@${BOT_USER_ID}> audit`, ts: "1700001501.000100" }));
     expect((await h.fake.waitForCall("chat.postEphemeral", (call) => call.args.user === "U0BOSS")).args.text).toBe(

@@ -234,10 +234,22 @@ describe("stops from outside the model", () => {
     );
   });
 
-  it("carries the reason the model could not be reached", () => {
-    const stop = modelUnavailableStop("HTTP 503");
-    expect(stop.guard).toBe("model_unavailable");
-    expect(stop.sentence).toBe("Stopped: the model could not be reached (HTTP 503).");
+  it("says what failed and the fix, and offers another try only when one can help", () => {
+    const down = modelUnavailableStop({ cause: "the model server is failing (503)", fix: "check the model server", retryable: true });
+    expect(down.guard).toBe("model_unavailable");
+    expect(down.sentence).toBe("Stopped: the model server is failing (503). Check the model server, then try again.");
+    expect(down.detail).toBe("the model server is failing (503): check the model server");
+    const key = modelUnavailableStop({ cause: "the model server refused the key (401)", fix: "check OPENAI_API_KEY", retryable: false });
+    expect(key.sentence).toBe(
+      "Stopped: the model server refused the key (401). Check OPENAI_API_KEY; trying again will not help until then.",
+    );
+    expect(key.sentence).not.toMatch(/try again\b/i);
+    expect(modelUnavailableStop({ cause: "the model call failed (boom)", fix: "", retryable: true }).sentence).toBe(
+      "Stopped: the model call failed (boom). Try again in a moment.",
+    );
+    expect(modelUnavailableStop({ cause: "the replayed run had no model", fix: "", retryable: false }).sentence).toBe(
+      "Stopped: the replayed run had no model.",
+    );
   });
 
   it("names the tool nobody approved, with the right plural", () => {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { createLogger, maskSecrets } from "../src/logger.js";
+import { startApp } from "../src/app.js";
+import { ConfigError } from "../src/errors.js";
+import { createLogger, logFormatFrom, maskSecrets } from "../src/logger.js";
 
 function capture() {
   const lines: string[] = [];
@@ -75,5 +77,57 @@ describe("redaction stays cheap and exact", () => {
     const { logger, lines } = capture();
     logger.warn("refused %s", "xapp-1-A1-xyz");
     expect(JSON.parse(lines.join("")).msg).toBe("refused [secret]");
+  });
+});
+
+describe("LOG_FORMAT", () => {
+  it("is pretty on a terminal and JSON otherwise, unless set", () => {
+    expect(logFormatFrom({}, true)).toBe("pretty");
+    expect(logFormatFrom({}, false)).toBe("json");
+    expect(logFormatFrom({ LOG_FORMAT: "json" }, true)).toBe("json");
+    expect(logFormatFrom({ LOG_FORMAT: " pretty " }, false)).toBe("pretty");
+    expect(logFormatFrom({ LOG_FORMAT: "" }, false)).toBe("json");
+  });
+
+  it("stops the start with one line on any other value", async () => {
+    expect(() => logFormatFrom({ LOG_FORMAT: "xml" }, false)).toThrow(new ConfigError("LOG_FORMAT", "expects pretty or json", "xml"));
+    expect(await startApp({ LOG_FORMAT: "yaml" })).toEqual({
+      kind: "failed",
+      message: 'Configuration error: LOG_FORMAT: expects pretty or json (got "yaml")',
+    });
+  });
+});
+
+describe("the pretty format", () => {
+  function pretty(level: string) {
+    const lines: string[] = [];
+    const logger = createLogger(level, { write: (line: string) => void lines.push(line) }, "pretty");
+    return { logger, lines };
+  }
+
+  it("is one line per entry: time, level, message, then the fields", () => {
+    const { logger, lines } = pretty("info");
+    logger.info({ surfaces: ["slack"], model: "gpt-4o-mini" }, "started");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: started \{"surfaces":\["slack"\],"model":"gpt-4o-mini"\}\n$/);
+  });
+
+  it("puts an error's message on its line, and its stack only at debug", () => {
+    const failure = new Error("getaddrinfo ENOTFOUND slack.com");
+    const info = pretty("info");
+    info.logger.error({ err: failure, surface: "slack" }, "a surface failed to start");
+    expect(info.lines.join("")).toMatch(/ERROR: a surface failed to start: getaddrinfo ENOTFOUND slack.com \{"surface":"slack"\}\n$/);
+    expect(info.lines.join("")).not.toContain("    at ");
+    const debug = pretty("debug");
+    debug.logger.error({ err: failure }, "a surface failed to start");
+    expect(debug.lines.join("")).toContain("    at ");
+  });
+
+  it("keeps secrets out, like the JSON lines", () => {
+    const { logger, lines } = pretty("info");
+    logger.warn({ apiKey: "sk-live-1234567890abcdef", err: new Error("refused xoxb-123-456-abcdef") }, "Slack refused xapp-1-A1-xyz");
+    const text = lines.join("");
+    expect(text).not.toMatch(/sk-live|xoxb-123|xapp-1-A1/);
+    expect(text).toContain("[secret]");
   });
 });

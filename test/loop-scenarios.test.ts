@@ -219,7 +219,8 @@ describe("scenario H: the summary call fails", () => {
     const { outcome } = await runQuestion(model, "hello");
     const result = answered(outcome);
     expect(result.stop?.guard).toBe("model_unavailable");
-    expect(result.answer).toMatch(/model could not be reached/);
+    expect(result.answer).toBe('I could not get an answer to "hello" from the model.');
+    expect(result.stop?.sentence).toBe("Stopped: the model call failed (connection refused). Try again in a moment.");
     expect(model.requests).toHaveLength(1);
   });
 });

@@ -60,7 +60,7 @@ describe("a good MCP servers file", () => {
   it("starts the servers, prints each with its tool count (a missing one as down), and offers their tools", async () => {
     const servers = {
       mcpServers: {
-        fs: { command: bin("mcp-server-filesystem"), args: [folder.path] },
+        fs: { command: bin("mcp-server-filesystem"), args: [folder.path], approval: "never" },
         ghost: { command: join(folder.path, "no-such-server") },
       },
     };
@@ -69,15 +69,29 @@ describe("a good MCP servers file", () => {
     let shown = "";
     output.on("data", (chunk: Buffer) => (shown += chunk.toString("utf8")));
     const result = await startApp(
-      { STORE_URL: `sqlite://${join(folder.path, "good.sqlite")}`, MCP_CONFIG: await configFile(JSON.stringify(servers)) },
+      {
+        STORE_URL: `sqlite://${join(folder.path, "good.sqlite")}`,
+        MCP_CONFIG: await configFile(JSON.stringify(servers)),
+        TOOL_POLICY: "fs__write_file=allow",
+      },
       { input, output, username: "ada" },
     );
     if (result.kind !== "started") throw new Error(result.message);
     app = result.app;
+    // What starts is said before the first try, which can be a minute of npx fetching.
+    const starting = shown.indexOf(`MCP server fs: starting ${bin("mcp-server-filesystem")} ${folder.path}\n`);
+    expect(starting).toBeGreaterThanOrEqual(0);
+    expect(shown).toContain(`MCP server ghost: starting ${join(folder.path, "no-such-server")}\n`);
+    expect(shown.indexOf("MCP server fs: up")).toBeGreaterThan(starting);
     expect(shown).toMatch(/^MCP server fs: up \(stdio\), \d+ tools$/m);
     expect(shown).toContain(
       `MCP server ghost: failed to start (command not found: ${join(folder.path, "no-such-server")}); retrying in the background\n`,
     );
+    await until(
+      () => shown.includes("! the tool policy (TOOL_POLICY) lets the write tool fs__write_file run without a person's approval"),
+      "the policy notice",
+    );
+    expect(shown).toContain('! MCP server fs has "approval": "never": its write tools run without asking anyone');
     input.write("/tools\n");
     await until(() => shown.includes("- fs__write_file: write, MCP server fs (up)"), "the MCP tools in /tools");
     expect(shown).toContain("- fs__read_text_file: read, MCP server fs (up)");

@@ -33,6 +33,7 @@ describe("MCP servers file", () => {
             headers: { Authorization: "Bearer ${JIRA_TOKEN}" },
             approval: "always",
             tools: { deny: ["delete_*"] },
+            reads: ["get_*"],
             timeoutMs: 5000,
           },
           old: { type: "sse", url: "http://127.0.0.1:9/sse" },
@@ -45,6 +46,7 @@ describe("MCP servers file", () => {
         name: "fs",
         approval: "writes",
         tools: { allow: ["*"], deny: [] },
+        reads: [],
         timeoutMs: undefined,
         transport: { kind: "stdio", command: "npx", args: ["-y", "server", "/srv/docs"], env: { X: "x-y" }, cwd: undefined },
       },
@@ -52,6 +54,7 @@ describe("MCP servers file", () => {
         name: "jira",
         approval: "always",
         tools: { allow: ["*"], deny: ["delete_*"] },
+        reads: ["get_*"],
         timeoutMs: 5000,
         transport: { kind: "http", url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer t0k" }, sse: false },
       },
@@ -59,6 +62,7 @@ describe("MCP servers file", () => {
         name: "old",
         approval: "writes",
         tools: { allow: ["*"], deny: [] },
+        reads: [],
         timeoutMs: undefined,
         transport: { kind: "http", url: "http://127.0.0.1:9/sse", headers: {}, sse: true },
       },
@@ -127,6 +131,8 @@ describe("finding the file", () => {
       ["github", "stdio", "writes"],
       ["wiki", "http", "always"],
     ]);
+    // The GitHub server marks no tool read-only: its reads are listed, so a search asks nobody.
+    expect(servers.find((server) => server.name === "github")?.reads).toEqual(["search_*", "get_*", "list_*"]);
   });
 
   it("MCP_CONFIG naming a missing file is an error", () => {

@@ -87,12 +87,20 @@ const tool = (name: string, effect: "read" | "write", approval?: "approve" | "al
 });
 
 describe("effect and approval layers", () => {
+  const definition = (annotations?: Record<string, boolean>) => ({ name: "t", inputSchema: { type: "object" as const }, annotations });
+
   it("only readOnlyHint: true is a read", () => {
-    const definition = (annotations?: Record<string, boolean>) => ({ name: "t", inputSchema: { type: "object" as const }, annotations });
     expect(effectOf(definition({ readOnlyHint: true }))).toBe("read");
     expect(effectOf(definition({ readOnlyHint: false }))).toBe("write");
     expect(effectOf(definition({ destructiveHint: false }))).toBe("write");
     expect(effectOf(definition())).toBe("write");
+  });
+
+  it("takes the operator's word (a server's `reads`) for a tool without hints, never against the server's", () => {
+    expect(effectOf(definition(), true)).toBe("read");
+    expect(effectOf(definition({ readOnlyHint: false }), true)).toBe("write");
+    expect(effectOf(definition({ destructiveHint: true }), true)).toBe("write");
+    expect(effectOf(definition(), false)).toBe("write");
   });
 
   it("a server's approval setting is its own layer", () => {

@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createOpenAIModel, type OpenAIModelOptions } from "../src/agent/model-openai.js";
-import type { ModelRequest } from "../src/agent/types.js";
+import type { ModelRequest, ModelRetry } from "../src/agent/types.js";
 import { ModelUnavailableError } from "../src/errors.js";
 import { silentLogger } from "../src/logger.js";
 import { errorReply, startFakeOpenAI, textReply, toolCallReply, type FakeOpenAI } from "./support/fake-openai-server.js";
@@ -129,15 +129,44 @@ describe("createOpenAIModel against a fake OpenAI-compatible server", () => {
     const error = await failure(model({ maxRetries: 1 }).complete(ask, live()));
     expect(error).toBeInstanceOf(ModelUnavailableError);
     expect((error as ModelUnavailableError).status).toBe(500);
-    expect((error as Error).message).toMatch(/500 from the model server.*after 2 tries/);
+    expect((error as ModelUnavailableError).failure).toEqual({
+      cause: 'the model server is failing (500: "boom"), after 2 tries',
+      fix: "check the model server",
+      retryable: true,
+      status: 500,
+    });
     expect(server.requests).toHaveLength(2);
+  });
+
+  it("announces each retry with its number, the most there will be, and what failed", async () => {
+    const failing = errorReply(503, "overloaded", { "retry-after-ms": "0" });
+    server.enqueue(failing, failing, textReply("there"));
+    const retries: ModelRetry[] = [];
+    const reply = await model({ maxRetries: 3 }).complete({ ...ask, onRetry: (retry) => retries.push(retry) }, live());
+    expect(reply.content).toBe("there");
+    expect(retries).toEqual([
+      { retry: 1, of: 3, cause: 'the model server is failing (503: "overloaded")', waitMs: 0 },
+      { retry: 2, of: 3, cause: 'the model server is failing (503: "overloaded")', waitMs: 0 },
+    ]);
+  });
+
+  it("does not retry what the server says not to retry (x-should-retry: false)", async () => {
+    server.enqueue(errorReply(500, "broken for good", { "x-should-retry": "false" }), textReply("never"));
+    const retries: ModelRetry[] = [];
+    const error = await failure(model().complete({ ...ask, onRetry: (retry) => retries.push(retry) }, live()));
+    expect((error as ModelUnavailableError).failure.retryable).toBe(false);
+    expect(retries).toEqual([]);
+    expect(server.requests).toHaveLength(1);
   });
 
   it("does not retry a 401 and says which variable to check, without the key", async () => {
     server.enqueue(errorReply(401, `Incorrect API key provided: ${API_KEY}`));
     const error = await failure(model().complete(ask, live()));
     expect(error).toBeInstanceOf(ModelUnavailableError);
-    expect((error as Error).message).toContain("check OPENAI_API_KEY");
+    expect((error as ModelUnavailableError).failure).toMatchObject({ fix: "check OPENAI_API_KEY", retryable: false, status: 401 });
+    expect((error as ModelUnavailableError).failure.cause).toMatch(
+      /^the model server refused the key \(401: "Incorrect API key provided: \[secret\]"\)$/,
+    );
     expect((error as Error).message).not.toContain(API_KEY);
     expect(server.requests).toHaveLength(1);
   });
@@ -162,6 +191,8 @@ describe("createOpenAIModel against a fake OpenAI-compatible server", () => {
     const error = await failure(model({ model: "no-such-model" }).complete(ask, live()));
     expect((error as Error).message).toContain('OPENAI_MODEL ("no-such-model")');
     expect((error as ModelUnavailableError).status).toBe(404);
+    expect((error as ModelUnavailableError).failure.retryable).toBe(false);
+    expect(server.requests).toHaveLength(1);
   });
 
   it("says it could not connect when nothing listens at the base URL", async () => {
@@ -172,17 +203,42 @@ describe("createOpenAIModel against a fake OpenAI-compatible server", () => {
     closed.close();
     await once(closed, "close");
 
-    const error = await failure(model({ baseUrl: `http://127.0.0.1:${port}/v1`, maxRetries: 0 }).complete(ask, live()));
+    const retries: ModelRetry[] = [];
+    const refused = model({ baseUrl: `http://127.0.0.1:${port}/v1`, maxRetries: 1 });
+    const error = await failure(refused.complete({ ...ask, onRetry: (retry) => retries.push(retry) }, live()));
     expect(error).toBeInstanceOf(ModelUnavailableError);
-    expect((error as Error).message).toContain(`could not connect to http://127.0.0.1:${port}/v1`);
-    expect((error as Error).message).toContain("OPENAI_BASE_URL");
+    const cause = `could not connect to http://127.0.0.1:${port}/v1 (connection refused: ECONNREFUSED)`;
+    expect((error as ModelUnavailableError).failure).toEqual({
+      cause: `${cause}, after 2 tries`,
+      fix: "check OPENAI_BASE_URL and that the model server is running",
+      retryable: true,
+    });
+    expect(retries).toEqual([{ retry: 1, of: 1, cause, waitMs: expect.any(Number) }]);
+  });
+
+  it("says what fetch refused when it is no network failure (a port fetch never uses)", async () => {
+    const error = await failure(model({ baseUrl: "http://127.0.0.1:9/v1", maxRetries: 0 }).complete(ask, live()));
+    expect((error as ModelUnavailableError).failure.cause).toBe("could not connect to http://127.0.0.1:9/v1 (bad port)");
+  });
+
+  it("says the DNS lookup failed for a host name that does not resolve", async () => {
+    const error = await failure(model({ baseUrl: "http://model.invalid/v1", maxRetries: 0 }).complete(ask, live()));
+    expect((error as ModelUnavailableError).failure).toEqual({
+      cause: "could not connect to http://model.invalid/v1 (DNS lookup failed: ENOTFOUND)",
+      fix: "check OPENAI_BASE_URL and the network",
+      retryable: true,
+    });
   });
 
   it("reports a timeout when the server never answers", async () => {
     server.enqueue({ hang: true });
     const error = await failure(model({ timeoutMs: 200, maxRetries: 0 }).complete(ask, live()));
     expect(error).toBeInstanceOf(ModelUnavailableError);
-    expect((error as Error).message).toContain("OPENAI_TIMEOUT_MS");
+    expect((error as ModelUnavailableError).failure).toEqual({
+      cause: `no reply from ${server.baseUrl} within 200 ms`,
+      fix: "check that the model server is running, or raise OPENAI_TIMEOUT_MS",
+      retryable: true,
+    });
   });
 
   it("passes tool-call arguments through raw when they are not JSON", async () => {
@@ -233,6 +289,7 @@ describe("createOpenAIModel against a fake OpenAI-compatible server", () => {
     const error = await failure(model().complete(ask, live()));
     expect(error).toBeInstanceOf(ModelUnavailableError);
     expect((error as Error).message).toContain("OpenAI chat format");
+    expect((error as ModelUnavailableError).failure.retryable).toBe(false);
   });
 
   it("rejects with the abort, not ModelUnavailableError, when the signal aborts mid-request", async () => {
@@ -246,14 +303,13 @@ describe("createOpenAIModel against a fake OpenAI-compatible server", () => {
     expect((error as Error).name).toBe("AbortError");
   });
 
-  it("rejects with the signal's reason while the SDK waits out a long Retry-After", async () => {
+  it("rejects with the signal's reason while it waits out a long Retry-After", async () => {
     server.enqueue(errorReply(429, "slow down", { "retry-after": "3600" }));
     const controller = new AbortController();
-    let sdkRetrying: () => void = () => {};
-    const retrying = new Promise<void>((resolve) => (sdkRetrying = resolve));
-    const logger = pino({ level: "debug" }, { write: (line: string) => void (line.includes("retrying") && sdkRetrying()) });
-    const pending = failure(model({ logger }).complete(ask, controller.signal));
-    await retrying;
+    let announced: (retry: ModelRetry) => void = () => {};
+    const retrying = new Promise<ModelRetry>((resolve) => (announced = resolve));
+    const pending = failure(model().complete({ ...ask, onRetry: (retry) => announced(retry) }, controller.signal));
+    expect((await retrying).waitMs).toBeGreaterThan(3_599_000);
     const reason = new Error("run deadline passed");
     controller.abort(reason);
     expect(await pending).toBe(reason);

@@ -6,11 +6,11 @@ import { blockedRecord, processCalls, runPrepared, settleCall, type BatchContext
 import { normalizeCallIds } from "./call-ids.js";
 import { checkErrorStreak, nextErrorStreak } from "./guards/consecutive-errors.js";
 import { deadlineStop } from "./guards/deadline.js";
-import { approvalExpiredStop, modelUnavailableStop, stopOf } from "./guards/external-stops.js";
+import { approvalExpiredStop, stopOf } from "./guards/external-stops.js";
+import { modelCallStop } from "./model-call-stop.js";
 import { checkStepLimit } from "./guards/step-limit.js";
 import type { LoopDeps, LoopResult, Resolution, StopSignal } from "./loop.js";
 import type { GuardCounters, RunState } from "./run-state.js";
-import { errorText, loggableError } from "./error-text.js";
 import { addUsage, RunContext, usageTokens } from "./run-context.js";
 import { UsageMeter } from "./usage-meter.js";
 import { meteredModel } from "./metered-model.js";
@@ -25,13 +25,13 @@ import type {
   GuardStop,
   Model,
   ModelReply,
+  ModelRequest,
   PendingApproval,
   RunOutcome,
   StepRecord,
   TokenUsage,
   ToolCall,
 } from "./types.js";
-import { ModelUnavailableError } from "../errors.js";
 
 /** Epoch milliseconds with sub-millisecond precision: step times survive a restart. */
 const now = () => performance.timeOrigin + performance.now();
@@ -274,7 +274,11 @@ export class ActiveRun {
 
     const index = this.steps.length + 1;
     const startedAt = now();
-    const request = { messages: this.context.messages, tools: this.deps.tools.schemas };
+    const request: ModelRequest = {
+      messages: this.context.messages,
+      tools: this.deps.tools.schemas,
+      onRetry: (retry) => this.emit({ type: "model_retrying", runId: this.runId, step: index, ...retry }),
+    };
     this.emit({ type: "step_started", runId: this.runId, step: index, request });
     let reply: ModelReply;
     const called = performance.now();
@@ -284,9 +288,7 @@ export class ActiveRun {
       const stopped = this.stopped();
       if (stopped) return { kind: "stop", stop: stopped };
       if (this.expiredBy) return { kind: "stop", stop: deadlineStop(this.deps.limits.runTimeoutMs) };
-      const reason = error instanceof ModelUnavailableError ? error.reason : errorText(error);
-      this.deps.logger.error({ runId: this.runId, step: index, err: loggableError(error) }, "model call failed");
-      return { kind: "stop", stop: modelUnavailableStop(reason) };
+      return { kind: "stop", stop: modelCallStop(error, this.deps.logger, { runId: this.runId, step: index }) };
     }
     this.usage = addUsage(this.usage, reply.usage);
     // Estimated only when someone reads it: counting what the model wrote costs a few µs per step.

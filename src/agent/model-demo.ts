@@ -1,6 +1,8 @@
 // Offline demo models for console mode without OPENAI_API_KEY. They work through the real
 // tools so a newcomer sees the loop, the trace and the guards without any server.
 // Contract: deterministic (the reply depends only on the request) and never throw.
+import { observationForPeople } from "./observation-text.js";
+import { shorten } from "./trace.js";
 import type { ChatMessage, Model, ModelReply, ModelRequest, ToolCall, UserContent } from "./types.js";
 
 interface PlannedCall {
@@ -167,10 +169,10 @@ function describeOutcome(call: ToolCall, result: string | undefined): string {
   const args = parseArgs(call.arguments);
   if (result === undefined) return `I got no result for ${call.name}.`;
   if (call.name === "calculator") {
-    const expression = args.expression ?? call.arguments;
+    const expression = shorten(args.expression ?? call.arguments, EXPRESSION_SHOWN);
     return /^-?[\d.]+(e[+-]\d+)?$/.test(result.trim())
       ? `${expression} = ${result.trim()}`
-      : `I could not work out ${expression}: ${firstLine(result)}`;
+      : `I could not work out ${expression}: ${firstLine(observationForPeople(result))}`;
   }
   if (call.name === "current_time") {
     return result.includes("ISO 8601") ? `It is now ${firstLine(result)}.` : `I could not read the time: ${firstLine(result)}`;
@@ -220,6 +222,9 @@ function parseArgs(raw: string): Record<string, string> {
     return {};
   }
 }
+
+/** A long question is not echoed back whole. */
+const EXPRESSION_SHOWN = 80;
 
 function firstLine(text: string): string {
   const line = text.trim().split("\n")[0] ?? "";

@@ -1,19 +1,22 @@
 // The Model seam over any OpenAI-compatible Chat Completions server (OpenAI, Ollama, vLLM,
-// llama.cpp, LM Studio, OpenRouter). The only file that imports `openai`.
+// llama.cpp, LM Studio, OpenRouter). With model-failure.ts (its errors), the only file that
+// imports `openai`.
 //
-// Retries are the SDK's own: 408/409/429/5xx, connection errors and timeouts, with
-// exponential backoff that honours Retry-After and Retry-After-Ms (openai 6.30.1,
-// client.ts retryRequest). Its backoff sleep does not watch the abort signal, so each call
-// also races the signal: an abort rejects at once, also between retries.
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
+// Retries are ours, with the SDK's rules (model-failure.ts: what is retried and how long to
+// wait), because the SDK tells its caller nothing between tries: each retry is announced
+// (request.onRetry) so a person waiting sees "model not answering, retry 2 of 3", and the
+// wait between tries ends at once when the signal aborts.
+import { setTimeout as sleep } from "node:timers/promises";
+import OpenAI from "openai";
 import type {
   ChatCompletionContentPart,
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
 import { z } from "zod";
-import { ModelUnavailableError } from "../errors.js";
-import { maskSecrets, type Logger } from "../logger.js";
+import { ModelUnavailableError, type ModelFailure } from "../errors.js";
+import type { Logger } from "../logger.js";
+import { describeModelError, retryDelayMs } from "./model-failure.js";
 import type { ChatMessage, ContentPart, Model, ModelReply, ModelRequest, TokenUsage, ToolCall } from "./types.js";
 
 export interface OpenAIModelOptions {
@@ -21,8 +24,9 @@ export interface OpenAIModelOptions {
   /** Defaults to OpenAI's own endpoint (the SDK's default). */
   readonly baseUrl?: string;
   readonly model: string;
-  /** Per attempt. */
+  /** Per try. */
   readonly timeoutMs: number;
+  /** Tries after the first one, for failures worth retrying. */
   readonly maxRetries: number;
   readonly logger: Logger;
 }
@@ -60,9 +64,9 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
     apiKey: options.apiKey,
     baseURL: options.baseUrl,
     timeout: options.timeoutMs,
-    maxRetries: options.maxRetries,
+    maxRetries: 0,
     logLevel: "info",
-    // The SDK's retry notices ("... failed with status 429 - retrying") become our debug lines.
+    // The SDK's notices ("... failed with status 429") become our debug lines.
     logger: {
       error: (message: string) => logger.error(message),
       warn: (message: string) => logger.warn(message),
@@ -71,7 +75,26 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
     },
   });
   const server = withoutCredentials(client.baseURL);
+  const context = { server, model: options.model, timeoutMs: options.timeoutMs, apiKey: options.apiKey };
   let callNumber = 0;
+
+  /** One reply, or the failure of the last try; each retry is announced first. */
+  async function tryUntilDone(request: ModelRequest, signal: AbortSignal): Promise<unknown> {
+    const body = toRequestBody(options.model, request);
+    for (let retry = 1; ; retry++) {
+      try {
+        return await client.chat.completions.create(body, { signal });
+      } catch (error) {
+        if (signal.aborted) throw error;
+        const failure = describeModelError(error, context);
+        if (!failure.retryable || retry > options.maxRetries) throw new ModelUnavailableError(afterTries(failure, retry));
+        const waitMs = retryDelayMs(error, retry);
+        logger.debug({ model: options.model, retry, of: options.maxRetries, waitMs, cause: failure.cause }, "model call retrying");
+        request.onRetry?.({ retry, of: options.maxRetries, cause: failure.cause, waitMs });
+        await sleep(waitMs, undefined, { signal });
+      }
+    }
+  }
 
   return {
     name: options.model,
@@ -82,8 +105,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
         logger.debug({ model: options.model, durationMs: Date.now() - started, status, ...extra }, "model call");
       try {
         signal.throwIfAborted();
-        const raw = await untilAborted(client.chat.completions.create(toRequestBody(options.model, request), { signal }), signal);
-        const reply = toReply(raw, thisCall, server);
+        const reply = toReply(await tryUntilDone(request, signal), thisCall, server);
         log("ok", {
           promptTokens: reply.usage?.promptTokens,
           completionTokens: reply.usage?.completionTokens,
@@ -95,12 +117,17 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
           log("aborted");
           throw signal.reason;
         }
-        const unavailable = error instanceof ModelUnavailableError ? error : toUnavailable(error, { ...options, server });
+        const unavailable = error instanceof ModelUnavailableError ? error : new ModelUnavailableError(describeModelError(error, context));
         log("unavailable", { httpStatus: unavailable.status, reason: unavailable.reason });
         throw unavailable;
       }
     },
   };
+}
+
+/** A failure that was retried says how often it was tried. */
+function afterTries(failure: ModelFailure, tries: number): ModelFailure {
+  return tries === 1 ? failure : { ...failure, cause: `${failure.cause}, after ${tries} tries` };
 }
 
 function toRequestBody(model: string, request: ModelRequest): ChatCompletionCreateParamsNonStreaming {
@@ -157,7 +184,11 @@ function toOpenAIPart(part: ContentPart): ChatCompletionContentPart {
 function toReply(raw: unknown, callNumber: number, server: string): ModelReply {
   const parsed = CompletionReply.safeParse(raw);
   if (!parsed.success) {
-    throw new ModelUnavailableError(`the server at ${server} did not answer in the OpenAI chat format: check OPENAI_BASE_URL`);
+    throw new ModelUnavailableError({
+      cause: `the server at ${server} did not answer in the OpenAI chat format`,
+      fix: "check OPENAI_BASE_URL",
+      retryable: false,
+    });
   }
   const message = parsed.data.choices?.[0]?.message;
   const usage = parsed.data.usage;
@@ -182,75 +213,6 @@ function toToolCall(entry: unknown, fallbackId: string): ToolCall[] {
   return [{ id: id || fallbackId, name: fn.name ?? "", arguments: typeof args === "string" ? args : JSON.stringify(args) }];
 }
 
-interface FailureContext {
-  readonly apiKey: string;
-  readonly model: string;
-  readonly timeoutMs: number;
-  readonly maxRetries: number;
-  readonly server: string;
-}
-
-/** A reason a person can act on; never the key, even when the server echoes it. */
-function toUnavailable(error: unknown, context: FailureContext): ModelUnavailableError {
-  const tries = `${context.maxRetries + 1} ${context.maxRetries === 0 ? "try" : "tries"}`;
-  if (error instanceof APIConnectionTimeoutError) {
-    return new ModelUnavailableError(
-      `no reply from ${context.server} within ${context.timeoutMs} ms (${tries}): check the server, or raise OPENAI_TIMEOUT_MS`,
-    );
-  }
-  if (error instanceof APIConnectionError) {
-    const code = causeCode(error);
-    return new ModelUnavailableError(
-      `could not connect to ${context.server}${code ? ` (${code})` : ""}: check OPENAI_BASE_URL and that the server is running`,
-    );
-  }
-  if (error instanceof APIError && typeof error.status === "number") {
-    const status = error.status;
-    const said = serverMessage(error, context.apiKey);
-    const prefix = `${status} from the model server${said}`;
-    if (status === 401) return new ModelUnavailableError(`${prefix}: check OPENAI_API_KEY`, status);
-    if (status === 403)
-      return new ModelUnavailableError(
-        `${prefix}: the key may not have access to "${context.model}"; check OPENAI_API_KEY and OPENAI_MODEL`,
-        status,
-      );
-    if (status === 404)
-      return new ModelUnavailableError(
-        `${prefix}: check OPENAI_MODEL ("${context.model}") and OPENAI_BASE_URL (${context.server}; it usually ends in /v1)`,
-        status,
-      );
-    if (status === 429)
-      return new ModelUnavailableError(
-        `${prefix} after ${tries}: rate limited or out of quota; wait a little, or check the account's limits`,
-        status,
-      );
-    if (status >= 500) return new ModelUnavailableError(`${prefix} after ${tries}: the server is failing; try again later`, status);
-    return new ModelUnavailableError(`${prefix}: the server refused the request`, status);
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  return new ModelUnavailableError(`unexpected failure talking to ${context.server}: ${redact(message, context.apiKey)}`);
-}
-
-function serverMessage(error: APIError, apiKey: string): string {
-  const body = error.error as { message?: unknown } | undefined;
-  const text = typeof body?.message === "string" ? body.message.trim() : "";
-  if (text === "") return "";
-  const short = text.length > 200 ? `${text.slice(0, 200)}…` : text;
-  return ` ("${redact(short, apiKey)}")`;
-}
-
-function redact(text: string, apiKey: string): string {
-  return maskSecrets(apiKey.length > 0 ? text.split(apiKey).join("[secret]") : text);
-}
-
-function causeCode(error: Error): string | undefined {
-  for (let cause: unknown = error.cause, depth = 0; cause instanceof Error && depth < 4; cause = cause.cause, depth += 1) {
-    const code = (cause as { code?: unknown }).code;
-    if (typeof code === "string") return code;
-  }
-  return undefined;
-}
-
 function withoutCredentials(url: string): string {
   try {
     const parsed = new URL(url);
@@ -259,19 +221,5 @@ function withoutCredentials(url: string): string {
     return parsed.toString().replace(/\/$/, "");
   } catch {
     return "the configured OPENAI_BASE_URL";
-  }
-}
-
-/** Settles with `work`, or rejects with the signal's reason as soon as it aborts. */
-async function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  let onAbort: () => void = () => {};
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([work, aborted]);
-  } finally {
-    signal.removeEventListener("abort", onAbort);
   }
 }

@@ -99,7 +99,7 @@ function fallbackSummary(steps: readonly StepRecord[], stop: GuardStop, question
   const calls = steps.flatMap((step) => step.calls);
   if (calls.length === 0) {
     return stop.guard === "model_unavailable"
-      ? `I could not get an answer to "${shorten(question, 120)}" because the model could not be reached. Please try again in a moment.`
+      ? `I could not get an answer to "${shorten(question, 120)}" from the model.`
       : `I could not finish "${shorten(question, 120)}" and had not gathered any results yet.`;
   }
   const shown = calls.slice(-FALLBACK_STEPS_SHOWN);

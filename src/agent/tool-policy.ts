@@ -9,7 +9,7 @@ import type { Tool } from "./types.js";
 
 type Verdict = ReturnType<ToolPolicy>;
 
-function globToRegExp(pattern: string): RegExp {
+export function globToRegExp(pattern: string): RegExp {
   const escaped = pattern
     .replace(/[.+^${}()|[\]\\]/g, "\\$&")
     .replace(/\*/g, ".*")

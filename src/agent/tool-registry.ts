@@ -3,6 +3,7 @@
 // observations the model can act on, never as exceptions.
 import { z } from "zod";
 import { errorText } from "./error-text.js";
+import { FIX_ARGS_HINT, SEND_JSON_HINT } from "./observation-text.js";
 import { callSignature } from "./signature.js";
 import { ToolOutput } from "./tool-output.js";
 import { ToolRace, ToolTimeout } from "./tool-race.js";
@@ -135,7 +136,7 @@ export class ToolRegistry {
         call,
         signature,
         outcome: "invalid_args",
-        message: `Error: the arguments for ${tool.name} are not valid JSON (${(error as Error).message}). Send one JSON object that matches the tool's parameters.`,
+        message: `Error: the arguments for ${tool.name} are not valid JSON (${(error as Error).message}). ${SEND_JSON_HINT}`,
       };
     }
     const parsed = tool.schema.safeParse(raw);
@@ -145,7 +146,7 @@ export class ToolRegistry {
         call,
         signature,
         outcome: "invalid_args",
-        message: `Error: invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}. Fix them and call again.`,
+        message: `Error: invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}. ${FIX_ARGS_HINT}`,
       };
     }
     return { kind: "ready", call, signature, tool, args: parsed.data };

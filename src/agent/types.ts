@@ -36,6 +36,19 @@ export interface ModelRequest {
   readonly tools: readonly ToolSchema[];
   /** Ask for a JSON object reply (fact extraction). */
   readonly responseFormat?: "json_object";
+  /** Told before each retry of a failed try, so a person waiting sees why. Must not throw. */
+  readonly onRetry?: (retry: ModelRetry) => void;
+}
+
+/** A try failed in a way worth retrying; the next one starts after `waitMs`. */
+export interface ModelRetry {
+  /** 1 for the first retry. */
+  readonly retry: number;
+  /** How many retries there will be at most (OPENAI_MAX_RETRIES). */
+  readonly of: number;
+  /** What failed, for a person: "could not connect to http://…/v1 (connection refused: ECONNREFUSED)". */
+  readonly cause: string;
+  readonly waitMs: number;
 }
 
 export interface TokenUsage {
@@ -268,6 +281,8 @@ export type AgentEvent =
       /** How long the model call took. */
       readonly durationMs?: number;
     }
+  /** The step's model call failed and is tried again (ModelRetry): "model not answering, retry 2 of 3". */
+  | ({ readonly type: "model_retrying"; readonly runId: string; readonly step: number } & ModelRetry)
   | { readonly type: "tool_called"; readonly runId: string; readonly step: number; readonly call: ToolCall }
   /** A running tool reported how far it got (an MCP server's progress notification). */
   | { readonly type: "tool_progress"; readonly runId: string; readonly step: number; readonly call: ToolCall; readonly detail: string }

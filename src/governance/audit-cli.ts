@@ -3,6 +3,7 @@
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../config.js";
+import { loadEnvFileOrExit } from "../env-file.js";
 import { ConfigError, StoreUnavailableError, StoreUrlError } from "../errors.js";
 import { createLogger } from "../logger.js";
 import { openStore } from "../memory/keyv-store.js";
@@ -76,4 +77,7 @@ async function main(): Promise<number> {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) process.exitCode = await main();
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  loadEnvFileOrExit();
+  process.exitCode = await main();
+}

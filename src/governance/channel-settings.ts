@@ -18,7 +18,7 @@ export interface RunSettings {
   readonly schedules?: ScheduleOverrides;
 }
 
-function globToRegExp(pattern: string): RegExp {
+export function globToRegExp(pattern: string): RegExp {
   const escaped = pattern
     .replace(/[.+^${}()|[\]\\]/g, "\\$&")
     .replace(/\*/g, ".*")

@@ -4,6 +4,7 @@ import type { AuditEntry } from "./audit-log.js";
 import type { RunSettings } from "./channel-settings.js";
 import type { Allowance } from "./limits.js";
 import { resetText } from "./refusal-text.js";
+import { DEFAULT_SETTINGS_FILE } from "./settings-file.js";
 
 export type LinkStyle = "slack" | "markdown" | "plain";
 
@@ -31,7 +32,9 @@ function link(url: string | undefined, text: string, style: LinkStyle): string {
   return `${text} ${url}`;
 }
 
-const who = (person: { id: string; name?: string }) => person.name ?? person.id;
+/** The name and the id the settings file lists people by, e.g. `Ana (U0ANA)`, `root (console)`; the id alone when that is all there is. */
+const who = (person: { id: string; name?: string }) =>
+  person.name && person.name !== person.id ? `${person.name} (${person.id})` : person.id;
 
 const utc = (at: number) => new Date(at).toISOString().replace("T", " ").slice(0, 16);
 
@@ -62,6 +65,12 @@ export function auditLine(entry: AuditEntry, style: LinkStyle): string {
   return `${when} UTC · ${KIND_WORD[entry.kind]}${tool} · ${detail} · run ${entry.runId} · ${entry.process.hostname}/${entry.process.pid} · ${link(entry.link, "thread", style)}`;
 }
 
+/** Who may see the audit log, and how `userId` becomes one of them. `settingsFile`: the file in force, if any. */
+export function auditRefusalText(surface: string, userId: string, settingsFile: string | undefined): string {
+  const where = settingsFile ?? `a settings file (${DEFAULT_SETTINGS_FILE} in the working directory, or the one BOT_SETTINGS names)`;
+  return `Only the bot's admins can see the audit log. An admin adds your id "${userId}" to access.admins.${surface} in ${where}.`;
+}
+
 export function auditText(entries: readonly AuditEntry[], style: LinkStyle): string {
   if (entries.length === 0) return "The audit log is empty: no approvals or writes yet.";
   return [
@@ -70,9 +79,17 @@ export function auditText(entries: readonly AuditEntry[], style: LinkStyle): str
   ].join("\n");
 }
 
+/** The offline demo model answers every channel, whatever model the settings name. */
+export const DEMO_MODEL_TEXT = "the offline demo model (arithmetic and time only; set OPENAI_API_KEY for a real one)";
+
 export function settingsText(options: {
   run: RunSettings;
+  /** The model's name (OPENAI_MODEL), or DEMO_MODEL_TEXT. */
   defaultModel: string;
+  /** Whether the offline demo model answers, so a channel's own model is not used. */
+  demo: boolean;
+  /** AGENT_MAX_STEPS. */
+  defaultMaxSteps: number;
   allowances: readonly Allowance[] | undefined;
   admin: boolean;
   now: number;
@@ -100,9 +117,9 @@ export function settingsText(options: {
             .join("; ");
   return [
     "Settings here:",
-    `• model: ${run.model ?? options.defaultModel}`,
+    `• model: ${options.demo || run.model === undefined ? options.defaultModel : run.model}`,
     `• tools: ${tools}`,
-    `• steps per run: ${run.maxSteps ?? "the default (AGENT_MAX_STEPS)"}`,
+    `• steps per run: ${run.maxSteps ?? `${options.defaultMaxSteps} (the default, AGENT_MAX_STEPS)`}`,
     `• memory: ${run.memory ? "on" : "off"}`,
     `• files: ${run.files ? "read" : "off (attachments are not read here)"}`,
     `• persona: ${run.systemPrompt ? "set for this channel" : "none"}`,

@@ -6,7 +6,7 @@ import type { TaskOrigin } from "../agent/types.js";
 import type { KeyValueStore } from "../memory/types.js";
 import { createAuditLog } from "./audit-log.js";
 import { createAuthority, type Approvers, type Authority } from "./authority.js";
-import { auditText, settingsText, type LinkStyle } from "./command-text.js";
+import { auditText, DEMO_MODEL_TEXT, settingsText, type LinkStyle } from "./command-text.js";
 import { createRunPolicy, type RunPolicy } from "./run-policy.js";
 import { settingsPath } from "./settings-file.js";
 import { openSettings, type SettingsSource } from "./settings-source.js";
@@ -44,7 +44,11 @@ export function createGovernance(deps: {
   readonly source: SettingsSource;
   readonly store: KeyValueStore;
   readonly logger: Logger;
+  /** OPENAI_MODEL; `demo` when the offline demo model answers instead. */
   readonly model: string;
+  readonly demo?: boolean;
+  /** AGENT_MAX_STEPS, the steps a channel gets unless its settings say otherwise. */
+  readonly maxSteps: number;
   readonly approvers?: Approvers;
   readonly clock?: () => number;
 }): Governance {
@@ -64,7 +68,9 @@ export function createGovernance(deps: {
         });
         return settingsText({
           run: runPolicy.runSettings(origin),
-          defaultModel: deps.model,
+          defaultModel: deps.demo ? DEMO_MODEL_TEXT : deps.model,
+          demo: deps.demo === true,
+          defaultMaxSteps: deps.maxSteps,
           allowances: left,
           admin: runPolicy.exempt(origin),
           now: clock(),

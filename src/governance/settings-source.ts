@@ -68,7 +68,7 @@ export async function openSettings(path: string | undefined, logger: Logger, opt
     if (closed) return;
     if (check.kind === "invalid") {
       logger.warn(
-        { file: path, problems: check.problems },
+        { file: path, problems: check.problems, notice: true },
         `the settings file has problems; keeping the previous settings: ${check.problems.join("; ")}`,
       );
     } else if (JSON.stringify(check.settings) !== shown) {

@@ -25,7 +25,7 @@ import { createRunStops } from "./run-stops.js";
 import { createFeedbackBook, type FeedbackBook } from "../memory/feedback.js";
 import type { WorkQueue } from "./work-queue.js";
 import { createWriteLedger } from "./write-ledger.js";
-import { warnAboutAllowedWrites } from "../agent/allowed-writes.js";
+import { warnAboutAllowedWrites } from "../agent/policy-warnings.js";
 import { meteredModel } from "../agent/metered-model.js";
 import { approvalKeySource } from "../agent/approval-key.js";
 import { createApprovalStore, type ClaimRecord, type StoredRun } from "../agent/approval-store.js";
@@ -38,7 +38,7 @@ import type { AgentService, DecisionRequest, DecisionResult, ReplyHandle, Surfac
 import { runNote, stableInstructions } from "../agent/system-prompt.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 import { builtinTools } from "../agent/tools/builtin.js";
-import type { ChatMessage, EventSink, Model, RunOutcome, Surface, TaskOrigin, Tool } from "../agent/types.js";
+import type { ChatMessage, EventSink, Model, PendingApproval, RunOutcome, Surface, TaskOrigin, Tool } from "../agent/types.js";
 
 export interface AgentServiceDeps {
   readonly config: Config;
@@ -101,6 +101,8 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   const queue = deps.queue ?? createLocalWorkQueue(logger);
   const ledger = createWriteLedger(store, logger, clock);
   const background = new Set<Promise<void>>();
+  /** Answers showing now, by conversation, until their history is written: a forget waits for them. */
+  const answering = new Map<string, Set<Promise<void>>>();
   const surfaces = new Map<Surface, SurfaceHooks>();
   const loopDeps = new Map<string, LoopDeps>();
   const authority = deps.authority ?? createAuthority({ approvers: approversFrom(config), settings: fixedSettings() });
@@ -295,6 +297,17 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
       return { status: "answered", runId: newRunId(), answer: admission.text, steps: [], usage: { promptTokens: 0, completionTokens: 0 } };
     },
     afterAnswer,
+    answering(conversationKey) {
+      let release = () => {};
+      const done = new Promise<void>((resolve) => (release = resolve));
+      const held = answering.get(conversationKey) ?? new Set<Promise<void>>();
+      answering.set(conversationKey, held.add(done));
+      return () => {
+        release();
+        held.delete(done);
+        if (held.size === 0) answering.delete(conversationKey);
+      };
+    },
     showsExpiry: (surface) => surfaces.get(surface)?.expired !== undefined,
     expired(surface, pending, outcome) {
       try {
@@ -383,9 +396,32 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     answerFile: (conversationKey, fileId) => files.answerFile(conversationKey, fileId),
 
     rememberedFacts: (conversationKey) => memory.list(conversationKey),
+    earlierTurns: async (conversationKey) => (await history.load(conversationKey)).length,
+
+    async startOver(conversationKey) {
+      const turns = (await history.load(conversationKey)).length;
+      await history.clear(conversationKey);
+      return turns;
+    },
+
+    async waitingApprovals(conversationKey) {
+      const found: PendingApproval[] = [];
+      for (const entry of await approvals.waiting()) {
+        const loaded = await approvals.load(entry.runId);
+        if (loaded.kind !== "found" || loaded.run.state.origin.conversationKey !== conversationKey) continue;
+        if ((await approvals.decisionOf(entry.runId, entry.callId)) === undefined) found.push(loaded.run.pending);
+      }
+      return found;
+    },
+
     async forget(conversationKey) {
+      // An answer still being written, or a fact still being extracted from it, would come back after the forget.
+      await Promise.all(answering.get(conversationKey) ?? []);
+      await Promise.allSettled([...background]);
+      const turns = (await history.load(conversationKey)).length;
       const facts = await memory.forget(conversationKey);
-      return { facts, files: await files.store.forget(conversationKey) };
+      await history.clear(conversationKey);
+      return { facts, turns, files: await files.store.forget(conversationKey) };
     },
 
     sweepExpiredApprovals: () => runner.sweep(),

@@ -44,6 +44,8 @@ export interface RunnerDeps {
   refusal(task: Task): Promise<Extract<RunOutcome, { status: "answered" }> | undefined>;
   /** Writes after an answer (history in the run's turn, facts after it). Must not throw. */
   afterAnswer(state: RunState, outcome: Extract<RunOutcome, { status: "answered" }>): Promise<void>;
+  /** Called as an answer is about to show: a `forget` of the conversation waits until the returned release (the writes after it are done). */
+  answering?(conversationKey: string): () => void;
   /** True when a surface here shows an approval that expired with no caller waiting (it registered an expiry handler). */
   showsExpiry(surface: Surface): boolean;
   /** An approval ended by expiry that no caller here waited for. */
@@ -176,6 +178,20 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
 
   /** Shows the outcome and does the writes after it; the answer goes out before history and facts. */
   async function conclude(
+    result: LoopResult,
+    presenter: RunPresenter,
+    writer: CheckpointWriter,
+    record?: IntakeRecord,
+  ): Promise<RunOutcome> {
+    const release = result.outcome.status === "answered" ? deps.answering?.(result.state.origin.conversationKey) : undefined;
+    try {
+      return await showAndWrite(result, presenter, writer, record);
+    } finally {
+      release?.();
+    }
+  }
+
+  async function showAndWrite(
     result: LoopResult,
     presenter: RunPresenter,
     writer: CheckpointWriter,

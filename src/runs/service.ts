@@ -172,11 +172,6 @@ export type SubmitResult =
   /** A redelivery: the message is answered already, or its run is in progress. */
   | { readonly kind: "duplicate"; readonly intakeId: string; readonly state: "done" | "in_progress" };
 
-export interface Forgotten {
-  readonly facts: number;
-  readonly files: number;
-}
-
 export interface AgentService {
   /** Everything the surface brings; call once, before it takes events. */
   attach(surface: Surface, hooks: SurfaceHooks): void;
@@ -205,8 +200,20 @@ export interface AgentService {
   /** A file of an answer (`outcome.files`), for the surface to post; undefined once the store no longer has it. */
   answerFile(conversationKey: string, fileId: string): Promise<StoredAnswerFile | undefined>;
   rememberedFacts(conversationKey: string): Promise<readonly Fact[]>;
-  /** Clears the conversation's long-term memory and its stored files (attached and answer files); says how many of each went. */
+  /** Clears what the conversation remembers: its facts, its history of turns and its stored files (attached and answer files); says how many of each went. */
   forget(conversationKey: string): Promise<Forgotten>;
+  /** How many earlier turns the next run in the conversation is given. */
+  earlierTurns(conversationKey: string): Promise<number>;
+  /** A fresh conversation under the same key: its earlier turns are dropped, its facts stay; returns how many turns went. */
+  startOver(conversationKey: string): Promise<number>;
+  /** Write calls in the conversation still waiting for a decision (also those a stopped process left), soonest expiry first. */
+  waitingApprovals(conversationKey: string): Promise<readonly PendingApproval[]>;
+}
+
+export interface Forgotten {
+  readonly facts: number;
+  readonly turns: number;
+  readonly files: number;
 }
 
 export type { AgentEvent };

@@ -4,6 +4,7 @@ import { PassThrough } from "node:stream";
 import { join } from "node:path";
 import { createAgentService, type RunningAgentService } from "../../src/runs/agent-service.js";
 import type { Model, Tool } from "../../src/agent/types.js";
+import type { AgentService } from "../../src/runs/service.js";
 import { createConsoleSurface, type ConsoleSurface } from "../../src/surfaces/console/console-adapter.js";
 import { attach, type AttachedSurface } from "../../src/surfaces/core/attach.js";
 import { createGovernance } from "../../src/governance/governance.js";
@@ -57,6 +58,8 @@ export interface ConsoleHarnessOptions {
   readonly terminal?: boolean;
   /** The settings file's content (access, admins…). */
   readonly settings?: Settings;
+  /** Parts of the service the console sees, replaced (to make them fail). */
+  readonly serviceOverrides?: Partial<AgentService>;
   /** Schedules as app.ts wires them; `clock` is what only they read (a test moves it to fire slots). */
   readonly schedules?: { readonly clock?: TimerClock };
 }
@@ -75,7 +78,13 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
   const folder = await temporaryFolder();
   const config = loadConfig({ STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`, MEMORY_EXTRACT_FACTS: "false", ...options.env });
   const store = await openStore(config.storeUrl, silentLogger);
-  const governance = createGovernance({ source: fixedSettings(options.settings), store, logger: silentLogger, model: config.model.name });
+  const governance = createGovernance({
+    source: fixedSettings(options.settings),
+    store,
+    logger: silentLogger,
+    model: config.model.name,
+    maxSteps: config.guards.maxSteps,
+  });
   const scheduling = options.schedules
     ? harnessSchedules({
         config,
@@ -101,7 +110,7 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
   let written = "";
   output.on("data", (chunk: Buffer) => (written += chunk.toString("utf8")));
   const surface: ConsoleSurface = createConsoleSurface({
-    service,
+    service: options.serviceOverrides ? { ...service, ...options.serviceOverrides } : service,
     runDemoLoop: createDemoLoopRunner({ guards: config.guards, modelName: config.model.name, logger: silentLogger }),
     model: options.description ?? { kind: "demo" },
     logger: silentLogger,

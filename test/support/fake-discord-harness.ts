@@ -110,6 +110,7 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
       store,
       logger: silentLogger,
       model: config.model.name,
+      maxSteps: config.guards.maxSteps,
       approvers: approversFrom(config),
     });
     const scheduling = options.schedules

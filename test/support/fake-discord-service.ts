@@ -30,7 +30,10 @@ export function stubService(overrides: Partial<AgentService> = {}): StubService 
     toolList: () => ({ tools: [], servers: [] }),
     answerFile: async () => undefined,
     rememberedFacts: async () => [],
-    forget: async () => ({ facts: 0, files: 0 }),
+    forget: async () => ({ facts: 0, turns: 0, files: 0 }),
+    earlierTurns: async () => 0,
+    startOver: async () => 0,
+    waitingApprovals: async () => [],
     ...overrides,
   };
 }

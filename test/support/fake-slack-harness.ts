@@ -104,6 +104,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
       store,
       logger,
       model: config.model.name,
+      maxSteps: config.guards.maxSteps,
       approvers: approversFrom(config),
       ...(options.clock ? { clock: options.clock } : {}),
     });

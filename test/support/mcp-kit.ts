@@ -27,7 +27,7 @@ export const testStdioServer: StdioTransport = {
 };
 
 export function serverConfig(name: string, transport: McpTransportConfig, extra: Partial<McpServerConfig> = {}): McpServerConfig {
-  return { name, transport, approval: "writes", tools: { allow: ["*"], deny: [] }, ...extra };
+  return { name, transport, approval: "writes", tools: { allow: ["*"], deny: [] }, reads: [], ...extra };
 }
 
 export interface CapturedLog {

@@ -33,6 +33,7 @@ export function underCore<C, R>(
     store: deps.store,
     logger: deps.logger,
     model: "test",
+    maxSteps: 10,
     approvers: deps.config ? approversFrom(deps.config) : {},
   });
   const attached = attach(surface, { service: deps.service, governance, store: deps.store, logger: deps.logger });

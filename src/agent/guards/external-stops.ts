@@ -1,10 +1,22 @@
 // Stops that come from outside the model's behaviour: an unreachable model, a person who never
 // decided, a person who pressed Stop.
+import type { ModelFailure } from "../../errors.js";
 import type { GuardStop, Person } from "../types.js";
 import { durationPhrase, guardStop } from "./guard-stop.js";
 
-export function modelUnavailableStop(reason: string): GuardStop {
-  return guardStop("model_unavailable", reason, `Stopped: the model could not be reached (${reason}).`);
+/** What failed and what to change; "try again" only when trying again can help. */
+export function modelUnavailableStop(failure: ModelFailure): GuardStop {
+  const fix = failure.fix === "" ? "" : failure.fix.charAt(0).toUpperCase() + failure.fix.slice(1);
+  const advice =
+    fix === ""
+      ? failure.retryable
+        ? " Try again in a moment."
+        : ""
+      : failure.retryable
+        ? ` ${fix}, then try again.`
+        : ` ${fix}; trying again will not help until then.`;
+  const detail = failure.fix === "" ? failure.cause : `${failure.cause}: ${failure.fix}`;
+  return guardStop("model_unavailable", detail, `Stopped: ${failure.cause}.${advice}`);
 }
 
 export function stoppedByStop(by: Person): GuardStop {

@@ -2,8 +2,9 @@
 // under the core (its commands are the core's). One session reads lines in order (a line typed
 // while a run works waits its turn), shows a progress line per tool call, the answer, and asks
 // `approve? [y/N]` before any write action: the console waits for its own runs; only a run nobody
-// waits for here (a schedule's slot) shows through its display (console-display.ts).
-import { createInterface, type Interface } from "node:readline";
+// waits for here (a schedule's slot) shows through its display (console-display.ts). Like a chat
+// box: a paste is one message (paste-input.ts), Ctrl-C stops the smallest thing going on
+// (ctrl-c.ts), and an approval a stopped process left is asked again.
 import { z } from "zod";
 import type { Logger } from "pino";
 import type { AgentService } from "../../runs/service.js";
@@ -20,15 +21,21 @@ import {
   answerText,
   approvalRequest,
   bannerText,
+  continuingText,
   decisionText,
+  echoText,
   expiredText,
   helpText,
+  noticeText,
   progressLine,
+  startOverText,
   statusText,
   type ModelDescription,
 } from "./console-text.js";
+import { ctrlC } from "./ctrl-c.js";
 import { DEMO_LOOP_QUESTION, type DemoLoopRunner } from "./demo-loop.js";
 import { createLineQueue } from "./line-queue.js";
+import { openConsoleInput, type ConsoleInput } from "./console-input.js";
 import { createSlotApprovals } from "./slot-approvals.js";
 
 export interface ConsoleAdapterOptions {
@@ -50,6 +57,8 @@ export interface ConsoleAdapterOptions {
 }
 
 export interface ConsoleSurface extends ChatSurface {
+  /** A line the operator must see (a rejected settings edit, a policy warning), shown after the banner. */
+  notice(text: string): void;
   /** Resolves when the person is done: /quit, end of input (Ctrl-D), Ctrl-C, or the app stopping. */
   readonly closed: Promise<void>;
 }
@@ -78,17 +87,19 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
   const files = createFileDesk({ ...options, load: (fileId) => service.answerFile(origin.conversationKey, fileId) });
   let core: SurfaceCore<unknown> | undefined;
   const lines = createLineQueue();
-  let reader: Interface | undefined;
-  let readerOpen = false;
+  let input: ConsoleInput | undefined;
   let idle = false;
   let stopped = false;
   /** Ctrl-C: the person left, rather than the process being stopped. */
   let interrupted = false;
   let sessionOver = false;
   let lastSteps: readonly StepRecord[] | undefined;
-  let waiting: { readonly runId: string; readonly expired: AbortController } | undefined;
+  /** The approval asked now: `expired` when its time ran out elsewhere, `denied` by Ctrl-C. */
+  let waiting: { readonly runId: string; readonly expired: AbortController; readonly denied: AbortController } | undefined;
   /** The run in progress (from its first event) and whether Ctrl-C already asked it to stop. */
   let running: { readonly runId: string; stopping: boolean } | undefined;
+  /** Notices that came before the banner was shown; undefined once it was. */
+  let early: string[] | undefined = [];
   let endSession!: () => void;
   const closed = new Promise<void>((resolve) => (endSession = resolve));
 
@@ -103,9 +114,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
   /** On a terminal readline draws the prompt (and redraws it while editing); elsewhere it is plain text. */
   const prompt = (text: string) => {
     if (!out.isTerminal) return out.write(text);
-    if (!reader || !readerOpen) return;
-    reader.setPrompt(text);
-    reader.prompt(true);
+    input?.prompt(text);
   };
 
   /** An approval left by an earlier process may expire any moment: the core hands it here from the start. */
@@ -121,16 +130,18 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
   async function askApproval(pending: PendingApproval): Promise<RunOutcome | undefined> {
     out.line(approvalRequest(pending));
     const expired = new AbortController();
-    waiting = { runId: pending.runId, expired };
+    const denied = new AbortController();
+    waiting = { runId: pending.runId, expired, denied };
     prompt(APPROVE_PROMPT);
-    const answer = await lines.nextFresh(expired.signal);
+    const answer = await lines.nextFresh(AbortSignal.any([expired.signal, denied.signal]));
     waiting = undefined;
     if (expired.signal.aborted) return undefined;
     if (stopped) {
-      out.line("\n(Left undecided: the request stays open until it expires.)");
+      out.line("\n(Left undecided: it is asked again at the next start, until it expires.)");
       return undefined;
     }
-    if (answer === undefined) out.line("\n(No answer: denied.)");
+    if (denied.signal.aborted) out.line("(Ctrl-C: denied.)");
+    else if (answer === undefined) out.line("\n(No answer: denied.)");
     else if (!out.isTerminal) out.line(answer);
     const decision = answer !== undefined && isApproval(answer) ? "approve" : "deny";
     const result = await service.decide({ runId: pending.runId, callId: pending.callId, decision, decidedBy: requester }, sink);
@@ -184,13 +195,34 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
         return core?.command({ at: here, name: command.name, text: command.text });
       case "help":
         return out.line(helpText());
+      case "new":
+        return out.line(startOverText(await service.startOver(CONSOLE_CONVERSATION_KEY)));
       case "bad_command":
         return out.line(command.message);
     }
   }
 
+  /** What the last session left: how many turns the conversation holds, and approvals still undecided. */
+  async function resumeConversation(): Promise<void> {
+    const turns = await service.earlierTurns(CONSOLE_CONVERSATION_KEY);
+    if (turns > 0) out.line(continuingText(turns));
+    for (const pending of await service.waitingApprovals(CONSOLE_CONVERSATION_KEY)) {
+      if (stopped) break;
+      out.line("A write asked for before the last stop is still waiting for your decision:");
+      const outcome = await askApproval(pending);
+      if (outcome) await show(outcome);
+      out.line("");
+    }
+  }
+
   async function session(): Promise<void> {
     out.line(bannerText(options.model, out.width()));
+    for (const text of early ?? []) out.line(noticeText(text));
+    early = undefined;
+    await resumeConversation().catch((error: unknown) => {
+      logger.warn({ err: error }, "could not pick up the last session's conversation or approvals");
+      out.line(`Could not pick up where the last session left off (${error instanceof Error ? error.message : String(error)}).`);
+    });
     while (!stopped) {
       idle = true;
       prompt(PROMPT);
@@ -203,7 +235,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
         break;
       }
       // Lines the person did not see echoed after this prompt are shown, so the transcript reads in order.
-      if (line.early || !out.isTerminal) out.line(line.text);
+      if (line.early || !out.isTerminal) out.line(echoText(line.text));
       const command = parseCommand(line.text);
       if (command.kind === "quit") break;
       if (command.kind === "empty") continue;
@@ -221,10 +253,36 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     if (!stopped || interrupted) out.line("Bye.");
   }
 
-  function closeReader(): void {
-    if (!readerOpen) return;
-    readerOpen = false;
-    reader?.close();
+  /** Ctrl-C: the smallest thing going on stops (ctrl-c.ts). */
+  function onCtrlC(): void {
+    if (stopped || !input) return;
+    const action = ctrlC({
+      typed: input.typed(),
+      approving: waiting !== undefined,
+      stoppable: running !== undefined && !running.stopping && !idle,
+    });
+    if (action === "clear_line") {
+      input.clearLine();
+      return;
+    }
+    if (action === "deny") {
+      out.line("");
+      waiting?.denied.abort();
+      return;
+    }
+    if (action === "stop_run" && running) {
+      running.stopping = true;
+      out.line(RUN_STOP);
+      service
+        .stop({ runId: running.runId, stoppedBy: requester, surface: "console" })
+        .catch((error: unknown) => logger.warn({ err: error }, "could not stop the run"));
+      return;
+    }
+    stopped = interrupted = true;
+    out.line(idle || waiting ? "" : BUSY_STOP);
+    lines.close();
+    input?.close();
+    endSession();
   }
 
   const print = async (_at: Spot, text: string) => {
@@ -243,6 +301,13 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     // The console's approvals are asked at its prompt, never posted.
     refs: { keyPrefix: "console:approval", schema: z.never() },
     closed,
+    notice(text) {
+      if (early) return void early.push(text);
+      // At the prompt the notice takes the prompt's line, and the prompt comes back under it.
+      if (idle) out.write(out.isTerminal ? "\r\u001b[2K" : "\n");
+      out.line(noticeText(text));
+      if (idle) prompt(PROMPT);
+    },
     post: print,
     whisper: print,
     directMessage: (_person, text) => print(here, text),
@@ -259,39 +324,22 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
 
     async start(flows) {
       core = flows;
-      reader = createInterface({ input: options.input ?? process.stdin, output: options.output ?? process.stdout });
-      readerOpen = true;
-      reader.on("line", (line) => {
-        out.leaveStatus();
-        lines.push(line);
-      });
-      reader.on("close", () => {
-        readerOpen = false;
-        lines.end();
-      });
-      // On a terminal Ctrl-C reaches readline, not the process. During a run the first one stops the run
-      // (its summary follows) and the session goes on; otherwise, or again, leave at once.
-      reader.on("SIGINT", () => {
-        if (stopped) return;
-        if (running && !running.stopping && !idle && !waiting) {
-          running.stopping = true;
-          out.line(RUN_STOP);
-          service
-            .stop({ runId: running.runId, stoppedBy: requester, surface: "console" })
-            .catch((error: unknown) => logger.warn({ err: error }, "could not stop the run"));
-          return;
-        }
-        stopped = interrupted = true;
-        out.line(idle || waiting ? "" : BUSY_STOP);
-        lines.close();
-        closeReader();
-        endSession();
+      input = openConsoleInput({
+        source: options.input ?? process.stdin,
+        output: options.output ?? process.stdout,
+        terminal: out.isTerminal,
+        onLine(line) {
+          out.leaveStatus();
+          lines.push(line);
+        },
+        onEnd: () => lines.end(),
+        onCtrlC,
       });
       void session()
         .catch((error: unknown) => logger.error({ err: error }, "the console session failed"))
         .finally(() => {
           sessionOver = true;
-          closeReader();
+          input?.close();
           endSession();
         });
     },
@@ -300,7 +348,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
       if (!stopped && !sessionOver) out.line(idle || waiting ? "\nStopping." : BUSY_STOP);
       stopped = true;
       lines.close();
-      closeReader();
+      input?.close();
       endSession();
     },
     close: async () => {},

@@ -1,5 +1,5 @@
 // What a line typed in the console means: a question, one of the core's commands after a "/",
-// or one of the console's own (/trace, /attach, /demo loop, /help, /quit). Anything else that starts
+// or one of the console's own (/new, /trace, /attach, /demo loop, /help, /quit). Anything else that starts
 // with "/" is answered with what to type instead.
 import { commandIn } from "../core/commands.js";
 
@@ -11,6 +11,8 @@ export type ConsoleCommand =
   | { readonly kind: "trace" }
   /** A file on this machine and the question about it (maybe none: the file alone is the question). */
   | { readonly kind: "attach"; readonly path: string; readonly question: string }
+  /** A fresh conversation: the earlier turns are no longer sent to the model. */
+  | { readonly kind: "new" }
   /** `question` is undefined when none followed `/demo loop`. */
   | { readonly kind: "demo_loop"; readonly question?: string }
   | { readonly kind: "help" }
@@ -19,6 +21,7 @@ export type ConsoleCommand =
 
 const OWN: Readonly<Record<string, ConsoleCommand>> = {
   "/trace": { kind: "trace" },
+  "/new": { kind: "new" },
   "/help": { kind: "help" },
   "/quit": { kind: "quit" },
   "/exit": { kind: "quit" },

@@ -1,6 +1,7 @@
 // Everything the console prints, as pure functions of what happened. Text that came from a
 // model or a tool is untrusted: it is stripped of terminal control sequences before it is shown.
 import { stripVTControlCharacters } from "node:util";
+import { observationForPeople } from "../../agent/observation-text.js";
 import { shorten } from "../../agent/trace.js";
 import type { AgentEvent, CallRecord, PendingApproval, RunOutcome } from "../../agent/types.js";
 import type { DecisionResult } from "../../runs/service.js";
@@ -36,7 +37,34 @@ export function clean(text: string): string {
   return stripVTControlCharacters(text).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "");
 }
 
+const ECHO_CHARS = 200;
+
+/** A line shown back (typed ahead, or from a pipe): its start, and how much more there was. */
+export function echoText(line: string): string {
+  const shown = clean(line);
+  const rows = shown.split("\n");
+  if (rows.length === 1 && shown.length <= ECHO_CHARS) return shown;
+  const more = rows.length > 1 ? `${rows.length} lines, ${shown.length} characters` : `${shown.length} characters`;
+  return `${shorten(rows[0] ?? "", ECHO_CHARS)} … (${more})`;
+}
+
+/** An operator's notice, marked apart from the conversation. */
+export function noticeText(text: string): string {
+  return `! ${clean(text)}`;
+}
+
+export function continuingText(turns: number): string {
+  return `Continuing your conversation (${turns} earlier ${turns === 1 ? "turn" : "turns"}); /new starts a fresh one.`;
+}
+
+export function startOverText(turns: number): string {
+  return turns === 0
+    ? "This is a fresh conversation already."
+    : `A fresh conversation: the ${turns} earlier ${turns === 1 ? "turn is" : "turns are"} left behind. What I remember (/memory) stays; /forget clears it.`;
+}
+
 const OWN_BEFORE = [
+  "  /new                start a fresh conversation (the earlier turns are left behind; /forget clears facts too)",
   "  /trace              the steps of the last run",
   "  /attach PATH [text] ask about a file on this machine (quote a PATH with spaces)",
 ];
@@ -76,7 +104,7 @@ function duration(ms: number): string {
 
 function callLine(step: number, call: CallRecord): string {
   const title = `${call.tool}(${shorten(clean(call.args), ARGS_PREVIEW_CHARS)})`;
-  const result = firstLine(call.result);
+  const result = firstLine(call.outcome === "ok" ? call.result : observationForPeople(call.result));
   const shown =
     call.outcome === "ok" ? result : SHOWS_RESULT.has(call.outcome) && result ? `${NOT_OK[call.outcome]}: ${result}` : NOT_OK[call.outcome];
   return `  · step ${step}: ${clean(title)} → ${shown} (${duration(call.durationMs)})`;
@@ -100,6 +128,8 @@ export function progressLine(event: AgentEvent): string | undefined {
       return `  · context getting full: folded ${event.messages} old tool results (${event.tokensBefore} → ${event.tokensAfter} tokens)`;
     case "compacted":
       return `  · context getting full: compacted older steps into a summary (${event.tokensBefore} → ${event.tokensAfter} tokens)`;
+    case "model_retrying":
+      return `  · model not answering, retry ${event.retry} of ${event.of} in ${duration(event.waitMs)}: ${clean(event.cause)}`;
     default:
       return undefined;
   }

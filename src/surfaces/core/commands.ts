@@ -4,6 +4,7 @@
 // gets the refusal), then the authority must allow the command's action.
 import { usageCommandText } from "../../cost/usage-text.js";
 import type { Action } from "../../governance/authority.js";
+import { auditRefusalText } from "../../governance/command-text.js";
 import { actorAt, type CoreContext } from "./core-context.js";
 import type { Spot } from "./surface.js";
 import {
@@ -11,7 +12,6 @@ import {
   fitted,
   forgetText,
   memoryText,
-  ONLY_ADMINS_AUDIT,
   ONLY_ADMINS_FORGET,
   ONLY_ADMINS_USAGE,
   ONLY_APPROVERS_FEEDBACK,
@@ -44,7 +44,7 @@ export interface Command {
   /** One line for the console's help and Discord's command list (at most 100 characters). */
   readonly summary: string;
   /** What the authority must allow besides being allowed in the conversation, and what a refused asker is told. */
-  readonly guard?: { readonly action: Action; readonly refusal: string };
+  readonly guard?: { readonly action: Action; readonly refusal: string | ((request: CommandRequest) => string) };
   /** The answer names people or holds the log: only the asker sees it. */
   readonly private?: boolean;
   /** True when text may follow the name (`schedule <when>: <what>`); otherwise such text makes a question. */
@@ -65,7 +65,7 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: "forget",
-    summary: "Clear what the agent remembers about this conversation",
+    summary: "Clear what the agent remembers about this conversation: its facts and its history",
     guard: { action: "forget", refusal: ONLY_ADMINS_FORGET },
     answer: async (request) => forgetText(await request.ctx.service.forget(conversationOf(request))),
   },
@@ -78,7 +78,10 @@ export const COMMANDS: readonly Command[] = [
   {
     name: "audit",
     summary: "Admins: the latest 20 approvals, decisions and writes",
-    guard: { action: "audit", refusal: ONLY_ADMINS_AUDIT },
+    guard: {
+      action: "audit",
+      refusal: ({ ctx, at }) => auditRefusalText(at.origin.surface, at.origin.requester.id, ctx.governance.source.path),
+    },
     private: true,
     answer: async ({ ctx }) => fitted(await ctx.governance.commands.audit(ctx.surface.linkStyle), ctx.surface.format.maxChars),
   },
@@ -124,7 +127,10 @@ export async function runCommand(request: CommandRequest & { readonly command: C
   const { ctx, at, command } = request;
   const access = ctx.governance.runPolicy.access(at.origin);
   if (access.kind === "refused") return ctx.tell(at, access.text, REFUSED_IN_PUBLIC);
-  if (command.guard && !ctx.governance.authority.may(command.guard.action, actorAt(at))) return ctx.tell(at, command.guard.refusal);
+  if (command.guard && !ctx.governance.authority.may(command.guard.action, actorAt(at))) {
+    const { refusal } = command.guard;
+    return ctx.tell(at, typeof refusal === "string" ? refusal : refusal(request));
+  }
   let text: string;
   try {
     text = await command.answer(request);

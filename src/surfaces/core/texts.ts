@@ -1,11 +1,10 @@
 // Every sentence the core says, once for all surfaces, written in each surface's own form
 // through its TextFormat (mentions, escaping, code). Pure.
-import type { Forgotten } from "../../runs/service.js";
 import type { Decision, Person } from "../../agent/types.js";
 import type { Deciders } from "../../governance/authority.js";
 import type { FeedbackEntry, FeedbackTotals } from "../../memory/feedback.js";
 import type { Fact } from "../../memory/types.js";
-import type { StopResult } from "../../runs/service.js";
+import type { Forgotten, StopResult } from "../../runs/service.js";
 import type { TextFormat } from "./surface.js";
 
 export const RESTARTING_CLICK = "I am restarting right now; please click again in a moment.";
@@ -24,7 +23,6 @@ export const RUN_FAILED =
   "Sorry, something went wrong on my side and I could not finish; the details are in the bot's log. Please ask again.";
 export const EXPIRED_LINE = "Expired: nobody decided in time, so it did not run.";
 
-export const ONLY_ADMINS_AUDIT = "Only the bot's admins can see the audit log.";
 export const ONLY_APPROVERS_FEEDBACK = "Only approvers and admins can see the feedback.";
 export const ONLY_ADMINS_USAGE = "Only the bot's admins can see usage and cost.";
 export const ONLY_ADMINS_FORGET = "Only the bot's admins can clear what I remember here.";
@@ -85,12 +83,18 @@ export function memoryText(facts: readonly Fact[], format: TextFormat): string {
   return lines.join("\n");
 }
 
-export function forgetText(removed: Forgotten): string {
-  const { facts, files } = removed;
-  if (facts === 0 && files === 0) return "There was nothing to forget about this conversation.";
+export function forgetText(forgotten: Forgotten): string {
+  const { facts, turns, files } = forgotten;
+  if (facts === 0 && turns === 0 && files === 0) return "There was nothing to forget about this conversation.";
   const counted = (count: number, one: string) => `${count} ${one}${count === 1 ? "" : "s"}`;
-  const what = [facts > 0 ? counted(facts, "fact") : "", files > 0 ? counted(files, "file") : ""].filter(Boolean).join(" and ");
-  return `Done: I forgot ${what} about this conversation.`;
+  const parts = [
+    facts > 0 ? counted(facts, "fact") : "",
+    turns > 0 ? `${counted(turns, "earlier turn")}` : "",
+    files > 0 ? counted(files, "file") : "",
+  ];
+  const what = parts.filter(Boolean);
+  const listed = what.length === 1 ? what[0] : `${what.slice(0, -1).join(", ")} and ${what.at(-1)}`;
+  return `Done: I forgot ${listed} ${turns > 0 ? "of" : "about"} this conversation.`;
 }
 
 const COMMENT_SHOWN_CHARS = 200;

@@ -42,7 +42,7 @@ export function describeRegistration(result: RegisterResult): string {
 
 /** One line a person can act on. */
 function describeFailure(error: unknown): string {
-  if (error instanceof ConfigError) return `Configuration: ${error.message}`;
+  if (error instanceof ConfigError) return `Configuration error: ${error.message}`;
   if (error instanceof DiscordAPIError) {
     if (error.status === 401)
       return "Discord rejected DISCORD_TOKEN (401 Unauthorized): copy the bot token again from the Developer Portal (Bot → Reset Token).";
@@ -67,5 +67,6 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<number
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  (await import("../../env-file.js")).loadEnvFileOrExit();
   process.exitCode = await main();
 }

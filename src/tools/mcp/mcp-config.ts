@@ -24,6 +24,8 @@ export interface McpServerConfig {
   readonly transport: McpTransportConfig;
   readonly approval: ApprovalMode;
   readonly tools: { readonly allow: readonly string[]; readonly deny: readonly string[] };
+  /** Tools (globs over the server's names) that only read though the server does not mark them read-only. */
+  readonly reads: readonly string[];
   /** Per call; falls back to AGENT_TOOL_TIMEOUT_MS. */
   readonly timeoutMs?: number;
 }
@@ -40,6 +42,7 @@ const common = {
       deny: z.array(z.string().min(1), { error: "expects a list of tool names or globs" }).optional(),
     })
     .optional(),
+  reads: z.array(z.string().min(1), { error: "expects a list of tool names or globs" }).optional(),
   timeoutMs: z
     .number({ error: "expects a number of milliseconds" })
     .int("expects a whole number")
@@ -105,6 +108,7 @@ function parseServer(name: string, raw: unknown, env: NodeJS.ProcessEnv): McpSer
     name,
     approval: entry.approval,
     tools: { allow: entry.tools?.allow ?? ["*"], deny: entry.tools?.deny ?? [] },
+    reads: entry.reads ?? [],
     timeoutMs: entry.timeoutMs,
   };
   if ("command" in entry) {

@@ -8,7 +8,7 @@ import type { Tool } from "../../agent/types.js";
 import type { McpServerConfig } from "./mcp-config.js";
 import { createMcpTool } from "./mcp-tool.js";
 import { ServerConnection, type ServerConnectionDeps, type ServerState } from "./server-connection.js";
-import { prefixedToolName } from "./tool-names.js";
+import { listedAsRead, prefixedToolName } from "./tool-names.js";
 
 export interface McpServerSummary {
   readonly name: string;
@@ -67,7 +67,7 @@ export function createMcpManager(configs: readonly McpServerConfig[], options: M
   for (const config of configs) {
     if (config.approval === "never")
       options.logger.warn(
-        { mcpServer: config.name },
+        { mcpServer: config.name, notice: true },
         `MCP server ${config.name} has "approval": "never": its write tools run without asking anyone`,
       );
   }
@@ -90,6 +90,7 @@ export function createMcpManager(configs: readonly McpServerConfig[], options: M
             definition,
             caller: connection,
             approval: connection.config.approval,
+            listedAsRead: listedAsRead(connection.config, definition.name),
             timeoutMs: connection.config.timeoutMs ?? options.defaultTimeoutMs,
           });
         } catch (error) {

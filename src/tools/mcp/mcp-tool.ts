@@ -28,14 +28,23 @@ interface McpToolInput {
   readonly definition: McpToolDefinition;
   readonly caller: ToolCaller;
   readonly approval: ApprovalMode;
+  /** The server's `reads` (mcp.json) names this tool. */
+  readonly listedAsRead: boolean;
   readonly timeoutMs: number;
 }
 
 const validators = new AjvJsonSchemaValidator();
 
-/** The protocol's only trustworthy read signal: everything not marked read-only may change something. */
-export function effectOf(definition: McpToolDefinition): ToolEffect {
-  return definition.annotations?.readOnlyHint === true ? "read" : "write";
+/**
+ * The protocol's only trustworthy read signal: everything not marked read-only may change
+ * something, unless the operator listed it under the server's `reads` (for servers that give
+ * no hints) and the server does not say the opposite.
+ */
+export function effectOf(definition: McpToolDefinition, operatorSaysRead = false): ToolEffect {
+  const hints = definition.annotations;
+  if (hints?.readOnlyHint === true) return "read";
+  const saysWrite = hints?.readOnlyHint === false || hints?.destructiveHint === true;
+  return operatorSaysRead && !saysWrite ? "read" : "write";
 }
 
 /** The server's own layer of the policy: `writes` asks for writes only, `always` for every call, `never` trusts the server. */
@@ -65,7 +74,7 @@ export function createMcpTool(input: McpToolInput): Tool<Record<string, unknown>
   const { definition, caller } = input;
   const { $schema: _dialect, ...parameters } = definition.inputSchema as Record<string, unknown>;
   const schema = argumentSchema(parameters);
-  const effect = effectOf(definition);
+  const effect = effectOf(definition, input.listedAsRead);
   return {
     name: input.name,
     description: definition.description ?? definition.title ?? `${definition.name} (from the MCP server ${caller.server})`,

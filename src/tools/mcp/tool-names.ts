@@ -23,6 +23,11 @@ function globToRegExp(pattern: string): RegExp {
   return new RegExp(`^${escaped}$`);
 }
 
+/** A server's `reads`: the tools the operator says only read (globs over the server's own names). */
+export function listedAsRead(config: { readonly reads: readonly string[] }, name: string): boolean {
+  return config.reads.some((pattern) => globToRegExp(pattern).test(name));
+}
+
 /** A server's `tools.allow` / `tools.deny` (globs over the server's own tool names): deny wins. */
 export function toolFilter(allow: readonly string[], deny: readonly string[]): (name: string) => boolean {
   const allowed = allow.map(globToRegExp);
