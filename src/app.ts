@@ -10,12 +10,11 @@ import { SLACK_EVENTS_ENDPOINT } from "./adapters/slack/events-endpoint.js";
 import { warnAboutAllowedWrites } from "./agent/allowed-writes.js";
 import { createAgentService, type RunningAgentService } from "./runs/agent-service.js";
 import { createRunRecording } from "./runs/records/run-recording.js";
-import { createLoopDeps } from "./agent/loop-deps.js";
+import { contextWindowOf } from "./agent/loop-deps.js";
 import { TokenCounter } from "./agent/token-counter.js";
 import { createDemoModel } from "./agent/model-demo.js";
-import { builtinTools } from "./agent/tools/builtin.js";
 import type { Model } from "./agent/types.js";
-import { checkChatModel, loadConfig, type Config } from "./config.js";
+import { checkChatModel, checkContextWindow, loadConfig, type Config } from "./config.js";
 import { ConfigError, StoreUnavailableError, StoreUrlError } from "./errors.js";
 import { createGovernance, loadSettings, type Governance } from "./governance/governance.js";
 import { createLogger } from "./logger.js";
@@ -68,6 +67,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
   try {
     config = loadConfig(env);
     checkChatModel(config);
+    checkContextWindow(contextWindowOf(config.guards, config.model.name), config.guards.reservedOutputTokens);
   } catch (error) {
     if (error instanceof ConfigError) return { kind: "failed", message: `Configuration error: ${error.message}` };
     throw error;
@@ -134,8 +134,6 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
   const adapters: ChatAdapter[] = [];
   let ended: Promise<void> = new Promise<void>(() => {});
   try {
-    // Builds the loop once up front, so guard figures that can't work together stop the start with their one line.
-    createLoopDeps({ model: model.model, modelName: config.model.name, tools: builtinTools, guards: config.guards });
     const { modelFor } = model;
     // Several processes on one Redis share the work through BullMQ (loaded only then); SQLite and the console keep it in this process.
     const queue =

@@ -1,8 +1,7 @@
 // Builds what the loop needs from the configuration, in one place for the service, the
 // console, tests and benchmarks.
 import type { Logger } from "pino";
-import type { GuardLimits, ToolPolicyRule } from "../config.js";
-import { ConfigError } from "../errors.js";
+import { checkContextWindow, type GuardLimits, type ToolPolicyRule } from "../config.js";
 import { silentLogger } from "../logger.js";
 import type { LoopDeps } from "./loop.js";
 import { defaultContextWindow, TokenCounter } from "./token-counter.js";
@@ -15,7 +14,8 @@ const OBSERVATION_SHARE_OF_BUDGET = 0.2;
 /** Earlier turns may take at most this share of the usable context, whatever MEMORY_HISTORY_TOKENS says. */
 const HISTORY_SHARE_OF_BUDGET = 0.25;
 
-function contextWindowOf(guards: GuardLimits, modelName: string): number {
+/** AGENT_CONTEXT_TOKENS, else the model's own window from the table. */
+export function contextWindowOf(guards: GuardLimits, modelName: string): number {
   return guards.contextTokens ?? defaultContextWindow(modelName);
 }
 
@@ -46,14 +46,8 @@ export interface LoopSetup {
 export function createLoopDeps(setup: LoopSetup): LoopDeps {
   const counter = setup.counter ?? TokenCounter.forModel(setup.modelName);
   const contextWindow = contextWindowOf(setup.guards, setup.modelName);
+  checkContextWindow(contextWindow, setup.guards.reservedOutputTokens);
   const budget = contextWindow - setup.guards.reservedOutputTokens;
-  if (budget <= 0) {
-    throw new ConfigError(
-      "AGENT_CONTEXT_TOKENS",
-      `expects a window larger than AGENT_RESERVED_OUTPUT_TOKENS (${setup.guards.reservedOutputTokens})`,
-      String(contextWindow),
-    );
-  }
   const observationTokens = Math.max(1, Math.min(setup.guards.observationTokens, Math.floor(budget * OBSERVATION_SHARE_OF_BUDGET)));
   return {
     model: setup.model,
