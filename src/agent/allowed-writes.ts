@@ -8,7 +8,7 @@ import type { Tool } from "./types.js";
 /** The write tools among `tools` that the policy lets run without a person's approval. */
 export function writesRunWithoutApproval(tools: readonly Tool[], rules: readonly ToolPolicyRule[]): string[] {
   const policy = createToolPolicy(rules);
-  return tools.filter((tool) => tool.effect === "write" && policy(tool) === "allow").map((tool) => tool.name);
+  return tools.filter((tool) => tool.effect === "write" && policy(tool) === "runs without asking").map((tool) => tool.name);
 }
 
 /** Logs one warning per such tool. */

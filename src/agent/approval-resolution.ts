@@ -1,9 +1,10 @@
 // What a person's decision means for the write call that waited for it: a denial, a call that
 // no longer validates, or a tool the policy now denies each settle without running; only an
 // approved call that is still valid and allowed runs. Also the waiting call as the trace shows it.
-import { callRecord, policyDeniedRecord, rejectedRecord, type ToolPolicy } from "./call-batch.js";
+import { callRecord, policyDeniedRecord, rejectedRecord } from "./call-batch.js";
 import type { Resolution } from "./loop.js";
 import type { PendingStep } from "./run-state.js";
+import type { ToolPolicy } from "./tool-policy.js";
 import type { PreparedCall, ToolRegistry } from "./tool-registry.js";
 import type { CallRecord, StepRecord, ToolCall } from "./types.js";
 
@@ -24,7 +25,7 @@ export function unrunRecord(
   }
   if (prepared.kind === "rejected") return rejectedRecord(prepared, tools);
   // The policy may have changed while the request waited (a restart with a new TOOL_POLICY).
-  if (policy(prepared.tool) === "deny") return policyDeniedRecord(call, prepared.signature);
+  if (policy(prepared.tool) === "denied") return policyDeniedRecord(call, prepared.signature);
   return undefined;
 }
 

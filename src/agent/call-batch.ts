@@ -7,10 +7,9 @@ import { nextErrorStreak } from "./guards/consecutive-errors.js";
 import { checkRepeat, repeatWarning } from "./guards/repeat.js";
 import { callSignature } from "./signature.js";
 import type { GuardCounters } from "./run-state.js";
+import type { ToolPolicy } from "./tool-policy.js";
 import type { PreparedCall, ToolRegistry } from "./tool-registry.js";
-import type { AgentEvent, CallOutcome, CallRecord, GuardStop, Tool, ToolCall, ToolContext } from "./types.js";
-
-export type ToolPolicy = (tool: Tool) => "approve" | "allow" | "deny";
+import type { AgentEvent, CallOutcome, CallRecord, GuardStop, ToolCall, ToolContext } from "./types.js";
 
 export interface BatchContext {
   readonly tools: ToolRegistry;
@@ -177,14 +176,14 @@ export async function processCalls(calls: readonly ToolCall[], initial: GuardCou
       );
       continue;
     }
-    const policy = context.policy(prepared.tool);
-    if (policy === "allow" && prepared.tool.effect === "read") {
+    const effect = context.policy(prepared.tool);
+    if (effect === "read") {
       reads.push(prepared);
       continue;
     }
     if (reads.length > 0) guards = await settleReads(reads.splice(0), guards, context);
-    if (policy === "allow") guards = settleCall(guards, await runPrepared(prepared, writeContext(context)), context, true);
-    else if (policy === "deny") guards = settleCall(guards, policyDeniedRecord(call, prepared.signature), context, false);
+    if (effect === "runs without asking") guards = settleCall(guards, await runPrepared(prepared, writeContext(context)), context, true);
+    else if (effect === "denied") guards = settleCall(guards, policyDeniedRecord(call, prepared.signature), context, false);
     else return { kind: "needs_approval", guards, calls: calls.slice(position), args: prepared.args };
   }
   if (reads.length > 0) guards = await settleReads(reads.splice(0), guards, context);

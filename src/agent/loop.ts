@@ -3,7 +3,7 @@
 // pauses the run and hands back its whole state, to be resumed with the decision.
 import type { Logger } from "pino";
 import { ActiveRun, type StepEnd } from "./active-run.js";
-import type { ToolPolicy } from "./call-batch.js";
+import type { ToolPolicy } from "./tool-policy.js";
 import { emptyGuardCounters, type RunState } from "./run-state.js";
 import type { TokenCounter } from "./token-counter.js";
 import type { ToolRegistry } from "./tool-registry.js";

@@ -129,8 +129,8 @@ export interface Tool<Args = any> {
   readonly timeoutMs?: number;
   /** JSON Schema of the arguments as the provider declared it (MCP); offered to the model instead of one built from `schema`. */
   readonly parameters?: Readonly<Record<string, unknown>>;
-  /** The provider's own policy layer (an MCP server's `approval` setting); combined strictly with TOOL_POLICY. */
-  readonly approval?: "approve" | "allow";
+  /** The provider's own policy layer (an MCP server's `approval` setting); combined strictly with TOOL_POLICY (tool-policy.ts). */
+  readonly approval?: "asks" | "runs without asking";
   readonly provider?: ToolProvider;
   /** False: not offered to this run (e.g. create_schedule to a run a schedule started). Absent: offered everywhere. */
   readonly availableTo?: (origin: TaskOrigin) => boolean;

@@ -98,7 +98,8 @@ export function replayTools(record: RunRecord): Tool[] {
     schema: z.unknown(),
     parameters: spec.parameters,
     effect: spec.effect,
-    ...(spec.approval ? { approval: spec.approval } : {}),
+    // Records keep the provider's say in TOOL_POLICY's words.
+    ...(spec.approval ? { approval: spec.approval === "approve" ? ("asks" as const) : ("runs without asking" as const) } : {}),
     execute: async () => {
       throw new Error("replay never runs a tool");
     },

@@ -3,7 +3,7 @@
 // end differently: the status, the guard, the steps, the tokens, the cost.
 import { createLoopDeps } from "../../agent/loop-deps.js";
 import { resumeAgent, runAgent, type LoopResult, type Resolution } from "../../agent/loop.js";
-import { createToolPolicy } from "../../agent/tool-policy.js";
+import { createToolPolicy, effectUnder, sayOfWord } from "../../agent/tool-policy.js";
 import type { RunOutcome, Tool } from "../../agent/types.js";
 import { costOf, type PriceTable } from "../../cost/prices.js";
 import type { RecordUsage, RunRecord } from "../../memory/run-records/record-schema.js";
@@ -102,7 +102,11 @@ export async function replayRecord(record: RunRecord, overrides: ReplayOverrides
   const state = newReplayState();
   const sink = followEvents(state);
   const recordedPolicy = new Map(record.settings.tools.map((tool) => [tool.name, tool.policy]));
-  const policy = overrides.toolPolicy ? createToolPolicy(overrides.toolPolicy) : (tool: Tool) => recordedPolicy.get(tool.name) ?? "approve";
+  const recorded = (tool: Tool) => {
+    const word = recordedPolicy.get(tool.name);
+    return word ? effectUnder(tool, sayOfWord(word)) : "asks";
+  };
+  const policy = overrides.toolPolicy ? createToolPolicy(overrides.toolPolicy) : recorded;
   const deps = {
     ...createLoopDeps({
       model: replayModel(record, state, settings.model),

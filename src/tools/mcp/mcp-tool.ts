@@ -38,10 +38,10 @@ export function effectOf(definition: McpToolDefinition): ToolEffect {
 }
 
 /** The server's own layer of the policy: `writes` asks for writes only, `always` for every call, `never` trusts the server. */
-export function serverApproval(mode: ApprovalMode, effect: ToolEffect): "approve" | "allow" {
-  if (mode === "always") return "approve";
-  if (mode === "never") return "allow";
-  return effect === "write" ? "approve" : "allow";
+export function serverApproval(mode: ApprovalMode, effect: ToolEffect): NonNullable<Tool["approval"]> {
+  if (mode === "always") return "asks";
+  if (mode === "never") return "runs without asking";
+  return effect === "write" ? "asks" : "runs without asking";
 }
 
 /** Throws when the schema can't be compiled; the caller skips that tool. */
