@@ -113,6 +113,8 @@ export async function startFleet(count: number, launch: Launch, logFolder: strin
         }
         return;
       } catch (error) {
+        const logs = (error as { logs?: unknown }).logs;
+        if (typeof logs === "string") writeFileSync(join(logFolder, `bot-${slot.index}-${slot.incarnation}.log`), logs);
         const reason = String(error instanceof Error ? error.message : error);
         startFailures.push({ slot: slot.index, atSeconds: seconds(), reason: whyItEnded(reason).join("\n") });
         await sleep(RESTART_AFTER_MS);

@@ -7,7 +7,8 @@ export type ErrorCode =
   | "store_unavailable"
   | "store_url_invalid"
   | "approval_key_unavailable"
-  | "surface_unavailable";
+  | "surface_unavailable"
+  | "intake_unavailable";
 
 export abstract class BotError extends Error {
   abstract readonly code: ErrorCode;
@@ -90,5 +91,17 @@ export class SurfaceUnavailableError extends BotError {
   ) {
     super(`no ${surface} surface in this process to show ${key}; it stays unfinished and is tried again`);
     this.name = "SurfaceUnavailableError";
+  }
+}
+
+/** A chat message could not be recorded or queued (the store or the queue did not answer): the platform should deliver it again. */
+export class IntakeUnavailableError extends BotError {
+  readonly code = "intake_unavailable";
+  constructor(
+    readonly receipt: string,
+    reason: string,
+  ) {
+    super(`the message ${receipt} could not be recorded (${reason}); it is for the platform to deliver again`);
+    this.name = "IntakeUnavailableError";
   }
 }

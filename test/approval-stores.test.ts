@@ -64,12 +64,12 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
       },
     };
     const service = createAgentService({ config, model: new ScriptedModel(writeThenAnswer("Done")), store, logger: silentLogger });
-    service.registerSurfaceTools("console", [note.tool]);
+    service.attach("console", { tools: [note.tool] });
     await service.start();
     try {
       const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
       const result = await service.decide(
-        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
         () => {},
       );
       expect(answerOf(result)).toBe("Done (posted: hello team)");
@@ -86,12 +86,12 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     const store = await openStore(config.storeUrl, silentLogger);
     const queue = failingResumes(createLocalWorkQueue(silentLogger), 2);
     const service = createAgentService({ config, model: new ScriptedModel(writeThenAnswer("Done")), store, logger: silentLogger, queue });
-    service.registerSurfaceTools("console", [note.tool]);
+    service.attach("console", { tools: [note.tool] });
     await service.start();
     try {
       const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
       const result = await service.decide(
-        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
         () => {},
       );
       expect(queue.refused).toBe(2);
@@ -109,19 +109,25 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     const store = await openStore(config.storeUrl, silentLogger);
     const queue = failingResumes(createLocalWorkQueue(silentLogger), 6);
     const service = createAgentService({ config, model: new ScriptedModel(writeThenAnswer("Done")), store, logger: silentLogger, queue });
-    service.registerSurfaceTools("console", [note.tool]);
+    service.attach("console", { tools: [note.tool] });
     await service.start();
     const shown: RunOutcome[] = [];
     try {
       const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
       // From here a surface's presenter shows the run (as on Slack and Discord): the click does not wait for it.
-      service.registerPresenter("console", () => ({
-        sink: () => {},
-        finish: async (outcome) => void shown.push(outcome),
-        fail: async () => {},
-      }));
+      service.attach("console", {
+        tools: [note.tool],
+        present: () => ({
+          sink: () => {},
+          async finish(outcome) {
+            shown.push(outcome);
+            return { messageId: "shown" };
+          },
+          fail: async () => {},
+        }),
+      });
       const result = await service.decide(
-        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
         () => {},
       );
       expect(result).toMatchObject({ kind: "resumed", decision: "approve", note: expect.stringContaining("recorded") });
@@ -132,10 +138,7 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
       expect(shown[0]).toMatchObject({ status: "answered", answer: "Done (posted: hello team)" });
       expect(note.posted).toEqual(["hello team"]);
       expect(
-        await service.decide(
-          { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
-          () => {},
-        ),
+        await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } }, () => {}),
       ).toMatchObject({ kind: "already_decided" });
     } finally {
       await service.close();
@@ -153,7 +156,7 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     const model = new ScriptedModel([say("Not allowed any more.")]);
     const second = await harness(model, { tools: [note.tool], storeUrl, env: { TOOL_POLICY: "post_note=deny" } });
     const result = await second.service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
       second.sink,
     );
     expect(answerOf(result)).toBe("Not allowed any more.");
@@ -169,7 +172,7 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     const pending = pendingOf(await service.ask({ origin: originFor(), text: "post late" }, sink));
     now += 60_001;
     const result = await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
       sink,
     );
     if (result.kind !== "expired" || !result.outcome) throw new Error(result.kind);
@@ -227,7 +230,6 @@ describe.each(clickStores)("100 concurrent clicks on one call (%s)", (_name, url
             callId: pending.callId,
             decision: index % 2 === 0 ? "approve" : "deny",
             decidedBy: { id: "alice" },
-            isApprover: false,
           },
           sink,
         ),
@@ -254,10 +256,7 @@ describe("how long approval records live in the store", () => {
     });
     const pending = pendingOf(await service.ask({ origin: originFor("alice", "console:ttl"), text: "post" }, sink));
     expect(ttls.get(`approval:run:${pending.runId}`)).toBe(60_000 + 60 * 60_000);
-    await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
-      sink,
-    );
+    await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } }, sink);
     expect(ttls.get(`approval:decision:${pending.runId}:${pending.callId}`)).toBe(24 * 60 * 60_000);
   });
 });

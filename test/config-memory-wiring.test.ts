@@ -2,7 +2,7 @@
 // with them (a run with the setting ignored would send more).
 import { describe, expect, it } from "vitest";
 import { say, ScriptedModel } from "../src/agent/model-scripted.js";
-import { TokenCounter } from "../src/agent/token-counter.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import { silentLogger } from "../src/logger.js";
 import { createConversationHistory } from "../src/memory/history.js";
 import { createLongTermMemory } from "../src/memory/long-term-memory.js";

@@ -99,9 +99,9 @@ describe("reading the file", () => {
     const settings = settingsOf({
       channels: { default: { tools: { allow: ["read_*", "calc*"], deny: ["read_secret"] } }, C1: { tools: { allow: ["read_*"] } } },
     });
-    const here = runSettingsFor(settings, "C1");
+    const here = runSettingsFor(settings, { channel: "C1" });
     expect(["read_channel", "calculator", "read_secret"].map(here.toolAllowed)).toEqual([true, false, false]);
-    expect(runSettingsFor(settings, "C2").toolAllowed("calculator")).toBe(true);
+    expect(runSettingsFor(settings, { channel: "C2" }).toolAllowed("calculator")).toBe(true);
   });
 });
 
@@ -161,7 +161,7 @@ describe("watching the file", () => {
       expect((await reloaded).kind).toBe("ok");
       await harness.service.ask({ origin: slackOrigin("U1"), text: "hi" }, harness.sink);
       expect(model.requests[1]!.messages[0]!.content).toContain("You are Grace.");
-      expect((await harness.service.admit(slackOrigin("U2"))).kind).toBe("refused");
+      expect((await harness.policy.admit(slackOrigin("U2"))).kind).toBe("refused");
 
       reloaded = next();
       await writeFile(path, '{ "channels": { "C1": { "systemPrompt": 42 } } }');

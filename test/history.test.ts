@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../src/logger.js";
 import fc from "fast-check";
-import { TokenCounter } from "../src/agent/token-counter.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import { createConversationHistory, cutToTokens, historyKey, type HistoryOptions } from "../src/memory/history.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import type { KeyValueStore, Turn } from "../src/memory/types.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
-import { TokenCounter } from "../src/agent/token-counter.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import type { ModelRequest, Tool } from "../src/agent/types.js";
 import { historyTokenBudget } from "../src/agent/loop-deps.js";
 import { buildSystemPrompt } from "../src/agent/system-prompt.js";

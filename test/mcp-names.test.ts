@@ -102,7 +102,7 @@ describe("MCP tool names", () => {
       await service.close();
       await store.close();
     });
-    service.registerSurfaceTools("console", []);
+    service.attach("console", { tools: [] });
     await service.start();
     const outcome = await service.ask({ origin: originFor(), text: "take the page away" }, () => undefined);
     expect(outcome.status).toBe("answered");

@@ -5,13 +5,13 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { TokenCounter } from "../src/agent/token-counter.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import { ToolRegistry, type Execution } from "../src/agent/tool-registry.js";
 import type { ToolCall, ToolContext } from "../src/agent/types.js";
 import { createMcpManager, type McpManager, type McpManagerOptions } from "../src/tools/mcp/mcp-manager.js";
 import type { McpServerConfig } from "../src/tools/mcp/mcp-config.js";
 import { captureLog, everythingServer, filesystemServer, serverConfig, testStdioServer, whenServers } from "./support/mcp-kit.js";
-import { toolListText } from "../src/adapters/tool-list-text.js";
+import { toolListText } from "../src/surfaces/core/tool-list-text.js";
 import { freePort } from "./support/bot-process.js";
 import { startMcpHttpServer, type TestMcpHttpServer } from "./support/mcp-http-server.js";
 

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { afterEach, describe, expect, it } from "vitest";
 import { say, ScriptedModel } from "../src/agent/model-scripted.js";
 import { compactOlderTurns } from "../src/agent/context-window.js";
-import { TokenCounter } from "../src/agent/token-counter.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import type { ChatMessage, Tool } from "../src/agent/types.js";
 import { originFor } from "./support/service-harness.js";
 import { useServiceFixture } from "./support/service-fixture.js";

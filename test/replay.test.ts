@@ -54,7 +54,7 @@ beforeAll(async () => {
     if (outcome.status === "paused") {
       const decision = name === "denied" ? "deny" : "approve";
       const result = await harness.service.decide(
-        { runId: outcome.runId, callId: outcome.pending.callId, decision, decidedBy: { id: "alice", name: "Alice" }, isApprover: false },
+        { runId: outcome.runId, callId: outcome.pending.callId, decision, decidedBy: { id: "alice", name: "Alice" } },
         () => {},
       );
       if (result.kind !== "resumed" || !result.outcome) throw new Error(`the decision did not resume ${name}`);

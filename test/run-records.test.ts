@@ -153,7 +153,7 @@ describe("a run record", () => {
       runId = event.runId;
     });
     await until(async () => model.requests.length >= 2);
-    expect(await harness.service.stop({ runId, stoppedBy: { id: "alice" }, isApprover: false })).toMatchObject({ kind: "stopping" });
+    expect(await harness.service.stop({ runId, stoppedBy: { id: "alice" }, surface: "console" })).toMatchObject({ kind: "stopping" });
     const outcome = await running;
     const record = await harness.record(outcome.runId);
     expect(record).toMatchObject({ outcome: "stopped", stop: { guard: "stopped" } });
@@ -169,7 +169,7 @@ describe("a run record", () => {
     expect(first).toMatchObject({ status: "paused", outcome: "paused", approvals: [{ tool: "post_note", args: '{"text":"hi"}' }] });
     const pending = (paused as Extract<RunOutcome, { status: "paused" }>).pending;
     await harness.service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
       () => {},
     );
     await until(async () => (await harness.record(paused.runId)).status === "answered");
@@ -191,9 +191,13 @@ describe("a run record", () => {
     let now = Date.now();
     const note = noteTool();
     const model = new ScriptedModel([call("post_note", { text: "late" }), say("nobody approved")]);
-    const harness = await recorded(model, { tools: [note.tool], clock: () => now, env: { APPROVAL_TIMEOUT_MS: "1000" } });
     // An expiry nobody waits for is shown by the surface's expiry handler (without one it is not ended).
-    harness.service.onApprovalExpired("console", () => {});
+    const harness = await recorded(model, {
+      tools: [note.tool],
+      clock: () => now,
+      env: { APPROVAL_TIMEOUT_MS: "1000" },
+      expired: () => {},
+    });
     const paused = await ask(harness, "post late");
     now += 5_000;
     expect(await harness.service.sweepExpiredApprovals()).toBe(1);

@@ -10,6 +10,8 @@ import { z } from "zod";
 import type { AgentEvent, Model, RunOutcome, TaskOrigin, Tool } from "../src/agent/types.js";
 import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";
+import { createAuthority } from "../src/governance/authority.js";
+import { fixedSettings } from "../src/governance/settings-source.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import { startRedisServer } from "./support/redis-server.js";
 import { describeWithRedis } from "./support/redis-suite.js";
@@ -42,8 +44,10 @@ async function process(
 ): Promise<RunningAgentService> {
   const config = loadConfig({ STORE_URL: storeUrl, MEMORY_EXTRACT_FACTS: "false", ...env });
   const store = await openStore(config.storeUrl, silentLogger);
-  const service = createAgentService({ config, model, store, logger: silentLogger });
-  service.registerSurfaceTools("console", tools);
+  // "boss" approves on the console, as DISCORD_APPROVERS or SLACK_APPROVERS do on theirs.
+  const authority = createAuthority({ approvers: { users: { console: ["boss"] } }, settings: fixedSettings() });
+  const service = createAgentService({ config, model, store, logger: silentLogger, authority });
+  service.attach("console", { tools });
   await service.start();
   opened.push({ service, store });
   return service;
@@ -67,7 +71,7 @@ describe("Stop", () => {
     const run = startRun(service);
     const runId = await run.runId;
     const clicked = performance.now();
-    expect(await service.stop({ runId, stoppedBy: { id: "alice", name: "Alice" }, isApprover: false })).toEqual({ kind: "stopping" });
+    expect(await service.stop({ runId, stoppedBy: { id: "alice", name: "Alice" }, surface: "console" })).toEqual({ kind: "stopping" });
     const outcome = await run.outcome;
     expect(performance.now() - clicked).toBeLessThan(2_000);
     expect(outcome).toMatchObject({ status: "answered", stop: { guard: "stopped", sentence: "Stopped by Alice." } });
@@ -78,13 +82,13 @@ describe("Stop", () => {
     const service = await process(storeUrl());
     const run = startRun(service);
     const runId = await run.runId;
-    expect(await service.stop({ runId, stoppedBy: { id: "mallory" }, isApprover: false })).toEqual({
+    expect(await service.stop({ runId, stoppedBy: { id: "mallory" }, surface: "console" })).toEqual({
       kind: "not_allowed",
       requester: { id: "alice", name: "Alice" },
     });
-    expect(await service.stop({ runId, stoppedBy: { id: "boss", name: "Boss" }, isApprover: true })).toEqual({ kind: "stopping" });
+    expect(await service.stop({ runId, stoppedBy: { id: "boss", name: "Boss" }, surface: "console" })).toEqual({ kind: "stopping" });
     expect(await run.outcome).toMatchObject({ stop: { sentence: "Stopped by Boss." } });
-    expect(await service.stop({ runId, stoppedBy: { id: "alice" }, isApprover: false })).toEqual({ kind: "not_running" });
+    expect(await service.stop({ runId, stoppedBy: { id: "alice" }, surface: "console" })).toEqual({ kind: "not_running" });
   });
 
   it("lets an approved write in flight finish, reports it, then stops", async () => {
@@ -119,11 +123,11 @@ describe("Stop", () => {
     const paused = await service.ask({ origin, text: "post hello" }, () => {});
     if (paused.status !== "paused") throw new Error("expected the run to wait for approval");
     const decided = service.decide(
-      { runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: origin.requester, isApprover: false },
+      { runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: origin.requester },
       () => {},
     );
     await writing;
-    expect(await service.stop({ runId: paused.runId, stoppedBy: { id: "alice", name: "Alice" }, isApprover: false })).toEqual({
+    expect(await service.stop({ runId: paused.runId, stoppedBy: { id: "alice", name: "Alice" }, surface: "console" })).toEqual({
       kind: "stopping",
     });
     release();
@@ -175,7 +179,7 @@ describe("Stop", () => {
     const run = startRun(service);
     const runId = await run.runId;
     await writing;
-    expect(await service.stop({ runId, stoppedBy: { id: "alice", name: "Alice" }, isApprover: false })).toEqual({ kind: "stopping" });
+    expect(await service.stop({ runId, stoppedBy: { id: "alice", name: "Alice" }, surface: "console" })).toEqual({ kind: "stopping" });
     release();
     const outcome = await run.outcome;
     expect(posted).toEqual(["hello"]);
@@ -196,11 +200,11 @@ describeWithRedis("Stop across processes", () => {
       const run = startRun(running);
       const runId = await run.runId;
       const clicked = performance.now();
-      expect(await other.stop({ runId, stoppedBy: { id: "mallory" }, isApprover: false })).toEqual({
+      expect(await other.stop({ runId, stoppedBy: { id: "mallory" }, surface: "console" })).toEqual({
         kind: "not_allowed",
         requester: { id: "alice", name: "Alice" },
       });
-      expect(await other.stop({ runId, stoppedBy: { id: "alice", name: "Alice" }, isApprover: false })).toEqual({ kind: "stopping" });
+      expect(await other.stop({ runId, stoppedBy: { id: "alice", name: "Alice" }, surface: "console" })).toEqual({ kind: "stopping" });
       expect(await run.outcome).toMatchObject({ stop: { guard: "stopped", sentence: "Stopped by Alice." } });
       expect(performance.now() - clicked).toBeLessThan(2_000);
     } finally {

@@ -4,8 +4,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { call, calls, ScriptedModel, say, type ScriptedReply } from "../src/agent/model-scripted.js";
 import type { RunPresenter } from "../src/runs/service.js";
-import type { AgentEvent, ModelRequest, RunOutcome, TaskOrigin } from "../src/agent/types.js";
-import { intakeIdFor } from "../src/runs/intake-store.js";
+import type { AgentEvent, ModelRequest, RunOutcome, TaskOrigin, Tool } from "../src/agent/types.js";
+import { createIntakeStore, intakeIdFor } from "../src/runs/intake-store.js";
 import { UNKNOWN_OUTCOME } from "../src/runs/write-ledger.js";
 import { startService, type ServiceHarness } from "./support/service-harness.js";
 import { temporaryFolder, until } from "./support/memory-test-kit.js";
@@ -33,18 +33,24 @@ const lastUser = (request: ModelRequest) =>
   String([...request.messages].reverse().find((message) => message.role === "user")?.content ?? "");
 
 /** Records what the runner shows for each conversation, in order. */
-function shown(harness: ServiceHarness): Array<{ conversationKey: string; outcome: RunOutcome; at: number }> {
+function shown(
+  harness: ServiceHarness,
+  tools: readonly Tool[] = harness.tools,
+): Array<{ conversationKey: string; outcome: RunOutcome; at: number }> {
   const seen: Array<{ conversationKey: string; outcome: RunOutcome; at: number }> = [];
-  harness.service.registerPresenter(
-    "console",
-    (from): RunPresenter => ({
+  harness.service.attach("console", {
+    tools,
+    present: (from): RunPresenter => ({
       sink: () => {},
-      finish: async (outcome) => void seen.push({ conversationKey: from.conversationKey, outcome, at: performance.now() }),
+      async finish(outcome) {
+        seen.push({ conversationKey: from.conversationKey, outcome, at: performance.now() });
+        return { messageId: "shown" };
+      },
       fail: async (error) => {
         throw error;
       },
     }),
-  );
+  });
   return seen;
 }
 
@@ -216,14 +222,14 @@ describe("a decision claimed but never applied (crash between the claim and the 
 
     const second = await startService({ model: new ScriptedModel([say("Posted it.")]), storeUrl, tools: [note.tool], start: false });
     open.push(second);
-    const seen = shown(second);
+    const seen = shown(second, [note.tool]);
     await second.service.start();
     await until(() => seen.length === 1, "the resumed run's answer");
     expect(seen[0]!.outcome).toMatchObject({ status: "answered", answer: "Posted it." });
     expect(note.posted).toEqual(["hello"]);
     expect(
       await second.service.decide(
-        { runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+        { runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" } },
         () => {},
       ),
     ).toMatchObject({ kind: "already_decided" });
@@ -243,8 +249,7 @@ describe("a write allowed by policy, interrupted while it ran", () => {
     };
     const env = { TOOL_POLICY: "post_note=allow" };
     const first = await service(new ScriptedModel([call("post_note", { text: "standup moved" }, "w1")]), storeUrl, env);
-    first.service.registerSurfaceTools("console", [hangingWrite]);
-    shown(first);
+    shown(first, [hangingWrite]);
     await first.service.start();
     await first.service.submit({ origin: origin("allowed-write"), text: "tell everyone" }, "allowed-1");
     await until(() => posted.length === 1, "the write to start");
@@ -252,17 +257,19 @@ describe("a write allowed by policy, interrupted while it ran", () => {
 
     const model = new ScriptedModel([say("I can't tell whether it was posted; please check.")]);
     const second = await service(model, storeUrl, env);
-    second.service.registerSurfaceTools("console", [hangingWrite]);
     const events: AgentEvent[] = [];
     const seen: RunOutcome[] = [];
-    second.service.registerPresenter(
-      "console",
-      (): RunPresenter => ({
+    second.service.attach("console", {
+      tools: [hangingWrite],
+      present: (): RunPresenter => ({
         sink: (event) => events.push(event),
-        finish: async (outcome) => void seen.push(outcome),
+        async finish(outcome) {
+          seen.push(outcome);
+          return { messageId: "shown" };
+        },
         fail: async () => {},
       }),
-    );
+    });
     await second.service.start();
     await until(() => seen.length === 1, "the answer");
     expect(posted).toEqual(["standup moved"]);
@@ -293,8 +300,7 @@ describe("a write allowed by policy that finished, interrupted before its step w
       storeUrl,
       env,
     );
-    first.service.registerSurfaceTools("console", [note.tool, hangingRead]);
-    shown(first);
+    shown(first, [note.tool, hangingRead]);
     await first.service.start();
     await first.service.submit({ origin: origin("allowed-done"), text: "pay invoice 7" }, "allowed-done-1");
     await until(() => note.posted.length === 1, "the write");
@@ -303,8 +309,7 @@ describe("a write allowed by policy that finished, interrupted before its step w
     // A model that ignores what it is shown and asks for the same write again, under a new id.
     const model = new ScriptedModel([call("post_note", { text: "pay 7" }, "w2"), say("Paid once.")]);
     const second = await service(model, storeUrl, env);
-    second.service.registerSurfaceTools("console", [note.tool, hangingRead]);
-    const seen = shown(second);
+    const seen = shown(second, [note.tool, hangingRead]);
     await second.service.start();
     await until(() => seen.length === 1, "the answer");
     expect(note.posted).toEqual(["pay 7"]);
@@ -348,11 +353,12 @@ describe("a run's answer goes out once, also when its tail is replayed", () => {
     const paused = await first.service.ask({ origin: origin("replayed-approval"), text: "post hello" }, () => {});
     if (paused.status !== "paused") throw new Error(paused.status);
     await first.service.decide(
-      { runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" } },
       () => {},
     );
     await until(() => firstSeen.length === 1, "the answer");
-    expect(failRemove).toBe(false);
+    // The record goes after the answer (so a crash in between leaves the run to answer): its removal comes next.
+    await until(() => !failRemove, "the approval record's removal to fail");
     await first.service.close(1_000);
 
     const second = await startService({ model, storeUrl, tools: [note.tool], start: false });
@@ -402,6 +408,166 @@ describe("a run's answer goes out once, also when its tail is replayed", () => {
       "the record to be marked done",
     );
     expect(secondSeen).toEqual([]);
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it("a store that blinks as the answer is marked (a Redis restart): the mark is written once it is back, and a replay answers nothing", async () => {
+    const storeUrl = await sqliteUrl();
+    const model = new ScriptedModel([], { whenExhausted: (request) => ({ text: `answer to ${lastUser(request)}` }) });
+    // The answer's mark and the record's "done" each fail twice, as during a Redis restart.
+    const blinks = { mark: 2, done: 2 };
+    const first = await startService({
+      model,
+      storeUrl,
+      wrapStore: (real) => ({
+        ...real,
+        set: async (key, value, ttl) => {
+          if (key.startsWith("answered:") && blinks.mark-- > 0) throw new Error("store blinked");
+          if (key.startsWith("intake:") && (value as { state?: string }).state === "done" && blinks.done-- > 0)
+            throw new Error("store blinked");
+          return real.set(key, value, ttl);
+        },
+      }),
+    });
+    open.push(first);
+    const firstSeen = shown(first);
+    await first.service.submit({ origin: origin("blinked-mark"), text: "hi" }, "blinked-1");
+    const id = intakeIdFor("console", "blinked-1");
+    await until(
+      async () => ((await first.store.get(`intake:${id}`)) as { state?: string } | undefined)?.state === "done",
+      "the record to be marked done once the store is back",
+    );
+    expect(firstSeen).toHaveLength(1);
+    await first.service.close(1_000);
+    // Left running, as a crash before the "done" write leaves it: the next start replays the run's tail, and must find the mark.
+    const done = await createIntakeStore(first.store).load(id);
+    if (done.kind !== "found") throw new Error(done.kind);
+    await createIntakeStore(first.store).update({ ...done.record, state: "running" });
+
+    const second = await startService({ model, storeUrl, start: false });
+    open.push(second);
+    const secondSeen = shown(second);
+    await second.service.start();
+    await until(
+      async () => ((await second.store.get(`intake:${id}`)) as { state?: string } | undefined)?.state === "done",
+      "the replay to mark the record done",
+    );
+    expect(firstSeen.map((seen) => seen.outcome)).toMatchObject([{ status: "answered", answer: "answer to hi" }]);
+    expect(secondSeen).toEqual([]);
+    expect(model.requests).toHaveLength(1);
+  });
+});
+
+describe("a store that blinks (a Redis restart) while a run starts or pauses", () => {
+  it("a checkpoint and a ledger that can't be read for a moment: the run goes on from its checkpoint, no apology", async () => {
+    const storeUrl = await sqliteUrl();
+    const hanging = new ScriptedModel([call("calculator", { expression: "2+3" }, "c1")], { whenExhausted: { never: true } });
+    const first = await service(hanging, storeUrl);
+    shown(first);
+    await first.service.start();
+    await first.service.submit({ origin: origin("blinked-start"), text: "add it up" }, "C1:12.0001");
+    await until(() => hanging.requests.length === 2, "the second step to start");
+    await first.service.close(20);
+
+    const blinks = { checkpoint: 1, ledger: 2 };
+    const model = new ScriptedModel([say("It is 5.")]);
+    const second = await startService({
+      model,
+      storeUrl,
+      start: false,
+      wrapStore: (real) => ({
+        ...real,
+        get: async (key) => {
+          if (key.startsWith("checkpoint:") && blinks.checkpoint > 0 && blinks.checkpoint--) throw new Error("store blinked");
+          return real.get(key);
+        },
+        setMembers: async (key) => {
+          if (key.startsWith("write:calls:") && blinks.ledger > 0 && blinks.ledger--) throw new Error("store blinked");
+          return real.setMembers(key);
+        },
+      }),
+    });
+    open.push(second);
+    const seen: RunOutcome[] = [];
+    const failures: unknown[] = [];
+    second.service.attach("console", {
+      tools: [],
+      present: () => ({
+        sink: () => {},
+        finish: async (outcome) => void seen.push(outcome),
+        fail: async (error) => void failures.push(error),
+      }),
+    });
+    await second.service.start();
+    await until(() => seen.length === 1, "the answer", 10_000);
+    expect({ blinks, failures }).toEqual({ blinks: { checkpoint: 0, ledger: 0 }, failures: [] });
+    expect(seen[0]).toMatchObject({ status: "answered", answer: "It is 5." });
+    expect(model.requests[0]!.messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual(["5"]);
+  });
+
+  it("a paused run that can't be saved for a moment: the request is saved once the store is back, and waits for a person", async () => {
+    const { noteTool } = await import("./support/service-harness.js");
+    const note = noteTool();
+    let blinks = 2;
+    const harness = await startService({
+      model: new ScriptedModel([call("post_note", { text: "hello" }, "w1"), say("Posted it.")]),
+      storeUrl: await sqliteUrl(),
+      tools: [note.tool],
+      wrapStore: (real) => ({
+        ...real,
+        set: async (key, value, ttl) => {
+          if (key.startsWith("approval:run:") && blinks-- > 0) throw new Error("store blinked");
+          return real.set(key, value, ttl);
+        },
+      }),
+    });
+    open.push(harness);
+    const outcome = await harness.service.ask({ origin: origin("blinked-pause"), text: "post hello" }, () => {});
+    expect(blinks).toBe(-1);
+    expect(outcome).toMatchObject({ status: "paused", pending: { tool: "post_note" } });
+    expect(note.posted).toEqual([]);
+  });
+});
+
+describe("a message whose run paused for approval, taken up again (its record left running)", () => {
+  async function pausedThenReplayed(forgetCard: boolean) {
+    const { noteTool } = await import("./support/service-harness.js");
+    const note = noteTool();
+    const storeUrl = await sqliteUrl();
+    const model = new ScriptedModel([], { whenExhausted: call("post_note", { text: "hello" }) });
+    const first = await service(model, storeUrl);
+    const firstSeen = shown(first, [note.tool]);
+    await first.service.start();
+    await first.service.submit({ origin: origin("paused-replay"), text: "post hello" }, "C1:13.0001");
+    const id = intakeIdFor("console", "C1:13.0001");
+    await until(async () => ((await first.store.get(`intake:${id}`)) as { state?: string } | undefined)?.state === "done", "the pause");
+    await first.service.close(1_000);
+    // As a crash before the "done" write leaves it (and, with forgetCard, one before the card was shown).
+    const done = await createIntakeStore(first.store).load(id);
+    if (done.kind !== "found") throw new Error(done.kind);
+    await createIntakeStore(first.store).update({ ...done.record, state: "running" });
+    const pending = firstSeen[0]!.outcome;
+    if (pending.status !== "paused") throw new Error(pending.status);
+    if (forgetCard) await first.store.delete(`answered:${id}:card:${pending.pending.callId}`);
+
+    const second = await service(model, storeUrl);
+    const secondSeen = shown(second, [note.tool]);
+    await second.service.start();
+    await until(async () => ((await second.store.get(`intake:${id}`)) as { state?: string } | undefined)?.state === "done", "the replay");
+    return { firstSeen, secondSeen, model, note, callId: pending.pending.callId };
+  }
+
+  it("its card was shown: nothing is run or shown again, and the request still waits", async () => {
+    const { firstSeen, secondSeen, model, note } = await pausedThenReplayed(false);
+    expect(firstSeen.map((seen) => seen.outcome.status)).toEqual(["paused"]);
+    expect(secondSeen).toEqual([]);
+    expect(model.requests).toHaveLength(1);
+    expect(note.posted).toEqual([]);
+  });
+
+  it("its card was not shown: the same request's card is shown, and the model is not asked again", async () => {
+    const { secondSeen, model, callId } = await pausedThenReplayed(true);
+    expect(secondSeen.map((seen) => seen.outcome)).toMatchObject([{ status: "paused", pending: { callId, tool: "post_note" } }]);
     expect(model.requests).toHaveLength(1);
   });
 });

@@ -1,13 +1,10 @@
 // Slack intake: a question is recorded before anything slow happens (reading the thread), so a
 // crash between Slack's ack and the run loses nothing; the worker reads the thread when it runs.
 import { afterEach, describe, expect, it } from "vitest";
-import { webApi } from "@slack/bolt";
-import { handleMessage } from "../src/adapters/slack/handle-message.js";
-import type { SlackRuntime } from "../src/adapters/slack/slack-runtime.js";
-import { DEFAULT_STREAM_LIMITS } from "../src/adapters/slack/stream-limits.js";
+import { spotOf } from "../src/surfaces/core/inbound.js";
+import { conversationAt } from "../src/surfaces/slack/slack-place.js";
 import { ScriptedModel } from "../src/agent/model-scripted.js";
 import type { ModelRequest } from "../src/agent/types.js";
-import { silentLogger } from "../src/logger.js";
 import { intakeIdFor } from "../src/runs/intake-store.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";
 import { startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";
@@ -69,18 +66,17 @@ describe("Slack intake", () => {
     const model = answering();
     const harness = await startSlackHarness({ model });
     open.push(harness);
-    const runtime: SlackRuntime = {
-      client: new webApi.WebClient("xoxb-test-token", { slackApiUrl: harness.fake.apiUrl }),
-      service: harness.service,
-      store: harness.store,
-      logger: silentLogger,
-      approvers: [],
-      streamLimits: DEFAULT_STREAM_LIMITS,
-      now: Date.now,
-      botUserId: () => BOT_USER_ID,
-      accepting: () => false,
-    };
-    await handleMessage(runtime, "mention", mentionEvent({ text: `<@${BOT_USER_ID}> are you there?`, ts: "1700300100.000100" }));
+    // The transport is closing; the core still records what Slack delivered (and acked) meanwhile.
+    const stopping = harness.adapter.stop();
+    await harness.adapter.core.message({
+      at: spotOf("slack", conversationAt({ team: "T0TEAM", channel: "C0GENERAL", traceThreadTs: "1700300100.000100" }), {
+        id: "U0ALICE",
+        roles: [],
+      }),
+      text: "are you there?",
+      receipt: "C0GENERAL:1700300100.000100",
+    });
+    await stopping;
     expect(await harness.store.get(`intake:${intakeIdFor("slack", "C0GENERAL:1700300100.000100")}`)).toMatchObject({
       task: { text: "are you there?" },
     });

@@ -47,11 +47,17 @@ describe("a queued message with no presenter for its surface", () => {
     expect(await bot.store.get(`intake:${intakeIdFor("console", "C1:1.0001")}`)).toMatchObject({ state: "received" });
 
     const shown: RunOutcome[] = [];
-    bot.service.registerPresenter("console", () => ({
-      sink: () => {},
-      finish: async (outcome) => void shown.push(outcome),
-      fail: async () => {},
-    }));
+    bot.service.attach("console", {
+      tools: [],
+      present: () => ({
+        sink: () => {},
+        async finish(outcome) {
+          shown.push(outcome);
+          return { messageId: "shown" };
+        },
+        fail: async () => {},
+      }),
+    });
     await until(() => shown.length === 1, "the retry to answer it", 10_000);
     expect(shown).toMatchObject([{ status: "answered", answer: "the answer" }]);
     await until(async () => (await bot.service.submit({ origin, text: "hello" }, "C1:1.0001")).kind === "duplicate", "the record done");
@@ -72,7 +78,7 @@ describe("an expired approval whose surface shows no expiry here", () => {
     expect(model.requests).toHaveLength(1);
 
     const summaries: RunOutcome[] = [];
-    bot.service.onApprovalExpired("console", (_pending, outcome) => summaries.push(outcome));
+    bot.service.attach("console", { tools: [noteTool().tool], expired: (_pending, outcome) => void summaries.push(outcome) });
     await until(() => summaries.length === 1, "the retry to end the run with its summary", 10_000);
     expect(summaries).toMatchObject([{ status: "answered", answer: "Nobody approved, so nothing was posted." }]);
   });

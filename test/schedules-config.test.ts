@@ -58,8 +58,8 @@ describe("the settings file's `schedules` per channel", () => {
       },
     });
     if (check.kind !== "ok") throw new Error(check.problems.join("; "));
-    expect(runSettingsFor(check.settings, "C1").schedules).toEqual({ maxPerUser: 2, minIntervalMinutes: 60, enabled: true });
-    expect(runSettingsFor(check.settings, "C2").schedules).toEqual({ maxPerUser: 2, minIntervalMinutes: 30 });
+    expect(runSettingsFor(check.settings, { channel: "C1" }).schedules).toEqual({ maxPerUser: 2, minIntervalMinutes: 60, enabled: true });
+    expect(runSettingsFor(check.settings, { channel: "C2" }).schedules).toEqual({ maxPerUser: 2, minIntervalMinutes: 30 });
   });
 
   it("reports each bad field as one line naming it", () => {

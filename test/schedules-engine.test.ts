@@ -248,14 +248,11 @@ describe("create_schedule, the model's way to propose one", () => {
     expect(await target.schedules.book.list(slackCaller("U1"), false)).toHaveLength(0);
 
     const refused = await target.service.decide(
-      { runId: asked.runId, callId: "w1", decision: "approve", decidedBy: { id: "U2" }, isApprover: false },
+      { runId: asked.runId, callId: "w1", decision: "approve", decidedBy: { id: "U2" } },
       () => {},
     );
     expect(refused.kind).toBe("not_allowed");
-    await target.service.decide(
-      { runId: asked.runId, callId: "w1", decision: "approve", decidedBy: { id: "U1" }, isApprover: false },
-      () => {},
-    );
+    await target.service.decide({ runId: asked.runId, callId: "w1", decision: "approve", decidedBy: { id: "U1" } }, () => {});
     await until(() => target.shown.length === 1, "the answer after the approval");
     const [made] = await target.schedules.book.list(slackCaller("U1"), false);
     expect(made).toMatchObject({ owner: { id: "U1", name: "Ana" }, createdVia: "tool", what: "summarise #releases" });

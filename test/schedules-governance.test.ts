@@ -250,16 +250,15 @@ describe("writes in a slot's run", () => {
       { calls: [{ name: "post_note", args: { text: "standup moved" }, id: "w1" }] },
       { text: "Posted the note." },
     ]);
-    const target = await bot({ clock, model });
     const notes = noteTool();
-    target.service.registerSurfaceTools("slack", [notes.tool]);
+    const target = await bot({ clock, model, surfaceTools: [notes.tool] });
     await schedule(target, "every day at 13:00 UTC: tell the channel the standup moved");
     await advanceTo(target, clock, "2027-01-15T13:00:00Z", 1);
     const paused = target.shown[0]!.outcome;
     if (paused.status !== "paused") throw new Error("expected a pause for approval");
     expect(paused.pending).toMatchObject({ tool: "post_note", requester: { id: "U1" } });
     expect(notes.posted).toEqual([]);
-    const decision = { runId: paused.runId, callId: "w1", decision: "approve" as const, isApprover: false };
+    const decision = { runId: paused.runId, callId: "w1", decision: "approve" as const };
     expect(await target.service.decide({ ...decision, decidedBy: { id: "U2" } }, () => {})).toEqual({
       kind: "not_allowed",
       requester: { id: "U1", name: "Ana" },
@@ -271,5 +270,26 @@ describe("writes in a slot's run", () => {
     expect(notes.posted).toEqual(["standup moved"]);
     expect(answers(target)).toEqual(["(paused)", "Posted the note."]);
     expect(target.counted.filter((entry) => entry.kind === "run")).toEqual([{ kind: "run", outcome: "answered", count: 1 }]);
+  });
+});
+
+describe("a schedule stored before origins carried their scope", () => {
+  it("is governed by its channel at fire time: the Slack codec gives it its scope as it loads", async () => {
+    const clock = manualClock(at("2027-01-15T12:00:00Z"));
+    const model = new ScriptedModel([], { whenExhausted: { text: "should not run" } });
+    let settings: Settings = settingsOf({});
+    const target = await bot({ clock, model, settings: () => settings });
+    const created = await schedule(target, "every day at 13:00 UTC: post the lunch menu");
+    if (created.kind !== "created") throw new Error(created.reply);
+    // As the version before the surface core stored it: the place only, no scope.
+    const key = `schedule:${created.schedule.id}`;
+    const stored = (await target.store.get(key)) as { origin: Record<string, unknown> };
+    const { scope: _scope, ...origin } = stored.origin;
+    await target.store.set(key, { ...stored, origin });
+    settings = settingsOf({ access: { block: { channels: ["C1"] } } });
+    await advanceTo(target, clock, "2027-01-15T13:00:00Z");
+    expect(model.requests).toHaveLength(0);
+    expect(target.notices).toHaveLength(1);
+    expect(await auditKinds(target)).toEqual(["schedule_created", "schedule_paused", "slot_refused"]);
   });
 });

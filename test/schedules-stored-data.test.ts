@@ -35,7 +35,7 @@ describe("data stored before schedules", () => {
   it("a settings file without `schedules` reads, and its channels leave the SCHEDULE_* variables in force", async () => {
     const read = await readSettingsFile(fixture("bot.settings.json"));
     expect(read.kind).toBe("ok");
-    if (read.kind === "ok") expect(runSettingsFor(read.settings, "C0SUPPORT").schedules).toEqual({});
+    if (read.kind === "ok") expect(runSettingsFor(read.settings, { channel: "C0SUPPORT" }).schedules).toEqual({});
   });
 });
 

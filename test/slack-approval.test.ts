@@ -2,7 +2,7 @@
 // who may decide, exactly-once posting, restarts, expiry.
 import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say } from "../src/agent/model-scripted.js";
-import { APPROVE_ACTION, DENY_ACTION } from "../src/adapters/slack/approval-message.js";
+import { APPROVE_ACTION, DENY_ACTION } from "../src/surfaces/slack/approval-message.js";
 import { BOT_USER_ID, type RecordedCall } from "./support/fake-slack.js";
 import { blockActionPayload, mentionEvent, postEvent, postInteraction } from "./support/fake-slack-requests.js";
 import { startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";
@@ -97,7 +97,11 @@ describe("Slack approvals", () => {
     const approval = await askToPost(harness);
     await click(harness, approval, "U0MALLORY");
     const ephemeral = await harness.fake.waitForCall("chat.postEphemeral");
-    expect(ephemeral.args).toMatchObject({ channel: "C0GENERAL", user: "U0MALLORY", text: "Only <@U0ALICE> can approve this." });
+    expect(ephemeral.args).toMatchObject({
+      channel: "C0GENERAL",
+      user: "U0MALLORY",
+      text: "You can't decide this one. Only <@U0ALICE> can decide.",
+    });
     expect(postsToRandom(harness)).toHaveLength(0);
     expect(JSON.stringify(harness.fake.message("C0GENERAL", approval.ts)!.blocks)).toContain(APPROVE_ACTION);
   });
@@ -107,7 +111,10 @@ describe("Slack approvals", () => {
     const approval = await askToPost(harness);
     await click(harness, approval, "U0MALLORY");
     const ephemeral = await harness.fake.waitForCall("chat.postEphemeral");
-    expect(ephemeral.args).toMatchObject({ user: "U0MALLORY", text: "Only <@U0ALICE> or an approver can decide this." });
+    expect(ephemeral.args).toMatchObject({
+      user: "U0MALLORY",
+      text: "You can't decide this one. Only <@U0ALICE> or <@U0BOSS> can decide.",
+    });
     expect(postsToRandom(harness)).toHaveLength(0);
   });
 

@@ -3,7 +3,7 @@
 //   schedule-process.ts <redis-url> <name>
 // Prints "ready <ms the schedules' start took> <schedules armed>" once it fires slots; SIGTERM
 // closes it and exits 0.
-import { TokenCounter } from "../../src/agent/token-counter.js";
+import { TokenCounter } from "../../src/tokens/token-counter.js";
 import type { Model } from "../../src/agent/types.js";
 import { loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/logger.js";
@@ -35,7 +35,7 @@ const service = createAgentService({
   observers: [schedules.observer],
   tools: [schedules.tool],
 });
-service.registerPresenter("slack", () => ({ sink: () => {}, finish: async () => {}, fail: async () => {} }));
+service.attach("slack", { tools: [], present: () => ({ sink: () => {}, finish: async () => undefined, fail: async () => {} }) });
 // As app.ts does at start: the tokenizer's tables are built before the first run needs them.
 await TokenCounter.prepare(config.model.name);
 await service.start();

@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import { checkContextWindow, type GuardLimits, type ToolPolicyRule } from "../config.js";
 import { silentLogger } from "../logger.js";
 import type { LoopDeps } from "./loop.js";
-import { defaultContextWindow, TokenCounter } from "./token-counter.js";
+import { defaultContextWindow, TokenCounter } from "../tokens/token-counter.js";
 import { ToolRegistry, type RegistryOptions } from "./tool-registry.js";
 import { createToolPolicy } from "./tool-policy.js";
 import type { Model, Tool } from "./types.js";

@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import { ActiveRun, type StepEnd } from "./active-run.js";
 import type { ToolPolicy } from "./tool-policy.js";
 import { emptyGuardCounters, type RunState } from "./run-state.js";
-import type { TokenCounter } from "./token-counter.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
 import type { ToolRegistry } from "./tool-registry.js";
 import type { ChatMessage, Decision, EventSink, GuardStop, Model, Person, RunOutcome, TaskOrigin } from "./types.js";
 

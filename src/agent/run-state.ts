@@ -1,7 +1,7 @@
 // Everything a run needs to continue later, in plain data: what a paused run stores while it
 // waits for a person. The schema checks a stored copy before it is trusted again.
 import { z } from "zod";
-import type { CallRecord, ChatMessage, Person, StepRecord, Surface, TaskOrigin, TokenUsage, ToolCall } from "./types.js";
+import type { CallRecord, ChatMessage, Person, RequestScope, StepRecord, Surface, TaskOrigin, TokenUsage, ToolCall } from "./types.js";
 import type { RepeatState } from "./guards/repeat.js";
 
 export interface GuardCounters {
@@ -74,6 +74,14 @@ const StepRecordSchema = z.object({
 /** Who asked or decided; shared with the approval records. */
 export const PersonSchema = z.object({ id: z.string(), name: z.string().optional() }) satisfies z.ZodType<Person>;
 export const SurfaceSchema = z.enum(["console", "slack", "discord"]) satisfies z.ZodType<Surface>;
+export const ScopeSchema = z.object({
+  channel: z.string().optional(),
+  thread: z.string().optional(),
+  dm: z.boolean(),
+  workspace: z.string().optional(),
+  roles: z.array(z.string()).readonly(),
+  link: z.string().optional(),
+}) satisfies z.ZodType<RequestScope>;
 
 export const RunStateSchema = z.object({
   version: z.literal(1),
@@ -82,6 +90,7 @@ export const RunStateSchema = z.object({
     surface: SurfaceSchema,
     conversationKey: z.string(),
     requester: PersonSchema,
+    scope: ScopeSchema.optional(),
     place: z.record(z.string(), z.string()),
     schedule: z
       .object({

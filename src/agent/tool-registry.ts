@@ -5,7 +5,7 @@ import { z } from "zod";
 import { errorText } from "./error-text.js";
 import { callSignature } from "./signature.js";
 import { ToolRace, ToolTimeout } from "./tool-race.js";
-import type { TokenCounter } from "./token-counter.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
 import type { CallOutcome, Tool, ToolCall, ToolContext, ToolSchema } from "./types.js";
 
 export type PreparedCall =

@@ -67,13 +67,33 @@ export interface Person {
   readonly name?: string;
 }
 
-/** Where a request came from; tools read it (e.g. Discord's post_message checks the guild). */
+/**
+ * What governance knows about where a request was made, in neutral words: the surface's place
+ * codec writes it once, at intake. Nothing but the owning surface reads `TaskOrigin.place`.
+ */
+export interface RequestScope {
+  /** The channel whose access lists, limits and settings apply: a thread's or forum post's parent. Undefined in the console. */
+  readonly channel?: string;
+  /** The thread or forum post the request came from, when it has its own channel id (Discord); its own settings entry comes first. */
+  readonly thread?: string;
+  readonly dm: boolean;
+  /** The Slack workspace or Discord server. */
+  readonly workspace?: string;
+  /** The requester's roles there (Discord); empty elsewhere. */
+  readonly roles: readonly string[];
+  /** Where a person opens the conversation (audit, feedback), when the surface can link to it. */
+  readonly link?: string;
+}
+
+/** Where a request came from. */
 export interface TaskOrigin {
   readonly surface: Surface;
   /** e.g. `slack:T1:C1:1700000000.0001`, `discord:G1:C1`, `console:local`. */
   readonly conversationKey: string;
   readonly requester: Person;
-  /** Platform ids the adapter needs later (team, guild, channel, thread_ts…). Plain strings only. */
+  /** Absent only in records stored before scopes existed: governance then asks the surface's codec (see run-policy.ts). */
+  readonly scope?: RequestScope;
+  /** The surface's own ids (team, guild, channel, thread_ts…), encoded and decoded only by its place codec. No secrets. */
   readonly place: Readonly<Record<string, string>>;
   /** Set when a schedule started the run, not a message: its requester is the schedule's owner. */
   readonly schedule?: ScheduledSlot;

@@ -8,6 +8,8 @@ import { z } from "zod";
 import type { KeyValueStore } from "../memory/types.js";
 
 const SEQUENCE_KEY = "audit:seq";
+/** The last entry `rewrite` has seen. */
+const REWRITTEN_KEY = "audit:rewritten";
 const entryKey = (seq: number) => `audit:entry:${seq}`;
 /** The sequence must never restart while entries are kept; ten years is "never" here. */
 const SEQUENCE_TTL_MS = 10 * 365 * 24 * 60 * 60_000;
@@ -40,7 +42,10 @@ export const AuditEntrySchema = z.object({
   runId: z.string(),
   conversationKey: z.string(),
   surface: z.enum(["console", "slack", "discord"]),
+  /** The surface's own ids of the conversation; never a secret (entries stored with one are scrubbed at start). */
   place: z.record(z.string(), z.string()),
+  /** Where the conversation opens, as the surface links to it. */
+  link: z.string().optional(),
   requester: PersonSchema,
   tool: z.string().optional(),
   callId: z.string().optional(),
@@ -79,6 +84,11 @@ export interface AuditLog {
   append(draft: AuditDraft): Promise<AuditEntry>;
   /** Newest first. */
   list(query: AuditQuery): Promise<readonly AuditEntry[]>;
+  /**
+   * Rewrites each entry appended since the last call (at start: an older version stored secrets
+   * in entries) with what `fix` returns; undefined keeps it. Returns how many changed.
+   */
+  rewrite(fix: (entry: AuditEntry) => AuditEntry | undefined): Promise<number>;
 }
 
 const thisProcess = { pid: process.pid, hostname: hostname() };
@@ -106,6 +116,20 @@ export function createAuditLog(store: KeyValueStore, clock: () => number = Date.
         entries.push(parsed.data);
       }
       return entries;
+    },
+    async rewrite(fix) {
+      const from = Number((await store.get(REWRITTEN_KEY)) ?? 0);
+      const last = await store.increment(SEQUENCE_KEY, 0, SEQUENCE_TTL_MS);
+      let changed = 0;
+      for (let seq = Number.isSafeInteger(from) ? from + 1 : 1; seq <= last; seq++) {
+        const parsed = AuditEntrySchema.safeParse(await store.get(entryKey(seq)));
+        const fixed = parsed.success ? fix(parsed.data) : undefined;
+        if (!fixed) continue;
+        await store.set(entryKey(seq), fixed, Math.max(1, fixed.at + AUDIT_RETENTION_MS - clock()));
+        changed++;
+      }
+      await store.set(REWRITTEN_KEY, last, SEQUENCE_TTL_MS);
+      return changed;
     },
   };
 }

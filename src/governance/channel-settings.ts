@@ -1,6 +1,6 @@
-// The settings one run gets in its channel: the `default` entry under the channel's own,
-// field by field. Tool lists combine strictly: every layer that has an allow list must
-// allow a tool, and a deny in any layer wins.
+// The settings one run gets in its channel: the `default` entry under the channel's own (and
+// a thread's own entry over its parent's), field by field. Tool lists combine strictly: every
+// layer that has an allow list must allow a tool, and a deny in any layer wins.
 import type { ChannelSettings, ScheduleOverrides, Settings } from "./settings-schema.js";
 
 export interface RunSettings {
@@ -29,8 +29,10 @@ const matchesAny = (patterns: readonly string[]) => {
   return (name: string) => compiled.some((test) => test.test(name));
 };
 
-export function runSettingsFor(settings: Settings, channelId: string | undefined): RunSettings {
-  const layers: ChannelSettings[] = [settings.channels.default, channelId === undefined ? undefined : settings.channels[channelId]].filter(
+/** `place`: the governing channel and, inside a thread, the thread: its own entry, then the parent's, then `default`. */
+export function runSettingsFor(settings: Settings, place: { readonly channel?: string; readonly thread?: string }): RunSettings {
+  const own = (id: string | undefined) => (id === undefined ? undefined : settings.channels[id]);
+  const layers: ChannelSettings[] = [settings.channels.default, own(place.channel), own(place.thread)].filter(
     (layer): layer is ChannelSettings => layer !== undefined,
   );
   const pick = <K extends keyof ChannelSettings>(key: K): ChannelSettings[K] =>

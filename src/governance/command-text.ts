@@ -24,20 +24,6 @@ const KIND_WORD: Record<AuditEntry["kind"], string> = {
   fact_deleted: "fact deleted",
 };
 
-/** Where the entry's conversation can be opened, when the place says enough. */
-export function threadUrl(entry: Pick<AuditEntry, "surface" | "place">): string | undefined {
-  const { place } = entry;
-  if (entry.surface === "slack" && place.team && place.channel) {
-    const ts = place.reply_thread_ts ?? place.thread_ts;
-    return ts
-      ? `https://app.slack.com/client/${place.team}/${place.channel}/thread/${place.channel}-${ts}`
-      : `https://app.slack.com/client/${place.team}/${place.channel}`;
-  }
-  if (entry.surface === "discord" && place.channel)
-    return `https://discord.com/channels/${place.guild ?? "@me"}/${place.channel}${place.message ? `/${place.message}` : ""}`;
-  return undefined;
-}
-
 function link(url: string | undefined, text: string, style: LinkStyle): string {
   if (!url) return text;
   if (style === "slack") return `<${url}|${text}>`;
@@ -73,7 +59,7 @@ export function auditLine(entry: AuditEntry, style: LinkStyle): string {
           ? `by ${who(entry.requester)}: ${entry.result ?? "?"}`
           : `asked by ${who(entry.requester)}`;
   const tool = entry.tool ? ` ${entry.tool}` : "";
-  return `${when} UTC · ${KIND_WORD[entry.kind]}${tool} · ${detail} · run ${entry.runId} · ${entry.process.hostname}/${entry.process.pid} · ${link(threadUrl(entry), "thread", style)}`;
+  return `${when} UTC · ${KIND_WORD[entry.kind]}${tool} · ${detail} · run ${entry.runId} · ${entry.process.hostname}/${entry.process.pid} · ${link(entry.link, "thread", style)}`;
 }
 
 export function auditText(entries: readonly AuditEntry[], style: LinkStyle): string {

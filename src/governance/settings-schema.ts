@@ -15,6 +15,8 @@ const Access = z.strictObject({
   allow: PeopleAndPlaces.default({ users: [], roles: [], channels: [] }),
   block: PeopleAndPlaces.default({ users: [], roles: [], channels: [] }),
   dms: z.boolean({ error: "expects true or false" }).default(true),
+  /** Who may wipe a conversation's remembered facts: anyone allowed there, or only admins. */
+  forget: z.enum(["anyone", "admins"], { error: 'expects "anyone" or "admins"' }).default("anyone"),
 });
 
 const Limit = z.strictObject({ runsPerMinute: count.optional(), tokensPerDay: count.optional() });

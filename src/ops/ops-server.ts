@@ -3,8 +3,8 @@
 // libraries load, so a process is listening within its first second; until the process is open
 // for work (its surfaces attached, its queue started) and after a surface is unmounted at
 // shutdown, a surface endpoint answers 503, which Slack retries. Whatever a client sends, the
-// server answers it (404 unknown path, 405 wrong method, 413 a body an ops route does not take,
-// 500 a handler that threw) and goes on: no request can end the process.
+// server answers it (404 unknown path, 405 wrong method, 413 a body an ops route or a surface endpoint
+// does not take, 500 a handler that threw) and goes on: no request can end the process.
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "../logger.js";
@@ -22,6 +22,8 @@ const OPS_METHODS = ["GET", "HEAD"];
 export interface SurfaceEndpoint {
   readonly path: string;
   readonly methods: readonly string[];
+  /** A request that declares a larger body is refused with 413 before it reaches the surface (which enforces it on what it reads). */
+  readonly maxBodyBytes?: number;
 }
 
 /** Where a surface that takes HTTP requests plugs in. */
@@ -87,7 +89,8 @@ export function startOpsServer(port: number, routes: readonly OpsRoute[], option
     if (!allowed) sendStatus(response, 404, "not_found");
     else if (!allowed.includes(method)) sendStatus(response, 405, "method_not_allowed", { Allow: allowed.join(", ") });
     // Node reads and drops the rest of the body (bounded by the request timeout); closing at once would reset the connection before the client reads the 413.
-    else if (opsRoute && declaredBodyBytes(request) > OPS_BODY_LIMIT_BYTES) sendStatus(response, 413, "too_large");
+    else if (declaredBodyBytes(request) > (opsRoute ? OPS_BODY_LIMIT_BYTES : (endpoint?.maxBodyBytes ?? Number.POSITIVE_INFINITY)))
+      sendStatus(response, 413, "too_large");
     else if (opsRoute) opsRoute.handler(request, response);
     else if (open && mounted) mounted(request, response);
     else sendStatus(response, 503, "not_taking_events", { "Retry-After": "5" });

@@ -1,4 +1,4 @@
-// The service adapters talk to: builds each run's loop setup (tools, channel settings, audit),
+// The service surfaces talk to: builds each run's loop setup (tools, channel settings, audit),
 // its context (memory) and the writes after it, and hands the durable part (intake, queue,
 // checkpoints, approvals waiting and expiring) to the runner in src/runs.
 import { newRunId } from "./run-id.js";
@@ -11,6 +11,8 @@ import { parseStoreUrl } from "../memory/keyv-store.js";
 import type { Fact, KeyValueStore } from "../memory/types.js";
 import type { RunSettings } from "../governance/channel-settings.js";
 import type { RunPolicy } from "../governance/run-policy.js";
+import { approversFrom, createAuthority, type Authority } from "../governance/authority.js";
+import { fixedSettings } from "../governance/settings-source.js";
 import { within } from "./within.js";
 import { sharedTimeout } from "./shared-timeout.js";
 import { createLocalWorkQueue } from "./local-work-queue.js";
@@ -31,9 +33,9 @@ import { createContextLoaders } from "./context-loaders.js";
 import { createLoopDeps, historyTokenBudget } from "../agent/loop-deps.js";
 import type { LoopDeps } from "../agent/loop.js";
 import type { RunState } from "../agent/run-state.js";
-import type { AgentService, DecisionRequest, DecisionResult, ExpiryHandler, Task, ToolList, ToolListing } from "./service.js";
+import type { AgentService, DecisionRequest, DecisionResult, ReplyHandle, SurfaceHooks, Task, ToolList, ToolListing } from "./service.js";
 import { runNote, stableInstructions } from "../agent/system-prompt.js";
-import { TokenCounter } from "../agent/token-counter.js";
+import { TokenCounter } from "../tokens/token-counter.js";
 import { builtinTools } from "../agent/tools/builtin.js";
 import type { ChatMessage, EventSink, Model, RunOutcome, Surface, TaskOrigin, Tool } from "../agent/types.js";
 
@@ -55,6 +57,8 @@ export interface AgentServiceDeps {
   readonly toolCatalog?: () => ToolList;
   /** Where accepted work waits for a worker; default in-process (one bot process on SQLite). */
   readonly queue?: WorkQueue;
+  /** Who may decide and stop runs; default: the requester and the approvers of the environment. */
+  readonly authority?: Authority;
   /** The process's own tools beyond the built-in ones, on every surface (create_schedule). */
   readonly tools?: readonly Tool[];
 }
@@ -64,9 +68,8 @@ export interface RunningAgentService extends AgentService {
   sweepExpiredApprovals(): Promise<number>;
   /**
    * Starts the queue's workers, then takes up what an earlier process left unfinished (messages,
-   * checkpoints, approvals). Call once, after every surface, tool source and expiry handler is
-   * attached: nothing queued runs before it, so no item is taken while its outcome has nowhere
-   * to be shown. Never rejects.
+   * checkpoints, approvals). Call once, after every surface is attached: nothing queued runs
+   * before it, so no item is taken while its outcome has nowhere to be shown. Never rejects.
    */
   start(): Promise<void>;
   /** Starts no more queued work; runs in flight stop at their next checkpoint (bounded) to be continued by the next start. Does not close the store. */
@@ -97,9 +100,9 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   const queue = deps.queue ?? createLocalWorkQueue(logger);
   const ledger = createWriteLedger(store, logger, clock);
   const background = new Set<Promise<void>>();
-  const surfaceTools = new Map<Surface, readonly Tool[]>();
+  const surfaces = new Map<Surface, SurfaceHooks>();
   const loopDeps = new Map<string, LoopDeps>();
-  const expiryHandlers = new Map<Surface, ExpiryHandler[]>();
+  const authority = deps.authority ?? createAuthority({ approvers: approversFrom(config), settings: fixedSettings() });
   const contextLoaders = createContextLoaders(logger);
   const approvals = createApprovalStore({ store, key: approvalKeySource(config, logger), logger, clock });
 
@@ -108,7 +111,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   const counterFor = (name: string) => counters.get(name) ?? counters.set(name, TokenCounter.forModel(name)).get(name)!;
   // Every write goes through the ledger: it runs at most once, also across a crash.
   const toolsOf = (surface: Surface) =>
-    [...builtinTools, ...(deps.tools ?? []), ...(surfaceTools.get(surface) ?? [])].map((tool) => ledger.guard(tool));
+    [...builtinTools, ...(deps.tools ?? []), ...(surfaces.get(surface)?.tools ?? [])].map((tool) => ledger.guard(tool));
   const settingsOf = (origin: TaskOrigin): RunSettings => runPolicy?.runSettings(origin) ?? OPEN_RUN;
   const usageCheck: LoopDeps["usageCheck"] = runPolicy ? (run, tokens) => runPolicy.recordUsage(run.origin, tokens) : undefined;
 
@@ -280,22 +283,20 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     buildContext: (task) => buildContext(task, settingsOf(task.origin)),
     async refusal(task) {
       if (!runPolicy || task.admitted) return undefined;
-      // A surface that did not ask first still gets the same answer, without a model call.
       const admission = await runPolicy.admit(task.origin);
       if (admission.kind !== "refused") return undefined;
       return { status: "answered", runId: newRunId(), answer: admission.text, steps: [], usage: { promptTokens: 0, completionTokens: 0 } };
     },
     afterAnswer,
-    showsExpiry: (surface) => (expiryHandlers.get(surface)?.length ?? 0) > 0,
+    showsExpiry: (surface) => surfaces.get(surface)?.expired !== undefined,
     expired(surface, pending, outcome) {
-      for (const handler of expiryHandlers.get(surface) ?? []) {
-        try {
-          handler(pending, outcome);
-        } catch (error) {
-          logger.warn({ err: error }, "an approval expiry handler threw; ignored");
-        }
+      try {
+        surfaces.get(surface)?.expired?.(pending, outcome);
+      } catch (error) {
+        logger.warn({ err: error }, "an approval expiry handler threw; ignored");
       }
     },
+    upgrade: (origin) => surfaces.get(origin.surface)?.upgrade?.(origin) ?? { origin },
   });
 
   const EXPIRED: DecisionResult = {
@@ -314,23 +315,17 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
    * Queues the resume of a decision this call claimed. A surface with a presenter shows the rest
    * of the run from whichever process runs it; otherwise (the console) the caller waits for it here.
    */
-  function resumeQueued(run: StoredRun, sink: EventSink, replyPlace?: Readonly<Record<string, string>>): Promise<Resumed> {
-    return runner.resume(run, presenters.has(run.state.origin.surface) ? undefined : sink, replyPlace);
+  function resumeQueued(run: StoredRun, sink: EventSink, reply?: ReplyHandle): Promise<Resumed> {
+    return runner.resume(run, presenters.has(run.state.origin.surface) ? undefined : sink, reply);
   }
 
   const service: RunningAgentService = {
-    registerSurfaceTools(surface, tools) {
-      warnAboutAllowedWrites(tools, config.toolPolicy, logger);
-      surfaceTools.set(surface, tools);
+    attach(surface, hooks) {
+      warnAboutAllowedWrites(hooks.tools, config.toolPolicy, logger);
+      surfaces.set(surface, hooks);
+      if (hooks.present) presenters.register(surface, hooks.present, hooks.refuse);
+      if (hooks.loadContext) contextLoaders.register(surface, hooks.loadContext);
       loopDeps.clear();
-    },
-
-    registerPresenter: (surface, factory, refusalNote) => presenters.register(surface, factory, refusalNote),
-
-    registerContextLoader: (surface, loader) => contextLoaders.register(surface, loader),
-
-    async admit(origin, roles, receipt) {
-      return runPolicy ? runPolicy.admit(origin, roles, receipt) : { kind: "admitted" };
     },
 
     submit: (task, receipt) => runner.submit(task, receipt),
@@ -352,20 +347,19 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
         );
       }
       const { run } = loaded;
-      // The settings file's admins may decide anyone's approvals, like configured approvers.
-      const mayDecide = request.isApprover || runPolicy?.isAdmin(run.state.origin.surface, request.decidedBy.id) === true;
-      if (request.decidedBy.id !== run.pending.requester.id && !mayDecide) return { kind: "not_allowed", requester: run.pending.requester };
+      const actor = { surface: run.state.origin.surface, id: request.decidedBy.id, roles: request.roles ?? [] };
+      if (!authority.may("decide", actor, run.pending.requester)) return { kind: "not_allowed", requester: run.pending.requester };
       const now = clock();
       if (now >= run.pending.expiresAt) {
         const claim = await store.claim(request.runId, request.callId, { decision: "expired" }, now);
         if (!claim.won) return priorDecision(claim.existing) ?? EXPIRED;
-        const { outcome } = await resumeQueued(run, sink, request.replyPlace);
+        const { outcome } = await resumeQueued(run, sink, request.reply);
         return outcome ? { kind: "expired", outcome } : { kind: "expired" };
       }
       // Claimed before it is applied: a crash in between is finished by the next start or the expiry item, never stranded.
       const claim = await store.claim(request.runId, request.callId, { decision: request.decision, decidedBy: request.decidedBy }, now);
       if (!claim.won) return priorDecision(claim.existing) ?? EXPIRED;
-      const { queued, outcome } = await resumeQueued(run, sink, request.replyPlace);
+      const { queued, outcome } = await resumeQueued(run, sink, request.reply);
       return { kind: "resumed", decision: request.decision, ...(outcome ? { outcome } : {}), ...(queued ? {} : { note: NOT_QUEUED_NOTE }) };
     },
 
@@ -373,10 +367,6 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
       const own: ToolListing[] = toolsOf(surface).map((tool) => ({ name: tool.name, effect: tool.effect, up: true }));
       const mcp = deps.toolCatalog?.() ?? { tools: [], servers: [] };
       return { tools: [...own, ...mcp.tools], servers: mcp.servers };
-    },
-
-    onApprovalExpired(surface, handler) {
-      expiryHandlers.set(surface, [...(expiryHandlers.get(surface) ?? []), handler]);
     },
 
     rememberedFacts: (conversationKey) => memory.list(conversationKey),
@@ -393,14 +383,10 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
         );
     },
 
-    // The request names no surface; admin ids are per surface but never look alike (U… on Slack, digits on Discord).
-    stop: (request) =>
-      stops.request(
-        request.runId,
-        request.stoppedBy,
-        request.isApprover ||
-          (["slack", "discord", "console"] as const).some((surface) => runPolicy?.isAdmin(surface, request.stoppedBy.id) === true),
-      ),
+    stop: (request) => {
+      const actor = { surface: request.surface, id: request.stoppedBy.id, roles: request.roles ?? [] };
+      return stops.request(request.runId, request.stoppedBy, (requester) => authority.may("stop", actor, requester));
+    },
     feedback: loggedFeedback(createFeedbackBook(store), logger),
 
     async close(timeoutMs = 8_000) {

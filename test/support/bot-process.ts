@@ -1,5 +1,5 @@
-// A real bot process (Slack in HTTP mode, the model behind a fake OpenAI server) as a child
-// process, for crash and shutdown tests: kill -9 it, SIGTERM it, start it again on the same store.
+// A real bot process (Slack in HTTP mode, or Discord; the model behind a fake OpenAI server) as a
+// child process, for crash and shutdown tests: kill -9 it, SIGTERM it, start it again on the same store.
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { SIGNING_SECRET } from "./fake-slack-requests.js";
@@ -14,7 +14,9 @@ export interface BotProcess {
 }
 
 export interface BotOptions {
-  readonly slackApiUrl: string;
+  /** The fake Slack's Web API; without it, `discord` says where the bot connects. */
+  readonly slackApiUrl?: string;
+  readonly discord?: { readonly apiUrl: string; readonly token: string; readonly applicationId: string };
   readonly openaiBaseUrl: string;
   readonly storeUrl: string;
   readonly port: number;
@@ -31,9 +33,13 @@ export async function startBot(options: BotOptions): Promise<BotProcess> {
   const env = {
     PATH: process.env.PATH ?? "",
     HOME: process.env.HOME ?? "",
-    SLACK_BOT_TOKEN: "xoxb-test",
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
-    SLACK_API_URL: options.slackApiUrl,
+    ...(options.discord
+      ? {
+          DISCORD_TOKEN: options.discord.token,
+          DISCORD_APPLICATION_ID: options.discord.applicationId,
+          DISCORD_API_URL: options.discord.apiUrl,
+        }
+      : { SLACK_BOT_TOKEN: "xoxb-test", SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: options.slackApiUrl ?? "" }),
     PORT: String(options.port),
     OPENAI_API_KEY: "sk-test",
     OPENAI_BASE_URL: options.openaiBaseUrl,
@@ -64,9 +70,10 @@ export async function startBot(options: BotOptions): Promise<BotProcess> {
   await until(() => gone || logs.includes('"msg":"started"'), "the bot to listen", 30_000, 50).catch((error: unknown) => {
     if (options.viaNpm || options.prodPackage) killGroup(child);
     else child.kill("SIGKILL");
-    throw error;
+    // What it logged before it was given up on, for whoever reads the failure (the soak keeps it).
+    throw Object.assign(error instanceof Error ? error : new Error(String(error)), { logs });
   });
-  if (gone) throw new Error(`the bot exited at start:\n${logs}`);
+  if (gone) throw Object.assign(new Error(`the bot exited at start:\n${logs}`), { logs });
   return { child, eventsUrl: `http://127.0.0.1:${options.port}/slack/events`, exited, logs: () => logs };
 }
 

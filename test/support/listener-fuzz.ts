@@ -6,6 +6,7 @@
 import { createHmac } from "node:crypto";
 import { head, pause, sendRaw, type RawAnswer } from "./raw-http.js";
 import { SIGNING_SECRET } from "./fake-slack-requests.js";
+import { SLACK_EVENTS_ENDPOINT } from "../../src/surfaces/slack/events-endpoint.js";
 
 export interface FuzzedListener {
   readonly name: string;
@@ -14,6 +15,8 @@ export interface FuzzedListener {
   readonly methods: readonly string[];
   /** For a path that takes a body: the headers that make `body` authentic (a signature), so a malformed body gets past the check to the parser. */
   readonly authentic?: (body: string) => Record<string, string>;
+  /** A body limit of its own, below every other: a larger body gets 413 whatever else it is. */
+  readonly maxBodyBytes?: number;
 }
 
 /** Slack signs `v0:<timestamp>:<body>` with the app's signing secret. */
@@ -25,7 +28,13 @@ function slackSigned(body: string): Record<string, string> {
 
 /** Every listener on a bot process's PORT (Slack's HTTP mode shares it with the ops routes). */
 export const BOT_LISTENERS: readonly FuzzedListener[] = [
-  { name: "Slack events", path: "/slack/events", methods: ["POST"], authentic: slackSigned },
+  {
+    name: "Slack events",
+    path: "/slack/events",
+    methods: ["POST"],
+    authentic: slackSigned,
+    maxBodyBytes: SLACK_EVENTS_ENDPOINT.maxBodyBytes,
+  },
   { name: "liveness", path: "/healthz", methods: ["GET", "HEAD"] },
   { name: "readiness", path: "/readyz", methods: ["GET", "HEAD"] },
   { name: "metrics", path: "/metrics", methods: ["GET", "HEAD"] },
@@ -173,6 +182,13 @@ function casesOf(listener: FuzzedListener): FuzzCase[] {
       waitMs: 200,
     }),
   );
+  if (listener.maxBodyBytes !== undefined) {
+    const over = Array.from({ length: Math.ceil((listener.maxBodyBytes + 1) / CHUNK.length) }, () => CHUNK);
+    const bytes = over.length * CHUNK.length;
+    add("a body over its own limit, unsigned", status(413), (port) =>
+      sendRaw(port, { parts: [head(method, path, { "Content-Type": "application/json", "Content-Length": bytes }), ...over] }),
+    );
+  }
   const huge = Array.from({ length: Math.ceil(HUGE_BYTES / CHUNK.length) }, () => CHUNK);
   add("a declared body over every limit", status(413), (port) =>
     sendRaw(port, { parts: [head(method, path, { "Content-Type": "application/json", "Content-Length": HUGE_BYTES }), ...huge] }),

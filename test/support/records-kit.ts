@@ -8,6 +8,7 @@ import { openStore } from "../../src/memory/keyv-store.js";
 import type { RunRecord } from "../../src/memory/run-records/record-schema.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
 import { createAgentService, type RunningAgentService } from "../../src/runs/agent-service.js";
+import type { ExpiryHandler } from "../../src/runs/service.js";
 import { createRunRecording, type RunRecording } from "../../src/runs/records/run-recording.js";
 
 export interface RecordsHarness {
@@ -28,6 +29,8 @@ export async function startRecordedService(options: {
   readonly clock?: () => number;
   readonly logger?: Logger;
   readonly wrapStore?: (store: KeyValueStore) => KeyValueStore;
+  /** The console's handler of approvals that expired unanswered. */
+  readonly expired?: ExpiryHandler;
 }): Promise<RecordsHarness> {
   const config = loadConfig({ STORE_URL: options.storeUrl, MEMORY_EXTRACT_FACTS: "false", ...options.env });
   const real = await openStore(config.storeUrl, silentLogger);
@@ -37,7 +40,7 @@ export async function startRecordedService(options: {
   const service = recording.withVotes(
     createAgentService({ config, model: options.model, store, logger, observers: [recording.recorder], clock: options.clock }),
   );
-  service.registerSurfaceTools("console", options.tools ?? []);
+  service.attach("console", { tools: options.tools ?? [], ...(options.expired ? { expired: options.expired } : {}) });
   await service.start();
   return {
     service,

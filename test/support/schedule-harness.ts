@@ -3,7 +3,7 @@
 // test presenter stands in for the surfaces and records what each run showed; owner notices
 // and presence are ports the test plays.
 import type { ScriptedModel } from "../../src/agent/model-scripted.js";
-import type { RunOutcome, TaskOrigin } from "../../src/agent/types.js";
+import type { RunOutcome, TaskOrigin, Tool } from "../../src/agent/types.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import { createAuditLog } from "../../src/governance/audit-log.js";
 import { createRunPolicy, type RunPolicy } from "../../src/governance/run-policy.js";
@@ -18,6 +18,8 @@ import type { ScheduleRecord } from "../../src/runs/schedules/schedule-record.js
 import { createSchedules, type Schedules } from "../../src/runs/schedules/scheduler.js";
 import type { ScheduleCaller } from "../../src/runs/schedules/schedule-book.js";
 import type { WorkQueue } from "../../src/runs/work-queue.js";
+import { spotOf } from "../../src/surfaces/core/inbound.js";
+import { conversationAt, upgradeOrigin } from "../../src/surfaces/slack/slack-place.js";
 
 /** Timers that run only when the test moves the clock. */
 export interface ManualClock extends TimerClock {
@@ -90,6 +92,8 @@ export interface ScheduleBotOptions {
   readonly timer?: SlotTimer;
   /** The runner's work queue; default in-process. */
   readonly queue?: WorkQueue;
+  /** The surfaces' own tools (a write to approve). */
+  readonly surfaceTools?: readonly Tool[];
 }
 
 export async function startScheduleBot(options: ScheduleBotOptions): Promise<ScheduleBot> {
@@ -111,6 +115,8 @@ export async function startScheduleBot(options: ScheduleBotOptions): Promise<Sch
     timer,
     logger: silentLogger,
     clock: clock.now,
+    // As app.ts gives it: a schedule stored before origins had a scope gets it from the Slack codec.
+    upgrade: (origin) => (origin.surface === "slack" ? upgradeOrigin(origin).origin : origin),
     policy,
     metrics,
     machineTimeZone: "Europe/Lisbon",
@@ -129,13 +135,17 @@ export async function startScheduleBot(options: ScheduleBotOptions): Promise<Sch
   const shown: Shown[] = [];
   const notices: ScheduleBot["notices"] = [];
   for (const surface of ["slack", "console"] as const) {
-    service.registerPresenter(surface, (origin) => ({
-      sink: () => {},
-      finish: async (outcome) => void shown.push({ origin, outcome }),
-      fail: async (error) => {
-        throw error;
-      },
-    }));
+    service.attach(surface, {
+      tools: options.surfaceTools ?? [],
+      present: (origin) => ({
+        sink: () => {},
+        finish: async (outcome) => void shown.push({ origin, outcome }),
+        fail: async (error) => {
+          throw error;
+        },
+      }),
+      ...(surface === "slack" ? { upgrade: upgradeOrigin } : {}),
+    });
     schedules.attachSurface(surface, {
       notifyOwner: async (schedule, text) => void notices.push({ schedule, text }),
       ...(options.presence ? { presence: options.presence } : {}),
@@ -173,12 +183,8 @@ export function slackCaller(user: string, options: { channel?: string; isAdmin?:
   const ts = "1700000000.000100";
   return {
     person: { id: user, ...(options.name ? { name: options.name } : {}) },
-    origin: {
-      surface: "slack",
-      conversationKey: `slack:T1:${channel}:${ts}`,
-      requester: { id: user },
-      place: { team: "T1", channel, thread_ts: ts, reply_thread_ts: ts },
-    },
+    // As the Slack surface writes it at intake.
+    origin: spotOf("slack", conversationAt({ team: "T1", channel, traceThreadTs: ts, replyThreadTs: ts }), { id: user, roles: [] }).origin,
     isAdmin: options.isAdmin ?? false,
   };
 }

@@ -65,23 +65,18 @@ const UNKNOWN_SETTINGS: RecordSettings = {
   tools: [],
 };
 
-/** Channel, workspace and a link to the conversation, from the origin's platform ids. */
+/**
+ * Channel, workspace and a link to the conversation, from the origin's neutral scope (its
+ * surface's codec wrote it at intake; a run of an older record got it when it was loaded): the
+ * channel is the one that governs, a thread's parent.
+ */
 export function placeOf(origin: TaskOrigin): Pick<RunRecord, "channel" | "workspace" | "link"> {
-  const { place } = origin;
-  const channel = place.channel ?? origin.surface;
-  const workspace = place.team ?? place.guild;
-  const base = { channel, ...(workspace ? { workspace } : {}) };
-  if (origin.surface === "slack" && place.team && place.channel) {
-    const thread = place.replyThreadTs ?? place.traceThreadTs;
-    const suffix = thread ? `/thread/${place.channel}-${thread}` : "";
-    return { ...base, link: `https://app.slack.com/client/${place.team}/${place.channel}${suffix}` };
-  }
-  if (origin.surface === "discord" && place.channel)
-    return {
-      ...base,
-      link: `https://discord.com/channels/${place.guild ?? "@me"}/${place.channel}${place.message ? `/${place.message}` : ""}`,
-    };
-  return base;
+  const { scope } = origin;
+  return {
+    channel: scope?.channel ?? origin.surface,
+    ...(scope?.workspace ? { workspace: scope.workspace } : {}),
+    ...(scope?.link ? { link: scope.link } : {}),
+  };
 }
 
 function outcomeClass(end: RunEnd): RecordOutcome {

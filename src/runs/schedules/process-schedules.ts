@@ -1,5 +1,6 @@
 // Schedules as app.ts builds them for one process: on Redis the slots are BullMQ delayed jobs
 // shared by every process (loaded only then), otherwise one in-process timer.
+import type { TaskOrigin } from "../../agent/types.js";
 import type { ScheduleConfig } from "../../config.js";
 import type { RunPolicy } from "../../governance/run-policy.js";
 import type { Logger } from "../../logger.js";
@@ -16,6 +17,7 @@ export async function createProcessSchedules(options: {
   readonly redisUrl?: string;
   readonly policy?: Pick<RunPolicy, "admit" | "runSettings" | "audit">;
   readonly metrics?: SlotMetrics;
+  readonly upgrade?: (origin: TaskOrigin) => TaskOrigin;
 }): Promise<Schedules> {
   const { logger } = options;
   const timer: SlotTimer = options.redisUrl
@@ -28,5 +30,6 @@ export async function createProcessSchedules(options: {
     logger,
     ...(options.policy ? { policy: options.policy } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.upgrade ? { upgrade: options.upgrade } : {}),
   });
 }

@@ -40,6 +40,7 @@ export function createScheduleAudit(log: AuditLog | undefined, logger: Logger): 
         conversationKey: schedule.origin.conversationKey,
         surface: schedule.origin.surface,
         place: { ...schedule.origin.place },
+        ...(schedule.origin.scope?.link ? { link: schedule.origin.scope.link } : {}),
         requester: schedule.owner,
         schedule: { id: schedule.id, ...defined },
       };

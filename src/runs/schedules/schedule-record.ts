@@ -56,9 +56,9 @@ export function newScheduleId(): string {
   return id;
 }
 
-/** The channel a schedule's limits count against: the platform channel, else (console) the conversation. */
+/** The channel a schedule's limits count against: the one that governs (a thread's parent), else (console) the conversation. */
 export function channelOf(origin: TaskOrigin): string {
-  return origin.place.channel ?? origin.conversationKey;
+  return origin.scope?.channel ?? origin.conversationKey;
 }
 
 export function ownerName(owner: Person): string {

@@ -3,7 +3,7 @@
 // and one set of every active schedule's next slot, so a start arms them all from one read. Every change is a read-modify-write under a short lock, in this process and
 // across processes sharing Redis: a slot being fired and its owner cancelling never lose each
 // other's change.
-import type { Surface } from "../../agent/types.js";
+import type { Surface, TaskOrigin } from "../../agent/types.js";
 import type { KeyValueStore } from "../../memory/types.js";
 import { channelOf, ScheduleRecordSchema, type ScheduleRecord } from "./schedule-record.js";
 
@@ -50,7 +50,8 @@ export interface ScheduleStore {
   inChannel(surface: Surface, channel: string): Promise<ScheduleRecord[]>;
 }
 
-export function createScheduleStore(store: KeyValueStore): ScheduleStore {
+/** `upgrade`: a schedule stored before origins carried their scope gets it from its surface's codec as it is loaded. */
+export function createScheduleStore(store: KeyValueStore, upgrade?: (origin: TaskOrigin) => TaskOrigin): ScheduleStore {
   const held = new Map<string, Promise<void>>();
 
   const load = async (id: string): Promise<ScheduleLoad> => {
@@ -58,7 +59,7 @@ export function createScheduleStore(store: KeyValueStore): ScheduleStore {
     if (raw === undefined) return { kind: "missing" };
     const parsed = ScheduleRecordSchema.safeParse(raw);
     if (!parsed.success || parsed.data.id !== id) return { kind: "invalid", reason: "the stored schedule failed validation" };
-    return { kind: "found", record: parsed.data };
+    return { kind: "found", record: upgrade ? { ...parsed.data, origin: upgrade(parsed.data.origin) } : parsed.data };
   };
 
   const listed = async (set: string): Promise<ScheduleRecord[]> => {

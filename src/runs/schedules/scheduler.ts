@@ -29,6 +29,8 @@ export interface SchedulesDeps {
   readonly metrics?: SlotMetrics;
   /** This machine's timezone, only ever suggested; default: the process's own. */
   readonly machineTimeZone?: string;
+  /** A schedule stored before origins carried their scope gets it from its surface's codec when it is loaded. */
+  readonly upgrade?: (origin: TaskOrigin) => TaskOrigin;
 }
 
 export interface Schedules {
@@ -61,7 +63,7 @@ export function createSchedules(deps: SchedulesDeps): Schedules {
   const { config, timer, logger } = deps;
   const clock = deps.clock ?? Date.now;
   const metrics = deps.metrics ?? NO_METRICS;
-  const store = createScheduleStore(deps.store);
+  const store = createScheduleStore(deps.store, deps.upgrade);
   const audit = createScheduleAudit(deps.policy?.audit, logger);
   const surfaces = new Map<Surface, ScheduleSurfacePorts>();
   const portsOf = (origin: TaskOrigin): ScheduleSurfacePorts => surfaces.get(origin.surface) ?? {};

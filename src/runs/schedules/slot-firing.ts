@@ -6,6 +6,7 @@
 // a limit refuses this slot only. Then the schedule moves on to its next slot.
 import type { TaskOrigin } from "../../agent/types.js";
 import type { ScheduleConfig } from "../../config.js";
+import { scopeOf } from "../../governance/access.js";
 import type { RunPolicy } from "../../governance/run-policy.js";
 import type { Logger } from "../../logger.js";
 import type { SubmitResult, Task } from "../service.js";
@@ -100,7 +101,9 @@ export function createSlotFiring(deps: SlotFiringDeps): (id: string, at: number)
       return "paused";
     }
     const receipt = slotReceipt(schedule.id, slotAt);
-    const admission = policy ? await policy.admit(origin, presence.roles ?? [], receipt) : { kind: "admitted" as const };
+    // As the owner is now: their roles where the platform told them (Discord), at fire time.
+    const asOwner: TaskOrigin = { ...origin, scope: { ...scopeOf(origin), roles: presence.roles ?? [] } };
+    const admission = policy ? await policy.admit(asOwner, receipt) : { kind: "admitted" as const };
     if (admission.kind === "refused") {
       // Access (blocked owner or channel) will refuse every later slot too: pause. A limit resets: only this slot is refused.
       if (admission.refusal.kind !== "access") return refused(admission.text);

@@ -1,6 +1,5 @@
 // Audit (the newest entries of the audit log), Tools (built in and MCP, each server up or down
 // and why, as the service lists them) and Settings (what is in force, secrets left out).
-import { threadUrl } from "../../../governance/command-text.js";
 import type { ToolServerListing } from "../../../runs/service.js";
 import type { PageHandler } from "../explorer-deps.js";
 import { html, outsideLink, page, table, when } from "../html.js";
@@ -18,7 +17,7 @@ export const auditPage: PageHandler = async ({ csrf, deps }) => {
       entry.decidedBy ? (entry.decidedBy.name ?? entry.decidedBy.id) : (entry.requester.name ?? entry.requester.id),
       entry.decision ?? entry.outcome ?? entry.result ?? "",
       entry.runId ? html`<a href="${`/admin/runs/${encodeURIComponent(entry.runId)}`}">${entry.runId}</a>` : "",
-      outsideLink(threadUrl(entry), entry.conversationKey),
+      outsideLink(entry.link, entry.conversationKey),
     ]),
     "audit",
   );
