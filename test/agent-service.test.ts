@@ -84,7 +84,7 @@ describe("the conversation runner", () => {
     const { service, sink } = await harness(model, { MEMORY_EXTRACT_FACTS: "true" });
     const origin = originFor("alice", "console:facts");
     await service.ask({ origin, text: "I am working on project 42" }, sink);
-    await until(async () => (await service.rememberedFacts(origin.conversationKey)).length === 1, "the fact to be stored");
+    await until(async () => (await service.memory.facts(origin.conversationKey)).length === 1, "the fact to be stored");
     await service.ask({ origin, text: "what about project 42?" }, sink);
     // The run's note, right before the question: facts change per run, so they come after what stays the same.
     const system = model.requests
@@ -93,8 +93,8 @@ describe("the conversation runner", () => {
       .messages.at(-2)!.content!;
     expect(system).toContain("Remembered facts");
     expect(system).toContain(distinctFact(42));
-    expect(await service.forget(origin.conversationKey)).toBe(1);
-    expect(await service.rememberedFacts(origin.conversationKey)).toEqual([]);
+    expect(await service.memory.forget(origin.conversationKey)).toBe(1);
+    expect(await service.memory.facts(origin.conversationKey)).toEqual([]);
   });
 
   it("100 runs in one conversation with end-of-run writes lose and duplicate no fact", async () => {
@@ -102,9 +102,9 @@ describe("the conversation runner", () => {
     const { service, sink } = await harness(model, { MEMORY_EXTRACT_FACTS: "true", MEMORY_MAX_FACTS: "500" });
     const origin = originFor("alice", "console:hundred");
     await Promise.all(Array.from({ length: 100 }, (_, index) => service.ask({ origin, text: `question ${1000 + index}` }, sink)));
-    await until(async () => (await service.rememberedFacts(origin.conversationKey)).length >= 100, "100 facts", 15_000);
+    await until(async () => (await service.memory.facts(origin.conversationKey)).length >= 100, "100 facts", 15_000);
     await service.close();
-    const facts = (await service.rememberedFacts(origin.conversationKey)).map((fact) => fact.text).sort();
+    const facts = (await service.memory.facts(origin.conversationKey)).map((fact) => fact.text).sort();
     expect(facts).toEqual(Array.from({ length: 100 }, (_, index) => distinctFact(1000 + index)).sort());
   });
 

@@ -246,7 +246,7 @@ describe("console memory commands", () => {
     await term.waitFor("I don't remember anything about this conversation yet.");
     term.type("my name is Ada");
     await term.waitFor("Nice to meet you, Ada.");
-    await until(async () => (await term.service.rememberedFacts(CONSOLE_CONVERSATION_KEY)).length > 0, "the fact to be remembered");
+    await until(async () => (await term.service.memory.facts(CONSOLE_CONVERSATION_KEY)).length > 0, "the fact to be remembered");
 
     let from = term.mark();
     term.type("/memory");
@@ -254,7 +254,7 @@ describe("console memory commands", () => {
     from = term.mark();
     term.type("/forget");
     await term.waitFor("Done: I forgot 1 fact about this conversation.", from);
-    expect(await term.service.rememberedFacts(CONSOLE_CONVERSATION_KEY)).toEqual([]);
+    expect(await term.service.memory.facts(CONSOLE_CONVERSATION_KEY)).toEqual([]);
     from = term.mark();
     term.type("/forget");
     await term.waitFor("There was nothing to forget about this conversation.", from);

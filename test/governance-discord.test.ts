@@ -111,6 +111,6 @@ describe("Discord commands", () => {
       expect(told.body.content).toMatch(/not allowed to use this bot/);
     }
     expect(JSON.stringify(h.fake.calls)).not.toContain("launch code");
-    expect(await h.service.rememberedFacts(key)).toHaveLength(1);
+    expect(await h.service.memory.facts(key)).toHaveLength(1);
   });
 });

@@ -158,7 +158,7 @@ describe("the filesystem server in a run", () => {
       serverConfig("fs", filesystemServer(folder.path)),
       serverConfig("ghost", { kind: "stdio", command: "/nonexistent/ghost", args: [], env: {} }),
     ]);
-    const list = service.toolList("console");
+    const list = service.tools.list("console");
     expect(list.tools).toContainEqual({ name: "calculator", effect: "read", up: true });
     expect(list.tools).toContainEqual({ name: "fs__write_file", server: "fs", effect: "write", up: true });
     expect(list.tools).toContainEqual({ name: "fs__read_text_file", server: "fs", effect: "read", up: true });

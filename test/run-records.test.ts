@@ -263,7 +263,7 @@ describe("a run record", () => {
     const model = new ScriptedModel([say("noted", usage(20, 2)), { text: '{"facts":["Alice likes tea."]}', usage: usage(70, 9) }]);
     const harness = await recorded(model, { env: { MEMORY_EXTRACT_FACTS: "true" } });
     await ask(harness, "I like tea");
-    await until(async () => (await harness.service.rememberedFacts("console:records")).length === 1);
+    await until(async () => (await harness.service.memory.facts("console:records")).length === 1);
     await harness.service.close();
     await harness.recording.recorder.flushed();
     const all = (await usageBetween(harness.store, Date.now(), Date.now()))[0]!.dimensions.find((dimension) => dimension.kind === "all")!;

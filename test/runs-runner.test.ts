@@ -174,7 +174,7 @@ describe("the run slots", () => {
     expect(extractionStartedAt).toBeGreaterThan(seen[0]!.at);
     // B answered while A's extraction still waited on the model: the extraction held no slot.
     expect(seen[1]!.at).toBeLessThan(extractionStartedAt + 400);
-    await until(async () => (await harness.service.rememberedFacts("console:facts-a")).length === 1, "the fact to be stored");
+    await until(async () => (await harness.service.memory.facts("console:facts-a")).length === 1, "the fact to be stored");
   });
 });
 

@@ -156,6 +156,22 @@ export type SubmitResult =
   /** A redelivery: the message is answered already, or its run is in progress. */
   | { readonly kind: "duplicate"; readonly intakeId: string; readonly state: "done" | "in_progress" };
 
+/** What a conversation's long-term memory offers the commands (`/memory`, `/forget`). */
+export interface ServiceMemory {
+  facts(conversationKey: string): Promise<readonly Fact[]>;
+  /** Clears the conversation's long-term memory; returns how many facts were removed. */
+  forget(conversationKey: string): Promise<number>;
+}
+
+export interface ServiceTools {
+  /** Every tool a run on this surface may be offered (built in, the surface's, MCP servers' also while down), for `/tools`. */
+  list(surface: Surface): ToolList;
+}
+
+/**
+ * The service surfaces talk to, by concern: the runs (attach, ask, submit, decide, stop) at the
+ * top, then the conversation memory, the feedback book and the tool catalogue.
+ */
 export interface AgentService {
   /** Everything the surface brings; call once, before it takes events. */
   attach(surface: Surface, hooks: SurfaceHooks): void;
@@ -177,13 +193,10 @@ export interface AgentService {
    * and "Stopped by <name>." (shown by whoever shows the run). The authority says who may.
    */
   stop(request: StopRequest): Promise<StopResult>;
+  readonly memory: ServiceMemory;
   /** 👍 / 👎 on answers, shared by every process on the store; each vote is logged with the totals. */
   readonly feedback: FeedbackBook;
-  /** Every tool a run on this surface may be offered (built in, the surface's, MCP servers' also while down), for `/tools`. */
-  toolList(surface: Surface): ToolList;
-  rememberedFacts(conversationKey: string): Promise<readonly Fact[]>;
-  /** Clears the conversation's long-term memory; returns how many facts were removed. */
-  forget(conversationKey: string): Promise<number>;
+  readonly tools: ServiceTools;
 }
 
 export type { AgentEvent };

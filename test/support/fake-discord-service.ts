@@ -27,9 +27,8 @@ export function stubService(overrides: Partial<AgentService> = {}): StubService 
       recent: async () => [],
       totals: async () => ({ up: 0, down: 0 }),
     },
-    toolList: () => ({ tools: [], servers: [] }),
-    rememberedFacts: async () => [],
-    forget: async () => 0,
+    memory: { facts: async () => [], forget: async () => 0 },
+    tools: { list: () => ({ tools: [], servers: [] }) },
     ...overrides,
   };
 }

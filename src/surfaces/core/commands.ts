@@ -48,19 +48,19 @@ export const COMMANDS: readonly Command[] = [
   {
     name: "memory",
     summary: "Show what the agent remembers about this conversation",
-    answer: async (request) => memoryText(await request.ctx.service.rememberedFacts(conversationOf(request)), request.ctx.surface.format),
+    answer: async (request) => memoryText(await request.ctx.service.memory.facts(conversationOf(request)), request.ctx.surface.format),
   },
   {
     name: "forget",
     summary: "Clear what the agent remembers about this conversation",
     guard: { action: "forget", refusal: ONLY_ADMINS_FORGET },
-    answer: async (request) => forgetText(await request.ctx.service.forget(conversationOf(request))),
+    answer: async (request) => forgetText(await request.ctx.service.memory.forget(conversationOf(request))),
   },
   {
     name: "tools",
     summary: "List the agent's tools: read or write, and which MCP server each comes from",
     answer: async ({ ctx }) =>
-      ctx.surface.format.block(fitted(toolListText(ctx.service.toolList(ctx.surface.name)), ctx.surface.format.maxChars - 20)),
+      ctx.surface.format.block(fitted(toolListText(ctx.service.tools.list(ctx.surface.name)), ctx.surface.format.maxChars - 20)),
   },
   {
     name: "audit",
