@@ -95,8 +95,12 @@ describe("the resource stack", () => {
     const stack = createResourceStack(silentLogger, () => now);
     let seen: number | undefined;
     expect(stack.elapsedMs()).toBe(0);
-    stack.defer("runs", "first", () => void (now += 300));
-    stack.defer("clients", "second", () => void (seen = stack.elapsedMs()));
+    stack.defer("runs", "first", () => {
+      now += 300;
+    });
+    stack.defer("clients", "second", () => {
+      seen = stack.elapsedMs();
+    });
     await stack.dispose();
     expect(seen).toBe(300);
   });
