@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { say } from "../src/agent/model-scripted.js";
 import { ScriptedModel } from "../src/agent/model-scripted.js";
 import type { SurfaceCore } from "../src/surfaces/core/inbound.js";
-import type { Spot } from "../src/surfaces/core/surface.js";
+import type { Spot } from "../src/surfaces/core/spot.js";
 import { RESTARTING_CLICK, RESTARTING_COMMAND } from "../src/surfaces/core/texts.js";
 import { discordAsked } from "./support/discord-origins.js";
 import { startDiscordHarness, waitUntil, type DiscordHarness } from "./support/fake-discord-harness.js";

@@ -8,7 +8,7 @@ import { checkErrorStreak, nextErrorStreak } from "./guards/consecutive-errors.j
 import { deadlineStop } from "./guards/deadline.js";
 import { approvalExpiredStop, modelUnavailableStop, stopOf } from "./guards/external-stops.js";
 import { checkStepLimit } from "./guards/step-limit.js";
-import type { LoopDeps, LoopResult, Resolution, StopSignal } from "./loop.js";
+import type { LoopDeps, LoopResult, Resolution, StopSignal } from "./loop-types.js";
 import type { GuardCounters, RunState } from "./run-state.js";
 import { errorText, loggableError } from "./error-text.js";
 import { addUsage, RunContext, usageTokens } from "./run-context.js";

@@ -2,7 +2,7 @@
 // no longer validates, or a tool the policy now denies each settle without running; only an
 // approved call that is still valid and allowed runs. Also the waiting call as the trace shows it.
 import { callRecord, policyDeniedRecord, rejectedRecord } from "./call-batch.js";
-import type { Resolution } from "./loop.js";
+import type { Resolution } from "./loop-types.js";
 import type { PendingStep } from "./run-state.js";
 import type { ToolPolicy } from "./tool-policy.js";
 import type { PreparedCall, ToolRegistry } from "./tool-registry.js";

@@ -3,7 +3,7 @@
 import type { Logger } from "pino";
 import { checkContextWindow, type GuardLimits, type ToolPolicyRule } from "../config.js";
 import { silentLogger } from "../logger.js";
-import type { LoopDeps } from "./loop.js";
+import type { LoopDeps } from "./loop-types.js";
 import { defaultContextWindow, TokenCounter } from "../tokens/token-counter.js";
 import { ToolRegistry, type RegistryOptions } from "./tool-registry.js";
 import { createToolPolicy } from "./tool-policy.js";

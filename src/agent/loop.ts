@@ -1,86 +1,10 @@
 // The guarded agent loop. One step = one model call; tool calls go through the registry and
 // the guards; when a guard trips the person still gets a summary. A write that needs a person
 // pauses the run and hands back its whole state, to be resumed with the decision.
-import type { Logger } from "pino";
 import { ActiveRun, type StepEnd } from "./active-run.js";
-import type { ToolPolicy } from "./tool-policy.js";
+import { type LoopDeps, type LoopResult, type Resolution, type RunHooks, RunInterruptedError, type RunStart } from "./loop-types.js";
 import { emptyGuardCounters, type RunState } from "./run-state.js";
-import type { TokenCounter } from "../tokens/token-counter.js";
-import type { ToolRegistry } from "./tool-registry.js";
-import type { ChatMessage, Decision, EventSink, GuardStop, Model, Person, RunOutcome, TaskOrigin } from "./types.js";
-
-export interface LoopLimits {
-  readonly maxSteps: number;
-  readonly maxConsecutiveErrors: number;
-  readonly oscillationWindow: number;
-  /** The model's context window in tokens. */
-  readonly contextWindow: number;
-  readonly reservedOutputTokens: number;
-  readonly runTimeoutMs: number;
-}
-
-export interface LoopDeps {
-  readonly model: Model;
-  readonly tools: ToolRegistry;
-  readonly counter: TokenCounter;
-  readonly limits: LoopLimits;
-  readonly policy: ToolPolicy;
-  readonly approvalTimeoutMs: number;
-  readonly logger: Logger;
-  /** Wall clock for expiry times; defaults to Date.now. */
-  readonly clock?: () => number;
-  /**
-   * Told the model tokens used since its last call (reported by the server, else counted) before
-   * each step and once at the end; a stop it returns ends the run with the summary. Must not throw.
-   */
-  readonly usageCheck?: (run: { readonly runId: string; readonly origin: TaskOrigin }, tokens: number) => Promise<GuardStop | undefined>;
-}
-
-export interface RunStart {
-  readonly runId: string;
-  readonly origin: TaskOrigin;
-  readonly question: string;
-  /** System prompt and earlier turns; the loop appends the question. */
-  readonly context: readonly ChatMessage[];
-}
-
-export type Resolution =
-  | { readonly kind: "decided"; readonly decision: Decision; readonly decidedBy: Person }
-  | { readonly kind: "expired" };
-
-export interface LoopResult {
-  readonly outcome: RunOutcome;
-  /** The state to store when the outcome is `paused`. */
-  readonly state: RunState;
-}
-
-/** How the runner keeps a run durable; the loop knows nothing of where the state goes. */
-export interface RunHooks {
-  /** Called with the state before a new run's first step and after every completed step; the run waits for it (it should not throw). */
-  readonly checkpoint?: (state: RunState) => Promise<void>;
-  /** Checked after each checkpoint: once aborted the run stops there (RunInterruptedError), to be continued from that checkpoint. */
-  readonly signal?: { readonly aborted: boolean };
-  /** A person's Stop: aborts the model call or reads in flight (a write finishes) and ends the run with its summary; the reason is the GuardStop. */
-  readonly stop?: StopSignal;
-}
-
-/** What the loop reads of a Stop: an AbortSignal is one, and so is the lighter flag the runner gives each run (src/runs/run-stops.ts). */
-export interface StopSignal {
-  readonly aborted: boolean;
-  readonly reason: unknown;
-  addEventListener(type: "abort", listener: StopListener, options?: { once?: boolean }): void;
-  removeEventListener(type: "abort", listener: StopListener): void;
-}
-
-export type StopListener = { handleEvent(): void } | (() => void);
-
-/** The run stopped at a checkpoint because its process is shutting down; it is not finished. */
-export class RunInterruptedError extends Error {
-  constructor(readonly runId: string) {
-    super(`run ${runId} stopped at its checkpoint`);
-    this.name = "RunInterruptedError";
-  }
-}
+import type { ChatMessage, EventSink } from "./types.js";
 
 async function drive(run: ActiveRun, hooks: RunHooks | undefined, first?: () => Promise<StepEnd>): Promise<LoopResult> {
   let end = first ? await first() : await run.step();

@@ -3,7 +3,7 @@
 // guard. Folding needs each tool result's outcome, so the context remembers them.
 import { compactOlderTurns, foldOldToolResults } from "./context-window.js";
 import { tokenStop, watermark } from "./guards/token-watermark.js";
-import type { LoopDeps } from "./loop.js";
+import type { LoopDeps } from "./loop-types.js";
 import type { AgentEvent, CallRecord, ChatMessage, GuardStop, TokenUsage } from "./types.js";
 
 export function addUsage(total: TokenUsage, more: TokenUsage | undefined): TokenUsage {

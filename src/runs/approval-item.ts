@@ -3,7 +3,8 @@
 // the expiry item), never left as "already decided" with no answer.
 import { z } from "zod";
 import type { ApprovalStore, StoredRun } from "../agent/approval-store.js";
-import { continueAgent, resumeAgent, RunInterruptedError, type Resolution } from "../agent/loop.js";
+import { continueAgent, resumeAgent } from "../agent/loop.js";
+import { RunInterruptedError, type Resolution } from "../agent/loop-types.js";
 import type { OriginUpgrade, RunPresenter } from "./service.js";
 import { SurfaceUnavailableError } from "../errors.js";
 import { observeRun } from "./run-observer.js";

@@ -7,7 +7,7 @@ import type { Config } from "../config.js";
 import type { RunSettings } from "../governance/channel-settings.js";
 import type { RunPolicy } from "../governance/run-policy.js";
 import { createLoopDeps } from "../agent/loop-deps.js";
-import type { LoopDeps } from "../agent/loop.js";
+import type { LoopDeps } from "../agent/loop-types.js";
 import { builtinTools } from "../agent/tools/builtin.js";
 import type { Model, Surface, TaskOrigin, Tool } from "../agent/types.js";
 import { TokenCounter } from "../tokens/token-counter.js";

@@ -2,7 +2,7 @@
 // saving a pause, showing an outcome and the writes after it, and stopping for shutdown.
 import { randomBytes } from "node:crypto";
 import type { ApprovalStore } from "../agent/approval-store.js";
-import type { LoopDeps, LoopResult } from "../agent/loop.js";
+import type { LoopDeps, LoopResult } from "../agent/loop-types.js";
 import type { RunState } from "../agent/run-state.js";
 import type { OriginUpgrade, PostedAnswer, RunPresenter, Task } from "./service.js";
 import type { ChatMessage, EventSink, PendingApproval, RunOutcome, Surface, TaskOrigin } from "../agent/types.js";

@@ -14,6 +14,7 @@ import type {
 import type { Fact } from "../memory/types.js";
 import type { StopResult } from "./run-stops.js";
 import type { FeedbackBook } from "../memory/feedback.js";
+import type { ToolList } from "../tools/tool-list.js";
 
 export interface Task {
   readonly origin: TaskOrigin;
@@ -72,33 +73,6 @@ export interface StopRequest {
 export type { StopResult };
 
 export type ExpiryHandler = (pending: PendingApproval, outcome: RunOutcome) => void;
-
-/** One line of `/tools`. */
-export interface ToolListing {
-  readonly name: string;
-  /** The MCP server it comes from; undefined for the bot's own tools. */
-  readonly server?: string;
-  readonly effect: "read" | "write";
-  /** False while its MCP server is down (its tools are not offered then). */
-  readonly up: boolean;
-}
-
-/** One configured MCP server in `/tools`, also one that failed to start or never connected, with why. */
-export interface ToolServerListing {
-  readonly name: string;
-  readonly state:
-    | { readonly kind: "starting" }
-    | { readonly kind: "up"; readonly via: string }
-    | { readonly kind: "down" | "failed"; readonly reason: string };
-  /** Tools known of it: the current ones while up, the last known ones otherwise. */
-  readonly tools: number;
-}
-
-/** What `/tools` shows: the names are the ones the model is offered. */
-export interface ToolList {
-  readonly tools: readonly ToolListing[];
-  readonly servers: readonly ToolServerListing[];
-}
 
 /** Where a surface posted a run's answer: the runner records it, so a replay of the run never answers twice. */
 export interface PostedAnswer {

@@ -4,7 +4,7 @@
 // one write at a time, so nothing it does delays or loses the answer; a failed write is logged.
 import type { Logger } from "pino";
 import { requestParts, prefixShare } from "../../agent/prompt-prefix.js";
-import { RunInterruptedError } from "../../agent/loop.js";
+import { RunInterruptedError } from "../../agent/loop-types.js";
 import type { TaskOrigin } from "../../agent/types.js";
 import { errorText } from "../../agent/error-text.js";
 import type { RunRecord } from "../../memory/run-records/record-schema.js";

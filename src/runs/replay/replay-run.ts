@@ -2,7 +2,8 @@
 // decision at each approval) under settings laid over the recorded ones, and says what would
 // end differently: the status, the guard, the steps, the tokens, the cost.
 import { createLoopDeps } from "../../agent/loop-deps.js";
-import { resumeAgent, runAgent, type LoopResult, type Resolution } from "../../agent/loop.js";
+import { resumeAgent, runAgent } from "../../agent/loop.js";
+import type { LoopResult, Resolution } from "../../agent/loop-types.js";
 import { createToolPolicy, effectUnder, sayOfWord } from "../../agent/tool-policy.js";
 import type { RunOutcome, Tool } from "../../agent/types.js";
 import { costOf, type PriceTable } from "../../cost/prices.js";

@@ -11,7 +11,8 @@ import type { AgentService } from "../../runs/service.js";
 import { renderTrace } from "../../agent/trace.js";
 import type { EventSink, PendingApproval, RunOutcome, StepRecord, TaskOrigin, Tool } from "../../agent/types.js";
 import type { SurfaceCore } from "../core/inbound.js";
-import type { ChatSurface, Spot, TextFormat } from "../core/surface.js";
+import type { Spot } from "../core/spot.js";
+import type { ChatSurface, TextFormat } from "../core/surface.js";
 import { isApproval, parseCommand, type ConsoleCommand } from "./console-commands.js";
 import { createConsoleOutput } from "./console-output.js";
 import {

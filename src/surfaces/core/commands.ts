@@ -4,7 +4,7 @@
 // gets the refusal), then the authority must allow the command's action.
 import type { Action } from "../../governance/authority.js";
 import { actorAt, type CoreContext } from "./core-context.js";
-import type { Spot } from "./surface.js";
+import type { Spot } from "./spot.js";
 import {
   feedbackText,
   fitted,

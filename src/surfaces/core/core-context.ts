@@ -5,7 +5,8 @@ import type { Logger } from "../../logger.js";
 import type { KeyValueStore } from "../../memory/types.js";
 import type { AgentService } from "../../runs/service.js";
 import type { ApprovalRefs } from "./approval-refs.js";
-import type { ChatSurface, Spot } from "./surface.js";
+import type { Spot } from "./spot.js";
+import type { ChatSurface } from "./surface.js";
 
 export interface CoreContext<Clicked, Ref> {
   readonly surface: ChatSurface<Clicked, Ref>;

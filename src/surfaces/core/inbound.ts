@@ -3,7 +3,7 @@
 import type { Decision, Person, RequestScope, Surface, TaskOrigin } from "../../agent/types.js";
 import type { Rating } from "../../memory/feedback.js";
 import type { ReplyHandle } from "../../runs/service.js";
-import type { Spot } from "./surface.js";
+import type { Spot } from "./spot.js";
 
 /** A person as the platform told us: ids, and (Discord) their roles where they acted. */
 export interface Someone extends Person {

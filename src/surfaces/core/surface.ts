@@ -10,12 +10,7 @@ import type { LinkStyle } from "../../governance/command-text.js";
 import type { ContextLoader, OriginUpgrade, PostedAnswer, ReplyHandle } from "../../runs/service.js";
 import type { AnswerCard, ApprovalCard, Progress, SettledCard } from "./cards.js";
 import type { SurfaceCore } from "./inbound.js";
-
-/** Where the bot answers someone: the conversation (an origin whose requester is the person acting) and, for a live interaction, its handle. */
-export interface Spot {
-  readonly origin: TaskOrigin;
-  readonly reply?: ReplyHandle;
-}
+import type { Spot } from "./spot.js";
 
 /** How the core writes text on this surface. Every function is pure. */
 export interface TextFormat {

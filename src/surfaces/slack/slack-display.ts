@@ -17,15 +17,11 @@ import type { ThreadPlace } from "./slack-place.js";
 import { post, postAnswer, type Where } from "./slack-posts.js";
 import { neutraliseMentions } from "./slack-text.js";
 import { createStatusLine, createStopControl } from "./slack-working.js";
+import type { MessageRef } from "./slack-refs.js";
 import { createStreamTrace, type StreamLimits, type StreamTrace } from "./stream-trace.js";
 
 /** The whole trace of a finished run; the trace message spreads it over as many messages as it needs. */
 const FINAL_TRACE_CHARS = 40_000;
-
-export interface MessageRef {
-  readonly channel: string;
-  readonly ts: string;
-}
 
 export interface SlackDisplayDeps {
   readonly client: webApi.WebClient;
