@@ -71,7 +71,7 @@ module.exports = {
     onlyIn(
       "openai-only-in-its-client",
       "The model is a one-method seam; one file speaks the OpenAI SDK.",
-      "^src/agent/model-openai\\.ts$",
+      "^src/agent/models/model-openai\\.ts$",
       "openai",
     ),
   ],

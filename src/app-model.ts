@@ -1,7 +1,7 @@
 // What app.ts chooses before the runner: the model client (the offline demo without an API key,
 // else the OpenAI SDK, loaded only then), and the schedule slots' counters on /metrics.
 import type { Logger } from "pino";
-import { createDemoModel } from "./agent/model-demo.js";
+import { createDemoModel } from "./agent/models/model-demo.js";
 import type { Model } from "./agent/types.js";
 import type { Config } from "./config.js";
 import type { Metrics } from "./ops/metrics.js";
@@ -20,7 +20,7 @@ export async function chooseModel(config: Config, logger: Logger): Promise<Chose
   const { apiKey, baseUrl, name, timeoutMs, maxRetries } = config.model;
   if (!apiKey) return { kind: "demo", model: createDemoModel(), description: { kind: "demo", unusedBaseUrl: baseUrl } };
   // Loaded only for a real model: the demo and the console start without the OpenAI SDK.
-  const { createOpenAIModel } = await import("./agent/model-openai.js");
+  const { createOpenAIModel } = await import("./agent/models/model-openai.js");
   const clients = new Map<string, Model>();
   const modelFor = (other: string): Model =>
     clients.get(other) ??

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { say, ScriptedModel } from "./support/model-scripted.js";
 import type { Model, ModelRequest } from "../src/agent/types.js";
 import { createAgentService } from "../src/runs/agent-service.js";
 import { loadConfig } from "../src/config.js";

@@ -1,8 +1,8 @@
 // Console mode end to end: the adapter on PassThrough streams over a real AgentService and a
 // SQLite store, with the offline demo models or a scripted model.
 import { afterEach, describe, expect, it } from "vitest";
-import { createDemoModel } from "../src/agent/model-demo.js";
-import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { createDemoModel } from "../src/agent/models/model-demo.js";
+import { call, say, ScriptedModel } from "./support/model-scripted.js";
 import type { Model, ModelReply, ModelRequest } from "../src/agent/types.js";
 import { CONSOLE_CONVERSATION_KEY } from "../src/surfaces/console/console-adapter.js";
 import { noteTool } from "./support/service-harness.js";

@@ -2,7 +2,7 @@
 // refusals told privately with no model call, a redelivery not refused twice, and the
 // `audit` and `settings` commands.
 import { afterEach, describe, expect, it } from "vitest";
-import { say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { say, ScriptedModel } from "./support/model-scripted.js";
 import { REFUSED_IN_PUBLIC } from "../src/surfaces/core/texts.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";
 import { directMessageEvent, mentionEvent, postEvent } from "./support/fake-slack-requests.js";

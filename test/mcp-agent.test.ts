@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createAgentService, type RunningAgentService } from "../src/runs/agent-service.js";
-import { call, say, ScriptedModel, type ScriptStep } from "../src/agent/model-scripted.js";
+import { call, say, ScriptedModel, type ScriptStep } from "./support/model-scripted.js";
 import type { AgentEvent, Model, ModelRequest, PendingApproval, RunOutcome, Tool } from "../src/agent/types.js";
 import { loadConfig } from "../src/config.js";
 import { silentLogger, type Logger } from "../src/logger.js";

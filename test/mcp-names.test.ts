@@ -8,7 +8,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { join } from "node:path";
 import { afterEach, beforeAll, afterAll, describe, expect, it } from "vitest";
-import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { call, say, ScriptedModel } from "./support/model-scripted.js";
 import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";

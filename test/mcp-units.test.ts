@@ -3,7 +3,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createToolPolicy, strictest } from "../src/agent/tool-policy.js";
+import { createToolPolicy, strictest } from "../src/agent/tools/tool-policy.js";
 import type { Tool } from "../src/agent/types.js";
 import { effectOf, serverApproval } from "../src/tools/mcp/mcp-tool.js";
 import { prefixedToolName, toolFilter } from "../src/tools/mcp/tool-names.js";

@@ -4,7 +4,7 @@
 // fails or hangs never delaying or losing the answer.
 import { z } from "zod";
 import { afterEach, describe, expect, it } from "vitest";
-import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { call, say, ScriptedModel } from "./support/model-scripted.js";
 import type { RunOutcome, Tool } from "../src/agent/types.js";
 import { usageBetween } from "../src/memory/run-records/usage-counters.js";
 import type { KeyValueStore } from "../src/memory/types.js";

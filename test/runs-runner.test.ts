@@ -2,7 +2,7 @@
 // checkpoint, the concurrency cap, and memory writes after the answer outside the run slot.
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { call, calls, ScriptedModel, say, type ScriptedReply } from "../src/agent/model-scripted.js";
+import { call, calls, ScriptedModel, say, type ScriptedReply } from "./support/model-scripted.js";
 import type { RunPresenter } from "../src/runs/service.js";
 import type { AgentEvent, ModelRequest, RunOutcome, TaskOrigin, Tool } from "../src/agent/types.js";
 import { createIntakeStore, intakeIdFor } from "../src/runs/intake-store.js";

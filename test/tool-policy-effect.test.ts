@@ -4,7 +4,14 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createToolPolicy, effectAfterPolicy, effectUnder, sayOfWord, wordOf, type EffectAfterPolicy } from "../src/agent/tool-policy.js";
+import {
+  createToolPolicy,
+  effectAfterPolicy,
+  effectUnder,
+  sayOfWord,
+  wordOf,
+  type EffectAfterPolicy,
+} from "../src/agent/tools/tool-policy.js";
 import type { Tool, ToolEffect } from "../src/agent/types.js";
 import { loadConfig } from "../src/config.js";
 import type { ApprovalMode } from "../src/tools/mcp/mcp-config.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createToolPolicy } from "../src/agent/tool-policy.js";
+import { createToolPolicy } from "../src/agent/tools/tool-policy.js";
 import type { Tool } from "../src/agent/types.js";
 
 const tool = (name: string, effect: "read" | "write"): Tool => ({

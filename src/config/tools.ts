@@ -5,7 +5,7 @@ import { area } from "./area.js";
 import { nonBlank, type ValueType } from "./values.js";
 import { variable } from "./variable.js";
 
-/** TOOL_POLICY's own words; in the code a tool's effect after policy is one of src/agent/tool-policy.ts's. */
+/** TOOL_POLICY's own words; in the code a tool's effect after policy is one of src/agent/tools/tool-policy.ts's. */
 const POLICY_WORDS = ["approve", "allow", "deny"] as const;
 
 export interface ToolPolicyRule {

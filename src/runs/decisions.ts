@@ -1,7 +1,7 @@
 // The approval-decision protocol: a click on Approve or Deny (or an expiry found on the click) is
 // checked against the stored run, the authority, and the clock, then claimed before it is applied,
 // so a decision is applied at most once across double clicks, replicas and restarts.
-import type { ApprovalStore, ClaimRecord, StoredRun } from "../agent/approval-store.js";
+import type { ApprovalStore, ClaimRecord, StoredRun } from "./approval-store.js";
 import type { EventSink } from "../agent/types.js";
 import type { Authority } from "../governance/authority.js";
 import type { Resumed } from "./runner.js";

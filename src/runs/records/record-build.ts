@@ -1,8 +1,8 @@
 // A run's record from its draft, its end (outcome or failure) and the record of its earlier part
 // (a paused run's), as plain data: pure, run after the answer went out. Texts are kept as the
 // run had them here; record-fit.ts masks and cuts them.
-import type { LoopDeps } from "../../agent/loop-types.js";
-import { wordOf } from "../../agent/tool-policy.js";
+import type { LoopDeps } from "../../agent/loop/loop-types.js";
+import { wordOf } from "../../agent/tools/tool-policy.js";
 import type { CallRecord, RunOutcome, StepRecord, TaskOrigin, TokenUsage } from "../../agent/types.js";
 import {
   NO_USAGE,

@@ -8,7 +8,7 @@ import { createInterface, type Interface } from "node:readline";
 import { z } from "zod";
 import type { Logger } from "pino";
 import type { AgentService } from "../../runs/service.js";
-import { renderTrace } from "../../agent/trace.js";
+import { renderTrace } from "../../agent/loop/trace.js";
 import type { EventSink, PendingApproval, RunOutcome, StepRecord, TaskOrigin, Tool } from "../../agent/types.js";
 import type { SurfaceCore } from "../core/inbound.js";
 import type { Spot } from "../core/spot.js";

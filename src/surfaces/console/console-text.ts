@@ -1,7 +1,7 @@
 // Everything the console prints, as pure functions of what happened. Text that came from a
 // model or a tool is untrusted: it is stripped of terminal control sequences before it is shown.
 import { stripVTControlCharacters } from "node:util";
-import { shorten } from "../../agent/trace.js";
+import { shorten } from "../../agent/loop/trace.js";
 import type { AgentEvent, CallRecord, PendingApproval, RunOutcome } from "../../agent/types.js";
 import type { DecisionResult } from "../../runs/service.js";
 import { COMMANDS } from "../core/commands.js";

@@ -2,7 +2,7 @@
 // text). A run's progress comes from its events: the status (what it does right now) and one
 // task per tool call (pending when the model asks for it, in progress while it runs, complete
 // or error with short details and output). Pure; the text in them is raw (the surface escapes it).
-import { describeCall, shorten } from "../../agent/trace.js";
+import { describeCall, shorten } from "../../agent/loop/trace.js";
 import type { AgentEvent, CallOutcome, CallRecord, Decision, GuardStop, PendingApproval, Person, StepRecord } from "../../agent/types.js";
 import type { Deciders } from "../../governance/authority.js";
 

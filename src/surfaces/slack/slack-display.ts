@@ -4,7 +4,7 @@
 // fired, and 👍 / 👎) or the approval message.
 import type { webApi } from "@slack/bolt";
 import type { RunOutcome } from "../../agent/types.js";
-import { renderTrace } from "../../agent/trace.js";
+import { renderTrace } from "../../agent/loop/trace.js";
 import type { Logger } from "../../logger.js";
 import { taskLines, type StatusCard, type TaskUpdate } from "../core/cards.js";
 import type { RunDisplay } from "../core/surface.js";

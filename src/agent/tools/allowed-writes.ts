@@ -1,9 +1,9 @@
 // An `allow` policy on a write tool takes the person out of the loop for it. That can be a
 // deliberate choice, but never a silent one: it is named in the log when the tool is offered.
 import type { Logger } from "pino";
-import type { ToolPolicyRule } from "../config.js";
+import type { ToolPolicyRule } from "../../config.js";
 import { createToolPolicy } from "./tool-policy.js";
-import type { Tool } from "./types.js";
+import type { Tool } from "../types.js";
 
 /** The write tools among `tools` that the policy lets run without a person's approval. */
 export function writesRunWithoutApproval(tools: readonly Tool[], rules: readonly ToolPolicyRule[]): string[] {

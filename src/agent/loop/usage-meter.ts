@@ -1,7 +1,7 @@
 // The tokens a run used, handed to the usage check (a daily limit) in portions: what was used
 // since the last report. A check that throws is logged and ignored; its stop ends the run.
 import type { LoopDeps } from "./loop-types.js";
-import type { GuardStop, TaskOrigin } from "./types.js";
+import type { GuardStop, TaskOrigin } from "../types.js";
 
 export class UsageMeter {
   /** Model tokens used since the last report. */

@@ -1,7 +1,7 @@
 // Keeping a run inside the model's context window: folding old tool results in place
 // (yellow) and compacting older turns into a state snapshot with one model call (orange).
-import type { TokenCounter } from "../tokens/token-counter.js";
-import type { CallOutcome, ChatMessage, Model, TokenUsage } from "./types.js";
+import type { TokenCounter } from "../../tokens/token-counter.js";
+import type { CallOutcome, ChatMessage, Model, TokenUsage } from "../types.js";
 
 /** The newest messages are never folded or compacted: the model is working with them. */
 const KEEP_RECENT_MESSAGES = 4;

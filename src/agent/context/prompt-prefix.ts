@@ -1,8 +1,8 @@
 // How much of a request a prompt cache could reuse: the tokens of the longest byte-identical
 // prefix it shares with an earlier request. Model servers cache what is sent first (the tool
 // schemas, then the messages in order), so a request is compared as that sequence of parts.
-import type { TokenCounter } from "../tokens/token-counter.js";
-import type { ChatMessage, ToolSchema } from "./types.js";
+import type { TokenCounter } from "../../tokens/token-counter.js";
+import type { ChatMessage, ToolSchema } from "../types.js";
 
 /** The request as the server sees its order: each tool schema, then each message, as text. */
 export function requestParts(tools: readonly ToolSchema[], messages: readonly ChatMessage[]): string[] {

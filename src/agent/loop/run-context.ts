@@ -1,10 +1,10 @@
 // A run's messages and their size in tokens, kept current on every append: folded in place from
 // the yellow watermark, compacted by one model call from orange; red after both trips the token
 // guard. Folding needs each tool result's outcome, so the context remembers them.
-import { compactOlderTurns, foldOldToolResults } from "./context-window.js";
-import { tokenStop, watermark } from "./guards/token-watermark.js";
+import { compactOlderTurns, foldOldToolResults } from "../context/context-window.js";
+import { tokenStop, watermark } from "../guards/token-watermark.js";
 import type { LoopDeps } from "./loop-types.js";
-import type { AgentEvent, CallRecord, ChatMessage, GuardStop, TokenUsage } from "./types.js";
+import type { AgentEvent, CallRecord, ChatMessage, GuardStop, TokenUsage } from "../types.js";
 
 export function addUsage(total: TokenUsage, more: TokenUsage | undefined): TokenUsage {
   if (!more) return total;

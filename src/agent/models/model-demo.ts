@@ -1,7 +1,7 @@
 // Offline demo models for console mode without OPENAI_API_KEY. They work through the real
 // tools so a newcomer sees the loop, the trace and the guards without any server.
 // Contract: deterministic (the reply depends only on the request) and never throw.
-import type { ChatMessage, Model, ModelReply, ModelRequest, ToolCall } from "./types.js";
+import type { ChatMessage, Model, ModelReply, ModelRequest, ToolCall } from "../types.js";
 
 interface PlannedCall {
   readonly name: "calculator" | "current_time";

@@ -8,9 +8,9 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { z } from "zod";
-import { ModelUnavailableError } from "../errors.js";
-import { maskSecrets, type Logger } from "../logger.js";
-import type { ChatMessage, Model, ModelReply, ModelRequest, TokenUsage, ToolCall } from "./types.js";
+import { ModelUnavailableError } from "../../errors.js";
+import { maskSecrets, type Logger } from "../../logger.js";
+import type { ChatMessage, Model, ModelReply, ModelRequest, TokenUsage, ToolCall } from "../types.js";
 
 export interface OpenAIModelOptions {
   readonly apiKey: string;

@@ -4,9 +4,9 @@
 import { callRecord, policyDeniedRecord, rejectedRecord } from "./call-batch.js";
 import type { Resolution } from "./loop-types.js";
 import type { PendingStep } from "./run-state.js";
-import type { ToolPolicy } from "./tool-policy.js";
-import type { PreparedCall, ToolRegistry } from "./tool-registry.js";
-import type { CallRecord, StepRecord, ToolCall } from "./types.js";
+import type { ToolPolicy } from "../tools/tool-policy.js";
+import type { PreparedCall, ToolRegistry } from "../tools/tool-registry.js";
+import type { CallRecord, StepRecord, ToolCall } from "../types.js";
 
 type Decided = Extract<Resolution, { kind: "decided" }>;
 

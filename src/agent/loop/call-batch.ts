@@ -2,14 +2,14 @@
 // guards first; reads run concurrently, writes one at a time and only with a person's approval
 // or the tool policy's. A write that started runs to its end under the run's deadline alone (a
 // Stop does not cut it short, so its real outcome is reported); after a Stop none starts.
-import { checkOscillation, oscillationMemory } from "./guards/oscillation.js";
-import { nextErrorStreak } from "./guards/consecutive-errors.js";
-import { checkRepeat, repeatWarning } from "./guards/repeat.js";
-import { callSignature } from "./signature.js";
+import { checkOscillation, oscillationMemory } from "../guards/oscillation.js";
+import { nextErrorStreak } from "../guards/consecutive-errors.js";
+import { checkRepeat, repeatWarning } from "../guards/repeat.js";
+import { callSignature } from "../tools/signature.js";
 import type { GuardCounters } from "./run-state.js";
-import type { ToolPolicy } from "./tool-policy.js";
-import type { PreparedCall, ToolRegistry } from "./tool-registry.js";
-import type { AgentEvent, CallOutcome, CallRecord, GuardStop, ToolCall, ToolContext } from "./types.js";
+import type { ToolPolicy } from "../tools/tool-policy.js";
+import type { PreparedCall, ToolRegistry } from "../tools/tool-registry.js";
+import type { AgentEvent, CallOutcome, CallRecord, GuardStop, ToolCall, ToolContext } from "../types.js";
 
 export interface BatchContext {
   readonly tools: ToolRegistry;

@@ -1,8 +1,8 @@
 // When a guard stops a run the person still gets an answer: one last model call with no tools
 // offered, and, if that fails too, a reply built from the steps without the model.
-import { shorten } from "./trace.js";
-import type { TokenCounter } from "../tokens/token-counter.js";
-import type { ChatMessage, GuardStop, Model, StepRecord, TokenUsage } from "./types.js";
+import { shorten } from "../loop/trace.js";
+import type { TokenCounter } from "../../tokens/token-counter.js";
+import type { ChatMessage, GuardStop, Model, StepRecord, TokenUsage } from "../types.js";
 
 const SUMMARY_TIMEOUT_MS = 20_000;
 /** After a deadline the model may be the thing that hangs: the summary gets this much, or half the run's limit if that is less. */

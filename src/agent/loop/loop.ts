@@ -4,7 +4,7 @@
 import { ActiveRun, type StepEnd } from "./active-run.js";
 import { type LoopDeps, type LoopResult, type Resolution, type RunHooks, RunInterruptedError, type RunStart } from "./loop-types.js";
 import { emptyGuardCounters, type RunState } from "./run-state.js";
-import type { ChatMessage, EventSink } from "./types.js";
+import type { ChatMessage, EventSink } from "../types.js";
 
 async function drive(run: ActiveRun, hooks: RunHooks | undefined, first?: () => Promise<StepEnd>): Promise<LoopResult> {
   let end = first ? await first() : await run.step();

@@ -4,18 +4,18 @@
 import { unrunRecord, withWaitingStep } from "./approval-resolution.js";
 import { blockedRecord, processCalls, runPrepared, settleCall, type BatchContext } from "./call-batch.js";
 import { normalizeCallIds } from "./call-ids.js";
-import { checkErrorStreak, nextErrorStreak } from "./guards/consecutive-errors.js";
-import { deadlineStop } from "./guards/deadline.js";
-import { approvalExpiredStop, modelUnavailableStop, stopOf } from "./guards/external-stops.js";
-import { checkStepLimit } from "./guards/step-limit.js";
+import { checkErrorStreak, nextErrorStreak } from "../guards/consecutive-errors.js";
+import { deadlineStop } from "../guards/deadline.js";
+import { approvalExpiredStop, modelUnavailableStop, stopOf } from "../guards/external-stops.js";
+import { checkStepLimit } from "../guards/step-limit.js";
 import type { LoopDeps, LoopResult, Resolution, StopSignal } from "./loop-types.js";
 import type { GuardCounters, RunState } from "./run-state.js";
 import { errorText, loggableError } from "./error-text.js";
 import { addUsage, RunContext, usageTokens } from "./run-context.js";
 import { UsageMeter } from "./usage-meter.js";
-import { meteredModel } from "./metered-model.js";
-import { summarize, summaryTimeoutMs } from "./summary.js";
-import { sourceOf } from "./tool-source.js";
+import { meteredModel } from "../models/metered-model.js";
+import { summarize, summaryTimeoutMs } from "../context/summary.js";
+import { sourceOf } from "../tools/tool-source.js";
 import type {
   AgentEvent,
   CallRecord,
@@ -29,8 +29,8 @@ import type {
   StepRecord,
   TokenUsage,
   ToolCall,
-} from "./types.js";
-import { ModelUnavailableError } from "../errors.js";
+} from "../types.js";
+import { ModelUnavailableError } from "../../errors.js";
 
 /** Epoch milliseconds with sub-millisecond precision: step times survive a restart. */
 const now = () => performance.timeOrigin + performance.now();

@@ -2,8 +2,8 @@
 // reuse the first: the instructions and the surface's style (the same bytes for every run on a
 // surface: they open every request), and the run's own note (the time to the minute and the
 // facts recalled for this question), which goes after the history, right before the question.
-import type { Fact } from "../memory/types.js";
-import type { Surface } from "./types.js";
+import type { Fact } from "../../memory/types.js";
+import type { Surface } from "../types.js";
 
 const SURFACE_STYLE: Record<Surface, string> = {
   console: "You are talking in a terminal. Plain text.",

@@ -2,11 +2,11 @@
 // and how the runner keeps it durable. In a file of their own so the loop's parts (active-run,
 // run-context, usage-meter, approval-resolution) depend on them, not on the loop.
 import type { Logger } from "pino";
-import type { TokenCounter } from "../tokens/token-counter.js";
+import type { TokenCounter } from "../../tokens/token-counter.js";
 import type { RunState } from "./run-state.js";
-import type { ToolPolicy } from "./tool-policy.js";
-import type { ToolRegistry } from "./tool-registry.js";
-import type { ChatMessage, Decision, GuardStop, Model, Person, RunOutcome, TaskOrigin } from "./types.js";
+import type { ToolPolicy } from "../tools/tool-policy.js";
+import type { ToolRegistry } from "../tools/tool-registry.js";
+import type { ChatMessage, Decision, GuardStop, Model, Person, RunOutcome, TaskOrigin } from "../types.js";
 
 export interface LoopLimits {
   readonly maxSteps: number;

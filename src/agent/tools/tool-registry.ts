@@ -2,11 +2,11 @@
 // are not JSON or fail the schema, unknown tools, throws and timeouts all come back as
 // observations the model can act on, never as exceptions.
 import { z } from "zod";
-import { errorText } from "./error-text.js";
+import { errorText } from "../loop/error-text.js";
 import { callSignature } from "./signature.js";
 import { ToolRace, ToolTimeout } from "./tool-race.js";
-import type { TokenCounter } from "../tokens/token-counter.js";
-import type { CallOutcome, Tool, ToolCall, ToolContext, ToolSchema } from "./types.js";
+import type { TokenCounter } from "../../tokens/token-counter.js";
+import type { CallOutcome, Tool, ToolCall, ToolContext, ToolSchema } from "../types.js";
 
 export type PreparedCall =
   | { readonly kind: "ready"; readonly call: ToolCall; readonly signature: string; readonly tool: Tool; readonly args: unknown }
