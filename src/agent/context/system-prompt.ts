@@ -3,7 +3,7 @@
 // surface: they open every request), and the run's own note (the time to the minute and the
 // facts recalled for this question), which goes after the history, right before the question.
 import type { Fact } from "../../memory/types.js";
-import type { Surface } from "../types.js";
+import type { ChatMessage, Surface } from "../types.js";
 
 const SURFACE_STYLE: Record<Surface, string> = {
   console: "You are talking in a terminal. Plain text.",
@@ -36,3 +36,9 @@ export function runNote(options: { facts: readonly Fact[]; now: Date }): string 
 export function buildSystemPrompt(options: { surface: Surface; facts: readonly Fact[]; now: Date }): string {
   return `${stableInstructions(options.surface)}\n${runNote(options)}`;
 }
+
+/** Added after a reply with neither text nor calls (it counts as an error in the streak). */
+export const EMPTY_REPLY_NUDGE: ChatMessage = {
+  role: "system",
+  content: "Your last reply was empty. Answer the person, or call one of the tools.",
+};

@@ -1,12 +1,14 @@
 // What a person's decision means for the write call that waited for it: a denial, a call that
 // no longer validates, or a tool the policy now denies each settle without running; only an
-// approved call that is still valid and allowed runs. Also the waiting call as the trace shows it.
+// approved call that is still valid and allowed runs. Also the request a person is asked, and the
+// waiting call as the trace shows it.
 import { callRecord, policyDeniedRecord, rejectedRecord } from "./call-batch.js";
 import type { Resolution } from "./loop-types.js";
 import type { PendingStep } from "./run-state.js";
 import type { ToolPolicy } from "../tools/tool-policy.js";
 import type { PreparedCall, ToolRegistry } from "../tools/tool-registry.js";
-import type { CallRecord, StepRecord, ToolCall } from "../types.js";
+import { sourceOf } from "../tools/tool-source.js";
+import type { CallRecord, PendingApproval, StepRecord, TaskOrigin, ToolCall } from "../types.js";
 
 type Decided = Extract<Resolution, { kind: "decided" }>;
 
@@ -45,4 +47,25 @@ export function withWaitingStep(steps: StepRecord[], pending: PendingStep | unde
     durationMs: 0,
   };
   return [...steps, { index, startedAt, durationMs: now - startedAt, text, calls: [...done, placeholder], usage }];
+}
+
+/** What a person is asked to decide: the write call the run waits on, with its arguments (checked) and its source. */
+export function approvalRequest(
+  runId: string,
+  origin: TaskOrigin,
+  call: ToolCall,
+  tools: ToolRegistry,
+  args: unknown,
+  expiresAt: number,
+): PendingApproval {
+  return {
+    runId,
+    callId: call.id,
+    tool: call.name,
+    ...sourceOf(tools.get(call.name)),
+    args,
+    requester: origin.requester,
+    origin,
+    expiresAt,
+  };
 }

@@ -1,6 +1,6 @@
 // The ids of a run's tool calls. A decision is claimed once per run and call id, so ids must be
 // short and unique within the run; a model's own ids can be long or repeated (also across steps).
-import type { ToolCall } from "../types.js";
+import type { CallRecord, ChatMessage, ToolCall } from "../types.js";
 
 const MAX_CALL_ID_LENGTH = 40;
 
@@ -13,4 +13,11 @@ export function normalizeCallIds(calls: readonly ToolCall[], step: number, seen:
     seen.add(id);
     return id === call.id ? call : { ...call, id };
   });
+}
+
+/** The call ids a run has used so far: its settled calls' and those its messages carry. */
+export function knownCallIds(settled: readonly CallRecord[], messages: readonly ChatMessage[]): Set<string> {
+  const ids = new Set(settled.map((call) => call.callId));
+  for (const message of messages) if (message.role === "assistant") for (const call of message.toolCalls ?? []) ids.add(call.id);
+  return ids;
 }

@@ -6,7 +6,7 @@ import type { TokenCounter } from "../../tokens/token-counter.js";
 import type { RunState } from "./run-state.js";
 import type { ToolPolicy } from "../tools/tool-policy.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
-import type { ChatMessage, Decision, GuardStop, Model, Person, RunOutcome, TaskOrigin } from "../types.js";
+import type { ChatMessage, Decision, GuardStop, Model, PendingApproval, Person, RunOutcome, TaskOrigin } from "../types.js";
 
 export interface LoopLimits {
   readonly maxSteps: number;
@@ -80,3 +80,10 @@ export class RunInterruptedError extends Error {
     this.name = "RunInterruptedError";
   }
 }
+
+/** How one turn of a run ended: go on (after a checkpoint), or finish with an answer, a guard's stop, or a pause for approval. */
+export type StepEnd =
+  | { readonly kind: "continue" }
+  | { readonly kind: "answer"; readonly answer: string }
+  | { readonly kind: "stop"; readonly stop: GuardStop }
+  | { readonly kind: "pause"; readonly approval: PendingApproval };

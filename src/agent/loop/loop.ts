@@ -1,8 +1,16 @@
 // The guarded agent loop. One step = one model call; tool calls go through the registry and
 // the guards; when a guard trips the person still gets a summary. A write that needs a person
 // pauses the run and hands back its whole state, to be resumed with the decision.
-import { ActiveRun, type StepEnd } from "./active-run.js";
-import { type LoopDeps, type LoopResult, type Resolution, type RunHooks, RunInterruptedError, type RunStart } from "./loop-types.js";
+import { ActiveRun } from "./active-run.js";
+import {
+  type LoopDeps,
+  type LoopResult,
+  type Resolution,
+  type RunHooks,
+  RunInterruptedError,
+  type RunStart,
+  type StepEnd,
+} from "./loop-types.js";
 import { emptyGuardCounters, type RunState } from "./run-state.js";
 import type { ChatMessage, EventSink } from "../types.js";
 

@@ -1,7 +1,9 @@
 // The tokens a run used, handed to the usage check (a daily limit) in portions: what was used
 // since the last report. A check that throws is logged and ignored; its stop ends the run.
 import type { LoopDeps } from "./loop-types.js";
-import type { GuardStop, TaskOrigin } from "../types.js";
+import type { TokenCounter } from "../../tokens/token-counter.js";
+import type { GuardStop, ModelReply, TaskOrigin } from "../types.js";
+import { usageTokens } from "./run-context.js";
 
 export class UsageMeter {
   /** Model tokens used since the last report. */
@@ -24,6 +26,13 @@ export class UsageMeter {
 
   add(tokens: number): void {
     this.unreported += tokens;
+  }
+
+  /** A step's reply: what the server reported, else what it was sent (`sentTokens`) and wrote, by our tokenizer. */
+  addReply(reply: ModelReply, sentTokens: number, counter: TokenCounter): void {
+    if (reply.usage) return this.add(usageTokens(reply.usage));
+    const written = [reply.content ?? "", ...reply.toolCalls.map((call) => `${call.name}${call.arguments}`)].join("\n");
+    this.add(sentTokens + counter.countText(written));
   }
 
   /** Hands the tokens used since last time to the check; its stop, if any. */
