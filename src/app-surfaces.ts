@@ -24,11 +24,17 @@ export interface SurfaceDeps {
   /** The ops port, where Slack's HTTP mode mounts its endpoint. */
   readonly http?: HttpMount;
   readonly onConnection: (surface: Surface, state: "up" | "down", reason?: string) => void;
-  readonly io: {
-    readonly input?: NodeJS.ReadableStream;
-    readonly output?: NodeJS.WritableStream;
-    readonly username?: string;
-  };
+  readonly io: AppIo;
+}
+
+/** The console's streams and name (tests give their own). */
+export interface AppIo {
+  /** Console mode reads from it; defaults to process.stdin. */
+  readonly input?: NodeJS.ReadableStream;
+  /** Console mode writes to it; defaults to process.stdout. */
+  readonly output?: NodeJS.WritableStream;
+  /** Console mode's requester name; defaults to the OS user name. */
+  readonly username?: string;
 }
 
 export interface OpenedSurface {

@@ -19,8 +19,8 @@ import { ConfigError, StoreUnavailableError, StoreUrlError } from "./errors.js";
 import { approversFrom } from "./governance/authority.js";
 import { createGovernance, loadSettings } from "./governance/governance.js";
 import { createLogger } from "./logger.js";
-import { configuredSurfaces, openSurfaces } from "./app-surfaces.js";
-import { chooseModel, slotMetricsOf } from "./app-model.js";
+import { type AppIo, configuredSurfaces, openSurfaces } from "./app-surfaces.js";
+import { chooseModel, chooseQueue, slotMetricsOf } from "./app-model.js";
 import { createResourceStack } from "./resource-stack.js";
 import { prepareMcp, serverLines } from "./tools/mcp/mcp-startup.js";
 import { openStore, parseStoreUrl } from "./memory/keyv-store.js";
@@ -28,14 +28,7 @@ import { claimStoreOwnership, type OwnerClaim } from "./memory/store-lease.js";
 import type { KeyValueStore } from "./memory/types.js";
 import { createProcessSchedules } from "./runs/schedules/process-schedules.js";
 
-export interface AppIo {
-  /** Console mode reads from it; defaults to process.stdin. */
-  readonly input?: NodeJS.ReadableStream;
-  /** Console mode writes to it; defaults to process.stdout. */
-  readonly output?: NodeJS.WritableStream;
-  /** Console mode's requester name; defaults to the OS user name. */
-  readonly username?: string;
-}
+export type { AppIo };
 
 export interface RunningApp {
   readonly logger: Logger;
@@ -154,17 +147,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     });
     stack.defer("store", "the run records", () => recording.close());
     // Several processes on one Redis share the work through BullMQ (loaded only then); SQLite and the console keep it in this process.
-    const queue =
-      location.kind === "redis" && !consoleMode
-        ? (await import("./runs/bullmq-work-queue.js")).createBullmqWorkQueue({
-            redisUrl: location.url,
-            logger,
-            consume: config.role !== "ingress",
-          })
-        : // Made here when measured, so /metrics can read its depth; the runner makes the same one otherwise.
-          ops
-          ? (await import("./runs/local-work-queue.js")).createLocalWorkQueue(logger)
-          : undefined;
+    const queue = await chooseQueue(config, location, { consoleMode, measured: ops !== undefined }, logger);
     // Schedules (src/runs/schedules): built before the runner (its tool and observer), started with it below.
     const schedules = await createProcessSchedules({
       config: config.schedules,
