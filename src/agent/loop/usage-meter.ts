@@ -30,7 +30,10 @@ export class UsageMeter {
 
   /** A step's reply: what the server reported, else what it was sent (`sentTokens`) and wrote, by our tokenizer. */
   addReply(reply: ModelReply, sentTokens: number, counter: TokenCounter): void {
-    if (reply.usage) return this.add(usageTokens(reply.usage));
+    if (reply.usage) {
+      this.add(usageTokens(reply.usage));
+      return;
+    }
     const written = [reply.content ?? "", ...reply.toolCalls.map((call) => `${call.name}${call.arguments}`)].join("\n");
     this.add(sentTokens + counter.countText(written));
   }
