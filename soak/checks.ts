@@ -152,8 +152,8 @@ export function runChecks(record: SoakRecord): CheckResult[] {
           `approved write m${n}: tried ${attempts.length} times (statuses ${attempts.map((attempt) => attempt.status).join(", ")})`,
       ),
     ...[...observed.approvedNotes]
-      .filter(([, count]) => count > 1)
-      .map(([ts, count]) => `approval card ${ts}: settled as approved ${count} times`),
+      .filter(([, texts]) => texts.size > 1)
+      .map(([ts, texts]) => `approval card ${ts}: settled as approved ${texts.size} ways: ${[...texts].join(" | ")}`),
   ];
 
   const noUnexpectedDeath = record.deaths.map(

@@ -44,7 +44,7 @@ export interface Observed {
   /** Approved writes' attempts by message number. */
   readonly writes: Map<number, WriteAttempt[]>;
   /** Applied "Approved by" edits per card ts. */
-  readonly approvedNotes: Map<string, number>;
+  readonly approvedNotes: Map<string, Set<string>>;
   /** Calls the fake refused with a 429 or a 500. */
   readonly refused: { count: number };
   /** Reads the calls made since the last time. */
@@ -109,9 +109,12 @@ export function observe(slack: FakeSlack): Observed {
     const applied = call.status === 200 && call.error === undefined;
     if (!applied) return;
     const threadTs = str(call.args.thread_ts);
+    // A card settled again with the same words (a late click re-settles it, healing one whose first update failed) is
+    // one application; different words (another decider, another decision) are two.
     if (call.method === "chat.update" && text.includes("Approved by")) {
       const ts = String(call.args.ts);
-      observed.approvedNotes.set(ts, (observed.approvedNotes.get(ts) ?? 0) + 1);
+      const texts = observed.approvedNotes.get(ts) ?? new Set<string>();
+      observed.approvedNotes.set(ts, texts.add(text));
     }
     const stopValue = buttonValue(call.args.blocks, STOP_ACTION);
     if (stopValue !== undefined) {

@@ -141,7 +141,8 @@ describe("the soak's checks", () => {
           { seq: 33, status: 200, error: undefined },
           { seq: 36, status: 200, error: undefined },
         ]);
-        observed.approvedNotes.set("1700000003.000100", 2);
+        observed.approvedNotes.set("1700000003.000100", new Set(["Approved by <@U1>", "Approved by <@U2>"]));
+        observed.approvedNotes.set("1700000001.000100", new Set(["Approved by <@U1>"]));
       },
       { ledgerWrites: new Map([["m2", 2]]) },
     );
@@ -153,7 +154,7 @@ describe("the soak's checks", () => {
     ]);
     expect(failures.noApprovalAppliedTwice).toEqual([
       "approved write m3: tried 2 times (statuses 200, 200)",
-      "approval card 1700000003.000100: settled as approved 2 times",
+      "approval card 1700000003.000100: settled as approved 2 ways: Approved by <@U1> | Approved by <@U2>",
     ]);
   });
 
