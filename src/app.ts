@@ -193,9 +193,6 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
 
     const surfaces: AttachedSurface[] = [];
     let ended: Promise<void> = new Promise<void>(() => {});
-    // Clicks and commands already taken get up to SURFACE_DRAIN_MS; a platform client closed before the runs posted could not post.
-    stack.defer("intake", "the surfaces' intake", () => Promise.all(surfaces.map((surface) => surface.stopIntake(SURFACE_DRAIN_MS))));
-    stack.defer("clients", "the platform clients", () => Promise.all(surfaces.map((surface) => surface.close())));
     const surfaceDeps = {
       config,
       service,
@@ -247,6 +244,10 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       if (consoleMode) (io.output ?? process.stdout).write(`${lines.join("\n")}\n`);
       else for (const line of lines) logger.info(line);
     }
+    // The surfaces open (connect) now. Clicks and commands already taken get up to SURFACE_DRAIN_MS to finish;
+    // a platform client closed before the runs posted could not post.
+    stack.defer("intake", "the surfaces' intake", () => Promise.all(surfaces.map((surface) => surface.stopIntake(SURFACE_DRAIN_MS))));
+    stack.defer("clients", "the platform clients", () => Promise.all(surfaces.map((surface) => surface.close())));
     const started = await Promise.allSettled(
       surfaces.map((surface) => surface.start().then(() => ops?.health.connection(surface.name, "up"))),
     );

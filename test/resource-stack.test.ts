@@ -18,10 +18,10 @@ describe("the resource stack", () => {
     defer("intake", "schedules");
     defer("runs", "schedules' last outcomes");
     defer("runs", "runner");
-    defer("intake", "surfaces' intake");
-    defer("clients", "platform clients");
     defer("clients", "explorer");
     defer("clients", "MCP servers");
+    defer("intake", "surfaces' intake");
+    defer("clients", "platform clients");
     defer("intake", "readiness");
     await stack.dispose();
     expect(closed).toEqual([
@@ -30,9 +30,9 @@ describe("the resource stack", () => {
       "schedules",
       "runner",
       "schedules' last outcomes",
+      "platform clients",
       "MCP servers",
       "explorer",
-      "platform clients",
       "ops port",
       "run records",
       "audit log",
