@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { call, say, ScriptedModel } from "../test/support/model-scripted.js";
 import { loadConfig } from "../src/config.js";
 import { priceTable } from "../src/cost/prices.js";
 import { createAuditLog } from "../src/governance/audit-log.js";

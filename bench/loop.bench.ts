@@ -6,9 +6,10 @@
 // Token counting and every guard are included. One TokenCounter serves every run (as in the
 // service) while the history is rebuilt as new objects per run, so only counts by content help.
 import { z } from "zod";
-import { createLoopDeps } from "../src/agent/loop-deps.js";
-import { runAgent, type LoopDeps } from "../src/agent/loop.js";
-import { ScriptedModel, call, say } from "../src/agent/model-scripted.js";
+import { createLoopDeps } from "../src/agent/loop/loop-deps.js";
+import { runAgent } from "../src/agent/loop/loop.js";
+import type { LoopDeps } from "../src/agent/loop/loop-types.js";
+import { ScriptedModel, call, say } from "../test/support/model-scripted.js";
 import { TokenCounter } from "../src/tokens/token-counter.js";
 import type { Model, TaskOrigin, Tool } from "../src/agent/types.js";
 import { loadConfig } from "../src/config.js";

@@ -16,7 +16,7 @@
 // with no cache at all, for scale.
 import { z } from "zod";
 import { TokenCounter } from "../src/tokens/token-counter.js";
-import { ToolRegistry } from "../src/agent/tool-registry.js";
+import { ToolRegistry } from "../src/agent/tools/tool-registry.js";
 import { Tokenizer } from "../src/tokens/tokenizer.js";
 import type { ChatMessage, Tool } from "../src/agent/types.js";
 import { observationText } from "./support/history.js";

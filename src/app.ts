@@ -2,48 +2,36 @@
 // (Slack and/or Discord, or the console when no chat tokens are set). main.ts only adds the
 // process-level parts: signals, exit codes, the hard-exit backstop.
 import type { Logger } from "pino";
-import { attach, type AttachedSurface } from "./surfaces/core/attach.js";
+import type { AttachedSurface } from "./surfaces/core/attach.js";
 import { upgradeAuditEntries } from "./surfaces/core/audit-upgrade.js";
-import { createConsoleSurface } from "./surfaces/console/console-adapter.js";
 import { upgradeOrigin as upgradeDiscordOrigin } from "./surfaces/discord/discord-place.js";
 import { upgradeOrigin as upgradeSlackOrigin } from "./surfaces/slack/slack-place.js";
-import type { ModelDescription } from "./surfaces/console/console-text.js";
-import { createDemoLoopRunner } from "./surfaces/console/demo-loop.js";
 import { SLACK_EVENTS_ENDPOINT } from "./surfaces/slack/events-endpoint.js";
-import { warnAboutAllowedWrites, warnAboutUnmatchedRules } from "./agent/policy-warnings.js";
-import { createAgentService, type RunningAgentService } from "./runs/agent-service.js";
+import { warnAboutAllowedWrites, warnAboutUnmatchedRules } from "./agent/tools/policy-warnings.js";
+import { createAgentService } from "./runs/agent-service.js";
 import type { OriginUpgrade } from "./runs/service.js";
 import { createRunRecording } from "./runs/records/run-recording.js";
-import { createLoopDeps } from "./agent/loop-deps.js";
+import { contextWindowOf } from "./agent/loop/loop-deps.js";
 import { TokenCounter } from "./tokens/token-counter.js";
-import { createDemoModel } from "./agent/model-demo.js";
-import { builtinTools } from "./agent/tools/builtin.js";
-import type { Model, Surface } from "./agent/types.js";
-import { checkChatModel, loadConfig, type Config } from "./config.js";
+import type { Surface } from "./agent/types.js";
+import { checkChatModel, checkContextWindow, loadConfig, type Config } from "./config.js";
 import { ConfigError, StoreUnavailableError, StoreUrlError } from "./errors.js";
 import { approversFrom } from "./governance/authority.js";
-import { createGovernance, loadSettings, type Governance } from "./governance/governance.js";
+import { createGovernance, loadSettings } from "./governance/governance.js";
 import { warnAboutUnmatchedToolEntries } from "./governance/settings-tool-names.js";
 import { createConsoleLogger, createLogger, logFormatFrom, type LogFormat } from "./logger.js";
+import { describeStartError, isChatSurface, startFailureLine } from "./start-errors.js";
+import { priceTable } from "./cost/prices.js";
+import { type AppIo, configuredSurfaces, openSurfaces } from "./app-surfaces.js";
+import { chooseModel, chooseQueue, slotMetricsOf } from "./app-model.js";
+import { createResourceStack } from "./resource-stack.js";
 import { prepareMcp, serverLines } from "./tools/mcp/mcp-startup.js";
 import { openStore, parseStoreUrl } from "./memory/keyv-store.js";
 import { claimStoreOwnership, type OwnerClaim } from "./memory/store-lease.js";
 import type { KeyValueStore } from "./memory/types.js";
-import type { Metrics } from "./ops/metrics.js";
-import { describeStartError, isChatSurface, startFailureLine } from "./start-errors.js";
-import { priceTable } from "./cost/prices.js";
 import { createProcessSchedules } from "./runs/schedules/process-schedules.js";
-import type { SlotMetrics } from "./runs/schedules/ports.js";
-import type { Schedules } from "./runs/schedules/scheduler.js";
 
-export interface AppIo {
-  /** Console mode reads from it; defaults to process.stdin. */
-  readonly input?: NodeJS.ReadableStream;
-  /** Console mode writes to it; defaults to process.stdout. */
-  readonly output?: NodeJS.WritableStream;
-  /** Console mode's requester name; defaults to the OS user name. */
-  readonly username?: string;
-}
+export type { AppIo };
 
 export interface RunningApp {
   readonly logger: Logger;
@@ -55,16 +43,16 @@ export interface RunningApp {
   readonly adminPort?: number;
   /** Resolves when the app ended by itself: the console session closed. Never resolves for Slack and Discord. */
   readonly ended: Promise<void>;
-  /** Stops taking events, lets runs in flight reach a safe point (bounded), closes the runner and the store. Idempotent; never rejects. */
+  /** Disposes the app's resource stack: intake, then runs (bounded), then the platform clients, then the store. Idempotent; never rejects. */
   stop(): Promise<void>;
 }
 
 /** `message` is the one line to print before exiting with code 1. */
 export type AppStart = { readonly kind: "started"; readonly app: RunningApp } | { readonly kind: "failed"; readonly message: string };
 
-// Shutdown fits inside main.ts's 10 s backstop, in the order that loses nothing: the surfaces stop
-// taking events (ports answer 503; clicks and commands already taken get up to 6 s), then runs in
-// flight get up to 8 s of what is left of 9 s to reach their next checkpoint and post, then the
+// Shutdown fits inside main.ts's 10 s backstop, in the phases of src/resource-stack.ts: the surfaces
+// stop taking events (ports answer 503; clicks and commands already taken get up to 6 s), then runs
+// in flight get up to 8 s of what is left of 9 s to reach their next checkpoint and post, then the
 // platform clients close (a Discord client destroyed earlier could not post), then the store.
 const SURFACE_DRAIN_MS = 6_000;
 const SHUTDOWN_BUDGET_MS = 9_000;
@@ -79,8 +67,9 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
   let logFormat: LogFormat;
   try {
     config = loadConfig(env);
-    checkChatModel(config);
     logFormat = logFormatFrom(env);
+    checkChatModel(config);
+    checkContextWindow(contextWindowOf(config.guards, config.model.name), config.guards.reservedOutputTokens);
   } catch (error) {
     if (error instanceof ConfigError) return { kind: "failed", message: `Configuration error: ${error.message}` };
     throw error;
@@ -102,6 +91,8 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
   // The MCP servers file is checked like the environment: one line naming the server and the field.
   const mcp = await prepareMcp(config, env, logger);
   if (mcp.kind === "failed") return { kind: "failed", message: mcp.message };
+  const { source } = settings;
+  const { manager, starting } = mcp;
 
   let store: KeyValueStore;
   try {
@@ -119,67 +110,67 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     await store.close();
     return { kind: "failed", message: `Cannot start: ${ownership.message}` };
   }
-
-  // Every process but the console serves health, readiness and metrics on PORT; loaded only then (prom-client, tracing).
-  const ops = consoleMode ? undefined : await (await import("./ops/ops.js")).startOps(config, store, env, logger);
-  let http: Awaited<ReturnType<NonNullable<typeof ops>["listen"]>> | undefined;
-  if (ops) {
-    // Not ready until each surface connects. The port opens now, before the chat libraries load; Slack's HTTP mode mounts on it.
-    for (const surface of [config.slack ? "slack" : undefined, config.discord ? "discord" : undefined])
-      if (surface) ops.health.connection(surface, "starting");
+  // From here on every resource registers its close as it opens; every exit disposes this one stack.
+  const stack = createResourceStack(logger);
+  stack.defer("store", "the store", async () => {
     try {
-      // Slack's endpoint answers 503 (which Slack retries) until the start is complete; a worker takes no events.
-      const slackEvents = config.slack?.mode.kind === "http" && config.role !== "worker";
-      http = await ops.listen(config.port, slackEvents ? [SLACK_EVENTS_ENDPOINT] : []);
-    } catch (error) {
-      await ops.close();
-      await closeAll([], undefined, store, logger);
+      await store.close();
+    } finally {
       ownership.release();
-      return { kind: "failed", message: `Cannot start: PORT ${config.port}: ${error instanceof Error ? error.message : String(error)}` };
     }
-    store = ops.instrumentStore(store);
-  }
-  const model = await chooseModel(config, logger);
-  const governance = createGovernance({
-    source: settings.source,
-    store,
-    logger,
-    model: config.model.name,
-    demo: model.kind === "demo",
-    maxSteps: config.guards.maxSteps,
-    approvers: approversFrom(config),
   });
-  // Run records (every process that runs work, the console too): the explorer and `npm run replay` read them.
-  const recording = createRunRecording({
-    config,
-    store,
-    logger,
-    personaOf: (origin) => governance.runPolicy.runSettings(origin).systemPrompt,
-  });
-  // The demo model has no facts to pick, so extraction would only cost a call per run.
-  const serviceConfig: Config = model.kind === "demo" ? { ...config, memory: { ...config.memory, extractFacts: false } } : config;
-  let service: RunningAgentService | undefined;
-  let schedules: Schedules | undefined;
-  const surfaces: AttachedSurface[] = [];
-  let ended: Promise<void> = new Promise<void>(() => {});
   try {
-    // Builds the loop once up front, so guard figures that can't work together stop the start with their one line.
-    createLoopDeps({ model: model.model, modelName: config.model.name, tools: builtinTools, guards: config.guards });
-    const { modelFor } = model;
+    const started = await openAll();
+    if (started.kind === "failed") await stack.dispose();
+    return started;
+  } catch (error) {
+    await stack.dispose();
+    if (error instanceof ConfigError) return { kind: "failed", message: `Configuration error: ${error.message}` };
+    throw error;
+  }
+
+  /** Opens the rest in dependency order, each resource deferring its close to `stack` as it opens. */
+  async function openAll(): Promise<AppStart> {
+    // Every process but the console serves health, readiness and metrics on PORT; loaded only then (prom-client, tracing).
+    const ops = consoleMode ? undefined : await (await import("./ops/ops.js")).startOps(config, store, env, logger);
+    let http: Awaited<ReturnType<NonNullable<typeof ops>["listen"]>> | undefined;
+    if (ops) {
+      stack.defer("clients", "the ops port", () => ops.close());
+      // Not ready until each surface connects. The port opens now, before the chat libraries load; Slack's HTTP mode mounts on it.
+      for (const surface of configuredSurfaces(config)) ops.health.connection(surface, "starting");
+      try {
+        // Slack's endpoint answers 503 (which Slack retries) until the start is complete; a worker takes no events.
+        const slackEvents = config.slack?.mode.kind === "http" && config.role !== "worker";
+        http = await ops.listen(config.port, slackEvents ? [SLACK_EVENTS_ENDPOINT] : []);
+      } catch (error) {
+        return { kind: "failed", message: `Cannot start: PORT ${config.port}: ${error instanceof Error ? error.message : String(error)}` };
+      }
+      store = ops.instrumentStore(store);
+    }
+    const model = await chooseModel(config, logger);
+    const governance = createGovernance({
+      source,
+      store,
+      logger,
+      model: config.model.name,
+      demo: model.kind === "demo",
+      maxSteps: config.guards.maxSteps,
+      approvers: approversFrom(config),
+    });
+    // Audit entries of the last runs still go to the store before it closes.
+    stack.defer("store", "the settings watcher and the audit log", () => governance.close());
+    // Run records (every process that runs work, the console too): the explorer and `npm run replay` read them.
+    const recording = createRunRecording({
+      config,
+      store,
+      logger,
+      personaOf: (origin) => governance.runPolicy.runSettings(origin).systemPrompt,
+    });
+    stack.defer("store", "the run records", () => recording.close());
     // Several processes on one Redis share the work through BullMQ (loaded only then); SQLite and the console keep it in this process.
-    const queue =
-      location.kind === "redis" && !consoleMode
-        ? (await import("./runs/bullmq-work-queue.js")).createBullmqWorkQueue({
-            redisUrl: location.url,
-            logger,
-            consume: config.role !== "ingress",
-          })
-        : // Made here when measured, so /metrics can read its depth; the runner makes the same one otherwise.
-          ops
-          ? (await import("./runs/local-work-queue.js")).createLocalWorkQueue(logger)
-          : undefined;
-    // ---- Schedules (src/runs/schedules): built before the runner (its tool and observer), started with it below.
-    schedules = await createProcessSchedules({
+    const queue = await chooseQueue(config, location, { consoleMode, measured: ops !== undefined }, logger);
+    // Schedules (src/runs/schedules): built before the runner (its tool and observer), started with it below.
+    const schedules = await createProcessSchedules({
       config: config.schedules,
       store,
       logger,
@@ -188,8 +179,14 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       ...(ops ? { metrics: slotMetricsOf(ops.metrics) } : {}),
       upgrade: (origin) => ORIGIN_CODECS[origin.surface]?.(origin).origin ?? origin,
     });
-    // ---- end of schedules
-    service = createAgentService({
+    // No new slots once the surfaces are quiet; a slot due meanwhile fires at the next start.
+    stack.defer("intake", "the schedules", () => schedules.close());
+    // How the last slot runs ended (failure streaks, silent slots) is written before the store closes.
+    stack.defer("runs", "the schedules' last outcomes", () => schedules.settled());
+    // The demo model has no facts to pick, so extraction would only cost a call per run.
+    const serviceConfig: Config = model.kind === "demo" ? { ...config, memory: { ...config.memory, extractFacts: false } } : config;
+    const { modelFor } = model;
+    let service = createAgentService({
       config: serviceConfig,
       model: ops ? ops.instrumentModel(model.model) : model.model,
       store,
@@ -200,8 +197,13 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       observers: [...(ops?.observers ?? []), schedules.observer, recording.recorder],
       tools: [schedules.tool],
       ...(queue ? { queue } : {}),
-      ...(mcp.manager ? { toolSource: mcp.manager.tools, toolCatalog: mcp.manager.describe } : {}),
+      ...(manager ? { toolSource: manager.tools, toolCatalog: manager.describe } : {}),
     });
+    const runner = service;
+    // Runs in flight get what is left of the budget (at most RUNNER_GRACE_MS) to reach their next checkpoint and post.
+    stack.defer("runs", "the runner", () =>
+      runner.close(Math.min(RUNNER_GRACE_MS, Math.max(MIN_RUNNER_CLOSE_MS, SHUTDOWN_BUDGET_MS - stack.elapsedMs()))),
+    );
     if (ops) {
       service = ops.instrumentService(service);
       if (queue) ops.metrics.setQueueDepthSource(() => queue.depth());
@@ -209,205 +211,122 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     service = recording.withRecords(service);
     if (model.kind === "demo" && !consoleMode)
       logger.warn("OPENAI_API_KEY=demo: answering with the offline demo model (arithmetic and time only)");
-    const core = { service, governance, store, logger, schedules, prices: priceTable(config.prices) };
-    // Loaded only when configured: console mode needs neither chat library.
-    if (config.slack) {
-      const { createSlackSurface } = await import("./surfaces/slack/slack-adapter.js");
-      const slack = createSlackSurface({
-        config: config.slack,
-        logger,
-        counter: TokenCounter.forModel(config.model.name),
-        takeEvents: config.role !== "worker",
-        ...(http ? { httpMount: http } : {}),
-        onConnection: (state, reason) => ops?.health.connection("slack", state, reason),
-      });
-      surfaces.push(attach(slack, core));
-    }
-    if (config.discord) {
-      const { createDiscordSurface } = await import("./surfaces/discord/discord-adapter.js");
-      const discord = createDiscordSurface({
-        config: config.discord,
-        logger,
-        messageContent: config.discord.messageContent,
-        takeEvents: config.role !== "worker",
-        onConnection: (state, reason) => ops?.health.connection("discord", state, reason),
-      });
-      surfaces.push(attach(discord, core));
-    }
-    if (consoleMode) {
-      const runDemoLoop = createDemoLoopRunner({ guards: config.guards, modelName: config.model.name, logger });
-      const terminal = createConsoleSurface({ service, runDemoLoop, model: model.description, logger, ...io });
-      ended = terminal.closed;
-      notice = (line) => {
-        terminal.notice(line);
-      };
-      for (const line of notices.splice(0)) notice(line);
-      surfaces.push(attach(terminal, core));
-    }
-  } catch (error) {
-    await closeAll([], service, store, logger);
-    await ops?.close();
-    ownership.release();
-    if (error instanceof ConfigError) return { kind: "failed", message: `Configuration error: ${error.message}` };
-    throw error;
-  }
 
-  // The run explorer (/admin): off without ADMIN_TOKEN, and then /admin answers 404 on PORT (src/ops/explorer/explorer.ts).
-  let explorer: { readonly port?: number; close(): Promise<void> } = { close: async () => undefined };
-  if (config.admin || http) {
-    try {
-      const { startExplorer } = await import("./ops/explorer/explorer.js");
-      explorer = await startExplorer({
-        config,
-        store,
-        records: recording.records,
-        service,
-        governance,
+    const surfaces: AttachedSurface[] = [];
+    let ended: Promise<void> = new Promise<void>(() => {});
+    const surfaceDeps = {
+      config,
+      service,
+      governance,
+      store,
+      logger,
+      model: model.description,
+      ...(http ? { http } : {}),
+      onConnection: (surface: Surface, state: "up" | "down", reason?: string) => ops?.health.connection(surface, state, reason),
+      io,
+      schedules,
+      prices: priceTable(config.prices),
+      showNotices(show: (line: string) => void) {
+        notice = show;
+        for (const line of notices.splice(0)) show(line);
+      },
+    };
+    await openSurfaces(surfaceDeps, (opened) => {
+      surfaces.push(opened.surface);
+      if (opened.ended) ended = opened.ended;
+    });
+
+    // The run explorer (/admin): off without ADMIN_TOKEN, and then /admin answers 404 on PORT (src/ops/explorer/explorer.ts).
+    let adminPort: number | undefined;
+    if (config.admin || http) {
+      try {
+        const { startExplorer } = await import("./ops/explorer/explorer.js");
+        const explorer = await startExplorer({
+          config,
+          store,
+          records: recording.records,
+          service,
+          governance,
+          logger,
+          surfaces: surfaces.map((surface) => surface.name),
+          ...(http ? { opsPort: http } : {}),
+        });
+        stack.defer("clients", "the run explorer", () => explorer.close());
+        adminPort = explorer.port;
+      } catch (error) {
+        const port = config.admin?.port ?? config.port;
+        return {
+          kind: "failed",
+          message: `Cannot start: the run explorer's port ${port}: ${error instanceof Error ? error.message : String(error)}`,
+        };
+      }
+    }
+
+    if (manager) {
+      // Each server gets its first try before the surfaces take messages; one that fails keeps being retried.
+      stack.defer("clients", "the MCP servers", () => manager.close());
+      if (consoleMode) (io.output ?? process.stdout).write(`${starting.join("\n")}\n`);
+      else for (const line of starting) logger.info(line);
+      await manager.start();
+      warnAboutAllowedWrites(manager.tools(), config.toolPolicy, logger);
+      const lines = serverLines(manager.servers());
+      if (consoleMode) (io.output ?? process.stdout).write(`${lines.join("\n")}\n`);
+      else for (const line of lines) logger.info(line);
+    }
+    const offered = new Set(surfaces.flatMap((surface) => service.tools.list(surface.name).tools.map((tool) => tool.name)));
+    warnAboutUnmatchedRules([...offered], config.toolPolicy, logger);
+    warnAboutUnmatchedToolEntries(source.current(), [...offered], source.path, logger);
+    source.onReload((check) => {
+      if (check.kind === "ok") warnAboutUnmatchedToolEntries(check.settings, [...offered], source.path, logger);
+    });
+    // The surfaces open (connect) now. Clicks and commands already taken get up to SURFACE_DRAIN_MS to finish;
+    // a platform client closed before the runs posted could not post.
+    stack.defer("intake", "the surfaces' intake", () => Promise.all(surfaces.map((surface) => surface.stopIntake(SURFACE_DRAIN_MS))));
+    stack.defer("clients", "the platform clients", () => Promise.all(surfaces.map((surface) => surface.close())));
+    const started = await Promise.allSettled(
+      surfaces.map((surface) => surface.start().then(() => ops?.health.connection(surface.name, "up"))),
+    );
+    const failure = started.findIndex((result) => result.status === "rejected");
+    if (failure >= 0) {
+      const reason = (started[failure] as PromiseRejectedResult).reason;
+      if (reason instanceof ConfigError) return { kind: "failed", message: `Configuration error: ${reason.message}` };
+      const surface = surfaces[failure]!.name;
+      const described = describeStartError(surface, reason, isChatSurface(surface) ? config[surface]?.apiUrl : undefined);
+      // The line below says it all; the stack is for LOG_LEVEL=debug.
+      const debugStack = logger.isLevelEnabled("debug") ? { err: reason } : {};
+      logger.error({ surface, cause: described.cause, retryable: described.retryable, ...debugStack }, "a surface failed to start");
+      return { kind: "failed", message: startFailureLine(surface, described) };
+    }
+    // The tokenizer's tables (~0.1 s of work) are built now, a slice at a time, so neither the start nor an ack waits
+    // for them. An ingress process runs nothing and counts no tokens: it keeps that CPU for acks.
+    if (config.role !== "ingress")
+      TokenCounter.prepare(config.model.name).catch((error: unknown) =>
+        logger.warn({ err: error }, "could not prepare the tokenizer; it is built on first use"),
+      );
+    // Only now, with every surface, tool source and expiry handler attached, does queued work run and the process say it is ready.
+    await service.start();
+    // Schedules fire from now on (an ingress process only records and queues; it fires none).
+    const running = service;
+    if (config.role !== "ingress") await schedules.start((task, receipt) => running.submit(task, receipt));
+    if (ops) {
+      ops.open();
+      // Readiness answers 503 from the first moment of the stop until the port closes, so load balancers stop sending work first.
+      stack.defer("intake", "readiness", () => ops.health.shuttingDown());
+    }
+    logger.info({ surfaces: surfaces.map((surface) => surface.name), model: model.model.name }, "started");
+    // Entries an earlier version wrote may hold an interaction's token: each surface's codec rewrites them, in the background.
+    void upgradeAuditEntries(governance.runPolicy.audit, ORIGIN_CODECS, logger);
+
+    return {
+      kind: "started",
+      app: {
         logger,
         surfaces: surfaces.map((surface) => surface.name),
-        ...(http ? { opsPort: http } : {}),
-      });
-    } catch (error) {
-      await closeAll([], service, store, logger);
-      await ops?.close();
-      ownership.release();
-      const port = config.admin?.port ?? config.port;
-      return {
-        kind: "failed",
-        message: `Cannot start: the run explorer's port ${port}: ${error instanceof Error ? error.message : String(error)}`,
-      };
-    }
-  }
-
-  if (mcp.manager) {
-    // Each server gets its first try before the surfaces take messages; one that fails keeps being retried.
-    if (consoleMode) (io.output ?? process.stdout).write(`${mcp.starting.join("\n")}\n`);
-    else for (const line of mcp.starting) logger.info(line);
-    await mcp.manager.start();
-    warnAboutAllowedWrites(mcp.manager.tools(), config.toolPolicy, logger);
-    const lines = serverLines(mcp.manager.servers());
-    if (consoleMode) (io.output ?? process.stdout).write(`${lines.join("\n")}\n`);
-    else for (const line of lines) logger.info(line);
-  }
-  const offered = new Set(surfaces.flatMap((surface) => service.toolList(surface.name).tools.map((tool) => tool.name)));
-  warnAboutUnmatchedRules([...offered], config.toolPolicy, logger);
-  const { source } = governance;
-  warnAboutUnmatchedToolEntries(source.current(), [...offered], source.path, logger);
-  source.onReload((check) => {
-    if (check.kind === "ok") warnAboutUnmatchedToolEntries(check.settings, [...offered], source.path, logger);
-  });
-  const running = service;
-  const started = await Promise.allSettled(
-    surfaces.map((surface) => surface.start().then(() => ops?.health.connection(surface.name, "up"))),
-  );
-  const failure = started.findIndex((result) => result.status === "rejected");
-  if (failure >= 0) {
-    const reason = (started[failure] as PromiseRejectedResult).reason;
-    await closeAll(surfaces, service, store, logger, undefined, schedules);
-    await ops?.close();
-    await mcp.manager?.close();
-    ownership.release();
-    if (reason instanceof ConfigError) return { kind: "failed", message: `Configuration error: ${reason.message}` };
-    const surface = surfaces[failure]!.name;
-    const described = describeStartError(surface, reason, isChatSurface(surface) ? config[surface]?.apiUrl : undefined);
-    // The line below says it all; the stack is for LOG_LEVEL=debug.
-    const stack = logger.isLevelEnabled("debug") ? { err: reason } : {};
-    logger.error({ surface, cause: described.cause, retryable: described.retryable, ...stack }, "a surface failed to start");
-    return { kind: "failed", message: startFailureLine(surface, described) };
-  }
-  // The tokenizer's tables (~0.1 s of work) are built now, a slice at a time, so neither the start nor an ack waits
-  // for them. An ingress process runs nothing and counts no tokens: it keeps that CPU for acks.
-  if (config.role !== "ingress")
-    TokenCounter.prepare(config.model.name).catch((error: unknown) =>
-      logger.warn({ err: error }, "could not prepare the tokenizer; it is built on first use"),
-    );
-  // Only now, with every surface, tool source and expiry handler attached, does queued work run and the process say it is ready.
-  await service.start();
-  // ---- Schedules fire from now on (an ingress process only records and queues; it fires none).
-  const firing = schedules!;
-  if (config.role !== "ingress") await firing.start((task, receipt) => running.submit(task, receipt));
-  ops?.open();
-  logger.info({ surfaces: surfaces.map((surface) => surface.name), model: model.model.name }, "started");
-  // Entries an earlier version wrote may hold an interaction's token: each surface's codec rewrites them, in the background.
-  void upgradeAuditEntries(governance.runPolicy.audit, ORIGIN_CODECS, logger);
-
-  let stopping: Promise<void> | undefined;
-  return {
-    kind: "started",
-    app: {
-      logger,
-      surfaces: surfaces.map((surface) => surface.name),
-      ...(http ? { port: http.port } : {}),
-      ...(explorer.port === undefined ? {} : { adminPort: explorer.port }),
-      ended,
-      stop: () => {
-        // Readiness answers 503 from this moment until the port closes, so load balancers stop sending work first.
-        ops?.health.shuttingDown();
-        stopping ??= closeAll(surfaces, running, store, logger, governance, firing, () =>
-          Promise.all([explorer.close(), recording.close()]).then(() => undefined),
-        )
-          .then(() => ops?.close())
-          .then(() => mcp.manager?.close())
-          .finally(() => ownership.release());
-        return stopping;
+        ...(http ? { port: http.port } : {}),
+        ...(adminPort === undefined ? {} : { adminPort }),
+        ended,
+        stop: () => stack.dispose(),
       },
-    },
-  };
-}
-
-type ChosenModel = {
-  readonly kind: "demo" | "remote";
-  readonly model: Model;
-  readonly description: ModelDescription;
-  /** A client for a channel's own model (the settings file), one per name. */
-  readonly modelFor?: (name: string) => Model;
-};
-
-async function chooseModel(config: Config, logger: Logger): Promise<ChosenModel> {
-  const { apiKey, baseUrl, name, timeoutMs, maxRetries } = config.model;
-  if (!apiKey) return { kind: "demo", model: createDemoModel(), description: { kind: "demo", unusedBaseUrl: baseUrl } };
-  // Loaded only for a real model: the demo and the console start without the OpenAI SDK.
-  const { createOpenAIModel } = await import("./agent/model-openai.js");
-  const clients = new Map<string, Model>();
-  const modelFor = (other: string): Model =>
-    clients.get(other) ??
-    clients.set(other, createOpenAIModel({ apiKey, baseUrl, model: other, timeoutMs, maxRetries, logger })).get(other)!;
-  return { kind: "remote", model: modelFor(name), description: { kind: "remote", name, baseUrl }, modelFor };
-}
-
-/** Surfaces stop taking events, then the runs reach a safe point and post, then the platform clients and the store close. Never rejects. */
-async function closeAll(
-  surfaces: readonly AttachedSurface[],
-  service: RunningAgentService | undefined,
-  store: KeyValueStore,
-  logger: Logger,
-  governance?: Governance,
-  schedules?: Schedules,
-  /** The last writes before the store closes (run records). Must not reject. */
-  beforeStore?: () => Promise<void>,
-): Promise<void> {
-  const deadline = Date.now() + SHUTDOWN_BUDGET_MS;
-  await Promise.all(surfaces.map((surface) => surface.stopIntake(SURFACE_DRAIN_MS)));
-  // No new slots once the surfaces are quiet; a slot due meanwhile fires at the next start.
-  await schedules?.close().catch((error: unknown) => logger.warn({ err: error }, "schedules did not stop cleanly"));
-  await service
-    ?.close(Math.min(RUNNER_GRACE_MS, Math.max(MIN_RUNNER_CLOSE_MS, deadline - Date.now())))
-    .catch((error: unknown) => logger.warn({ err: error }, "the runner did not close cleanly"));
-  // How the last slot runs ended (failure streaks, silent slots) is written before the store closes.
-  await schedules?.settled().catch((error: unknown) => logger.warn({ err: error }, "schedules did not settle"));
-  await Promise.all(surfaces.map((surface) => surface.close()));
-  // Audit entries of the last runs still go to the store before it closes.
-  await governance
-    ?.close()
-    .catch((error: unknown) => logger.warn({ err: error }, "the settings watcher or the audit log did not close cleanly"));
-  await beforeStore?.();
-  await store.close().catch((error: unknown) => logger.warn({ err: error }, "the store did not close cleanly"));
-}
-
-/** The schedule slots' outcomes as Prometheus counters. */
-function slotMetricsOf(metrics: Metrics): SlotMetrics {
-  return {
-    slot: (outcome, count = 1) => metrics.scheduleSlots.inc({ outcome }, count),
-    runEnded: (outcome) => metrics.scheduleRunsEnded.inc({ outcome }),
-  };
+    };
+  }
 }

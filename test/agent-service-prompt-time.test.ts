@@ -1,7 +1,7 @@
 // The run's note states the time to the minute: runs within one minute send the same prompt
 // (whose token count is then counted once), and the next minute shows in the next prompt.
 import { afterEach, describe, expect, it } from "vitest";
-import { ScriptedModel, say } from "../src/agent/model-scripted.js";
+import { ScriptedModel, say } from "./support/model-scripted.js";
 import { startService, type ServiceHarness } from "./support/service-harness.js";
 import { temporaryFolder } from "./support/memory-test-kit.js";
 

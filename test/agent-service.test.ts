@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { say, ScriptedModel } from "./support/model-scripted.js";
 import type { Model, ModelRequest } from "../src/agent/types.js";
 import { createAgentService } from "../src/runs/agent-service.js";
 import { loadConfig } from "../src/config.js";
@@ -86,7 +86,7 @@ describe("the conversation runner", () => {
     const { service, sink } = await harness(model, { MEMORY_EXTRACT_FACTS: "true" });
     const origin = originFor("alice", "console:facts");
     await service.ask({ origin, text: "I am working on project 42" }, sink);
-    await until(async () => (await service.rememberedFacts(origin.conversationKey)).length === 1, "the fact to be stored");
+    await until(async () => (await service.memory.facts(origin.conversationKey)).length === 1, "the fact to be stored");
     await service.ask({ origin, text: "what about project 42?" }, sink);
     // The run's note, right before the question: facts change per run, so they come after what stays the same.
     const system = model.requests
@@ -96,8 +96,8 @@ describe("the conversation runner", () => {
     expect(system).toContain("Remembered facts");
     expect(system).toContain(distinctFact(42));
     // The second answer's extraction may add a fact too: forget waits for it, so none comes back after.
-    expect((await service.forget(origin.conversationKey)).facts).toBeGreaterThanOrEqual(1);
-    expect(await service.rememberedFacts(origin.conversationKey)).toEqual([]);
+    expect((await service.memory.forget(origin.conversationKey)).facts).toBeGreaterThanOrEqual(1);
+    expect(await service.memory.facts(origin.conversationKey)).toEqual([]);
   });
 
   it("100 runs in one conversation with end-of-run writes lose and duplicate no fact", async () => {
@@ -105,9 +105,9 @@ describe("the conversation runner", () => {
     const { service, sink } = await harness(model, { MEMORY_EXTRACT_FACTS: "true", MEMORY_MAX_FACTS: "500" });
     const origin = originFor("alice", "console:hundred");
     await Promise.all(Array.from({ length: 100 }, (_, index) => service.ask({ origin, text: `question ${1000 + index}` }, sink)));
-    await until(async () => (await service.rememberedFacts(origin.conversationKey)).length >= 100, "100 facts", 15_000);
+    await until(async () => (await service.memory.facts(origin.conversationKey)).length >= 100, "100 facts", 15_000);
     await service.close();
-    const facts = (await service.rememberedFacts(origin.conversationKey)).map((fact) => fact.text).sort();
+    const facts = (await service.memory.facts(origin.conversationKey)).map((fact) => fact.text).sort();
     expect(facts).toEqual(Array.from({ length: 100 }, (_, index) => distinctFact(1000 + index)).sort());
   });
 

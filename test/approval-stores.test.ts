@@ -5,7 +5,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { call, say, ScriptedModel } from "./support/model-scripted.js";
 import { createAgentService } from "../src/runs/agent-service.js";
 import { createLocalWorkQueue } from "../src/runs/local-work-queue.js";
 import type { RunOutcome } from "../src/agent/types.js";

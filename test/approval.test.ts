@@ -3,7 +3,7 @@
 // store faults, restarts and concurrent clicks are in approval-stores.test.ts.
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { call, calls, say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { call, calls, say, ScriptedModel } from "./support/model-scripted.js";
 import type { PendingApproval, RunOutcome, Tool } from "../src/agent/types.js";
 import { answerOf, harness, pendingOf, useApprovalStores, writeThenAnswer } from "./support/approval-kit.js";
 import { noteTool, originFor } from "./support/service-harness.js";

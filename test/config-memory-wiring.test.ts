@@ -1,7 +1,7 @@
 // MEMORY_RECALL_FACTS and MEMORY_HISTORY_TOKENS reach the run: what the model is sent changes
 // with them (a run with the setting ignored would send more).
 import { describe, expect, it } from "vitest";
-import { say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { say, ScriptedModel } from "./support/model-scripted.js";
 import { TokenCounter } from "../src/tokens/token-counter.js";
 import { silentLogger } from "../src/logger.js";
 import { createConversationHistory } from "../src/memory/history.js";

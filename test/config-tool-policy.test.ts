@@ -1,8 +1,8 @@
 // TOOL_POLICY=…=allow on a write tool is allowed, but never silent: the tool is named in a warning
 // as soon as a surface offers it.
 import { describe, expect, it } from "vitest";
-import { writesRunWithoutApproval } from "../src/agent/policy-warnings.js";
-import { ScriptedModel } from "../src/agent/model-scripted.js";
+import { writesRunWithoutApproval } from "../src/agent/tools/policy-warnings.js";
+import { ScriptedModel } from "./support/model-scripted.js";
 import { builtinTools } from "../src/agent/tools/builtin.js";
 import { loadConfig } from "../src/config.js";
 import { capturingLogger } from "./support/memory-test-kit.js";

@@ -50,7 +50,7 @@ describe("configuration from the environment", () => {
     ["OPENAI_TIMEOUT_MS", "soon", /^OPENAI_TIMEOUT_MS: /],
     ["OPENAI_MAX_RETRIES", "-1", /^OPENAI_MAX_RETRIES: expects a whole number from 0 to 10/],
     ["MAX_CONCURRENT_RUNS", "0", /^MAX_CONCURRENT_RUNS: /],
-    ["MEMORY_EXTRACT_FACTS", "maybe", /^MEMORY_EXTRACT_FACTS: expects true or false \(or yes\/no, on\/off, 1\/0\) \(got "maybe"\)$/],
+    ["MEMORY_EXTRACT_FACTS", "maybe", /^MEMORY_EXTRACT_FACTS: expects yes or no \(true\/false, on\/off, 1\/0\) \(got "maybe"\)$/],
     ["TOOL_POLICY", "post_message=sometimes", /^TOOL_POLICY: expects name=approve\|allow\|deny pairs/],
     ["APPROVAL_TIMEOUT_MS", "forever", /^APPROVAL_TIMEOUT_MS: /],
     ["APPROVAL_SECRET", "short", /^APPROVAL_SECRET: expects at least 16 characters \(got "<hidden>"\)$/],

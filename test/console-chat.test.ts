@@ -5,8 +5,8 @@
 import { contentText } from "../src/agent/content.js";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createDemoModel } from "../src/agent/model-demo.js";
-import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { createDemoModel } from "../src/agent/models/model-demo.js";
+import { call, say, ScriptedModel } from "./support/model-scripted.js";
 import type { ModelRequest } from "../src/agent/types.js";
 import { startConsole, type ConsoleHarness } from "./support/console-harness.js";
 import { temporaryFolder, until } from "./support/memory-test-kit.js";

@@ -3,7 +3,7 @@
 import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { call, say, ScriptedModel } from "./support/model-scripted.js";
 import { parseCommand } from "../src/surfaces/console/console-commands.js";
 import { startConsole, type ConsoleHarness } from "./support/console-harness.js";
 

@@ -1,8 +1,8 @@
 // Console mode end to end: the adapter on PassThrough streams over a real AgentService and a
 // SQLite store, with the offline demo models or a scripted model.
 import { afterEach, describe, expect, it } from "vitest";
-import { createDemoModel } from "../src/agent/model-demo.js";
-import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { createDemoModel } from "../src/agent/models/model-demo.js";
+import { call, say, ScriptedModel } from "./support/model-scripted.js";
 import type { Model, ModelReply, ModelRequest } from "../src/agent/types.js";
 import { CONSOLE_CONVERSATION_KEY } from "../src/surfaces/console/console-adapter.js";
 import { noteTool } from "./support/service-harness.js";
@@ -246,7 +246,7 @@ describe("console memory commands", () => {
     await term.waitFor("I don't remember anything about this conversation yet.");
     term.type("my name is Ada");
     await term.waitFor("Nice to meet you, Ada.");
-    await until(async () => (await term.service.rememberedFacts(CONSOLE_CONVERSATION_KEY)).length > 0, "the fact to be remembered");
+    await until(async () => (await term.service.memory.facts(CONSOLE_CONVERSATION_KEY)).length > 0, "the fact to be remembered");
 
     let from = term.mark();
     term.type("/memory");
@@ -254,7 +254,7 @@ describe("console memory commands", () => {
     from = term.mark();
     term.type("/forget");
     await term.waitFor("Done: I forgot 1 fact and 1 earlier turn of this conversation.", from);
-    expect(await term.service.rememberedFacts(CONSOLE_CONVERSATION_KEY)).toEqual([]);
+    expect(await term.service.memory.facts(CONSOLE_CONVERSATION_KEY)).toEqual([]);
     from = term.mark();
     term.type("/forget");
     await term.waitFor("There was nothing to forget about this conversation.", from);

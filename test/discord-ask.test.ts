@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { call, say } from "../src/agent/model-scripted.js";
+import { call, say } from "./support/model-scripted.js";
 import { createLongTermMemory } from "../src/memory/long-term-memory.js";
 import { silentLogger } from "../src/logger.js";
 import { parseButton } from "../src/surfaces/discord/buttons.js";

@@ -2,7 +2,7 @@
 // stored with the run, the conversation, the person, the guard outcome and a link, and thanked
 // privately; /feedback lists the votes for approvers only.
 import { afterEach, describe, expect, it } from "vitest";
-import { say } from "../src/agent/model-scripted.js";
+import { say } from "./support/model-scripted.js";
 import { originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "./support/fake-discord-harness.js";
 
 let harness: DiscordHarness | undefined;

@@ -3,7 +3,7 @@
 // expiring links; no token) and the scripted model sees them; answers carry files as multipart
 // messages, within the bot's upload limit.
 import { afterEach, describe, expect, it } from "vitest";
-import { call, say } from "../src/agent/model-scripted.js";
+import { call, say } from "./support/model-scripted.js";
 import { startDiscordHarness, waitUntil, type DiscordHarness } from "./support/fake-discord-harness.js";
 
 let harness: DiscordHarness | undefined;

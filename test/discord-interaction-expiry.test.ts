@@ -3,7 +3,7 @@
 // webhook while its token lives, else (and once Discord refuses the token) a message in the
 // channel that names the requester and pings only them. Each case here lost the answer before.
 import { afterEach, describe, expect, it } from "vitest";
-import { call, say } from "../src/agent/model-scripted.js";
+import { call, say } from "./support/model-scripted.js";
 import { originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "./support/fake-discord-harness.js";
 
 let harness: DiscordHarness | undefined;

@@ -7,7 +7,7 @@ import { approvalCustomId } from "../src/surfaces/discord/buttons.js";
 import { createDiscordSurface, type DiscordSurfaceDeps } from "../src/surfaces/discord/discord-adapter.js";
 import { RESTARTING_CLICK, RESTARTING_COMMAND, STORAGE_TROUBLE } from "../src/surfaces/core/texts.js";
 import { intakeIdFor } from "../src/runs/intake-store.js";
-import { say } from "../src/agent/model-scripted.js";
+import { say } from "./support/model-scripted.js";
 import type { AgentService } from "../src/runs/service.js";
 import { ConfigError } from "../src/errors.js";
 import { silentLogger } from "../src/logger.js";

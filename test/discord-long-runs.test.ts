@@ -3,7 +3,7 @@
 // last steps kept), and a 12,000-character
 // answer arrives whole, in parts Discord accepts, with the feedback buttons on the last part.
 import { afterEach, describe, expect, it } from "vitest";
-import { call, say, type ScriptStep } from "../src/agent/model-scripted.js";
+import { call, say, type ScriptStep } from "./support/model-scripted.js";
 import { MESSAGE_MAX_CHARS } from "./support/fake-discord.js";
 import { originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "./support/fake-discord-harness.js";
 

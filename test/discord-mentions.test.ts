@@ -1,6 +1,6 @@
 import { ChannelType } from "discord.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { call, say } from "../src/agent/model-scripted.js";
+import { call, say } from "./support/model-scripted.js";
 import { nextSnowflake } from "./support/fake-discord-payloads.js";
 import { startDiscordHarness, type DiscordHarness } from "./support/fake-discord-harness.js";
 

@@ -2,7 +2,7 @@
 // managed role is a mention of the bot, and an approved write is sent once even when Discord
 // answers it with a server error (the REST client would repeat it).
 import { afterEach, describe, expect, it } from "vitest";
-import { call, say } from "../src/agent/model-scripted.js";
+import { call, say } from "./support/model-scripted.js";
 import type { ModelRequest } from "../src/agent/types.js";
 import { originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "./support/fake-discord-harness.js";
 

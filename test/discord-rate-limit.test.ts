@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { say } from "../src/agent/model-scripted.js";
+import { say } from "./support/model-scripted.js";
 import { originalPath, startDiscordHarness, type DiscordHarness } from "./support/fake-discord-harness.js";
 
 let harness: DiscordHarness | undefined;

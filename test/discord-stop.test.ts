@@ -2,7 +2,7 @@
 // carries it; the requester's click ends a run whose model call hangs with the summary and
 // "Stopped by <name>."; anyone else is told privately and nothing stops.
 import { afterEach, describe, expect, it } from "vitest";
-import { say } from "../src/agent/model-scripted.js";
+import { say } from "./support/model-scripted.js";
 import { followUpWith, originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "./support/fake-discord-harness.js";
 
 let harness: DiscordHarness | undefined;

@@ -4,7 +4,7 @@
 // before threads carried their parent (a thread was a channel of its own to governance).
 import { ChannelType } from "discord.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { say } from "../src/agent/model-scripted.js";
+import { say } from "./support/model-scripted.js";
 import type { FakeChannel } from "./support/fake-discord.js";
 import { nextSnowflake } from "./support/fake-discord-payloads.js";
 import { startDiscordHarness, type DiscordHarness } from "./support/fake-discord-harness.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ScriptedModel, type ScriptedReply } from "../src/agent/model-scripted.js";
+import { ScriptedModel, type ScriptedReply } from "./support/model-scripted.js";
 import { ModelUnavailableError } from "../src/errors.js";
 import { extractFacts, MAX_FACT_LENGTH, MAX_FACTS_PER_EXCHANGE } from "../src/memory/fact-extractor.js";
 import { capturingLogger } from "./support/memory-test-kit.js";

@@ -3,7 +3,7 @@
 // surface can't post files the one-line notes stay. File names are made safe for paths and markup.
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { call, calls, say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { call, calls, say, ScriptedModel } from "./support/model-scripted.js";
 import type { RunOutcome, TaskOrigin } from "../src/agent/types.js";
 import { loadConfig } from "../src/config.js";
 import { markdownName, pathInside, promptName, safeFileName } from "../src/files/file-names.js";

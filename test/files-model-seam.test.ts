@@ -4,12 +4,12 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { imageTiles, imageTokenRule, imageTokens } from "../src/tokens/image-tokens.js";
-import { runAgent } from "../src/agent/loop.js";
-import { createDemoModel } from "../src/agent/model-demo.js";
-import { say, ScriptedModel } from "../src/agent/model-scripted.js";
-import { modelSeesImages } from "../src/agent/model-vision.js";
-import { emptyGuardCounters, RunStateSchema, type RunState } from "../src/agent/run-state.js";
-import { flattenForSummary } from "../src/agent/summary.js";
+import { runAgent } from "../src/agent/loop/loop.js";
+import { createDemoModel } from "../src/agent/models/model-demo.js";
+import { say, ScriptedModel } from "./support/model-scripted.js";
+import { modelSeesImages } from "../src/agent/models/model-vision.js";
+import { emptyGuardCounters, RunStateSchema, type RunState } from "../src/agent/loop/run-state.js";
+import { flattenForSummary } from "../src/agent/context/summary.js";
 import { TokenCounter } from "../src/tokens/token-counter.js";
 import type { ChatMessage, ContentPart, ModelRequest } from "../src/agent/types.js";
 import { createFileStore } from "../src/files/file-store.js";

@@ -2,7 +2,7 @@
 // line, never its bytes (a record stays within RUN_RECORD_MAX_BYTES and holds no image data),
 // and the record loads with today's schema.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { say, ScriptedModel } from "./support/model-scripted.js";
 import { originFor } from "./support/service-harness.js";
 import { useServiceFixture } from "./support/service-fixture.js";
 import { startRecordedService } from "./support/records-kit.js";

@@ -2,8 +2,8 @@
 // the real openai client against the fake OpenAI server), read_attachment and attach_file in a
 // run, what a model can't make the bot fetch, governance, history and forget.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
-import { createOpenAIModel } from "../src/agent/model-openai.js";
+import { call, say, ScriptedModel } from "./support/model-scripted.js";
+import { createOpenAIModel } from "../src/agent/models/model-openai.js";
 import type { AgentEvent, ModelRequest, RunOutcome, TaskOrigin } from "../src/agent/types.js";
 import { contentText } from "../src/agent/content.js";
 import { silentLogger } from "../src/logger.js";
@@ -173,7 +173,7 @@ describe("read_attachment in a run", () => {
   it("forget removes the conversation's files", async () => {
     const harness = await service(new ScriptedModel([say("ok"), call("read_attachment", { file: "FLOG" }), say("gone")]));
     await ask(harness, { text: "keep this", files: [serveLog()] });
-    expect(await harness.service.forget(origin.conversationKey)).toEqual({ facts: 0, turns: 1, files: 1 });
+    expect(await harness.service.memory.forget(origin.conversationKey)).toEqual({ facts: 0, turns: 1, files: 1 });
     const outcome = await ask(harness, { text: "read it again" });
     expect(outcome.steps[0]!.calls[0]).toMatchObject({
       outcome: "error",

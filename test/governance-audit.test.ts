@@ -2,7 +2,7 @@
 // write that ran with its outcome, taken from a real run's events and read back newest first.
 import { hostname } from "node:os";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { call, say, ScriptedModel } from "./support/model-scripted.js";
 import type { RunOutcome } from "../src/agent/types.js";
 import { createAuditLog } from "../src/governance/audit-log.js";
 import { silentLogger } from "../src/logger.js";

@@ -2,7 +2,7 @@
 // refusals told privately (ephemeral for an interaction, a DM for a mention), with no model
 // call; blocked roles; `/audit` refused to non-admins; `/settings` for anyone.
 import { afterEach, describe, expect, it } from "vitest";
-import { say } from "../src/agent/model-scripted.js";
+import { say } from "./support/model-scripted.js";
 import { REFUSED_IN_PUBLIC } from "../src/surfaces/core/texts.js";
 import { originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "./support/fake-discord-harness.js";
 import { createLongTermMemory } from "../src/memory/long-term-memory.js";
@@ -113,6 +113,6 @@ describe("Discord commands", () => {
       expect(told.body.content).toMatch(/not allowed to use this bot/);
     }
     expect(JSON.stringify(h.fake.calls)).not.toContain("launch code");
-    expect(await h.service.rememberedFacts(key)).toHaveLength(1);
+    expect(await h.service.memory.facts(key)).toHaveLength(1);
   });
 });

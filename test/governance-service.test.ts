@@ -2,7 +2,7 @@
 // rate and token limits (also across a restart), and per-channel settings reaching the model.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { call, say, ScriptedModel } from "./support/model-scripted.js";
 import { TokenCounter } from "../src/tokens/token-counter.js";
 import type { RunOutcome, Tool } from "../src/agent/types.js";
 import { temporaryFolder, until } from "./support/memory-test-kit.js";

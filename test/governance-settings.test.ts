@@ -3,7 +3,7 @@
 import { open, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { say, ScriptedModel } from "./support/model-scripted.js";
 import { runSettingsFor } from "../src/governance/channel-settings.js";
 import { parseSettingsText, readSettingsFile, settingsPath } from "../src/governance/settings-file.js";
 import type { Settings, SettingsCheck } from "../src/governance/settings-schema.js";

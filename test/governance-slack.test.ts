@@ -2,7 +2,7 @@
 // refusals told privately with no model call, a redelivery not refused twice, and the
 // `audit` and `settings` commands.
 import { afterEach, describe, expect, it } from "vitest";
-import { say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { say, ScriptedModel } from "./support/model-scripted.js";
 import { REFUSED_IN_PUBLIC } from "../src/surfaces/core/texts.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";
 import { directMessageEvent, mentionEvent, postEvent } from "./support/fake-slack-requests.js";
@@ -130,7 +130,7 @@ describe("Slack commands", () => {
     );
     await until(() => ephemeralTo(h, "U0MALLORY").length === 2, "the second refusal");
     expect(JSON.stringify(h.fake.calls)).not.toContain("launch code");
-    expect(await h.service.rememberedFacts(key)).toHaveLength(1);
+    expect(await h.service.memory.facts(key)).toHaveLength(1);
   });
 });
 
@@ -144,7 +144,7 @@ describe("forgetting kept for admins", () => {
     await createLongTermMemory(harness.store, { maxFacts: 10, logger: silentLogger }).remember(key, ["A fact"]);
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> forget`, ts: "1700001800.000100" }));
     expect((await harness.fake.waitForCall("chat.postEphemeral")).args.text).toBe("Only the bot's admins can clear what I remember here.");
-    expect(await harness.service.rememberedFacts(key)).toHaveLength(1);
+    expect(await harness.service.memory.facts(key)).toHaveLength(1);
     await postEvent(
       harness.eventsUrl,
       mentionEvent({ user: "U0BOSS", text: `<@${BOT_USER_ID}> forget`, ts: "1700001801.000100", thread_ts: "1700001800.000100" }),

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { call, say, ScriptedModel } from "./support/model-scripted.js";
 import { TokenCounter } from "../src/tokens/token-counter.js";
 import type { ModelRequest, Tool } from "../src/agent/types.js";
-import { historyTokenBudget } from "../src/agent/loop-deps.js";
-import { buildSystemPrompt } from "../src/agent/system-prompt.js";
+import { historyTokenBudget } from "../src/agent/loop/loop-deps.js";
+import { buildSystemPrompt } from "../src/agent/context/system-prompt.js";
 import { createConversationHistory } from "../src/memory/history.js";
 import { silentLogger } from "../src/logger.js";
-import { runAgent } from "../src/agent/loop.js";
+import { runAgent } from "../src/agent/loop/loop.js";
 import { consoleOrigin, defaultGuards, loopDeps, runQuestion } from "./support/loop-harness.js";
 import { mapStore } from "./support/map-store.js";
 import { contentText } from "../src/agent/content.js";

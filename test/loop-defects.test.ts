@@ -1,9 +1,9 @@
 // Defects of the loop found by review and fault probes (issue 14), each through runAgent.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { READ_CONCURRENCY } from "../src/agent/call-batch.js";
-import { call, calls, say, ScriptedModel } from "../src/agent/model-scripted.js";
-import { flattenForSummary, summaryTimeoutMs } from "../src/agent/summary.js";
+import { READ_CONCURRENCY } from "../src/agent/loop/call-batch.js";
+import { call, calls, say, ScriptedModel } from "./support/model-scripted.js";
+import { flattenForSummary, summaryTimeoutMs } from "../src/agent/context/summary.js";
 import type { ChatMessage, Model, Tool } from "../src/agent/types.js";
 import { answered, runQuestion } from "./support/loop-harness.js";
 import { contentText } from "../src/agent/content.js";

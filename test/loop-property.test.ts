@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { call, say, ScriptedModel, type ScriptedCall, type ScriptedReply } from "../src/agent/model-scripted.js";
+import { call, say, ScriptedModel, type ScriptedCall, type ScriptedReply } from "./support/model-scripted.js";
 import type { ModelRequest, Tool } from "../src/agent/types.js";
 import { runQuestion } from "./support/loop-harness.js";
 import { contentText } from "../src/agent/content.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { call, calls, say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { call, calls, say, ScriptedModel } from "./support/model-scripted.js";
 import type { RunOutcome, Tool } from "../src/agent/types.js";
 import { eventTypes, runQuestion } from "./support/loop-harness.js";
 

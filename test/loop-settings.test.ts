@@ -1,8 +1,8 @@
 // Each setting the loop takes, and its per-step log line, changes what a run does (issue 14, item 7).
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { runAgent } from "../src/agent/loop.js";
-import { call, calls, say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { runAgent } from "../src/agent/loop/loop.js";
+import { call, calls, say, ScriptedModel } from "./support/model-scripted.js";
 import { TokenCounter } from "../src/tokens/token-counter.js";
 import type { Tool } from "../src/agent/types.js";
 import { createLogger } from "../src/logger.js";

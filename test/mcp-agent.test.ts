@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createAgentService, type RunningAgentService } from "../src/runs/agent-service.js";
-import { call, say, ScriptedModel, type ScriptStep } from "../src/agent/model-scripted.js";
+import { call, say, ScriptedModel, type ScriptStep } from "./support/model-scripted.js";
 import type { AgentEvent, Model, ModelRequest, PendingApproval, RunOutcome, Tool } from "../src/agent/types.js";
 import { loadConfig } from "../src/config.js";
 import { silentLogger, type Logger } from "../src/logger.js";
@@ -158,7 +158,7 @@ describe("the filesystem server in a run", () => {
       serverConfig("fs", filesystemServer(folder.path)),
       serverConfig("ghost", { kind: "stdio", command: "/nonexistent/ghost", args: [], env: {} }),
     ]);
-    const list = service.toolList("console");
+    const list = service.tools.list("console");
     expect(list.tools).toContainEqual({ name: "calculator", effect: "read", up: true });
     expect(list.tools).toContainEqual({ name: "fs__write_file", server: "fs", effect: "write", up: true });
     expect(list.tools).toContainEqual({ name: "fs__read_text_file", server: "fs", effect: "read", up: true });

@@ -8,7 +8,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { join } from "node:path";
 import { afterEach, beforeAll, afterAll, describe, expect, it } from "vitest";
-import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { call, say, ScriptedModel } from "./support/model-scripted.js";
 import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
@@ -109,7 +109,7 @@ describe("MCP tool names", () => {
     expect(model.requests[1]!.messages.at(-1)?.content).toMatch(/not allowed by this bot's tool policy/);
     expect(called).toEqual(["get page"]);
     const offered = model.requests[0]!.tools.map((tool) => tool.name);
-    const shown = service.toolList("console").tools.map((tool) => tool.name);
+    const shown = service.tools.list("console").tools.map((tool) => tool.name);
     expect(shown.filter((name) => name.startsWith("wiki__"))).toEqual(offered.filter((name) => name.startsWith("wiki__")));
     expect(new Set(shown).size).toBe(shown.length);
   });

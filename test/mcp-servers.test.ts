@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { TokenCounter } from "../src/tokens/token-counter.js";
-import { ToolRegistry, type Execution } from "../src/agent/tool-registry.js";
+import { ToolRegistry, type Execution } from "../src/agent/tools/tool-registry.js";
 import type { ToolCall, ToolContext } from "../src/agent/types.js";
 import { createMcpManager, type McpManager, type McpManagerOptions } from "../src/tools/mcp/mcp-manager.js";
 import type { McpServerConfig } from "../src/tools/mcp/mcp-config.js";

@@ -8,7 +8,7 @@ import { statusFor, taskUpdatesFor } from "../src/surfaces/core/cards.js";
 import { commandIn } from "../src/surfaces/core/commands.js";
 import { classifyMessage } from "../src/surfaces/slack/incoming-message.js";
 import { toolListText } from "../src/surfaces/core/tool-list-text.js";
-import { ScriptedModel } from "../src/agent/model-scripted.js";
+import { ScriptedModel } from "./support/model-scripted.js";
 import type { AgentEvent, PendingApproval } from "../src/agent/types.js";
 import { startConsole } from "./support/console-harness.js";
 import { originalPath, startDiscordHarness } from "./support/fake-discord-harness.js";

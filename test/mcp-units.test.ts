@@ -3,7 +3,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createToolPolicy, strictest } from "../src/agent/tool-policy.js";
+import { createToolPolicy, strictest } from "../src/agent/tools/tool-policy.js";
 import type { Tool } from "../src/agent/types.js";
 import { effectOf, serverApproval } from "../src/tools/mcp/mcp-tool.js";
 import { prefixedToolName, toolFilter } from "../src/tools/mcp/tool-names.js";
@@ -77,7 +77,7 @@ describe("tool results", () => {
   });
 });
 
-const tool = (name: string, effect: "read" | "write", approval?: "approve" | "allow"): Tool => ({
+const tool = (name: string, effect: "read" | "write", approval?: Tool["approval"]): Tool => ({
   name,
   description: "",
   schema: z.object({}),
@@ -104,27 +104,27 @@ describe("effect and approval layers", () => {
   });
 
   it("a server's approval setting is its own layer", () => {
-    expect(serverApproval("writes", "read")).toBe("allow");
-    expect(serverApproval("writes", "write")).toBe("approve");
-    expect(serverApproval("always", "read")).toBe("approve");
-    expect(serverApproval("never", "write")).toBe("allow");
+    expect(serverApproval("writes", "read")).toBe("runs without asking");
+    expect(serverApproval("writes", "write")).toBe("asks");
+    expect(serverApproval("always", "read")).toBe("asks");
+    expect(serverApproval("never", "write")).toBe("runs without asking");
   });
 
-  it("layers combine strictly: deny anywhere wins, then approve anywhere", () => {
-    expect(strictest(["allow", "deny", "approve"])).toBe("deny");
-    expect(strictest(["allow", undefined, "approve"])).toBe("approve");
-    expect(strictest([undefined, "allow"])).toBe("allow");
+  it("layers combine strictly: deny anywhere wins, then an ask anywhere", () => {
+    expect(strictest(["runs without asking", "denied", "asks"])).toBe("denied");
+    expect(strictest(["runs without asking", undefined, "asks"])).toBe("asks");
+    expect(strictest([undefined, "runs without asking"])).toBe("runs without asking");
     expect(strictest([undefined, undefined])).toBeUndefined();
     const policy = createToolPolicy([
       { pattern: "jira__delete_*", policy: "deny" },
       { pattern: "jira__*", policy: "allow" },
       { pattern: "fs__read_*", policy: "approve" },
     ]);
-    expect(policy(tool("jira__delete_issue", "write", "allow"))).toBe("deny");
-    expect(policy(tool("jira__create_issue", "write", "approve"))).toBe("approve");
-    expect(policy(tool("jira__search", "read", "allow"))).toBe("allow");
-    expect(policy(tool("fs__read_file", "read", "allow"))).toBe("approve");
-    expect(policy(tool("fs__write_file", "write", "allow"))).toBe("allow");
-    expect(policy(tool("post_message", "write"))).toBe("approve");
+    expect(policy(tool("jira__delete_issue", "write", "runs without asking"))).toBe("denied");
+    expect(policy(tool("jira__create_issue", "write", "asks"))).toBe("asks");
+    expect(policy(tool("jira__search", "read", "runs without asking"))).toBe("read");
+    expect(policy(tool("fs__read_file", "read", "runs without asking"))).toBe("asks");
+    expect(policy(tool("fs__write_file", "write", "runs without asking"))).toBe("runs without asking");
+    expect(policy(tool("post_message", "write"))).toBe("asks");
   });
 });

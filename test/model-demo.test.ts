@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createDemoModel, createLoopingDemoModel } from "../src/agent/model-demo.js";
+import { createDemoModel, createLoopingDemoModel } from "../src/agent/models/model-demo.js";
 import { builtinTools } from "../src/agent/tools/builtin.js";
 import { calculatorTool } from "../src/agent/tools/calculator.js";
 import { createCurrentTimeTool } from "../src/agent/tools/current-time.js";

@@ -2,7 +2,7 @@ import { createServer } from "node:net";
 import { once } from "node:events";
 import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createOpenAIModel, type OpenAIModelOptions } from "../src/agent/model-openai.js";
+import { createOpenAIModel, type OpenAIModelOptions } from "../src/agent/models/model-openai.js";
 import type { ModelRequest, ModelRetry } from "../src/agent/types.js";
 import { ModelUnavailableError } from "../src/errors.js";
 import { silentLogger } from "../src/logger.js";

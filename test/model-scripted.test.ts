@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, calls, say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { call, calls, say, ScriptedModel } from "./support/model-scripted.js";
 import type { ChatMessage, ModelRequest } from "../src/agent/types.js";
 
 const live = () => new AbortController().signal;

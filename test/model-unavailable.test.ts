@@ -4,8 +4,8 @@
 import { once } from "node:events";
 import { createServer } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { retryDelayMs } from "../src/agent/model-failure.js";
-import { createOpenAIModel } from "../src/agent/model-openai.js";
+import { retryDelayMs } from "../src/agent/models/model-failure.js";
+import { createOpenAIModel } from "../src/agent/models/model-openai.js";
 import { createLogger } from "../src/logger.js";
 import { answered, runQuestion } from "./support/loop-harness.js";
 import { errorReply, startFakeOpenAI, textReply, type FakeOpenAI } from "./support/fake-openai-server.js";

@@ -202,6 +202,29 @@ describe("the ops port", () => {
     });
   });
 
+  it("a start that fails half-way (the explorer's port is taken) closes what it opened: the same store starts again", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    closers.push(() => new Promise((resolve) => taken.close(resolve)));
+    const busy = (taken.address() as { port: number }).port;
+    const discord = await FakeDiscord.start();
+    closers.push(() => discord.close());
+    const env = {
+      ...base(),
+      DISCORD_TOKEN: discord.token,
+      DISCORD_APPLICATION_ID: discord.applicationId,
+      DISCORD_API_URL: discord.apiUrl,
+      ADMIN_TOKEN: "a-token-of-sixteen-chars",
+    };
+    const failed = await startApp({ ...env, ADMIN_PORT: String(busy) });
+    expect(failed).toMatchObject({ kind: "failed", message: expect.stringMatching(/^Cannot start: the run explorer's port/) });
+    // The store's owner lock was released and the store closed: a second start on the same file is not refused.
+    const again = await startApp(env);
+    if (again.kind !== "started") throw new Error(again.message);
+    app = again.app;
+    expect(app.surfaces).toEqual(["discord"]);
+  });
+
   it("the console opens no port", async () => {
     const result = await startApp(
       { STORE_URL: base().STORE_URL },

@@ -3,7 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createAgentService } from "../src/runs/agent-service.js";
-import { ScriptedModel } from "../src/agent/model-scripted.js";
+import { ScriptedModel } from "./support/model-scripted.js";
 import type { RunOutcome } from "../src/agent/types.js";
 import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";

@@ -4,8 +4,8 @@
 // the tokens of a run's first request that begin exactly as the previous run's first request.
 import { z } from "zod";
 import { afterEach, describe, expect, it } from "vitest";
-import { say, ScriptedModel } from "../src/agent/model-scripted.js";
-import { compactOlderTurns } from "../src/agent/context-window.js";
+import { say, ScriptedModel } from "./support/model-scripted.js";
+import { compactOlderTurns } from "../src/agent/context/context-window.js";
 import { TokenCounter } from "../src/tokens/token-counter.js";
 import type { ChatMessage, Tool } from "../src/agent/types.js";
 import { originFor } from "./support/service-harness.js";

@@ -3,7 +3,7 @@
 // beyond the record is "diverged"; a write is never executed; cut or partial records are not
 // replayable; --set values are checked like the variables.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, say, ScriptedModel, type ScriptStep } from "../src/agent/model-scripted.js";
+import { call, say, ScriptedModel, type ScriptStep } from "./support/model-scripted.js";
 import type { RunOutcome } from "../src/agent/types.js";
 import { priceTable } from "../src/cost/prices.js";
 import type { RunRecord } from "../src/memory/run-records/record-schema.js";

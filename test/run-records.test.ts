@@ -4,7 +4,7 @@
 // fails or hangs never delaying or losing the answer.
 import { z } from "zod";
 import { afterEach, describe, expect, it } from "vitest";
-import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { call, say, ScriptedModel } from "./support/model-scripted.js";
 import type { RunOutcome, Tool } from "../src/agent/types.js";
 import { usageBetween } from "../src/memory/run-records/usage-counters.js";
 import type { KeyValueStore } from "../src/memory/types.js";
@@ -165,7 +165,7 @@ describe("a run record", () => {
     await ask(harness, "second", "console:forgotten");
     const kept = await ask(harness, "third", "console:kept");
     await harness.recording.recorder.flushed();
-    expect(await harness.service.forget("console:forgotten")).toMatchObject({ facts: 0, files: 0 });
+    expect(await harness.service.memory.forget("console:forgotten")).toMatchObject({ facts: 0, files: 0 });
     expect((await harness.recording.records.load(first.runId)).kind).toBe("missing");
     const page = await harness.recording.records.list({ limit: 10 });
     expect(page.runs.map((run) => run.runId)).toEqual([kept.runId]);
@@ -275,7 +275,7 @@ describe("a run record", () => {
     const model = new ScriptedModel([say("noted", usage(20, 2)), { text: '{"facts":["Alice likes tea."]}', usage: usage(70, 9) }]);
     const harness = await recorded(model, { env: { MEMORY_EXTRACT_FACTS: "true" } });
     await ask(harness, "I like tea");
-    await until(async () => (await harness.service.rememberedFacts("console:records")).length === 1);
+    await until(async () => (await harness.service.memory.facts("console:records")).length === 1);
     await harness.service.close();
     await harness.recording.recorder.flushed();
     const all = (await usageBetween(harness.store, Date.now(), Date.now()))[0]!.dimensions.find((dimension) => dimension.kind === "all")!;

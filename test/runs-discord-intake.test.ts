@@ -1,7 +1,7 @@
 // Discord intake while the adapter stops: the gateway still delivers mentions during the drain,
 // and Discord never sends them again, so each is recorded for the next start, not dropped.
 import { expect, it } from "vitest";
-import { say } from "../src/agent/model-scripted.js";
+import { say } from "./support/model-scripted.js";
 import { intakeIdFor } from "../src/runs/intake-store.js";
 import { startDiscordHarness, waitUntil } from "./support/fake-discord-harness.js";
 

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createSlackSurface, type SlackSurface } from "../src/surfaces/slack/slack-adapter.js";
 import { underCore, type TestAdapter } from "./support/surface-kit.js";
 import { createAgentService, type RunningAgentService } from "../src/runs/agent-service.js";
-import { ScriptedModel } from "../src/agent/model-scripted.js";
+import { ScriptedModel } from "./support/model-scripted.js";
 import { loadConfig } from "../src/config.js";
 import { TokenCounter } from "../src/tokens/token-counter.js";
 import { silentLogger } from "../src/logger.js";

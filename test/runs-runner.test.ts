@@ -2,7 +2,7 @@
 // checkpoint, the concurrency cap, and memory writes after the answer outside the run slot.
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { call, calls, ScriptedModel, say, type ScriptedReply } from "../src/agent/model-scripted.js";
+import { call, calls, ScriptedModel, say, type ScriptedReply } from "./support/model-scripted.js";
 import type { RunPresenter } from "../src/runs/service.js";
 import type { AgentEvent, ModelRequest, RunOutcome, TaskOrigin, Tool } from "../src/agent/types.js";
 import { createIntakeStore, intakeIdFor } from "../src/runs/intake-store.js";
@@ -174,7 +174,7 @@ describe("the run slots", () => {
     expect(extractionStartedAt).toBeGreaterThan(seen[0]!.at);
     // B answered while A's extraction still waited on the model: the extraction held no slot.
     expect(seen[1]!.at).toBeLessThan(extractionStartedAt + 400);
-    await until(async () => (await harness.service.rememberedFacts("console:facts-a")).length === 1, "the fact to be stored");
+    await until(async () => (await harness.service.memory.facts("console:facts-a")).length === 1, "the fact to be stored");
   });
 });
 

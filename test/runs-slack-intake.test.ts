@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { spotOf } from "../src/surfaces/core/inbound.js";
 import { conversationAt } from "../src/surfaces/slack/slack-place.js";
-import { ScriptedModel } from "../src/agent/model-scripted.js";
+import { ScriptedModel } from "./support/model-scripted.js";
 import type { ModelRequest } from "../src/agent/types.js";
 import { createIntakeStore, intakeIdFor } from "../src/runs/intake-store.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";

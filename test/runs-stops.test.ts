@@ -4,7 +4,7 @@
 // stop left from before a pause does not stop the resumed run, and a replay of a stopped part
 // of a run starts stopped.
 import { mkdtempSync } from "node:fs";
-import type { StopSignal } from "../src/agent/loop.js";
+import type { StopSignal } from "../src/agent/loop/loop-types.js";
 import type { Person } from "../src/agent/types.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -3,8 +3,8 @@
 // two bot processes; with read-modify-write lists they lost each other's entries.
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApprovalStore } from "../src/agent/approval-store.js";
-import type { RunState } from "../src/agent/run-state.js";
+import { createApprovalStore } from "../src/runs/approval-store.js";
+import type { RunState } from "../src/agent/loop/run-state.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../src/memory/types.js";

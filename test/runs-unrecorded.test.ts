@@ -2,7 +2,7 @@
 // later start could take it up) writes no checkpoints, which nothing would ever read; a
 // recorded message still writes them after each step.
 import { afterEach, describe, expect, it } from "vitest";
-import { call, ScriptedModel, say } from "../src/agent/model-scripted.js";
+import { call, ScriptedModel, say } from "./support/model-scripted.js";
 import type { KeyValueStore } from "../src/memory/types.js";
 import { startService, type ServiceHarness } from "./support/service-harness.js";
 import { temporaryFolder, until } from "./support/memory-test-kit.js";

@@ -2,7 +2,7 @@
 // presenter here, or an expired approval whose surface shows no expiry, is not run; it stays
 // unfinished, the log says why, and it is tried again (bounded) until a surface can show it.
 import { afterEach, describe, expect, it } from "vitest";
-import { call, ScriptedModel, say } from "../src/agent/model-scripted.js";
+import { call, ScriptedModel, say } from "./support/model-scripted.js";
 import type { RunOutcome } from "../src/agent/types.js";
 import { intakeIdFor } from "../src/runs/intake-store.js";
 import { capturingLogger, temporaryFolder, until, type CapturedLog } from "./support/memory-test-kit.js";

@@ -3,8 +3,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { RunState } from "../src/agent/run-state.js";
-import { callSignature } from "../src/agent/signature.js";
+import type { RunState } from "../src/agent/loop/run-state.js";
+import { callSignature } from "../src/agent/tools/signature.js";
 import type { Tool, ToolContext } from "../src/agent/types.js";
 import { silentLogger } from "../src/logger.js";
 import { UNKNOWN_OUTCOME_OBSERVATION, withUnknownOutcomes } from "../src/runs/unknown-writes.js";

@@ -3,7 +3,7 @@
 // fires (only the schedules' clock moves) prints its answer between the person's lines;
 // `/schedules`, `/unschedule`, and `/usage` for the console's person (its admin here).
 import { afterEach, describe, expect, it } from "vitest";
-import { call, ScriptedModel, say } from "../src/agent/model-scripted.js";
+import { call, ScriptedModel, say } from "./support/model-scripted.js";
 import { noteTool } from "./support/service-harness.js";
 import { startConsole, type ConsoleHarness } from "./support/console-harness.js";
 import { settingsOf } from "./support/governance-kit.js";

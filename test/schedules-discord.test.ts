@@ -3,7 +3,7 @@
 // a slot fires (only the schedules' clock moves) and posts a root message in the channel with
 // the run's answer replying to it; an owner who left the server pauses it and is told by DM.
 import { afterEach, describe, expect, it } from "vitest";
-import { call, type ScriptStep, say } from "../src/agent/model-scripted.js";
+import { call, type ScriptStep, say } from "./support/model-scripted.js";
 import { startDiscordHarness, type DiscordHarness } from "./support/fake-discord-harness.js";
 import { settingsOf } from "./support/governance-kit.js";
 import { until } from "./support/memory-test-kit.js";

@@ -2,7 +2,7 @@
 // fires once and posts once, as its owner, in its channel; it survives a restart; missed slots
 // don't come back in a burst; cancel stops the next slot.
 import { describe, expect, it } from "vitest";
-import { ScriptedModel } from "../src/agent/model-scripted.js";
+import { ScriptedModel } from "./support/model-scripted.js";
 import { createAuditLog } from "../src/governance/audit-log.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";

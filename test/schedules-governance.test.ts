@@ -3,7 +3,7 @@
 // without a model call; a rate limit refuses one slot; the limits and the shortest interval
 // refuse a new schedule with one line; [SILENT] posts nothing; failures in a row pause.
 import { describe, expect, it } from "vitest";
-import { ScriptedModel } from "../src/agent/model-scripted.js";
+import { ScriptedModel } from "./support/model-scripted.js";
 import { ModelUnavailableError } from "../src/errors.js";
 import type { Settings } from "../src/governance/settings-schema.js";
 import { createAuditLog } from "../src/governance/audit-log.js";

@@ -6,7 +6,7 @@
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
-import { ScriptedModel } from "../src/agent/model-scripted.js";
+import { ScriptedModel } from "./support/model-scripted.js";
 import { silentLogger } from "../src/logger.js";
 import { createBullmqWorkQueue } from "../src/runs/bullmq-work-queue.js";
 import { createBullmqSlotTimer } from "../src/runs/schedules/bullmq-slot-timer.js";

@@ -3,7 +3,7 @@
 // their owner only; a slot fires (only the schedules' clock moves) and posts a root message in
 // the channel with the run under it; an owner who left pauses it and is told by DM; `usage`.
 import { afterEach, describe, expect, it } from "vitest";
-import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { call, say, ScriptedModel } from "./support/model-scripted.js";
 import { APPROVE_ACTION } from "../src/surfaces/slack/approval-message.js";
 import { addUsage } from "../src/memory/run-records/usage-counters.js";
 import { startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";
@@ -103,7 +103,7 @@ describe("schedules on Slack", () => {
     await start([]);
     const thread = await mention("U0ALICE", "schedule a meeting with Bob");
     await replyIn(thread, /Usage: `schedule /);
-    expect(h!.service.toolList("slack").tools.some((tool) => tool.name === "create_schedule")).toBe(true);
+    expect(h!.service.tools.list("slack").tools.some((tool) => tool.name === "create_schedule")).toBe(true);
   });
 
   it("fires a slot once: a root message in the channel, the run's answer in its thread", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callSignature, canonicalJson } from "../src/agent/signature.js";
+import { callSignature, canonicalJson } from "../src/agent/tools/signature.js";
 
 describe("canonicalJson", () => {
   it("sorts object keys at every depth and keeps array order", () => {

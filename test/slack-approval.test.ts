@@ -1,7 +1,7 @@
 // post_message through the approval buttons, end to end over HTTP with the real service:
 // who may decide, exactly-once posting, restarts, expiry.
 import { afterEach, describe, expect, it } from "vitest";
-import { call, ScriptedModel, say } from "../src/agent/model-scripted.js";
+import { call, ScriptedModel, say } from "./support/model-scripted.js";
 import { APPROVE_ACTION, DENY_ACTION } from "../src/surfaces/slack/approval-message.js";
 import { BOT_USER_ID, type RecordedCall } from "./support/fake-slack.js";
 import { blockActionPayload, mentionEvent, postEvent, postInteraction } from "./support/fake-slack-requests.js";

@@ -2,7 +2,7 @@
 // service reads them (downloaded from the fake Slack's private URLs with the bot token) and the
 // scripted model sees them; answers carry files through Slack's external upload into the thread.
 import { afterEach, describe, expect, it } from "vitest";
-import { call, ScriptedModel, say } from "../src/agent/model-scripted.js";
+import { call, ScriptedModel, say } from "./support/model-scripted.js";
 import type { ChatMessage } from "../src/agent/types.js";
 import { slackFilesOf } from "../src/surfaces/slack/slack-files.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";

@@ -1,7 +1,7 @@
 // HTTP mode end to end: the real Bolt app receives signed requests, the real agent service
 // runs a scripted model, and every Web API call lands on the fake Slack.
 import { afterEach, describe, expect, it } from "vitest";
-import { call, ScriptedModel, say } from "../src/agent/model-scripted.js";
+import { call, ScriptedModel, say } from "./support/model-scripted.js";
 import { BOT_ID, BOT_USER_ID, type FakeMessage } from "./support/fake-slack.js";
 import { directMessageEvent, mentionEvent, postEvent } from "./support/fake-slack-requests.js";
 import { gatedModel, startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";

@@ -1,7 +1,7 @@
 // start() and stop(): stop takes no more events and closes the port or the socket; runs in
 // flight belong to the runner, whose close is bounded.
 import { afterEach, describe, expect, it } from "vitest";
-import { ScriptedModel, say } from "../src/agent/model-scripted.js";
+import { ScriptedModel, say } from "./support/model-scripted.js";
 import { loadConfig } from "../src/config.js";
 import { TokenCounter } from "../src/tokens/token-counter.js";
 import { silentLogger } from "../src/logger.js";

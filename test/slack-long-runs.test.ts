@@ -2,7 +2,7 @@
 // large: the trace moves on to a new message in the same thread before either limit, falls back
 // to post-and-edit for that run when Slack refuses anyway, and no part of an answer is lost.
 import { afterEach, describe, expect, it } from "vitest";
-import { call, say, ScriptedModel, type ScriptStep } from "../src/agent/model-scripted.js";
+import { call, say, ScriptedModel, type ScriptStep } from "./support/model-scripted.js";
 import type { Model } from "../src/agent/types.js";
 import { BOT_USER_ID, MESSAGE_MAX_CHARS, type FakeMessage } from "./support/fake-slack.js";
 import { mentionEvent, postEvent } from "./support/fake-slack-requests.js";

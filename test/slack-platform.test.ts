@@ -2,7 +2,7 @@
 // bot arrives twice, DMs are answered in a thread, future-dated requests, refusals to people
 // outside the channel, Slack Connect streams, writes never repeated by the client.
 import { afterEach, describe, expect, it } from "vitest";
-import { call, ScriptedModel, say } from "../src/agent/model-scripted.js";
+import { call, ScriptedModel, say } from "./support/model-scripted.js";
 import { APPROVE_ACTION } from "../src/surfaces/slack/approval-message.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";
 import {

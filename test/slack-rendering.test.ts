@@ -1,7 +1,7 @@
 // What a run looks like in Slack, end to end: guard summaries, the fallback trace when
 // streaming is refused, rate limits, failed posts, long and mention-laden answers.
 import { afterEach, describe, expect, it } from "vitest";
-import { call, ScriptedModel, say, type ScriptStep } from "../src/agent/model-scripted.js";
+import { call, ScriptedModel, say, type ScriptStep } from "./support/model-scripted.js";
 import { MESSAGE_MAX_CHARS } from "../src/surfaces/slack/slack-text.js";
 import { silentLogger } from "../src/logger.js";
 import { createLongTermMemory } from "../src/memory/long-term-memory.js";

@@ -1,7 +1,7 @@
 // Socket Mode end to end: apps.connections.open with a custom API URL, the hello, events in
 // envelopes acknowledged over the WebSocket, and the Messages tab (assistant threads).
 import { afterEach, describe, expect, it } from "vitest";
-import { call, ScriptedModel, say } from "../src/agent/model-scripted.js";
+import { call, ScriptedModel, say } from "./support/model-scripted.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";
 import { APPROVE_ACTION } from "../src/surfaces/slack/approval-message.js";
 import { blockActionPayload, directMessageEvent, mentionEvent, messagesTabOpenedEvent } from "./support/fake-slack-requests.js";

@@ -3,7 +3,7 @@
 // message goes); the requester's click ends the run with "Stopped by <name>." and the button
 // leaves the trace message.
 import { afterEach, describe, expect, it } from "vitest";
-import { call, ScriptedModel } from "../src/agent/model-scripted.js";
+import { call, ScriptedModel } from "./support/model-scripted.js";
 import type { Model } from "../src/agent/types.js";
 import { pageBlocks, tracePages } from "../src/surfaces/slack/message-trace.js";
 import { STOP_ACTION } from "../src/surfaces/slack/slack-working.js";

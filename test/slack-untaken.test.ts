@@ -4,7 +4,7 @@
 // what gets answered, once; a signed payload Bolt can't read gets 400 at once; a body over the
 // endpoint's limit gets 413 before its signature is looked at.
 import { afterEach, describe, expect, it } from "vitest";
-import { ScriptedModel, say } from "../src/agent/model-scripted.js";
+import { ScriptedModel, say } from "./support/model-scripted.js";
 import type { WorkQueue } from "../src/runs/work-queue.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";
 import { mentionEvent, postEvent, sign } from "./support/fake-slack-requests.js";

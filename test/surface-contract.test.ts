@@ -6,7 +6,7 @@
 // blocked person hears why privately and nothing runs; an approval survives a restart. A
 // difference between surfaces is a failing test here, not a drift between copies.
 import { afterEach, describe, expect, it } from "vitest";
-import { call, say } from "../src/agent/model-scripted.js";
+import { call, say } from "./support/model-scripted.js";
 import { COMMANDS } from "../src/surfaces/core/commands.js";
 import { consoleDriver, discordDriver, seen, slackDriver, type Session, type Who } from "./support/surface-drivers.js";
 

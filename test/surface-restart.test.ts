@@ -3,10 +3,10 @@
 // clicks then (a Stop or a vote went on), Discord every click; now the core's one rule answers
 // for both, click by click.
 import { afterEach, describe, expect, it } from "vitest";
-import { say } from "../src/agent/model-scripted.js";
-import { ScriptedModel } from "../src/agent/model-scripted.js";
+import { say } from "./support/model-scripted.js";
+import { ScriptedModel } from "./support/model-scripted.js";
 import type { SurfaceCore } from "../src/surfaces/core/inbound.js";
-import type { Spot } from "../src/surfaces/core/surface.js";
+import type { Spot } from "../src/surfaces/core/spot.js";
 import { RESTARTING_CLICK, RESTARTING_COMMAND } from "../src/surfaces/core/texts.js";
 import { discordAsked } from "./support/discord-origins.js";
 import { startDiscordHarness, waitUntil, type DiscordHarness } from "./support/fake-discord-harness.js";

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { defaultContextWindow, encodingForModel, FALLBACK_CONTEXT_WINDOW, TokenCounter } from "../src/tokens/token-counter.js";
 import { Tokenizer } from "../src/tokens/tokenizer.js";
-import { ToolRegistry } from "../src/agent/tool-registry.js";
+import { ToolRegistry } from "../src/agent/tools/tool-registry.js";
 import type { ChatMessage, Tool, ToolSchema } from "../src/agent/types.js";
 
 const RUSSIAN = "Привет, как дела? Сегодня хорошая погода.";

@@ -5,7 +5,7 @@
 import { getEncoding } from "js-tiktoken";
 import { describe, expect, it } from "vitest";
 import { toThreadContext } from "../src/surfaces/slack/thread-context.js";
-import { say, ScriptedModel, call } from "../src/agent/model-scripted.js";
+import { say, ScriptedModel, call } from "./support/model-scripted.js";
 import { TokenCounter } from "../src/tokens/token-counter.js";
 import { Tokenizer } from "../src/tokens/tokenizer.js";
 import { answered, runQuestion } from "./support/loop-harness.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeCall, renderTrace, shorten } from "../src/agent/trace.js";
+import { describeCall, renderTrace, shorten } from "../src/agent/loop/trace.js";
 import type { CallOutcome, CallRecord, StepRecord } from "../src/agent/types.js";
 
 function callRecord(overrides: Partial<CallRecord> = {}): CallRecord {

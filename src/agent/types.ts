@@ -1,79 +1,14 @@
 // The contracts every part of the product shares: messages, the model seam, tools,
 // the loop's events and outcomes. Nothing here imports a platform or a client library.
 import type { z } from "zod";
-import type { AnswerFile, AnswerFileSink, FileOutcome, UserContent } from "./file-types.js";
+import type { AnswerFile, FileOutcome, OutgoingFile } from "./file-types.js";
+import type { ModelRequest, ModelRetry, TokenUsage, ToolCall } from "../contracts/model.js";
 
 export type * from "./file-types.js";
 
-// ---- Messages (OpenAI chat shape, our own names) ----
+// ---- Messages and the model seam: in src/contracts/model.ts, below the agent and memory ----
 
-export interface ToolCall {
-  readonly id: string;
-  readonly name: string;
-  /** Raw text as the model produced it; it may not be JSON at all. */
-  readonly arguments: string;
-}
-
-export type ChatMessage =
-  | { readonly role: "system"; readonly content: string }
-  /** Most user messages are a string; one that brings files is a list of parts. */
-  | { readonly role: "user"; readonly content: UserContent }
-  | { readonly role: "assistant"; readonly content: string | null; readonly toolCalls?: readonly ToolCall[] }
-  | { readonly role: "tool"; readonly toolCallId: string; readonly content: string };
-
-// ---- Model seam ----
-
-export interface ToolSchema {
-  readonly name: string;
-  readonly description: string;
-  /** JSON Schema of the arguments object. */
-  readonly parameters: Record<string, unknown>;
-}
-
-export interface ModelRequest {
-  readonly messages: readonly ChatMessage[];
-  /** Empty when the model must answer in text (the graceful summary, compaction). */
-  readonly tools: readonly ToolSchema[];
-  /** Ask for a JSON object reply (fact extraction). */
-  readonly responseFormat?: "json_object";
-  /** Told before each retry of a failed try, so a person waiting sees why. Must not throw. */
-  readonly onRetry?: (retry: ModelRetry) => void;
-}
-
-/** A try failed in a way worth retrying; the next one starts after `waitMs`. */
-export interface ModelRetry {
-  /** 1 for the first retry. */
-  readonly retry: number;
-  /** How many retries there will be at most (OPENAI_MAX_RETRIES). */
-  readonly of: number;
-  /** What failed, for a person: "could not connect to http://…/v1 (connection refused: ECONNREFUSED)". */
-  readonly cause: string;
-  readonly waitMs: number;
-}
-
-export interface TokenUsage {
-  readonly promptTokens: number;
-  readonly completionTokens: number;
-  /** Of the prompt tokens, those the server read from its prompt cache (billed lower), when it said so. */
-  readonly cachedTokens?: number;
-}
-
-export interface ModelReply {
-  readonly content: string | null;
-  readonly toolCalls: readonly ToolCall[];
-  /** Present when the server reported it. */
-  readonly usage?: TokenUsage;
-}
-
-/**
- * One method: send the messages, get one reply. Implementations retry what is worth
- * retrying and throw `ModelUnavailableError` (src/errors.ts) when they give up.
- * Must reject promptly once `signal` aborts.
- */
-export interface Model {
-  readonly name: string;
-  complete(request: ModelRequest, signal: AbortSignal): Promise<ModelReply>;
-}
+export type { ChatMessage, Model, ModelReply, ModelRequest, ModelRetry, TokenUsage, ToolCall, ToolSchema } from "../contracts/model.js";
 
 // ---- People, surfaces, tasks ----
 
@@ -168,8 +103,8 @@ export interface Tool<Args = any> {
   readonly timeoutMs?: number;
   /** JSON Schema of the arguments as the provider declared it (MCP); offered to the model instead of one built from `schema`. */
   readonly parameters?: Readonly<Record<string, unknown>>;
-  /** The provider's own policy layer (an MCP server's `approval` setting); combined strictly with TOOL_POLICY. */
-  readonly approval?: "approve" | "allow";
+  /** The provider's own policy layer (an MCP server's `approval` setting); combined strictly with TOOL_POLICY (tool-policy.ts). */
+  readonly approval?: "asks" | "runs without asking";
   readonly provider?: ToolProvider;
   /** False: not offered to this run (e.g. create_schedule to a run a schedule started). Absent: offered everywhere. */
   readonly availableTo?: (origin: TaskOrigin) => boolean;
@@ -325,3 +260,11 @@ export type RunOutcome =
       readonly files?: readonly AnswerFile[];
     })
   | (RunTotals & { readonly status: "paused"; readonly runId: string; readonly pending: PendingApproval });
+
+/** Where tools put files for the answer; present only where the surface posts them. */
+export interface AnswerFileSink {
+  /** Larger files are refused by `attach`: a tool checks the size first. */
+  readonly maxBytes: number;
+  /** Stores the files under ids made from the run, the call and their order, so a replayed call stores them once. */
+  attach(context: ToolContext, files: readonly OutgoingFile[]): Promise<readonly AnswerFile[]>;
+}

@@ -3,7 +3,7 @@
 // Must not throw: a failure here never touches the reply the person already got.
 import { z } from "zod";
 import type { Logger } from "../logger.js";
-import type { ChatMessage, Model } from "../agent/types.js";
+import type { ChatMessage, Model } from "../contracts/model.js";
 
 export interface Exchange {
   readonly user: string;

@@ -2,8 +2,9 @@
 // approval expired. A decision claimed before a crash is applied here too (by the next start or
 // the expiry item), never left as "already decided" with no answer.
 import { z } from "zod";
-import type { ApprovalStore, StoredRun } from "../agent/approval-store.js";
-import { continueAgent, resumeAgent, RunInterruptedError, type Resolution } from "../agent/loop.js";
+import type { ApprovalStore, StoredRun } from "./approval-store.js";
+import { continueAgent, resumeAgent } from "../agent/loop/loop.js";
+import { RunInterruptedError, type Resolution } from "../agent/loop/loop-types.js";
 import type { OriginUpgrade, RunPresenter } from "./service.js";
 import { SurfaceUnavailableError } from "../errors.js";
 import { observeRun } from "./run-observer.js";

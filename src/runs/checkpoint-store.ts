@@ -3,7 +3,7 @@
 // the counters in full): a step writes kilobytes, not the whole conversation. Checked with zod
 // on load; a log that does not parse is refused, never half-trusted.
 import { z } from "zod";
-import { RunStateSchema, type RunState } from "../agent/run-state.js";
+import { RunStateSchema, type RunState } from "../agent/loop/run-state.js";
 import type { KeyValueStore } from "../memory/types.js";
 
 /** A run's checkpoints outlive any outage the next start must recover from. */

@@ -3,9 +3,9 @@
 // the model wrapper that puts stored images into requests, a task's files prepared as its
 // question's parts when the run starts, and the lines history keeps of them.
 import type { Config } from "../config.js";
-import type { LoopDeps, RunStart } from "../agent/loop.js";
-import { observationTokenCap } from "../agent/loop-deps.js";
-import { modelSeesImages } from "../agent/model-vision.js";
+import type { LoopDeps, RunStart } from "../agent/loop/loop-types.js";
+import { observationTokenCap } from "../agent/loop/loop-deps.js";
+import { modelSeesImages } from "../agent/models/model-vision.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { AnswerFileSink, EventSink, Model, Surface, Tool } from "../agent/types.js";
 import { createAnswerFiles } from "../files/answer-files.js";
@@ -15,7 +15,7 @@ import { createFileStore, type FileStore, type StoredAnswerFile } from "../files
 import { attachedFileLines } from "../files/history-lines.js";
 import { prepareFiles } from "../files/prepare-files.js";
 import { withStoredImages } from "../files/stored-images.js";
-import type { RunState } from "../agent/run-state.js";
+import type { RunState } from "../agent/loop/run-state.js";
 import type { KeyValueStore } from "../memory/types.js";
 import { attachFileTool } from "../tools/files/attach-file.js";
 import { readAttachmentTool } from "../tools/files/read-attachment.js";

@@ -2,7 +2,8 @@
 // (the model is not asked again for steps already done), and show it through its presenter.
 import { newRunId } from "./run-id.js";
 import { SurfaceUnavailableError } from "../errors.js";
-import { continueAgent, runAgent, RunInterruptedError } from "../agent/loop.js";
+import { continueAgent, runAgent } from "../agent/loop/loop.js";
+import { RunInterruptedError } from "../agent/loop/loop-types.js";
 import type { OriginUpgrade, RunPresenter, Task } from "./service.js";
 import type { RunOutcome } from "../agent/types.js";
 import { UNRECORDED_RUN, type CheckpointLoad } from "./checkpoint-store.js";

@@ -2,7 +2,7 @@
 // event it emits, and a run that failed without a final event. They only watch: an observer
 // that throws is logged and ignored, and never changes what the run or the person sees.
 import type { Logger } from "pino";
-import type { LoopDeps } from "../agent/loop.js";
+import type { LoopDeps } from "../agent/loop/loop-types.js";
 import type { AgentEvent, EventSink, TaskOrigin, TokenUsage } from "../agent/types.js";
 
 /** new: a fresh message; resumed: after a decision; expired: ended because nobody decided in time. */

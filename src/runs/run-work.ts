@@ -1,9 +1,9 @@
 // What the workers share: the stores a run is kept in, saving a checkpoint after each step,
 // saving a pause, showing an outcome and the writes after it, and stopping for shutdown.
 import { randomBytes } from "node:crypto";
-import type { ApprovalStore } from "../agent/approval-store.js";
-import type { LoopDeps, LoopResult, RunStart } from "../agent/loop.js";
-import type { RunState } from "../agent/run-state.js";
+import type { ApprovalStore } from "./approval-store.js";
+import type { LoopDeps, LoopResult, RunStart } from "../agent/loop/loop-types.js";
+import type { RunState } from "../agent/loop/run-state.js";
 import type { OriginUpgrade, PostedAnswer, RunPresenter, Task } from "./service.js";
 import type { ChatMessage, EventSink, PendingApproval, RunOutcome, Surface, TaskOrigin } from "../agent/types.js";
 import type { Logger } from "../logger.js";

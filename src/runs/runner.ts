@@ -4,7 +4,7 @@
 // this process: the next start (or another process) takes up whatever is unfinished.
 import { newRunId } from "./run-id.js";
 import { IntakeUnavailableError } from "../errors.js";
-import type { StoredRun } from "../agent/approval-store.js";
+import type { StoredRun } from "./approval-store.js";
 import type { ReplyHandle, SubmitResult, Task } from "./service.js";
 import type { EventSink, RunOutcome } from "../agent/types.js";
 import { approvalKey, conversationOf, handleApproval, replyKey, REPLY_TTL_MS } from "./approval-item.js";

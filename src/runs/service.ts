@@ -16,6 +16,7 @@ import type { StopResult } from "./run-stops.js";
 import type { FeedbackBook } from "../memory/feedback.js";
 import type { FileDescriptor, SurfaceFiles } from "../files/file-ref.js";
 import type { StoredAnswerFile } from "../files/file-store.js";
+import type { ToolList } from "../tools/tool-list.js";
 
 export interface Task {
   readonly origin: TaskOrigin;
@@ -76,33 +77,6 @@ export interface StopRequest {
 export type { StopResult };
 
 export type ExpiryHandler = (pending: PendingApproval, outcome: RunOutcome) => void;
-
-/** One line of `/tools`. */
-export interface ToolListing {
-  readonly name: string;
-  /** The MCP server it comes from; undefined for the bot's own tools. */
-  readonly server?: string;
-  readonly effect: "read" | "write";
-  /** False while its MCP server is down (its tools are not offered then). */
-  readonly up: boolean;
-}
-
-/** One configured MCP server in `/tools`, also one that failed to start or never connected, with why. */
-export interface ToolServerListing {
-  readonly name: string;
-  readonly state:
-    | { readonly kind: "starting" }
-    | { readonly kind: "up"; readonly via: string }
-    | { readonly kind: "down" | "failed"; readonly reason: string };
-  /** Tools known of it: the current ones while up, the last known ones otherwise. */
-  readonly tools: number;
-}
-
-/** What `/tools` shows: the names are the ones the model is offered. */
-export interface ToolList {
-  readonly tools: readonly ToolListing[];
-  readonly servers: readonly ToolServerListing[];
-}
 
 /** Where a surface posted a run's answer: the runner records it, so a replay of the run never answers twice. */
 export interface PostedAnswer {
@@ -172,6 +146,26 @@ export type SubmitResult =
   /** A redelivery: the message is answered already, or its run is in progress. */
   | { readonly kind: "duplicate"; readonly intakeId: string; readonly state: "done" | "in_progress" };
 
+/** What a conversation remembers, for the commands (`/memory`, `/forget`, the console's `/new`). */
+export interface ServiceMemory {
+  facts(conversationKey: string): Promise<readonly Fact[]>;
+  /** Clears what the conversation remembers: its facts, its history of turns and its stored files (attached and answer files); says how many of each went. */
+  forget(conversationKey: string): Promise<Forgotten>;
+  /** How many earlier turns the next run in the conversation is given. */
+  earlierTurns(conversationKey: string): Promise<number>;
+  /** A fresh conversation under the same key: its earlier turns are dropped, its facts stay; returns how many turns went. */
+  startOver(conversationKey: string): Promise<number>;
+}
+
+export interface ServiceTools {
+  /** Every tool a run on this surface may be offered (built in, the surface's, MCP servers' also while down), for `/tools`. */
+  list(surface: Surface): ToolList;
+}
+
+/**
+ * The service surfaces talk to, by concern: the runs (attach, ask, submit, decide, stop) at the
+ * top, then the conversation memory, the feedback book and the tool catalogue.
+ */
 export interface AgentService {
   /** Everything the surface brings; call once, before it takes events. */
   attach(surface: Surface, hooks: SurfaceHooks): void;
@@ -193,19 +187,12 @@ export interface AgentService {
    * and "Stopped by <name>." (shown by whoever shows the run). The authority says who may.
    */
   stop(request: StopRequest): Promise<StopResult>;
+  readonly memory: ServiceMemory;
   /** 👍 / 👎 on answers, shared by every process on the store; each vote is logged with the totals. */
   readonly feedback: FeedbackBook;
-  /** Every tool a run on this surface may be offered (built in, the surface's, MCP servers' also while down), for `/tools`. */
-  toolList(surface: Surface): ToolList;
+  readonly tools: ServiceTools;
   /** A file of an answer (`outcome.files`), for the surface to post; undefined once the store no longer has it. */
   answerFile(conversationKey: string, fileId: string): Promise<StoredAnswerFile | undefined>;
-  rememberedFacts(conversationKey: string): Promise<readonly Fact[]>;
-  /** Clears what the conversation remembers: its facts, its history of turns and its stored files (attached and answer files); says how many of each went. */
-  forget(conversationKey: string): Promise<Forgotten>;
-  /** How many earlier turns the next run in the conversation is given. */
-  earlierTurns(conversationKey: string): Promise<number>;
-  /** A fresh conversation under the same key: its earlier turns are dropped, its facts stay; returns how many turns went. */
-  startOver(conversationKey: string): Promise<number>;
   /** Write calls in the conversation still waiting for a decision (also those a stopped process left), soonest expiry first. */
   waitingApprovals(conversationKey: string): Promise<readonly PendingApproval[]>;
 }

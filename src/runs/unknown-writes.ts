@@ -20,8 +20,8 @@
 // its approval), the ledger answers with its earlier outcome instead of running it.
 import { nextErrorStreak } from "../agent/guards/consecutive-errors.js";
 import { checkRepeat } from "../agent/guards/repeat.js";
-import type { RunState } from "../agent/run-state.js";
-import { callSignature } from "../agent/signature.js";
+import type { RunState } from "../agent/loop/run-state.js";
+import { callSignature } from "../agent/tools/signature.js";
 import type { AgentEvent, CallRecord, ChatMessage, ToolCall } from "../agent/types.js";
 import { RESULT_NOT_KEPT, UNKNOWN_OUTCOME, type LedgerEntry } from "./write-ledger.js";
 

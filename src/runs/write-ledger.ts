@@ -5,8 +5,8 @@
 // instead, as an error observation that the trace shows too; one found done gets the outcome it
 // had. Why a write can't be made twice after a crash, whatever its point: unknown-writes.ts.
 import { z } from "zod";
-import { errorText } from "../agent/error-text.js";
-import { resultText } from "../agent/tool-registry.js";
+import { errorText } from "../agent/loop/error-text.js";
+import { resultText } from "../agent/tools/tool-registry.js";
 import type { KeyValueStore } from "../memory/types.js";
 import type { Logger } from "../logger.js";
 import type { Tool, ToolCall } from "../agent/types.js";

@@ -1,7 +1,7 @@
 // What the approval tests share: a service per test on its own SQLite file (or the test Redis),
 // closed after each test, and helpers that read a pause or an answer out of a result.
 import { afterAll, afterEach, beforeAll } from "vitest";
-import { call, say, type ScriptedModel } from "../../src/agent/model-scripted.js";
+import { call, say, type ScriptedModel } from "./model-scripted.js";
 import type { ModelRequest, PendingApproval, RunOutcome, Tool } from "../../src/agent/types.js";
 import type { DecisionResult } from "../../src/runs/service.js";
 import type { KeyValueStore } from "../../src/memory/types.js";

@@ -1,5 +1,5 @@
 // Run as a separate process: opens the same store, approves a paused run, prints the result as JSON.
-import { say, ScriptedModel } from "../../src/agent/model-scripted.js";
+import { say, ScriptedModel } from "./model-scripted.js";
 import { noteTool, startService } from "./service-harness.js";
 
 const [storeUrl, runId, callId] = process.argv.slice(2) as [string, string, string];

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAgentService, type RunningAgentService } from "../../src/runs/agent-service.js";
-import { ScriptedModel, type ScriptStep } from "../../src/agent/model-scripted.js";
+import { ScriptedModel, type ScriptStep } from "./model-scripted.js";
 import type { Model } from "../../src/agent/types.js";
 import { attach, type AttachedSurface } from "../../src/surfaces/core/attach.js";
 import type { SurfaceCore } from "../../src/surfaces/core/inbound.js";

@@ -27,13 +27,15 @@ export function stubService(overrides: Partial<AgentService> = {}): StubService 
       recent: async () => [],
       totals: async () => ({ up: 0, down: 0 }),
     },
-    toolList: () => ({ tools: [], servers: [] }),
     answerFile: async () => undefined,
-    rememberedFacts: async () => [],
-    forget: async () => ({ facts: 0, turns: 0, files: 0 }),
-    earlierTurns: async () => 0,
-    startOver: async () => 0,
     waitingApprovals: async () => [],
+    memory: {
+      facts: async () => [],
+      forget: async () => ({ facts: 0, turns: 0, files: 0 }),
+      earlierTurns: async () => 0,
+      startOver: async () => 0,
+    },
+    tools: { list: () => ({ tools: [], servers: [] }) },
     ...overrides,
   };
 }

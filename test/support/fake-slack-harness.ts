@@ -17,7 +17,7 @@ import type { KeyValueStore } from "../../src/memory/types.js";
 import { createSlackSurface, type SlackSurface } from "../../src/surfaces/slack/slack-adapter.js";
 import { attach } from "../../src/surfaces/core/attach.js";
 import type { SurfaceCore } from "../../src/surfaces/core/inbound.js";
-import type { SlackClicked } from "../../src/surfaces/slack/slack-clicks.js";
+import type { SlackClicked } from "../../src/surfaces/slack/slack-refs.js";
 import { approversFrom } from "../../src/governance/authority.js";
 import type { StreamLimits } from "../../src/surfaces/slack/stream-trace.js";
 import { startFakeSlack, type FakeSlack } from "./fake-slack.js";

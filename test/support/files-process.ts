@@ -4,7 +4,7 @@
 // the store), `event` (a run's files event), `answer`. With `submit` it records one message with
 // its files first; either way it takes up what an earlier process left unfinished.
 //   files-process.ts <store-url> <openai-base-url> <files-json> submit|resume
-import { createOpenAIModel } from "../../src/agent/model-openai.js";
+import { createOpenAIModel } from "../../src/agent/models/model-openai.js";
 import { loadConfig } from "../../src/config.js";
 import { silentLogger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";

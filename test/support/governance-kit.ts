@@ -1,7 +1,7 @@
 // A real AgentService with a run policy over given settings, on a real store, with a
 // scripted model and a movable clock: for the governance tests.
 import { createAgentService, type RunningAgentService } from "../../src/runs/agent-service.js";
-import type { ScriptedModel } from "../../src/agent/model-scripted.js";
+import type { ScriptedModel } from "./model-scripted.js";
 import type { AgentEvent, Model, TaskOrigin, Tool } from "../../src/agent/types.js";
 import { loadConfig } from "../../src/config.js";
 import { createAuditLog } from "../../src/governance/audit-log.js";

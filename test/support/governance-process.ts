@@ -1,7 +1,7 @@
 // Run as its own Node process by the governance tests: a real runner with the settings in argv[3]
 // (JSON) on the store at argv[2]. `run <user> <tokens>`: one question to a scripted model that
 // reports that many tokens of usage; `admit <user>`: only the admission. Prints the result as JSON.
-import { say, ScriptedModel } from "../../src/agent/model-scripted.js";
+import { say, ScriptedModel } from "./model-scripted.js";
 import { governedService, settingsOf, slackOrigin } from "./governance-kit.js";
 
 const [url, settingsJson, action, user, tokens] = process.argv.slice(2);

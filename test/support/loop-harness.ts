@@ -1,7 +1,8 @@
 // Builds a loop with the built-in tools (plus any extra) and records every event.
 import { loadConfig, type GuardLimits } from "../../src/config.js";
-import { createLoopDeps } from "../../src/agent/loop-deps.js";
-import { runAgent, type LoopDeps, type LoopResult } from "../../src/agent/loop.js";
+import { createLoopDeps } from "../../src/agent/loop/loop-deps.js";
+import { runAgent } from "../../src/agent/loop/loop.js";
+import type { LoopDeps, LoopResult } from "../../src/agent/loop/loop-types.js";
 import { builtinTools } from "../../src/agent/tools/builtin.js";
 import type { Logger } from "pino";
 import type { AgentEvent, ChatMessage, Model, RunOutcome, TaskOrigin, Tool } from "../../src/agent/types.js";

@@ -2,7 +2,7 @@
 // clock the test moves: the slot timer, intake, governance and the audit log all read it. A
 // test presenter stands in for the surfaces and records what each run showed; owner notices
 // and presence are ports the test plays.
-import type { ScriptedModel } from "../../src/agent/model-scripted.js";
+import type { ScriptedModel } from "./model-scripted.js";
 import type { RunOutcome, TaskOrigin, Tool } from "../../src/agent/types.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import { createAuditLog } from "../../src/governance/audit-log.js";

@@ -5,7 +5,7 @@
 // messages, ephemeral interaction replies, direct messages). The scenarios are written once
 // against this interface, so a difference between surfaces is a failing test.
 import { z } from "zod";
-import { ScriptedModel, type ScriptStep } from "../../src/agent/model-scripted.js";
+import { ScriptedModel, type ScriptStep } from "./model-scripted.js";
 import type { Tool } from "../../src/agent/types.js";
 import type { Settings } from "../../src/governance/settings-schema.js";
 import type { KeyValueStore } from "../../src/memory/types.js";

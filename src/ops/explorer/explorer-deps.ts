@@ -7,7 +7,7 @@ import type { FeedbackBook } from "../../memory/feedback.js";
 import type { LongTermMemory } from "../../memory/long-term-memory.js";
 import type { RunRecordStore } from "../../memory/run-records/record-store.js";
 import type { KeyValueStore } from "../../memory/types.js";
-import type { ToolList } from "../../runs/service.js";
+import type { ToolList } from "../../tools/tool-list.js";
 import type { Reply } from "./http-io.js";
 import type { Caller } from "./sessions.js";
 

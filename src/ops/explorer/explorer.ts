@@ -22,7 +22,7 @@ export interface ExplorerOptions {
   readonly config: Config;
   readonly store: KeyValueStore;
   readonly records: RunRecordStore;
-  readonly service: Pick<AgentService, "toolList" | "feedback">;
+  readonly service: Pick<AgentService, "tools" | "feedback">;
   readonly governance: Governance;
   readonly logger: Logger;
   /** The ops port, when this process has one (every process but the console). */
@@ -100,7 +100,7 @@ function explorerDeps(options: ExplorerOptions, token: string): ExplorerDeps {
     audit: governance.runPolicy.audit,
     memory: createLongTermMemory(store, { maxFacts: config.memory.maxFacts, logger }),
     tools: () =>
-      options.surfaces.map((surface) => ({ surface, tools: service.toolList(surface as Parameters<typeof service.toolList>[0]) })),
+      options.surfaces.map((surface) => ({ surface, tools: service.tools.list(surface as Parameters<typeof service.tools.list>[0]) })),
     settings: () => settingsView(config, governance),
     logger,
   };

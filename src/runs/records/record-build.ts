@@ -1,7 +1,8 @@
 // A run's record from its draft, its end (outcome or failure) and the record of its earlier part
 // (a paused run's), as plain data: pure, run after the answer went out. Texts are kept as the
 // run had them here; record-fit.ts masks and cuts them.
-import type { LoopDeps } from "../../agent/loop.js";
+import type { LoopDeps } from "../../agent/loop/loop-types.js";
+import { wordOf } from "../../agent/tools/tool-policy.js";
 import type { CallRecord, RunOutcome, StepRecord, TaskOrigin, TokenUsage } from "../../agent/types.js";
 import {
   NO_USAGE,
@@ -41,8 +42,9 @@ export function settingsOf(deps: LoopDeps, persona: string | undefined): RecordS
           description: schema.description,
           parameters: schema.parameters,
           effect: tool.effect,
-          policy: deps.policy(tool),
-          ...(tool.approval ? { approval: tool.approval } : {}),
+          // Records keep TOOL_POLICY's words, as they always have.
+          policy: wordOf(deps.policy(tool)),
+          ...(tool.approval ? { approval: tool.approval === "asks" ? ("approve" as const) : ("allow" as const) } : {}),
           ...(tool.provider ? { server: tool.provider.server } : {}),
         },
       ];

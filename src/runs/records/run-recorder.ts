@@ -3,10 +3,10 @@
 // as they pass and writes after the run's final event, on a later turn of the event loop and
 // one write at a time, so nothing it does delays or loses the answer; a failed write is logged.
 import type { Logger } from "pino";
-import { requestParts, prefixShare } from "../../agent/prompt-prefix.js";
-import { RunInterruptedError } from "../../agent/loop.js";
+import { requestParts, prefixShare } from "../../agent/context/prompt-prefix.js";
+import { RunInterruptedError } from "../../agent/loop/loop-types.js";
 import type { TaskOrigin } from "../../agent/types.js";
-import { errorText } from "../../agent/error-text.js";
+import { errorText } from "../../agent/loop/error-text.js";
 import type { RunRecord } from "../../memory/run-records/record-schema.js";
 import type { RunRecordStore } from "../../memory/run-records/record-store.js";
 import { addUsage, type UsageEntry } from "../../memory/run-records/usage-counters.js";

@@ -8,14 +8,14 @@ import type { Config } from "../../config.js";
 import type { FeedbackBook } from "../../memory/feedback.js";
 import { createRunRecordStore, type RunRecordStore } from "../../memory/run-records/record-store.js";
 import type { KeyValueStore } from "../../memory/types.js";
-import type { Forgotten } from "../service.js";
+import type { Forgotten, ServiceMemory } from "../service.js";
 import { createRunRecorder, type RunRecorder } from "./run-recorder.js";
 
 export interface RunRecording {
   readonly records: RunRecordStore;
   readonly recorder: RunRecorder;
   /** The service with every 👍 / 👎 also noted on the run's record, and `forget` deleting the conversation's records too. */
-  withRecords<S extends { readonly feedback: FeedbackBook; forget(conversationKey: string): Promise<Forgotten> }>(service: S): S;
+  withRecords<S extends { readonly feedback: FeedbackBook; readonly memory: ServiceMemory }>(service: S): S;
   /** Waits for the records still being written (bounded); call before the store closes. */
   close(timeoutMs?: number): Promise<void>;
 }
@@ -50,8 +50,8 @@ export function createRunRecording(deps: {
         },
       };
       // The facts go first: what the answer counts. Then the records, whose failure fails the command (it is told to try again).
-      const forget = async (conversationKey: string) => {
-        const forgotten = await service.forget(conversationKey);
+      const forget = async (conversationKey: string): Promise<Forgotten> => {
+        const forgotten = await service.memory.forget(conversationKey);
         const deleted = await records.deleteConversation(conversationKey);
         logger.info({ conversationKey, ...forgotten, records: deleted }, "forgot a conversation");
         return forgotten;
@@ -59,7 +59,7 @@ export function createRunRecording(deps: {
       return new Proxy(service, {
         get(target, property, receiver) {
           if (property === "feedback") return feedback;
-          if (property === "forget") return forget;
+          if (property === "memory") return { ...service.memory, forget };
           const value: unknown = Reflect.get(target, property, receiver);
           return typeof value === "function" ? value.bind(target) : value;
         },

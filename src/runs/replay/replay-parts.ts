@@ -2,8 +2,8 @@
 // the reply the record holds for it, the tools return the recorded results. Nothing is called,
 // nothing runs, nothing is written. Anything the record does not hold marks the replay diverged.
 import { z } from "zod";
-import { callSignature } from "../../agent/signature.js";
-import { ToolRegistry, type Execution, type PreparedCall, type RegistryOptions } from "../../agent/tool-registry.js";
+import { callSignature } from "../../agent/tools/signature.js";
+import { ToolRegistry, type Execution, type PreparedCall, type RegistryOptions } from "../../agent/tools/tool-registry.js";
 import type { AgentEvent, Model, ModelReply, Tool, ToolCall, ToolContext, TokenUsage } from "../../agent/types.js";
 import { ModelUnavailableError } from "../../errors.js";
 import type { RecordCall, RecordUsage, RunRecord } from "../../memory/run-records/record-schema.js";
@@ -98,7 +98,8 @@ export function replayTools(record: RunRecord): Tool[] {
     schema: z.unknown(),
     parameters: spec.parameters,
     effect: spec.effect,
-    ...(spec.approval ? { approval: spec.approval } : {}),
+    // Records keep the provider's say in TOOL_POLICY's words.
+    ...(spec.approval ? { approval: spec.approval === "approve" ? ("asks" as const) : ("runs without asking" as const) } : {}),
     execute: async () => {
       throw new Error("replay never runs a tool");
     },

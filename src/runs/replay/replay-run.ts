@@ -1,9 +1,10 @@
 // Replays one stored run through the real loop (runAgent, and resumeAgent with the recorded
 // decision at each approval) under settings laid over the recorded ones, and says what would
 // end differently: the status, the guard, the steps, the tokens, the cost.
-import { createLoopDeps } from "../../agent/loop-deps.js";
-import { resumeAgent, runAgent, type LoopResult, type Resolution } from "../../agent/loop.js";
-import { createToolPolicy } from "../../agent/tool-policy.js";
+import { createLoopDeps } from "../../agent/loop/loop-deps.js";
+import { resumeAgent, runAgent } from "../../agent/loop/loop.js";
+import type { LoopResult, Resolution } from "../../agent/loop/loop-types.js";
+import { createToolPolicy, effectUnder, sayOfWord } from "../../agent/tools/tool-policy.js";
 import type { RunOutcome, Tool } from "../../agent/types.js";
 import { costOf, type PriceTable } from "../../cost/prices.js";
 import type { RecordUsage, RunRecord } from "../../memory/run-records/record-schema.js";
@@ -102,7 +103,11 @@ export async function replayRecord(record: RunRecord, overrides: ReplayOverrides
   const state = newReplayState();
   const sink = followEvents(state);
   const recordedPolicy = new Map(record.settings.tools.map((tool) => [tool.name, tool.policy]));
-  const policy = overrides.toolPolicy ? createToolPolicy(overrides.toolPolicy) : (tool: Tool) => recordedPolicy.get(tool.name) ?? "approve";
+  const recorded = (tool: Tool) => {
+    const word = recordedPolicy.get(tool.name);
+    return word ? effectUnder(tool, sayOfWord(word)) : "asks";
+  };
+  const policy = overrides.toolPolicy ? createToolPolicy(overrides.toolPolicy) : recorded;
   const deps = {
     ...createLoopDeps({
       model: replayModel(record, state, settings.model),

@@ -2,7 +2,7 @@
 // where it stands. Checked with zod whenever it is read back: the store is untrusted.
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { PersonSchema, RunStateSchema } from "../../agent/run-state.js";
+import { PersonSchema, RunStateSchema } from "../../agent/loop/run-state.js";
 import type { Person, TaskOrigin } from "../../agent/types.js";
 import type { When } from "./slots.js";
 

@@ -2,7 +2,7 @@
 // answer is recorded silent; a run that failed, or that a guard stopped, counts towards the
 // schedule's failure streak, and three in a row pause a recurring schedule and tell its owner
 // privately; any other answer ends the streak.
-import { RunInterruptedError } from "../../agent/loop.js";
+import { RunInterruptedError } from "../../agent/loop/loop-types.js";
 import type { RunOutcome, TaskOrigin } from "../../agent/types.js";
 import type { Logger } from "../../logger.js";
 import type { RunObserver } from "../run-observer.js";

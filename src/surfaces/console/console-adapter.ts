@@ -8,10 +8,11 @@
 import { z } from "zod";
 import type { Logger } from "pino";
 import type { AgentService } from "../../runs/service.js";
-import { renderTrace } from "../../agent/trace.js";
+import { renderTrace } from "../../agent/loop/trace.js";
 import type { EventSink, PendingApproval, RunOutcome, StepRecord, TaskOrigin, Tool } from "../../agent/types.js";
 import type { SurfaceCore } from "../core/inbound.js";
-import type { ChatSurface, Spot } from "../core/surface.js";
+import type { Spot } from "../core/spot.js";
+import type { ChatSurface } from "../core/surface.js";
 import { isApproval, parseCommand, type ConsoleCommand } from "./console-commands.js";
 import { consoleFiles, createFileDesk } from "./console-files.js";
 import { createConsoleDisplay } from "./console-display.js";
@@ -196,7 +197,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
       case "help":
         return out.line(helpText());
       case "new":
-        return out.line(startOverText(await service.startOver(CONSOLE_CONVERSATION_KEY)));
+        return out.line(startOverText(await service.memory.startOver(CONSOLE_CONVERSATION_KEY)));
       case "bad_command":
         return out.line(command.message);
     }
@@ -204,7 +205,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
 
   /** What the last session left: how many turns the conversation holds, and approvals still undecided. */
   async function resumeConversation(): Promise<void> {
-    const turns = await service.earlierTurns(CONSOLE_CONVERSATION_KEY);
+    const turns = await service.memory.earlierTurns(CONSOLE_CONVERSATION_KEY);
     if (turns > 0) out.line(continuingText(turns));
     for (const pending of await service.waitingApprovals(CONSOLE_CONVERSATION_KEY)) {
       if (stopped) break;

@@ -11,7 +11,8 @@ import type { StoredAnswerFile } from "../../files/file-store.js";
 import type { FileDescriptor } from "../../files/file-ref.js";
 import { pathInside } from "../../files/file-names.js";
 import { readLocalFile } from "../../files/local-file.js";
-import { answerFilesOf, type UploadFile } from "../core/answer-files.js";
+import { answerFilesOf } from "../core/answer-files.js";
+import type { UploadFile } from "../core/cards.js";
 import type { SurfaceFileSupport } from "../core/surface.js";
 import { consoleFormat } from "./console-format.js";
 

@@ -4,11 +4,11 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import type { GuardLimits } from "../../config.js";
-import { createLoopDeps } from "../../agent/loop-deps.js";
-import { runAgent } from "../../agent/loop.js";
-import { createLoopingDemoModel } from "../../agent/model-demo.js";
+import { createLoopDeps } from "../../agent/loop/loop-deps.js";
+import { runAgent } from "../../agent/loop/loop.js";
+import { createLoopingDemoModel } from "../../agent/models/model-demo.js";
 import type { Task } from "../../runs/service.js";
-import { buildSystemPrompt } from "../../agent/system-prompt.js";
+import { buildSystemPrompt } from "../../agent/context/system-prompt.js";
 import { builtinTools } from "../../agent/tools/builtin.js";
 import type { EventSink, RunOutcome } from "../../agent/types.js";
 

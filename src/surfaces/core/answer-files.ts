@@ -4,15 +4,10 @@
 import type { AnswerFile } from "../../agent/types.js";
 import { formatBytes } from "../../files/file-names.js";
 import type { StoredAnswerFile } from "../../files/file-store.js";
+import type { UploadFile } from "./cards.js";
 import type { TextFormat } from "./surface.js";
 
 /** A file the surface uploads with the answer. */
-export interface UploadFile {
-  readonly name: string;
-  readonly mime: string;
-  readonly data: Buffer;
-}
-
 export interface AnswerFileSource {
   /** The stored file; undefined once the store no longer has it. */
   load(fileId: string): Promise<StoredAnswerFile | undefined>;

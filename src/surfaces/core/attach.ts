@@ -18,7 +18,7 @@ import { createInFlight } from "./in-flight.js";
 import { answerCommand, takeMessage, takeQuestion, type AfterAck } from "./intake.js";
 import { tellPrivately } from "./private-note.js";
 import { createRunView } from "./run-view.js";
-import type { CoreSchedules } from "./schedule-commands.js";
+import type { CoreSchedules } from "./core-context.js";
 import { displayFor } from "./slot-thread.js";
 import type { ChatSurface } from "./surface.js";
 import { REFUSED_IN_PUBLIC } from "./texts.js";

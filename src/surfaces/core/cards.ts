@@ -2,7 +2,7 @@
 // text). A run's progress comes from its events: the status (what it does right now) and one
 // task per tool call (pending when the model asks for it, in progress while it runs, complete
 // or error with short details and output). Pure; the text in them is raw (the surface escapes it).
-import { describeCall, shorten } from "../../agent/trace.js";
+import { describeCall, shorten } from "../../agent/loop/trace.js";
 import type {
   AgentEvent,
   CallOutcome,
@@ -15,7 +15,13 @@ import type {
   StepRecord,
 } from "../../agent/types.js";
 import type { Deciders } from "../../governance/authority.js";
-import type { UploadFile } from "./answer-files.js";
+
+/** A file an answer carries, as the surface uploads it. */
+export interface UploadFile {
+  readonly name: string;
+  readonly mime: string;
+  readonly data: Buffer;
+}
 
 export type TaskStatus = "pending" | "in_progress" | "complete" | "error";
 

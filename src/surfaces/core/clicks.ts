@@ -5,7 +5,7 @@
 import type { Person } from "../../agent/types.js";
 import type { CoreContext } from "./core-context.js";
 import type { FeedbackClick, StopClick } from "./inbound.js";
-import type { Spot } from "./surface.js";
+import type { Spot } from "./spot.js";
 import { BAD_BUTTON, FEEDBACK_FAILED, RESTARTING_CLICK, STOP_FAILED, stopRefusalText, THANKS } from "./texts.js";
 
 /** Never throws. */

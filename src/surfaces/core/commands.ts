@@ -2,11 +2,10 @@
 // Discord registers them as slash commands, the console takes them after a "/". Every command
 // goes through governance: the asker must be allowed in the conversation (a blocked person
 // gets the refusal), then the authority must allow the command's action.
+import type { Command, CommandRequest } from "./command.js";
 import { usageCommandText } from "../../cost/usage-text.js";
-import type { Action } from "../../governance/authority.js";
 import { auditRefusalText } from "../../governance/command-text.js";
-import { actorAt, type CoreContext } from "./core-context.js";
-import type { Spot } from "./surface.js";
+import { actorAt } from "./core-context.js";
 import {
   feedbackText,
   fitted,
@@ -22,38 +21,6 @@ import {
 import { SCHEDULE_COMMANDS } from "./schedule-commands.js";
 import { toolListText } from "./tool-list-text.js";
 
-export interface CommandRequest {
-  // biome-ignore lint/suspicious/noExplicitAny: a command works the same whatever the surface's click and reference types are.
-  readonly ctx: CoreContext<any, any>;
-  readonly at: Spot;
-  /** What followed the command's name, or its options on Discord. */
-  readonly text: string;
-  readonly options: Readonly<Record<string, string>>;
-}
-
-/** A text option of the command where the platform asks for them one by one (Discord's slash commands). */
-export interface CommandOption {
-  readonly name: string;
-  /** At most 100 characters. */
-  readonly description: string;
-  readonly maxLength: number;
-}
-
-export interface Command {
-  readonly name: string;
-  /** One line for the console's help and Discord's command list (at most 100 characters). */
-  readonly summary: string;
-  /** What the authority must allow besides being allowed in the conversation, and what a refused asker is told. */
-  readonly guard?: { readonly action: Action; readonly refusal: string | ((request: CommandRequest) => string) };
-  /** The answer names people or holds the log: only the asker sees it. */
-  readonly private?: boolean;
-  /** True when text may follow the name (`schedule <when>: <what>`); otherwise such text makes a question. */
-  readonly takesText?: boolean;
-  /** Its options on Discord, all required; the answer finds them in `options`. */
-  readonly options?: readonly CommandOption[];
-  answer(request: CommandRequest): Promise<string>;
-}
-
 const conversationOf = (request: CommandRequest) => request.at.origin.conversationKey;
 const FEEDBACK_SHOWN = 20;
 
@@ -61,19 +28,19 @@ export const COMMANDS: readonly Command[] = [
   {
     name: "memory",
     summary: "Show what the agent remembers about this conversation",
-    answer: async (request) => memoryText(await request.ctx.service.rememberedFacts(conversationOf(request)), request.ctx.surface.format),
+    answer: async (request) => memoryText(await request.ctx.service.memory.facts(conversationOf(request)), request.ctx.surface.format),
   },
   {
     name: "forget",
     summary: "Clear what the agent remembers about this conversation: its facts and its history",
     guard: { action: "forget", refusal: ONLY_ADMINS_FORGET },
-    answer: async (request) => forgetText(await request.ctx.service.forget(conversationOf(request))),
+    answer: async (request) => forgetText(await request.ctx.service.memory.forget(conversationOf(request))),
   },
   {
     name: "tools",
     summary: "List the agent's tools: read or write, and which MCP server each comes from",
     answer: async ({ ctx }) =>
-      ctx.surface.format.block(fitted(toolListText(ctx.service.toolList(ctx.surface.name)), ctx.surface.format.maxChars - 20)),
+      ctx.surface.format.block(fitted(toolListText(ctx.service.tools.list(ctx.surface.name)), ctx.surface.format.maxChars - 20)),
   },
   {
     name: "audit",

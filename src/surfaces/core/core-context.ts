@@ -7,8 +7,12 @@ import type { KeyValueStore } from "../../memory/types.js";
 import type { AgentService } from "../../runs/service.js";
 import type { ApprovalRefs } from "./approval-refs.js";
 import type { RunViewDeps } from "./run-view.js";
-import type { CoreSchedules } from "./schedule-commands.js";
-import type { ChatSurface, Spot } from "./surface.js";
+import type { Schedules } from "../../runs/schedules/scheduler.js";
+import type { Spot } from "./spot.js";
+import type { ChatSurface } from "./surface.js";
+
+/** What the core needs of the schedules engine (src/runs/schedules/scheduler.ts). */
+export type CoreSchedules = Pick<Schedules, "run" | "attachSurface">;
 
 export interface CoreContext<Clicked, Ref> {
   readonly surface: ChatSurface<Clicked, Ref>;

@@ -4,7 +4,7 @@ import type { Decision, GuardStop, Person, RequestScope, Surface, TaskOrigin } f
 import type { Rating } from "../../memory/feedback.js";
 import type { FileDescriptor } from "../../files/file-ref.js";
 import type { ReplyHandle } from "../../runs/service.js";
-import type { Spot } from "./surface.js";
+import type { Spot } from "./spot.js";
 
 /** A person as the platform told us: ids, and (Discord) their roles where they acted. */
 export interface Someone extends Person {

@@ -2,7 +2,8 @@
 // platform's private message where they are (ephemeral), else a direct message from the bot,
 // else (only when the caller gives one) a public reply that names no details. Never throws.
 import type { Logger } from "../../logger.js";
-import type { ChatSurface, Spot } from "./surface.js";
+import type { Spot } from "./spot.js";
+import type { ChatSurface } from "./surface.js";
 
 export async function tellPrivately(
   surface: Pick<ChatSurface, "whisper" | "directMessage" | "post">,

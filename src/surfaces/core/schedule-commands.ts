@@ -5,13 +5,9 @@
 // they are shown as plain text on the surface.
 import type { ScheduleCommandName } from "../../runs/schedules/commands.js";
 import type { ScheduleCaller } from "../../runs/schedules/schedule-book.js";
-import type { Schedules } from "../../runs/schedules/scheduler.js";
 import { actorAt } from "./core-context.js";
-import type { Command, CommandRequest } from "./commands.js";
+import type { Command, CommandRequest } from "./command.js";
 import { fitted } from "./texts.js";
-
-/** What the core needs of the schedules engine (src/runs/schedules/scheduler.ts). */
-export type CoreSchedules = Pick<Schedules, "run" | "attachSurface">;
 
 export const SCHEDULES_OFF = "Schedules are not set up in this bot process.";
 

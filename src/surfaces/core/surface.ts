@@ -29,11 +29,7 @@ export interface SurfaceFileSupport extends SurfaceFiles {
   readonly uploadLimitBytes?: number;
 }
 
-/** Where the bot answers someone: the conversation (an origin whose requester is the person acting) and, for a live interaction, its handle. */
-export interface Spot {
-  readonly origin: TaskOrigin;
-  readonly reply?: ReplyHandle;
-}
+import type { Spot } from "./spot.js";
 
 /** How the core writes text on this surface. Every function is pure. */
 export interface TextFormat {

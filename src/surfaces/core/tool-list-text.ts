@@ -1,7 +1,7 @@
 // `/tools` on every surface: each configured MCP server with its state and, when it is not up,
 // why (first: a surface that cuts a long list keeps it); then each tool with where it comes from,
 // read or write, and whether its MCP server is up. Plain text; each surface wraps it as it shows text.
-import type { ToolList, ToolListing, ToolServerListing } from "../../runs/service.js";
+import type { ToolList, ToolListing, ToolServerListing } from "../../tools/tool-list.js";
 
 function toolLine(tool: ToolListing): string {
   if (!tool.server) return `- ${tool.name}: ${tool.effect}, built in`;

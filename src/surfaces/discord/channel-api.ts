@@ -3,7 +3,7 @@
 // and after an interaction's 15 minutes are over. Responses are checked before use.
 import { Routes, type REST } from "discord.js";
 import { z } from "zod";
-import type { UploadFile } from "../core/answer-files.js";
+import type { UploadFile } from "../core/cards.js";
 import type { ButtonRow } from "./buttons.js";
 import { NO_PINGS_API } from "./messages.js";
 

@@ -1,9 +1,9 @@
 // How one run looks on Discord (the core's run view drives it): progress by editing the main
 // message (with the Stop button once the run is known), then the answer (split to fit, 👍 / 👎 on
 // its last part) with its step trace in a thread on it, or the approval request with its buttons.
-import { renderTrace } from "../../agent/trace.js";
+import { renderTrace } from "../../agent/loop/trace.js";
 import type { Logger } from "../../logger.js";
-import type { UploadFile } from "../core/answer-files.js";
+import type { UploadFile } from "../core/cards.js";
 import type { RunDisplay } from "../core/surface.js";
 import { splitText } from "../core/split-text.js";
 import { RUN_FAILED } from "../core/texts.js";

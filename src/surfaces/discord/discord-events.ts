@@ -22,7 +22,7 @@ import {
 import { z } from "zod";
 import type { Logger } from "../../logger.js";
 import { spotOf, takeButton, type Someone, type SurfaceCore } from "../core/inbound.js";
-import type { Spot } from "../core/surface.js";
+import type { Spot } from "../core/spot.js";
 import { parseButton } from "./buttons.js";
 import { ASK, FILE_OPTION, QUESTION_OPTION } from "./command-definitions.js";
 import { discordFilesOf } from "./discord-files.js";

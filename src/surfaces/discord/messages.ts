@@ -1,6 +1,6 @@
 // How the core's cards read on Discord, as pure functions. Mentions written here render as
 // names but ping nobody: every message goes out with allowed mentions empty (NO_PINGS).
-import { shorten } from "../../agent/trace.js";
+import { shorten } from "../../agent/loop/trace.js";
 import type { CallOutcome, PendingApproval, RunOutcome } from "../../agent/types.js";
 import type { Deciders } from "../../governance/authority.js";
 import type { SettledCard, StatusCard } from "../core/cards.js";

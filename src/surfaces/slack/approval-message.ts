@@ -8,8 +8,7 @@ import type { Deciders } from "../../governance/authority.js";
 import type { SettledCard } from "../core/cards.js";
 import { decidersText, decisionLine, EXPIRED_LINE } from "../core/texts.js";
 import { jsonValue } from "./slack-api.js";
-import type { SlackClicked } from "./slack-clicks.js";
-import type { MessageRef } from "./slack-display.js";
+import type { MessageRef, SlackClicked } from "./slack-refs.js";
 import { codeBlock, escapeSlackText, neutraliseMentions, slackFormat } from "./slack-text.js";
 
 export const APPROVE_ACTION = "agent_approval_approve";

@@ -4,13 +4,13 @@
 // answer is posted (a possible second copy beats a lost answer).
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../../logger.js";
-import type { Where } from "./slack-posts.js";
+import type { SlackMetadata, Where } from "./slack-posts.js";
 
 const EVENT_TYPE = "agent_answer";
 /** A thread longer than this is not searched further: the answer of a run taken over is among its latest messages. */
 const PAGES = 5;
 
-export const answerMetadata = (runId: string) => ({ event_type: EVENT_TYPE, event_payload: { run_id: runId } });
+export const answerMetadata = (runId: string): SlackMetadata => ({ event_type: EVENT_TYPE, event_payload: { run_id: runId } });
 
 interface Listed {
   readonly ts?: string;

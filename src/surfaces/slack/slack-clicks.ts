@@ -5,20 +5,12 @@ import { z } from "zod";
 import type { Decision } from "../../agent/types.js";
 import type { Rating } from "../../memory/feedback.js";
 import { spotOf, takeButton, type Button, type SurfaceCore } from "../core/inbound.js";
-import type { Spot } from "../core/surface.js";
+import type { Spot } from "../core/spot.js";
 import { APPROVE_ACTION, decodeApprovalValue, DENY_ACTION } from "./approval-message.js";
 import { decodeFeedbackValue, FEEDBACK_DOWN_ACTION, FEEDBACK_UP_ACTION } from "./feedback-buttons.js";
 import { STOP_ACTION } from "./slack-working.js";
 import { conversationAt } from "./slack-place.js";
-
-/** What the core hands back to settle or link to a clicked message. */
-export interface SlackClicked {
-  readonly channel: string;
-  readonly ts: string;
-  /** The clicked message's blocks, as Slack sent them (untrusted). */
-  readonly blocks?: unknown;
-  readonly triggerId?: string;
-}
+import type { SlackClicked } from "./slack-refs.js";
 
 const Body = z.object({
   trigger_id: z.string().min(1).optional(),

@@ -5,7 +5,7 @@
 import { answerMetadata, findPostedAnswer } from "./posted-answer.js";
 import type { webApi } from "@slack/bolt";
 import type { RunOutcome } from "../../agent/types.js";
-import { renderTrace } from "../../agent/trace.js";
+import { renderTrace } from "../../agent/loop/trace.js";
 import type { Logger } from "../../logger.js";
 import { taskLines, type StatusCard, type TaskUpdate } from "../core/cards.js";
 import type { RunDisplay } from "../core/surface.js";
@@ -19,15 +19,11 @@ import type { SlackPosts, Where } from "./slack-posts.js";
 import { uploadFiles } from "./slack-files.js";
 import { neutraliseMentions, slackFormat } from "./slack-text.js";
 import { createStatusLine, createStopControl } from "./slack-working.js";
+import type { MessageRef } from "./slack-refs.js";
 import { createStreamTrace, type StreamLimits, type StreamTrace } from "./stream-trace.js";
 
 /** The whole trace of a finished run; the trace message spreads it over as many messages as it needs. */
 const FINAL_TRACE_CHARS = 40_000;
-
-export interface MessageRef {
-  readonly channel: string;
-  readonly ts: string;
-}
 
 export interface SlackDisplayDeps {
   readonly client: webApi.WebClient;

@@ -12,7 +12,7 @@ import { downloadUrl } from "../../files/download.js";
 import type { FileDescriptor } from "../../files/file-ref.js";
 import { isHtmlFile } from "../../files/file-kind.js";
 import type { Logger } from "../../logger.js";
-import type { UploadFile } from "../core/answer-files.js";
+import type { UploadFile } from "../core/cards.js";
 import type { SurfaceFileSupport } from "../core/surface.js";
 import { describeSlackError } from "./slack-api.js";
 import type { Where } from "./slack-posts.js";

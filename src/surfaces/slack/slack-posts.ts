@@ -8,7 +8,6 @@ import type { GuardStop } from "../../agent/types.js";
 import type { Logger } from "../../logger.js";
 import { attempt, type Failure } from "../core/attempt.js";
 import { splitText } from "../core/split-text.js";
-import type { answerMetadata } from "./posted-answer.js";
 import { describeSlackError, slackErrorCode } from "./slack-api.js";
 import { escapeSlackText, MESSAGE_MAX_CHARS, neutraliseMentions, toSlackMrkdwn } from "./slack-text.js";
 
@@ -22,12 +21,18 @@ export interface Where {
   readonly threadTs?: string;
 }
 
+/** Slack's message metadata: what a message says to apps (posted-answer.ts marks answers with it). */
+export interface SlackMetadata {
+  readonly event_type: string;
+  readonly event_payload: Record<string, string>;
+}
+
 export interface Body {
   readonly text: string;
   readonly blocks?: readonly (types.KnownBlock | types.Block)[];
   /** Answers and traces: a link in them shows no preview. */
   readonly unfurl?: false;
-  readonly metadata?: ReturnType<typeof answerMetadata>;
+  readonly metadata?: SlackMetadata;
 }
 
 export interface SlackPosts {
@@ -40,12 +45,7 @@ export interface SlackPosts {
    * As Slack mrkdwn, neutralised, in parts below Slack's message size, then a line naming the guard that fired. The
    * first part's ts; the first part carries `metadata` (posted-answer.ts).
    */
-  answer(
-    where: Where,
-    answer: string,
-    stop: GuardStop | undefined,
-    metadata: ReturnType<typeof answerMetadata>,
-  ): Promise<string | undefined>;
+  answer(where: Where, answer: string, stop: GuardStop | undefined, metadata: SlackMetadata): Promise<string | undefined>;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

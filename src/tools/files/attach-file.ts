@@ -3,7 +3,7 @@
 // no approval; it is offered only where the surface posts the answer's files.
 import { z } from "zod";
 import type { Tool } from "../../agent/types.js";
-import { ToolOutput } from "../../agent/tool-output.js";
+import { ToolOutput } from "../../agent/tools/tool-output.js";
 import { declaredKind } from "../../files/file-kind.js";
 import { formatBytes } from "../../files/file-names.js";
 

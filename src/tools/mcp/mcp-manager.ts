@@ -3,7 +3,7 @@
 // until something changed, so a registry can keep its schemas until then. `/tools` is read from
 // the same map of names, so a name it shows is the tool a call (or a TOOL_POLICY rule) reaches.
 import type { Logger } from "pino";
-import type { ToolList } from "../../runs/service.js";
+import type { ToolList } from "../tool-list.js";
 import type { Tool } from "../../agent/types.js";
 import type { McpServerConfig } from "./mcp-config.js";
 import { createMcpTool } from "./mcp-tool.js";

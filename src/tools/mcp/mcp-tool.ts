@@ -6,7 +6,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import type { CallToolResult, Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { Tool, ToolContext, ToolEffect } from "../../agent/types.js";
-import { ToolOutput } from "../../agent/tool-output.js";
+import { ToolOutput } from "../../agent/tools/tool-output.js";
 import type { ApprovalMode } from "./mcp-config.js";
 import { toolResultFiles, toolResultText } from "./tool-result.js";
 
@@ -48,10 +48,10 @@ export function effectOf(definition: McpToolDefinition, operatorSaysRead = false
 }
 
 /** The server's own layer of the policy: `writes` asks for writes only, `always` for every call, `never` trusts the server. */
-export function serverApproval(mode: ApprovalMode, effect: ToolEffect): "approve" | "allow" {
-  if (mode === "always") return "approve";
-  if (mode === "never") return "allow";
-  return effect === "write" ? "approve" : "allow";
+export function serverApproval(mode: ApprovalMode, effect: ToolEffect): NonNullable<Tool["approval"]> {
+  if (mode === "always") return "asks";
+  if (mode === "never") return "runs without asking";
+  return effect === "write" ? "asks" : "runs without asking";
 }
 
 /** Throws when the schema can't be compiled; the caller skips that tool. */

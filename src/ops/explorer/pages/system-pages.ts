@@ -1,6 +1,6 @@
 // Audit (the newest entries of the audit log), Tools (built in and MCP, each server up or down
 // and why, as the service lists them) and Settings (what is in force, secrets left out).
-import type { ToolServerListing } from "../../../runs/service.js";
+import type { ToolServerListing } from "../../../tools/tool-list.js";
 import type { PageHandler } from "../explorer-deps.js";
 import { html, outsideLink, page, table, when } from "../html.js";
 

@@ -1,0 +1,320 @@
+// A run in progress: takes one step at a time (the guards, the model call, the tool calls), folds
+// and compacts its context, pauses for approvals and resolves them, and finishes with an answer
+// or a guard's summary. loop.ts drives it and checkpoints between steps.
+import { approvalRequest, unrunRecord, withWaitingStep } from "./approval-resolution.js";
+import { blockedRecord, processCalls, runPrepared, settleCall, type BatchContext } from "./call-batch.js";
+import { knownCallIds, normalizeCallIds } from "./call-ids.js";
+import { checkErrorStreak, nextErrorStreak } from "../guards/consecutive-errors.js";
+import { approvalExpiredStop } from "../guards/external-stops.js";
+import { checkStepLimit } from "../guards/step-limit.js";
+import type { LoopDeps, LoopResult, Resolution, StepEnd, StopSignal } from "./loop-types.js";
+import type { GuardCounters, RunState } from "./run-state.js";
+import { addUsage, RunContext } from "./run-context.js";
+import { RunCancellation } from "./run-cancellation.js";
+import { logStep } from "./step-log.js";
+import { UsageMeter } from "./usage-meter.js";
+import { meteredModel } from "../models/metered-model.js";
+import { summarize, summaryTimeoutMs } from "../context/summary.js";
+import { EMPTY_REPLY_NUDGE } from "../context/system-prompt.js";
+import type {
+  AgentEvent,
+  CallRecord,
+  EventSink,
+  GuardStop,
+  Model,
+  ModelRequest,
+  RunOutcome,
+  StepRecord,
+  TokenUsage,
+  ToolCall,
+} from "../types.js";
+import { modelCallStop } from "./model-call-stop.js";
+import { answerFilesOf } from "../tools/tool-output.js";
+
+/** Epoch milliseconds with sub-millisecond precision: step times survive a restart. */
+const now = () => performance.timeOrigin + performance.now();
+/** After a Stop the summary may take this long; a hanging model then gets the summary built from the steps. */
+const STOPPED_SUMMARY_MS = 1_000;
+
+/** One run in progress: its messages, steps and guard counters, and the step it is on. */
+export class ActiveRun {
+  steps: StepRecord[];
+  guards: GuardCounters;
+  usage: TokenUsage;
+  pending: RunState["pending"];
+  private readonly context: RunContext;
+  private readonly meter: UsageMeter;
+  /** The model for the calls besides the steps (compaction, summary): metered when the usage is read. */
+  private readonly sideModel: Model;
+  private readonly callIds: Set<string>;
+  private readonly cancellation: RunCancellation;
+  /** Bound once per run: every step's batch context reuses them. */
+  private readonly emitter: (event: AgentEvent) => void;
+  private readonly writeSignal: () => AbortSignal;
+  private readonly clock: () => number;
+
+  constructor(
+    private readonly state: Omit<RunState, "pending"> & { pending?: RunState["pending"] },
+    private readonly deps: LoopDeps,
+    private readonly sink: EventSink,
+    /** A person's Stop (reason: the GuardStop): cancels the model call and reads in flight, never a write. */
+    stop?: StopSignal,
+  ) {
+    this.cancellation = new RunCancellation(stop, deps.limits.runTimeoutMs, state.elapsedMs);
+    this.emitter = this.emit.bind(this);
+    this.writeSignal = this.cancellation.writeSignal.bind(this.cancellation);
+    this.steps = [...state.steps];
+    this.guards = state.guards;
+    this.usage = state.usage;
+    this.pending = state.pending;
+    this.clock = deps.clock ?? Date.now;
+    const settled = [...this.steps.flatMap((step) => step.calls), ...(state.pending?.done ?? [])];
+    this.meter = new UsageMeter(deps, { runId: state.runId, origin: state.origin });
+    // Compaction and the summary go to the meter through the model itself; built only when someone reads the usage.
+    this.sideModel = this.meter.wanted ? meteredModel(deps.model, deps.counter, (tokens) => this.meter.add(tokens)) : deps.model;
+    const budget = deps.limits.contextWindow - deps.limits.reservedOutputTokens;
+    this.context = new RunContext(state.messages, settled, { counter: deps.counter, tools: deps.tools, model: this.sideModel }, budget);
+    this.callIds = knownCallIds(settled, state.messages);
+  }
+
+  get runId(): string {
+    return this.state.runId;
+  }
+
+  emit(event: AgentEvent): void {
+    try {
+      this.sink(event);
+    } catch (error) {
+      this.deps.logger.warn({ runId: this.runId, err: error }, "event sink threw; ignored");
+    }
+  }
+
+  /** `signal`: the deadline alone for an approved write, which finishes (or times out) even after a Stop, as an allowed one does. */
+  private batchContext(step: number, done: CallRecord[], signal: AbortSignal = this.cancellation.signal): BatchContext {
+    return {
+      tools: this.deps.tools,
+      policy: this.deps.policy,
+      oscillationWindow: this.deps.limits.oscillationWindow,
+      toolContext: this.deps.answerFiles
+        ? { signal, runId: this.runId, origin: this.state.origin, answerFiles: this.deps.answerFiles }
+        : { signal, runId: this.runId, origin: this.state.origin },
+      step,
+      emit: this.emitter,
+      writeSignal: this.writeSignal,
+      // A settled call goes to the step's records and the run's messages.
+      settle: (item) => {
+        done.push(item);
+        this.context.settle(item);
+      },
+    };
+  }
+
+  /** Folds and compacts the context; the token guard's stop when it is still red. */
+  private async manageContext(): Promise<GuardStop | undefined> {
+    const check = await this.context.manage(this.runId, this.emitter, this.cancellation.signal);
+    this.usage = addUsage(this.usage, check.usage);
+    return check.stop;
+  }
+
+  private block(calls: readonly ToolCall[], reason: string, step: number, done: CallRecord[]): void {
+    const context = this.batchContext(step, done);
+    for (const call of calls) this.guards = settleCall(this.guards, blockedRecord(call, reason), context, false);
+  }
+
+  private pause(
+    index: number,
+    startedAt: number,
+    text: string | null,
+    calls: readonly ToolCall[],
+    done: readonly CallRecord[],
+    args: unknown,
+    usage?: TokenUsage,
+  ): StepEnd {
+    this.pending = { index, startedAt, text, calls, done, usage };
+    const expiresAt = this.clock() + this.deps.approvalTimeoutMs;
+    const approval = approvalRequest(this.runId, this.state.origin, calls[0]!, this.deps.tools, args, expiresAt);
+    this.emit({ type: "approval_needed", runId: this.runId, approval });
+    return { kind: "pause", approval };
+  }
+
+  private finishStep(index: number, startedAt: number, text: string | null, calls: readonly CallRecord[], usage?: TokenUsage): void {
+    const durationMs = now() - startedAt;
+    this.steps.push({ index, startedAt, durationMs, text, calls, usage });
+    logStep(this.deps.logger, this.runId, index, calls, durationMs, this.context.tokens);
+  }
+
+  private async runCalls(
+    index: number,
+    startedAt: number,
+    text: string | null,
+    calls: readonly ToolCall[],
+    done: CallRecord[],
+    usage?: TokenUsage,
+  ): Promise<StepEnd> {
+    const settled: CallRecord[] = done;
+    const result = await processCalls(calls, this.guards, this.batchContext(index, settled));
+    this.guards = result.guards;
+    if (result.kind === "needs_approval") {
+      const cut = this.cancellation.interrupted();
+      if (!cut) return this.pause(index, startedAt, text, result.calls, settled, result.args, usage);
+      // Nobody is asked to approve a write for a run whose time is already up, or that a person stopped.
+      this.block(result.calls, cut.guard === "stopped" ? cut.sentence.replace(/\.$/, "") : "the run's time ran out", index, settled);
+      this.finishStep(index, startedAt, text, settled, usage);
+      return { kind: "stop", stop: cut };
+    }
+    this.finishStep(index, startedAt, text, settled, usage);
+    if (result.kind === "stopped") return { kind: "stop", stop: result.stop };
+    return { kind: "continue" };
+  }
+
+  /**
+   * One turn: check the guards, ask the model, handle its reply (an answer, an empty reply, or
+   * calls), run the calls, and end on a Stop or the deadline that came meanwhile. The caller
+   * checkpoints after a turn that continues.
+   */
+  async step(): Promise<StepEnd> {
+    const guard = await this.guardStop();
+    if (guard) return { kind: "stop", stop: guard };
+
+    const index = this.steps.length + 1;
+    const startedAt = now();
+    const request: ModelRequest = {
+      messages: this.context.messages,
+      tools: this.deps.tools.schemas,
+      onRetry: (retry) => this.emit({ type: "model_retrying", runId: this.runId, step: index, ...retry }),
+    };
+    this.emit({ type: "step_started", runId: this.runId, step: index, request });
+    const called = performance.now();
+    const reply = await this.deps.model
+      .complete(request, this.cancellation.signal)
+      .catch((error: unknown) => this.modelFailed(error, index));
+    if ("kind" in reply) return reply;
+    this.usage = addUsage(this.usage, reply.usage);
+    // Estimated only when someone reads it: counting what the model wrote costs a few µs per step.
+    if (this.meter.wanted) this.meter.addReply(reply, this.context.tokens, this.deps.counter);
+    const toolCalls = normalizeCallIds(reply.toolCalls, index, this.callIds);
+    const durationMs = performance.now() - called;
+    this.emit({ type: "model_replied", runId: this.runId, step: index, text: reply.content, toolCalls, usage: reply.usage, durationMs });
+
+    if (toolCalls.length === 0) {
+      const answer = reply.content?.trim();
+      this.context.append(answer ? { role: "assistant", content: reply.content } : EMPTY_REPLY_NUDGE);
+      this.finishStep(index, startedAt, answer ? reply.content : null, [], reply.usage);
+      if (answer) return { kind: "answer", answer };
+      this.guards = { ...this.guards, errorStreak: nextErrorStreak(this.guards.errorStreak, "empty_reply") };
+      return { kind: "continue" };
+    }
+
+    this.context.append({ role: "assistant", content: reply.content, toolCalls });
+    const end = await this.runCalls(index, startedAt, reply.content, toolCalls, [], reply.usage);
+    const cut = end.kind === "continue" ? this.cancellation.interrupted() : undefined;
+    return cut ? { kind: "stop", stop: cut } : end;
+  }
+
+  /** The guards checked before each model call, in this order; the first that fires ends the run with its summary. */
+  private async guardStop(): Promise<GuardStop | undefined> {
+    return (
+      this.cancellation.interrupted() ??
+      checkStepLimit(this.steps.length, this.deps.limits.maxSteps) ??
+      checkErrorStreak(this.guards.errorStreak, this.deps.limits.maxConsecutiveErrors) ??
+      (this.context.needsManaging ? await this.manageContext() : undefined) ??
+      (this.meter.due ? await this.meter.report() : undefined)
+    );
+  }
+
+  /** A model call that threw: a Stop or the deadline that cancelled it, else the model is unavailable. */
+  private modelFailed(error: unknown, step: number): StepEnd {
+    const cut = this.cancellation.interrupted();
+    if (cut) return { kind: "stop", stop: cut };
+    return { kind: "stop", stop: modelCallStop(error, this.deps.logger, { runId: this.runId, step }) };
+  }
+
+  /** Applies a person's decision (or the expiry) to the waiting call, then finishes that step. */
+  async resolve(resolution: Resolution): Promise<StepEnd> {
+    const pending = this.pending!;
+    this.pending = undefined;
+    const [call, ...rest] = pending.calls;
+    const done = [...pending.done];
+    if (resolution.kind === "expired") {
+      this.block(pending.calls, "nobody approved it in time", pending.index, done);
+      this.finishStep(pending.index, pending.startedAt, pending.text, done, pending.usage);
+      return { kind: "stop", stop: approvalExpiredStop(call!.name, this.deps.approvalTimeoutMs) };
+    }
+    this.emit({
+      type: "approval_decided",
+      runId: this.runId,
+      callId: call!.id,
+      decision: resolution.decision,
+      decidedBy: resolution.decidedBy,
+    });
+    const prepared = this.deps.tools.prepare(call!);
+    // An approved write finishes (or times out) even after a Stop: only the deadline cancels it.
+    const context = this.batchContext(pending.index, done, this.writeSignal());
+    const unrun = unrunRecord(resolution, call!, prepared, this.deps.tools, this.deps.policy);
+    if (unrun) this.guards = settleCall(this.guards, unrun, context, false);
+    else if (prepared.kind === "ready") this.guards = settleCall(this.guards, await runPrepared(prepared, context), context, true);
+    return this.runCalls(pending.index, pending.startedAt, pending.text, rest, done, pending.usage);
+  }
+
+  /** Hands the tokens not reported yet to the usage check (a run stopping at a checkpoint for shutdown). */
+  async reportUsage(): Promise<void> {
+    if (this.meter.due) await this.meter.report();
+  }
+
+  snapshot(): RunState {
+    return {
+      version: 1,
+      runId: this.runId,
+      origin: this.state.origin,
+      question: this.state.question,
+      messages: this.context.messages,
+      steps: this.steps,
+      guards: this.guards,
+      usage: this.usage,
+      elapsedMs: this.cancellation.elapsedMs(),
+      ...(this.pending ? { pending: this.pending } : {}),
+    };
+  }
+
+  /** The steps as the person should see them, including a step that waits for approval. */
+  visibleSteps(): StepRecord[] {
+    return withWaitingStep(this.steps, this.pending, now());
+  }
+
+  async finish(end: Exclude<StepEnd, { kind: "continue" }>): Promise<LoopResult> {
+    this.cancellation.dispose();
+    let outcome: RunOutcome;
+    // Files attached before a guard stopped the run still go out with its summary.
+    const files = end.kind === "pause" ? [] : answerFilesOf(this.steps.flatMap((step) => step.calls));
+    const withFiles = files.length > 0 ? { files } : {};
+    if (end.kind === "pause") {
+      outcome = { status: "paused", runId: this.runId, pending: end.approval, steps: this.visibleSteps(), usage: this.usage };
+    } else if (end.kind === "answer") {
+      outcome = { status: "answered", runId: this.runId, answer: end.answer, steps: this.steps, usage: this.usage, ...withFiles };
+    } else {
+      this.emit({ type: "guard_tripped", runId: this.runId, stop: end.stop });
+      this.deps.logger.warn({ runId: this.runId, guard: end.stop.guard, detail: end.stop.detail }, "guard tripped");
+      const summary = await summarize(
+        { messages: this.context.messages, steps: this.steps, question: this.state.question, stop: end.stop, budget: this.context.budget },
+        this.sideModel,
+        this.deps.counter,
+        end.stop.guard === "stopped"
+          ? STOPPED_SUMMARY_MS
+          : summaryTimeoutMs(this.deps.limits.runTimeoutMs, this.cancellation.remainingMs()),
+      );
+      this.usage = addUsage(this.usage, summary.usage);
+      outcome = {
+        status: "answered",
+        runId: this.runId,
+        answer: summary.answer,
+        stop: end.stop,
+        steps: this.steps,
+        usage: this.usage,
+        ...withFiles,
+      };
+    }
+    if (this.meter.due) await this.meter.report();
+    this.emit({ type: "final", runId: this.runId, outcome });
+    return { outcome, state: this.snapshot() };
+  }
+}

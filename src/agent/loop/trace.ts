@@ -1,0 +1,83 @@
+// Turns the step list into text a person can read in a thread: what was called, with what,
+// how it went, how long it took and a glimpse of the result. Always bounded in length.
+import type { CallRecord, StepRecord } from "../types.js";
+
+const OUTCOME_LABEL: Record<CallRecord["outcome"], string> = {
+  ok: "ok",
+  error: "error",
+  invalid_args: "invalid arguments",
+  unknown_tool: "unknown tool",
+  timeout: "timed out",
+  repeated: "repeat, not run",
+  denied: "denied",
+  needs_approval: "waiting for approval",
+  blocked: "not run, stopped by a guard",
+};
+
+const ARGS_PREVIEW_CHARS = 80;
+const OUTPUT_PREVIEW_CHARS = 160;
+const DEFAULT_TRACE_CHARS = 3_500;
+
+export function shorten(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length <= max ? flat : `${flat.slice(0, Math.max(0, max - 1))}…`;
+}
+
+function formatDuration(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** Short strings describing one tool call, for task lists and trace lines. */
+export function describeCall(call: CallRecord): { title: string; detail: string; output: string } {
+  return {
+    title: `${call.tool}(${shorten(call.args, ARGS_PREVIEW_CHARS)})`,
+    detail: `${OUTCOME_LABEL[call.outcome]} · ${formatDuration(call.durationMs)}`,
+    output: shorten(call.result, OUTPUT_PREVIEW_CHARS),
+  };
+}
+
+function renderStep(step: StepRecord): string {
+  const header = `Step ${step.index} · ${formatDuration(step.durationMs)}`;
+  if (step.calls.length === 0) {
+    return `${header}\n  answered${step.text ? `: ${shorten(step.text, OUTPUT_PREVIEW_CHARS)}` : ""}`;
+  }
+  const lines = step.calls.map((call) => {
+    const { title, detail, output } = describeCall(call);
+    return `  ${call.outcome === "ok" ? "✓" : "✗"} ${title} — ${detail}${output ? `\n    → ${output}` : ""}`;
+  });
+  return [header, ...lines].join("\n");
+}
+
+/** Plain text, one block per step; keeps the first and last steps when it must drop some. */
+export function renderTrace(steps: readonly StepRecord[], options: { maxChars?: number } = {}): string {
+  const maxChars = options.maxChars ?? DEFAULT_TRACE_CHARS;
+  if (steps.length === 0) return "No steps.";
+  // A step with many calls is cut on its own, so no single step can crowd out the rest.
+  const blockCap = Math.max(40, Math.floor(maxChars / 2) - 40);
+  const blocks = steps.map(renderStep).map((block) => (block.length <= blockCap ? block : `${block.slice(0, blockCap - 1)}…`));
+  const full = blocks.join("\n");
+  if (full.length <= maxChars) return full;
+
+  const kept: string[] = [];
+  let used = 0;
+  let head = 0;
+  let tail = blocks.length - 1;
+  const tailBlocks: string[] = [];
+  while (head <= tail) {
+    const takeHead = kept.length <= tailBlocks.length;
+    const block = takeHead ? blocks[head]! : blocks[tail]!;
+    if (used + block.length + 60 > maxChars) break;
+    used += block.length + 1;
+    if (takeHead) {
+      kept.push(block);
+      head++;
+    } else {
+      tailBlocks.unshift(block);
+      tail--;
+    }
+  }
+  const omitted = tail - head + 1;
+  const marker = `… ${omitted} step${omitted === 1 ? "" : "s"} omitted …`;
+  const text = [...kept, marker, ...tailBlocks].join("\n");
+  return text.length <= maxChars ? text : `${text.slice(0, maxChars - 1)}…`;
+}

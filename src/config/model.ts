@@ -1,0 +1,49 @@
+// The model server: which one, which model, how long a call may take.
+import { area } from "./area.js";
+import { httpUrl, oneOf, text, wholeNumber } from "./values.js";
+import { variable } from "./variable.js";
+
+/** OPENAI_API_KEY=demo asks for the offline demo model by name (needed when a chat surface is set up). */
+export const DEMO_KEY = "demo";
+
+export const modelArea = area({
+  title: "Model",
+  about: "Any OpenAI-compatible server. With no key the console answers with the offline demo model.",
+  variables: {
+    apiKey: variable("OPENAI_API_KEY", text(), {
+      secret: true,
+      meaning:
+        "key for the model server. Unset in console mode = offline demo model; with Slack or Discord set up the start stops without it, unless it is `demo` (the offline demo model, by name)",
+    }),
+    baseUrl: variable("OPENAI_BASE_URL", httpUrl(), {
+      shownDefault: "OpenAI's",
+      meaning: "any OpenAI-compatible server: Ollama (`http://localhost:11434/v1`), vLLM, llama.cpp, LM Studio, OpenRouter",
+    }),
+    name: variable("OPENAI_MODEL", text(), {
+      default: "gpt-4o-mini",
+      meaning: "model name; also picks the tokenizer and the default context window",
+    }),
+    timeoutMs: variable("OPENAI_TIMEOUT_MS", wholeNumber(1_000, 600_000), {
+      default: 60_000,
+      meaning: "per model call (each attempt)",
+    }),
+    maxRetries: variable("OPENAI_MAX_RETRIES", wholeNumber(0, 10), {
+      default: 3,
+      meaning: "retries of 408/409/429/5xx and connection errors, honouring `Retry-After`",
+    }),
+    vision: variable("OPENAI_VISION", oneOf(["auto", "on", "off"]), {
+      default: "auto",
+      meaning:
+        "images to the model: `auto` by its name (see [files](files.md)), `on` for a vision model the table lacks, `off` never (a note instead)",
+    }),
+  },
+  shape: ({ apiKey, ...model }) => ({
+    model: {
+      /** Undefined: the offline demo model. */
+      apiKey: apiKey === DEMO_KEY ? undefined : apiKey,
+      /** OPENAI_API_KEY=demo: the demo model was asked for, not fallen back to. */
+      demoRequested: apiKey === DEMO_KEY,
+      ...model,
+    },
+  }),
+});

@@ -1,0 +1,140 @@
+// The rules that tie one variable to another, in one place. Each says which variable is wrong
+// and what it expects; loadConfig reports the first broken one like a bad value. The two at the
+// end are checked when the app starts, not when a tool or a replay only reads a setting or two.
+import { dirname, resolve, sep } from "node:path";
+import { ConfigError } from "../errors.js";
+import type { Config, Env } from "./areas.js";
+import { DEMO_KEY } from "./model.js";
+
+export interface BrokenRule {
+  readonly variable: keyof Env;
+  readonly expected: string;
+  /** What the variable holds; undefined when it is not set. */
+  readonly got: string | undefined;
+}
+
+export interface Rule {
+  /** The rule in one sentence, for docs/configuration.md. */
+  readonly says: string;
+  readonly check: (env: Env) => BrokenRule | undefined;
+}
+
+const splitRolesNeedRedis: Rule = {
+  says: "`BOT_ROLE` `ingress` or `worker` needs a `redis://` `STORE_URL`: split roles hand work to each other through the shared queue.",
+  check: (env) =>
+    env.BOT_ROLE !== "all" && !/^rediss?:\/\//.test(env.STORE_URL)
+      ? {
+          variable: "BOT_ROLE",
+          expected: "expects all unless STORE_URL is redis://… (ingress and worker processes share work through Redis)",
+          got: env.BOT_ROLE,
+        }
+      : undefined,
+};
+
+/** Only an SQLite store has a folder; STORE_URL's own checks happen when the store opens. */
+const keyFileOutsideStore: Rule = {
+  says: "`APPROVAL_KEY_FILE` must be outside an SQLite store's folder, so a copy of that folder can't sign approvals.",
+  check: (env) => {
+    if (!env.STORE_URL.startsWith("sqlite://")) return undefined;
+    const storeFolder = dirname(resolve(env.STORE_URL.slice("sqlite://".length)));
+    if (!resolve(env.APPROVAL_KEY_FILE).startsWith(storeFolder + sep)) return undefined;
+    return {
+      variable: "APPROVAL_KEY_FILE",
+      expected: `expects a path outside the store's folder ${storeFolder}, so a copy of the store can't sign approvals`,
+      got: env.APPROVAL_KEY_FILE,
+    };
+  },
+};
+
+const slackTokensNeedTheBotToken: Rule = {
+  says: "`SLACK_APP_TOKEN` or `SLACK_SIGNING_SECRET` needs `SLACK_BOT_TOKEN`.",
+  check: (env) =>
+    !env.SLACK_BOT_TOKEN && (env.SLACK_APP_TOKEN || env.SLACK_SIGNING_SECRET)
+      ? {
+          variable: "SLACK_BOT_TOKEN",
+          expected: "expects the bot token (xoxb-…) when SLACK_APP_TOKEN or SLACK_SIGNING_SECRET is set",
+          got: undefined,
+        }
+      : undefined,
+};
+
+const slackBotTokenNeedsAMode: Rule = {
+  says: "`SLACK_BOT_TOKEN` needs `SLACK_APP_TOKEN` (Socket Mode) or `SLACK_SIGNING_SECRET` (HTTP mode); with both, Socket Mode is used.",
+  check: (env) =>
+    env.SLACK_BOT_TOKEN && !env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET
+      ? {
+          variable: "SLACK_APP_TOKEN",
+          expected: "expects an app-level token (Socket Mode) or SLACK_SIGNING_SECRET (HTTP mode) with SLACK_BOT_TOKEN",
+          got: undefined,
+        }
+      : undefined,
+};
+
+const discordTokenNeedsTheApplicationId: Rule = {
+  says: "`DISCORD_TOKEN` needs `DISCORD_APPLICATION_ID`.",
+  check: (env) =>
+    env.DISCORD_TOKEN && !env.DISCORD_APPLICATION_ID
+      ? { variable: "DISCORD_APPLICATION_ID", expected: "expects the numeric application id when DISCORD_TOKEN is set", got: undefined }
+      : undefined,
+};
+
+const explorerPortNeedsTheToken: Rule = {
+  says: "`ADMIN_PORT` needs `ADMIN_TOKEN` (the explorer is off without it).",
+  check: (env) =>
+    env.ADMIN_PORT !== undefined && env.ADMIN_TOKEN === undefined
+      ? {
+          variable: "ADMIN_PORT",
+          expected: "expects ADMIN_TOKEN to be set too (the explorer is off without it)",
+          got: String(env.ADMIN_PORT),
+        }
+      : undefined,
+};
+
+/** In the order they are checked: the first broken one is reported. */
+export const CROSS_FIELD_RULES: readonly Rule[] = [
+  splitRolesNeedRedis,
+  keyFileOutsideStore,
+  slackTokensNeedTheBotToken,
+  slackBotTokenNeedsAMode,
+  discordTokenNeedsTheApplicationId,
+  explorerPortNeedsTheToken,
+];
+
+export function firstBrokenRule(env: Env): BrokenRule | undefined {
+  for (const rule of CROSS_FIELD_RULES) {
+    const broken = rule.check(env);
+    if (broken) return broken;
+  }
+  return undefined;
+}
+
+/** What the two checks below say, for docs/configuration.md. */
+export const START_RULES: readonly string[] = [
+  "With Slack or Discord set up, `OPENAI_API_KEY` must be set (`demo` asks for the offline demo model by name); the console needs no key.",
+  "The context window (`AGENT_CONTEXT_TOKENS`, or the model's own) must be larger than `AGENT_RESERVED_OUTPUT_TOKENS`.",
+];
+
+/** Slack or Discord answer real people: the offline demo model only when asked for by name. */
+export function checkChatModel(config: Config): void {
+  if ((config.slack || config.discord) && !config.model.apiKey && !config.model.demoRequested) {
+    throw new ConfigError(
+      "OPENAI_API_KEY",
+      `expects the model server's key when Slack or Discord is set up (OPENAI_API_KEY=${DEMO_KEY} answers with the offline demo model instead)`,
+      undefined,
+    );
+  }
+}
+
+/**
+ * The context window must leave room beside the tokens kept for the reply. Checked at start for
+ * OPENAI_MODEL's window, and by each loop setup for its own model's (a channel may pick another).
+ */
+export function checkContextWindow(contextWindow: number, reservedOutputTokens: number): void {
+  if (contextWindow - reservedOutputTokens <= 0) {
+    throw new ConfigError(
+      "AGENT_CONTEXT_TOKENS",
+      `expects a window larger than AGENT_RESERVED_OUTPUT_TOKENS (${reservedOutputTokens})`,
+      String(contextWindow),
+    );
+  }
+}
