@@ -140,6 +140,21 @@ describe("what a checkpoint writer promises", () => {
     expect(await checkpoints.load("run1")).toEqual({ kind: "found", state: restarted, parts: 1 });
   });
 
+  it("a writer cleared and used again with the arrays it saved before, grown, writes them whole", async () => {
+    const store = mapStore();
+    const checkpoints = createCheckpointStore(store);
+    const writer = checkpoints.writer("run1");
+    const messages: ChatMessage[] = [{ role: "user", content: "q" }];
+    const steps: StepRecord[] = [];
+    await writer.save(state(messages, steps));
+    await writer.clear();
+    const added = stepWithCall(1);
+    messages.push(...added.messages);
+    steps.push(added.step);
+    await writer.save(state(messages, steps));
+    expect(await checkpoints.load("run1")).toEqual({ kind: "found", state: state(messages, steps), parts: 1 });
+  });
+
   it("a writer that continues a loaded log appends after its last part", async () => {
     const { checkpoints, final } = await savedRun(2);
     const loaded = await checkpoints.load("run1");
