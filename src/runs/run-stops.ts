@@ -157,6 +157,8 @@ export function createRunStops(options: RunStopsOptions): RunStops {
       const live = RunRecord.safeParse(await store.get(runKey(runId)));
       if (!live.success) return { kind: "not_running" };
       if (live.data.requester.id !== by.id && !isApprover) return { kind: "not_allowed", requester: live.data.requester };
+      // The first Stop names who stopped the run; a later one changes nothing.
+      if (live.data.stoppedBy) return { kind: "stopping" };
       // The record first, then the mark: a poll that sees the new mark finds the stop.
       await store.set(runKey(runId), { requester: live.data.requester, stoppedBy: by }, ttlMs);
       await store.set(LATEST_STOP_KEY, randomBytes(9).toString("base64url"), ttlMs);
