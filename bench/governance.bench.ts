@@ -42,11 +42,11 @@ async function measure(name: string, url: string): Promise<void> {
   const admit: number[] = [];
   const usage: number[] = [];
   for (let index = 0; index < SEQUENTIAL; index++) {
-    admit.push(await timed(() => policy.admit(origin(`U${index % 20}`), [], `receipt-${index}`)));
+    admit.push(await timed(() => policy.admit(origin(`U${index % 20}`))));
     usage.push(await timed(() => policy.recordUsage(origin(`U${index % 20}`), 1234)));
   }
   const started = performance.now();
-  await Promise.all(Array.from({ length: BURST }, (_, index) => policy.admit(origin(`B${index % 50}`), [], `burst-${index}`)));
+  await Promise.all(Array.from({ length: BURST }, (_, index) => policy.admit(origin(`B${index % 50}`))));
   const burstMs = performance.now() - started;
   console.log(
     `${name.padEnd(7)} admit p50 ${ms(percentile(admit, 50))} p99 ${ms(percentile(admit, 99))} · recordUsage p50 ${ms(percentile(usage, 50))} p99 ${ms(percentile(usage, 99))} · ${BURST} admits at once ${ms(burstMs)}`,

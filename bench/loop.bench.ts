@@ -9,7 +9,7 @@ import { z } from "zod";
 import { createLoopDeps } from "../src/agent/loop-deps.js";
 import { runAgent, type LoopDeps } from "../src/agent/loop.js";
 import { ScriptedModel, call, say } from "../src/agent/model-scripted.js";
-import { TokenCounter } from "../src/agent/token-counter.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import type { Model, TaskOrigin, Tool } from "../src/agent/types.js";
 import { loadConfig } from "../src/config.js";
 import { pino } from "pino";

@@ -5,7 +5,7 @@
 // most 1 ms more per call over stdio than in the process.
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { TokenCounter } from "../src/agent/token-counter.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import { ToolRegistry } from "../src/agent/tool-registry.js";
 import type { Tool, ToolContext } from "../src/agent/types.js";
 import { silentLogger } from "../src/logger.js";

@@ -58,6 +58,7 @@ async function measure(storeUrl: string, parallelism: number): Promise<Measured>
   const config = loadConfig({ STORE_URL: storeUrl, MAX_CONCURRENT_RUNS: String(parallelism) });
   const store = await openStore(config.storeUrl, silentLogger);
   const service = createAgentService({ config, model: slowModel, store, logger: silentLogger });
+  await service.start();
   const origin = (index: number) => ({
     surface: "console" as const,
     conversationKey: `bench:${storeUrl}:${parallelism}:${index}`,

@@ -13,9 +13,13 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createAgentService } from "../src/runs/agent-service.js";
 import type { Model, ModelReply, ModelRequest } from "../src/agent/types.js";
 import { loadConfig } from "../src/config.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
-import { createSlackAdapter } from "../src/adapters/slack/slack-adapter.js";
+import { createGovernance } from "../src/governance/governance.js";
+import { fixedSettings } from "../src/governance/settings-source.js";
+import { attach } from "../src/surfaces/core/attach.js";
+import { createSlackSurface } from "../src/surfaces/slack/slack-adapter.js";
 import { BOT_USER_ID, startFakeSlack } from "../test/support/fake-slack.js";
 import { mentionEvent, postEvent, SIGNING_SECRET } from "../test/support/fake-slack-requests.js";
 
@@ -128,10 +132,14 @@ export async function run(): Promise<void> {
   const store = await openStore(config.storeUrl, silentLogger);
   const model = benchModel();
   const service = createAgentService({ config, model, store, logger: silentLogger });
-  const adapter = createSlackAdapter({ config: config.slack!, service, store, logger: silentLogger });
+  // The core's commands need governance; the runs here go without a settings file, as they did before.
+  const governance = createGovernance({ source: fixedSettings(), store, logger: silentLogger, model: model.name });
+  const surface = createSlackSurface({ config: config.slack!, logger: silentLogger, counter: TokenCounter.forModel(config.model.name) });
+  const adapter = attach(surface, { service, governance, store, logger: silentLogger });
   await adapter.start();
+  await service.start();
 
-  worker.postMessage({ kind: "events_url", url: `http://127.0.0.1:${adapter.port}/slack/events` } satisfies ToWorker);
+  worker.postMessage({ kind: "events_url", url: `http://127.0.0.1:${surface.port}/slack/events` } satisfies ToWorker);
   await next(worker, "background_sent");
   const deadline = Date.now() + 30_000;
   while (model.calls < BACKGROUND_RUNS) {
@@ -147,8 +155,9 @@ export async function run(): Promise<void> {
   const modelCallsPerSecond = (model.calls - callsBefore) / seconds;
 
   model.finishing = true;
-  await adapter.stop();
+  await adapter.stopIntake(8_000);
   await service.close(30_000);
+  await adapter.close();
   await store.close();
   worker.postMessage({ kind: "close" } satisfies ToWorker);
   await next(worker, "closed");

@@ -11,13 +11,13 @@
 //                with each result going through the registry's observation cap first;
 //   naive        count the whole history again before every model call.
 // Target: incremental ≤ 1.5× once; naive is shown beside it (~15×).
-// Counts per text piece are kept by the process-wide tokenizer (src/agent/tokenizer.ts), so every
+// Counts per text piece are kept by the process-wide tokenizer (src/tokens/tokenizer.ts), so every
 // way above profits from words seen before; the last row is the bare encoder on the same history,
 // with no cache at all, for scale.
 import { z } from "zod";
-import { TokenCounter } from "../src/agent/token-counter.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import { ToolRegistry } from "../src/agent/tool-registry.js";
-import { Tokenizer } from "../src/agent/tokenizer.js";
+import { Tokenizer } from "../src/tokens/tokenizer.js";
 import type { ChatMessage, Tool } from "../src/agent/types.js";
 import { observationText } from "./support/history.js";
 import { median, printTable, timeOnce, warmUp } from "./support/stats.js";

@@ -2,7 +2,9 @@
 // A bad value stops the process with one line naming the variable (see src/main.ts).
 import { dirname, resolve, sep } from "node:path";
 import { z } from "zod";
+import { ModelPricesVariable } from "./cost/prices.js";
 import { ConfigError } from "./errors.js";
+import { timeZoneName } from "./time-zone.js";
 
 /** OPENAI_API_KEY=demo asks for the offline demo model by name (needed when a chat surface is set up). */
 const DEMO_KEY = "demo";
@@ -14,6 +16,7 @@ const SECRET_VARIABLES = new Set([
   "SLACK_SIGNING_SECRET",
   "DISCORD_TOKEN",
   "APPROVAL_SECRET",
+  "ADMIN_TOKEN",
 ]);
 
 /** A whole number within [min, max]; every numeric setting has a range so a typo can't disable a guard. */
@@ -122,6 +125,30 @@ const EnvSchema = z.object({
 
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl.optional(),
 
+  // Schedules (src/runs/schedules): the settings file's `schedules` entry of a channel overrides the first three there.
+  SCHEDULE_MIN_INTERVAL_MINUTES: wholeNumber(1, 1_440).default(15),
+  SCHEDULE_MAX_PER_USER: wholeNumber(1, 1_000).default(10),
+  SCHEDULE_MAX_PER_CHANNEL: wholeNumber(1, 10_000).default(20),
+  SCHEDULE_CATCH_UP_MINUTES: wholeNumber(0, 1_440).default(60),
+  SCHEDULE_DEFAULT_TZ: z
+    .string()
+    .transform((value, context) => {
+      const name = timeZoneName(value);
+      if (name) return name;
+      context.addIssue({ code: "custom", message: "expects an IANA timezone like Europe/Berlin or America/New_York, or UTC" });
+      return z.NEVER;
+    })
+    .optional(),
+  // Run records, prices and the explorer (/admin): one block.
+  RUN_RECORD_MAX_BYTES: wholeNumber(8_192, 16_777_216).default(65_536),
+  RUN_RECORD_CONTENT: z.enum(["full", "metadata"], { error: "expects full or metadata" }).default("full"),
+  RUN_RETENTION_DAYS: wholeNumber(1, 3_650).default(30),
+  RUN_RETENTION_MAX: wholeNumber(100, 10_000_000).default(100_000),
+  MODEL_PRICES: ModelPricesVariable.default({}),
+  ADMIN_TOKEN: z.string().min(16, "expects at least 16 characters").optional(),
+  ADMIN_PORT: wholeNumber(0, 65_535).optional(),
+  ADMIN_HOST: z.string().trim().min(1, "expects a host name or address to listen on").default("127.0.0.1"),
+
   LOG_LEVEL: z
     .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
       error: "expects one of fatal, error, warn, info, debug, trace, silent",
@@ -199,6 +226,30 @@ export interface Config {
   readonly port: number;
   /** Where OpenTelemetry traces go (OTLP/HTTP); unset: no tracing SDK is loaded. */
   readonly otlpEndpoint?: string;
+  /** Run records (RUN_RECORD_*, RUN_RETENTION_*). */
+  readonly records: {
+    readonly maxBytes: number;
+    readonly content: "full" | "metadata";
+    readonly retentionDays: number;
+    readonly retentionMax: number;
+  };
+  /** MODEL_PRICES: dollars per million tokens, over the default table (src/cost/price-table.ts). */
+  readonly prices: Readonly<Record<string, { readonly input: number; readonly cached?: number; readonly output: number }>>;
+  /** The run explorer at /admin: ADMIN_TOKEN, and ADMIN_PORT / ADMIN_HOST for a listener of its own; unset: off. */
+  readonly admin?: { readonly token: string; readonly port?: number; readonly host: string };
+  readonly schedules: ScheduleConfig;
+}
+
+export interface ScheduleConfig {
+  /** Shortest time between two slots of a recurring schedule (one-shots are exempt). */
+  readonly minIntervalMinutes: number;
+  /** Schedules not ended (active or paused) per person, and per channel. */
+  readonly maxPerUser: number;
+  readonly maxPerChannel: number;
+  /** A slot missed while the bot was down still runs (late) when it is at most this old; older ones are skipped. */
+  readonly catchUpMinutes: number;
+  /** The timezone of a schedule whose phrase names none and whose owner's is unknown; unset: such a schedule is refused. */
+  readonly defaultTimeZone?: string;
 }
 
 /** Parses the environment; throws ConfigError naming the first bad variable. */
@@ -263,6 +314,31 @@ function toConfig(env: Env): Config {
     logLevel: env.LOG_LEVEL,
     port: env.PORT,
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
+    schedules: {
+      minIntervalMinutes: env.SCHEDULE_MIN_INTERVAL_MINUTES,
+      maxPerUser: env.SCHEDULE_MAX_PER_USER,
+      maxPerChannel: env.SCHEDULE_MAX_PER_CHANNEL,
+      catchUpMinutes: env.SCHEDULE_CATCH_UP_MINUTES,
+      ...(env.SCHEDULE_DEFAULT_TZ === undefined ? {} : { defaultTimeZone: env.SCHEDULE_DEFAULT_TZ }),
+    },
+    ...explorerConfig(env),
+  };
+}
+
+function explorerConfig(env: Env): Pick<Config, "records" | "prices" | "admin"> {
+  if (env.ADMIN_PORT !== undefined && env.ADMIN_TOKEN === undefined)
+    throw new ConfigError("ADMIN_PORT", "expects ADMIN_TOKEN to be set too (the explorer is off without it)", String(env.ADMIN_PORT));
+  return {
+    records: {
+      maxBytes: env.RUN_RECORD_MAX_BYTES,
+      content: env.RUN_RECORD_CONTENT,
+      retentionDays: env.RUN_RETENTION_DAYS,
+      retentionMax: env.RUN_RETENTION_MAX,
+    },
+    prices: env.MODEL_PRICES,
+    ...(env.ADMIN_TOKEN === undefined
+      ? {}
+      : { admin: { token: env.ADMIN_TOKEN, host: env.ADMIN_HOST, ...(env.ADMIN_PORT === undefined ? {} : { port: env.ADMIN_PORT }) } }),
   };
 }
 

@@ -1,7 +1,14 @@
 // The one home for thrown errors. Failures the model can act on are observations, not
 // exceptions; these are for misconfiguration, unavailable services and bugs.
 
-export type ErrorCode = "config_invalid" | "model_unavailable" | "store_unavailable" | "store_url_invalid" | "approval_key_unavailable";
+export type ErrorCode =
+  | "config_invalid"
+  | "model_unavailable"
+  | "store_unavailable"
+  | "store_url_invalid"
+  | "approval_key_unavailable"
+  | "surface_unavailable"
+  | "intake_unavailable";
 
 export abstract class BotError extends Error {
   abstract readonly code: ErrorCode;
@@ -72,5 +79,29 @@ export class ApprovalKeyError extends BotError {
   ) {
     super(`The approval key file ${path} ${reason}`);
     this.name = "ApprovalKeyError";
+  }
+}
+
+/** A queued item this process can't show (no presenter for its surface here): it is not run, and stays unfinished to be tried again. */
+export class SurfaceUnavailableError extends BotError {
+  readonly code = "surface_unavailable";
+  constructor(
+    readonly surface: string,
+    readonly key: string,
+  ) {
+    super(`no ${surface} surface in this process to show ${key}; it stays unfinished and is tried again`);
+    this.name = "SurfaceUnavailableError";
+  }
+}
+
+/** A chat message could not be recorded or queued (the store or the queue did not answer): the platform should deliver it again. */
+export class IntakeUnavailableError extends BotError {
+  readonly code = "intake_unavailable";
+  constructor(
+    readonly receipt: string,
+    reason: string,
+  ) {
+    super(`the message ${receipt} could not be recorded (${reason}); it is for the platform to deliver again`);
+    this.name = "IntakeUnavailableError";
   }
 }

@@ -1,6 +1,10 @@
 // The process: `npm run start:prod` (node dist/main.js, the deploy command) and `npm start`
 // (tsx). The wiring lives in app.ts; this file owns exit codes, signals, the 10 s hard-exit
-// backstop, and logging of promise rejections nobody handled.
+// backstop, and what happens to an error nothing else handled: a promise rejection is logged
+// with its error and the process goes on; an uncaught exception is logged the same way and the
+// process stops gracefully with exit code 1 (its state can't be trusted; the work in flight is
+// saved at its checkpoints and the process manager's restart continues it). A client can cause
+// neither: every listener answers whatever it is sent.
 import { startApp, type RunningApp } from "./app.js";
 
 const BACKSTOP_MS = 10_000;
@@ -8,16 +12,28 @@ const BACKSTOP_MS = 10_000;
 let app: RunningApp | undefined;
 let stopping = false;
 
-function describe(reason: unknown): string {
-  return reason instanceof Error ? (reason.stack ?? reason.message) : String(reason);
+function describe(thrown: unknown): string {
+  return thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown);
 }
 
-process.on("unhandledRejection", (reason) => {
-  if (app) app.logger.error({ err: reason }, "unhandled promise rejection");
-  else process.stderr.write(`Unhandled promise rejection: ${describe(reason)}\n`);
+/** Logs what was thrown with its stack (or the value itself, for a non-Error), and how it surfaced. */
+function report(level: "error" | "fatal", message: string, origin: string, thrown: unknown): void {
+  if (!app) return void process.stderr.write(`${message} (${origin}): ${describe(thrown)}\n`);
+  const fields = thrown instanceof Error ? { err: thrown, origin } : { thrown: describe(thrown), origin };
+  app.logger[level](fields, message);
+}
+
+process.on("unhandledRejection", (reason) =>
+  report("error", "unhandled promise rejection; the process goes on", "unhandledRejection", reason),
+);
+
+process.on("uncaughtException", (error, origin) => {
+  report("fatal", "uncaught exception; stopping gracefully", origin, error);
+  if (!app) process.exit(1);
+  void shutdown(1);
 });
 
-async function shutdown(): Promise<void> {
+async function shutdown(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
   setTimeout(() => {
@@ -25,7 +41,7 @@ async function shutdown(): Promise<void> {
     process.exit(1);
   }, BACKSTOP_MS).unref();
   await app?.stop();
-  process.exit(0);
+  process.exit(code);
 }
 
 function onSignal(signal: NodeJS.Signals): void {
@@ -36,7 +52,7 @@ function onSignal(signal: NodeJS.Signals): void {
     return;
   }
   app?.logger.info({ signal }, "shutting down");
-  void shutdown();
+  void shutdown(0);
 }
 
 process.on("SIGTERM", onSignal);
@@ -48,4 +64,4 @@ if (result.kind === "failed") {
   process.exit(1);
 }
 app = result.app;
-void app.ended.then(shutdown);
+void app.ended.then(() => shutdown(0));

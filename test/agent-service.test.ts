@@ -79,14 +79,18 @@ describe("the conversation runner", () => {
     expect(requestB.messages.some((message) => message.content === "secret of a")).toBe(false);
   });
 
-  it("remembers facts after the reply and recalls them into the next run's system prompt", async () => {
+  it("remembers facts after the reply and recalls them into the next run's note", async () => {
     const model = echoModel();
     const { service, sink } = await harness(model, { MEMORY_EXTRACT_FACTS: "true" });
     const origin = originFor("alice", "console:facts");
     await service.ask({ origin, text: "I am working on project 42" }, sink);
     await until(async () => (await service.rememberedFacts(origin.conversationKey)).length === 1, "the fact to be stored");
     await service.ask({ origin, text: "what about project 42?" }, sink);
-    const system = model.requests.filter((request) => !isExtraction(request)).at(-1)!.messages[0]!.content!;
+    // The run's note, right before the question: facts change per run, so they come after what stays the same.
+    const system = model.requests
+      .filter((request) => !isExtraction(request))
+      .at(-1)!
+      .messages.at(-2)!.content!;
     expect(system).toContain("Remembered facts");
     expect(system).toContain(distinctFact(42));
     expect(await service.forget(origin.conversationKey)).toBe(1);
@@ -131,6 +135,7 @@ describeWithRedis("a Redis store that goes away mid-run", () => {
       },
     };
     const service = createAgentService({ config, model, store, logger });
+    await service.start();
     const origin = originFor("alice", "console:redis");
     expect(await service.ask({ origin, text: "before" }, () => {})).toMatchObject({ answer: "reply 1" });
     expect(await service.ask({ origin, text: "during" }, () => {})).toMatchObject({ status: "answered", answer: "reply 2" });

@@ -167,10 +167,7 @@ describe("through the service: an altered or copied record runs nothing", () => 
     const stored = (await store.get(key)) as Stored;
     await store.set(key, { ...stored, pending: { ...stored.pending, requester: { id: "mallory", name: "mallory" } } });
     for (const id of ["mallory", "alice"]) {
-      const result = await service.decide(
-        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id }, isApprover: false },
-        sink,
-      );
+      const result = await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id } }, sink);
       expect(result).toEqual({
         kind: "unknown",
         message: "This approval request can't be used: the stored request was altered. Nothing was run; ask again.",
@@ -188,7 +185,7 @@ describe("through the service: an altered or copied record runs nothing", () => 
     const stored = (await store.get(key)) as Stored;
     await store.set(key, { ...stored, pending: { ...stored.pending, expiresAt: pending.expiresAt + 24 * 60 * 60_000 } });
     const result = await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
       sink,
     );
     expect(result).toMatchObject({ kind: "unknown", message: expect.stringMatching(/the stored request was altered/) });
@@ -204,7 +201,7 @@ describe("through the service: an altered or copied record runs nothing", () => 
     const first = pendingOf(await service.ask({ origin: originFor("alice", "console:bound-3"), text: "pay" }, sink));
     const signedCopy = await store.get(`approval:run:${first.runId}`);
     const approved = await service.decide(
-      { runId: first.runId, callId: first.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: first.runId, callId: first.callId, decision: "approve", decidedBy: { id: "alice" } },
       sink,
     );
     expect(approved.kind).toBe("resumed");
@@ -213,10 +210,7 @@ describe("through the service: an altered or copied record runs nothing", () => 
     const second = pendingOf(await service.ask({ origin: originFor("alice", "console:bound-4"), text: "say hi" }, sink));
     await store.set(`approval:run:${second.runId}`, signedCopy);
     for (const callId of [first.callId, second.callId]) {
-      const replayed = await service.decide(
-        { runId: second.runId, callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
-        sink,
-      );
+      const replayed = await service.decide({ runId: second.runId, callId, decision: "approve", decidedBy: { id: "alice" } }, sink);
       expect(replayed).toEqual({
         kind: "unknown",
         message:

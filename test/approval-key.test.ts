@@ -121,7 +121,7 @@ async function forgeAttempts(harness: ServiceHarness, pending: PendingApproval, 
     for (const secret of [Buffer.from(text), Buffer.from(text, "base64"), deriveApprovalKey(text)]) {
       await harness.store.set(key, { ...stored, mac: createHmac("sha256", secret).update(signed).digest("base64url") });
       const result = await harness.service.decide(
-        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
         harness.sink,
       );
       outcomes.push(result.kind === "unknown" ? result.message : result.kind);
@@ -168,7 +168,7 @@ describe("SQLite: a key file outside the store's folder", () => {
       env: { APPROVAL_KEY_FILE: copy.keyFile },
     });
     const result = await thief.service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
       thief.sink,
     );
     expect(result).toMatchObject({ kind: "unknown", message: expect.stringMatching(/altered/) });
@@ -187,7 +187,7 @@ describe("SQLite: a key file outside the store's folder", () => {
       env: { APPROVAL_KEY_FILE: keyFile },
     });
     const result = await again.service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
       again.sink,
     );
     expect(result.kind).toBe("resumed");
@@ -220,7 +220,7 @@ describe("SQLite: a key file outside the store's folder", () => {
     const paused = await harness.service.ask({ origin: originFor("alice", "console:damaged-key"), text: "post two" }, harness.sink);
     if (paused.status !== "paused") throw new Error(`expected a pause, got ${paused.status}`);
     const result = await harness.service.decide(
-      { runId: paused.pending.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: paused.pending.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" } },
       harness.sink,
     );
     expect(result.kind).toBe("resumed");
@@ -262,7 +262,7 @@ describeWithRedis("on Redis", () => {
         env: { ...env, SLACK_SIGNING_SECRET: "another-deployment" },
       });
       const refused = await other.service.decide(
-        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
         other.sink,
       );
       expect(refused).toMatchObject({ kind: "unknown", message: expect.stringMatching(/altered/) });
@@ -277,7 +277,7 @@ describeWithRedis("on Redis", () => {
         logger,
       });
       const approved = await second.service.decide(
-        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
         second.sink,
       );
       expect(approved.kind).toBe("resumed");
@@ -332,7 +332,7 @@ describe("a store that failed while the service started", () => {
     const paused = await harness.service.ask({ origin: originFor("alice", "console:store-back"), text: "post later" }, harness.sink);
     if (paused.status !== "paused") throw new Error(`expected a pause, got ${paused.status}`);
     const result = await harness.service.decide(
-      { runId: paused.pending.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: paused.pending.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" } },
       harness.sink,
     );
     expect(result.kind).toBe("resumed");

@@ -7,6 +7,10 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
 import { createAgentService } from "../src/runs/agent-service.js";
+import { createLocalWorkQueue } from "../src/runs/local-work-queue.js";
+import type { RunOutcome } from "../src/agent/types.js";
+import { failingResumes } from "./support/failing-queue.js";
+import { until } from "./support/memory-test-kit.js";
 import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
@@ -51,27 +55,21 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     const note = noteTool();
     const config = loadConfig({ STORE_URL: sqliteUrl(), MEMORY_EXTRACT_FACTS: "false" });
     const real = await openStore(config.storeUrl, silentLogger);
+    // The real store's operations are plain functions over it, so a copy of the object keeps them.
     const store: KeyValueStore = {
-      get: (key) => real.get(key),
-      set: (key, value, ttl) => real.set(key, value, ttl),
-      setIfAbsent: (key, value, ttl) => real.setIfAbsent(key, value, ttl),
-      setIfAbsentListed: (entry, listing) => real.setIfAbsentListed(entry, listing),
-      increment: (key, by, ttl) => real.increment(key, by, ttl),
-      addToSet: (key, member, ttl) => real.addToSet(key, member, ttl),
-      removeFromSet: (key, member) => real.removeFromSet(key, member),
-      setMembers: (key) => real.setMembers(key),
-      close: () => real.close(),
+      ...real,
       delete: async (key) => {
         if (key.startsWith("approval:run:")) throw new Error("store went away");
         return real.delete(key);
       },
     };
     const service = createAgentService({ config, model: new ScriptedModel(writeThenAnswer("Done")), store, logger: silentLogger });
-    service.registerSurfaceTools("console", [note.tool]);
+    service.attach("console", { tools: [note.tool] });
+    await service.start();
     try {
       const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
       const result = await service.decide(
-        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
         () => {},
       );
       expect(answerOf(result)).toBe("Done (posted: hello team)");
@@ -79,6 +77,72 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     } finally {
       await service.close();
       await real.close();
+    }
+  });
+
+  it("a decision whose resume can't be queued at once is queued when the queue is back, and runs once", async () => {
+    const note = noteTool();
+    const config = loadConfig({ STORE_URL: sqliteUrl(), MEMORY_EXTRACT_FACTS: "false" });
+    const store = await openStore(config.storeUrl, silentLogger);
+    const queue = failingResumes(createLocalWorkQueue(silentLogger), 2);
+    const service = createAgentService({ config, model: new ScriptedModel(writeThenAnswer("Done")), store, logger: silentLogger, queue });
+    service.attach("console", { tools: [note.tool] });
+    await service.start();
+    try {
+      const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
+      const result = await service.decide(
+        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
+        () => {},
+      );
+      expect(queue.refused).toBe(2);
+      expect(answerOf(result)).toBe("Done (posted: hello team)");
+      expect(note.posted).toEqual(["hello team"]);
+    } finally {
+      await service.close();
+      await store.close();
+    }
+  });
+
+  it("a decision whose resume stays unqueued: the clicker is told it is recorded and goes on by itself; it does when the queue is back", async () => {
+    const note = noteTool();
+    const config = loadConfig({ STORE_URL: sqliteUrl(), MEMORY_EXTRACT_FACTS: "false" });
+    const store = await openStore(config.storeUrl, silentLogger);
+    const queue = failingResumes(createLocalWorkQueue(silentLogger), 6);
+    const service = createAgentService({ config, model: new ScriptedModel(writeThenAnswer("Done")), store, logger: silentLogger, queue });
+    service.attach("console", { tools: [note.tool] });
+    await service.start();
+    const shown: RunOutcome[] = [];
+    try {
+      const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
+      // From here a surface's presenter shows the run (as on Slack and Discord): the click does not wait for it.
+      service.attach("console", {
+        tools: [note.tool],
+        present: () => ({
+          sink: () => {},
+          async finish(outcome) {
+            shown.push(outcome);
+            return { messageId: "shown" };
+          },
+          fail: async () => {},
+        }),
+      });
+      const result = await service.decide(
+        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
+        () => {},
+      );
+      expect(result).toMatchObject({ kind: "resumed", decision: "approve", note: expect.stringContaining("recorded") });
+      expect(result.kind === "resumed" && result.note).toMatch(/no need to click again/);
+      expect(shown).toEqual([]);
+      await until(() => shown.length === 1, "the run to go on once the queue is back", 20_000);
+      expect(queue.refused).toBe(6);
+      expect(shown[0]).toMatchObject({ status: "answered", answer: "Done (posted: hello team)" });
+      expect(note.posted).toEqual(["hello team"]);
+      expect(
+        await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } }, () => {}),
+      ).toMatchObject({ kind: "already_decided" });
+    } finally {
+      await service.close();
+      await store.close();
     }
   });
 
@@ -92,7 +156,7 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     const model = new ScriptedModel([say("Not allowed any more.")]);
     const second = await harness(model, { tools: [note.tool], storeUrl, env: { TOOL_POLICY: "post_note=deny" } });
     const result = await second.service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
       second.sink,
     );
     expect(answerOf(result)).toBe("Not allowed any more.");
@@ -108,7 +172,7 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     const pending = pendingOf(await service.ask({ origin: originFor(), text: "post late" }, sink));
     now += 60_001;
     const result = await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
       sink,
     );
     if (result.kind !== "expired" || !result.outcome) throw new Error(result.kind);
@@ -166,7 +230,6 @@ describe.each(clickStores)("100 concurrent clicks on one call (%s)", (_name, url
             callId: pending.callId,
             decision: index % 2 === 0 ? "approve" : "deny",
             decidedBy: { id: "alice" },
-            isApprover: false,
           },
           sink,
         ),
@@ -193,10 +256,7 @@ describe("how long approval records live in the store", () => {
     });
     const pending = pendingOf(await service.ask({ origin: originFor("alice", "console:ttl"), text: "post" }, sink));
     expect(ttls.get(`approval:run:${pending.runId}`)).toBe(60_000 + 60 * 60_000);
-    await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
-      sink,
-    );
+    await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } }, sink);
     expect(ttls.get(`approval:decision:${pending.runId}:${pending.callId}`)).toBe(24 * 60 * 60_000);
   });
 });

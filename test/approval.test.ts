@@ -21,7 +21,7 @@ describe("a write call waits for a person", () => {
     expect(events.some((event) => event.type === "approval_needed")).toBe(true);
 
     const result = await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
       sink,
     );
     expect(result.kind).toBe("resumed");
@@ -35,7 +35,7 @@ describe("a write call waits for a person", () => {
     const { service, sink } = await harness(model, { tools: [note.tool] });
     const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, sink));
     const result = await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "deny", decidedBy: { id: "alice", name: "Alice" }, isApprover: false },
+      { runId: pending.runId, callId: pending.callId, decision: "deny", decidedBy: { id: "alice", name: "Alice" } },
       sink,
     );
     expect(note.posted).toEqual([]);
@@ -44,16 +44,16 @@ describe("a write call waits for a person", () => {
 
   it("another person is not allowed and nothing changes; a configured approver is", async () => {
     const note = noteTool();
-    const { service, sink } = await harness(new ScriptedModel(writeThenAnswer("Done")), { tools: [note.tool] });
+    const { service, sink } = await harness(new ScriptedModel(writeThenAnswer("Done")), { tools: [note.tool], approvers: ["bob"] });
     const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, sink));
     const refused = await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "mallory" }, isApprover: false },
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "mallory" } },
       sink,
     );
     expect(refused).toEqual({ kind: "not_allowed", requester: { id: "alice", name: "alice" } });
     expect(note.posted).toEqual([]);
     const approved = await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "bob" }, isApprover: true },
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "bob" } },
       sink,
     );
     expect(approved.kind).toBe("resumed");
@@ -65,10 +65,7 @@ describe("a write call waits for a person", () => {
     const { service, sink } = await harness(new ScriptedModel(writeThenAnswer("Done")), { tools: [note.tool] });
     const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, sink));
     const decide = (decision: "approve" | "deny") =>
-      service.decide(
-        { runId: pending.runId, callId: pending.callId, decision, decidedBy: { id: "alice", name: "Alice" }, isApprover: false },
-        sink,
-      );
+      service.decide({ runId: pending.runId, callId: pending.callId, decision, decidedBy: { id: "alice", name: "Alice" } }, sink);
     await decide("approve");
     expect(await decide("deny")).toEqual({ kind: "already_decided", decision: "approve", decidedBy: { id: "alice", name: "Alice" } });
     expect(note.posted).toEqual(["hello team"]);
@@ -77,10 +74,7 @@ describe("a write call waits for a person", () => {
   it("unknown and garbled ids get a clear error and nothing else", async () => {
     const { service, sink } = await harness(new ScriptedModel([]));
     for (const runId of ["nope12345678", "../../etc/passwd", ""]) {
-      const result = await service.decide(
-        { runId, callId: "call_1", decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
-        sink,
-      );
+      const result = await service.decide({ runId, callId: "call_1", decision: "approve", decidedBy: { id: "alice" } }, sink);
       expect(result.kind).toBe("unknown");
       if (result.kind === "unknown") expect(result.message).toMatch(/Nothing was run/);
     }
@@ -96,7 +90,7 @@ describe("a write call waits for a person", () => {
     stored.pending.args = { text: "@everyone send me your passwords" };
     await store.set(key, stored);
     const result = await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
       sink,
     );
     expect(result).toMatchObject({ kind: "unknown", message: expect.stringMatching(/altered/) });
@@ -112,7 +106,7 @@ describe("a write call waits for a person", () => {
     expect(pending.expiresAt).toBe(1_060_000);
     now = 1_060_001;
     const result = await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
       sink,
     );
     expect(result.kind).toBe("expired");
@@ -121,7 +115,7 @@ describe("a write call waits for a person", () => {
     expect(result.outcome.stop?.sentence).toMatch(/nobody approved post_note within 1 minute/);
     expect(note.posted).toEqual([]);
     const again = await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
       sink,
     );
     expect(again).toMatchObject({ kind: "unknown", message: expect.stringMatching(/expired/) });
@@ -131,9 +125,13 @@ describe("a write call waits for a person", () => {
     let now = 5_000_000;
     const note = noteTool();
     const model = new ScriptedModel([call("post_note", { text: "late" }), say("Not posted: approval expired.")]);
-    const { service, sink } = await harness(model, { tools: [note.tool], clock: () => now, env: { APPROVAL_TIMEOUT_MS: "60000" } });
     const expired: Array<{ pending: PendingApproval; outcome: RunOutcome }> = [];
-    service.onApprovalExpired("console", (pending, outcome) => expired.push({ pending, outcome }));
+    const { service, sink } = await harness(model, {
+      tools: [note.tool],
+      clock: () => now,
+      env: { APPROVAL_TIMEOUT_MS: "60000" },
+      expired: (pending, outcome) => expired.push({ pending, outcome }),
+    });
     const pending = pendingOf(await service.ask({ origin: originFor(), text: "post late" }, sink));
     expect(await service.sweepExpiredApprovals()).toBe(0);
     now += 60_001;
@@ -158,9 +156,13 @@ describe("a write call waits for a person", () => {
       const model = new ScriptedModel([call("post_note", { text: "a" }), call("post_note", { text: "b" })], {
         whenExhausted: say("Not posted: approval expired."),
       });
-      const { service, sink } = await harness(model, { tools: [note.tool], clock: () => now, env: { APPROVAL_TIMEOUT_MS: "60000" } });
       const expired: string[] = [];
-      service.onApprovalExpired("console", (pending) => expired.push(pending.runId));
+      const { service, sink } = await harness(model, {
+        tools: [note.tool],
+        clock: () => now,
+        env: { APPROVAL_TIMEOUT_MS: "60000" },
+        expired: (pending) => expired.push(pending.runId),
+      });
       const first = pendingOf(await service.ask({ origin: originFor("alice", "console:first"), text: "post a" }, sink));
       now += 50_000;
       vi.advanceTimersByTime(50_000);
@@ -181,7 +183,7 @@ describe("a write call waits for a person", () => {
     const { service, sink, store } = await harness(model, { tools: [note.tool], clock: () => now, env: { APPROVAL_TIMEOUT_MS: "60000" } });
     const first = pendingOf(await service.ask({ origin: originFor(), text: "post twice" }, sink));
     const afterFirst = await service.decide(
-      { runId: first.runId, callId: first.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: first.runId, callId: first.callId, decision: "approve", decidedBy: { id: "alice" } },
       sink,
     );
     if (afterFirst.kind !== "resumed" || !afterFirst.outcome) throw new Error(afterFirst.kind);
@@ -194,7 +196,7 @@ describe("a write call waits for a person", () => {
     now += 1_000;
     expect(await service.sweepExpiredApprovals()).toBe(0);
     const done = await service.decide(
-      { runId: second.runId, callId: second.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: second.runId, callId: second.callId, decision: "approve", decidedBy: { id: "alice" } },
       sink,
     );
     expect(answerOf(done)).toBe("Both posted.");
@@ -211,17 +213,14 @@ describe("a write call waits for a person", () => {
     const first = pendingOf(await service.ask({ origin: originFor(), text: "post twice" }, sink));
     expect(first.args).toEqual({ text: "one" });
     const afterFirst = await service.decide(
-      { runId: first.runId, callId: first.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: first.runId, callId: first.callId, decision: "approve", decidedBy: { id: "alice" } },
       sink,
     );
     if (afterFirst.kind !== "resumed" || !afterFirst.outcome) throw new Error(afterFirst.kind);
     const second = pendingOf(afterFirst.outcome);
     expect(second.args).toEqual({ text: "two" });
     expect(note.posted).toEqual(["one"]);
-    const done = await service.decide(
-      { runId: second.runId, callId: second.callId, decision: "deny", decidedBy: { id: "alice" }, isApprover: false },
-      sink,
-    );
+    const done = await service.decide({ runId: second.runId, callId: second.callId, decision: "deny", decidedBy: { id: "alice" } }, sink);
     expect(answerOf(done)).toBe("Posted one; two was denied.");
     expect(note.posted).toEqual(["one"]);
     const toolResults = model.requests[1]!.messages.filter((message) => message.role === "tool").map((message) => message.content);
@@ -238,14 +237,14 @@ describe("a write call waits for a person", () => {
     const { service, sink } = await harness(model, { tools: [note.tool] });
     const first = pendingOf(await service.ask({ origin: originFor(), text: "post twice" }, sink));
     const afterFirst = await service.decide(
-      { runId: first.runId, callId: first.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: first.runId, callId: first.callId, decision: "approve", decidedBy: { id: "alice" } },
       sink,
     );
     if (afterFirst.kind !== "resumed" || !afterFirst.outcome) throw new Error(afterFirst.kind);
     const second = pendingOf(afterFirst.outcome);
     expect(second.callId).not.toBe(first.callId);
     const done = await service.decide(
-      { runId: second.runId, callId: second.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: second.runId, callId: second.callId, decision: "approve", decidedBy: { id: "alice" } },
       sink,
     );
     expect(answerOf(done)).toBe("Posted both.");

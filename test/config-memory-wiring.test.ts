@@ -2,7 +2,7 @@
 // with them (a run with the setting ignored would send more).
 import { describe, expect, it } from "vitest";
 import { say, ScriptedModel } from "../src/agent/model-scripted.js";
-import { TokenCounter } from "../src/agent/token-counter.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import { silentLogger } from "../src/logger.js";
 import { createConversationHistory } from "../src/memory/history.js";
 import { createLongTermMemory } from "../src/memory/long-term-memory.js";
@@ -12,7 +12,7 @@ import { useServiceFixture } from "./support/service-fixture.js";
 const services = useServiceFixture();
 
 describe("memory settings reach the run", () => {
-  it("MEMORY_RECALL_FACTS: the system prompt holds at most that many remembered facts", async () => {
+  it("MEMORY_RECALL_FACTS: the run's note holds at most that many remembered facts", async () => {
     const model = new ScriptedModel([say("Noted.")]);
     const { service, store, sink } = await services.start({ model, env: { MEMORY_RECALL_FACTS: "3" } });
     const origin = originFor("alice", "console:recall");
@@ -25,8 +25,10 @@ describe("memory settings reach the run", () => {
     ];
     await createLongTermMemory(store, { maxFacts: 200, logger: silentLogger }).remember(origin.conversationKey, facts);
     await service.ask({ origin, text: "What does the user drink?" }, sink);
-    const system = model.requests[0]!.messages[0]!.content ?? "";
-    const listed = facts.filter((fact) => system.includes(`- ${fact}`));
+    // The run's note (time and facts) comes right before the question, after what stays the same from run to run.
+    const note = model.requests[0]!.messages.at(-2)!.content ?? "";
+    expect(model.requests[0]!.messages.at(-2)!.role).toBe("system");
+    const listed = facts.filter((fact) => note.includes(`- ${fact}`));
     expect(listed).toHaveLength(3);
   });
 
@@ -37,7 +39,7 @@ describe("memory settings reach the run", () => {
     const counter = TokenCounter.forModel("gpt-4o-mini");
     const countTokens = (text: string) => counter.countText(text);
     const seeded = createConversationHistory(store, { maxTurns: 10, maxTokens: 100_000, countTokens, logger: silentLogger });
-    // Each side about 35 tokens, each turn about 70: four fit in 300, five do not.
+    // Each side about 35 tokens, each turn about 70: six are over 300, so the oldest go in a block down to two thirds (200): two are left.
     const side = (label: string) => `${label} ${"word ".repeat(34)}`.trim();
     for (let index = 1; index <= 6; index += 1)
       await seeded.append(origin.conversationKey, { user: side(`question-${index}`), assistant: side(`answer-${index}`), at: index });
@@ -46,6 +48,6 @@ describe("memory settings reach the run", () => {
     await service.ask({ origin, text: "and then?" }, sink);
     const sent = model.requests[0]!.messages.map((message) => message.content ?? "");
     const turns = sent.filter((content) => content.startsWith("question-")).map((content) => content.split(" ")[0]);
-    expect(turns).toEqual(["question-3", "question-4", "question-5", "question-6"]);
+    expect(turns).toEqual(["question-5", "question-6"]);
   });
 });

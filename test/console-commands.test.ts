@@ -1,6 +1,6 @@
 // What a typed line means: questions, commands, bad commands, and approval answers.
 import { describe, expect, it } from "vitest";
-import { isApproval, parseCommand } from "../src/adapters/console/console-commands.js";
+import { isApproval, parseCommand } from "../src/surfaces/console/console-commands.js";
 
 describe("parseCommand", () => {
   it("reads text that is not a command as a question, trimmed", () => {
@@ -15,8 +15,9 @@ describe("parseCommand", () => {
 
   it("knows the commands, in any case", () => {
     expect(parseCommand("/trace")).toEqual({ kind: "trace" });
-    expect(parseCommand("/MEMORY")).toEqual({ kind: "memory" });
-    expect(parseCommand(" /forget ")).toEqual({ kind: "forget" });
+    expect(parseCommand("/MEMORY")).toEqual({ kind: "command", name: "memory" });
+    expect(parseCommand(" /forget ")).toEqual({ kind: "command", name: "forget" });
+    expect(parseCommand("/feedback")).toEqual({ kind: "command", name: "feedback" });
     expect(parseCommand("/help")).toEqual({ kind: "help" });
     expect(parseCommand("/quit")).toEqual({ kind: "quit" });
     expect(parseCommand("/exit")).toEqual({ kind: "quit" });

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createDemoModel } from "../src/agent/model-demo.js";
 import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
 import type { Model, ModelReply, ModelRequest } from "../src/agent/types.js";
-import { CONSOLE_CONVERSATION_KEY } from "../src/adapters/console/console-adapter.js";
+import { CONSOLE_CONVERSATION_KEY } from "../src/surfaces/console/console-adapter.js";
 import { noteTool } from "./support/service-harness.js";
 import { startConsole, type ConsoleHarness } from "./support/console-harness.js";
 import { until } from "./support/memory-test-kit.js";
@@ -243,21 +243,21 @@ describe("console memory commands", () => {
     });
     const term = await open({ model, description: { kind: "remote", name: "scripted" }, env: { MEMORY_EXTRACT_FACTS: "true" } });
     term.type("/memory");
-    await term.waitFor("Nothing remembered in this conversation yet.");
+    await term.waitFor("I don't remember anything about this conversation yet.");
     term.type("my name is Ada");
     await term.waitFor("Nice to meet you, Ada.");
     await until(async () => (await term.service.rememberedFacts(CONSOLE_CONVERSATION_KEY)).length > 0, "the fact to be remembered");
 
     let from = term.mark();
     term.type("/memory");
-    await term.waitFor("Remembered in this conversation (1):\n  - The person is called Ada.", from);
+    await term.waitFor("What I remember about this conversation (1):\n• The person is called Ada.", from);
     from = term.mark();
     term.type("/forget");
-    await term.waitFor("Forgot 1 fact.", from);
+    await term.waitFor("Done: I forgot 1 fact about this conversation.", from);
     expect(await term.service.rememberedFacts(CONSOLE_CONVERSATION_KEY)).toEqual([]);
     from = term.mark();
     term.type("/forget");
-    await term.waitFor("There was nothing to forget.", from);
+    await term.waitFor("There was nothing to forget about this conversation.", from);
   });
 
   it("names a real model in the banner instead of the demo notice", async () => {

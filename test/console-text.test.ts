@@ -1,7 +1,7 @@
 // What the console prints for progress, approvals and outcomes.
 import { describe, expect, it } from "vitest";
 import type { CallRecord, PendingApproval } from "../src/agent/types.js";
-import { answerText, approvalRequest, clean, forgetText, progressLine, wrap } from "../src/adapters/console/console-text.js";
+import { answerText, approvalRequest, clean, progressLine, wrap } from "../src/surfaces/console/console-text.js";
 
 function record(overrides: Partial<CallRecord>): CallRecord {
   return {
@@ -83,12 +83,6 @@ describe("outcomes and untrusted text", () => {
 
   it("strips escape sequences and control characters but keeps newlines and tabs", () => {
     expect(clean("a\u001b[2Jb\u001b]0;title\u0007c\rd\u0000e\nf\tg\u0085h")).toBe("abcde\nf\tgh");
-  });
-
-  it("counts forgotten facts", () => {
-    expect(forgetText(0)).toBe("There was nothing to forget.");
-    expect(forgetText(1)).toBe("Forgot 1 fact.");
-    expect(forgetText(4)).toBe("Forgot 4 facts.");
   });
 });
 

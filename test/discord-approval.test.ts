@@ -2,6 +2,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { call, say, type ScriptStep } from "../src/agent/model-scripted.js";
 import type { ModelRequest } from "../src/agent/types.js";
 import { followUpWith, originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "./support/fake-discord-harness.js";
+import { failingResumes } from "./support/failing-queue.js";
+import { until } from "./support/memory-test-kit.js";
+import { createAuditLog } from "../src/governance/audit-log.js";
 
 let harness: DiscordHarness | undefined;
 afterEach(async () => {
@@ -103,6 +106,26 @@ describe("Discord approvals", () => {
     ]);
   });
 
+  it("tells the requester their approval is recorded when the run can't go on at once, and goes on when the queue is back", async () => {
+    let queue: ReturnType<typeof failingResumes> | undefined;
+    harness = await startDiscordHarness({
+      script: postScript(() => harness!.fake.random.id),
+      wrapQueue: (inner) => (queue = failingResumes(inner, 6)),
+    });
+    const { fake, alice } = harness;
+    const approval = await askAndWaitForApproval(harness);
+    const click = fake.clickButton(approval.messageId, approval.approve, alice);
+    const note = await fake.waitForCall("POST", webhookPath(fake, click.token), (request) =>
+      String(request.body.content).includes("recorded"),
+    );
+    expect(note.body.flags).toBe(64);
+    expect(note.body.content).toMatch(/no need to click again/);
+    expect(fake.callsTo("PATCH", originalPath(fake, click.token)).at(-1)!.body.content).toContain(`✅ Approved by <@${alice.id}>`);
+    await followUpWith(fake, click.token, (content) => content.startsWith("Done:"));
+    expect(queue!.refused).toBe(6);
+    expect(postsOfNotice(harness)).toHaveLength(1);
+  });
+
   it("refuses anyone else ephemerally and runs nothing", async () => {
     harness = await startDiscordHarness({ script: postScript(() => harness!.fake.random.id) });
     const { fake, bob } = harness;
@@ -150,7 +173,7 @@ describe("Discord approvals", () => {
       fake.waitForCall("POST", webhookPath(fake, first.token), (request) => request.body.flags === 64),
       fake.waitForCall("POST", webhookPath(fake, second.token), (request) => request.body.flags === 64),
     ]);
-    expect(already.body.content).toBe(`Already decided: approved by <@${alice.id}>.`);
+    expect(already.body.content).toBe(`This was already approved by <@${alice.id}>.`);
     expect(postsOfNotice(harness)).toHaveLength(1);
   });
 
@@ -227,9 +250,9 @@ describe("Discord approvals", () => {
 
     const click = fake.clickButton(approval.messageId, "appr:z:not-valid", alice);
     const callback = await fake.waitForCall("POST", new RegExp(`/interactions/${click.id}/`));
-    expect(callback.body.type).toBe(4);
-    expect(callback.body.data.flags).toBe(64);
-    expect(callback.body.data.content).toMatch(/not one I know/);
+    expect(callback.body.type).toBe(6);
+    const note = await fake.waitForCall("POST", webhookPath(fake, click.token));
+    expect(note.body).toMatchObject({ flags: 64, content: expect.stringMatching(/could not read this button/) });
   });
 });
 
@@ -263,7 +286,7 @@ describe("Discord chat tools", () => {
       String(request.body.content).includes("hello team"),
     );
     // The third newest message is the bot's own deferred reply to this /ask.
-    expect(answer.body.content).toMatch(/^\[[\d-]+ [\d:]+\] bob: hello team\n\[[\d-]+ [\d:]+\] alice: hi bob\n.*agent-bot \(bot\): /);
+    expect(answer.body.content).toMatch(/^\[[\d-]+ [\d:]+ UTC · \d+\] bob: hello team\n\[[^\]]+\] alice: hi bob\n.*agent-bot \(bot\): /);
     expect(answer.body.content).not.toContain("first, not read");
   });
 
@@ -276,5 +299,20 @@ describe("Discord chat tools", () => {
     const answer = await fake.waitForCall("PATCH", originalPath(fake, token), (request) => !String(request.body.content).startsWith("⏳"));
     expect(answer.body.content).toContain("channel id");
     expect(fake.callsTo("GET", /^\/channels\//)).toHaveLength(0);
+  });
+});
+
+describe("Discord's secrets", () => {
+  it("stay out of the audit log: no interaction token in the request, the decision or the write", async () => {
+    harness = await startDiscordHarness({ script: postScript(() => harness!.fake.random.id) });
+    const { fake, alice } = harness;
+    const approval = await askAndWaitForApproval(harness);
+    const click = fake.clickButton(approval.messageId, approval.approve, alice);
+    await followUpWith(fake, click.token, (content) => content.startsWith("Done:"));
+    const audit = createAuditLog(harness.store);
+    await until(async () => (await audit.list({})).length >= 3, "the request, the decision and the write in the audit log");
+    const entries = JSON.stringify(await audit.list({}));
+    expect(entries).toContain("post_message");
+    expect(entries).not.toMatch(/interaction-token-/);
   });
 });

@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { call, say } from "../src/agent/model-scripted.js";
 import { createLongTermMemory } from "../src/memory/long-term-memory.js";
 import { silentLogger } from "../src/logger.js";
+import { parseButton } from "../src/surfaces/discord/buttons.js";
+import { until } from "./support/memory-test-kit.js";
 import { messageBodies, originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "./support/fake-discord-harness.js";
 
 const NO_PINGS = { parse: [], replied_user: false };
@@ -33,6 +35,19 @@ describe("Discord /ask", () => {
     expect(trace.body.content).toContain("calculator");
     expect(trace.body.content).toContain("42");
     expect(messageBodies(fake.calls).every((body) => JSON.stringify(body.allowed_mentions) === JSON.stringify(NO_PINGS))).toBe(true);
+  });
+
+  it("records under the run the message its answer was posted as, so a replay of the run does not answer again", async () => {
+    harness = await startDiscordHarness({ script: [say("The answer is 42.")] });
+    const { fake, alice, store } = harness;
+    const { token } = fake.slashCommand("ask", alice, { values: { question: "What is 6*7?" } });
+    const answered = await fake.waitForCall("PATCH", originalPath(fake, token), (request) => request.body.content === "The answer is 42.");
+    const button = (answered.body.components as Array<{ components: Array<{ custom_id: string }> }>)[0]!.components[0]!.custom_id;
+    const parsed = parseButton(button);
+    const runId = parsed?.kind === "feedback" ? parsed.runId : "";
+    const reply = fake.messagesIn(fake.general.id).find((message) => message.content === "The answer is 42.")!;
+    await until(async () => (await store.get(`answered:${runId}`)) !== undefined, "the answer's mark");
+    expect(await store.get(`answered:${runId}`)).toMatchObject({ messageId: reply.id });
   });
 
   it("never pings what the model wrote and keeps every message within 2,000 characters", async () => {
@@ -89,9 +104,11 @@ describe("Discord /ask", () => {
   it("answers a command it does not know with an ephemeral note", async () => {
     harness = await startDiscordHarness({ script: [] });
     const { fake, alice } = harness;
-    const { id } = fake.slashCommand("dance", alice);
+    const { id, token } = fake.slashCommand("dance", alice);
     const callback = await fake.waitForCall("POST", new RegExp(`/interactions/${id}/`));
-    expect(callback.body).toMatchObject({ type: 4, data: { content: "I don't know the command /dance.", flags: 64 } });
+    expect(callback.body).toMatchObject({ type: 5, data: { flags: 64 } });
+    const note = await fake.waitForCall("PATCH", originalPath(fake, token));
+    expect(note.body.content).toBe("I don't know the command `dance`.");
   });
 
   it("shows and forgets the conversation's memory, only to the person who asked", async () => {
@@ -112,7 +129,7 @@ describe("Discord /ask", () => {
     const forgotten = fake.slashCommand("forget", alice);
     const done = await fake.waitForCall("PATCH", originalPath(fake, forgotten.token));
     expect(fake.callsTo("POST", new RegExp(`/interactions/${forgotten.id}/`))[0]!.body).toEqual({ type: 5, data: { flags: 64 } });
-    expect(done.body.content).toBe("Forgot 2 things about this conversation.");
+    expect(done.body.content).toBe("Done: I forgot 2 facts about this conversation.");
     expect(await memory.list(`discord:${fake.guild.id}:${fake.general.id}`)).toEqual([]);
 
     const again = fake.slashCommand("memory", alice, { channel: fake.random });

@@ -6,9 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { OverwriteType, PermissionFlagsBits } from "discord.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { discordOrigin } from "../src/adapters/discord/conversation.js";
-import { createDiscordAdapter } from "../src/adapters/discord/discord-adapter.js";
-import type { ChatAdapter } from "../src/adapters/adapter.js";
+import { createDiscordSurface } from "../src/surfaces/discord/discord-adapter.js";
 import type { Tool, ToolContext } from "../src/agent/types.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
@@ -16,11 +14,13 @@ import type { KeyValueStore } from "../src/memory/types.js";
 import { FakeDiscord, type FakeChannel, type FakeUser } from "./support/fake-discord.js";
 import { nextSnowflake } from "./support/fake-discord-payloads.js";
 import { stubService } from "./support/fake-discord-service.js";
+import { discordAsked } from "./support/discord-origins.js";
+import { underCore, type TestAdapter } from "./support/surface-kit.js";
 
 let fake: FakeDiscord;
 let store: KeyValueStore;
 let folder: string;
-let adapter: ChatAdapter;
+let adapter: TestAdapter;
 let tools: Record<string, Tool>;
 const staffRole = nextSnowflake();
 const alice: FakeUser = { id: nextSnowflake(), username: "alice" };
@@ -43,14 +43,13 @@ beforeAll(async () => {
   folder = mkdtempSync(join(tmpdir(), "discord-tools-"));
   store = await openStore(`sqlite://${join(folder, "bot.sqlite")}`, silentLogger);
   const service = stubService();
-  adapter = createDiscordAdapter({
+  const surface = createDiscordSurface({
     config: { token: fake.token, applicationId: fake.applicationId, apiUrl: fake.apiUrl, approvers: [] },
-    service,
-    store,
     logger: silentLogger,
   });
+  adapter = underCore(surface, { service, store, logger: silentLogger });
   await adapter.start();
-  tools = Object.fromEntries((service.registered.get("discord") ?? []).map((tool) => [tool.name, tool]));
+  tools = Object.fromEntries((service.attached.get("discord")?.tools ?? []).map((tool) => [tool.name, tool]));
   fake.userMessage(alice, "staff meeting at 3");
 });
 
@@ -65,12 +64,7 @@ function asked(by: FakeUser, channel: FakeChannel = fake.general): ToolContext {
   return {
     signal: new AbortController().signal,
     runId: "run1",
-    origin: discordOrigin({
-      guildId: fake.guild.id,
-      channelId: channel.id,
-      channelKind: "text",
-      requester: { id: by.id, name: by.username },
-    }),
+    origin: discordAsked({ id: by.id, name: by.username }, { guild: fake.guild.id, channel: channel.id }),
   };
 }
 
@@ -87,13 +81,13 @@ describe("Discord chat tools act only where the person asking may", () => {
   });
 
   it("read_channel reads a hidden channel for someone whose role lets them in", async () => {
-    expect(String(await run("read_channel", { channel: staffOnly.id }, asked(sam)))).toBe(`<#${staffOnly.id}> has no messages.`);
+    expect(String(await run("read_channel", { channel: staffOnly.id }, asked(sam)))).toBe(`No messages in ${staffOnly.id}.`);
     expect(readsOf(staffOnly)).toHaveLength(1);
   });
 
   it("follows an overwrite for one member", async () => {
     await expect(run("read_channel", { channel: notSam.id }, asked(sam))).rejects.toThrow(`<@${sam.id}> can't see <#${notSam.id}>`);
-    expect(String(await run("read_channel", { channel: notSam.id }, asked(alice)))).toContain("has no messages");
+    expect(String(await run("read_channel", { channel: notSam.id }, asked(alice)))).toContain("No messages in");
   });
 
   it("post_message refuses a channel the person asking cannot see or cannot write in, and posts nothing", async () => {

@@ -25,7 +25,12 @@ describe("Discord feedback", () => {
     const { fake, bob } = harness;
     const answer = await answered(harness);
     const click = fake.clickButton(answer.messageId, answer.down, bob);
-    await fake.waitForCall("PATCH", originalPath(fake, click.token), (request) => request.body.content === "Thanks for the feedback.");
+    const thanks = await fake.waitForCall(
+      "POST",
+      webhookPath(fake, click.token),
+      (request) => request.body.content === "Thanks for the feedback.",
+    );
+    expect(thanks.body.flags).toBe(64);
     const [entry] = await harness.service.feedback.recent(5);
     expect(entry).toMatchObject({
       surface: "discord",
@@ -42,13 +47,18 @@ describe("Discord feedback", () => {
     const { fake, alice, carol } = harness;
     const answer = await answered(harness);
     const click = fake.clickButton(answer.messageId, answer.up, alice);
-    await fake.waitForCall("PATCH", originalPath(fake, click.token), (request) => request.body.content === "Thanks for the feedback.");
+    const thanks = await fake.waitForCall(
+      "POST",
+      webhookPath(fake, click.token),
+      (request) => request.body.content === "Thanks for the feedback.",
+    );
+    expect(thanks.body.flags).toBe(64);
 
     const refused = fake.slashCommand("feedback", alice);
     await fake.waitForCall(
       "PATCH",
       originalPath(fake, refused.token),
-      (request) => request.body.content === "Only approvers can see the feedback.",
+      (request) => request.body.content === "Only approvers and admins can see the feedback.",
     );
     const listed = fake.slashCommand("feedback", carol);
     const listing = await fake.waitForCall("PATCH", originalPath(fake, listed.token), (request) =>

@@ -1,23 +1,17 @@
 import { ChannelType, Client } from "discord.js";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { approvalButtons, approvalCustomId, parseApprovalCustomId } from "../src/adapters/discord/approval-buttons.js";
-import { isApprover } from "../src/adapters/discord/approval-clicks.js";
-import { createApprovalMessages } from "../src/adapters/discord/approval-messages.js";
-import { createDiscordTools } from "../src/adapters/discord/chat-tools.js";
-import { channelKindOf, conversationKey, discordOrigin } from "../src/adapters/discord/conversation.js";
-import { isForBot, questionOf } from "../src/adapters/discord/mentions.js";
-import {
-  answerText,
-  approvalText,
-  decidersText,
-  memoryText,
-  progressText,
-  threadName,
-  withClosingLine,
-} from "../src/adapters/discord/messages.js";
+import { approvalButtons, approvalCustomId, parseApprovalCustomId, parseButton } from "../src/surfaces/discord/buttons.js";
+import { createDiscordTools } from "../src/surfaces/discord/chat-tools.js";
+import { createDiscordSurface } from "../src/surfaces/discord/discord-adapter.js";
+import { channelKindOf, isForBot, questionOf } from "../src/surfaces/discord/discord-events.js";
+import { conversationAt, conversationKey, decodeInteraction, upgradeOrigin } from "../src/surfaces/discord/discord-place.js";
+import { answerText, approvalText, discordFormat, progressText, threadName, withClosingLine } from "../src/surfaces/discord/messages.js";
+import { createApprovalRefs } from "../src/surfaces/core/approval-refs.js";
+import { decidersText, memoryText } from "../src/surfaces/core/texts.js";
 import type { PendingApproval } from "../src/agent/types.js";
 import { silentLogger } from "../src/logger.js";
+import { discordAsked } from "./support/discord-origins.js";
 import { mapStore } from "./support/map-store.js";
 
 const alice = { id: "111111111111111111", name: "alice" };
@@ -29,7 +23,7 @@ function pending(args: unknown): PendingApproval {
     tool: "post_message",
     args,
     requester: alice,
-    origin: discordOrigin({ guildId: "1", channelId: "2", channelKind: "text", requester: alice }),
+    origin: discordAsked(alice, { guild: "1", channel: "2" }),
     expiresAt: 1_700_000_000_000,
   };
 }
@@ -73,22 +67,49 @@ describe("approval button ids", () => {
       ["Deny", "appr:d:run1:call_1", true],
     ]);
   });
+
+  it("reads Stop and feedback buttons too, and nothing else", () => {
+    expect(parseButton("stop:run1")).toEqual({ kind: "stop", runId: "run1" });
+    expect(parseButton("fb:d:run1:steps")).toEqual({ kind: "feedback", rating: "down", runId: "run1", guard: "steps" });
+    expect(parseButton("appr:d:run1:call_1")).toEqual({ kind: "decision", decision: "deny", runId: "run1", callId: "call_1" });
+    for (const id of ["stop:", "stop:a:b", "fb:x:run1:none", "fb:u:run1:Not-A-Guard", "other"]) expect(parseButton(id)).toBeUndefined();
+  });
 });
 
 describe("conversations", () => {
-  it("keys guild channels, threads and DMs", () => {
+  it("keys guild channels, threads and DMs; a thread is its own conversation, governed by its parent", () => {
     expect(conversationKey("10", "20")).toBe("discord:10:20");
     expect(conversationKey(null, "30")).toBe("discord:dm:30");
-    expect(discordOrigin({ guildId: "10", channelId: "20", channelKind: "thread", requester: alice, messageId: "40" })).toEqual({
-      surface: "discord",
+    expect(conversationAt({ guild: "10", channel: "20", parent: "15", channelKind: "thread", message: "40" })).toEqual({
+      conversationKey: "discord:10:20",
+      scope: { channel: "15", thread: "20", dm: false, workspace: "10", link: "https://discord.com/channels/10/20/40" },
+      place: { guild: "10", channel: "20", parent: "15", channelKind: "thread", message: "40" },
+    });
+    expect(conversationAt({ guild: null, channel: "30", channelKind: "dm" })).toMatchObject({
+      scope: { channel: "30", dm: true },
+      place: { channel: "30", channelKind: "dm" },
+    });
+  });
+
+  it("reads an origin an earlier version stored: its scope, and the interaction token its place held as the reply handle", () => {
+    const stored = {
+      surface: "discord" as const,
       conversationKey: "discord:10:20",
       requester: alice,
-      place: { guild: "10", channel: "20", channelKind: "thread", message: "40" },
-    });
-    expect(discordOrigin({ guildId: null, channelId: "30", channelKind: "dm", requester: alice }).place).toEqual({
-      channel: "30",
-      channelKind: "dm",
-    });
+      place: {
+        guild: "10",
+        channel: "20",
+        channelKind: "text",
+        interaction: "50",
+        application: "60",
+        interaction_token: "secret-token",
+        interaction_at: "1700000000000",
+      },
+    };
+    const { origin, reply } = upgradeOrigin(stored);
+    expect(origin.place).toEqual({ guild: "10", channel: "20", channelKind: "text", interaction: "50" });
+    expect(origin.scope).toMatchObject({ channel: "20", dm: false, workspace: "10", roles: [] });
+    expect(decodeInteraction(reply)).toEqual({ application: "60", token: "secret-token", at: 1_700_000_000_000, kind: "ask" });
   });
 
   it("knows where threads can be started", () => {
@@ -146,18 +167,10 @@ describe("mentions", () => {
   });
 });
 
-describe("approvers", () => {
-  it("accepts configured user ids and members of the approver role only", () => {
-    const deciders = { approvers: ["7"], approverRole: "70" };
-    expect(isApprover(deciders, "7", [])).toBe(true);
-    expect(isApprover(deciders, "8", ["70"])).toBe(true);
-    expect(isApprover(deciders, "8", ["71"])).toBe(false);
-    expect(isApprover({ approvers: [] }, "8", ["70"])).toBe(false);
-  });
-
-  it("names who can decide", () => {
-    expect(decidersText(alice, { approvers: [] })).toBe(`Only <@${alice.id}> can decide.`);
-    expect(decidersText(alice, { approvers: [alice.id, "7"], approverRole: "70" })).toBe(
+describe("who may decide", () => {
+  it("names the requester, the approvers and the approver role", () => {
+    expect(decidersText(alice, { users: [], roles: [] }, discordFormat)).toBe(`Only <@${alice.id}> can decide.`);
+    expect(decidersText(alice, { users: [alice.id, "7"], roles: ["70"] }, discordFormat)).toBe(
       `Only <@${alice.id}>, <@7> or members of <@&70> can decide.`,
     );
   });
@@ -165,7 +178,7 @@ describe("approvers", () => {
 
 describe("messages", () => {
   it("keeps an approval request within one message, whatever the arguments", () => {
-    const text = approvalText(pending({ channel: "2", text: "x".repeat(10_000) }), { approvers: [] });
+    const text = approvalText(pending({ channel: "2", text: "x".repeat(10_000) }), { users: [], roles: [] });
     expect(text.length).toBeLessThanOrEqual(2000);
     expect(text).toContain("post_message");
     expect(text).toContain("<t:1700000000:R>");
@@ -176,7 +189,7 @@ describe("messages", () => {
   });
 
   it("cannot be broken out of its code block by the arguments", () => {
-    const text = approvalText(pending({ text: "```\n@everyone```" }), { approvers: [] });
+    const text = approvalText(pending({ text: "```\n@everyone```" }), { users: [], roles: [] });
     expect(text.match(/```/g)).toHaveLength(2);
   });
 
@@ -194,11 +207,9 @@ describe("messages", () => {
   });
 
   it("describes progress without letting a tool name break the formatting", () => {
-    expect(progressText({ type: "step_started", runId: "r", step: 2 })).toBe("⏳ Working… step 2");
-    expect(progressText({ type: "tool_called", runId: "r", step: 2, call: { id: "c", name: "a`b", arguments: "{}" } })).toBe(
-      "⏳ Step 2: running `a'b`…",
-    );
-    expect(progressText({ type: "model_replied", runId: "r", step: 2, text: null, toolCalls: [] })).toBeUndefined();
+    expect(progressText({ kind: "thinking", step: 2 })).toBe("⏳ Working… step 2");
+    expect(progressText({ kind: "running", step: 2, tool: "a`b" })).toBe("⏳ Step 2: running `a'b`…");
+    expect(progressText({ kind: "ran", step: 2, tool: "calc", outcome: "timeout" })).toBe("⏳ Step 2: `calc` timed out");
   });
 
   it("lists remembered facts within one message", () => {
@@ -209,7 +220,7 @@ describe("messages", () => {
       lastUsedAt: 0,
       uses: 0,
     }));
-    const text = memoryText(facts);
+    const text = memoryText(facts, discordFormat);
     expect(text.length).toBeLessThanOrEqual(2000);
     expect(text).toMatch(/…and \d+ more\.$/);
   });
@@ -251,7 +262,7 @@ describe("chat tool arguments", () => {
   });
 
   it("refuse requests made outside a server", async () => {
-    const origin = discordOrigin({ guildId: null, channelId: "30", channelKind: "dm", requester: alice });
+    const origin = discordAsked(alice, { channel: "30", channelKind: "dm" });
     await expect(
       postMessage.execute({ channel: "123456789012345678", text: "hi" }, { signal: new AbortController().signal, runId: "r", origin }),
     ).rejects.toThrow("post_message only works for requests made in a server, not in direct messages.");
@@ -259,23 +270,26 @@ describe("chat tool arguments", () => {
 });
 
 describe("approval message records", () => {
-  it("remembers where an approval message is until a day after it expires", async () => {
+  const surface = createDiscordSurface({
+    config: { token: "t", applicationId: "1", approvers: [] },
+    logger: silentLogger,
+  });
+  const refsOn = (store: ReturnType<typeof mapStore>, now: () => number) =>
+    createApprovalRefs({ store, logger: silentLogger, now, ...surface.refs });
+  afterAll(() => surface.close());
+
+  it("remembers where an approval message is, under the key an earlier version used, until a day after it expires", async () => {
     const store = mapStore();
-    const records = createApprovalMessages(store, silentLogger, () => 1_700_000_000_000 - 60_000);
-    await records.remember(pending({}), { channelId: "20", messageId: "30", question: "q".repeat(500) });
-    const found = await records.find("AbCdEf12", "call_1");
-    expect(found).toEqual({ channelId: "20", messageId: "30", question: "q".repeat(200) });
+    const records = refsOn(store, () => 1_700_000_000_000 - 60_000);
+    await records.remember(pending({}), { channelId: "20", messageId: "30", question: "q".repeat(200) });
+    expect(await records.find("AbCdEf12", "call_1")).toEqual({ channelId: "20", messageId: "30", question: "q".repeat(200) });
     expect(store.ttls.get("discord:approval-message:AbCdEf12:call_1")).toBe(60_000 + 24 * 60 * 60_000);
     expect(await records.find("AbCdEf12", "call_2")).toBeUndefined();
   });
 
-  it("ignores a stored record that is not valid, and a store that fails", async () => {
+  it("ignores a stored record that is not valid", async () => {
     const store = mapStore();
     store.data.set("discord:approval-message:r:c", { channelId: "not digits", messageId: 5 });
-    expect(await createApprovalMessages(store, silentLogger, Date.now).find("r", "c")).toBeUndefined();
-    const broken = { ...mapStore(), get: () => Promise.reject(new Error("down")), set: () => Promise.reject(new Error("down")) };
-    const records = createApprovalMessages(broken, silentLogger, Date.now);
-    await expect(records.remember(pending({}), { channelId: "1", messageId: "2", question: "q" })).resolves.toBeUndefined();
-    expect(await records.find("r", "c")).toBeUndefined();
+    expect(await refsOn(store, Date.now).find("r", "c")).toBeUndefined();
   });
 });

@@ -32,6 +32,13 @@ describe("startApp with BOT_SETTINGS", () => {
     });
   });
 
+  it("an empty settings file stops the start with one line: {} is how to say no settings", async () => {
+    const path = join(folder.path, "bot.settings.yaml");
+    await writeFile(path, "");
+    const result = await startApp({ STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`, BOT_SETTINGS: path });
+    expect(result).toEqual({ kind: "failed", message: `Settings error in ${path}: the file is empty; write {} in it for no settings` });
+  });
+
   it("a missing settings file named by BOT_SETTINGS stops the start", async () => {
     const result = await startApp({
       STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`,

@@ -38,6 +38,7 @@ async function start(clock?: () => number) {
     storeUrl: sqliteUrl(),
     settings: settingsOf({}),
     tools: [note.tool],
+    approvers: { users: { slack: ["UBOSS"] } },
     ...(clock ? { clock } : {}),
   });
   open.push(harness);
@@ -49,7 +50,7 @@ describe("audit log", () => {
     const { service, policy, note } = await start();
     const pending = pendingOf(await service.ask({ origin: slackOrigin("U1"), text: "post it" }, () => {}));
     await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "UBOSS", name: "Boss" }, isApprover: true },
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "UBOSS", name: "Boss" } },
       () => {},
     );
     await policy.observer.settled();
@@ -88,10 +89,7 @@ describe("audit log", () => {
     open.push(harness);
     const pending = pendingOf(await harness.service.ask({ origin: slackOrigin("U1"), text: "post it" }, () => {}));
     const decide = (id: string) =>
-      harness.service.decide(
-        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id }, isApprover: false },
-        () => {},
-      );
+      harness.service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id } }, () => {});
     expect(await decide("USTRANGER")).toMatchObject({ kind: "not_allowed" });
     expect(await decide("UADMIN")).toMatchObject({ kind: "resumed", decision: "approve" });
     expect(note.posted).toEqual(["hi"]);
@@ -108,20 +106,35 @@ describe("audit log", () => {
     let runId: string | undefined;
     const running = harness.service.ask({ origin: slackOrigin("U1"), text: "take your time" }, (event) => (runId ??= event.runId));
     await until(() => runId !== undefined && model.requests.length === 1, "the run's first model call");
-    expect(await harness.service.stop({ runId: runId!, stoppedBy: { id: "USTRANGER" }, isApprover: false })).toMatchObject({
+    expect(await harness.service.stop({ runId: runId!, stoppedBy: { id: "USTRANGER" }, surface: "slack" })).toMatchObject({
       kind: "not_allowed",
     });
-    expect(await harness.service.stop({ runId: runId!, stoppedBy: { id: "UADMIN" }, isApprover: false })).toEqual({ kind: "stopping" });
+    expect(await harness.service.stop({ runId: runId!, stoppedBy: { id: "UADMIN" }, surface: "slack" })).toEqual({ kind: "stopping" });
+    expect(await running).toMatchObject({ status: "answered" });
+  });
+
+  it("an admin of one surface is no admin of another: a console admin's id stops no Slack run", async () => {
+    const model = new ScriptedModel([{ never: true }], { whenExhausted: say("summary after the stop") });
+    const harness = await governedService({
+      model,
+      storeUrl: sqliteUrl(),
+      settings: settingsOf({ access: { admins: { console: ["UCONSOLE"] } } }),
+    });
+    open.push(harness);
+    let runId: string | undefined;
+    const running = harness.service.ask({ origin: slackOrigin("U1"), text: "take your time" }, (event) => (runId ??= event.runId));
+    await until(() => runId !== undefined && model.requests.length === 1, "the run's first model call");
+    expect(await harness.service.stop({ runId: runId!, stoppedBy: { id: "UCONSOLE" }, surface: "slack" })).toMatchObject({
+      kind: "not_allowed",
+    });
+    expect(await harness.service.stop({ runId: runId!, stoppedBy: { id: "U1" }, surface: "slack" })).toEqual({ kind: "stopping" });
     expect(await running).toMatchObject({ status: "answered" });
   });
 
   it("holds a denial, and no write", async () => {
     const { service, policy, note } = await start();
     const pending = pendingOf(await service.ask({ origin: slackOrigin("U1"), text: "post it" }, () => {}));
-    await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "deny", decidedBy: { id: "U1" }, isApprover: false },
-      () => {},
-    );
+    await service.decide({ runId: pending.runId, callId: pending.callId, decision: "deny", decidedBy: { id: "U1" } }, () => {});
     await policy.observer.settled();
     expect(note.posted).toEqual([]);
     expect((await policy.audit.list({})).map((entry) => [entry.kind, entry.decision])).toEqual([
@@ -132,7 +145,9 @@ describe("audit log", () => {
 
   it("holds an expiry", async () => {
     let now = Date.now();
-    const { service, policy } = await start(() => now);
+    const { service, policy, note } = await start(() => now);
+    // Slack shows an expiry in its thread; without a surface to show it, the expiry would wait.
+    service.attach("slack", { tools: [note.tool], expired: () => {} });
     pendingOf(await service.ask({ origin: slackOrigin("U1"), text: "post it" }, () => {}));
     now += 16 * 60_000;
     expect(await service.sweepExpiredApprovals()).toBe(1);

@@ -8,6 +8,7 @@ import { createRunPolicy, type RunPolicy } from "../src/governance/run-policy.js
 import { parseSettingsText } from "../src/governance/settings-file.js";
 import { fixedSettings } from "../src/governance/settings-source.js";
 import { silentLogger } from "../src/logger.js";
+import { conversationAt, type DiscordPlace, upgradeOrigin } from "../src/surfaces/discord/discord-place.js";
 import { settingsOf, slackOrigin } from "./support/governance-kit.js";
 import { mapStore } from "./support/map-store.js";
 
@@ -25,12 +26,16 @@ function policy(settings: unknown, clock: () => number = () => NOON): RunPolicy 
   });
 }
 
-const discordOrigin = (user: string, place: Record<string, string>): TaskOrigin => ({
-  surface: "discord",
-  conversationKey: `discord:${place.guild ?? "@me"}:${place.channel}`,
-  requester: { id: user },
-  place,
-});
+/** A Discord origin as the surface writes it at intake: its scope from Discord's place codec. */
+function discordOrigin(user: string, place: DiscordPlace): TaskOrigin {
+  const { conversationKey, scope, place: stored } = conversationAt(place);
+  return { surface: "discord", conversationKey, requester: { id: user }, scope: { ...scope, roles: [] }, place: stored };
+}
+/** The same origin as an earlier version stored it (no scope), read back through the codec as the runs load it. */
+function storedDiscordOrigin(user: string, place: DiscordPlace): TaskOrigin {
+  const { scope: _none, ...stored } = discordOrigin(user, place);
+  return upgradeOrigin(stored).origin;
+}
 const consoleOrigin: TaskOrigin = { surface: "console", conversationKey: "console:local", requester: { id: "local" }, place: {} };
 
 describe("a daily token limit", () => {
@@ -149,11 +154,12 @@ describe("direct messages and the console under a channel allow list", () => {
   });
 
   it("a Discord message without a guild is a DM, whatever its channel kind says", async () => {
-    for (const channelKind of ["dm", "other"]) {
-      const dm = discordOrigin("42", { channel: "999", channelKind });
-      expect(await policy(onlyC1).admit(dm)).toEqual({ kind: "admitted" });
-      expect(await policy({ access: { ...onlyC1.access, dms: false } }).admit(dm)).toMatchObject({ refusal: { reason: "dms_off" } });
-    }
+    for (const origin of [discordOrigin, storedDiscordOrigin])
+      for (const channelKind of ["dm", "other"] as const) {
+        const dm = origin("42", { guild: null, channel: "999", channelKind });
+        expect(await policy(onlyC1).admit(dm)).toEqual({ kind: "admitted" });
+        expect(await policy({ access: { ...onlyC1.access, dms: false } }).admit(dm)).toMatchObject({ refusal: { reason: "dms_off" } });
+      }
     expect(await policy(onlyC1).admit(discordOrigin("42", { guild: "G1", channel: "999", channelKind: "text" }))).toMatchObject({
       refusal: { reason: "channel_not_allowed" },
     });

@@ -3,8 +3,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import type { RunOutcome, Tool } from "../src/agent/types.js";
-import { temporaryFolder } from "./support/memory-test-kit.js";
+import { temporaryFolder, until } from "./support/memory-test-kit.js";
 import { governedService, settingsOf, slackOrigin, type GovernedService } from "./support/governance-kit.js";
 
 let folder: Awaited<ReturnType<typeof temporaryFolder>>;
@@ -52,8 +53,8 @@ describe("access", () => {
     ["a DM when dms is false", slackOrigin("U1", "D123"), /don't answer direct messages/],
   ])("%s is refused without a model call", async (_what, origin, text) => {
     const model = new ScriptedModel([say("should not be asked")]);
-    const { service, sink } = await start({ model, storeUrl: sqliteUrl(), settings });
-    expect(await service.admit(origin)).toMatchObject({ kind: "refused", text: expect.stringMatching(text) });
+    const { service, sink, policy } = await start({ model, storeUrl: sqliteUrl(), settings });
+    expect(await policy.admit(origin)).toMatchObject({ kind: "refused", text: expect.stringMatching(text) });
     expect(answerOf(await service.ask({ origin, text: "hello" }, sink))).toMatch(text);
     expect(model.requests).toHaveLength(0);
   });
@@ -64,14 +65,18 @@ describe("access", () => {
     const shown: string[] = [];
     let finished!: () => void;
     const done = new Promise<void>((resolve) => (finished = resolve));
-    service.registerPresenter("slack", () => ({
-      sink: () => {},
-      finish: async (outcome) => {
-        shown.push(answerOf(outcome));
-        finished();
-      },
-      fail: async () => finished(),
-    }));
+    service.attach("slack", {
+      tools: [],
+      present: () => ({
+        sink: () => {},
+        async finish(outcome) {
+          shown.push(answerOf(outcome));
+          finished();
+          return { messageId: "shown" };
+        },
+        fail: async () => finished(),
+      }),
+    });
     const task = { origin: slackOrigin("UBAD"), text: "hello" };
     expect(await service.submit(task, "C1:1700000000.000100")).toMatchObject({ kind: "accepted" });
     await done;
@@ -89,16 +94,17 @@ describe("access", () => {
 
   it("a Discord role on the block list refuses its members; one on the allow list admits them", async () => {
     const roles = settingsOf({ access: { allow: { roles: ["R-staff"] }, block: { roles: ["R-muted"] } } });
-    const { service } = await start({ model: new ScriptedModel([]), storeUrl: sqliteUrl(), settings: roles });
-    const origin = {
+    const { policy } = await start({ model: new ScriptedModel([]), storeUrl: sqliteUrl(), settings: roles });
+    const origin = (roleIds: readonly string[]) => ({
       surface: "discord" as const,
       conversationKey: "discord:G1:C1",
       requester: { id: "42" },
+      scope: { channel: "C1", dm: false, workspace: "G1", roles: roleIds },
       place: { guild: "G1", channel: "C1", channelKind: "text" },
-    };
-    expect(await service.admit(origin, ["R-staff"])).toEqual({ kind: "admitted" });
-    expect(await service.admit(origin, ["R-staff", "R-muted"])).toMatchObject({ kind: "refused" });
-    expect(await service.admit(origin, [])).toMatchObject({ kind: "refused", text: expect.stringMatching(/not allowed/) });
+    });
+    expect(await policy.admit(origin(["R-staff"]))).toEqual({ kind: "admitted" });
+    expect(await policy.admit(origin(["R-staff", "R-muted"]))).toMatchObject({ kind: "refused" });
+    expect(await policy.admit(origin([]))).toMatchObject({ kind: "refused", text: expect.stringMatching(/not allowed/) });
   });
 });
 
@@ -124,19 +130,31 @@ describe("rate limit", () => {
     expect(answerOf(await service.ask({ origin: slackOrigin("U2"), text: "q" }, sink))).toBe("ok");
   });
 
-  it("a redelivered message (same receipt) is neither counted nor refused twice", async () => {
-    const { service } = await start({
-      model: new ScriptedModel([]),
+  it("a redelivered message is neither counted nor refused twice: its intake record is the dedupe", async () => {
+    const { service, policy } = await start({
+      model: new ScriptedModel([], { whenExhausted: say("ok") }),
       storeUrl: sqliteUrl(),
-      settings: settingsOf({ limits: { user: { runsPerMinute: 1 } } }),
+      settings: settingsOf({ limits: { user: { runsPerMinute: 2 } } }),
     });
-    const origin = slackOrigin("U1");
-    expect(await service.admit(origin, [], "C1:1.1")).toEqual({ kind: "admitted" });
-    expect(await service.admit(origin, [], "C1:1.1")).toEqual({ kind: "admitted" });
-    const refused = await service.admit(origin, [], "C1:2.2");
-    expect(refused).toMatchObject({ kind: "refused" });
-    expect(refused).not.toHaveProperty("repeat");
-    expect(await service.admit(origin, [], "C1:2.2")).toMatchObject({ kind: "refused", repeat: true });
+    const answered: string[] = [];
+    service.attach("slack", {
+      tools: [],
+      present: () => ({
+        sink: () => {},
+        async finish(outcome) {
+          answered.push(answerOf(outcome));
+          return { messageId: "shown" };
+        },
+        fail: async () => {},
+      }),
+    });
+    const task = { origin: slackOrigin("U1"), text: "hello" };
+    expect(await service.submit(task, "C1:1.1")).toMatchObject({ kind: "accepted" });
+    await until(() => answered.length === 1, "the answer");
+    expect(await service.submit(task, "C1:1.1")).toMatchObject({ kind: "duplicate", state: "done" });
+    // The redelivery was not counted: one run of two is left this minute.
+    expect(await policy.admit(slackOrigin("U1"))).toEqual({ kind: "admitted" });
+    expect(await policy.admit(slackOrigin("U1"))).toMatchObject({ kind: "refused" });
   });
 
   it("admins are exempt unless a limit is set for them", async () => {
@@ -186,6 +204,75 @@ describe("daily token limit", () => {
       /your daily limit of 1,000 model tokens is reached/,
     );
     expect(model.requests).toHaveLength(3);
+  });
+
+  it("counts the model calls around the steps too: the guard's summary and the fact extraction after the answer", async () => {
+    const model = new ScriptedModel([
+      { ...call("lookup", {}), usage: usage(500, 100) },
+      { ...say("Summary: lookup said hi."), usage: usage(300, 30) },
+      { ...say('{"facts": ["The person works on the billing system."]}'), usage: usage(200, 20) },
+    ]);
+    const { service, sink, policy, close } = await start({
+      model,
+      storeUrl: sqliteUrl(),
+      settings: settingsOf({ limits: { user: { tokensPerDay: 100_000 } } }),
+      tools: [readTool("lookup")],
+      env: { AGENT_MAX_STEPS: "1", MEMORY_EXTRACT_FACTS: "true" },
+    });
+    expect(await service.ask({ origin: slackOrigin("U1"), text: "I work on billing; look it up" }, sink)).toMatchObject({
+      stop: { guard: "steps" },
+    });
+    // Closing waits for the extraction, which runs after the answer.
+    open.splice(open.length - 1, 1);
+    const tokensLeft = async () => (await policy.allowances(slackOrigin("U1"))).find((item) => item.limit === "tokens")!.left;
+    await service.close();
+    expect(model.requests).toHaveLength(3);
+    expect(model.requests[2]!.responseFormat).toBe("json_object");
+    expect(await tokensLeft()).toBe(100_000 - 600 - 330 - 220);
+    await close();
+  });
+
+  it("counts a summary and a fact extraction with the tokenizer when the server reports no usage", async () => {
+    const model = new ScriptedModel([
+      { ...call("lookup", {}), usage: usage(500, 100) },
+      say("Summary: lookup said hi."),
+      say('{"facts": []}'),
+    ]);
+    const { service, sink, policy, close } = await start({
+      model,
+      storeUrl: sqliteUrl(),
+      settings: settingsOf({ limits: { user: { tokensPerDay: 100_000 } } }),
+      tools: [readTool("lookup")],
+      env: { AGENT_MAX_STEPS: "1", MEMORY_EXTRACT_FACTS: "true" },
+    });
+    await service.ask({ origin: slackOrigin("U1"), text: "look it up" }, sink);
+    open.splice(open.length - 1, 1);
+    await service.close();
+    const counter = TokenCounter.forModel("gpt-4o-mini");
+    const counted = (index: number, reply: string) =>
+      counter.countMessages(model.requests[index]!.messages) + counter.countTools(model.requests[index]!.tools) + counter.countText(reply);
+    const [allowance] = (await policy.allowances(slackOrigin("U1"))).filter((item) => item.limit === "tokens");
+    expect(allowance!.left).toBe(100_000 - 600 - counted(1, "Summary: lookup said hi.") - counted(2, '{"facts": []}'));
+    await close();
+  });
+
+  it("counts the last step of a run stopped at its checkpoint for a shutdown (the restart goes on after it)", async () => {
+    const model = new ScriptedModel([{ ...call("lookup", {}), usage: usage(500, 100), delayMs: 100 }]);
+    const { service, sink, policy, close } = await start({
+      model,
+      storeUrl: sqliteUrl(),
+      settings: settingsOf({ limits: { user: { tokensPerDay: 100_000 } } }),
+      tools: [readTool("lookup")],
+    });
+    const origin = slackOrigin("U1");
+    const outcome = service.ask({ origin, text: "look it up" }, sink).catch(() => undefined);
+    await until(() => model.requests.length === 1, "the first step");
+    open.splice(open.length - 1, 1);
+    await service.close(5_000);
+    await outcome;
+    const [allowance] = (await policy.allowances(origin)).filter((item) => item.limit === "tokens");
+    expect(allowance!.left).toBe(100_000 - 600);
+    await close();
   });
 
   it("counts with the tokenizer when the server reports no usage", async () => {

@@ -3,12 +3,14 @@
 // `audit` and `settings` commands.
 import { afterEach, describe, expect, it } from "vitest";
 import { say, ScriptedModel } from "../src/agent/model-scripted.js";
-import { REFUSAL_FALLBACK_TEXT } from "../src/adapters/slack/governance-replies.js";
+import { REFUSED_IN_PUBLIC } from "../src/surfaces/core/texts.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";
 import { directMessageEvent, mentionEvent, postEvent } from "./support/fake-slack-requests.js";
 import { startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";
 import { settingsOf } from "./support/governance-kit.js";
 import { until } from "./support/memory-test-kit.js";
+import { createLongTermMemory } from "../src/memory/long-term-memory.js";
+import { silentLogger } from "../src/logger.js";
 
 let harness: SlackHarness | undefined;
 afterEach(async () => {
@@ -52,11 +54,20 @@ describe("Slack refusals", () => {
     expect(model.requests).toHaveLength(0);
   });
 
-  it("when Slack refuses the private message, the reply in the thread names no details", async () => {
+  it("when Slack refuses the ephemeral message (not a member), the refusal goes by DM, and nothing shows in the thread", async () => {
     const h = await start(new ScriptedModel([]));
     await postEvent(h.eventsUrl, mentionEvent({ user: "U0STRANGER", text: `<@${BOT_USER_ID}> hello`, ts: "1700001200.000100" }));
-    const reply = await h.fake.waitForCall("chat.postMessage");
-    expect(reply.args).toMatchObject({ channel: "C0GENERAL", thread_ts: "1700001200.000100", text: REFUSAL_FALLBACK_TEXT });
+    const dm = await h.fake.waitForCall("chat.postMessage");
+    expect(dm.args).toMatchObject({ channel: "U0STRANGER", text: expect.stringMatching(/not allowed to use this bot/) });
+    expect(h.fake.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0GENERAL")).toHaveLength(0);
+  });
+
+  it("when Slack refuses the ephemeral message and the DM, the reply in the thread names no details", async () => {
+    const h = await start(new ScriptedModel([]));
+    h.fake.fail("chat.postMessage", { error: "cannot_dm_bot" });
+    await postEvent(h.eventsUrl, mentionEvent({ user: "U0STRANGER", text: `<@${BOT_USER_ID}> hello`, ts: "1700001250.000100" }));
+    const reply = await h.fake.waitForCall("chat.postMessage", (call) => call.args.channel === "C0GENERAL");
+    expect(reply.args).toMatchObject({ thread_ts: "1700001250.000100", text: REFUSED_IN_PUBLIC });
   });
 
   it("a redelivered refused message is not refused (or counted) twice", async () => {
@@ -103,5 +114,41 @@ describe("Slack commands", () => {
     expect(text).toContain("model: gpt-4.1");
     expect(text).toContain("tools: never post_message");
     expect(text).toMatch(/limits: you: 3 of 3 requests this minute left/);
+  });
+
+  it("`@bot memory` and `@bot forget` refuse a blocked person like a question: nothing is shown and nothing is forgotten", async () => {
+    const h = await start(new ScriptedModel([]));
+    const key = `slack:T0TEAM:C0GENERAL:1700001700.000100`;
+    await createLongTermMemory(h.store, { maxFacts: 10, logger: silentLogger }).remember(key, ["The launch code is 1234"]);
+    await postEvent(h.eventsUrl, mentionEvent({ user: "U0MALLORY", text: `<@${BOT_USER_ID}> memory`, ts: "1700001700.000100" }));
+    expect((await h.fake.waitForCall("chat.postEphemeral", (call) => call.args.user === "U0MALLORY")).args.text).toMatch(
+      /not allowed to use this bot/,
+    );
+    await postEvent(
+      h.eventsUrl,
+      mentionEvent({ user: "U0MALLORY", text: `<@${BOT_USER_ID}> forget`, ts: "1700001701.000100", thread_ts: "1700001700.000100" }),
+    );
+    await until(() => ephemeralTo(h, "U0MALLORY").length === 2, "the second refusal");
+    expect(JSON.stringify(h.fake.calls)).not.toContain("launch code");
+    expect(await h.service.rememberedFacts(key)).toHaveLength(1);
+  });
+});
+
+describe("forgetting kept for admins", () => {
+  it("`access.forget: admins` refuses `@bot forget` to others and lets an admin clear the memory", async () => {
+    harness = await startSlackHarness({
+      model: new ScriptedModel([]),
+      settings: settingsOf({ access: { admins: { slack: ["U0BOSS"] }, forget: "admins" } }),
+    });
+    const key = `slack:T0TEAM:C0GENERAL:1700001800.000100`;
+    await createLongTermMemory(harness.store, { maxFacts: 10, logger: silentLogger }).remember(key, ["A fact"]);
+    await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> forget`, ts: "1700001800.000100" }));
+    expect((await harness.fake.waitForCall("chat.postEphemeral")).args.text).toBe("Only the bot's admins can clear what I remember here.");
+    expect(await harness.service.rememberedFacts(key)).toHaveLength(1);
+    await postEvent(
+      harness.eventsUrl,
+      mentionEvent({ user: "U0BOSS", text: `<@${BOT_USER_ID}> forget`, ts: "1700001801.000100", thread_ts: "1700001800.000100" }),
+    );
+    await harness.fake.waitForCall("chat.postMessage", (call) => call.args.text === "Done: I forgot 1 fact about this conversation.");
   });
 });

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../src/logger.js";
 import fc from "fast-check";
-import { TokenCounter } from "../src/agent/token-counter.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import { createConversationHistory, cutToTokens, historyKey, type HistoryOptions } from "../src/memory/history.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import type { KeyValueStore, Turn } from "../src/memory/types.js";
@@ -53,13 +53,28 @@ describe("conversation history", () => {
     expect(await memory.load(key)).toEqual([turn(1), turn(2), turn(3)]);
   });
 
-  it("keeps at most maxTurns, dropping the oldest", async () => {
+  it("keeps at most maxTurns, dropping the oldest in a block so the history's start holds for several runs", async () => {
     const key = conversation();
     const memory = history({ maxTurns: 10 });
-    for (let index = 1; index <= 12; index += 1) await memory.append(key, turn(index));
+    const firstTurns: string[] = [];
+    for (let index = 1; index <= 16; index += 1) {
+      await memory.append(key, turn(index));
+      firstTurns.push((await memory.load(key))[0]!.user);
+    }
+    // The 11th turn trims to two thirds (6 turns); the start then holds for five runs, until the 16th trims again.
+    expect(firstTurns).toEqual([...Array(10).fill("q1"), ...Array(5).fill("q6"), "q11"]);
     const loaded = await memory.load(key);
-    expect(loaded.map((t) => t.user)).toEqual(Array.from({ length: 10 }, (_, i) => `q${i + 3}`));
-    expect(await store.get(historyKey(key))).toHaveLength(10);
+    expect(loaded.map((t) => t.user)).toEqual(Array.from({ length: 6 }, (_, i) => `q${i + 11}`));
+    expect(await store.get(historyKey(key))).toHaveLength(6);
+  });
+
+  it("trims a history stored under larger limits the same way when it loads", async () => {
+    const key = conversation();
+    await store.set(
+      historyKey(key),
+      Array.from({ length: 12 }, (_, index) => turn(index + 1)),
+    );
+    expect((await history({ maxTurns: 10 }).load(key)).map((t) => t.user)).toEqual(["q7", "q8", "q9", "q10", "q11", "q12"]);
   });
 
   it("loads only the newest turns that fit maxTokens", async () => {

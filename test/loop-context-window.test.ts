@@ -1,13 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { call, say, ScriptedModel } from "../src/agent/model-scripted.js";
-import { TokenCounter } from "../src/agent/token-counter.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import type { ModelRequest, Tool } from "../src/agent/types.js";
 import { historyTokenBudget } from "../src/agent/loop-deps.js";
 import { buildSystemPrompt } from "../src/agent/system-prompt.js";
 import { createConversationHistory } from "../src/memory/history.js";
 import { silentLogger } from "../src/logger.js";
-import { defaultGuards, runQuestion } from "./support/loop-harness.js";
+import { runAgent } from "../src/agent/loop.js";
+import { consoleOrigin, defaultGuards, loopDeps, runQuestion } from "./support/loop-harness.js";
 import { mapStore } from "./support/map-store.js";
 
 const WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa ";
@@ -69,6 +70,43 @@ describe("scenario F: a tool result of 50,000 characters in a small window", () 
     const summaryRequest = model.requests.find(isSummary)!;
     expect(summaryRequest.messages.at(-1)?.content).toMatch(/stopped by a guard \(tokens/);
     expect(outcome.answer).toMatch(/^Summary:/);
+  });
+
+  it("hands the daily token limit every model call: steps, compactions and the summary, counted by the tokenizer when the server reports none", async () => {
+    const counter = TokenCounter.forModel("gpt-4o-mini");
+    const compaction = "Facts found: Greek letters. Calls tried: dump. Still to do: answer.";
+    const summary = "Summary: the document repeats Greek letter names.";
+    const model = new ScriptedModel([], {
+      whenExhausted: (request, index) => {
+        if (isCompaction(request)) return say(compaction);
+        if (isSummary(request)) return say(summary);
+        return { ...call("dump", { part: index }), usage: { promptTokens: 1_000, completionTokens: 7 } };
+      },
+    });
+    let reported = 0;
+    const deps = {
+      ...loopDeps(model, { tools: [dump], guards: { contextTokens: 4_000 + 2048, observationTokens: 500, maxSteps: 60 } }),
+      usageCheck: async (_run: unknown, tokens: number) => {
+        reported += tokens;
+        return undefined;
+      },
+    };
+    const { outcome } = await runAgent(
+      { runId: "run-1", origin: consoleOrigin, question: "read the whole document", context: [] },
+      deps,
+      () => {},
+    );
+    expect(outcome).toMatchObject({ status: "answered", answer: summary });
+    const counted = (request: ModelRequest, reply: string) =>
+      counter.countMessages(request.messages) + counter.countTools(request.tools) + counter.countText(reply);
+    const steps = model.requests.filter((request) => !isCompaction(request) && !isSummary(request));
+    const compactions = model.requests.filter(isCompaction);
+    expect(compactions.length).toBeGreaterThanOrEqual(1);
+    expect(reported).toBe(
+      steps.length * 1_007 +
+        compactions.reduce((sum, request) => sum + counted(request, compaction), 0) +
+        counted(model.requests.find(isSummary)!, summary),
+    );
   });
 
   it("cuts a question too large for the window, with a note", async () => {

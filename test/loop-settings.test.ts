@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { runAgent } from "../src/agent/loop.js";
 import { call, calls, say, ScriptedModel } from "../src/agent/model-scripted.js";
-import { TokenCounter } from "../src/agent/token-counter.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import type { Tool } from "../src/agent/types.js";
 import { createLogger } from "../src/logger.js";
 import { answered, consoleOrigin, loopDeps, runQuestion } from "./support/loop-harness.js";

@@ -69,7 +69,8 @@ async function startBot(
     await service.close();
     await store.close();
   });
-  service.registerSurfaceTools("console", []);
+  service.attach("console", { tools: [] });
+  await service.start();
   const events: AgentEvent[] = [];
   return { service, manager, events, sink: (event) => events.push(event) };
 }
@@ -111,13 +112,13 @@ describe("the filesystem server in a run", () => {
     expect(pending.args).toEqual({ path: target, content: "shipped" });
     expect(existsSync(target)).toBe(false);
     const decided = await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
       sink,
     );
     expect(decided.kind).toBe("resumed");
     expect(await readFile(target, "utf8")).toBe("shipped");
     const again = await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
       sink,
     );
     expect(again.kind).toBe("already_decided");
@@ -129,7 +130,7 @@ describe("the filesystem server in a run", () => {
     const { service, sink } = await startBot(model, [serverConfig("fs", filesystemServer(folder.path))]);
     const pending = pendingOf(await service.ask({ origin: originFor(), text: "write it down" }, sink));
     const decided = await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "deny", decidedBy: { id: "alice", name: "Alice" }, isApprover: false },
+      { runId: pending.runId, callId: pending.callId, decision: "deny", decidedBy: { id: "alice", name: "Alice" } },
       sink,
     );
     expect(decided).toMatchObject({ kind: "resumed", outcome: { status: "answered", answer: expect.stringMatching(/denied/i) } });
@@ -158,9 +159,13 @@ describe("the filesystem server in a run", () => {
       serverConfig("ghost", { kind: "stdio", command: "/nonexistent/ghost", args: [], env: {} }),
     ]);
     const list = service.toolList("console");
-    expect(list).toContainEqual({ name: "calculator", effect: "read", up: true });
-    expect(list).toContainEqual({ name: "fs__write_file", server: "fs", effect: "write", up: true });
-    expect(list).toContainEqual({ name: "fs__read_text_file", server: "fs", effect: "read", up: true });
+    expect(list.tools).toContainEqual({ name: "calculator", effect: "read", up: true });
+    expect(list.tools).toContainEqual({ name: "fs__write_file", server: "fs", effect: "write", up: true });
+    expect(list.tools).toContainEqual({ name: "fs__read_text_file", server: "fs", effect: "read", up: true });
+    expect(list.servers).toEqual([
+      { name: "fs", state: { kind: "up", via: "stdio" }, tools: expect.any(Number) },
+      { name: "ghost", state: { kind: "failed", reason: "command not found: /nonexistent/ghost" }, tools: 0 },
+    ]);
   });
 });
 
@@ -240,7 +245,7 @@ describe("failures in a run", () => {
         return "search is on";
       },
     };
-    bot.service.registerSurfaceTools("console", [addSearch]);
+    bot.service.attach("console", { tools: [addSearch] });
     expect(answerOf(await bot.service.ask({ origin: originFor(), text: "search" }, bot.sink))).toBe("Found: found 3 pages");
     expect(model.requests[0]!.tools.map((tool) => tool.name)).not.toContain("wiki__search");
     expect(model.requests[1]!.tools.map((tool) => tool.name)).toContain("wiki__search");

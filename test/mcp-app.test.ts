@@ -75,9 +75,13 @@ describe("a good MCP servers file", () => {
     if (result.kind !== "started") throw new Error(result.message);
     app = result.app;
     expect(shown).toMatch(/^MCP server fs: up \(stdio\), \d+ tools$/m);
-    expect(shown).toMatch(/^MCP server ghost: down \(could not connect: .*\); retrying in the background$/m);
+    expect(shown).toContain(
+      `MCP server ghost: failed to start (command not found: ${join(folder.path, "no-such-server")}); retrying in the background\n`,
+    );
     input.write("/tools\n");
     await until(() => shown.includes("- fs__write_file: write, MCP server fs (up)"), "the MCP tools in /tools");
     expect(shown).toContain("- fs__read_text_file: read, MCP server fs (up)");
+    expect(shown).toMatch(/^- fs: up \(stdio\), \d+ tools$/m);
+    expect(shown).toContain(`- ghost: failed to start (command not found: ${join(folder.path, "no-such-server")}); retrying\n`);
   });
 });

@@ -5,12 +5,14 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { TokenCounter } from "../src/agent/token-counter.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import { ToolRegistry, type Execution } from "../src/agent/tool-registry.js";
 import type { ToolCall, ToolContext } from "../src/agent/types.js";
 import { createMcpManager, type McpManager, type McpManagerOptions } from "../src/tools/mcp/mcp-manager.js";
 import type { McpServerConfig } from "../src/tools/mcp/mcp-config.js";
 import { captureLog, everythingServer, filesystemServer, serverConfig, testStdioServer, whenServers } from "./support/mcp-kit.js";
+import { toolListText } from "../src/surfaces/core/tool-list-text.js";
+import { freePort } from "./support/bot-process.js";
 import { startMcpHttpServer, type TestMcpHttpServer } from "./support/mcp-http-server.js";
 
 const counter = TokenCounter.forModel("gpt-4o-mini");
@@ -76,7 +78,7 @@ describe("the reference servers over stdio", () => {
     const schema = registry.schemas.find((tool) => tool.name === "fs__read_text_file")!;
     expect(schema.parameters).toMatchObject({ type: "object", required: ["path"] });
     expect(schema.parameters).not.toHaveProperty("$schema");
-    expect(manager.describe().find((line) => line.name === "fs__write_file")).toEqual({
+    expect(manager.describe().tools.find((line) => line.name === "fs__write_file")).toEqual({
       name: "fs__write_file",
       server: "fs",
       effect: "write",
@@ -140,12 +142,12 @@ describe("the reference servers over stdio", () => {
       { backoffMs: [60_000] },
     );
     expect(manager.servers().map((server) => [server.name, server.state.kind])).toEqual([
-      ["ghost", "down"],
+      ["ghost", "failed"],
       ["fs", "up"],
     ]);
     const warnings = log.lines().filter((line) => line.mcpServer === "ghost" && (line.level as number) >= 40);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]!.msg).toMatch(/^MCP server ghost: could not connect: .*ENOENT.*; retrying with backoff$/);
+    expect(warnings[0]!.msg).toBe("MCP server ghost: command not found: /nonexistent/mcp-ghost; retrying with backoff");
     expect(await call("fs__list_directory", { path: folder })).toMatchObject({
       outcome: "ok",
       result: expect.stringContaining("notes.txt"),
@@ -229,7 +231,65 @@ describe("an HTTP server built with the SDK", () => {
     await whenServers(manager, () => manager.servers()[0]!.state.kind === "down");
     expect(registry.get("wiki__echo")).toBeUndefined();
     await expect(wikiEcho.execute({ text: "x" }, context)).rejects.toThrow(/^the MCP server "wiki" is not connected/);
-    expect(manager.describe().find((line) => line.name === "wiki__echo")).toMatchObject({ up: false });
+    expect(manager.describe().tools.find((line) => line.name === "wiki__echo")).toMatchObject({ up: false });
     expect((await call("t__pid", {})).outcome).toBe("ok");
+  });
+});
+
+describe("every configured server in /tools, with its state and why", () => {
+  it("a missing command, a server that exits, one that never answers, an HTTP status, a refused port, one that was lost", async () => {
+    const guarded = await startMcpHttpServer({ token: "right" });
+    const lost = await startMcpHttpServer();
+    httpServers.push(guarded, lost);
+    const closedPort = await freePort();
+    const silent = "process.stdin.on('end', () => process.exit(0)); process.stdin.resume()";
+    const { manager } = await start(
+      [
+        serverConfig("ghost", { kind: "stdio", command: "/nonexistent/mcp-ghost", args: [], env: {} }),
+        serverConfig("quits", { kind: "stdio", command: process.execPath, args: ["-e", "process.exit(3)"], env: {} }),
+        serverConfig("mute", { kind: "stdio", command: process.execPath, args: ["-e", silent], env: {} }),
+        serverConfig("locked", { kind: "http", url: guarded.url, headers: { Authorization: "Bearer wrong" }, sse: false }),
+        serverConfig("nobody", { kind: "http", url: `http://127.0.0.1:${closedPort}/mcp`, headers: {}, sse: false }),
+        serverConfig("wiki", { kind: "http", url: lost.url, headers: {}, sse: false }),
+      ],
+      { backoffMs: [60_000], connectTimeoutMs: 1_000 },
+    );
+    expect(manager.servers()[5]!.state).toEqual({ kind: "up", via: "streamable-http" });
+    await lost.kill();
+    await whenServers(manager, () => manager.servers()[5]!.state.kind === "down");
+    const { servers, tools } = manager.describe();
+    expect(servers).toEqual([
+      { name: "ghost", state: { kind: "failed", reason: "command not found: /nonexistent/mcp-ghost" }, tools: 0 },
+      { name: "quits", state: { kind: "failed", reason: "the server process exited with code 3 before the handshake" }, tools: 0 },
+      { name: "mute", state: { kind: "failed", reason: "no answer within 1 s" }, tools: 0 },
+      { name: "locked", state: { kind: "failed", reason: `HTTP 401 from ${new URL(guarded.url).host}` }, tools: 0 },
+      { name: "nobody", state: { kind: "failed", reason: `connection refused by 127.0.0.1:${closedPort}` }, tools: 0 },
+      {
+        name: "wiki",
+        // Refused, or cut off by the kill: either way the reason names where it was reaching.
+        state: {
+          kind: "down",
+          reason: expect.stringMatching(new RegExp(`^it stopped answering \\(.*${new URL(lost.url).host.replaceAll(".", "\\.")}.*\\)$`)),
+        },
+        tools: 2,
+      },
+    ]);
+    expect(tools.map((tool) => [tool.name, tool.up])).toEqual([
+      ["wiki__echo", false],
+      ["wiki__delete_page", false],
+    ]);
+    expect(toolListText({ tools, servers })).toContain(
+      "- quits: failed to start (the server process exited with code 3 before the handshake); retrying\n",
+    );
+  });
+
+  it("a stdio server that dies after it was up is down, saying how its process ended", async () => {
+    const { manager, call, log } = await start([serverConfig("t", testStdioServer)], { backoffMs: [60_000] });
+    process.kill(Number((await call("t__pid", {})).result), "SIGKILL");
+    await whenServers(manager, () => manager.servers()[0]!.state.kind === "down");
+    expect(manager.servers()[0]!.state).toEqual({ kind: "down", reason: "the server process was killed by SIGKILL" });
+    expect(log.lines().some((line) => line.msg === "MCP server t: the server process was killed by SIGKILL; retrying with backoff")).toBe(
+      true,
+    );
   });
 });

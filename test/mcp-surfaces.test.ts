@@ -1,26 +1,41 @@
 // `/tools` on the surfaces: the console command, Slack's `@bot tools`, and the text they show.
 import { describe, expect, it } from "vitest";
-import { parseCommand } from "../src/adapters/console/console-commands.js";
-import { approvalRequest, statusText } from "../src/adapters/console/console-text.js";
-import { approvalText as discordApprovalText, progressText as discordProgressText } from "../src/adapters/discord/messages.js";
-import { approvalBlocks } from "../src/adapters/slack/approval-message.js";
-import { taskUpdatesFor } from "../src/adapters/slack/task-updates.js";
-import { classifyMessage } from "../src/adapters/slack/incoming-message.js";
-import { toolListText } from "../src/adapters/tool-list-text.js";
+import { parseCommand } from "../src/surfaces/console/console-commands.js";
+import { approvalRequest, statusText } from "../src/surfaces/console/console-text.js";
+import { approvalText as discordApprovalText, progressText as discordProgressText } from "../src/surfaces/discord/messages.js";
+import { approvalBlocks } from "../src/surfaces/slack/approval-message.js";
+import { statusFor, taskUpdatesFor } from "../src/surfaces/core/cards.js";
+import { commandIn } from "../src/surfaces/core/commands.js";
+import { classifyMessage } from "../src/surfaces/slack/incoming-message.js";
+import { toolListText } from "../src/surfaces/core/tool-list-text.js";
 import { ScriptedModel } from "../src/agent/model-scripted.js";
 import type { AgentEvent, PendingApproval } from "../src/agent/types.js";
 import { startConsole } from "./support/console-harness.js";
-import { startDiscordHarness } from "./support/fake-discord-harness.js";
+import { originalPath, startDiscordHarness } from "./support/fake-discord-harness.js";
 
 describe("/tools", () => {
-  it("lists each tool with its server, read or write, and whether the server is up", () => {
-    const text = toolListText([
-      { name: "calculator", effect: "read", up: true },
-      { name: "fs__read_text_file", server: "fs", effect: "read", up: true },
-      { name: "wiki__delete_page", server: "wiki", effect: "write", up: false },
-    ]);
+  it("lists each MCP server with its state and why it is not up, then each tool with its server, read or write", () => {
+    const text = toolListText({
+      tools: [
+        { name: "calculator", effect: "read", up: true },
+        { name: "fs__read_text_file", server: "fs", effect: "read", up: true },
+        { name: "wiki__delete_page", server: "wiki", effect: "write", up: false },
+      ],
+      servers: [
+        { name: "fs", state: { kind: "up", via: "stdio" }, tools: 1 },
+        { name: "wiki", state: { kind: "down", reason: "HTTP 502 from wiki.example:443" }, tools: 1 },
+        { name: "ghost", state: { kind: "failed", reason: "command not found: mcp-ghost" }, tools: 0 },
+        { name: "slow", state: { kind: "starting" }, tools: 0 },
+      ],
+    });
     expect(text).toBe(
       [
+        "MCP servers (4):",
+        "- fs: up (stdio), 1 tool",
+        "- wiki: down (HTTP 502 from wiki.example:443); retrying",
+        "- ghost: failed to start (command not found: mcp-ghost); retrying",
+        "- slow: starting",
+        "",
         "Tools (3):",
         "- calculator: read, built in",
         "- fs__read_text_file: read, MCP server fs (up)",
@@ -28,18 +43,22 @@ describe("/tools", () => {
         "A write asks for approval before it runs (unless the bot's policy says otherwise).",
       ].join("\n"),
     );
-    expect(toolListText([])).toBe("No tools are available.");
+    expect(toolListText({ tools: [], servers: [] })).toBe("No tools are available.");
+    expect(toolListText({ tools: [], servers: [{ name: "ghost", state: { kind: "failed", reason: "exit code 1" }, tools: 0 }] })).toBe(
+      "MCP servers (1):\n- ghost: failed to start (exit code 1); retrying\n\nNo tools are available.",
+    );
   });
 
   it("is a console command and a Slack command", () => {
-    expect(parseCommand("/tools")).toEqual({ kind: "tools" });
+    expect(parseCommand("/tools")).toEqual({ kind: "command", name: "tools" });
     expect(parseCommand("/tools all")).toMatchObject({ kind: "bad_command" });
     const body = {
       team_id: "T1",
       event_id: "Ev1",
       event: { type: "app_mention", user: "U0ALICE", text: "<@U0BOT> tools", ts: "1700000000.000100", channel: "C1" },
     };
-    expect(classifyMessage("mention", body, "U0BOT").kind).toBe("tools");
+    const classified = classifyMessage("mention", body, "U0BOT");
+    expect(classified.kind === "message" && commandIn(classified.message.text)?.command.name).toBe("tools");
   });
 
   it("Discord answers /tools only to the person who asked, in a code block", async () => {
@@ -47,11 +66,10 @@ describe("/tools", () => {
     try {
       const { fake, alice } = harness;
       const asked = fake.slashCommand("tools", alice);
-      const answer = await fake.waitForCall("POST", new RegExp(`/interactions/${asked.id}/`));
-      expect(answer.body).toMatchObject({
-        type: 4,
-        data: { flags: 64, content: expect.stringMatching(/^```\nTools \(\d+\):\n- calculator: read, built in\n[\s\S]*```$/) },
-      });
+      const deferred = await fake.waitForCall("POST", new RegExp(`/interactions/${asked.id}/`));
+      expect(deferred.body).toMatchObject({ type: 5, data: { flags: 64 } });
+      const answer = await fake.waitForCall("PATCH", originalPath(fake, asked.token));
+      expect(answer.body.content).toMatch(/^```\nTools \(\d+\):\n- calculator: read, built in\n[\s\S]*```$/);
     } finally {
       await harness.close();
     }
@@ -81,10 +99,10 @@ describe("approval requests for MCP tools", () => {
   };
 
   it("show the server, the tool and its hints next to the arguments on every surface", () => {
-    expect(JSON.stringify(approvalBlocks(pending, []))).toContain(
+    expect(JSON.stringify(approvalBlocks(pending, { users: [], roles: [] }))).toContain(
       "MCP server fs, tool write_file (readOnlyHint: false, destructiveHint: true)",
     );
-    expect(discordApprovalText(pending, { approvers: [] })).toContain(
+    expect(discordApprovalText(pending, { users: [], roles: [] })).toContain(
       "From `MCP server fs, tool write_file (readOnlyHint: false, destructiveHint: true)`",
     );
     expect(approvalRequest(pending)).toContain("(MCP server fs, tool write_file (readOnlyHint: false, destructiveHint: true))");
@@ -104,7 +122,7 @@ describe("progress of a running MCP call", () => {
     expect(taskUpdatesFor(event)).toEqual([
       { id: "call_1", title: expect.stringContaining("everything__trigger-long-running-operation"), status: "in_progress", details: "2/5" },
     ]);
-    expect(discordProgressText(event)).toBe("⏳ Step 2: running `everything__trigger-long-running-operation`… 2/5");
+    expect(discordProgressText(statusFor(event)!)).toBe("⏳ Step 2: running `everything__trigger-long-running-operation`… 2/5");
     expect(statusText(event)).toBe("  … step 2: running everything__trigger-long-running-operation: 2/5");
   });
 });

@@ -104,6 +104,18 @@ describe("createOpenAIModel against a fake OpenAI-compatible server", () => {
     expect(await m.complete(ask, live())).not.toHaveProperty("usage");
   });
 
+  it("reports the prompt tokens the server read from its cache, and ignores a malformed detail", async () => {
+    server.enqueue(textReply("cached", { prompt: 1_000, completion: 5, cached: 768 }), {
+      body: {
+        choices: [{ index: 0, message: { role: "assistant", content: "odd" }, finish_reason: "stop" }],
+        usage: { prompt_tokens: 10, completion_tokens: 2, prompt_tokens_details: { cached_tokens: "many" } },
+      },
+    });
+    const m = model();
+    expect((await m.complete(ask, live())).usage).toEqual({ promptTokens: 1_000, completionTokens: 5, cachedTokens: 768 });
+    expect(await m.complete(ask, live())).toEqual({ content: "odd", toolCalls: [], usage: { promptTokens: 10, completionTokens: 2 } });
+  });
+
   it("retries a 429 that carries Retry-After, then returns the reply", async () => {
     server.enqueue(errorReply(429, "slow down", { "retry-after": "0" }), textReply("done"));
     const reply = await model().complete(ask, live());

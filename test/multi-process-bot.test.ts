@@ -4,7 +4,7 @@
 // process has its own fake model server, so the requests each server got are the runs each
 // process did.
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { APPROVE_ACTION } from "../src/adapters/slack/approval-message.js";
+import { APPROVE_ACTION } from "../src/surfaces/slack/approval-message.js";
 import { freePort, startBot, type BotProcess } from "./support/bot-process.js";
 import { startFakeOpenAI, textReply, toolCallReply, type FakeOpenAI, type RecordedRequest } from "./support/fake-openai-server.js";
 import { BOT_USER_ID, type FakeSlack } from "./support/fake-slack.js";
@@ -225,6 +225,46 @@ describeWithRedis("three bot processes on one Redis", () => {
     expect(slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
     expect(slack.callsTo("chat.postMessage").filter((call) => call.args.text === "Posted.")).toHaveLength(1);
     expect(models.reduce((sum, model) => sum + model.requests.length, 0)).toBe(2);
+  }, 120_000);
+
+  it("SIGTERM to the process running a conversation's first message: another process finishes it before the follow-up", async () => {
+    const THREAD = "1700500000.000100";
+    const FOLLOW_UP = "1700500001.000100";
+    // The first message takes a slow calculator step, then answers; the follow-up answers at once.
+    const script = (request: RecordedRequest) => {
+      const question = lastUserText(request).match(/order-\d/)?.[0] ?? "?";
+      const done = (request.body.messages as Array<{ role: string }>).filter((message) => message.role === "tool").length;
+      if (question === "order-1" && done === 0)
+        return { ...toolCallReply([{ name: "calculator", args: { expression: "6*7" }, id: "c1" }]), delayMs: 2_000 };
+      return textReply(`answer ${question}`);
+    };
+    models = await Promise.all([0, 1].map(() => startFakeOpenAI()));
+    for (const model of models) model.enqueue(...Array.from({ length: 10 }, () => script));
+    await startEach(models);
+
+    slack.addMessage({ channel: "C0GENERAL", ts: THREAD, user: "U0ALICE", text: `<@${BOT_USER_ID}> order-1` });
+    await postEvent(bots[0]!.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> order-1`, ts: THREAD }));
+    await until(() => models.some((model) => model.requests.length > 0), "the first message's run to start", 20_000);
+    const running = models.findIndex((model) => model.requests.length > 0);
+    const other = bots[1 - running]!;
+    // Acknowledged after the first one, on the other process: it waits behind the first in the conversation.
+    slack.addMessage({ channel: "C0GENERAL", ts: FOLLOW_UP, thread_ts: THREAD, user: "U0ALICE", text: `<@${BOT_USER_ID}> order-2` });
+    expect(
+      (await postEvent(other.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> order-2`, ts: FOLLOW_UP, thread_ts: THREAD }))).status,
+    ).toBe(200);
+    // A deploy: the run stops at its next checkpoint (after the slow step) and the process exits.
+    bots[running]!.child.kill("SIGTERM");
+    expect((await bots[running]!.exited).code).toBe(0);
+
+    const answered = () =>
+      slack
+        .callsTo("chat.postMessage")
+        .map((call) => String(call.args.text ?? ""))
+        .filter((text) => text.startsWith("answer order-"));
+    await until(() => answered().length >= 2, "both answers", 60_000, 100).catch((error: Error) => {
+      throw new Error(`${error.message} (answered: ${answered().join(", ")})\n${troubles()}`);
+    });
+    expect(answered()).toEqual(["answer order-1", "answer order-2"]);
   }, 120_000);
 
   it("with BOT_ROLE=ingress records and queues a message that a BOT_ROLE=worker process answers", async () => {

@@ -9,6 +9,7 @@ import { FakeDiscord } from "./support/fake-discord.js";
 import { startFakeSlack } from "./support/fake-slack.js";
 import { mentionEvent, postEvent, SIGNING_SECRET } from "./support/fake-slack-requests.js";
 import { temporaryFolder, until } from "./support/memory-test-kit.js";
+import { freePort } from "./support/bot-process.js";
 
 let folder: { path: string; remove: () => Promise<void> };
 let app: RunningApp | undefined;
@@ -49,7 +50,12 @@ describe("the ops port", () => {
     expect(await get(port, "/healthz")).toEqual({ status: 200, text: JSON.stringify({ status: "ok" }) });
     const ready = await get(port, "/readyz");
     expect(ready.status).toBe(200);
-    expect(JSON.parse(ready.text).checks).toEqual({ shutdown: { status: "ok" }, store: { status: "ok" }, discord: { status: "ok" } });
+    expect(JSON.parse(ready.text).checks).toEqual({
+      shutdown: { status: "ok" },
+      started: { status: "ok" },
+      store: { status: "ok" },
+      discord: { status: "ok" },
+    });
     const metrics = await get(port, "/metrics");
     expect(metrics.text).toContain("# TYPE agent_bot_runs_started_total counter");
     expect(metrics.text).toContain("process_resident_memory_bytes");
@@ -133,6 +139,47 @@ describe("the ops port", () => {
     );
     await stopping;
     app = undefined;
+  });
+
+  it("Slack's HTTP mode: until the start is complete, its events get 503 (Slack retries) and readiness fails; then both pass", async () => {
+    const slack = await startFakeSlack();
+    closers.push(() => slack.close());
+    let release: () => void = () => {};
+    // Slack is attached only once auth.test answers: the port is open, and the start is not complete.
+    slack.fail("auth.test", { holdUntil: new Promise<void>((resolve) => (release = resolve)) });
+    const port = await freePort();
+    const starting = startApp({
+      ...base(),
+      PORT: String(port),
+      SLACK_BOT_TOKEN: "xoxb-test-token",
+      SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SLACK_API_URL: slack.apiUrl,
+    });
+    await until(async () => (await get(port, "/healthz").catch(() => ({ status: 0 }))).status === 200, "the port to open", 10_000);
+    const early = await postEvent(
+      `http://127.0.0.1:${port}/slack/events`,
+      mentionEvent({ text: "<@U0BOT> early", ts: "1700000002.000100" }),
+    );
+    expect(early.status).toBe(503);
+    const readiness = await get(port, "/readyz");
+    expect(readiness.status).toBe(503);
+    expect(JSON.parse(readiness.text).checks.started.status).toBe("failing");
+    expect((await get(port, "/nope")).status).toBe(404);
+    expect((await get(port, "/slack/events")).status).toBe(405);
+
+    release();
+    const result = await starting;
+    if (result.kind !== "started") throw new Error(result.message);
+    app = result.app;
+    expect((await get(port, "/readyz")).status).toBe(200);
+    // Slack's retry of the refused event is taken now.
+    expect(
+      (
+        await postEvent(`http://127.0.0.1:${port}/slack/events`, mentionEvent({ text: "<@U0BOT> early", ts: "1700000002.000100" }), {
+          retryNum: 1,
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it("stops the start with one line when PORT is taken", async () => {

@@ -18,8 +18,12 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function serve(health: Health): Promise<OpsServer> {
-  const server = await startOpsServer(0, createOpsRoutes(health, { contentType: "text/plain", text: async () => "up 1\n" }), "127.0.0.1");
+/** A process whose start is complete (its surfaces attached, its queue started), unless `started` is false. */
+async function serve(health: Health, started = true): Promise<OpsServer> {
+  if (started) health.started();
+  const server = await startOpsServer(0, createOpsRoutes(health, { contentType: "text/plain", text: async () => "up 1\n" }), {
+    host: "127.0.0.1",
+  });
   cleanups.push(() => server.close());
   return server;
 }
@@ -63,11 +67,28 @@ describe("health and readiness", () => {
     expect(await get(server, "/healthz")).toEqual({ status: 200, body: { status: "ok" } });
     expect(await get(server, "/readyz")).toEqual({
       status: 200,
-      body: { status: "ok", checks: { shutdown: { status: "ok" }, store: { status: "ok" }, slack: { status: "ok" } } },
+      body: {
+        status: "ok",
+        checks: { shutdown: { status: "ok" }, started: { status: "ok" }, store: { status: "ok" }, slack: { status: "ok" } },
+      },
     });
     expect(await get(server, "/metrics")).toEqual({ status: 200, body: "up 1\n" });
     expect((await get(server, "/nope")).status).toBe(404);
     expect((await fetch(`http://127.0.0.1:${server.port}/readyz`, { method: "POST" })).status).toBe(405);
+  });
+
+  it("is not ready until the start is complete (every surface attached, the queue started)", async () => {
+    const { store } = await sqliteStore();
+    const health = createHealth({ checkStore: createStoreCheck(store) });
+    health.connection("slack", "up");
+    const server = await serve(health, false);
+    const answer = await get(server, "/readyz");
+    expect(answer).toMatchObject({
+      status: 503,
+      body: { checks: { started: { status: "failing", reason: expect.stringContaining("starting") } } },
+    });
+    health.started();
+    expect((await get(server, "/readyz")).status).toBe(200);
   });
 
   it("is not ready from the first moment of a shutdown, while liveness still answers", async () => {

@@ -75,7 +75,8 @@ async function metered(model: ScriptedModel): Promise<{ service: RunningAgentSer
     logger: silentLogger,
     observers: [metricsObserver(metrics)],
   });
-  service.registerSurfaceTools("console", [noteTool().tool]);
+  service.attach("console", { tools: [noteTool().tool] });
+  await service.start();
   cleanups.push(
     () => folder.remove(),
     () => store.close(),
@@ -156,7 +157,7 @@ describe("/metrics", () => {
     expect(await value(metrics, "agent_bot_runs_in_flight")).toBe(0);
     const pending: PendingApproval = paused.pending;
     const decided = await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
       sink,
     );
     expect(decided.kind).toBe("resumed");
@@ -184,7 +185,9 @@ describe("/metrics", () => {
       clock: () => now,
       observers: [metricsObserver(metrics, () => now)],
     });
-    service.registerSurfaceTools("console", [noteTool().tool]);
+    // A surface that shows expiries (the console's does): an expiry nobody could be shown is not ended.
+    service.attach("console", { tools: [noteTool().tool], expired: () => {} });
+    await service.start();
     cleanups.push(
       () => folder.remove(),
       () => store.close(),

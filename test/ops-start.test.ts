@@ -17,7 +17,7 @@ beforeAll(() => {
 describe("node dist/main.js", () => {
   it("start:prod sets a heap cap", () => {
     const script: string = JSON.parse(readFileSync("package.json", "utf8")).scripts["start:prod"];
-    expect(script).toMatch(/^node --max-old-space-size=\d+ dist\/main\.js$/);
+    expect(script).toMatch(/^exec node --max-old-space-size=\d+ dist\/main\.js$/);
   });
 
   it("starts in console mode, answers through the real tools, and exits 0 on /quit", async () => {

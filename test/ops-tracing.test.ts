@@ -27,7 +27,8 @@ async function traced(model: ScriptedModel) {
   const store = await openStore(config.storeUrl, silentLogger);
   const observer = tracingObserver(provider.getTracer("test"), { agentName: "guarded-agent", modelName: "gpt-4o-mini" });
   const service = createAgentService({ config, model, store, logger: silentLogger, observers: [observer] });
-  service.registerSurfaceTools("console", [noteTool().tool]);
+  service.attach("console", { tools: [noteTool().tool] });
+  await service.start();
   cleanups.push(
     () => folder.remove(),
     () => store.close(),
@@ -114,10 +115,7 @@ describe("GenAI traces", () => {
       new ScriptedModel([{ calls: [{ name: "post_note", args: { text: "hi" } }] }, { text: "posted" }]),
     );
     const paused = (await service.ask({ origin: originFor(), text: "post" }, () => {})) as Extract<RunOutcome, { status: "paused" }>;
-    await service.decide(
-      { runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" }, isApprover: false },
-      () => {},
-    );
+    await service.decide({ runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" } }, () => {});
     const runs = named(spans(), "invoke_agent");
     expect(runs.map((span) => span.attributes["agent_bot.run.start"])).toEqual(["new", "resumed"]);
     expect(runs[0]!.events.map((event) => event.name)).toContain("approval_needed");

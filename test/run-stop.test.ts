@@ -10,6 +10,8 @@ import { z } from "zod";
 import type { AgentEvent, Model, RunOutcome, TaskOrigin, Tool } from "../src/agent/types.js";
 import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";
+import { createAuthority } from "../src/governance/authority.js";
+import { fixedSettings } from "../src/governance/settings-source.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import { startRedisServer } from "./support/redis-server.js";
 import { describeWithRedis } from "./support/redis-suite.js";
@@ -34,11 +36,19 @@ afterEach(async () => {
   }
 });
 
-async function process(storeUrl: string, model: Model = hangingModel, tools: readonly Tool[] = []): Promise<RunningAgentService> {
-  const config = loadConfig({ STORE_URL: storeUrl, MEMORY_EXTRACT_FACTS: "false" });
+async function process(
+  storeUrl: string,
+  model: Model = hangingModel,
+  tools: readonly Tool[] = [],
+  env: Record<string, string> = {},
+): Promise<RunningAgentService> {
+  const config = loadConfig({ STORE_URL: storeUrl, MEMORY_EXTRACT_FACTS: "false", ...env });
   const store = await openStore(config.storeUrl, silentLogger);
-  const service = createAgentService({ config, model, store, logger: silentLogger });
-  service.registerSurfaceTools("console", tools);
+  // "boss" approves on the console, as DISCORD_APPROVERS or SLACK_APPROVERS do on theirs.
+  const authority = createAuthority({ approvers: { users: { console: ["boss"] } }, settings: fixedSettings() });
+  const service = createAgentService({ config, model, store, logger: silentLogger, authority });
+  service.attach("console", { tools });
+  await service.start();
   opened.push({ service, store });
   return service;
 }
@@ -61,7 +71,7 @@ describe("Stop", () => {
     const run = startRun(service);
     const runId = await run.runId;
     const clicked = performance.now();
-    expect(await service.stop({ runId, stoppedBy: { id: "alice", name: "Alice" }, isApprover: false })).toEqual({ kind: "stopping" });
+    expect(await service.stop({ runId, stoppedBy: { id: "alice", name: "Alice" }, surface: "console" })).toEqual({ kind: "stopping" });
     const outcome = await run.outcome;
     expect(performance.now() - clicked).toBeLessThan(2_000);
     expect(outcome).toMatchObject({ status: "answered", stop: { guard: "stopped", sentence: "Stopped by Alice." } });
@@ -72,13 +82,13 @@ describe("Stop", () => {
     const service = await process(storeUrl());
     const run = startRun(service);
     const runId = await run.runId;
-    expect(await service.stop({ runId, stoppedBy: { id: "mallory" }, isApprover: false })).toEqual({
+    expect(await service.stop({ runId, stoppedBy: { id: "mallory" }, surface: "console" })).toEqual({
       kind: "not_allowed",
       requester: { id: "alice", name: "Alice" },
     });
-    expect(await service.stop({ runId, stoppedBy: { id: "boss", name: "Boss" }, isApprover: true })).toEqual({ kind: "stopping" });
+    expect(await service.stop({ runId, stoppedBy: { id: "boss", name: "Boss" }, surface: "console" })).toEqual({ kind: "stopping" });
     expect(await run.outcome).toMatchObject({ stop: { sentence: "Stopped by Boss." } });
-    expect(await service.stop({ runId, stoppedBy: { id: "alice" }, isApprover: false })).toEqual({ kind: "not_running" });
+    expect(await service.stop({ runId, stoppedBy: { id: "alice" }, surface: "console" })).toEqual({ kind: "not_running" });
   });
 
   it("lets an approved write in flight finish, reports it, then stops", async () => {
@@ -113,11 +123,11 @@ describe("Stop", () => {
     const paused = await service.ask({ origin, text: "post hello" }, () => {});
     if (paused.status !== "paused") throw new Error("expected the run to wait for approval");
     const decided = service.decide(
-      { runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: origin.requester, isApprover: false },
+      { runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: origin.requester },
       () => {},
     );
     await writing;
-    expect(await service.stop({ runId: paused.runId, stoppedBy: { id: "alice", name: "Alice" }, isApprover: false })).toEqual({
+    expect(await service.stop({ runId: paused.runId, stoppedBy: { id: "alice", name: "Alice" }, surface: "console" })).toEqual({
       kind: "stopping",
     });
     release();
@@ -128,6 +138,56 @@ describe("Stop", () => {
     expect(result.outcome.steps.flatMap((step) => step.calls)).toMatchObject([
       { tool: "post_note", outcome: "ok", result: "posted: hello" },
     ]);
+  });
+
+  it("lets a write the tool policy allows finish when a Stop comes during it, reports its real outcome, and starts no write after it", async () => {
+    let started: () => void = () => {};
+    const writing = new Promise<void>((resolve) => (started = resolve));
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const posted: string[] = [];
+    const postNote: Tool<{ text: string }> = {
+      name: "post_note",
+      description: "posts a note",
+      schema: z.object({ text: z.string() }),
+      effect: "write",
+      async execute({ text }, { signal }) {
+        started();
+        await released;
+        // The write is made either way; a tool that honours its signal would give up here if the Stop cancelled it.
+        posted.push(signal.aborted ? `${text} (cancelled)` : text);
+        return `posted: ${text}`;
+      },
+    };
+    let calls = 0;
+    const model: Model = {
+      name: "gpt-4o-mini",
+      complete: (request, signal) => {
+        calls += 1;
+        if (calls === 1)
+          return Promise.resolve({
+            content: null,
+            toolCalls: [
+              { id: "call_1", name: "post_note", arguments: '{"text":"hello"}' },
+              { id: "call_2", name: "post_note", arguments: '{"text":"again"}' },
+            ],
+          });
+        return hangingModel.complete(request, signal);
+      },
+    };
+    const service = await process(storeUrl(), model, [postNote], { TOOL_POLICY: "post_note=allow" });
+    const run = startRun(service);
+    const runId = await run.runId;
+    await writing;
+    expect(await service.stop({ runId, stoppedBy: { id: "alice", name: "Alice" }, surface: "console" })).toEqual({ kind: "stopping" });
+    release();
+    const outcome = await run.outcome;
+    expect(posted).toEqual(["hello"]);
+    expect(outcome).toMatchObject({ status: "answered", stop: { guard: "stopped", sentence: "Stopped by Alice." } });
+    const [first, second] = outcome.status === "answered" ? outcome.steps.flatMap((step) => step.calls) : [];
+    expect(first).toMatchObject({ tool: "post_note", outcome: "ok", result: "posted: hello" });
+    expect(second).toMatchObject({ tool: "post_note", callId: "call_2" });
+    expect(second?.outcome).not.toBe("ok");
   });
 });
 
@@ -140,11 +200,11 @@ describeWithRedis("Stop across processes", () => {
       const run = startRun(running);
       const runId = await run.runId;
       const clicked = performance.now();
-      expect(await other.stop({ runId, stoppedBy: { id: "mallory" }, isApprover: false })).toEqual({
+      expect(await other.stop({ runId, stoppedBy: { id: "mallory" }, surface: "console" })).toEqual({
         kind: "not_allowed",
         requester: { id: "alice", name: "Alice" },
       });
-      expect(await other.stop({ runId, stoppedBy: { id: "alice", name: "Alice" }, isApprover: false })).toEqual({ kind: "stopping" });
+      expect(await other.stop({ runId, stoppedBy: { id: "alice", name: "Alice" }, surface: "console" })).toEqual({ kind: "stopping" });
       expect(await run.outcome).toMatchObject({ stop: { guard: "stopped", sentence: "Stopped by Alice." } });
       expect(performance.now() - clicked).toBeLessThan(2_000);
     } finally {

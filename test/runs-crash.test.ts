@@ -2,7 +2,8 @@
 // start again on the same store and count what each person received.
 import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { APPROVE_ACTION } from "../src/adapters/slack/approval-message.js";
+import { APPROVE_ACTION } from "../src/surfaces/slack/approval-message.js";
+import { STOP_ACTION } from "../src/surfaces/slack/slack-working.js";
 import { freePort, startBot, type BotProcess } from "./support/bot-process.js";
 import { startFakeOpenAI, textReply, toolCallReply, type FakeOpenAI, type RecordedRequest } from "./support/fake-openai-server.js";
 import { BOT_USER_ID, startFakeSlack, type FakeSlack } from "./support/fake-slack.js";
@@ -135,6 +136,130 @@ describe("a run survives kill -9", () => {
     expect(allText(model.requests[model.requests.length - 1]!)).toContain("the outcome of this write is unknown");
     const shown = JSON.stringify(slack.calls.filter((call) => call.args.channel === "C0GENERAL").map((call) => call.args));
     expect(shown).toContain("outcome of this write is unknown");
+  }, 60_000);
+
+  it("after an approved write, while its answer is being posted: the restart answers once, and the write is not made again", async () => {
+    const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
+    const port = await freePort();
+    const THREAD = "1700210000.000100";
+    const script = (request: RecordedRequest) =>
+      toolResults(request).length === 0
+        ? toolCallReply([{ name: "post_message", args: { channel: "C0RANDOM", text: "Standup moved" }, id: "w1" }])
+        : textReply("Posted.");
+    model.enqueue(...Array.from({ length: 10 }, () => script));
+
+    const first = await bot({ storeUrl, port });
+    await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> tell #random the standup moved`, ts: THREAD }));
+    const approval = await slack.waitForCall(
+      "chat.postMessage",
+      (call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION),
+      15_000,
+    );
+    const message = slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
+    const actions = (approval.args.blocks as Array<{ type: string; elements?: Array<{ value?: string }> }>).find(
+      (block) => block.type === "actions",
+    )!;
+    await postInteraction(
+      first.eventsUrl,
+      blockActionPayload({
+        user: "U0ALICE",
+        actionId: APPROVE_ACTION,
+        value: actions.elements![0]!.value!,
+        channel: "C0GENERAL",
+        messageTs: message.ts,
+        threadTs: THREAD,
+        blocks: message.blocks ?? [],
+      }),
+    );
+    // The process dies while Slack has the answer's post and has not applied it.
+    slack.fail("chat.postMessage", { hang: true, matching: (args) => args.text === "Posted." });
+    await slack.waitForCall("chat.postMessage", (call) => call.status === 0 && call.args.text === "Posted.", 15_000);
+    await kill9(first);
+
+    const second = await bot({ storeUrl, port });
+    await slack
+      .waitForCall("chat.postMessage", (call) => call.status === 200 && call.args.text === "Posted.", 20_000)
+      .catch((error: Error) => {
+        throw new Error(`${error.message}\nfirst:\n${first.logs().slice(-3000)}\nsecond:\n${second.logs().slice(-3000)}`);
+      });
+    expect(slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
+    expect(slack.callsTo("chat.postMessage").filter((call) => call.status === 200 && call.args.text === "Posted.")).toHaveLength(1);
+    expect(slack.threadMessages("C0GENERAL", THREAD).map((m) => m.text)).toContain("Posted.");
+  }, 60_000);
+
+  it("a run stopped by its requester, killed while its summary was written: the restart ends it as stopped too", async () => {
+    const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
+    const port = await freePort();
+    const THREAD = "1700220000.000100";
+    let summaries = 0;
+    // Step 1 reads, step 2 hangs (the Stop cancels it); the summary (a request offering no tools) hangs once.
+    const script = (request: RecordedRequest) => {
+      if (!request.body.tools) return summaries++ === 0 ? { hang: true as const } : textReply("Summary: 6*7 is 42 so far.");
+      if (toolResults(request).length === 0) return toolCallReply([{ name: "calculator", args: { expression: "6*7" }, id: "c1" }]);
+      return toolResults(request).length === 1 && summaries === 0 ? { hang: true as const } : textReply("The full answer.");
+    };
+    model.enqueue(...Array.from({ length: 10 }, () => script));
+
+    const first = await bot({ storeUrl, port });
+    await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> work it out`, ts: THREAD }));
+    await model.waitForRequests(2, 15_000);
+    const button = await slack.waitForCall("chat.postMessage", (c) => JSON.stringify(c.args.blocks ?? []).includes(STOP_ACTION));
+    const runId = (button.args.blocks as Array<{ accessory: { value: string } }>)[0]!.accessory.value;
+    const ts = slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(STOP_ACTION))!.ts;
+    await postInteraction(
+      first.eventsUrl,
+      blockActionPayload({ user: "U0ALICE", actionId: STOP_ACTION, value: runId, channel: "C0GENERAL", messageTs: ts, threadTs: THREAD }),
+    );
+    await until(() => summaries === 1, "the summary's model call", 15_000);
+    await kill9(first);
+
+    const second = await bot({ storeUrl, port });
+    await slack
+      .waitForCall("chat.postMessage", (call) => String(call.args.text).includes("Stopped by u0alice."), 20_000)
+      .catch((error: Error) => {
+        throw new Error(`${error.message}\nsecond:\n${second.logs().slice(-3000)}`);
+      });
+    const texts = slack.callsTo("chat.postMessage").map((call) => String(call.args.text));
+    expect(texts).toContain("Summary: 6*7 is 42 so far.");
+    expect(texts).not.toContain("The full answer.");
+  }, 60_000);
+
+  it("after a policy-allowed write finished and before its step's checkpoint: the restart knows it ran, and it is not made again", async () => {
+    const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
+    const port = await freePort();
+    const THREAD = "1700250000.000100";
+    // A real model's call ids are new in every reply; asked again without the write's result, it asks for the write again.
+    let replies = 0;
+    const script = (request: RecordedRequest) => {
+      if (toolResults(request).length > 0) return textReply(`Paid. (${toolResults(request).join(" | ")})`);
+      replies += 1;
+      return toolCallReply([
+        { name: "post_message", args: { channel: "C0RANDOM", text: "Pay invoice 7" }, id: `pay_${replies}` },
+        { name: "read_channel", args: { channel: "C0RANDOM" }, id: `read_${replies}` },
+      ]);
+    };
+    model.enqueue(...Array.from({ length: 10 }, () => script));
+    // The read after the write hangs once: the process is killed while it is in flight, after the write is done.
+    slack.fail("conversations.history", { hang: true });
+    const env = { TOOL_POLICY: "post_message=allow" };
+    const payments = () => slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM");
+
+    const first = await bot({ storeUrl, port, env });
+    await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> pay invoice 7 and check #random`, ts: THREAD }));
+    await slack.waitForCall("conversations.history", () => true, 15_000);
+    expect(payments()).toHaveLength(1);
+    await kill9(first);
+
+    const second = await bot({ storeUrl, port, env });
+    const answer = await slack
+      .waitForCall("chat.postMessage", (call) => String(call.args.text).startsWith("Paid."), 20_000)
+      .catch((error: Error) => {
+        throw new Error(`${error.message}\nfirst:\n${first.logs()}\nsecond:\n${second.logs()}`);
+      });
+    expect(payments()).toHaveLength(1);
+    // The model was told the write's real result, as the write returned it.
+    expect(answer.args.text).toContain("Posted to C0RANDOM (ts ");
+    expect(answer.args).toMatchObject({ channel: "C0GENERAL", thread_ts: THREAD });
   }, 60_000);
 });
 
@@ -272,7 +397,9 @@ describe("one process per SQLite file", () => {
     const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
     const first = await bot({ storeUrl, port: await freePort() });
     await expect(startBot({ slackApiUrl: slack.apiUrl, openaiBaseUrl: model.baseUrl, storeUrl, port: await freePort() })).rejects.toThrow(
-      new RegExp(`Cannot start: another bot process \\(pid ${first.child.pid}\\) already uses .*bot\\.sqlite`),
+      new RegExp(
+        `Cannot start: another bot process \\(instance [0-9a-f-]+, pid ${first.child.pid} on [^)]+\\) already uses .*bot\\.sqlite`,
+      ),
     );
     await kill9(first);
     await bot({ storeUrl, port: await freePort() });

@@ -7,10 +7,12 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createSlackAdapter, type SlackAdapter } from "../src/adapters/slack/slack-adapter.js";
+import { createSlackSurface, type SlackSurface } from "../src/surfaces/slack/slack-adapter.js";
+import { underCore, type TestAdapter } from "./support/surface-kit.js";
 import { createAgentService, type RunningAgentService } from "../src/runs/agent-service.js";
 import { ScriptedModel } from "../src/agent/model-scripted.js";
 import { loadConfig } from "../src/config.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import type { KeyValueStore, SetListing, StoreEntry } from "../src/memory/types.js";
@@ -44,7 +46,7 @@ function holdIntakeWrites(store: KeyValueStore): KeyValueStore & { open(): void;
 interface Bot {
   readonly fake: FakeSlack;
   readonly store: ReturnType<typeof holdIntakeWrites>;
-  readonly adapter: SlackAdapter;
+  readonly adapter: TestAdapter & { readonly port: number | undefined };
   readonly service: RunningAgentService;
 }
 
@@ -52,8 +54,8 @@ const running: Bot[] = [];
 afterEach(async () => {
   for (const bot of running.splice(0)) {
     bot.store.open();
-    await bot.adapter.stop();
     await bot.service.close();
+    await bot.adapter.stop();
     await bot.store.close();
     await bot.fake.close();
   }
@@ -73,8 +75,20 @@ async function startBot(mode: "http" | "socket", takeEvents = true): Promise<Bot
   const store = holdIntakeWrites(await openStore(config.storeUrl, silentLogger));
   const model = new ScriptedModel([], { whenExhausted: { text: "Recorded, then answered." } });
   const service = createAgentService({ config, model, store, logger: silentLogger });
-  const adapter = createSlackAdapter({ config: config.slack!, service, store, logger: silentLogger, takeEvents });
+  const surface: SlackSurface = createSlackSurface({
+    config: config.slack!,
+    logger: silentLogger,
+    counter: TokenCounter.forModel(config.model.name),
+    takeEvents,
+  });
+  const adapter = {
+    ...underCore(surface, { service, store, logger: silentLogger }),
+    get port() {
+      return surface.port;
+    },
+  };
   await adapter.start();
+  await service.start();
   if (mode === "socket" && takeEvents) await fake.waitForSocket();
   const bot = { fake, store, adapter, service };
   running.push(bot);

@@ -1,13 +1,10 @@
 // Slack intake: a question is recorded before anything slow happens (reading the thread), so a
 // crash between Slack's ack and the run loses nothing; the worker reads the thread when it runs.
 import { afterEach, describe, expect, it } from "vitest";
-import { webApi } from "@slack/bolt";
-import { handleMessage } from "../src/adapters/slack/handle-message.js";
-import type { SlackRuntime } from "../src/adapters/slack/slack-runtime.js";
-import { DEFAULT_STREAM_LIMITS } from "../src/adapters/slack/stream-limits.js";
+import { spotOf } from "../src/surfaces/core/inbound.js";
+import { conversationAt } from "../src/surfaces/slack/slack-place.js";
 import { ScriptedModel } from "../src/agent/model-scripted.js";
 import type { ModelRequest } from "../src/agent/types.js";
-import { silentLogger } from "../src/logger.js";
 import { intakeIdFor } from "../src/runs/intake-store.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";
 import { startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";
@@ -53,8 +50,8 @@ describe("Slack intake", () => {
 
     // The process stops with the read in flight; the next one takes the message up and reads the thread itself.
     await harness.service.close(20);
+    // The new process's start takes the message up.
     await harness.restart();
-    await harness.service.recover();
     await harness.fake.waitForCall(
       "chat.postMessage",
       (call) => call.args.text === "Here is what the thread says." && call.args.thread_ts === ROOT,
@@ -69,18 +66,17 @@ describe("Slack intake", () => {
     const model = answering();
     const harness = await startSlackHarness({ model });
     open.push(harness);
-    const runtime: SlackRuntime = {
-      client: new webApi.WebClient("xoxb-test-token", { slackApiUrl: harness.fake.apiUrl }),
-      service: harness.service,
-      store: harness.store,
-      logger: silentLogger,
-      approvers: [],
-      streamLimits: DEFAULT_STREAM_LIMITS,
-      now: Date.now,
-      botUserId: () => BOT_USER_ID,
-      accepting: () => false,
-    };
-    await handleMessage(runtime, "mention", mentionEvent({ text: `<@${BOT_USER_ID}> are you there?`, ts: "1700300100.000100" }));
+    // The transport is closing; the core still records what Slack delivered (and acked) meanwhile.
+    const stopping = harness.adapter.stop();
+    await harness.adapter.core.message({
+      at: spotOf("slack", conversationAt({ team: "T0TEAM", channel: "C0GENERAL", traceThreadTs: "1700300100.000100" }), {
+        id: "U0ALICE",
+        roles: [],
+      }),
+      text: "are you there?",
+      receipt: "C0GENERAL:1700300100.000100",
+    });
+    await stopping;
     expect(await harness.store.get(`intake:${intakeIdFor("slack", "C0GENERAL:1700300100.000100")}`)).toMatchObject({
       task: { text: "are you there?" },
     });
@@ -96,5 +92,18 @@ describe("Slack intake", () => {
       expect.arrayContaining(["<@U0BOB>: the deploy failed at 09:12", "<@U0CAROL>: the disk is full on web-3"]),
     );
     expect(threadText(model.requests[0]!).at(-1)).toBe("what went wrong?");
+  });
+
+  it("records under the run the message its answer was posted as, so a replay of the run does not answer again", async () => {
+    const harness = await startSlackHarness({ model: answering() });
+    open.push(harness);
+    await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> summarise`, ts: "1700300200.000100" }));
+    const runId = intakeIdFor("slack", "C0GENERAL:1700300200.000100");
+    await until(async () => (await harness.store.get(`answered:${runId}`)) !== undefined, "the answer's mark");
+    const answer = harness.fake
+      .threadMessages("C0GENERAL", "1700300200.000100")
+      .find((message) => message.text === "Here is what the thread says.")!;
+    expect(await harness.store.get(`answered:${runId}`)).toMatchObject({ messageId: answer.ts });
+    expect(await harness.store.get(`intake:${runId}`)).toMatchObject({ state: "done", result: "answered" });
   });
 });

@@ -1,5 +1,6 @@
-// Stop pressed twice, by two people: the run stops once, and it says who stopped it first,
-// on a store this process owns and across processes on a shared one.
+// Stop pressed twice, by two people: the run stops once, and it says who stopped it first (and a
+// replay of the stopped part says so too), on a store this process owns and across processes on
+// a shared one.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +14,7 @@ import { until } from "./support/memory-test-kit.js";
 
 const alice = { id: "alice", name: "Alice" };
 const boss = { id: "boss", name: "Boss" };
+const anyone = () => true;
 
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -37,10 +39,11 @@ const aborted = (signal: StopSignal) =>
 describe("Stop pressed twice", () => {
   it("on a store this process owns: the second Stop does not change who stopped the run", async () => {
     const stops = stopsOn(await sqliteStore(), false);
-    const watch = stops.watch("run-1", alice);
-    expect(await stops.request("run-1", boss, true)).toEqual({ kind: "stopping" });
-    expect(await stops.request("run-1", alice, false)).toEqual({ kind: "stopping" });
+    const watch = stops.watch("run-1", alice, "message");
+    expect(await stops.request("run-1", boss, anyone)).toEqual({ kind: "stopping" });
+    expect(await stops.request("run-1", alice, anyone)).toEqual({ kind: "stopping" });
     expect(watch.signal.reason).toMatchObject({ guard: "stopped", detail: "stopped by boss", sentence: "Stopped by Boss." });
+    expect(await stops.stoppedBefore("run-1", "message")).toEqual(boss);
     watch.dispose();
   });
 
@@ -48,12 +51,13 @@ describe("Stop pressed twice", () => {
     const store = await sqliteStore();
     const running = stopsOn(store, true);
     const other = stopsOn(store, true);
-    const watch = running.watch("run-2", alice);
+    const watch = running.watch("run-2", alice, "message");
     // The run's record is written in the background: wait for it as the other process would find it.
     await until(async () => (await store.get("run:live:run-2")) !== undefined, "the run's stop record");
-    expect(await other.request("run-2", boss, true)).toEqual({ kind: "stopping" });
-    expect(await other.request("run-2", alice, false)).toEqual({ kind: "stopping" });
+    expect(await other.request("run-2", boss, anyone)).toEqual({ kind: "stopping" });
+    expect(await other.request("run-2", alice, anyone)).toEqual({ kind: "stopping" });
     expect(await aborted(watch.signal)).toMatchObject({ guard: "stopped", detail: "stopped by boss", sentence: "Stopped by Boss." });
-    expect(await store.get("run:live:run-2")).toEqual({ requester: alice, stoppedBy: boss });
+    expect(await store.get("run:live:run-2")).toEqual({ requester: alice, segment: "message", stoppedBy: boss });
+    expect(await running.stoppedBefore("run-2", "message")).toEqual(boss);
   });
 });

@@ -41,11 +41,17 @@ describe("checkpoints", () => {
   it("a recorded message writes one before its first step and after each step that goes on", async () => {
     const { harness, written } = await harnessRecordingWrites(twoSteps());
     const finished: unknown[] = [];
-    harness.service.registerPresenter("console", () => ({
-      sink: () => {},
-      finish: async (outcome) => void finished.push(outcome),
-      fail: async () => {},
-    }));
+    harness.service.attach("console", {
+      tools: [],
+      present: () => ({
+        sink: () => {},
+        async finish(outcome) {
+          finished.push(outcome);
+          return { messageId: "shown" };
+        },
+        fail: async () => {},
+      }),
+    });
     expect(await harness.service.submit({ origin, text: "what is 6*7" }, "C1:1.0001")).toMatchObject({ kind: "accepted" });
     await until(() => finished.length === 1, "the answer");
     expect(finished).toMatchObject([{ status: "answered", answer: "42" }]);

@@ -2,10 +2,11 @@
 // who may decide, exactly-once posting, restarts, expiry.
 import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say } from "../src/agent/model-scripted.js";
-import { APPROVE_ACTION, DENY_ACTION } from "../src/adapters/slack/approval-message.js";
+import { APPROVE_ACTION, DENY_ACTION } from "../src/surfaces/slack/approval-message.js";
 import { BOT_USER_ID, type RecordedCall } from "./support/fake-slack.js";
 import { blockActionPayload, mentionEvent, postEvent, postInteraction } from "./support/fake-slack-requests.js";
 import { startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";
+import { failingResumes } from "./support/failing-queue.js";
 
 let harness: SlackHarness | undefined;
 afterEach(async () => {
@@ -77,12 +78,30 @@ describe("Slack approvals", () => {
     expect(JSON.stringify(settled.blocks)).not.toContain(APPROVE_ACTION);
   });
 
+  it("tells the requester their approval is recorded when the run can't go on at once, and goes on when the queue is back", async () => {
+    let queue: ReturnType<typeof failingResumes> | undefined;
+    harness = await startSlackHarness({ model: postingModel(), wrapQueue: (inner) => (queue = failingResumes(inner, 6)) });
+    const approval = await askToPost(harness);
+    expect((await click(harness, approval, "U0ALICE")).status).toBe(200);
+    const note = await harness.fake.waitForCall("chat.postEphemeral", (c) => String(c.args.text).includes("recorded"));
+    expect(note.args).toMatchObject({ user: "U0ALICE", channel: "C0GENERAL" });
+    expect(note.args.text).toMatch(/no need to click again/);
+    expect(JSON.stringify(harness.fake.message("C0GENERAL", approval.ts)!.blocks)).toContain("Approved by <@U0ALICE>");
+    await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "Done, it is posted.", 15_000);
+    expect(queue!.refused).toBe(6);
+    expect(postsToRandom(harness)).toHaveLength(1);
+  });
+
   it("tells anyone else only the requester can approve, and runs nothing", async () => {
     harness = await startSlackHarness({ model: postingModel() });
     const approval = await askToPost(harness);
     await click(harness, approval, "U0MALLORY");
     const ephemeral = await harness.fake.waitForCall("chat.postEphemeral");
-    expect(ephemeral.args).toMatchObject({ channel: "C0GENERAL", user: "U0MALLORY", text: "Only <@U0ALICE> can approve this." });
+    expect(ephemeral.args).toMatchObject({
+      channel: "C0GENERAL",
+      user: "U0MALLORY",
+      text: "You can't decide this one. Only <@U0ALICE> can decide.",
+    });
     expect(postsToRandom(harness)).toHaveLength(0);
     expect(JSON.stringify(harness.fake.message("C0GENERAL", approval.ts)!.blocks)).toContain(APPROVE_ACTION);
   });
@@ -92,7 +111,10 @@ describe("Slack approvals", () => {
     const approval = await askToPost(harness);
     await click(harness, approval, "U0MALLORY");
     const ephemeral = await harness.fake.waitForCall("chat.postEphemeral");
-    expect(ephemeral.args).toMatchObject({ user: "U0MALLORY", text: "Only <@U0ALICE> or an approver can decide this." });
+    expect(ephemeral.args).toMatchObject({
+      user: "U0MALLORY",
+      text: "You can't decide this one. Only <@U0ALICE> or <@U0BOSS> can decide.",
+    });
     expect(postsToRandom(harness)).toHaveLength(0);
   });
 

@@ -5,16 +5,14 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { webApi } from "@slack/bolt";
 import type { Tool, ToolContext } from "../src/agent/types.js";
-import { createSlackTools } from "../src/adapters/slack/chat-tools.js";
+import { createSlackTools } from "../src/surfaces/slack/chat-tools.js";
 import { BOT_USER_ID, startFakeSlack, type FakeSlack } from "./support/fake-slack.js";
+import { slackAsked } from "./support/slack-origins.js";
 
 let fake: FakeSlack;
 let tools: Record<string, Tool>;
-const context: ToolContext = {
-  signal: new AbortController().signal,
-  runId: "run_1",
-  origin: { surface: "slack", conversationKey: "slack:T:C0HOME:1.1", requester: { id: "U0ALICE" }, place: { channel: "C0HOME" } },
-};
+const context: ToolContext = { signal: new AbortController().signal, runId: "run_1", origin: slackAsked("U0ALICE", "C0HOME") };
+const askedBy = (origin: ToolContext["origin"]): ToolContext => ({ ...context, origin });
 
 beforeEach(async () => {
   fake = await startFakeSlack();
@@ -27,17 +25,44 @@ beforeEach(async () => {
 });
 afterEach(() => fake.close());
 
-const run = async (name: string, args: unknown) => tools[name]!.execute(tools[name]!.schema.parse(args), context);
+const run = async (name: string, args: unknown, asked: ToolContext = context) =>
+  tools[name]!.execute(tools[name]!.schema.parse(args), asked);
 
 describe("Slack chat tools against a strict Slack", () => {
-  it("calls a private channel private when Slack withholds its details for lack of groups:read", async () => {
+  it("refuses a private channel when Slack withholds its details for lack of groups:read", async () => {
     fake.setChannelKind("C0HIDDEN", "private");
     fake.withoutScope("groups:read");
     fake.addMessage({ channel: "C0HIDDEN", ts: "1700000500.000100", user: "U0BOB", text: "hidden" });
     await expect(run("read_channel", { channel: "C0HIDDEN" })).rejects.toThrow(
-      "read_channel can only read public channels or this conversation; C0HIDDEN is a private channel",
+      "read_channel can't tell whether <@U0ALICE> may read C0HIDDEN (Slack withholds it from this app)",
     );
     expect(fake.callsTo("conversations.history")).toHaveLength(0);
+  });
+
+  it.each([
+    ["a guest (is_restricted)", "U0GUEST", { team_id: "T0TEAM", is_restricted: true }],
+    ["a single-channel guest (is_ultra_restricted)", "U0SOLO", { team_id: "T0TEAM", is_ultra_restricted: true }],
+    ["a Slack Connect user of another workspace", "U0PARTNER", { team_id: "T0OTHER" }],
+  ])("lets %s read only the conversations they are in, not every public channel", async (_, user, info) => {
+    fake.setUser(user, info);
+    fake.addMessage({ channel: "C0PUBLIC", ts: "1700000600.000100", user: "U0BOB", text: "for the host workspace" });
+    fake.setMembers("C0PUBLIC", [BOT_USER_ID, "U0BOB"]);
+    const asked = askedBy(slackAsked(user, "C0HOME"));
+    await expect(run("read_channel", { channel: "C0PUBLIC" }, asked)).rejects.toThrow(`they are not a member of C0PUBLIC`);
+    await expect(run("read_thread", { channel: "C0PUBLIC", thread_ts: "1700000600.000100" }, asked)).rejects.toThrow(
+      "not a member of C0PUBLIC",
+    );
+    expect(fake.callsTo("conversations.history")).toHaveLength(0);
+    fake.setMembers("C0PUBLIC", [BOT_USER_ID, "U0BOB", user]);
+    expect(String(await run("read_channel", { channel: "C0PUBLIC" }, asked))).toContain("for the host workspace");
+  });
+
+  it("reads nothing outside the conversation when it can't tell who is asking (no users:read)", async () => {
+    fake.withoutScope("users:read");
+    fake.addMessage({ channel: "C0PUBLIC", ts: "1700000700.000100", user: "U0BOB", text: "public" });
+    await expect(run("read_channel", { channel: "C0PUBLIC" })).rejects.toThrow("can't tell whether <@U0ALICE> may read C0PUBLIC");
+    expect(fake.callsTo("conversations.history")).toHaveLength(0);
+    expect(String(await run("read_channel", { channel: "C0HOME" }))).toContain("No messages in C0HOME");
   });
 
   it("read_thread returns the root and the newest replies of a long thread", async () => {

@@ -2,16 +2,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webApi } from "@slack/bolt";
 import type { Tool, ToolContext } from "../src/agent/types.js";
-import { createSlackTools, READ_LIMIT_DEFAULT, READ_LIMIT_MAX } from "../src/adapters/slack/chat-tools.js";
-import { startFakeSlack, type FakeSlack } from "./support/fake-slack.js";
+import { READ_LIMIT_DEFAULT, READ_LIMIT_MAX } from "../src/surfaces/core/chat-tools.js";
+import { createSlackTools } from "../src/surfaces/slack/chat-tools.js";
+import { BOT_USER_ID, startFakeSlack, type FakeSlack } from "./support/fake-slack.js";
+import { slackAsked } from "./support/slack-origins.js";
 
 let fake: FakeSlack;
 let tools: Record<string, Tool>;
-const context: ToolContext = {
-  signal: new AbortController().signal,
-  runId: "run_1",
-  origin: { surface: "slack", conversationKey: "slack:T:C:1.1", requester: { id: "U0ALICE" }, place: {} },
-};
+const context: ToolContext = { signal: new AbortController().signal, runId: "run_1", origin: slackAsked("U0ALICE", "C0HOME") };
 
 beforeAll(async () => {
   fake = await startFakeSlack();
@@ -61,17 +59,18 @@ describe("Slack chat tools", () => {
     await expect(run("read_channel", { channel: "C0SECRET" })).rejects.toThrow(/not a member of C0SECRET/);
   });
 
-  const from = (channel: string): ToolContext => ({ ...context, origin: { ...context.origin, place: { channel } } });
+  const from = (channel: string): ToolContext => ({ ...context, origin: slackAsked("U0ALICE", channel) });
   const readsOf = (channel: string) =>
     [...fake.callsTo("conversations.history"), ...fake.callsTo("conversations.replies")].filter((c) => c.args.channel === channel);
 
   it("reads a direct message only from the conversation the request came from", async () => {
+    fake.setMembers("D0BOB", [BOT_USER_ID, "U0BOB"]);
     fake.addMessage({ channel: "D0BOB", ts: "1700000200.000100", user: "U0BOB", text: "my private question" });
     await expect(run("read_channel", { channel: "D0BOB" })).rejects.toThrow(
-      "read_channel can only read public channels or this conversation; D0BOB is a direct message",
+      "read_channel only works where <@U0ALICE> may read; they are not a member of D0BOB",
     );
     await expect(run("read_thread", { channel: "D0BOB", thread_ts: "1700000200.000100" })).rejects.toThrow(
-      "read_thread can only read public channels or this conversation",
+      "read_thread only works where <@U0ALICE> may read",
     );
     expect(readsOf("D0BOB")).toHaveLength(0);
     expect(String(await tools.read_channel!.execute(tools.read_channel!.schema.parse({ channel: "D0BOB" }), from("D0BOB")))).toContain(
@@ -82,14 +81,22 @@ describe("Slack chat tools", () => {
   it.each([
     ["a private channel", "C0PRIVATE", "private" as const],
     ["a group DM", "G0GROUP", "mpim" as const],
-  ])("refuses to read %s the bot is in for a request from elsewhere", async (_, channel, kind) => {
+  ])("refuses to read %s the bot is in for a request from elsewhere by someone who is not in it", async (_, channel, kind) => {
     fake.setChannelKind(channel, kind);
+    fake.setMembers(channel, [BOT_USER_ID, "U0BOB"]);
     fake.addMessage({ channel, ts: "1700000300.000100", user: "U0BOB", text: "not for everyone" });
-    await expect(run("read_channel", { channel })).rejects.toThrow(/^read_channel can only read public channels or this conversation/);
+    await expect(run("read_channel", { channel })).rejects.toThrow(/^read_channel only works where <@U0ALICE> may read/);
     await expect(run("read_thread", { channel, thread_ts: "1700000300.000100" })).rejects.toThrow(
-      /^read_thread can only read public channels or this conversation/,
+      /^read_thread only works where <@U0ALICE> may read/,
     );
     expect(readsOf(channel)).toHaveLength(0);
+  });
+
+  it("reads a private channel for a member of it, asked from elsewhere", async () => {
+    fake.setChannelKind("C0CLUB", "private");
+    fake.setMembers("C0CLUB", [BOT_USER_ID, "U0ALICE"]);
+    fake.addMessage({ channel: "C0CLUB", ts: "1700000350.000100", user: "U0BOB", text: "members only" });
+    expect(String(await run("read_channel", { channel: "C0CLUB" }))).toContain("members only");
   });
 
   it("reads a private channel when the request came from it", async () => {

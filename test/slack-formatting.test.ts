@@ -8,9 +8,9 @@ import {
   encodeApprovalValue,
   settledBlocks,
   settledFromPending,
-} from "../src/adapters/slack/approval-message.js";
-import { toSlackMrkdwn } from "../src/adapters/slack/slack-markdown.js";
-import { codeBlock, escapeSlackText } from "../src/adapters/slack/slack-text.js";
+} from "../src/surfaces/slack/approval-message.js";
+import { toSlackMrkdwn } from "../src/surfaces/slack/slack-text.js";
+import { codeBlock, escapeSlackText } from "../src/surfaces/slack/slack-text.js";
 
 const pending = (args: unknown): PendingApproval => ({
   runId: "run_AbC123",
@@ -70,9 +70,11 @@ describe("approval values", () => {
   });
 });
 
+const NOBODY = { users: [], roles: [] };
+
 describe("approval blocks", () => {
   it("shows the tool, readable arguments and two buttons carrying the run and call", () => {
-    const blocks = approvalBlocks(pending({ channel: "C1", text: "hi <!channel> & co" }), []);
+    const blocks = approvalBlocks(pending({ channel: "C1", text: "hi <!channel> & co" }), NOBODY);
     const json = JSON.stringify(blocks);
     expect(json).toContain("post_message");
     expect(json).toContain("hi @\u2060channel &amp; co");
@@ -83,18 +85,20 @@ describe("approval blocks", () => {
   });
 
   it("mentions approvers when there are others than the requester", () => {
-    expect(JSON.stringify(approvalBlocks(pending({}), ["U0BOSS"]))).toContain("<@U0ALICE> or an approver");
+    expect(JSON.stringify(approvalBlocks(pending({}), { users: ["U0BOSS"], roles: [] }))).toContain(
+      "Only <@U0ALICE> or <@U0BOSS> can decide",
+    );
   });
 
   it("truncates long arguments", () => {
-    const json = JSON.stringify(approvalBlocks(pending({ text: "x".repeat(10_000) }), []));
+    const json = JSON.stringify(approvalBlocks(pending({ text: "x".repeat(10_000) }), NOBODY));
     expect(json.length).toBeLessThan(5_000);
     expect(json).toContain("more characters");
   });
 
   it("keeps every section within Slack's 3,000 characters when escaping lengthens the arguments", () => {
     for (const text of ["&".repeat(10_000), "<>".repeat(5_000), "```".repeat(3_000)]) {
-      const sections = approvalBlocks(pending({ text }), []).filter((block) => block.type === "section") as Array<{
+      const sections = approvalBlocks(pending({ text }), NOBODY).filter((block) => block.type === "section") as Array<{
         text: { text: string };
       }>;
       for (const section of sections) expect(section.text.text.length).toBeLessThanOrEqual(3_000);
@@ -103,10 +107,10 @@ describe("approval blocks", () => {
   });
 
   it("drops the buttons after a decision and adds what happened", () => {
-    const settled = settledBlocks(approvalBlocks(pending({}), []), "Approved by <@U0ALICE>.");
+    const settled = settledBlocks(approvalBlocks(pending({}), NOBODY), "Approved by <@U0ALICE>.");
     expect(settled.some((block) => block.type === "actions")).toBe(false);
     expect(JSON.stringify(settled.at(-1))).toContain("Approved by <@U0ALICE>.");
-    expect(JSON.stringify(settledFromPending(pending({}), [], "Expired"))).not.toContain(APPROVE_ACTION);
+    expect(JSON.stringify(settledFromPending(pending({}), NOBODY, "Expired"))).not.toContain(APPROVE_ACTION);
   });
 
   it("survives clicked blocks that are not blocks", () => {

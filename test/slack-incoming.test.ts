@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { webApi } from "@slack/bolt";
-import { classifyMessage } from "../src/adapters/slack/incoming-message.js";
-import { loadThreadContext, THREAD_MAX_PAGES, THREAD_PAGE_SIZE, toThreadContext } from "../src/adapters/slack/thread-context.js";
+import { commandIn } from "../src/surfaces/core/commands.js";
+import { classifyMessage } from "../src/surfaces/slack/incoming-message.js";
+import { loadThreadContext, THREAD_MAX_PAGES, THREAD_PAGE_SIZE, toThreadContext } from "../src/surfaces/slack/thread-context.js";
 import { silentLogger } from "../src/logger.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import { startFakeSlack, type FakeSlack } from "./support/fake-slack.js";
 
 const BOT = "U0BOT";
+const counter = TokenCounter.forModel("gpt-4o-mini");
 const body = (event: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   team_id: "T1",
   event_id: "Ev1",
@@ -17,31 +20,46 @@ describe("classifyMessage", () => {
   it("turns a channel mention into a question keyed by its thread", () => {
     const result = classifyMessage("mention", body({}), BOT);
     expect(result).toMatchObject({
-      kind: "ask",
+      kind: "message",
       message: {
-        dedupeKey: "C1:1700000000.000100",
+        receipt: "C1:1700000000.000100",
         text: "hello",
-        conversationKey: "slack:T1:C1:1700000000.000100",
-        place: { team: "T1", channel: "C1", traceThreadTs: "1700000000.000100", replyThreadTs: "1700000000.000100", requester: "U0ALICE" },
+        at: {
+          origin: {
+            conversationKey: "slack:T1:C1:1700000000.000100",
+            requester: { id: "U0ALICE" },
+            place: { team: "T1", channel: "C1", thread_ts: "1700000000.000100", reply_thread_ts: "1700000000.000100" },
+            scope: { channel: "C1", dm: false, workspace: "T1" },
+          },
+        },
       },
     });
+    expect(result.kind === "message" && result.message.contextSource).toBeFalsy();
   });
 
-  it("keys a mention inside a thread by the thread and remembers it is inside one", () => {
+  it("keys a mention inside a thread by the thread, and reads the thread before it for context", () => {
     const result = classifyMessage("mention", body({ ts: "1700000009.000100", thread_ts: "1700000000.000100" }), BOT);
     expect(result).toMatchObject({
-      kind: "ask",
-      message: { threadTs: "1700000000.000100", conversationKey: "slack:T1:C1:1700000000.000100" },
+      kind: "message",
+      message: {
+        at: { origin: { conversationKey: "slack:T1:C1:1700000000.000100" } },
+        contextSource: { channel: "C1", thread_ts: "1700000000.000100", before_ts: "1700000009.000100" },
+      },
     });
   });
 
   it("answers a top-level DM in a thread under it, keyed like a follow-up in that thread", () => {
     const result = classifyMessage("direct", body({ type: "message", channel_type: "im", channel: "D1", text: "hi" }), BOT);
     expect(result).toMatchObject({
-      kind: "ask",
+      kind: "message",
       message: {
-        conversationKey: "slack:T1:D1:1700000000.000100",
-        place: { traceThreadTs: "1700000000.000100", replyThreadTs: "1700000000.000100" },
+        at: {
+          origin: {
+            conversationKey: "slack:T1:D1:1700000000.000100",
+            place: { thread_ts: "1700000000.000100", reply_thread_ts: "1700000000.000100" },
+            scope: { dm: true },
+          },
+        },
       },
     });
   });
@@ -52,7 +70,8 @@ describe("classifyMessage", () => {
       body({ type: "message", channel_type: "im", channel: "D1", ts: "1700000005.000100", thread_ts: "1700000001.000100" }),
       BOT,
     );
-    expect(result).toMatchObject({ kind: "ask", message: { conversationKey: "slack:T1:D1:1700000001.000100" } });
+    expect(result).toMatchObject({ kind: "message", message: { at: { origin: { conversationKey: "slack:T1:D1:1700000001.000100" } } } });
+    expect(result.kind === "message" && result.message.contextSource).toBeFalsy();
   });
 
   it.each([
@@ -60,15 +79,20 @@ describe("classifyMessage", () => {
     ["Memory.", "memory"],
     ["forget", "forget"],
     ["FORGET!", "forget"],
-    ["", "empty"],
-    ["forget about it", "ask"],
-  ])("reads %j as %s", (text, kind) => {
-    expect(classifyMessage("mention", body({ text: `<@${BOT}> ${text}` }), BOT).kind).toBe(kind);
+    ["", undefined],
+    ["forget about it", undefined],
+  ])("reads %j after the mention as the command %s", (text, command) => {
+    const result = classifyMessage("mention", body({ text: `<@${BOT}> ${text}` }), BOT);
+    if (result.kind !== "message") throw new Error(`not a message: ${result.reason}`);
+    expect(commandIn(result.message.text)?.command.name).toBe(command);
   });
 
   it("keys a message by channel and ts, whatever the event id, and falls back to Bolt's team", () => {
     const result = classifyMessage("mention", { event: body({}).event, event_id: "EvOther" }, BOT, "T9");
-    expect(result).toMatchObject({ kind: "ask", message: { dedupeKey: "C1:1700000000.000100", place: { team: "T9" } } });
+    expect(result).toMatchObject({
+      kind: "message",
+      message: { receipt: "C1:1700000000.000100", at: { origin: { place: { team: "T9" } } } },
+    });
   });
 
   it.each([
@@ -85,7 +109,7 @@ describe("classifyMessage", () => {
   it("accepts a file share from a person", () => {
     expect(
       classifyMessage("direct", body({ type: "message", channel_type: "im", subtype: "file_share", text: "see file" }), BOT).kind,
-    ).toBe("ask");
+    ).toBe("message");
   });
 
   it("leaves a mention in a DM to the DM event Slack sends for the same message", () => {
@@ -94,7 +118,7 @@ describe("classifyMessage", () => {
 
   it("addresses a Slack Connect requester's stream to their own workspace", () => {
     const result = classifyMessage("mention", body({ team: "T0GUEST", user_team: "T0GUEST" }), BOT);
-    expect(result).toMatchObject({ message: { place: { team: "T1", requesterTeam: "T0GUEST" } } });
+    expect(result).toMatchObject({ message: { at: { origin: { place: { team: "T1", requester_team: "T0GUEST" } } } } });
   });
 
   it("ignores a channel message that reached the DM handler", () => {
@@ -134,6 +158,7 @@ describe("toThreadContext", () => {
         message(11, "U4", "later"),
       ],
       request,
+      counter,
     );
     expect(context).toEqual([
       { role: "user", content: "<@U1>: root" },
@@ -143,7 +168,7 @@ describe("toThreadContext", () => {
 
   it("keeps the newest messages when the token budget runs out", () => {
     const raw = Array.from({ length: 9 }, (_, i) => message(i + 1, "U1", `message number ${i + 1} ${"word ".repeat(30)}`));
-    const context = toThreadContext(raw, { ...request, maxTokens: 100 });
+    const context = toThreadContext(raw, { ...request, maxTokens: 100 }, counter);
     expect(context.length).toBeGreaterThan(0);
     expect(context.length).toBeLessThan(9);
     expect(context.at(-1)?.content).toContain("message number 9");
@@ -153,7 +178,7 @@ describe("toThreadContext", () => {
     const long = Array.from({ length: 40_000 }, (_, i) => String.fromCodePoint(0x4e00 + ((i * 7_919 + 13) % 20_000))).join("");
     const encodeInto = vi.spyOn(TextEncoder.prototype, "encodeInto");
     try {
-      const context = toThreadContext([message(1, "U1", long), message(2, "U2", "short reply")], { ...request, maxTokens: 2_000 });
+      const context = toThreadContext([message(1, "U1", long), message(2, "U2", "short reply")], { ...request, maxTokens: 2_000 }, counter);
       expect(context).toEqual([{ role: "user", content: "<@U2>: short reply" }]);
       const encodedChars = encodeInto.mock.calls.reduce((sum, [unit]) => sum + unit.length, 0);
       expect(encodedChars).toBeLessThanOrEqual(8_000);
@@ -163,7 +188,7 @@ describe("toThreadContext", () => {
   });
 
   it("skips entries that are not messages", () => {
-    expect(toThreadContext([null, 42, { text: "no ts" }, message(2, "U1", "ok")], request)).toEqual([
+    expect(toThreadContext([null, 42, { text: "no ts" }, message(2, "U1", "ok")], request, counter)).toEqual([
       { role: "user", content: "<@U1>: ok" },
     ]);
   });
@@ -191,7 +216,7 @@ describe("loadThreadContext", () => {
 
   it("reads a long thread page by page, so the messages just before the question are kept", async () => {
     const request = thread("C0LONG", 1_800_000_000, 2 * THREAD_PAGE_SIZE + 50);
-    const context = await loadThreadContext(client, request, silentLogger);
+    const context = await loadThreadContext(client, request, counter, silentLogger);
     expect(context.at(-1)).toEqual({ role: "user", content: `<@U0BOB>: reply ${2 * THREAD_PAGE_SIZE + 50}` });
     expect(JSON.stringify(context)).not.toContain("after the question");
     const pages = fake.callsTo("conversations.replies").filter((c) => c.args.channel === "C0LONG");
@@ -202,13 +227,15 @@ describe("loadThreadContext", () => {
 
   it("stops after a bounded number of pages", async () => {
     const request = thread("C0ENDLESS", 1_810_000_000, THREAD_MAX_PAGES * THREAD_PAGE_SIZE + 10);
-    const context = await loadThreadContext(client, request, silentLogger);
+    const context = await loadThreadContext(client, request, counter, silentLogger);
     expect(context.length).toBeGreaterThan(0);
     expect(fake.callsTo("conversations.replies").filter((c) => c.args.channel === "C0ENDLESS")).toHaveLength(THREAD_MAX_PAGES);
   });
 
   it("gives no context, and does not throw, when the thread cannot be read", async () => {
     fake.fail("conversations.replies", { error: "ratelimited" });
-    expect(await loadThreadContext(client, { channel: "C0GONE", threadTs: "1.000100", beforeTs: "2.000100" }, silentLogger)).toEqual([]);
+    expect(
+      await loadThreadContext(client, { channel: "C0GONE", threadTs: "1.000100", beforeTs: "2.000100" }, counter, silentLogger),
+    ).toEqual([]);
   });
 });

@@ -3,8 +3,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ScriptedModel, say } from "../src/agent/model-scripted.js";
 import { loadConfig } from "../src/config.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import { silentLogger } from "../src/logger.js";
-import { createSlackAdapter } from "../src/adapters/slack/slack-adapter.js";
+import { createSlackSurface } from "../src/surfaces/slack/slack-adapter.js";
+import { underCore } from "./support/surface-kit.js";
 import { BOT_USER_ID, startFakeSlack } from "./support/fake-slack.js";
 import { mentionEvent, postEvent, SIGNING_SECRET } from "./support/fake-slack-requests.js";
 import { gatedModel, startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";
@@ -69,13 +71,9 @@ describe("Slack adapter lifecycle", () => {
       SLACK_API_URL: fake.apiUrl,
       PORT: "0",
     });
-    const service = {
-      registerSurfaceTools: () => {},
-      registerPresenter: () => {},
-      registerContextLoader: () => {},
-      onApprovalExpired: () => {},
-    } as unknown as AgentService;
-    const adapter = createSlackAdapter({ config: config.slack!, service, store: {} as KeyValueStore, logger: silentLogger });
+    const service = { attach: () => {} } as unknown as AgentService;
+    const surface = createSlackSurface({ config: config.slack!, logger: silentLogger, counter: TokenCounter.forModel(config.model.name) });
+    const adapter = underCore(surface, { service, store: {} as KeyValueStore, logger: silentLogger });
     await expect(adapter.start()).rejects.toThrow(/SLACK_BOT_TOKEN: is not accepted by Slack \(invalid_auth\)/);
     await adapter.stop();
     await fake.close();

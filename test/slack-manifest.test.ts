@@ -42,6 +42,7 @@ describe("manifest.yml", () => {
       "im:read",
       "mpim:history",
       "mpim:read",
+      "users:read",
     ]);
   });
 

@@ -3,7 +3,7 @@
 // outside the channel, Slack Connect streams, writes never repeated by the client.
 import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say } from "../src/agent/model-scripted.js";
-import { APPROVE_ACTION } from "../src/adapters/slack/approval-message.js";
+import { APPROVE_ACTION } from "../src/surfaces/slack/approval-message.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";
 import {
   blockActionPayload,
@@ -94,7 +94,7 @@ describe("Slack as the platform behaves", () => {
     });
     await postInteraction(harness.eventsUrl, payload);
     const note = await harness.fake.waitForCall("chat.postMessage", (c) => c.args.channel === "U0GUEST");
-    expect(note.args.text).toBe("Only <@U0ALICE> can approve this.");
+    expect(note.args.text).toBe("You can't decide this one. Only <@U0ALICE> can decide.");
     expect(harness.fake.callsTo("chat.postEphemeral")[0]?.error).toBe("user_not_in_channel");
   });
 

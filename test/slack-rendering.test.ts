@@ -2,7 +2,7 @@
 // streaming is refused, rate limits, failed posts, long and mention-laden answers.
 import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say, type ScriptStep } from "../src/agent/model-scripted.js";
-import { ANSWER_PART_MAX_CHARS } from "../src/adapters/slack/post-answer.js";
+import { MESSAGE_MAX_CHARS } from "../src/surfaces/slack/slack-text.js";
 import { silentLogger } from "../src/logger.js";
 import { createLongTermMemory } from "../src/memory/long-term-memory.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";
@@ -140,7 +140,7 @@ describe("Slack rendering", () => {
       .map((c) => String(c.args.text))
       .filter((text) => text.includes("of a very long answer"));
     expect(parts.length).toBeGreaterThan(1);
-    for (const part of parts) expect(part.length).toBeLessThanOrEqual(ANSWER_PART_MAX_CHARS);
+    for (const part of parts) expect(part.length).toBeLessThanOrEqual(MESSAGE_MAX_CHARS);
     expect(parts.join("\n")).toBe(long);
   });
 
@@ -183,7 +183,7 @@ describe("Slack rendering", () => {
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> memory`, ts: THREAD }));
     const listing = await harness.fake.waitForCall("chat.postMessage");
     expect(listing.args.text).toBe(
-      "Here is what I remember about this conversation:\n• The deploy window is Friday 3pm\n• Ping @\u2060here before deploys",
+      "What I remember about this conversation (2):\n• The deploy window is Friday 3pm\n• Ping @\u2060here before deploys",
     );
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> forget`, ts: "1700002003.000100", thread_ts: THREAD }));
     await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "Done: I forgot 2 facts about this conversation.");
@@ -196,6 +196,6 @@ describe("Slack rendering", () => {
     const empty = await harness.fake.waitForCall("chat.postMessage");
     expect(empty.args).toMatchObject({ thread_ts: THREAD, text: "I don't remember anything about this conversation yet." });
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> forget`, ts: "1700002002.000100", thread_ts: THREAD }));
-    await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "There was nothing to forget here.");
+    await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "There was nothing to forget about this conversation.");
   });
 });

@@ -138,8 +138,8 @@ async function expectEveryRecordLoads(store: KeyValueStore): Promise<void> {
   expect(await checkpoints.load(ids.executing.runId)).toMatchObject({ kind: "found", parts: 1 });
 
   const ledger = createWriteLedger(store, silentLogger);
-  expect(await ledger.unfinished(ids.interrupted.runId)).toEqual([]);
-  expect(await ledger.unfinished(ids.executing.runId)).toMatchObject([
+  expect((await ledger.entries(ids.interrupted.runId)).map((entry) => [entry.tool, entry.state])).toEqual([["post_note", "done"]]);
+  expect(await ledger.entries(ids.executing.runId)).toMatchObject([
     { callId: ids.executing.callId, state: "executing", tool: "post_note", args: JSON.stringify({ text: HANGING_NOTE_TEXT }) },
   ]);
 
@@ -221,9 +221,12 @@ describe("the stored data of main 2026-12", () => {
     await mkdir(join(databasePath, ".."), { recursive: true });
     // The format as written, with the owner moved to this host: the parent process is alive, pid 4194305 never is.
     await writeFile(`${databasePath}.owner`, JSON.stringify({ ...written, pid: process.ppid, host: hostname() }));
-    expect(claimStoreOwnership(databasePath)).toMatchObject({ kind: "taken", message: expect.stringContaining(`pid ${process.ppid}`) });
+    expect(await claimStoreOwnership(databasePath)).toMatchObject({
+      kind: "taken",
+      message: expect.stringContaining(`pid ${process.ppid}`),
+    });
     await writeFile(`${databasePath}.owner`, JSON.stringify({ ...written, pid: 4_194_305, host: hostname() }));
-    const claim = claimStoreOwnership(databasePath);
+    const claim = await claimStoreOwnership(databasePath);
     expect(claim.kind).toBe("owned");
     if (claim.kind === "owned") claim.release();
   });
@@ -265,23 +268,26 @@ async function resumedService(storeUrl: string, keyFile: string) {
   const service = createAgentService({ config, model, store, logger: silentLogger, clock, runPolicy });
   closing.push(() => service.close(1_000));
   const tools = fixtureTools();
-  service.registerSurfaceTools("slack", tools.tools);
   const shown = new Map<string, RunOutcome>();
-  service.registerPresenter("slack", (origin) => ({
-    sink: () => {},
-    finish: async (outcome) => void shown.set(origin.conversationKey, outcome),
-    fail: async (error) => {
-      throw error;
-    },
-  }));
+  service.attach("slack", {
+    tools: tools.tools,
+    present: (origin) => ({
+      sink: () => {},
+      finish: async (outcome) => void shown.set(origin.conversationKey, outcome),
+      fail: async (error) => {
+        throw error;
+      },
+    }),
+  });
+  // Starting takes up what the stored data left unfinished (the interrupted and the executing run).
+  await service.start();
   return { service, store, model, ran: tools.ran, shown };
 }
 
 describe("a process started on the stored data of main 2026-12", () => {
   it("continues the interrupted run from its delta checkpoint, and reports the write it was in as of unknown outcome", async () => {
     const { storeUrl, keyFile } = await copiedStore();
-    const { service, store, model, ran, shown } = await resumedService(storeUrl, keyFile);
-    await service.recover();
+    const { store, model, ran, shown } = await resumedService(storeUrl, keyFile);
     await until(() => shown.has(ids.interrupted.conversationKey) && shown.has(ids.executing.conversationKey), "both answers", 10_000);
     expect(shown.get(ids.interrupted.conversationKey)).toMatchObject({ status: "answered", answer: `Done: posted: ${NOTE_TEXT} / 5` });
     const unknown = shown.get(ids.executing.conversationKey);
@@ -299,7 +305,7 @@ describe("a process started on the stored data of main 2026-12", () => {
     const { storeUrl, keyFile } = await copiedStore();
     const { service, ran, shown } = await resumedService(storeUrl, keyFile);
     const result = await service.decide(
-      { runId: ids.paused.runId, callId: ids.paused.callId, decision: "approve", decidedBy: { id: "U_DANA" }, isApprover: false },
+      { runId: ids.paused.runId, callId: ids.paused.callId, decision: "approve", decidedBy: { id: "U_DANA" } },
       () => {},
     );
     expect(result).toMatchObject({ kind: "resumed", decision: "approve" });

@@ -1,8 +1,8 @@
 import { getEncoding } from "js-tiktoken";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { defaultContextWindow, encodingForModel, FALLBACK_CONTEXT_WINDOW, TokenCounter } from "../src/agent/token-counter.js";
-import { Tokenizer } from "../src/agent/tokenizer.js";
+import { defaultContextWindow, encodingForModel, FALLBACK_CONTEXT_WINDOW, TokenCounter } from "../src/tokens/token-counter.js";
+import { Tokenizer } from "../src/tokens/tokenizer.js";
 import { ToolRegistry } from "../src/agent/tool-registry.js";
 import type { ChatMessage, Tool, ToolSchema } from "../src/agent/types.js";
 

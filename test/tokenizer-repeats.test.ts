@@ -3,7 +3,7 @@
 // Every printable ASCII character and a few multi-byte ones, every length 1–40, both encodings.
 import { getEncoding } from "js-tiktoken";
 import { describe, expect, it } from "vitest";
-import { Tokenizer } from "../src/agent/tokenizer.js";
+import { Tokenizer } from "../src/tokens/tokenizer.js";
 
 const printableAscii = Array.from({ length: 0x7f - 0x20 }, (_, index) => String.fromCharCode(0x20 + index));
 const characters = [...printableAscii, "\n", "\t", "é", "ß", "中", "—", "…", "🎉"];

@@ -1,9 +1,12 @@
+import { createRequire } from "node:module";
 import fc from "fast-check";
 import { getEncoding } from "js-tiktoken";
+import type { TiktokenBPE } from "js-tiktoken/lite";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { MAX_CHUNK_CHARS, Tokenizer } from "../src/agent/tokenizer.js";
-import { buildPairRankTable } from "../src/agent/pair-rank-table.js";
-import { TwoGenerationCache } from "../src/agent/two-generation-cache.js";
+import { MAX_CHUNK_CHARS, Tokenizer } from "../src/tokens/tokenizer.js";
+import { buildPairRankTable } from "../src/tokens/pair-rank-table.js";
+import { TwoGenerationCache } from "../src/tokens/two-generation-cache.js";
+import { parseVocabulary } from "../src/tokens/vocabulary.js";
 
 function finish<T>(work: Generator<void, T>): T {
   for (;;) {
@@ -56,6 +59,12 @@ describe.each(["o200k_base", "cl100k_base"] as const)("the byte-pair merge (%s)"
       }),
       { numRuns: 300 },
     );
+  });
+
+  it("decodes what it encodes, and refuses a rank that is no token", () => {
+    for (const text of samples) expect(tokenizer.decode(tokenizer.encode(text))).toBe(text);
+    for (const bad of [-1, 1.5, 1_000_000, reference.encode("<|endoftext|>", "all")[0]!])
+      expect(() => tokenizer.decode([bad])).toThrow(RangeError);
   });
 
   it("encodes a piece longer than a chunk exactly as js-tiktoken", () => {
@@ -172,7 +181,8 @@ describe("bounded work", () => {
 describe("the pair table", () => {
   it("answers every pair as js-tiktoken's byte-string table does, tokens and non-tokens alike", () => {
     const tables = getEncoding("cl100k_base") as unknown as { rankMap: Map<string, number>; textMap: Map<number, Uint8Array> };
-    const pairRank = finish(buildPairRankTable(tables.textMap));
+    const ranks = createRequire(import.meta.url)("js-tiktoken/ranks/cl100k_base") as TiktokenBPE;
+    const pairRank = finish(buildPairRankTable(finish(parseVocabulary(ranks.bpe_ranks))));
     const rank = fc.integer({ min: 0, max: tables.textMap.size - 1 });
     const bytesOf = (token: number) => [...tables.textMap.get(token)!];
     // Real merges (a token split in two) and arbitrary pairs, which are mostly no token.

@@ -1,8 +1,8 @@
 // The worst inputs for token counting (issue 14), each timed as the bot meets it: a message or
 // tool result counted, a long question or result cut. "held" is the longest stretch the event
 // loop could not run anything else, measured with a setImmediate ticker beside the work.
-import { TokenCounter } from "../../src/agent/token-counter.js";
-import { Tokenizer } from "../../src/agent/tokenizer.js";
+import { TokenCounter } from "../../src/tokens/token-counter.js";
+import { Tokenizer } from "../../src/tokens/tokenizer.js";
 import { printTable } from "./stats.js";
 
 const MB = 1_000_000;

@@ -13,6 +13,7 @@ import type { GuardCounters, RunState } from "./run-state.js";
 import { errorText, loggableError } from "./error-text.js";
 import { addUsage, RunContext, usageTokens } from "./run-context.js";
 import { UsageMeter } from "./usage-meter.js";
+import { meteredModel } from "./metered-model.js";
 import { summarize, summaryTimeoutMs } from "./summary.js";
 import { sourceOf } from "./tool-source.js";
 import type {
@@ -21,6 +22,7 @@ import type {
   ChatMessage,
   EventSink,
   GuardStop,
+  Model,
   ModelReply,
   PendingApproval,
   RunOutcome,
@@ -61,17 +63,20 @@ export class ActiveRun {
   pending: RunState["pending"];
   private readonly context: RunContext;
   private readonly meter: UsageMeter;
+  /** The model for the calls besides the steps (compaction, summary): metered when the usage is read. */
+  private readonly sideModel: Model;
   private readonly callIds = new Set<string>();
   private readonly started = performance.now();
   private readonly elapsedBefore: number;
-  /** Set when the run's time is up; `deadline` is that as a signal, made only for an approved write (which a Stop does not cancel). */
+  /** Set when the run's time is up; `deadline` is that as a signal, made only for a write (which a Stop does not cancel). */
   private expiredBy: Error | undefined;
   private deadline: AbortController | undefined;
   /** Aborted by the deadline or a Stop: what model calls and reads are cancelled by. */
   private readonly cancelled = new AbortController();
   private readonly cancel: AbortSignal;
-  /** Bound once per run: every step's batch context reuses it. */
+  /** Bound once per run: every step's batch context reuses them. */
   private readonly emitter: (event: AgentEvent) => void;
+  private readonly writeSignal: () => AbortSignal;
   private readonly timer: NodeJS.Timeout;
   private readonly clock: () => number;
 
@@ -86,6 +91,7 @@ export class ActiveRun {
     // deadline is a flag, and becomes a signal only for an approved write: a signal costs µs, and most runs never need it.
     this.cancel = this.cancelled.signal;
     this.emitter = this.emit.bind(this);
+    this.writeSignal = this.deadlineSignal.bind(this);
     if (stop?.aborted) this.handleEvent();
     else stop?.addEventListener("abort", this, { once: true });
     this.steps = [...state.steps];
@@ -96,7 +102,10 @@ export class ActiveRun {
     this.clock = deps.clock ?? Date.now;
     const settled = [...this.steps.flatMap((step) => step.calls), ...(state.pending?.done ?? [])];
     this.meter = new UsageMeter(deps, { runId: state.runId, origin: state.origin });
-    this.context = new RunContext(state.messages, settled, deps, deps.limits.contextWindow - deps.limits.reservedOutputTokens);
+    // Compaction and the summary go to the meter through the model itself; built only when someone reads the usage.
+    this.sideModel = this.meter.wanted ? meteredModel(deps.model, deps.counter, (tokens) => this.meter.add(tokens)) : deps.model;
+    const budget = deps.limits.contextWindow - deps.limits.reservedOutputTokens;
+    this.context = new RunContext(state.messages, settled, { counter: deps.counter, tools: deps.tools, model: this.sideModel }, budget);
     for (const call of settled) this.callIds.add(call.callId);
     for (const message of state.messages)
       if (message.role === "assistant") for (const call of message.toolCalls ?? []) this.callIds.add(call.id);
@@ -127,7 +136,7 @@ export class ActiveRun {
     this.cancelled.abort(reason);
   }
 
-  /** The deadline alone, for an approved write that finishes (or times out) even after a Stop. */
+  /** The deadline alone, for a write that finishes (or times out) even after a Stop. */
   private deadlineSignal(): AbortSignal {
     if (!this.deadline) {
       this.deadline = new AbortController();
@@ -154,7 +163,7 @@ export class ActiveRun {
     return this.stop?.aborted ? stopOf(this.stop.reason) : undefined;
   }
 
-  /** `signal`: the deadline alone for an approved write, which finishes (or times out) even after a Stop. */
+  /** `signal`: the deadline alone for an approved write, which finishes (or times out) even after a Stop, as an allowed one does. */
   private batchContext(step: number, done: CallRecord[], signal: AbortSignal = this.cancel): BatchContext {
     return {
       tools: this.deps.tools,
@@ -163,6 +172,7 @@ export class ActiveRun {
       toolContext: { signal, runId: this.runId, origin: this.state.origin },
       step,
       emit: this.emitter,
+      writeSignal: this.writeSignal,
       settle: settlerOf(done, this.context),
     };
   }
@@ -171,7 +181,6 @@ export class ActiveRun {
   private async manageContext(): Promise<GuardStop | undefined> {
     const check = await this.context.manage(this.runId, (event) => this.emit(event), this.cancel);
     this.usage = addUsage(this.usage, check.usage);
-    this.meter.add(usageTokens(check.usage));
     return check.stop;
   }
 
@@ -262,10 +271,12 @@ export class ActiveRun {
 
     const index = this.steps.length + 1;
     const startedAt = now();
-    this.emit({ type: "step_started", runId: this.runId, step: index });
+    const request = { messages: this.context.messages, tools: this.deps.tools.schemas };
+    this.emit({ type: "step_started", runId: this.runId, step: index, request });
     let reply: ModelReply;
+    const called = performance.now();
     try {
-      reply = await this.deps.model.complete({ messages: this.context.messages, tools: this.deps.tools.schemas }, this.cancel);
+      reply = await this.deps.model.complete(request, this.cancel);
     } catch (error) {
       const stopped = this.stopped();
       if (stopped) return { kind: "stop", stop: stopped };
@@ -278,7 +289,8 @@ export class ActiveRun {
     // Estimated only when someone reads it: counting what the model wrote costs a few µs per step.
     if (this.meter.wanted) this.meter.add(reply.usage ? usageTokens(reply.usage) : this.estimateUsage(reply.content, reply.toolCalls));
     const toolCalls = normalizeCallIds(reply.toolCalls, index, this.callIds);
-    this.emit({ type: "model_replied", runId: this.runId, step: index, text: reply.content, toolCalls, usage: reply.usage });
+    const durationMs = performance.now() - called;
+    this.emit({ type: "model_replied", runId: this.runId, step: index, text: reply.content, toolCalls, usage: reply.usage, durationMs });
 
     if (toolCalls.length === 0) {
       const answer = reply.content?.trim();
@@ -328,6 +340,11 @@ export class ActiveRun {
     return this.runCalls(pending.index, pending.startedAt, pending.text, rest, done, pending.usage);
   }
 
+  /** Hands the tokens not reported yet to the usage check (a run stopping at a checkpoint for shutdown). */
+  async reportUsage(): Promise<void> {
+    if (this.meter.due) await this.meter.report();
+  }
+
   /** Run time left; time spent waiting for a person does not count. */
   private remainingMs(): number {
     return Math.max(0, this.deps.limits.runTimeoutMs - (this.elapsedBefore + (performance.now() - this.started)));
@@ -366,12 +383,11 @@ export class ActiveRun {
       this.deps.logger.warn({ runId: this.runId, guard: end.stop.guard, detail: end.stop.detail }, "guard tripped");
       const summary = await summarize(
         { messages: this.context.messages, steps: this.steps, question: this.state.question, stop: end.stop, budget: this.context.budget },
-        this.deps.model,
+        this.sideModel,
         this.deps.counter,
         end.stop.guard === "stopped" ? STOPPED_SUMMARY_MS : summaryTimeoutMs(this.deps.limits.runTimeoutMs, this.remainingMs()),
       );
       this.usage = addUsage(this.usage, summary.usage);
-      this.meter.add(usageTokens(summary.usage));
       outcome = { status: "answered", runId: this.runId, answer: summary.answer, stop: end.stop, steps: this.steps, usage: this.usage };
     }
     if (this.meter.due) await this.meter.report();

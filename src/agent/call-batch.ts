@@ -1,5 +1,7 @@
 // The tool calls of one model reply, taken in order: each passes the repeat and oscillation
-// guards first; reads run concurrently, writes one at a time and only with a person's approval.
+// guards first; reads run concurrently, writes one at a time and only with a person's approval
+// or the tool policy's. A write that started runs to its end under the run's deadline alone (a
+// Stop does not cut it short, so its real outcome is reported); after a Stop none starts.
 import { checkOscillation, oscillationMemory } from "./guards/oscillation.js";
 import { nextErrorStreak } from "./guards/consecutive-errors.js";
 import { checkRepeat, repeatWarning } from "./guards/repeat.js";
@@ -17,6 +19,8 @@ export interface BatchContext {
   readonly toolContext: ToolContext;
   readonly step: number;
   readonly emit: (event: AgentEvent) => void;
+  /** The signal a write runs under once it started: the run's deadline alone (bounded by it and the tool's timeout). */
+  readonly writeSignal: () => AbortSignal;
   /** Receives each settled call in order; the caller appends its observation to the messages. */
   readonly settle: (record: CallRecord) => void;
 }
@@ -107,6 +111,12 @@ async function settleReads(
   return next;
 }
 
+/** A write not started yet when the run was stopped (or its time ran out) keeps the run's signal: the registry then does not start it. */
+function writeContext(context: BatchContext): BatchContext {
+  if (context.toolContext.signal.aborted) return context;
+  return { ...context, toolContext: { ...context.toolContext, signal: context.writeSignal() } };
+}
+
 /** Runs a validated call and returns its record; never rejects. */
 export async function runPrepared(prepared: Extract<PreparedCall, { kind: "ready" }>, context: BatchContext): Promise<CallRecord> {
   context.emit({ type: "tool_called", runId: context.toolContext.runId, step: context.step, call: prepared.call });
@@ -173,7 +183,7 @@ export async function processCalls(calls: readonly ToolCall[], initial: GuardCou
       continue;
     }
     if (reads.length > 0) guards = await settleReads(reads.splice(0), guards, context);
-    if (policy === "allow") guards = settleCall(guards, await runPrepared(prepared, context), context, true);
+    if (policy === "allow") guards = settleCall(guards, await runPrepared(prepared, writeContext(context)), context, true);
     else if (policy === "deny") guards = settleCall(guards, policyDeniedRecord(call, prepared.signature), context, false);
     else return { kind: "needs_approval", guards, calls: calls.slice(position), args: prepared.args };
   }

@@ -1,6 +1,6 @@
 // Keeping a run inside the model's context window: folding old tool results in place
 // (yellow) and compacting older turns into a state snapshot with one model call (orange).
-import type { TokenCounter } from "./token-counter.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
 import type { CallOutcome, ChatMessage, Model, TokenUsage } from "./types.js";
 
 /** The newest messages are never folded or compacted: the model is working with them. */
@@ -48,7 +48,8 @@ interface Split {
   readonly middle: readonly ChatMessage[];
   /** The latest history turns before the question, kept as they are. */
   readonly history: readonly ChatMessage[];
-  readonly question?: ChatMessage;
+  /** The question, and the run's note (time, facts) right before it when there is one. */
+  readonly question: readonly ChatMessage[];
   readonly tail: readonly ChatMessage[];
 }
 
@@ -69,10 +70,13 @@ function split(messages: readonly ChatMessage[]): Split {
       break;
     }
   }
-  let historyStart = questionIndex;
+  // The run's note (a system message right before the question) stays with the question.
+  const noted = questionIndex > prefixEnd && messages[questionIndex - 1]!.role === "system";
+  const questionStart = noted ? questionIndex - 1 : questionIndex;
+  let historyStart = questionStart;
   while (
     historyStart > prefixEnd &&
-    questionIndex - historyStart < 2 * KEEP_HISTORY_TURNS &&
+    questionStart - historyStart < 2 * KEEP_HISTORY_TURNS &&
     isHistoryTurnMessage(messages[historyStart - 1])
   )
     historyStart--;
@@ -81,8 +85,8 @@ function split(messages: readonly ChatMessage[]): Split {
   return {
     prefix: messages.slice(0, prefixEnd),
     middle,
-    history: questionIndex >= 0 ? messages.slice(historyStart, questionIndex) : [],
-    question: questionIndex >= 0 ? messages[questionIndex] : undefined,
+    history: questionIndex >= 0 ? messages.slice(historyStart, questionStart) : [],
+    question: questionIndex >= 0 ? messages.slice(questionStart, questionIndex + 1) : [],
     tail: messages.slice(tailStart),
   };
 }
@@ -143,7 +147,7 @@ export async function compactOlderTurns(
     content: `State snapshot of the earlier conversation and steps (compacted to save context):\n${body}`,
   };
   return {
-    messages: [...parts.prefix, snapshotMessage, ...parts.history, ...(parts.question ? [parts.question] : []), ...parts.tail],
+    messages: [...parts.prefix, snapshotMessage, ...parts.history, ...parts.question, ...parts.tail],
     ...(usage ? { usage } : {}),
   };
 }

@@ -5,8 +5,8 @@ import type { GuardLimits, ToolPolicyRule } from "../config.js";
 import { ConfigError } from "../errors.js";
 import { silentLogger } from "../logger.js";
 import type { LoopDeps } from "./loop.js";
-import { defaultContextWindow, TokenCounter } from "./token-counter.js";
-import { ToolRegistry } from "./tool-registry.js";
+import { defaultContextWindow, TokenCounter } from "../tokens/token-counter.js";
+import { ToolRegistry, type RegistryOptions } from "./tool-registry.js";
 import { createToolPolicy } from "./tool-policy.js";
 import type { Model, Tool } from "./types.js";
 
@@ -39,6 +39,8 @@ export interface LoopSetup {
   readonly clock?: () => number;
   /** Share one counter between runs so counts of messages already seen are reused. */
   readonly counter?: TokenCounter;
+  /** Builds the registry instead of a plain ToolRegistry (replay's plays the recorded results). */
+  readonly registry?: (tools: readonly Tool[], options: RegistryOptions, source?: () => readonly Tool[]) => ToolRegistry;
 }
 
 export function createLoopDeps(setup: LoopSetup): LoopDeps {
@@ -55,7 +57,11 @@ export function createLoopDeps(setup: LoopSetup): LoopDeps {
   const observationTokens = Math.max(1, Math.min(setup.guards.observationTokens, Math.floor(budget * OBSERVATION_SHARE_OF_BUDGET)));
   return {
     model: setup.model,
-    tools: new ToolRegistry(setup.tools, { defaultTimeoutMs: setup.guards.toolTimeoutMs, observationTokens, counter }, setup.toolSource),
+    tools: (setup.registry ?? ((tools, options, source) => new ToolRegistry(tools, options, source)))(
+      setup.tools,
+      { defaultTimeoutMs: setup.guards.toolTimeoutMs, observationTokens, counter },
+      setup.toolSource,
+    ),
     counter,
     limits: {
       maxSteps: setup.guards.maxSteps,

@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import { ActiveRun, type StepEnd } from "./active-run.js";
 import type { ToolPolicy } from "./call-batch.js";
 import { emptyGuardCounters, type RunState } from "./run-state.js";
-import type { TokenCounter } from "./token-counter.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
 import type { ToolRegistry } from "./tool-registry.js";
 import type { ChatMessage, Decision, EventSink, GuardStop, Model, Person, RunOutcome, TaskOrigin } from "./types.js";
 
@@ -86,7 +86,11 @@ async function drive(run: ActiveRun, hooks: RunHooks | undefined, first?: () => 
   let end = first ? await first() : await run.step();
   while (end.kind === "continue") {
     await hooks?.checkpoint?.(run.snapshot());
-    if (hooks?.signal?.aborted) throw new RunInterruptedError(run.runId);
+    if (hooks?.signal?.aborted) {
+      // The step's tokens count now: the run that takes it up goes on from after this step.
+      await run.reportUsage();
+      throw new RunInterruptedError(run.runId);
+    }
     end = await run.step();
   }
   return run.finish(end);

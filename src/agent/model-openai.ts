@@ -10,7 +10,7 @@ import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam
 import { z } from "zod";
 import { ModelUnavailableError } from "../errors.js";
 import { maskSecrets, type Logger } from "../logger.js";
-import type { ChatMessage, Model, ModelReply, ModelRequest, ToolCall } from "./types.js";
+import type { ChatMessage, Model, ModelReply, ModelRequest, TokenUsage, ToolCall } from "./types.js";
 
 export interface OpenAIModelOptions {
   readonly apiKey: string;
@@ -39,7 +39,15 @@ const CompletionReply = z.object({
       }),
     )
     .nullish(),
-  usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number() }).nullish(),
+  usage: z
+    .object({
+      prompt_tokens: z.number(),
+      completion_tokens: z.number(),
+      // OpenAI's prompt caching (and servers that copy it) say how much of the prompt came from the cache.
+      // A malformed detail costs only the detail, never the reply.
+      prompt_tokens_details: z.object({ cached_tokens: z.number().int().nonnegative().nullish() }).nullish().catch(undefined),
+    })
+    .nullish(),
 });
 
 export function createOpenAIModel(options: OpenAIModelOptions): Model {
@@ -140,8 +148,13 @@ function toReply(raw: unknown, callNumber: number, server: string): ModelReply {
   return {
     content: message?.content ?? null,
     toolCalls: (message?.tool_calls ?? []).flatMap((entry, index) => toToolCall(entry, `call_${callNumber}_${index + 1}`)),
-    ...(usage ? { usage: { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens } } : {}),
+    ...(usage ? { usage: usageOf(usage) } : {}),
   };
+}
+
+function usageOf(usage: NonNullable<z.infer<typeof CompletionReply>["usage"]>): TokenUsage {
+  const cached = Math.min(usage.prompt_tokens_details?.cached_tokens ?? 0, usage.prompt_tokens);
+  return { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, ...(cached > 0 ? { cachedTokens: cached } : {}) };
 }
 
 /** Arguments pass through raw; some local servers send an object or leave out the id. */

@@ -7,9 +7,14 @@ import type { LoopDeps } from "./loop.js";
 import type { AgentEvent, CallRecord, ChatMessage, GuardStop, TokenUsage } from "./types.js";
 
 export function addUsage(total: TokenUsage, more: TokenUsage | undefined): TokenUsage {
-  return more
-    ? { promptTokens: total.promptTokens + more.promptTokens, completionTokens: total.completionTokens + more.completionTokens }
-    : total;
+  if (!more) return total;
+  const cachedTokens = (total.cachedTokens ?? 0) + (more.cachedTokens ?? 0);
+  return {
+    promptTokens: total.promptTokens + more.promptTokens,
+    completionTokens: total.completionTokens + more.completionTokens,
+    // Absent unless a server reported some: a run's usage stays as it was stored before cached tokens were counted.
+    ...(cachedTokens > 0 ? { cachedTokens } : {}),
+  };
 }
 
 export const usageTokens = (usage: TokenUsage | undefined): number => (usage ? usage.promptTokens + usage.completionTokens : 0);

@@ -1,7 +1,7 @@
 // Everything a run needs to continue later, in plain data: what a paused run stores while it
 // waits for a person. The schema checks a stored copy before it is trusted again.
 import { z } from "zod";
-import type { CallRecord, ChatMessage, Person, StepRecord, Surface, TaskOrigin, TokenUsage, ToolCall } from "./types.js";
+import type { CallRecord, ChatMessage, Person, RequestScope, StepRecord, Surface, TaskOrigin, TokenUsage, ToolCall } from "./types.js";
 import type { RepeatState } from "./guards/repeat.js";
 
 export interface GuardCounters {
@@ -41,7 +41,12 @@ export interface RunState {
 }
 
 const ToolCallSchema = z.object({ id: z.string().max(200), name: z.string().max(200), arguments: z.string() });
-const UsageSchema = z.object({ promptTokens: z.number().nonnegative(), completionTokens: z.number().nonnegative() });
+const UsageSchema = z.object({
+  promptTokens: z.number().nonnegative(),
+  completionTokens: z.number().nonnegative(),
+  // Absent in runs stored before cached tokens were counted.
+  cachedTokens: z.number().nonnegative().optional(),
+});
 const MessageSchema = z.discriminatedUnion("role", [
   z.object({ role: z.literal("system"), content: z.string() }),
   z.object({ role: z.literal("user"), content: z.string() }),
@@ -69,6 +74,14 @@ const StepRecordSchema = z.object({
 /** Who asked or decided; shared with the approval records. */
 export const PersonSchema = z.object({ id: z.string(), name: z.string().optional() }) satisfies z.ZodType<Person>;
 export const SurfaceSchema = z.enum(["console", "slack", "discord"]) satisfies z.ZodType<Surface>;
+export const ScopeSchema = z.object({
+  channel: z.string().optional(),
+  thread: z.string().optional(),
+  dm: z.boolean(),
+  workspace: z.string().optional(),
+  roles: z.array(z.string()).readonly(),
+  link: z.string().optional(),
+}) satisfies z.ZodType<RequestScope>;
 
 export const RunStateSchema = z.object({
   version: z.literal(1),
@@ -77,7 +90,19 @@ export const RunStateSchema = z.object({
     surface: SurfaceSchema,
     conversationKey: z.string(),
     requester: PersonSchema,
+    scope: ScopeSchema.optional(),
     place: z.record(z.string(), z.string()),
+    schedule: z
+      .object({
+        scheduleId: z.string().min(1).max(64),
+        slotAt: z.number(),
+        firedAt: z.number(),
+        late: z.boolean(),
+        skipped: z.number().int().nonnegative().optional(),
+        thread: z.enum(["per_slot", "origin"]),
+        timeZone: z.string().optional(),
+      })
+      .optional(),
   }),
   question: z.string(),
   messages: z.array(MessageSchema),

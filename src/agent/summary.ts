@@ -1,7 +1,7 @@
 // When a guard stops a run the person still gets an answer: one last model call with no tools
 // offered, and, if that fails too, a reply built from the steps without the model.
 import { shorten } from "./trace.js";
-import type { TokenCounter } from "./token-counter.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
 import type { ChatMessage, GuardStop, Model, StepRecord, TokenUsage } from "./types.js";
 
 const SUMMARY_TIMEOUT_MS = 20_000;

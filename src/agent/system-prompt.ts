@@ -1,4 +1,7 @@
-// The first message of every run: who the bot is, where it is talking, and what it remembers.
+// What the model is told besides the conversation, in two parts so that a prompt cache can
+// reuse the first: the instructions and the surface's style (the same bytes for every run on a
+// surface: they open every request), and the run's own note (the time to the minute and the
+// facts recalled for this question), which goes after the history, right before the question.
 import type { Fact } from "../memory/types.js";
 import type { Surface } from "./types.js";
 
@@ -9,17 +12,27 @@ const SURFACE_STYLE: Record<Surface, string> = {
     "You are talking in Discord. Markdown is fine; keep replies under 1,500 characters when you can; never mention @everyone or @here.",
 };
 
-export function buildSystemPrompt(options: { surface: Surface; facts: readonly Fact[]; now: Date }): string {
-  const lines = [
+/** The first message of every run on `surface`: byte-identical from run to run. */
+export function stableInstructions(surface: Surface): string {
+  return [
     "You are a careful assistant that works through tools. Call a tool when it gives a better answer than guessing;",
     "answer directly when you already know. Never invent tool results. If a tool fails, say so or try another way.",
     "Tools that change things (posting messages, writing data) need a person's approval: the run pauses until they decide.",
-    SURFACE_STYLE[options.surface],
-    `The current date and time (UTC) is ${options.now.toISOString()}.`,
-  ];
+    SURFACE_STYLE[surface],
+  ].join("\n");
+}
+
+/** What changes per run: the time (to the minute, so runs in one minute send the same) and the facts recalled. */
+export function runNote(options: { facts: readonly Fact[]; now: Date }): string {
+  const lines = [`The current date and time (UTC) is ${options.now.toISOString()}.`];
   if (options.facts.length > 0) {
     lines.push("", "Remembered facts about this conversation (from earlier runs; they may be out of date):");
     for (const fact of options.facts) lines.push(`- ${fact.text}`);
   }
   return lines.join("\n");
+}
+
+/** Both parts as one message, for a run with no history to put between them (the console's demo loop). */
+export function buildSystemPrompt(options: { surface: Surface; facts: readonly Fact[]; now: Date }): string {
+  return `${stableInstructions(options.surface)}\n${runNote(options)}`;
 }

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { errorText } from "./error-text.js";
 import { callSignature } from "./signature.js";
 import { ToolRace, ToolTimeout } from "./tool-race.js";
-import type { TokenCounter } from "./token-counter.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
 import type { CallOutcome, Tool, ToolCall, ToolContext, ToolSchema } from "./types.js";
 
 export type PreparedCall =
@@ -45,7 +45,8 @@ function describeIssues(error: z.ZodError): string {
     .join("; ");
 }
 
-function resultText(value: unknown): string {
+/** The text a tool's return value is shown as. */
+export function resultText(value: unknown): string {
   if (typeof value === "string") return value;
   if (value === undefined || value === null) return "(no output)";
   try {
@@ -64,7 +65,15 @@ interface ToolView {
 function toolView(tools: readonly Tool[], extra: readonly Tool[] | undefined): ToolView {
   // A fixed tool keeps its name when a dynamic one (an MCP server's) brings the same.
   const byName = new Map([...(extra ?? []), ...tools].map((tool) => [tool.name, tool]));
-  return { extra, byName, schemas: [...byName.values()].map(toolSchema) };
+  // By name: the same tools give the same bytes whatever order servers connected in, so a prompt cache can reuse them.
+  const sorted = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { extra, byName, schemas: sorted.map(toolSchema) };
+}
+
+export interface RegistryOptions {
+  readonly defaultTimeoutMs: number;
+  readonly observationTokens: number;
+  readonly counter: TokenCounter;
 }
 
 export class ToolRegistry {
@@ -76,10 +85,15 @@ export class ToolRegistry {
    */
   constructor(
     private readonly tools: readonly Tool[],
-    private readonly options: { readonly defaultTimeoutMs: number; readonly observationTokens: number; readonly counter: TokenCounter },
+    private readonly options: RegistryOptions,
     private readonly source?: () => readonly Tool[],
   ) {
     this.view = toolView(tools, source?.());
+  }
+
+  /** The cap a result is cut to before the model reads it. */
+  get observationTokens(): number {
+    return this.options.observationTokens;
   }
 
   private current(): ToolView {

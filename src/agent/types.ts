@@ -37,6 +37,8 @@ export interface ModelRequest {
 export interface TokenUsage {
   readonly promptTokens: number;
   readonly completionTokens: number;
+  /** Of the prompt tokens, those the server read from its prompt cache (billed lower), when it said so. */
+  readonly cachedTokens?: number;
 }
 
 export interface ModelReply {
@@ -65,14 +67,53 @@ export interface Person {
   readonly name?: string;
 }
 
-/** Where a request came from; tools read it (e.g. Discord's post_message checks the guild). */
+/**
+ * What governance knows about where a request was made, in neutral words: the surface's place
+ * codec writes it once, at intake. Nothing but the owning surface reads `TaskOrigin.place`.
+ */
+export interface RequestScope {
+  /** The channel whose access lists, limits and settings apply: a thread's or forum post's parent. Undefined in the console. */
+  readonly channel?: string;
+  /** The thread or forum post the request came from, when it has its own channel id (Discord); its own settings entry comes first. */
+  readonly thread?: string;
+  readonly dm: boolean;
+  /** The Slack workspace or Discord server. */
+  readonly workspace?: string;
+  /** The requester's roles there (Discord); empty elsewhere. */
+  readonly roles: readonly string[];
+  /** Where a person opens the conversation (audit, feedback), when the surface can link to it. */
+  readonly link?: string;
+}
+
+/** Where a request came from. */
 export interface TaskOrigin {
   readonly surface: Surface;
   /** e.g. `slack:T1:C1:1700000000.0001`, `discord:G1:C1`, `console:local`. */
   readonly conversationKey: string;
   readonly requester: Person;
-  /** Platform ids the adapter needs later (team, guild, channel, thread_ts…). Plain strings only. */
+  /** Absent only in records stored before scopes existed: governance then asks the surface's codec (see run-policy.ts). */
+  readonly scope?: RequestScope;
+  /** The surface's own ids (team, guild, channel, thread_ts…), encoded and decoded only by its place codec. No secrets. */
   readonly place: Readonly<Record<string, string>>;
+  /** Set when a schedule started the run, not a message: its requester is the schedule's owner. */
+  readonly schedule?: ScheduledSlot;
+}
+
+/** The slot of a schedule a run was started for (src/runs/schedules). */
+export interface ScheduledSlot {
+  /** `sch_` + 8 characters. */
+  readonly scheduleId: string;
+  /** When the slot was due (epoch ms); with the schedule id, the slot's identity. */
+  readonly slotAt: number;
+  /** When it was fired: later than `slotAt` after downtime (then `late`). */
+  readonly firedAt: number;
+  readonly late: boolean;
+  /** Older slots missed while the bot was down and not run (a late run says so). */
+  readonly skipped?: number;
+  /** `per_slot`: a thread of its own in the schedule's channel; `origin`: the thread the schedule was made in. */
+  readonly thread: "per_slot" | "origin";
+  /** The schedule's timezone, for showing times; none for a one-shot made without one. */
+  readonly timeZone?: string;
 }
 
 // ---- Tools ----
@@ -111,6 +152,8 @@ export interface Tool<Args = any> {
   /** The provider's own policy layer (an MCP server's `approval` setting); combined strictly with TOOL_POLICY. */
   readonly approval?: "approve" | "allow";
   readonly provider?: ToolProvider;
+  /** False: not offered to this run (e.g. create_schedule to a run a schedule started). Absent: offered everywhere. */
+  readonly availableTo?: (origin: TaskOrigin) => boolean;
   /** Returns the result as text (or a JSON-serialisable value). Throwing is fine: it becomes an error observation. */
   execute(args: Args, context: ToolContext): Promise<unknown>;
 }
@@ -198,7 +241,13 @@ export type Decision = "approve" | "deny";
 // ---- Events and outcomes ----
 
 export type AgentEvent =
-  | { readonly type: "step_started"; readonly runId: string; readonly step: number }
+  | {
+      readonly type: "step_started";
+      readonly runId: string;
+      readonly step: number;
+      /** What the model is sent for this step: the run's live arrays, to be read at once and never kept or changed. */
+      readonly request?: ModelRequest;
+    }
   | {
       readonly type: "model_replied";
       readonly runId: string;
@@ -206,6 +255,8 @@ export type AgentEvent =
       readonly text: string | null;
       readonly toolCalls: readonly ToolCall[];
       readonly usage?: TokenUsage;
+      /** How long the model call took. */
+      readonly durationMs?: number;
     }
   | { readonly type: "tool_called"; readonly runId: string; readonly step: number; readonly call: ToolCall }
   /** A running tool reported how far it got (an MCP server's progress notification). */

@@ -1,6 +1,7 @@
 // Who may use the bot where: pure decisions over the settings. Block wins over allow; an
-// empty allow list allows all; admins may use it anywhere.
-import type { Surface, TaskOrigin } from "../agent/types.js";
+// empty allow list allows all; admins may use it anywhere. A thread is governed by its parent
+// channel (and by its own entry, when it has one).
+import type { RequestScope, Surface, TaskOrigin } from "../agent/types.js";
 import type { Settings } from "./settings-schema.js";
 
 /** The person and the place of one request, as the settings talk about them. */
@@ -9,8 +10,10 @@ export interface Subject {
   readonly userId: string;
   /** Discord role ids of the person in that server; empty elsewhere. */
   readonly roles: readonly string[];
-  /** Undefined in the console. */
+  /** The channel that governs: a thread's parent. Undefined in the console. */
   readonly channelId: string | undefined;
+  /** The thread or forum post asked in, when it has an id of its own. */
+  readonly threadId: string | undefined;
   readonly dm: boolean;
 }
 
@@ -20,16 +23,22 @@ export type AccessDecision =
   | { readonly kind: "allowed"; readonly admin: boolean }
   | { readonly kind: "refused"; readonly reason: AccessRefusal };
 
-/** Slack DM channel ids start with D; Discord DMs have no guild. */
-export function subjectOf(origin: TaskOrigin, roles: readonly string[] = []): Subject {
-  const channelId = origin.place.channel;
-  const dm =
-    origin.surface === "slack"
-      ? channelId?.startsWith("D") === true
-      : origin.surface === "discord"
-        ? origin.place.channelKind === "dm" || origin.place.guild === undefined
-        : false;
-  return { surface: origin.surface, userId: origin.requester.id, roles, channelId, dm };
+/** A place nothing is known about: no channel list admits it, and it is not a DM. */
+const UNKNOWN_SCOPE: RequestScope = { dm: false, roles: [] };
+
+/** Records stored before scopes existed get theirs from their surface's codec when they are loaded (src/runs). */
+export const scopeOf = (origin: TaskOrigin): RequestScope => origin.scope ?? UNKNOWN_SCOPE;
+
+export function subjectOf(origin: TaskOrigin): Subject {
+  const scope = scopeOf(origin);
+  return {
+    surface: origin.surface,
+    userId: origin.requester.id,
+    roles: scope.roles,
+    channelId: scope.channel,
+    threadId: scope.thread,
+    dm: scope.dm,
+  };
 }
 
 export function isAdmin(settings: Settings, surface: Surface, userId: string): boolean {
@@ -41,13 +50,15 @@ export function decideAccess(settings: Settings, subject: Subject): AccessDecisi
   const { allow, block, dms } = settings.access;
   if (block.users.includes(subject.userId) || subject.roles.some((role) => block.roles.includes(role)))
     return { kind: "refused", reason: "blocked_user" };
-  if (subject.channelId !== undefined && block.channels.includes(subject.channelId)) return { kind: "refused", reason: "blocked_channel" };
+  // A blocked channel's threads are blocked with it; a thread can be blocked on its own too.
+  const places = [subject.channelId, subject.threadId].filter((id): id is string => id !== undefined);
+  if (places.some((id) => block.channels.includes(id))) return { kind: "refused", reason: "blocked_channel" };
   if (subject.dm && !dms) return { kind: "refused", reason: "dms_off" };
   const peopleListed = allow.users.length > 0 || allow.roles.length > 0;
   if (peopleListed && !allow.users.includes(subject.userId) && !subject.roles.some((role) => allow.roles.includes(role)))
     return { kind: "refused", reason: "user_not_allowed" };
   // A DM is governed by `dms`, not by the channel lists.
-  if (!subject.dm && allow.channels.length > 0 && (subject.channelId === undefined || !allow.channels.includes(subject.channelId))) {
+  if (!subject.dm && allow.channels.length > 0 && !places.some((id) => allow.channels.includes(id))) {
     return subject.surface === "console" ? { kind: "allowed", admin: false } : { kind: "refused", reason: "channel_not_allowed" };
   }
   return { kind: "allowed", admin: false };

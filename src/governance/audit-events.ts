@@ -26,6 +26,7 @@ export function auditDraftOf(event: AgentEvent, context: AuditContext): AuditDra
     conversationKey: origin.conversationKey,
     surface: origin.surface,
     place: { ...origin.place },
+    ...(origin.scope?.link ? { link: origin.scope.link } : {}),
     requester: origin.requester,
   };
   switch (event.type) {

@@ -1,4 +1,6 @@
-// The audit log: approvals asked, decided and expired, and every write that ran, appended
+// The audit log: approvals asked, decided and expired, every write that ran, remembered facts an
+// admin deleted (the explorer), and what schedules did (made, changed, paused, resumed, cancelled;
+// slots late, skipped, silent, refused), appended
 // to the store with the run, the conversation and the process. Entries are numbered by an
 // atomic counter, so several processes append to one log and readers walk it newest first.
 import { hostname } from "node:os";
@@ -6,6 +8,8 @@ import { z } from "zod";
 import type { KeyValueStore } from "../memory/types.js";
 
 const SEQUENCE_KEY = "audit:seq";
+/** The last entry `rewrite` has seen. */
+const REWRITTEN_KEY = "audit:rewritten";
 const entryKey = (seq: number) => `audit:entry:${seq}`;
 /** The sequence must never restart while entries are kept; ten years is "never" here. */
 const SEQUENCE_TTL_MS = 10 * 365 * 24 * 60 * 60_000;
@@ -18,11 +22,30 @@ const PersonSchema = z.object({ id: z.string(), name: z.string().optional() });
 export const AuditEntrySchema = z.object({
   seq: z.number().int(),
   at: z.number(),
-  kind: z.enum(["approval_requested", "approval_decided", "approval_expired", "write_executed"]),
+  kind: z.enum([
+    "approval_requested",
+    "approval_decided",
+    "approval_expired",
+    "write_executed",
+    // A schedule's life (runId: the schedule's id) and its slots that did not simply run on time (runId: the slot's run).
+    "schedule_created",
+    "schedule_changed",
+    "schedule_paused",
+    "schedule_resumed",
+    "schedule_cancelled",
+    "slot_late",
+    "slot_skipped",
+    "slot_silent",
+    "slot_refused",
+    "fact_deleted",
+  ]),
   runId: z.string(),
   conversationKey: z.string(),
   surface: z.enum(["console", "slack", "discord"]),
+  /** The surface's own ids of the conversation; never a secret (entries stored with one are scrubbed at start). */
   place: z.record(z.string(), z.string()),
+  /** Where the conversation opens, as the surface links to it. */
+  link: z.string().optional(),
   requester: PersonSchema,
   tool: z.string().optional(),
   callId: z.string().optional(),
@@ -33,6 +56,18 @@ export const AuditEntrySchema = z.object({
   /** For a write: ok, error, timeout… and the start of its result. */
   outcome: z.string().optional(),
   result: z.string().optional(),
+  /** For schedule entries: which schedule and slot, who acted (the owner, an admin, or none: the bot), and why. */
+  schedule: z
+    .object({
+      id: z.string(),
+      slotAt: z.number().optional(),
+      firedAt: z.number().optional(),
+      /** Slots skipped (missed while down, older than SCHEDULE_CATCH_UP_MINUTES). */
+      skipped: z.number().int().optional(),
+      by: PersonSchema.optional(),
+      reason: z.string().optional(),
+    })
+    .optional(),
   process: z.object({ pid: z.number(), hostname: z.string() }),
 });
 
@@ -49,6 +84,11 @@ export interface AuditLog {
   append(draft: AuditDraft): Promise<AuditEntry>;
   /** Newest first. */
   list(query: AuditQuery): Promise<readonly AuditEntry[]>;
+  /**
+   * Rewrites each entry appended since the last call (at start: an older version stored secrets
+   * in entries) with what `fix` returns; undefined keeps it. Returns how many changed.
+   */
+  rewrite(fix: (entry: AuditEntry) => AuditEntry | undefined): Promise<number>;
 }
 
 const thisProcess = { pid: process.pid, hostname: hostname() };
@@ -76,6 +116,20 @@ export function createAuditLog(store: KeyValueStore, clock: () => number = Date.
         entries.push(parsed.data);
       }
       return entries;
+    },
+    async rewrite(fix) {
+      const from = Number((await store.get(REWRITTEN_KEY)) ?? 0);
+      const last = await store.increment(SEQUENCE_KEY, 0, SEQUENCE_TTL_MS);
+      let changed = 0;
+      for (let seq = Number.isSafeInteger(from) ? from + 1 : 1; seq <= last; seq++) {
+        const parsed = AuditEntrySchema.safeParse(await store.get(entryKey(seq)));
+        const fixed = parsed.success ? fix(parsed.data) : undefined;
+        if (!fixed) continue;
+        await store.set(entryKey(seq), fixed, Math.max(1, fixed.at + AUDIT_RETENTION_MS - clock()));
+        changed++;
+      }
+      await store.set(REWRITTEN_KEY, last, SEQUENCE_TTL_MS);
+      return changed;
     },
   };
 }

@@ -12,21 +12,17 @@ const KIND_WORD: Record<AuditEntry["kind"], string> = {
   approval_decided: "decided",
   approval_expired: "approval expired",
   write_executed: "write ran",
+  schedule_created: "schedule made",
+  schedule_changed: "schedule changed",
+  schedule_paused: "schedule paused",
+  schedule_resumed: "schedule resumed",
+  schedule_cancelled: "schedule cancelled",
+  slot_late: "slot ran late",
+  slot_skipped: "slots skipped",
+  slot_silent: "slot silent",
+  slot_refused: "slot refused",
+  fact_deleted: "fact deleted",
 };
-
-/** Where the entry's conversation can be opened, when the place says enough. */
-export function threadUrl(entry: Pick<AuditEntry, "surface" | "place">): string | undefined {
-  const { place } = entry;
-  if (entry.surface === "slack" && place.team && place.channel) {
-    const ts = place.reply_thread_ts ?? place.thread_ts;
-    return ts
-      ? `https://app.slack.com/client/${place.team}/${place.channel}/thread/${place.channel}-${ts}`
-      : `https://app.slack.com/client/${place.team}/${place.channel}`;
-  }
-  if (entry.surface === "discord" && place.channel)
-    return `https://discord.com/channels/${place.guild ?? "@me"}/${place.channel}${place.message ? `/${place.message}` : ""}`;
-  return undefined;
-}
 
 function link(url: string | undefined, text: string, style: LinkStyle): string {
   if (!url) return text;
@@ -37,16 +33,33 @@ function link(url: string | undefined, text: string, style: LinkStyle): string {
 
 const who = (person: { id: string; name?: string }) => person.name ?? person.id;
 
+const utc = (at: number) => new Date(at).toISOString().replace("T", " ").slice(0, 16);
+
+/** `sch_ab12cd34 of Ana · slot 2027-01-18 08:00 UTC · by the bot · failed 3 slots in a row` */
+function scheduleDetail(schedule: NonNullable<AuditEntry["schedule"]>, owner: AuditEntry["requester"]): string {
+  return [
+    `${schedule.id} of ${who(owner)}`,
+    ...(schedule.slotAt === undefined ? [] : [`slot ${utc(schedule.slotAt)} UTC`]),
+    ...(schedule.firedAt === undefined ? [] : [`fired ${utc(schedule.firedAt)} UTC`]),
+    ...(schedule.skipped === undefined ? [] : [`${schedule.skipped} skipped`]),
+    schedule.by ? `by ${who(schedule.by)}` : "by the bot",
+    ...(schedule.reason ? [schedule.reason] : []),
+  ].join(" · ");
+}
+
 export function auditLine(entry: AuditEntry, style: LinkStyle): string {
   const when = new Date(entry.at).toISOString().replace("T", " ").slice(0, 19);
-  const detail =
-    entry.kind === "approval_decided"
+  const detail = entry.schedule
+    ? scheduleDetail(entry.schedule, entry.requester)
+    : entry.kind === "approval_decided"
       ? `${entry.decision === "approve" ? "approved" : "denied"} by ${who(entry.decidedBy ?? { id: "?" })}`
       : entry.kind === "write_executed"
         ? `outcome ${entry.outcome ?? "?"}`
-        : `asked by ${who(entry.requester)}`;
+        : entry.kind === "fact_deleted"
+          ? `by ${who(entry.requester)}: ${entry.result ?? "?"}`
+          : `asked by ${who(entry.requester)}`;
   const tool = entry.tool ? ` ${entry.tool}` : "";
-  return `${when} UTC · ${KIND_WORD[entry.kind]}${tool} · ${detail} · run ${entry.runId} · ${entry.process.hostname}/${entry.process.pid} · ${link(threadUrl(entry), "thread", style)}`;
+  return `${when} UTC · ${KIND_WORD[entry.kind]}${tool} · ${detail} · run ${entry.runId} · ${entry.process.hostname}/${entry.process.pid} · ${link(entry.link, "thread", style)}`;
 }
 
 export function auditText(entries: readonly AuditEntry[], style: LinkStyle): string {

@@ -1,25 +1,27 @@
 // Governance for one process: the settings file in force (watched), the run policy the runner
-// asks, and what the chat commands `settings` and `audit` show. app.ts builds it.
+// and the chat commands ask, who may do what (authority.ts), and the texts of the `settings`
+// and `audit` commands. app.ts builds it.
 import type { Logger } from "pino";
-import type { Surface, TaskOrigin } from "../agent/types.js";
+import type { TaskOrigin } from "../agent/types.js";
 import type { KeyValueStore } from "../memory/types.js";
 import { createAuditLog } from "./audit-log.js";
+import { createAuthority, type Approvers, type Authority } from "./authority.js";
 import { auditText, settingsText, type LinkStyle } from "./command-text.js";
 import { createRunPolicy, type RunPolicy } from "./run-policy.js";
 import { settingsPath } from "./settings-file.js";
 import { openSettings, type SettingsSource } from "./settings-source.js";
 
-/** What adapters need: admin checks (approvals, stops, audit) and the two commands' texts. */
+/** What the chat commands show from the settings file. */
 export interface GovernanceCommands {
-  isAdmin(surface: Surface, userId: string): boolean;
-  /** The latest 20 audit entries for an admin; a short refusal for anyone else. */
-  audit(surface: Surface, userId: string, links: LinkStyle): Promise<string>;
+  /** The latest audit entries; who may see them is the authority's to say. */
+  audit(links: LinkStyle): Promise<string>;
   /** The effective settings where `origin` asks, with the asker's limits left. */
-  settings(origin: TaskOrigin, roles?: readonly string[]): Promise<string>;
+  settings(origin: TaskOrigin): Promise<string>;
 }
 
 export interface Governance {
   readonly runPolicy: RunPolicy;
+  readonly authority: Authority;
   readonly commands: GovernanceCommands;
   readonly source: SettingsSource;
   /** Stops watching the file and waits for audit entries still being written. */
@@ -43,6 +45,7 @@ export function createGovernance(deps: {
   readonly store: KeyValueStore;
   readonly logger: Logger;
   readonly model: string;
+  readonly approvers?: Approvers;
   readonly clock?: () => number;
 }): Governance {
   const { source, store, logger } = deps;
@@ -50,24 +53,20 @@ export function createGovernance(deps: {
   const runPolicy = createRunPolicy({ settings: source, store, audit: createAuditLog(store, clock), logger, clock });
   return {
     runPolicy,
+    authority: createAuthority({ approvers: deps.approvers ?? {}, settings: source }),
     source,
     commands: {
-      isAdmin: (surface, userId) => runPolicy.isAdmin(surface, userId),
-      async audit(surface, userId, links) {
-        if (!runPolicy.isAdmin(surface, userId)) return "Only the bot's admins can see the audit log.";
-        return auditText(await runPolicy.audit.list({ limit: AUDIT_SHOWN }), links);
-      },
-      async settings(origin, roles) {
-        const run = runPolicy.runSettings(origin);
-        const left = await runPolicy.allowances(origin, roles).catch((error: unknown) => {
+      audit: async (links) => auditText(await runPolicy.audit.list({ limit: AUDIT_SHOWN }), links),
+      async settings(origin) {
+        const left = await runPolicy.allowances(origin).catch((error: unknown) => {
           logger.warn({ err: error }, "could not read the limits left (store failed)");
           return undefined;
         });
         return settingsText({
-          run,
+          run: runPolicy.runSettings(origin),
           defaultModel: deps.model,
           allowances: left,
-          admin: runPolicy.isAdmin(origin.surface, origin.requester.id),
+          admin: runPolicy.exempt(origin),
           now: clock(),
         });
       },

@@ -1,11 +1,13 @@
-// What the runner asks governance: may this request run (access, then limits), with which
-// channel settings, may the run go on after the tokens it just used, and where its events
-// go for the audit log. One object over the settings in force and the store.
+// What the runner and the chat commands ask governance: may this person use the bot here
+// (access), may this run start (access, then limits), with which channel settings, may the run
+// go on after the tokens it just used, and where its events go for the audit log. One object
+// over the settings in force and the store. It reads a request's place only through its
+// neutral scope (see RequestScope): a thread is governed by its parent channel.
 import type { Logger } from "pino";
 import { z } from "zod";
-import type { EventSink, GuardStop, Surface, TaskOrigin } from "../agent/types.js";
+import type { EventSink, GuardStop, TaskOrigin } from "../agent/types.js";
 import type { KeyValueStore } from "../memory/types.js";
-import { decideAccess, isAdmin, subjectOf } from "./access.js";
+import { decideAccess, isAdmin, scopeOf, subjectOf } from "./access.js";
 import { createAuditObserver, type AuditContext, type AuditObserver } from "./audit-events.js";
 import type { AuditLog } from "./audit-log.js";
 import { runSettingsFor, type RunSettings } from "./channel-settings.js";
@@ -15,10 +17,10 @@ import type { SettingsSource } from "./settings-source.js";
 
 export type Admission =
   | { readonly kind: "admitted" }
-  /** `repeat`: this message (a redelivery) was refused before, and the person was told then. */
+  /** `repeat`: this receipt (a second fire of one schedule slot) was refused before, and the owner was told then. */
   | { readonly kind: "refused"; readonly refusal: Refusal; readonly text: string; readonly repeat?: true };
 
-/** A message's admission is remembered this long, so a redelivery is neither counted nor refused twice. */
+/** An admission asked with a receipt is remembered this long, so a repeat is neither counted nor refused twice. */
 const ADMISSION_MEMO_MS = 24 * 60 * 60_000;
 const AdmissionMemo = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("admitted") }),
@@ -30,21 +32,25 @@ const AdmissionMemo = z.discriminatedUnion("kind", [
 ]);
 
 export interface RunPolicy {
+  /** Access only (a command): nothing is counted. */
+  access(origin: TaskOrigin): Admission;
   /**
-   * Access, then limits; an admitted request counts against the per-minute limits. With `receipt`
-   * (the message's platform id) the answer is remembered: a redelivery gets it again, uncounted.
-   * Fails open (logged) when the store fails.
+   * Access, then limits (a run): an admitted run counts against the per-minute limits. Fails open
+   * (logged) when the store fails. With `receipt` the answer is remembered and given again,
+   * uncounted: a schedule's slot is admitted before its intake record dedupes it, so a second fire
+   * of the slot must not count twice (a message is admitted by its worker, after the dedupe).
    */
-  admit(origin: TaskOrigin, roles?: readonly string[], receipt?: string): Promise<Admission>;
-  /** The settings of the run's channel, as they are now. */
+  admit(origin: TaskOrigin, receipt?: string): Promise<Admission>;
+  /** The settings of the run's channel, as they are now: the thread's own entry, then its parent's, then `default`. */
   runSettings(origin: TaskOrigin): RunSettings;
   /** Adds tokens a run used; a stop when a daily limit is now reached. Never throws. */
   recordUsage(origin: TaskOrigin, tokens: number): Promise<GuardStop | undefined>;
   /** Taps a run's events for the audit log. Never throws. */
   auditSink(context: AuditContext): EventSink;
-  isAdmin(surface: Surface, userId: string): boolean;
   /** Limits left for the asker here; empty when none apply. */
-  allowances(origin: TaskOrigin, roles?: readonly string[]): Promise<readonly Allowance[]>;
+  allowances(origin: TaskOrigin): Promise<readonly Allowance[]>;
+  /** True when the asker is exempt from limits and lists (an admin of that surface). */
+  exempt(origin: TaskOrigin): boolean;
   readonly audit: AuditLog;
   readonly observer: AuditObserver;
 }
@@ -63,16 +69,19 @@ export function createRunPolicy(deps: RunPolicyDeps): RunPolicy {
   const observer = createAuditObserver(deps.audit, logger);
   const adminHere = (origin: TaskOrigin) => isAdmin(settings.current(), origin.surface, origin.requester.id);
 
-  async function decide(origin: TaskOrigin, roles: readonly string[]): Promise<Admission> {
-    const current = settings.current();
-    const access = decideAccess(current, subjectOf(origin, roles));
-    if (access.kind === "refused") {
-      const refusal: Refusal = { kind: "access", reason: access.reason };
-      return { kind: "refused", refusal, text: refusalText(refusal, clock()) };
-    }
+  function access(origin: TaskOrigin): Admission {
+    const decision = decideAccess(settings.current(), subjectOf(origin));
+    if (decision.kind === "allowed") return { kind: "admitted" };
+    const refusal: Refusal = { kind: "access", reason: decision.reason };
+    return { kind: "refused", refusal, text: refusalText(refusal, clock()) };
+  }
+
+  async function decide(origin: TaskOrigin): Promise<Admission> {
+    const allowed = access(origin);
+    if (allowed.kind === "refused") return allowed;
     const now = clock();
     try {
-      const limit = await admitRun(store, current, subjectOf(origin, roles), access.admin, now);
+      const limit = await admitRun(store, settings.current(), subjectOf(origin), adminHere(origin), now);
       if (limit.kind === "limited") return { kind: "refused", refusal: limit, text: refusalText(limit, now) };
     } catch (error) {
       logger.warn(
@@ -84,23 +93,28 @@ export function createRunPolicy(deps: RunPolicyDeps): RunPolicy {
   }
 
   return {
-    async admit(origin, roles = [], receipt) {
-      if (receipt === undefined) return decide(origin, roles);
+    access,
+
+    async admit(origin, receipt) {
+      if (receipt === undefined) return decide(origin);
       const key = `admission:${origin.surface}:${receipt}`;
       try {
         const memo = AdmissionMemo.safeParse(await store.get(key));
         if (memo.success) return memo.data.kind === "admitted" ? memo.data : { ...memo.data, repeat: true };
       } catch (error) {
-        logger.warn({ err: error, receipt }, "could not read a message's earlier admission (store failed)");
+        logger.warn({ err: error, receipt }, "could not read an earlier admission (store failed)");
       }
-      const admission = await decide(origin, roles);
+      const admission = await decide(origin);
       await store
         .set(key, admission, ADMISSION_MEMO_MS)
-        .catch((error: unknown) => logger.warn({ err: error, receipt }, "could not remember a message's admission (store failed)"));
+        .catch((error: unknown) => logger.warn({ err: error, receipt }, "could not remember an admission (store failed)"));
       return admission;
     },
 
-    runSettings: (origin) => runSettingsFor(settings.current(), origin.place.channel),
+    runSettings: (origin) => {
+      const scope = scopeOf(origin);
+      return runSettingsFor(settings.current(), { channel: scope.channel, thread: scope.thread });
+    },
 
     async recordUsage(origin, tokens) {
       const now = clock();
@@ -120,8 +134,8 @@ export function createRunPolicy(deps: RunPolicyDeps): RunPolicy {
     },
 
     auditSink: (context) => observer.sinkFor(context),
-    isAdmin: (surface, userId) => isAdmin(settings.current(), surface, userId),
-    allowances: (origin, roles = []) => allowances(store, settings.current(), subjectOf(origin, roles), adminHere(origin), clock()),
+    allowances: (origin) => allowances(store, settings.current(), subjectOf(origin), adminHere(origin), clock()),
+    exempt: adminHere,
     audit: deps.audit,
     observer,
   };

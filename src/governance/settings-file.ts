@@ -18,8 +18,12 @@ function reasonOf(error: unknown): string {
   return error instanceof Error ? error.message.split("\n")[0]! : String(error);
 }
 
+/** What an empty file says: never "no settings" (everyone allowed, no limits), since an editor's save passes through it. */
+const EMPTY_FILE_PROBLEM = "the file is empty; write {} in it for no settings";
+
 /** Parses `text` as the file's format; problems are lines ready to show. */
 export async function parseSettingsText(text: string, path: string): Promise<SettingsCheck> {
+  if (text.trim() === "") return { kind: "invalid", problems: [EMPTY_FILE_PROBLEM] };
   const yaml = [".yaml", ".yml"].includes(extname(path).toLowerCase());
   let data: unknown;
   try {
@@ -28,7 +32,9 @@ export async function parseSettingsText(text: string, path: string): Promise<Set
   } catch (error) {
     return { kind: "invalid", problems: [`not valid ${yaml ? "YAML" : "JSON"}: ${reasonOf(error)}`] };
   }
-  if (data !== null && data !== undefined && (typeof data !== "object" || Array.isArray(data)))
+  // YAML of comments alone (or a bare `null`) holds no settings either.
+  if (data === null || data === undefined) return { kind: "invalid", problems: [EMPTY_FILE_PROBLEM] };
+  if (typeof data !== "object" || Array.isArray(data))
     return { kind: "invalid", problems: ["expects an object with access, limits and channels"] };
   return checkSettings(data);
 }

@@ -15,6 +15,8 @@ const Access = z.strictObject({
   allow: PeopleAndPlaces.default({ users: [], roles: [], channels: [] }),
   block: PeopleAndPlaces.default({ users: [], roles: [], channels: [] }),
   dms: z.boolean({ error: "expects true or false" }).default(true),
+  /** Who may wipe a conversation's remembered facts: anyone allowed there, or only admins. */
+  forget: z.enum(["anyone", "admins"], { error: 'expects "anyone" or "admins"' }).default("anyone"),
 });
 
 const Limit = z.strictObject({ runsPerMinute: count.optional(), tokensPerDay: count.optional() });
@@ -33,6 +35,15 @@ const ChannelSettings = z.strictObject({
   tools: z.strictObject({ allow: z.array(glob).optional(), deny: z.array(glob).default([]) }).optional(),
   maxSteps: count.max(100, "expects at most 100").optional(),
   memory: z.enum(["on", "off"], { error: 'expects "on" or "off"' }).optional(),
+  /** Overrides of the SCHEDULE_* variables in this channel; `enabled: false` refuses new schedules and their slots here. */
+  schedules: z
+    .strictObject({
+      enabled: z.boolean({ error: "expects true or false" }).optional(),
+      maxPerUser: count.max(1_000, "expects at most 1000").optional(),
+      maxPerChannel: count.max(10_000, "expects at most 10000").optional(),
+      minIntervalMinutes: count.max(1_440, "expects at most 1440").optional(),
+    })
+    .optional(),
 });
 
 export const SettingsSchema = z.strictObject({
@@ -45,6 +56,7 @@ export const SettingsSchema = z.strictObject({
 export type Settings = z.infer<typeof SettingsSchema>;
 export type ChannelSettings = z.infer<typeof ChannelSettings>;
 export type LimitSettings = z.infer<typeof Limit>;
+export type ScheduleOverrides = NonNullable<ChannelSettings["schedules"]>;
 
 /** Everything allowed, no limits, no channel settings: what runs when there is no settings file. */
 export const OPEN_SETTINGS: Settings = SettingsSchema.parse({});
@@ -55,7 +67,7 @@ export type SettingsCheck =
 
 /** One line per problem, each naming the field: `limits.user.runsPerMinute: expects a whole number`. */
 export function checkSettings(data: unknown): SettingsCheck {
-  const parsed = SettingsSchema.safeParse(data ?? {});
+  const parsed = SettingsSchema.safeParse(data);
   if (parsed.success) return { kind: "ok", settings: parsed.data };
   return {
     kind: "invalid",

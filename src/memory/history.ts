@@ -7,9 +7,9 @@ import { createRunQueue } from "./run-queue.js";
 import type { KeyValueStore, Turn } from "./types.js";
 
 export interface ConversationHistory {
-  /** Oldest first: the newest turns that fit both maxTurns and maxTokens. */
+  /** Oldest first: the newest turns within maxTurns and maxTokens (trimmed in blocks, see TRIM_TO_SHARE). */
   load(conversationKey: string): Promise<Turn[]>;
-  /** Adds a turn (each side cut to a quarter of maxTokens, with a note) and keeps at most maxTurns. */
+  /** Adds a turn (each side cut to a quarter of maxTokens, with a note); past maxTurns or maxTokens the oldest go in a block. */
   append(conversationKey: string, turn: Turn): Promise<void>;
   clear(conversationKey: string): Promise<void>;
 }
@@ -26,6 +26,12 @@ const turnSchema = z.object({ user: z.string(), assistant: z.string(), at: z.num
 
 /** The share of the history budget one side of a turn (the message or the answer) may take. */
 const SIDE_SHARE = 0.25;
+/**
+ * Past a limit the oldest turns go in a block, down to this share of each limit, not one per run:
+ * the history then begins with the same turn for several runs, so the prompt's prefix stays
+ * byte-identical and a model server's prompt cache can reuse it while the window slides.
+ */
+const TRIM_TO_SHARE = 2 / 3;
 /** Longer texts are not counted whole before cutting: no tokenizer packs more characters than this into a token on average. */
 const MAX_CHARS_PER_TOKEN = 8;
 const CUT_ATTEMPTS = 8;
@@ -71,6 +77,18 @@ export function createConversationHistory(store: KeyValueStore, options: History
   });
   // Appends to one conversation must not overwrite each other within this process.
   const writes = createRunQueue(Number.POSITIVE_INFINITY);
+  /** The turns unchanged while both limits hold; past one, without the oldest block (see TRIM_TO_SHARE). */
+  const withinLimits = async (turns: readonly Turn[]): Promise<Turn[]> => {
+    const sizes: number[] = [];
+    for (const turn of turns) sizes.push((await countTokens(turn.user)) + (await countTokens(turn.assistant)));
+    let total = sizes.reduce((sum, size) => sum + size, 0);
+    if (turns.length <= maxTurns && total <= maxTokens) return [...turns];
+    const keepTurns = Math.floor(maxTurns * TRIM_TO_SHARE);
+    const keepTokens = Math.floor(maxTokens * TRIM_TO_SHARE);
+    let first = 0;
+    while (first < turns.length && (turns.length - first > keepTurns || total > keepTokens)) total -= sizes[first++]!;
+    return turns.slice(first);
+  };
 
   const read = async (conversationKey: string): Promise<Turn[]> => {
     const record = await store.get(historyKey(conversationKey));
@@ -92,22 +110,15 @@ export function createConversationHistory(store: KeyValueStore, options: History
   return {
     async load(conversationKey) {
       const turns: Turn[] = [];
-      for (const turn of (await read(conversationKey)).slice(-maxTurns)) turns.push(await bounded(turn));
-      let budget = maxTokens;
-      let first = turns.length;
-      while (first > 0) {
-        const turn = turns[first - 1] as Turn;
-        budget -= (await countTokens(turn.user)) + (await countTokens(turn.assistant));
-        if (budget < 0) break;
-        first -= 1;
-      }
-      return turns.slice(first);
+      // Stored under larger limits (or before they existed), a history is trimmed the same way on load.
+      for (const turn of await read(conversationKey)) turns.push(await bounded(turn));
+      return withinLimits(turns);
     },
     append(conversationKey, turn) {
       return writes.run(conversationKey, async () => {
         const turns = await read(conversationKey);
         turns.push(await bounded(turnSchema.parse(turn)));
-        await store.set(historyKey(conversationKey), turns.slice(-maxTurns));
+        await store.set(historyKey(conversationKey), await withinLimits(turns));
       });
     },
     async clear(conversationKey) {

@@ -11,9 +11,11 @@ export { parseStoreUrl, type StoreLocation } from "./store-url.js";
 
 /**
  * Opens the store named by `url` and checks that it works: throws StoreUrlError for a URL
- * it can't use and StoreUnavailableError when the store can't be opened.
+ * it can't use and StoreUnavailableError when the store can't be opened. `readOnly` (a tool
+ * beside a live bot, e.g. replay): an SQLite file is opened for reading only and nothing is
+ * created or swept; the caller writes nothing to either backend.
  */
-export async function openStore(url: string, logger: Logger): Promise<KeyValueStore> {
+export async function openStore(url: string, logger: Logger, options: { readonly readOnly?: boolean } = {}): Promise<KeyValueStore> {
   const location = parseStoreUrl(url);
-  return location.kind === "sqlite" ? openSqlite(location.path, logger) : openRedis(location, logger);
+  return location.kind === "sqlite" ? openSqlite(location.path, logger, options.readOnly) : openRedis(location, logger);
 }

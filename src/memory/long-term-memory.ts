@@ -19,6 +19,8 @@ export interface LongTermMemory {
   list(conversationKey: string): Promise<Fact[]>;
   /** Deletes every fact of the conversation; returns how many there were. */
   forget(conversationKey: string): Promise<number>;
+  /** Deletes one fact; the fact deleted, or undefined when the conversation has no such fact (any more). */
+  forgetFact(conversationKey: string, factId: string): Promise<Fact | undefined>;
 }
 
 export interface RememberResult {
@@ -140,6 +142,19 @@ export function createLongTermMemory(store: KeyValueStore, options: LongTermMemo
 
     list(conversationKey) {
       return lanes.run(conversationKey, async () => [...(await load(conversationKey))].sort((a, b) => a.createdAt - b.createdAt));
+    },
+
+    forgetFact(conversationKey, factId) {
+      return lanes.run(conversationKey, async () => {
+        const facts = await load(conversationKey);
+        const gone = facts.find((fact) => fact.id === factId);
+        if (gone)
+          await save(
+            conversationKey,
+            facts.filter((fact) => fact !== gone),
+          );
+        return gone;
+      });
     },
 
     forget(conversationKey) {

@@ -4,6 +4,7 @@
 import { StoreUnavailableError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { asUnavailable, DeadlineError, newKeyv, reasonOf, storeOver, withinDeadline, type Backend } from "./store-backend.js";
+import { redisIndexOperations } from "./redis-indexes.js";
 import type { StoreLocation } from "./store-url.js";
 import type { KeyValueStore } from "./types.js";
 
@@ -91,6 +92,10 @@ export async function openRedis(location: Extract<StoreLocation, { kind: "redis"
     async members(key) {
       return client.sMembers(key);
     },
+    async rawMany(keys) {
+      return (await client.mGet([...keys])).map((raw) => (typeof raw === "string" ? raw : undefined));
+    },
+    ...redisIndexOperations(client),
     guard<T>(operation: () => Promise<T>): Promise<T> {
       let running: Promise<T>;
       try {

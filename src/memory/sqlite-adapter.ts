@@ -11,9 +11,11 @@ import sqlite3 from "sqlite3";
 /** Our statements and keyv's are a fixed set; text beyond this many is run unprepared rather than kept. */
 const MAX_PREPARED = 64;
 
-function opened(path: string, busyTimeoutMs: number): Promise<sqlite3.Database> {
+function opened(path: string, busyTimeoutMs: number, readOnly: boolean): Promise<sqlite3.Database> {
   return new Promise((resolve, reject) => {
-    const database = new sqlite3.Database(path, (error) => {
+    // The library's default mode, or the same for reading only.
+    const mode = (readOnly ? sqlite3.OPEN_READONLY : sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE) | sqlite3.OPEN_FULLMUTEX;
+    const database = new sqlite3.Database(path, mode, (error) => {
       if (error) return reject(error);
       database.configure("busyTimeout", busyTimeoutMs);
       resolve(database);
@@ -38,11 +40,12 @@ export class SqliteAdapter extends EventEmitter implements KeyvStoreAdapter {
   private readonly statements = new Map<string, Promise<sqlite3.Statement>>();
   private closing: Promise<void> | undefined;
 
-  /** `table` is our own constant, never outside input. */
-  constructor(path: string, table: string, busyTimeoutMs: number) {
+  /** `table` is our own constant, never outside input. `readOnly` opens the file for reading only and creates nothing. */
+  constructor(path: string, table: string, busyTimeoutMs: number, readOnly = false) {
     super();
     this.opts = { dialect: "sqlite", table };
-    this.connected = opened(path, busyTimeoutMs).then(async (database) => {
+    this.connected = opened(path, busyTimeoutMs, readOnly).then(async (database) => {
+      if (readOnly) return database;
       await new Promise((resolve, reject) =>
         database.all(`CREATE TABLE IF NOT EXISTS ${table}(key VARCHAR(255) PRIMARY KEY, value TEXT )`, answer(resolve, reject)),
       );

@@ -6,6 +6,7 @@ import { StoreUnavailableError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { asUnavailable, newKeyv, reasonOf, storeOver, type Backend } from "./store-backend.js";
 import { SqliteAdapter } from "./sqlite-adapter.js";
+import { deleteExpiredCounters, NO_INDEXES, SQLITE_INDEX_SCHEMA, sqliteIndexOperations } from "./sqlite-indexes.js";
 import type { KeyValueStore } from "./types.js";
 
 const SQLITE_BUSY_TIMEOUT_MS = 5_000;
@@ -19,23 +20,27 @@ const SETS_TABLE = "keyv_sets";
  */
 const SET_EXPIRY_TABLE = "keyv_set_expiry";
 
-export async function openSqlite(path: string, logger: Logger): Promise<KeyValueStore> {
-  try {
-    mkdirSync(dirname(path), { recursive: true });
-  } catch (error) {
-    throw new StoreUnavailableError(
-      `cannot create the folder for ${path}: ${reasonOf(error)}; make it writable or point STORE_URL elsewhere`,
-    );
+/** `readOnly`: reads only (beside the process that owns the file): creates, sweeps and writes nothing. */
+export async function openSqlite(path: string, logger: Logger, readOnly = false): Promise<KeyValueStore> {
+  if (!readOnly) {
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+    } catch (error) {
+      throw new StoreUnavailableError(
+        `cannot create the folder for ${path}: ${reasonOf(error)}; make it writable or point STORE_URL elsewhere`,
+      );
+    }
   }
-  const adapter = new SqliteAdapter(path, TABLE, SQLITE_BUSY_TIMEOUT_MS);
+  const adapter = new SqliteAdapter(path, TABLE, SQLITE_BUSY_TIMEOUT_MS, readOnly);
   const deleteExpired = async (): Promise<void> => {
     await adapter.query(`DELETE FROM ${TABLE} WHERE ${expiresOf("value")} < ?`, Date.now());
     const now = Date.now();
     await adapter.query(`DELETE FROM ${SETS_TABLE} WHERE expires < ?`, now);
     await adapter.query(`DELETE FROM ${SETS_TABLE} WHERE key IN (SELECT key FROM ${SET_EXPIRY_TABLE} WHERE expires < ?)`, now);
     await adapter.query(`DELETE FROM ${SET_EXPIRY_TABLE} WHERE expires < ?`, now);
+    await deleteExpiredCounters(adapter, now);
   };
-  try {
+  const prepareFile = async (): Promise<void> => {
     // WAL lets a second process read while one writes; NORMAL sync is durable across process crashes.
     await adapter.query("PRAGMA journal_mode = WAL");
     await adapter.query("PRAGMA synchronous = NORMAL");
@@ -43,19 +48,32 @@ export async function openSqlite(path: string, logger: Logger): Promise<KeyValue
       `CREATE TABLE IF NOT EXISTS ${SETS_TABLE} (key TEXT NOT NULL, member TEXT NOT NULL, expires INTEGER, PRIMARY KEY (key, member))`,
     );
     await adapter.query(`CREATE TABLE IF NOT EXISTS ${SET_EXPIRY_TABLE} (key TEXT PRIMARY KEY, expires INTEGER)`);
+    for (const statement of SQLITE_INDEX_SCHEMA) await adapter.query(statement);
     // Also proves the file is writable.
     await deleteExpired();
+  };
+  // A file no version with indexes has written to yet has none to read.
+  let hasIndexes = true;
+  try {
+    // Reading only: the first query proves the file can be read.
+    if (readOnly)
+      hasIndexes = (await adapter.query(`SELECT 1 FROM sqlite_master WHERE name IN ('keyv_index', 'keyv_counters')`)).length === 2;
+    else await prepareFile();
   } catch (error) {
     await adapter.close().catch(() => undefined);
     throw new StoreUnavailableError(
-      `cannot open the SQLite file ${path}: ${reasonOf(error)}; check that it is a writable file or point STORE_URL elsewhere`,
+      `cannot open the SQLite file ${path}${readOnly ? " for reading" : ""}: ${reasonOf(error)}; check that it is a ${readOnly ? "readable" : "writable"} file or point STORE_URL elsewhere`,
     );
   }
   // Records with a TTL that nobody reads again (processed event ids) would otherwise pile up.
-  const sweeper = setInterval(() => {
-    deleteExpired().catch((error: unknown) => logger.warn({ err: error }, `Could not delete expired records from the SQLite file ${path}`));
-  }, SQLITE_SWEEP_INTERVAL_MS);
-  sweeper.unref();
+  const sweeper = readOnly
+    ? undefined
+    : setInterval(() => {
+        deleteExpired().catch((error: unknown) =>
+          logger.warn({ err: error }, `Could not delete expired records from the SQLite file ${path}`),
+        );
+      }, SQLITE_SWEEP_INTERVAL_MS);
+  sweeper?.unref();
 
   const backend: Backend = {
     keyv: newKeyv(adapter),
@@ -128,6 +146,10 @@ export async function openSqlite(path: string, logger: Logger): Promise<KeyValue
       )) as Array<{ member: string }>;
       return rows.map((row) => row.member);
     },
+    async rawMany(keys) {
+      return (await adapter.getMany<string>([...keys])) as Array<string | undefined>;
+    },
+    ...(hasIndexes ? sqliteIndexOperations(adapter) : NO_INDEXES),
     async guard(operation) {
       try {
         return await operation();
@@ -136,7 +158,7 @@ export async function openSqlite(path: string, logger: Logger): Promise<KeyValue
       }
     },
     async close() {
-      clearInterval(sweeper);
+      if (sweeper) clearInterval(sweeper);
       await adapter.close();
     },
   };

@@ -5,7 +5,7 @@ import { Keyv, type KeyvStoreAdapter } from "keyv";
 import type KeyvRedis from "@keyv/redis";
 import { StoreUnavailableError } from "../errors.js";
 import type { Logger } from "../logger.js";
-import type { KeyValueStore, SetListing } from "./types.js";
+import type { IndexEntry, IndexHit, IndexRange, KeyValueStore, SetListing } from "./types.js";
 
 export interface Backend {
   readonly keyv: Keyv;
@@ -19,6 +19,18 @@ export interface Backend {
   insertListedIfAbsent(listing: SetListing, key: string, serialized: string, ttlMs: number | undefined): Promise<boolean>;
   removeMember(key: string, member: string): Promise<void>;
   members(key: string): Promise<string[]>;
+  /** The stored (serialised) records of `keys`, undefined where missing; never deletes what expired. */
+  rawMany(keys: readonly string[]): Promise<Array<string | undefined>>;
+  addIndexed(entries: readonly IndexEntry[]): Promise<void>;
+  removeIndexed(key: string, members: readonly string[]): Promise<void>;
+  rangeIndexed(
+    key: string,
+    range: Required<Pick<IndexRange, "limit" | "order" | "min" | "max">> & Pick<IndexRange, "after">,
+  ): Promise<IndexHit[]>;
+  sizeIndexed(key: string): Promise<number>;
+  trimIndexed(key: string, score: number): Promise<number>;
+  incrementFieldsBy(key: string, by: Readonly<Record<string, number>>, ttlMs: number): Promise<void>;
+  fieldsOf(key: string): Promise<Record<string, number>>;
   /** Runs an operation with the backend's failure policy (deadline, error mapping). */
   guard<T>(operation: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -77,6 +89,37 @@ export function storeOver(backend: Backend, logger: Logger): KeyValueStore {
     addToSet: (key, member, ttlMs) => backend.guard(() => backend.addMember(key, member, checkedTtl(ttlMs))),
     removeFromSet: (key, member) => backend.guard(() => backend.removeMember(key, member)),
     setMembers: (key) => backend.guard(() => backend.members(key)),
+    getMany: (keys) =>
+      keys.length === 0
+        ? Promise.resolve([])
+        : backend.guard(async () => (await backend.rawMany(keys)).map((raw, index) => liveValue(raw, keys[index]!, backend, logger))),
+    addToIndex: (entries) => {
+      for (const entry of entries)
+        if (!Number.isFinite(entry.score))
+          return Promise.reject(new RangeError(`An index score must be a finite number (got ${entry.score})`));
+      return entries.length === 0 ? Promise.resolve() : backend.guard(() => backend.addIndexed(entries));
+    },
+    removeFromIndex: (key, members) =>
+      members.length === 0 ? Promise.resolve() : backend.guard(() => backend.removeIndexed(key, members)),
+    indexRange: (key, range) =>
+      backend.guard(() =>
+        backend.rangeIndexed(key, {
+          limit: Math.max(0, Math.floor(range.limit)),
+          order: range.order ?? "desc",
+          min: range.min ?? Number.NEGATIVE_INFINITY,
+          max: range.max ?? Number.POSITIVE_INFINITY,
+          ...(range.after ? { after: range.after } : {}),
+        }),
+      ),
+    indexSize: (key) => backend.guard(() => backend.sizeIndexed(key)),
+    trimIndex: (key, score) => backend.guard(() => backend.trimIndexed(key, score)),
+    incrementFields: (key, by, ttlMs) =>
+      backend.guard(async () => {
+        for (const [field, amount] of Object.entries(by))
+          if (!Number.isSafeInteger(amount)) throw new RangeError(`A store increment must be a whole number (got ${amount} for ${field})`);
+        if (Object.keys(by).length > 0) await backend.incrementFieldsBy(key, by, checkedTtl(ttlMs)!);
+      }),
+    counterFields: (key) => backend.guard(() => backend.fieldsOf(key)),
     close: () => {
       closed ??= backend.close().catch((error: unknown) => {
         logger.warn({ err: error }, `Closing the ${backend.description} failed`);
@@ -84,6 +127,20 @@ export function storeOver(backend: Backend, logger: Logger): KeyValueStore {
       return closed;
     },
   };
+}
+
+/** The value of a record as keyv wrote it, or undefined when it expired or is not keyv's JSON (logged). */
+function liveValue(raw: string | undefined, key: string, backend: Backend, logger: Logger): unknown {
+  if (raw === undefined) return undefined;
+  try {
+    const record = JSON.parse(raw) as { value?: unknown; expires?: unknown } | null;
+    if (record === null || typeof record !== "object") return undefined;
+    if (typeof record.expires === "number" && record.expires < Date.now()) return undefined;
+    return record.value;
+  } catch {
+    logger.warn({ key }, `Skipped a stored record that is not valid JSON in the ${backend.description}`);
+    return undefined;
+  }
 }
 
 /** A record as keyv writes it (the value and its expiry), for the backends' own atomic writes. */

@@ -33,7 +33,51 @@ export interface KeyValueStore {
   removeFromSet(key: string, member: string): Promise<void>;
   /** The members of the set (none when it does not exist); in the order added where the backend keeps one. */
   setMembers(key: string): Promise<string[]>;
+  /** Raw stored values of several keys in one round trip, in the order asked (undefined where missing). Untrusted like `get`. */
+  getMany(keys: readonly string[]): Promise<unknown[]>;
+  /**
+   * Ordered indexes (Redis sorted sets, an SQLite table ordered by (key, score, member)): adds or
+   * moves each member of each index in one round trip. Index keys are a keyspace of their own and
+   * never expire: callers trim them (trimIndex, removeFromIndex).
+   */
+  addToIndex(entries: readonly IndexEntry[]): Promise<void>;
+  removeFromIndex(key: string, members: readonly string[]): Promise<void>;
+  /** Members by score, highest first (or lowest first with `order: "asc"`), after the cursor, within the bounds. */
+  indexRange(key: string, range: IndexRange): Promise<IndexHit[]>;
+  indexSize(key: string): Promise<number>;
+  /** Removes every member scored below `score`; returns how many went. */
+  trimIndex(key: string, score: number): Promise<number>;
+  /**
+   * Atomic adds to several named counters under one key across every process (Redis HINCRBY in one
+   * script, SQLite one upsert). A new key lives `ttlMs` from its first add, like `increment`.
+   */
+  incrementFields(key: string, by: Readonly<Record<string, number>>, ttlMs: number): Promise<void>;
+  /** The counters under `key` (none when it does not exist or expired). */
+  counterFields(key: string): Promise<Record<string, number>>;
   close(): Promise<void>;
+}
+
+export interface IndexEntry {
+  readonly key: string;
+  readonly member: string;
+  /** A finite number (epoch milliseconds for time orders). */
+  readonly score: number;
+}
+
+export interface IndexHit {
+  readonly member: string;
+  readonly score: number;
+}
+
+export interface IndexRange {
+  readonly limit: number;
+  /** Default "desc": highest score first. */
+  readonly order?: "desc" | "asc";
+  /** Inclusive bounds. */
+  readonly min?: number;
+  readonly max?: number;
+  /** Only members after this one in the order ("desc": a lower score, or the same score and a lower member). Desc only. */
+  readonly after?: IndexHit;
 }
 
 export interface StoreEntry {

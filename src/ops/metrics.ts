@@ -19,6 +19,10 @@ export interface Metrics extends MetricsSource {
   readonly modelTokens: Counter<"model" | "type">;
   readonly storeErrors: Counter<"operation">;
   readonly eventsDeduplicated: Counter<"surface">;
+  /** Schedule slots by what happened when due: on_time, late, skipped (missed while down), refused (governance). */
+  readonly scheduleSlots: Counter<"outcome">;
+  /** Runs of schedule slots by how they ended: answered, silent ([SILENT]: nothing posted), failed. */
+  readonly scheduleRunsEnded: Counter<"outcome">;
   /** Where queue depth comes from (the work queue, once it exists); read at each scrape. */
   setQueueDepthSource(depth: () => Promise<number>): void;
 }
@@ -110,6 +114,18 @@ export function createMetrics(): Metrics {
       name: `${PREFIX}events_deduplicated_total`,
       help: "Platform events ignored as redeliveries of one already taken.",
       labelNames: ["surface"],
+      registers,
+    }),
+    scheduleSlots: new Counter({
+      name: `${PREFIX}schedule_slots_total`,
+      help: "Schedule slots when due, by outcome (on_time, late, skipped while down, refused by governance).",
+      labelNames: ["outcome"],
+      registers,
+    }),
+    scheduleRunsEnded: new Counter({
+      name: `${PREFIX}schedule_runs_ended_total`,
+      help: "Runs of schedule slots, by how they ended (answered, silent, failed).",
+      labelNames: ["outcome"],
       registers,
     }),
     setQueueDepthSource(depth) {

@@ -20,11 +20,11 @@ export function createOpsRoutes(health: Health, metrics?: MetricsSource): readon
     {
       path: "/readyz",
       handler: (_request, response) => {
-        void health
-          .readiness()
-          .then((report) =>
-            sendJson(response, report.ready ? 200 : 503, { status: report.ready ? "ok" : "failing", checks: report.checks }),
-          );
+        void health.readiness().then(
+          (report) => sendJson(response, report.ready ? 200 : 503, { status: report.ready ? "ok" : "failing", checks: report.checks }),
+          (error: unknown) =>
+            sendJson(response, 500, { status: "failing", reason: error instanceof Error ? error.message : String(error) }),
+        );
       },
     },
   ];

@@ -13,7 +13,7 @@ import { instrumentModel, instrumentService, instrumentStore } from "./instrumen
 import { createMetrics, type Metrics } from "./metrics.js";
 import { metricsObserver } from "./metrics-observer.js";
 import { createOpsRoutes } from "./ops-routes.js";
-import { startOpsServer, type HttpMount, type OpsServer } from "./ops-server.js";
+import { startOpsServer, type OpsServer, type SurfaceEndpoint } from "./ops-server.js";
 import { startOtlpTracing, TRACER_NAME, type Tracing } from "./otel-setup.js";
 import { createStoreCheck } from "./store-check.js";
 import { tracingObserver } from "./tracing.js";
@@ -27,8 +27,13 @@ export interface Ops {
   instrumentStore<S extends KeyValueStore>(store: S): S;
   /** Counts redeliveries the runner turned away (events_deduplicated_total). */
   instrumentService<S extends Parameters<typeof instrumentService>[0]>(service: S): S;
-  /** Opens PORT (its port, and where Slack's HTTP mode mounts). Rejects when the port can't be opened. */
-  listen(port: number): Promise<HttpMount & { readonly port: number }>;
+  /**
+   * Opens PORT (its port, and where Slack's HTTP mode mounts on the `endpoints` reserved now: they
+   * answer 503 until open()), and where the explorer mounts /admin. Rejects when the port can't be opened.
+   */
+  listen(port: number, endpoints?: readonly SurfaceEndpoint[]): Promise<Omit<OpsServer, "close" | "open">>;
+  /** Every surface is attached and the queue started: surface endpoints are served, and readiness can pass. */
+  open(): void;
   /** Closes the port (readiness answers 503 until then) and sends the traces still buffered. Never rejects. */
   close(): Promise<void>;
 }
@@ -55,10 +60,14 @@ export async function startOps(config: Config, store: KeyValueStore, env: NodeJS
     instrumentModel: (model) => instrumentModel(model, metrics),
     instrumentStore: (inner) => instrumentStore(inner, metrics),
     instrumentService: (service) => instrumentService(service, metrics),
-    async listen(port) {
-      server = await startOpsServer(port, routes);
+    async listen(port, endpoints = []) {
+      server = await startOpsServer(port, routes, { endpoints, logger });
       logger.info({ port: server.port }, "health, readiness and metrics are served");
       return server;
+    },
+    open() {
+      health.started();
+      server?.open();
     },
     async close() {
       health.shuttingDown();

@@ -1,4 +1,4 @@
-// The service adapters talk to: builds each run's loop setup (tools, channel settings, audit),
+// The service surfaces talk to: builds each run's loop setup (tools, channel settings, audit),
 // its context (memory) and the writes after it, and hands the durable part (intake, queue,
 // checkpoints, approvals waiting and expiring) to the runner in src/runs.
 import { newRunId } from "./run-id.js";
@@ -11,27 +11,31 @@ import { parseStoreUrl } from "../memory/keyv-store.js";
 import type { Fact, KeyValueStore } from "../memory/types.js";
 import type { RunSettings } from "../governance/channel-settings.js";
 import type { RunPolicy } from "../governance/run-policy.js";
+import { approversFrom, createAuthority, type Authority } from "../governance/authority.js";
+import { fixedSettings } from "../governance/settings-source.js";
 import { within } from "./within.js";
 import { sharedTimeout } from "./shared-timeout.js";
 import { createLocalWorkQueue } from "./local-work-queue.js";
 import { createPresenters } from "./presenters.js";
 import { STORE_RETRY, withRetries } from "./retry.js";
-import type { RunObserver } from "./run-observer.js";
-import { createRunner } from "./runner.js";
+import { observeExtraUsage, type RunObserver } from "./run-observer.js";
+import { reportingUsage } from "./usage-reporting-model.js";
+import { createRunner, type Resumed } from "./runner.js";
 import { createRunStops } from "./run-stops.js";
 import { createFeedbackBook, type FeedbackBook } from "../memory/feedback.js";
 import type { WorkQueue } from "./work-queue.js";
 import { createWriteLedger } from "./write-ledger.js";
 import { warnAboutAllowedWrites } from "../agent/allowed-writes.js";
+import { meteredModel } from "../agent/metered-model.js";
 import { approvalKeySource } from "../agent/approval-key.js";
 import { createApprovalStore, type ClaimRecord, type StoredRun } from "../agent/approval-store.js";
 import { createContextLoaders } from "./context-loaders.js";
 import { createLoopDeps, historyTokenBudget } from "../agent/loop-deps.js";
 import type { LoopDeps } from "../agent/loop.js";
 import type { RunState } from "../agent/run-state.js";
-import type { AgentService, DecisionRequest, DecisionResult, ExpiryHandler, Task, ToolListing } from "./service.js";
-import { buildSystemPrompt } from "../agent/system-prompt.js";
-import { TokenCounter } from "../agent/token-counter.js";
+import type { AgentService, DecisionRequest, DecisionResult, ReplyHandle, SurfaceHooks, Task, ToolList, ToolListing } from "./service.js";
+import { runNote, stableInstructions } from "../agent/system-prompt.js";
+import { TokenCounter } from "../tokens/token-counter.js";
 import { builtinTools } from "../agent/tools/builtin.js";
 import type { ChatMessage, EventSink, Model, RunOutcome, Surface, TaskOrigin, Tool } from "../agent/types.js";
 
@@ -49,22 +53,32 @@ export interface AgentServiceDeps {
   readonly observers?: readonly RunObserver[];
   /** Tools that come and go (the MCP servers that are up), read before each model call; same array until they changed. */
   readonly toolSource?: () => readonly Tool[];
-  /** Every MCP tool with its server and whether that server is up, for `/tools`. */
-  readonly toolCatalog?: () => readonly ToolListing[];
+  /** Every MCP tool with its server and whether that server is up, and every MCP server with its state, for `/tools`. */
+  readonly toolCatalog?: () => ToolList;
   /** Where accepted work waits for a worker; default in-process (one bot process on SQLite). */
   readonly queue?: WorkQueue;
+  /** Who may decide and stop runs; default: the requester and the approvers of the environment. */
+  readonly authority?: Authority;
+  /** The process's own tools beyond the built-in ones, on every surface (create_schedule). */
+  readonly tools?: readonly Tool[];
 }
 
 export interface RunningAgentService extends AgentService {
   /** Ends every due approval with its summary now; returns how many. Expiry items do it by themselves. */
   sweepExpiredApprovals(): Promise<number>;
-  /** Takes up what an earlier process left unfinished (messages, checkpoints, approvals); call once the surfaces are registered. Never rejects. */
-  recover(): Promise<void>;
+  /**
+   * Starts the queue's workers, then takes up what an earlier process left unfinished (messages,
+   * checkpoints, approvals). Call once, after every surface is attached: nothing queued runs
+   * before it, so no item is taken while its outcome has nowhere to be shown. Never rejects.
+   */
+  start(): Promise<void>;
   /** Starts no more queued work; runs in flight stop at their next checkpoint (bounded) to be continued by the next start. Does not close the store. */
   close(timeoutMs?: number): Promise<void>;
 }
 
 const FACT_EXTRACTION_TIMEOUT_MS = 30_000;
+const NOT_QUEUED_NOTE =
+  "Your decision is recorded, but the bot could not go on with the request just now (its work queue is unavailable). It goes on by itself as soon as it can: no need to click again.";
 const extractionTimeout = sharedTimeout(FACT_EXTRACTION_TIMEOUT_MS);
 
 /** Distinct channel setups kept built at once; more are rebuilt on demand. */
@@ -86,9 +100,9 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   const queue = deps.queue ?? createLocalWorkQueue(logger);
   const ledger = createWriteLedger(store, logger, clock);
   const background = new Set<Promise<void>>();
-  const surfaceTools = new Map<Surface, readonly Tool[]>();
+  const surfaces = new Map<Surface, SurfaceHooks>();
   const loopDeps = new Map<string, LoopDeps>();
-  const expiryHandlers = new Map<Surface, ExpiryHandler[]>();
+  const authority = deps.authority ?? createAuthority({ approvers: approversFrom(config), settings: fixedSettings() });
   const contextLoaders = createContextLoaders(logger);
   const approvals = createApprovalStore({ store, key: approvalKeySource(config, logger), logger, clock });
 
@@ -96,7 +110,8 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   const counters = new Map<string, TokenCounter>([[config.model.name, counter]]);
   const counterFor = (name: string) => counters.get(name) ?? counters.set(name, TokenCounter.forModel(name)).get(name)!;
   // Every write goes through the ledger: it runs at most once, also across a crash.
-  const toolsOf = (surface: Surface) => [...builtinTools, ...(surfaceTools.get(surface) ?? [])].map((tool) => ledger.guard(tool));
+  const toolsOf = (surface: Surface) =>
+    [...builtinTools, ...(deps.tools ?? []), ...(surfaces.get(surface)?.tools ?? [])].map((tool) => ledger.guard(tool));
   const settingsOf = (origin: TaskOrigin): RunSettings => runPolicy?.runSettings(origin) ?? OPEN_RUN;
   const usageCheck: LoopDeps["usageCheck"] = runPolicy ? (run, tokens) => runPolicy.recordUsage(run.origin, tokens) : undefined;
 
@@ -119,7 +134,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   /** One loop setup per surface and channel setup (model, steps, tools offered), built on first use. */
   const depsFor = (origin: TaskOrigin): LoopDeps => {
     const settings = settingsOf(origin);
-    const tools = toolsOf(origin.surface).filter((tool) => settings.toolAllowed(tool.name));
+    const tools = toolsOf(origin.surface).filter((tool) => settings.toolAllowed(tool.name) && (tool.availableTo?.(origin) ?? true));
     const modelName = settings.model !== undefined && deps.modelFor ? settings.model : config.model.name;
     const key = JSON.stringify([origin.surface, modelName, settings.maxSteps, tools.map((tool) => tool.name), settings.toolRules]);
     let found = loopDeps.get(key);
@@ -157,19 +172,22 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     };
   };
 
-  /** Memory is a help, not a requirement: a store failure here is logged and the run goes on. */
+  /**
+   * Memory is a help, not a requirement: a store failure here is logged and the run goes on.
+   * Ordered for prompt caches: what is the same for every run of the conversation comes first
+   * (instructions, surface style, the channel's persona; the history), then what is not (the
+   * thread as read now, the time, the facts recalled); the loop appends the question.
+   */
   async function buildContext(task: Task, settings: RunSettings): Promise<ChatMessage[]> {
     // A run in the first second after the start waits for the tokenizer's sliced build instead of blocking on it.
     await counter.whenReady();
     const key = task.origin.conversationKey;
-    // To the minute: every run in that minute (with the same facts) sends the same prompt, whose token count is then cached.
+    // To the minute: every run in that minute (with the same facts) sends the same note, whose token count is then cached.
     const now = new Date(Math.floor(clock() / 60_000) * 60_000);
     const persona = settings.systemPrompt ? `\n\nInstructions for this channel (from the bot's settings):\n${settings.systemPrompt}` : "";
+    const instructions: ChatMessage = { role: "system", content: stableInstructions(task.origin.surface) + persona };
     if (!settings.memory)
-      return [
-        { role: "system", content: buildSystemPrompt({ surface: task.origin.surface, facts: [], now }) + persona },
-        ...(await contextLoaders.load(task)),
-      ];
+      return [instructions, ...(await contextLoaders.load(task)), { role: "system", content: runNote({ facts: [], now }) }];
     const [facts, turns, thread] = await Promise.all([
       memory.recall(key, task.text, config.memory.recallFacts).catch((error: unknown) => {
         logger.warn({ err: error, conversationKey: key }, "could not load remembered facts; answering without them");
@@ -182,20 +200,31 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
       contextLoaders.load(task),
     ]);
     return [
-      { role: "system", content: buildSystemPrompt({ surface: task.origin.surface, facts, now }) + persona },
+      instructions,
       ...turns.flatMap((turn): ChatMessage[] => [
         { role: "user", content: turn.user },
         { role: "assistant", content: turn.assistant },
       ]),
       ...thread,
+      { role: "system", content: runNote({ facts, now }) },
     ];
   }
 
-  async function rememberFacts(origin: TaskOrigin, question: string, answer: string): Promise<void> {
+  async function rememberFacts(runId: string, origin: TaskOrigin, question: string, answer: string): Promise<void> {
     const key = origin.conversationKey;
     try {
       const known = (await memory.list(key)).map((fact) => fact.text);
-      const facts = await extractFacts(model, { user: question, assistant: answer, known }, extractionTimeout(), logger);
+      // The extraction's tokens count in the daily limits like the run's own, and the observers see them (run records, usage).
+      let used = 0;
+      const reported =
+        observers.length === 0
+          ? model
+          : reportingUsage(model, (usage) =>
+              observeExtraUsage(observers, logger, runId, origin, { kind: "facts", model: model.name, usage }),
+            );
+      const extractor = runPolicy ? meteredModel(reported, counter, (tokens) => (used += tokens)) : reported;
+      const facts = await extractFacts(extractor, { user: question, assistant: answer, known }, extractionTimeout(), logger);
+      if (used > 0) await runPolicy?.recordUsage(origin, used);
       if (facts.length > 0) {
         // Facts found are not dropped because the store blinked: the write is retried (bounded).
         const result = await withRetries(
@@ -223,11 +252,13 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
       logger.error({ err: error, conversationKey: key }, "could not save the turn to the conversation history; gave up"),
     );
     if (!config.memory.extractFacts || outcome.stop?.guard === "model_unavailable") return;
-    const extraction = rememberFacts(state.origin, state.question, outcome.answer).finally(() => background.delete(extraction));
+    const extraction = rememberFacts(state.runId, state.origin, state.question, outcome.answer).finally(() =>
+      background.delete(extraction),
+    );
     background.add(extraction);
   }
 
-  const presenters = createPresenters(logger);
+  const presenters = createPresenters();
   // A stop request outlives the longest run, so a process that polls late still sees it.
   // Only on Redis can a Stop click land on another process than the run's (one process owns an SQLite file).
   const stops = createRunStops({
@@ -252,21 +283,20 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     buildContext: (task) => buildContext(task, settingsOf(task.origin)),
     async refusal(task) {
       if (!runPolicy || task.admitted) return undefined;
-      // A surface that did not ask first still gets the same answer, without a model call.
       const admission = await runPolicy.admit(task.origin);
       if (admission.kind !== "refused") return undefined;
       return { status: "answered", runId: newRunId(), answer: admission.text, steps: [], usage: { promptTokens: 0, completionTokens: 0 } };
     },
     afterAnswer,
+    showsExpiry: (surface) => surfaces.get(surface)?.expired !== undefined,
     expired(surface, pending, outcome) {
-      for (const handler of expiryHandlers.get(surface) ?? []) {
-        try {
-          handler(pending, outcome);
-        } catch (error) {
-          logger.warn({ err: error }, "an approval expiry handler threw; ignored");
-        }
+      try {
+        surfaces.get(surface)?.expired?.(pending, outcome);
+      } catch (error) {
+        logger.warn({ err: error }, "an approval expiry handler threw; ignored");
       }
     },
+    upgrade: (origin) => surfaces.get(origin.surface)?.upgrade?.(origin) ?? { origin },
   });
 
   const EXPIRED: DecisionResult = {
@@ -285,25 +315,17 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
    * Queues the resume of a decision this call claimed. A surface with a presenter shows the rest
    * of the run from whichever process runs it; otherwise (the console) the caller waits for it here.
    */
-  function resumeQueued(run: StoredRun, sink: EventSink, replyPlace?: Readonly<Record<string, string>>): Promise<RunOutcome | undefined> {
-    return runner.resume(run, presenters.has(run.state.origin.surface) ? undefined : sink, replyPlace);
+  function resumeQueued(run: StoredRun, sink: EventSink, reply?: ReplyHandle): Promise<Resumed> {
+    return runner.resume(run, presenters.has(run.state.origin.surface) ? undefined : sink, reply);
   }
 
-  runner.start();
-
   const service: RunningAgentService = {
-    registerSurfaceTools(surface, tools) {
-      warnAboutAllowedWrites(tools, config.toolPolicy, logger);
-      surfaceTools.set(surface, tools);
+    attach(surface, hooks) {
+      warnAboutAllowedWrites(hooks.tools, config.toolPolicy, logger);
+      surfaces.set(surface, hooks);
+      if (hooks.present) presenters.register(surface, hooks.present, hooks.refuse);
+      if (hooks.loadContext) contextLoaders.register(surface, hooks.loadContext);
       loopDeps.clear();
-    },
-
-    registerPresenter: (surface, factory, refusalNote) => presenters.register(surface, factory, refusalNote),
-
-    registerContextLoader: (surface, loader) => contextLoaders.register(surface, loader),
-
-    async admit(origin, roles, receipt) {
-      return runPolicy ? runPolicy.admit(origin, roles, receipt) : { kind: "admitted" };
     },
 
     submit: (task, receipt) => runner.submit(task, receipt),
@@ -325,30 +347,26 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
         );
       }
       const { run } = loaded;
-      // The settings file's admins may decide anyone's approvals, like configured approvers.
-      const mayDecide = request.isApprover || runPolicy?.isAdmin(run.state.origin.surface, request.decidedBy.id) === true;
-      if (request.decidedBy.id !== run.pending.requester.id && !mayDecide) return { kind: "not_allowed", requester: run.pending.requester };
+      const actor = { surface: run.state.origin.surface, id: request.decidedBy.id, roles: request.roles ?? [] };
+      if (!authority.may("decide", actor, run.pending.requester)) return { kind: "not_allowed", requester: run.pending.requester };
       const now = clock();
       if (now >= run.pending.expiresAt) {
         const claim = await store.claim(request.runId, request.callId, { decision: "expired" }, now);
         if (!claim.won) return priorDecision(claim.existing) ?? EXPIRED;
-        const outcome = await resumeQueued(run, sink, request.replyPlace);
+        const { outcome } = await resumeQueued(run, sink, request.reply);
         return outcome ? { kind: "expired", outcome } : { kind: "expired" };
       }
       // Claimed before it is applied: a crash in between is finished by the next start or the expiry item, never stranded.
       const claim = await store.claim(request.runId, request.callId, { decision: request.decision, decidedBy: request.decidedBy }, now);
       if (!claim.won) return priorDecision(claim.existing) ?? EXPIRED;
-      const outcome = await resumeQueued(run, sink, request.replyPlace);
-      return outcome ? { kind: "resumed", decision: request.decision, outcome } : { kind: "resumed", decision: request.decision };
+      const { queued, outcome } = await resumeQueued(run, sink, request.reply);
+      return { kind: "resumed", decision: request.decision, ...(outcome ? { outcome } : {}), ...(queued ? {} : { note: NOT_QUEUED_NOTE }) };
     },
 
     toolList(surface) {
       const own: ToolListing[] = toolsOf(surface).map((tool) => ({ name: tool.name, effect: tool.effect, up: true }));
-      return [...own, ...(deps.toolCatalog?.() ?? [])];
-    },
-
-    onApprovalExpired(surface, handler) {
-      expiryHandlers.set(surface, [...(expiryHandlers.get(surface) ?? []), handler]);
+      const mcp = deps.toolCatalog?.() ?? { tools: [], servers: [] };
+      return { tools: [...own, ...mcp.tools], servers: mcp.servers };
     },
 
     rememberedFacts: (conversationKey) => memory.list(conversationKey),
@@ -356,7 +374,8 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
 
     sweepExpiredApprovals: () => runner.sweep(),
 
-    async recover() {
+    async start() {
+      runner.start();
       await runner
         .recover()
         .catch((error: unknown) =>
@@ -364,14 +383,10 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
         );
     },
 
-    // The request names no surface; admin ids are per surface but never look alike (U… on Slack, digits on Discord).
-    stop: (request) =>
-      stops.request(
-        request.runId,
-        request.stoppedBy,
-        request.isApprover ||
-          (["slack", "discord", "console"] as const).some((surface) => runPolicy?.isAdmin(surface, request.stoppedBy.id) === true),
-      ),
+    stop: (request) => {
+      const actor = { surface: request.surface, id: request.stoppedBy.id, roles: request.roles ?? [] };
+      return stops.request(request.runId, request.stoppedBy, (requester) => authority.may("stop", actor, requester));
+    },
     feedback: loggedFeedback(createFeedbackBook(store), logger),
 
     async close(timeoutMs = 8_000) {

@@ -12,7 +12,7 @@ import { Redis } from "ioredis";
 import type { Logger } from "../logger.js";
 import { conversationHash, decodeItem, deliverJobId, drainJobId, encodeItem, parseDrainJobId } from "./bullmq-codec.js";
 import { createMailboxes } from "./bullmq-mailbox.js";
-import type { WorkHandler, WorkItem, WorkQueue } from "./work-queue.js";
+import type { ItemEnd, WorkHandler, WorkItem, WorkQueue } from "./work-queue.js";
 
 export interface BullmqWorkQueueOptions {
   readonly redisUrl: string;
@@ -114,8 +114,9 @@ export function createBullmqWorkQueue(options: BullmqWorkQueueOptions): WorkQueu
           await mailboxes.pop(owner.hash, next.raw);
           continue;
         }
+        let end: ItemEnd | undefined;
         try {
-          await handler(decoded.item, controller.signal);
+          end = await handler(decoded.item, controller.signal);
         } catch (error) {
           if (controller.signal.aborted) continue;
           if (job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw error;
@@ -124,7 +125,12 @@ export function createBullmqWorkQueue(options: BullmqWorkQueueOptions): WorkQueu
             "work queue: an item kept failing and was given up; its record stays unfinished",
           );
         }
-        // A handler cut short keeps its item at the head: whoever goes on starts it again from its record.
+        // A handler cut short (or one that stopped for shutdown, unfinished) keeps its item at the head: whoever goes on
+        // starts it again from its record, before the conversation's next item.
+        if (end === "interrupted") {
+          await job.moveToWait(token);
+          throw new WaitingError();
+        }
         if (!controller.signal.aborted) await mailboxes.pop(owner.hash, next.raw);
       }
     } finally {

@@ -20,7 +20,9 @@ const TaskSchema = z.object({
   text: z.string(),
   threadContext: RunStateSchema.shape.messages.optional(),
   contextSource: z.record(z.string(), z.string()).optional(),
-  /** The adapter already admitted it (settings file): the worker must not count it again. */
+  /** How the surface answers the message (an interaction token): dropped when the record is done. */
+  reply: z.record(z.string(), z.string()).optional(),
+  /** Records of an older version: the surface admitted it at the event, so the worker does not count it again. */
   admitted: z.boolean().optional(),
 });
 

@@ -1,10 +1,12 @@
 // Who shows a run: the caller waiting for it in this process (the console, a click being
 // handled here), or else the surface's presenter built from the run's origin, so a worker
 // that did not receive the event (another process, or after a restart) can still show progress
-// and answer in the right place.
-import type { PresenterFactory, RefusalNote, RunPresenter } from "./service.js";
+// and answer in the right place. With neither there is no one to show it to: the item is not
+// run (see canShow), so it is never marked done unseen.
+import type { PresenterFactory, RefusalNote, ReplyHandle, RunPresenter } from "./service.js";
 import type { EventSink, RunOutcome, Surface, TaskOrigin } from "../agent/types.js";
-import type { Logger } from "../logger.js";
+import { SurfaceUnavailableError } from "../errors.js";
+import { slotPresenter } from "./schedules/slot-presenter.js";
 
 /** A caller in this process waiting for a run's outcome. */
 export interface LocalWaiter {
@@ -17,13 +19,24 @@ export interface Presenters {
   register(surface: Surface, factory: PresenterFactory, refusalNote?: RefusalNote): void;
   /** Registers a waiter under `key`; the promise settles when the work under that key presents. */
   wait(key: string, sink: EventSink): Promise<RunOutcome>;
-  /** The local waiter under `key` if there is one, else the surface's presenter for `origin`. */
-  presenterFor(key: string, origin: TaskOrigin, question: string): RunPresenter;
+  /**
+   * The local waiter under `key` if there is one, else the surface's presenter for `origin`
+   * (answering through `reply`); throws SurfaceUnavailableError when neither is here.
+   */
+  presenterFor(key: string, origin: TaskOrigin, question: string, reply?: ReplyHandle): RunPresenter;
+  /** True when the work under `key` can be shown here: a caller waits for it, or its surface registered a presenter. */
+  canShow(key: string, surface: Surface): boolean;
   /**
    * Shows a refusal (access, a limit; `outcome` answers with its text): to the local waiter under
    * `key`, else privately through the surface's refusal note, else as the surface's answer.
    */
-  refuse(key: string, origin: TaskOrigin, question: string, outcome: Extract<RunOutcome, { status: "answered" }>): Promise<void>;
+  refuse(
+    key: string,
+    origin: TaskOrigin,
+    question: string,
+    outcome: Extract<RunOutcome, { status: "answered" }>,
+    reply?: ReplyHandle,
+  ): Promise<void>;
   /** True when a caller in this process waits under `key`. */
   isWaiting(key: string): boolean;
   /** True when the surface registered a presenter (its runs need no caller waiting). */
@@ -36,6 +49,7 @@ function waiterPresenter(waiter: LocalWaiter, done: () => void): RunPresenter {
     async finish(outcome) {
       done();
       waiter.resolve(outcome);
+      return undefined;
     },
     async fail(error) {
       done();
@@ -44,29 +58,19 @@ function waiterPresenter(waiter: LocalWaiter, done: () => void): RunPresenter {
   };
 }
 
-/** No surface to show it on (e.g. the console of a process that is gone): the outcome is logged, never dropped silently. */
-function loggingPresenter(logger: Logger, origin: TaskOrigin): RunPresenter {
-  return {
-    sink: () => {},
-    async finish(outcome) {
-      logger.warn(
-        { conversationKey: origin.conversationKey, outcome: outcome.status === "answered" ? outcome.answer : "paused" },
-        `no ${origin.surface} surface here to show a run's outcome; it is in this log line`,
-      );
-    },
-    async fail(error) {
-      logger.error(
-        { err: error, conversationKey: origin.conversationKey },
-        `a run failed and no ${origin.surface} surface is here to say so`,
-      );
-    },
-  };
-}
-
-export function createPresenters(logger: Logger): Presenters {
+export function createPresenters(): Presenters {
   const factories = new Map<Surface, PresenterFactory>();
   const refusalNotes = new Map<Surface, RefusalNote>();
   const waiters = new Map<string, LocalWaiter>();
+
+  function presenterHere(key: string, origin: TaskOrigin, question: string, reply?: ReplyHandle): RunPresenter {
+    const waiter = waiters.get(key);
+    if (waiter) return waiterPresenter(waiter, () => waiters.delete(key));
+    const factory = factories.get(origin.surface);
+    if (!factory) throw new SurfaceUnavailableError(origin.surface, key);
+    return factory(origin, question, reply);
+  }
+
   return {
     register(surface, factory, refusalNote) {
       factories.set(surface, factory);
@@ -75,22 +79,19 @@ export function createPresenters(logger: Logger): Presenters {
     wait(key, sink) {
       return new Promise<RunOutcome>((resolve, reject) => waiters.set(key, { sink, resolve, reject }));
     },
-    presenterFor(key, origin, question) {
-      const waiter = waiters.get(key);
-      if (waiter) return waiterPresenter(waiter, () => waiters.delete(key));
-      const factory = factories.get(origin.surface);
-      if (!factory) return loggingPresenter(logger, origin);
-      try {
-        return factory(origin, question);
-      } catch (error) {
-        logger.error({ err: error, surface: origin.surface }, "could not build a presenter for a run; logging its outcome instead");
-        return loggingPresenter(logger, origin);
-      }
+    presenterFor(key, origin, question, reply) {
+      const shown = presenterHere(key, origin, question, reply);
+      // A schedule's run: `[SILENT]` shows nothing, a late one says so (the one place an outcome reaches a surface).
+      return origin.schedule ? slotPresenter(shown, origin.schedule) : shown;
     },
-    async refuse(key, origin, question, outcome) {
+    canShow: (key, surface) => waiters.has(key) || factories.has(surface),
+    async refuse(key, origin, question, outcome, reply) {
       const note = refusalNotes.get(origin.surface);
-      if (waiters.has(key) || !note) return this.presenterFor(key, origin, question).finish(outcome);
-      await note(origin, outcome.answer);
+      if (waiters.has(key) || !note) {
+        await this.presenterFor(key, origin, question, reply).finish(outcome);
+        return;
+      }
+      await note(origin, outcome.answer, reply);
     },
     isWaiting: (key) => waiters.has(key),
     has: (surface) => factories.has(surface),

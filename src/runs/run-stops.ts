@@ -4,7 +4,10 @@
 // and the running process notices a stop asked elsewhere on its next poll. A poll reads one key,
 // the latest request's mark, and its runs' records only when that changed: a few hundred runs in
 // flight cost one read per poll, not one each. A store only this process uses (SQLite, whose
-// file one process owns) needs no records at all. Only the requester or an approver may stop a run.
+// file one process owns) needs no records at all. Who may stop a run is the authority's to say.
+// A Stop also leaves a mark under the run (a rare write, kept as long as an unfinished message):
+// a replay of the same part of the run (after a crash, or a store that failed as it finished) ends
+// as stopped too, instead of going on as if nobody had pressed it.
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { stoppedByStop } from "../agent/guards/external-stops.js";
@@ -28,10 +31,15 @@ export interface StopWatch {
 }
 
 export interface RunStops {
-  /** Called when a run starts or resumes on this process. */
-  watch(runId: string, requester: Person): StopWatch;
-  /** A person pressed Stop on `runId`; `isApprover` as the adapter found it (ids, roles). */
-  request(runId: string, by: Person, isApprover: boolean): Promise<StopResult>;
+  /**
+   * Called when a run starts or resumes on this process; `segment` names the part of the run (the message, or the
+   * decision it resumes with) that a Stop pressed now applies to. With `stoppedBy` (see stoppedBefore) it starts stopped.
+   */
+  watch(runId: string, requester: Person, segment: string, stoppedBy?: Person): StopWatch;
+  /** Who stopped this segment of the run before (a replay of it must end as stopped), if anyone. Never rejects. */
+  stoppedBefore(runId: string, segment: string): Promise<Person | undefined>;
+  /** A person pressed Stop on `runId`; `mayStop` answers for the run's requester (the authority's rule). */
+  request(runId: string, by: Person, mayStop: (requester: Person) => boolean): Promise<StopResult>;
   /** Stops polling; resolves once the records of runs that ended are cleared (or failed to be). */
   close(): Promise<void>;
 }
@@ -48,10 +56,15 @@ export interface RunStopsOptions {
 }
 
 const PersonRecord = z.object({ id: z.string().min(1), name: z.string().optional() });
-/** A run in flight; `stoppedBy` once someone pressed Stop. */
-const RunRecord = z.object({ requester: PersonRecord, stoppedBy: PersonRecord.optional() });
+/** A run in flight; `stoppedBy` once someone pressed Stop. `segment` is absent in records of older versions. */
+const RunRecord = z.object({ requester: PersonRecord, stoppedBy: PersonRecord.optional(), segment: z.string().optional() });
+/** Who stopped which segment of a run. */
+const StopMark = z.object({ by: PersonRecord, segment: z.string() });
 
 const runKey = (runId: string) => `run:live:${runId}`;
+const stopMarkKey = (runId: string) => `run:stopped:${runId}`;
+/** As long as an unfinished message is kept (7 days), and a day more: any replay of a stopped run finds its mark. */
+const STOP_MARK_TTL_MS = 8 * 24 * 60 * 60_000;
 /** Changed by every stop request: a random mark, so an old value never comes back to hide a new request. */
 const LATEST_STOP_KEY = "run:stops:latest";
 const DEFAULT_POLL_MS = 250;
@@ -85,13 +98,23 @@ class StopFlag implements StopSignal {
 
 export function createRunStops(options: RunStopsOptions): RunStops {
   const { store, logger, ttlMs, shared } = options;
-  const watched = new Map<string, { readonly stop: StopFlag; readonly requester: Person }>();
+  const watched = new Map<string, { readonly stop: StopFlag; readonly requester: Person; readonly segment: string }>();
   /** Records of ended runs being deleted, by run id: a run resumed meanwhile writes its record after that delete. */
   const clearing = new Map<string, Promise<unknown>>();
   let seenMark: unknown;
   let timer: NodeJS.Timeout | undefined;
 
   const abort = (runId: string, by: Person) => watched.get(runId)?.stop.abort(stoppedByStop(by));
+
+  /** Never rejects: the stop itself goes on without its mark, only a replay would not know of it. */
+  const markStopped = (runId: string, by: Person, segment: string | undefined): Promise<void> =>
+    segment === undefined
+      ? Promise.resolve()
+      : store
+          .set(stopMarkKey(runId), { by, segment }, STOP_MARK_TTL_MS)
+          .catch((error: unknown) =>
+            logger.warn({ err: error, runId }, "could not record a stop; a replay of the run would not know of it"),
+          );
 
   async function poll(): Promise<void> {
     const mark = await store
@@ -121,13 +144,14 @@ export function createRunStops(options: RunStopsOptions): RunStops {
   }
 
   return {
-    watch(runId, requester) {
-      const entry = watched.get(runId) ?? { stop: new StopFlag(), requester };
+    watch(runId, requester, segment, stoppedBy) {
+      const entry = watched.get(runId) ?? { stop: new StopFlag(), requester, segment };
       watched.set(runId, entry);
+      if (stoppedBy) entry.stop.abort(stoppedByStop(stoppedBy));
       // Written fresh at every (re)start, so a stop left from before a pause does not stop the resumed run.
       if (shared) {
         void (clearing.get(runId) ?? Promise.resolve())
-          .then(() => store.set(runKey(runId), { requester }, ttlMs))
+          .then(() => store.set(runKey(runId), { requester, segment }, ttlMs))
           .catch((error: unknown) => logger.warn({ err: error, runId }, "could not record a run as stoppable"));
       }
       schedule();
@@ -146,21 +170,33 @@ export function createRunStops(options: RunStopsOptions): RunStops {
         },
       };
     },
-    async request(runId, by, isApprover) {
+    async stoppedBefore(runId, segment) {
+      const mark = StopMark.safeParse(
+        await store
+          .get(stopMarkKey(runId))
+          .catch((error: unknown) => logger.warn({ err: error, runId }, "could not look for an earlier stop")),
+      );
+      return mark.success && mark.data.segment === segment ? mark.data.by : undefined;
+    },
+    async request(runId, by, mayStop) {
       const here = watched.get(runId);
       if (here) {
-        if (here.requester.id !== by.id && !isApprover) return { kind: "not_allowed", requester: here.requester };
+        if (!mayStop(here.requester)) return { kind: "not_allowed", requester: here.requester };
+        // The first Stop names who stopped the run, here and in its mark; a later one changes nothing.
+        if (here.stop.aborted) return { kind: "stopping" };
         abort(runId, by);
+        await markStopped(runId, by, here.segment);
         return { kind: "stopping" };
       }
       if (!shared) return { kind: "not_running" };
       const live = RunRecord.safeParse(await store.get(runKey(runId)));
       if (!live.success) return { kind: "not_running" };
-      if (live.data.requester.id !== by.id && !isApprover) return { kind: "not_allowed", requester: live.data.requester };
-      // The first Stop names who stopped the run; a later one changes nothing.
-      if (live.data.stoppedBy) return { kind: "stopping" };
-      // The record first, then the mark: a poll that sees the new mark finds the stop.
-      await store.set(runKey(runId), { requester: live.data.requester, stoppedBy: by }, ttlMs);
+      if (!mayStop(live.data.requester)) return { kind: "not_allowed", requester: live.data.requester };
+      if (live.data.stoppedBy) return { kind: "stopping" }; // likewise: the record keeps the first
+
+      // The record first, then the latest-stop key: a poll that sees the new key finds the stop.
+      await store.set(runKey(runId), { ...live.data, stoppedBy: by }, ttlMs);
+      await markStopped(runId, by, live.data.segment);
       await store.set(LATEST_STOP_KEY, randomBytes(9).toString("base64url"), ttlMs);
       return { kind: "stopping" };
     },

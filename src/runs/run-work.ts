@@ -4,17 +4,19 @@ import { randomBytes } from "node:crypto";
 import type { ApprovalStore } from "../agent/approval-store.js";
 import type { LoopDeps, LoopResult } from "../agent/loop.js";
 import type { RunState } from "../agent/run-state.js";
-import type { RunPresenter, Task } from "./service.js";
+import type { OriginUpgrade, PostedAnswer, RunPresenter, Task } from "./service.js";
 import type { ChatMessage, EventSink, PendingApproval, RunOutcome, Surface, TaskOrigin } from "../agent/types.js";
 import type { Logger } from "../logger.js";
 import type { KeyValueStore } from "../memory/types.js";
+import { createAnswerMarks, type AnswerMark } from "./answer-marks.js";
 import { createCheckpointStore, UNRECORDED_RUN, type CheckpointStore, type CheckpointWriter } from "./checkpoint-store.js";
 import { createIntakeStore, type IntakeRecord, type IntakeStore } from "./intake-store.js";
+import { STORE_RETRY, withRetries } from "./retry.js";
 import type { Presenters } from "./presenters.js";
 import type { RunObserver } from "./run-observer.js";
 import type { RunStops } from "./run-stops.js";
 import type { WorkItem, WorkQueue } from "./work-queue.js";
-import { withUnknownOutcomes } from "./unknown-writes.js";
+import { withUnknownOutcomes, type Observe } from "./unknown-writes.js";
 import { knownCallIds, type WriteLedger } from "./write-ledger.js";
 
 export interface RunnerDeps {
@@ -40,8 +42,12 @@ export interface RunnerDeps {
   refusal(task: Task): Promise<Extract<RunOutcome, { status: "answered" }> | undefined>;
   /** Writes after an answer (history in the run's turn, facts after it). Must not throw. */
   afterAnswer(state: RunState, outcome: Extract<RunOutcome, { status: "answered" }>): Promise<void>;
+  /** True when a surface here shows an approval that expired with no caller waiting (it registered an expiry handler). */
+  showsExpiry(surface: Surface): boolean;
   /** An approval ended by expiry that no caller here waited for. */
   expired(surface: Surface, pending: PendingApproval, outcome: RunOutcome): void;
+  /** Reads an origin loaded from the store as this version does (a record of an older version gets its scope). */
+  upgrade: OriginUpgrade;
 }
 
 export interface RunWork {
@@ -54,11 +60,17 @@ export interface RunWork {
   stopSignal(signal: AbortSignal): { readonly aborted: boolean };
   /** None for a run nobody could continue (UNRECORDED_RUN): the loop then builds no state to save between steps. */
   checkpointHook(writer: CheckpointWriter, runId: string): ((state: RunState) => Promise<void>) | undefined;
-  /** Shows the outcome (saving a pause first) and does the writes after it; the answer goes out before history and facts. */
+  /** Shows the outcome (saving a pause first) and does the writes after it; the answer goes out, and is marked shown, before history and facts. */
   conclude(result: LoopResult, presenter: RunPresenter, writer: CheckpointWriter, record?: IntakeRecord): Promise<RunOutcome>;
-  /** The saved state plus a step for each write that started after it and never finished, shown on `sink`. */
-  withUnknownWrites(state: RunState, sink: EventSink): Promise<RunState>;
-  interrupted(key: string, presenter: RunPresenter): Promise<void>;
+  /** Whether this run's answer was shown already (a replay of its tail must not show it again). Rejects when the store fails. */
+  answeredBefore(runId: string): Promise<AnswerMark | undefined>;
+  /** Whether the approval card for `callId` was shown already. Rejects when the store fails. */
+  cardShownBefore(runId: string, callId: string): Promise<boolean>;
+  /** Records that an outcome was shown (see answer-marks.ts); tries while the store blinks. Never rejects. */
+  markShown(outcome: RunOutcome, posted: PostedAnswer | undefined): Promise<void>;
+  /** The saved state plus a step for the writes the ledger holds and the state does not show, with their outcomes, shown on `sink`. */
+  withUnknownWrites(state: RunState, sink: EventSink, observe: Observe): Promise<RunState>;
+  interrupted(key: string, presenter: RunPresenter): Promise<"interrupted">;
 }
 
 /** Settles with the work, or with undefined once `signal` aborts (the work goes on unobserved; its state is in the store). */
@@ -88,6 +100,7 @@ export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<
 export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork {
   const { queue, presenters, logger, clock } = deps;
   const intake = createIntakeStore(deps.store);
+  const answers = createAnswerMarks(deps.store);
 
   function checkpointHook(writer: CheckpointWriter, runId: string) {
     if (writer === UNRECORDED_RUN) return undefined;
@@ -103,7 +116,13 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
     const { outcome, state } = result;
     if (outcome.status !== "paused") return outcome;
     try {
-      await deps.approvals().save({ state, pending: outcome.pending });
+      // A Redis restart must not cost the request: a person was promised an answer, and a failure here is one.
+      await withRetries(
+        () => deps.approvals().save({ state, pending: outcome.pending }),
+        STORE_RETRY,
+        (error, attempt) =>
+          logger.warn({ err: error, runId: outcome.runId, attempt }, "could not save a run waiting for approval; trying again"),
+      );
     } catch (error) {
       logger.error({ err: error, runId: outcome.runId }, "could not save a run waiting for approval");
       const tool = outcome.pending.tool;
@@ -134,6 +153,19 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
     return outcome;
   }
 
+  /** Records that the answer (or the approval card) was shown, trying while the store blinks (a Redis restart): a replay without the mark would show it again. */
+  async function markShown(outcome: RunOutcome, posted: PostedAnswer | undefined): Promise<void> {
+    const { runId } = outcome;
+    const mark = { at: clock(), ...(posted ? { messageId: posted.messageId } : {}) };
+    const write =
+      outcome.status === "answered" ? () => answers.record(runId, mark) : () => answers.recordCard(runId, outcome.pending.callId, mark);
+    await withRetries(write, STORE_RETRY, (error, attempt) =>
+      logger.warn({ err: error, runId, attempt }, "could not record that a run's outcome was shown; trying again"),
+    ).catch((error: unknown) =>
+      logger.error({ err: error, runId }, "could not record that a run's outcome was shown; a replay of the run could show it again"),
+    );
+  }
+
   /** Shows the outcome and does the writes after it; the answer goes out before history and facts. */
   async function conclude(
     result: LoopResult,
@@ -142,11 +174,21 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
     record?: IntakeRecord,
   ): Promise<RunOutcome> {
     const outcome = await storePause(result);
-    await presenter.finish(outcome);
+    const posted = await presenter.finish(outcome);
+    if (outcome.status === "answered" && record && posted !== undefined && "unposted" in posted) {
+      // Never done without a post: the message stays unfinished, with its checkpoints, and the next start answers it.
+      logger.warn({ runId: result.state.runId }, "the answer could not be posted; the next start answers this message");
+      return outcome;
+    }
+    // Before anything that ends the run's replay (the intake record, the checkpoints, the approval record): see answer-marks.ts.
+    if (writer !== UNRECORDED_RUN) await markShown(outcome, posted && "messageId" in posted ? posted : undefined);
+    // Tried as long: a record left running is taken up again by the next start (a replay that finds the mark and shows nothing).
     if (record) {
-      await intake
-        .update({ ...record, state: "done", result: outcome.status })
-        .catch((error: unknown) => logger.warn({ err: error, intakeId: record.id }, "could not mark a message done"));
+      // The reply handle (an interaction token) is not kept once the message is answered.
+      const { reply: _reply, ...task } = record.task;
+      await withRetries(() => intake.update({ ...record, task, state: "done", result: outcome.status }), STORE_RETRY).catch(
+        (error: unknown) => logger.warn({ err: error, intakeId: record.id }, "could not mark a message done"),
+      );
     }
     await writer
       .clear()
@@ -155,24 +197,24 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
     return outcome;
   }
 
-  async function withUnknownWrites(state: RunState, sink: EventSink): Promise<RunState> {
-    const unfinished = await deps.ledger.unfinished(state.runId);
+  async function withUnknownWrites(state: RunState, sink: EventSink, observe: Observe): Promise<RunState> {
     const known = knownCallIds(
       state.steps.flatMap((step) => step.calls),
       state.messages,
     );
-    const added = withUnknownOutcomes(
-      state,
-      unfinished.filter((entry) => !known.has(entry.callId)),
-    );
+    // Read before the run goes on, once the store answers: what it holds decides what may run again.
+    const entries = await withRetries(() => deps.ledger.entries(state.runId), STORE_RETRY);
+    const unknown = entries.filter((entry) => !known.has(entry.callId));
+    const added = withUnknownOutcomes(state, unknown, observe);
     for (const event of added.events) sink(event);
     return added.state;
   }
 
-  /** A run stopped for shutdown stays unfinished in the store; only a caller waiting here is told. */
-  async function interrupted(key: string, presenter: RunPresenter): Promise<void> {
-    logger.info({ key }, "a run stopped at its checkpoint for shutdown; the next start continues it");
+  /** A run stopped for shutdown stays unfinished in the store (and its item at its conversation's head); only a caller waiting here is told. */
+  async function interrupted(key: string, presenter: RunPresenter): Promise<"interrupted"> {
+    logger.info({ key }, "a run stopped at its checkpoint for shutdown; the next start (or another process) continues it");
     if (presenters.isWaiting(key)) await presenter.fail(new Error("the bot is shutting down"));
+    return "interrupted";
   }
 
   return {
@@ -188,6 +230,9 @@ export function createRunWork(deps: RunnerDeps, stopping: AbortSignal): RunWork 
     }),
     checkpointHook,
     conclude,
+    answeredBefore: (runId) => answers.find(runId),
+    cardShownBefore: (runId, callId) => answers.cardShown(runId, callId),
+    markShown,
     withUnknownWrites,
     interrupted,
   };

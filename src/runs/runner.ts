@@ -3,14 +3,17 @@
 // it through a presenter, and marks it done. Nothing a person was acknowledged for lives only in
 // this process: the next start (or another process) takes up whatever is unfinished.
 import { newRunId } from "./run-id.js";
+import { IntakeUnavailableError } from "../errors.js";
 import type { StoredRun } from "../agent/approval-store.js";
-import type { SubmitResult, Task } from "./service.js";
+import type { ReplyHandle, SubmitResult, Task } from "./service.js";
 import type { EventSink, RunOutcome } from "../agent/types.js";
-import { approvalKey, conversationOf, handleApproval, replyPlaceKey, REPLY_PLACE_TTL_MS } from "./approval-item.js";
+import { approvalKey, conversationOf, handleApproval, replyKey, REPLY_TTL_MS } from "./approval-item.js";
 import { intakeDecision, intakeIdFor, type IntakeRecord } from "./intake-store.js";
 import { handleRun } from "./run-item.js";
 import { createRunWork, type RunnerDeps } from "./run-work.js";
-import type { WorkItem } from "./work-queue.js";
+import type { ItemEnd, WorkItem } from "./work-queue.js";
+import { withRetries, type RetryPolicy } from "./retry.js";
+import { setTimeout as sleep } from "node:timers/promises";
 
 export type { RunnerDeps };
 
@@ -18,8 +21,12 @@ export interface Runner {
   submit(task: Task, receipt: string): Promise<SubmitResult>;
   /** Runs a task that is not recorded (the console): resolves with its outcome. */
   ask(task: Task, sink: EventSink): Promise<RunOutcome>;
-  /** Queues the resume of a claimed decision; with `sink`, a caller here waits for its outcome; `replyPlace` says where to show it. */
-  resume(run: StoredRun, sink?: EventSink, replyPlace?: Readonly<Record<string, string>>): Promise<RunOutcome | undefined>;
+  /**
+   * Queues the resume of a claimed decision, trying again while the queue is down; with `sink`, a
+   * caller here waits for its outcome; `reply` says how to answer through the click. `queued: false`:
+   * not queued yet, and still tried in the background until it is (or, after a restart, by recover).
+   */
+  resume(run: StoredRun, sink?: EventSink, reply?: ReplyHandle): Promise<Resumed>;
   /** Ends the due approvals (SQLite's expiry); resolves with how many runs it ended. */
   sweep(): Promise<number>;
   /** Starts the workers. */
@@ -28,6 +35,17 @@ export interface Runner {
   recover(): Promise<void>;
   close(graceMs: number): Promise<void>;
 }
+
+export interface Resumed {
+  readonly queued: boolean;
+  /** For a caller that waited (`sink`). */
+  readonly outcome?: RunOutcome;
+}
+
+/** A claimed decision's resume is tried this long while the person who clicked waits (about 1.4 s)… */
+const RESUME_RETRY: RetryPolicy = { attempts: 4, firstDelayMs: 200, maxDelayMs: 800 };
+/** …then in the background, waiting twice as long each time up to the maximum, until it is queued or the runner closes. */
+const RESUME_BACKGROUND_RETRY = { firstDelayMs: 500, maxDelayMs: 30_000 };
 
 /** Bounds the memory of failed runs (they are rare: a store that failed mid-run); the next start takes up any forgotten one. */
 const MAX_FAILED_RUNS = 10_000;
@@ -40,20 +58,45 @@ export function createRunner(deps: RunnerDeps): Runner {
   const { intake, bootId } = work;
   const localTasks = new Map<string, Task>();
   const itemDone = new Map<string, (ended: boolean) => void>();
-  // Messages whose run failed here before it could finish: a redelivery takes them up again instead of waiting for a restart.
+  // Messages whose run failed here before it could finish, or that could not be queued: a redelivery takes them up
+  // again instead of waiting for a restart.
   const failedRuns = new Set<string>();
 
-  async function handle(item: WorkItem, signal: AbortSignal): Promise<void> {
+  /** Tries `add` until it succeeds or the runner closes (the next start's recover queues a claimed decision then). */
+  async function keepQueueing(add: () => Promise<void>, runId: string): Promise<void> {
+    for (let delay = RESUME_BACKGROUND_RETRY.firstDelayMs; ; delay = Math.min(RESUME_BACKGROUND_RETRY.maxDelayMs, delay * 2)) {
+      try {
+        await sleep(delay, undefined, { signal: stopping.signal });
+      } catch {
+        return;
+      }
+      try {
+        await add();
+        deps.logger.info({ runId }, "a decision's resume is queued now");
+        return;
+      } catch (error) {
+        deps.logger.warn({ err: error, runId }, "still could not queue a decision's resume; trying again");
+      }
+    }
+  }
+
+  function rememberFailed(intakeId: string): void {
+    if (failedRuns.size >= MAX_FAILED_RUNS) failedRuns.clear();
+    failedRuns.add(intakeId);
+  }
+
+  async function handle(item: WorkItem, signal: AbortSignal): Promise<ItemEnd> {
     let ended = false;
     try {
       // The queue takes a failed item up again (with backoff); meanwhile a redelivery may take it up too.
       if (item.kind === "run")
-        await handleRun(work, localTasks, item, signal).catch((error: unknown) => {
-          if (failedRuns.size >= MAX_FAILED_RUNS) failedRuns.clear();
-          failedRuns.add(item.intakeId);
+        return await handleRun(work, localTasks, item, signal).catch((error: unknown) => {
+          rememberFailed(item.intakeId);
           throw error;
         });
-      else ended = await handleApproval(work, item, signal);
+      const end = await handleApproval(work, item, signal);
+      ended = end === "ended";
+      return end === "interrupted" ? "interrupted" : "done";
     } finally {
       if (item.kind !== "run") {
         const key = approvalKey(item.runId, item.callId);
@@ -63,29 +106,40 @@ export function createRunner(deps: RunnerDeps): Runner {
     }
   }
 
+  /** Records the message (the record is the dedupe) and queues its run; rejects when the store or the queue fails. */
+  async function take(task: Task, id: string): Promise<SubmitResult> {
+    const record: IntakeRecord = {
+      version: 1,
+      id,
+      state: "received",
+      owner: bootId,
+      task: task as IntakeRecord["task"],
+      receivedAt: clock(),
+    };
+    const received = await intake.receive(record);
+    if (!received.won) {
+      const existing = received.existing.kind === "found" ? received.existing.record : undefined;
+      const decision = intakeDecision(existing, bootId);
+      if (decision === "done" || (decision === "in_progress" && !failedRuns.delete(id)))
+        return { kind: "duplicate", intakeId: id, state: decision };
+      // Its process died before finishing it, or (several processes on Redis) another one has it queued: queue it
+      // again. The record is not rewritten here: a run that finished meanwhile would turn unfinished and run twice.
+      // The item that runs takes the record over, and one whose record is done by then does nothing.
+    }
+    await queue.add({ kind: "run", conversationKey: task.origin.conversationKey, intakeId: id });
+    return { kind: "accepted", intakeId: id };
+  }
+
   return {
     async submit(task, receipt) {
       const id = intakeIdFor(task.origin.surface, receipt);
-      const record: IntakeRecord = {
-        version: 1,
-        id,
-        state: "received",
-        owner: bootId,
-        task: task as IntakeRecord["task"],
-        receivedAt: clock(),
-      };
-      const received = await intake.receive(record);
-      if (!received.won) {
-        const existing = received.existing.kind === "found" ? received.existing.record : undefined;
-        const decision = intakeDecision(existing, bootId);
-        if (decision === "done" || (decision === "in_progress" && !failedRuns.delete(id)))
-          return { kind: "duplicate", intakeId: id, state: decision };
-        // Its process died before finishing it, or (several processes on Redis) another one has it queued: queue it
-        // again. The record is not rewritten here: a run that finished meanwhile would turn unfinished and run twice.
-        // The item that runs takes the record over, and one whose record is done by then does nothing.
+      try {
+        return await take(task, id);
+      } catch (error) {
+        // The record may be written and not queued: the redelivery must queue it, not take it for one in progress here.
+        rememberFailed(id);
+        throw new IntakeUnavailableError(receipt, error instanceof Error ? error.message : String(error));
       }
-      await queue.add({ kind: "run", conversationKey: task.origin.conversationKey, intakeId: id });
-      return { kind: "accepted", intakeId: id };
     },
 
     async ask(task, sink) {
@@ -96,17 +150,33 @@ export function createRunner(deps: RunnerDeps): Runner {
       return outcome;
     },
 
-    async resume(run, sink, replyPlace) {
+    async resume(run, sink, reply) {
       const item: WorkItem = {
         kind: "resume",
         conversationKey: run.state.origin.conversationKey,
         runId: run.state.runId,
         callId: run.pending.callId,
       };
-      if (replyPlace) await store.set(replyPlaceKey(item.runId, item.callId), replyPlace, REPLY_PLACE_TTL_MS);
       const outcome = sink ? presenters.wait(approvalKey(item.runId, item.callId), sink) : undefined;
-      await queue.add(item);
-      return outcome;
+      const add = async () => {
+        if (reply) await store.set(replyKey(item.runId, item.callId), reply, REPLY_TTL_MS);
+        await queue.add(item);
+      };
+      const retrying = (error: unknown, attempt: number) =>
+        deps.logger.warn({ err: error, runId: item.runId, attempt }, "could not queue a decision's resume; trying again");
+      const queued = await withRetries(add, RESUME_RETRY, retrying).then(
+        () => true,
+        (error: unknown) => {
+          deps.logger.error(
+            { err: error, runId: item.runId },
+            "could not queue a decision's resume; it is recorded, and queued once the queue is back",
+          );
+          void keepQueueing(add, item.runId);
+          return false;
+        },
+      );
+      // A caller waiting here (the console) waits for the run however long its queueing takes.
+      return outcome ? { queued, outcome: await outcome } : { queued };
     },
 
     async sweep() {

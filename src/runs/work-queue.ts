@@ -11,8 +11,15 @@ export type WorkItem =
   /** End a paused run whose approval on `callId` may have expired (a no-op when it was decided). */
   | { readonly kind: "expire"; readonly conversationKey: string; readonly runId: string; readonly callId: string };
 
+/**
+ * How a handler left its item. `interrupted`: it stopped at a checkpoint for shutdown, unfinished, so the item stays at
+ * the head of its conversation for whoever goes on (the conversation's next item must not overtake it). Anything
+ * else (undefined included): the item is finished.
+ */
+export type ItemEnd = "done" | "interrupted";
+
 /** Must settle; a rejection is logged and the item is taken up again later (its record is still unfinished). */
-export type WorkHandler = (item: WorkItem, signal: AbortSignal) => Promise<void>;
+export type WorkHandler = (item: WorkItem, signal: AbortSignal) => Promise<ItemEnd | undefined>;
 
 export interface WorkQueue {
   /**

@@ -43,6 +43,8 @@ export async function harness(
     clock?: () => number;
     storeUrl?: string;
     wrapStore?: (store: KeyValueStore) => KeyValueStore;
+    approvers?: readonly string[];
+    expired?: Parameters<typeof startService>[0]["expired"];
   } = {},
 ) {
   const started = await startService({
@@ -52,6 +54,8 @@ export async function harness(
     env: options.env,
     clock: options.clock,
     wrapStore: options.wrapStore,
+    ...(options.approvers ? { approvers: options.approvers } : {}),
+    ...(options.expired ? { expired: options.expired } : {}),
   });
   open.push(started);
   return started;

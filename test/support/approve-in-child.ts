@@ -6,7 +6,7 @@ const [storeUrl, runId, callId] = process.argv.slice(2) as [string, string, stri
 const note = noteTool();
 const harness = await startService({ model: new ScriptedModel([say("Posted it.")]), storeUrl, tools: [note.tool] });
 const result = await harness.service.decide(
-  { runId, callId, decision: "approve", decidedBy: { id: "alice", name: "alice" }, isApprover: false },
+  { runId, callId, decision: "approve", decidedBy: { id: "alice", name: "alice" } },
   harness.sink,
 );
 await harness.close();

@@ -4,14 +4,24 @@ import { PassThrough } from "node:stream";
 import { join } from "node:path";
 import { createAgentService, type RunningAgentService } from "../../src/runs/agent-service.js";
 import type { Model, Tool } from "../../src/agent/types.js";
-import { createConsoleAdapter, type ConsoleAdapter } from "../../src/adapters/console/console-adapter.js";
-import type { ModelDescription } from "../../src/adapters/console/console-text.js";
-import { createDemoLoopRunner } from "../../src/adapters/console/demo-loop.js";
+import { createConsoleSurface, type ConsoleSurface } from "../../src/surfaces/console/console-adapter.js";
+import { attach, type AttachedSurface } from "../../src/surfaces/core/attach.js";
+import { createGovernance } from "../../src/governance/governance.js";
+import { fixedSettings } from "../../src/governance/settings-source.js";
+import type { Settings } from "../../src/governance/settings-schema.js";
+import type { ModelDescription } from "../../src/surfaces/console/console-text.js";
+import { createDemoLoopRunner } from "../../src/surfaces/console/demo-loop.js";
 import { loadConfig } from "../../src/config.js";
 import { silentLogger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
 import { temporaryFolder, until } from "./memory-test-kit.js";
+
+/** The console under the core; `stop` ends the session as the app's shutdown does. */
+export interface ConsoleAdapter {
+  readonly closed: Promise<void>;
+  stop(): Promise<void>;
+}
 
 export interface ConsoleHarness {
   readonly adapter: ConsoleAdapter;
@@ -39,6 +49,8 @@ export interface ConsoleHarnessOptions {
   readonly clock?: () => number;
   /** Streams that say they are a terminal, so readline turns Ctrl-C (\x03) into SIGINT. */
   readonly terminal?: boolean;
+  /** The settings file's content (access, admins…). */
+  readonly settings?: Settings;
 }
 
 function find(text: string, expected: string | RegExp, from: number): number | undefined {
@@ -55,14 +67,22 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
   const folder = await temporaryFolder();
   const config = loadConfig({ STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`, MEMORY_EXTRACT_FACTS: "false", ...options.env });
   const store = await openStore(config.storeUrl, silentLogger);
-  const service = createAgentService({ config, model: options.model, store, logger: silentLogger, clock: options.clock });
-  service.registerSurfaceTools("console", options.tools ?? []);
+  const governance = createGovernance({ source: fixedSettings(options.settings), store, logger: silentLogger, model: config.model.name });
+  const service = createAgentService({
+    config,
+    model: options.model,
+    store,
+    logger: silentLogger,
+    clock: options.clock,
+    runPolicy: governance.runPolicy,
+    authority: governance.authority,
+  });
   const input = new PassThrough();
   const output = new PassThrough();
   if (options.terminal) Object.assign(output, { isTTY: true, columns: 80 });
   let written = "";
   output.on("data", (chunk: Buffer) => (written += chunk.toString("utf8")));
-  const adapter = createConsoleAdapter({
+  const surface: ConsoleSurface = createConsoleSurface({
     service,
     runDemoLoop: createDemoLoopRunner({ guards: config.guards, modelName: config.model.name, logger: silentLogger }),
     model: options.description ?? { kind: "demo" },
@@ -70,8 +90,12 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
     input,
     output,
     username: "ada",
+    ...(options.tools ? { tools: options.tools } : {}),
   });
-  await adapter.start();
+  const attached: AttachedSurface = attach(surface, { service, governance, store, logger: silentLogger });
+  await attached.start();
+  const adapter: ConsoleAdapter = { closed: surface.closed, stop: () => attached.stopIntake(1_000) };
+  await service.start();
 
   return {
     adapter,
@@ -89,6 +113,7 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
     async close() {
       await adapter.stop();
       await service.close(1_000);
+      await attached.close();
       await store.close();
       await folder.remove();
     },

@@ -2,14 +2,19 @@
 // model, SQLite store in a temp folder) and the real adapter with the real discord.js
 // client. `restart` replaces the service and the adapter as a new process would, on the
 // same store.
+import { createLocalWorkQueue } from "../../src/runs/local-work-queue.js";
+import type { WorkQueue } from "../../src/runs/work-queue.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAgentService, type RunningAgentService } from "../../src/runs/agent-service.js";
 import { ScriptedModel, type ScriptStep } from "../../src/agent/model-scripted.js";
 import type { Model } from "../../src/agent/types.js";
-import type { ChatAdapter } from "../../src/adapters/adapter.js";
-import { createDiscordAdapter, type DiscordAdapterDeps } from "../../src/adapters/discord/discord-adapter.js";
+import { attach, type AttachedSurface } from "../../src/surfaces/core/attach.js";
+import type { SurfaceCore } from "../../src/surfaces/core/inbound.js";
+import { createDiscordSurface, type DiscordSurfaceDeps } from "../../src/surfaces/discord/discord-adapter.js";
+import type { DiscordClicked } from "../../src/surfaces/discord/discord-events.js";
+import { approversFrom } from "../../src/governance/authority.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import { createLogger, silentLogger, type Logger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
@@ -25,11 +30,22 @@ export interface HarnessOptions {
   readonly whenExhausted?: ScriptStep;
   readonly env?: Record<string, string>;
   readonly clock?: () => number;
-  readonly adapter?: Pick<DiscordAdapterDeps, "messageContent" | "progressIntervalMs" | "stopGraceMs" | "takeEvents">;
+  readonly adapter?: Pick<DiscordSurfaceDeps, "messageContent" | "progressIntervalMs" | "takeEvents">;
   /** Every model call waits for this before the script answers it. */
   readonly gate?: Promise<void>;
+  /** How long stopping waits for clicks and commands in flight. */
+  readonly stopGraceMs?: number;
   /** The settings file's content (access, limits, channels), given the harness's people. */
-  readonly settings?: (people: { alice: FakeUser; bob: FakeUser; carol: FakeUser; dave: FakeUser; approverRole: string }) => Settings;
+  readonly settings?: (people: {
+    alice: FakeUser;
+    bob: FakeUser;
+    carol: FakeUser;
+    dave: FakeUser;
+    approverRole: string;
+    fake: FakeDiscord;
+  }) => Settings;
+  /** Puts a fault between the service and its (in-process) work queue. */
+  readonly wrapQueue?: (queue: WorkQueue) => WorkQueue;
 }
 
 export interface DiscordHarness {
@@ -38,7 +54,8 @@ export interface DiscordHarness {
   readonly store: KeyValueStore;
   readonly service: RunningAgentService;
   readonly model: ScriptedModel;
-  readonly adapter: ChatAdapter;
+  /** The surface under the core; `stop` stops taking events (the runner and then the client close in restart and close). */
+  readonly adapter: { stop(): Promise<void>; readonly core: SurfaceCore<DiscordClicked> };
   /** The adapter's log lines (info and up), parsed. */
   readonly logs: ReadonlyArray<Record<string, unknown>>;
   /** Asks the questions. */
@@ -82,39 +99,57 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
   const boot = async (script: readonly ScriptStep[]) => {
     const model = new ScriptedModel(script, options.whenExhausted ? { whenExhausted: options.whenExhausted } : {});
     const store = await openStore(config.storeUrl, silentLogger);
-    const governance = options.settings
-      ? createGovernance({
-          source: fixedSettings(options.settings({ ...people, approverRole })),
-          store,
-          logger: silentLogger,
-          model: config.model.name,
-        })
-      : undefined;
+    const governance = createGovernance({
+      source: fixedSettings(options.settings ? options.settings({ ...people, approverRole, fake }) : undefined),
+      store,
+      logger: silentLogger,
+      model: config.model.name,
+      approvers: approversFrom(config),
+    });
     const service = createAgentService({
       config,
       model: options.gate ? gated(model, options.gate) : model,
       store,
       logger: silentLogger,
       ...(options.clock ? { clock: options.clock } : {}),
-      ...(governance ? { runPolicy: governance.runPolicy } : {}),
+      runPolicy: governance.runPolicy,
+      authority: governance.authority,
+      ...(options.wrapQueue ? { queue: options.wrapQueue(createLocalWorkQueue(silentLogger)) } : {}),
     });
-    const adapter = createDiscordAdapter({
+    const surface = createDiscordSurface({
       config: config.discord!,
-      service,
-      store,
       logger,
       ...(options.clock ? { clock: options.clock } : {}),
       ...options.adapter,
-      ...(governance ? { governance: governance.commands } : {}),
     });
-    await adapter.start();
-    return { model, store, service, adapter };
+    let core: SurfaceCore<DiscordClicked> | undefined;
+    const watched = {
+      ...surface,
+      start: (flows: SurfaceCore<DiscordClicked>) => {
+        core = flows;
+        return surface.start(flows);
+      },
+    };
+    const attached: AttachedSurface = attach(watched, {
+      service,
+      governance,
+      store,
+      logger,
+      ...(options.clock ? { clock: options.clock } : {}),
+    });
+    await attached.start();
+    await service.start();
+    const adapter = { stop: () => attached.stopIntake(options.stopGraceMs ?? 6_000), core: core! };
+    return { model, store, service, adapter, attached, governance };
   };
   let running = await boot(options.script);
+  // In the app's order: no new events, the runs reach their checkpoint and post, then the client and the store close.
   const shutdown = async () => {
     await running.adapter.stop();
     // Short: a test's run that never ends must not hold the next step up.
     await running.service.close(1_000);
+    await running.attached.close();
+    await running.governance.close();
     await running.store.close();
   };
 

@@ -15,6 +15,17 @@ export interface InteractionState {
   readonly guildId?: string;
   acknowledged: boolean;
   originalId?: string;
+  /** When Discord created it: its token works for 15 minutes (a test may end it sooner). */
+  readonly createdAt: number;
+  expired?: boolean;
+}
+
+/** Discord accepts an interaction's token for 15 minutes, then answers 401 Invalid Webhook Token. */
+export const INTERACTION_TOKEN_MS = 15 * 60_000;
+export const invalidWebhookToken = { status: 401, body: { message: "Invalid Webhook Token", code: 50027 } };
+
+export function tokenExpired(interaction: InteractionState, now: number): boolean {
+  return interaction.expired === true || now - interaction.createdAt > INTERACTION_TOKEN_MS;
 }
 
 /** Discord refuses message content over 2,000 characters (50035 Invalid Form Body), wherever it is sent. */

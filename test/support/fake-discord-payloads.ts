@@ -151,7 +151,12 @@ export function apiRole(role: FakeRole, position: number) {
   };
 }
 
-export function apiGuild(guild: FakeGuild, channels: readonly FakeChannel[], botMember: ReturnType<typeof apiMember>) {
+export function apiGuild(
+  guild: FakeGuild,
+  channels: readonly FakeChannel[],
+  botMember: ReturnType<typeof apiMember>,
+  threads: readonly FakeChannel[] = [],
+) {
   return {
     id: guild.id,
     name: guild.name,
@@ -193,7 +198,7 @@ export function apiGuild(guild: FakeGuild, channels: readonly FakeChannel[], bot
       const { guild_id: _omitted, ...rest } = apiChannel(channel) as unknown as Record<string, unknown>;
       return rest;
     }),
-    threads: [],
+    threads: threads.map((thread) => apiChannel(thread)),
     presences: [],
     stage_instances: [],
     guild_scheduled_events: [],

@@ -1,27 +1,21 @@
 // A stand-in AgentService for adapter tests that need the service to misbehave or to be
 // watched; everything else uses the real service (fake-discord-harness.ts).
-import type { AgentService } from "../../src/runs/service.js";
-import type { Surface, Tool } from "../../src/agent/types.js";
+import type { AgentService, SurfaceHooks } from "../../src/runs/service.js";
+import type { Surface } from "../../src/agent/types.js";
 
 export interface StubService extends AgentService {
-  readonly registered: Map<Surface, readonly Tool[]>;
-  readonly expiryHandlers: Surface[];
+  /** What each surface attached with. */
+  readonly attached: Map<Surface, SurfaceHooks>;
 }
 
 export function stubService(overrides: Partial<AgentService> = {}): StubService {
-  const registered = new Map<Surface, readonly Tool[]>();
-  const expiryHandlers: Surface[] = [];
+  const attached = new Map<Surface, SurfaceHooks>();
   return {
-    registered,
-    expiryHandlers,
-    registerSurfaceTools: (surface, tools) => void registered.set(surface, tools),
-    admit: async () => ({ kind: "admitted" }),
-    registerPresenter: () => {},
-    registerContextLoader: () => {},
+    attached,
+    attach: (surface, hooks) => void attached.set(surface, hooks),
     submit: async () => {
       throw new Error("stubService: submit was not expected");
     },
-    onApprovalExpired: (surface) => void expiryHandlers.push(surface),
     ask: async () => {
       throw new Error("stubService: ask was not expected");
     },
@@ -33,7 +27,7 @@ export function stubService(overrides: Partial<AgentService> = {}): StubService 
       recent: async () => [],
       totals: async () => ({ up: 0, down: 0 }),
     },
-    toolList: () => [],
+    toolList: () => ({ tools: [], servers: [] }),
     rememberedFacts: async () => [],
     forget: async () => 0,
     ...overrides,

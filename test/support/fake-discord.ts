@@ -9,7 +9,15 @@ import type { AddressInfo } from "node:net";
 import { ChannelType, GatewayDispatchEvents, InteractionType, OverwriteType, PermissionFlagsBits, type APIMessage } from "discord.js";
 import { CallLog, type RecordedCall, type ScriptedFailure } from "./fake-discord-calls.js";
 import { FakeGateway } from "./fake-discord-gateway.js";
-import { answerCallback, botMessage, editMessage, tooLongRefusal, type InteractionState } from "./fake-discord-messages.js";
+import {
+  answerCallback,
+  botMessage,
+  editMessage,
+  invalidWebhookToken,
+  tokenExpired,
+  tooLongRefusal,
+  type InteractionState,
+} from "./fake-discord-messages.js";
 import {
   apiChannel,
   apiGuild,
@@ -55,6 +63,8 @@ export class FakeDiscord {
 
   private readonly channels = new Map<string, FakeChannel>();
   private readonly interactions = new Map<string, InteractionState>();
+  /** People who take no direct messages from the bot (Discord answers 50007). */
+  private readonly noDirectMessages = new Set<string>();
   /** Members of the guild: everyone who wrote, asked or clicked, with the roles set for them. */
   private readonly members = new Map<string, { user: FakeUser; roles: readonly string[] }>();
   private readonly log = new CallLog();
@@ -89,6 +99,8 @@ export class FakeDiscord {
           this.guild,
           [...this.channels.values()].filter((channel) => channel.guildId === guildId && !channel.parentId),
           apiMember(this.bot, [this.botRole.id]),
+          // The active threads (and forum posts) the server holds when the bot connects.
+          [...this.channels.values()].filter((channel) => channel.guildId === guildId && channel.parentId),
         ),
       ],
     });
@@ -178,6 +190,22 @@ export class FakeDiscord {
     return [...this.messages.values()].filter((message) => message.channel_id === channelId);
   }
 
+  /** The interaction's token stops working, as it does 15 minutes after Discord sent it. */
+  expireInteraction(token: string): void {
+    const interaction = this.interactions.get(token);
+    if (interaction) interaction.expired = true;
+  }
+
+  /** This person takes no direct messages from the bot (their privacy settings). */
+  refuseDirectMessages(user: FakeUser): void {
+    this.noDirectMessages.add(user.id);
+  }
+
+  /** The bot's DM channel with a person, if it opened one. */
+  dmOf(user: FakeUser): FakeChannel | undefined {
+    return [...this.channels.values()].find((channel) => channel.type === ChannelType.DM && channel.recipient?.id === user.id);
+  }
+
   /** Dispatches a slash command; returns the interaction's id and token. */
   slashCommand(
     name: string,
@@ -255,6 +283,7 @@ export class FakeDiscord {
       channelId: channel.id,
       ...(channel.guildId ? { guildId: channel.guildId } : {}),
       acknowledged: false,
+      createdAt: Date.now(),
       ...(message ? { originalId: message.id } : {}),
     });
     this.gateway.dispatch(
@@ -331,7 +360,30 @@ export class FakeDiscord {
         ([, token], body) => {
           const interaction = this.interactions.get(token!);
           if (!interaction?.acknowledged) return unknownWebhook;
+          if (tokenExpired(interaction, Date.now())) return invalidWebhookToken;
           return { status: 200, body: this.store(this.botMessage(interaction.channelId, body, interaction.guildId)) };
+        },
+      ],
+      [
+        "DELETE",
+        /^\/webhooks\/(\d+)\/([^/]+)\/messages\/([^/]+)$/,
+        ([, token, messageId]) => {
+          const interaction = this.interactions.get(token!);
+          if (!interaction?.acknowledged) return unknownWebhook;
+          if (tokenExpired(interaction, Date.now())) return invalidWebhookToken;
+          const id = messageId === "@original" ? interaction.originalId : messageId;
+          if (!id || !this.messages.delete(id)) return unknownMessage;
+          return { status: 204 };
+        },
+      ],
+      [
+        "POST",
+        /^\/users\/@me\/channels$/,
+        (_params, body) => {
+          const user = this.members.get(String(body?.recipient_id))?.user;
+          if (!user) return { status: 400, body: { message: "Invalid Recipient(s)", code: 50033 } };
+          const channel = this.dmOf(user) ?? this.dmChannel(user);
+          return { status: 200, body: apiChannel(channel) };
         },
       ],
       [
@@ -340,6 +392,7 @@ export class FakeDiscord {
         ([, token, messageId], body) => {
           const interaction = this.interactions.get(token!);
           if (!interaction?.acknowledged) return unknownWebhook;
+          if (tokenExpired(interaction, Date.now())) return invalidWebhookToken;
           const id = messageId === "@original" ? interaction.originalId : messageId;
           const message = id ? this.messages.get(id) : undefined;
           return message ? { status: 200, body: editMessage(message, body) } : unknownMessage;
@@ -378,7 +431,10 @@ export class FakeDiscord {
         /^\/channels\/(\d+)\/messages$/,
         ([channelId], body) => {
           const channel = this.channels.get(channelId!);
-          return channel ? { status: 200, body: this.store(this.botMessage(channel.id, body, channel.guildId)) } : unknownChannel;
+          if (!channel) return unknownChannel;
+          if (channel.type === ChannelType.DM && channel.recipient && this.noDirectMessages.has(channel.recipient.id))
+            return { status: 403, body: { message: "Cannot send messages to this user", code: 50007 } };
+          return { status: 200, body: this.store(this.botMessage(channel.id, body, channel.guildId)) };
         },
       ],
       [

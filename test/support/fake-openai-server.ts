@@ -52,6 +52,8 @@ export interface ToolCallSpec {
 export interface UsageSpec {
   readonly prompt: number;
   readonly completion: number;
+  /** Sent as usage.prompt_tokens_details.cached_tokens, as OpenAI reports prompt-cache hits. */
+  readonly cached?: number;
 }
 
 export function textReply(text: string, usage?: UsageSpec): FakeResponse {
@@ -80,7 +82,14 @@ function completion(message: object, finishReason: string, usage?: UsageSpec): F
       model: "fake-model",
       choices: [{ index: 0, message, finish_reason: finishReason }],
       ...(usage
-        ? { usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion } }
+        ? {
+            usage: {
+              prompt_tokens: usage.prompt,
+              completion_tokens: usage.completion,
+              total_tokens: usage.prompt + usage.completion,
+              ...(usage.cached === undefined ? {} : { prompt_tokens_details: { cached_tokens: usage.cached } }),
+            },
+          }
         : {}),
     },
   };

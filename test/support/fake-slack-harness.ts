@@ -1,6 +1,8 @@
 // The Slack adapter wired to the REAL agent service (scripted model, SQLite store in a temp
 // folder) and a fake Slack, in HTTP or Socket Mode. restart() replaces the adapter and the
 // service while keeping the store, like a process restart.
+import { createLocalWorkQueue } from "../../src/runs/local-work-queue.js";
+import type { WorkQueue } from "../../src/runs/work-queue.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,16 +10,30 @@ import type { DestinationStream } from "pino";
 import { createAgentService, type RunningAgentService } from "../../src/runs/agent-service.js";
 import type { Model } from "../../src/agent/types.js";
 import { loadConfig, type Config } from "../../src/config.js";
+import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { createLogger, type Logger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
-import { createSlackAdapter, type SlackAdapter } from "../../src/adapters/slack/slack-adapter.js";
-import type { StreamLimits } from "../../src/adapters/slack/stream-limits.js";
+import { createSlackSurface, type SlackSurface } from "../../src/surfaces/slack/slack-adapter.js";
+import { attach } from "../../src/surfaces/core/attach.js";
+import type { SurfaceCore } from "../../src/surfaces/core/inbound.js";
+import type { SlackClicked } from "../../src/surfaces/slack/slack-clicks.js";
+import { approversFrom } from "../../src/governance/authority.js";
+import type { StreamLimits } from "../../src/surfaces/slack/stream-trace.js";
 import { startFakeSlack, type FakeSlack } from "./fake-slack.js";
 import { SIGNING_SECRET } from "./fake-slack-requests.js";
 import { createGovernance } from "../../src/governance/governance.js";
 import type { Settings } from "../../src/governance/settings-schema.js";
 import { fixedSettings } from "../../src/governance/settings-source.js";
+
+/** The Slack surface under the core, as the app runs it; `stop` stops taking events (the runner and the client close later). */
+export interface SlackAdapter {
+  readonly surface: SlackSurface;
+  readonly port: number | undefined;
+  /** The core's flows, as the surface hands events to them. */
+  readonly core: SurfaceCore<SlackClicked>;
+  stop(): Promise<void>;
+}
 
 export interface SlackHarness {
   readonly fake: FakeSlack;
@@ -30,7 +46,8 @@ export interface SlackHarness {
   /** HTTP mode: where Slack posts events and clicks. */
   readonly eventsUrl: string;
   readonly baseUrl: string;
-  restart(): Promise<void>;
+  /** `model`: the new process's model (default: the same one, which goes on with its script). */
+  restart(model?: Model): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -44,6 +61,8 @@ export interface HarnessOptions {
   readonly streamLimits?: StreamLimits;
   /** The settings file's content: access, limits, channels (governance wired like app.ts does). */
   readonly settings?: Settings;
+  /** Puts a fault between the service and its (in-process) work queue. */
+  readonly wrapQueue?: (queue: WorkQueue) => WorkQueue;
 }
 
 function captureLogs(lines: Array<Record<string, unknown>>): Logger {
@@ -72,35 +91,54 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
   const logger = captureLogs(logs);
   const store = await openStore(config.storeUrl, logger);
 
+  let model = options.model;
   const boot = async () => {
-    const governance = options.settings
-      ? createGovernance({
-          source: fixedSettings(options.settings),
-          store,
-          logger,
-          model: config.model.name,
-          ...(options.clock ? { clock: options.clock } : {}),
-        })
-      : undefined;
+    const governance = createGovernance({
+      source: fixedSettings(options.settings),
+      store,
+      logger,
+      model: config.model.name,
+      approvers: approversFrom(config),
+      ...(options.clock ? { clock: options.clock } : {}),
+    });
     const service = createAgentService({
       config,
-      model: options.model,
+      model,
       store,
       logger,
       clock: options.clock,
-      ...(governance ? { runPolicy: governance.runPolicy } : {}),
+      runPolicy: governance.runPolicy,
+      authority: governance.authority,
+      ...(options.wrapQueue ? { queue: options.wrapQueue(createLocalWorkQueue(logger)) } : {}),
     });
-    const adapter = createSlackAdapter({
+    const surface = createSlackSurface({
       config: config.slack!,
-      service,
-      store,
       logger,
-      drainTimeoutMs: options.drainTimeoutMs,
-      streamLimits: options.streamLimits,
-      ...(governance ? { governance: governance.commands } : {}),
+      counter: TokenCounter.forModel(config.model.name),
+      ...(options.streamLimits ? { streamLimits: options.streamLimits } : {}),
+      ...(options.clock ? { now: options.clock } : {}),
     });
-    await adapter.start();
-    return { service, adapter };
+    let core: SurfaceCore<SlackClicked> | undefined;
+    const watched: SlackSurface = Object.create(surface, {
+      start: {
+        value: (flows: SurfaceCore<SlackClicked>) => {
+          core = flows;
+          return surface.start(flows);
+        },
+      },
+    });
+    const attached = attach(watched, { service, governance, store, logger, ...(options.clock ? { clock: options.clock } : {}) });
+    await attached.start();
+    await service.start();
+    const adapter: SlackAdapter = {
+      surface,
+      get port() {
+        return surface.port;
+      },
+      core: core!,
+      stop: () => attached.stopIntake(options.drainTimeoutMs ?? 8_000),
+    };
+    return { service, adapter, attached, governance };
   };
   let current = await boot();
   if (mode === "socket") await fake.waitForSocket();
@@ -122,14 +160,19 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
     get eventsUrl() {
       return `http://127.0.0.1:${current.adapter.port}/slack/events`;
     },
-    async restart() {
+    async restart(next) {
+      if (next) model = next;
       await current.adapter.stop();
       await current.service.close();
+      await current.attached.close();
+      await current.governance.close();
       current = await boot();
     },
     async close() {
       await current.adapter.stop();
       await current.service.close();
+      await current.attached.close();
+      await current.governance.close();
       await store.close();
       if (!options.fake) await fake.close();
       rmSync(folder, { recursive: true, force: true });

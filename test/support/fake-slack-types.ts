@@ -45,13 +45,25 @@ export interface Failure {
   readonly status?: number;
   readonly retryAfterSeconds?: number;
   readonly error?: string;
+  /** Only calls whose arguments match fail (the others go through while this one waits); default every call. */
+  readonly matching?: (args: Record<string, unknown>) => boolean;
   /** How many calls fail; default 1. */
   readonly times?: number;
   /** Record the call and never answer it (a process killed during the call). */
   readonly hang?: true;
+  /** Answer the call normally, but only once this settles (a slow platform the test releases). */
+  readonly holdUntil?: Promise<void>;
 }
 
 export type ChannelKind = "public" | "private" | "im" | "mpim";
+
+/** What users.info tells about a person (Slack's fields); guests are restricted, Slack Connect people have another team. */
+export interface FakeUser {
+  readonly team_id: string;
+  readonly is_restricted?: boolean;
+  readonly is_ultra_restricted?: boolean;
+  readonly is_stranger?: boolean;
+}
 
 export interface FakeSlack extends Omit<SocketEndpoint, "close"> {
   /** Base URL for SLACK_API_URL / slackApiUrl. */
@@ -61,6 +73,8 @@ export interface FakeSlack extends Omit<SocketEndpoint, "close"> {
   /** Resolves with the first call (past or future) to `method` that satisfies `match`. */
   waitForCall(method: string, match?: (call: RecordedCall) => boolean, timeoutMs?: number): Promise<RecordedCall>;
   fail(method: string, failure: Failure): void;
+  /** Every method answers `failure` for the next `forMs` (an outage: 429 with Retry-After, or 500s, none of them applied). */
+  failEverything(failure: Failure, forMs: number): void;
   /** chat.startStream answers ok: false (an app without the agent features). */
   refuseStreaming(error?: string): void;
   /** Seeds a message as if a person (or another bot) wrote it. */
@@ -71,8 +85,10 @@ export interface FakeSlack extends Omit<SocketEndpoint, "close"> {
   setChannelKind(channel: string, kind: ChannelKind): void;
   /** conversations.members and postEphemeral see these people in the channel (default DEFAULT_MEMBERS). */
   setMembers(channel: string, users: readonly string[]): void;
-  /** The app lacks this scope: methods that need it for a channel kind answer missing_scope. */
-  withoutScope(scope: "groups:read"): void;
+  /** The app lacks this scope: methods that need it (for a channel kind) answer missing_scope. */
+  withoutScope(scope: "groups:read" | "users:read"): void;
+  /** What users.info answers for this person (default: a full member of TEAM_ID for U0… ids, user_not_found otherwise). */
+  setUser(id: string, user: FakeUser): void;
   /** How long and large a stream may grow (default 5 minutes and 12,000 characters). */
   setStreamLimits(limits: Partial<StreamLimits>): void;
   message(channel: string, ts: string): FakeMessage | undefined;

@@ -21,6 +21,7 @@ import {
   type Failure,
   type FakeMessage,
   type FakeSlack,
+  type FakeUser,
   type RecordedCall,
   type StreamLimits,
 } from "./fake-slack-types.js";
@@ -64,8 +65,10 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   let streamingError: string | undefined;
   const members = new Map<string, readonly string[]>();
   const missingScopes = new Set<string>();
+  const users = new Map<string, FakeUser>();
   let streamLimits: StreamLimits = { maxAgeMs: 5 * 60_000, maxChars: 12_000 };
   let tsCounter = 0;
+  let outage: { readonly failure: Failure; readonly until: number } | undefined;
 
   const nextTs = () => `${1_700_000_000 + ++tsCounter}.000100`;
   const find = (channel: string, ts: string) => messages.find((m) => m.channel === channel && m.ts === ts);
@@ -113,6 +116,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   };
 
   const membersOf = (channel: string) => members.get(channel) ?? DEFAULT_MEMBERS;
+  /** Everyone the fake has heard of is a full member of the workspace unless a test says otherwise. */
+  const userOf = (id: string): FakeUser | undefined =>
+    users.get(id) ?? (DEFAULT_MEMBERS.includes(id) || /^U0[A-Z]+$/.test(id) ? { team_id: TEAM_ID } : undefined);
   const tooLong = (args: Record<string, unknown>) => (str(args.text) ?? str(args.markdown_text) ?? "").length > MESSAGE_MAX_CHARS;
   /** Private channels and group DMs are described only with groups:read (mpim:read for group DMs). */
   const hiddenByScope = (channel: string) => missingScopes.has("groups:read") && kindOf(channel) === "private";
@@ -226,9 +232,23 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         },
       };
     },
+    /** Needs users:read; a user Slack does not know is user_not_found. */
+    "users.info": (args) => {
+      if (missingScopes.has("users:read"))
+        return { ok: false, error: "missing_scope", needed: "users:read", provided: "channels:read,chat:write" };
+      const id = String(args.user);
+      const user = userOf(id);
+      if (!user) return { ok: false, error: "user_not_found" };
+      return {
+        ok: true,
+        user: { id, name: id.toLowerCase(), is_bot: false, deleted: false, is_restricted: false, is_ultra_restricted: false, ...user },
+      };
+    },
     "conversations.members": (args) => {
       const channel = String(args.channel);
       if (hiddenByScope(channel)) return { ok: false, error: "missing_scope", needed: "groups:read", provided: "channels:read,chat:write" };
+      // A private conversation the bot is not in does not exist for it.
+      if (notMember.has(channel) && kindOf(channel) !== "public") return { ok: false, error: "channel_not_found" };
       const list = [...membersOf(channel)];
       const offset = typeof args.cursor === "string" && args.cursor !== "" ? Number(args.cursor) : 0;
       const end = offset + Number(args.limit ?? 100);
@@ -243,10 +263,10 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     },
   };
 
-  function takeFailure(method: string): Failure | undefined {
+  function takeFailure(method: string, args: Record<string, unknown>): Failure | undefined {
     const queue = failures.get(method);
     const failure = queue?.[0];
-    if (!queue || !failure) return undefined;
+    if (!queue || !failure || (failure.matching && !failure.matching(args))) return undefined;
     const left = (failure.times ?? 1) - 1;
     if (left <= 0) queue.shift();
     else queue[0] = { ...failure, times: left };
@@ -262,7 +282,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     const method = (request.url ?? "").replace(/^\/api\//, "").split("?")[0] ?? "";
     const raw = await readBody(request);
     const args = (request.headers["content-type"] ?? "").includes("json") ? (safeJson(raw) as Record<string, unknown>) : parseForm(raw);
-    const failure = takeFailure(method);
+    const failure = (outage && Date.now() < outage.until ? outage.failure : undefined) ?? takeFailure(method, args);
     if (failure?.hang) {
       record({ method, args, status: 0 });
       return;
@@ -274,6 +294,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       record({ method, args, status: failure.status });
       return;
     }
+    if (failure?.holdUntil) await failure.holdUntil;
     const handler = handlers[method];
     const result = failure?.error ? { ok: false, error: failure.error } : handler ? handler(args) : { ok: false, error: "unknown_method" };
     response.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(result));
@@ -309,6 +330,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     fail(method, failure) {
       failures.set(method, [...(failures.get(method) ?? []), failure]);
     },
+    failEverything(failure, forMs) {
+      outage = { failure, until: Date.now() + forMs };
+    },
     refuseStreaming(error = "feature_not_enabled") {
       streamingError = error;
     },
@@ -319,7 +343,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     },
     leaveChannel: (channel) => void notMember.add(channel),
     setChannelKind: (channel, kind) => void channelKinds.set(channel, kind),
-    setMembers: (channel, users) => void members.set(channel, users),
+    setMembers: (channel, people) => void members.set(channel, people),
+    setUser: (id, user) => void users.set(id, user),
     withoutScope: (scope) => void missingScopes.add(scope),
     setStreamLimits(limits) {
       streamLimits = { ...streamLimits, ...limits };

@@ -6,6 +6,7 @@ import type { AgentEvent, Model, TaskOrigin, Tool } from "../../src/agent/types.
 import { loadConfig } from "../../src/config.js";
 import { createAuditLog } from "../../src/governance/audit-log.js";
 import { createRunPolicy, type RunPolicy } from "../../src/governance/run-policy.js";
+import { createAuthority, type Approvers } from "../../src/governance/authority.js";
 import { checkSettings, type Settings } from "../../src/governance/settings-schema.js";
 import { fixedSettings, type SettingsSource } from "../../src/governance/settings-source.js";
 import { silentLogger } from "../../src/logger.js";
@@ -23,6 +24,7 @@ export function slackOrigin(user: string, channel = "C1", ts = "1700000000.00010
     surface: "slack",
     conversationKey: `slack:T1:${channel}:${ts}`,
     requester: { id: user },
+    scope: { channel, dm: channel.startsWith("D"), workspace: "T1", roles: [] },
     place: { team: "T1", channel, thread_ts: ts, reply_thread_ts: ts },
   };
 }
@@ -44,6 +46,7 @@ export async function governedService(options: {
   clock?: () => number;
   modelFor?: (name: string) => Model;
   env?: Record<string, string>;
+  approvers?: Approvers;
 }): Promise<GovernedService> {
   const config = loadConfig({ STORE_URL: options.storeUrl, MEMORY_EXTRACT_FACTS: "false", ...options.env });
   const store = await openStore(config.storeUrl, silentLogger);
@@ -57,10 +60,12 @@ export async function governedService(options: {
     logger: silentLogger,
     clock,
     runPolicy: policy,
+    authority: createAuthority({ approvers: options.approvers ?? {}, settings }),
     ...(options.modelFor ? { modelFor: options.modelFor } : {}),
   });
-  service.registerSurfaceTools("slack", options.tools ?? []);
-  service.registerSurfaceTools("console", options.tools ?? []);
+  service.attach("slack", { tools: options.tools ?? [] });
+  service.attach("console", { tools: options.tools ?? [] });
+  await service.start();
   const events: AgentEvent[] = [];
   return {
     service,

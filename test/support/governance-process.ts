@@ -14,6 +14,6 @@ if (action === "run") {
     JSON.stringify({ answer: outcome.status === "answered" ? outcome.answer : "paused", modelCalls: model.requests.length }),
   );
 } else {
-  process.stdout.write(JSON.stringify(await harness.service.admit(origin)));
+  process.stdout.write(JSON.stringify(await harness.policy.admit(origin)));
 }
 await harness.close();

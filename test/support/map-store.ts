@@ -9,6 +9,8 @@ export function mapStore(): KeyValueStore & {
   const data = new Map<string, unknown>();
   const sets = new Map<string, Set<string>>();
   const ttls = new Map<string, number | undefined>();
+  const indexes = new Map<string, Map<string, number>>();
+  const counters = new Map<string, Record<string, number>>();
   return {
     data,
     ttls,
@@ -40,6 +42,37 @@ export function mapStore(): KeyValueStore & {
     addToSet: async (key, member) => void sets.set(key, (sets.get(key) ?? new Set<string>()).add(member)),
     removeFromSet: async (key, member) => void sets.get(key)?.delete(member),
     setMembers: async (key) => [...(sets.get(key) ?? [])],
+    getMany: async (keys) => keys.map((key) => data.get(key)),
+    addToIndex: async (entries) => {
+      for (const entry of entries) indexes.set(entry.key, (indexes.get(entry.key) ?? new Map()).set(entry.member, entry.score));
+    },
+    removeFromIndex: async (key, members) => {
+      for (const member of members) indexes.get(key)?.delete(member);
+    },
+    indexRange: async (key, range) => {
+      const hits = [...(indexes.get(key) ?? new Map<string, number>())]
+        .map(([member, score]) => ({ member, score }))
+        .filter((hit) => hit.score >= (range.min ?? -Infinity) && hit.score <= (range.max ?? Infinity))
+        .sort((a, b) => a.score - b.score || (a.member < b.member ? -1 : a.member > b.member ? 1 : 0));
+      if (range.order === "asc") return hits.slice(0, range.limit);
+      const after = range.after;
+      return hits
+        .reverse()
+        .filter((hit) => !after || hit.score < after.score || (hit.score === after.score && hit.member < after.member))
+        .slice(0, range.limit);
+    },
+    indexSize: async (key) => indexes.get(key)?.size ?? 0,
+    trimIndex: async (key, score) => {
+      let removed = 0;
+      for (const [member, at] of indexes.get(key) ?? []) if (at < score && indexes.get(key)!.delete(member)) removed += 1;
+      return removed;
+    },
+    incrementFields: async (key, by) => {
+      const fields = counters.get(key) ?? {};
+      for (const [field, amount] of Object.entries(by)) fields[field] = (fields[field] ?? 0) + amount;
+      counters.set(key, fields);
+    },
+    counterFields: async (key) => ({ ...counters.get(key) }),
     close: async () => undefined,
   };
 }

@@ -20,7 +20,7 @@ export interface TestMcpHttpServer {
   kill(): Promise<void>;
 }
 
-type ToolSetup = (server: McpServer) => void;
+export type ToolSetup = (server: McpServer) => void;
 
 function baseTools(server: McpServer): void {
   server.registerTool(
@@ -37,11 +37,14 @@ function baseTools(server: McpServer): void {
   );
 }
 
-export async function startMcpHttpServer(options: { sseOnly?: boolean } = {}): Promise<TestMcpHttpServer> {
+/** `token`: requests without `Authorization: Bearer <token>` are answered 401, as by a server behind a gateway. `tools` registers more tools on every session's server (a test's own, with their own answers). */
+export async function startMcpHttpServer(
+  options: { sseOnly?: boolean; token?: string; tools?: ToolSetup } = {},
+): Promise<TestMcpHttpServer> {
   const requests: TestMcpHttpServer["requests"] = [];
   const sessions = new Map<string, Transport & { handleRequest?: unknown }>();
   const servers: McpServer[] = [];
-  const extraTools: ToolSetup[] = [];
+  const extraTools: ToolSetup[] = options.tools ? [options.tools] : [];
 
   const newServer = () => {
     const server = new McpServer({ name: "test-http", version: "1.0.0" }, { capabilities: { tools: { listChanged: true } } });
@@ -87,6 +90,10 @@ export async function startMcpHttpServer(options: { sseOnly?: boolean } = {}): P
   const http = createServer((req, res) => {
     requests.push({ method: req.method ?? "", headers: req.headers });
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (options.token !== undefined && req.headers.authorization !== `Bearer ${options.token}`) {
+      res.writeHead(401, { "www-authenticate": "Bearer" }).end();
+      return;
+    }
     const handled = options.sseOnly ? legacy(req, res, url) : streamable(req, res);
     handled.catch(() => {
       if (!res.headersSent) res.writeHead(500).end();

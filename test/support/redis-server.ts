@@ -1,13 +1,15 @@
 // Starts a private redis-server child on 127.0.0.1 for tests and benchmarks: no persistence
 // unless asked for, killed on stop() and when this process exits.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 
 export interface RedisServer {
   readonly port: number;
   readonly url: string;
   /** Kills the server the hard way (SIGKILL), like a crash; resolves once it has exited. */
   stop(): Promise<void>;
+  /** Stops it the way an operator does (SHUTDOWN: the append-only file is flushed first); resolves once it has exited. */
+  shutdown(): Promise<void>;
 }
 
 const READY_LINE = "Ready to accept connections";
@@ -34,15 +36,21 @@ export function redisTestMode(installed: boolean, env: NodeJS.ProcessEnv): Redis
   return { kind: "skip", note: `Skipping the Redis tests: redis-server is not installed (\`${INSTALL}\` to run them).` };
 }
 
+export interface RedisServerOptions {
+  readonly dataDir?: string;
+  /** With `dataDir`: how often the append-only file is synced (default always; Redis's own default is everysec). */
+  readonly appendfsync?: "always" | "everysec";
+}
+
 /**
  * Starts redis-server on `port` (a free one when omitted) and resolves once it accepts connections.
- * With `dataDir` it persists every write there (append-only file, fsync always), so a server
- * started again on the same folder after stop() has what the killed one had.
+ * With `dataDir` it persists every write there (append-only file, fsync always unless told), so a
+ * server started again on the same folder after stop() or shutdown() has what the stopped one had.
  */
-export async function startRedisServer(port?: number, options: { readonly dataDir?: string } = {}): Promise<RedisServer> {
+export async function startRedisServer(port?: number, options: RedisServerOptions = {}): Promise<RedisServer> {
   const chosen = port ?? (await freePort());
   const persistence = options.dataDir
-    ? ["--dir", options.dataDir, "--appendonly", "yes", "--appendfsync", "always"]
+    ? ["--dir", options.dataDir, "--appendonly", "yes", "--appendfsync", options.appendfsync ?? "always"]
     : ["--appendonly", "no"];
   const child = spawn("redis-server", ["--port", String(chosen), "--bind", "127.0.0.1", "--save", "", ...persistence], {
     stdio: ["ignore", "pipe", "pipe"],
@@ -62,6 +70,14 @@ export async function startRedisServer(port?: number, options: { readonly dataDi
       child.kill("SIGKILL");
       await exited;
     },
+    async shutdown() {
+      process.off("exit", killOnExit);
+      const connection = connect(chosen, "127.0.0.1");
+      // SHUTDOWN has no reply: the server closes every connection as it exits.
+      connection.on("error", () => {});
+      connection.end("SHUTDOWN\r\n");
+      await exited;
+    },
   };
 }
 
@@ -78,12 +94,16 @@ function untilReady(child: ChildProcess): Promise<void> {
       reject(error);
     };
     child.once("error", (error: NodeJS.ErrnoException) => fail(error.code === "ENOENT" ? new Error(MISSING) : error));
-    child.once("exit", (code) => fail(new Error(`redis-server exited with ${code} before it was ready:\n${output}`)));
+    const early = (code: number | null): void => fail(new Error(`redis-server exited with ${code} before it was ready:\n${output}`));
+    child.once("exit", early);
     const collect = (chunk: Buffer): void => {
       output += chunk.toString();
       if (output.includes(READY_LINE)) {
         clearTimeout(timer);
-        child.removeAllListeners("exit");
+        // Only this wait's own listeners go: the caller's exit listener, added once ready, must stay.
+        child.off("exit", early);
+        child.stdout?.off("data", collect).resume();
+        child.stderr?.off("data", collect).resume();
         resolve();
       }
     };

@@ -8,6 +8,9 @@ import { loadConfig, type Config } from "../../src/config.js";
 import { silentLogger, type Logger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
+import { createAuthority } from "../../src/governance/authority.js";
+import { fixedSettings } from "../../src/governance/settings-source.js";
+import type { SurfaceHooks } from "../../src/runs/service.js";
 
 export interface NoteTool {
   readonly tool: Tool<{ text: string }>;
@@ -33,11 +36,19 @@ export function noteTool(): NoteTool {
 }
 
 export function originFor(requester = "alice", conversation = "console:approvals"): TaskOrigin {
-  return { surface: "console", conversationKey: conversation, requester: { id: requester, name: requester }, place: {} };
+  return {
+    surface: "console",
+    conversationKey: conversation,
+    requester: { id: requester, name: requester },
+    scope: { dm: false, roles: [] },
+    place: {},
+  };
 }
 
 export interface ServiceHarness {
   readonly service: RunningAgentService;
+  /** The console tools it was attached with (a test that attaches again keeps them). */
+  readonly tools: readonly Tool[];
   readonly store: KeyValueStore;
   readonly config: Config;
   readonly events: AgentEvent[];
@@ -54,15 +65,31 @@ export async function startService(options: {
   logger?: Logger;
   /** Puts a fault or a recorder between the service and the real store. */
   wrapStore?: (store: KeyValueStore) => KeyValueStore;
+  /** Console approvers besides the requester. */
+  approvers?: readonly string[];
+  /** What an approval nobody decided in time tells the console. */
+  expired?: SurfaceHooks["expired"];
+  /** False: the caller attaches its presenters first and calls service.start() (default: started here). */
+  start?: boolean;
 }): Promise<ServiceHarness> {
   const config = loadConfig({ STORE_URL: options.storeUrl, MEMORY_EXTRACT_FACTS: "false", ...options.env });
   const real = await openStore(config.storeUrl, silentLogger);
   const store = options.wrapStore ? options.wrapStore(real) : real;
-  const service = createAgentService({ config, model: options.model, store, logger: options.logger ?? silentLogger, clock: options.clock });
-  service.registerSurfaceTools("console", options.tools ?? []);
+  const authority = createAuthority({ approvers: { users: { console: options.approvers ?? [] } }, settings: fixedSettings() });
+  const service = createAgentService({
+    config,
+    model: options.model,
+    store,
+    logger: options.logger ?? silentLogger,
+    clock: options.clock,
+    authority,
+  });
+  service.attach("console", { tools: options.tools ?? [], ...(options.expired ? { expired: options.expired } : {}) });
+  if (options.start !== false) await service.start();
   const events: AgentEvent[] = [];
   return {
     service,
+    tools: options.tools ?? [],
     store,
     config,
     events,

@@ -98,7 +98,7 @@ async function writeStoreFixtures(work: string, settings: Settings): Promise<Fix
   const databasePath = join(work, "data", "bot.sqlite");
   const keyFile = join(work, "keys", "signing.key");
   await mkdir(join(work, "data"));
-  const owner = claimStoreOwnership(databasePath);
+  const owner = await claimStoreOwnership(databasePath);
   if (owner.kind !== "owned") throw new Error(owner.message);
   await copyFile(`${databasePath}.owner`, join(out, "bot.sqlite.owner"));
 
@@ -117,13 +117,16 @@ async function writeStoreFixtures(work: string, settings: Settings): Promise<Fix
   const model = new ScriptedModel([], { whenExhausted: reply });
   const service = createAgentService({ config, model, store, logger: silentLogger, clock, runPolicy: policy });
   const { tools, ran } = fixtureTools();
-  service.registerSurfaceTools("slack", tools);
   const answered: string[] = [];
-  service.registerPresenter("slack", (origin) => ({
-    sink: () => {},
-    finish: async (outcome) => void answered.push(`${origin.conversationKey} ${outcome.status}`),
-    fail: async () => {},
-  }));
+  service.attach("slack", {
+    tools,
+    present: (origin) => ({
+      sink: () => {},
+      finish: async (outcome) => void answered.push(`${origin.conversationKey} ${outcome.status}`),
+      fail: async () => {},
+    }),
+  });
+  await service.start();
 
   const { done, paused, interrupted, executing } = conversations;
   await service.submit({ origin: done.origin, text: done.text }, done.receipt);

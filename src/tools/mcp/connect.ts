@@ -1,5 +1,7 @@
 // Opens one MCP client session over the server's transport: a child process over stdio, or
-// Streamable HTTP with the deprecated SSE transport as the fallback for older servers.
+// Streamable HTTP with the deprecated SSE transport as the fallback for older servers. A failure
+// rejects with the reason in words (command not found, exit code, HTTP status).
+import type { ChildProcess } from "node:child_process";
 import type { Readable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
@@ -7,6 +9,7 @@ import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotoc
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Logger } from "pino";
+import { failureReason, type ProcessEnd } from "./connect-failure.js";
 import type { McpTransportConfig } from "./mcp-config.js";
 
 export const CLIENT_INFO = { name: "guarded-agent-bot", version: "0.1.0" } as const;
@@ -15,6 +18,8 @@ export interface Connection {
   readonly client: Client;
   /** "stdio", "streamable-http" or "sse": what the session runs over, for the start line and /tools. */
   readonly via: "stdio" | "streamable-http" | "sse";
+  /** How a stdio server's process ended, once it has. */
+  ended?(): ProcessEnd | undefined;
 }
 
 export interface ConnectOptions {
@@ -46,6 +51,21 @@ function forwardStderr(stream: Readable | null, logger: Logger): void {
   });
 }
 
+/** The SDK's stdio transport, also keeping how its process ended (the SDK keeps the child to itself). */
+class StdioTransport extends StdioClientTransport {
+  ended: ProcessEnd | undefined;
+
+  override async start(): Promise<void> {
+    await super.start();
+    // `_process` is the SDK's own field; without it a reason falls back to "Connection closed".
+    const child = (this as unknown as { _process?: ChildProcess })._process;
+    // Attached right after "spawn", so no exit can come before it.
+    child?.once("exit", (code, signal) => {
+      this.ended = { code, signal };
+    });
+  }
+}
+
 function newClient(): Client {
   return new Client(CLIENT_INFO, { capabilities: {} });
 }
@@ -66,10 +86,10 @@ function refusedAsOldServer(error: unknown): boolean {
   return error instanceof StreamableHTTPError && error.code !== undefined && error.code >= 400 && error.code < 500;
 }
 
-/** Rejects when the server can't be started or reached, or refuses the handshake. */
+/** Rejects, with the reason as its message, when the server can't be started or reached, or refuses the handshake. */
 export async function connect(config: McpTransportConfig, options: ConnectOptions): Promise<Connection> {
   if (config.kind === "stdio") {
-    const transport = new StdioClientTransport({
+    const transport = new StdioTransport({
       command: config.command,
       args: [...config.args],
       env: stdioEnvironment(config.env),
@@ -77,8 +97,21 @@ export async function connect(config: McpTransportConfig, options: ConnectOption
       stderr: "pipe",
     });
     forwardStderr(transport.stderr as Readable | null, options.logger);
-    return { client: await open(transport, options), via: "stdio" };
+    try {
+      return { client: await open(transport, options), via: "stdio", ended: () => transport.ended };
+    } catch (error) {
+      // Node reports the exit before the streams close, so a server that ended is known here.
+      throw new Error(failureReason(error, config, options.timeoutMs, transport.ended), { cause: error });
+    }
   }
+  try {
+    return await connectHttp(config, options);
+  } catch (error) {
+    throw new Error(failureReason(error, config, options.timeoutMs), { cause: error });
+  }
+}
+
+async function connectHttp(config: Extract<McpTransportConfig, { kind: "http" }>, options: ConnectOptions): Promise<Connection> {
   const url = new URL(config.url);
   const requestInit: RequestInit = { headers: { ...config.headers } };
   if (config.sse) return { client: await open(new SSEClientTransport(url, { requestInit }), options), via: "sse" };

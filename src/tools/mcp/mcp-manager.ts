@@ -1,11 +1,12 @@
 // All configured MCP servers: started together, each failing on its own. `tools()` is what the
 // next model call may use (the tools of the servers that are up); it returns the same array
-// until something changed, so a registry can keep its schemas until then.
+// until something changed, so a registry can keep its schemas until then. `/tools` is read from
+// the same map of names, so a name it shows is the tool a call (or a TOOL_POLICY rule) reaches.
 import type { Logger } from "pino";
-import type { ToolListing } from "../../runs/service.js";
+import type { ToolList } from "../../runs/service.js";
 import type { Tool } from "../../agent/types.js";
 import type { McpServerConfig } from "./mcp-config.js";
-import { createMcpTool, effectOf } from "./mcp-tool.js";
+import { createMcpTool } from "./mcp-tool.js";
 import { ServerConnection, type ServerConnectionDeps, type ServerState } from "./server-connection.js";
 import { prefixedToolName } from "./tool-names.js";
 
@@ -20,8 +21,8 @@ export interface McpManager {
   start(): Promise<void>;
   /** The tools of the servers that are up, ready for the registry. */
   tools(): readonly Tool[];
-  /** Every known tool, also of servers that are down, for `/tools`. */
-  describe(): readonly ToolListing[];
+  /** Every known tool, also of servers that are down, and every configured server with its state, for `/tools`. */
+  describe(): ToolList;
   servers(): readonly McpServerSummary[];
   /** Called after any server's state or tool list changed; returns the unsubscribe. Listeners must not throw. */
   onChange(listener: () => void): () => void;
@@ -39,8 +40,15 @@ export interface McpManagerOptions {
   readonly heartbeatMs?: number;
 }
 
+/** One tool as the model sees it: its name (unique among all servers), its server and its wrapper. */
+interface MappedTool {
+  readonly name: string;
+  readonly connection: ServerConnection;
+  readonly tool: Tool;
+}
+
 export function createMcpManager(configs: readonly McpServerConfig[], options: McpManagerOptions): McpManager {
-  let cached: readonly Tool[] | undefined;
+  let cached: { readonly mapped: readonly MappedTool[]; readonly offered: readonly Tool[] } | undefined;
   const listeners = new Set<() => void>();
   const connections = configs.map(
     (config) =>
@@ -64,57 +72,63 @@ export function createMcpManager(configs: readonly McpServerConfig[], options: M
       );
   }
 
-  /** Names are given in config order, so a server's names stay put while another one comes and goes. */
-  function build(): readonly Tool[] {
+  /**
+   * Names are given in config order, also to the last known tools of a server that is down, so a
+   * server's names stay put while another one comes and goes. Each name is reserved as it is
+   * given, so two tools of one server that read alike (`a.b`, `a_b`) get two names.
+   */
+  function map(): readonly MappedTool[] {
     const taken = new Set<string>();
-    const tools: Tool[] = [];
+    const mapped: MappedTool[] = [];
     for (const connection of connections) {
-      const names = connection.tools.map((definition) => ({
-        definition,
-        name: prefixedToolName(connection.server, definition.name, taken),
-      }));
-      for (const { name } of names) taken.add(name);
-      if (connection.state.kind !== "up") continue;
-      for (const { definition, name } of names) {
+      for (const definition of connection.tools) {
+        const name = prefixedToolName(connection.server, definition.name, taken);
+        let tool: Tool;
         try {
-          tools.push(
-            createMcpTool({
-              name,
-              definition,
-              caller: connection,
-              approval: connection.config.approval,
-              timeoutMs: connection.config.timeoutMs ?? options.defaultTimeoutMs,
-            }),
-          );
+          tool = createMcpTool({
+            name,
+            definition,
+            caller: connection,
+            approval: connection.config.approval,
+            timeoutMs: connection.config.timeoutMs ?? options.defaultTimeoutMs,
+          });
         } catch (error) {
           connection.skip(definition, `its input schema is not usable (${error instanceof Error ? error.message : String(error)})`);
+          continue;
         }
+        taken.add(name);
+        mapped.push({ name, connection, tool });
       }
     }
-    return tools;
+    return mapped;
   }
+
+  function current() {
+    if (!cached) {
+      const mapped = map();
+      cached = { mapped, offered: mapped.filter((entry) => entry.connection.state.kind === "up").map((entry) => entry.tool) };
+    }
+    return cached;
+  }
+
+  const servers = (): readonly McpServerSummary[] =>
+    connections.map((connection) => ({ name: connection.server, state: connection.state, tools: connection.tools.length }));
 
   return {
     async start() {
       await Promise.all(connections.map((connection) => connection.start()));
     },
-    tools() {
-      cached ??= build();
-      return cached;
-    },
-    describe() {
-      const taken = new Set<string>();
-      return connections.flatMap((connection) =>
-        connection.tools.map((definition) => {
-          const name = prefixedToolName(connection.server, definition.name, taken);
-          taken.add(name);
-          return { name, server: connection.server, effect: effectOf(definition), up: connection.state.kind === "up" };
-        }),
-      );
-    },
-    servers() {
-      return connections.map((connection) => ({ name: connection.server, state: connection.state, tools: connection.tools.length }));
-    },
+    tools: () => current().offered,
+    describe: () => ({
+      tools: current().mapped.map(({ name, connection, tool }) => ({
+        name,
+        server: connection.server,
+        effect: tool.effect,
+        up: connection.state.kind === "up",
+      })),
+      servers: servers(),
+    }),
+    servers,
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

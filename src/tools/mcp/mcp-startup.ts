@@ -21,12 +21,13 @@ export async function prepareMcp(config: Config, env: NodeJS.ProcessEnv, logger:
   }
 }
 
-/** One line per server: up with its transport and tool count, or down with why (it keeps being retried). */
+/** One line per server: up with its transport and tool count, or failed or down with why (it keeps being retried). */
 export function serverLines(servers: readonly McpServerSummary[]): string[] {
   return servers.map((server) => {
     const { state } = server;
     const tools = `${server.tools} tool${server.tools === 1 ? "" : "s"}`;
     if (state.kind === "up") return `MCP server ${server.name}: up (${state.via}), ${tools}`;
+    if (state.kind === "failed") return `MCP server ${server.name}: failed to start (${state.reason}); retrying in the background`;
     if (state.kind === "down") return `MCP server ${server.name}: down (${state.reason}); retrying in the background`;
     return `MCP server ${server.name}: starting`;
   });

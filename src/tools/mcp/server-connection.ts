@@ -1,6 +1,7 @@
 // One configured MCP server over its lifetime: connect, list its tools (every page), follow
 // `notifications/tools/list_changed`, and when it fails to start or drops, log it and try again
-// with backoff while the other servers go on. Its tools are offered only while it is up.
+// with backoff while the other servers go on. Its tools are offered only while it is up; its
+// state says why it is not (failed: never came up; down: was up and was lost).
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   ErrorCode,
@@ -13,6 +14,7 @@ import {
 import type { Logger } from "pino";
 import { z } from "zod";
 import { connect as defaultConnect, type Connection, type ConnectOptions } from "./connect.js";
+import { endText, failureReason } from "./connect-failure.js";
 import type { McpServerConfig, McpTransportConfig } from "./mcp-config.js";
 import { progressText, type CallOptions, type ToolCaller } from "./mcp-tool.js";
 import { toolFilter } from "./tool-names.js";
@@ -20,6 +22,9 @@ import { toolFilter } from "./tool-names.js";
 export type ServerState =
   | { readonly kind: "starting" }
   | { readonly kind: "up"; readonly via: Connection["via"] }
+  /** Not up since the bot started: it failed to start, or never connected. Retried with backoff. */
+  | { readonly kind: "failed"; readonly reason: string }
+  /** Was up, and the connection was lost. Retried with backoff. */
   | { readonly kind: "down"; readonly reason: string };
 
 export interface ServerConnectionDeps {
@@ -50,13 +55,14 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
 
 export class ServerConnection implements ToolCaller {
   readonly server: string;
-  private current: { client: Client; via: Connection["via"] } | undefined;
+  private current: { client: Client; via: Connection["via"]; ended?: Connection["ended"] } | undefined;
   private stateValue: ServerState = { kind: "starting" };
   private toolsValue: readonly McpToolDefinition[] = [];
   private attempt = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private closed = false;
+  private wasUp = false;
   private refreshing: Promise<void> = Promise.resolve();
   private readonly logger: Logger;
   private readonly wanted: (name: string) => boolean;
@@ -97,7 +103,8 @@ export class ServerConnection implements ToolCaller {
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
     const open = this.current;
     if (!open) {
-      const reason = this.stateValue.kind === "down" ? this.stateValue.reason : "it is still starting";
+      const state = this.stateValue;
+      const reason = state.kind === "down" || state.kind === "failed" ? state.reason : "it is still starting";
       throw new Error(`the MCP server "${this.server}" is not connected (${reason}); its tools are unavailable until it is back`);
     }
     try {
@@ -134,7 +141,7 @@ export class ServerConnection implements ToolCaller {
         timeoutMs: this.deps.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       });
     } catch (error) {
-      this.failed(`could not connect: ${message(error)}`);
+      this.failed(message(error));
       return;
     }
     if (this.closed) {
@@ -142,7 +149,7 @@ export class ServerConnection implements ToolCaller {
       return;
     }
     const { client, via } = connection;
-    this.current = { client, via };
+    this.current = { client, via, ended: connection.ended };
     client.onclose = () => this.dropped(client);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       this.refreshing = this.refreshing.then(() => this.refresh(client));
@@ -156,6 +163,7 @@ export class ServerConnection implements ToolCaller {
       return;
     }
     this.attempt = 0;
+    this.wasUp = true;
     if (via !== "stdio") this.watch(client);
     this.logger.info({ via, tools: this.toolsValue.length }, "MCP server connected");
     this.setState({ kind: "up", via });
@@ -167,13 +175,15 @@ export class ServerConnection implements ToolCaller {
     // The first failure in a row is worth a warning; the retries after it only at debug, so a dead server doesn't flood the log.
     if (this.attempt === 1) this.logger.warn({ retryInMs: delay }, `MCP server ${this.server}: ${reason}; retrying with backoff`);
     else this.logger.debug({ retryInMs: delay }, `MCP server ${this.server}: ${reason}`);
-    this.setState({ kind: "down", reason });
+    this.setState({ kind: this.wasUp ? "down" : "failed", reason });
     this.retryTimer = setTimeout(() => void this.tryConnect(), delay);
     this.retryTimer.unref();
   }
 
-  private dropped(client: Client, reason = "the connection was lost"): void {
+  private dropped(client: Client, why?: string): void {
     if (this.closed || this.current?.client !== client) return;
+    const end = this.current.ended?.();
+    const reason = why ?? (end ? endText(end) : "the connection was lost");
     this.current = undefined;
     clearInterval(this.heartbeat);
     void client.close().catch(() => {});
@@ -185,12 +195,13 @@ export class ServerConnection implements ToolCaller {
     const every = this.deps.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
     let inFlight = false;
     clearInterval(this.heartbeat);
+    const timeout = Math.max(every, PING_TIMEOUT_MS);
     this.heartbeat = setInterval(() => {
       if (inFlight) return;
       inFlight = true;
       client
-        .ping({ timeout: Math.max(every, PING_TIMEOUT_MS) })
-        .catch((error: unknown) => this.dropped(client, `it stopped answering (${message(error)})`))
+        .ping({ timeout })
+        .catch((error: unknown) => this.dropped(client, `it stopped answering (${failureReason(error, this.config.transport, timeout)})`))
         .finally(() => {
           inFlight = false;
         });

@@ -1,0 +1,182 @@
+// The soak's verdict, from what was sent, what the people saw, what was written and what the
+// store still holds: each check a name and the list of what broke it (empty: it held), each
+// item naming the message (m<n>), its conversation, channel and thread. Pure.
+import type { Death } from "./fleet.js";
+import { STORAGE_TROUBLE, type Observed, type Post } from "./observer.js";
+import type { SentMessage } from "./traffic.js";
+
+export interface StoredLeftovers {
+  /** Intake records not done, with the message they hold. */
+  readonly unfinishedIntake: ReadonlyArray<{ readonly id: string; readonly state: string; readonly text: string }>;
+  /** Runs still paused for an approval. */
+  readonly pendingApprovals: ReadonlyArray<{ readonly runId: string; readonly text: string }>;
+}
+
+export interface SoakRecord {
+  readonly messages: readonly SentMessage[];
+  readonly observed: Omit<Observed, "poll">;
+  /** Policy-allowed writes (the ledger's `record`) by idempotency key. */
+  readonly ledgerWrites: ReadonlyMap<string, number>;
+  readonly leftovers: StoredLeftovers;
+  readonly deaths: readonly Death[];
+  /** Answers the bots logged instead of posting, by message number. */
+  readonly loggedAnswers: ReadonlyMap<number, readonly string[]>;
+}
+
+export type CheckName =
+  | "answeredOnce"
+  | "inOrder"
+  | "writesAtMostOnce"
+  | "approvedExactlyOnce"
+  | "noRunStuck"
+  | "noApprovalAppliedTwice"
+  | "noUnexpectedDeath"
+  | "noRunWithoutTools"
+  | "noRunFailed";
+
+export interface CheckResult {
+  readonly name: CheckName;
+  readonly says: string;
+  readonly failures: readonly string[];
+}
+
+const TAG = /soak m(\d+)\b/g;
+
+/** The newest message a stored text names (history and context name only earlier ones). */
+export function tagOf(text: string): string {
+  const numbers = [...text.matchAll(TAG)].map((match) => Number(match[1]));
+  return numbers.length === 0 ? "no soak message" : `m${Math.max(...numbers)}`;
+}
+
+export const describeMessage = (message: SentMessage): string =>
+  `m${message.n} (conversation ${message.conversation} #${message.index + 1}, ${message.channel} thread ${message.threadTs}, plan ${message.plan.kind})`;
+
+/** Apologies and storage-trouble replies in a thread, handed to its unanswered messages in order; the rest are extra replies. */
+function repliesByMessage(record: SoakRecord): { replies: Map<number, Post[]>; extra: string[] } {
+  const { observed } = record;
+  const replies = new Map<number, Post[]>();
+  for (const message of record.messages) replies.set(message.n, [...(observed.answers.get(message.n) ?? [])]);
+  const extra: string[] = [];
+  const threads = new Map<string, SentMessage[]>();
+  for (const message of record.messages) threads.set(message.threadTs, [...(threads.get(message.threadTs) ?? []), message]);
+  for (const [threadTs, inThread] of threads) {
+    const others = [...(observed.apologies.get(threadTs) ?? []), ...(observed.storageTrouble.get(threadTs) ?? [])].sort(
+      (a, b) => a.seq - b.seq,
+    );
+    for (const post of others) {
+      // The latest message sent before this reply that has no reply yet.
+      const owner = inThread.filter((message) => message.sentSeq <= post.seq && replies.get(message.n)!.length === 0).at(-1);
+      if (owner) replies.get(owner.n)!.push(post);
+      else extra.push(`thread ${threadTs}: a reply no message lacked (call #${post.seq}): "${post.text.slice(0, 80)}"`);
+    }
+  }
+  return { replies, extra };
+}
+
+export function runChecks(record: SoakRecord): CheckResult[] {
+  const { messages, observed } = record;
+  const { replies, extra } = repliesByMessage(record);
+  const acked = messages.filter((message) => message.ackedAt !== undefined);
+
+  const answeredOnce = [
+    ...acked.flatMap((message) => {
+      const count = replies.get(message.n)!.length;
+      if (count === 1) return [];
+      if (count === 0) {
+        const logged = record.loggedAnswers.get(message.n);
+        const where = logged ? `; its answer is only in a log (${logged.join("; ")})` : "";
+        return [
+          `${describeMessage(message)}: acknowledged at ${message.ackedAt} s after ${message.deliveries} deliveries, never answered${where}`,
+        ];
+      }
+      const posts = replies.get(message.n)!.map((post) => `"${post.text.slice(0, 60)}" (call #${post.seq})`);
+      return [`${describeMessage(message)}: answered ${count} times: ${posts.join(", ")}`];
+    }),
+    ...messages
+      .filter((message) => message.ackedAt === undefined && replies.get(message.n)!.length > 1)
+      .map((message) => `${describeMessage(message)}: never acknowledged, answered ${replies.get(message.n)!.length} times`),
+    ...extra,
+  ];
+
+  const inOrder: string[] = [];
+  const byConversation = new Map<number, SentMessage[]>();
+  for (const message of messages) byConversation.set(message.conversation, [...(byConversation.get(message.conversation) ?? []), message]);
+  for (const conversation of byConversation.values()) {
+    const sorted = [...conversation].sort((a, b) => a.index - b.index);
+    for (let i = 1; i < sorted.length; i++) {
+      const [before, after] = [sorted[i - 1]!, sorted[i]!];
+      // Only run answers keep an order: a storage-trouble reply comes at the ack, before any run.
+      const first = (message: SentMessage) => observed.answers.get(message.n)?.[0]?.seq;
+      const [a, b] = [first(before), first(after)];
+      if (after.afterPreviousAck && a !== undefined && b !== undefined && b < a)
+        inOrder.push(`${describeMessage(after)} was answered before m${before.n}, which was acknowledged before it was sent`);
+    }
+  }
+
+  const applied = (n: number) =>
+    (observed.writes.get(n) ?? []).filter((attempt) => attempt.status === 200 && attempt.error === undefined).length;
+  const writesAtMostOnce = [
+    ...[...observed.writes.keys()].filter((n) => applied(n) > 1).map((n) => `approved write m${n}: posted ${applied(n)} times`),
+    ...[...record.ledgerWrites].filter(([, count]) => count > 1).map(([key, count]) => `allowed write ${key}: recorded ${count} times`),
+  ];
+
+  const approvedExactlyOnce = acked
+    .filter((message) => message.plan.kind === "approved")
+    .flatMap((message) => {
+      const attempts = observed.writes.get(message.n) ?? [];
+      // Not recorded (told so at the ack), or run without the tool: no card is due.
+      const noCardDue = replies.get(message.n)!.some((post) => post.text.includes("missing-tools") || post.text.includes(STORAGE_TROUBLE));
+      if (message.approveClicks === 0)
+        return (observed.cards.get(message.n)?.length ?? 0) === 0 && !noCardDue
+          ? [`${describeMessage(message)}: no approval card was posted`]
+          : [];
+      if (applied(message.n) === 1) return [];
+      if (applied(message.n) === 0 && attempts.length > 0) return []; // Slack refused it (429/500): not applied, and the model was told.
+      const said = replies
+        .get(message.n)!
+        .map((post) => `; answered "${post.text.slice(0, 140)}"`)
+        .join("");
+      return [`${describeMessage(message)}: approved (${message.approveClicks} clicks), written ${applied(message.n)} times${said}`];
+    });
+
+  const noRunStuck = [
+    ...record.leftovers.unfinishedIntake.map((entry) => `intake record ${entry.id} (${tagOf(entry.text)}) still ${entry.state}`),
+    ...record.leftovers.pendingApprovals.map((entry) => `run ${entry.runId} (${tagOf(entry.text)}) still waits for an approval`),
+  ];
+
+  const noApprovalAppliedTwice = [
+    ...[...observed.writes]
+      .filter(([, attempts]) => attempts.length > 1)
+      .map(
+        ([n, attempts]) =>
+          `approved write m${n}: tried ${attempts.length} times (statuses ${attempts.map((attempt) => attempt.status).join(", ")})`,
+      ),
+    ...[...observed.approvedNotes]
+      .filter(([, count]) => count > 1)
+      .map(([ts, count]) => `approval card ${ts}: settled as approved ${count} times`),
+  ];
+
+  const noUnexpectedDeath = record.deaths.map(
+    (death) =>
+      `bot ${death.slot} (start ${death.incarnation}) exited at ${death.atSeconds} s with ${death.signal ?? `code ${death.code}`}:\n      ${death.lastLines.join("\n      ")}`,
+  );
+
+  const noRunWithoutTools = [...observed.answers.values()]
+    .flat()
+    .filter((post) => post.text.includes("missing-tools"))
+    .map((post) => `"${post.text.slice(0, 80)}" in thread ${post.threadTs}: the run did not have the tools its process serves`);
+
+  const noRunFailed = [...observed.apologies.values()].flat().map((post) => `thread ${post.threadTs}: "${post.text.slice(0, 70)}…"`);
+
+  return [
+    { name: "answeredOnce", says: "every acknowledged message answered exactly once", failures: answeredOnce },
+    { name: "inOrder", says: "in order per conversation (for messages sent after the previous one was acknowledged)", failures: inOrder },
+    { name: "writesAtMostOnce", says: "every write at most once", failures: writesAtMostOnce },
+    { name: "approvedExactlyOnce", says: "every approved write exactly once (unless Slack refused it)", failures: approvedExactlyOnce },
+    { name: "noRunStuck", says: "no run stuck (every intake record done, no approval left waiting)", failures: noRunStuck },
+    { name: "noApprovalAppliedTwice", says: "no approval applied twice", failures: noApprovalAppliedTwice },
+    { name: "noUnexpectedDeath", says: "no process died except the ones the soak killed", failures: noUnexpectedDeath },
+    { name: "noRunWithoutTools", says: "no run went without the tools its process serves", failures: noRunWithoutTools },
+    { name: "noRunFailed", says: "no run ended in an apology instead of its answer", failures: noRunFailed },
+  ];
+}

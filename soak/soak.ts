@@ -1,0 +1,208 @@
+// `npm run soak -- --minutes 10 --seed N`: three bot processes (Slack in HTTP mode, BOT_ROLE
+// all) on one Redis, against the fake Slack, the fake model server and the MCP ledger, with
+// conversations flowing for the given minutes while the faults of the seed's schedule hit them;
+// then the last answers are waited for and the checks run. Exits 0 when every check held, 1
+// when one did not (the seed is printed to run it again), 2 for bad options. The counts are
+// the last line, as JSON.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { startFakeOpenAI } from "../test/support/fake-openai-server.js";
+import { startFakeSlack, type FakeSlack } from "../test/support/fake-slack.js";
+import { faultSchedule, runChaos } from "./chaos.js";
+import { runChecks, type StoredLeftovers } from "./checks.js";
+import { startFleet } from "./fleet.js";
+import { startLedger } from "./ledger.js";
+import { readLeftovers } from "./leftovers.js";
+import { loggedAnswers } from "./logged-answers.js";
+import { createSoakModel, type SoakModel } from "./model.js";
+import { observe } from "./observer.js";
+import { parseSoakOptions, type SoakOptions } from "./options.js";
+import { startRedisHost } from "./redis-host.js";
+import { printReport } from "./report.js";
+import { createTraffic, type SentMessage } from "./traffic.js";
+
+/** After the traffic's end: the last answers, and a stalled conversation's takeover (lock 30 s + stall check 15 s), come within this. */
+const DRAIN_MS = 150_000;
+/** A replayed tail (a second answer) shows up after a takeover: the end waits this long after the last process fault. */
+const AFTER_LAST_FAULT_MS = 60_000;
+const MODEL_REPLIES_BATCH = 5_000;
+/** Past the traffic and the drain, the soak gives up on itself: something it waits for never came. */
+const WATCHDOG_SLACK_MS = 8 * 60_000;
+
+function options(): SoakOptions {
+  try {
+    return parseSoakOptions(process.argv.slice(2));
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(2);
+  }
+}
+
+const log = (line: string): void => console.log(`[soak] ${line}`);
+
+async function main(): Promise<boolean> {
+  const chosen = options();
+  const folder = mkdtempSync(join(tmpdir(), `soak-${chosen.seed}-`));
+  mkdirSync(join(folder, "redis"));
+  log(
+    `seed ${chosen.seed}, ${chosen.minutes} min, ${chosen.processes} processes, ${chosen.conversations} conversations at once; logs in ${folder}`,
+  );
+
+  const redis = await startRedisHost(join(folder, "redis"));
+  const slack = await startFakeSlack();
+  const ledger = await startLedger(folder);
+  const modelServer = await startFakeOpenAI();
+  // Seconds since the traffic started (since the soak started, until then): deaths, faults, acks and model replies are stamped with it.
+  let zero = performance.now();
+  const clock = () => Math.round((performance.now() - zero) / 100) / 10;
+  let channelOf: (n: number) => string | undefined = () => undefined;
+  const model = createSoakModel(chosen.seed, (n) => channelOf(n), clock);
+  let queued = 0;
+  const topUp = () => {
+    // The server answers each request with the next queued reply; the soak's is always the same function.
+    if (queued - modelServer.requests.length > MODEL_REPLIES_BATCH / 2) return;
+    modelServer.enqueue(...Array.from({ length: MODEL_REPLIES_BATCH }, () => model.reply));
+    queued += MODEL_REPLIES_BATCH;
+  };
+  topUp();
+  const topUps = setInterval(topUp, 1_000);
+
+  const startedAt = performance.now();
+  const fleet = await startFleet(
+    chosen.processes,
+    {
+      slackApiUrl: slack.apiUrl,
+      openaiBaseUrl: modelServer.baseUrl,
+      storeUrl: redis.url,
+      env: { MCP_CONFIG: ledger.configFile, LOG_LEVEL: "info" },
+    },
+    folder,
+    clock,
+  );
+  const stopNow = (why: string, code: number) => {
+    log(why);
+    fleet.killNow();
+    process.exit(code);
+  };
+  process.once("SIGINT", () => stopNow("interrupted; the bots were killed", 130));
+  process.once("SIGTERM", () => stopNow("terminated; the bots were killed", 143));
+  process.once("exit", () => fleet.killNow());
+  setTimeout(
+    () =>
+      stopNow(
+        `the soak did not finish within ${chosen.minutes} min + ${WATCHDOG_SLACK_MS / 60_000} min; seed ${chosen.seed} FAILED; logs in ${folder}`,
+        1,
+      ),
+    chosen.minutes * 60_000 + WATCHDOG_SLACK_MS,
+  ).unref();
+  log(`${chosen.processes} bots up after ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
+  const observed = observe(slack);
+  const polling = setInterval(() => observed.poll(), 100);
+  const traffic = createTraffic({
+    seed: chosen.seed,
+    slack,
+    fleet,
+    observed,
+    conversations: chosen.conversations,
+    clock,
+  });
+  channelOf = (n) => traffic.byN.get(n)?.channel;
+
+  const durationMs = chosen.minutes * 60_000;
+  const trafficStart = performance.now();
+  zero = trafficStart;
+  const schedule = faultSchedule(chosen.seed, durationMs, chosen.skip);
+  const lastProcessFault = Math.max(0, ...schedule.filter((fault) => fault.kind !== "junk").map((fault) => fault.atMs));
+  const [chaos] = await Promise.all([
+    runChaos(schedule, trafficStart, { slack, fleet, redis, log }),
+    traffic.run(trafficStart + durationMs),
+  ]);
+  log(`traffic over after ${((performance.now() - trafficStart) / 1000).toFixed(0)} s; waiting for the last answers`);
+
+  await fleet.allUp(30_000);
+  // The conversations waited for their own answers already (clicking what was left to click): this bounds the whole end.
+  const drainUntil = trafficStart + durationMs + DRAIN_MS;
+  const quietFrom = trafficStart + lastProcessFault + AFTER_LAST_FAULT_MS;
+  let leftovers: StoredLeftovers = { unfinishedIntake: [], pendingApprovals: [] };
+  for (;;) {
+    observed.poll();
+    leftovers = await readLeftovers(redis.url).catch(() => leftovers);
+    const unanswered = traffic.messages.filter(
+      (message) => message.ackedAt !== undefined && (observed.answers.get(message.n)?.length ?? 0) === 0,
+    ).length;
+    const settled = unanswered === 0 && leftovers.unfinishedIntake.length === 0 && leftovers.pendingApprovals.length === 0;
+    if ((settled && performance.now() >= quietFrom) || performance.now() >= drainUntil) break;
+    await sleep(2_000);
+  }
+  observed.poll();
+  clearInterval(polling);
+  clearInterval(topUps);
+
+  const approvedAttempts = [...observed.writes.values()].flat();
+  const counts = {
+    minutes: chosen.minutes,
+    processes: chosen.processes,
+    faults: chaos.faults,
+    junk: { requests: chaos.junk.requests, byStatus: chaos.junk.byStatus },
+    traffic: traffic.counts,
+    replies: {
+      answers: [...observed.answers.values()].reduce((sum, posts) => sum + posts.length, 0),
+      storageTrouble: [...observed.storageTrouble.values()].reduce((sum, posts) => sum + posts.length, 0),
+      apologies: [...observed.apologies.values()].reduce((sum, posts) => sum + posts.length, 0),
+    },
+    writes: {
+      approvedApplied: approvedAttempts.filter((attempt) => attempt.status === 200 && attempt.error === undefined).length,
+      approvedRefused: approvedAttempts.filter((attempt) => attempt.status !== 200 || attempt.error !== undefined).length,
+      allowed: [...ledger.writes.values()].reduce((sum, count) => sum + count, 0),
+    },
+    slackCallsRefused: observed.refused.count,
+    modelCalls: modelServer.requests.length,
+    deaths: fleet.deaths.length,
+    startFailures: fleet.startFailures.length,
+    terms: fleet.terms.map((term) => ({ code: term.code, ms: term.tookMs })),
+  };
+  const kinds = Object.entries(chaos.junk.byKind).sort(([a], [b]) => a.localeCompare(b));
+  if (kinds.length > 0) log(`junk answered: ${kinds.map(([kind, count]) => `${kind} ×${count}`).join(", ")}`);
+  for (const failure of fleet.startFailures)
+    log(`bot ${failure.slot} did not start at ${failure.atSeconds} s: ${failure.reason.split("\n").at(-1)}`);
+
+  writeJournals(folder, slack, model, traffic.messages);
+  await fleet.close();
+  await Promise.all([ledger.close(), modelServer.close(), slack.close()]);
+  await redis.close();
+  const results = runChecks({
+    messages: traffic.messages,
+    observed,
+    ledgerWrites: ledger.writes,
+    leftovers,
+    deaths: fleet.deaths,
+    loggedAnswers: loggedAnswers(folder),
+  });
+  const passed = printReport(results, chosen, counts, folder);
+  if (passed) rmSync(folder, { recursive: true, force: true });
+  return passed;
+}
+
+/** What happened, for reading a failure next to the bots' logs: every Slack call, every model reply, every message sent. */
+function writeJournals(folder: string, slack: FakeSlack, model: SoakModel, messages: readonly SentMessage[]): void {
+  const calls = slack.calls.map((call, seq) =>
+    JSON.stringify({
+      seq,
+      method: call.method,
+      status: call.status,
+      ...(call.error ? { error: call.error } : {}),
+      channel: call.args.channel,
+      thread_ts: call.args.thread_ts,
+      ts: call.args.ts,
+      text: typeof call.args.text === "string" ? call.args.text.slice(0, 120) : undefined,
+    }),
+  );
+  writeFileSync(join(folder, "slack-calls.jsonl"), `${calls.join("\n")}\n`);
+  writeFileSync(join(folder, "model.jsonl"), `${model.journal.map((turn) => JSON.stringify(turn)).join("\n")}\n`);
+  writeFileSync(join(folder, "messages.jsonl"), `${messages.map((message) => JSON.stringify(message)).join("\n")}\n`);
+}
+
+process.on("unhandledRejection", (reason) => log(`unhandled rejection in the soak itself: ${String(reason)}`));
+process.exit((await main()) ? 0 : 1);

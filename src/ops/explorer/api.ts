@@ -1,0 +1,36 @@
+// The JSON API under /admin/api/ (the session or `Authorization: Bearer <ADMIN_TOKEN>`):
+// runs?surface=&channel=&user=&outcome=&guard=&since=&until=&q=&limit=1..200&cursor= → { runs, next };
+// runs/:id → the record with its cost; usage?since=&until= → the usage report.
+import { costOf } from "../../cost/prices.js";
+import type { PageHandler } from "./explorer-deps.js";
+import { json } from "./http-io.js";
+import { reportFor } from "./pages/usage-page.js";
+import { runQueryOf, usageRangeOf } from "./query.js";
+
+export const apiRuns: PageHandler = async ({ url, deps }) => {
+  const parsed = runQueryOf(url.searchParams);
+  if (parsed.kind === "invalid") return json(400, { error: parsed.message });
+  try {
+    const page = await deps.records.list(parsed.query);
+    const runs = page.runs.map(({ indexes: _indexes, ...run }) => ({ ...run, cost: costOf(deps.prices, run.model, run.usage) ?? null }));
+    return json(200, { runs, next: page.next ?? null });
+  } catch (error) {
+    if (error instanceof RangeError) return json(400, { error: `cursor: ${error.message}` });
+    throw error;
+  }
+};
+
+export const apiRun: PageHandler = async ({ params, deps }) => {
+  const loaded = await deps.records.load(params[0]!);
+  if (loaded.kind === "missing") return json(404, { error: "there is no record of that run" });
+  if (loaded.kind === "invalid") return json(500, { error: `the record can't be read: ${loaded.reason}` });
+  const { record } = loaded;
+  return json(200, { ...record, cost: costOf(deps.prices, record.settings.model, record.usage) ?? null });
+};
+
+export const apiUsage: PageHandler = async ({ url, deps, now }) => {
+  const range = usageRangeOf(url.searchParams, now);
+  if (range.kind === "invalid") return json(400, { error: range.message });
+  const report = await reportFor(deps, range.query.since, range.query.until);
+  return json(200, { since: range.query.since, until: range.query.until, ...report });
+};

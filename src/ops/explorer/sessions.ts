@@ -1,0 +1,96 @@
+// Who may use the explorer: ADMIN_TOKEN as a Bearer header, or a session started by signing in
+// with it (a random id in an HttpOnly, SameSite=Strict cookie; never the token), each with its
+// own CSRF token for forms. Every comparison of a secret is in constant time; sign-in tries are
+// limited per client. Sessions live in this process only: a restart signs everyone out.
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+
+export const SESSION_COOKIE = "admin_session";
+const SESSION_MS = 12 * 60 * 60_000;
+const MAX_SESSIONS = 1_000;
+const TRIES_PER_MINUTE = 5;
+const MINUTE_MS = 60_000;
+const MAX_CLIENTS_TRACKED = 10_000;
+
+export interface Session {
+  readonly id: string;
+  readonly csrf: string;
+  readonly expiresAt: number;
+}
+
+export type Caller = { readonly kind: "bearer" } | { readonly kind: "session"; readonly session: Session } | { readonly kind: "anonymous" };
+
+const digest = (value: string) => createHash("sha256").update(value, "utf8").digest();
+
+/** Equal strings, compared in time that does not depend on where they differ (or on their lengths). */
+export function sameSecret(given: string, expected: string): boolean {
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+export function cookieValue(request: IncomingMessage, name: string): string | undefined {
+  for (const part of (request.headers.cookie ?? "").split(";")) {
+    const equals = part.indexOf("=");
+    if (equals > 0 && part.slice(0, equals).trim() === name) return part.slice(equals + 1).trim();
+  }
+  return undefined;
+}
+
+export interface Sessions {
+  /** The caller of a request: the Bearer token, a live session, or nobody. */
+  callerOf(request: IncomingMessage): Caller;
+  /** Checks a sign-in try: the session when the token is right, "wrong", or "limited" past 5 tries a minute from this client. */
+  signIn(client: string, token: string): Session | "wrong" | "limited";
+  signOut(id: string): void;
+  /** The Set-Cookie value for a session (or for ending one). */
+  cookie(session: Session | undefined, secure: boolean): string;
+}
+
+export function createSessions(adminToken: string, clock: () => number = Date.now): Sessions {
+  const sessions = new Map<string, Session>();
+  const tries = new Map<string, { windowStart: number; count: number }>();
+
+  const live = (id: string | undefined): Session | undefined => {
+    if (!id || !/^[\w-]{20,100}$/.test(id)) return undefined;
+    // Looked up by the digest of the id, so finding it does not compare the id byte by byte.
+    const session = sessions.get(digest(id).toString("hex"));
+    if (!session || session.expiresAt <= clock()) return undefined;
+    return session;
+  };
+
+  return {
+    callerOf(request) {
+      const authorization = request.headers.authorization ?? "";
+      const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+      if (bearer !== undefined && sameSecret(bearer, adminToken)) return { kind: "bearer" };
+      const session = live(cookieValue(request, SESSION_COOKIE));
+      return session ? { kind: "session", session } : { kind: "anonymous" };
+    },
+    signIn(client, token) {
+      const now = clock();
+      const entry = tries.get(client);
+      const current = entry && now - entry.windowStart < MINUTE_MS ? entry : { windowStart: now, count: 0 };
+      if (current.count >= TRIES_PER_MINUTE) return "limited";
+      if (tries.size >= MAX_CLIENTS_TRACKED && !tries.has(client)) tries.clear();
+      tries.set(client, { ...current, count: current.count + 1 });
+      if (!sameSecret(token, adminToken)) return "wrong";
+      for (const [key, session] of sessions) if (session.expiresAt <= now) sessions.delete(key);
+      if (sessions.size >= MAX_SESSIONS) sessions.delete(sessions.keys().next().value as string);
+      const session: Session = {
+        id: randomBytes(32).toString("base64url"),
+        csrf: randomBytes(32).toString("base64url"),
+        expiresAt: now + SESSION_MS,
+      };
+      sessions.set(digest(session.id).toString("hex"), session);
+      return session;
+    },
+    signOut(id) {
+      sessions.delete(digest(id).toString("hex"));
+    },
+    cookie(session, secure) {
+      const attributes = `Path=/admin; HttpOnly; SameSite=Strict${secure ? "; Secure" : ""}`;
+      return session
+        ? `${SESSION_COOKIE}=${session.id}; Max-Age=${Math.floor(SESSION_MS / 1000)}; ${attributes}`
+        : `${SESSION_COOKIE}=; Max-Age=0; ${attributes}`;
+    },
+  };
+}

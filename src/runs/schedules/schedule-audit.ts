@@ -1,0 +1,62 @@
+// Audit entries of schedules: their life (made, changed, paused, resumed, cancelled) and every
+// slot that did not simply run on time (late, skipped, silent, refused), with who and when.
+// Appended one at a time in the background, so entries keep their order; a store failure is
+// logged, never thrown at the caller.
+import type { Person } from "../../agent/types.js";
+import type { AuditEntry, AuditLog } from "../../governance/audit-log.js";
+import type { Logger } from "../../logger.js";
+import type { ScheduleRecord } from "./schedule-record.js";
+
+export type ScheduleAuditKind = Extract<AuditEntry["kind"], `schedule_${string}` | `slot_${string}`>;
+
+export interface ScheduleAuditDetail {
+  /** The slot's run, when it had one; else the entry is filed under the schedule's id. */
+  readonly runId?: string;
+  readonly slotAt?: number;
+  readonly firedAt?: number;
+  readonly skipped?: number;
+  /** Who acted; none: the bot did (a fire-time check, failures in a row). */
+  readonly by?: Person;
+  readonly reason?: string;
+}
+
+export interface ScheduleAudit {
+  record(kind: ScheduleAuditKind, schedule: ScheduleRecord, detail?: ScheduleAuditDetail): void;
+  /** Resolves when every entry recorded so far is written (tests, shutdown). */
+  settled(): Promise<void>;
+}
+
+export function createScheduleAudit(log: AuditLog | undefined, logger: Logger): ScheduleAudit {
+  let tail: Promise<void> = Promise.resolve();
+  return {
+    record(kind, schedule, detail = {}) {
+      const { runId, ...rest } = detail;
+      const defined = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
+      logger.info({ scheduleId: schedule.id, audit: kind, ...defined }, "schedule audit");
+      if (!log) return;
+      const draft = {
+        kind,
+        runId: runId ?? schedule.id,
+        conversationKey: schedule.origin.conversationKey,
+        surface: schedule.origin.surface,
+        place: { ...schedule.origin.place },
+        ...(schedule.origin.scope?.link ? { link: schedule.origin.scope.link } : {}),
+        requester: schedule.owner,
+        schedule: { id: schedule.id, ...defined },
+      };
+      tail = tail.then(() =>
+        log.append(draft).then(
+          () => undefined,
+          (error: unknown) => logger.error({ err: error, audit: draft }, "could not write an audit entry"),
+        ),
+      );
+    },
+    async settled() {
+      let seen: Promise<void>;
+      do {
+        seen = tail;
+        await seen;
+      } while (seen !== tail);
+    },
+  };
+}

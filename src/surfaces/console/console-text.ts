@@ -1,0 +1,192 @@
+// Everything the console prints, as pure functions of what happened. Text that came from a
+// model or a tool is untrusted: it is stripped of terminal control sequences before it is shown.
+import { stripVTControlCharacters } from "node:util";
+import { shorten } from "../../agent/trace.js";
+import type { AgentEvent, CallRecord, PendingApproval, RunOutcome } from "../../agent/types.js";
+import type { DecisionResult } from "../../runs/service.js";
+import { COMMANDS } from "../core/commands.js";
+
+export type ModelDescription =
+  | { readonly kind: "demo" /** OPENAI_BASE_URL was set without OPENAI_API_KEY, so it is not used. */; readonly unusedBaseUrl?: string }
+  | { readonly kind: "remote"; readonly name: string; readonly baseUrl?: string };
+
+export type AnsweredOutcome = Extract<RunOutcome, { status: "answered" }>;
+
+const ARGS_PREVIEW_CHARS = 80;
+const RESULT_PREVIEW_CHARS = 120;
+const APPROVAL_ARGS_CHARS = 1_200;
+const APPROVAL_ARGS_LINES = 24;
+
+const NOT_OK: Record<Exclude<CallRecord["outcome"], "ok">, string> = {
+  error: "error",
+  invalid_args: "invalid arguments",
+  unknown_tool: "unknown tool",
+  timeout: "timed out",
+  repeated: "repeat, not run",
+  denied: "denied, not run",
+  needs_approval: "waiting for approval",
+  blocked: "not run, stopped by a guard",
+};
+
+/** Only these outcomes carry a message worth showing after their label. */
+const SHOWS_RESULT = new Set<CallRecord["outcome"]>(["ok", "error", "invalid_args", "unknown_tool", "timeout"]);
+
+/** Terminal-safe text: escape sequences and control characters other than newline and tab are removed. */
+export function clean(text: string): string {
+  return stripVTControlCharacters(text).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "");
+}
+
+const OWN_BEFORE = ["  /trace              the steps of the last run"];
+const OWN_AFTER = [
+  "  /demo loop [text]   watch a guard stop a model that keeps repeating itself",
+  "  /help               this list",
+  "  /quit               leave (Ctrl-D works too)",
+];
+
+export function helpText(): string {
+  const core = COMMANDS.map((command) => `  /${command.name.padEnd(18)} ${command.summary}`);
+  return ["Type a question, or one of these commands:", ...OWN_BEFORE, ...core, ...OWN_AFTER].join("\n");
+}
+
+/** Paragraphs are wrapped to `width`, so the banner reads well in a narrow terminal and in a pipe alike. */
+export function bannerText(model: ModelDescription, width: number): string {
+  const paragraphs = ["Guarded agent · console mode (no Slack or Discord tokens are set)"];
+  if (model.kind === "remote") {
+    paragraphs.push(`Model: ${model.name}, ${model.baseUrl ? `at ${model.baseUrl}` : "on the OpenAI API"}.`);
+  } else {
+    paragraphs.push(
+      'Model: OFFLINE DEMO (no OPENAI_API_KEY is set). It answers simple arithmetic and time questions through the real tools, e.g. "what is (3+4)*5" or "what time is it in Tokyo". ' +
+        "Anything else needs a real model: set OPENAI_API_KEY, and OPENAI_BASE_URL for Ollama, vLLM, llama.cpp, LM Studio or OpenRouter.",
+    );
+    if (model.unusedBaseUrl) {
+      paragraphs.push(
+        `OPENAI_BASE_URL (${model.unusedBaseUrl}) is not used without a key; local servers accept any key, e.g. OPENAI_API_KEY=local.`,
+      );
+    }
+  }
+  return wrap([...paragraphs, "", helpText(), ""].join("\n"), width);
+}
+
+function duration(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+function callLine(step: number, call: CallRecord): string {
+  const title = `${call.tool}(${shorten(clean(call.args), ARGS_PREVIEW_CHARS)})`;
+  const result = firstLine(call.result);
+  const shown =
+    call.outcome === "ok" ? result : SHOWS_RESULT.has(call.outcome) && result ? `${NOT_OK[call.outcome]}: ${result}` : NOT_OK[call.outcome];
+  return `  · step ${step}: ${clean(title)} → ${shown} (${duration(call.durationMs)})`;
+}
+
+/** The first non-empty line, shortened, with a mark when more followed. */
+function firstLine(text: string): string {
+  const lines = clean(text)
+    .split("\n")
+    .filter((line) => line.trim() !== "");
+  const first = shorten(lines[0] ?? "", RESULT_PREVIEW_CHARS);
+  return lines.length > 1 && !first.endsWith("…") ? `${first} …` : first;
+}
+
+/** A line that stays on screen, for the events worth one. */
+export function progressLine(event: AgentEvent): string | undefined {
+  switch (event.type) {
+    case "tool_result":
+      return callLine(event.step, event.call);
+    case "folded":
+      return `  · context getting full: folded ${event.messages} old tool results (${event.tokensBefore} → ${event.tokensAfter} tokens)`;
+    case "compacted":
+      return `  · context getting full: compacted older steps into a summary (${event.tokensBefore} → ${event.tokensAfter} tokens)`;
+    default:
+      return undefined;
+  }
+}
+
+/** What is going on right now, for a status line that the next line replaces (terminals only). */
+export function statusText(event: AgentEvent): string | undefined {
+  switch (event.type) {
+    case "step_started":
+      return `  … step ${event.step}: waiting for the model`;
+    case "tool_called":
+      return `  … step ${event.step}: running ${clean(event.call.name)}`;
+    case "tool_progress":
+      return `  … step ${event.step}: running ${clean(event.call.name)}: ${clean(event.detail).slice(0, 120)}`;
+    case "guard_tripped":
+      return "  … stopped by a guard; writing a summary";
+    default:
+      return undefined;
+  }
+}
+
+function prettyArgs(args: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(args, null, 2) ?? String(args);
+  } catch {
+    text = String(args);
+  }
+  let lines = clean(text).split("\n");
+  const cut = lines.length > APPROVAL_ARGS_LINES || text.length > APPROVAL_ARGS_CHARS;
+  lines = lines.slice(0, APPROVAL_ARGS_LINES);
+  let shown = lines.join("\n");
+  if (shown.length > APPROVAL_ARGS_CHARS) shown = shown.slice(0, APPROVAL_ARGS_CHARS);
+  return cut ? `${shown}\n… (cut; the full arguments are in /trace)` : shown;
+}
+
+export function approvalRequest(pending: PendingApproval): string {
+  const args = prettyArgs(pending.args).replace(/^/gm, "      ");
+  const source = pending.source ? `    (${clean(pending.source)})\n` : "";
+  return `  ? ${clean(pending.tool)} changes things, so it needs your approval. It would run with:\n${source}${args}`;
+}
+
+/** Indentation and a list mark: continuation lines start under the text after them. */
+const LEAD = /^\s*(?:[·•✓✗→-] )?/;
+
+/**
+ * Breaks lines longer than `width` at spaces, so a terminal does not cut words in two;
+ * continuation lines hang under the line's text. A word longer than a line stays whole.
+ */
+export function wrap(text: string, width: number): string {
+  return text
+    .split("\n")
+    .map((line) => {
+      if (line.length <= width) return line;
+      const lead = LEAD.exec(line)![0];
+      const hang = " ".repeat(lead.length);
+      const rows: string[] = [];
+      let row = "";
+      // Each piece is a word with the spaces after it, so spacing inside a row stays as written.
+      for (const piece of line.slice(lead.length).match(/\S+\s*/g) ?? []) {
+        if (row !== "" && lead.length + (row + piece).trimEnd().length > width) {
+          rows.push(row.trimEnd());
+          row = piece;
+        } else {
+          row += piece;
+        }
+      }
+      rows.push(row.trimEnd());
+      return rows.map((part, index) => (index === 0 ? lead : hang) + part).join("\n");
+    })
+    .join("\n");
+}
+
+export function answerText(outcome: AnsweredOutcome): string {
+  const answer = clean(outcome.answer);
+  return outcome.stop ? `${answer}\n(${outcome.stop.sentence})` : answer;
+}
+
+export function decisionText(result: Exclude<DecisionResult, { kind: "resumed" | "expired" }>): string {
+  switch (result.kind) {
+    case "not_allowed":
+      return `Only ${clean(result.requester.name ?? result.requester.id)} can decide on this.`;
+    case "already_decided":
+      return `This was already ${result.decision === "approve" ? "approved" : "denied"} by ${clean(result.decidedBy.name ?? result.decidedBy.id)}.`;
+    case "unknown":
+      return result.message;
+  }
+}
+
+export function expiredText(pending: PendingApproval, outcome: RunOutcome): string {
+  const head = `Nobody approved ${clean(pending.tool)} in time, so it did not run.`;
+  return outcome.status === "answered" ? `${head}\n${answerText(outcome)}` : head;
+}

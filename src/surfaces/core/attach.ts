@@ -1,0 +1,131 @@
+// attach(surface): the one registration of a surface with the runs (its tools, its presenter,
+// its refusal note, its thread context, its expiries, its reading of old records), and the core's
+// flows handed to its transport. What the flows start after an ack is tracked, so shutdown can
+// let it finish: stop taking events → let that work and the runs finish and post → close the
+// platform clients (the app closes the store last).
+import type { Surface } from "../../agent/types.js";
+import type { Governance } from "../../governance/governance.js";
+import type { Logger } from "../../logger.js";
+import type { KeyValueStore } from "../../memory/types.js";
+import type { AgentService } from "../../runs/service.js";
+import { createApprovalRefs } from "./approval-refs.js";
+import { badClick, comment, feedback, stop } from "./clicks.js";
+import type { CoreContext } from "./core-context.js";
+import { decide, showExpiry } from "./decisions.js";
+import type { SurfaceCore } from "./inbound.js";
+import { createInFlight } from "./in-flight.js";
+import { answerCommand, takeMessage, takeQuestion, type AfterAck } from "./intake.js";
+import { tellPrivately } from "./private-note.js";
+import { createRunView } from "./run-view.js";
+import type { ChatSurface } from "./surface.js";
+import { REFUSED_IN_PUBLIC } from "./texts.js";
+
+export interface CoreDeps {
+  readonly service: AgentService;
+  readonly governance: Governance;
+  readonly store: KeyValueStore;
+  readonly logger: Logger;
+  readonly clock?: () => number;
+}
+
+/** A surface under the core, as the app starts and stops it. */
+export interface AttachedSurface {
+  readonly name: Surface;
+  /** Resolves once the surface is connected and taking events. */
+  start(): Promise<void>;
+  /** Stops taking events; clicks and commands already taken get up to `graceMs` to finish. Never rejects. */
+  stopIntake(graceMs: number): Promise<void>;
+  /** Closes the platform clients, once the runs are done posting. Never rejects. */
+  close(): Promise<void>;
+}
+
+export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): AttachedSurface {
+  const logger = deps.logger.child({ surface: surface.name });
+  const inFlight = createInFlight(logger);
+  let accepting = false;
+  const ctx: CoreContext<C, R> = {
+    surface,
+    service: deps.service,
+    governance: deps.governance,
+    store: deps.store,
+    logger,
+    clock: deps.clock ?? Date.now,
+    refs: createApprovalRefs({ store: deps.store, logger, now: deps.clock ?? Date.now, ...surface.refs }),
+    accepting: () => accepting,
+    tell: (at, text, publicFallback) => tellPrivately(surface, logger, at, text, publicFallback),
+  };
+  const deciders = () => deps.governance.authority.deciders(surface.name);
+  const { display } = surface;
+
+  deps.service.attach(surface.name, {
+    tools: surface.tools,
+    ...(surface.loadContext ? { loadContext: surface.loadContext } : {}),
+    upgrade: surface.upgrade,
+    ...(display
+      ? {
+          present(origin, question, reply) {
+            const view = createRunView(display.call(surface, { origin, question, ...(reply ? { reply } : {}) }), {
+              logger,
+              refs: ctx.refs,
+              deciders: deciders(),
+              question,
+            });
+            view.begin();
+            return view;
+          },
+          refuse(origin, text, reply) {
+            logger.info({ user: origin.requester.id, conversationKey: origin.conversationKey }, "request refused by the settings");
+            return ctx.tell({ origin, ...(reply ? { reply } : {}) }, text, REFUSED_IN_PUBLIC);
+          },
+        }
+      : {}),
+    expired: (pending, outcome) =>
+      surface.expired
+        ? surface.expired(pending, outcome)
+        : inFlight.track("showing an expired approval", showExpiry(ctx, pending, outcome)),
+  });
+
+  /** Work after the ack, tracked for shutdown. */
+  const track = <T>(what: string, work: Promise<T>): Promise<T> => {
+    inFlight.track(what, work);
+    return work;
+  };
+  /**
+   * Resolves once the message is taken (the ack waits for it); the taking and what follows it are tracked for shutdown.
+   * Rejects when it was not taken and the platform is not to be acknowledged (core/intake.ts): nothing follows then.
+   */
+  const afterAck = (what: string, taken: Promise<AfterAck | undefined>): Promise<void> => {
+    inFlight.track(
+      what,
+      taken.then(
+        (rest) => rest?.(),
+        () => undefined,
+      ),
+    );
+    return taken.then(() => undefined);
+  };
+  const core: SurfaceCore<C> = {
+    message: (input) => afterAck("a message", takeMessage(ctx, input)),
+    question: (input) => afterAck("a question", takeQuestion(ctx, input)),
+    command: (input) => track("a command", answerCommand(ctx, input)),
+    decide: (click) => track("an approval click", decide(ctx, click)),
+    stop: (click) => track("a Stop click", stop(ctx, click)),
+    feedback: (click) => track("a feedback click", feedback(ctx, click)),
+    comment: (runId, person, text) => track("a feedback comment", comment(ctx, runId, person, text)),
+    badClick: (at) => track("an unknown click", badClick(ctx, at)),
+  };
+
+  return {
+    name: surface.name,
+    async start() {
+      accepting = true;
+      await surface.start(core);
+    },
+    async stopIntake(graceMs) {
+      accepting = false;
+      await surface.stopIntake();
+      if (!(await inFlight.drain(graceMs))) logger.warn({ inFlight: inFlight.size }, "stopped while clicks or commands were still running");
+    },
+    close: () => surface.close(),
+  };
+}

@@ -1,0 +1,77 @@
+// What a surface hands the core once it has parsed an untrusted event: who acts, where, and
+// what they did. The core answers through the surface; none of these calls throws.
+import type { Decision, Person, RequestScope, Surface, TaskOrigin } from "../../agent/types.js";
+import type { Rating } from "../../memory/feedback.js";
+import type { ReplyHandle } from "../../runs/service.js";
+import type { Spot } from "./surface.js";
+
+/** A person as the platform told us: ids, and (Discord) their roles where they acted. */
+export interface Someone extends Person {
+  readonly roles: readonly string[];
+}
+
+/** A conversation as the surface's place codec encodes it; `scope` without the person's roles. */
+export interface Conversation {
+  readonly conversationKey: string;
+  readonly scope: Omit<RequestScope, "roles">;
+  readonly place: Readonly<Record<string, string>>;
+}
+
+/** The spot where `by` acted in `conversation`. */
+export function spotOf(surface: Surface, conversation: Conversation, by: Someone, reply?: ReplyHandle): Spot {
+  const { roles, ...requester } = by;
+  const origin: TaskOrigin = {
+    surface,
+    conversationKey: conversation.conversationKey,
+    requester,
+    scope: { ...conversation.scope, roles },
+    place: conversation.place,
+  };
+  return reply ? { origin, reply } : { origin };
+}
+
+/** A person wrote to the bot. */
+export interface MessageInput {
+  readonly at: Spot;
+  /** The text without the bot's mention. */
+  readonly text: string;
+  /** The platform's id of the message (the dedupe of redeliveries). */
+  readonly receipt: string;
+  /** Where the worker reads the thread the message was written in. */
+  readonly contextSource?: Readonly<Record<string, string>>;
+}
+
+export interface CommandInput {
+  readonly at: Spot;
+  readonly name: string;
+  /** What followed the command's name (text surfaces) or its options (Discord). */
+  readonly text: string;
+  readonly options?: Readonly<Record<string, string>>;
+}
+
+/** A click on one of the bot's buttons; `clicked` is the surface's own view of the message. */
+export interface Click<Clicked> {
+  readonly at: Spot;
+  readonly clicked: Clicked;
+}
+
+export type DecisionClick<Clicked> = Click<Clicked> & { readonly runId: string; readonly callId: string; readonly decision: Decision };
+export type StopClick<Clicked> = Click<Clicked> & { readonly runId: string };
+export type FeedbackClick<Clicked> = Click<Clicked> & { readonly runId: string; readonly guard: string; readonly rating: Rating };
+
+/** The flows, as a surface calls them. Each resolves when the work is done (or, for intake, recorded); none rejects. */
+export interface SurfaceCore<Clicked> {
+  /** A question or a command word. Resolves once a question is recorded and queued (ack then); a command is answered after. */
+  message(input: MessageInput): Promise<void>;
+  /** A question that can't be a command (Discord's /ask). */
+  question(input: MessageInput): Promise<void>;
+  /** A named command (Discord's slash commands). */
+  command(input: CommandInput): Promise<void>;
+  decide(click: DecisionClick<Clicked>): Promise<void>;
+  stop(click: StopClick<Clicked>): Promise<void>;
+  feedback(click: FeedbackClick<Clicked>): Promise<void>;
+  /** A 👎's comment, from the surface's form. */
+  comment(runId: string, person: Person, text: string): Promise<void>;
+  /** A click on a button the surface could not read (an older version's, or forged). */
+  badClick(at: Spot): Promise<void>;
+}

@@ -1,0 +1,79 @@
+// One run on any surface: its events become the newest progress (status and tasks), shown at
+// most once per the display's interval; then the outcome: the answer (with 👍 / 👎 and the
+// trace), or the approval request, whose place is kept so an expiry or a late click on any
+// process can update it.
+import type { RunOutcome } from "../../agent/types.js";
+import type { Deciders } from "../../governance/authority.js";
+import type { Logger } from "../../logger.js";
+import { UNPOSTED, type RunPresenter } from "../../runs/service.js";
+import type { ApprovalRefs } from "./approval-refs.js";
+import { statusFor, taskUpdatesFor, type Progress, type StatusCard, type TaskUpdate } from "./cards.js";
+import type { RunDisplay } from "./surface.js";
+import { createThrottledWriter } from "./throttled-writer.js";
+
+export interface RunViewDeps<Ref> {
+  readonly logger: Logger;
+  readonly refs: ApprovalRefs<Ref>;
+  readonly deciders: Deciders;
+  readonly question: string;
+}
+
+export interface RunView extends RunPresenter {
+  /** Shows that work started, before the run's first event. */
+  begin(): void;
+}
+
+export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<Ref>): RunView {
+  const { logger } = deps;
+  let runId: string | undefined;
+  /** From the run's first step on: its Stop button can stop it then. */
+  let stoppable: string | undefined;
+  let status: StatusCard = { kind: "working" };
+  const tasks = new Map<string, TaskUpdate>();
+  const warn = (error: unknown) => logger.warn({ err: error }, "could not show a run's progress");
+  // Every write goes through one chain, so the display never gets two at the same time.
+  let chain: Promise<void> = Promise.resolve();
+  const write = (state: Progress) => (chain = chain.catch(() => undefined).then(() => display.progress(state)));
+  const progress = createThrottledWriter<Progress>(write, { minIntervalMs: display.progressIntervalMs, onError: warn });
+  const current = (): Progress => ({ ...(stoppable ? { runId: stoppable } : {}), status, tasks: [...tasks.values()] });
+  const show = () => progress.push(current());
+
+  return {
+    sink(event) {
+      runId ??= event.runId;
+      if (event.type === "step_started") stoppable ??= event.runId;
+      const next = statusFor(event);
+      const updates = taskUpdatesFor(event);
+      if (next === undefined && updates.length === 0) return;
+      // The first tool call shows at once, without waiting out the interval.
+      const firstTask = tasks.size === 0 && updates.length > 0;
+      if (next) status = next;
+      for (const update of updates) tasks.set(update.id, update);
+      if (firstTask) write(current()).catch(warn);
+      else show();
+    },
+    begin() {
+      if (display.begin) display.begin();
+      else show();
+    },
+    async finish(outcome: RunOutcome) {
+      await progress.close();
+      await chain.catch(() => undefined);
+      await display.endProgress(outcome, current());
+      if (outcome.status === "answered") {
+        const { runId: id, answer, stop, steps } = outcome;
+        const posted = await display.answer({ runId: id, answer, steps, question: deps.question, ...(stop ? { stop } : {}) });
+        return posted ?? UNPOSTED;
+      }
+      const ref = await display.approval({ pending: outcome.pending, deciders: deps.deciders });
+      if (ref !== undefined) await deps.refs.remember(outcome.pending, ref);
+      return undefined;
+    },
+    async fail(error) {
+      logger.error({ err: error, runId }, "the run failed without an answer");
+      await progress.close();
+      await chain.catch(() => undefined);
+      await display.failure();
+    },
+  };
+}

@@ -1,0 +1,78 @@
+// The bot's buttons and their custom ids: Approve / Deny (`appr:a:<runId>:<callId>`), Stop
+// (`stop:<runId>`) and 👍 / 👎 (`fb:u:<runId>:<guard>`). An id names what it is about and nothing
+// else, so a click works on any process and after a restart: the state lives in the store.
+// Discord caps custom ids at 100 characters; run ids are at most 32 characters (the runner's
+// are 24) and call ids at most 40, so ids stay under 90.
+import { ButtonStyle, ComponentType, type APIActionRowComponent, type APIButtonComponentWithCustomId } from "discord.js";
+import type { Decision, GuardStop } from "../../agent/types.js";
+
+export interface ApprovalButton {
+  readonly decision: Decision;
+  readonly runId: string;
+  readonly callId: string;
+}
+
+export type Button =
+  | ({ readonly kind: "decision" } & ApprovalButton)
+  | { readonly kind: "stop"; readonly runId: string }
+  | { readonly kind: "feedback"; readonly rating: "up" | "down"; readonly runId: string; readonly guard: string };
+
+const MAX_CUSTOM_ID = 100;
+const APPROVAL_ID = /^appr:([ad]):([^:\s]{1,32}):(\S{1,40})$/;
+const STOP_ID = /^stop:([^:\s]{1,32})$/;
+const FEEDBACK_ID = /^fb:([ud]):([^:\s]{1,32}):([a-z_]{1,32})$/;
+
+export function approvalCustomId(button: ApprovalButton): string {
+  const id = `appr:${button.decision === "approve" ? "a" : "d"}:${button.runId}:${button.callId}`;
+  if (id.length > MAX_CUSTOM_ID) throw new RangeError(`approval custom id is ${id.length} characters; Discord allows ${MAX_CUSTOM_ID}`);
+  return id;
+}
+
+/** Undefined for anything that is not one of our approval buttons (clicks are untrusted input). */
+export function parseApprovalCustomId(customId: string): ApprovalButton | undefined {
+  const match = APPROVAL_ID.exec(customId);
+  if (!match) return undefined;
+  return { decision: match[1] === "a" ? "approve" : "deny", runId: match[2]!, callId: match[3]! };
+}
+
+/** Undefined for a button that is not one of ours, or a malformed one. */
+export function parseButton(customId: string): Button | undefined {
+  const approval = parseApprovalCustomId(customId);
+  if (approval) return { kind: "decision", ...approval };
+  const stop = STOP_ID.exec(customId);
+  if (stop) return { kind: "stop", runId: stop[1]! };
+  const vote = FEEDBACK_ID.exec(customId);
+  if (vote) return { kind: "feedback", rating: vote[1] === "u" ? "up" : "down", runId: vote[2]!, guard: vote[3]! };
+  return undefined;
+}
+
+export type ButtonRow = APIActionRowComponent<APIButtonComponentWithCustomId>;
+
+const row = (...components: APIButtonComponentWithCustomId[]): ButtonRow[] => [{ type: ComponentType.ActionRow, components }];
+
+export function approvalButtons(runId: string, callId: string, options: { disabled?: boolean } = {}): ButtonRow[] {
+  const disabled = options.disabled ?? false;
+  const button = (decision: Decision, label: string, style: ButtonStyle.Success | ButtonStyle.Danger) => ({
+    type: ComponentType.Button as const,
+    style,
+    label,
+    custom_id: approvalCustomId({ decision, runId, callId }),
+    disabled,
+  });
+  return row(button("approve", "Approve", ButtonStyle.Success), button("deny", "Deny", ButtonStyle.Danger));
+}
+
+export function stopButtons(runId: string): ButtonRow[] {
+  return row({ type: ComponentType.Button, style: ButtonStyle.Secondary, label: "Stop", custom_id: `stop:${runId}` });
+}
+
+export function feedbackButtons(runId: string, stop: GuardStop | undefined): ButtonRow[] {
+  const guard = stop?.guard ?? "none";
+  const vote = (rating: "u" | "d", emoji: string) => ({
+    type: ComponentType.Button as const,
+    style: ButtonStyle.Secondary as const,
+    emoji: { name: emoji },
+    custom_id: `fb:${rating}:${runId}:${guard}`,
+  });
+  return row(vote("u", "👍"), vote("d", "👎"));
+}

@@ -1,0 +1,201 @@
+// The Discord surface: a discord.js client with only the intents the features need, whose
+// events (slash commands, buttons, mentions and DMs) go to the core's flows, and the REST calls
+// that show what the core asks. Stopping takes no new work but keeps the gateway open (a mention
+// that still arrives is recorded: Discord never sends it again); the client is destroyed only
+// once the runs have posted, since destroying it clears the token every post needs.
+import { once } from "node:events";
+import { Client, DiscordjsError, DiscordjsErrorCodes, Events, GatewayIntentBits, Partials, REST, Routes } from "discord.js";
+import { z } from "zod";
+import type { Config } from "../../config.js";
+import { ConfigError } from "../../errors.js";
+import type { Logger } from "../../logger.js";
+import { within } from "../../runs/within.js";
+import { createInFlight } from "../core/in-flight.js";
+import type { SurfaceCore } from "../core/inbound.js";
+import type { ChatSurface } from "../core/surface.js";
+import { approvalButtons } from "./buttons.js";
+import { createChannelApi } from "./channel-api.js";
+import { createDiscordTools } from "./chat-tools.js";
+import { createDiscordDisplay, type ApprovalMessage } from "./discord-display.js";
+import { takeInteraction, takeMention, type DiscordClicked } from "./discord-events.js";
+import { decodeInteraction, placeOf, upgradeOrigin } from "./discord-place.js";
+import { approvalText, discordFormat, NO_PINGS, settledLine, withClosingLine } from "./messages.js";
+import { isLive, replySurface, webhookEdit, webhookSend } from "./reply-surface.js";
+
+export interface DiscordSurfaceDeps {
+  readonly config: NonNullable<Config["discord"]>;
+  readonly logger: Logger;
+  /** Ask for the privileged Message Content intent (enable it in the Developer Portal first). Mentions, DMs and commands work without it. */
+  readonly messageContent?: boolean;
+  readonly clock?: () => number;
+  /** Progress edits of one reply are at least this far apart. */
+  readonly progressIntervalMs?: number;
+  /** False for BOT_ROLE=worker: it posts and presents runs over REST, but opens no gateway (clicks and commands go to ingress processes); default true. */
+  readonly takeEvents?: boolean;
+  /** The gateway connection went down or came back (readiness). Must not throw. */
+  readonly onConnection?: (state: "up" | "down", reason?: string) => void;
+}
+
+const DESTROY_TIMEOUT_MS = 1_000;
+/** An ack and a channel read; the core's own drain follows. */
+const TAKING_DRAIN_MS = 3_000;
+const Snowflake = z.string().regex(/^\d+$/);
+
+export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<DiscordClicked, ApprovalMessage> {
+  const { config } = deps;
+  const logger = deps.logger.child({ surface: "discord" });
+  const clock = deps.clock ?? Date.now;
+  const client = new Client({
+    intents: [
+      GatewayIntentBits.Guilds,
+      GatewayIntentBits.GuildMessages,
+      GatewayIntentBits.DirectMessages,
+      ...(deps.messageContent ? [GatewayIntentBits.MessageContent] : []),
+    ],
+    // DMs arrive in channels the cache has never seen.
+    partials: [Partials.Channel],
+    allowedMentions: NO_PINGS,
+    ...(config.apiUrl ? { rest: { api: config.apiUrl } } : {}),
+  });
+  // Set before login, so an expiry noticed early can already post.
+  client.rest.setToken(config.token);
+  /** Writes a person approved run at most once: @discordjs/rest would repeat a request that got a 5xx. Rate limits (not processed) are still waited out. */
+  const writeRest = new REST({ retries: 0, ...(config.apiUrl ? { api: config.apiUrl } : {}) }).setToken(config.token);
+  const api = createChannelApi(client.rest);
+  const events = { client, clock, logger };
+  // What an event does before the core has it (the ack, reading the channel), so stopping waits for that too.
+  const taking = createInFlight(logger);
+
+  function listen(core: SurfaceCore<DiscordClicked>): void {
+    client.on(Events.InteractionCreate, (interaction) => taking.track("a Discord interaction", takeInteraction(events, core, interaction)));
+    client.on(Events.MessageCreate, (message) => {
+      const botId = client.user?.id;
+      if (botId) taking.track("a Discord message", takeMention(events, core, message, botId));
+    });
+    client.on(Events.Error, (error) => logger.error({ err: error }, "discord client error"));
+    client.on(Events.ShardError, (error) => logger.warn({ err: error }, "discord gateway connection error; discord.js reconnects"));
+    client.on(Events.ShardDisconnect, (event) => deps.onConnection?.("down", `the gateway closed the connection (${event.code})`));
+    client.on(Events.ShardReconnecting, () => deps.onConnection?.("down", "reconnecting to the gateway"));
+    client.on(Events.ShardResume, () => deps.onConnection?.("up"));
+    client.on(Events.ShardReady, () => deps.onConnection?.("up"));
+  }
+
+  /** Says whether Discord took it; never throws. */
+  const tried = (what: string, work: () => Promise<unknown>): Promise<boolean> =>
+    work().then(
+      () => true,
+      (error: unknown) => {
+        logger.info({ err: error }, `Discord refused ${what}`);
+        return false;
+      },
+    );
+
+  return {
+    name: "discord",
+    format: discordFormat,
+    linkStyle: "markdown",
+    askHint: "mention me with a question, or use `/ask question:`.",
+    tools: createDiscordTools(client, writeRest),
+    upgrade: upgradeOrigin,
+    refs: {
+      keyPrefix: "discord:approval-message",
+      schema: z.object({ channelId: Snowflake, messageId: Snowflake, question: z.string().max(200) }),
+    },
+
+    async start(core) {
+      if (deps.takeEvents === false) return void logger.info("discord adapter ready (REST only: a worker opens no gateway)");
+      listen(core);
+      const readiness = new AbortController();
+      const ready = once(client, Events.ClientReady, { signal: readiness.signal });
+      ready.catch(() => undefined);
+      try {
+        await client.login(config.token);
+        await ready;
+      } catch (error) {
+        readiness.abort();
+        const reason = error instanceof Error ? error.message : String(error);
+        if (error instanceof DiscordjsError && error.code === DiscordjsErrorCodes.TokenInvalid) {
+          throw new ConfigError("DISCORD_TOKEN", `expects a bot token Discord accepts; it answered: ${reason}`, "<hidden>");
+        }
+        throw new Error(`Could not connect to Discord: ${reason}`);
+      }
+      logger.info({ bot: client.user?.tag, guilds: client.guilds.cache.size }, "discord adapter connected");
+    },
+    // The gateway stays open: the core tells a click or a command to come back, and records a question.
+    async stopIntake() {
+      await taking.drain(TAKING_DRAIN_MS);
+    },
+    async close() {
+      if (!(await within(client.destroy(), DESTROY_TIMEOUT_MS))) logger.warn("the Discord client did not disconnect in time");
+    },
+
+    display(request) {
+      const place = placeOf(request.origin);
+      if (!place) throw new Error("the run's origin has no Discord channel");
+      const { below } = request;
+      const interaction = decodeInteraction(request.reply);
+      const surface = replySurface({
+        rest: client.rest,
+        api,
+        channel: below?.channelId ?? place.channel,
+        ...(below ? { replyTo: below.messageId } : place.message ? { replyTo: place.message } : {}),
+        ...(interaction ? { interaction } : {}),
+        requester: request.origin.requester.id,
+        clock,
+        logger,
+      });
+      const question = below?.question ?? request.question;
+      return createDiscordDisplay({ api, logger, progressIntervalMs: deps.progressIntervalMs ?? 1_000 }, surface, {
+        channelKind: place.channelKind,
+        question,
+      });
+    },
+    post(at, text) {
+      const interaction = decodeInteraction(at.reply);
+      // A slash command's reply is where it answers (ephemeral for the commands, public for /ask).
+      if (isLive(interaction, clock()) && interaction.kind !== "click")
+        return tried("a command's reply", () => webhookEdit(client.rest, interaction, "@original", { content: text }));
+      const place = placeOf(at.origin);
+      return place ? tried("a reply", () => api.send(place.channel, { content: text }, place.message)) : Promise.resolve(false);
+    },
+    whisper(at, text) {
+      const interaction = decodeInteraction(at.reply);
+      if (!isLive(interaction, clock())) return Promise.resolve(false);
+      if (interaction.kind === "command")
+        return tried("an ephemeral reply", () => webhookEdit(client.rest, interaction, "@original", { content: text }));
+      return tried("an ephemeral message", async () => {
+        // A refused /ask: its public "thinking…" goes, and only the asker sees why.
+        if (interaction.kind === "ask")
+          await client.rest.delete(Routes.webhookMessage(interaction.application, interaction.token, "@original"), { auth: false });
+        await webhookSend(client.rest, interaction, { content: text }, true);
+      });
+    },
+    directMessage: (person, text) => tried("a direct message", () => api.directMessage(person.id, { content: text })),
+    async settleApproval(message, card) {
+      const line = settledLine(card);
+      const done = await ("clicked" in message
+        ? tried("the approval message's update", () => {
+            const { clicked } = message;
+            const buttons = clicked.approval ? approvalButtons(clicked.approval.runId, clicked.approval.callId, { disabled: true }) : [];
+            return webhookEdit(client.rest, clicked.interaction, "@original", {
+              content: withClosingLine(clicked.content, line),
+              components: buttons,
+            });
+          })
+        : card.kind === "expired" && card.approval
+          ? tried("the expired approval message's update", () => {
+              const { pending, deciders } = card.approval!;
+              return api.edit(message.ref, {
+                content: withClosingLine(approvalText(pending, deciders), line),
+                components: approvalButtons(pending.runId, pending.callId, { disabled: true }),
+              });
+            })
+          : Promise.resolve(false));
+      if (!done) logger.warn("could not update the approval message");
+    },
+    async linkTo(at, clicked) {
+      const place = placeOf(at.origin);
+      return place ? `https://discord.com/channels/${place.guild ?? "@me"}/${place.channel}/${clicked.messageId}` : undefined;
+    },
+  };
+}

@@ -1,0 +1,98 @@
+// How one run looks on Discord (the core's run view drives it): progress by editing the main
+// message (with the Stop button once the run is known), then the answer (split to fit, 👍 / 👎 on
+// its last part) with its step trace in a thread on it, or the approval request with its buttons.
+import { renderTrace } from "../../agent/trace.js";
+import type { Logger } from "../../logger.js";
+import type { RunDisplay } from "../core/surface.js";
+import { splitText } from "../core/split-text.js";
+import { RUN_FAILED } from "../core/texts.js";
+import { approvalButtons, feedbackButtons, stopButtons } from "./buttons.js";
+import type { ChannelApi, SentMessage } from "./channel-api.js";
+import type { ChannelKind } from "./discord-place.js";
+import { answerText, approvalText, MAX_MESSAGE_CHARS, progressText, threadName, waitingText } from "./messages.js";
+import type { ReplySurface } from "./reply-surface.js";
+
+/** Where an approval request was posted, and the request that led to it (for the trace thread's name after an expiry). */
+export interface ApprovalMessage extends SentMessage {
+  readonly question: string;
+}
+
+const QUESTION_CHARS = 200;
+/** The trace is split into at most a few messages; renderTrace keeps its first and last steps. */
+const TRACE_CHARS = 3 * MAX_MESSAGE_CHARS;
+
+export interface DiscordDisplayDeps {
+  readonly api: ChannelApi;
+  readonly logger: Logger;
+  readonly progressIntervalMs: number;
+}
+
+export function createDiscordDisplay(
+  deps: DiscordDisplayDeps,
+  surface: ReplySurface,
+  where: { readonly channelKind: ChannelKind; readonly question: string },
+): RunDisplay<ApprovalMessage> {
+  const { api, logger } = deps;
+
+  async function postTrace(answer: SentMessage, steps: Parameters<typeof renderTrace>[0]): Promise<void> {
+    if (steps.length === 0) return;
+    const trace = renderTrace(steps, { maxChars: TRACE_CHARS });
+    if (where.channelKind === "text") {
+      try {
+        const threadId = await api.startThread(answer, threadName(where.question));
+        for (const part of splitText(trace, MAX_MESSAGE_CHARS)) await api.send(threadId, { content: part });
+        return;
+      } catch (error) {
+        logger.warn({ err: error }, "could not post the trace in a thread; posting it below the answer");
+      }
+    }
+    for (const part of splitText(`Steps:\n${trace}`, MAX_MESSAGE_CHARS)) await surface.post({ content: part });
+  }
+
+  return {
+    progressIntervalMs: deps.progressIntervalMs,
+    async progress({ status, runId }) {
+      await surface.setMain({ content: progressText(status), ...(runId ? { components: stopButtons(runId) } : {}) });
+    },
+    async endProgress(outcome) {
+      if (outcome.status !== "paused") return;
+      await surface
+        .setMain({ content: waitingText(outcome.pending), components: [] })
+        .catch((error: unknown) => logger.warn({ err: error }, "could not show that the run waits for approval"));
+    },
+    async answer(card) {
+      const text = answerText(card);
+      let answer: SentMessage;
+      try {
+        const [first, ...rest] = splitText(text, MAX_MESSAGE_CHARS);
+        // 👍 / 👎 go on the answer's last message.
+        const votes = feedbackButtons(card.runId, card.stop);
+        answer = await surface.setMain({ content: first!, components: rest.length === 0 ? votes : [] });
+        for (const [index, part] of rest.entries())
+          await surface.post({ content: part, ...(index === rest.length - 1 ? { components: votes } : {}) });
+      } catch (error) {
+        logger.error({ err: error, answer: text }, "could not post the answer; it is in this log line");
+        return undefined;
+      }
+      await postTrace(answer, card.steps).catch((error: unknown) => logger.warn({ err: error }, "could not post the trace"));
+      return { messageId: answer.messageId };
+    },
+    async approval(card) {
+      try {
+        const request = await surface.post({
+          content: approvalText(card.pending, card.deciders),
+          components: approvalButtons(card.pending.runId, card.pending.callId),
+        });
+        return { ...request, question: where.question.slice(0, QUESTION_CHARS) };
+      } catch (error) {
+        logger.error({ err: error, runId: card.pending.runId }, "could not post the approval request");
+        return undefined;
+      }
+    },
+    async failure() {
+      await surface
+        .setMain({ content: `⚠️ ${RUN_FAILED}`, components: [] })
+        .catch((error: unknown) => logger.error({ err: error }, "could not say the run failed"));
+    },
+  };
+}

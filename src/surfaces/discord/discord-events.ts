@@ -1,0 +1,190 @@
+// Discord's events (untrusted) as the core's inputs: who acted (with their roles), where (a
+// thread with its parent channel), and what they did. Each interaction is acknowledged first
+// (Discord allows 3 s): /ask with a public deferred reply that later becomes the answer, the
+// other commands with an ephemeral one, a button with a deferred update; everything after that
+// goes through the interaction's webhook with its token (the reply handle), from any process.
+// A message is for the bot when it mentions the bot (or its managed role, which autocomplete
+// often inserts for "@bot") in a server channel, and always in a DM; the bot never answers itself,
+// other bots or webhooks. Without the message content intent Discord still sends the content of
+// these messages, so this works either way.
+import {
+  ChannelType,
+  MessageFlags,
+  Routes,
+  type APIInteractionGuildMember,
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  type Client,
+  type GuildMember,
+  type Interaction,
+  type Message,
+} from "discord.js";
+import { z } from "zod";
+import type { Logger } from "../../logger.js";
+import { spotOf, type Someone, type SurfaceCore } from "../core/inbound.js";
+import type { Spot } from "../core/surface.js";
+import { parseButton } from "./buttons.js";
+import { ASK, QUESTION_OPTION } from "./command-definitions.js";
+import {
+  conversationAt,
+  encodeInteraction,
+  personOf,
+  type ChannelKind,
+  type DiscordPlace,
+  type Interaction as Handle,
+} from "./discord-place.js";
+import { NO_PINGS } from "./messages.js";
+
+type Mentioning = Pick<Message, "author" | "webhookId" | "system" | "guildId" | "mentions">;
+
+/** The ids of the bot's own managed roles this message mentions (Discord tags them with the bot's id). */
+export function botRolesMentioned(message: Pick<Message, "mentions">, botId: string): string[] {
+  return [...message.mentions.roles.values()].filter((role) => role.tags?.botId === botId).map((role) => role.id);
+}
+
+export function isForBot(message: Mentioning, botId: string): boolean {
+  if (message.author.bot || message.webhookId || message.system || message.author.id === botId) return false;
+  return message.guildId === null || message.mentions.users.has(botId) || botRolesMentioned(message, botId).length > 0;
+}
+
+/** The message without the bot's mention (`<@id>`, `<@!id>`, or `<@&role>` for its managed roles). */
+export function questionOf(content: string, botId: string, botRoles: readonly string[] = []): string {
+  const mentions = [`<@${botId}>`, `<@!${botId}>`, ...botRoles.map((role) => `<@&${role}>`)];
+  return mentions.reduce((text, mention) => text.replaceAll(mention, ""), content).trim();
+}
+
+/** What the core hands back to settle a clicked approval message: its text, and the click's token to edit it with. */
+export interface DiscordClicked {
+  readonly content: string;
+  readonly messageId: string;
+  readonly interaction: Handle;
+  /** The approval the clicked message asks for (its buttons stay, disabled). */
+  readonly approval?: { readonly runId: string; readonly callId: string };
+}
+
+export interface EventDeps {
+  readonly client: Client;
+  readonly clock: () => number;
+  readonly logger: Logger;
+}
+
+export function channelKindOf(type: ChannelType | undefined): ChannelKind {
+  switch (type) {
+    case ChannelType.GuildText:
+    case ChannelType.GuildAnnouncement:
+      return "text";
+    case ChannelType.PublicThread:
+    case ChannelType.PrivateThread:
+    case ChannelType.AnnouncementThread:
+      return "thread";
+    case ChannelType.DM:
+    case ChannelType.GroupDM:
+      return "dm";
+    default:
+      return "other";
+  }
+}
+
+const ChannelFacts = z.object({ type: z.number(), parent_id: z.string().nullish() });
+
+function roleIdsOf(member: GuildMember | APIInteractionGuildMember | null): readonly string[] {
+  if (!member) return [];
+  return Array.isArray(member.roles) ? member.roles : [...member.roles.cache.keys()];
+}
+
+/** A thread (or forum post) and the channel it belongs to; a channel the cache does not know is asked for once. */
+async function placeIn(
+  deps: EventDeps,
+  source: { readonly guildId: string | null; readonly channelId: string; readonly channel: unknown },
+): Promise<Pick<DiscordPlace, "guild" | "channel" | "parent" | "channelKind">> {
+  const cached = source.channel as { type?: ChannelType; parentId?: string | null } | null;
+  let type = typeof cached?.type === "number" ? cached.type : undefined;
+  let parent = cached?.parentId ?? undefined;
+  // A channel the cache half knows (a thread it saw only in a message) is asked for: its parent governs it.
+  if (source.guildId && (type === undefined || (channelKindOf(type) === "thread" && !parent))) {
+    const fetched = ChannelFacts.safeParse(await deps.client.rest.get(Routes.channel(source.channelId)).catch(() => undefined));
+    if (fetched.success) {
+      type = fetched.data.type as ChannelType;
+      parent = fetched.data.parent_id ?? undefined;
+    }
+  }
+  const channelKind = channelKindOf(type);
+  return {
+    guild: source.guildId,
+    channel: source.channelId,
+    ...(channelKind === "thread" && parent ? { parent } : {}),
+    channelKind,
+  };
+}
+
+function someoneIn(interaction: Interaction): Someone {
+  return { ...personOf(interaction.user), roles: roleIdsOf(interaction.member) };
+}
+
+async function spotOfInteraction(deps: EventDeps, interaction: Interaction, kind: Handle["kind"]): Promise<Spot | undefined> {
+  const { channelId } = interaction;
+  if (!channelId) return undefined;
+  const place = await placeIn(deps, { guildId: interaction.guildId, channelId, channel: interaction.channel });
+  const handle: Handle = { application: interaction.applicationId, token: interaction.token, at: deps.clock(), kind };
+  return spotOf("discord", conversationAt({ ...place, interaction: interaction.id }), someoneIn(interaction), encodeInteraction(handle));
+}
+
+async function command(deps: EventDeps, core: SurfaceCore<DiscordClicked>, interaction: ChatInputCommandInteraction): Promise<void> {
+  const ask = interaction.commandName === ASK;
+  await interaction.deferReply(ask ? {} : { flags: MessageFlags.Ephemeral });
+  const at = await spotOfInteraction(deps, interaction, ask ? "ask" : "command");
+  if (!at) {
+    await interaction.editReply({
+      content: "I can't tell which channel this came from, so I can't answer here.",
+      allowedMentions: NO_PINGS,
+    });
+    return;
+  }
+  if (!ask) return core.command({ at, name: interaction.commandName, text: "" });
+  const text = (interaction.options.getString(QUESTION_OPTION) ?? "").trim();
+  await core.question({ at, text, receipt: interaction.id });
+}
+
+async function click(deps: EventDeps, core: SurfaceCore<DiscordClicked>, interaction: ButtonInteraction): Promise<void> {
+  await interaction.deferUpdate();
+  const at = await spotOfInteraction(deps, interaction, "click");
+  if (!at) return;
+  const button = parseButton(interaction.customId);
+  const clicked: DiscordClicked = {
+    content: interaction.message.content,
+    messageId: interaction.message.id,
+    interaction: { application: interaction.applicationId, token: interaction.token, at: deps.clock(), kind: "click" },
+    ...(button?.kind === "decision" ? { approval: { runId: button.runId, callId: button.callId } } : {}),
+  };
+  if (!button) return core.badClick(at);
+  if (button.kind === "decision")
+    return core.decide({ at, clicked, runId: button.runId, callId: button.callId, decision: button.decision });
+  if (button.kind === "stop") return core.stop({ at, clicked, runId: button.runId });
+  return core.feedback({ at, clicked, runId: button.runId, guard: button.guard, rating: button.rating });
+}
+
+/** Never rejects: a failure is logged. */
+export async function takeInteraction(deps: EventDeps, core: SurfaceCore<DiscordClicked>, interaction: Interaction): Promise<void> {
+  try {
+    if (interaction.isChatInputCommand()) await command(deps, core, interaction);
+    else if (interaction.isButton()) await click(deps, core, interaction);
+  } catch (error) {
+    deps.logger.error({ err: error }, "handling a Discord interaction failed");
+  }
+}
+
+/** A message for the bot: a question, or a command word. Never rejects. */
+export async function takeMention(deps: EventDeps, core: SurfaceCore<DiscordClicked>, message: Message, botId: string): Promise<void> {
+  if (!isForBot(message, botId)) return;
+  try {
+    const place = await placeIn(deps, message);
+    const by: Someone = { ...personOf(message.author), roles: roleIdsOf(message.member) };
+    await core.message({
+      at: spotOf("discord", conversationAt({ ...place, message: message.id }), by),
+      text: questionOf(message.content, botId, botRolesMentioned(message, botId)),
+      receipt: message.id,
+    });
+  } catch (error) {
+    deps.logger.error({ err: error }, "handling a Discord message failed");
+  }
+}

@@ -1,0 +1,81 @@
+// Turns a raw Slack message event into what the bot should do with it: nothing (bots, edits,
+// deletions, its own messages) or a message for the core (a question or a command). Pure; the
+// event is untrusted and checked with zod. Everywhere, DMs included, the message's thread is the
+// conversation and where the run is shown: a top-level message starts it, a follow-up continues it.
+import { z } from "zod";
+import { spotOf, type MessageInput } from "../core/inbound.js";
+import { conversationAt, isDirectChannel } from "./slack-place.js";
+import { threadSource } from "./thread-context.js";
+
+/** How the message reached the bot: a mention (channels, group DMs), or a DM (the Messages tab included). */
+export type EntryPoint = "mention" | "direct";
+
+const SLACK_TS = /^\d+\.\d+$/;
+
+const EventBody = z.object({
+  team_id: z.string().min(1).optional(),
+  event: z.object({
+    type: z.string(),
+    user: z.string().min(1).optional(),
+    bot_id: z.string().optional(),
+    subtype: z.string().optional(),
+    text: z.string().default(""),
+    ts: z.string().regex(SLACK_TS),
+    thread_ts: z.string().regex(SLACK_TS).optional(),
+    channel: z.string().min(1),
+    channel_type: z.string().optional(),
+    team: z.string().min(1).optional(),
+    user_team: z.string().min(1).optional(),
+  }),
+});
+
+/** Subtypes that are still a person writing to the bot. */
+const PERSON_SUBTYPES = new Set(["file_share", "thread_broadcast"]);
+
+export type Incoming = { readonly kind: "ignore"; readonly reason: string } | { readonly kind: "message"; readonly message: MessageInput };
+
+function stripMention(text: string, botUserId: string | undefined): string {
+  const withoutBot = botUserId ? text.replace(new RegExp(`<@${botUserId}(\\|[^>]*)?>`, "g"), " ") : text;
+  return withoutBot.replace(/\s+/g, " ").trim();
+}
+
+/** `botUserId` is the bot's own user id (auth.test); `fallbackTeam` comes from Bolt's context. */
+export function classifyMessage(entry: EntryPoint, body: unknown, botUserId: string | undefined, fallbackTeam?: string): Incoming {
+  const parsed = EventBody.safeParse(body);
+  if (!parsed.success) return { kind: "ignore", reason: `malformed event: ${parsed.error.issues[0]?.message ?? "invalid"}` };
+  const { event, team_id } = parsed.data;
+  if (event.bot_id !== undefined || event.subtype === "bot_message") return { kind: "ignore", reason: "written by a bot" };
+  if (event.subtype !== undefined && !PERSON_SUBTYPES.has(event.subtype))
+    return { kind: "ignore", reason: `message subtype ${event.subtype}` };
+  if (event.user === undefined) return { kind: "ignore", reason: "no author" };
+  if (botUserId !== undefined && event.user === botUserId) return { kind: "ignore", reason: "written by this bot" };
+  // A mention in a DM also arrives as message.im, which answers it.
+  if (entry === "mention" && isDirectChannel(event.channel)) return { kind: "ignore", reason: "a mention in a DM (answered as the DM)" };
+  if (entry !== "mention" && event.channel_type !== undefined && event.channel_type !== "im") {
+    return { kind: "ignore", reason: `not a direct message (${event.channel_type})` };
+  }
+  // The installing workspace first: in a shared channel `event.team` is the author's workspace.
+  const team = team_id ?? event.team ?? fallbackTeam;
+  if (team === undefined) return { kind: "ignore", reason: "no team id" };
+
+  const inThread = event.thread_ts !== undefined && event.thread_ts !== event.ts;
+  const root = event.thread_ts ?? event.ts;
+  const userTeam = event.user_team ?? event.team ?? team;
+  const conversation = conversationAt({
+    team,
+    channel: event.channel,
+    traceThreadTs: root,
+    replyThreadTs: root,
+    ...(userTeam === team ? {} : { requesterTeam: userTeam }),
+  });
+  // Only a channel thread holds other people's words (a DM thread is already in memory).
+  const contextSource = entry === "mention" && inThread ? threadSource(event.channel, root, event.ts) : undefined;
+  const message: MessageInput = {
+    at: spotOf("slack", conversation, { id: event.user, roles: [] }),
+    text: stripMention(event.text, botUserId),
+    // The message itself, not the event id: Slack sends one message as two events (a DM that mentions the bot).
+    receipt: `${event.channel}:${event.ts}`,
+    ...(contextSource ? { contextSource } : {}),
+  };
+  return { kind: "message", message };
+}

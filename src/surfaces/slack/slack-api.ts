@@ -1,0 +1,63 @@
+// Reading what Slack answers: @slack/web-api's errors without depending on its classes (platform
+// errors carry `data.error`, e.g. "not_in_channel", HTTP errors a status code), lists in pages
+// joined by a cursor, and the JSON values the bot's buttons and forms carry.
+import { z } from "zod";
+
+const PlatformError = z.object({ data: z.object({ error: z.string() }) });
+const HttpError = z.object({ statusCode: z.number() });
+const RateLimited = z.object({ code: z.literal("slack_webapi_rate_limited_error") });
+const Page = z.object({
+  messages: z.array(z.unknown()).default([]),
+  members: z.array(z.string()).default([]),
+  response_metadata: z.object({ next_cursor: z.string().optional() }).optional(),
+});
+
+/** The Slack error code of an `ok: false` answer, if that is what failed. */
+export function slackErrorCode(error: unknown): string | undefined {
+  const parsed = PlatformError.safeParse(error);
+  return parsed.success ? parsed.data.data.error : undefined;
+}
+
+/** One short line for logs and for the model. */
+export function describeSlackError(error: unknown): string {
+  const code = slackErrorCode(error);
+  if (code) return `Slack answered "${code}"`;
+  const http = HttpError.safeParse(error);
+  if (http.success) return `Slack answered HTTP ${http.data.statusCode}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A JSON value Slack hands back as we wrote it (a button's value, a form's metadata): untrusted, so checked against `schema`. */
+export function jsonValue<T>(schema: z.ZodType<T>, text: unknown): T | undefined {
+  if (typeof text !== "string") return undefined;
+  try {
+    const parsed = schema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A 429 the client did not wait out (a write client rejects rate-limited calls instead of repeating them). */
+export const isRateLimited = (error: unknown): boolean => RateLimited.safeParse(error).success;
+
+export type ListPage = z.infer<typeof Page>;
+
+/**
+ * Reads a list page by page, at most `maxPages`, until `take` says it has what it needs (true)
+ * or the list ends. Resolves whether it reached that point (false: it stopped at the bound).
+ */
+export async function readPages(
+  fetch: (cursor: { cursor?: string }) => Promise<unknown>,
+  take: (page: ListPage) => boolean | undefined,
+  maxPages: number,
+): Promise<boolean> {
+  let cursor: string | undefined;
+  for (let page = 0; page < maxPages; page += 1) {
+    const parsed = Page.parse(await fetch(cursor ? { cursor } : {}));
+    if (take(parsed) === true) return true;
+    cursor = parsed.response_metadata?.next_cursor;
+    if (!cursor) return true;
+  }
+  return false;
+}

@@ -1,0 +1,86 @@
+// Slack's block_actions payloads (untrusted, checked with zod) as the core's clicks: who clicked,
+// where (the clicked message's thread), and what the button names. A payload that does not
+// parse at all is ignored; a button whose value can't be read is told so.
+import { z } from "zod";
+import type { Decision } from "../../agent/types.js";
+import type { Rating } from "../../memory/feedback.js";
+import { spotOf, type SurfaceCore } from "../core/inbound.js";
+import type { Spot } from "../core/surface.js";
+import { APPROVE_ACTION, decodeApprovalValue, DENY_ACTION } from "./approval-message.js";
+import { decodeFeedbackValue, FEEDBACK_DOWN_ACTION, FEEDBACK_UP_ACTION } from "./feedback-buttons.js";
+import { STOP_ACTION } from "./slack-working.js";
+import { conversationAt } from "./slack-place.js";
+
+/** What the core hands back to settle or link to a clicked message. */
+export interface SlackClicked {
+  readonly channel: string;
+  readonly ts: string;
+  /** The clicked message's blocks, as Slack sent them (untrusted). */
+  readonly blocks?: unknown;
+  readonly triggerId?: string;
+}
+
+const Body = z.object({
+  trigger_id: z.string().min(1).optional(),
+  team: z.object({ id: z.string().min(1) }).nullish(),
+  user: z.object({ id: z.string().min(1), username: z.string().optional(), name: z.string().optional(), team_id: z.string().optional() }),
+  channel: z.object({ id: z.string().min(1) }),
+  message: z.object({ ts: z.string().min(1), thread_ts: z.string().optional(), blocks: z.unknown().optional() }),
+  actions: z.array(z.object({ value: z.string().optional() })).min(1),
+});
+
+type Parsed = { readonly at: Spot; readonly clicked: SlackClicked; readonly value: string };
+
+function parse(body: unknown): Parsed | undefined {
+  const parsed = Body.safeParse(body);
+  if (!parsed.success) return undefined;
+  const { team: teamOf, user, channel, message, actions, trigger_id } = parsed.data;
+  const team = teamOf?.id ?? user.team_id ?? "";
+  const conversation = conversationAt({
+    team,
+    channel: channel.id,
+    traceThreadTs: message.thread_ts ?? message.ts,
+    ...(message.thread_ts ? { replyThreadTs: message.thread_ts } : {}),
+    ...(user.team_id && user.team_id !== team ? { requesterTeam: user.team_id } : {}),
+  });
+  const name = user.username ?? user.name;
+  return {
+    at: spotOf("slack", conversation, { id: user.id, ...(name ? { name } : {}), roles: [] }),
+    clicked: { channel: channel.id, ts: message.ts, blocks: message.blocks, ...(trigger_id ? { triggerId: trigger_id } : {}) },
+    value: actions[0]!.value ?? "",
+  };
+}
+
+const RUN_ID = /^[\w-]{1,32}$/;
+
+type SlackButton =
+  | { readonly kind: "decision"; readonly decision: Decision }
+  | { readonly kind: "stop" }
+  | { readonly kind: "feedback"; readonly rating: Rating };
+
+const BUTTONS = new Map<string, SlackButton>([
+  [APPROVE_ACTION, { kind: "decision", decision: "approve" }],
+  [DENY_ACTION, { kind: "decision", decision: "deny" }],
+  [STOP_ACTION, { kind: "stop" }],
+  [FEEDBACK_UP_ACTION, { kind: "feedback", rating: "up" }],
+  // 👎 also opens the comment form (the click's trigger id lasts 3 s; the core opens it before storing the vote).
+  [FEEDBACK_DOWN_ACTION, { kind: "feedback", rating: "down" }],
+]);
+
+/** The action ids of the bot's buttons. */
+export const BUTTON_ACTIONS = [...BUTTONS.keys()];
+
+/** Hands one click on the button `action` to the core. Never rejects. */
+export async function takeClick(core: SurfaceCore<SlackClicked>, action: string, body: unknown, ignored: () => void): Promise<void> {
+  const click = parse(body);
+  const button = BUTTONS.get(action);
+  if (!click || !button) return ignored();
+  const { at, clicked, value } = click;
+  if (button.kind === "decision") {
+    const ref = decodeApprovalValue(value);
+    return ref ? core.decide({ at, clicked, ...ref, decision: button.decision }) : core.badClick(at);
+  }
+  if (button.kind === "stop") return RUN_ID.test(value) ? core.stop({ at, clicked, runId: value }) : core.badClick(at);
+  const vote = decodeFeedbackValue(value);
+  return vote ? core.feedback({ at, clicked, ...vote, rating: button.rating }) : core.badClick(at);
+}

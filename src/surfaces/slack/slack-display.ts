@@ -1,0 +1,156 @@
+// How one run looks in Slack (the core's run view drives it): a status line while it works, the
+// live step trace in the thread (streamed task list, or an edited trace message where streaming
+// is not available) with the Stop button, then the answer (with the guard line when a guard
+// fired, and 👍 / 👎) or the approval message.
+import type { webApi } from "@slack/bolt";
+import type { RunOutcome } from "../../agent/types.js";
+import { renderTrace } from "../../agent/trace.js";
+import type { Logger } from "../../logger.js";
+import { taskLines, type StatusCard, type TaskUpdate } from "../core/cards.js";
+import type { RunDisplay } from "../core/surface.js";
+import { RUN_FAILED } from "../core/texts.js";
+import { approvalBlocks, approvalText } from "./approval-message.js";
+import { feedbackBlocks } from "./feedback-buttons.js";
+import { createMessageTrace, type MessageTrace } from "./message-trace.js";
+import { describeSlackError } from "./slack-api.js";
+import type { ThreadPlace } from "./slack-place.js";
+import { post, postAnswer, type Where } from "./slack-posts.js";
+import { neutraliseMentions } from "./slack-text.js";
+import { createStatusLine, createStopControl } from "./slack-working.js";
+import { createStreamTrace, type StreamLimits, type StreamTrace } from "./stream-trace.js";
+
+/** The whole trace of a finished run; the trace message spreads it over as many messages as it needs. */
+const FINAL_TRACE_CHARS = 40_000;
+
+export interface MessageRef {
+  readonly channel: string;
+  readonly ts: string;
+}
+
+export interface SlackDisplayDeps {
+  readonly client: webApi.WebClient;
+  readonly logger: Logger;
+  readonly streamLimits: StreamLimits;
+  readonly now: () => number;
+}
+
+/** The status line, or undefined to keep the one shown. */
+export function statusLine(status: StatusCard): string | undefined {
+  switch (status.kind) {
+    case "working":
+    case "thinking":
+      return status.kind === "working" || status.step === 1 ? "is thinking…" : `is thinking (step ${status.step})…`;
+    case "running":
+      return `is running ${neutraliseMentions(status.tool.slice(0, 40))}…`;
+    case "tidying":
+      return "is tidying up its notes…";
+    case "summarising":
+      return "is writing a summary…";
+    case "waiting":
+      return "is waiting for approval…";
+    case "ran":
+      return undefined;
+  }
+}
+
+export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): RunDisplay<MessageRef> {
+  const { client, logger } = deps;
+  const traceTarget = { channel: place.channel, threadTs: place.traceThreadTs };
+  const replyTarget: Where = { channel: place.channel, threadTs: place.replyThreadTs };
+  const status = createStatusLine(client, traceTarget, logger);
+  const stopControl = createStopControl(client, traceTarget, logger);
+  /** What each task looked like when it was last streamed. */
+  const streamed = new Map<string, string>();
+  let tasks: readonly TaskUpdate[] = [];
+  let stream: StreamTrace | undefined;
+  let fallback: MessageTrace | undefined;
+  let runId: string | undefined;
+
+  /** The trace message carries the Stop button, so the separate one goes. */
+  function showFallback(): void {
+    fallback ??= createMessageTrace(client, traceTarget, logger);
+    fallback.show("Working on it…", taskLines(tasks), runId);
+    if (runId !== undefined) void stopControl.close();
+  }
+
+  /** A refusal is about this run's stream (a channel, a person, a limit), so only this run posts and edits instead. */
+  function onStreamFailure(error: unknown): void {
+    logger.info(
+      { err: error, channel: place.channel },
+      `streaming the trace failed (${describeSlackError(error)}); this run uses a trace message`,
+    );
+    showFallback();
+  }
+
+  /** Streams the tasks that changed since they were last streamed (or shows them in the trace message). */
+  async function showTasks(now: readonly TaskUpdate[]): Promise<void> {
+    tasks = now;
+    if (fallback) return showFallback();
+    const changed = tasks.filter((task) => streamed.get(task.id) !== JSON.stringify(task));
+    if (changed.length === 0) return;
+    for (const task of changed) streamed.set(task.id, JSON.stringify(task));
+    stream ??= createStreamTrace(
+      client,
+      { ...traceTarget, team: place.requesterTeam ?? place.team, user: place.requester },
+      logger,
+      deps.streamLimits,
+      onStreamFailure,
+      deps.now,
+    );
+    await stream.append(changed);
+  }
+
+  async function closeTrace(outcome: RunOutcome): Promise<void> {
+    await stream?.finish();
+    if (!fallback) return;
+    const heading = outcome.status === "paused" ? "Waiting for approval. Steps so far:" : `Steps (${outcome.steps.length}):`;
+    fallback.show(heading, renderTrace(outcome.steps, { maxChars: FINAL_TRACE_CHARS }));
+    await fallback.flush();
+  }
+
+  return {
+    progressIntervalMs: deps.streamLimits.intervalMs,
+    begin: () => status.set("is thinking…"),
+    async progress(progress) {
+      const line = statusLine(progress.status);
+      if (line) status.set(line);
+      if (progress.runId !== undefined && runId === undefined) {
+        runId = progress.runId;
+        if (!fallback) stopControl.show(runId);
+      }
+      await showTasks(progress.tasks);
+    },
+    async endProgress(outcome, last) {
+      await showTasks(last.tasks);
+      await status.stop();
+      await stopControl.close();
+      await closeTrace(outcome);
+    },
+    async answer(card) {
+      const ts = await postAnswer(client, logger, replyTarget, card.answer, card.stop);
+      if (ts === undefined) return undefined;
+      // Feedback is welcome, not required: tried once.
+      const votes = { text: "Was this answer helpful?", blocks: feedbackBlocks(card.runId, card.stop) };
+      await post(client, logger, replyTarget, votes, { level: "warn", message: "could not show the feedback buttons" }, false);
+      return { messageId: ts };
+    },
+    async approval({ pending, deciders }) {
+      const message = { text: approvalText(pending), blocks: approvalBlocks(pending, deciders) };
+      const failure = {
+        level: "error",
+        message: "could not post the approval message",
+        fields: { runId: pending.runId, tool: pending.tool },
+      } as const;
+      const ts = await post(client, logger, replyTarget, message, failure);
+      return ts === undefined ? undefined : { channel: replyTarget.channel, ts };
+    },
+    async failure() {
+      await status.stop();
+      await stopControl.close();
+      await stream?.finish();
+      fallback?.show("Steps so far:", taskLines(tasks));
+      await fallback?.flush();
+      await post(client, logger, replyTarget, { text: RUN_FAILED }, { level: "error", message: "could not post a reply" });
+    },
+  };
+}

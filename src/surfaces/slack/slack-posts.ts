@@ -1,0 +1,115 @@
+// Every message the bot writes into a Slack conversation goes out here. Each call says whether
+// Slack took it and never throws: a refusal is logged (an answer in full, so nothing is lost
+// silently). A post someone waits for is tried again when Slack fails in a way worth retrying
+// (the client already retries rate limits, network and HTTP errors); a note with another way to
+// go (the core's private-note rule) is tried once.
+import type { types, webApi } from "@slack/bolt";
+import type { GuardStop } from "../../agent/types.js";
+import type { Logger } from "../../logger.js";
+import { splitText } from "../core/split-text.js";
+import { describeSlackError, slackErrorCode } from "./slack-api.js";
+import { escapeSlackText, MESSAGE_MAX_CHARS, neutraliseMentions, toSlackMrkdwn } from "./slack-text.js";
+
+const RETRY_DELAYS_MS: readonly number[] = [300, 1_000];
+const EMPTY_ANSWER = "_(The model gave an empty answer.)_";
+const TRANSIENT_ERRORS = new Set(["internal_error", "fatal_error", "service_unavailable", "request_timeout", "ratelimited"]);
+
+export interface Where {
+  readonly channel: string;
+  /** Undefined: the top level of a DM. */
+  readonly threadTs?: string;
+}
+
+export interface Body {
+  readonly text: string;
+  readonly blocks?: readonly (types.KnownBlock | types.Block)[];
+  /** Answers and traces: a link in them shows no preview. */
+  readonly unfurl?: false;
+}
+
+/** How a refusal is logged. */
+export interface Failure {
+  readonly level: "info" | "warn" | "error";
+  readonly message: string;
+  readonly fields?: Readonly<Record<string, unknown>>;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const threadOf = (where: Where) => (where.threadTs === undefined ? {} : { thread_ts: where.threadTs });
+
+/** The posted message's ts; undefined when Slack did not take it. */
+export async function post(
+  client: webApi.WebClient,
+  logger: Logger,
+  where: Where,
+  body: Body,
+  failure: Failure,
+  retry = true,
+): Promise<string | undefined> {
+  const { text, blocks, unfurl } = body;
+  const message = { channel: where.channel, ...threadOf(where), text, ...(blocks ? { blocks: [...blocks] } : {}) };
+  const request = unfurl === false ? { ...message, unfurl_links: false, unfurl_media: false } : message;
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      const posted = await client.chat.postMessage(request);
+      return typeof posted.ts === "string" ? posted.ts : undefined;
+    } catch (error) {
+      const code = slackErrorCode(error);
+      const delay = retry ? RETRY_DELAYS_MS[attempt] : undefined;
+      if (delay === undefined || (code !== undefined && !TRANSIENT_ERRORS.has(code))) {
+        logger[failure.level](
+          { err: error, channel: where.channel, ...failure.fields },
+          `${failure.message} (${describeSlackError(error)})`,
+        );
+        return undefined;
+      }
+      await sleep(delay);
+    }
+  }
+}
+
+/** Only members of the channel can be shown one. */
+export async function whisper(client: webApi.WebClient, logger: Logger, where: Where, user: string, text: string): Promise<boolean> {
+  try {
+    await client.chat.postEphemeral({ channel: where.channel, user, text, ...threadOf(where) });
+    return true;
+  } catch (error) {
+    logger.info({ err: error, user }, "Slack refused an ephemeral message");
+    return false;
+  }
+}
+
+export async function directMessage(client: webApi.WebClient, logger: Logger, user: string, text: string): Promise<boolean> {
+  const failure: Failure = { level: "info", message: "Slack refused a direct message", fields: { user } };
+  return (await post(client, logger, { channel: user }, { text }, failure, false)) !== undefined;
+}
+
+/** As Slack mrkdwn, neutralised, in parts below Slack's message size, then a line naming the guard that fired. The first part's ts. */
+export async function postAnswer(
+  client: webApi.WebClient,
+  logger: Logger,
+  where: Where,
+  answer: string,
+  stop: GuardStop | undefined,
+): Promise<string | undefined> {
+  const split = splitText(toSlackMrkdwn(answer), MESSAGE_MAX_CHARS);
+  const failure: Failure = { level: "error", message: "could not post the answer; it is in this log line", fields: { answer } };
+  let first: string | undefined;
+  for (const part of split.length > 0 ? split : [EMPTY_ANSWER]) {
+    const ts = await post(client, logger, where, { text: part, unfurl: false }, failure);
+    if (ts === undefined) return undefined;
+    first ??= ts;
+  }
+  if (stop) {
+    const line = escapeSlackText(neutraliseMentions(stop.sentence));
+    const blocks = [{ type: "context" as const, elements: [{ type: "mrkdwn" as const, text: `:warning: ${line}` }] }];
+    await post(
+      client,
+      logger,
+      where,
+      { text: line, blocks },
+      { level: "error", message: "could not post the guard line", fields: { ...stop } },
+    );
+  }
+  return first;
+}

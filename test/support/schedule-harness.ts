@@ -1,0 +1,190 @@
+// A bot process's schedules on a real store and a real AgentService (scripted model), with a
+// clock the test moves: the slot timer, intake, governance and the audit log all read it. A
+// test presenter stands in for the surfaces and records what each run showed; owner notices
+// and presence are ports the test plays.
+import type { ScriptedModel } from "../../src/agent/model-scripted.js";
+import type { RunOutcome, TaskOrigin, Tool } from "../../src/agent/types.js";
+import { loadConfig, type Config } from "../../src/config.js";
+import { createAuditLog } from "../../src/governance/audit-log.js";
+import { createRunPolicy, type RunPolicy } from "../../src/governance/run-policy.js";
+import { OPEN_SETTINGS, type Settings } from "../../src/governance/settings-schema.js";
+import { silentLogger } from "../../src/logger.js";
+import { openStore } from "../../src/memory/keyv-store.js";
+import type { KeyValueStore } from "../../src/memory/types.js";
+import { createAgentService, type RunningAgentService } from "../../src/runs/agent-service.js";
+import { createLocalSlotTimer, type LocalSlotTimer, type TimerClock } from "../../src/runs/schedules/local-slot-timer.js";
+import type { Presence, SlotMetrics, SlotTimer } from "../../src/runs/schedules/ports.js";
+import type { ScheduleRecord } from "../../src/runs/schedules/schedule-record.js";
+import { createSchedules, type Schedules } from "../../src/runs/schedules/scheduler.js";
+import type { ScheduleCaller } from "../../src/runs/schedules/schedule-book.js";
+import type { WorkQueue } from "../../src/runs/work-queue.js";
+import { spotOf } from "../../src/surfaces/core/inbound.js";
+import { conversationAt, upgradeOrigin } from "../../src/surfaces/slack/slack-place.js";
+
+/** Timers that run only when the test moves the clock. */
+export interface ManualClock extends TimerClock {
+  /** Moves the clock to `at`, running each timer due on the way at its own time. */
+  advanceTo(at: number): void;
+  advance(ms: number): void;
+  /** Timers waiting. */
+  pending(): number;
+}
+
+export function manualClock(start: number): ManualClock {
+  let now = start;
+  let nextId = 0;
+  const timers = new Map<number, { readonly at: number; readonly callback: () => void }>();
+  const clock: ManualClock = {
+    now: () => now,
+    setTimeout(callback, ms) {
+      const id = ++nextId;
+      timers.set(id, { at: now + Math.max(0, ms), callback });
+      return id;
+    },
+    clearTimeout: (handle) => void timers.delete(handle as number),
+    advanceTo(at) {
+      for (;;) {
+        const due = [...timers.entries()].filter(([, timer]) => timer.at <= at).sort((a, b) => a[1].at - b[1].at)[0];
+        if (!due) break;
+        timers.delete(due[0]);
+        now = Math.max(now, due[1].at);
+        due[1].callback();
+      }
+      now = Math.max(now, at);
+    },
+    advance: (ms) => clock.advanceTo(now + ms),
+    pending: () => timers.size,
+  };
+  return clock;
+}
+
+export interface Shown {
+  readonly origin: TaskOrigin;
+  readonly outcome: RunOutcome;
+}
+
+export interface ScheduleBot {
+  readonly service: RunningAgentService;
+  readonly schedules: Schedules;
+  readonly policy: RunPolicy;
+  readonly store: KeyValueStore;
+  readonly config: Config;
+  /** What the presenter was asked to show, in order. */
+  readonly shown: Shown[];
+  readonly notices: Array<{ readonly schedule: ScheduleRecord; readonly text: string }>;
+  readonly counted: Array<{ readonly kind: "slot" | "run"; readonly outcome: string; readonly count: number }>;
+  /** Waits until every fire in flight and its bookkeeping (and audit entries) are done. */
+  settle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ScheduleBotOptions {
+  readonly model: ScriptedModel;
+  readonly storeUrl: string;
+  /** The clock every part reads (a ManualClock moves only when the test says). */
+  readonly clock: TimerClock;
+  readonly env?: Record<string, string>;
+  /** Read at every check (change it to block someone at fire time). */
+  readonly settings?: () => Settings;
+  readonly presence?: (schedule: ScheduleRecord) => Promise<Presence>;
+  readonly timeZoneOf?: () => Promise<string | undefined>;
+  /** The slot timer; default one on `clock`. */
+  readonly timer?: SlotTimer;
+  /** The runner's work queue; default in-process. */
+  readonly queue?: WorkQueue;
+  /** The surfaces' own tools (a write to approve). */
+  readonly surfaceTools?: readonly Tool[];
+}
+
+export async function startScheduleBot(options: ScheduleBotOptions): Promise<ScheduleBot> {
+  const config = loadConfig({ STORE_URL: options.storeUrl, MEMORY_EXTRACT_FACTS: "false", ...options.env });
+  const store = await openStore(config.storeUrl, silentLogger);
+  const { clock } = options;
+  const current = options.settings ?? (() => OPEN_SETTINGS);
+  const settings = { current, path: undefined, onReload: () => undefined, close: () => undefined };
+  const policy = createRunPolicy({ settings, store, audit: createAuditLog(store, clock.now), logger: silentLogger, clock: clock.now });
+  const counted: ScheduleBot["counted"] = [];
+  const metrics: SlotMetrics = {
+    slot: (outcome, count = 1) => void counted.push({ kind: "slot", outcome, count }),
+    runEnded: (outcome) => void counted.push({ kind: "run", outcome, count: 1 }),
+  };
+  const timer = options.timer ?? createLocalSlotTimer(silentLogger, clock);
+  const schedules = createSchedules({
+    store,
+    config: config.schedules,
+    timer,
+    logger: silentLogger,
+    clock: clock.now,
+    // As app.ts gives it: a schedule stored before origins had a scope gets it from the Slack codec.
+    upgrade: (origin) => (origin.surface === "slack" ? upgradeOrigin(origin).origin : origin),
+    policy,
+    metrics,
+    machineTimeZone: "Europe/Lisbon",
+  });
+  const service = createAgentService({
+    config,
+    model: options.model,
+    store,
+    logger: silentLogger,
+    clock: clock.now,
+    runPolicy: policy,
+    observers: [schedules.observer],
+    tools: [schedules.tool],
+    ...(options.queue ? { queue: options.queue } : {}),
+  });
+  const shown: Shown[] = [];
+  const notices: ScheduleBot["notices"] = [];
+  for (const surface of ["slack", "console"] as const) {
+    service.attach(surface, {
+      tools: options.surfaceTools ?? [],
+      present: (origin) => ({
+        sink: () => {},
+        finish: async (outcome) => void shown.push({ origin, outcome }),
+        fail: async (error) => {
+          throw error;
+        },
+      }),
+      ...(surface === "slack" ? { upgrade: upgradeOrigin } : {}),
+    });
+    schedules.attachSurface(surface, {
+      notifyOwner: async (schedule, text) => void notices.push({ schedule, text }),
+      ...(options.presence ? { presence: options.presence } : {}),
+      ...(options.timeZoneOf ? { timeZoneOf: options.timeZoneOf } : {}),
+    });
+  }
+  await service.start();
+  await schedules.start((task, receipt) => service.submit(task, receipt));
+  const settle = async () => {
+    if ("idle" in timer) await (timer as LocalSlotTimer).idle();
+    await schedules.settled();
+    await policy.observer.settled();
+  };
+  return {
+    service,
+    schedules,
+    policy,
+    store,
+    config,
+    shown,
+    notices,
+    counted,
+    settle,
+    async close() {
+      await schedules.close();
+      await service.close();
+      await policy.observer.settled();
+      await store.close();
+    },
+  };
+}
+
+export function slackCaller(user: string, options: { channel?: string; isAdmin?: boolean; name?: string } = {}): ScheduleCaller {
+  const channel = options.channel ?? "C1";
+  const ts = "1700000000.000100";
+  return {
+    person: { id: user, ...(options.name ? { name: options.name } : {}) },
+    // As the Slack surface writes it at intake.
+    origin: spotOf("slack", conversationAt({ team: "T1", channel, traceThreadTs: ts, replyThreadTs: ts }), { id: user, roles: [] }).origin,
+    isAdmin: options.isAdmin ?? false,
+  };
+}

@@ -1,0 +1,269 @@
+// One driver per surface for the contract suite (test/surface-contract.test.ts): each drives
+// its surface through the real platform library and fake server as people would (mention the
+// bot, click its buttons, run its commands) and reads back what each person sees there — the
+// messages everyone in the conversation sees, and the notes only that person sees (ephemeral
+// messages, ephemeral interaction replies, direct messages). The scenarios are written once
+// against this interface, so a difference between surfaces is a failing test.
+import { z } from "zod";
+import { ScriptedModel, type ScriptStep } from "../../src/agent/model-scripted.js";
+import type { Tool } from "../../src/agent/types.js";
+import type { Settings } from "../../src/governance/settings-schema.js";
+import type { KeyValueStore } from "../../src/memory/types.js";
+import type { RunningAgentService } from "../../src/runs/agent-service.js";
+import { APPROVE_ACTION, DENY_ACTION } from "../../src/surfaces/slack/approval-message.js";
+import { FEEDBACK_DOWN_ACTION, FEEDBACK_UP_ACTION } from "../../src/surfaces/slack/feedback-buttons.js";
+import { STOP_ACTION } from "../../src/surfaces/slack/slack-working.js";
+import { startConsole } from "./console-harness.js";
+import { startDiscordHarness } from "./fake-discord-harness.js";
+import type { FakeUser } from "./fake-discord-payloads.js";
+import { BOT_USER_ID, type FakeMessage } from "./fake-slack.js";
+import { blockActionPayload, mentionEvent, postEvent, postInteraction } from "./fake-slack-requests.js";
+import { gatedModel, startSlackHarness } from "./fake-slack-harness.js";
+import { settingsOf } from "./governance-kit.js";
+import { until } from "./memory-test-kit.js";
+
+/** The people of a scenario: who asks, someone with no say, an approver, an admin. */
+export type Who = "alice" | "bob" | "approver" | "admin";
+export type Button = "approve" | "deny" | "stop" | "up" | "down";
+
+export interface StartOptions {
+  readonly script: readonly ScriptStep[];
+  /** Every model call waits forever (a run to stop). */
+  readonly stuck?: boolean;
+  /** People the settings block. */
+  readonly blocked?: readonly Who[];
+}
+
+export interface Session {
+  /** Where post_message may post for the requester: a channel they are in, as the model names it. */
+  readonly otherChannel: string;
+  readonly service: RunningAgentService;
+  readonly store: KeyValueStore;
+  /** A question (or a command word) to the bot in the shared channel. */
+  ask(who: Who, text: string): Promise<void>;
+  /** One of the core's commands, the way the surface offers them. */
+  command(who: Who, name: string): Promise<void>;
+  /** Waits until one of the bot's buttons of this kind shows, then clicks it as `who`. */
+  click(who: Who, button: Button): Promise<void>;
+  /** What everyone in the conversation sees now. */
+  publicText(): string;
+  /** What only `who` was shown. */
+  privateText(who: Who): string;
+  /** The messages post_message made in `otherChannel`. */
+  writes(): number;
+  /** A new process on the same store, whose model answers with `script`. */
+  restart(script: readonly ScriptStep[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface SurfaceDriver {
+  readonly name: "slack" | "discord" | "console";
+  /** Several people and buttons (the console has one person, who answers its prompts). */
+  readonly people: boolean;
+  start(options: StartOptions): Promise<Session>;
+}
+
+/** Waits (bounded) until `read()` matches. */
+export async function seen(read: () => string, expected: RegExp): Promise<void> {
+  await until(() => expected.test(read()), `${expected} in:\n${read()}`);
+}
+
+const never = new Promise<void>(() => {});
+const SLACK_PEOPLE: Record<Who, string> = { alice: "U0ALICE", bob: "U0BOB", approver: "U0CAROL", admin: "U0BOSS" };
+const SLACK_ACTIONS: Record<Button, string> = {
+  approve: APPROVE_ACTION,
+  deny: DENY_ACTION,
+  stop: STOP_ACTION,
+  up: FEEDBACK_UP_ACTION,
+  down: FEEDBACK_DOWN_ACTION,
+};
+
+function settingsFor(surface: "slack" | "discord" | "console", ids: Record<Who, string>, blocked: readonly Who[] = []): Settings {
+  const blockedIds = blocked.map((who) => ids[who]);
+  // An admin may use the bot anywhere: on the console the one person is the admin unless a scenario blocks them.
+  const admins = blockedIds.includes(ids.admin) ? [] : [ids.admin];
+  return settingsOf({ access: { admins: { [surface]: admins }, block: { users: blockedIds } } });
+}
+
+/** The value of the element with this action id, wherever it sits in the blocks. */
+function actionValue(blocks: unknown, actionId: string): string | undefined {
+  if (Array.isArray(blocks)) return blocks.map((block) => actionValue(block, actionId)).find((value) => value !== undefined);
+  if (typeof blocks !== "object" || blocks === null) return undefined;
+  const element = blocks as Record<string, unknown>;
+  if (element.action_id === actionId && typeof element.value === "string") return element.value;
+  return Object.values(element)
+    .map((child) => actionValue(child, actionId))
+    .find((value) => value !== undefined);
+}
+
+export const slackDriver: SurfaceDriver = {
+  name: "slack",
+  people: true,
+  async start(options) {
+    const model = (script: readonly ScriptStep[]) => {
+      const scripted = new ScriptedModel(script);
+      return options.stuck ? gatedModel(scripted) : scripted;
+    };
+    const h = await startSlackHarness({
+      model: model(options.script),
+      env: { SLACK_APPROVERS: SLACK_PEOPLE.approver },
+      settings: settingsFor("slack", SLACK_PEOPLE, options.blocked),
+    });
+    const threads: string[] = [];
+    let ts = 1_700_100_000;
+    const messages = (): FakeMessage[] => threads.flatMap((thread) => h.fake.threadMessages("C0GENERAL", thread));
+    const shown = (message: FakeMessage) => [message.text, JSON.stringify(message.blocks ?? []), JSON.stringify(message.chunks)].join(" ");
+    const ok = (method: string) => h.fake.callsTo(method).filter((call) => call.status === 200 && call.error === undefined);
+    const session: Session = {
+      otherChannel: "C0RANDOM",
+      get service() {
+        return h.service;
+      },
+      store: h.store,
+      async ask(who, text) {
+        ts += 1;
+        const thread = `${ts}.000100`;
+        threads.push(thread);
+        await postEvent(h.eventsUrl, mentionEvent({ user: SLACK_PEOPLE[who], text: `<@${BOT_USER_ID}> ${text}`, ts: thread }));
+      },
+      command: (who, name) => session.ask(who, name),
+      async click(who, button) {
+        const actionId = SLACK_ACTIONS[button];
+        const carrying = () => messages().find((message) => actionValue(message.blocks, actionId) !== undefined);
+        await until(() => carrying() !== undefined, `a ${button} button in Slack`);
+        const message = carrying()!;
+        const payload = blockActionPayload({
+          user: SLACK_PEOPLE[who],
+          actionId,
+          value: actionValue(message.blocks, actionId)!,
+          channel: "C0GENERAL",
+          messageTs: message.ts,
+          threadTs: message.thread_ts ?? message.ts,
+          blocks: message.blocks ?? [],
+        });
+        await postInteraction(h.eventsUrl, payload);
+      },
+      publicText: () => messages().map(shown).join("\n"),
+      privateText(who) {
+        const id = SLACK_PEOPLE[who];
+        const whispered = ok("chat.postEphemeral").filter((call) => call.args.user === id);
+        const direct = ok("chat.postMessage").filter((call) => call.args.channel === id);
+        return [...whispered, ...direct].map((call) => String(call.args.text)).join("\n");
+      },
+      writes: () => ok("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM").length,
+      restart: (script) => h.restart(model(script)),
+      close: () => h.close(),
+    };
+    return session;
+  },
+};
+
+const EPHEMERAL = 64;
+
+export const discordDriver: SurfaceDriver = {
+  name: "discord",
+  people: true,
+  async start(options) {
+    let users: Record<Who, FakeUser> | undefined;
+    const h = await startDiscordHarness({
+      script: options.script,
+      ...(options.stuck ? { gate: never } : {}),
+      settings: ({ alice, bob, carol, dave }) => {
+        users = { alice, bob, approver: carol, admin: dave };
+        return settingsFor("discord", { alice: alice.id, bob: bob.id, approver: carol.id, admin: dave.id }, options.blocked);
+      },
+    });
+    const people = users!;
+    const { fake } = h;
+    /** Each interaction's token, and whose it is: what its webhook shows only them is theirs. */
+    const tokens = new Map<string, { readonly who: Who; readonly command: boolean }>();
+    const general = () => fake.messagesIn(fake.general.id).filter((message) => ((message.flags ?? 0) & EPHEMERAL) === 0);
+    const customIdOf = (message: { components?: unknown }, prefix: string) =>
+      JSON.stringify(message.components ?? []).match(new RegExp(`"custom_id":"(${prefix}[^"]*)"`))?.[1];
+    const PREFIXES: Record<Button, string> = { approve: "appr:a:", deny: "appr:d:", stop: "stop:", up: "fb:u:", down: "fb:d:" };
+    return {
+      otherChannel: `<#${fake.random.id}>`,
+      get service() {
+        return h.service;
+      },
+      get store() {
+        return h.store;
+      },
+      async ask(who, text) {
+        fake.userMessage(people[who], text, { mentionBot: true });
+      },
+      async command(who, name) {
+        tokens.set(fake.slashCommand(name, people[who]).token, { who, command: true });
+      },
+      async click(who, button) {
+        const prefix = PREFIXES[button];
+        const carrying = () => [...general()].reverse().find((message) => customIdOf(message, prefix) !== undefined);
+        await until(() => carrying() !== undefined, `a ${button} button on Discord`);
+        const message = carrying()!;
+        tokens.set(fake.clickButton(message.id, customIdOf(message, prefix)!, people[who]).token, { who, command: false });
+      },
+      publicText: () =>
+        general()
+          .map((message) => `${message.content} ${JSON.stringify(message.components ?? [])}`)
+          .join("\n"),
+      privateText(who) {
+        const notes = fake.calls.filter((call) => {
+          const [, token, original] = /^\/webhooks\/\d+\/([^/]+)(\/messages\/@original)?$/.exec(call.path) ?? [];
+          const owner = token ? tokens.get(token) : undefined;
+          if (owner?.who !== who || call.status >= 300) return false;
+          return original ? owner.command && call.method === "PATCH" : (Number(call.body?.flags ?? 0) & EPHEMERAL) !== 0;
+        });
+        const dm = fake.dmOf(people[who]);
+        const direct = dm ? fake.messagesIn(dm.id).map((message) => message.content) : [];
+        return [...notes.map((call) => String(call.body?.content ?? "")), ...direct].join("\n");
+      },
+      writes: () => fake.callsTo("POST", new RegExp(`^/channels/${fake.random.id}/messages$`)).filter((call) => call.status < 300).length,
+      restart: (script) => h.restart(script),
+      close: () => h.close(),
+    };
+  },
+};
+
+/** The console: one person (its user, who is every role here) answering its own prompts; no buttons. */
+export const consoleDriver: SurfaceDriver = {
+  name: "console",
+  people: false,
+  async start(options) {
+    const ids: Record<Who, string> = { alice: "console", bob: "nobody", approver: "nobody", admin: "console" };
+    let writes = 0;
+    // The console has no channels to post in: a write tool of the same name stands in for the platforms' post_message.
+    const post: Tool<{ channel: string; text: string }> = {
+      name: "post_message",
+      description: "Post a message (the person approves it first).",
+      schema: z.object({ channel: z.string(), text: z.string() }),
+      effect: "write",
+      async execute() {
+        writes += 1;
+        return `Posted (${writes}).`;
+      },
+    };
+    const h = await startConsole({
+      model: new ScriptedModel(options.script),
+      tools: [post],
+      settings: settingsFor("console", ids, options.blocked),
+    });
+    const unsupported = (what: string) => () => Promise.reject(new Error(`the console has no ${what}`));
+    return {
+      otherChannel: "C0RANDOM",
+      service: h.service,
+      store: h.store,
+      ask: async (_who, text) => h.type(text),
+      command: async (_who, name) => h.type(`/${name}`),
+      async click(_who, button) {
+        if (button !== "approve" && button !== "deny") throw new Error(`the console has no ${button} button`);
+        await h.waitFor("approve? [y/N]");
+        h.type(button === "approve" ? "y" : "n");
+      },
+      publicText: () => h.text(),
+      privateText: () => h.text(),
+      writes: () => writes,
+      restart: unsupported("restart"),
+      close: () => h.close(),
+    };
+  },
+};
