@@ -169,6 +169,30 @@ describe("direct messages and the console under a channel allow list", () => {
   });
 });
 
+describe("allow lists of people, threads and the console's counters", () => {
+  it("with people listed, someone not on the list is refused, and someone on it admitted", async () => {
+    const onlyU1 = policy({ access: { allow: { users: ["U1"] } } });
+    expect(await onlyU1.admit(slackOrigin("U2"))).toMatchObject({
+      kind: "refused",
+      refusal: { kind: "access", reason: "user_not_allowed" },
+    });
+    expect(await onlyU1.admit(slackOrigin("U1"))).toEqual({ kind: "admitted" });
+  });
+
+  it("a thread is admitted by its allowed parent channel, though the thread itself is not listed", async () => {
+    const onlyParent = policy({ access: { allow: { channels: ["111"] } } });
+    const thread = discordOrigin("42", { guild: "G1", channel: "T5", parent: "111", channelKind: "thread" });
+    expect(await onlyParent.admit(thread)).toEqual({ kind: "admitted" });
+  });
+
+  it("the console has no channel: a channel's run limit does not count it", async () => {
+    const oneRunPerChannel = policy({ limits: { channel: { runsPerMinute: 1 } } });
+    for (let run = 0; run < 3; run += 1) expect(await oneRunPerChannel.admit(consoleOrigin)).toEqual({ kind: "admitted" });
+    expect(await oneRunPerChannel.admit(slackOrigin("U1"))).toEqual({ kind: "admitted" });
+    expect(await oneRunPerChannel.admit(slackOrigin("U2"))).toMatchObject({ refusal: { limit: "runs", scope: "channel" } });
+  });
+});
+
 describe("the settings file's format", () => {
   it("is YAML for .yaml and .yml in any case, JSON otherwise", async () => {
     const yaml = "access:\n  dms: false\n";
