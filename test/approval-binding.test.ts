@@ -153,6 +153,16 @@ describe("a stored approval is bound to what it approves", () => {
     await approvalStore.save({ ...run, state: notWaiting as RunState });
     expect(await approvalStore.load("run-a")).toEqual(MISMATCHED);
   });
+
+  it("refuses a run id that is not well formed (a click's value is untrusted), whatever is stored under its key", async () => {
+    const { store, approvals: approvalStore } = approvals();
+    await approvalStore.save(pausedRun());
+    const signed = await store.get("approval:run:run-a");
+    for (const runId of ["run-a:x", "", "run a", "x".repeat(65)]) {
+      await store.set(`approval:run:${runId}`, signed);
+      expect(await approvalStore.load(runId)).toEqual({ kind: "invalid", reason: "the approval id is not well formed" });
+    }
+  });
 });
 
 useApprovalStores();
