@@ -185,7 +185,9 @@ describe("daily token limit", () => {
       { ...call("lookup", { again: true }), usage: usage(400, 50) },
       say("Summary: lookup said hi twice."),
     ]);
-    const first = await start({ model, storeUrl: url, settings: limited, tools: [readTool("lookup")] });
+    // Noon: the reset is named by its time, not as "in N s" as in the last two minutes of a day.
+    const clock = () => Date.UTC(2026, 11, 1, 12);
+    const first = await start({ model, storeUrl: url, settings: limited, tools: [readTool("lookup")], clock });
     const outcome = await first.service.ask({ origin: slackOrigin("U1"), text: "look it up" }, first.sink);
     expect(outcome).toMatchObject({ status: "answered", answer: "Summary: lookup said hi twice.", stop: { guard: "token_limit" } });
     expect(outcome.status === "answered" && outcome.stop?.sentence).toMatch(
@@ -197,7 +199,7 @@ describe("daily token limit", () => {
     await first.close();
     open.splice(open.indexOf(first), 1);
 
-    const again = await start({ model, storeUrl: url, settings: limited });
+    const again = await start({ model, storeUrl: url, settings: limited, clock });
     expect(answerOf(await again.service.ask({ origin: slackOrigin("U1"), text: "more" }, again.sink))).toMatch(
       /your daily limit of 1,000 model tokens is reached/,
     );

@@ -168,7 +168,10 @@ export function createCheckpointStore(store: KeyValueStore): CheckpointStore {
         },
         async clear() {
           const written = next;
+          // A log written after this starts again from nothing: part 0, with every message and step.
           next = 0;
+          Object.assign(messages, { ref: undefined, length: 0, last: undefined });
+          Object.assign(steps, { ref: undefined, length: 0, last: undefined });
           await Promise.all(Array.from({ length: written }, (_, index) => store.delete(partKey(runId, index))));
         },
       };

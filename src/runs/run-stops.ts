@@ -182,6 +182,8 @@ export function createRunStops(options: RunStopsOptions): RunStops {
       const here = watched.get(runId);
       if (here) {
         if (!mayStop(here.requester)) return { kind: "not_allowed", requester: here.requester };
+        // The first Stop names who stopped the run, here and in its mark; a later one changes nothing.
+        if (here.stop.aborted) return { kind: "stopping" };
         abort(runId, by);
         await markStopped(runId, by, here.segment);
         return { kind: "stopping" };
@@ -190,6 +192,8 @@ export function createRunStops(options: RunStopsOptions): RunStops {
       const live = RunRecord.safeParse(await store.get(runKey(runId)));
       if (!live.success) return { kind: "not_running" };
       if (!mayStop(live.data.requester)) return { kind: "not_allowed", requester: live.data.requester };
+      if (live.data.stoppedBy) return { kind: "stopping" }; // likewise: the record keeps the first
+
       // The record first, then the latest-stop key: a poll that sees the new key finds the stop.
       await store.set(runKey(runId), { ...live.data, stoppedBy: by }, ttlMs);
       await markStopped(runId, by, live.data.segment);
