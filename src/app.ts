@@ -7,7 +7,6 @@ import { upgradeAuditEntries } from "./surfaces/core/audit-upgrade.js";
 import { upgradeOrigin as upgradeDiscordOrigin } from "./surfaces/discord/discord-place.js";
 import { upgradeOrigin as upgradeSlackOrigin } from "./surfaces/slack/slack-place.js";
 import { SLACK_EVENTS_ENDPOINT } from "./surfaces/slack/events-endpoint.js";
-import { warnAboutAllowedWrites, warnAboutUnmatchedRules } from "./agent/tools/policy-warnings.js";
 import { createAgentService } from "./runs/agent-service.js";
 import type { OriginUpgrade } from "./runs/service.js";
 import { createRunRecording } from "./runs/records/run-recording.js";
@@ -18,14 +17,15 @@ import { checkChatModel, checkContextWindow, loadConfig, type Config } from "./c
 import { ConfigError, StoreUnavailableError, StoreUrlError } from "./errors.js";
 import { approversFrom } from "./governance/authority.js";
 import { createGovernance, loadSettings } from "./governance/governance.js";
-import { warnAboutUnmatchedToolEntries } from "./governance/settings-tool-names.js";
 import { createConsoleLogger, createLogger, logFormatFrom, type LogFormat } from "./logger.js";
-import { describeStartError, isChatSurface, startFailureLine } from "./start-errors.js";
+import { surfaceStartFailure } from "./start-errors.js";
 import { priceTable } from "./cost/prices.js";
 import { type AppIo, configuredSurfaces, openSurfaces } from "./app-surfaces.js";
 import { chooseModel, chooseQueue, slotMetricsOf } from "./app-model.js";
 import { createResourceStack } from "./resource-stack.js";
-import { prepareMcp, serverLines } from "./tools/mcp/mcp-startup.js";
+import { prepareMcp } from "./tools/mcp/mcp-startup.js";
+import { startTools } from "./app-tools.js";
+import { openExplorer } from "./app-explorer.js";
 import { openStore, parseStoreUrl } from "./memory/keyv-store.js";
 import { claimStoreOwnership, type OwnerClaim } from "./memory/store-lease.js";
 import type { KeyValueStore } from "./memory/types.js";
@@ -236,49 +236,17 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       if (opened.ended) ended = opened.ended;
     });
 
-    // The run explorer (/admin): off without ADMIN_TOKEN, and then /admin answers 404 on PORT (src/ops/explorer/explorer.ts).
-    let adminPort: number | undefined;
-    if (config.admin || http) {
-      try {
-        const { startExplorer } = await import("./ops/explorer/explorer.js");
-        const explorer = await startExplorer({
-          config,
-          store,
-          records: recording.records,
-          service,
-          governance,
-          logger,
-          surfaces: surfaces.map((surface) => surface.name),
-          ...(http ? { opsPort: http } : {}),
-        });
-        stack.defer("clients", "the run explorer", () => explorer.close());
-        adminPort = explorer.port;
-      } catch (error) {
-        const port = config.admin?.port ?? config.port;
-        return {
-          kind: "failed",
-          message: `Cannot start: the run explorer's port ${port}: ${error instanceof Error ? error.message : String(error)}`,
-        };
-      }
-    }
+    const names = surfaces.map((surface) => surface.name);
+    const explorerOptions = { config, store, records: recording.records, service, governance, logger, surfaces: names };
+    const explorer = await openExplorer({ ...explorerOptions, ...(http ? { opsPort: http } : {}) }, stack);
+    if (explorer.kind === "failed") return explorer;
+    const adminPort = explorer.port;
 
-    if (manager) {
-      // Each server gets its first try before the surfaces take messages; one that fails keeps being retried.
-      stack.defer("clients", "the MCP servers", () => manager.close());
-      if (consoleMode) (io.output ?? process.stdout).write(`${starting.join("\n")}\n`);
-      else for (const line of starting) logger.info(line);
-      await manager.start();
-      warnAboutAllowedWrites(manager.tools(), config.toolPolicy, logger);
-      const lines = serverLines(manager.servers());
-      if (consoleMode) (io.output ?? process.stdout).write(`${lines.join("\n")}\n`);
-      else for (const line of lines) logger.info(line);
-    }
-    const offered = new Set(surfaces.flatMap((surface) => service.tools.list(surface.name).tools.map((tool) => tool.name)));
-    warnAboutUnmatchedRules([...offered], config.toolPolicy, logger);
-    warnAboutUnmatchedToolEntries(source.current(), [...offered], source.path, logger);
-    source.onReload((check) => {
-      if (check.kind === "ok") warnAboutUnmatchedToolEntries(check.settings, [...offered], source.path, logger);
-    });
+    // Each MCP server gets its first try before the surfaces take messages.
+    const write = consoleMode ? (lines: readonly string[]) => (io.output ?? process.stdout).write(`${lines.join("\n")}\n`) : undefined;
+    await startTools({ config, ...(manager ? { manager } : {}), starting, ...(write ? { write } : {}), stack, source, logger }, () => [
+      ...new Set(surfaces.flatMap((surface) => service.tools.list(surface.name).tools.map((tool) => tool.name))),
+    ]);
     // The surfaces open (connect) now. Clicks and commands already taken get up to SURFACE_DRAIN_MS to finish;
     // a platform client closed before the runs posted could not post.
     stack.defer("intake", "the surfaces' intake", () => Promise.all(surfaces.map((surface) => surface.stopIntake(SURFACE_DRAIN_MS))));
@@ -290,12 +258,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     if (failure >= 0) {
       const reason = (started[failure] as PromiseRejectedResult).reason;
       if (reason instanceof ConfigError) return { kind: "failed", message: `Configuration error: ${reason.message}` };
-      const surface = surfaces[failure]!.name;
-      const described = describeStartError(surface, reason, isChatSurface(surface) ? config[surface]?.apiUrl : undefined);
-      // The line below says it all; the stack is for LOG_LEVEL=debug.
-      const debugStack = logger.isLevelEnabled("debug") ? { err: reason } : {};
-      logger.error({ surface, cause: described.cause, retryable: described.retryable, ...debugStack }, "a surface failed to start");
-      return { kind: "failed", message: startFailureLine(surface, described) };
+      return { kind: "failed", message: surfaceStartFailure(surfaces[failure]!.name, reason, config, logger) };
     }
     // The tokenizer's tables (~0.1 s of work) are built now, a slice at a time, so neither the start nor an ack waits
     // for them. An ingress process runs nothing and counts no tokens: it keeps that CPU for acks.

@@ -2,6 +2,8 @@
 // failed, the cause (DNS, refused, timeout, an HTTP status) and the fix. Pure: it reads the
 // errors the Slack Web API client and discord.js throw without their classes (a status or a
 // Slack error code, and the network cause inside).
+import type { Logger } from "pino";
+import type { Config } from "./config.js";
 import { maskSecrets } from "./logger.js";
 import { networkCause, networkCausePhrase } from "./network-failure.js";
 
@@ -107,4 +109,12 @@ export function describeStartError(surface: string, error: unknown, apiUrl?: str
 /** `Cannot start slack: could not reach slack.com (DNS lookup failed: ENOTFOUND). Check the network or SLACK_API_URL.` */
 export function startFailureLine(surface: string, failure: StartFailure): string {
   return `Cannot start ${surface}: ${failure.cause}. ${failure.fix}`.trimEnd();
+}
+
+/** Logs a surface's failed start (the stack only at LOG_LEVEL=debug: the line says it all) and returns the line to print. */
+export function surfaceStartFailure(surface: string, reason: unknown, config: Config, logger: Logger): string {
+  const described = describeStartError(surface, reason, isChatSurface(surface) ? config[surface]?.apiUrl : undefined);
+  const debugStack = logger.isLevelEnabled("debug") ? { err: reason } : {};
+  logger.error({ surface, cause: described.cause, retryable: described.retryable, ...debugStack }, "a surface failed to start");
+  return startFailureLine(surface, described);
 }

@@ -16,20 +16,9 @@ import { UsageMeter } from "./usage-meter.js";
 import { meteredModel } from "../models/metered-model.js";
 import { summarize, summaryTimeoutMs } from "../context/summary.js";
 import { EMPTY_REPLY_NUDGE } from "../context/system-prompt.js";
-import type {
-  AgentEvent,
-  CallRecord,
-  EventSink,
-  GuardStop,
-  Model,
-  ModelRequest,
-  RunOutcome,
-  StepRecord,
-  TokenUsage,
-  ToolCall,
-} from "../types.js";
+import type { AgentEvent, CallRecord, EventSink, GuardStop, Model, ModelRequest, StepRecord, TokenUsage, ToolCall } from "../types.js";
 import { modelCallStop } from "./model-call-stop.js";
-import { answerFilesOf } from "../tools/tool-output.js";
+import { outcomeOf } from "./run-outcome.js";
 
 /** Epoch milliseconds with sub-millisecond precision: step times survive a restart. */
 const now = () => performance.timeOrigin + performance.now();
@@ -224,9 +213,7 @@ export class ActiveRun {
 
   /** A model call that threw: a Stop or the deadline that cancelled it, else the model is unavailable. */
   private modelFailed(error: unknown, step: number): StepEnd {
-    const cut = this.cancellation.interrupted();
-    if (cut) return { kind: "stop", stop: cut };
-    return { kind: "stop", stop: modelCallStop(error, this.deps.logger, { runId: this.runId, step }) };
+    return { kind: "stop", stop: this.cancellation.interrupted() ?? modelCallStop(error, this.deps.logger, { runId: this.runId, step }) };
   }
 
   /** Applies a person's decision (or the expiry) to the waiting call, then finishes that step. */
@@ -240,13 +227,8 @@ export class ActiveRun {
       this.finishStep(pending.index, pending.startedAt, pending.text, done, pending.usage);
       return { kind: "stop", stop: approvalExpiredStop(call!.name, this.deps.approvalTimeoutMs) };
     }
-    this.emit({
-      type: "approval_decided",
-      runId: this.runId,
-      callId: call!.id,
-      decision: resolution.decision,
-      decidedBy: resolution.decidedBy,
-    });
+    const { decision, decidedBy } = resolution;
+    this.emit({ type: "approval_decided", runId: this.runId, callId: call!.id, decision, decidedBy });
     const prepared = this.deps.tools.prepare(call!);
     // An approved write finishes (or times out) even after a Stop: only the deadline cancels it.
     const context = this.batchContext(pending.index, done, this.writeSignal());
@@ -283,38 +265,25 @@ export class ActiveRun {
 
   async finish(end: Exclude<StepEnd, { kind: "continue" }>): Promise<LoopResult> {
     this.cancellation.dispose();
-    let outcome: RunOutcome;
-    // Files attached before a guard stopped the run still go out with its summary.
-    const files = end.kind === "pause" ? [] : answerFilesOf(this.steps.flatMap((step) => step.calls));
-    const withFiles = files.length > 0 ? { files } : {};
-    if (end.kind === "pause") {
-      outcome = { status: "paused", runId: this.runId, pending: end.approval, steps: this.visibleSteps(), usage: this.usage };
-    } else if (end.kind === "answer") {
-      outcome = { status: "answered", runId: this.runId, answer: end.answer, steps: this.steps, usage: this.usage, ...withFiles };
-    } else {
-      this.emit({ type: "guard_tripped", runId: this.runId, stop: end.stop });
-      this.deps.logger.warn({ runId: this.runId, guard: end.stop.guard, detail: end.stop.detail }, "guard tripped");
-      const summary = await summarize(
-        { messages: this.context.messages, steps: this.steps, question: this.state.question, stop: end.stop, budget: this.context.budget },
-        this.sideModel,
-        this.deps.counter,
-        end.stop.guard === "stopped"
-          ? STOPPED_SUMMARY_MS
-          : summaryTimeoutMs(this.deps.limits.runTimeoutMs, this.cancellation.remainingMs()),
-      );
-      this.usage = addUsage(this.usage, summary.usage);
-      outcome = {
-        status: "answered",
-        runId: this.runId,
-        answer: summary.answer,
-        stop: end.stop,
-        steps: this.steps,
-        usage: this.usage,
-        ...withFiles,
-      };
-    }
+    const summary = end.kind === "stop" ? await this.guardSummary(end.stop) : undefined;
+    const run = { runId: this.runId, steps: this.steps, visibleSteps: () => this.visibleSteps(), usage: this.usage };
+    const outcome = outcomeOf(end, run, summary);
     if (this.meter.due) await this.meter.report();
     this.emit({ type: "final", runId: this.runId, outcome });
     return { outcome, state: this.snapshot() };
+  }
+
+  /** A guard stopped the run: the person still gets what it found, in a model call of its own (bounded). */
+  private async guardSummary(stop: GuardStop): Promise<string> {
+    this.emit({ type: "guard_tripped", runId: this.runId, stop });
+    this.deps.logger.warn({ runId: this.runId, guard: stop.guard, detail: stop.detail }, "guard tripped");
+    const summary = await summarize(
+      { messages: this.context.messages, steps: this.steps, question: this.state.question, stop, budget: this.context.budget },
+      this.sideModel,
+      this.deps.counter,
+      stop.guard === "stopped" ? STOPPED_SUMMARY_MS : summaryTimeoutMs(this.deps.limits.runTimeoutMs, this.cancellation.remainingMs()),
+    );
+    this.usage = addUsage(this.usage, summary.usage);
+    return summary.answer;
   }
 }
