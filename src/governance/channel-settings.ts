@@ -1,6 +1,7 @@
 // The settings one run gets in its channel: the `default` entry under the channel's own (and
 // a thread's own entry over its parent's), field by field. Tool lists combine strictly: every
 // layer that has an allow list must allow a tool, and a deny in any layer wins.
+import { globToRegExp } from "../agent/tools/tool-policy.js";
 import type { ChannelSettings, ScheduleOverrides, Settings } from "./settings-schema.js";
 
 export interface RunSettings {
@@ -16,14 +17,6 @@ export interface RunSettings {
   readonly toolRules: { readonly allow: readonly (readonly string[])[]; readonly deny: readonly string[] };
   /** The channel's overrides of the SCHEDULE_* variables, field by field (none: the variables apply). */
   readonly schedules?: ScheduleOverrides;
-}
-
-export function globToRegExp(pattern: string): RegExp {
-  const escaped = pattern
-    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
-    .replace(/\*/g, ".*")
-    .replace(/\?/g, ".");
-  return new RegExp(`^${escaped}$`);
 }
 
 const matchesAny = (patterns: readonly string[]) => {

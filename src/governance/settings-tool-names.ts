@@ -2,7 +2,7 @@
 // the tool it meant stays allowed (or stays out). It is named once at start and after each
 // edit of the settings file, as an operator's notice (`notice: true`, shown in the console).
 import type { Logger } from "pino";
-import { globToRegExp } from "./channel-settings.js";
+import { globToRegExp } from "../agent/tools/tool-policy.js";
 import type { Settings } from "./settings-schema.js";
 
 /** `channels.<id>.tools.<list>: "<pattern>"` for each entry that matches none of `names`. */
