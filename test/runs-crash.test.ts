@@ -4,9 +4,13 @@ import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { APPROVE_ACTION } from "../src/surfaces/slack/approval-message.js";
 import { STOP_ACTION } from "../src/surfaces/slack/slack-working.js";
+import { silentLogger } from "../src/logger.js";
+import { openStore } from "../src/memory/keyv-store.js";
+import { createIntakeStore, type IntakeRecord } from "../src/runs/intake-store.js";
 import { freePort, startBot, type BotProcess } from "./support/bot-process.js";
 import { startFakeOpenAI, textReply, toolCallReply, type FakeOpenAI, type RecordedRequest } from "./support/fake-openai-server.js";
 import { BOT_USER_ID, startFakeSlack, type FakeSlack } from "./support/fake-slack.js";
+import { TEAM_ID } from "./support/fake-slack-types.js";
 import { blockActionPayload, mentionEvent, postEvent, postInteraction } from "./support/fake-slack-requests.js";
 import { temporaryFolder, until } from "./support/memory-test-kit.js";
 
@@ -285,6 +289,63 @@ function isRunning(pid: number): boolean {
     return false;
   }
 }
+
+describe("a kill -9 between a message's last two writes", () => {
+  it("its record done, still listed as unfinished: the next start takes it off the list and neither runs nor answers it again", async () => {
+    const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
+    const port = await freePort();
+    const done: IntakeRecord = {
+      version: 1,
+      id: "kHA7U2VjDuL1TH34HndFUXVa",
+      state: "done",
+      owner: "a-boot-that-died",
+      task: {
+        origin: {
+          surface: "slack",
+          conversationKey: `slack:${TEAM_ID}:C0GENERAL:1700500000.000100`,
+          requester: { id: "U0ALICE" },
+          place: { team: TEAM_ID, channel: "C0GENERAL", thread_ts: "1700500000.000100" },
+        },
+        text: "what is 6*7?",
+      },
+      receivedAt: Date.now() - 60_000,
+      result: "answered",
+    };
+    // What the kill leaves: update() wrote the done record, and died before its member left the set.
+    const seeded = await openStore(storeUrl, silentLogger);
+    try {
+      await seeded.setIfAbsentListed(
+        { key: `intake:${done.id}`, value: done, ttlMs: 60 * 60_000 },
+        {
+          set: "intake:unfinished",
+          member: JSON.stringify({ id: done.id, conversationKey: done.task.origin.conversationKey, receivedAt: done.receivedAt }),
+          ttlMs: 60 * 60_000,
+        },
+      );
+      expect((await createIntakeStore(seeded).unfinished()).map((entry) => entry.id)).toEqual([done.id]);
+    } finally {
+      await seeded.close();
+    }
+
+    const restarted = await bot({ storeUrl, port });
+    await until(async () => {
+      const metrics = await fetch(`http://127.0.0.1:${port}/metrics`).then((response) => response.text());
+      return /agent_bot_queue_depth 0\b/.test(metrics) && restarted.logs().includes('"msg":"started"');
+    }, "the recovered queue to drain");
+    restarted.child.kill("SIGTERM");
+    await restarted.exited;
+
+    const after = await openStore(storeUrl, silentLogger);
+    try {
+      expect(await createIntakeStore(after).unfinished()).toEqual([]);
+      expect(await createIntakeStore(after).load(done.id)).toMatchObject({ kind: "found", record: { state: "done" } });
+    } finally {
+      await after.close();
+    }
+    expect(model.requests).toHaveLength(0);
+    expect(slack.callsTo("chat.postMessage")).toHaveLength(0);
+  }, 60_000);
+});
 
 /** Each conversation: one calculator step that takes `delayMs`, then the answer naming its question. */
 function slowTwoStepScript(delayMs: number) {

@@ -150,6 +150,30 @@ describe.each([sqlite(), ...(redisAvailable ? [redis()] : [])])("$name sets", (b
     expect((await intakes[1]!.unfinished()).map((entry) => entry.id)).toEqual(Array.from({ length: 14 }, (_, index) => `msg${index + 15}`));
   });
 
+  it("a done record a crash left listed (between update's two writes, or a redelivery's cleanup) leaves the list at its next delivery", async () => {
+    const intake = createIntakeStore(first);
+    const done = { ...record(50), state: "done" as const, result: "answered" as const };
+    // What a kill -9 between the done record's write and its member's removal leaves behind.
+    await first.setIfAbsentListed(
+      { key: `intake:${done.id}`, value: done, ttlMs: 60_000 },
+      {
+        set: "intake:unfinished",
+        member: JSON.stringify({ id: done.id, conversationKey: done.task.origin.conversationKey, receivedAt: done.receivedAt }),
+        ttlMs: 60_000,
+      },
+    );
+    expect((await intake.unfinished()).map((entry) => entry.id)).toContain("msg50");
+    // A redelivery in the same millisecond has the same member as the one left behind.
+    expect(await createIntakeStore(second).receive({ ...record(50) })).toMatchObject({ won: false, existing: { kind: "found" } });
+    expect((await intake.unfinished()).map((entry) => entry.id)).not.toContain("msg50");
+    // An unfinished record keeps its own listing through a redelivery.
+    await intake.receive(record(51));
+    await createIntakeStore(second).receive({ ...record(51), receivedAt: 9_999 });
+    expect((await intake.unfinished()).filter((entry) => entry.id === "msg51")).toEqual([
+      { id: "msg51", conversationKey: "console:c51", receivedAt: 1_051 },
+    ]);
+  });
+
   it("lists every approval two processes paused at once, soonest first, and forgets the removed ones", async () => {
     const key = async () => Buffer.alloc(32, 7);
     const approvals = [first, second].map((store) => createApprovalStore({ store, key, logger: silentLogger, clock: () => 1_000 }));

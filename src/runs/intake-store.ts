@@ -131,8 +131,10 @@ export function createIntakeStore(store: KeyValueStore): IntakeStore {
       const listing = { set: OPEN_SET_KEY, member, ttlMs: OPEN_TTL_MS };
       if (await store.setIfAbsentListed({ key: recordKey(record.id), value: record, ttlMs: OPEN_TTL_MS }, listing)) return { won: true };
       const existing = await load(record.id);
-      // A redelivery leaves no second entry: the record there first is listed under its own (or is done).
-      if (existing.kind === "found" && memberOf(existing.record) !== member) await store.removeFromSet(OPEN_SET_KEY, member);
+      // The listing went in with the attempt. A redelivery leaves no second entry: an unfinished record there first
+      // is listed under its own member. A done one (or one gone) keeps none, not even a member a crash left behind.
+      if (existing.kind !== "found" || existing.record.state === "done") await remove(record.id);
+      else if (memberOf(existing.record) !== member) await store.removeFromSet(OPEN_SET_KEY, member);
       return { won: false, existing };
     },
     async update(record) {
@@ -140,6 +142,7 @@ export function createIntakeStore(store: KeyValueStore): IntakeStore {
         await store.set(recordKey(record.id), record, DONE_TTL_MS);
         // The record's own member is the only one listed for it (receive and update list no other), so it goes
         // without reading and parsing the whole set: that read grew with the backlog and held up every ack on SQLite.
+        // A kill between these two writes leaves a done record listed: the next start finds it done and drops it.
         await store.removeFromSet(OPEN_SET_KEY, memberOf(record));
         return;
       }

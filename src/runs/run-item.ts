@@ -39,7 +39,11 @@ export async function handleRun(
       await intake.drop(item.intakeId);
       return "done";
     }
-    if (loaded.record.state === "done") return "done";
+    if (loaded.record.state === "done") {
+      // Still listed as unfinished when a kill came between the record's last two writes: the listing goes now.
+      await intake.drop(item.intakeId);
+      return "done";
+    }
     // A replay whose run showed its outcome already (see replayed-run.ts).
     if (loaded.record.state === "running" && (await settleReplay(work, loaded.record))) return "done";
     // Nobody here could see it: it is not started, so its record stays unfinished for a retry (or a process that can).
