@@ -116,6 +116,12 @@ describe("with a session", () => {
     expect(await replayed.text()).toContain('class="replay-result"');
   });
 
+  it("the Tools page shows each tool's effect after policy next to its own", async () => {
+    const html = await (await get("/admin/tools", { cookie: session.cookie })).text();
+    expect(html).toContain("<th>After policy</th>");
+    expect(html).toMatch(/<td>calculator<\/td><td>built in<\/td><td>read<\/td><td>read<\/td><td>up<\/td>/);
+  });
+
   it("serves every page with a strict Content-Security-Policy and nothing from outside the process", async () => {
     for (const path of ["/admin/", "/admin/usage", "/admin/conversations", "/admin/audit", "/admin/tools", "/admin/settings"]) {
       const response = await get(path, { cookie: session.cookie });

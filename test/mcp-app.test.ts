@@ -93,7 +93,7 @@ describe("a good MCP servers file", () => {
     );
     expect(shown).toContain('! MCP server fs has "approval": "never": its write tools run without asking anyone');
     input.write("/tools\n");
-    await until(() => shown.includes("- fs__write_file: write, MCP server fs (up)"), "the MCP tools in /tools");
+    await until(() => shown.includes("- fs__write_file: runs without asking (a write), MCP server fs (up)"), "the MCP tools in /tools");
     expect(shown).toContain("- fs__read_text_file: read, MCP server fs (up)");
     expect(shown).toMatch(/^- fs: up \(stdio\), \d+ tools$/m);
     expect(shown).toContain(`- ghost: failed to start (command not found: ${join(folder.path, "no-such-server")}); retrying\n`);

@@ -82,6 +82,7 @@ describe("the reference servers over stdio", () => {
       name: "fs__write_file",
       server: "fs",
       effect: "write",
+      approval: "asks",
       up: true,
     });
   });
@@ -278,7 +279,7 @@ describe("every configured server in /tools, with its state and why", () => {
       ["wiki__echo", false],
       ["wiki__delete_page", false],
     ]);
-    expect(toolListText({ tools, servers })).toContain(
+    expect(toolListText({ tools: tools.map((tool) => ({ ...tool, afterPolicy: "asks" as const })), servers })).toContain(
       "- quits: failed to start (the server process exited with code 3 before the handshake); retrying\n",
     );
   });

@@ -14,12 +14,12 @@ import { startConsole } from "./support/console-harness.js";
 import { originalPath, startDiscordHarness } from "./support/fake-discord-harness.js";
 
 describe("/tools", () => {
-  it("lists each MCP server with its state and why it is not up, then each tool with its server, read or write", () => {
+  it("lists each MCP server with its state and why it is not up, then each tool with its effect after policy and its server", () => {
     const text = toolListText({
       tools: [
-        { name: "calculator", effect: "read", up: true },
-        { name: "fs__read_text_file", server: "fs", effect: "read", up: true },
-        { name: "wiki__delete_page", server: "wiki", effect: "write", up: false },
+        { name: "calculator", effect: "read", up: true, afterPolicy: "read" },
+        { name: "fs__read_text_file", server: "fs", effect: "read", up: true, afterPolicy: "read" },
+        { name: "wiki__delete_page", server: "wiki", effect: "write", up: false, afterPolicy: "asks" },
       ],
       servers: [
         { name: "fs", state: { kind: "up", via: "stdio" }, tools: 1 },
@@ -39,8 +39,8 @@ describe("/tools", () => {
         "Tools (3):",
         "- calculator: read, built in",
         "- fs__read_text_file: read, MCP server fs (up)",
-        "- wiki__delete_page: write, MCP server wiki (down: not offered until it is back)",
-        "A write asks for approval before it runs (unless the bot's policy says otherwise).",
+        "- wiki__delete_page: asks (a write), MCP server wiki (down: not offered until it is back)",
+        "asks: it waits for a person's Approve before it runs.",
       ].join("\n"),
     );
     expect(toolListText({ tools: [], servers: [] })).toBe("No tools are available.");

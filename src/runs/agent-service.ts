@@ -30,7 +30,9 @@ import { createRunFiles } from "./run-files.js";
 import { createRunStops } from "./run-stops.js";
 import { createRunner } from "./runner.js";
 import type { AgentService, SurfaceHooks } from "./service.js";
-import type { ToolList, ToolListing } from "../tools/tool-list.js";
+import type { ToolCatalog } from "../tools/tool-list.js";
+import { createToolPolicy } from "../agent/tools/tool-policy.js";
+import { toolListing } from "./tool-listing.js";
 import type { WorkQueue } from "./work-queue.js";
 import { within } from "./within.js";
 import { createWriteLedger } from "./write-ledger.js";
@@ -50,7 +52,7 @@ export interface AgentServiceDeps {
   /** Tools that come and go (the MCP servers that are up), read before each model call; same array until they changed. */
   readonly toolSource?: () => readonly Tool[];
   /** Every MCP tool with its server and whether that server is up, and every MCP server with its state, for `/tools`. */
-  readonly toolCatalog?: () => ToolList;
+  readonly toolCatalog?: () => ToolCatalog;
   /** Where accepted work waits for a worker; default in-process (one bot process on SQLite). */
   readonly queue?: WorkQueue;
   /** Who may decide and stop runs; default: the requester and the approvers of the environment. */
@@ -88,6 +90,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   const presenters = createPresenters();
   const files = createRunFiles(config, store, counter);
   const settingsOf = (origin: TaskOrigin): RunSettings => runPolicy?.runSettings(origin) ?? OPEN_RUN;
+  const toolPolicy = createToolPolicy(config.toolPolicy);
 
   const setups = createLoopSetups({
     ...deps,
@@ -197,11 +200,13 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     memory: { facts: memory.facts, forget: memory.forget, earlierTurns: memory.earlierTurns, startOver: memory.startOver },
     feedback: loggedFeedback(createFeedbackBook(store), logger),
     tools: {
-      list(surface) {
-        const own: ToolListing[] = setups.toolsOf(surface).map((tool) => ({ name: tool.name, effect: tool.effect, up: true }));
-        const mcp = deps.toolCatalog?.() ?? { tools: [], servers: [] };
-        return { tools: [...own, ...mcp.tools], servers: mcp.servers };
-      },
+      list: (surface, origin) =>
+        toolListing({
+          own: setups.toolsOf(surface),
+          ...(deps.toolCatalog ? { catalog: deps.toolCatalog() } : {}),
+          policy: toolPolicy,
+          ...(origin ? { at: { origin, settings: settingsOf(origin) } } : {}),
+        }),
     },
 
     // The lifecycle.

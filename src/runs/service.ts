@@ -158,8 +158,11 @@ export interface ServiceMemory {
 }
 
 export interface ServiceTools {
-  /** Every tool a run on this surface may be offered (built in, the surface's, MCP servers' also while down), for `/tools`. */
-  list(surface: Surface): ToolList;
+  /**
+   * Every tool a run on this surface may be offered (built in, the surface's, MCP servers' also while down), each with
+   * its effect after policy, for `/tools`; with `origin`, as that conversation's channel settings have it.
+   */
+  list(surface: Surface, origin?: TaskOrigin): ToolList;
 }
 
 /**

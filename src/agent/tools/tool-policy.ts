@@ -14,8 +14,11 @@ export type EffectAfterPolicy = "read" | "asks" | "runs without asking" | "denie
 /** What one layer says of a tool; undefined when it says nothing. */
 export type PolicySay = Exclude<EffectAfterPolicy, "read">;
 
+/** What the policy reads of a tool: its name, its own effect and its provider's say. */
+export type PolicedTool = Pick<Tool, "name" | "effect" | "approval">;
+
 /** The loop's question for each call: decided once per call, from the tool alone. */
-export type ToolPolicy = (tool: Tool) => EffectAfterPolicy;
+export type ToolPolicy = (tool: PolicedTool) => EffectAfterPolicy;
 
 /** TOOL_POLICY's words, which run records keep too. */
 export type PolicyWord = ToolPolicyRule["policy"];
@@ -63,6 +66,10 @@ export function createToolPolicy(rules: readonly ToolPolicyRule[]): ToolPolicy {
  * A tool's effect where it would run, every layer included: what `/tools` shows. `offered` is
  * the channel's settings-file lists (RunSettings.toolAllowed); without them every tool is offered.
  */
-export function effectAfterPolicy(tool: Tool, policy: ToolPolicy, offered: (name: string) => boolean = () => true): EffectAfterPolicy {
+export function effectAfterPolicy(
+  tool: PolicedTool,
+  policy: ToolPolicy,
+  offered: (name: string) => boolean = () => true,
+): EffectAfterPolicy {
   return offered(tool.name) ? policy(tool) : "denied";
 }

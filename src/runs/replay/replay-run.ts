@@ -4,8 +4,8 @@
 import { createLoopDeps } from "../../agent/loop/loop-deps.js";
 import { resumeAgent, runAgent } from "../../agent/loop/loop.js";
 import type { LoopResult, Resolution } from "../../agent/loop/loop-types.js";
-import { createToolPolicy, effectUnder, sayOfWord } from "../../agent/tools/tool-policy.js";
-import type { RunOutcome, Tool } from "../../agent/types.js";
+import { createToolPolicy, effectUnder, type PolicedTool, sayOfWord } from "../../agent/tools/tool-policy.js";
+import type { RunOutcome } from "../../agent/types.js";
 import { costOf, type PriceTable } from "../../cost/prices.js";
 import type { RecordUsage, RunRecord } from "../../memory/run-records/record-schema.js";
 import { recordUsage } from "../records/record-build.js";
@@ -103,7 +103,7 @@ export async function replayRecord(record: RunRecord, overrides: ReplayOverrides
   const state = newReplayState();
   const sink = followEvents(state);
   const recordedPolicy = new Map(record.settings.tools.map((tool) => [tool.name, tool.policy]));
-  const recorded = (tool: Tool) => {
+  const recorded = (tool: PolicedTool) => {
     const word = recordedPolicy.get(tool.name);
     return word ? effectUnder(tool, sayOfWord(word)) : "asks";
   };

@@ -38,9 +38,9 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: "tools",
-    summary: "List the agent's tools: read or write, and which MCP server each comes from",
-    answer: async ({ ctx }) =>
-      ctx.surface.format.block(fitted(toolListText(ctx.service.tools.list(ctx.surface.name)), ctx.surface.format.maxChars - 20)),
+    summary: "List the agent's tools: what each may do here (read, asks, runs without asking, denied) and where it comes from",
+    answer: async ({ ctx, at }) =>
+      ctx.surface.format.block(fitted(toolListText(ctx.service.tools.list(ctx.surface.name, at.origin)), ctx.surface.format.maxChars - 20)),
   },
   {
     name: "audit",

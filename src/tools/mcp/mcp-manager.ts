@@ -3,7 +3,7 @@
 // until something changed, so a registry can keep its schemas until then. `/tools` is read from
 // the same map of names, so a name it shows is the tool a call (or a TOOL_POLICY rule) reaches.
 import type { Logger } from "pino";
-import type { ToolList } from "../tool-list.js";
+import type { ToolCatalog } from "../tool-list.js";
 import type { Tool } from "../../agent/types.js";
 import type { McpServerConfig } from "./mcp-config.js";
 import { createMcpTool } from "./mcp-tool.js";
@@ -22,7 +22,7 @@ export interface McpManager {
   /** The tools of the servers that are up, ready for the registry. */
   tools(): readonly Tool[];
   /** Every known tool, also of servers that are down, and every configured server with its state, for `/tools`. */
-  describe(): ToolList;
+  describe(): ToolCatalog;
   servers(): readonly McpServerSummary[];
   /** Called after any server's state or tool list changed; returns the unsubscribe. Listeners must not throw. */
   onChange(listener: () => void): () => void;
@@ -125,6 +125,7 @@ export function createMcpManager(configs: readonly McpServerConfig[], options: M
         name,
         server: connection.server,
         effect: tool.effect,
+        ...(tool.approval ? { approval: tool.approval } : {}),
         up: connection.state.kind === "up",
       })),
       servers: servers(),

@@ -53,11 +53,12 @@ export const toolsPage: PageHandler = ({ csrf, deps }) => {
   }${groups.map(
     (group) =>
       html`<h2>${group.surface}</h2>${table(
-        ["Tool", "From", "Effect", "State"],
+        ["Tool", "From", "Effect", "After policy", "State"],
         group.tools.tools.map((tool) => [
           tool.name,
           tool.server ? `MCP server ${tool.server}` : "built in",
           tool.effect,
+          tool.afterPolicy,
           tool.up ? "up" : "down",
         ]),
         "tools",
