@@ -4,40 +4,27 @@
 // `approve? [y/N]` before any write action: the console waits for its own runs; only a run nobody
 // waits for here (a schedule's slot) shows through its display (console-display.ts). Like a chat
 // box: a paste is one message (paste-input.ts), Ctrl-C stops the smallest thing going on
-// (ctrl-c.ts), and an approval a stopped process left is asked again.
+// (ctrl-c.ts), and an approval a stopped process left is asked again. What a typed line does is
+// console-lines.ts; how an approval is asked at the prompt, console-approvals.ts.
 import { z } from "zod";
 import type { Logger } from "pino";
 import type { AgentService } from "../../runs/service.js";
-import { renderTrace } from "../../agent/loop/trace.js";
-import type { EventSink, PendingApproval, RunOutcome, StepRecord, TaskOrigin, Tool } from "../../agent/types.js";
+import type { EventSink, TaskOrigin, Tool } from "../../agent/types.js";
 import type { SurfaceCore } from "../core/inbound.js";
 import type { Spot } from "../core/spot.js";
 import type { ChatSurface } from "../core/surface.js";
-import { isApproval, parseCommand, type ConsoleCommand } from "./console-commands.js";
+import { createConsoleApprovals } from "./console-approvals.js";
+import { parseCommand } from "./console-commands.js";
+import { createConsoleLines } from "./console-lines.js";
 import { consoleFiles, createFileDesk } from "./console-files.js";
 import { createConsoleDisplay } from "./console-display.js";
 import { consoleFormat, osUserName } from "./console-format.js";
 import { createConsoleOutput } from "./console-output.js";
-import {
-  answerText,
-  approvalRequest,
-  bannerText,
-  continuingText,
-  decisionText,
-  echoText,
-  expiredText,
-  helpText,
-  noticeText,
-  progressLine,
-  startOverText,
-  statusText,
-  type ModelDescription,
-} from "./console-text.js";
+import { bannerText, continuingText, echoText, noticeText, progressLine, statusText, type ModelDescription } from "./console-text.js";
 import { ctrlC } from "./ctrl-c.js";
-import { DEMO_LOOP_QUESTION, type DemoLoopRunner } from "./demo-loop.js";
+import type { DemoLoopRunner } from "./demo-loop.js";
 import { createLineQueue } from "./line-queue.js";
 import { openConsoleInput, type ConsoleInput } from "./console-input.js";
-import { createSlotApprovals } from "./slot-approvals.js";
 
 export interface ConsoleAdapterOptions {
   readonly service: AgentService;
@@ -65,10 +52,7 @@ export interface ConsoleSurface extends ChatSurface {
 }
 
 export const CONSOLE_CONVERSATION_KEY = "console:local";
-const DEMO_LOOP_CONVERSATION_KEY = "console:demo-loop";
 const PROMPT = "> ";
-const APPROVE_PROMPT = "approve? [y/N] ";
-const TRACE_CHARS = 20_000;
 /** The run in flight gets the runner's drain time (app.ts) before the process exits. */
 const BUSY_STOP = "Stopping: the run in progress gets a few seconds to reach a safe point.";
 const RUN_STOP = "\n(Stopping this run; Ctrl-C again leaves.)";
@@ -94,9 +78,6 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
   /** Ctrl-C: the person left, rather than the process being stopped. */
   let interrupted = false;
   let sessionOver = false;
-  let lastSteps: readonly StepRecord[] | undefined;
-  /** The approval asked now: `expired` when its time ran out elsewhere, `denied` by Ctrl-C. */
-  let waiting: { readonly runId: string; readonly expired: AbortController; readonly denied: AbortController } | undefined;
   /** The run in progress (from its first event) and whether Ctrl-C already asked it to stop. */
   let running: { readonly runId: string; stopping: boolean } | undefined;
   /** Notices that came before the banner was shown; undefined once it was. */
@@ -118,90 +99,31 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     input?.prompt(text);
   };
 
-  /** An approval left by an earlier process may expire any moment: the core hands it here from the start. */
-  function expired(pending: PendingApproval, outcome: RunOutcome): void {
-    slotApprovals.drop(pending.runId);
-    if (waiting?.runId === pending.runId) waiting.expired.abort();
-    lastSteps = outcome.steps;
-    out.line(`\n${expiredText(pending, outcome)}\n`);
-    if (idle) prompt(PROMPT);
-  }
+  // An approval left by an earlier process may expire any moment: the core hands it over from the start.
+  const approvals = createConsoleApprovals({
+    service,
+    out,
+    lines,
+    requester,
+    sink,
+    logger,
+    prompt,
+    promptIfIdle: () => void (idle && prompt(PROMPT)),
+    free: () => idle,
+    stopped: () => stopped,
+    ended: (steps) => typed.noteSteps(steps),
+  });
 
-  /** The person's decision on one write call; undefined when there is nothing more to show. */
-  async function askApproval(pending: PendingApproval): Promise<RunOutcome | undefined> {
-    out.line(approvalRequest(pending));
-    const expired = new AbortController();
-    const denied = new AbortController();
-    waiting = { runId: pending.runId, expired, denied };
-    prompt(APPROVE_PROMPT);
-    const answer = await lines.nextFresh(AbortSignal.any([expired.signal, denied.signal]));
-    waiting = undefined;
-    if (expired.signal.aborted) return undefined;
-    if (stopped) {
-      out.line("\n(Left undecided: it is asked again at the next start, until it expires.)");
-      return undefined;
-    }
-    if (denied.signal.aborted) out.line("(Ctrl-C: denied.)");
-    else if (answer === undefined) out.line("\n(No answer: denied.)");
-    else if (!out.isTerminal) out.line(answer);
-    const decision = answer !== undefined && isApproval(answer) ? "approve" : "deny";
-    const result = await service.decide({ runId: pending.runId, callId: pending.callId, decision, decidedBy: requester }, sink);
-    if (result.kind === "resumed" || result.kind === "expired") return result.outcome;
-    out.line(decisionText(result));
-    return undefined;
-  }
-
-  // A slot's run shows the rest through the display once decided; a failure to decide is the log's.
-  const slotApprovals = createSlotApprovals(
-    (pending) =>
-      askApproval(pending).then(
-        () => void (idle && prompt(PROMPT)),
-        (error: unknown) => logger.error({ err: error, runId: pending.runId }, "could not decide a schedule's approval"),
-      ),
-    () => idle && !waiting && !stopped,
-  );
-
-  /** Shows the outcome; a pause asks for approval and goes on with the run until it answers. */
-  async function show(first: RunOutcome): Promise<void> {
-    let outcome: RunOutcome | undefined = first;
-    while (outcome) {
-      lastSteps = outcome.steps;
-      out.clearStatus();
-      if (outcome.status === "answered") {
-        out.line(answerText(outcome));
-        for (const line of await files.save(outcome.files ?? [])) out.line(line);
-        return;
-      }
-      outcome = await askApproval(outcome.pending);
-    }
-  }
-
-  async function perform(command: Exclude<ConsoleCommand, { kind: "quit" | "empty" }>): Promise<void> {
-    switch (command.kind) {
-      case "ask":
-        return show(await service.ask({ origin, text: command.text }, sink));
-      case "demo_loop": {
-        const text = command.question ?? DEMO_LOOP_QUESTION;
-        out.line(`Demo: a model that keeps making the same call, asked "${text}".`);
-        return show(await options.runDemoLoop({ origin: { ...origin, conversationKey: DEMO_LOOP_CONVERSATION_KEY }, text }, sink));
-      }
-      case "attach": {
-        const attached = await files.attach(command.path);
-        if (attached.kind === "refused") return out.line(attached.message);
-        return show(await service.ask({ origin, text: command.question, files: [attached.file] }, sink));
-      }
-      case "trace":
-        return out.line(lastSteps ? renderTrace(lastSteps, { maxChars: TRACE_CHARS }) : "No run yet.");
-      case "command":
-        return core?.command({ at: here, name: command.name, text: command.text });
-      case "help":
-        return out.line(helpText());
-      case "new":
-        return out.line(startOverText(await service.memory.startOver(CONSOLE_CONVERSATION_KEY)));
-      case "bad_command":
-        return out.line(command.message);
-    }
-  }
+  const typed = createConsoleLines({
+    service,
+    runDemoLoop: options.runDemoLoop,
+    out,
+    files,
+    approvals,
+    origin,
+    sink,
+    core: () => core,
+  });
 
   /** What the last session left: how many turns the conversation holds, and approvals still undecided. */
   async function resumeConversation(): Promise<void> {
@@ -210,8 +132,8 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     for (const pending of await service.waitingApprovals(CONSOLE_CONVERSATION_KEY)) {
       if (stopped) break;
       out.line("A write asked for before the last stop is still waiting for your decision:");
-      const outcome = await askApproval(pending);
-      if (outcome) await show(outcome);
+      const outcome = await approvals.ask(pending);
+      if (outcome) await typed.show(outcome);
       out.line("");
     }
   }
@@ -227,7 +149,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     while (!stopped) {
       idle = true;
       prompt(PROMPT);
-      slotApprovals.pump();
+      approvals.slots.pump();
       const line = await lines.next();
       idle = false;
       if (line === undefined) {
@@ -241,7 +163,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
       if (command.kind === "quit") break;
       if (command.kind === "empty") continue;
       try {
-        await perform(command);
+        await typed.perform(command);
         running = undefined;
       } catch (error) {
         running = undefined;
@@ -259,7 +181,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     if (stopped || !input) return;
     const action = ctrlC({
       typed: input.typed(),
-      approving: waiting !== undefined,
+      approving: approvals.asking(),
       stoppable: running !== undefined && !running.stopping && !idle,
     });
     if (action === "clear_line") {
@@ -268,7 +190,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     }
     if (action === "deny") {
       out.line("");
-      waiting?.denied.abort();
+      approvals.deny();
       return;
     }
     if (action === "stop_run" && running) {
@@ -280,7 +202,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
       return;
     }
     stopped = interrupted = true;
-    out.line(idle || waiting ? "" : BUSY_STOP);
+    out.line(idle || approvals.asking() ? "" : BUSY_STOP);
     lines.close();
     input?.close();
     endSession();
@@ -313,14 +235,14 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     whisper: print,
     directMessage: (_person, text) => print(here, text),
     settleApproval: async () => {},
-    expired,
+    expired: approvals.expired,
     waitsForOwnRuns: true,
     display: createConsoleDisplay(
       (text) => {
         out.line(`\n${text}\n`);
-        if (idle && !waiting) prompt(PROMPT);
+        if (idle && !approvals.asking()) prompt(PROMPT);
       },
-      (pending) => slotApprovals.offer(pending),
+      (pending) => approvals.slots.offer(pending),
     ),
 
     async start(flows) {
@@ -346,7 +268,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     },
 
     async stopIntake() {
-      if (!stopped && !sessionOver) out.line(idle || waiting ? "\nStopping." : BUSY_STOP);
+      if (!stopped && !sessionOver) out.line(idle || approvals.asking() ? "\nStopping." : BUSY_STOP);
       stopped = true;
       lines.close();
       input?.close();
