@@ -46,6 +46,11 @@ export interface FileRef extends FileInfo {
   download(request: DownloadRequest): Promise<Download>;
 }
 
+/** A descriptor bound to a surface's download: the one way every surface builds its FileRef. */
+export function fileRefOf(file: FileDescriptor, download: FileRef["download"]): FileRef {
+  return { id: file.id, name: file.name, mime: file.mime, ...(file.size === undefined ? {} : { size: file.size }), download };
+}
+
 /** What a surface registers for files: how its attachments are fetched, and whether it posts an answer's files. */
 export interface SurfaceFiles {
   /** The file bound to the surface's own download (its token, its CDN, a fresh link after expiry). */

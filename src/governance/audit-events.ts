@@ -3,6 +3,7 @@
 import type { Logger } from "pino";
 import type { AgentEvent, CallOutcome, EventSink, TaskOrigin } from "../agent/types.js";
 import type { AuditDraft, AuditLog } from "./audit-log.js";
+import { createAuditQueue } from "./audit-queue.js";
 
 const PREVIEW_CHARS = 300;
 /** Outcomes of a write call that did not run: asked about, denied, blocked, skipped as a repeat. */
@@ -74,27 +75,14 @@ export interface AuditObserver {
 }
 
 export function createAuditObserver(log: AuditLog, logger: Logger): AuditObserver {
-  // One append at a time, so entries are numbered in the order the events happened.
-  let tail: Promise<void> = Promise.resolve();
+  const queue = createAuditQueue(log, logger);
   return {
     sinkFor(context) {
       return (event) => {
         const draft = auditDraftOf(event, context);
-        if (!draft) return;
-        tail = tail.then(() =>
-          log.append(draft).then(
-            () => undefined,
-            (error: unknown) => logger.error({ err: error, audit: draft }, "could not write an audit entry"),
-          ),
-        );
+        if (draft) queue.append(draft);
       };
     },
-    async settled() {
-      let seen: Promise<void>;
-      do {
-        seen = tail;
-        await seen;
-      } while (seen !== tail);
-    },
+    settled: queue.settled,
   };
 }

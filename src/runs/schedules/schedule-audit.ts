@@ -1,9 +1,9 @@
 // Audit entries of schedules: their life (made, changed, paused, resumed, cancelled) and every
 // slot that did not simply run on time (late, skipped, silent, refused), with who and when.
-// Appended one at a time in the background, so entries keep their order; a store failure is
-// logged, never thrown at the caller.
+// Appended through the audit queue (governance/audit-queue.ts): in order, in the background.
 import type { Person } from "../../agent/types.js";
 import type { AuditEntry, AuditLog } from "../../governance/audit-log.js";
+import { createAuditQueue } from "../../governance/audit-queue.js";
 import type { Logger } from "../../logger.js";
 import type { ScheduleRecord } from "./schedule-record.js";
 
@@ -27,14 +27,13 @@ export interface ScheduleAudit {
 }
 
 export function createScheduleAudit(log: AuditLog | undefined, logger: Logger): ScheduleAudit {
-  let tail: Promise<void> = Promise.resolve();
+  const queue = log ? createAuditQueue(log, logger) : undefined;
   return {
     record(kind, schedule, detail = {}) {
       const { runId, ...rest } = detail;
       const defined = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
       logger.info({ scheduleId: schedule.id, audit: kind, ...defined }, "schedule audit");
-      if (!log) return;
-      const draft = {
+      queue?.append({
         kind,
         runId: runId ?? schedule.id,
         conversationKey: schedule.origin.conversationKey,
@@ -43,20 +42,8 @@ export function createScheduleAudit(log: AuditLog | undefined, logger: Logger): 
         ...(schedule.origin.scope?.link ? { link: schedule.origin.scope.link } : {}),
         requester: schedule.owner,
         schedule: { id: schedule.id, ...defined },
-      };
-      tail = tail.then(() =>
-        log.append(draft).then(
-          () => undefined,
-          (error: unknown) => logger.error({ err: error, audit: draft }, "could not write an audit entry"),
-        ),
-      );
+      });
     },
-    async settled() {
-      let seen: Promise<void>;
-      do {
-        seen = tail;
-        await seen;
-      } while (seen !== tail);
-    },
+    settled: async () => queue?.settled(),
   };
 }

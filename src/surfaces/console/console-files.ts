@@ -8,7 +8,7 @@ import { mkdir, stat, writeFile } from "node:fs/promises";
 import { basename, extname, resolve } from "node:path";
 import type { AnswerFile } from "../../agent/types.js";
 import type { StoredAnswerFile } from "../../files/file-store.js";
-import type { FileDescriptor } from "../../files/file-ref.js";
+import { type FileDescriptor, fileRefOf } from "../../files/file-ref.js";
 import { pathInside } from "../../files/file-names.js";
 import { readLocalFile } from "../../files/local-file.js";
 import { answerFilesOf } from "../core/answer-files.js";
@@ -42,16 +42,11 @@ export function consoleFiles(): SurfaceFileSupport {
   return {
     uploads: true,
     refFor(file) {
-      return {
-        id: file.id,
-        name: file.name,
-        mime: file.mime,
-        ...(file.size === undefined ? {} : { size: file.size }),
-        download: (request) =>
-          file.source.path === undefined
-            ? Promise.resolve({ kind: "failed", reason: "failed_download", detail: "the console gave no path for this file" })
-            : readLocalFile(file.source.path, request),
-      };
+      return fileRefOf(file, (request) =>
+        file.source.path === undefined
+          ? Promise.resolve({ kind: "failed", reason: "failed_download", detail: "the console gave no path for this file" })
+          : readLocalFile(file.source.path, request),
+      );
     },
   };
 }

@@ -8,7 +8,7 @@
 import { Routes, type REST } from "discord.js";
 import { z } from "zod";
 import { downloadUrl } from "../../files/download.js";
-import type { Download, DownloadRequest, FileDescriptor } from "../../files/file-ref.js";
+import { type Download, type DownloadRequest, type FileDescriptor, fileRefOf } from "../../files/file-ref.js";
 import { isHtmlFile } from "../../files/file-kind.js";
 import type { Logger } from "../../logger.js";
 import type { SurfaceFileSupport } from "../core/surface.js";
@@ -93,18 +93,12 @@ export function createDiscordFiles(deps: DiscordFilesDeps): SurfaceFileSupport {
     uploads: true,
     uploadLimitBytes: deps.uploadLimitBytes ?? DISCORD_UPLOAD_LIMIT_BYTES,
     refFor(file) {
-      return {
-        id: file.id,
-        name: file.name,
-        mime: file.mime,
-        ...(file.size === undefined ? {} : { size: file.size }),
-        async download(request) {
-          const first = await fromCdn(file.source.url ?? "", file, request);
-          if (first.kind === "ok" || first.reason !== "expired_link") return first;
-          const renewed = await freshLink(file);
-          return renewed === undefined || renewed === file.source.url ? first : fromCdn(renewed, file, request);
-        },
-      };
+      return fileRefOf(file, async (request) => {
+        const first = await fromCdn(file.source.url ?? "", file, request);
+        if (first.kind === "ok" || first.reason !== "expired_link") return first;
+        const renewed = await freshLink(file);
+        return renewed === undefined || renewed === file.source.url ? first : fromCdn(renewed, file, request);
+      });
     },
   };
 }

@@ -9,7 +9,7 @@
 import type { webApi } from "@slack/bolt";
 import { z } from "zod";
 import { downloadUrl } from "../../files/download.js";
-import type { FileDescriptor } from "../../files/file-ref.js";
+import { type FileDescriptor, fileRefOf } from "../../files/file-ref.js";
 import { isHtmlFile } from "../../files/file-kind.js";
 import type { Logger } from "../../logger.js";
 import type { UploadFile } from "../core/cards.js";
@@ -69,28 +69,23 @@ export function createSlackFiles(deps: SlackFilesDeps): SurfaceFileSupport {
   return {
     uploads: true,
     refFor(file) {
-      return {
-        id: file.id,
-        name: file.name,
-        mime: file.mime,
-        ...(file.size === undefined ? {} : { size: file.size }),
-        download: (request) =>
-          file.source.url === undefined
-            ? Promise.resolve({
-                kind: "failed",
-                reason: "failed_download",
-                detail: file.source.hidden
-                  ? "Slack hides this file: it is older than the workspace's plan keeps visible"
-                  : "Slack gave no link for this file",
-              })
-            : downloadUrl({
-                ...request,
-                url: file.source.url,
-                authorization: { value: `Bearer ${deps.botToken}`, origins },
-                ...(file.size === undefined ? {} : { declaredSize: file.size }),
-                expectsHtml: isHtmlFile(file.name, file.mime),
-              }),
-      };
+      return fileRefOf(file, (request) =>
+        file.source.url === undefined
+          ? Promise.resolve({
+              kind: "failed",
+              reason: "failed_download",
+              detail: file.source.hidden
+                ? "Slack hides this file: it is older than the workspace's plan keeps visible"
+                : "Slack gave no link for this file",
+            })
+          : downloadUrl({
+              ...request,
+              url: file.source.url,
+              authorization: { value: `Bearer ${deps.botToken}`, origins },
+              ...(file.size === undefined ? {} : { declaredSize: file.size }),
+              expectsHtml: isHtmlFile(file.name, file.mime),
+            }),
+      );
     },
     async rootFiles(contextSource) {
       const source = RootSource.safeParse(contextSource);
