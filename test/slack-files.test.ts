@@ -77,6 +77,34 @@ describe("files people attach on Slack", () => {
     );
   });
 
+  it("a file shared over Slack Connect comes as its id alone: files.info describes it, then it is read like any other", async () => {
+    const model = new ScriptedModel([say("The north sold 12.")]);
+    harness = await startSlackHarness({ model });
+    const file = harness.fake.addFile({ name: "sales.csv", mimetype: "text/csv", data: CSV });
+    const stub = harness.fake.connectStub(file);
+    expect(slackFilesOf([stub])).toEqual([
+      { id: file.id, name: file.id, mime: "application/octet-stream", source: { check: "files.info" } },
+    ]);
+    await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> and the north?`, ts: "1700001250.000100", files: [stub] }));
+    await answered(harness, "north sold 12");
+    expect(harness.fake.callsTo("files.info").map((c) => c.args.file)).toEqual([file.id]);
+    expect(sent(model)).toContain("north,12");
+    expect(sent(model)).toContain("sales.csv");
+    expect(harness.fake.fileRequests.map((request) => request.path)).toEqual([new URL(file.url_private_download).pathname]);
+  });
+
+  it("a Slack Connect file without files:read: the model is told the scope is missing, nothing is downloaded", async () => {
+    const model = new ScriptedModel([say("I can't read it.")]);
+    harness = await startSlackHarness({ model });
+    harness.fake.withoutScope("files:read");
+    const file = harness.fake.addFile({ name: "sales.csv", mimetype: "text/csv", data: CSV });
+    const stub = harness.fake.connectStub(file);
+    await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> sum it`, ts: "1700001260.000100", files: [stub] }));
+    await answered(harness, "can't read it");
+    expect(sent(model)).toContain("lacks the files:read scope");
+    expect(harness.fake.fileRequests).toEqual([]);
+  });
+
   it("a redirect to another origin is followed without the token", async () => {
     other = await startFakeFileServer();
     const elsewhere = other.serve("/copy/sales.csv", { kind: "file", body: CSV, type: "text/csv" });

@@ -32,6 +32,7 @@ export async function intakeFile(ref: FileRef, options: IntakeOptions): Promise<
   const id = fileIdOf(ref.id);
   const known = await options.store.load(options.conversationKey, id).catch(() => undefined);
   if (known) return { kind: "stored", file: known, reused: true };
+  if (ref.unavailable) return ref.unavailable;
   if (declaredKind(ref.name, ref.mime) === "other")
     return { kind: "failed", reason: "unsupported_type", detail: `files of type ${ref.mime || "unknown"} can't be read` };
   if (ref.size !== undefined && ref.size > options.limits.maxBytes)

@@ -44,11 +44,18 @@ export type Download =
 /** A file ready to use: its description and the surface's way to fetch it. `download` must not reject. */
 export interface FileRef extends FileInfo {
   download(request: DownloadRequest): Promise<Download>;
+  /** Why it can't be fetched at all, known before any check of its type (no link, a description that failed). */
+  readonly unavailable?: Extract<Download, { kind: "failed" }>;
 }
 
 /** A descriptor bound to a surface's download: the one way every surface builds its FileRef. */
 export function fileRefOf(file: FileDescriptor, download: FileRef["download"]): FileRef {
   return { id: file.id, name: file.name, mime: file.mime, ...(file.size === undefined ? {} : { size: file.size }), download };
+}
+
+/** A file that can't be fetched, whatever its type: said before the type is checked, and by its download too. */
+export function unavailableFileRef(file: FileDescriptor, failure: Extract<Download, { kind: "failed" }>): FileRef {
+  return { ...fileRefOf(file, () => Promise.resolve(failure)), unavailable: failure };
 }
 
 /** What a surface registers for files: how its attachments are fetched, and whether it posts an answer's files. */
@@ -62,4 +69,9 @@ export interface SurfaceFiles {
    * `contextSource` (never on the path to the platform's ack). Must not reject (nothing found: []).
    */
   rootFiles?(contextSource: Readonly<Record<string, string>>, origin: TaskOrigin, signal: AbortSignal): Promise<readonly FileDescriptor[]>;
+  /**
+   * The whole description of a file the event only named (Slack Connect's `check_file_info`), asked when the run
+   * starts, before its type and size are checked. Must not reject: a file it can't describe comes back as it was.
+   */
+  describe?(file: FileDescriptor, origin: TaskOrigin, signal: AbortSignal): Promise<FileDescriptor>;
 }

@@ -89,10 +89,10 @@ export function createRunFiles(config: Config, store: KeyValueStore, counter: To
       if ((task.files ?? []).length === 0 && !fromRoot) return undefined;
       const budget = deps.limits.contextWindow - deps.limits.reservedOutputTokens;
       return async (signal) => {
-        const described = [
-          ...(await rootFilesOf(fromRoot, signal, task.files ?? [], files, origin.conversationKey)),
-          ...(task.files ?? []),
-        ];
+        const listed = [...(await rootFilesOf(fromRoot, signal, task.files ?? [], files, origin.conversationKey)), ...(task.files ?? [])];
+        const described = registered?.describe
+          ? await Promise.all(listed.map((file) => registered.describe!(file, origin, signal)))
+          : listed;
         if (described.length === 0) return [];
         const refs: FileRef[] = described.map((file) =>
           registered ? registered.refFor(file, origin) : { ...file, ...unfetchable(origin.surface) },

@@ -4,8 +4,9 @@
 // app without files:read; and the external upload: files.getUploadURLExternal (filename and
 // length required, files:write needed) → the bytes POSTed to the upload URL (exactly the
 // length asked for, else 400) → files.completeUploadExternal (every file uploaded, the bot a
-// member of the channel, a thread that exists), which posts the files as a bot message.
-// Every file request is recorded with its headers.
+// member of the channel, a thread that exists), which posts the files as a bot message. A file
+// shared over Slack Connect comes in events as a stub (`file_access: "check_file_info"`, its id
+// alone); files.info (files:read) gives its whole object. Every file request is recorded with its headers.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 
 export const SLACK_BOT_TOKEN = "xoxb-test-token";
@@ -48,9 +49,21 @@ export interface FakeSlackFileOptions {
   readonly redirectTo?: string;
 }
 
+/** A file from another organisation in a Slack Connect channel, as events carry it. */
+export interface SlackConnectFileStub {
+  readonly id: string;
+  readonly mode: "file_access";
+  readonly file_access: "check_file_info";
+  readonly created: 0;
+  readonly timestamp: 0;
+  readonly user: "";
+}
+
 export interface FakeSlackFiles {
   /** A file a person shared: its object goes into a message event's `files[]`. */
   addFile(file: FakeSlackFileOptions): SlackFileObject;
+  /** The stub an event carries for a file shared over Slack Connect (the file itself is added as by addFile). */
+  connectStub(file: SlackFileObject): SlackConnectFileStub;
   readonly fileRequests: readonly FileRequest[];
   /** Files the bot uploaded and completed, in order. */
   readonly uploaded: readonly UploadedFile[];
@@ -82,13 +95,18 @@ async function uploadedBytes(body: Buffer, type: string | undefined): Promise<Bu
 }
 
 export function createFakeSlackFiles(deps: SlackFileDeps) {
-  const stored = new Map<string, { readonly options: FakeSlackFileOptions }>();
+  const stored = new Map<string, { readonly options: FakeSlackFileOptions; readonly object: SlackFileObject }>();
   const pending = new Map<string, { readonly filename: string; readonly length: number; data?: Buffer }>();
   const fileRequests: FileRequest[] = [];
   const uploaded: UploadedFile[] = [];
   let next = 0;
 
   const api: Record<string, (args: Args) => Record<string, unknown>> = {
+    "files.info": (args) => {
+      if (deps.missingScopes.has("files:read")) return { ok: false, error: "missing_scope", needed: "files:read" };
+      const found = typeof args.file === "string" ? stored.get(args.file) : undefined;
+      return found ? { ok: true, file: found.object } : { ok: false, error: "file_not_found" };
+    },
     "files.getUploadURLExternal": (args) => {
       if (deps.missingScopes.has("files:write")) return { ok: false, error: "missing_scope", needed: "files:write" };
       const length = Number(args.length);
@@ -156,9 +174,8 @@ export function createFakeSlackFiles(deps: SlackFileDeps) {
   const files: FakeSlackFiles = {
     addFile(options) {
       const id = `F0FILE${++next}`;
-      stored.set(id, { options });
       const base = `${deps.origin()}/files-pri/T0TEAM-${id}`;
-      return {
+      const object: SlackFileObject = {
         id,
         name: options.name,
         title: options.name,
@@ -169,7 +186,10 @@ export function createFakeSlackFiles(deps: SlackFileDeps) {
         url_private: `${base}/${encodeURIComponent(options.name)}`,
         url_private_download: `${base}/download/${encodeURIComponent(options.name)}`,
       };
+      stored.set(id, { options, object });
+      return object;
     },
+    connectStub: (file) => ({ id: file.id, mode: "file_access", file_access: "check_file_info", created: 0, timestamp: 0, user: "" }),
     fileRequests,
     uploaded,
   };

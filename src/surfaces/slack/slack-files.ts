@@ -2,19 +2,21 @@
 // the core's file descriptors, downloaded from `url_private_download` (else `url_private`) with
 // the bot token, which goes only to Slack's file host or SLACK_API_URL's origin (a redirect
 // elsewhere is followed without it); Slack answers a login page in HTML when the app lacks
-// files:read, which the downloader reports as exactly that. A reply in a thread also brings the
+// files:read, which the downloader reports as exactly that. A file shared from another
+// organisation over Slack Connect comes as its id alone (`file_access: "check_file_info"`):
+// files.info describes it when the run starts. A reply in a thread also brings the
 // thread root's files, read when the run starts. Out: an answer's files with Slack's external
 // upload (files.getUploadURLExternal → upload → files.completeUploadExternal, which Bolt's
 // filesUploadV2 does) into the answer's thread.
 import type { webApi } from "@slack/bolt";
 import { z } from "zod";
 import { downloadUrl } from "../../files/download.js";
-import { type FileDescriptor, fileRefOf } from "../../files/file-ref.js";
+import { type FileDescriptor, fileRefOf, unavailableFileRef } from "../../files/file-ref.js";
 import { isHtmlFile } from "../../files/file-kind.js";
 import type { Logger } from "../../logger.js";
 import type { UploadFile } from "../core/cards.js";
 import type { SurfaceFileSupport } from "../core/surface.js";
-import { describeSlackError } from "./slack-api.js";
+import { describeSlackError, slackErrorCode } from "./slack-api.js";
 import type { Where } from "./slack-posts.js";
 
 /** Slack's own file host: the only origin the bot token is sent to, besides SLACK_API_URL's. */
@@ -31,7 +33,24 @@ const SlackFile = z.object({
   url_private_download: z.string().max(4_000).optional(),
   /** "tombstone" (deleted), "hidden_by_limit" (a free workspace's old file): no link to fetch. */
   mode: z.string().max(50).optional(),
+  /** "check_file_info": Slack Connect's stub, the rest only from files.info. */
+  file_access: z.string().max(50).optional(),
 });
+
+/** Where a descriptor's link comes from, when the event had none. */
+function sourceOf(file: z.infer<typeof SlackFile>): Record<string, string> {
+  const url = file.url_private_download ?? file.url_private;
+  if (url) return { url };
+  if (file.file_access === "check_file_info") return { check: "files.info" };
+  return file.mode === "hidden_by_limit" ? { hidden: "plan" } : {};
+}
+
+/** Why a file has no link, in the words the model and the person get. */
+function noLinkReason(source: Readonly<Record<string, string>>): string {
+  if (source.unavailable) return source.unavailable;
+  if (source.hidden) return "Slack hides this file: it is older than the workspace's plan keeps visible";
+  return "Slack gave no link for this file";
+}
 
 /** Slack's files of an event or a message (`files[]`, untrusted): each one that can be read at all, in order. */
 export function slackFilesOf(raw: unknown): FileDescriptor[] {
@@ -40,14 +59,13 @@ export function slackFilesOf(raw: unknown): FileDescriptor[] {
     const parsed = SlackFile.safeParse(item);
     if (!parsed.success || parsed.data.mode === "tombstone") return [];
     const file = parsed.data;
-    const url = file.url_private_download ?? file.url_private;
     return [
       {
         id: file.id,
         name: file.name ?? file.title ?? file.id,
         mime: file.mimetype,
         ...(file.size === undefined ? {} : { size: file.size }),
-        source: url ? { url } : file.mode === "hidden_by_limit" ? { hidden: "plan" } : {},
+        source: sourceOf(file),
       },
     ];
   });
@@ -69,23 +87,39 @@ export function createSlackFiles(deps: SlackFilesDeps): SurfaceFileSupport {
   return {
     uploads: true,
     refFor(file) {
+      const url = file.source.url;
+      if (url === undefined)
+        return unavailableFileRef(file, {
+          kind: "failed",
+          reason: file.source.scope === "missing" ? "missing_scope" : "failed_download",
+          detail: noLinkReason(file.source),
+        });
       return fileRefOf(file, (request) =>
-        file.source.url === undefined
-          ? Promise.resolve({
-              kind: "failed",
-              reason: "failed_download",
-              detail: file.source.hidden
-                ? "Slack hides this file: it is older than the workspace's plan keeps visible"
-                : "Slack gave no link for this file",
-            })
-          : downloadUrl({
-              ...request,
-              url: file.source.url,
-              authorization: { value: `Bearer ${deps.botToken}`, origins },
-              ...(file.size === undefined ? {} : { declaredSize: file.size }),
-              expectsHtml: isHtmlFile(file.name, file.mime),
-            }),
+        downloadUrl({
+          ...request,
+          url,
+          authorization: { value: `Bearer ${deps.botToken}`, origins },
+          ...(file.size === undefined ? {} : { declaredSize: file.size }),
+          expectsHtml: isHtmlFile(file.name, file.mime),
+        }),
       );
+    },
+    async describe(file) {
+      if (file.source.check !== "files.info") return file;
+      try {
+        const answer = await deps.client.files.info({ file: file.id });
+        const [described] = slackFilesOf([answer.file]);
+        if (described?.source.url) return described;
+        return { ...file, source: { unavailable: "Slack's files.info gave no link for this file" } };
+      } catch (error) {
+        deps.logger.warn({ err: error, fileId: file.id }, "could not describe a Slack Connect file");
+        if (slackErrorCode(error) === "missing_scope")
+          return {
+            ...file,
+            source: { unavailable: "the Slack app lacks the files:read scope (files.info said missing_scope)", scope: "missing" },
+          };
+        return { ...file, source: { unavailable: `Slack would not describe this file (files.info: ${describeSlackError(error)})` } };
+      }
     },
     async rootFiles(contextSource) {
       const source = RootSource.safeParse(contextSource);
