@@ -2,9 +2,11 @@
 // with `/schedule when: task:` (and by mention), answered privately on the command's own reply;
 // a slot fires (only the schedules' clock moves) and posts a root message in the channel with
 // the run's answer replying to it; an owner who left the server pauses it and is told by DM.
+import { ChannelType } from "discord.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { call, type ScriptStep, say } from "./support/model-scripted.js";
 import { startDiscordHarness, type DiscordHarness } from "./support/fake-discord-harness.js";
+import { nextSnowflake } from "./support/fake-discord-payloads.js";
 import { settingsOf } from "./support/governance-kit.js";
 import { until } from "./support/memory-test-kit.js";
 import { manualClock, type ManualClock } from "./support/schedule-harness.js";
@@ -84,6 +86,27 @@ describe("schedules on Discord", () => {
     expect(general().filter((message) => message.content.startsWith("⏰ Schedule"))).toHaveLength(1);
   });
 
+  it("made in a thread, the owner chose that thread: the slot's answer is posted there, with no root message in the channel", async () => {
+    const clock = await start();
+    const thread = h!.fake.addChannel({
+      id: nextSnowflake(),
+      name: "releases chat",
+      type: ChannelType.PublicThread,
+      guildId: h!.fake.guild.id,
+      parentId: h!.fake.general.id,
+    });
+    const { token } = h!.fake.slashCommand("schedule", h!.alice, {
+      channel: thread,
+      values: { when: "in 20 minutes", task: "summarise #releases" },
+    });
+    expect(await replyTo(token, /Scheduled sch_/)).toMatch(/Results will be posted in this thread\./);
+    clock.advance(20 * 60_000);
+    await h!.schedules!.settle();
+    const inThread = () => h!.fake.messagesIn(thread.id).find((message) => message.content.includes("Releases: all green."));
+    await until(() => inThread() !== undefined, "the slot's answer in the thread");
+    expect(general().filter((message) => message.content.startsWith("⏰ Schedule"))).toHaveLength(0);
+  });
+
   it("a write in a slot's run waits for its owner's click; anyone else's click is refused", async () => {
     const clock = await start([
       () => call("post_message", { channel: `<#${h!.fake.random.id}>`, text: "Deploy at 5pm." }, "call_post"),
@@ -132,7 +155,7 @@ describe("schedules on Discord", () => {
     await replyTo(cancelled.token, new RegExp(`Cancelled ${id}`));
   });
 
-  it("pauses a schedule whose owner left the server (Discord lets no DM reach them then: logged); nothing runs", async () => {
+  it("pauses a schedule whose owner left the server; Discord lets no DM reach them, so its channel is told; nothing runs", async () => {
     const clock = await start([say("must not run")]);
     const { token } = h!.fake.slashCommand("schedule", h!.alice, { values: { when: "in 20 minutes", task: "summarise #releases" } });
     const id = idIn(await replyTo(token, /Scheduled sch_/));
@@ -144,6 +167,15 @@ describe("schedules on Discord", () => {
     await until(
       () => h!.logs.some((line) => line.msg === "could not tell a schedule's owner privately" && line.scheduleId === id),
       "the warning that the owner could not be told",
+    );
+    await until(
+      () =>
+        general().some((message) =>
+          message.content.startsWith(
+            `Schedule ${id} of alice (\`in 20 minutes\`: summarise #releases) is paused: its owner left the server.`,
+          ),
+        ),
+      "the channel told why the schedule went quiet",
     );
     expect(general().filter((message) => message.content.startsWith("⏰ Schedule"))).toEqual([]);
   });

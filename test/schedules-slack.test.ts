@@ -124,6 +124,23 @@ describe("schedules on Slack", () => {
     expect(roots).toHaveLength(1);
   });
 
+  it("made in a thread reply, the owner chose that thread: each slot's answer goes there, with no root message", async () => {
+    const clock = await start();
+    const thread = `${++ts}.000100`;
+    const reply = `${++ts}.000100`;
+    await postEvent(
+      h!.eventsUrl,
+      mentionEvent({ text: `<@${BOT_USER_ID}> schedule in 20 minutes: summarise #releases`, ts: reply, thread_ts: thread }),
+    );
+    expect(await replyIn(thread, /Scheduled sch_/)).toMatch(/Results will be posted in this thread\./);
+    clock.advance(20 * 60_000);
+    await h!.schedules!.settle();
+    const answer = () => ok("chat.postMessage").find((call) => /Releases: all green\./.test(String(call.args.text)));
+    await until(() => answer() !== undefined, "the slot's answer");
+    expect(answer()!.args).toMatchObject({ channel: "C0GENERAL", thread_ts: thread });
+    expect(ok("chat.postMessage").filter((call) => call.args.channel === "C0GENERAL" && call.args.thread_ts === undefined)).toHaveLength(0);
+  });
+
   it("a write in a slot's run waits for its owner's click in the slot's thread; anyone else's click is refused", async () => {
     const clock = await start([
       call("post_message", { channel: "C0RANDOM", text: "Deploy at 5pm." }, "call_post"),

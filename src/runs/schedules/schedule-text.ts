@@ -84,6 +84,10 @@ export const passedText = (schedule: ScheduleRecord) => `${schedule.id} can't re
 export const pausedNotice = (schedule: ScheduleRecord, reason: string) =>
   `Your schedule ${schedule.id} (\`${schedule.when.phrase}\`: ${preview(schedule.what)}) is paused: ${reason}. Resume it with \`resume ${schedule.id}\`.`;
 
+/** Said in the schedule's channel when its owner can't be told privately (Discord lets no DM reach someone who left). */
+export const pausedChannelNotice = (schedule: ScheduleRecord) =>
+  `Schedule ${schedule.id} of ${ownerName(schedule.owner)} (\`${schedule.when.phrase}\`: ${preview(schedule.what)}) is paused${schedule.reason ? `: ${schedule.reason}` : ""}. Its owner could not be told privately; they or an admin can \`resume ${schedule.id}\` or \`unschedule ${schedule.id}\`.`;
+
 /** `(late: due 09:00, ran 09:42)`, plus how many older slots were skipped. */
 export function lateNote(slot: ScheduledSlot): string {
   const zone = slot.timeZone ?? "UTC";

@@ -9,6 +9,7 @@ import type { Governance } from "../../governance/governance.js";
 import type { Logger } from "../../logger.js";
 import type { KeyValueStore } from "../../memory/types.js";
 import type { AgentService } from "../../runs/service.js";
+import { pausedChannelNotice } from "../../runs/schedules/schedule-text.js";
 import { createApprovalRefs } from "./approval-refs.js";
 import { badClick, comment, feedback, stop } from "./clicks.js";
 import type { CoreContext } from "./core-context.js";
@@ -113,8 +114,11 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
     ...(surface.timeZoneOf ? { timeZoneOf: (person, origin) => surface.timeZoneOf!(person, origin) } : {}),
     ...(surface.presenceOf ? { presence: (schedule) => surface.presenceOf!(schedule.owner, schedule.origin) } : {}),
     async notifyOwner(schedule, text) {
-      if (!(await surface.directMessage(schedule.owner, surface.format.plain(text))))
-        logger.warn({ scheduleId: schedule.id, owner: schedule.owner.id }, "could not tell a schedule's owner privately");
+      if (await surface.directMessage(schedule.owner, surface.format.plain(text))) return;
+      // Nobody would learn why the schedule went quiet: the channel it posts in is told instead.
+      logger.warn({ scheduleId: schedule.id, owner: schedule.owner.id }, "could not tell a schedule's owner privately");
+      if (!(await surface.post({ origin: schedule.origin }, surface.format.plain(pausedChannelNotice(schedule)))))
+        logger.warn({ scheduleId: schedule.id }, "could not tell a paused schedule's channel either");
     },
   });
 

@@ -16,6 +16,8 @@ export interface Conversation {
   readonly conversationKey: string;
   readonly scope: Omit<RequestScope, "roles">;
   readonly place: Readonly<Record<string, string>>;
+  /** The person wrote inside an existing thread, not at a channel's top level (see Spot). */
+  readonly inThread?: boolean;
 }
 
 /** The spot where `by` acted in `conversation`. */
@@ -28,7 +30,7 @@ export function spotOf(surface: Surface, conversation: Conversation, by: Someone
     scope: { ...conversation.scope, roles },
     place: conversation.place,
   };
-  return reply ? { origin, reply } : { origin };
+  return { origin, ...(reply ? { reply } : {}), ...(conversation.inThread ? { inThread: true } : {}) };
 }
 
 /** A person wrote to the bot. */

@@ -18,7 +18,13 @@ export const ID_OPTION = "id";
 
 function callerAt(request: CommandRequest): ScheduleCaller {
   const { at, ctx } = request;
-  return { person: at.origin.requester, origin: at.origin, isAdmin: ctx.governance.authority.may("others_schedules", actorAt(at)) };
+  return {
+    person: at.origin.requester,
+    origin: at.origin,
+    isAdmin: ctx.governance.authority.may("others_schedules", actorAt(at)),
+    // Asked inside a thread, the owner chose that thread; at a channel's top level each run gets a thread of its own.
+    thread: at.inThread ? "origin" : "per_slot",
+  };
 }
 
 /** The text after the command word, or Discord's options put into that form. */

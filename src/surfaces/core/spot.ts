@@ -6,4 +6,6 @@ import type { ReplyHandle } from "../../runs/service.js";
 export interface Spot {
   readonly origin: TaskOrigin;
   readonly reply?: ReplyHandle;
+  /** Written inside an existing thread: a schedule made here posts its results in this thread, the one its owner chose. */
+  readonly inThread?: boolean;
 }

@@ -58,7 +58,13 @@ function scopeOf(place: DiscordPlace): Omit<RequestScope, "roles"> {
 
 export function conversationAt(place: DiscordPlace): Conversation {
   const stored = Object.entries(place).filter((field): field is [string, string] => typeof field[1] === "string");
-  return { conversationKey: conversationKey(place.guild, place.channel), scope: scopeOf(place), place: Object.fromEntries(stored) };
+  return {
+    conversationKey: conversationKey(place.guild, place.channel),
+    scope: scopeOf(place),
+    place: Object.fromEntries(stored),
+    // A thread or a forum post: a channel of its own under `parent`.
+    ...(place.parent ? { inThread: true } : {}),
+  };
 }
 
 export function placeOf(origin: Pick<TaskOrigin, "place">): DiscordPlace | undefined {

@@ -64,13 +64,16 @@ export function classifyMessage(entry: EntryPoint, body: unknown, botUserId: str
   const inThread = event.thread_ts !== undefined && event.thread_ts !== event.ts;
   const root = event.thread_ts ?? event.ts;
   const userTeam = event.user_team ?? event.team ?? team;
-  const conversation = conversationAt({
-    team,
-    channel: event.channel,
-    traceThreadTs: root,
-    replyThreadTs: root,
-    ...(userTeam === team ? {} : { requesterTeam: userTeam }),
-  });
+  const conversation = {
+    ...conversationAt({
+      team,
+      channel: event.channel,
+      traceThreadTs: root,
+      replyThreadTs: root,
+      ...(userTeam === team ? {} : { requesterTeam: userTeam }),
+    }),
+    ...(inThread ? { inThread } : {}),
+  };
   // Only a channel thread holds other people's words (a DM thread is already in memory).
   const contextSource = entry === "mention" && inThread ? threadSource(event.channel, root, event.ts) : undefined;
   const files = slackFilesOf(event.files);
