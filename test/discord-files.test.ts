@@ -2,7 +2,12 @@
 // attachments from the fake gateway, the real service downloads them from the fake CDN (signed,
 // expiring links; no token) and the scripted model sees them; answers carry files as multipart
 // messages, within the bot's upload limit.
+import { REST } from "discord.js";
 import { afterEach, describe, expect, it } from "vitest";
+import { silentLogger } from "../src/logger.js";
+import { answerFilesOf } from "../src/surfaces/core/answer-files.js";
+import { createDiscordFiles } from "../src/surfaces/discord/discord-files.js";
+import { discordFormat } from "../src/surfaces/discord/messages.js";
 import { call, say } from "./support/model-scripted.js";
 import { startDiscordHarness, waitUntil, type DiscordHarness } from "./support/fake-discord-harness.js";
 
@@ -85,6 +90,26 @@ describe("files the bot answers with on Discord", () => {
     const withFile = [...fake.messages.values()].find((message) => message.attachments.length === 1)!;
     expect(withFile.channel_id).toBe(fake.general.id);
     expect(withFile.attachments[0]!.filename).toBe("totals.csv");
+  });
+
+  it("at Discord's own limit for bots (10 MiB), an 11 MiB answer file is named in the answer, never loaded or uploaded", async () => {
+    // The same path as the test below with the surface's default limit; an 11 MiB file written by the scripted
+    // model would spend half a minute in token counting, so the stored file stands for it.
+    const files = createDiscordFiles({ rest: new REST(), logger: silentLogger });
+    expect(files.uploadLimitBytes).toBe(10 * 1024 * 1024);
+    let loads = 0;
+    const source = { load: async () => void loads++, limitBytes: files.uploadLimitBytes, platform: "Discord" };
+    const big = { id: "a-1", name: "full.log", mime: "text/plain", size: 11 * 1024 * 1024 };
+    const shown = await answerFilesOf([big], source, discordFormat);
+    expect(shown).toEqual({
+      files: [],
+      notes: ["The file `full.log` (11.0 MB) is over Discord's upload limit of 10.0 MB, so it is not attached."],
+    });
+    expect(loads).toBe(0);
+    // At the limit exactly it would go.
+    expect((await answerFilesOf([{ ...big, size: 10 * 1024 * 1024 }], source, discordFormat)).notes).toEqual([
+      "The file `full.log` is no longer stored, so it is not attached.",
+    ]);
   });
 
   it("a file over the bot's upload limit is refused before any request, and the answer says so", async () => {
