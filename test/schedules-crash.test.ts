@@ -1,7 +1,8 @@
 // Scheduled slots through real bot processes (Slack in HTTP mode, the model behind a fake
-// OpenAI server, the SQLite default): kill -9 during a slot's run, SIGTERM right at a slot's
-// time, then a start on the same store; each slot is answered exactly once. The schedules are
-// written into the store before the bot starts, as an earlier process would have left them.
+// OpenAI server): kill -9 during a slot's run, SIGTERM right at a slot's time, 3 hours down with
+// an hourly schedule (SQLite), and two processes on one Redis with the one running a slot
+// killed; each slot is answered exactly once. The schedules are written into the store before
+// the bots start, as an earlier process would have left them.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
@@ -12,6 +13,8 @@ import { startFakeOpenAI, textReply, type FakeOpenAI, type RecordedRequest } fro
 import { startFakeSlack, type FakeSlack } from "./support/fake-slack.js";
 import { TEAM_ID } from "./support/fake-slack-types.js";
 import { temporaryFolder, until } from "./support/memory-test-kit.js";
+import { startRedisServer } from "./support/redis-server.js";
+import { describeWithRedis } from "./support/redis-suite.js";
 
 let slack: FakeSlack;
 let model: FakeOpenAI;
@@ -34,7 +37,11 @@ const THREAD = "1700400000.000100";
 
 /** A one-shot schedule of U0ALICE in #general, due at `at`, written where the bot will find it. */
 async function seedOneShot(storeUrl: string, at: number, what: string): Promise<ScheduleRecord> {
-  const record: ScheduleRecord = {
+  return seed(storeUrl, oneShot(at, what));
+}
+
+function oneShot(at: number, what: string): ScheduleRecord {
+  return {
     version: 1,
     id: newScheduleId(),
     owner: { id: "U0ALICE" },
@@ -55,6 +62,9 @@ async function seedOneShot(storeUrl: string, at: number, what: string): Promise<
     createdVia: "command",
     nextSlot: at,
   };
+}
+
+async function seed(storeUrl: string, record: ScheduleRecord): Promise<ScheduleRecord> {
   const store = await openStore(storeUrl, silentLogger);
   try {
     await createScheduleStore(store).create(record);
@@ -111,6 +121,50 @@ describe("a slot's run across a crash and a deploy", () => {
     });
   }, 90_000);
 
+  it("3 hours down with an hourly schedule: the start runs the latest missed slot once, marked late, and skips the older two", async () => {
+    const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
+    const port = await freePort();
+    const hour = 60 * 60_000;
+    const thisHour = Math.floor(Date.now() / hour) * hour;
+    const what = "check the queue";
+    // What a process left when it stopped after the slot of 3 hours ago: the next one armed, 2 hours ago.
+    const record = await seed(storeUrl, {
+      ...oneShot(thisHour, what),
+      when: { kind: "cron", expression: "0 * * * *", timeZone: "UTC", phrase: "every hour UTC" },
+      createdAt: thisHour - 4 * hour,
+      changedAt: thisHour - 4 * hour,
+      lastSlot: thisHour - 3 * hour,
+      nextSlot: thisHour - 2 * hour,
+    });
+    model.enqueue(...Array.from({ length: 3 }, () => textReply("Queue is short.")));
+    const started = await bot(storeUrl, port);
+    // 2 skipped: the hours before this one (3, should the hour turn while the bot starts).
+    const late = /^Queue is short\.\n\n\(late: due \d\d:00, ran \d\d:\d\d; ([23]) earlier slots skipped\)$/;
+    const lateText = () =>
+      slack
+        .callsTo("chat.postMessage")
+        .map((call) => String(call.args.text))
+        .find((text) => late.test(text));
+    await until(() => lateText() !== undefined, `the late run\n${started.logs()}`, 30_000);
+    await until(async () => {
+      const metrics = await fetch(`http://127.0.0.1:${port}/metrics`).then((response) => response.text());
+      return /agent_bot_queue_depth 0\b/.test(metrics);
+    }, "the queue to drain");
+    started.child.kill("SIGTERM");
+    await started.exited;
+    const skipped = Number(late.exec(lateText()!)![1]);
+    expect(slack.callsTo("chat.postMessage").filter((call) => String(call.args.text).startsWith("Queue is short."))).toHaveLength(1);
+    expect(model.requests.filter((request) => isSlotRun(request, what))).toHaveLength(1);
+    const store = await openStore(storeUrl, silentLogger);
+    try {
+      const found = await createScheduleStore(store).load(record.id);
+      const ran = thisHour + (skipped - 2) * hour;
+      expect(found).toMatchObject({ kind: "found", record: { skippedSlots: skipped, lastSlot: ran, nextSlot: ran + hour } });
+    } finally {
+      await store.close();
+    }
+  }, 90_000);
+
   it("SIGTERM right at the slot's time: after the restart the slot has run exactly once", async () => {
     const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
     const port = await freePort();
@@ -136,4 +190,53 @@ describe("a slot's run across a crash and a deploy", () => {
     expect(posted("Standup in 5 minutes.")).toBe(1);
     expect(model.requests.filter((request) => isSlotRun(request, what)).length).toBeLessThanOrEqual(2);
   }, 90_000);
+});
+
+describeWithRedis("a slot shared by two bot processes on Redis", () => {
+  it("both arm it, one runs it; kill -9 of that one mid-run: the other finishes it, answered once under one root", async () => {
+    const redis = await startRedisServer();
+    const models = [await startFakeOpenAI(), await startFakeOpenAI()];
+    try {
+      const what = "check that the deploy is green";
+      await seed(redis.url, oneShot(Date.now() + 8_000, what));
+      // The first slot request of all hangs (the process that runs it is killed there); every later one answers.
+      let hung = false;
+      const script = () => {
+        if (hung) return textReply("The deploy is green.");
+        hung = true;
+        return { hang: true as const };
+      };
+      for (const server of models) server.enqueue(...Array.from({ length: 4 }, () => script));
+      const started = await Promise.all(
+        models.map(async (server) => {
+          const port = await freePort();
+          const process = await startBot({ slackApiUrl: slack.apiUrl, openaiBaseUrl: server.baseUrl, storeUrl: redis.url, port });
+          bots.push(process);
+          return process;
+        }),
+      );
+      await until(() => models.some((server) => server.requests.length > 0), "the slot's run to start", 30_000);
+      const runner = models.findIndex((server) => server.requests.length > 0);
+      started[runner]!.child.kill("SIGKILL");
+      await started[runner]!.exited;
+
+      const other = started[1 - runner]!;
+      // BullMQ hands the killed worker's job on once its lock has lapsed (30 s) at the next stall check.
+      await slack
+        .waitForCall("chat.postMessage", (call) => call.args.text === "The deploy is green.", 75_000)
+        .catch((error: Error) => {
+          throw new Error(`${error.message}\nsurvivor:\n${other.logs()}`);
+        });
+      expect(posted("The deploy is green.")).toBe(1);
+      expect(models[1 - runner]!.requests.filter((request) => isSlotRun(request, what)).length).toBeGreaterThanOrEqual(1);
+      const roots = slack.callsTo("chat.postMessage").filter((call) => String(call.args.text).startsWith("⏰ Schedule"));
+      expect(roots).toHaveLength(1);
+      const under = String(slack.callsTo("chat.postMessage").find((call) => call.args.text === "The deploy is green.")!.args.thread_ts);
+      expect(slack.message("C0GENERAL", under)?.text).toBe(roots[0]!.args.text);
+    } finally {
+      for (const bot of bots.splice(0)) if (bot.child.exitCode === null && bot.child.signalCode === null) bot.child.kill("SIGKILL");
+      await Promise.all(models.map((server) => server.close()));
+      await redis.stop();
+    }
+  }, 120_000);
 });
