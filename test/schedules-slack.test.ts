@@ -216,6 +216,23 @@ describe("schedules on Slack", () => {
     await replyIn(again, new RegExp(`${id} has ended already|${id} is cancelled`));
   });
 
+  it("an owner blocked after making it: at fire time the schedule pauses, the owner is told privately, the model is not asked", async () => {
+    const settings = settingsOf({ access: { admins: { slack: [ADMIN] } } });
+    const clock = manualClock(Date.now());
+    const model = new ScriptedModel([say("must not run")]);
+    h = await startSlackHarness({ model, schedules: { clock }, settings });
+    const thread = await mention("U0ALICE", "schedule in 20 minutes: summarise #releases");
+    const id = idIn(await replyIn(thread, /Scheduled sch_/));
+    // The settings file changed since: the owner is blocked now.
+    settings.access.block.users.push("U0ALICE");
+    clock.advance(20 * 60_000);
+    await h!.schedules!.settle();
+    await until(() => new RegExp(`Your schedule ${id}`).test(privateTo("U0ALICE")), `the owner told privately:\n${privateTo("U0ALICE")}`);
+    expect(privateTo("U0ALICE")).toMatch(/is paused: /);
+    expect(model.requests).toHaveLength(0);
+    expect(ok("chat.postMessage").filter((call) => call.args.channel === "C0GENERAL" && call.args.thread_ts === undefined)).toHaveLength(0);
+  });
+
   it("pauses a schedule whose owner left the workspace, and tells them by DM; nothing runs", async () => {
     const clock = await start([say("must not run")]);
     const thread = await mention("U0ALICE", "schedule in 20 minutes: summarise #releases");
