@@ -31,7 +31,9 @@ const WARM_UP_EVENTS = 50;
 const WARM_UP_SECONDS = 2;
 
 type ToSender = { kind: "measure"; url: string };
-type FromSender = { kind: "latencies"; windows: Array<{ values: number[]; seconds: number }> };
+/** `values`: the acks' latencies; `refused`: answers other than 200 (a 503 while the intake can't record: Slack sends those again). */
+type Window = { values: number[]; refused: Record<string, number>; seconds: number };
+type FromSender = { kind: "latencies"; windows: Window[] };
 
 /** Sender side (worker thread): warm-up events, then the measured ones at a fixed rate. */
 async function sender(port: NonNullable<typeof parentPort>): Promise<void> {
@@ -55,8 +57,9 @@ async function sender(port: NonNullable<typeof parentPort>): Promise<void> {
     };
     return { body, headers };
   });
+  /** The ack's latency, or the status of an answer that was no ack. */
   const post = (i: number) =>
-    new Promise<number>((resolve, reject) => {
+    new Promise<{ ms: number } | { status: number }>((resolve, reject) => {
       const { body, headers } = prepared[i]!;
       const before = performance.now();
       const outgoing = request(
@@ -64,9 +67,7 @@ async function sender(port: NonNullable<typeof parentPort>): Promise<void> {
         (response) => {
           response.resume();
           response.on("end", () =>
-            response.statusCode === 200
-              ? resolve(performance.now() - before)
-              : reject(new Error(`event ${i} answered ${response.statusCode}`)),
+            resolve(response.statusCode === 200 ? { ms: performance.now() - before } : { status: response.statusCode ?? 0 }),
           );
         },
       );
@@ -75,17 +76,23 @@ async function sender(port: NonNullable<typeof parentPort>): Promise<void> {
     });
   let next = 0;
   /** `count` events at the rate from the next prepared one; their latencies. */
-  const send = async (count: number): Promise<{ values: number[]; seconds: number }> => {
+  const send = async (count: number): Promise<Window> => {
     const values: number[] = [];
+    const refused: Record<string, number> = {};
     const started = performance.now();
     const sends: Promise<void>[] = [];
     for (let i = 0; i < count; i++) {
       const wait = started + (i * 1000) / RATE_PER_SECOND - performance.now();
       if (wait > 0) await sleep(wait);
-      sends.push(post(next++).then((ms) => void values.push(ms)));
+      sends.push(
+        post(next++).then((answer) => {
+          if ("ms" in answer) values.push(answer.ms);
+          else refused[answer.status] = (refused[answer.status] ?? 0) + 1;
+        }),
+      );
     }
     await Promise.all(sends);
-    return { values, seconds: (performance.now() - started) / 1000 };
+    return { values, refused, seconds: (performance.now() - started) / 1000 };
   };
   await send(RATE_PER_SECOND * WARM_UP_SECONDS);
   const windows: FromSender["windows"] = [];
@@ -143,10 +150,12 @@ export async function run(): Promise<void> {
       `events to the ingress: ${all.length} at ${(all.length / seconds).toFixed(0)}/s in ${WINDOWS} windows of ${DURATION_SECONDS} s; worker: ${BACKGROUND_RUNS} long runs in flight, ${modelCallsPerSecond.toFixed(0)} model calls/s`,
     );
     const p99s = windows.map((window) => percentile(window.values, 99));
-    for (const [index, window] of windows.entries())
+    for (const [index, window] of windows.entries()) {
+      const refusals = Object.entries(window.refused).map(([status, count]) => `${count} × ${status}`);
       console.log(
-        `window ${index + 1}: p50 ${median(window.values).toFixed(2)} ms, p99 ${p99s[index]!.toFixed(2)} ms, max ${Math.max(...window.values).toFixed(2)} ms`,
+        `window ${index + 1}: p50 ${median(window.values).toFixed(2)} ms, p99 ${p99s[index]!.toFixed(2)} ms, max ${Math.max(...window.values).toFixed(2)} ms${refusals.length > 0 ? `; not acked (Slack retries): ${refusals.join(", ")}` : ""}`,
       );
+    }
     const p99 = median(p99s);
     console.log(`all ${all.length} acks: p50 ${median(all).toFixed(2)} ms, p99 ${percentile(all, 99).toFixed(2)} ms`);
     console.log(
