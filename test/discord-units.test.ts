@@ -84,7 +84,9 @@ describe("conversations", () => {
       conversationKey: "discord:10:20",
       scope: { channel: "15", thread: "20", dm: false, workspace: "10", link: "https://discord.com/channels/10/20/40" },
       place: { guild: "10", channel: "20", parent: "15", channelKind: "thread", message: "40" },
+      inThread: true,
     });
+    expect(conversationAt({ guild: null, channel: "30", channelKind: "dm" })).not.toHaveProperty("inThread");
     expect(conversationAt({ guild: null, channel: "30", channelKind: "dm" })).toMatchObject({
       scope: { channel: "30", dm: true },
       place: { channel: "30", channelKind: "dm" },

@@ -4,6 +4,7 @@
 // the run's answer replying to it; an owner who left the server pauses it and is told by DM.
 import { ChannelType } from "discord.js";
 import { afterEach, describe, expect, it } from "vitest";
+import { createAuditLog } from "../src/governance/audit-log.js";
 import { call, type ScriptStep, say } from "./support/model-scripted.js";
 import { startDiscordHarness, type DiscordHarness } from "./support/fake-discord-harness.js";
 import { nextSnowflake } from "./support/fake-discord-payloads.js";
@@ -51,6 +52,29 @@ describe("schedules on Discord", () => {
     expect(reply).toMatch(/Scheduled sch_[a-z0-9]{8}: `every monday at 10:30 Europe\/Berlin`/);
     expect(reply.match(/\d{4}-\d\d-\d\d 10:30 Europe\/Berlin \(Mon\)/g)).toHaveLength(3);
     expect(reply).toMatch(/Results will be posted in this channel, each run in a thread of its own\./);
+  });
+
+  it("makes one from a cron expression with its timezone, and prints the times right across daylight saving", async () => {
+    await start();
+    const { token } = h!.fake.slashCommand("schedule", h!.alice, {
+      values: { when: "cron 0 9 * * 0 Europe/Berlin", task: "post the weekly digest" },
+    });
+    const reply = await replyTo(token, /Scheduled sch_/);
+    const times = reply.match(/\d{4}-\d\d-\d\d 09:00 Europe\/Berlin \(Sun\)/g) ?? [];
+    expect(times).toHaveLength(3);
+  });
+
+  it("a slot's run that answers [SILENT] posts nothing: no root message, no answer", async () => {
+    const clock = await start([say("  [SILENT]\n")]);
+    const { token } = h!.fake.slashCommand("schedule", h!.alice, { values: { when: "in 20 minutes", task: "report new incidents" } });
+    await replyTo(token, /Scheduled sch_/);
+    clock.advance(20 * 60_000);
+    await h!.schedules!.settle();
+    const audit = createAuditLog(h!.store);
+    await until(async () => (await audit.list({ limit: 5 })).some((entry) => entry.kind === "slot_silent"), "the slot recorded as silent");
+    expect(h!.model.requests).toHaveLength(1);
+    // Only the reply to /schedule is in the channel: no root, no "working", no answer.
+    expect(general().map((message) => message.content)).toEqual([expect.stringMatching(/^Scheduled sch_/)]);
   });
 
   it("registers /schedule with required when and task options, and the id commands with an id", async () => {

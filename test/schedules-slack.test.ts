@@ -217,14 +217,15 @@ describe("schedules on Slack", () => {
   });
 
   it("an owner blocked after making it: at fire time the schedule pauses, the owner is told privately, the model is not asked", async () => {
-    const settings = settingsOf({ access: { admins: { slack: [ADMIN] } } });
+    let settings = settingsOf({ access: { admins: { slack: [ADMIN] } } });
+    const settingsSource = { current: () => settings, path: undefined, onReload: () => undefined, close: () => undefined };
     const clock = manualClock(Date.now());
     const model = new ScriptedModel([say("must not run")]);
-    h = await startSlackHarness({ model, schedules: { clock }, settings });
+    h = await startSlackHarness({ model, schedules: { clock }, settingsSource });
     const thread = await mention("U0ALICE", "schedule in 20 minutes: summarise #releases");
     const id = idIn(await replyIn(thread, /Scheduled sch_/));
     // The settings file changed since: the owner is blocked now.
-    settings.access.block.users.push("U0ALICE");
+    settings = settingsOf({ access: { admins: { slack: [ADMIN] }, block: { users: ["U0ALICE"] } } });
     clock.advance(20 * 60_000);
     await h!.schedules!.settle();
     await until(() => new RegExp(`Your schedule ${id}`).test(privateTo("U0ALICE")), `the owner told privately:\n${privateTo("U0ALICE")}`);

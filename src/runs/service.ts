@@ -100,6 +100,8 @@ export interface RunPresenter {
   finish(outcome: RunOutcome): Promise<PostedAnswer | Unposted | undefined>;
   /** The run could not produce an outcome at all: tells the person so. Must not throw. */
   fail(error: unknown): Promise<void>;
+  /** The run ended with nothing to post (a schedule's `[SILENT]`): its progress ends where it was shown, nothing else. Must not throw. */
+  settleQuietly?(outcome: RunOutcome): Promise<void>;
   /**
    * The answer of `runId` the platform already holds, when a process posted it and died before marking it
    * (answer-marks.ts); asked only when a run is taken up again. Never throws: undefined when none or it can't tell.

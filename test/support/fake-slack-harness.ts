@@ -24,7 +24,7 @@ import { startFakeSlack, type FakeSlack } from "./fake-slack.js";
 import { SIGNING_SECRET } from "./fake-slack-requests.js";
 import { createGovernance } from "../../src/governance/governance.js";
 import type { Settings } from "../../src/governance/settings-schema.js";
-import { fixedSettings } from "../../src/governance/settings-source.js";
+import { fixedSettings, type SettingsSource } from "../../src/governance/settings-source.js";
 import type { TimerClock } from "../../src/runs/schedules/local-slot-timer.js";
 import { harnessSchedules, startFiring, type HarnessSchedules } from "./harness-schedules.js";
 
@@ -65,6 +65,8 @@ export interface HarnessOptions {
   readonly streamLimits?: StreamLimits;
   /** The settings file's content: access, limits, channels (governance wired like app.ts does). */
   readonly settings?: Settings;
+  /** Settings that change while the bot runs (an edited file), instead of `settings`. */
+  readonly settingsSource?: SettingsSource;
   /** Puts a fault between the service and its (in-process) work queue. */
   readonly wrapQueue?: (queue: WorkQueue) => WorkQueue;
   /** Schedules as app.ts wires them; `clock` is what only they read (a test moves it to fire slots). */
@@ -100,7 +102,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
   let model = options.model;
   const boot = async () => {
     const governance = createGovernance({
-      source: fixedSettings(options.settings),
+      source: options.settingsSource ?? fixedSettings(options.settings),
       store,
       logger,
       model: config.model.name,

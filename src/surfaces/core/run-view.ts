@@ -88,6 +88,13 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
       if (ref !== undefined) await deps.refs.remember(pending, ref);
       return undefined;
     },
+    async settleQuietly(outcome) {
+      await progress.close();
+      await chain.catch(() => undefined);
+      await display
+        .endProgress(outcome, current())
+        .catch((error: unknown) => logger.warn({ err: error }, "could not end a run's progress"));
+    },
     ...(display.findAnswer ? { findAnswer: (id: string) => display.findAnswer!(id) } : {}),
     async fail(error) {
       logger.error({ err: error, runId }, "the run failed without an answer");
