@@ -1,35 +1,21 @@
 // Durable runs through real bot processes: kill -9 mid-run and during an approved write, then
 // start again on the same store and count what each person received.
 import { readFileSync } from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { APPROVE_ACTION } from "../src/surfaces/slack/approval-message.js";
 import { STOP_ACTION } from "../src/surfaces/slack/slack-working.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import { createIntakeStore, type IntakeRecord } from "../src/runs/intake-store.js";
 import { freePort, startBot, type BotProcess } from "./support/bot-process.js";
-import { startFakeOpenAI, textReply, toolCallReply, type FakeOpenAI, type RecordedRequest } from "./support/fake-openai-server.js";
-import { BOT_USER_ID, startFakeSlack, type FakeSlack } from "./support/fake-slack.js";
+import { textReply, toolCallReply, type RecordedRequest } from "./support/fake-openai-server.js";
+import { BOT_USER_ID } from "./support/fake-slack.js";
 import { TEAM_ID } from "./support/fake-slack-types.js";
 import { blockActionPayload, mentionEvent, postEvent, postInteraction } from "./support/fake-slack-requests.js";
-import { temporaryFolder, until } from "./support/memory-test-kit.js";
+import { until } from "./support/memory-test-kit.js";
+import { useSlackBotWorld } from "./support/slack-bot-world.js";
 
-let slack: FakeSlack;
-let model: FakeOpenAI;
-let folder: Awaited<ReturnType<typeof temporaryFolder>>;
-const bots: BotProcess[] = [];
-
-beforeEach(async () => {
-  slack = await startFakeSlack();
-  model = await startFakeOpenAI();
-  folder = await temporaryFolder();
-});
-afterEach(async () => {
-  for (const bot of bots.splice(0)) if (bot.child.exitCode === null && bot.child.signalCode === null) bot.child.kill("SIGKILL");
-  await model.close();
-  await slack.close();
-  await folder.remove();
-});
+const world = useSlackBotWorld();
 
 const toolResults = (request: RecordedRequest): string[] =>
   (request.body.messages as Array<{ role: string; content: string }>)
@@ -38,8 +24,8 @@ const toolResults = (request: RecordedRequest): string[] =>
 const allText = (request: RecordedRequest): string => JSON.stringify(request.body.messages);
 
 async function bot(options: { storeUrl: string; port: number; env?: Record<string, string> }): Promise<BotProcess> {
-  const started = await startBot({ slackApiUrl: slack.apiUrl, openaiBaseUrl: model.baseUrl, ...options });
-  bots.push(started);
+  const started = await startBot({ slackApiUrl: world.slack.apiUrl, openaiBaseUrl: world.model.baseUrl, ...options });
+  world.bots.push(started);
   return started;
 }
 
@@ -50,7 +36,7 @@ async function kill9(process: BotProcess): Promise<void> {
 
 describe("a run survives kill -9", () => {
   it("after step 2 of a 4-step run: the restart answers in the same thread, steps 1–2 are not asked again, nothing is posted twice", async () => {
-    const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
+    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
     const port = await freePort();
     let hungOnce = false;
     // Steps are told apart by how many tool results the request carries.
@@ -65,31 +51,31 @@ describe("a run survives kill -9", () => {
       if (done === 2) return toolCallReply([{ name: "calculator", args: { expression: "3+3" }, id: "c3" }]);
       return textReply("The sums are 2, 4 and 6.");
     };
-    model.enqueue(...Array.from({ length: 10 }, () => script));
+    world.model.enqueue(...Array.from({ length: 10 }, () => script));
 
     const first = await bot({ storeUrl, port });
     await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> add things up`, ts: "1700100000.000100" }));
-    await model.waitForRequests(3, 15_000);
+    await world.model.waitForRequests(3, 15_000);
     await kill9(first);
-    expect(slack.callsTo("chat.postMessage").filter((call) => call.args.text === "The sums are 2, 4 and 6.")).toHaveLength(0);
+    expect(world.slack.callsTo("chat.postMessage").filter((call) => call.args.text === "The sums are 2, 4 and 6.")).toHaveLength(0);
 
     const second = await bot({ storeUrl, port });
-    const answer = await slack
+    const answer = await world.slack
       .waitForCall("chat.postMessage", (call) => call.args.text === "The sums are 2, 4 and 6.", 20_000)
       .catch((error: Error) => {
         throw new Error(`${error.message}\nfirst:\n${first.logs()}\nsecond:\n${second.logs()}`);
       });
     expect(answer.args).toMatchObject({ channel: "C0GENERAL", thread_ts: "1700100000.000100" });
     // The first request after the restart already carries steps 1 and 2; no request asks for them again.
-    expect(toolResults(model.requests[3]!)).toEqual(["2", "4"]);
-    expect(model.requests[3]!.body.messages).toEqual(model.requests[2]!.body.messages);
-    expect(model.requests.map((request) => toolResults(request).length)).toEqual([0, 1, 2, 2, 3]);
-    await until(() => slack.callsTo("chat.postMessage").length > 0, "posts");
-    expect(slack.callsTo("chat.postMessage").filter((call) => call.args.text === "The sums are 2, 4 and 6.")).toHaveLength(1);
+    expect(toolResults(world.model.requests[3]!)).toEqual(["2", "4"]);
+    expect(world.model.requests[3]!.body.messages).toEqual(world.model.requests[2]!.body.messages);
+    expect(world.model.requests.map((request) => toolResults(request).length)).toEqual([0, 1, 2, 2, 3]);
+    await until(() => world.slack.callsTo("chat.postMessage").length > 0, "posts");
+    expect(world.slack.callsTo("chat.postMessage").filter((call) => call.args.text === "The sums are 2, 4 and 6.")).toHaveLength(1);
   }, 60_000);
 
   it("during an approved write: the restart answers, the model and the trace get the unknown outcome, the write ran at most once", async () => {
-    const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
+    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
     const port = await freePort();
     const THREAD = "1700200000.000100";
     const script = (request: RecordedRequest) => {
@@ -101,20 +87,20 @@ describe("a run survives kill -9", () => {
           : "Posted.",
       );
     };
-    model.enqueue(...Array.from({ length: 10 }, () => script));
+    world.model.enqueue(...Array.from({ length: 10 }, () => script));
 
     const first = await bot({ storeUrl, port });
     await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> tell #random the standup moved`, ts: THREAD }));
-    const approval = await slack.waitForCall(
+    const approval = await world.slack.waitForCall(
       "chat.postMessage",
       (call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION),
       15_000,
     );
-    const message = slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
+    const message = world.slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
     const actions = (approval.args.blocks as Array<{ type: string; elements?: Array<{ value?: string }> }>).find(
       (block) => block.type === "actions",
     )!;
-    slack.fail("chat.postMessage", { hang: true });
+    world.slack.fail("chat.postMessage", { hang: true });
     await postInteraction(
       first.eventsUrl,
       blockActionPayload({
@@ -127,39 +113,39 @@ describe("a run survives kill -9", () => {
         blocks: message.blocks ?? [],
       }),
     );
-    await slack.waitForCall("chat.postMessage", (call) => call.args.channel === "C0RANDOM", 15_000);
+    await world.slack.waitForCall("chat.postMessage", (call) => call.args.channel === "C0RANDOM", 15_000);
     await kill9(first);
 
     await bot({ storeUrl, port });
-    await slack.waitForCall(
+    await world.slack.waitForCall(
       "chat.postMessage",
       (call) => call.args.text === "I can't tell whether it was posted; please check #random.",
       20_000,
     );
-    expect(slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
-    expect(allText(model.requests[model.requests.length - 1]!)).toContain("the outcome of this write is unknown");
-    const shown = JSON.stringify(slack.calls.filter((call) => call.args.channel === "C0GENERAL").map((call) => call.args));
+    expect(world.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
+    expect(allText(world.model.requests[world.model.requests.length - 1]!)).toContain("the outcome of this write is unknown");
+    const shown = JSON.stringify(world.slack.calls.filter((call) => call.args.channel === "C0GENERAL").map((call) => call.args));
     expect(shown).toContain("outcome of this write is unknown");
   }, 60_000);
 
   it("after an approved write, while its answer is being posted: the restart answers once, and the write is not made again", async () => {
-    const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
+    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
     const port = await freePort();
     const THREAD = "1700210000.000100";
     const script = (request: RecordedRequest) =>
       toolResults(request).length === 0
         ? toolCallReply([{ name: "post_message", args: { channel: "C0RANDOM", text: "Standup moved" }, id: "w1" }])
         : textReply("Posted.");
-    model.enqueue(...Array.from({ length: 10 }, () => script));
+    world.model.enqueue(...Array.from({ length: 10 }, () => script));
 
     const first = await bot({ storeUrl, port });
     await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> tell #random the standup moved`, ts: THREAD }));
-    const approval = await slack.waitForCall(
+    const approval = await world.slack.waitForCall(
       "chat.postMessage",
       (call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION),
       15_000,
     );
-    const message = slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
+    const message = world.slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
     const actions = (approval.args.blocks as Array<{ type: string; elements?: Array<{ value?: string }> }>).find(
       (block) => block.type === "actions",
     )!;
@@ -176,23 +162,23 @@ describe("a run survives kill -9", () => {
       }),
     );
     // The process dies while Slack has the answer's post and has not applied it.
-    slack.fail("chat.postMessage", { hang: true, matching: (args) => args.text === "Posted." });
-    await slack.waitForCall("chat.postMessage", (call) => call.status === 0 && call.args.text === "Posted.", 15_000);
+    world.slack.fail("chat.postMessage", { hang: true, matching: (args) => args.text === "Posted." });
+    await world.slack.waitForCall("chat.postMessage", (call) => call.status === 0 && call.args.text === "Posted.", 15_000);
     await kill9(first);
 
     const second = await bot({ storeUrl, port });
-    await slack
+    await world.slack
       .waitForCall("chat.postMessage", (call) => call.status === 200 && call.args.text === "Posted.", 20_000)
       .catch((error: Error) => {
         throw new Error(`${error.message}\nfirst:\n${first.logs().slice(-3000)}\nsecond:\n${second.logs().slice(-3000)}`);
       });
-    expect(slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
-    expect(slack.callsTo("chat.postMessage").filter((call) => call.status === 200 && call.args.text === "Posted.")).toHaveLength(1);
-    expect(slack.threadMessages("C0GENERAL", THREAD).map((m) => m.text)).toContain("Posted.");
+    expect(world.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
+    expect(world.slack.callsTo("chat.postMessage").filter((call) => call.status === 200 && call.args.text === "Posted.")).toHaveLength(1);
+    expect(world.slack.threadMessages("C0GENERAL", THREAD).map((m) => m.text)).toContain("Posted.");
   }, 60_000);
 
   it("a run stopped by its requester, killed while its summary was written: the restart ends it as stopped too", async () => {
-    const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
+    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
     const port = await freePort();
     const THREAD = "1700220000.000100";
     let summaries = 0;
@@ -202,14 +188,14 @@ describe("a run survives kill -9", () => {
       if (toolResults(request).length === 0) return toolCallReply([{ name: "calculator", args: { expression: "6*7" }, id: "c1" }]);
       return toolResults(request).length === 1 && summaries === 0 ? { hang: true as const } : textReply("The full answer.");
     };
-    model.enqueue(...Array.from({ length: 10 }, () => script));
+    world.model.enqueue(...Array.from({ length: 10 }, () => script));
 
     const first = await bot({ storeUrl, port });
     await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> work it out`, ts: THREAD }));
-    await model.waitForRequests(2, 15_000);
-    const button = await slack.waitForCall("chat.postMessage", (c) => JSON.stringify(c.args.blocks ?? []).includes(STOP_ACTION));
+    await world.model.waitForRequests(2, 15_000);
+    const button = await world.slack.waitForCall("chat.postMessage", (c) => JSON.stringify(c.args.blocks ?? []).includes(STOP_ACTION));
     const runId = (button.args.blocks as Array<{ accessory: { value: string } }>)[0]!.accessory.value;
-    const ts = slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(STOP_ACTION))!.ts;
+    const ts = world.slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(STOP_ACTION))!.ts;
     await postInteraction(
       first.eventsUrl,
       blockActionPayload({ user: "U0ALICE", actionId: STOP_ACTION, value: runId, channel: "C0GENERAL", messageTs: ts, threadTs: THREAD }),
@@ -218,18 +204,18 @@ describe("a run survives kill -9", () => {
     await kill9(first);
 
     const second = await bot({ storeUrl, port });
-    await slack
+    await world.slack
       .waitForCall("chat.postMessage", (call) => String(call.args.text).includes("Stopped by u0alice."), 20_000)
       .catch((error: Error) => {
         throw new Error(`${error.message}\nsecond:\n${second.logs().slice(-3000)}`);
       });
-    const texts = slack.callsTo("chat.postMessage").map((call) => String(call.args.text));
+    const texts = world.slack.callsTo("chat.postMessage").map((call) => String(call.args.text));
     expect(texts).toContain("Summary: 6*7 is 42 so far.");
     expect(texts).not.toContain("The full answer.");
   }, 60_000);
 
   it("after a policy-allowed write finished and before its step's checkpoint: the restart knows it ran, and it is not made again", async () => {
-    const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
+    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
     const port = await freePort();
     const THREAD = "1700250000.000100";
     // A real model's call ids are new in every reply; asked again without the write's result, it asks for the write again.
@@ -242,20 +228,20 @@ describe("a run survives kill -9", () => {
         { name: "read_channel", args: { channel: "C0RANDOM" }, id: `read_${replies}` },
       ]);
     };
-    model.enqueue(...Array.from({ length: 10 }, () => script));
+    world.model.enqueue(...Array.from({ length: 10 }, () => script));
     // The read after the write hangs once: the process is killed while it is in flight, after the write is done.
-    slack.fail("conversations.history", { hang: true });
+    world.slack.fail("conversations.history", { hang: true });
     const env = { TOOL_POLICY: "post_message=allow" };
-    const payments = () => slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM");
+    const payments = () => world.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM");
 
     const first = await bot({ storeUrl, port, env });
     await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> pay invoice 7 and check #random`, ts: THREAD }));
-    await slack.waitForCall("conversations.history", () => true, 15_000);
+    await world.slack.waitForCall("conversations.history", () => true, 15_000);
     expect(payments()).toHaveLength(1);
     await kill9(first);
 
     const second = await bot({ storeUrl, port, env });
-    const answer = await slack
+    const answer = await world.slack
       .waitForCall("chat.postMessage", (call) => String(call.args.text).startsWith("Paid."), 20_000)
       .catch((error: Error) => {
         throw new Error(`${error.message}\nfirst:\n${first.logs()}\nsecond:\n${second.logs()}`);
@@ -292,7 +278,7 @@ function isRunning(pid: number): boolean {
 
 describe("a kill -9 between a message's last two writes", () => {
   it("its record done, still listed as unfinished: the next start takes it off the list and neither runs nor answers it again", async () => {
-    const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
+    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
     const port = await freePort();
     const done: IntakeRecord = {
       version: 1,
@@ -342,8 +328,8 @@ describe("a kill -9 between a message's last two writes", () => {
     } finally {
       await after.close();
     }
-    expect(model.requests).toHaveLength(0);
-    expect(slack.callsTo("chat.postMessage")).toHaveLength(0);
+    expect(world.model.requests).toHaveLength(0);
+    expect(world.slack.callsTo("chat.postMessage")).toHaveLength(0);
   }, 60_000);
 });
 
@@ -360,24 +346,24 @@ function slowTwoStepScript(delayMs: number) {
 }
 
 const answersFor = (questions: readonly string[]) =>
-  questions.map((question) => slack.callsTo("chat.postMessage").filter((call) => call.args.text === `answer for ${question}`).length);
+  questions.map((question) => world.slack.callsTo("chat.postMessage").filter((call) => call.args.text === `answer for ${question}`).length);
 
 describe("graceful shutdown", () => {
   for (const viaNpm of [false, true]) {
     it(`SIGTERM with 50 runs queued and 10 running${viaNpm ? " (npm start, signal to the process group)" : ""}: exits within 10 s, and after the restart all 60 are answered exactly once`, async () => {
-      const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
+      const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
       const port = await freePort();
-      model.enqueue(...Array.from({ length: 200 }, () => slowTwoStepScript(1_000)));
+      world.model.enqueue(...Array.from({ length: 200 }, () => slowTwoStepScript(1_000)));
       const questions = Array.from({ length: 60 }, (_, index) => `question ${index + 1}`);
       const first = await startBot({
-        slackApiUrl: slack.apiUrl,
-        openaiBaseUrl: model.baseUrl,
+        slackApiUrl: world.slack.apiUrl,
+        openaiBaseUrl: world.model.baseUrl,
         storeUrl,
         port,
         env: { MAX_CONCURRENT_RUNS: "10" },
         viaNpm,
       });
-      bots.push(first);
+      world.bots.push(first);
       for (const [index, question] of questions.entries()) {
         expect(
           (
@@ -388,13 +374,13 @@ describe("graceful shutdown", () => {
           ).status,
         ).toBe(200);
       }
-      await model.waitForRequests(10, 15_000);
+      await world.model.waitForRequests(10, 15_000);
       const signalled = performance.now();
       if (viaNpm) process.kill(-(first.child.pid as number), "SIGTERM");
       else first.child.kill("SIGTERM");
       const exit = await first.exited;
       // npm may go before the bot it started: the bot is gone when the store's owner (its pid) is.
-      const botGoneAt = viaNpm ? await ownerGone(`${folder.path}/bot.sqlite`, signalled + 15_000) : exit.at;
+      const botGoneAt = viaNpm ? await ownerGone(`${world.folder.path}/bot.sqlite`, signalled + 15_000) : exit.at;
       expect(Math.max(exit.at, botGoneAt) - signalled).toBeLessThan(10_000);
       if (!viaNpm) expect(exit.code).toBe(0);
       expect(answersFor(questions).filter((count) => count > 0).length).toBeLessThan(60);
@@ -415,13 +401,13 @@ describe("graceful shutdown", () => {
 
 describe("npm start without the process group", () => {
   it("SIGTERM to the npm pid alone: the bot it started shuts down too (no orphan), and the restart answers what was in flight", async () => {
-    const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
+    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
     const port = await freePort();
-    model.enqueue(...Array.from({ length: 20 }, () => slowTwoStepScript(1_000)));
+    world.model.enqueue(...Array.from({ length: 20 }, () => slowTwoStepScript(1_000)));
     const questions = ["orphan 1", "orphan 2", "orphan 3"];
-    const first = await startBot({ slackApiUrl: slack.apiUrl, openaiBaseUrl: model.baseUrl, storeUrl, port, viaNpm: true });
-    bots.push(first);
-    const botPid = (JSON.parse(readFileSync(`${folder.path}/bot.sqlite.owner`, "utf8")) as { pid: number }).pid;
+    const first = await startBot({ slackApiUrl: world.slack.apiUrl, openaiBaseUrl: world.model.baseUrl, storeUrl, port, viaNpm: true });
+    world.bots.push(first);
+    const botPid = (JSON.parse(readFileSync(`${world.folder.path}/bot.sqlite.owner`, "utf8")) as { pid: number }).pid;
     try {
       for (const [index, question] of questions.entries()) {
         expect(
@@ -433,7 +419,7 @@ describe("npm start without the process group", () => {
           ).status,
         ).toBe(200);
       }
-      await model.waitForRequests(3, 15_000);
+      await world.model.waitForRequests(3, 15_000);
       first.child.kill("SIGTERM");
       // Within main.ts's 10 s backstop, with room for a loaded machine.
       await until(() => !isRunning(botPid), `the bot (pid ${botPid}) to exit after npm got SIGTERM`, 15_000, 50);
@@ -455,9 +441,11 @@ describe("npm start without the process group", () => {
 
 describe("one process per SQLite file", () => {
   it("a second bot process on the same file stops at start with one line; after the first one is killed, a new one starts", async () => {
-    const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
+    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
     const first = await bot({ storeUrl, port: await freePort() });
-    await expect(startBot({ slackApiUrl: slack.apiUrl, openaiBaseUrl: model.baseUrl, storeUrl, port: await freePort() })).rejects.toThrow(
+    await expect(
+      startBot({ slackApiUrl: world.slack.apiUrl, openaiBaseUrl: world.model.baseUrl, storeUrl, port: await freePort() }),
+    ).rejects.toThrow(
       new RegExp(
         `Cannot start: another bot process \\(instance [0-9a-f-]+, pid ${first.child.pid} on [^)]+\\) already uses .*bot\\.sqlite`,
       ),

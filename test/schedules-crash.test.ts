@@ -3,35 +3,20 @@
 // an hourly schedule (SQLite), and two processes on one Redis with the one running a slot
 // killed; each slot is answered exactly once. The schedules are written into the store before
 // the bots start, as an earlier process would have left them.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import { newScheduleId, type ScheduleRecord } from "../src/runs/schedules/schedule-record.js";
 import { createScheduleStore } from "../src/runs/schedules/schedule-store.js";
 import { freePort, startBot, type BotProcess } from "./support/bot-process.js";
-import { startFakeOpenAI, textReply, type FakeOpenAI, type RecordedRequest } from "./support/fake-openai-server.js";
-import { startFakeSlack, type FakeSlack } from "./support/fake-slack.js";
+import { startFakeOpenAI, textReply, type RecordedRequest } from "./support/fake-openai-server.js";
 import { TEAM_ID } from "./support/fake-slack-types.js";
-import { temporaryFolder, until } from "./support/memory-test-kit.js";
+import { until } from "./support/memory-test-kit.js";
+import { useSlackBotWorld } from "./support/slack-bot-world.js";
 import { startRedisServer } from "./support/redis-server.js";
 import { describeWithRedis } from "./support/redis-suite.js";
 
-let slack: FakeSlack;
-let model: FakeOpenAI;
-let folder: Awaited<ReturnType<typeof temporaryFolder>>;
-const bots: BotProcess[] = [];
-
-beforeEach(async () => {
-  slack = await startFakeSlack();
-  model = await startFakeOpenAI();
-  folder = await temporaryFolder();
-});
-afterEach(async () => {
-  for (const bot of bots.splice(0)) if (bot.child.exitCode === null && bot.child.signalCode === null) bot.child.kill("SIGKILL");
-  await model.close();
-  await slack.close();
-  await folder.remove();
-});
+const world = useSlackBotWorld();
 
 const THREAD = "1700400000.000100";
 
@@ -75,22 +60,22 @@ async function seed(storeUrl: string, record: ScheduleRecord): Promise<ScheduleR
 }
 
 async function bot(storeUrl: string, port: number): Promise<BotProcess> {
-  const started = await startBot({ slackApiUrl: slack.apiUrl, openaiBaseUrl: model.baseUrl, storeUrl, port });
-  bots.push(started);
+  const started = await startBot({ slackApiUrl: world.slack.apiUrl, openaiBaseUrl: world.model.baseUrl, storeUrl, port });
+  world.bots.push(started);
   return started;
 }
 
 const isSlotRun = (request: RecordedRequest, what: string) => JSON.stringify(request.body.messages).includes(what);
-const posted = (text: string) => slack.callsTo("chat.postMessage").filter((call) => call.args.text === text).length;
+const posted = (text: string) => world.slack.callsTo("chat.postMessage").filter((call) => call.args.text === text).length;
 
 describe("a slot's run across a crash and a deploy", () => {
   it("kill -9 during the slot's run: the next start resumes it and answers once; the slot is not fired again", async () => {
-    const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
+    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
     const port = await freePort();
     const what = "check that the deploy is green";
     await seedOneShot(storeUrl, Date.now() + 1_000, what);
     let hungOnce = false;
-    model.enqueue(
+    world.model.enqueue(
       ...Array.from({ length: 5 }, () => (request: RecordedRequest) => {
         if (!isSlotRun(request, what)) return textReply("unexpected");
         if (!hungOnce) {
@@ -101,13 +86,13 @@ describe("a slot's run across a crash and a deploy", () => {
       }),
     );
     const first = await bot(storeUrl, port);
-    await model.waitForRequests(1, 20_000);
+    await world.model.waitForRequests(1, 20_000);
     first.child.kill("SIGKILL");
     await first.exited;
     expect(posted("The deploy is green.")).toBe(0);
 
     const second = await bot(storeUrl, port);
-    await slack
+    await world.slack
       .waitForCall("chat.postMessage", (call) => call.args.text === "The deploy is green.", 20_000)
       .catch((error: Error) => {
         throw new Error(`${error.message}\nfirst:\n${first.logs()}\nsecond:\n${second.logs()}`);
@@ -115,14 +100,14 @@ describe("a slot's run across a crash and a deploy", () => {
     second.child.kill("SIGTERM");
     await second.exited;
     expect(posted("The deploy is green.")).toBe(1);
-    expect(model.requests.filter((request) => isSlotRun(request, what))).toHaveLength(2);
-    expect(slack.callsTo("chat.postMessage").find((call) => call.args.text === "The deploy is green.")!.args).toMatchObject({
+    expect(world.model.requests.filter((request) => isSlotRun(request, what))).toHaveLength(2);
+    expect(world.slack.callsTo("chat.postMessage").find((call) => call.args.text === "The deploy is green.")!.args).toMatchObject({
       channel: "C0GENERAL",
     });
   }, 90_000);
 
   it("3 hours down with an hourly schedule: the start runs the latest missed slot once, marked late, and skips the older two", async () => {
-    const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
+    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
     const port = await freePort();
     const hour = 60 * 60_000;
     const thisHour = Math.floor(Date.now() / hour) * hour;
@@ -136,12 +121,12 @@ describe("a slot's run across a crash and a deploy", () => {
       lastSlot: thisHour - 3 * hour,
       nextSlot: thisHour - 2 * hour,
     });
-    model.enqueue(...Array.from({ length: 3 }, () => textReply("Queue is short.")));
+    world.model.enqueue(...Array.from({ length: 3 }, () => textReply("Queue is short.")));
     const started = await bot(storeUrl, port);
     // 2 skipped: the hours before this one (3, should the hour turn while the bot starts).
     const late = /^Queue is short\.\n\n\(late: due \d\d:00, ran \d\d:\d\d; ([23]) earlier slots skipped\)$/;
     const lateText = () =>
-      slack
+      world.slack
         .callsTo("chat.postMessage")
         .map((call) => String(call.args.text))
         .find((text) => late.test(text));
@@ -153,8 +138,8 @@ describe("a slot's run across a crash and a deploy", () => {
     started.child.kill("SIGTERM");
     await started.exited;
     const skipped = Number(late.exec(lateText()!)![1]);
-    expect(slack.callsTo("chat.postMessage").filter((call) => String(call.args.text).startsWith("Queue is short."))).toHaveLength(1);
-    expect(model.requests.filter((request) => isSlotRun(request, what))).toHaveLength(1);
+    expect(world.slack.callsTo("chat.postMessage").filter((call) => String(call.args.text).startsWith("Queue is short."))).toHaveLength(1);
+    expect(world.model.requests.filter((request) => isSlotRun(request, what))).toHaveLength(1);
     const store = await openStore(storeUrl, silentLogger);
     try {
       const found = await createScheduleStore(store).load(record.id);
@@ -166,10 +151,10 @@ describe("a slot's run across a crash and a deploy", () => {
   }, 90_000);
 
   it("SIGTERM right at the slot's time: after the restart the slot has run exactly once", async () => {
-    const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
+    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
     const port = await freePort();
     const what = "post the standup reminder";
-    model.enqueue(...Array.from({ length: 5 }, () => ({ ...textReply("Standup in 5 minutes."), delayMs: 1_500 })));
+    world.model.enqueue(...Array.from({ length: 5 }, () => ({ ...textReply("Standup in 5 minutes."), delayMs: 1_500 })));
     // Due a few seconds after the bot is up (it starts in about two).
     const due = Date.now() + 8_000;
     await seedOneShot(storeUrl, due, what);
@@ -188,7 +173,7 @@ describe("a slot's run across a crash and a deploy", () => {
     third.child.kill("SIGTERM");
     await third.exited;
     expect(posted("Standup in 5 minutes.")).toBe(1);
-    expect(model.requests.filter((request) => isSlotRun(request, what)).length).toBeLessThanOrEqual(2);
+    expect(world.model.requests.filter((request) => isSlotRun(request, what)).length).toBeLessThanOrEqual(2);
   }, 90_000);
 });
 
@@ -210,8 +195,8 @@ describeWithRedis("a slot shared by two bot processes on Redis", () => {
       const started = await Promise.all(
         models.map(async (server) => {
           const port = await freePort();
-          const process = await startBot({ slackApiUrl: slack.apiUrl, openaiBaseUrl: server.baseUrl, storeUrl: redis.url, port });
-          bots.push(process);
+          const process = await startBot({ slackApiUrl: world.slack.apiUrl, openaiBaseUrl: server.baseUrl, storeUrl: redis.url, port });
+          world.bots.push(process);
           return process;
         }),
       );
@@ -222,19 +207,21 @@ describeWithRedis("a slot shared by two bot processes on Redis", () => {
 
       const other = started[1 - runner]!;
       // BullMQ hands the killed worker's job on once its lock has lapsed (30 s) at the next stall check.
-      await slack
+      await world.slack
         .waitForCall("chat.postMessage", (call) => call.args.text === "The deploy is green.", 75_000)
         .catch((error: Error) => {
           throw new Error(`${error.message}\nsurvivor:\n${other.logs()}`);
         });
       expect(posted("The deploy is green.")).toBe(1);
       expect(models[1 - runner]!.requests.filter((request) => isSlotRun(request, what)).length).toBeGreaterThanOrEqual(1);
-      const roots = slack.callsTo("chat.postMessage").filter((call) => String(call.args.text).startsWith("⏰ Schedule"));
+      const roots = world.slack.callsTo("chat.postMessage").filter((call) => String(call.args.text).startsWith("⏰ Schedule"));
       expect(roots).toHaveLength(1);
-      const under = String(slack.callsTo("chat.postMessage").find((call) => call.args.text === "The deploy is green.")!.args.thread_ts);
-      expect(slack.message("C0GENERAL", under)?.text).toBe(roots[0]!.args.text);
+      const under = String(
+        world.slack.callsTo("chat.postMessage").find((call) => call.args.text === "The deploy is green.")!.args.thread_ts,
+      );
+      expect(world.slack.message("C0GENERAL", under)?.text).toBe(roots[0]!.args.text);
     } finally {
-      for (const bot of bots.splice(0)) if (bot.child.exitCode === null && bot.child.signalCode === null) bot.child.kill("SIGKILL");
+      for (const bot of world.bots.splice(0)) if (bot.child.exitCode === null && bot.child.signalCode === null) bot.child.kill("SIGKILL");
       await Promise.all(models.map((server) => server.close()));
       await redis.stop();
     }

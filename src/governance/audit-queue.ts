@@ -2,6 +2,7 @@
 // happened and the caller never waits for the store; a store failure is logged, never thrown.
 import type { Logger } from "pino";
 import type { AuditDraft, AuditLog } from "./audit-log.js";
+import { chainSettled } from "../settled-chain.js";
 
 export interface AuditQueue {
   /** Queues the entry behind the ones before it. Never throws. */
@@ -21,12 +22,6 @@ export function createAuditQueue(log: AuditLog, logger: Logger): AuditQueue {
         ),
       );
     },
-    async settled() {
-      let seen: Promise<void>;
-      do {
-        seen = tail;
-        await seen;
-      } while (seen !== tail);
-    },
+    settled: () => chainSettled(() => tail),
   };
 }

@@ -4,6 +4,7 @@
 // the store. A fire that fails is tried again a little later.
 import type { Logger } from "../../logger.js";
 import type { SlotTimer } from "./ports.js";
+import { chainSettled } from "../../settled-chain.js";
 
 /** The clock and timer the slot timer runs on (injected in tests). */
 export interface TimerClock {
@@ -107,12 +108,6 @@ export function createLocalSlotTimer(logger: Logger, clock: TimerClock = realTim
       timer = undefined;
       await firing;
     },
-    async idle() {
-      let seen: Promise<void>;
-      do {
-        seen = firing;
-        await seen;
-      } while (seen !== firing);
-    },
+    idle: () => chainSettled(() => firing),
   };
 }

@@ -11,6 +11,7 @@ import type { ScheduleBook } from "./schedule-book.js";
 import type { ScheduleStore } from "./schedule-store.js";
 import { isSilentAnswer, pausedNotice } from "./schedule-text.js";
 import type { ScheduleSurfacePorts, SlotMetrics, SlotRunEnd } from "./ports.js";
+import { chainSettled } from "../../settled-chain.js";
 
 /** Failed slots in a row that pause a recurring schedule. */
 export const FAILURES_TO_PAUSE = 3;
@@ -75,12 +76,6 @@ export function createSlotOutcomes(deps: {
       // Stopped for a shutdown: the next start continues it from its checkpoint.
       if (origin.schedule && !(error instanceof RunInterruptedError)) later(runId, origin, "failed");
     },
-    async settled() {
-      let seen: Promise<void>;
-      do {
-        seen = tail;
-        await seen;
-      } while (seen !== tail);
-    },
+    settled: () => chainSettled(() => tail),
   };
 }
