@@ -48,6 +48,7 @@ async function conversationRecords(store: KeyValueStore): Promise<RunRecord[]> {
         : { ...call("calculator", { expression: `${index}*7` }), usage: { promptTokens: 850, completionTokens: 12 } },
   });
   const service = createAgentService({ config, model, store, logger: silentLogger, observers: [recording.recorder] });
+  await service.start();
   const records: RunRecord[] = [];
   for (const question of [
     "How do deploys work?",
