@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { call, say, ScriptedModel } from "./support/model-scripted.js";
 import { APPROVE_ACTION } from "../src/surfaces/slack/approval-message.js";
+import { createAuditLog } from "../src/governance/audit-log.js";
 import { addUsage } from "../src/memory/run-records/usage-counters.js";
 import { startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";
 import { BOT_USER_ID, TEAM_ID } from "./support/fake-slack.js";
@@ -139,6 +140,19 @@ describe("schedules on Slack", () => {
     await until(() => answer() !== undefined, "the slot's answer");
     expect(answer()!.args).toMatchObject({ channel: "C0GENERAL", thread_ts: thread });
     expect(ok("chat.postMessage").filter((call) => call.args.channel === "C0GENERAL" && call.args.thread_ts === undefined)).toHaveLength(0);
+  });
+
+  it("a slot's run that answers [SILENT] posts nothing in the channel: no root message, no working status, no answer", async () => {
+    const clock = await start([say(" [SILENT] ")]);
+    const thread = await mention("U0ALICE", "schedule in 20 minutes: report new incidents");
+    await replyIn(thread, /Scheduled sch_/);
+    const before = ok("chat.postMessage").length;
+    clock.advance(20 * 60_000);
+    await h!.schedules!.settle();
+    const audit = createAuditLog(h!.store);
+    await until(async () => (await audit.list({ limit: 5 })).some((entry) => entry.kind === "slot_silent"), "the slot recorded as silent");
+    expect(ok("chat.postMessage").slice(before)).toEqual([]);
+    expect(ok("chat.startStream")).toEqual([]);
   });
 
   it("a write in a slot's run waits for its owner's click in the slot's thread; anyone else's click is refused", async () => {
