@@ -77,6 +77,21 @@ describe("schedules on Discord", () => {
     expect(general().map((message) => message.content)).toEqual([expect.stringMatching(/^Scheduled sch_/)]);
   });
 
+  it("a slot's run that made a tool call and then answers [SILENT]: its progress ends in one line, nothing is left working", async () => {
+    const clock = await start([call("calculator", { expression: "1+1" }), say("[SILENT]")]);
+    const { token } = h!.fake.slashCommand("schedule", h!.alice, { values: { when: "in 20 minutes", task: "count the incidents" } });
+    await replyTo(token, /Scheduled sch_/);
+    clock.advance(20 * 60_000);
+    await h!.schedules!.settle();
+    const audit = createAuditLog(h!.store);
+    await until(async () => (await audit.list({ limit: 5 })).some((entry) => entry.kind === "slot_silent"), "the slot recorded as silent");
+    const everywhere = () => [...h!.fake.messages.values()].map((message) => message.content);
+    await until(() => !everywhere().some((content) => content.startsWith("⏳")), `no message left working:\n${everywhere().join("\n")}`);
+    // Only the trace under it tells the step that answered [SILENT].
+    expect(everywhere().filter((content) => content.includes("SILENT") && !content.startsWith("Step 1"))).toEqual([]);
+    expect(everywhere().filter((content) => content.startsWith("Nothing to report this time."))).toHaveLength(1);
+  });
+
   it("registers /schedule with required when and task options, and the id commands with an id", async () => {
     const { COMMANDS } = await import("../src/surfaces/discord/command-definitions.js");
     const options = (name: string) =>

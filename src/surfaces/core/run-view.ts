@@ -10,6 +10,7 @@ import { answerFilesOf, withFileNotes, type AnswerFileSource } from "./answer-fi
 import type { ApprovalRefs } from "./approval-refs.js";
 import { statusFor, taskUpdatesFor, type Progress, type StatusCard, type TaskUpdate } from "./cards.js";
 import type { RunDisplay, TextFormat } from "./surface.js";
+import { NOTHING_TO_REPORT } from "./texts.js";
 import { createThrottledWriter } from "./throttled-writer.js";
 
 export interface RunViewDeps<Ref> {
@@ -94,6 +95,11 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
       await display
         .endProgress(outcome, current())
         .catch((error: unknown) => logger.warn({ err: error }, "could not end a run's progress"));
+      // Nothing showed (no tool call): nothing is posted. Its work showed: it ends in a line rather than "working…" for ever.
+      if (tasks.size === 0 || outcome.status !== "answered") return;
+      await display
+        .answer({ runId: outcome.runId, answer: NOTHING_TO_REPORT, steps: outcome.steps, question: deps.question })
+        .catch((error: unknown) => logger.warn({ err: error }, "could not end a quiet run's progress"));
     },
     ...(display.findAnswer ? { findAnswer: (id: string) => display.findAnswer!(id) } : {}),
     async fail(error) {

@@ -11,6 +11,8 @@ export const RESTARTING_CLICK = "I am restarting right now; please click again i
 export const RESTARTING_COMMAND = "I am restarting right now; please ask again in a moment.";
 export const BAD_BUTTON = "I could not read this button; it may come from an older version of the bot. Ask me again to get a fresh one.";
 /** Public, so it says nothing about who is refused or why. */
+/** What a scheduled run that showed its work says when it had nothing to report (`[SILENT]`): its progress is not left working. */
+export const NOTHING_TO_REPORT = "Nothing to report this time.";
 export const REFUSED_IN_PUBLIC = "Sorry, I can't take this request here.";
 export const PRIVATE_ELSEWHERE = "I could not show that to you privately here; ask me in a direct message.";
 export const STORAGE_TROUBLE = "Sorry, I could not handle that just now (my storage did not answer). Please try again in a moment.";
