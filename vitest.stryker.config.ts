@@ -10,6 +10,7 @@ export default defineConfig({
     include: [
       "test/approval-binding.test.ts",
       "test/approval-key.test.ts",
+      "test/approval-key-source.test.ts",
       "test/approval.test.ts",
       "test/loop-approval.test.ts",
       "test/signature.test.ts",
