@@ -11,6 +11,7 @@ export default defineConfig({
       "test/approval-binding.test.ts",
       "test/approval-key.test.ts",
       "test/approval-key-source.test.ts",
+      "test/approval-store-records.test.ts",
       "test/approval.test.ts",
       "test/loop-approval.test.ts",
       "test/signature.test.ts",
