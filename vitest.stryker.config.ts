@@ -23,6 +23,7 @@ export default defineConfig({
       "test/runs-unshown.test.ts",
       "test/runs-write-ledger.test.ts",
       "test/runs-write-ledger-states.test.ts",
+      "test/runs-write-ledger-edges.test.ts",
       "test/bullmq-work-queue.test.ts",
       "test/bullmq-recovery.test.ts",
       "test/runs-stops.test.ts",
