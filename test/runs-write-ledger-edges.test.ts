@@ -33,7 +33,12 @@ describe("the write ledger's edges", () => {
   it("a call without an id runs each time and is not ledgered", async () => {
     const ledger = createWriteLedger(mapStore(), silentLogger);
     const paid: string[] = [];
-    const tool = ledger.guard(writeTool(async (text) => (paid.push(text), "paid")));
+    const tool = ledger.guard(
+      writeTool(async (text) => {
+        paid.push(text);
+        return "paid";
+      }),
+    );
     await tool.execute({ text: "1" }, context(undefined));
     await tool.execute({ text: "1" }, context(undefined));
     expect(paid).toEqual(["1", "1"]);
