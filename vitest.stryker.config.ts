@@ -19,6 +19,7 @@ export default defineConfig({
       "test/runs-checkpoint-integrity.test.ts",
       "test/runs-runner.test.ts",
       "test/runs-store-sets.test.ts",
+      "test/intake-store-guards.test.ts",
       "test/runs-unrecorded.test.ts",
       "test/runs-unshown.test.ts",
       "test/runs-write-ledger.test.ts",
