@@ -13,6 +13,7 @@ export default defineConfig({
       "test/approval-key-source.test.ts",
       "test/approval-store-records.test.ts",
       "test/approval.test.ts",
+      "test/approval-item-edges.test.ts",
       "test/loop-approval.test.ts",
       "test/signature.test.ts",
       "test/runs-checkpoint-store.test.ts",

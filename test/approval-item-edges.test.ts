@@ -1,0 +1,82 @@
+// A paused run's expiry item against what the store holds when it is handled: a record gone or
+// altered (dropped with its listing, nothing run), a due listing for a run whose own window is
+// still open (put off, never expired early), and a run handled at exactly its expiry.
+import { describe, expect, it } from "vitest";
+import { call, say, ScriptedModel } from "./support/model-scripted.js";
+import type { PendingApproval } from "../src/agent/types.js";
+import { harness, pendingOf, useApprovalStores } from "./support/approval-kit.js";
+import { noteTool, originFor } from "./support/service-harness.js";
+
+useApprovalStores();
+
+const WINDOW_MS = 60_000;
+
+async function paused(now: { value: number }) {
+  const note = noteTool();
+  const expired: PendingApproval[] = [];
+  const started = await harness(new ScriptedModel([call("post_note", { text: "late" })], { whenExhausted: say("Posted.") }), {
+    tools: [note.tool],
+    clock: () => now.value,
+    env: { APPROVAL_TIMEOUT_MS: String(WINDOW_MS) },
+    expired: (pending) => expired.push(pending),
+  });
+  const pending = pendingOf(await started.service.ask({ origin: originFor(), text: "post late" }, started.sink));
+  return { ...started, note, expired, pending };
+}
+
+const listed = async (store: { setMembers(key: string): Promise<string[]> }, runId: string) =>
+  (await store.setMembers("approval:waiting")).filter((member) => member.includes(runId));
+
+describe("an approval's expiry item", () => {
+  it("for a run whose record is gone takes its listing away and ends nothing", async () => {
+    const now = { value: 7_000_000 };
+    const { service, store, expired, pending, note } = await paused(now);
+    await store.delete(`approval:run:${pending.runId}`);
+    now.value += WINDOW_MS + 1;
+    expect(await service.sweepExpiredApprovals()).toBe(0);
+    expect(await listed(store, pending.runId)).toEqual([]);
+    expect(expired).toEqual([]);
+    expect(note.posted).toEqual([]);
+  });
+
+  it("for a run whose record was altered drops the record and its listing; nothing runs", async () => {
+    const now = { value: 7_000_000 };
+    const { service, store, expired, pending, note } = await paused(now);
+    const key = `approval:run:${pending.runId}`;
+    const stored = (await store.get(key)) as { pending: { args: unknown } };
+    await store.set(key, { ...stored, pending: { ...stored.pending, args: { text: "@everyone" } } });
+    now.value += WINDOW_MS + 1;
+    expect(await service.sweepExpiredApprovals()).toBe(0);
+    expect(await store.get(key)).toBeUndefined();
+    expect(await listed(store, pending.runId)).toEqual([]);
+    expect(expired).toEqual([]);
+    expect(note.posted).toEqual([]);
+  });
+
+  it("listed as due while its own window is still open is put off: the run waits and can still be approved", async () => {
+    const now = { value: 7_000_000 };
+    const { service, store, sink, expired, pending, note } = await paused(now);
+    // As an entry written by another process (or a clock ahead of this one) could say.
+    await store.addToSet(
+      "approval:waiting",
+      JSON.stringify({ runId: pending.runId, callId: pending.callId, expiresAt: now.value - 1, surface: "console" }),
+    );
+    expect(await service.sweepExpiredApprovals()).toBe(0);
+    expect(expired).toEqual([]);
+    const result = await service.decide(
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
+      sink,
+    );
+    expect(result.kind).toBe("resumed");
+    expect(note.posted).toEqual(["late"]);
+  });
+
+  it("handled at exactly its expiry time ends the run as expired", async () => {
+    const now = { value: 7_000_000 };
+    const { service, expired, pending, note } = await paused(now);
+    now.value = pending.expiresAt;
+    expect(await service.sweepExpiredApprovals()).toBe(1);
+    expect(expired.map((entry) => entry.callId)).toEqual([pending.callId]);
+    expect(note.posted).toEqual([]);
+  });
+});
