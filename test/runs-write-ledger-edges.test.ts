@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Tool, ToolContext } from "../src/agent/types.js";
 import { silentLogger } from "../src/logger.js";
-import { createWriteLedger, KEPT_TEXT_CHARS, knownCallIds } from "../src/runs/write-ledger.js";
+import { createWriteLedger, KEPT_TEXT_CHARS, knownCallIds, UNKNOWN_OUTCOME } from "../src/runs/write-ledger.js";
+import { capturingLogger } from "./support/memory-test-kit.js";
 import { mapStore } from "./support/map-store.js";
 
 const context = (callId: string | undefined): ToolContext => ({
@@ -67,6 +68,28 @@ describe("the write ledger's edges", () => {
     finishFirst("first");
     await first;
     expect((await ledger.entries("run1")).map((entry) => entry.callId)).toEqual(["c2", "c1"]);
+  });
+
+  it("a write whose end could not be recorded returns its result, says so in the log, and is never made again", async () => {
+    const store = mapStore();
+    const realSet = store.set;
+    store.set = async (key, value, ttl) => {
+      if ((value as { state?: string }).state === "done") throw new Error("store went away");
+      await realSet(key, value, ttl);
+    };
+    const { logger, warnings } = capturingLogger();
+    const ledger = createWriteLedger(store, logger);
+    const paid: string[] = [];
+    const tool = ledger.guard(
+      writeTool(async (text) => {
+        paid.push(text);
+        return "paid";
+      }),
+    );
+    expect(await tool.execute({ text: "1" }, context("c1"))).toBe("paid");
+    expect(warnings().map((line) => line.msg)).toEqual(["could not record that a write finished"]);
+    await expect(tool.execute({ text: "1" }, context("c1"))).rejects.toThrow(`${UNKNOWN_OUTCOME}.`);
+    expect(paid).toEqual(["1"]);
   });
 
   it("knows the call ids a saved state shows, as call records and as the model's tool calls", () => {
