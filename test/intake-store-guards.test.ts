@@ -56,4 +56,26 @@ describe("the intake store's guards", () => {
     expect(await intake.load("other")).toEqual({ kind: "invalid", reason: "the stored message record failed validation" });
     expect(await intake.load("original")).toEqual({ kind: "missing" });
   });
+
+  it("a redelivery of an unfinished message keeps it listed once; after it is done nothing is left listed", async () => {
+    const intake = createIntakeStore(mapStore());
+    expect(await intake.receive(record("again"))).toEqual({ won: true });
+    expect(await intake.receive(record("again"))).toMatchObject({ won: false, existing: { kind: "found" } });
+    expect(await intake.unfinished()).toEqual([{ id: "again", conversationKey: "console:again", receivedAt: 1_000 }]);
+    // Redelivered later: the platform's copy carries another arrival time, and must not stay listed under it.
+    expect(await intake.receive(record("again", { receivedAt: 9_999 }))).toMatchObject({ won: false });
+    await intake.update(record("again", { state: "done", result: "answered" }));
+    expect(await intake.unfinished()).toEqual([]);
+  });
+
+  it("a message whose stored record can't be read is not left listed by its redelivery", async () => {
+    const store = mapStore();
+    const intake = createIntakeStore(store);
+    await store.set("intake:garbled", { version: 1, id: "garbled", state: "nonsense" });
+    expect(await intake.receive(record("garbled"))).toEqual({
+      won: false,
+      existing: { kind: "invalid", reason: "the stored message record failed validation" },
+    });
+    expect(await intake.unfinished()).toEqual([]);
+  });
 });
