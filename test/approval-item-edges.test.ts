@@ -79,4 +79,15 @@ describe("an approval's expiry item", () => {
     expect(expired.map((entry) => entry.callId)).toEqual([pending.callId]);
     expect(note.posted).toEqual([]);
   });
+
+  it("whose decision record can't be read ends nothing and shows nothing: the run keeps waiting", async () => {
+    const now = { value: 7_000_000 };
+    const { service, store, expired, pending, note } = await paused(now);
+    await store.set(`approval:decision:${pending.runId}:${pending.callId}`, { decision: "approve", decidedBy: "not a person" });
+    now.value += WINDOW_MS + 1;
+    expect(await service.sweepExpiredApprovals()).toBe(0);
+    expect(expired).toEqual([]);
+    expect(note.posted).toEqual([]);
+    expect(await listed(store, pending.runId)).toHaveLength(1);
+  });
 });
