@@ -1,6 +1,7 @@
 // A paused run's expiry item against what the store holds when it is handled: a record gone or
 // altered (dropped with its listing, nothing run), a due listing for a run whose own window is
-// still open (put off, never expired early), and a run handled at exactly its expiry.
+// still open (put off, never expired early), a run handled at exactly its expiry, and a resumed
+// run that answered no longer watched for a Stop.
 import { describe, expect, it } from "vitest";
 import { call, say, ScriptedModel } from "./support/model-scripted.js";
 import type { PendingApproval } from "../src/agent/types.js";
@@ -27,7 +28,7 @@ async function paused(now: { value: number }) {
 const listed = async (store: { setMembers(key: string): Promise<string[]> }, runId: string) =>
   (await store.setMembers("approval:waiting")).filter((member) => member.includes(runId));
 
-describe("an approval's expiry item", () => {
+describe("a paused run's expiry or resume item", () => {
   it("for a run whose record is gone takes its listing away and ends nothing", async () => {
     const now = { value: 7_000_000 };
     const { service, store, expired, pending, note } = await paused(now);
@@ -89,5 +90,17 @@ describe("an approval's expiry item", () => {
     expect(expired).toEqual([]);
     expect(note.posted).toEqual([]);
     expect(await listed(store, pending.runId)).toHaveLength(1);
+  });
+
+  it("once the resumed run has answered, a Stop finds it not running", async () => {
+    const now = { value: 7_000_000 };
+    const { service, sink, pending, note } = await paused(now);
+    const result = await service.decide(
+      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
+      sink,
+    );
+    expect(result).toMatchObject({ kind: "resumed", outcome: { status: "answered" } });
+    expect(note.posted).toEqual(["late"]);
+    expect(await service.stop({ runId: pending.runId, stoppedBy: { id: "alice" }, surface: "console" })).toEqual({ kind: "not_running" });
   });
 });
