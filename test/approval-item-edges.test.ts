@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { call, say, ScriptedModel } from "./support/model-scripted.js";
 import type { PendingApproval } from "../src/agent/types.js";
 import { harness, pendingOf, useApprovalStores } from "./support/approval-kit.js";
+import { until } from "./support/memory-test-kit.js";
 import { noteTool, originFor } from "./support/service-harness.js";
 
 useApprovalStores();
@@ -92,15 +93,18 @@ describe("a paused run's expiry or resume item", () => {
     expect(await listed(store, pending.runId)).toHaveLength(1);
   });
 
-  it("once the resumed run has answered, a Stop finds it not running", async () => {
+  it("once the resumed run has answered, its approval record and listing are gone and a Stop finds it not running", async () => {
     const now = { value: 7_000_000 };
-    const { service, sink, pending, note } = await paused(now);
+    const { service, sink, store, pending, note } = await paused(now);
     const result = await service.decide(
       { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
       sink,
     );
     expect(result).toMatchObject({ kind: "resumed", outcome: { status: "answered" } });
     expect(note.posted).toEqual(["late"]);
+    // The record goes once the answer is out and marked, a moment after the answer reached the console.
+    await until(async () => (await store.get(`approval:run:${pending.runId}`)) === undefined, "the approval record to go");
+    expect(await listed(store, pending.runId)).toEqual([]);
     expect(await service.stop({ runId: pending.runId, stoppedBy: { id: "alice" }, surface: "console" })).toEqual({ kind: "not_running" });
   });
 });
