@@ -3,11 +3,12 @@
 // still open (put off, never expired early), a run handled at exactly its expiry, and a resumed
 // run that answered no longer watched for a Stop.
 import { describe, expect, it } from "vitest";
-import { call, say, ScriptedModel } from "./support/model-scripted.js";
-import type { PendingApproval } from "../src/agent/types.js";
-import { harness, pendingOf, useApprovalStores } from "./support/approval-kit.js";
+import { call, calls, say, ScriptedModel } from "./support/model-scripted.js";
+import type { PendingApproval, RunOutcome } from "../src/agent/types.js";
+import type { RunPresenter } from "../src/runs/service.js";
+import { harness, open, pendingOf, sqliteUrl, useApprovalStores } from "./support/approval-kit.js";
 import { until } from "./support/memory-test-kit.js";
-import { noteTool, originFor } from "./support/service-harness.js";
+import { noteTool, originFor, startService } from "./support/service-harness.js";
 
 useApprovalStores();
 
@@ -106,5 +107,50 @@ describe("a paused run's expiry or resume item", () => {
     await until(async () => (await store.get(`approval:run:${pending.runId}`)) === undefined, "the approval record to go");
     expect(await listed(store, pending.runId)).toEqual([]);
     expect(await service.stop({ runId: pending.runId, stoppedBy: { id: "alice" }, surface: "console" })).toEqual({ kind: "not_running" });
+  });
+
+  it("for a call the run has moved past, with its decision on record, approves nothing: the run's next call still waits", async () => {
+    let now = 3_000_000;
+    const note = noteTool();
+    const model = new ScriptedModel([calls(call("post_note", { text: "one" }), call("post_note", { text: "two" })), say("Both posted.")]);
+    const started = await startService({
+      model,
+      storeUrl: sqliteUrl(),
+      tools: [note.tool],
+      clock: () => now,
+      env: { APPROVAL_TIMEOUT_MS: String(WINDOW_MS) },
+      start: false,
+    });
+    open.push(started);
+    const shown: RunOutcome[] = [];
+    // A surface that can show any run's outcome, as the real ones can.
+    started.service.attach("console", {
+      tools: [note.tool],
+      present: (): RunPresenter => ({
+        sink: () => {},
+        finish: async (outcome) => {
+          shown.push(outcome);
+          return { messageId: "shown" };
+        },
+        fail: async () => {},
+      }),
+    });
+    await started.service.start();
+    const { service, sink, store } = started;
+    const first = pendingOf(await service.ask({ origin: originFor(), text: "post twice" }, sink));
+    await service.decide({ runId: first.runId, callId: first.callId, decision: "approve", decidedBy: { id: "alice" } }, sink);
+    await until(() => shown.length === 1, "the run's pause on its second call");
+    const second = pendingOf(shown[0]!);
+    await store.addToSet(
+      "approval:waiting",
+      JSON.stringify({ runId: first.runId, callId: first.callId, expiresAt: now - 1, surface: "console" }),
+    );
+    now += 1_000;
+    expect(await service.sweepExpiredApprovals()).toBe(0);
+    expect(note.posted).toEqual(["one"]);
+    await service.decide({ runId: second.runId, callId: second.callId, decision: "approve", decidedBy: { id: "alice" } }, sink);
+    await until(() => shown.length === 2, "the run's answer");
+    expect(shown[1]).toMatchObject({ status: "answered", answer: "Both posted." });
+    expect(note.posted).toEqual(["one", "two"]);
   });
 });
