@@ -115,6 +115,34 @@ describeWithRedis("the mailbox scripts", () => {
     expect(await mailboxes.next("h", "a1")).toEqual({ kind: "lost" });
     expect(await mailboxes.next("h", "b2")).toEqual({ kind: "item", raw: "one" });
   });
+  it("lists every owned mailbox, past the first page of a scan", async () => {
+    const { mailboxes } = fresh();
+    const hashes = Array.from({ length: 1_200 }, (_, index) => `h${index}`);
+    await Promise.all(hashes.map((hash) => mailboxes.push(hash, "one", `g-${hash}`)));
+    const owners = await mailboxes.owners();
+    expect(owners).toHaveLength(hashes.length);
+    expect(new Map(owners.map((owner) => [owner.hash, owner.generation]))).toEqual(new Map(hashes.map((hash) => [hash, `g-${hash}`])));
+  });
+
+  it("leaves out a mailbox whose owner went away between the scan and the read", async () => {
+    const { name, redis } = fresh();
+    const prefix = `${name}-mailbox`;
+    // The mailbox's drain frees it (empty) at the moment the listing reads the owners it found.
+    const racing = new Proxy(redis, {
+      get(target, property, receiver) {
+        if (property === "mget")
+          return async (...keys: string[]) => {
+            await target.del(`${prefix}:owner:gone`);
+            return target.mget(...keys);
+          };
+        return Reflect.get(target, property, receiver);
+      },
+    });
+    const mailboxes = createMailboxes(racing, prefix);
+    await mailboxes.push("gone", "one", "a1");
+    await mailboxes.push("kept", "two", "b2");
+    expect(await mailboxes.owners()).toEqual([{ hash: "kept", generation: "b2" }]);
+  });
 });
 
 describeWithRedis("a mailbox left with an owner and no drain job (a crash between the push and the add)", () => {
