@@ -30,6 +30,7 @@ export default defineConfig({
       "test/governance-service.test.ts",
       "test/governance-counters.test.ts",
       "test/governance-authority.test.ts",
+      "test/governance-decisions.test.ts",
       "test/stored-data-compat.test.ts",
       "test/runs-record-guards.test.ts",
     ],
