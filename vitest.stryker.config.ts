@@ -25,6 +25,7 @@ export default defineConfig({
       "test/bullmq-recovery.test.ts",
       "test/runs-stops.test.ts",
       "test/runs-stops-twice.test.ts",
+      "test/runs-stops-faults.test.ts",
       "test/run-stop.test.ts",
       "test/governance-edges.test.ts",
       "test/governance-service.test.ts",
