@@ -15,6 +15,7 @@ export default defineConfig({
       "test/signature.test.ts",
       "test/runs-checkpoint-store.test.ts",
       "test/runs-checkpoint-integrity.test.ts",
+      "test/runs-checkpoint-deltas.test.ts",
       "test/runs-runner.test.ts",
       "test/runs-store-sets.test.ts",
       "test/runs-unrecorded.test.ts",
