@@ -22,6 +22,7 @@ export default defineConfig({
       "test/runs-unshown.test.ts",
       "test/runs-write-ledger.test.ts",
       "test/runs-write-ledger-states.test.ts",
+      "test/runs-unknown-writes.test.ts",
       "test/bullmq-work-queue.test.ts",
       "test/bullmq-recovery.test.ts",
       "test/runs-stops.test.ts",
