@@ -1,8 +1,13 @@
 // Guards of the BullMQ work queue against a real redis-server: an interrupted handler keeps its
 // item first in line, a closed queue refuses adds, a queue starts once, and a producer-only
-// process (consume: false) leaves every item to the consumers.
+// process (consume: false) leaves every item to the consumers, a finished drain job leaves nothing
+// behind, and a job with a malformed id or an unreadable held item is dropped, not failed.
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { silentLogger } from "../src/logger.js";
+import { conversationHash } from "../src/runs/bullmq-codec.js";
+import { createMailboxes } from "../src/runs/bullmq-mailbox.js";
 import { createBullmqWorkQueue, type BullmqWorkQueueOptions } from "../src/runs/bullmq-work-queue.js";
 import type { ItemEnd, WorkItem, WorkQueue } from "../src/runs/work-queue.js";
 import { startRedisServer, type RedisServer } from "./support/redis-server.js";
@@ -85,4 +90,81 @@ describeWithRedis("the BullMQ work queue's guards", () => {
     expect(producing.ran).toEqual([]);
     expect([...consuming.ran].sort()).toEqual(["i1", "i2", "i3"]);
   }, 15_000);
+
+  /** The state of a job in `queueName`, read with a connection of the test's own. */
+  async function jobState(queueName: string, jobId: string): Promise<string> {
+    const connection = new Redis(server!.url, { maxRetriesPerRequest: null });
+    const inspected = new Queue(queueName, { connection });
+    try {
+      return await inspected.getJobState(jobId);
+    } finally {
+      await inspected.close();
+      connection.disconnect();
+    }
+  }
+
+  async function addRaw(queueName: string, jobName: string, data: object, jobId: string): Promise<void> {
+    const connection = new Redis(server!.url, { maxRetriesPerRequest: null });
+    const raw = new Queue(queueName, { connection });
+    await raw.add(jobName, data, { jobId });
+    await raw.close();
+    connection.disconnect();
+  }
+
+  it("keeps no finished drain job in Redis", async () => {
+    const name = fresh();
+    const record = recorder();
+    const work = queue(name);
+    work.start(record.handler, 1);
+    await work.add(run("a", "only"));
+    await record.until(1);
+    const connection = new Redis(server!.url, { maxRetriesPerRequest: null });
+    const inspected = new Queue(name, { connection });
+    await expect.poll(() => inspected.getJobCounts("active", "completed")).toEqual({ active: 0, completed: 0 });
+    await inspected.close();
+    connection.disconnect();
+  });
+
+  it("drops a drain job whose id is malformed instead of failing it", async () => {
+    const name = fresh();
+    await addRaw(name, "drain", {}, "not-a-drain-id");
+    const record = recorder();
+    const work = queue(name);
+    work.start(record.handler, 1);
+    await work.add(run("a", "after"));
+    await record.until(1);
+    expect(await jobState(name, "not-a-drain-id")).toBe("completed"); // added by hand, so kept once done; failed under a throw
+  });
+
+  it("drops an unreadable held-back item instead of failing its job", async () => {
+    const name = fresh();
+    await addRaw(`${name}-held`, "deliver", { item: "not an item" }, "held-junk");
+    const record = recorder();
+    const work = queue(name);
+    work.start(record.handler, 1);
+    await work.add(run("a", "held"), { delayMs: 1 });
+    await record.until(1);
+    expect(await jobState(`${name}-held`, "held-junk")).toBe("completed"); // likewise
+  });
+
+  it("never hands an unreadable mailbox item to the handler", async () => {
+    const name = fresh();
+    const connection = new Redis(server!.url, { maxRetriesPerRequest: null });
+    await createMailboxes(connection, `${name}-mailbox`).push(conversationHash("a"), "{not json", "1");
+    connection.disconnect();
+    const handed: unknown[] = [];
+    let handled: () => void = () => undefined;
+    const done = new Promise<void>((resolve) => {
+      handled = resolve;
+    });
+    const work = queue(name, { attempts: 1 });
+    work.start(async (item) => {
+      handed.push(item);
+      if (item?.kind === "run" && item.intakeId === "good") handled();
+      return "done";
+    }, 1);
+    await work.add(run("a", "good"));
+    await done;
+    expect(handed).toEqual([run("a", "good")]);
+  });
 });
