@@ -6,7 +6,7 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { silentLogger } from "../src/logger.js";
-import { conversationHash } from "../src/runs/bullmq-codec.js";
+import { conversationHash, deliverJobId, encodeItem } from "../src/runs/bullmq-codec.js";
 import { createMailboxes } from "../src/runs/bullmq-mailbox.js";
 import { createBullmqWorkQueue, type BullmqWorkQueueOptions } from "../src/runs/bullmq-work-queue.js";
 import type { ItemEnd, WorkItem, WorkQueue } from "../src/runs/work-queue.js";
@@ -166,5 +166,13 @@ describeWithRedis("the BullMQ work queue's guards", () => {
     await work.add(run("a", "good"));
     await done;
     expect(handed).toEqual([run("a", "good")]);
+  });
+
+  it("posts an item without a delay straight to its mailbox, not through the held-back queue", async () => {
+    const name = fresh();
+    const work = queue(name, { consume: false });
+    await work.add(run("a", "now"), { delayMs: 0 });
+    expect(await work.depth()).toBe(1);
+    expect(await jobState(`${name}-held`, deliverJobId(encodeItem(run("a", "now"))))).toBe("unknown");
   });
 });
