@@ -29,6 +29,7 @@ export default defineConfig({
       "test/runs-stops.test.ts",
       "test/runs-stops-twice.test.ts",
       "test/runs-stops-faults.test.ts",
+      "test/runs-stops-polls.test.ts",
       "test/run-stop.test.ts",
       "test/governance-edges.test.ts",
       "test/governance-service.test.ts",
