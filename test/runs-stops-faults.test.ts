@@ -143,4 +143,28 @@ describe("stops at the seams of a run's life", () => {
     const stops = createRunStops({ store: mapStore(), shared: true, logger: silentLogger, ttlMs: 60_000 });
     expect(await stops.request("nobody", bob, anyone)).toEqual({ kind: "not_running" });
   });
+
+  it("writes a resumed run's record after every delete of its ended runs, however their deletes interleave", async () => {
+    const inner = mapStore();
+    const gates: Array<() => void> = [];
+    const store: KeyValueStore = {
+      ...inner,
+      delete: (key) => new Promise((resolve) => gates.push(() => resolve(inner.delete(key)))),
+    };
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const stops = createRunStops({ store, shared: true, logger: silentLogger, ttlMs: 60_000 });
+    stops.watch("r1", alice, "s1").dispose(); // its delete waits
+    await turn();
+    stops.watch("r1", alice, "s2").dispose(); // a second delete waits behind the first one's end
+    await turn();
+    gates[0]?.();
+    await turn();
+    stops.watch("r1", alice, "s3");
+    await turn();
+    gates[1]?.();
+    await turn();
+    await turn();
+    expect(inner.data.get("run:live:r1")).toMatchObject({ segment: "s3" });
+    await stops.close();
+  });
 });
