@@ -153,15 +153,29 @@ describe("the filesystem server in a run", () => {
     expect(existsSync(join(folder.path, "x.txt"))).toBe(false);
   });
 
-  it("/tools lists every tool with its server, read or write, and whether its server is up", async () => {
+  it("/tools lists every tool with its server, read or write, its effect after policy, and whether its server is up", async () => {
     const { service } = await startBot(new ScriptedModel([]), [
       serverConfig("fs", filesystemServer(folder.path)),
       serverConfig("ghost", { kind: "stdio", command: "/nonexistent/ghost", args: [], env: {} }),
     ]);
     const list = service.tools.list("console");
-    expect(list.tools).toContainEqual({ name: "calculator", effect: "read", up: true });
-    expect(list.tools).toContainEqual({ name: "fs__write_file", server: "fs", effect: "write", up: true });
-    expect(list.tools).toContainEqual({ name: "fs__read_text_file", server: "fs", effect: "read", up: true });
+    expect(list.tools).toContainEqual({ name: "calculator", effect: "read", up: true, afterPolicy: "read" });
+    expect(list.tools).toContainEqual({
+      name: "fs__write_file",
+      server: "fs",
+      effect: "write",
+      approval: "asks",
+      up: true,
+      afterPolicy: "asks",
+    });
+    expect(list.tools).toContainEqual({
+      name: "fs__read_text_file",
+      server: "fs",
+      effect: "read",
+      approval: "runs without asking",
+      up: true,
+      afterPolicy: "read",
+    });
     expect(list.servers).toEqual([
       { name: "fs", state: { kind: "up", via: "stdio" }, tools: expect.any(Number) },
       { name: "ghost", state: { kind: "failed", reason: "command not found: /nonexistent/ghost" }, tools: 0 },
