@@ -87,25 +87,30 @@ describe("a paused run's resume or expiry item", () => {
     };
     const model = modelFrom((_, afterTool) => (afterTool ? answer("Posted.") : writeCall("once", "w1")));
     const first = await startService({ model, storeUrl: url, tools: [slowNote], start: false });
-    const console1 = presentingConsole([slowNote]);
-    first.service.attach("console", console1.hooks);
-    await first.service.start();
-    const pending = pendingOf(await first.service.ask({ origin: originFor(), text: "post once" }, first.sink));
-    const decided = await first.service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
-      first.sink,
-    );
-    expect(decided).toMatchObject({ kind: "resumed" });
-    await writing.promise;
+    let pending: PendingApproval;
+    try {
+      const console1 = presentingConsole([slowNote]);
+      first.service.attach("console", console1.hooks);
+      await first.service.start();
+      pending = pendingOf(await first.service.ask({ origin: originFor(), text: "post once" }, first.sink));
+      const decided = await first.service.decide(
+        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
+        first.sink,
+      );
+      expect(decided).toMatchObject({ kind: "resumed" });
+      await writing.promise;
 
-    await first.service.close(50);
-    expect(console1.failed).toEqual([]);
-    expect(console1.shown).toEqual([]);
-    // The run is still on record, listed and decided: what the next start takes up.
-    expect(await first.store.get(`approval:run:${pending.runId}`)).toBeDefined();
-    expect((await first.store.setMembers("approval:waiting")).filter((member) => member.includes(pending.runId))).toHaveLength(1);
-    expect(await first.store.get(`approval:decision:${pending.runId}:${pending.callId}`)).toMatchObject({ decision: "approve" });
-    await first.store.close();
+      await first.service.close(50);
+      expect(console1.failed).toEqual([]);
+      expect(console1.shown).toEqual([]);
+      // The run is still on record, listed and decided: what the next start takes up.
+      expect(await first.store.get(`approval:run:${pending.runId}`)).toBeDefined();
+      expect((await first.store.setMembers("approval:waiting")).filter((member) => member.includes(pending.runId))).toHaveLength(1);
+      expect(await first.store.get(`approval:decision:${pending.runId}:${pending.callId}`)).toMatchObject({ decision: "approve" });
+    } finally {
+      // Closes the store (and the service, again: a no-op after the close above, unless a step before it failed).
+      await first.close();
+    }
 
     const note = noteTool();
     const second = await startService({ model, storeUrl: url, tools: [note.tool], start: false });
