@@ -151,14 +151,17 @@ describeWithRedis("the BullMQ work queue under faults", () => {
   it("ignores a lost lock reported for a job it does not run, and goes on taking items", async () => {
     const listening = vi.spyOn(Worker.prototype, "on");
     cleanups.push(async () => void listening.mockRestore());
+    const { logger, lines } = watchedLogger();
     const record = recorder();
-    const work = queue();
+    const work = queue({ logger });
     work.start(record.handler, 1);
     const index = listening.mock.calls.findIndex(([event]) => event === "lockRenewalFailed");
     const drainWorker = listening.mock.contexts[index] as Worker;
     expect(drainWorker).toBeInstanceOf(Worker);
-    // As BullMQ's lock manager reports it: the ids of jobs whose lock could not be renewed.
+    // As BullMQ's lock manager reports it (the ids of jobs whose lock could not be renewed); a listener that throws
+    // would come back, caught by BullMQ, as a worker error.
     expect(() => drainWorker.emit("lockRenewalFailed", ["drain.not-here.0123456789abcdef0123456789abcdef"])).not.toThrow();
+    expect(lines.filter((line) => line.msg === "work queue: worker error")).toEqual([]);
     await work.add(run("a", "after"));
     await record.ended("after");
     expect(record.events).toEqual(["start after", "end after"]);
