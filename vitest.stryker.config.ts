@@ -33,6 +33,7 @@ export default defineConfig({
       "test/bullmq-work-queue.test.ts",
       "test/bullmq-recovery.test.ts",
       "test/bullmq-queue-guards.test.ts",
+      "test/bullmq-queue-faults.test.ts",
       "test/runs-stops.test.ts",
       "test/runs-stops-twice.test.ts",
       "test/runs-stops-faults.test.ts",
