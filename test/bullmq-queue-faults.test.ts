@@ -1,7 +1,8 @@
 // Faults around the BullMQ work queue, against a real redis-server: Redis going away under a live
 // queue is reported through the logger and ridden out; a handler that throws because shutdown cut
 // it short does not use up one of its item's tries; a lost lock reported for a job this process
-// does not run changes nothing; and close() leaves no connection of the queue's open.
+// does not run changes nothing; close() ends during an outage and after a restart, and leaves no
+// connection of the queue's open.
 import { Worker } from "bullmq";
 import { Redis } from "ioredis";
 import pino from "pino";
@@ -104,7 +105,7 @@ describeWithRedis("the BullMQ work queue under faults", () => {
     const printed = vi.spyOn(console, "error").mockImplementation(() => {});
     cleanups.push(async () => void printed.mockRestore());
     const name = `faults-${++names}`;
-    // A producer (no workers: BullMQ 6.7's Worker.close() on a shared connection hangs once that connection has been through a Redis restart).
+    // A producer: what is checked here is what the connection and the two Queues report (the Workers' own errors are logged apart).
     const producer = queue({ redisUrl: own.url, logger, name, consume: false });
     await producer.add(run("a", "before"));
     await own.stop();
@@ -165,6 +166,57 @@ describeWithRedis("the BullMQ work queue under faults", () => {
     await work.add(run("a", "after"));
     await record.ended("after");
     expect(record.events).toEqual(["start after", "end after"]);
+  });
+
+  it("closes right after Redis restarted under it, before its workers are back, and the next process goes on", async () => {
+    const own = await startRedisServer();
+    let current = own;
+    cleanups.push(() => current.stop());
+    const { logger, line } = watchedLogger();
+    const printed = vi.spyOn(console, "error").mockImplementation(() => {});
+    cleanups.push(async () => void printed.mockRestore());
+    const name = `faults-${++names}`;
+    const record = recorder();
+    const work = createBullmqWorkQueue({ redisUrl: own.url, logger, name, backoffMs: 20 });
+    work.start(record.handler, 1);
+    await work.add(run("a", "before"));
+    await record.ended("before");
+    await own.stop();
+    await line((entry) => entry.msg === "work queue: Redis connection error");
+    current = await startRedisServer(own.port);
+    // Hangs (the test times out) when the close waits for a Worker whose blocking connection has not come back.
+    await work.close(0);
+    const next = queue({ redisUrl: own.url, name });
+    next.start(record.handler, 1);
+    await next.add(run("a", "after"));
+    await record.ended("after");
+    expect(record.events).toEqual(["start before", "end before", "start after", "end after"]);
+  });
+
+  it("closes while Redis is down, saying so, and the next process goes on once Redis is back", async () => {
+    const own = await startRedisServer();
+    let current = own;
+    cleanups.push(() => current.stop());
+    const { logger, line } = watchedLogger();
+    const printed = vi.spyOn(console, "error").mockImplementation(() => {});
+    cleanups.push(async () => void printed.mockRestore());
+    const name = `faults-${++names}`;
+    const record = recorder();
+    const work = createBullmqWorkQueue({ redisUrl: own.url, logger, name, backoffMs: 20 });
+    work.start(record.handler, 1);
+    await work.add(run("a", "before"));
+    await record.ended("before");
+    await own.stop();
+    await line((entry) => entry.msg === "work queue: Redis connection error");
+    // Hangs (the test times out) when the close waits for Workers whose blocking connection never comes back.
+    await work.close(0);
+    await line((entry) => entry.msg === "work queue: Redis did not answer while closing; its connections are cut");
+    current = await startRedisServer(own.port);
+    const next = queue({ redisUrl: own.url, name });
+    next.start(record.handler, 1);
+    await next.add(run("a", "after"));
+    await record.ended("after");
+    expect(record.events).toEqual(["start before", "end before", "start after", "end after"]);
   });
 
   it("leaves no connection of its own open on the Redis server once closed", async () => {

@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import { Queue, QueueEvents, WaitingError, Worker, type Job, type JobsOptions } from "bullmq";
 import { Redis } from "ioredis";
 import type { Logger } from "../logger.js";
+import { within } from "./within.js";
 import { conversationHash, decodeItem, deliverJobId, drainJobId, encodeItem, parseDrainJobId } from "./bullmq-codec.js";
 import { createMailboxes } from "./bullmq-mailbox.js";
 import type { ItemEnd, WorkHandler, WorkItem, WorkQueue } from "./work-queue.js";
@@ -42,6 +43,13 @@ const DEFAULTS = {
   maxStalledCount: 2,
 };
 const FAILED_JOBS_KEPT_S = 24 * 3600;
+/**
+ * How long a close waits for BullMQ's Workers once no handler runs here any more, then for its Queues: a Worker whose
+ * blocking connection is down (an outage, or a restart it has not come back from yet) never finishes closing. Short:
+ * the shutdown budget has little left after the runs' grace.
+ */
+const WORKERS_CLOSE_MS = 500;
+const QUEUES_CLOSE_MS = 250;
 
 export function createBullmqWorkQueue(options: BullmqWorkQueueOptions): WorkQueue {
   const settings = { ...DEFAULTS, ...definedOnly(options) };
@@ -60,6 +68,10 @@ export function createBullmqWorkQueue(options: BullmqWorkQueueOptions): WorkQueu
     removeOnFail: { age: FAILED_JOBS_KEPT_S },
   };
   const running = new Map<string, AbortController>();
+  /** Items whose handler runs in this process now (a drain's own Redis calls aside), and who waits for there to be none. */
+  let handling = 0;
+  const idleWaiters: Array<() => void> = [];
+  const idle = () => (handling === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve)));
   const workers: Worker[] = [];
   let events: { readonly queueEvents: QueueEvents; readonly connection: Redis } | undefined;
   let closing: Promise<void> | undefined;
@@ -115,6 +127,7 @@ export function createBullmqWorkQueue(options: BullmqWorkQueueOptions): WorkQueu
           continue;
         }
         let end: ItemEnd | undefined;
+        handling += 1;
         try {
           end = await handler(decoded.item, controller.signal);
         } catch (error) {
@@ -124,6 +137,9 @@ export function createBullmqWorkQueue(options: BullmqWorkQueueOptions): WorkQueu
             { err: error, item: decoded.item },
             "work queue: an item kept failing and was given up; its record stays unfinished",
           );
+        } finally {
+          handling -= 1;
+          if (handling === 0) for (const resolve of idleWaiters.splice(0)) resolve();
         }
         // A handler cut short (or one that stopped for shutdown, unfinished) keeps its item at the head: whoever goes on
         // starts it again from its record, before the conversation's next item.
@@ -206,9 +222,16 @@ export function createBullmqWorkQueue(options: BullmqWorkQueueOptions): WorkQueu
         const abortAll = setTimeout(() => {
           for (const controller of running.values()) controller.abort();
         }, graceMs);
-        await Promise.allSettled(workers.map((worker) => worker.close()));
+        const closingWorkers = Promise.allSettled(workers.map((worker) => worker.close()));
+        // Handlers take the time they need to stop (they are aborted at the grace); only BullMQ's own closing is bounded.
+        const workersClosed = await Promise.race([
+          closingWorkers.then(() => true),
+          idle().then(() => within(closingWorkers, WORKERS_CLOSE_MS)),
+        ]);
         clearTimeout(abortAll);
-        await Promise.allSettled([events?.queueEvents.close(), drains.close(), held.close()]);
+        const queuesClosed = await within(Promise.allSettled([events?.queueEvents.close(), drains.close(), held.close()]), QUEUES_CLOSE_MS);
+        // No handler runs any more: what is cut here is BullMQ's own bookkeeping, which a stalled check redoes.
+        if (!workersClosed || !queuesClosed) logger.warn("work queue: Redis did not answer while closing; its connections are cut");
         events?.connection.disconnect();
         redis.disconnect();
       })();
