@@ -177,6 +177,180 @@ describe("a run survives kill -9", () => {
     expect(world.slack.threadMessages("C0GENERAL", THREAD).map((m) => m.text)).toContain("Posted.");
   }, 60_000);
 
+  it("a step after an approved write, killed while the model answers: the restart goes on from that step, asking neither it nor the write again", async () => {
+    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
+    const port = await freePort();
+    const THREAD = "1700215000.000100";
+    let hungOnce = false;
+    const script = (request: RecordedRequest) => {
+      const done = toolResults(request).length;
+      if (done === 0) return toolCallReply([{ name: "post_message", args: { channel: "C0RANDOM", text: "Standup moved" }, id: "w1" }]);
+      if (done === 1) return toolCallReply([{ name: "calculator", args: { expression: "2+2" }, id: "c2" }]);
+      if (!hungOnce) {
+        hungOnce = true;
+        return { hang: true as const };
+      }
+      return textReply("Posted, and 2+2 is 4.");
+    };
+    world.model.enqueue(...Array.from({ length: 10 }, () => script));
+
+    const first = await bot({ storeUrl, port });
+    await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> tell #random the standup moved, then add 2+2`, ts: THREAD }));
+    const approval = await world.slack.waitForCall(
+      "chat.postMessage",
+      (call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION),
+      15_000,
+    );
+    const message = world.slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
+    const actions = (approval.args.blocks as Array<{ type: string; elements?: Array<{ value?: string }> }>).find(
+      (block) => block.type === "actions",
+    )!;
+    await postInteraction(
+      first.eventsUrl,
+      blockActionPayload({
+        user: "U0ALICE",
+        actionId: APPROVE_ACTION,
+        value: actions.elements![0]!.value!,
+        channel: "C0GENERAL",
+        messageTs: message.ts,
+        threadTs: THREAD,
+        blocks: message.blocks ?? [],
+      }),
+    );
+    // The third request (after the write and the sum) hangs: the process dies while the model answers.
+    await world.model.waitForRequests(3, 15_000);
+    await kill9(first);
+
+    const second = await bot({ storeUrl, port });
+    await world.slack
+      .waitForCall("chat.postMessage", (call) => call.status === 200 && call.args.text === "Posted, and 2+2 is 4.", 20_000)
+      .catch((error: Error) => {
+        throw new Error(`${error.message}\nfirst:\n${first.logs().slice(-3000)}\nsecond:\n${second.logs().slice(-3000)}`);
+      });
+    // The restart's one request already carries the write's and the sum's results.
+    expect(world.model.requests.map((request) => toolResults(request).length)).toEqual([0, 1, 2, 2]);
+    expect(world.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
+    expect(world.slack.callsTo("chat.postMessage").filter((call) => call.args.text === "Posted, and 2+2 is 4.")).toHaveLength(1);
+  }, 60_000);
+
+  it("killed twice after an approved write, each time while the model answers: each restart goes on from the last step", async () => {
+    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
+    const port = await freePort();
+    const THREAD = "1700216000.000100";
+    const hung = new Set<number>();
+    const script = (request: RecordedRequest) => {
+      const done = toolResults(request).length;
+      if (done === 0) return toolCallReply([{ name: "post_message", args: { channel: "C0RANDOM", text: "Standup moved" }, id: "w1" }]);
+      // The requests after the first and the second sum hang once each: a process dies in each.
+      if (done >= 2 && !hung.has(done)) {
+        hung.add(done);
+        return { hang: true as const };
+      }
+      if (done === 1) return toolCallReply([{ name: "calculator", args: { expression: "2+2" }, id: "c2" }]);
+      if (done === 2) return toolCallReply([{ name: "calculator", args: { expression: "3+3" }, id: "c3" }]);
+      return textReply("Posted; 2+2 is 4 and 3+3 is 6.");
+    };
+    world.model.enqueue(...Array.from({ length: 10 }, () => script));
+
+    const first = await bot({ storeUrl, port });
+    await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> tell #random the standup moved, then add up`, ts: THREAD }));
+    const approval = await world.slack.waitForCall(
+      "chat.postMessage",
+      (call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION),
+      15_000,
+    );
+    const message = world.slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
+    const actions = (approval.args.blocks as Array<{ type: string; elements?: Array<{ value?: string }> }>).find(
+      (block) => block.type === "actions",
+    )!;
+    await postInteraction(
+      first.eventsUrl,
+      blockActionPayload({
+        user: "U0ALICE",
+        actionId: APPROVE_ACTION,
+        value: actions.elements![0]!.value!,
+        channel: "C0GENERAL",
+        messageTs: message.ts,
+        threadTs: THREAD,
+        blocks: message.blocks ?? [],
+      }),
+    );
+    await world.model.waitForRequests(3, 15_000);
+    await kill9(first);
+    const second = await bot({ storeUrl, port });
+    await world.model.waitForRequests(5, 20_000);
+    await kill9(second);
+
+    const third = await bot({ storeUrl, port });
+    await world.slack
+      .waitForCall("chat.postMessage", (call) => call.status === 200 && call.args.text === "Posted; 2+2 is 4 and 3+3 is 6.", 20_000)
+      .catch((error: Error) => {
+        throw new Error(`${error.message}\nsecond:\n${second.logs().slice(-3000)}\nthird:\n${third.logs().slice(-3000)}`);
+      });
+    expect(world.model.requests.map((request) => toolResults(request).length)).toEqual([0, 1, 2, 2, 3, 3]);
+    expect(world.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
+  }, 90_000);
+
+  it("a policy-allowed write in a step after an approved one, killed before that step's checkpoint: the restart tells the model its result", async () => {
+    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
+    const port = await freePort();
+    const THREAD = "1700217000.000100";
+    let replies = 0;
+    const script = (request: RecordedRequest) => {
+      const done = toolResults(request).length;
+      if (done === 0) return toolCallReply([{ name: "post_message", args: { channel: "C0RANDOM", text: "Standup moved" }, id: "w1" }]);
+      if (done === 1) {
+        replies += 1;
+        return toolCallReply([
+          { name: "create_schedule", args: { when: "every day at 9:00 UTC", what: "post the standup notes" }, id: `s_${replies}` },
+          { name: "read_channel", args: { channel: "C0RANDOM" }, id: `r_${replies}` },
+        ]);
+      }
+      return textReply(`Done. (${toolResults(request).join(" | ")})`);
+    };
+    world.model.enqueue(...Array.from({ length: 10 }, () => script));
+    const env = { TOOL_POLICY: "create_schedule=allow" };
+
+    const first = await bot({ storeUrl, port, env });
+    await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> move the standup and schedule its notes`, ts: THREAD }));
+    const approval = await world.slack.waitForCall(
+      "chat.postMessage",
+      (call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION),
+      15_000,
+    );
+    const message = world.slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
+    const actions = (approval.args.blocks as Array<{ type: string; elements?: Array<{ value?: string }> }>).find(
+      (block) => block.type === "actions",
+    )!;
+    // The read after the schedule hangs once: the process is killed while it is in flight, after the schedule is made.
+    world.slack.fail("conversations.history", { hang: true });
+    await postInteraction(
+      first.eventsUrl,
+      blockActionPayload({
+        user: "U0ALICE",
+        actionId: APPROVE_ACTION,
+        value: actions.elements![0]!.value!,
+        channel: "C0GENERAL",
+        messageTs: message.ts,
+        threadTs: THREAD,
+        blocks: message.blocks ?? [],
+      }),
+    );
+    await world.slack.waitForCall("conversations.history", () => true, 15_000);
+    await kill9(first);
+
+    const second = await bot({ storeUrl, port, env });
+    const answer = await world.slack
+      .waitForCall("chat.postMessage", (call) => String(call.args.text).startsWith("Done."), 20_000)
+      .catch((error: Error) => {
+        throw new Error(`${error.message}\nfirst:\n${first.logs().slice(-3000)}\nsecond:\n${second.logs().slice(-3000)}`);
+      });
+    // Asked once more after the restart, with the approved write's and the schedule's outcomes (the read is not kept): the schedule as it was made.
+    expect(world.model.requests.map((request) => toolResults(request).length)).toEqual([0, 1, 2]);
+    expect(answer.args.text).toMatch(/Scheduled \S+: `every day at 9:00 UTC`/);
+    expect(world.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
+  }, 60_000);
+
   it("a run stopped by its requester, killed while its summary was written: the restart ends it as stopped too", async () => {
     const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
     const port = await freePort();
