@@ -219,6 +219,26 @@ describeWithRedis("the BullMQ work queue under faults", () => {
     expect(record.events).toEqual(["start before", "end before", "start after", "end after"]);
   });
 
+  it("starts no item once a close has begun, though the item was being taken as the close began", async () => {
+    const inspector = new Redis(server!.url, { maxRetriesPerRequest: null });
+    cleanups.push(async () => void inspector.disconnect());
+    const name = `faults-${++names}`;
+    const record = recorder(async (item) => {
+      // Redis holds every write (and the drain's next take, a script) for a moment: the close begins while it waits.
+      if (item.kind === "run" && item.intakeId === "1") await inspector.client("PAUSE", "300", "WRITE");
+    });
+    const first = queue({ name });
+    first.start(record.handler, 1);
+    await first.add(run("a", "1"));
+    await first.add(run("a", "2"));
+    await record.ended("1");
+    await first.close(5_000);
+    expect(record.events).toEqual(["start 1", "end 1"]);
+    queue({ name }).start(record.handler, 1);
+    await record.ended("2");
+    expect(record.events).toEqual(["start 1", "end 1", "start 2", "end 2"]);
+  });
+
   it("leaves no connection of its own open on the Redis server once closed", async () => {
     const name = `faults-${++names}`;
     const inspector = new Redis(server!.url, { maxRetriesPerRequest: null });

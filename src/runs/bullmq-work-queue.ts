@@ -113,13 +113,14 @@ export function createBullmqWorkQueue(options: BullmqWorkQueueOptions): WorkQueu
     signal?.addEventListener("abort", () => controller.abort(), { once: true });
     try {
       for (;;) {
+        const next = await mailboxes.next(owner.hash, owner.generation);
+        if (next.kind !== "item") return;
+        // Checked once the item is known, not before the take: a close that began while it was taken starts nothing more.
         if (closing || controller.signal.aborted) {
           // Back to waiting with the item still at the mailbox's head: another process (or the next start) goes on.
           await job.moveToWait(token);
           throw new WaitingError();
         }
-        const next = await mailboxes.next(owner.hash, owner.generation);
-        if (next.kind !== "item") return;
         const decoded = decodeItem(next.raw);
         if (decoded.kind === "invalid") {
           logger.error({ reason: decoded.reason }, "work queue: an unreadable item was dropped");
