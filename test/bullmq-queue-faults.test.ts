@@ -168,9 +168,10 @@ describeWithRedis("the BullMQ work queue under faults", () => {
     expect(record.events).toEqual(["start after", "end after"]);
   });
 
-  it("closes right after Redis restarted under it, before its workers are back, and the next process goes on", async () => {
+  /** A consuming queue on a Redis of its own that has run one item, with that Redis then stopped under it (the outage logged). */
+  async function queueAfterOutage() {
     const own = await startRedisServer();
-    let current = own;
+    let current: RedisServer = own;
     cleanups.push(() => current.stop());
     const { logger, line } = watchedLogger();
     const printed = vi.spyOn(console, "error").mockImplementation(() => {});
@@ -183,40 +184,37 @@ describeWithRedis("the BullMQ work queue under faults", () => {
     await record.ended("before");
     await own.stop();
     await line((entry) => entry.msg === "work queue: Redis connection error");
-    current = await startRedisServer(own.port);
+    return {
+      work,
+      line,
+      async restartRedis() {
+        current = await startRedisServer(own.port);
+      },
+      /** The next process on the restarted Redis runs a new item, after the one before the outage. */
+      async nextProcessGoesOn() {
+        queue({ redisUrl: own.url, name }).start(record.handler, 1);
+        await queue({ redisUrl: own.url, name, consume: false }).add(run("a", "after"));
+        await record.ended("after");
+        expect(record.events).toEqual(["start before", "end before", "start after", "end after"]);
+      },
+    };
+  }
+
+  it("closes right after Redis restarted under it, before its workers are back, and the next process goes on", async () => {
+    const outage = await queueAfterOutage();
+    await outage.restartRedis();
     // Hangs (the test times out) when the close waits for a Worker whose blocking connection has not come back.
-    await work.close(0);
-    const next = queue({ redisUrl: own.url, name });
-    next.start(record.handler, 1);
-    await next.add(run("a", "after"));
-    await record.ended("after");
-    expect(record.events).toEqual(["start before", "end before", "start after", "end after"]);
+    await outage.work.close(0);
+    await outage.nextProcessGoesOn();
   });
 
   it("closes while Redis is down, saying so, and the next process goes on once Redis is back", async () => {
-    const own = await startRedisServer();
-    let current = own;
-    cleanups.push(() => current.stop());
-    const { logger, line } = watchedLogger();
-    const printed = vi.spyOn(console, "error").mockImplementation(() => {});
-    cleanups.push(async () => void printed.mockRestore());
-    const name = `faults-${++names}`;
-    const record = recorder();
-    const work = createBullmqWorkQueue({ redisUrl: own.url, logger, name, backoffMs: 20 });
-    work.start(record.handler, 1);
-    await work.add(run("a", "before"));
-    await record.ended("before");
-    await own.stop();
-    await line((entry) => entry.msg === "work queue: Redis connection error");
+    const outage = await queueAfterOutage();
     // Hangs (the test times out) when the close waits for Workers whose blocking connection never comes back.
-    await work.close(0);
-    await line((entry) => entry.msg === "work queue: Redis did not answer while closing; its connections are cut");
-    current = await startRedisServer(own.port);
-    const next = queue({ redisUrl: own.url, name });
-    next.start(record.handler, 1);
-    await next.add(run("a", "after"));
-    await record.ended("after");
-    expect(record.events).toEqual(["start before", "end before", "start after", "end after"]);
+    await outage.work.close(0);
+    await outage.line((entry) => entry.msg === "work queue: Redis did not answer while closing; its connections are cut");
+    await outage.restartRedis();
+    await outage.nextProcessGoesOn();
   });
 
   it("starts no item once a close has begun, though the item was being taken as the close began", async () => {

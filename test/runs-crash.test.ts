@@ -34,6 +34,32 @@ async function kill9(process: BotProcess): Promise<void> {
   await process.exited;
 }
 
+/** Waits for the approval message in `thread` of #general; the function it gives clicks Approve on it as Alice, the requester. */
+async function approvalIn(thread: string): Promise<(eventsUrl: string) => Promise<unknown>> {
+  const approval = await world.slack.waitForCall(
+    "chat.postMessage",
+    (call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION),
+    15_000,
+  );
+  const message = world.slack.threadMessages("C0GENERAL", thread).find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
+  const actions = (approval.args.blocks as Array<{ type: string; elements?: Array<{ value?: string }> }>).find(
+    (block) => block.type === "actions",
+  )!;
+  return (eventsUrl) =>
+    postInteraction(
+      eventsUrl,
+      blockActionPayload({
+        user: "U0ALICE",
+        actionId: APPROVE_ACTION,
+        value: actions.elements![0]!.value!,
+        channel: "C0GENERAL",
+        messageTs: message.ts,
+        threadTs: thread,
+        blocks: message.blocks ?? [],
+      }),
+    );
+}
+
 describe("a run survives kill -9", () => {
   it("after step 2 of a 4-step run: the restart answers in the same thread, steps 1–2 are not asked again, nothing is posted twice", async () => {
     const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
@@ -91,28 +117,9 @@ describe("a run survives kill -9", () => {
 
     const first = await bot({ storeUrl, port });
     await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> tell #random the standup moved`, ts: THREAD }));
-    const approval = await world.slack.waitForCall(
-      "chat.postMessage",
-      (call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION),
-      15_000,
-    );
-    const message = world.slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
-    const actions = (approval.args.blocks as Array<{ type: string; elements?: Array<{ value?: string }> }>).find(
-      (block) => block.type === "actions",
-    )!;
+    const approve = await approvalIn(THREAD);
     world.slack.fail("chat.postMessage", { hang: true });
-    await postInteraction(
-      first.eventsUrl,
-      blockActionPayload({
-        user: "U0ALICE",
-        actionId: APPROVE_ACTION,
-        value: actions.elements![0]!.value!,
-        channel: "C0GENERAL",
-        messageTs: message.ts,
-        threadTs: THREAD,
-        blocks: message.blocks ?? [],
-      }),
-    );
+    await approve(first.eventsUrl);
     await world.slack.waitForCall("chat.postMessage", (call) => call.args.channel === "C0RANDOM", 15_000);
     await kill9(first);
 
@@ -140,27 +147,8 @@ describe("a run survives kill -9", () => {
 
     const first = await bot({ storeUrl, port });
     await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> tell #random the standup moved`, ts: THREAD }));
-    const approval = await world.slack.waitForCall(
-      "chat.postMessage",
-      (call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION),
-      15_000,
-    );
-    const message = world.slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
-    const actions = (approval.args.blocks as Array<{ type: string; elements?: Array<{ value?: string }> }>).find(
-      (block) => block.type === "actions",
-    )!;
-    await postInteraction(
-      first.eventsUrl,
-      blockActionPayload({
-        user: "U0ALICE",
-        actionId: APPROVE_ACTION,
-        value: actions.elements![0]!.value!,
-        channel: "C0GENERAL",
-        messageTs: message.ts,
-        threadTs: THREAD,
-        blocks: message.blocks ?? [],
-      }),
-    );
+    const approve = await approvalIn(THREAD);
+    await approve(first.eventsUrl);
     // The process dies while Slack has the answer's post and has not applied it.
     world.slack.fail("chat.postMessage", { hang: true, matching: (args) => args.text === "Posted." });
     await world.slack.waitForCall("chat.postMessage", (call) => call.status === 0 && call.args.text === "Posted.", 15_000);
@@ -196,27 +184,8 @@ describe("a run survives kill -9", () => {
 
     const first = await bot({ storeUrl, port });
     await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> tell #random the standup moved, then add 2+2`, ts: THREAD }));
-    const approval = await world.slack.waitForCall(
-      "chat.postMessage",
-      (call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION),
-      15_000,
-    );
-    const message = world.slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
-    const actions = (approval.args.blocks as Array<{ type: string; elements?: Array<{ value?: string }> }>).find(
-      (block) => block.type === "actions",
-    )!;
-    await postInteraction(
-      first.eventsUrl,
-      blockActionPayload({
-        user: "U0ALICE",
-        actionId: APPROVE_ACTION,
-        value: actions.elements![0]!.value!,
-        channel: "C0GENERAL",
-        messageTs: message.ts,
-        threadTs: THREAD,
-        blocks: message.blocks ?? [],
-      }),
-    );
+    const approve = await approvalIn(THREAD);
+    await approve(first.eventsUrl);
     // The third request (after the write and the sum) hangs: the process dies while the model answers.
     await world.model.waitForRequests(3, 15_000);
     await kill9(first);
@@ -254,27 +223,8 @@ describe("a run survives kill -9", () => {
 
     const first = await bot({ storeUrl, port });
     await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> tell #random the standup moved, then add up`, ts: THREAD }));
-    const approval = await world.slack.waitForCall(
-      "chat.postMessage",
-      (call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION),
-      15_000,
-    );
-    const message = world.slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
-    const actions = (approval.args.blocks as Array<{ type: string; elements?: Array<{ value?: string }> }>).find(
-      (block) => block.type === "actions",
-    )!;
-    await postInteraction(
-      first.eventsUrl,
-      blockActionPayload({
-        user: "U0ALICE",
-        actionId: APPROVE_ACTION,
-        value: actions.elements![0]!.value!,
-        channel: "C0GENERAL",
-        messageTs: message.ts,
-        threadTs: THREAD,
-        blocks: message.blocks ?? [],
-      }),
-    );
+    const approve = await approvalIn(THREAD);
+    await approve(first.eventsUrl);
     await world.model.waitForRequests(3, 15_000);
     await kill9(first);
     const second = await bot({ storeUrl, port });
@@ -313,29 +263,10 @@ describe("a run survives kill -9", () => {
 
     const first = await bot({ storeUrl, port, env });
     await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> move the standup and schedule its notes`, ts: THREAD }));
-    const approval = await world.slack.waitForCall(
-      "chat.postMessage",
-      (call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION),
-      15_000,
-    );
-    const message = world.slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
-    const actions = (approval.args.blocks as Array<{ type: string; elements?: Array<{ value?: string }> }>).find(
-      (block) => block.type === "actions",
-    )!;
+    const approve = await approvalIn(THREAD);
     // The read after the schedule hangs once: the process is killed while it is in flight, after the schedule is made.
     world.slack.fail("conversations.history", { hang: true });
-    await postInteraction(
-      first.eventsUrl,
-      blockActionPayload({
-        user: "U0ALICE",
-        actionId: APPROVE_ACTION,
-        value: actions.elements![0]!.value!,
-        channel: "C0GENERAL",
-        messageTs: message.ts,
-        threadTs: THREAD,
-        blocks: message.blocks ?? [],
-      }),
-    );
+    await approve(first.eventsUrl);
     await world.slack.waitForCall("conversations.history", () => true, 15_000);
     await kill9(first);
 
