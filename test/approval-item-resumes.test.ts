@@ -1,6 +1,7 @@
 // A paused run's resume or expiry item while other work is going on: a shutdown that cuts a resume
-// short leaves it for the next start (nothing shown, no apology), a resumed run that pauses again is
-// not counted as ended, and an expiry waits its turn behind the run its conversation is running.
+// short, in its approved write or at its next checkpoint, leaves it for the next start (nothing shown,
+// no apology), a resumed answer the surface fails to show is told as a failure, a resumed run that
+// pauses again is not counted as ended, and an expiry waits its turn behind the run its conversation is running.
 // Every wait here is for an event (a tool or model call reached, a presenter called), never a time.
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
@@ -124,6 +125,100 @@ describe("a paused run's resume or expiry item", () => {
     expect(posted).toEqual(["once"]);
     expect(note.posted).toEqual([]);
     expect(console2.failed).toEqual([]);
+  });
+
+  it("stopped by a shutdown at the checkpoint after its next step tells nothing, and the next start answers it from there", async () => {
+    const url = sqliteUrl();
+    const note = noteTool();
+    const looked: string[] = [];
+    const look: Tool<{ what: string }> = {
+      name: "look",
+      description: "reads something",
+      schema: z.object({ what: z.string() }),
+      effect: "read",
+      execute: async ({ what }) => {
+        looked.push(what);
+        return `seen: ${what}`;
+      },
+    };
+    const afterWrite = deferred();
+    const release = deferred();
+    let calls = 0;
+    // The ask's call pauses for the write; once it is approved and done, a read (released once the shutdown began); then the answer.
+    const model = modelFrom(async () => {
+      calls += 1;
+      if (calls === 1) return writeCall("once", "w1");
+      if (calls === 2) {
+        afterWrite.resolve();
+        await release.promise;
+        return { content: null, toolCalls: [{ id: "r1", name: "look", arguments: JSON.stringify({ what: "the channel" }) }] };
+      }
+      return answer("Posted and looked.");
+    });
+    const first = await startService({ model, storeUrl: url, tools: [note.tool, look], start: false });
+    let pending: PendingApproval;
+    try {
+      const console1 = presentingConsole([note.tool, look]);
+      first.service.attach("console", console1.hooks);
+      await first.service.start();
+      pending = pendingOf(await first.service.ask({ origin: originFor(), text: "post once, then look" }, first.sink));
+      await first.service.decide(
+        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
+        first.sink,
+      );
+      await afterWrite.promise;
+      const closing = first.service.close(10_000);
+      release.resolve();
+      await closing;
+      expect(looked).toEqual(["the channel"]);
+      expect(console1.failed).toEqual([]);
+      expect(console1.shown).toEqual([]);
+      expect(await first.store.get(`approval:run:${pending.runId}`)).toBeDefined();
+    } finally {
+      await first.close();
+    }
+
+    const second = await startService({ model, storeUrl: url, tools: [note.tool, look], start: false });
+    open.push(second);
+    const console2 = presentingConsole([note.tool, look]);
+    second.service.attach("console", console2.hooks);
+    await second.service.start();
+    expect(await console2.firstShown).toMatchObject({ status: "answered", runId: pending.runId, answer: "Posted and looked." });
+    // Neither the approved write nor the read after it ran again: the run went on from the checkpoint after the read.
+    expect(note.posted).toEqual(["once"]);
+    expect(looked).toEqual(["the channel"]);
+    expect(console2.failed).toEqual([]);
+  });
+
+  it("whose answer the surface fails to show tells that failure through the same surface", async () => {
+    const note = noteTool();
+    const model = modelFrom((_, afterTool) => (afterTool ? answer("Posted.") : writeCall("once", "w1")));
+    const started = await startService({ model, storeUrl: sqliteUrl(), tools: [note.tool], start: false });
+    open.push(started);
+    const failed: unknown[] = [];
+    const told = deferred();
+    const outage = new Error("the platform answered 503");
+    started.service.attach("console", {
+      tools: [note.tool],
+      present: (): RunPresenter => ({
+        sink: () => {},
+        finish: async (outcome) => {
+          if (outcome.status === "answered") throw outage;
+          return { messageId: "card" };
+        },
+        fail: async (error) => {
+          failed.push(error);
+          told.resolve();
+        },
+      }),
+    });
+    await started.service.start();
+    const { service, sink } = started;
+    const pending = pendingOf(await service.ask({ origin: originFor(), text: "post once" }, sink));
+    await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } }, sink);
+    await told.promise;
+    expect(failed).toEqual([outage]);
+    expect(note.posted).toEqual(["once"]);
   });
 
   it("that applies a decision claimed before a crash, on a run that then pauses for its next write, is not counted as ended", async () => {

@@ -1,8 +1,8 @@
 // Faults around the BullMQ work queue, against a real redis-server: Redis going away under a live
 // queue is reported through the logger and ridden out; a handler that throws because shutdown cut
 // it short does not use up one of its item's tries; a lost lock reported for a job this process
-// does not run changes nothing; close() ends during an outage and after a restart, and leaves no
-// connection of the queue's open.
+// does not run changes nothing; close() waits for every running handler (cutting them short at the
+// grace), ends during an outage and after a restart, and leaves no connection of the queue's open.
 import { Worker } from "bullmq";
 import { Redis } from "ioredis";
 import pino from "pino";
@@ -215,6 +215,51 @@ describeWithRedis("the BullMQ work queue under faults", () => {
     await outage.line((entry) => entry.msg === "work queue: Redis did not answer while closing; its connections are cut");
     await outage.restartRedis();
     await outage.nextProcessGoesOn();
+  });
+
+  it("waits for every handler that outlasts its workers' close bound, and says nothing of Redis when Redis answered", async () => {
+    const { logger, lines } = watchedLogger();
+    const closeBegun = gate();
+    const record = recorder(async (item) => {
+      if (item.kind !== "run") return;
+      // One handler ends just after the close began, the other well past the 500 ms the close gives BullMQ's workers.
+      if (item.intakeId === "short") await closeBegun.promise;
+      if (item.intakeId === "long") await new Promise((resolve) => setTimeout(resolve, 1_500));
+    });
+    const work = queue({ logger });
+    work.start(record.handler, 2);
+    await work.add(run("a", "short"));
+    await work.add(run("b", "long"));
+    await expect.poll(() => record.events.filter((event) => event.startsWith("start")).length).toBe(2);
+    const closed = work.close(10_000).then(() => record.events.push("closed"));
+    closeBegun.open();
+    await closed;
+    expect(record.events.slice(2).sort()).toEqual(["closed", "end long", "end short"]);
+    expect(record.events.at(-1)).toBe("closed");
+    expect(lines.filter((line) => line.level >= 40)).toEqual([]);
+  });
+
+  it("during an outage, cuts a running handler short at the grace, waits for it, and then ends, saying Redis did not answer", async () => {
+    const own = await startRedisServer();
+    cleanups.push(() => own.stop());
+    const { logger, line } = watchedLogger();
+    const printed = vi.spyOn(console, "error").mockImplementation(() => {});
+    cleanups.push(async () => void printed.mockRestore());
+    const started = gate();
+    const record = recorder(async (_item, signal) => {
+      started.open();
+      await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+    });
+    const work = createBullmqWorkQueue({ redisUrl: own.url, logger, name: `faults-${++names}`, backoffMs: 20 });
+    work.start(record.handler, 1);
+    await work.add(run("a", "1"));
+    await started.promise;
+    await own.stop();
+    await line((entry) => entry.msg === "work queue: Redis connection error");
+    // Hangs (the test times out) when the close does not learn that its last handler ended.
+    await work.close(200).then(() => record.events.push("closed"));
+    expect(record.events).toEqual(["start 1", "end 1", "closed"]);
+    await line((entry) => entry.msg === "work queue: Redis did not answer while closing; its connections are cut");
   });
 
   it("starts no item once a close has begun, though the item was being taken as the close began", async () => {
