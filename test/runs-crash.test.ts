@@ -165,6 +165,37 @@ describe("a run survives kill -9", () => {
     expect(world.slack.threadMessages("C0GENERAL", THREAD).map((m) => m.text)).toContain("Posted.");
   }, 60_000);
 
+  it("after an approved write, killed once Slack posted its answer and before the bot heard back: the restart finds it there and posts nothing again", async () => {
+    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
+    const port = await freePort();
+    const THREAD = "1700212000.000100";
+    const script = (request: RecordedRequest) =>
+      toolResults(request).length === 0
+        ? toolCallReply([{ name: "post_message", args: { channel: "C0RANDOM", text: "Standup moved" }, id: "w1" }])
+        : textReply("Posted.");
+    world.model.enqueue(...Array.from({ length: 10 }, () => script));
+
+    const first = await bot({ storeUrl, port });
+    await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> tell #random the standup moved`, ts: THREAD }));
+    const approve = await approvalIn(THREAD);
+    await approve(first.eventsUrl);
+    // Slack has the answer in the thread; the process dies before its answer arrives, so nothing marked the run answered.
+    world.slack.fail("chat.postMessage", { appliedThenHang: true, matching: (args) => args.text === "Posted." });
+    await world.slack.waitForCall("chat.postMessage", (call) => call.args.text === "Posted.", 15_000);
+    await kill9(first);
+
+    const second = await bot({ storeUrl, port });
+    await until(
+      () => second.logs().includes("a resumed run's answer is in its conversation already"),
+      "the restart to find the answer in the thread",
+      20_000,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}\nfirst:\n${first.logs().slice(-3000)}\nsecond:\n${second.logs().slice(-3000)}`);
+    });
+    expect(world.slack.threadMessages("C0GENERAL", THREAD).filter((m) => m.text === "Posted.")).toHaveLength(1);
+    expect(world.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
+  }, 60_000);
+
   it("a step after an approved write, killed while the model answers: the restart goes on from that step, asking neither it nor the write again", async () => {
     const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
     const port = await freePort();

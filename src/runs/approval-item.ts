@@ -87,6 +87,18 @@ export async function handleApproval(
   // A checkpoint past the paused step means the decision was applied before a crash: go on from there.
   const saved = await checkpoints.load(item.runId);
   const later = saved.kind === "found" && saved.state.steps.length > run.state.steps.length ? saved : undefined;
+  // This decision ran before: its answer may be out already, posted by a process that died before marking it.
+  const posted = later ? await presenter.findAnswer?.(item.runId) : undefined;
+  if (posted) {
+    logger.info(
+      { runId: item.runId },
+      "a resumed run's answer is in its conversation already (its mark was not written); not posted again",
+    );
+    await work.markAnswered(item.runId, posted);
+    await approvals.remove(item.runId);
+    await checkpoints.remove(item.runId);
+    return "ended";
+  }
   if (!later) await checkpoints.remove(item.runId);
   // A Stop pressed while this decision's resume ran before (a process that died, a store that failed) still holds.
   const stoppedBy = await deps.stops?.stoppedBefore(item.runId, item.callId);

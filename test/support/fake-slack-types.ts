@@ -56,6 +56,8 @@ export interface Failure {
   readonly times?: number;
   /** Record the call and never answer it (a process killed during the call). */
   readonly hang?: true;
+  /** Apply the call (a post is in the channel) but never answer it: a process killed after Slack applied its call, before it heard back. */
+  readonly appliedThenHang?: true;
   /** Answer the call normally, but only once this settles (a slow platform the test releases). */
   readonly holdUntil?: Promise<void>;
 }

@@ -329,6 +329,10 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     if (failure?.holdUntil) await failure.holdUntil;
     const handler = handlers[method];
     const result = failure?.error ? { ok: false, error: failure.error } : handler ? handler(args) : { ok: false, error: "unknown_method" };
+    if (failure?.appliedThenHang) {
+      record({ method, args, status: 200, error: result.ok === false ? String(result.error) : undefined });
+      return;
+    }
     response.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(result));
     record({ method, args, status: 200, error: result.ok === false ? String(result.error) : undefined });
   }
