@@ -60,6 +60,38 @@ async function approvalIn(thread: string): Promise<(eventsUrl: string) => Promis
     );
 }
 
+/** Alice asks in `thread` for a post to #random and approves it; Slack meets the answer ("Posted.") with
+ * `failure`, the process is killed there, and a second one starts on the same store. */
+async function killedAtTheAnswerOfAnApprovedWrite(
+  thread: string,
+  failure: { hang: true } | { appliedThenHang: true },
+): Promise<{ first: BotProcess; second: BotProcess }> {
+  const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
+  const port = await freePort();
+  const script = (request: RecordedRequest) =>
+    toolResults(request).length === 0
+      ? toolCallReply([{ name: "post_message", args: { channel: "C0RANDOM", text: "Standup moved" }, id: "w1" }])
+      : textReply("Posted.");
+  world.model.enqueue(...Array.from({ length: 10 }, () => script));
+
+  const first = await bot({ storeUrl, port });
+  await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> tell #random the standup moved`, ts: thread }));
+  const approve = await approvalIn(thread);
+  await approve(first.eventsUrl);
+  world.slack.fail("chat.postMessage", { ...failure, matching: (args) => args.text === "Posted." });
+  await world.slack.waitForCall("chat.postMessage", (call) => call.args.text === "Posted.", 15_000);
+  await kill9(first);
+  return { first, second: await bot({ storeUrl, port }) };
+}
+
+/** Rethrows a wait's failure with the end of each named process's log, which says where the run stood. */
+const withLogsOf =
+  (processes: Record<string, BotProcess>) =>
+  (error: Error): never => {
+    const logs = Object.entries(processes).map(([name, process]) => `\n${name}:\n${process.logs().slice(-3000)}`);
+    throw new Error(`${error.message}${logs.join("")}`);
+  };
+
 describe("a run survives kill -9", () => {
   it("after step 2 of a 4-step run: the restart answers in the same thread, steps 1–2 are not asked again, nothing is posted twice", async () => {
     const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
@@ -136,62 +168,28 @@ describe("a run survives kill -9", () => {
   }, 60_000);
 
   it("after an approved write, while its answer is being posted: the restart answers once, and the write is not made again", async () => {
-    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
-    const port = await freePort();
     const THREAD = "1700210000.000100";
-    const script = (request: RecordedRequest) =>
-      toolResults(request).length === 0
-        ? toolCallReply([{ name: "post_message", args: { channel: "C0RANDOM", text: "Standup moved" }, id: "w1" }])
-        : textReply("Posted.");
-    world.model.enqueue(...Array.from({ length: 10 }, () => script));
+    // Slack has the answer's post and has not applied it.
+    const { first, second } = await killedAtTheAnswerOfAnApprovedWrite(THREAD, { hang: true });
 
-    const first = await bot({ storeUrl, port });
-    await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> tell #random the standup moved`, ts: THREAD }));
-    const approve = await approvalIn(THREAD);
-    await approve(first.eventsUrl);
-    // The process dies while Slack has the answer's post and has not applied it.
-    world.slack.fail("chat.postMessage", { hang: true, matching: (args) => args.text === "Posted." });
-    await world.slack.waitForCall("chat.postMessage", (call) => call.status === 0 && call.args.text === "Posted.", 15_000);
-    await kill9(first);
-
-    const second = await bot({ storeUrl, port });
     await world.slack
       .waitForCall("chat.postMessage", (call) => call.status === 200 && call.args.text === "Posted.", 20_000)
-      .catch((error: Error) => {
-        throw new Error(`${error.message}\nfirst:\n${first.logs().slice(-3000)}\nsecond:\n${second.logs().slice(-3000)}`);
-      });
+      .catch(withLogsOf({ first, second }));
     expect(world.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
     expect(world.slack.callsTo("chat.postMessage").filter((call) => call.status === 200 && call.args.text === "Posted.")).toHaveLength(1);
     expect(world.slack.threadMessages("C0GENERAL", THREAD).map((m) => m.text)).toContain("Posted.");
   }, 60_000);
 
   it("after an approved write, killed once Slack posted its answer and before the bot heard back: the restart finds it there and posts nothing again", async () => {
-    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
-    const port = await freePort();
     const THREAD = "1700212000.000100";
-    const script = (request: RecordedRequest) =>
-      toolResults(request).length === 0
-        ? toolCallReply([{ name: "post_message", args: { channel: "C0RANDOM", text: "Standup moved" }, id: "w1" }])
-        : textReply("Posted.");
-    world.model.enqueue(...Array.from({ length: 10 }, () => script));
+    // Slack has the answer in the thread; nothing marked the run answered.
+    const { first, second } = await killedAtTheAnswerOfAnApprovedWrite(THREAD, { appliedThenHang: true });
 
-    const first = await bot({ storeUrl, port });
-    await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> tell #random the standup moved`, ts: THREAD }));
-    const approve = await approvalIn(THREAD);
-    await approve(first.eventsUrl);
-    // Slack has the answer in the thread; the process dies before its answer arrives, so nothing marked the run answered.
-    world.slack.fail("chat.postMessage", { appliedThenHang: true, matching: (args) => args.text === "Posted." });
-    await world.slack.waitForCall("chat.postMessage", (call) => call.args.text === "Posted.", 15_000);
-    await kill9(first);
-
-    const second = await bot({ storeUrl, port });
     await until(
       () => second.logs().includes("a resumed run's answer is in its conversation already"),
       "the restart to find the answer in the thread",
       20_000,
-    ).catch((error: Error) => {
-      throw new Error(`${error.message}\nfirst:\n${first.logs().slice(-3000)}\nsecond:\n${second.logs().slice(-3000)}`);
-    });
+    ).catch(withLogsOf({ first, second }));
     expect(world.slack.threadMessages("C0GENERAL", THREAD).filter((m) => m.text === "Posted.")).toHaveLength(1);
     expect(world.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
   }, 60_000);
@@ -224,9 +222,7 @@ describe("a run survives kill -9", () => {
     const second = await bot({ storeUrl, port });
     await world.slack
       .waitForCall("chat.postMessage", (call) => call.status === 200 && call.args.text === "Posted, and 2+2 is 4.", 20_000)
-      .catch((error: Error) => {
-        throw new Error(`${error.message}\nfirst:\n${first.logs().slice(-3000)}\nsecond:\n${second.logs().slice(-3000)}`);
-      });
+      .catch(withLogsOf({ first, second }));
     // The restart's one request already carries the write's and the sum's results.
     expect(world.model.requests.map((request) => toolResults(request).length)).toEqual([0, 1, 2, 2]);
     expect(world.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
@@ -265,9 +261,7 @@ describe("a run survives kill -9", () => {
     const third = await bot({ storeUrl, port });
     await world.slack
       .waitForCall("chat.postMessage", (call) => call.status === 200 && call.args.text === "Posted; 2+2 is 4 and 3+3 is 6.", 20_000)
-      .catch((error: Error) => {
-        throw new Error(`${error.message}\nsecond:\n${second.logs().slice(-3000)}\nthird:\n${third.logs().slice(-3000)}`);
-      });
+      .catch(withLogsOf({ second, third }));
     expect(world.model.requests.map((request) => toolResults(request).length)).toEqual([0, 1, 2, 2, 3, 3]);
     expect(world.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
   }, 90_000);
@@ -304,9 +298,7 @@ describe("a run survives kill -9", () => {
     const second = await bot({ storeUrl, port, env });
     const answer = await world.slack
       .waitForCall("chat.postMessage", (call) => String(call.args.text).startsWith("Done."), 20_000)
-      .catch((error: Error) => {
-        throw new Error(`${error.message}\nfirst:\n${first.logs().slice(-3000)}\nsecond:\n${second.logs().slice(-3000)}`);
-      });
+      .catch(withLogsOf({ first, second }));
     // Asked once more after the restart, with the approved write's and the schedule's outcomes (the read is not kept): the schedule as it was made.
     expect(world.model.requests.map((request) => toolResults(request).length)).toEqual([0, 1, 2]);
     expect(answer.args.text).toMatch(/Scheduled \S+: `every day at 9:00 UTC`/);
@@ -342,9 +334,7 @@ describe("a run survives kill -9", () => {
     const second = await bot({ storeUrl, port });
     await world.slack
       .waitForCall("chat.postMessage", (call) => String(call.args.text).includes("Stopped by u0alice."), 20_000)
-      .catch((error: Error) => {
-        throw new Error(`${error.message}\nsecond:\n${second.logs().slice(-3000)}`);
-      });
+      .catch(withLogsOf({ second }));
     const texts = world.slack.callsTo("chat.postMessage").map((call) => String(call.args.text));
     expect(texts).toContain("Summary: 6*7 is 42 so far.");
     expect(texts).not.toContain("The full answer.");
