@@ -15,8 +15,8 @@ import { recordNow, writeDocs, type RecordedBench } from "./bench-docs.js";
 const WRITE_DOCS = "--write-docs";
 /** How the parent asks a child process to run one bench file. */
 const ONE = "--one";
-const folder = dirname(fileURLToPath(import.meta.url));
 const self = fileURLToPath(import.meta.url);
+const folder = dirname(self);
 const args = process.argv.slice(2);
 
 /** In the child: the one bench, whose printed lines go to the parent through stdout. */
