@@ -1,5 +1,6 @@
-// Event → ack latency of the Slack adapter in HTTP mode: signed app_mention events at 200 per
-// second while 50 long runs are in flight (a model that takes 200 ms per call). Target: p99 ≤ 20 ms.
+// Event → ack latency of the Slack adapter in HTTP mode (mounted on the process's port, as a bot
+// runs it): signed app_mention events at 200 per second while 50 long runs are in flight (a
+// model that takes 200 ms per call). Target: p99 ≤ 20 ms.
 // The fake Slack and the load generator run in a worker thread, so the main thread holds only
 // what a bot process holds: the adapter, the agent service, the store. The figures are only as
 // steady as the machine: on a shared 2-core box, other processes show up in the tail.
@@ -20,6 +21,8 @@ import { createGovernance } from "../src/governance/governance.js";
 import { fixedSettings } from "../src/governance/settings-source.js";
 import { attach } from "../src/surfaces/core/attach.js";
 import { createSlackSurface } from "../src/surfaces/slack/slack-adapter.js";
+import { SLACK_EVENTS_ENDPOINT } from "../src/surfaces/slack/events-endpoint.js";
+import { startOpsServer } from "../src/ops/ops-server.js";
 import { BOT_USER_ID, startFakeSlack } from "../test/support/fake-slack.js";
 import { mentionEvent, postEvent, SIGNING_SECRET } from "../test/support/fake-slack-requests.js";
 import { contentText } from "../src/agent/content.js";
@@ -141,12 +144,19 @@ export async function run(): Promise<void> {
     model: model.name,
     maxSteps: config.guards.maxSteps,
   });
-  const surface = createSlackSurface({ config: config.slack!, logger: silentLogger, counter: TokenCounter.forModel(config.model.name) });
+  const port = await startOpsServer(0, [], { host: "127.0.0.1", endpoints: [SLACK_EVENTS_ENDPOINT] });
+  const surface = createSlackSurface({
+    config: config.slack!,
+    logger: silentLogger,
+    counter: TokenCounter.forModel(config.model.name),
+    httpMount: port,
+  });
   const adapter = attach(surface, { service, governance, store, logger: silentLogger });
   await adapter.start();
   await service.start();
+  port.open();
 
-  worker.postMessage({ kind: "events_url", url: `http://127.0.0.1:${surface.port}/slack/events` } satisfies ToWorker);
+  worker.postMessage({ kind: "events_url", url: `http://127.0.0.1:${port.port}${SLACK_EVENTS_ENDPOINT.path}` } satisfies ToWorker);
   await next(worker, "background_sent");
   const deadline = Date.now() + 30_000;
   while (model.calls < BACKGROUND_RUNS) {
@@ -165,6 +175,7 @@ export async function run(): Promise<void> {
   await adapter.stopIntake(8_000);
   await service.close(30_000);
   await adapter.close();
+  await port.close();
   await store.close();
   worker.postMessage({ kind: "close" } satisfies ToWorker);
   await next(worker, "closed");

@@ -2,7 +2,7 @@
 // its run queued, in HTTP mode (processBeforeResponse) and in Socket Mode (deferred envelope
 // ack). A process killed between the ack and the record would lose the message for good, as
 // Slack never delivers an acknowledged event again. A worker process (takeEvents false) opens
-// no transport at all.
+// no transport at all and mounts nothing on the process's port.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +18,8 @@ import { openStore } from "../src/memory/keyv-store.js";
 import type { KeyValueStore, SetListing, StoreEntry } from "../src/memory/types.js";
 import { intakeIdFor } from "../src/runs/intake-store.js";
 import { BOT_USER_ID, startFakeSlack, type FakeSlack } from "./support/fake-slack.js";
+import { startOpsServer, type OpsServer } from "../src/ops/ops-server.js";
+import { SLACK_EVENTS_ENDPOINT } from "../src/surfaces/slack/events-endpoint.js";
 import { mentionEvent, postEvent, SIGNING_SECRET } from "./support/fake-slack-requests.js";
 
 /** The store with intake record writes held until open(): `held` resolves when the first one waits. */
@@ -46,8 +48,10 @@ function holdIntakeWrites(store: KeyValueStore): KeyValueStore & { open(): void;
 interface Bot {
   readonly fake: FakeSlack;
   readonly store: ReturnType<typeof holdIntakeWrites>;
-  readonly adapter: TestAdapter & { readonly port: number | undefined };
+  readonly adapter: TestAdapter;
   readonly service: RunningAgentService;
+  /** The process's port: HTTP mode's events arrive on it. */
+  readonly port: OpsServer;
 }
 
 const running: Bot[] = [];
@@ -56,6 +60,7 @@ afterEach(async () => {
     bot.store.open();
     await bot.service.close();
     await bot.adapter.stop();
+    await bot.port.close();
     await bot.store.close();
     await bot.fake.close();
   }
@@ -75,22 +80,20 @@ async function startBot(mode: "http" | "socket", takeEvents = true): Promise<Bot
   const store = holdIntakeWrites(await openStore(config.storeUrl, silentLogger));
   const model = new ScriptedModel([], { whenExhausted: { text: "Recorded, then answered." } });
   const service = createAgentService({ config, model, store, logger: silentLogger });
+  const port = await startOpsServer(0, [], { host: "127.0.0.1", endpoints: [SLACK_EVENTS_ENDPOINT] });
   const surface: SlackSurface = createSlackSurface({
     config: config.slack!,
     logger: silentLogger,
     counter: TokenCounter.forModel(config.model.name),
     takeEvents,
+    httpMount: port,
   });
-  const adapter = {
-    ...underCore(surface, { service, store, logger: silentLogger }),
-    get port() {
-      return surface.port;
-    },
-  };
+  const adapter = underCore(surface, { service, store, logger: silentLogger });
   await adapter.start();
   await service.start();
+  port.open();
   if (mode === "socket" && takeEvents) await fake.waitForSocket();
-  const bot = { fake, store, adapter, service };
+  const bot = { fake, store, adapter, service, port };
   running.push(bot);
   return bot;
 }
@@ -103,15 +106,15 @@ describe("Slack acks a message only once it is recorded", () => {
     const bot = await startBot("http");
     let acked = false;
     const ack = postEvent(
-      `http://127.0.0.1:${bot.adapter.port}/slack/events`,
+      `http://127.0.0.1:${bot.port.port}/slack/events`,
       mentionEvent({ text: `<@${BOT_USER_ID}> hello?`, ts: QUESTION_TS }),
     ).then((response) => {
       acked = true;
       return response;
     });
     await bot.store.held;
-    // A request answered after the held write: the event's response, had it been sent, came before it.
-    await fetch(`http://127.0.0.1:${bot.adapter.port}/healthz`);
+    // A request answered after the held write (404: the test's port has no other routes): the event's response, had it been sent, came before it.
+    expect((await fetch(`http://127.0.0.1:${bot.port.port}/`)).status).toBe(404);
     expect(acked).toBe(false);
 
     bot.store.open();
@@ -142,8 +145,13 @@ describe("a Slack worker (BOT_ROLE=worker) takes no events", () => {
     expect(bot.fake.callsTo("apps.connections.open")).toHaveLength(0);
   });
 
-  it("listens on no port of its own in HTTP mode", async () => {
+  it("mounts nothing on the port in HTTP mode: an event there is refused with 503, which Slack retries to an ingress", async () => {
     const bot = await startBot("http", false);
-    expect(bot.adapter.port).toBeUndefined();
+    const response = await postEvent(
+      `http://127.0.0.1:${bot.port.port}/slack/events`,
+      mentionEvent({ text: `<@${BOT_USER_ID}> hello?`, ts: QUESTION_TS }),
+    );
+    expect(response.status).toBe(503);
+    expect(await bot.store.get(recordKey)).toBeUndefined();
   });
 });

@@ -99,11 +99,4 @@ describe("Slack over HTTP", () => {
     expect(answer.args).toMatchObject({ channel: "D0ALICE", thread_ts: "1700000500.000100" });
     expect(harness.fake.callsTo("chat.startStream")[0]?.args.thread_ts).toBe("1700000500.000100");
   });
-
-  it("serves GET /healthz", async () => {
-    harness = await startSlackHarness({ model: new ScriptedModel([]) });
-    const response = await fetch(`${harness.baseUrl}/healthz`);
-    expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ ok: true });
-  });
 });

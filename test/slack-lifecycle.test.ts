@@ -20,15 +20,15 @@ afterEach(async () => {
 });
 
 describe("Slack adapter lifecycle", () => {
-  it("stop closes the port first; the runner then lets a run in flight reach its answer", async () => {
+  it("stop takes no more events first (503, which Slack retries); the runner then lets a run in flight reach its answer", async () => {
     const model = gatedModel(new ScriptedModel([say("finished before exit")]));
     harness = await startSlackHarness({ model });
-    const baseUrl = harness.baseUrl;
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> slow one`, ts: "1700005000.000100" }));
     await model.waiting;
 
     await harness.adapter.stop();
-    await expect(fetch(`${baseUrl}/healthz`)).rejects.toThrow();
+    const late = await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> one more`, ts: "1700005000.000200" }));
+    expect(late.status).toBe(503);
     const closing = harness.service.close(5_000);
     model.open();
     await closing;
@@ -65,17 +65,28 @@ describe("Slack adapter lifecycle", () => {
   it("refuses to start with a bot token Slack rejects, naming the variable", async () => {
     const fake = await startFakeSlack();
     fake.fail("auth.test", { error: "invalid_auth" });
-    const config = loadConfig({
-      SLACK_BOT_TOKEN: "xoxb-wrong",
-      SLACK_SIGNING_SECRET: SIGNING_SECRET,
-      SLACK_API_URL: fake.apiUrl,
-      PORT: "0",
-    });
-    const service = { attach: () => {} } as unknown as AgentService;
-    const surface = createSlackSurface({ config: config.slack!, logger: silentLogger, counter: TokenCounter.forModel(config.model.name) });
-    const adapter = underCore(surface, { service, store: {} as KeyValueStore, logger: silentLogger });
-    await expect(adapter.start()).rejects.toThrow(/SLACK_BOT_TOKEN: is not accepted by Slack \(invalid_auth\)/);
-    await adapter.stop();
+    await expect(startWithoutPort(fake.apiUrl)).rejects.toThrow(/SLACK_BOT_TOKEN: is not accepted by Slack \(invalid_auth\)/);
+    await fake.close();
+  });
+
+  it("refuses to start HTTP mode without the process's port to take events on", async () => {
+    const fake = await startFakeSlack();
+    await expect(startWithoutPort(fake.apiUrl)).rejects.toThrow(
+      "Slack's HTTP mode takes its requests on the process's port, and none was given",
+    );
     await fake.close();
   });
 });
+
+/** A Slack surface in HTTP mode started under a core with no port to mount on; stopped again whatever the start did. */
+async function startWithoutPort(apiUrl: string): Promise<void> {
+  const config = loadConfig({ SLACK_BOT_TOKEN: "xoxb-test", SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: apiUrl, PORT: "0" });
+  const service = { attach: () => {} } as unknown as AgentService;
+  const surface = createSlackSurface({ config: config.slack!, logger: silentLogger, counter: TokenCounter.forModel(config.model.name) });
+  const adapter = underCore(surface, { service, store: {} as KeyValueStore, logger: silentLogger });
+  try {
+    await adapter.start();
+  } finally {
+    await adapter.stop();
+  }
+}

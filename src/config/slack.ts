@@ -17,9 +17,7 @@ export const SLACK_SIGNING_SECRET = variable("SLACK_SIGNING_SECRET", text(), {
   meaning: "HTTP mode (used when no app token is set): events arrive on `PORT`",
 });
 
-export type SlackMode =
-  | { readonly kind: "socket"; readonly appToken: string }
-  | { readonly kind: "http"; readonly signingSecret: string; readonly port: number };
+export type SlackMode = { readonly kind: "socket"; readonly appToken: string } | { readonly kind: "http"; readonly signingSecret: string };
 
 export const slackArea = area({
   title: "Slack",
@@ -38,13 +36,14 @@ export const slackArea = area({
       meaning: "user ids (`U0123ABCD`, from a profile → ⋮ → **Copy member ID**) who may approve anyone's write actions",
     }),
   },
+  // HTTP mode's events arrive on the process's port.
   uses: { port: PORT },
   /** The app token picks Socket Mode over HTTP; the rules refuse a token without either. */
-  shape: ({ botToken, appToken, signingSecret, port, apiUrl, approvers }) => {
+  shape: ({ botToken, appToken, signingSecret, apiUrl, approvers }) => {
     const mode: SlackMode | undefined = appToken
       ? { kind: "socket", appToken }
       : signingSecret
-        ? { kind: "http", signingSecret, port }
+        ? { kind: "http", signingSecret }
         : undefined;
     return optionalPart("slack", botToken && mode ? { botToken, mode, apiUrl, approvers } : undefined);
   },

@@ -15,6 +15,8 @@ import { createLogger, type Logger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
 import { createSlackSurface, type SlackSurface } from "../../src/surfaces/slack/slack-adapter.js";
+import { SLACK_EVENTS_ENDPOINT } from "../../src/surfaces/slack/events-endpoint.js";
+import { startOpsServer } from "../../src/ops/ops-server.js";
 import { attach } from "../../src/surfaces/core/attach.js";
 import type { SurfaceCore } from "../../src/surfaces/core/inbound.js";
 import type { SlackClicked } from "../../src/surfaces/slack/slack-refs.js";
@@ -124,10 +126,14 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
       ...(scheduling ? { observers: [scheduling.schedules.observer], tools: [scheduling.schedules.tool] } : {}),
       ...(options.wrapQueue ? { queue: options.wrapQueue(createLocalWorkQueue(logger)) } : {}),
     });
+    // HTTP mode as a bot process has it: the events endpoint on the process's port, answering 503 until it opens.
+    const port =
+      mode === "http" ? await startOpsServer(0, [], { host: "127.0.0.1", logger, endpoints: [SLACK_EVENTS_ENDPOINT] }) : undefined;
     const surface = createSlackSurface({
       config: config.slack!,
       logger,
       counter: TokenCounter.forModel(config.model.name),
+      ...(port ? { httpMount: port } : {}),
       ...(options.streamLimits ? { streamLimits: options.streamLimits } : {}),
       ...(options.clock ? { now: options.clock } : {}),
     });
@@ -151,15 +157,14 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
     await attached.start();
     await service.start();
     if (scheduling) await startFiring(scheduling.schedules, service);
+    port?.open();
     const adapter: SlackAdapter = {
       surface,
-      get port() {
-        return surface.port;
-      },
+      port: port?.port,
       core: core!,
       stop: () => attached.stopIntake(options.drainTimeoutMs ?? 8_000),
     };
-    return { service, adapter, attached, governance, scheduling };
+    return { service, adapter, attached, governance, scheduling, closePort: () => port?.close() };
   };
   let current = await boot();
   if (mode === "socket") await fake.waitForSocket();
@@ -191,6 +196,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
       await current.service.close();
       await current.attached.close();
       await current.governance.close();
+      await current.closePort();
       current = await boot();
     },
     async close() {
@@ -199,6 +205,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
       await current.service.close();
       await current.attached.close();
       await current.governance.close();
+      await current.closePort();
       await store.close();
       if (!options.fake) await fake.close();
       rmSync(folder, { recursive: true, force: true });

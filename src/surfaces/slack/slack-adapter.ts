@@ -1,9 +1,8 @@
-// The Slack surface: a Bolt app in Socket Mode (app token) or HTTP mode (signing secret,
-// /slack/events and GET /healthz on PORT), under the core. Its events are parsed here and
-// handed to the core's flows; a message is acknowledged once the core has recorded and queued
-// it. Everything the core asks to show goes out through the Web API client.
-import type { RequestListener, Server } from "node:http";
-import type { AddressInfo } from "node:net";
+// The Slack surface: a Bolt app in Socket Mode (app token) or HTTP mode (signing secret: Bolt's
+// receiver mounted at /slack/events on the process's port, PORT), under the core. Its events
+// are parsed here and handed to the core's flows; a message is acknowledged once the core has
+// recorded and queued it. Everything the core asks to show goes out through the Web API client.
+import type { RequestListener } from "node:http";
 import { App, HTTPReceiver, SocketModeReceiver, webApi } from "@slack/bolt";
 import { z } from "zod";
 import type { Config } from "../../config.js";
@@ -44,20 +43,16 @@ export interface SlackSurfaceDeps extends SurfaceDeps {
   readonly now?: () => number;
   /** When a streamed trace moves on to a new message; tests shorten them. */
   readonly streamLimits?: StreamLimits;
-  /** HTTP mode: take requests on the process's ops port (PORT, opened before Slack loads, SLACK_EVENTS_ENDPOINT reserved on it) instead of a server of Bolt's own. */
+  /** HTTP mode: where requests arrive, the process's port (PORT, opened before Slack loads, SLACK_EVENTS_ENDPOINT reserved on it). */
   readonly httpMount?: HttpMount;
 }
 
-export interface SlackSurface extends ChatSurface<SlackClicked, MessageRef> {
-  /** HTTP mode, once started: the port listening (useful with PORT=0). */
-  readonly port: number | undefined;
-}
+export type SlackSurface = ChatSurface<SlackClicked, MessageRef>;
 
 /** Rate limits wait out Retry-After; network and HTTP errors back off briefly, a few times. */
 const RETRY_POLICY = { retries: 5, factor: 2, minTimeout: 200, maxTimeout: 5_000, randomize: true };
 /** Writes a person approved run at most once: a request that failed on the way may still have posted. */
 const NO_RETRIES = { retries: 0 };
-const PORT_CLOSE_MS = 1_000;
 /** Socket Mode's disconnect() can wait 30 s for a goodbye; shutdown does not. */
 const SOCKET_CLOSE_MS = 1_000;
 const BAD_TOKEN_ERRORS = new Set(["invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"]);
@@ -83,14 +78,11 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
   const writeClient = new webApi.WebClient(config.botToken, { ...clientOptions, retryConfig: NO_RETRIES, rejectRateLimitedCalls: true });
   const posts = createSlackPosts(client, logger);
   const now = deps.now ?? Date.now;
-  let accepting = false;
   let botUserId: string | undefined;
-  let app: App | undefined;
   let socket: SocketModeReceiver | undefined;
-  let server: Server | undefined;
-  let httpListener: RequestListener | undefined;
 
-  function buildApp(identity: { botUserId?: string; botId?: string }): App {
+  /** The app, and in HTTP mode the request listener to mount on the process's port once the listeners are in place. */
+  function buildApp(identity: { botUserId?: string; botId?: string }): { bolt: App; requests?: RequestListener } {
     // No conversation store: state lives in our own store, not in Bolt's memory.
     const common = {
       token: config.botToken,
@@ -111,8 +103,9 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
       socket.client.on("connected", () => deps.onConnection?.("up"));
       const socketApp = new App({ ...common, receiver: socket });
       ackEventsAfterListeners(socket, socketApp, logger);
-      return socketApp;
+      return { bolt: socketApp };
     }
+    // Bolt's receiver without a server of its own: the process's port hands it the requests.
     const receiver = new HTTPReceiver({
       signingSecret: config.mode.signingSecret,
       endpoints: SLACK_EVENTS_ENDPOINT.path,
@@ -120,22 +113,9 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
       processBeforeResponse: true,
       processEventErrorHandler: answerUntaken(logger),
       bodyLimit: SLACK_EVENTS_ENDPOINT.maxBodyBytes,
-      port: config.mode.port,
       logger: slackLogger,
-      customRoutes: [
-        {
-          path: "/healthz",
-          method: ["GET"],
-          handler: (_request, response) => {
-            response.writeHead(accepting ? 200 : 503, { "Content-Type": "application/json" });
-            response.end(JSON.stringify({ ok: accepting }));
-          },
-        },
-      ],
     });
-    receiver.requestListener = rejectStale(receiver.requestListener, now);
-    httpListener = receiver.requestListener;
-    return new App({ ...common, receiver });
+    return { bolt: new App({ ...common, receiver }), requests: rejectStale(receiver.requestListener, now) };
   }
 
   /** The ack waits for the record (processBeforeResponse, deferred Socket Mode acks); the rest comes after it. */
@@ -167,19 +147,11 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
     });
   }
 
-  /** The port closes once open requests are answered; a client that holds on past the bound is cut off. */
+  /** Socket Mode says goodbye (bounded); HTTP mode's requests get 503 from the port from now on, which Slack retries. */
   async function closeTransport(): Promise<void> {
-    if (socket) {
-      if (!(await within(socket.client.disconnect(), SOCKET_CLOSE_MS)))
-        logger.warn("Socket Mode did not say goodbye in time; closing anyway");
-      return;
-    }
-    if (deps.httpMount) return deps.httpMount.unmount();
-    const closing = app?.stop() ?? Promise.resolve();
-    server?.closeIdleConnections();
-    if (!(await within(closing, PORT_CLOSE_MS))) return void server?.closeAllConnections();
-    // Settled: a failure to close goes to stopIntake(), which logs it and cuts the connections.
-    await closing;
+    if (!socket) return deps.httpMount?.unmount();
+    if (!(await within(socket.client.disconnect(), SOCKET_CLOSE_MS)))
+      logger.warn("Socket Mode did not say goodbye in time; closing anyway");
   }
 
   const noteTarget = (place: ThreadPlace) => ({ channel: place.channel, threadTs: place.replyThreadTs });
@@ -195,35 +167,25 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
     files: createSlackFiles({ client, botToken: config.botToken, ...(config.apiUrl ? { apiUrl: config.apiUrl } : {}), logger }),
     upgrade: upgradeOrigin,
     refs: { keyPrefix: "slack:approval", schema: z.object({ channel: z.string().min(1), ts: z.string().min(1) }) },
-    get port() {
-      const address = server?.address();
-      return address && typeof address === "object" ? (address as AddressInfo).port : undefined;
-    },
 
     async start(core) {
       const identity = await whoAmI(client);
       botUserId = identity.botUserId;
-      accepting = true;
       if (deps.takeEvents === false)
         return void logger.info({ mode: "worker" }, "Slack is connected (Web API only: a worker takes no events)");
-      app = buildApp(identity);
-      listen(app, core);
-      if (config.mode.kind === "http" && deps.httpMount) deps.httpMount.mount(httpListener!);
-      else {
-        const started = await app.start();
-        if (config.mode.kind === "http") server = started as Server;
-      }
-      logger.info({ mode: config.mode.kind, port: config.mode.kind === "http" ? this.port : undefined }, "Slack is connected");
+      const { bolt, requests } = buildApp(identity);
+      listen(bolt, core);
+      if (!requests) await bolt.start();
+      else if (deps.httpMount) deps.httpMount.mount(requests);
+      else throw new Error("Slack's HTTP mode takes its requests on the process's port, and none was given");
+      logger.info({ mode: config.mode.kind }, "Slack is connected");
     },
     async stopIntake() {
-      accepting = false;
       try {
         await closeTransport();
       } catch (error) {
         logger.warn({ err: error }, "could not close the Slack connection cleanly");
-        server?.closeAllConnections();
       }
-      app = undefined;
     },
     // The Web API client holds no connection of its own.
     close: async () => {},
