@@ -21,8 +21,7 @@ import { createGovernance } from "../src/governance/governance.js";
 import { fixedSettings } from "../src/governance/settings-source.js";
 import { attach } from "../src/surfaces/core/attach.js";
 import { createSlackSurface } from "../src/surfaces/slack/slack-adapter.js";
-import { SLACK_EVENTS_ENDPOINT } from "../src/surfaces/slack/events-endpoint.js";
-import { startOpsServer } from "../src/ops/ops-server.js";
+import { eventsUrlOf, startSlackEventsPort } from "../test/support/slack-events-port.js";
 import { BOT_USER_ID, startFakeSlack } from "../test/support/fake-slack.js";
 import { mentionEvent, postEvent, SIGNING_SECRET } from "../test/support/fake-slack-requests.js";
 import { contentText } from "../src/agent/content.js";
@@ -144,7 +143,7 @@ export async function run(): Promise<void> {
     model: model.name,
     maxSteps: config.guards.maxSteps,
   });
-  const port = await startOpsServer(0, [], { host: "127.0.0.1", endpoints: [SLACK_EVENTS_ENDPOINT] });
+  const port = await startSlackEventsPort();
   const surface = createSlackSurface({
     config: config.slack!,
     logger: silentLogger,
@@ -156,7 +155,7 @@ export async function run(): Promise<void> {
   await service.start();
   port.open();
 
-  worker.postMessage({ kind: "events_url", url: `http://127.0.0.1:${port.port}${SLACK_EVENTS_ENDPOINT.path}` } satisfies ToWorker);
+  worker.postMessage({ kind: "events_url", url: eventsUrlOf(port) } satisfies ToWorker);
   await next(worker, "background_sent");
   const deadline = Date.now() + 30_000;
   while (model.calls < BACKGROUND_RUNS) {

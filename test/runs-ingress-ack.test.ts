@@ -18,8 +18,8 @@ import { openStore } from "../src/memory/keyv-store.js";
 import type { KeyValueStore, SetListing, StoreEntry } from "../src/memory/types.js";
 import { intakeIdFor } from "../src/runs/intake-store.js";
 import { BOT_USER_ID, startFakeSlack, type FakeSlack } from "./support/fake-slack.js";
-import { startOpsServer, type OpsServer } from "../src/ops/ops-server.js";
-import { SLACK_EVENTS_ENDPOINT } from "../src/surfaces/slack/events-endpoint.js";
+import type { OpsServer } from "../src/ops/ops-server.js";
+import { eventsUrlOf, startSlackEventsPort } from "./support/slack-events-port.js";
 import { mentionEvent, postEvent, SIGNING_SECRET } from "./support/fake-slack-requests.js";
 
 /** The store with intake record writes held until open(): `held` resolves when the first one waits. */
@@ -80,7 +80,7 @@ async function startBot(mode: "http" | "socket", takeEvents = true): Promise<Bot
   const store = holdIntakeWrites(await openStore(config.storeUrl, silentLogger));
   const model = new ScriptedModel([], { whenExhausted: { text: "Recorded, then answered." } });
   const service = createAgentService({ config, model, store, logger: silentLogger });
-  const port = await startOpsServer(0, [], { host: "127.0.0.1", endpoints: [SLACK_EVENTS_ENDPOINT] });
+  const port = await startSlackEventsPort();
   const surface: SlackSurface = createSlackSurface({
     config: config.slack!,
     logger: silentLogger,
@@ -105,10 +105,7 @@ describe("Slack acks a message only once it is recorded", () => {
   it("HTTP mode: the 200 waits for the intake record", async () => {
     const bot = await startBot("http");
     let acked = false;
-    const ack = postEvent(
-      `http://127.0.0.1:${bot.port.port}/slack/events`,
-      mentionEvent({ text: `<@${BOT_USER_ID}> hello?`, ts: QUESTION_TS }),
-    ).then((response) => {
+    const ack = postEvent(eventsUrlOf(bot.port), mentionEvent({ text: `<@${BOT_USER_ID}> hello?`, ts: QUESTION_TS })).then((response) => {
       acked = true;
       return response;
     });
@@ -147,10 +144,7 @@ describe("a Slack worker (BOT_ROLE=worker) takes no events", () => {
 
   it("mounts nothing on the port in HTTP mode: an event there is refused with 503, which Slack retries to an ingress", async () => {
     const bot = await startBot("http", false);
-    const response = await postEvent(
-      `http://127.0.0.1:${bot.port.port}/slack/events`,
-      mentionEvent({ text: `<@${BOT_USER_ID}> hello?`, ts: QUESTION_TS }),
-    );
+    const response = await postEvent(eventsUrlOf(bot.port), mentionEvent({ text: `<@${BOT_USER_ID}> hello?`, ts: QUESTION_TS }));
     expect(response.status).toBe(503);
     expect(await bot.store.get(recordKey)).toBeUndefined();
   });

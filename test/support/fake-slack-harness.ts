@@ -15,8 +15,7 @@ import { createLogger, type Logger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
 import { createSlackSurface, type SlackSurface } from "../../src/surfaces/slack/slack-adapter.js";
-import { SLACK_EVENTS_ENDPOINT } from "../../src/surfaces/slack/events-endpoint.js";
-import { startOpsServer } from "../../src/ops/ops-server.js";
+import { startSlackEventsPort } from "./slack-events-port.js";
 import { attach } from "../../src/surfaces/core/attach.js";
 import type { SurfaceCore } from "../../src/surfaces/core/inbound.js";
 import type { SlackClicked } from "../../src/surfaces/slack/slack-refs.js";
@@ -127,8 +126,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
       ...(options.wrapQueue ? { queue: options.wrapQueue(createLocalWorkQueue(logger)) } : {}),
     });
     // HTTP mode as a bot process has it: the events endpoint on the process's port, answering 503 until it opens.
-    const port =
-      mode === "http" ? await startOpsServer(0, [], { host: "127.0.0.1", logger, endpoints: [SLACK_EVENTS_ENDPOINT] }) : undefined;
+    const port = mode === "http" ? await startSlackEventsPort(logger) : undefined;
     const surface = createSlackSurface({
       config: config.slack!,
       logger,

@@ -184,6 +184,7 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
       try {
         await closeTransport();
       } catch (error) {
+        // Socket Mode's disconnect() emits to listeners before it returns its promise.
         logger.warn({ err: error }, "could not close the Slack connection cleanly");
       }
     },
