@@ -1,12 +1,16 @@
 // Deploys reach the bot: `npm run start:prod` (the documented deploy command, from a fresh
 // production build) leaves no shell between npm and node, so a process manager's SIGTERM, to
 // npm's pid alone or to its process group, reaches the bot: it stops gracefully (no orphan
-// left serving), and after the restart every acknowledged message is answered exactly once.
+// left serving), and after the restart every acknowledged message is answered exactly once. The
+// build's file readers run as built JavaScript (no tsx): a PDF and an image are read, a bomb refused.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { freePort, isRunning, killGroup, parentPid, startBot, storeOwnerPid, type BotProcess } from "./support/bot-process.js";
 import { startFakeOpenAI, textReply, toolCallReply, type FakeOpenAI, type RecordedRequest } from "./support/fake-openai-server.js";
 import { BOT_USER_ID, startFakeSlack, type FakeSlack } from "./support/fake-slack.js";
 import { mentionEvent, postEvent } from "./support/fake-slack-requests.js";
+import { SLACK_BOT_TOKEN } from "./support/fake-slack-files.js";
+import { pdf, png } from "./support/files-kit.js";
+import { flateBombPdf } from "./support/hostile-files.js";
 import { temporaryFolder, until } from "./support/memory-test-kit.js";
 import { buildForProd, type ProdBuild } from "./support/prod-build.js";
 
@@ -47,13 +51,13 @@ const slowRun = (request: RecordedRequest) =>
     ? { ...toolCallReply([{ name: "calculator", args: { expression: "6*7" }, id: "c1" }]), delayMs: 1_000 }
     : textReply(`answer for ${userText(request).trim()}`);
 
-async function startProd(storeUrl: string, port: number): Promise<{ bot: BotProcess; botPid: number }> {
+async function startProd(storeUrl: string, port: number, env: Record<string, string> = {}): Promise<{ bot: BotProcess; botPid: number }> {
   const bot = await startBot({
     slackApiUrl: slack.apiUrl,
     openaiBaseUrl: model.baseUrl,
     storeUrl,
     port,
-    env: { MAX_CONCURRENT_RUNS: "5" },
+    env: { MAX_CONCURRENT_RUNS: "5", ...env },
     prodPackage: build.path,
   });
   started.push(bot);
@@ -98,4 +102,23 @@ describe("npm run start:prod", () => {
       expect(answers()).toEqual(questions.map(() => 1));
     }, 150_000);
   }
+
+  it("reads files in built reader processes: a PDF's text and an image reach the model, a bomb is refused", async () => {
+    const port = await freePort();
+    model.enqueue(textReply("Read them."));
+    const { bot } = await startProd(`sqlite://${folder.path}/bot.sqlite`, port, { SLACK_BOT_TOKEN, OPENAI_MODEL: "gpt-4o" });
+    const files = [
+      slack.addFile({ name: "spec.pdf", mimetype: "application/pdf", data: await pdf(2) }),
+      slack.addFile({ name: "shot.png", mimetype: "image/png", data: await png(64, 48) }),
+      slack.addFile({ name: "bomb.pdf", mimetype: "application/pdf", data: flateBombPdf(2_048, "one stream") }),
+    ];
+    await postEvent(bot.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> what are these?`, ts: "1700900000.000100", files }));
+    await slack.waitForCall("chat.postMessage", (call) => call.args.text === "Read them.", 60_000).catch((error: Error) => {
+      throw new Error(`${error.message}\n${bot.logs()}`);
+    });
+    const seen = JSON.stringify(model.requests[0]!.body.messages);
+    expect(seen).toContain("Page 2 of the spec");
+    expect(seen).toContain("data:image/png;base64,");
+    expect(seen).toContain("it expands to more than 100.0 MB (FILE_MAX_EXPANDED_BYTES)");
+  }, 120_000);
 });

@@ -1,7 +1,7 @@
 // prepareFiles, the entry point the surfaces call, against a file host like the platforms'
 // (real fetch on 127.0.0.1) and a real token counter: what the model gets for each kind of
 // file, the limits, the store that spares a second download, and read_attachment reading on.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TokenCounter } from "../src/tokens/token-counter.js";
 import type { ContentPart, TaskOrigin, ToolContext } from "../src/agent/types.js";
 import { loadConfig } from "../src/config.js";
@@ -11,13 +11,15 @@ import { attachedFileLines } from "../src/files/history-lines.js";
 import { prepareFiles, type PrepareOptions } from "../src/files/prepare-files.js";
 import { readAttachmentTool } from "../src/tools/files/read-attachment.js";
 import { GOOD_TOKEN, NO_SCOPE_TOKEN, startFakeFileServer, type FakeFileServer } from "./support/fake-file-server.js";
-import { described, encryptedPdf, pdf, png, urlFiles } from "./support/files-kit.js";
+import { described, encryptedPdf, pdf, png, testFileReader, urlFiles } from "./support/files-kit.js";
 import { mapStore } from "./support/map-store.js";
 
 const CONVERSATION = "slack:T1:C1:1700000000.000100";
 const counter = TokenCounter.forModel("gpt-4o");
 const origin: TaskOrigin = { surface: "slack", conversationKey: CONVERSATION, requester: { id: "U1" }, place: {} };
 
+const reader = testFileReader();
+afterAll(() => reader.close());
 let host: FakeFileServer;
 let files: FileStore;
 beforeEach(async () => {
@@ -37,6 +39,7 @@ function prepare(descriptors: readonly FileDescriptor[], more: Partial<PrepareOp
       vision: false,
       counter,
       store: files,
+      reader,
       ...more,
     },
   );

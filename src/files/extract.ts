@@ -1,12 +1,11 @@
-// A downloaded file's bytes as the record the store keeps: text decoded, a PDF's pages read,
-// an image resized; what can't be read becomes an `unreadable` record with the reason, so the
-// next run does not fetch it again to learn the same.
+// A downloaded file's bytes as the record the store keeps: text decoded here, a PDF's pages read
+// and an image resized by the file reader (in a process of its own); what can't be read becomes
+// an `unreadable` record with the reason, so the next run does not fetch it again to learn the same.
 import type { FileInfo } from "../agent/types.js";
 import { decodeText } from "./extract-text.js";
-import { prepareImage } from "./extract-image.js";
-import { extractPdfText } from "./extract-pdf.js";
 import { declaredKind, looksBinary, sniffedKind } from "./file-kind.js";
 import type { StoredFile, StoredImage } from "./file-store.js";
+import type { FileReader } from "./reader/file-reader.js";
 
 export type Extracted =
   | { readonly kind: "done"; readonly file: StoredFile; readonly image?: StoredImage }
@@ -14,7 +13,12 @@ export type Extracted =
   | { readonly kind: "stopped" };
 
 /** `file.size` is the bytes received. Never rejects. */
-export async function extractFile(file: FileInfo & { readonly size: number }, data: Buffer, signal: AbortSignal): Promise<Extracted> {
+export async function extractFile(
+  file: FileInfo & { readonly size: number },
+  data: Buffer,
+  signal: AbortSignal,
+  reader: FileReader,
+): Promise<Extracted> {
   const base = { version: 1 as const, id: file.id, name: file.name, mime: file.mime, size: file.size, storedAt: Date.now() };
   const unreadable = (reason: "unreadable" | "unsupported_type", detail: string): Extracted => ({
     kind: "done",
@@ -31,14 +35,11 @@ export async function extractFile(file: FileInfo & { readonly size: number }, da
     const { text, replaced } = decodeText(data);
     return { kind: "done", file: { ...base, kind: "text", text, replaced } };
   }
-  if (kind === "pdf") {
-    const pdf = await extractPdfText(data, signal);
-    if (pdf.kind === "stopped") return pdf;
-    if (pdf.kind === "unreadable") return unreadable("unreadable", pdf.detail);
-    return { kind: "done", file: { ...base, kind: "pdf", pageCount: pdf.pageCount, pages: [...pdf.pages] } };
-  }
-  const image = await prepareImage(data);
-  if (image.kind === "refused") return unreadable("unreadable", image.detail);
+  const read = await reader.read(kind, data, signal);
+  if (read.kind === "stopped") return read;
+  if (read.kind === "unreadable") return unreadable("unreadable", read.detail);
+  if (read.kind === "pdf") return { kind: "done", file: { ...base, kind: "pdf", pageCount: read.pageCount, pages: read.pages } };
+  const image = read;
   return {
     kind: "done",
     file: {
@@ -50,6 +51,6 @@ export async function extractFile(file: FileInfo & { readonly size: number }, da
       originalWidth: image.originalWidth,
       originalHeight: image.originalHeight,
     },
-    image: { mime: image.mime, data: image.data.toString("base64") },
+    image: { mime: image.mime, data: Buffer.from(image.data.buffer, image.data.byteOffset, image.data.byteLength).toString("base64") },
   };
 }

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import type { FileInfo, FileReason, TaskOrigin } from "../agent/types.js";
 
-/** FILE_MAX_BYTES, FILE_MAX_PER_MESSAGE, FILE_TOTAL_TOKENS, FILE_DOWNLOAD_TIMEOUT_MS. */
+/** FILE_MAX_BYTES, FILE_MAX_PER_MESSAGE, FILE_TOTAL_TOKENS, FILE_DOWNLOAD_TIMEOUT_MS (the readers' own are in reader/file-reader.ts). */
 export interface FileLimits {
   readonly maxBytes: number;
   readonly maxPerMessage: number;

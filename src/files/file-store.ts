@@ -60,6 +60,11 @@ export interface FileStore {
   loadAnswerFile(conversationKey: string, fileId: string): Promise<StoredAnswerFile | undefined>;
   /** Ids of the attached files kept for this conversation. */
   list(conversationKey: string): Promise<string[]>;
+  /** Notes that the file is being read, until `endReading`: a process that dies reading it leaves the note behind. */
+  startReading(conversationKey: string, fileId: string): Promise<void>;
+  endReading(conversationKey: string, fileId: string): Promise<void>;
+  /** True when a read of the file began and neither ended nor stored a record (its process died reading it). */
+  wasReading(conversationKey: string, fileId: string): Promise<boolean>;
   /** Removes every file of the conversation (attached and answer files); returns how many. */
   forget(conversationKey: string): Promise<number>;
 }
@@ -68,6 +73,9 @@ const recordKey = (conversationKey: string, fileId: string) => `file:${conversat
 const imageKey = (conversationKey: string, fileId: string) => `file-image:${conversationKey}:${fileId}`;
 const answerKey = (conversationKey: string, fileId: string) => `file-out:${conversationKey}:${fileId}`;
 const indexKey = (conversationKey: string) => `files:${conversationKey}`;
+const readingKey = (conversationKey: string, fileId: string) => `file-reading:${conversationKey}:${fileId}`;
+/** A read note outlives any read (FILE_READ_TIMEOUT_MS is at most 10 minutes) and the restarts after it. */
+const READING_TTL_MS = 24 * 60 * 60_000;
 const IN = "in:";
 const OUT = "out:";
 
@@ -107,6 +115,18 @@ export function createFileStore(store: KeyValueStore, ttlMs = FILE_TTL_MS): File
     async loadAnswerFile(conversationKey, fileId) {
       const file = await parsed(answerKey(conversationKey, fileId), AnswerDataSchema);
       return file ? { name: file.name, mime: file.mime, data: Buffer.from(file.data, "base64") } : undefined;
+    },
+
+    async startReading(conversationKey, fileId) {
+      await store.set(readingKey(conversationKey, fileId), { version: 1, since: Date.now() }, READING_TTL_MS);
+    },
+
+    async endReading(conversationKey, fileId) {
+      await store.delete(readingKey(conversationKey, fileId));
+    },
+
+    async wasReading(conversationKey, fileId) {
+      return (await store.get(readingKey(conversationKey, fileId))) !== undefined;
     },
 
     async list(conversationKey) {

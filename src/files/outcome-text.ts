@@ -10,7 +10,7 @@ export const REASON_TEXT: Record<FileReason, string> = {
   expired_link: "expired link",
   failed_download: "download failed",
   unsupported_type: "unsupported type",
-  unreadable: "unreadable",
+  unreadable: "could not be read",
   no_vision: "the model can't see images",
   files_off: "files are off here",
 };

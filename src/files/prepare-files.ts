@@ -9,6 +9,7 @@ import { fileIdOf, intakeFile, type Intake } from "./file-intake.js";
 import { fileParts, type IntakeOf, type PreparedFiles } from "./file-parts.js";
 import type { FileLimits, FileRef } from "./file-ref.js";
 import type { FileStore } from "./file-store.js";
+import type { FileReader } from "./reader/file-reader.js";
 
 export type { PreparedFiles };
 
@@ -21,6 +22,8 @@ export interface PrepareOptions {
   readonly vision: boolean;
   readonly counter: TokenCounter;
   readonly store: FileStore;
+  /** Decodes PDFs and images (one per process, shared by every run). */
+  readonly reader: FileReader;
   /** False where the channel's settings say `files: false`: each file gets a note, nothing is fetched. */
   readonly enabled?: boolean;
   /** The extracted text's share of the prompt, when the model's window makes it less than FILE_TOTAL_TOKENS. */

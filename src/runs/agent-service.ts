@@ -88,7 +88,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   const contextLoaders = createContextLoaders(logger);
   const approvals = createApprovalStore({ store, key: approvalKeySource(config, logger), logger, clock });
   const presenters = createPresenters();
-  const files = createRunFiles(config, store, counter);
+  const files = createRunFiles(config, store, counter, logger);
   const settingsOf = (origin: TaskOrigin): RunSettings => runPolicy?.runSettings(origin) ?? OPEN_RUN;
   const toolPolicy = createToolPolicy(config.toolPolicy);
 
@@ -224,6 +224,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
       await runner.close(timeoutMs);
       await memory.settle(Math.max(0, deadline - Date.now()));
       await within(stops.close(), Math.max(0, deadline - Date.now()));
+      await files.close();
     },
   };
 }

@@ -2,6 +2,7 @@
 // on it is offered (read_attachment where it brings files, attach_file where it posts them),
 // the model wrapper that puts stored images into requests, a task's files prepared as its
 // question's parts when the run starts, and the lines history keeps of them.
+import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import type { LoopDeps, RunStart } from "../agent/loop/loop-types.js";
 import { observationTokenCap } from "../agent/loop/loop-deps.js";
@@ -14,6 +15,7 @@ import { fileIdOf } from "../files/file-intake.js";
 import { createFileStore, type FileStore, type StoredAnswerFile } from "../files/file-store.js";
 import { attachedFileLines } from "../files/history-lines.js";
 import { prepareFiles } from "../files/prepare-files.js";
+import { createFileReader } from "../files/reader/file-reader.js";
 import { withStoredImages } from "../files/stored-images.js";
 import type { RunState } from "../agent/loop/run-state.js";
 import type { KeyValueStore } from "../memory/types.js";
@@ -40,10 +42,13 @@ export interface RunFiles {
   /** The question as history keeps it: the words, and one line per attached file. */
   historyQuestion(state: RunState): string;
   answerFile(conversationKey: string, fileId: string): Promise<StoredAnswerFile | undefined>;
+  /** Ends the file readers (after the runs: a read in flight comes back stopped). */
+  close(): Promise<void>;
 }
 
-export function createRunFiles(config: Config, store: KeyValueStore, counter: TokenCounter): RunFiles {
+export function createRunFiles(config: Config, store: KeyValueStore, counter: TokenCounter, logger: Logger): RunFiles {
   const files = createFileStore(store);
+  const reader = createFileReader(config.files, logger);
   const surfaces = new Map<Surface, SurfaceFiles>();
   const models = new WeakMap<Model, Model>();
   const sink = createAnswerFiles(files, config.files.maxBytes);
@@ -104,6 +109,7 @@ export function createRunFiles(config: Config, store: KeyValueStore, counter: To
           vision: modelSeesImages(deps.model.name, config.model.vision),
           counter: deps.counter,
           store: files,
+          reader,
           enabled,
           tokenBudget: Math.floor(budget * FILES_SHARE_OF_BUDGET),
         });
@@ -120,6 +126,7 @@ export function createRunFiles(config: Config, store: KeyValueStore, counter: To
       return lines.length === 0 ? state.question : [state.question, ...lines].filter((line) => line !== "").join("\n");
     },
     answerFile: (conversationKey, fileId) => files.loadAnswerFile(conversationKey, fileId),
+    close: () => reader.close(),
   };
 }
 

@@ -1,13 +1,21 @@
 // Files for the file tests, made in the test (no blobs from outside): PNGs by sharp, PDFs by
 // pdf-lib (an encrypted one with a security handler whose password nobody knows), a PNG
-// header that declares a decompression bomb; and a surface's file source over the fake file
-// host, as a chat surface would register it.
+// header that declares a decompression bomb; a surface's file source over the fake file
+// host, as a chat surface would register it; and the file readers a bot process has.
 import { crc32, deflateSync } from "node:zlib";
 import { PDFDocument, PDFHexString, StandardFonts } from "pdf-lib";
 import sharp from "sharp";
+import { loadConfig } from "../../src/config.js";
 import { downloadUrl } from "../../src/files/download.js";
 import type { FileDescriptor, SurfaceFiles } from "../../src/files/file-ref.js";
 import { isHtmlFile } from "../../src/files/file-kind.js";
+import { createFileReader, type FileReader, type FileReaderLimits } from "../../src/files/reader/file-reader.js";
+import { silentLogger } from "../../src/logger.js";
+
+/** The readers a bot process would have with the default settings, or these limits: close it after the tests. */
+export function testFileReader(limits: Partial<FileReaderLimits> = {}): FileReader {
+  return createFileReader({ ...loadConfig({}).files, ...limits }, silentLogger);
+}
 
 export async function png(width: number, height: number): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 3, background: { r: 200, g: 60, b: 20 } } })

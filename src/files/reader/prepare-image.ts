@@ -1,11 +1,11 @@
-// An attached image made ready for a vision model with sharp (libvips, off the main thread):
-// the header is read first and an image of more than 50 megapixels is refused before any
-// pixel is decoded (a decompression bomb declares a huge size in a small file); the rest is
-// turned upright, resized so its long side is at most 2,048 px, and re-encoded until it is at
-// most 5 MB.
+// An attached image made ready for a vision model with sharp (libvips), inside the file reader's
+// process: the header is read first and an image of more than 50 megapixels is refused before
+// any pixel is decoded (a decompression bomb declares a huge size in a small file); only the
+// first frame of an animation is decoded; the rest is turned upright, resized so its long side
+// is at most 2,048 px, and re-encoded until it is at most 5 MB.
 import sharp, { type Metadata } from "sharp";
-import type { ImageMime } from "../agent/types.js";
-import { formatBytes } from "./file-names.js";
+import type { ImageMime } from "../../agent/types.js";
+import { formatBytes } from "../file-names.js";
 
 export const MAX_IMAGE_PIXELS = 50_000_000;
 export const MAX_IMAGE_SIDE = 2_048;
