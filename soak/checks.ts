@@ -22,6 +22,17 @@ export interface SoakRecord {
   readonly deaths: readonly Death[];
   /** Answers the bots logged instead of posting, by message number. */
   readonly loggedAnswers: ReadonlyMap<number, readonly string[]>;
+  /** The hostile file each such message carried, and what its run must say of it. */
+  readonly hostileFiles: readonly HostileSent[];
+  /** Every model request's messages, as JSON. */
+  readonly modelRequests: readonly string[];
+}
+
+export interface HostileSent {
+  readonly n: number;
+  readonly name: string;
+  /** Any of these in the run's request: the reader's verdict (or, after a kill mid-read, that it was not read again). */
+  readonly expected: readonly string[];
 }
 
 export type CheckName =
@@ -33,7 +44,8 @@ export type CheckName =
   | "noApprovalAppliedTwice"
   | "noUnexpectedDeath"
   | "noRunWithoutTools"
-  | "noRunFailed";
+  | "noRunFailed"
+  | "hostileFilesRead";
 
 export interface CheckResult {
   readonly name: CheckName;
@@ -172,6 +184,16 @@ export function runChecks(record: SoakRecord): CheckResult[] {
 
   const noRunFailed = [...observed.apologies.values()].flat().map((post) => `thread ${post.threadTs}: "${post.text.slice(0, 70)}…"`);
 
+  const hostileFilesRead = record.hostileFiles
+    .filter((file) => messages.find((message) => message.n === file.n)?.ackedAt !== undefined)
+    .filter((file) =>
+      record.modelRequests.every(
+        (request) =>
+          !(tagOf(request) === `m${file.n}` && request.includes(file.name) && file.expected.some((text) => request.includes(text))),
+      ),
+    )
+    .map((file) => `m${file.n}: no run request says what became of ${file.name} (one of: ${file.expected.join(" | ")})`);
+
   return [
     { name: "answeredOnce", says: "every acknowledged message answered exactly once", failures: answeredOnce },
     { name: "inOrder", says: "in order per conversation (for messages sent after the previous one was acknowledged)", failures: inOrder },
@@ -182,5 +204,10 @@ export function runChecks(record: SoakRecord): CheckResult[] {
     { name: "noUnexpectedDeath", says: "no process died except the ones the soak killed", failures: noUnexpectedDeath },
     { name: "noRunWithoutTools", says: "no run went without the tools its process serves", failures: noRunWithoutTools },
     { name: "noRunFailed", says: "no run ended in an apology instead of its answer", failures: noRunFailed },
+    {
+      name: "hostileFilesRead",
+      says: "every hostile file fetched and refused (or read) by a file reader, named in its run",
+      failures: hostileFilesRead,
+    },
   ];
 }

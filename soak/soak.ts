@@ -1,7 +1,8 @@
 // `npm run soak -- --minutes 10 --seed N`: three bot processes (Slack in HTTP mode, BOT_ROLE
 // all) on one Redis, against the fake Slack, the fake model server and the MCP ledger, with
 // conversations flowing for the given minutes while the faults of the seed's schedule hit them;
-// then the last answers are waited for and the checks run. Exits 0 when every check held, 1
+// then the last answers are waited for and the checks run; one message in ten carries a hostile
+// file, and each process's peak memory (with its file readers) is printed. Exits 0 when every check held, 1
 // when one did not (the seed is printed to run it again), 2 for bad options. The counts are
 // the last line, as JSON.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -10,6 +11,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { startFakeOpenAI } from "../test/support/fake-openai-server.js";
 import { startFakeSlack, type FakeSlack } from "../test/support/fake-slack.js";
+import { SLACK_BOT_TOKEN } from "../test/support/fake-slack-files.js";
 import { faultSchedule, runChaos } from "./chaos.js";
 import { runChecks, type StoredLeftovers } from "./checks.js";
 import { startFleet } from "./fleet.js";
@@ -21,6 +23,8 @@ import { observe } from "./observer.js";
 import { parseSoakOptions, type SoakOptions } from "./options.js";
 import { startRedisHost } from "./redis-host.js";
 import { printReport } from "./report.js";
+import { hostileAttachments } from "./hostile-files.js";
+import { watchMemory } from "./memory-watch.js";
 import { createTraffic, type SentMessage } from "./traffic.js";
 
 /** After the traffic's end: the last answers, and a stalled conversation's takeover (lock 30 s + stall check 15 s), come within this. */
@@ -76,7 +80,8 @@ async function main(): Promise<boolean> {
       slackApiUrl: slack.apiUrl,
       openaiBaseUrl: modelServer.baseUrl,
       storeUrl: redis.url,
-      env: { MCP_CONFIG: ledger.configFile, LOG_LEVEL: "info" },
+      // The fake's file host serves only this token, as Slack's serves only the bot's.
+      env: { MCP_CONFIG: ledger.configFile, LOG_LEVEL: "info", SLACK_BOT_TOKEN },
     },
     folder,
     clock,
@@ -100,6 +105,8 @@ async function main(): Promise<boolean> {
   log(`${chosen.processes} bots up after ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
   const observed = observe(slack);
   const polling = setInterval(() => observed.poll(), 100);
+  const memory = watchMemory(fleet);
+  const hostile = await hostileAttachments(chosen.seed, slack);
   const traffic = createTraffic({
     seed: chosen.seed,
     slack,
@@ -107,6 +114,7 @@ async function main(): Promise<boolean> {
     observed,
     conversations: chosen.conversations,
     clock,
+    filesFor: hostile.filesFor,
   });
   channelOf = (n) => traffic.byN.get(n)?.channel;
 
@@ -139,6 +147,7 @@ async function main(): Promise<boolean> {
   observed.poll();
   clearInterval(polling);
   clearInterval(topUps);
+  for (const line of memory.stop()) log(line);
 
   const approvedAttempts = [...observed.writes.values()].flat();
   const counts = {
@@ -146,7 +155,7 @@ async function main(): Promise<boolean> {
     processes: chosen.processes,
     faults: chaos.faults,
     junk: { requests: chaos.junk.requests, byStatus: chaos.junk.byStatus },
-    traffic: traffic.counts,
+    traffic: { ...traffic.counts, hostileFiles: hostile.sent.length },
     replies: {
       answers: [...observed.answers.values()].reduce((sum, posts) => sum + posts.length, 0),
       storageTrouble: [...observed.storageTrouble.values()].reduce((sum, posts) => sum + posts.length, 0),
@@ -179,6 +188,8 @@ async function main(): Promise<boolean> {
     leftovers,
     deaths: fleet.deaths,
     loggedAnswers: loggedAnswers(folder),
+    hostileFiles: hostile.sent,
+    modelRequests: modelServer.requests.map((request) => JSON.stringify(request.body.messages)),
   });
   const passed = printReport(results, chosen, counts, folder);
   if (passed) rmSync(folder, { recursive: true, force: true });

@@ -78,6 +78,8 @@ export interface TrafficDeps {
   readonly conversations: number;
   /** Seconds on the soak's clock. */
   readonly clock: () => number;
+  /** The Slack file objects message n carries. */
+  readonly filesFor: (n: number) => readonly object[];
 }
 
 export function createTraffic(deps: TrafficDeps): Traffic {
@@ -255,7 +257,8 @@ export function createTraffic(deps: TrafficDeps): Traffic {
       messages.push(message);
       byN.set(n, message);
       counts.messages += 1;
-      await send(message, mentionEvent({ text, ts, channel, user, ...thread }, nextEventId()));
+      const files = deps.filesFor(n);
+      await send(message, mentionEvent({ text, ts, channel, user, ...thread, ...(files.length > 0 ? { files } : {}) }, nextEventId()));
       const waits = plan.kind === "approved" || plan.kind === "stop" || hashOf(seed, "waits", n) % 2 === 0;
       if (message.ackedAt !== undefined && waits) await awaitAnswer(message);
       else await sleep(100 + (hashOf(seed, "think", n) % 1_400));

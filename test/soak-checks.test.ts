@@ -52,6 +52,8 @@ function emptyObserved(): Omit<Observed, "poll"> {
 interface Extra {
   readonly ledgerWrites?: ReadonlyMap<string, number>;
   readonly loggedAnswers?: ReadonlyMap<number, readonly string[]>;
+  readonly hostileFiles?: SoakRecord["hostileFiles"];
+  readonly modelRequests?: readonly string[];
 }
 
 /** Every message answered once, right after it was sent, unless `change` says otherwise. */
@@ -66,6 +68,8 @@ function record(messages: SentMessage[], change: (observed: Omit<Observed, "poll
     leftovers: { unfinishedIntake: [], pendingApprovals: [] },
     deaths: [],
     loggedAnswers: extra.loggedAnswers ?? new Map(),
+    hostileFiles: extra.hostileFiles ?? [],
+    modelRequests: extra.modelRequests ?? [],
   };
 }
 
@@ -192,6 +196,46 @@ describe("the soak's checks", () => {
     expect(failures.noUnexpectedDeath).toEqual([expect.stringContaining("bot 1 (start 2) exited at 12.5 s with code 1")]);
     expect(failures.noRunWithoutTools).toHaveLength(1);
     expect(failures.noRunFailed).toHaveLength(1);
+  });
+});
+
+describe("the soak's check of hostile files", () => {
+  const bomb = { name: "bomb.pdf", expected: ["it expands to more than", "not read again"] };
+  const request = (n: number, note: string) =>
+    JSON.stringify([{ role: "user", content: `soak m${n} answer [file F1: "bomb.pdf" ${note}]` }]);
+
+  it("holds when the run's request gives the reader's verdict, or says a file is not read again after a kill", () => {
+    const failures = failuresOf(
+      record([message(1), message(2)], undefined, {
+        hostileFiles: [
+          { n: 1, ...bomb },
+          { n: 2, ...bomb },
+        ],
+        modelRequests: [
+          request(1, "could not be read: it expands to more than 100.0 MB"),
+          request(2, "the bot stopped while it read this file, so it is not read again"),
+        ],
+      }),
+    );
+    expect(failures.hostileFilesRead).toEqual([]);
+  });
+
+  it("flags a file no request gives a verdict for (a failed download, a reader that never answered)", () => {
+    const failures = failuresOf(
+      record([message(1), message(2)], undefined, {
+        hostileFiles: [
+          { n: 1, ...bomb },
+          { n: 2, ...bomb },
+        ],
+        modelRequests: [
+          request(1, "was not read: the platform answered with a login page"),
+          request(1, "it expands to more than 100.0 MB"),
+        ],
+      }),
+    );
+    expect(failures.hostileFilesRead).toEqual([
+      "m2: no run request says what became of bomb.pdf (one of: it expands to more than | not read again)",
+    ]);
   });
 });
 
