@@ -64,7 +64,7 @@ async function longestHold<T>(work: () => Promise<T>): Promise<{ ms: number; hol
 }
 
 function prepareWith(host: FakeFileServer, files: FileStore, descriptors: readonly FileDescriptor[]) {
-  const source = urlFiles({ token: GOOD_TOKEN, tokenOrigins: [host.url] });
+  const source = urlFiles({ token: GOOD_TOKEN, origins: [host.url] });
   return prepareFiles(
     descriptors.map((file) => source.refFor(file, origin)),
     {
