@@ -16,6 +16,10 @@ import { auditPage, settingsPage, toolsPage } from "./pages/system-pages.js";
 import { createSessions, sameSecret, type Caller } from "./sessions.js";
 
 const FORM_LIMIT = 16 * 1024;
+const LIMITED_TEXT = {
+  client: "Too many tries from your address: wait a minute.",
+  everyone: "Too many failed sign-ins from everyone in the last minute: wait a minute.",
+} as const;
 const RUN_ID = "([\\w.:-]{1,120})";
 
 interface Route {
@@ -41,9 +45,14 @@ export function createExplorerHandler(deps: ExplorerDeps): RequestListener {
 
   const signIn: PageHandler = ({ request, form }) => {
     const result = sessions.signIn(clientOf(request), form.get("token") ?? "");
-    if (result === "limited") return { ...loginPage("Too many tries: wait a minute."), status: 429, headers: { "Retry-After": "60" } };
-    if (result === "wrong") return { ...loginPage("That is not the admin token."), status: 401 };
-    return redirect("/admin/", { "Set-Cookie": sessions.cookie(result, false) });
+    if (result.kind === "limited")
+      return {
+        ...loginPage(LIMITED_TEXT[result.by]),
+        status: 429,
+        headers: { "Retry-After": String(Math.max(1, Math.ceil(result.retryAfterMs / 1000))) },
+      };
+    if (result.kind === "wrong") return { ...loginPage("That is not the admin token."), status: 401 };
+    return redirect("/admin/", { "Set-Cookie": sessions.cookie(result.session, false) });
   };
   const signOut: PageHandler = ({ caller }) => {
     if (caller.kind === "session") sessions.signOut(caller.session.id);
