@@ -62,6 +62,13 @@ function ttlFor(limit: LimitKind, now: number): number {
   return windowOf(limit, now).resetsAt - now + KEEP_AFTER_WINDOW_MS;
 }
 
+/** The daily limit `counter` reaches with `used` tokens counted, if it has one and they reach it. */
+function tokensSpent(counter: Counter, used: number, now: number): TokensSpent | undefined {
+  const max = maxOf(counter.limits, "tokens");
+  if (max === undefined || used < max) return undefined;
+  return { kind: "limited", limit: "tokens", scope: counter.scope, max, resetsAt: windowOf("tokens", now).resetsAt };
+}
+
 /** Whether a daily token limit of this person or this channel is reached; counts nothing. */
 export async function checkDailyTokens(
   store: KeyValueStore,
@@ -73,10 +80,9 @@ export async function checkDailyTokens(
   const { counters, enforced } = countersFor(settings, subject, admin);
   if (!enforced) return { kind: "ok" };
   for (const counter of counters) {
-    const max = maxOf(counter.limits, "tokens");
-    if (max === undefined) continue;
-    const used = await store.increment(counter.key("tokens", now), 0, ttlFor("tokens", now));
-    if (used >= max) return { kind: "limited", limit: "tokens", scope: counter.scope, max, resetsAt: windowOf("tokens", now).resetsAt };
+    if (maxOf(counter.limits, "tokens") === undefined) continue;
+    const spent = tokensSpent(counter, await store.increment(counter.key("tokens", now), 0, ttlFor("tokens", now)), now);
+    if (spent) return spent;
   }
   return { kind: "ok" };
 }
@@ -118,9 +124,7 @@ export async function recordTokens(
   let refusal: { readonly kind: "ok" } | TokensSpent = { kind: "ok" };
   for (const counter of counters) {
     const used = await store.increment(counter.key("tokens", now), Math.max(0, Math.round(tokens)), ttlFor("tokens", now));
-    const max = maxOf(counter.limits, "tokens");
-    if (enforced && max !== undefined && used >= max && refusal.kind === "ok")
-      refusal = { kind: "limited", limit: "tokens", scope: counter.scope, max, resetsAt: windowOf("tokens", now).resetsAt };
+    if (enforced && refusal.kind === "ok") refusal = tokensSpent(counter, used, now) ?? refusal;
   }
   return refusal;
 }
