@@ -23,6 +23,8 @@ const LIMITED_TEXT = {
   client: "Too many tries from your address: wait a minute.",
   everyone: "Too many failed sign-ins from everyone in the last minute: wait a minute.",
 } as const;
+/** Whole seconds, at least one. */
+const retryAfter = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)));
 const RUN_ID = "([\\w.:-]{1,120})";
 
 interface Route {
@@ -54,7 +56,7 @@ export function createExplorerHandler(deps: ExplorerDeps): RequestListener {
       return {
         ...loginPage(LIMITED_TEXT[result.by]),
         status: 429,
-        headers: { "Retry-After": String(Math.max(1, Math.ceil(result.retryAfterMs / 1000))) },
+        headers: { "Retry-After": retryAfter(result.retryAfterMs) },
       };
     if (result.kind === "wrong") return { ...loginPage("That is not the admin token."), status: 401 };
     return redirect("/admin/", { "Set-Cookie": sessions.cookie(result.session, source.https || publicHttps) });
@@ -100,7 +102,11 @@ export function createExplorerHandler(deps: ExplorerDeps): RequestListener {
     if (here.length === 0) return text(404, "Not found.");
     const route = here.find((candidate) => candidate.method === method);
     if (!route) return text(405, "Method not allowed.", { Allow: [...new Set(here.map((candidate) => candidate.method))].join(", ") });
-    const caller = sessions.callerOf(request);
+    const caller = sessions.callerOf(request, requestSource(request, deps.trustedProxies).address);
+    if (caller.kind === "limited") {
+      request.resume();
+      return json(429, { error: LIMITED_TEXT[caller.by] }, { "Retry-After": retryAfter(caller.retryAfterMs) });
+    }
     if (route.access !== "public" && caller.kind === "anonymous") {
       request.resume();
       if (route.access === "api" || route.method === "POST")

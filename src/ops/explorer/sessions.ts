@@ -23,7 +23,12 @@ export type SignInResult =
   | { readonly kind: "wrong" }
   | Extract<SignInAllowance, { kind: "limited" }>;
 
-export type Caller = { readonly kind: "bearer" } | { readonly kind: "session"; readonly session: Session } | { readonly kind: "anonymous" };
+export type Caller =
+  | { readonly kind: "bearer" }
+  | { readonly kind: "session"; readonly session: Session }
+  | { readonly kind: "anonymous" }
+  /** A Bearer header from an address (or at a time) the sign-in limits hold: not looked at. */
+  | Extract<SignInAllowance, { kind: "limited" }>;
 
 const digest = (value: string) => createHash("sha256").update(value, "utf8").digest();
 
@@ -41,8 +46,12 @@ export function cookieValue(request: IncomingMessage, name: string): string | un
 }
 
 export interface Sessions {
-  /** The caller of a request: the Bearer token, a live session, or nobody. */
-  callerOf(request: IncomingMessage): Caller;
+  /**
+   * The caller of a request from `client` (its address): the Bearer token, a live session, or nobody. A
+   * Bearer header is a try at the token too: a wrong one counts as a failed sign-in, and while the
+   * limits hold none is looked at, so the API can't guess faster than the sign-in form.
+   */
+  callerOf(request: IncomingMessage, client: string): Caller;
   /** Checks a sign-in try from `client` (its address). */
   signIn(client: string, token: string): SignInResult;
   signOut(id: string): void;
@@ -63,10 +72,16 @@ export function createSessions(adminToken: string, clock: () => number = Date.no
   };
 
   return {
-    callerOf(request) {
+    callerOf(request, client) {
       const authorization = request.headers.authorization ?? "";
       const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
-      if (bearer !== undefined && sameSecret(bearer, adminToken)) return { kind: "bearer" };
+      if (bearer !== undefined) {
+        const held = limits.blocked(client);
+        if (held.kind === "limited") return held;
+        if (sameSecret(bearer, adminToken)) return { kind: "bearer" };
+        limits.allow(client);
+        limits.failed();
+      }
       const session = live(cookieValue(request, SESSION_COOKIE));
       return session ? { kind: "session", session } : { kind: "anonymous" };
     },

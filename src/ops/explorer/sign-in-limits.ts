@@ -16,6 +16,8 @@ export type SignInAllowance =
   | { readonly kind: "limited"; readonly by: "client" | "everyone"; readonly retryAfterMs: number };
 
 export interface SignInLimits {
+  /** Whether `client` may try now, counting nothing (a Bearer header with the right token is not a try). */
+  blocked(client: string): SignInAllowance;
   /** Whether `client` may try now; an allowed try is counted against it. */
   allow(client: string): SignInAllowance;
   /** The allowed try had a wrong token: it counts toward the limit for everyone. */
@@ -35,16 +37,28 @@ export function createSignInLimits(clock: () => number): SignInLimits {
     }
   };
 
+  const liveEntry = (client: string, now: number) => {
+    const entry = clients.get(client);
+    return entry !== undefined && now - entry.windowStart < WINDOW_MS ? entry : undefined;
+  };
+
+  const blocked = (client: string): SignInAllowance => {
+    const now = clock();
+    const live = liveEntry(client, now);
+    if (live && live.count >= TRIES_PER_CLIENT) return { kind: "limited", by: "client", retryAfterMs: live.windowStart + WINDOW_MS - now };
+    const oldestFailure = failures[0];
+    if (failures.length >= FAILURES_FOR_EVERYONE && oldestFailure !== undefined && now - oldestFailure < WINDOW_MS)
+      return { kind: "limited", by: "everyone", retryAfterMs: oldestFailure + WINDOW_MS - now };
+    return { kind: "allowed" };
+  };
+
   return {
+    blocked,
     allow(client) {
+      const held = blocked(client);
+      if (held.kind === "limited") return held;
       const now = clock();
-      const entry = clients.get(client);
-      const live = entry !== undefined && now - entry.windowStart < WINDOW_MS ? entry : undefined;
-      if (live && live.count >= TRIES_PER_CLIENT)
-        return { kind: "limited", by: "client", retryAfterMs: live.windowStart + WINDOW_MS - now };
-      const oldestFailure = failures[0];
-      if (failures.length >= FAILURES_FOR_EVERYONE && oldestFailure !== undefined && now - oldestFailure < WINDOW_MS)
-        return { kind: "limited", by: "everyone", retryAfterMs: oldestFailure + WINDOW_MS - now };
+      const live = liveEntry(client, now);
       if (live) clients.set(client, { windowStart: live.windowStart, count: live.count + 1 });
       else {
         clients.delete(client);

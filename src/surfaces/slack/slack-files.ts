@@ -21,10 +21,17 @@ import { describeSlackError, slackErrorCode } from "./slack-api.js";
 import type { Where } from "./slack-posts.js";
 
 /**
- * Where Slack serves `url_private`: its commercial file host and GovSlack's (whose API is slack-gov.com).
- * Files are downloaded from these and SLACK_API_URL's origin only, and only they get the bot token.
+ * Where Slack serves `url_private`: its commercial file host and GovSlack's (whose API is slack-gov.com),
+ * and the two hosts its file host redirects to (Enterprise Grid's `files-origin`, and `slack-files.com`
+ * for some files' `url_private`). Files are downloaded from these and SLACK_API_URL's origin only, and
+ * only they get the bot token.
  */
-export const SLACK_FILE_HOSTS = ["https://files.slack.com", "https://files.slack-gov.com"];
+export const SLACK_FILE_HOSTS = [
+  "https://files.slack.com",
+  "https://files-origin.slack.com",
+  "https://slack-files.com",
+  "https://files.slack-gov.com",
+];
 
 /** A file in a message event, as far as the bot reads it (Slack's `File` in @slack/types). */
 const SlackFile = z.object({
