@@ -144,6 +144,7 @@ export async function run(): Promise<void> {
 
     const handler = createExplorerHandler({
       token: TOKEN,
+      trustedProxies: 0,
       records,
       store,
       prices: priceTable(),

@@ -86,7 +86,7 @@ async function readWatched(
 }
 
 function prepareWith(host: FakeFileServer, files: FileStore, reader: FileReader, descriptors: readonly FileDescriptor[]) {
-  const source = urlFiles({ token: GOOD_TOKEN, tokenOrigins: [host.url] });
+  const source = urlFiles({ token: GOOD_TOKEN, origins: [host.url] });
   return prepareFiles(
     descriptors.map((file) => source.refFor(file, origin)),
     {

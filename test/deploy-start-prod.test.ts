@@ -113,9 +113,11 @@ describe("npm run start:prod", () => {
       slack.addFile({ name: "bomb.pdf", mimetype: "application/pdf", data: flateBombPdf(2_048, "one stream") }),
     ];
     await postEvent(bot.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> what are these?`, ts: "1700900000.000100", files }));
-    await slack.waitForCall("chat.postMessage", (call) => call.args.text === "Read them.", 60_000).catch((error: Error) => {
-      throw new Error(`${error.message}\n${bot.logs()}`);
-    });
+    await slack
+      .waitForCall("chat.postMessage", (call) => call.args.text === "Read them.", 60_000)
+      .catch((error: Error) => {
+        throw new Error(`${error.message}\n${bot.logs()}`);
+      });
     const seen = JSON.stringify(model.requests[0]!.body.messages);
     expect(seen).toContain("Page 2 of the spec");
     expect(seen).toContain("data:image/png;base64,");

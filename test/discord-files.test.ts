@@ -1,7 +1,7 @@
 // Files on Discord, end to end: the real discord.js client gets messages and /ask with
 // attachments from the fake gateway, the real service downloads them from the fake CDN (signed,
-// expiring links; no token) and the scripted model sees them; answers carry files as multipart
-// messages, within the bot's upload limit.
+// expiring links; no token; nowhere else: a second server counts what reaches it) and the
+// scripted model sees them; answers carry files as multipart messages, within the bot's upload limit.
 import { REST } from "discord.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../src/logger.js";
@@ -9,12 +9,17 @@ import { answerFilesOf } from "../src/surfaces/core/answer-files.js";
 import { createDiscordFiles } from "../src/surfaces/discord/discord-files.js";
 import { discordFormat } from "../src/surfaces/discord/messages.js";
 import { call, say } from "./support/model-scripted.js";
+import { startFakeFileServer, type FakeFileServer } from "./support/fake-file-server.js";
+import { discordAsked } from "./support/discord-origins.js";
 import { startDiscordHarness, waitUntil, type DiscordHarness } from "./support/fake-discord-harness.js";
 
 let harness: DiscordHarness | undefined;
+let other: FakeFileServer | undefined;
 afterEach(async () => {
   await harness?.close();
+  await other?.close();
   harness = undefined;
+  other = undefined;
 });
 
 const CSV = Buffer.from("region,total\nnorth,12\nsouth,30\n");
@@ -74,6 +79,44 @@ describe("files people attach on Discord", () => {
     expect(fake.cdn.requests.map((request) => request.status)).toEqual([404, 200]);
     expect(fake.callsTo("POST", /^\/attachments\/refresh-urls$/).map((request) => request.body)).toEqual([{ attachment_urls: [file.url] }]);
     expect(sent(harness)).toContain("south,30");
+  });
+});
+
+describe("links off Discord's CDN", () => {
+  it("an attachment whose link points elsewhere (an internal address) is refused before any request; the run goes on", async () => {
+    other = await startFakeFileServer();
+    const internal = other.serve("/latest/meta-data/iam", { kind: "file", body: Buffer.from("role-credentials-42"), type: "text/plain" });
+    harness = await startDiscordHarness({ script: [say("Answered without it.")] });
+    const { fake, alice } = harness;
+    const file = { ...fake.cdn.attachment(fake.general.id, { name: "creds.txt", contentType: "text/plain", data: CSV }), url: internal };
+    fake.userMessage(alice, "read it", { mentionBot: true, attachments: [file] });
+    await answered(harness, "Answered without it.");
+    expect(other.requests).toHaveLength(0);
+    expect(fake.cdn.requests).toHaveLength(0);
+    expect(sent(harness)).not.toContain("role-credentials-42");
+    expect(sent(harness)).toContain(`the link points at ${other.url}, which is not Discord's file host`);
+  });
+
+  it("a redirect from the CDN to another host is refused with no request there", async () => {
+    const cdn = await startFakeFileServer();
+    other = await startFakeFileServer();
+    try {
+      const elsewhere = other.serve("/copy/sales.csv", { kind: "file", body: CSV, type: "text/csv" });
+      const url = cdn.serve("/attachments/1/2/sales.csv", { kind: "redirect", to: elsewhere });
+      const files = createDiscordFiles({ rest: new REST(), logger: silentLogger, apiUrl: cdn.url });
+      const file = { id: "2", name: "sales.csv", mime: "text/csv", size: CSV.length, source: { url } };
+      const ref = files.refFor(file, discordAsked({ id: "7", name: "alice" }, { channel: "1" }));
+      const got = await ref.download({ signal: new AbortController().signal, maxBytes: 1024 * 1024, timeoutMs: 5_000 });
+      expect(got).toEqual({
+        kind: "failed",
+        reason: "off_platform_link",
+        detail: `the download was redirected to ${other.url}, which is not Discord's file host: the bot fetches files only from Discord, so nothing was requested there`,
+      });
+      expect(cdn.hits("/attachments/1/2/sales.csv")).toBe(1);
+      expect(other.requests).toHaveLength(0);
+    } finally {
+      await cdn.close();
+    }
   });
 });
 

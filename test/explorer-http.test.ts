@@ -171,6 +171,24 @@ describe("the JSON API", () => {
     expect((await get("/admin/api/usage?since=2026-13-01", bearer)).status).toBe(400);
   });
 
+  it("counts a wrong Bearer token as a failed sign-in: past 5 from an address it answers 429 without looking, the right one too", async () => {
+    const fresh = await startExplorerProduct(explorerModel);
+    try {
+      const call = (token: string) => fetch(`${fresh.base}/admin/api/usage`, { headers: { authorization: `Bearer ${token}` } });
+      // The right token is not a try: an API client may call as often as it likes.
+      for (let index = 0; index < 8; index++) expect((await call(ADMIN_TOKEN)).status).toBe(200);
+      const wrong = [];
+      for (let index = 0; index < 6; index++) wrong.push((await call("wrong-token-0123456789")).status);
+      expect(wrong).toEqual([401, 401, 401, 401, 401, 429]);
+      const right = await call(ADMIN_TOKEN);
+      expect(right.status).toBe(429);
+      expect(Number(right.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(await right.json()).toEqual({ error: "Too many tries from your address: wait a minute." });
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it("takes a POST with the Bearer header and no CSRF token", async () => {
     const [run] = ((await (await get("/admin/api/runs?limit=1", bearer)).json()) as { runs: Array<{ runId: string }> }).runs;
     expect((await post(`/admin/runs/${run!.runId}/replay`, { set: "" }, bearer)).status).toBe(200);

@@ -52,7 +52,7 @@ async function botWithEverything(model: ScriptedModel, uploads: boolean | undefi
     await service.close();
     await store.close();
   });
-  if (uploads !== undefined) service.attach("console", { tools: [], files: urlFiles({ tokenOrigins: [], uploads }) });
+  if (uploads !== undefined) service.attach("console", { tools: [], files: urlFiles({ origins: [], uploads }) });
   await service.start();
   return service;
 }

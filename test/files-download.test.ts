@@ -1,9 +1,11 @@
 // The downloader against a file host that behaves like the platforms' (real fetch on 127.0.0.1):
-// tokens, scopes, expired links, sizes declared and real, redirects, timeouts.
+// tokens, scopes, expired links, sizes declared and real, the platform's hosts only (a second
+// server counts what reaches it), redirects, timeouts.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { downloadUrl, LOGIN_PAGE_DETAIL, type UrlDownload } from "../src/files/download.js";
+import { fileHostsOf } from "../src/files/file-hosts.js";
 import { readLocalFile } from "../src/files/local-file.js";
 import { temporaryFolder } from "./support/memory-test-kit.js";
 import { GOOD_TOKEN, NO_SCOPE_TOKEN, startFakeFileServer, type FakeFileServer } from "./support/fake-file-server.js";
@@ -21,14 +23,17 @@ afterEach(async () => {
 
 const MB = 1024 * 1024;
 const live = () => new AbortController().signal;
+/** The platform's hosts: the fake file host only (as SLACK_API_URL's origin is in the tests), unless a test names more. */
+const onlyHost = () => fileHostsOf("Slack", [], host.url);
 const request = (url: string, more: Partial<UrlDownload> = {}): UrlDownload => ({
   url,
+  hosts: onlyHost(),
   signal: live(),
   maxBytes: 20 * MB,
   timeoutMs: 5_000,
   ...more,
 });
-const withToken = (token: string, origins = [host.url]) => ({ authorization: { value: `Bearer ${token}`, origins } });
+const withToken = (token: string) => ({ authorization: `Bearer ${token}` });
 
 describe("private files", () => {
   it("are fetched with the bot token", async () => {
@@ -109,46 +114,66 @@ describe("links and redirects", () => {
     });
   });
 
-  it("the token is never sent to another origin: a redirect there is followed without it", async () => {
-    const target = elsewhere.serve("/cdn/F1", { kind: "file", body: Buffer.from("moved"), type: "text/plain" });
-    const url = host.serve("/files/F1", { kind: "redirect", to: target, private: true });
+  it("a link on another host is refused before any request, and the failure names the host", async () => {
+    const url = elsewhere.serve("/files/F1", { kind: "file", body: Buffer.from("internal"), type: "text/plain" });
     const got = await downloadUrl(request(url, withToken(GOOD_TOKEN)));
-    expect(got).toMatchObject({ kind: "ok", data: Buffer.from("moved") });
-    expect(host.requests[0]!.headers.authorization).toBe(`Bearer ${GOOD_TOKEN}`);
-    expect(elsewhere.requests).toHaveLength(1);
-    expect(elsewhere.requests[0]!.headers.authorization).toBeUndefined();
-  });
-
-  it("…or refused, when the surface asks for that", async () => {
-    const target = elsewhere.serve("/cdn/F1", { kind: "file", body: Buffer.from("moved") });
-    const url = host.serve("/files/F1", { kind: "redirect", to: target, private: true });
-    const got = await downloadUrl(request(url, { ...withToken(GOOD_TOKEN), crossOrigin: "refuse" }));
-    expect(got).toMatchObject({ kind: "failed", reason: "failed_download", detail: expect.stringContaining(elsewhere.url) });
+    expect(got).toEqual({
+      kind: "failed",
+      reason: "off_platform_link",
+      detail: `the link points at ${elsewhere.url}, which is not Slack's file host: the bot fetches files only from Slack, so nothing was requested there`,
+    });
     expect(elsewhere.requests).toHaveLength(0);
   });
 
-  it("once it left the token's origin, a redirect back does not get the token either", async () => {
-    const back = host.serve("/files/back", { kind: "file", body: Buffer.from("back") });
-    const away = elsewhere.serve("/bounce", { kind: "redirect", to: back });
-    const url = host.serve("/files/start", { kind: "redirect", to: away, private: true });
-    expect(await downloadUrl(request(url, withToken(GOOD_TOKEN)))).toMatchObject({ kind: "ok" });
-    expect(host.requests.map((seen) => [seen.path, seen.headers.authorization])).toEqual([
-      ["/files/start", `Bearer ${GOOD_TOKEN}`],
-      ["/files/back", undefined],
-    ]);
+  it("a link at a private address is refused with no request, whatever name the address goes by", async () => {
+    const port = new URL(elsewhere.url).port;
+    elsewhere.serve("/latest/meta-data", { kind: "file", body: Buffer.from("role credentials"), type: "text/plain" });
+    for (const url of [
+      `http://localhost:${port}/latest/meta-data`,
+      `http://127.0.0.1:${port}/latest/meta-data`,
+      `${host.url.replace("http:", "https:")}/x`,
+    ]) {
+      const got = await downloadUrl(request(url));
+      expect(got).toMatchObject({ kind: "failed", reason: "off_platform_link", detail: expect.stringContaining(new URL(url).origin) });
+    }
+    expect(elsewhere.requests).toHaveLength(0);
+    expect(host.requests).toHaveLength(0);
   });
 
-  it("a token for no origin of the link is not sent at all", async () => {
-    const url = elsewhere.serve("/file", { kind: "file", body: Buffer.from("x") });
-    await downloadUrl(request(url, withToken(GOOD_TOKEN, [host.url])));
-    expect(elsewhere.requests[0]!.headers.authorization).toBeUndefined();
+  it("a redirect from the platform's host to another host is refused: no request goes there, the token stays", async () => {
+    const target = elsewhere.serve("/cdn/F1", { kind: "file", body: Buffer.from("moved") });
+    const url = host.serve("/files/F1", { kind: "redirect", to: target, private: true });
+    const got = await downloadUrl(request(url, withToken(GOOD_TOKEN)));
+    expect(got).toMatchObject({
+      kind: "failed",
+      reason: "off_platform_link",
+      detail: expect.stringContaining(`the download was redirected to ${elsewhere.url}, which is not Slack's file host`),
+    });
+    expect(host.requests.map((seen) => seen.headers.authorization)).toEqual([`Bearer ${GOOD_TOKEN}`]);
+    expect(elsewhere.requests).toHaveLength(0);
+  });
+
+  it("a redirect among the platform's hosts is followed, with the token on every hop", async () => {
+    const there = elsewhere.serve("/cdn/F1", { kind: "file", body: Buffer.from("moved"), type: "text/plain", private: true });
+    const inside = host.serve("/files/moved", { kind: "redirect", to: there, private: true });
+    const url = host.serve("/files/F1", { kind: "redirect", to: inside, private: true });
+    const both = fileHostsOf("Slack", [elsewhere.url], host.url);
+    expect(await downloadUrl(request(url, { ...withToken(GOOD_TOKEN), hosts: both }))).toMatchObject({
+      kind: "ok",
+      data: Buffer.from("moved"),
+    });
+    expect([...host.requests, ...elsewhere.requests].map((seen) => [seen.path, seen.headers.authorization])).toEqual([
+      ["/files/F1", `Bearer ${GOOD_TOKEN}`],
+      ["/files/moved", `Bearer ${GOOD_TOKEN}`],
+      ["/cdn/F1", `Bearer ${GOOD_TOKEN}`],
+    ]);
   });
 
   it("a redirect to a non-http scheme or a loop of redirects is refused", async () => {
     const file = host.serve("/to-file", { kind: "redirect", to: "file:///etc/passwd" });
     expect(await downloadUrl(request(file))).toEqual({
       kind: "failed",
-      reason: "failed_download",
+      reason: "off_platform_link",
       detail: "the link is not http(s) (file:)",
     });
     const loop = host.serve("/loop", { kind: "redirect", to: "/loop" });
@@ -181,9 +206,14 @@ describe("time", () => {
 
   it("a host that is not there is a failed download, not a throw", async () => {
     const gone = host.serve("/x", { kind: "file", body: Buffer.from("x") });
+    const itsHosts = onlyHost();
     await host.close();
     host = await startFakeFileServer();
-    expect(await downloadUrl(request(gone))).toMatchObject({ kind: "failed", reason: "failed_download" });
+    expect(await downloadUrl(request(gone, { hosts: itsHosts }))).toMatchObject({
+      kind: "failed",
+      reason: "failed_download",
+      detail: expect.stringContaining("ECONNREFUSED"),
+    });
   });
 });
 

@@ -29,7 +29,7 @@ beforeEach(async () => {
 afterEach(() => host.close());
 
 function prepare(descriptors: readonly FileDescriptor[], more: Partial<PrepareOptions> & { token?: string } = {}) {
-  const source = urlFiles({ token: more.token ?? GOOD_TOKEN, tokenOrigins: [host.url] });
+  const source = urlFiles({ token: more.token ?? GOOD_TOKEN, origins: [host.url] });
   return prepareFiles(
     descriptors.map((file) => source.refFor(file, origin)),
     {

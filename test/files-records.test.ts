@@ -23,7 +23,7 @@ describe("the record of a run with files", () => {
       model,
       storeUrl: fixture.sqliteUrl(),
       env: { OPENAI_VISION: "on" },
-      files: urlFiles({ token: GOOD_TOKEN, tokenOrigins: [host.url] }),
+      files: urlFiles({ token: GOOD_TOKEN, origins: [host.url] }),
     });
     try {
       const url = host.serve("/files/shot.png", { kind: "file", body: await png(64, 48), type: "image/png", private: true });

@@ -34,7 +34,7 @@ afterEach(async () => {
 });
 
 const origin: TaskOrigin = { surface: "console", conversationKey: "console:files", requester: { id: "ann", name: "ann" }, place: {} };
-const files = (uploads = false) => urlFiles({ token: GOOD_TOKEN, tokenOrigins: [host.url], uploads });
+const files = (uploads = false) => urlFiles({ token: GOOD_TOKEN, origins: [host.url], uploads });
 
 async function service(model: ScriptedModel | ReturnType<typeof createOpenAIModel>, uploads = false): Promise<ServiceHarness> {
   const harness = await startService({ model, storeUrl: `sqlite://${folder.path}/bot.sqlite`, start: false });

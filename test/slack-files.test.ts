@@ -1,6 +1,7 @@
 // Files on Slack, end to end: the real Bolt app takes signed events with `files[]`, the real
-// service reads them (downloaded from the fake Slack's private URLs with the bot token) and the
-// scripted model sees them; answers carry files through Slack's external upload into the thread.
+// service reads them (downloaded from the fake Slack's private URLs with the bot token, and from
+// nowhere else: a second server counts what reaches it) and the scripted model sees them;
+// answers carry files through Slack's external upload into the thread.
 import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say } from "./support/model-scripted.js";
 import type { ChatMessage } from "../src/agent/types.js";
@@ -105,18 +106,55 @@ describe("files people attach on Slack", () => {
     expect(harness.fake.fileRequests).toEqual([]);
   });
 
-  it("a redirect to another origin is followed without the token", async () => {
+  it("a file whose link points off Slack (an internal address) is refused before any request: the trace says why, the run goes on", async () => {
+    other = await startFakeFileServer();
+    const internal = other.serve("/latest/meta-data/iam", { kind: "file", body: Buffer.from("role-credentials-42"), type: "text/plain" });
+    const model = new ScriptedModel([say("Answered without it.")]);
+    harness = await startSlackHarness({ model });
+    const file = {
+      ...harness.fake.addFile({ name: "creds.txt", mimetype: "text/plain", data: CSV }),
+      url_private: internal,
+      url_private_download: internal,
+    };
+    const ts = "1700001300.000100";
+    await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> read it`, ts, files: [file] }));
+    await answered(harness, "Answered without it.");
+
+    expect(other.requests).toHaveLength(0);
+    expect(harness.fake.fileRequests).toHaveLength(0);
+    expect(sent(model)).not.toContain("role-credentials-42");
+    expect(sent(model)).toContain(`the link points at ${other.url}, which is not Slack's file host`);
+    const trace = harness.fake.threadMessages("C0GENERAL", ts).flatMap((message) => message.chunks);
+    expect(trace).toContainEqual(
+      expect.objectContaining({
+        type: "task_update",
+        title: "File creds.txt",
+        status: "error",
+        details: `the link points at ${other.url}, which is not Slack's file host: the bot fetches files only from Slack, so nothing was requested there`,
+      }),
+    );
+  });
+
+  it("a redirect from Slack's file host to another host is refused: no request goes there, the token stays with Slack", async () => {
     other = await startFakeFileServer();
     const elsewhere = other.serve("/copy/sales.csv", { kind: "file", body: CSV, type: "text/csv" });
-    const model = new ScriptedModel([say("Read it.")]);
+    const model = new ScriptedModel([say("Could not read it.")]);
     harness = await startSlackHarness({ model });
     const file = harness.fake.addFile({ name: "sales.csv", mimetype: "text/csv", data: CSV, redirectTo: elsewhere });
-    await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> read`, ts: "1700001300.000100", files: [file] }));
-    await answered(harness, "Read it.");
-    expect(harness.fake.fileRequests[0]!.headers.authorization).toBe(`Bearer ${SLACK_BOT_TOKEN}`);
-    expect(other.requests).toHaveLength(1);
-    expect(other.requests[0]!.headers.authorization).toBeUndefined();
-    expect(sent(model)).toContain("south,30");
+    const ts = "1700001350.000100";
+    await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> read`, ts, files: [file] }));
+    await answered(harness, "Could not read it.");
+    expect(harness.fake.fileRequests.map((request) => request.headers.authorization)).toEqual([`Bearer ${SLACK_BOT_TOKEN}`]);
+    expect(other.requests).toHaveLength(0);
+    expect(sent(model)).not.toContain("south,30");
+    const trace = harness.fake.threadMessages("C0GENERAL", ts).flatMap((message) => message.chunks);
+    expect(trace).toContainEqual(
+      expect.objectContaining({
+        title: "File sales.csv",
+        status: "error",
+        details: expect.stringContaining(`the download was redirected to ${other.url}, which is not Slack's file host`),
+      }),
+    );
   });
 
   it("a file bigger than FILE_MAX_BYTES by the event's size is refused before any download", async () => {

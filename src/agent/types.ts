@@ -164,8 +164,10 @@ export type GuardName =
   | "approval_expired"
   /** A paused run could not be saved, so its approval could not be asked for. */
   | "store_unavailable"
-  /** A daily token limit of the settings file was reached during the run. */
+  /** A daily token limit of the settings file was reached during the run (or while it waited for a decision). */
   | "token_limit"
+  /** The requester or the channel lost access (the settings file) while the run waited for a decision. */
+  | "access_lost"
   /** A person (the requester or an approver) pressed Stop. */
   | "stopped";
 

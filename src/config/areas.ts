@@ -9,6 +9,7 @@ import { guardsArea } from "./guards.js";
 import { memoryArea } from "./memory.js";
 import { modelArea } from "./model.js";
 import { opsArea } from "./ops.js";
+import { publicAddressArea } from "./public-address.js";
 import { recordsArea } from "./records.js";
 import { schedulesArea } from "./schedules.js";
 import { slackArea } from "./slack.js";
@@ -25,6 +26,7 @@ export const AREAS = [
   toolsArea,
   approvalsArea,
   opsArea,
+  publicAddressArea,
   schedulesArea,
   recordsArea,
   explorerArea,

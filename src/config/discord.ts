@@ -20,7 +20,7 @@ export const discordArea = area({
     applicationId: DISCORD_APPLICATION_ID,
     apiUrl: variable("DISCORD_API_URL", httpUrl(), {
       shownDefault: "Discord's",
-      meaning: "REST base URL instead of Discord's (a proxy, or the tests' fake), without `/v10`",
+      meaning: "REST base URL instead of Discord's (a proxy, or the tests' fake), without `/v10`; its origin may serve attachments too",
     }),
     guildId: variable("DISCORD_GUILD_ID", numericId("expects a numeric guild id"), {
       meaning: "register commands to this server only (`discord:register`)",

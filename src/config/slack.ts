@@ -29,7 +29,7 @@ export const slackArea = area({
     signingSecret: SLACK_SIGNING_SECRET,
     apiUrl: variable("SLACK_API_URL", httpUrl(), {
       shownDefault: "Slack's",
-      meaning: "Web API base URL, for a proxy (the tests point it at a fake Slack)",
+      meaning: "Web API base URL, for a proxy (the tests point it at a fake Slack); its origin may serve files too (see [files](files.md))",
     }),
     approvers: variable("SLACK_APPROVERS", idList(), {
       default: "",

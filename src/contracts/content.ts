@@ -41,6 +41,8 @@ export type FileReason =
   | "missing_scope"
   | "expired_link"
   | "failed_download"
+  /** The link, or a redirect, leads off the platform's file hosts: refused before any request. */
+  | "off_platform_link"
   | "unsupported_type"
   | "unreadable"
   | "no_vision"

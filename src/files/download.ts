@@ -1,18 +1,20 @@
 // Fetches one file over HTTP within its limits, for the surfaces' FileRef.download: the size
 // is checked from what was declared before anything is fetched and again while the body
 // streams (a server that sends more than it said is cut off at the limit: never more than the
-// limit is held), the download times out and aborts with the run, the token goes only to the
-// origins it is for (redirects are followed by hand), and an HTML page where a file was
-// expected is the platform's login page: the scope to read files is missing.
+// limit is held), the download times out and aborts with the run, every request goes to the
+// platform's file hosts only (redirects are followed by hand, each checked before it is
+// requested: file-hosts.ts), and an HTML page where a file was expected is the platform's login
+// page: the scope to read files is missing.
 import type { Download, DownloadRequest } from "./file-ref.js";
+import { type FileHosts, offPlatformReason } from "./file-hosts.js";
 import { formatBytes } from "./file-names.js";
 
 export interface UrlDownload extends DownloadRequest {
   readonly url: string;
-  /** e.g. `Bearer xoxb-…`: sent only to these origins (Slack's file host, or SLACK_API_URL's origin). */
-  readonly authorization?: { readonly value: string; readonly origins: readonly string[] };
-  /** A redirect to an origin the authorization is not for: followed without it (the default), or refused. */
-  readonly crossOrigin?: "follow_without_authorization" | "refuse";
+  /** The only origins the download may request, its link and every redirect alike. */
+  readonly hosts: FileHosts;
+  /** e.g. `Bearer xoxb-…`: sent with each request, every one of which goes to `hosts`. */
+  readonly authorization?: string;
   /** The file is HTML itself: an HTML answer is then the file, not a login page. */
   readonly expectsHtml?: boolean;
   /** The size the platform declared in its event. */
@@ -50,18 +52,10 @@ async function fetchFollowing(request: UrlDownload, signal: AbortSignal): Promis
   } catch {
     return failed("failed_download", "the platform gave no usable link for the file");
   }
-  const allowed = new Set((request.authorization?.origins ?? []).map(originOf));
-  // Once the download left the token's origins it never carries the token again, also when sent back.
-  let mayAuthorize = request.authorization !== undefined;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-    if (url.protocol !== "https:" && url.protocol !== "http:")
-      return failed("failed_download", `the link is not http(s) (${url.protocol})`);
-    if (mayAuthorize && !allowed.has(url.origin)) {
-      if (hop > 0 && request.crossOrigin === "refuse")
-        return failed("failed_download", `the platform redirected the download to ${url.origin}, where the bot does not send its token`);
-      mayAuthorize = false;
-    }
-    const headers: Record<string, string> = mayAuthorize && request.authorization ? { authorization: request.authorization.value } : {};
+    const refused = offPlatformReason(url, request.hosts, hop === 0 ? "link" : "redirect");
+    if (refused) return failed("off_platform_link", refused);
+    const headers: Record<string, string> = request.authorization ? { authorization: request.authorization } : {};
     const response = await fetch(url, { headers, redirect: "manual", signal });
     const location = response.headers.get("location");
     if (response.status >= 300 && response.status < 400 && location) {
@@ -72,15 +66,6 @@ async function fetchFollowing(request: UrlDownload, signal: AbortSignal): Promis
     return readResponse(response, request);
   }
   return failed("failed_download", `more than ${MAX_REDIRECTS} redirects`);
-}
-
-/** `https://files.slack.com/x` and `https://files.slack.com` name the same origin. */
-function originOf(urlOrOrigin: string): string {
-  try {
-    return new URL(urlOrOrigin).origin;
-  } catch {
-    return urlOrOrigin;
-  }
 }
 
 async function readResponse(response: Response, request: UrlDownload): Promise<Download> {

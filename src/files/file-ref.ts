@@ -35,7 +35,7 @@ export interface DownloadRequest {
   readonly timeoutMs: number;
 }
 
-export type DownloadFailure = Extract<FileReason, "too_big" | "missing_scope" | "expired_link" | "failed_download">;
+export type DownloadFailure = Extract<FileReason, "too_big" | "missing_scope" | "expired_link" | "failed_download" | "off_platform_link">;
 
 export type Download =
   | { readonly kind: "ok"; readonly data: Buffer /** The server's Content-Type, when it sent one. */; readonly mime?: string }

@@ -9,6 +9,7 @@ export const REASON_TEXT: Record<FileReason, string> = {
   missing_scope: "missing scope",
   expired_link: "expired link",
   failed_download: "download failed",
+  off_platform_link: "link off the platform",
   unsupported_type: "unsupported type",
   unreadable: "could not be read",
   no_vision: "the model can't see images",

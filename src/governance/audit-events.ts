@@ -1,7 +1,8 @@
-// Turns the loop's events into audit entries: pure, so the loop needs no I/O for auditing.
-// A run's observer appends them in the background; a store failure is logged, never thrown.
+// Turns the loop's events, and decisions governance refused, into audit entries: pure, so the
+// loop needs no I/O for auditing. The observer appends them in the background; a store failure is
+// logged, never thrown.
 import type { Logger } from "pino";
-import type { AgentEvent, CallOutcome, EventSink, TaskOrigin } from "../agent/types.js";
+import type { AgentEvent, CallOutcome, Decision, EventSink, PendingApproval, Person, TaskOrigin } from "../agent/types.js";
 import type { AuditDraft, AuditLog } from "./audit-log.js";
 import { createAuditQueue } from "./audit-queue.js";
 
@@ -20,16 +21,20 @@ function preview(value: string): string {
   return value.length > PREVIEW_CHARS ? `${value.slice(0, PREVIEW_CHARS - 1)}…` : value;
 }
 
-export function auditDraftOf(event: AgentEvent, context: AuditContext): AuditDraft | undefined {
-  const { origin } = context;
-  const base = {
-    runId: event.runId,
+/** What every entry about a run says: the run, its conversation and its requester. */
+function runFields(runId: string, origin: TaskOrigin) {
+  return {
+    runId,
     conversationKey: origin.conversationKey,
     surface: origin.surface,
     place: { ...origin.place },
     ...(origin.scope?.link ? { link: origin.scope.link } : {}),
     requester: origin.requester,
   };
+}
+
+export function auditDraftOf(event: AgentEvent, context: AuditContext): AuditDraft | undefined {
+  const base = runFields(event.runId, context.origin);
   switch (event.type) {
     case "approval_needed":
       return {
@@ -67,9 +72,24 @@ export function auditDraftOf(event: AgentEvent, context: AuditContext): AuditDra
   }
 }
 
+/** A decision on `pending` that governance refused (see acts.ts), and why. */
+export function refusedDecisionDraft(pending: PendingApproval, decision: Decision, decidedBy: Person, reason: string): AuditDraft {
+  return {
+    ...runFields(pending.runId, pending.origin),
+    kind: "decision_refused",
+    tool: pending.tool,
+    callId: pending.callId,
+    decision,
+    decidedBy,
+    reason,
+  };
+}
+
 export interface AuditObserver {
   /** A sink to tap a run's events with. Never throws. */
   sinkFor(context: AuditContext): EventSink;
+  /** Appends an entry that comes from no run event, in the background. Never throws. */
+  record(draft: AuditDraft): void;
   /** Resolves when every append started so far has finished (tests, shutdown). */
   settled(): Promise<void>;
 }
@@ -83,6 +103,7 @@ export function createAuditObserver(log: AuditLog, logger: Logger): AuditObserve
         if (draft) queue.append(draft);
       };
     },
+    record: (draft) => queue.append(draft),
     settled: queue.settled,
   };
 }

@@ -1,4 +1,5 @@
-// The audit log: approvals asked, decided and expired, every write that ran, remembered facts an
+// The audit log: approvals asked, decided and expired, decisions governance refused (the person
+// deciding, or the run they let go on, had lost access or reached a limit), every write that ran, remembered facts an
 // admin deleted (the explorer), and what schedules did (made, changed, paused, resumed, cancelled;
 // slots late, skipped, silent, refused), appended
 // to the store with the run, the conversation and the process. Entries are numbered by an
@@ -26,6 +27,8 @@ export const AuditEntrySchema = z.object({
     "approval_requested",
     "approval_decided",
     "approval_expired",
+    // A decision not applied: the person deciding, or the run it would let go on, is refused now (the settings file, a limit).
+    "decision_refused",
     "write_executed",
     // A schedule's life (runId: the schedule's id) and its slots that did not simply run on time (runId: the slot's run).
     "schedule_created",
@@ -53,6 +56,8 @@ export const AuditEntrySchema = z.object({
   args: z.string().optional(),
   decision: z.enum(["approve", "deny"]).optional(),
   decidedBy: PersonSchema.optional(),
+  /** Why governance refused it (a refused decision). */
+  reason: z.string().optional(),
   /** For a write: ok, error, timeout… and the start of its result. */
   outcome: z.string().optional(),
   result: z.string().optional(),

@@ -12,6 +12,7 @@ const KIND_WORD: Record<AuditEntry["kind"], string> = {
   approval_requested: "approval asked",
   approval_decided: "decided",
   approval_expired: "approval expired",
+  decision_refused: "decision refused",
   write_executed: "write ran",
   schedule_created: "schedule made",
   schedule_changed: "schedule changed",
@@ -50,19 +51,28 @@ function scheduleDetail(schedule: NonNullable<AuditEntry["schedule"]>, owner: Au
   ].join(" · ");
 }
 
+/** What an entry says besides its kind, tool, run and process. */
+function entryDetail(entry: AuditEntry): string {
+  if (entry.schedule) return scheduleDetail(entry.schedule, entry.requester);
+  const decider = who(entry.decidedBy ?? { id: "?" });
+  switch (entry.kind) {
+    case "approval_decided":
+      return `${entry.decision === "approve" ? "approved" : "denied"} by ${decider}`;
+    case "decision_refused":
+      return `${entry.decision ?? "?"} by ${decider}: ${entry.reason ?? "?"}`;
+    case "write_executed":
+      return `outcome ${entry.outcome ?? "?"}`;
+    case "fact_deleted":
+      return `by ${who(entry.requester)}: ${entry.result ?? "?"}`;
+    default:
+      return `asked by ${who(entry.requester)}`;
+  }
+}
+
 export function auditLine(entry: AuditEntry, style: LinkStyle): string {
   const when = new Date(entry.at).toISOString().replace("T", " ").slice(0, 19);
-  const detail = entry.schedule
-    ? scheduleDetail(entry.schedule, entry.requester)
-    : entry.kind === "approval_decided"
-      ? `${entry.decision === "approve" ? "approved" : "denied"} by ${who(entry.decidedBy ?? { id: "?" })}`
-      : entry.kind === "write_executed"
-        ? `outcome ${entry.outcome ?? "?"}`
-        : entry.kind === "fact_deleted"
-          ? `by ${who(entry.requester)}: ${entry.result ?? "?"}`
-          : `asked by ${who(entry.requester)}`;
   const tool = entry.tool ? ` ${entry.tool}` : "";
-  return `${when} UTC · ${KIND_WORD[entry.kind]}${tool} · ${detail} · run ${entry.runId} · ${entry.process.hostname}/${entry.process.pid} · ${link(entry.link, "thread", style)}`;
+  return `${when} UTC · ${KIND_WORD[entry.kind]}${tool} · ${entryDetail(entry)} · run ${entry.runId} · ${entry.process.hostname}/${entry.process.pid} · ${link(entry.link, "thread", style)}`;
 }
 
 /** Who may see the audit log, and how `userId` becomes one of them. `settingsFile`: the file in force, if any. */

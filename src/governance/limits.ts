@@ -12,6 +12,9 @@ export type LimitCheck =
   | { readonly kind: "ok" }
   | { readonly kind: "limited"; readonly limit: LimitKind; readonly scope: LimitScope; readonly max: number; readonly resetsAt: number };
 
+/** A daily token limit that is reached. */
+export type TokensSpent = Extract<LimitCheck, { kind: "limited" }> & { readonly limit: "tokens" };
+
 const MINUTE_MS = 60_000;
 const DAY_MS = 24 * 60 * MINUTE_MS;
 /** A counter outlives its window a little, so a late read of the window still finds it. */
@@ -59,6 +62,31 @@ function ttlFor(limit: LimitKind, now: number): number {
   return windowOf(limit, now).resetsAt - now + KEEP_AFTER_WINDOW_MS;
 }
 
+/** The daily limit `counter` reaches with `used` tokens counted, if it has one and they reach it. */
+function tokensSpent(counter: Counter, used: number, now: number): TokensSpent | undefined {
+  const max = maxOf(counter.limits, "tokens");
+  if (max === undefined || used < max) return undefined;
+  return { kind: "limited", limit: "tokens", scope: counter.scope, max, resetsAt: windowOf("tokens", now).resetsAt };
+}
+
+/** Whether a daily token limit of this person or this channel is reached; counts nothing. */
+export async function checkDailyTokens(
+  store: KeyValueStore,
+  settings: Settings,
+  subject: Subject,
+  admin: boolean,
+  now: number,
+): Promise<{ readonly kind: "ok" } | TokensSpent> {
+  const { counters, enforced } = countersFor(settings, subject, admin);
+  if (!enforced) return { kind: "ok" };
+  for (const counter of counters) {
+    if (maxOf(counter.limits, "tokens") === undefined) continue;
+    const spent = tokensSpent(counter, await store.increment(counter.key("tokens", now), 0, ttlFor("tokens", now)), now);
+    if (spent) return spent;
+  }
+  return { kind: "ok" };
+}
+
 /**
  * Counts one run against the per-minute limits unless the daily tokens are already spent.
  * A refused run is counted too, so hammering does not help; the window still resets on time.
@@ -70,15 +98,9 @@ export async function admitRun(
   admin: boolean,
   now: number,
 ): Promise<LimitCheck> {
+  const spent = await checkDailyTokens(store, settings, subject, admin, now);
+  if (spent.kind === "limited") return spent;
   const { counters, enforced } = countersFor(settings, subject, admin);
-  if (enforced) {
-    for (const counter of counters) {
-      const max = maxOf(counter.limits, "tokens");
-      if (max === undefined) continue;
-      const used = await store.increment(counter.key("tokens", now), 0, ttlFor("tokens", now));
-      if (used >= max) return { kind: "limited", limit: "tokens", scope: counter.scope, max, resetsAt: windowOf("tokens", now).resetsAt };
-    }
-  }
   let refusal: LimitCheck = { kind: "ok" };
   for (const counter of counters) {
     const max = maxOf(counter.limits, "runs");
@@ -97,14 +119,12 @@ export async function recordTokens(
   admin: boolean,
   tokens: number,
   now: number,
-): Promise<LimitCheck> {
+): Promise<{ readonly kind: "ok" } | TokensSpent> {
   const { counters, enforced } = countersFor(settings, subject, admin);
-  let refusal: LimitCheck = { kind: "ok" };
+  let refusal: { readonly kind: "ok" } | TokensSpent = { kind: "ok" };
   for (const counter of counters) {
     const used = await store.increment(counter.key("tokens", now), Math.max(0, Math.round(tokens)), ttlFor("tokens", now));
-    const max = maxOf(counter.limits, "tokens");
-    if (enforced && max !== undefined && used >= max && refusal.kind === "ok")
-      refusal = { kind: "limited", limit: "tokens", scope: counter.scope, max, resetsAt: windowOf("tokens", now).resetsAt };
+    if (enforced && refusal.kind === "ok") refusal = tokensSpent(counter, used, now) ?? refusal;
   }
   return refusal;
 }

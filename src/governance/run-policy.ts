@@ -1,24 +1,29 @@
-// What the runner and the chat commands ask governance: may this person use the bot here
-// (access), may this run start (access, then limits), with which channel settings, may the run
-// go on after the tokens it just used, and where its events go for the audit log. One object
-// over the settings in force and the store. It reads a request's place only through its
-// neutral scope (see RequestScope): a thread is governed by its parent channel.
+// What the runner and the chat surfaces ask governance: may this run start (access, then limits),
+// may this act be done now (a decision, a paused run going on, Stop, a vote, a command: acts.ts),
+// with which channel settings, may the run go on after the tokens it just used, and where its
+// events go for the audit log. One object over the settings in force and the store. It reads a
+// request's place only through its neutral scope (see RequestScope): a thread is governed by its
+// parent channel.
 import type { Logger } from "pino";
 import { z } from "zod";
 import type { EventSink, GuardStop, TaskOrigin } from "../agent/types.js";
 import type { KeyValueStore } from "../memory/types.js";
 import { decideAccess, isAdmin, scopeOf, subjectOf } from "./access.js";
+import { spends, type Act } from "./acts.js";
 import { createAuditObserver, type AuditContext, type AuditObserver } from "./audit-events.js";
 import type { AuditLog } from "./audit-log.js";
 import { runSettingsFor, type RunSettings } from "./channel-settings.js";
-import { admitRun, allowances, recordTokens, type Allowance } from "./limits.js";
-import { refusalText, resetText, type Refusal } from "./refusal-text.js";
+import { admitRun, allowances, checkDailyTokens, recordTokens, type Allowance } from "./limits.js";
+import { refusalStop, refusalText, type ActRefusal, type Refusal } from "./refusal-text.js";
 import type { SettingsSource } from "./settings-source.js";
 
 export type Admission =
   | { readonly kind: "admitted" }
   /** `repeat`: this receipt (a second fire of one schedule slot) was refused before, and the owner was told then. */
   | { readonly kind: "refused"; readonly refusal: Refusal; readonly text: string; readonly repeat?: true };
+
+/** `text`: what the person acting is told (privately); a run refused `go_on` ends with refusalStop(refusal) instead. */
+export type ActCheck = { readonly kind: "allowed" } | { readonly kind: "refused"; readonly refusal: ActRefusal; readonly text: string };
 
 /** An admission asked with a receipt is remembered this long, so a repeat is neither counted nor refused twice. */
 const ADMISSION_MEMO_MS = 24 * 60 * 60_000;
@@ -32,8 +37,11 @@ const AdmissionMemo = z.discriminatedUnion("kind", [
 ]);
 
 export interface RunPolicy {
-  /** Access only (a command): nothing is counted. */
-  access(origin: TaskOrigin): Admission;
+  /**
+   * May this act be done now (acts.ts): access, and for an act that lets a run go on the daily token limits; counts
+   * nothing. The limits fail open (logged) when the store fails, as `admit`'s do. Never rejects.
+   */
+  check(act: Act): Promise<ActCheck>;
   /**
    * Access, then limits (a run): an admitted run counts against the per-minute limits. Fails open
    * (logged) when the store fails. With `receipt` the answer is remembered and given again,
@@ -69,16 +77,32 @@ export function createRunPolicy(deps: RunPolicyDeps): RunPolicy {
   const observer = createAuditObserver(deps.audit, logger);
   const adminHere = (origin: TaskOrigin) => isAdmin(settings.current(), origin.surface, origin.requester.id);
 
-  function access(origin: TaskOrigin): Admission {
+  /** The access refusal for this person here, if the settings in force refuse them. */
+  function accessRefusal(origin: TaskOrigin): Extract<Refusal, { kind: "access" }> | undefined {
     const decision = decideAccess(settings.current(), subjectOf(origin));
-    if (decision.kind === "allowed") return { kind: "admitted" };
-    const refusal: Refusal = { kind: "access", reason: decision.reason };
-    return { kind: "refused", refusal, text: refusalText(refusal, clock()) };
+    return decision.kind === "refused" ? { kind: "access", reason: decision.reason } : undefined;
+  }
+
+  async function check(act: Act): Promise<ActCheck> {
+    const denied = accessRefusal(act.origin);
+    if (denied) return { kind: "refused", refusal: denied, text: refusalText(denied, clock()) };
+    if (!spends(act.kind)) return { kind: "allowed" };
+    const now = clock();
+    try {
+      const spent = await checkDailyTokens(store, settings.current(), subjectOf(act.origin), adminHere(act.origin), now);
+      if (spent.kind === "limited") return { kind: "refused", refusal: spent, text: refusalText(spent, now) };
+    } catch (error) {
+      logger.warn(
+        { err: error, conversationKey: act.origin.conversationKey },
+        "could not check the limits (store failed); letting it go on",
+      );
+    }
+    return { kind: "allowed" };
   }
 
   async function decide(origin: TaskOrigin): Promise<Admission> {
-    const allowed = access(origin);
-    if (allowed.kind === "refused") return allowed;
+    const denied = accessRefusal(origin);
+    if (denied) return { kind: "refused", refusal: denied, text: refusalText(denied, clock()) };
     const now = clock();
     try {
       const limit = await admitRun(store, settings.current(), subjectOf(origin), adminHere(origin), now);
@@ -93,7 +117,7 @@ export function createRunPolicy(deps: RunPolicyDeps): RunPolicy {
   }
 
   return {
-    access,
+    check,
 
     async admit(origin, receipt) {
       if (receipt === undefined) return decide(origin);
@@ -119,14 +143,8 @@ export function createRunPolicy(deps: RunPolicyDeps): RunPolicy {
     async recordUsage(origin, tokens) {
       const now = clock();
       try {
-        const check = await recordTokens(store, settings.current(), subjectOf(origin), adminHere(origin), tokens, now);
-        if (check.kind === "ok") return undefined;
-        const whose = check.scope === "user" ? "the person's" : "the channel's";
-        return {
-          guard: "token_limit",
-          detail: `${whose} daily limit of ${check.max} model tokens is reached`,
-          sentence: `Stopped: ${whose.replace("the person's", "your")} daily limit of ${check.max.toLocaleString("en-US")} model tokens is reached; it resets ${resetText(check.resetsAt, now)}.`,
-        };
+        const recorded = await recordTokens(store, settings.current(), subjectOf(origin), adminHere(origin), tokens, now);
+        return recorded.kind === "ok" ? undefined : refusalStop(recorded, now);
       } catch (error) {
         logger.warn({ err: error, conversationKey: origin.conversationKey }, "could not record the tokens a run used (store failed)");
         return undefined;

@@ -1,7 +1,8 @@
 // The service surfaces talk to, as wiring: the loop setups (src/runs/loop-setups.ts), the
 // conversation memory around a run (conversation-memory.ts), the decisions protocol
-// (decisions.ts) and the authority (src/governance/authority.ts) handed to the runner, which
-// holds the durable part (intake, queue, checkpoints, approvals waiting and expiring).
+// (decisions.ts), governance at decisions (decision-gate.ts) and the authority
+// (src/governance/authority.ts) handed to the runner, which holds the durable part (intake,
+// queue, checkpoints, approvals waiting and expiring).
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import { parseStoreUrl } from "../memory/keyv-store.js";
@@ -19,6 +20,7 @@ import { TokenCounter } from "../tokens/token-counter.js";
 import { auditedSinks } from "./audited-sink.js";
 import { createContextLoaders } from "./context-loaders.js";
 import { createConversationMemory } from "./conversation-memory.js";
+import { createDecisionGate } from "./decision-gate.js";
 import { createDecisions } from "./decisions.js";
 import { loggedFeedback } from "./feedback-log.js";
 import { createLocalWorkQueue } from "./local-work-queue.js";
@@ -91,6 +93,8 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   const files = createRunFiles(config, store, counter, logger);
   const settingsOf = (origin: TaskOrigin): RunSettings => runPolicy?.runSettings(origin) ?? OPEN_RUN;
   const toolPolicy = createToolPolicy(config.toolPolicy);
+  const gate = createDecisionGate(runPolicy, clock);
+  const upgrade = (origin: TaskOrigin) => surfaces.get(origin.surface)?.upgrade?.(origin) ?? { origin };
 
   const setups = createLoopSetups({
     ...deps,
@@ -143,6 +147,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
       if (admission.kind !== "refused") return undefined;
       return { status: "answered", runId: newRunId(), answer: admission.text, steps: [], usage: { promptTokens: 0, completionTokens: 0 } };
     },
+    gate,
     afterAnswer: (state, outcome) => memory.afterAnswer(state, outcome),
     answering: (conversationKey) => memory.answering(conversationKey),
     showsExpiry: (surface) => surfaces.get(surface)?.expired !== undefined,
@@ -153,13 +158,15 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
         logger.warn({ err: error }, "an approval expiry handler threw; ignored");
       }
     },
-    upgrade: (origin) => surfaces.get(origin.surface)?.upgrade?.(origin) ?? { origin },
+    upgrade,
   });
   // A surface with a presenter shows the rest of the run from whichever process runs it; otherwise, and for a person's
   // own run on a surface whose caller waits for its runs (the console's prompt), the caller waits for it here.
   const decide = createDecisions({
     approvals,
     authority,
+    gate,
+    upgrade,
     clock,
     resume(run, sink, reply) {
       const { origin } = run.state;

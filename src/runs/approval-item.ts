@@ -63,7 +63,7 @@ export async function handleApproval(
     claim = won.won ? { decision: "expired", at: clock() } : won.existing;
     if (!claim) return "open";
   }
-  const resolution: Resolution =
+  const decision: Resolution =
     claim.decision === "expired" || !claim.decidedBy
       ? { kind: "expired" }
       : { kind: "decided", decision: claim.decision, decidedBy: claim.decidedBy };
@@ -71,7 +71,7 @@ export async function handleApproval(
   const waiting = presenters.isWaiting(key);
   const origin = run.state.origin;
   const reply = ReplySchema.safeParse(await store.get(replyKey(item.runId, item.callId)));
-  const byPresenter = waiting || resolution.kind === "decided" || reply.success;
+  const byPresenter = waiting || decision.kind === "decided" || reply.success;
   // Nobody here could see the outcome: the run is not resumed, and the claimed decision waits for a retry (or a process that can).
   if (byPresenter ? !presenters.canShow(key, origin.surface) : !deps.showsExpiry(origin.surface))
     throw new SurfaceUnavailableError(origin.surface, key);
@@ -99,6 +99,10 @@ export async function handleApproval(
     await checkpoints.remove(item.runId);
     return "ended";
   }
+  // Asked now, not at the click: a requester blocked (or a channel removed) since, also while a restart kept the claimed
+  // decision waiting, ends the run before its write. A decision applied before a crash (`later`) ran its write already.
+  const refusal = decision.kind === "decided" && !later ? await deps.gate.goOn(run, decision) : undefined;
+  const resolution: Resolution = refusal ? { kind: "refused", stop: refusal } : decision;
   if (!later) await checkpoints.remove(item.runId);
   // A Stop pressed while this decision's resume ran before (a process that died, a store that failed) still holds.
   const stoppedBy = await deps.stops?.stoppedBefore(item.runId, item.callId);
@@ -141,7 +145,7 @@ export async function handleApproval(
 }
 
 /** A paused run stored by an older version: its origins get their scope (the signature was checked on what was stored). */
-function upgradedRun(upgrade: OriginUpgrade, run: StoredRun): StoredRun {
+export function upgradedRun(upgrade: OriginUpgrade, run: StoredRun): StoredRun {
   if (run.state.origin.scope) return run;
   const { origin } = upgrade(run.state.origin);
   return { state: { ...run.state, origin }, pending: { ...run.pending, origin } };

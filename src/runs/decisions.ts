@@ -1,15 +1,21 @@
 // The approval-decision protocol: a click on Approve or Deny (or an expiry found on the click) is
-// checked against the stored run, the authority, and the clock, then claimed before it is applied,
-// so a decision is applied at most once across double clicks, replicas and restarts.
+// checked against the stored run, the authority, governance (may the person act here now:
+// decision-gate.ts) and the clock, then claimed before it is applied, so a decision is applied at
+// most once across double clicks, replicas and restarts. A refused click claims nothing.
 import type { ApprovalStore, ClaimRecord, StoredRun } from "./approval-store.js";
 import type { EventSink } from "../agent/types.js";
 import type { Authority } from "../governance/authority.js";
+import { upgradedRun } from "./approval-item.js";
+import type { DecisionGate } from "./decision-gate.js";
 import type { Resumed } from "./runner.js";
-import type { DecisionRequest, DecisionResult, ReplyHandle } from "./service.js";
+import type { DecisionRequest, DecisionResult, OriginUpgrade, ReplyHandle } from "./service.js";
 
 export interface DecisionsDeps {
   readonly approvals: ApprovalStore;
   readonly authority: Authority;
+  readonly gate: DecisionGate;
+  /** Reads a paused run of an older version with its scope, for the gate. */
+  readonly upgrade: OriginUpgrade;
   readonly clock: () => number;
   /** Queues the rest of the run after a won claim; see Runner.resume. */
   readonly resume: (run: StoredRun, sink: EventSink, reply?: ReplyHandle) => Promise<Resumed>;
@@ -37,7 +43,7 @@ function priorDecision(existing: ClaimRecord | undefined): DecisionResult | unde
 }
 
 export function createDecisions(deps: DecisionsDeps): Decide {
-  const { approvals, authority, clock, resume } = deps;
+  const { approvals, authority, gate, clock, resume } = deps;
   return async (request, sink) => {
     const loaded = await approvals.load(request.runId);
     if (loaded.kind === "invalid")
@@ -47,6 +53,9 @@ export function createDecisions(deps: DecisionsDeps): Decide {
     const { run } = loaded;
     const actor = { surface: run.state.origin.surface, id: request.decidedBy.id, roles: request.roles ?? [] };
     if (!authority.may("decide", actor, run.pending.requester)) return { kind: "not_allowed", requester: run.pending.requester };
+    const { decision, decidedBy } = request;
+    const refused = await gate.decider(upgradedRun(deps.upgrade, run), { decision, decidedBy, roles: actor.roles });
+    if (refused !== undefined) return { kind: "refused", text: refused };
     const now = clock();
     if (now >= run.pending.expiresAt) {
       const claim = await approvals.claim(request.runId, request.callId, { decision: "expired" }, now);

@@ -2,6 +2,7 @@
 // saving a pause, showing an outcome and the writes after it, and stopping for shutdown.
 import { randomBytes } from "node:crypto";
 import type { ApprovalStore } from "./approval-store.js";
+import type { DecisionGate } from "./decision-gate.js";
 import type { LoopDeps, LoopResult, RunStart } from "../agent/loop/loop-types.js";
 import type { RunState } from "../agent/loop/run-state.js";
 import type { OriginUpgrade, PostedAnswer, RunPresenter, Task } from "./service.js";
@@ -40,6 +41,8 @@ export interface RunnerDeps {
   buildContext(task: Task): Promise<ChatMessage[]>;
   /** The task's files as the question's parts, prepared within the run's time; undefined when it brought none. */
   attachmentsFor?(task: Task, runId: string, sink: EventSink): RunStart["attachments"];
+  /** Whether a paused run may go on after its decision, asked as its resume runs (decision-gate.ts). */
+  readonly gate: Pick<DecisionGate, "goOn">;
   /** A refusal to answer instead of running (access, limits), or undefined to run. */
   refusal(task: Task): Promise<Extract<RunOutcome, { status: "answered" }> | undefined>;
   /** Writes after an answer (history in the run's turn, facts after it). Must not throw. */

@@ -61,6 +61,8 @@ export type DecisionResult =
    */
   | { readonly kind: "resumed"; readonly decision: Decision; readonly outcome?: RunOutcome; readonly note?: string }
   | { readonly kind: "not_allowed"; readonly requester: Person }
+  /** Governance refuses the person deciding now (access, a daily limit): `text` tells them why, privately; nothing changed. */
+  | { readonly kind: "refused"; readonly text: string }
   | { readonly kind: "already_decided"; readonly decision: Decision; readonly decidedBy: Person }
   | { readonly kind: "expired"; readonly outcome?: RunOutcome }
   | { readonly kind: "unknown"; readonly message: string };

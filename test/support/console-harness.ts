@@ -19,6 +19,7 @@ import type { KeyValueStore } from "../../src/memory/types.js";
 import type { TimerClock } from "../../src/runs/schedules/local-slot-timer.js";
 import { harnessSchedules, startFiring, type HarnessSchedules } from "./harness-schedules.js";
 import { temporaryFolder, until } from "./memory-test-kit.js";
+import { editSettingsFile, openSettingsFile, settingsOf, writeSettingsFile } from "./governance-kit.js";
 
 /** The console under the core; `stop` ends the session as the app's shutdown does. */
 export interface ConsoleAdapter {
@@ -45,6 +46,8 @@ export interface ConsoleHarness {
   endInput(): void;
   /** Waits (bounded) until `expected` shows up after `from`; returns where it ends. */
   waitFor(expected: string | RegExp, from?: number): Promise<number>;
+  /** With `watchedSettings`: an admin rewrites the settings file; resolves once the console applied it. */
+  editSettings(settings: Settings): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -58,6 +61,8 @@ export interface ConsoleHarnessOptions {
   readonly terminal?: boolean;
   /** The settings file's content (access, admins…). */
   readonly settings?: Settings;
+  /** `settings` in a file the start opens and watches, as a bot process does BOT_SETTINGS; `editSettings` rewrites it. */
+  readonly watchedSettings?: true;
   /** Parts of the service the console sees, replaced (to make them fail). */
   readonly serviceOverrides?: Partial<AgentService>;
   /** Schedules as app.ts wires them; `clock` is what only they read (a test moves it to fire slots). */
@@ -78,8 +83,10 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
   const folder = await temporaryFolder();
   const config = loadConfig({ STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`, MEMORY_EXTRACT_FACTS: "false", ...options.env });
   const store = await openStore(config.storeUrl, silentLogger);
+  const settingsPath = join(folder.path, "bot.settings.json");
+  if (options.watchedSettings) await writeSettingsFile(settingsPath, options.settings ?? settingsOf({}));
   const governance = createGovernance({
-    source: fixedSettings(options.settings),
+    source: options.watchedSettings ? await openSettingsFile(settingsPath, silentLogger) : fixedSettings(options.settings),
     store,
     logger: silentLogger,
     model: config.model.name,
@@ -148,11 +155,16 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
       await until(() => find(written, expected, from) !== undefined, `${String(expected)} in the console output:\n${written.slice(from)}`);
       return find(written, expected, from)!;
     },
+    editSettings(settings) {
+      if (!options.watchedSettings) throw new Error("the console was started without watchedSettings");
+      return editSettingsFile(settingsPath, governance.source, settings);
+    },
     async close() {
       await adapter.stop();
       await scheduling?.schedules.close();
       await service.close(1_000);
       await attached.close();
+      await governance.close();
       await store.close();
       await folder.remove();
     },

@@ -26,6 +26,7 @@ import type { Settings } from "../../src/governance/settings-schema.js";
 import { fixedSettings } from "../../src/governance/settings-source.js";
 import type { TimerClock } from "../../src/runs/schedules/local-slot-timer.js";
 import { harnessSchedules, startFiring, type HarnessSchedules } from "./harness-schedules.js";
+import { editSettingsFile, openSettingsFile, settingsOf, writeSettingsFile } from "./governance-kit.js";
 
 export interface HarnessOptions {
   readonly script: readonly ScriptStep[];
@@ -46,6 +47,8 @@ export interface HarnessOptions {
     approverRole: string;
     fake: FakeDiscord;
   }) => Settings;
+  /** `settings` in a file each start opens and watches, as a bot process does BOT_SETTINGS; `editSettings` rewrites it. */
+  readonly watchedSettings?: true;
   /** Puts a fault between the service and its (in-process) work queue. */
   readonly wrapQueue?: (queue: WorkQueue) => WorkQueue;
   /** Schedules as app.ts wires them; `clock` is what only they read (a test moves it to fire slots). */
@@ -75,6 +78,8 @@ export interface DiscordHarness {
   readonly approverRole: string;
   /** Stops adapter, service and store, then starts new ones on the same store with this script. */
   restart(script: readonly ScriptStep[]): Promise<void>;
+  /** With `watchedSettings`: an admin rewrites the settings file; resolves once the running process applied it. */
+  editSettings(settings: Settings): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -102,11 +107,14 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
     carol,
     dave: { id: nextSnowflake(), username: "dave" },
   };
+  const settingsPath = join(folder, "bot.settings.json");
+  const settingsAt = () => (options.settings ? options.settings({ ...people, approverRole, fake }) : undefined);
+  if (options.watchedSettings) await writeSettingsFile(settingsPath, settingsAt() ?? settingsOf({}));
   const boot = async (script: readonly ScriptStep[]) => {
     const model = new ScriptedModel(script, options.whenExhausted ? { whenExhausted: options.whenExhausted } : {});
     const store = await openStore(config.storeUrl, silentLogger);
     const governance = createGovernance({
-      source: fixedSettings(options.settings ? options.settings({ ...people, approverRole, fake }) : undefined),
+      source: options.watchedSettings ? await openSettingsFile(settingsPath, silentLogger) : fixedSettings(settingsAt()),
       store,
       logger: silentLogger,
       model: config.model.name,
@@ -194,6 +202,10 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
     logs,
     ...people,
     approverRole,
+    editSettings(settings) {
+      if (!options.watchedSettings) throw new Error("the harness was started without watchedSettings");
+      return editSettingsFile(settingsPath, running.governance.source, settings);
+    },
     async restart(script) {
       await shutdown();
       running = await boot(script);

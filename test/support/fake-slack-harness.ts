@@ -28,6 +28,7 @@ import type { Settings } from "../../src/governance/settings-schema.js";
 import { fixedSettings, type SettingsSource } from "../../src/governance/settings-source.js";
 import type { TimerClock } from "../../src/runs/schedules/local-slot-timer.js";
 import { harnessSchedules, startFiring, type HarnessSchedules } from "./harness-schedules.js";
+import { editSettingsFile, openSettingsFile, settingsOf, writeSettingsFile } from "./governance-kit.js";
 
 /** The Slack surface under the core, as the app runs it; `stop` stops taking events (the runner and the client close later). */
 export interface SlackAdapter {
@@ -53,6 +54,8 @@ export interface SlackHarness {
   readonly baseUrl: string;
   /** `model`: the new process's model (default: the same one, which goes on with its script). */
   restart(model?: Model): Promise<void>;
+  /** With `watchedSettings`: an admin rewrites the settings file; resolves once the running process applied it. */
+  editSettings(settings: Settings): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -68,6 +71,8 @@ export interface HarnessOptions {
   readonly settings?: Settings;
   /** Settings that change while the bot runs (an edited file), instead of `settings`. */
   readonly settingsSource?: SettingsSource;
+  /** `settings` in a file each start opens and watches, as a bot process does BOT_SETTINGS; `editSettings` rewrites it. */
+  readonly watchedSettings?: true;
   /** Puts a fault between the service and its (in-process) work queue. */
   readonly wrapQueue?: (queue: WorkQueue) => WorkQueue;
   /** Schedules as app.ts wires them; `clock` is what only they read (a test moves it to fire slots). */
@@ -101,9 +106,13 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
   const store = await openStore(config.storeUrl, logger);
 
   let model = options.model;
+  const settingsPath = join(folder, "bot.settings.json");
+  if (options.watchedSettings) await writeSettingsFile(settingsPath, options.settings ?? settingsOf({}));
   const boot = async () => {
     const governance = createGovernance({
-      source: options.settingsSource ?? fixedSettings(options.settings),
+      source: options.watchedSettings
+        ? await openSettingsFile(settingsPath, logger)
+        : (options.settingsSource ?? fixedSettings(options.settings)),
       store,
       logger,
       model: config.model.name,
@@ -186,6 +195,10 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
     },
     get eventsUrl() {
       return `http://127.0.0.1:${current.adapter.port}/slack/events`;
+    },
+    editSettings(settings) {
+      if (!options.watchedSettings) throw new Error("the harness was started without watchedSettings");
+      return editSettingsFile(settingsPath, current.governance.source, settings);
     },
     async restart(next) {
       if (next) model = next;

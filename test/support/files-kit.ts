@@ -7,6 +7,7 @@ import { PDFDocument, PDFHexString, StandardFonts } from "pdf-lib";
 import sharp from "sharp";
 import { loadConfig } from "../../src/config.js";
 import { downloadUrl } from "../../src/files/download.js";
+import { fileHostsOf } from "../../src/files/file-hosts.js";
 import type { FileDescriptor, SurfaceFiles } from "../../src/files/file-ref.js";
 import { isHtmlFile } from "../../src/files/file-kind.js";
 import { createFileReader, type FileReader, type FileReaderLimits } from "../../src/files/reader/file-reader.js";
@@ -77,8 +78,9 @@ export function described(id: string, name: string, mime: string, url: string, s
   return { id, name, mime, ...(size === undefined ? {} : { size }), source: { url } };
 }
 
-/** Files fetched from the fake host like Slack's: the token goes only to `tokenOrigins` (the host itself by default). */
-export function urlFiles(options: { token?: string; tokenOrigins: readonly string[]; uploads?: boolean }): SurfaceFiles {
+/** Files fetched from the fake host like Slack's: only from `origins` (the platform's file hosts), each request with the token. */
+export function urlFiles(options: { token?: string; origins: readonly string[]; uploads?: boolean }): SurfaceFiles {
+  const hosts = fileHostsOf("Slack", options.origins);
   return {
     uploads: options.uploads ?? false,
     refFor(file) {
@@ -91,7 +93,8 @@ export function urlFiles(options: { token?: string; tokenOrigins: readonly strin
           downloadUrl({
             ...request,
             url: file.source.url ?? "",
-            ...(options.token ? { authorization: { value: `Bearer ${options.token}`, origins: options.tokenOrigins } } : {}),
+            hosts,
+            ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
             ...(file.size === undefined ? {} : { declaredSize: file.size }),
             expectsHtml: isHtmlFile(file.name, file.mime),
           }),

@@ -52,7 +52,7 @@ const service = createAgentService({ config, model, store, logger: silentLogger 
 const host = new URL(files[0]!.source.url!).origin;
 service.attach("console", {
   tools: [],
-  files: urlFiles({ token: GOOD_TOKEN, tokenOrigins: [host] }),
+  files: urlFiles({ token: GOOD_TOKEN, origins: [host] }),
   present: () => ({
     sink: (event) => {
       if (event.type === "files") say({ event });

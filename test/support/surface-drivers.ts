@@ -2,8 +2,10 @@
 // its surface through the real platform library and fake server as people would (mention the
 // bot, click its buttons, run its commands) and reads back what each person sees there — the
 // messages everyone in the conversation sees, and the notes only that person sees (ephemeral
-// messages, ephemeral interaction replies, direct messages). The scenarios are written once
-// against this interface, so a difference between surfaces is a failing test.
+// messages, ephemeral interaction replies, direct messages). The settings are a file each start
+// reads and then watches, as a bot process does BOT_SETTINGS, and `govern` rewrites it as an admin
+// would. The scenarios are written once against this interface, so a difference between surfaces
+// is a failing test.
 import { z } from "zod";
 import { ScriptedModel, type ScriptStep } from "./model-scripted.js";
 import type { Tool } from "../../src/agent/types.js";
@@ -20,18 +22,30 @@ import { BOT_USER_ID, type FakeMessage } from "./fake-slack.js";
 import { blockActionPayload, mentionEvent, postEvent, postInteraction } from "./fake-slack-requests.js";
 import { gatedModel, startSlackHarness } from "./fake-slack-harness.js";
 import { settingsOf } from "./governance-kit.js";
+import { failingResumes } from "./failing-queue.js";
+import type { WorkQueue } from "../../src/runs/work-queue.js";
 import { until } from "./memory-test-kit.js";
 
 /** The people of a scenario: who asks, someone with no say, an approver, an admin. */
 export type Who = "alice" | "bob" | "approver" | "admin";
 export type Button = "approve" | "deny" | "stop" | "up" | "down";
 
-export interface StartOptions {
+/** Who the settings file lets use the bot, and where. */
+export interface Access {
+  /** People the settings block. */
+  readonly blocked?: readonly Who[];
+  /** The people on the allow list; without it everyone may use the bot. */
+  readonly allowed?: readonly Who[];
+  /** The shared channel is blocked. */
+  readonly channelBlocked?: boolean;
+}
+
+export interface StartOptions extends Access {
   readonly script: readonly ScriptStep[];
   /** Every model call waits forever (a run to stop). */
   readonly stuck?: boolean;
-  /** People the settings block. */
-  readonly blocked?: readonly Who[];
+  /** The work queue refuses every resume, as BullMQ does while Redis is unreachable: a decision is claimed and waits for the next start. */
+  readonly resumesDown?: true;
 }
 
 export interface Session {
@@ -53,6 +67,8 @@ export interface Session {
   writes(): number;
   /** A new process on the same store, whose model answers with `script`. */
   restart(script: readonly ScriptStep[]): Promise<void>;
+  /** An admin rewrites the settings file; resolves once the running bot applied it (a restart reads it too). */
+  govern(access: Access): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -69,6 +85,7 @@ export async function seen(read: () => string, expected: RegExp): Promise<void> 
 }
 
 const never = new Promise<void>(() => {});
+const resumesRefused = (queue: WorkQueue) => failingResumes(queue, Number.POSITIVE_INFINITY);
 const SLACK_PEOPLE: Record<Who, string> = { alice: "U0ALICE", bob: "U0BOB", approver: "U0CAROL", admin: "U0BOSS" };
 const SLACK_ACTIONS: Record<Button, string> = {
   approve: APPROVE_ACTION,
@@ -78,11 +95,16 @@ const SLACK_ACTIONS: Record<Button, string> = {
   down: FEEDBACK_DOWN_ACTION,
 };
 
-function settingsFor(surface: "slack" | "discord" | "console", ids: Record<Who, string>, blocked: readonly Who[] = []): Settings {
-  const blockedIds = blocked.map((who) => ids[who]);
-  // An admin may use the bot anywhere: on the console the one person is the admin unless a scenario blocks them.
-  const admins = blockedIds.includes(ids.admin) ? [] : [ids.admin];
-  return settingsOf({ access: { admins: { [surface]: admins }, block: { users: blockedIds } } });
+/** The settings file for `access`; `channel` is the shared channel's id (none on the console). */
+function settingsFor(surface: "slack" | "discord" | "console", ids: Record<Who, string>, access: Access, channel?: string): Settings {
+  const blocked = (access.blocked ?? []).map((who) => ids[who]);
+  const allowed = access.allowed?.map((who) => ids[who]);
+  // An admin may use the bot anywhere: on the console the one person is the admin unless a scenario refuses them.
+  const admins = blocked.includes(ids.admin) || (allowed && !allowed.includes(ids.admin)) ? [] : [ids.admin];
+  const channels = access.channelBlocked && channel ? [channel] : [];
+  return settingsOf({
+    access: { admins: { [surface]: admins }, block: { users: blocked, channels }, allow: { users: allowed ?? [] } },
+  });
 }
 
 /** The value of the element with this action id, wherever it sits in the blocks. */
@@ -107,8 +129,10 @@ export const slackDriver: SurfaceDriver = {
     const h = await startSlackHarness({
       model: model(options.script),
       env: { SLACK_APPROVERS: SLACK_PEOPLE.approver },
-      settings: settingsFor("slack", SLACK_PEOPLE, options.blocked),
+      settings: settingsFor("slack", SLACK_PEOPLE, options, "C0GENERAL"),
+      watchedSettings: true,
       schedules: {},
+      ...(options.resumesDown ? { wrapQueue: resumesRefused } : {}),
     });
     const threads: string[] = [];
     let ts = 1_700_100_000;
@@ -153,6 +177,7 @@ export const slackDriver: SurfaceDriver = {
       },
       writes: () => ok("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM").length,
       restart: (script) => h.restart(model(script)),
+      govern: (access) => h.editSettings(settingsFor("slack", SLACK_PEOPLE, access, "C0GENERAL")),
       close: () => h.close(),
     };
     return session;
@@ -166,14 +191,22 @@ export const discordDriver: SurfaceDriver = {
   people: true,
   async start(options) {
     let users: Record<Who, FakeUser> | undefined;
+    const idsOf = (people: Record<Who, FakeUser>): Record<Who, string> => ({
+      alice: people.alice.id,
+      bob: people.bob.id,
+      approver: people.approver.id,
+      admin: people.admin.id,
+    });
     const h = await startDiscordHarness({
       script: options.script,
       ...(options.stuck ? { gate: never } : {}),
       schedules: {},
-      settings: ({ alice, bob, carol, dave }) => {
+      settings: ({ alice, bob, carol, dave, fake }) => {
         users = { alice, bob, approver: carol, admin: dave };
-        return settingsFor("discord", { alice: alice.id, bob: bob.id, approver: carol.id, admin: dave.id }, options.blocked);
+        return settingsFor("discord", idsOf(users), options, fake.general.id);
       },
+      watchedSettings: true,
+      ...(options.resumesDown ? { wrapQueue: resumesRefused } : {}),
     });
     const people = users!;
     const { fake } = h;
@@ -221,6 +254,7 @@ export const discordDriver: SurfaceDriver = {
       },
       writes: () => fake.callsTo("POST", new RegExp(`^/channels/${fake.random.id}/messages$`)).filter((call) => call.status < 300).length,
       restart: (script) => h.restart(script),
+      govern: (access) => h.editSettings(settingsFor("discord", idsOf(people), access, fake.general.id)),
       close: () => h.close(),
     };
   },
@@ -244,10 +278,12 @@ export const consoleDriver: SurfaceDriver = {
         return `Posted (${writes}).`;
       },
     };
+    if (options.resumesDown) throw new Error("the console has no restart to take a waiting decision up");
     const h = await startConsole({
       model: new ScriptedModel(options.script),
       tools: [post],
-      settings: settingsFor("console", ids, options.blocked),
+      settings: settingsFor("console", ids, options),
+      watchedSettings: true,
       schedules: {},
     });
     const unsupported = (what: string) => () => Promise.reject(new Error(`the console has no ${what}`));
@@ -266,6 +302,7 @@ export const consoleDriver: SurfaceDriver = {
       privateText: () => h.text(),
       writes: () => writes,
       restart: unsupported("restart"),
+      govern: (access) => h.editSettings(settingsFor("console", ids, access)),
       close: () => h.close(),
     };
   },

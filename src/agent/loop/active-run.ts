@@ -216,16 +216,17 @@ export class ActiveRun {
     return { kind: "stop", stop: this.cancellation.interrupted() ?? modelCallStop(error, this.deps.logger, { runId: this.runId, step }) };
   }
 
-  /** Applies a person's decision (or the expiry) to the waiting call, then finishes that step. */
+  /** Applies a person's decision (or the expiry, or a refusal to go on) to the waiting call, then finishes that step. */
   async resolve(resolution: Resolution): Promise<StepEnd> {
     const pending = this.pending!;
     this.pending = undefined;
     const [call, ...rest] = pending.calls;
     const done = [...pending.done];
-    if (resolution.kind === "expired") {
-      this.block(pending.calls, "nobody approved it in time", pending.index, done);
+    if (resolution.kind !== "decided") {
+      const stop = resolution.kind === "expired" ? approvalExpiredStop(call!.name, this.deps.approvalTimeoutMs) : resolution.stop;
+      this.block(pending.calls, resolution.kind === "expired" ? "nobody approved it in time" : stop.detail, pending.index, done);
       this.finishStep(pending.index, pending.startedAt, pending.text, done, pending.usage);
-      return { kind: "stop", stop: approvalExpiredStop(call!.name, this.deps.approvalTimeoutMs) };
+      return { kind: "stop", stop };
     }
     const { decision, decidedBy } = resolution;
     this.emit({ type: "approval_decided", runId: this.runId, callId: call!.id, decision, decidedBy });

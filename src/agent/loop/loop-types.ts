@@ -64,7 +64,9 @@ export interface RunStart {
 
 export type Resolution =
   | { readonly kind: "decided"; readonly decision: Decision; readonly decidedBy: Person }
-  | { readonly kind: "expired" };
+  | { readonly kind: "expired" }
+  /** The run may not go on after its decision (its requester or channel lost access, a limit is reached): it ends with `stop`. */
+  | { readonly kind: "refused"; readonly stop: GuardStop };
 
 export interface LoopResult {
   readonly outcome: RunOutcome;

@@ -80,6 +80,7 @@ const ContentPartSchema = z.discriminatedUnion("type", [
       "missing_scope",
       "expired_link",
       "failed_download",
+      "off_platform_link",
       "unsupported_type",
       "unreadable",
       "no_vision",

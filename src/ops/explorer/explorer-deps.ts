@@ -26,6 +26,10 @@ export interface SettingsView {
 export interface ExplorerDeps {
   /** ADMIN_TOKEN. */
   readonly token: string;
+  /** TRUST_PROXY: how many reverse proxies stand in front (0: the forwarding headers are ignored). */
+  readonly trustedProxies: number;
+  /** PUBLIC_URL, when set: an https one marks the session cookie Secure whatever the request says. */
+  readonly publicUrl?: string;
   readonly records: RunRecordStore;
   /** The usage counters are read from it. */
   readonly store: KeyValueStore;

@@ -2,7 +2,10 @@
 // (pages send anyone else to the sign-in page, the API answers 401, a change needs the session's
 // CSRF token or the Bearer header), and answers for junk: an unknown path 404, a wrong method 405,
 // a bad body 400/415, a huge one 413, a handler that fails 500. It never throws at a request.
+// Sign-in tries are counted by the client's address, behind TRUST_PROXY proxies the one they forward;
+// the session cookie is Secure when the browser came over HTTPS or PUBLIC_URL is https.
 import type { IncomingMessage, RequestListener } from "node:http";
+import { requestSource } from "../request-source.js";
 import { apiRun, apiRuns, apiUsage } from "./api.js";
 import { EXPLORER_CSS, EXPLORER_ICON, EXPLORER_JS } from "./assets.js";
 import type { ExplorerDeps, PageHandler } from "./explorer-deps.js";
@@ -16,6 +19,12 @@ import { auditPage, settingsPage, toolsPage } from "./pages/system-pages.js";
 import { createSessions, sameSecret, type Caller } from "./sessions.js";
 
 const FORM_LIMIT = 16 * 1024;
+const LIMITED_TEXT = {
+  client: "Too many tries from your address: wait a minute.",
+  everyone: "Too many failed sign-ins from everyone in the last minute: wait a minute.",
+} as const;
+/** Whole seconds, at least one. */
+const retryAfter = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)));
 const RUN_ID = "([\\w.:-]{1,120})";
 
 interface Route {
@@ -38,16 +47,24 @@ const asset =
 export function createExplorerHandler(deps: ExplorerDeps): RequestListener {
   const clock = deps.clock ?? Date.now;
   const sessions = createSessions(deps.token, clock);
+  const publicHttps = deps.publicUrl !== undefined && new URL(deps.publicUrl).protocol === "https:";
 
   const signIn: PageHandler = ({ request, form }) => {
-    const result = sessions.signIn(clientOf(request), form.get("token") ?? "");
-    if (result === "limited") return { ...loginPage("Too many tries: wait a minute."), status: 429, headers: { "Retry-After": "60" } };
-    if (result === "wrong") return { ...loginPage("That is not the admin token."), status: 401 };
-    return redirect("/admin/", { "Set-Cookie": sessions.cookie(result, false) });
+    const source = requestSource(request, deps.trustedProxies);
+    const result = sessions.signIn(source.address, form.get("token") ?? "");
+    if (result.kind === "limited")
+      return {
+        ...loginPage(LIMITED_TEXT[result.by]),
+        status: 429,
+        headers: { "Retry-After": retryAfter(result.retryAfterMs) },
+      };
+    if (result.kind === "wrong") return { ...loginPage("That is not the admin token."), status: 401 };
+    return redirect("/admin/", { "Set-Cookie": sessions.cookie(result.session, source.https || publicHttps) });
   };
-  const signOut: PageHandler = ({ caller }) => {
+  const signOut: PageHandler = ({ request, caller }) => {
     if (caller.kind === "session") sessions.signOut(caller.session.id);
-    return redirect("/admin/login", { "Set-Cookie": sessions.cookie(undefined, false) });
+    const secure = requestSource(request, deps.trustedProxies).https || publicHttps;
+    return redirect("/admin/login", { "Set-Cookie": sessions.cookie(undefined, secure) });
   };
 
   const routes: readonly Route[] = [
@@ -85,7 +102,11 @@ export function createExplorerHandler(deps: ExplorerDeps): RequestListener {
     if (here.length === 0) return text(404, "Not found.");
     const route = here.find((candidate) => candidate.method === method);
     if (!route) return text(405, "Method not allowed.", { Allow: [...new Set(here.map((candidate) => candidate.method))].join(", ") });
-    const caller = sessions.callerOf(request);
+    const caller = sessions.callerOf(request, requestSource(request, deps.trustedProxies).address);
+    if (caller.kind === "limited") {
+      request.resume();
+      return json(429, { error: LIMITED_TEXT[caller.by] }, { "Retry-After": retryAfter(caller.retryAfterMs) });
+    }
     if (route.access !== "public" && caller.kind === "anonymous") {
       request.resume();
       if (route.access === "api" || route.method === "POST")
@@ -127,9 +148,4 @@ export function createExplorerHandler(deps: ExplorerDeps): RequestListener {
 function csrfHolds(caller: Caller, given: string): boolean {
   if (caller.kind === "bearer") return true;
   return caller.kind === "session" && sameSecret(given, caller.session.csrf);
-}
-
-/** Tries are counted per address (behind a proxy, the proxy's: sign-in is then limited for all at once). */
-function clientOf(request: IncomingMessage): string {
-  return request.socket.remoteAddress ?? "unknown";
 }

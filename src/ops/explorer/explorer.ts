@@ -93,6 +93,8 @@ function explorerDeps(options: ExplorerOptions, token: string): ExplorerDeps {
   const { config, store, records, service, governance, logger } = options;
   return {
     token,
+    trustedProxies: config.trustedProxies,
+    ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
     records,
     store,
     prices: priceTable(config.prices),

@@ -212,6 +212,8 @@ export function decisionText(result: Exclude<DecisionResult, { kind: "resumed" |
   switch (result.kind) {
     case "not_allowed":
       return `Only ${clean(result.requester.name ?? result.requester.id)} can decide on this.`;
+    case "refused":
+      return result.text;
     case "already_decided":
       return `This was already ${result.decision === "approve" ? "approved" : "denied"} by ${clean(result.decidedBy.name ?? result.decidedBy.id)}.`;
     case "unknown":

@@ -1,17 +1,29 @@
-// Stop and 👍 / 👎, on any surface. Stop goes to the service, which stops the run on whichever
-// process runs it (the authority says who may); the run's own view then shows its summary with
-// "Stopped by <name>.". A vote is stored with the run, the conversation, the person and how the
-// run ended; the person is thanked privately, or asked for a comment where the surface can.
+// Stop and 👍 / 👎, on any surface. Each asks governance first whether the person may act here
+// now (governance/acts.ts): one refused is told privately, and nothing else happens. Stop goes to
+// the service, which stops the run on whichever process runs it (the authority says who may); the
+// run's own view then shows its summary with "Stopped by <name>.". A vote is stored with the run,
+// the conversation, the person and how the run ended; the person is thanked privately, or asked
+// for a comment where the surface can.
 import type { Person } from "../../agent/types.js";
+import type { ActKind } from "../../governance/acts.js";
 import type { CoreContext } from "./core-context.js";
 import type { FeedbackClick, StopClick } from "./inbound.js";
 import type { Spot } from "./spot.js";
-import { BAD_BUTTON, FEEDBACK_FAILED, RESTARTING_CLICK, STOP_FAILED, stopRefusalText, THANKS } from "./texts.js";
+import { BAD_BUTTON, FEEDBACK_FAILED, REFUSED_IN_PUBLIC, RESTARTING_CLICK, STOP_FAILED, stopRefusalText, THANKS } from "./texts.js";
+
+/** True when governance refuses the person at `at` now; they have been told why. */
+async function refusedHere<C, R>(ctx: CoreContext<C, R>, at: Spot, act: ActKind): Promise<boolean> {
+  const check = await ctx.governance.runPolicy.check({ kind: act, origin: at.origin });
+  if (check.kind === "allowed") return false;
+  await ctx.tell(at, check.text, REFUSED_IN_PUBLIC);
+  return true;
+}
 
 /** Never throws. */
 export async function stop<C, R>(ctx: CoreContext<C, R>, click: StopClick<C>): Promise<void> {
   const { at } = click;
   if (!ctx.accepting()) return ctx.tell(at, RESTARTING_CLICK);
+  if (await refusedHere(ctx, at, "stop")) return;
   try {
     const result = await ctx.service.stop({
       runId: click.runId,
@@ -31,6 +43,7 @@ export async function stop<C, R>(ctx: CoreContext<C, R>, click: StopClick<C>): P
 export async function feedback<C, R>(ctx: CoreContext<C, R>, click: FeedbackClick<C>): Promise<void> {
   const { at, clicked } = click;
   if (!ctx.accepting()) return ctx.tell(at, RESTARTING_CLICK);
+  if (await refusedHere(ctx, at, "feedback")) return;
   // A 👎's form opens first: the platform's trigger for it lasts seconds. The comment finds the vote by run and person.
   const asking = click.rating === "down" ? ctx.surface.askComment?.(click.runId, clicked) : undefined;
   try {

@@ -92,7 +92,7 @@ export function commandIn(text: string): { readonly command: Command; readonly r
 /** Never throws: a failure is logged and the asker hears that it did not work. */
 export async function runCommand(request: CommandRequest & { readonly command: Command }): Promise<void> {
   const { ctx, at, command } = request;
-  const access = ctx.governance.runPolicy.access(at.origin);
+  const access = await ctx.governance.runPolicy.check({ kind: "command", origin: at.origin });
   if (access.kind === "refused") return ctx.tell(at, access.text, REFUSED_IN_PUBLIC);
   if (command.guard && !ctx.governance.authority.may(command.guard.action, actorAt(at))) {
     const { refusal } = command.guard;

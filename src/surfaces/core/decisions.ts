@@ -1,13 +1,13 @@
 // Approve / Deny, on any surface: the service applies a decision at most once (the authority
-// says who may); the approval message then shows what happened without its buttons, anyone
-// refused is told privately, and the rest of the run shows through the run's presenter, from
-// whichever process runs it. An approval nobody decided in time shows as expired, with the
-// run's summary below it.
+// says who may, and governance whether they may act here now); the approval message then shows
+// what happened without its buttons, anyone refused is told privately, and the rest of the run
+// shows through the run's presenter, from whichever process runs it. An approval nobody decided
+// in time shows as expired, with the run's summary below it.
 import type { PendingApproval, RunOutcome } from "../../agent/types.js";
 import type { CoreContext } from "./core-context.js";
 import type { DecisionClick } from "./inbound.js";
 import { createRunView } from "./run-view.js";
-import { alreadyDecidedText, DECISION_FAILED, notAllowedText, RESTARTING_CLICK } from "./texts.js";
+import { alreadyDecidedText, DECISION_FAILED, notAllowedText, REFUSED_IN_PUBLIC, RESTARTING_CLICK } from "./texts.js";
 
 /** Never throws. */
 export async function decide<C, R>(ctx: CoreContext<C, R>, click: DecisionClick<C>): Promise<void> {
@@ -38,6 +38,8 @@ export async function decide<C, R>(ctx: CoreContext<C, R>, click: DecisionClick<
       case "already_decided":
         await ctx.tell(at, alreadyDecidedText(result.decision, result.decidedBy, ctx.surface.format));
         return settle({ kind: "decided", decision: result.decision, by: result.decidedBy });
+      case "refused":
+        return ctx.tell(at, result.text, REFUSED_IN_PUBLIC);
       case "not_allowed": {
         const deciders = ctx.governance.authority.deciders(ctx.surface.name);
         return ctx.tell(at, notAllowedText(result.requester, deciders, ctx.surface.format));

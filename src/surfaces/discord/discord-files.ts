@@ -1,6 +1,7 @@
 // Discord's files, in and out. In: a message's (or /ask's) attachments as the core's file
-// descriptors, downloaded from Discord's CDN without any token; a link from anywhere else is
-// refused (the only other origin is DISCORD_API_URL's, a configured Discord-compatible server).
+// descriptors, downloaded from Discord's CDN without any token; a link or a redirect anywhere else
+// is refused before any request (the only other origin is DISCORD_API_URL's, a configured
+// Discord-compatible server: src/files/file-hosts.ts).
 // CDN links expire (about a day): a link that answers 403/404, e.g. after a resume, is renewed
 // once, by reading the message again (or, for /ask's file, which belongs to no message, with
 // Discord's attachments/refresh-urls). Out: each answer file in a message of its own (multipart),
@@ -8,6 +9,7 @@
 import { Routes, type REST } from "discord.js";
 import { z } from "zod";
 import { downloadUrl } from "../../files/download.js";
+import { fileHostsOf } from "../../files/file-hosts.js";
 import { type Download, type DownloadRequest, type FileDescriptor, fileRefOf } from "../../files/file-ref.js";
 import { isHtmlFile } from "../../files/file-kind.js";
 import type { Logger } from "../../logger.js";
@@ -53,20 +55,13 @@ export interface DiscordFilesDeps {
 }
 
 export function createDiscordFiles(deps: DiscordFilesDeps): SurfaceFileSupport {
-  const origins = new Set([...DISCORD_CDN_ORIGINS, ...(deps.apiUrl ? [new URL(deps.apiUrl).origin] : [])]);
+  const hosts = fileHostsOf("Discord", DISCORD_CDN_ORIGINS, deps.apiUrl);
 
   function fromCdn(url: string, file: FileDescriptor, request: DownloadRequest): Promise<Download> {
-    let origin: string | undefined;
-    try {
-      origin = new URL(url).origin;
-    } catch {
-      origin = undefined;
-    }
-    if (origin === undefined || !origins.has(origin))
-      return Promise.resolve({ kind: "failed", reason: "failed_download", detail: "the link is not on Discord's file host" });
     return downloadUrl({
       ...request,
       url,
+      hosts,
       ...(file.size === undefined ? {} : { declaredSize: file.size }),
       expectsHtml: isHtmlFile(file.name, file.mime),
     });

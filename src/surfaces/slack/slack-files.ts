@@ -1,16 +1,17 @@
 // Slack's files, in and out. In: the `files[]` of a message event (untrusted, checked here) as
 // the core's file descriptors, downloaded from `url_private_download` (else `url_private`) with
-// the bot token, which goes only to Slack's file host or SLACK_API_URL's origin (a redirect
-// elsewhere is followed without it); Slack answers a login page in HTML when the app lacks
-// files:read, which the downloader reports as exactly that. A file shared from another
-// organisation over Slack Connect comes as its id alone (`file_access: "check_file_info"`):
-// files.info describes it when the run starts. A reply in a thread also brings the
-// thread root's files, read when the run starts. Out: an answer's files with Slack's external
-// upload (files.getUploadURLExternal → upload → files.completeUploadExternal, which Bolt's
-// filesUploadV2 does) into the answer's thread.
+// the bot token, only from Slack's file hosts or SLACK_API_URL's origin (a link or a redirect
+// anywhere else is refused before any request: src/files/file-hosts.ts); Slack answers a login
+// page in HTML when the app lacks files:read, which the downloader reports as exactly that. A
+// file shared from another organisation over Slack Connect comes as its id alone
+// (`file_access: "check_file_info"`): files.info describes it when the run starts. A reply in a
+// thread also brings the thread root's files, read when the run starts. Out: an answer's files
+// with Slack's external upload (files.getUploadURLExternal → upload → files.completeUploadExternal,
+// which Bolt's filesUploadV2 does) into the answer's thread.
 import type { webApi } from "@slack/bolt";
 import { z } from "zod";
 import { downloadUrl } from "../../files/download.js";
+import { fileHostsOf } from "../../files/file-hosts.js";
 import { type FileDescriptor, fileRefOf, unavailableFileRef } from "../../files/file-ref.js";
 import { isHtmlFile } from "../../files/file-kind.js";
 import type { Logger } from "../../logger.js";
@@ -19,8 +20,18 @@ import type { SurfaceFileSupport } from "../core/surface.js";
 import { describeSlackError, slackErrorCode } from "./slack-api.js";
 import type { Where } from "./slack-posts.js";
 
-/** Slack's own file host: the only origin the bot token is sent to, besides SLACK_API_URL's. */
-export const SLACK_FILE_HOST = "https://files.slack.com";
+/**
+ * Where Slack serves `url_private`: its commercial file host and GovSlack's (whose API is slack-gov.com),
+ * and the two hosts its file host redirects to (Enterprise Grid's `files-origin`, and `slack-files.com`
+ * for some files' `url_private`). Files are downloaded from these and SLACK_API_URL's origin only, and
+ * only they get the bot token.
+ */
+export const SLACK_FILE_HOSTS = [
+  "https://files.slack.com",
+  "https://files-origin.slack.com",
+  "https://slack-files.com",
+  "https://files.slack-gov.com",
+];
 
 /** A file in a message event, as far as the bot reads it (Slack's `File` in @slack/types). */
 const SlackFile = z.object({
@@ -77,13 +88,13 @@ const Replies = z.object({ messages: z.array(z.object({ ts: z.string(), files: z
 export interface SlackFilesDeps {
   readonly client: webApi.WebClient;
   readonly botToken: string;
-  /** SLACK_API_URL, when set: its origin gets the token too (a Slack-compatible host, or the tests' fake). */
+  /** SLACK_API_URL, when set: its origin serves files too and gets the token (a Slack-compatible host, or the tests' fake). */
   readonly apiUrl?: string;
   readonly logger: Logger;
 }
 
 export function createSlackFiles(deps: SlackFilesDeps): SurfaceFileSupport {
-  const origins = [SLACK_FILE_HOST, ...(deps.apiUrl ? [new URL(deps.apiUrl).origin] : [])];
+  const hosts = fileHostsOf("Slack", SLACK_FILE_HOSTS, deps.apiUrl);
   return {
     uploads: true,
     refFor(file) {
@@ -98,7 +109,8 @@ export function createSlackFiles(deps: SlackFilesDeps): SurfaceFileSupport {
         downloadUrl({
           ...request,
           url,
-          authorization: { value: `Bearer ${deps.botToken}`, origins },
+          hosts,
+          authorization: `Bearer ${deps.botToken}`,
           ...(file.size === undefined ? {} : { declaredSize: file.size }),
           expectsHtml: isHtmlFile(file.name, file.mime),
         }),

@@ -1,0 +1,56 @@
+// How the bot is reached from outside: the public address people and platforms use, and the
+// reverse proxies that stand between them and the bot's HTTP ports (TLS usually ends there).
+import { z } from "zod";
+import { area } from "./area.js";
+import { yesNo } from "./values.js";
+import { variable } from "./variable.js";
+
+const MAX_PROXIES = 10;
+
+/** An http(s) base address: a credential, a query or a fragment in it would end up in every link built from it. */
+const publicAddress = () => {
+  const expected = "expects the http(s) address the bot is reached at, e.g. https://bot.example.com (no user, query or fragment)";
+  return {
+    schema: z.string().transform((value, context) => {
+      const url = URL.canParse(value) ? new URL(value) : undefined;
+      const plain = url?.username === "" && url.password === "" && url.search === "" && url.hash === "";
+      if (plain && (url.protocol === "https:" || url.protocol === "http:")) return value;
+      context.addIssue({ code: "custom", message: expected });
+      return z.NEVER;
+    }),
+    range: "http(s) URL",
+  };
+};
+
+/** yes (one proxy), no (none), or how many proxies stand in front, as the docs' TRUST_PROXY says. */
+const proxyCount = () => {
+  const expected = `expects no, yes (one proxy) or how many proxies stand in front of the bot, 0 to ${MAX_PROXIES}`;
+  const word = yesNo().schema;
+  return {
+    schema: z.string().transform((value, context) => {
+      const answer = word.safeParse(value);
+      if (answer.success) return answer.data ? 1 : 0;
+      const count = /^\s*\d{1,2}\s*$/.test(value) ? Number(value) : Number.NaN;
+      if (count <= MAX_PROXIES) return count;
+      context.addIssue({ code: "custom", message: expected });
+      return z.NEVER;
+    }),
+    range: `yes/no or 0–${MAX_PROXIES}`,
+  };
+};
+
+export const publicAddressArea = area({
+  title: "Public address",
+  about: "How the bot is reached from outside: its public address, and the reverse proxies in front of its HTTP ports.",
+  variables: {
+    publicUrl: variable("PUBLIC_URL", publicAddress(), {
+      meaning:
+        "where people and platforms reach the bot from outside, e.g. `https://bot.example.com`; an `https://` one marks the explorer's session cookie `Secure`",
+    }),
+    trustedProxies: variable("TRUST_PROXY", proxyCount(), {
+      default: "no",
+      meaning:
+        "the reverse proxies in front of `PORT` and `ADMIN_PORT`: `yes` for one, or their number. The explorer then counts sign-in tries by the client address they forward (`X-Forwarded-For`, that many entries from the right, where a client can't write) and takes `X-Forwarded-Proto: https` as HTTPS; `no`: both headers are ignored",
+    }),
+  },
+});
