@@ -11,6 +11,7 @@ import { createFileStore } from "../src/files/file-store.js";
 import type { FileRef } from "../src/files/file-ref.js";
 import { prepareFiles } from "../src/files/prepare-files.js";
 import { measureExpansion } from "../src/files/reader/pdf-expansion.js";
+import type { FileReader } from "../src/files/reader/file-reader.js";
 import { decodeFilter } from "../src/files/reader/stream-filters.js";
 import { bombPng, pdf, png, testFileReader } from "./support/files-kit.js";
 import {
@@ -40,6 +41,16 @@ const extract = (name: string, mime: string, data: Buffer, using = reader) =>
   extractFile({ id: "F1", name, mime, size: data.length }, data, live(), using).then((extracted) =>
     extracted.kind === "done" ? extracted.file : extracted,
   );
+
+/** A reader of its own for one test, with these limits, closed after it. */
+async function withReader(limits: Parameters<typeof testFileReader>[0], use: (own: FileReader) => Promise<void>): Promise<void> {
+  const own = testFileReader(limits);
+  try {
+    await use(own);
+  } finally {
+    await own.close();
+  }
+}
 
 /** The reader process a reader started for a first read, among this test process's readers. */
 async function warmedPid(own: ReturnType<typeof testFileReader>): Promise<number> {
@@ -165,17 +176,14 @@ describe("the hostile corpus, through the reader", () => {
   );
 
   it("a PDF of 100,000 pages: its page count, and the pages read within half the read's time", async () => {
-    const quick = testFileReader({ readTimeoutMs: 6_000 });
-    try {
+    await withReader({ readTimeoutMs: 6_000 }, async (quick) => {
       const file = await extract("huge.pdf", "application/pdf", manyPagesPdf(100_000), quick);
       expect(file).toMatchObject({ kind: "pdf", pageCount: 100_000 });
       if (file.kind !== "pdf") return;
       expect(file.pages.length).toBeGreaterThanOrEqual(1);
       expect(file.pages.length).toBeLessThan(100_000);
       expect(file.pages[0]).toBe("one of many pages");
-    } finally {
-      await quick.close();
-    }
+    });
   });
 
   it("a PNG declaring 100,000 × 100,000 is refused from its header", async () => {
@@ -244,8 +252,7 @@ describe("the hostile corpus, through the reader", () => {
 
 describe("the reader's own bounds", () => {
   it("a bomb past the pre-scan (a budget set high) meets the reader's memory ceiling: refused, and the next file is read", async () => {
-    const tight = testFileReader({ maxExpandedBytes: 4_096 * MB, readerMemoryMb: 256, readTimeoutMs: 60_000 });
-    try {
+    await withReader({ maxExpandedBytes: 4_096 * MB, readerMemoryMb: 256, readTimeoutMs: 60_000 }, async (tight) => {
       expect(await extract("report.pdf", "application/pdf", flateBombPdf(1_024, "one stream"), tight)).toMatchObject({
         kind: "unreadable",
         detail: expect.stringMatching(
@@ -253,42 +260,33 @@ describe("the reader's own bounds", () => {
         ),
       });
       expect(await extract("next.pdf", "application/pdf", await pdf(1), tight)).toMatchObject({ kind: "pdf" });
-    } finally {
-      await tight.close();
-    }
+    });
   });
 
   it("a read past FILE_READ_TIMEOUT_MS ends its reader and names the limit", async () => {
-    const slow = testFileReader({ readTimeoutMs: 1_000 });
-    try {
+    await withReader({ readTimeoutMs: 1_000 }, async (slow) => {
       const pid = await warmedPid(slow);
       expect(await extract("huge.pdf", "application/pdf", manyPagesPdf(100_000), slow)).toMatchObject({
         kind: "unreadable",
         detail: "reading it took longer than 1 s (FILE_READ_TIMEOUT_MS)",
       });
       expect(readerPids()).not.toContain(pid);
-    } finally {
-      await slow.close();
-    }
+    });
   });
 
   it("a run stopped mid-read ends the reader at once; nothing is known about the file", async () => {
-    const own = testFileReader();
-    try {
+    await withReader({}, async (own) => {
       const pid = await warmedPid(own);
       const run = new AbortController();
       const reading = own.read("pdf", manyPagesPdf(20_000), run.signal);
       setImmediate(() => run.abort());
       expect(await reading).toEqual({ kind: "stopped" });
       expect(readerPids()).not.toContain(pid);
-    } finally {
-      await own.close();
-    }
+    });
   });
 
   it("FILE_READERS=1: a second file waits for the first, never two readers at once", async () => {
-    const one = testFileReader({ readers: 1 });
-    try {
+    await withReader({ readers: 1 }, async (one) => {
       const pid = await warmedPid(one);
       const others = new Set(readerPids().filter((each) => each !== pid));
       let most = 0;
@@ -301,14 +299,11 @@ describe("the reader's own bounds", () => {
       expect(first).toMatchObject({ kind: "pdf", pageCount: 200 });
       expect(second).toMatchObject({ kind: "image" });
       expect(most).toBe(1);
-    } finally {
-      await one.close();
-    }
+    });
   });
 
   it("a reader killed from outside mid-read (the kernel's OOM killer) fails that file only; the next read starts a new one", async () => {
-    const own = testFileReader();
-    try {
+    await withReader({}, async (own) => {
       const pid = await warmedPid(own);
       const reading = own.read("pdf", manyPagesPdf(20_000), live());
       setImmediate(() => process.kill(pid, "SIGKILL"));
@@ -318,9 +313,7 @@ describe("the reader's own bounds", () => {
       });
       expect(await own.read("pdf", await pdf(2), live())).toMatchObject({ kind: "pdf", pageCount: 2 });
       expect(readerPids()).not.toContain(pid);
-    } finally {
-      await own.close();
-    }
+    });
   });
 });
 

@@ -203,39 +203,32 @@ describe("the soak's check of hostile files", () => {
   const bomb = { name: "bomb.pdf", expected: ["it expands to more than", "not read again"] };
   const request = (n: number, note: string) =>
     JSON.stringify([{ role: "user", content: `soak m${n} answer [file F1: "bomb.pdf" ${note}]` }]);
-
-  it("holds when the run's request gives the reader's verdict, or says a file is not read again after a kill", () => {
-    const failures = failuresOf(
+  /** Messages 1 and 2 each carried the bomb; the model was asked `requests`. */
+  const checkedWith = (...requests: string[]) =>
+    failuresOf(
       record([message(1), message(2)], undefined, {
         hostileFiles: [
           { n: 1, ...bomb },
           { n: 2, ...bomb },
         ],
-        modelRequests: [
-          request(1, "could not be read: it expands to more than 100.0 MB"),
-          request(2, "the bot stopped while it read this file, so it is not read again"),
-        ],
+        modelRequests: requests,
       }),
+    ).hostileFilesRead;
+
+  it("holds when the run's request gives the reader's verdict, or says a file is not read again after a kill", () => {
+    const failures = checkedWith(
+      request(1, "could not be read: it expands to more than 100.0 MB"),
+      request(2, "the bot stopped while it read this file, so it is not read again"),
     );
-    expect(failures.hostileFilesRead).toEqual([]);
+    expect(failures).toEqual([]);
   });
 
   it("flags a file no request gives a verdict for (a failed download, a reader that never answered)", () => {
-    const failures = failuresOf(
-      record([message(1), message(2)], undefined, {
-        hostileFiles: [
-          { n: 1, ...bomb },
-          { n: 2, ...bomb },
-        ],
-        modelRequests: [
-          request(1, "was not read: the platform answered with a login page"),
-          request(1, "it expands to more than 100.0 MB"),
-        ],
-      }),
+    const failures = checkedWith(
+      request(1, "was not read: the platform answered with a login page"),
+      request(1, "it expands to more than 100.0 MB"),
     );
-    expect(failures.hostileFilesRead).toEqual([
-      "m2: no run request says what became of bomb.pdf (one of: it expands to more than | not read again)",
-    ]);
+    expect(failures).toEqual(["m2: no run request says what became of bomb.pdf (one of: it expands to more than | not read again)"]);
   });
 });
 
