@@ -1,5 +1,5 @@
 // The layering of src/, checked in CI (`npm run lint:deps`): imports go one way, from the
-// composition root (main.ts, app*.ts) through the surfaces and ops, the runs, governance and the
+// composition root (main.ts, app*.ts) through the chat adapters and ops, the runs, governance and the
 // tools, to the agent, and down to memory, config, the tokenizer and the shared contracts. No
 // circles; src/ never reaches into test/, bench/ or soak/; each platform library stays in its room.
 // TypeScript 7 has no compiler API, so the files are parsed with swc (type-only imports count).
@@ -44,9 +44,9 @@ module.exports = {
       from: { path: "^src/", pathNot: "^src/(main|app|app-[a-z-]+)\\.ts$" },
       to: { path: "^src/(main|app|app-[a-z-]+|resource-stack)\\.ts$" },
     },
-    layer("surfaces-on-top", "Only the root imports the surfaces.", [...RUNS_AND_BELOW, "ops"], "^src/surfaces/"),
+    layer("adapters-on-top", "Only the root imports the chat adapters.", [...RUNS_AND_BELOW, "ops"], "^src/adapters/"),
     layer(
-      "ops-beside-surfaces",
+      "ops-beside-adapters",
       "Health, metrics and the explorer watch the runs; nothing below imports them.",
       RUNS_AND_BELOW,
       "^src/ops/",
@@ -61,11 +61,11 @@ module.exports = {
     layer("tools-above-agent", "Built-in and MCP tools are the loop's data, handed to it.", AGENT_AND_BELOW, "^src/tools/"),
     layer("agent-above-memory", "Memory, config and the tokenizer never import the loop.", BOTTOM, "^src/agent/"),
     layer("contracts-at-the-bottom", "The shared contracts import nothing of the product.", ["contracts"], "^src/(?!contracts/)"),
-    onlyIn("bolt-only-in-slack", "@slack/* is the Slack surface's transport.", "^src/surfaces/slack/", "@slack"),
+    onlyIn("bolt-only-in-slack", "@slack/* is the Slack surface's transport.", "^src/adapters/slack/", "@slack"),
     onlyIn(
       "discord-only-in-discord",
       "discord.js is the Discord surface's transport.",
-      "^src/surfaces/discord/",
+      "^src/adapters/discord/",
       "(discord\\.js|@discordjs)",
     ),
     onlyIn(

@@ -3,8 +3,8 @@
 // and Stop buttons (with the message ts a click needs), the approved writes (posts to the write
 // channel, under their idempotency key) and the "Approved by" notes per card. A call counts as
 // applied only when the fake answered it 200 and ok: a 429 or 500 from the fake applied nothing.
-import { APPROVE_ACTION } from "../src/surfaces/slack/approval-message.js";
-import { STOP_ACTION } from "../src/surfaces/slack/slack-working.js";
+import { APPROVE_ACTION } from "../src/adapters/slack/approval-message.js";
+import { STOP_ACTION } from "../src/adapters/slack/slack-working.js";
 import type { FakeSlack, RecordedCall } from "../test/support/fake-slack.js";
 import { WRITE_CHANNEL } from "./plans.js";
 

@@ -6,8 +6,8 @@
 // approval cards (sometimes twice, on two processes) and Stop on slow runs, and clicks again
 // when nothing happens for a while. What each message is and does comes from the seed.
 import { setTimeout as sleep } from "node:timers/promises";
-import { APPROVE_ACTION } from "../src/surfaces/slack/approval-message.js";
-import { STOP_ACTION } from "../src/surfaces/slack/slack-working.js";
+import { APPROVE_ACTION } from "../src/adapters/slack/approval-message.js";
+import { STOP_ACTION } from "../src/adapters/slack/slack-working.js";
 import { BOT_USER_ID, type FakeSlack } from "../test/support/fake-slack.js";
 import { blockActionPayload, mentionEvent, nextEventId } from "../test/support/fake-slack-requests.js";
 import type { BotSlot, Fleet } from "./fleet.js";

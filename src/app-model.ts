@@ -8,7 +8,7 @@ import type { StoreLocation } from "./memory/keyv-store.js";
 import type { WorkQueue } from "./runs/work-queue.js";
 import type { Metrics } from "./ops/metrics.js";
 import type { SlotMetrics } from "./runs/schedules/ports.js";
-import type { ModelDescription } from "./surfaces/console/console-text.js";
+import type { ModelDescription } from "./adapters/console/console-text.js";
 
 export type ChosenModel = {
   readonly kind: "demo" | "remote";

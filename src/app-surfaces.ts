@@ -6,10 +6,10 @@ import type { Config } from "./config.js";
 import type { Governance } from "./governance/governance.js";
 import type { KeyValueStore } from "./memory/types.js";
 import type { RunningAgentService } from "./runs/agent-service.js";
-import { attach, type AttachedSurface, type CoreDeps } from "./surfaces/core/attach.js";
-import { createConsoleSurface } from "./surfaces/console/console-adapter.js";
-import type { ModelDescription } from "./surfaces/console/console-text.js";
-import { createDemoLoopRunner } from "./surfaces/console/demo-loop.js";
+import { attach, type AttachedSurface, type CoreDeps } from "./adapters/core/attach.js";
+import { createConsoleSurface } from "./adapters/console/console-adapter.js";
+import type { ModelDescription } from "./adapters/console/console-text.js";
+import { createDemoLoopRunner } from "./adapters/console/demo-loop.js";
 import type { HttpMount } from "./ops/ops-server.js";
 import { TokenCounter } from "./tokens/token-counter.js";
 import type { Surface } from "./agent/types.js";
@@ -61,7 +61,7 @@ const SURFACES: readonly SurfaceEntry[] = [
     name: "slack",
     configured: (config) => config.slack !== undefined,
     async open({ config, logger, http, onConnection }, core) {
-      const { createSlackSurface } = await import("./surfaces/slack/slack-adapter.js");
+      const { createSlackSurface } = await import("./adapters/slack/slack-adapter.js");
       const surface = createSlackSurface({
         config: config.slack!,
         logger,
@@ -77,7 +77,7 @@ const SURFACES: readonly SurfaceEntry[] = [
     name: "discord",
     configured: (config) => config.discord !== undefined,
     async open({ config, logger, onConnection }, core) {
-      const { createDiscordSurface } = await import("./surfaces/discord/discord-adapter.js");
+      const { createDiscordSurface } = await import("./adapters/discord/discord-adapter.js");
       const surface = createDiscordSurface({
         config: config.discord!,
         logger,

@@ -2,11 +2,11 @@
 // (Slack and/or Discord, or the console when no chat tokens are set). main.ts only adds the
 // process-level parts: signals, exit codes, the hard-exit backstop.
 import type { Logger } from "pino";
-import type { AttachedSurface } from "./surfaces/core/attach.js";
-import { upgradeAuditEntries } from "./surfaces/core/audit-upgrade.js";
-import { upgradeOrigin as upgradeDiscordOrigin } from "./surfaces/discord/discord-place.js";
-import { upgradeOrigin as upgradeSlackOrigin } from "./surfaces/slack/slack-place.js";
-import { SLACK_EVENTS_ENDPOINT } from "./surfaces/slack/events-endpoint.js";
+import type { AttachedSurface } from "./adapters/core/attach.js";
+import { upgradeAuditEntries } from "./adapters/core/audit-upgrade.js";
+import { upgradeOrigin as upgradeDiscordOrigin } from "./adapters/discord/discord-place.js";
+import { upgradeOrigin as upgradeSlackOrigin } from "./adapters/slack/slack-place.js";
+import { SLACK_EVENTS_ENDPOINT } from "./adapters/slack/events-endpoint.js";
 import { createAgentService } from "./runs/agent-service.js";
 import type { OriginUpgrade } from "./runs/service.js";
 import { createRunRecording } from "./runs/records/run-recording.js";

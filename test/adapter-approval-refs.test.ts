@@ -1,7 +1,7 @@
 // Where approval messages are, kept in the store for both chat adapters.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createApprovalRefs, KEEP_AFTER_EXPIRY_MS } from "../src/surfaces/core/approval-refs.js";
+import { createApprovalRefs, KEEP_AFTER_EXPIRY_MS } from "../src/adapters/core/approval-refs.js";
 import { silentLogger } from "../src/logger.js";
 import { mapStore } from "./support/map-store.js";
 

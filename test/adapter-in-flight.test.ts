@@ -1,7 +1,7 @@
 // Work tracked after an ack, drained with a bound on stop (both chat adapters).
 import { describe, expect, it } from "vitest";
 import { pino } from "pino";
-import { createInFlight } from "../src/surfaces/core/in-flight.js";
+import { createInFlight } from "../src/adapters/core/in-flight.js";
 import { within } from "../src/runs/within.js";
 import { silentLogger } from "../src/logger.js";
 

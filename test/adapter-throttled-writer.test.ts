@@ -1,7 +1,7 @@
 // The rate-limited "show the newest text" writer both chat adapters use for status lines,
 // progress edits and traces.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createThrottledWriter } from "../src/surfaces/core/throttled-writer.js";
+import { createThrottledWriter } from "../src/adapters/core/throttled-writer.js";
 
 /** A clock and a sleep the test drives: sleeping moves the clock, unless the sleep is cut short. */
 function manualTime() {

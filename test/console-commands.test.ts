@@ -1,6 +1,6 @@
 // What a typed line means: questions, commands, bad commands, and approval answers.
 import { describe, expect, it } from "vitest";
-import { isApproval, parseCommand } from "../src/surfaces/console/console-commands.js";
+import { isApproval, parseCommand } from "../src/adapters/console/console-commands.js";
 
 describe("parseCommand", () => {
   it("reads text that is not a command as a question, trimmed", () => {

@@ -4,7 +4,7 @@ import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { call, say, ScriptedModel } from "./support/model-scripted.js";
-import { parseCommand } from "../src/surfaces/console/console-commands.js";
+import { parseCommand } from "../src/adapters/console/console-commands.js";
 import { startConsole, type ConsoleHarness } from "./support/console-harness.js";
 
 let harness: ConsoleHarness | undefined;

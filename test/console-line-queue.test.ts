@@ -1,6 +1,6 @@
 // The console's input buffer: lines keep their order, typed-ahead lines never answer a question.
 import { describe, expect, it } from "vitest";
-import { createLineQueue } from "../src/surfaces/console/line-queue.js";
+import { createLineQueue } from "../src/adapters/console/line-queue.js";
 
 describe("line queue", () => {
   it("keeps lines typed before they were asked for, in order, marked as early", async () => {

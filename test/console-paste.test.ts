@@ -2,8 +2,8 @@
 // line's marks whatever the chunks, typed Enter stays Enter; and what Ctrl-C means when.
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { ctrlC } from "../src/surfaces/console/ctrl-c.js";
-import { PASTED_BREAK, pasteInput, unfoldPaste } from "../src/surfaces/console/paste-input.js";
+import { ctrlC } from "../src/adapters/console/ctrl-c.js";
+import { PASTED_BREAK, pasteInput, unfoldPaste } from "../src/adapters/console/paste-input.js";
 
 async function filtered(chunks: readonly string[]): Promise<string> {
   const source = new PassThrough();

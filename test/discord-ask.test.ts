@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { call, say } from "./support/model-scripted.js";
 import { createLongTermMemory } from "../src/memory/long-term-memory.js";
 import { silentLogger } from "../src/logger.js";
-import { parseButton } from "../src/surfaces/discord/buttons.js";
+import { parseButton } from "../src/adapters/discord/buttons.js";
 import { until } from "./support/memory-test-kit.js";
 import { messageBodies, originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "./support/fake-discord-harness.js";
 

@@ -5,9 +5,9 @@
 import { REST } from "discord.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../src/logger.js";
-import { answerFilesOf } from "../src/surfaces/core/answer-files.js";
-import { createDiscordFiles } from "../src/surfaces/discord/discord-files.js";
-import { discordFormat } from "../src/surfaces/discord/messages.js";
+import { answerFilesOf } from "../src/adapters/core/answer-files.js";
+import { createDiscordFiles } from "../src/adapters/discord/discord-files.js";
+import { discordFormat } from "../src/adapters/discord/messages.js";
 import { call, say } from "./support/model-scripted.js";
 import { startFakeFileServer, type FakeFileServer } from "./support/fake-file-server.js";
 import { discordAsked } from "./support/discord-origins.js";

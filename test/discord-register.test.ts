@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { describeRegistration, main, registerCommands } from "../src/surfaces/discord/register-commands.js";
+import { describeRegistration, main, registerCommands } from "../src/adapters/discord/register-commands.js";
 import { FakeDiscord } from "./support/fake-discord.js";
 
 let fake: FakeDiscord;

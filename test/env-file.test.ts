@@ -124,7 +124,7 @@ async function runScript(script: string, args: readonly string[], cwd: string, e
 describe("every entry point reads .env", () => {
   it.each([
     ["the bot", "src/main.ts", []],
-    ["discord:register", "src/surfaces/discord/register-commands.ts", []],
+    ["discord:register", "src/adapters/discord/register-commands.ts", []],
     ["audit", "src/governance/audit-cli.ts", []],
     ["replay", "src/runs/replay/replay-cli.ts", ["--run", "x"]],
   ] as const)(
@@ -147,7 +147,7 @@ describe("every entry point reads .env", () => {
 
   it("discord:register takes DISCORD_TOKEN from .env", async () => {
     await envFile("DISCORD_TOKEN=from-the-file\n");
-    const { code, stderr } = await runScript("src/surfaces/discord/register-commands.ts", [], folder.path);
+    const { code, stderr } = await runScript("src/adapters/discord/register-commands.ts", [], folder.path);
     expect(code).toBe(1);
     expect(stderr).toMatch(/^Configuration error: DISCORD_APPLICATION_ID: /);
   }, 30_000);

@@ -3,7 +3,7 @@
 // call; blocked roles; `/audit` refused to non-admins; `/settings` for anyone.
 import { afterEach, describe, expect, it } from "vitest";
 import { say } from "./support/model-scripted.js";
-import { REFUSED_IN_PUBLIC } from "../src/surfaces/core/texts.js";
+import { REFUSED_IN_PUBLIC } from "../src/adapters/core/texts.js";
 import { originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "./support/fake-discord-harness.js";
 import { createLongTermMemory } from "../src/memory/long-term-memory.js";
 import { silentLogger } from "../src/logger.js";

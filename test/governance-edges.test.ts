@@ -8,7 +8,7 @@ import { createRunPolicy, type RunPolicy } from "../src/governance/run-policy.js
 import { parseSettingsText } from "../src/governance/settings-file.js";
 import { fixedSettings } from "../src/governance/settings-source.js";
 import { silentLogger } from "../src/logger.js";
-import { conversationAt, type DiscordPlace, upgradeOrigin } from "../src/surfaces/discord/discord-place.js";
+import { conversationAt, type DiscordPlace, upgradeOrigin } from "../src/adapters/discord/discord-place.js";
 import { settingsOf, slackOrigin } from "./support/governance-kit.js";
 import { mapStore } from "./support/map-store.js";
 

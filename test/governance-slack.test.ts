@@ -3,7 +3,7 @@
 // `audit` and `settings` commands.
 import { afterEach, describe, expect, it } from "vitest";
 import { say, ScriptedModel } from "./support/model-scripted.js";
-import { REFUSED_IN_PUBLIC } from "../src/surfaces/core/texts.js";
+import { REFUSED_IN_PUBLIC } from "../src/adapters/core/texts.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";
 import { directMessageEvent, mentionEvent, postEvent } from "./support/fake-slack-requests.js";
 import { startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";

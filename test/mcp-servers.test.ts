@@ -11,7 +11,7 @@ import type { ToolCall, ToolContext } from "../src/agent/types.js";
 import { createMcpManager, type McpManager, type McpManagerOptions } from "../src/tools/mcp/mcp-manager.js";
 import type { McpServerConfig } from "../src/tools/mcp/mcp-config.js";
 import { captureLog, everythingServer, filesystemServer, serverConfig, testStdioServer, whenServers } from "./support/mcp-kit.js";
-import { toolListText } from "../src/surfaces/core/tool-list-text.js";
+import { toolListText } from "../src/adapters/core/tool-list-text.js";
 import { freePort } from "./support/bot-process.js";
 import { startMcpHttpServer, type TestMcpHttpServer } from "./support/mcp-http-server.js";
 

@@ -1,13 +1,13 @@
 // `/tools` on the surfaces: the console command, Slack's `@bot tools`, and the text they show.
 import { describe, expect, it } from "vitest";
-import { parseCommand } from "../src/surfaces/console/console-commands.js";
-import { approvalRequest, statusText } from "../src/surfaces/console/console-text.js";
-import { approvalText as discordApprovalText, progressText as discordProgressText } from "../src/surfaces/discord/messages.js";
-import { approvalBlocks } from "../src/surfaces/slack/approval-message.js";
-import { statusFor, taskUpdatesFor } from "../src/surfaces/core/cards.js";
-import { commandIn } from "../src/surfaces/core/commands.js";
-import { classifyMessage } from "../src/surfaces/slack/incoming-message.js";
-import { toolListText } from "../src/surfaces/core/tool-list-text.js";
+import { parseCommand } from "../src/adapters/console/console-commands.js";
+import { approvalRequest, statusText } from "../src/adapters/console/console-text.js";
+import { approvalText as discordApprovalText, progressText as discordProgressText } from "../src/adapters/discord/messages.js";
+import { approvalBlocks } from "../src/adapters/slack/approval-message.js";
+import { statusFor, taskUpdatesFor } from "../src/adapters/core/cards.js";
+import { commandIn } from "../src/adapters/core/commands.js";
+import { classifyMessage } from "../src/adapters/slack/incoming-message.js";
+import { toolListText } from "../src/adapters/core/tool-list-text.js";
 import { ScriptedModel } from "./support/model-scripted.js";
 import type { AgentEvent, PendingApproval } from "../src/agent/types.js";
 import { startConsole } from "./support/console-harness.js";

@@ -2,8 +2,8 @@
 // chat surfaces' status and task list pass it by (no status change, no task update, no throw).
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../src/agent/types.js";
-import { progressLine, statusText } from "../src/surfaces/console/console-text.js";
-import { statusFor, taskUpdatesFor } from "../src/surfaces/core/cards.js";
+import { progressLine, statusText } from "../src/adapters/console/console-text.js";
+import { statusFor, taskUpdatesFor } from "../src/adapters/core/cards.js";
 
 const retrying: AgentEvent = {
   type: "model_retrying",

@@ -4,7 +4,7 @@
 // process has its own fake model server, so the requests each server got are the runs each
 // process did.
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { APPROVE_ACTION } from "../src/surfaces/slack/approval-message.js";
+import { APPROVE_ACTION } from "../src/adapters/slack/approval-message.js";
 import { freePort, startBot, type BotProcess } from "./support/bot-process.js";
 import { startFakeOpenAI, textReply, toolCallReply, type FakeOpenAI, type RecordedRequest } from "./support/fake-openai-server.js";
 import { BOT_USER_ID, type FakeSlack } from "./support/fake-slack.js";

@@ -3,7 +3,7 @@
 // the other, and the run still ends at once: its model call is cancelled and the person gets
 // the summary with "Stopped by <name>.".
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { STOP_ACTION } from "../src/surfaces/slack/slack-working.js";
+import { STOP_ACTION } from "../src/adapters/slack/slack-working.js";
 import { freePort, startBot, type BotProcess } from "./support/bot-process.js";
 import { startFakeOpenAI, textReply, type FakeOpenAI } from "./support/fake-openai-server.js";
 import { BOT_USER_ID, type FakeSlack } from "./support/fake-slack.js";

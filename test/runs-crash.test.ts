@@ -2,8 +2,8 @@
 // start again on the same store and count what each person received.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { APPROVE_ACTION } from "../src/surfaces/slack/approval-message.js";
-import { STOP_ACTION } from "../src/surfaces/slack/slack-working.js";
+import { APPROVE_ACTION } from "../src/adapters/slack/approval-message.js";
+import { STOP_ACTION } from "../src/adapters/slack/slack-working.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import { createIntakeStore, type IntakeRecord } from "../src/runs/intake-store.js";

@@ -7,7 +7,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createSlackSurface, type SlackSurface } from "../src/surfaces/slack/slack-adapter.js";
+import { createSlackSurface, type SlackSurface } from "../src/adapters/slack/slack-adapter.js";
 import { underCore, type TestAdapter } from "./support/surface-kit.js";
 import { createAgentService, type RunningAgentService } from "../src/runs/agent-service.js";
 import { ScriptedModel } from "./support/model-scripted.js";

@@ -1,8 +1,8 @@
 // Slack intake: a question is recorded before anything slow happens (reading the thread), so a
 // crash between Slack's ack and the run loses nothing; the worker reads the thread when it runs.
 import { afterEach, describe, expect, it } from "vitest";
-import { spotOf } from "../src/surfaces/core/inbound.js";
-import { conversationAt } from "../src/surfaces/slack/slack-place.js";
+import { spotOf } from "../src/adapters/core/inbound.js";
+import { conversationAt } from "../src/adapters/slack/slack-place.js";
 import { ScriptedModel } from "./support/model-scripted.js";
 import type { ModelRequest } from "../src/agent/types.js";
 import { createIntakeStore, intakeIdFor } from "../src/runs/intake-store.js";

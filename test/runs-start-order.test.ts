@@ -22,7 +22,7 @@ beforeEach(async () => {
 afterEach(() => stopSlackRedisBots({ slack, redis, bots, models }));
 
 /** The worker's Slack adapter loads 3 s late (a cold start on a loaded machine): long enough for any queue started before it to take every item. */
-const SLOW_SLACK = { nodeArgs: ["--import", "./test/support/slow-imports.mjs"], env: { SLOW_IMPORT: "surfaces/slack/slack-adapter=3000" } };
+const SLOW_SLACK = { nodeArgs: ["--import", "./test/support/slow-imports.mjs"], env: { SLOW_IMPORT: "adapters/slack/slack-adapter=3000" } };
 
 async function startRole(role: "ingress" | "worker", model: FakeOpenAI): Promise<BotProcess> {
   const slow = role === "worker" ? SLOW_SLACK : { env: {} };

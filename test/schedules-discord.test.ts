@@ -93,7 +93,7 @@ describe("schedules on Discord", () => {
   });
 
   it("registers /schedule with required when and task options, and the id commands with an id", async () => {
-    const { COMMANDS } = await import("../src/surfaces/discord/command-definitions.js");
+    const { COMMANDS } = await import("../src/adapters/discord/command-definitions.js");
     const options = (name: string) =>
       (COMMANDS.find((command) => command.name === name) as { options?: Array<{ name: string; required?: boolean }> }).options ?? [];
     expect(options("schedule").map((option) => [option.name, option.required])).toEqual([

@@ -4,7 +4,7 @@
 // the channel with the run under it; an owner who left pauses it and is told by DM; `usage`.
 import { afterEach, describe, expect, it } from "vitest";
 import { call, say, ScriptedModel } from "./support/model-scripted.js";
-import { APPROVE_ACTION } from "../src/surfaces/slack/approval-message.js";
+import { APPROVE_ACTION } from "../src/adapters/slack/approval-message.js";
 import { createAuditLog } from "../src/governance/audit-log.js";
 import { addUsage } from "../src/memory/run-records/usage-counters.js";
 import { startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";

@@ -2,7 +2,7 @@
 // who may decide, exactly-once posting, restarts, expiry.
 import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say } from "./support/model-scripted.js";
-import { APPROVE_ACTION, DENY_ACTION } from "../src/surfaces/slack/approval-message.js";
+import { APPROVE_ACTION, DENY_ACTION } from "../src/adapters/slack/approval-message.js";
 import { BOT_USER_ID, type RecordedCall } from "./support/fake-slack.js";
 import { blockActionPayload, mentionEvent, postEvent, postInteraction } from "./support/fake-slack-requests.js";
 import { startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";

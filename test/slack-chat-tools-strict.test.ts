@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { webApi } from "@slack/bolt";
 import type { Tool, ToolContext } from "../src/agent/types.js";
-import { createSlackTools } from "../src/surfaces/slack/chat-tools.js";
+import { createSlackTools } from "../src/adapters/slack/chat-tools.js";
 import { BOT_USER_ID, startFakeSlack, type FakeSlack } from "./support/fake-slack.js";
 import { slackAsked } from "./support/slack-origins.js";
 

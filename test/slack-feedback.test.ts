@@ -3,7 +3,7 @@
 // modal whose comment joins the vote; `@bot feedback` lists the votes with links, for approvers only.
 import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say } from "./support/model-scripted.js";
-import { FEEDBACK_DOWN_ACTION, FEEDBACK_MODAL, FEEDBACK_UP_ACTION } from "../src/surfaces/slack/feedback-buttons.js";
+import { FEEDBACK_DOWN_ACTION, FEEDBACK_MODAL, FEEDBACK_UP_ACTION } from "../src/adapters/slack/feedback-buttons.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";
 import { blockActionPayload, mentionEvent, postEvent, postInteraction, viewSubmissionPayload } from "./support/fake-slack-requests.js";
 import { startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say } from "./support/model-scripted.js";
 import type { ChatMessage } from "../src/agent/types.js";
-import { slackFilesOf } from "../src/surfaces/slack/slack-files.js";
+import { slackFilesOf } from "../src/adapters/slack/slack-files.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";
 import { SLACK_BOT_TOKEN } from "./support/fake-slack-files.js";
 import { startFakeFileServer, type FakeFileServer } from "./support/fake-file-server.js";

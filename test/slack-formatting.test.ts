@@ -8,9 +8,9 @@ import {
   encodeApprovalValue,
   settledBlocks,
   settledFromPending,
-} from "../src/surfaces/slack/approval-message.js";
-import { toSlackMrkdwn } from "../src/surfaces/slack/slack-text.js";
-import { codeBlock, escapeSlackText } from "../src/surfaces/slack/slack-text.js";
+} from "../src/adapters/slack/approval-message.js";
+import { toSlackMrkdwn } from "../src/adapters/slack/slack-text.js";
+import { codeBlock, escapeSlackText } from "../src/adapters/slack/slack-text.js";
 
 const pending = (args: unknown): PendingApproval => ({
   runId: "run_AbC123",

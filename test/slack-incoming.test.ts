@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { webApi } from "@slack/bolt";
-import { commandIn } from "../src/surfaces/core/commands.js";
-import { classifyMessage } from "../src/surfaces/slack/incoming-message.js";
+import { commandIn } from "../src/adapters/core/commands.js";
+import { classifyMessage } from "../src/adapters/slack/incoming-message.js";
 import {
   slackContextLoader,
   THREAD_MAX_PAGES,
   THREAD_PAGE_SIZE,
   threadSource,
   toThreadContext,
-} from "../src/surfaces/slack/thread-context.js";
+} from "../src/adapters/slack/thread-context.js";
 import { silentLogger } from "../src/logger.js";
 import { TokenCounter } from "../src/tokens/token-counter.js";
 import { startFakeSlack, type FakeSlack } from "./support/fake-slack.js";

@@ -5,7 +5,7 @@ import { ScriptedModel, say } from "./support/model-scripted.js";
 import { loadConfig } from "../src/config.js";
 import { TokenCounter } from "../src/tokens/token-counter.js";
 import { silentLogger } from "../src/logger.js";
-import { createSlackSurface } from "../src/surfaces/slack/slack-adapter.js";
+import { createSlackSurface } from "../src/adapters/slack/slack-adapter.js";
 import { underCore } from "./support/surface-kit.js";
 import { BOT_USER_ID, startFakeSlack } from "./support/fake-slack.js";
 import { mentionEvent, postEvent, SIGNING_SECRET } from "./support/fake-slack-requests.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { neutraliseMentions } from "../src/surfaces/slack/slack-text.js";
+import { neutraliseMentions } from "../src/adapters/slack/slack-text.js";
 
 const NOTIFYING_SPECIAL = /<!(?!date\^)[^<>|]*(?:\|[^<>]*)?>/;
 const BARE_CROWD = /@(here|channel|everyone)\b/i;

@@ -3,7 +3,7 @@
 // outside the channel, Slack Connect streams, writes never repeated by the client.
 import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say } from "./support/model-scripted.js";
-import { APPROVE_ACTION } from "../src/surfaces/slack/approval-message.js";
+import { APPROVE_ACTION } from "../src/adapters/slack/approval-message.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";
 import {
   blockActionPayload,

@@ -2,7 +2,7 @@
 // streaming is refused, rate limits, failed posts, long and mention-laden answers.
 import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say, type ScriptStep } from "./support/model-scripted.js";
-import { MESSAGE_MAX_CHARS } from "../src/surfaces/slack/slack-text.js";
+import { MESSAGE_MAX_CHARS } from "../src/adapters/slack/slack-text.js";
 import { silentLogger } from "../src/logger.js";
 import { createLongTermMemory } from "../src/memory/long-term-memory.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say } from "./support/model-scripted.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";
-import { APPROVE_ACTION } from "../src/surfaces/slack/approval-message.js";
+import { APPROVE_ACTION } from "../src/adapters/slack/approval-message.js";
 import { blockActionPayload, directMessageEvent, mentionEvent, messagesTabOpenedEvent } from "./support/fake-slack-requests.js";
 import { gatedModel, startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";
 

@@ -5,8 +5,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel } from "./support/model-scripted.js";
 import type { Model } from "../src/agent/types.js";
-import { pageBlocks, tracePages } from "../src/surfaces/slack/message-trace.js";
-import { STOP_ACTION } from "../src/surfaces/slack/slack-working.js";
+import { pageBlocks, tracePages } from "../src/adapters/slack/message-trace.js";
+import { STOP_ACTION } from "../src/adapters/slack/slack-working.js";
 import { BOT_USER_ID, type FakeSlack } from "./support/fake-slack.js";
 import { blockActionPayload, mentionEvent, postEvent, postInteraction } from "./support/fake-slack-requests.js";
 import { startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";

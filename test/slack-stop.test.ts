@@ -3,7 +3,7 @@
 // within 2 s, and the button goes away; anyone else is told privately and nothing stops.
 import { afterEach, describe, expect, it } from "vitest";
 import { ScriptedModel, say } from "./support/model-scripted.js";
-import { STOP_ACTION } from "../src/surfaces/slack/slack-working.js";
+import { STOP_ACTION } from "../src/adapters/slack/slack-working.js";
 import { BOT_USER_ID, type RecordedCall } from "./support/fake-slack.js";
 import { blockActionPayload, mentionEvent, postEvent, postInteraction } from "./support/fake-slack-requests.js";
 import { gatedModel, startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MIN_SPLIT_CHARS, splitText } from "../src/surfaces/core/split-text.js";
+import { MIN_SPLIT_CHARS, splitText } from "../src/adapters/core/split-text.js";
 
 const fenceCount = (text: string) => text.match(/```/g)?.length ?? 0;
 const nonWhitespace = (text: string) => text.replace(/\s+/g, "");

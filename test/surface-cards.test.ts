@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { CallRecord } from "../src/agent/types.js";
-import { statusFor, taskLines, taskUpdatesFor } from "../src/surfaces/core/cards.js";
-import { statusLine } from "../src/surfaces/slack/slack-display.js";
-import { streamChunk } from "../src/surfaces/slack/stream-trace.js";
+import { statusFor, taskLines, taskUpdatesFor } from "../src/adapters/core/cards.js";
+import { statusLine } from "../src/adapters/slack/slack-display.js";
+import { streamChunk } from "../src/adapters/slack/stream-trace.js";
 
 const record = (outcome: CallRecord["outcome"], result: string): CallRecord => ({
   callId: "call_1",

@@ -7,7 +7,7 @@
 // difference between surfaces is a failing test here, not a drift between copies.
 import { afterEach, describe, expect, it } from "vitest";
 import { call, say } from "./support/model-scripted.js";
-import { COMMANDS } from "../src/surfaces/core/commands.js";
+import { COMMANDS } from "../src/adapters/core/commands.js";
 import { consoleDriver, discordDriver, seen, slackDriver, type Session, type Who } from "./support/surface-drivers.js";
 
 let session: Session | undefined;

@@ -5,9 +5,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { say } from "./support/model-scripted.js";
 import { ScriptedModel } from "./support/model-scripted.js";
-import type { SurfaceCore } from "../src/surfaces/core/inbound.js";
-import type { Spot } from "../src/surfaces/core/spot.js";
-import { RESTARTING_CLICK, RESTARTING_COMMAND } from "../src/surfaces/core/texts.js";
+import type { SurfaceCore } from "../src/adapters/core/inbound.js";
+import type { Spot } from "../src/adapters/core/spot.js";
+import { RESTARTING_CLICK, RESTARTING_COMMAND } from "../src/adapters/core/texts.js";
 import { discordAsked } from "./support/discord-origins.js";
 import { startDiscordHarness, waitUntil, type DiscordHarness } from "./support/fake-discord-harness.js";
 import { startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";

@@ -4,7 +4,7 @@
 // first test needs a process that has built nothing yet (each test file gets fresh modules).
 import { getEncoding } from "js-tiktoken";
 import { describe, expect, it } from "vitest";
-import { toThreadContext } from "../src/surfaces/slack/thread-context.js";
+import { toThreadContext } from "../src/adapters/slack/thread-context.js";
 import { say, ScriptedModel, call } from "./support/model-scripted.js";
 import { TokenCounter } from "../src/tokens/token-counter.js";
 import { Tokenizer } from "../src/tokens/tokenizer.js";

@@ -7,7 +7,7 @@ import type { TaskOrigin, Tool } from "../src/agent/types.js";
 import { runSettingsFor } from "../src/governance/channel-settings.js";
 import { SettingsSchema } from "../src/governance/settings-schema.js";
 import { toolListing } from "../src/runs/tool-listing.js";
-import { toolListText } from "../src/surfaces/core/tool-list-text.js";
+import { toolListText } from "../src/adapters/core/tool-list-text.js";
 import { startConsole } from "./support/console-harness.js";
 import { ScriptedModel } from "./support/model-scripted.js";
 

@@ -123,7 +123,7 @@ export type PresenterFactory = (origin: TaskOrigin, question: string, reply?: Re
 /** An origin stored by an older version, as this version reads it: with its scope, and no secret left in its place. */
 export type OriginUpgrade = (origin: TaskOrigin) => { readonly origin: TaskOrigin; readonly reply?: ReplyHandle };
 
-/** Everything a surface brings to the runs, registered once (src/surfaces/core/attach.ts). */
+/** Everything a surface brings to the runs, registered once (src/adapters/core/attach.ts). */
 export interface SurfaceHooks {
   /** The surface's chat tools (read_channel, post_message…). */
   readonly tools: readonly Tool[];

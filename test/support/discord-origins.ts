@@ -1,7 +1,7 @@
 // A Discord request's origin as the Discord surface writes it at intake (place codec and scope).
 import type { Person, TaskOrigin } from "../../src/agent/types.js";
-import { spotOf } from "../../src/surfaces/core/inbound.js";
-import { conversationAt, type DiscordPlace } from "../../src/surfaces/discord/discord-place.js";
+import { spotOf } from "../../src/adapters/core/inbound.js";
+import { conversationAt, type DiscordPlace } from "../../src/adapters/discord/discord-place.js";
 
 export function discordAsked(
   requester: Person,

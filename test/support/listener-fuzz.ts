@@ -6,7 +6,7 @@
 import { createHmac } from "node:crypto";
 import { head, pause, sendRaw, type RawAnswer } from "./raw-http.js";
 import { SIGNING_SECRET } from "./fake-slack-requests.js";
-import { SLACK_EVENTS_ENDPOINT } from "../../src/surfaces/slack/events-endpoint.js";
+import { SLACK_EVENTS_ENDPOINT } from "../../src/adapters/slack/events-endpoint.js";
 
 export interface FuzzedListener {
   readonly name: string;

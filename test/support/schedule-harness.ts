@@ -18,8 +18,8 @@ import type { ScheduleRecord } from "../../src/runs/schedules/schedule-record.js
 import { createSchedules, type Schedules } from "../../src/runs/schedules/scheduler.js";
 import type { ScheduleCaller } from "../../src/runs/schedules/schedule-book.js";
 import type { WorkQueue } from "../../src/runs/work-queue.js";
-import { spotOf } from "../../src/surfaces/core/inbound.js";
-import { conversationAt, upgradeOrigin } from "../../src/surfaces/slack/slack-place.js";
+import { spotOf } from "../../src/adapters/core/inbound.js";
+import { conversationAt, upgradeOrigin } from "../../src/adapters/slack/slack-place.js";
 
 /** Timers that run only when the test moves the clock. */
 export interface ManualClock extends TimerClock {

@@ -3,7 +3,7 @@
 // tests and the Slack bench ask only the events endpoint.
 import type { Logger } from "../../src/logger.js";
 import { startOpsServer, type OpsServer } from "../../src/ops/ops-server.js";
-import { SLACK_EVENTS_ENDPOINT } from "../../src/surfaces/slack/events-endpoint.js";
+import { SLACK_EVENTS_ENDPOINT } from "../../src/adapters/slack/events-endpoint.js";
 
 export function startSlackEventsPort(logger?: Logger): Promise<OpsServer> {
   return startOpsServer(0, [], { host: "127.0.0.1", endpoints: [SLACK_EVENTS_ENDPOINT], ...(logger ? { logger } : {}) });

@@ -1,7 +1,7 @@
 // A Slack request's origin as the Slack surface writes it at intake (place codec and scope).
 import type { TaskOrigin } from "../../src/agent/types.js";
-import { spotOf } from "../../src/surfaces/core/inbound.js";
-import { conversationAt } from "../../src/surfaces/slack/slack-place.js";
+import { spotOf } from "../../src/adapters/core/inbound.js";
+import { conversationAt } from "../../src/adapters/slack/slack-place.js";
 import { TEAM_ID } from "./fake-slack-types.js";
 
 export function slackAsked(user: string, channel: string, options: { ts?: string; requesterTeam?: string } = {}): TaskOrigin {

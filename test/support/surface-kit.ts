@@ -9,8 +9,8 @@ import type { Config } from "../../src/config.js";
 import type { Logger } from "../../src/logger.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
 import type { AgentService } from "../../src/runs/service.js";
-import { attach } from "../../src/surfaces/core/attach.js";
-import type { ChatSurface } from "../../src/surfaces/core/surface.js";
+import { attach } from "../../src/adapters/core/attach.js";
+import type { ChatSurface } from "../../src/adapters/core/surface.js";
 
 export interface TestAdapter {
   readonly name: string;
