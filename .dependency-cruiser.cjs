@@ -69,6 +69,12 @@ module.exports = {
       "(discord\\.js|@discordjs)",
     ),
     onlyIn(
+      "pino-only-in-the-logger",
+      "One Logger type, from src/logger.ts: the rest of src/ never names pino.",
+      "^src/logger\\.ts$",
+      "pino",
+    ),
+    onlyIn(
       "openai-only-in-its-client",
       "The model is a one-method seam; one file speaks the OpenAI SDK (and one reads its error classes to describe a failure).",
       "^src/agent/models/model-(openai|failure)\\.ts$",

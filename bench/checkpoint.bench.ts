@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { emptyGuardCounters, type RunState } from "../src/agent/loop/run-state.js";
 import { TokenCounter } from "../src/tokens/token-counter.js";
-import type { ChatMessage, StepRecord } from "../src/agent/types.js";
+import type { ChatMessage, StepRecord } from "../src/contracts/types.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import { createCheckpointStore } from "../src/runs/checkpoint-store.js";

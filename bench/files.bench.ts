@@ -19,7 +19,7 @@ import { createFileStore, type FileStore } from "../src/files/file-store.js";
 import { prepareFiles } from "../src/files/prepare-files.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
-import type { TaskOrigin } from "../src/agent/types.js";
+import type { TaskOrigin } from "../src/contracts/types.js";
 import { GOOD_TOKEN, startFakeFileServer, type FakeFileServer } from "../test/support/fake-file-server.js";
 import { bombPng, described, pdf, png, urlFiles } from "../test/support/files-kit.js";
 import { flateBombPdf } from "../test/support/hostile-files.js";

@@ -5,7 +5,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import type { TaskOrigin } from "../src/agent/types.js";
+import type { TaskOrigin } from "../src/contracts/types.js";
 import { createAuditLog } from "../src/governance/audit-log.js";
 import { createRunPolicy } from "../src/governance/run-policy.js";
 import { checkSettings } from "../src/governance/settings-schema.js";

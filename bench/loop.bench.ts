@@ -11,7 +11,7 @@ import { runAgent } from "../src/agent/loop/loop.js";
 import type { LoopDeps } from "../src/agent/loop/loop-types.js";
 import { ScriptedModel, call, say } from "../test/support/model-scripted.js";
 import { TokenCounter } from "../src/tokens/token-counter.js";
-import type { Model, TaskOrigin, Tool } from "../src/agent/types.js";
+import type { Model, TaskOrigin, Tool } from "../src/contracts/types.js";
 import { loadConfig } from "../src/config.js";
 import { pino } from "pino";
 import { createLogger, silentLogger, type Logger } from "../src/logger.js";

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { TokenCounter } from "../src/tokens/token-counter.js";
 import { ToolRegistry } from "../src/agent/tools/tool-registry.js";
-import type { Tool, ToolContext } from "../src/agent/types.js";
+import type { Tool, ToolContext } from "../src/contracts/types.js";
 import { silentLogger } from "../src/logger.js";
 import { createMcpManager } from "../src/tools/mcp/mcp-manager.js";
 import { median, percentile, printTable, repeat, timeOnce } from "./support/stats.js";

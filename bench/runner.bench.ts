@@ -5,7 +5,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAgentService } from "../src/runs/agent-service.js";
-import type { Model, ModelRequest } from "../src/agent/types.js";
+import type { Model, ModelRequest } from "../src/contracts/types.js";
 import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";

@@ -12,7 +12,7 @@ import { isMainThread, parentPort, Worker } from "node:worker_threads";
 import { once } from "node:events";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createAgentService } from "../src/runs/agent-service.js";
-import type { Model, ModelReply, ModelRequest } from "../src/agent/types.js";
+import type { Model, ModelReply, ModelRequest } from "../src/contracts/types.js";
 import { loadConfig } from "../src/config.js";
 import { TokenCounter } from "../src/tokens/token-counter.js";
 import { silentLogger } from "../src/logger.js";

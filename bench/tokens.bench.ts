@@ -18,7 +18,7 @@ import { z } from "zod";
 import { TokenCounter } from "../src/tokens/token-counter.js";
 import { ToolRegistry } from "../src/agent/tools/tool-registry.js";
 import { Tokenizer } from "../src/tokens/tokenizer.js";
-import type { ChatMessage, Tool } from "../src/agent/types.js";
+import type { ChatMessage, Tool } from "../src/contracts/types.js";
 import { observationText } from "./support/history.js";
 import { median, printTable, timeOnce, warmUp } from "./support/stats.js";
 import { worstCases } from "./support/token-worst-cases.js";

@@ -1,8 +1,8 @@
 // What app.ts chooses before the runner: the model client (the offline demo without an API key,
 // else the OpenAI SDK, loaded only then), the work queue, and the schedule slots' counters on /metrics.
-import type { Logger } from "pino";
+import type { Logger } from "./logger.js";
 import { createDemoModel } from "./agent/models/model-demo.js";
-import type { Model } from "./agent/types.js";
+import type { Model } from "./contracts/types.js";
 import type { Config } from "./config.js";
 import type { StoreLocation } from "./memory/keyv-store.js";
 import type { WorkQueue } from "./runs/work-queue.js";

@@ -1,7 +1,7 @@
 // The surfaces the process can run, as one table with one dependency shape: each entry says when
 // it is configured and how to build its platform side; the core attaches every one the same way.
 // Slack and Discord are loaded only when configured: the console needs neither chat library.
-import type { Logger } from "pino";
+import type { Logger } from "./logger.js";
 import type { Config } from "./config.js";
 import type { Governance } from "./governance/governance.js";
 import type { KeyValueStore } from "./memory/types.js";
@@ -12,7 +12,7 @@ import type { ModelDescription } from "./adapters/console/console-text.js";
 import { createDemoLoopRunner } from "./adapters/console/demo-loop.js";
 import type { HttpMount } from "./ops/ops-server.js";
 import { TokenCounter } from "./tokens/token-counter.js";
-import type { Surface } from "./agent/types.js";
+import type { Surface } from "./contracts/types.js";
 
 export interface SurfaceDeps {
   readonly config: Config;

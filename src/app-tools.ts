@@ -1,7 +1,7 @@
 // The tools' part of the start: each MCP server's first try (named before a slow first fetch,
 // its state after), and the notices an operator must see about the tool rules: a write the
 // policy lets run unasked, a TOOL_POLICY rule or a settings file's tool entry that matches no tool.
-import type { Logger } from "pino";
+import type { Logger } from "./logger.js";
 import { warnAboutAllowedWrites, warnAboutUnmatchedRules } from "./agent/tools/policy-warnings.js";
 import type { Config } from "./config.js";
 import type { SettingsSource } from "./governance/settings-source.js";

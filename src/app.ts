@@ -1,7 +1,6 @@
 // Wires the process together: configuration, logs, store, model, the runner, and the surfaces
 // (Slack and/or Discord, or the console when no chat tokens are set). main.ts only adds the
 // process-level parts: signals, exit codes, the hard-exit backstop.
-import type { Logger } from "pino";
 import type { AttachedSurface } from "./adapters/core/attach.js";
 import { upgradeAuditEntries } from "./adapters/core/audit-upgrade.js";
 import { upgradeOrigin as upgradeDiscordOrigin } from "./adapters/discord/discord-place.js";
@@ -12,12 +11,12 @@ import type { OriginUpgrade } from "./runs/service.js";
 import { createRunRecording } from "./runs/records/run-recording.js";
 import { contextWindowOf } from "./agent/loop/loop-deps.js";
 import { TokenCounter } from "./tokens/token-counter.js";
-import type { Surface } from "./agent/types.js";
+import type { Surface } from "./contracts/types.js";
 import { checkChatModel, checkContextWindow, loadConfig, type Config } from "./config.js";
 import { ConfigError, StoreUnavailableError, StoreUrlError } from "./errors.js";
 import { approversFrom } from "./governance/authority.js";
 import { createGovernance, loadSettings } from "./governance/governance.js";
-import { createConsoleLogger, createLogger, logFormatFrom, type LogFormat } from "./logger.js";
+import { createConsoleLogger, createLogger, logFormatFrom, type LogFormat, type Logger } from "./logger.js";
 import { surfaceStartFailure } from "./start-errors.js";
 import { priceTable } from "./cost/prices.js";
 import { type AppIo, configuredSurfaces, openSurfaces } from "./app-surfaces.js";

@@ -8,7 +8,12 @@ export type ErrorCode =
   | "store_url_invalid"
   | "approval_key_unavailable"
   | "surface_unavailable"
-  | "intake_unavailable";
+  | "intake_unavailable"
+  | "request_body_invalid"
+  | "run_interrupted"
+  | "tool_timeout"
+  | "store_deadline"
+  | "vocabulary_malformed";
 
 export abstract class BotError extends Error {
   abstract readonly code: ErrorCode;
@@ -121,5 +126,44 @@ export class IntakeUnavailableError extends BotError {
   ) {
     super(`the message ${receipt} could not be recorded (${reason}); it is for the platform to deliver again`);
     this.name = "IntakeUnavailableError";
+  }
+}
+
+/** An explorer request's body that can't be taken: the status it is answered with, and why. */
+export class BodyError extends BotError {
+  readonly code = "request_body_invalid";
+  constructor(
+    readonly status: 400 | 413 | 415,
+    message: string,
+  ) {
+    super(message);
+    this.name = "BodyError";
+  }
+}
+
+/** The run stopped at a checkpoint because its process is shutting down; it is not finished. */
+export class RunInterruptedError extends BotError {
+  readonly code = "run_interrupted";
+  constructor(readonly runId: string) {
+    super(`run ${runId} stopped at its checkpoint`);
+    this.name = "RunInterruptedError";
+  }
+}
+
+/** A tool call passed its timeout; the registry turns it into an observation for the model. */
+export class ToolTimeout extends BotError {
+  readonly code = "tool_timeout";
+}
+
+/** A store operation got no answer within its deadline (the operation goes on unobserved). */
+export class DeadlineError extends BotError {
+  readonly code = "store_deadline";
+}
+
+/** js-tiktoken's rank file is not in the format the tokenizer reads. */
+export class MalformedRanks extends BotError {
+  readonly code = "vocabulary_malformed";
+  constructor(detail: string) {
+    super(`js-tiktoken's rank file is not in the format the tokenizer reads (${detail}); the tokenizer needs an update`);
   }
 }

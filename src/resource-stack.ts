@@ -4,7 +4,7 @@
 // each close names its shutdown phase, the phases run in SHUTDOWN_PHASES order, and within a
 // phase the closes run in reverse of their opening (what opened later may lean on what opened
 // earlier).
-import type { Logger } from "pino";
+import type { Logger } from "./logger.js";
 
 /**
  * - `intake`: stop taking work (readiness and the ports answer 503, no more schedule slots);

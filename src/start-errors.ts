@@ -2,9 +2,8 @@
 // failed, the cause (DNS, refused, timeout, an HTTP status) and the fix. Pure: it reads the
 // errors the Slack Web API client and discord.js throw without their classes (a status or a
 // Slack error code, and the network cause inside).
-import type { Logger } from "pino";
 import type { Config } from "./config.js";
-import { maskSecrets } from "./logger.js";
+import { maskSecrets, type Logger } from "./logger.js";
 import { networkCause, networkCausePhrase } from "./network-failure.js";
 
 export type ChatSurface = "slack" | "discord";

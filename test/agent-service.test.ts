@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { say, ScriptedModel } from "./support/model-scripted.js";
-import type { Model, ModelRequest } from "../src/agent/types.js";
+import type { Model, ModelRequest } from "../src/contracts/types.js";
 import { createAgentService } from "../src/runs/agent-service.js";
 import { loadConfig } from "../src/config.js";
 import { openStore } from "../src/memory/keyv-store.js";

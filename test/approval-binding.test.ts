@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { createApprovalStore, type ApprovalStore, type StoredRun } from "../src/runs/approval-store.js";
 import { call, say, ScriptedModel } from "./support/model-scripted.js";
 import { emptyGuardCounters, type RunState } from "../src/agent/loop/run-state.js";
-import type { TaskOrigin, ToolCall } from "../src/agent/types.js";
+import type { TaskOrigin, ToolCall } from "../src/contracts/types.js";
 import { silentLogger } from "../src/logger.js";
 import { harness, pendingOf, useApprovalStores } from "./support/approval-kit.js";
 import { mapStore } from "./support/map-store.js";

@@ -4,7 +4,7 @@
 // run that answered no longer watched for a Stop.
 import { describe, expect, it } from "vitest";
 import { call, calls, say, ScriptedModel } from "./support/model-scripted.js";
-import type { PendingApproval, RunOutcome } from "../src/agent/types.js";
+import type { PendingApproval, RunOutcome } from "../src/contracts/types.js";
 import type { RunPresenter } from "../src/runs/service.js";
 import { harness, open, pendingOf, sqliteUrl, useApprovalStores } from "./support/approval-kit.js";
 import { until } from "./support/memory-test-kit.js";

@@ -5,7 +5,7 @@
 // Every wait here is for an event (a tool or model call reached, a presenter called), never a time.
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
-import type { Model, ModelReply, ModelRequest, PendingApproval, RunOutcome, Tool } from "../src/agent/types.js";
+import type { Model, ModelReply, ModelRequest, PendingApproval, RunOutcome, Tool } from "../src/contracts/types.js";
 import { contentText } from "../src/agent/content.js";
 import type { RunPresenter } from "../src/runs/service.js";
 import { open, pendingOf, sqliteUrl, useApprovalStores } from "./support/approval-kit.js";

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deriveApprovalKey } from "../src/runs/approval-key.js";
 import { call, say, ScriptedModel } from "./support/model-scripted.js";
 import { canonicalJson } from "../src/agent/tools/signature.js";
-import type { PendingApproval, RunOutcome } from "../src/agent/types.js";
+import type { PendingApproval, RunOutcome } from "../src/contracts/types.js";
 import type { KeyValueStore } from "../src/memory/types.js";
 import { capturingLogger, until } from "./support/memory-test-kit.js";
 import { startRedisServer, type RedisServer } from "./support/redis-server.js";

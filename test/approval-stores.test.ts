@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { call, say, ScriptedModel } from "./support/model-scripted.js";
 import { createAgentService } from "../src/runs/agent-service.js";
 import { createLocalWorkQueue } from "../src/runs/local-work-queue.js";
-import type { RunOutcome } from "../src/agent/types.js";
+import type { RunOutcome } from "../src/contracts/types.js";
 import { failingResumes } from "./support/failing-queue.js";
 import { until } from "./support/memory-test-kit.js";
 import { loadConfig } from "../src/config.js";

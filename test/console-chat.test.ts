@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createDemoModel } from "../src/agent/models/model-demo.js";
 import { call, say, ScriptedModel } from "./support/model-scripted.js";
-import type { ModelRequest } from "../src/agent/types.js";
+import type { ModelRequest } from "../src/contracts/types.js";
 import { startConsole, type ConsoleHarness } from "./support/console-harness.js";
 import { temporaryFolder, until } from "./support/memory-test-kit.js";
 import { noteTool } from "./support/service-harness.js";

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createDemoModel } from "../src/agent/models/model-demo.js";
 import { call, say, ScriptedModel } from "./support/model-scripted.js";
-import type { Model, ModelReply, ModelRequest } from "../src/agent/types.js";
+import type { Model, ModelReply, ModelRequest } from "../src/contracts/types.js";
 import { CONSOLE_CONVERSATION_KEY } from "../src/adapters/console/console-adapter.js";
 import { noteTool } from "./support/service-harness.js";
 import { startConsole, type ConsoleHarness } from "./support/console-harness.js";

@@ -2,7 +2,7 @@
 // "Stopped by <name>." follows at once even while the model call hangs, and the next question
 // works. A second Ctrl-C, or one at the prompt, still leaves.
 import { afterEach, describe, expect, it } from "vitest";
-import type { Model } from "../src/agent/types.js";
+import type { Model } from "../src/contracts/types.js";
 import { startConsole, type ConsoleHarness } from "./support/console-harness.js";
 
 let harness: ConsoleHarness | undefined;

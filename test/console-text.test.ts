@@ -1,6 +1,6 @@
 // What the console prints for progress, approvals and outcomes.
 import { describe, expect, it } from "vitest";
-import type { CallRecord, PendingApproval } from "../src/agent/types.js";
+import type { CallRecord, PendingApproval } from "../src/contracts/types.js";
 import { answerText, approvalRequest, clean, progressLine, wrap } from "../src/adapters/console/console-text.js";
 
 function record(overrides: Partial<CallRecord>): CallRecord {

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { OverwriteType, PermissionFlagsBits } from "discord.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDiscordSurface } from "../src/adapters/discord/discord-adapter.js";
-import type { Tool, ToolContext } from "../src/agent/types.js";
+import type { Tool, ToolContext } from "../src/contracts/types.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../src/memory/types.js";

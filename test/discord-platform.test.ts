@@ -3,7 +3,7 @@
 // answers it with a server error (the REST client would repeat it).
 import { afterEach, describe, expect, it } from "vitest";
 import { call, say } from "./support/model-scripted.js";
-import type { ModelRequest } from "../src/agent/types.js";
+import type { ModelRequest } from "../src/contracts/types.js";
 import { originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "./support/fake-discord-harness.js";
 
 let harness: DiscordHarness | undefined;

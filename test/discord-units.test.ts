@@ -9,7 +9,7 @@ import { conversationAt, conversationKey, decodeInteraction, upgradeOrigin } fro
 import { answerText, approvalText, discordFormat, progressText, threadName, withClosingLine } from "../src/adapters/discord/messages.js";
 import { createApprovalRefs } from "../src/adapters/core/approval-refs.js";
 import { decidersText, memoryText } from "../src/adapters/core/texts.js";
-import type { PendingApproval } from "../src/agent/types.js";
+import type { PendingApproval } from "../src/contracts/types.js";
 import { silentLogger } from "../src/logger.js";
 import { discordAsked } from "./support/discord-origins.js";
 import { mapStore } from "./support/map-store.js";

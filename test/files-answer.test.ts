@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { call, calls, say, ScriptedModel } from "./support/model-scripted.js";
-import type { RunOutcome, TaskOrigin } from "../src/agent/types.js";
+import type { RunOutcome, TaskOrigin } from "../src/contracts/types.js";
 import { loadConfig } from "../src/config.js";
 import { markdownName, pathInside, promptName, safeFileName } from "../src/files/file-names.js";
 import { silentLogger } from "../src/logger.js";

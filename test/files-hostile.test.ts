@@ -4,7 +4,7 @@
 // PDF's expansion is tried on every shape of flate bomb and on the other filters that expand.
 import { afterAll, describe, expect, it } from "vitest";
 import { TokenCounter } from "../src/tokens/token-counter.js";
-import type { TaskOrigin } from "../src/agent/types.js";
+import type { TaskOrigin } from "../src/contracts/types.js";
 import { loadConfig } from "../src/config.js";
 import { extractFile } from "../src/files/extract.js";
 import { createFileStore } from "../src/files/file-store.js";

@@ -11,7 +11,7 @@ import { modelSeesImages } from "../src/agent/models/model-vision.js";
 import { emptyGuardCounters, RunStateSchema, type RunState } from "../src/agent/loop/run-state.js";
 import { flattenForSummary } from "../src/agent/context/summary.js";
 import { TokenCounter } from "../src/tokens/token-counter.js";
-import type { ChatMessage, ContentPart, ModelRequest } from "../src/agent/types.js";
+import type { ChatMessage, ContentPart, ModelRequest } from "../src/contracts/types.js";
 import { createFileStore } from "../src/files/file-store.js";
 import { withStoredImages } from "../src/files/stored-images.js";
 import { createCheckpointStore } from "../src/runs/checkpoint-store.js";

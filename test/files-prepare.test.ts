@@ -3,7 +3,7 @@
 // file, the limits, the store that spares a second download, and read_attachment reading on.
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TokenCounter } from "../src/tokens/token-counter.js";
-import type { ContentPart, TaskOrigin, ToolContext } from "../src/agent/types.js";
+import type { ContentPart, TaskOrigin, ToolContext } from "../src/contracts/types.js";
 import { loadConfig } from "../src/config.js";
 import type { FileDescriptor } from "../src/files/file-ref.js";
 import { createFileStore, type FileStore } from "../src/files/file-store.js";

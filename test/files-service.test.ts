@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { call, say, ScriptedModel } from "./support/model-scripted.js";
 import { createOpenAIModel } from "../src/agent/models/model-openai.js";
-import type { AgentEvent, ModelRequest, RunOutcome, TaskOrigin } from "../src/agent/types.js";
+import type { AgentEvent, ModelRequest, RunOutcome, TaskOrigin } from "../src/contracts/types.js";
 import { contentText } from "../src/agent/content.js";
 import { silentLogger } from "../src/logger.js";
 import type { Task } from "../src/runs/service.js";

@@ -3,7 +3,7 @@
 import { hostname } from "node:os";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { call, say, ScriptedModel } from "./support/model-scripted.js";
-import type { RunOutcome } from "../src/agent/types.js";
+import type { RunOutcome } from "../src/contracts/types.js";
 import { createAuditLog } from "../src/governance/audit-log.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";

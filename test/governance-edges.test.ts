@@ -2,7 +2,7 @@
 // admins held to their own limits, a channel's token limit stopping everyone there, and DMs and
 // the console under a channel allow list. Through createRunPolicy, as the runner asks it.
 import { describe, expect, it } from "vitest";
-import type { TaskOrigin } from "../src/agent/types.js";
+import type { TaskOrigin } from "../src/contracts/types.js";
 import { createAuditLog } from "../src/governance/audit-log.js";
 import { createRunPolicy, type RunPolicy } from "../src/governance/run-policy.js";
 import { parseSettingsText } from "../src/governance/settings-file.js";

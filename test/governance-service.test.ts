@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { call, say, ScriptedModel } from "./support/model-scripted.js";
 import { TokenCounter } from "../src/tokens/token-counter.js";
-import type { RunOutcome, TaskOrigin, Tool } from "../src/agent/types.js";
+import type { RunOutcome, TaskOrigin, Tool } from "../src/contracts/types.js";
 import type { ActKind } from "../src/governance/acts.js";
 import { auditLine } from "../src/governance/command-text.js";
 import type { Settings } from "../src/governance/settings-schema.js";

@@ -6,7 +6,7 @@ import { checkOscillation, oscillationMemory } from "../src/agent/guards/oscilla
 import { checkRepeat, REPEAT_TRIP_AT, repeatWarning, type RepeatState } from "../src/agent/guards/repeat.js";
 import { checkStepLimit } from "../src/agent/guards/step-limit.js";
 import { tokenStop, watermark } from "../src/agent/guards/token-watermark.js";
-import type { CallOutcome } from "../src/agent/types.js";
+import type { CallOutcome } from "../src/contracts/types.js";
 
 describe("step limit", () => {
   it("lets every step below the cap through", () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { resumeAgent } from "../src/agent/loop/loop.js";
 import { call, calls, say, ScriptedModel } from "./support/model-scripted.js";
-import type { Tool } from "../src/agent/types.js";
+import type { Tool } from "../src/contracts/types.js";
 import { consoleOrigin, loopDeps, runQuestion } from "./support/loop-harness.js";
 import { noteTool } from "./support/service-harness.js";
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { call, say, ScriptedModel } from "./support/model-scripted.js";
 import { TokenCounter } from "../src/tokens/token-counter.js";
-import type { ModelRequest, Tool } from "../src/agent/types.js";
+import type { ModelRequest, Tool } from "../src/contracts/types.js";
 import { historyTokenBudget } from "../src/agent/loop/loop-deps.js";
 import { buildSystemPrompt } from "../src/agent/context/system-prompt.js";
 import { createConversationHistory } from "../src/memory/history.js";

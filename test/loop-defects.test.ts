@@ -4,7 +4,7 @@ import { z } from "zod";
 import { READ_CONCURRENCY } from "../src/agent/loop/call-batch.js";
 import { call, calls, say, ScriptedModel } from "./support/model-scripted.js";
 import { flattenForSummary, summaryTimeoutMs } from "../src/agent/context/summary.js";
-import type { ChatMessage, Model, Tool } from "../src/agent/types.js";
+import type { ChatMessage, Model, Tool } from "../src/contracts/types.js";
 import { answered, runQuestion } from "./support/loop-harness.js";
 import { contentText } from "../src/agent/content.js";
 

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { call, say, ScriptedModel, type ScriptedCall, type ScriptedReply } from "./support/model-scripted.js";
-import type { ModelRequest, Tool } from "../src/agent/types.js";
+import type { ModelRequest, Tool } from "../src/contracts/types.js";
 import { runQuestion } from "./support/loop-harness.js";
 import { contentText } from "../src/agent/content.js";
 

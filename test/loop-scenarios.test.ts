@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { call, calls, say, ScriptedModel } from "./support/model-scripted.js";
-import type { RunOutcome, Tool } from "../src/agent/types.js";
+import type { RunOutcome, Tool } from "../src/contracts/types.js";
 import { eventTypes, runQuestion } from "./support/loop-harness.js";
 
 function answered(outcome: RunOutcome): Extract<RunOutcome, { status: "answered" }> {

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { runAgent } from "../src/agent/loop/loop.js";
 import { call, calls, say, ScriptedModel } from "./support/model-scripted.js";
 import { TokenCounter } from "../src/tokens/token-counter.js";
-import type { Tool } from "../src/agent/types.js";
+import type { Tool } from "../src/contracts/types.js";
 import { createLogger } from "../src/logger.js";
 import { answered, consoleOrigin, loopDeps, runQuestion } from "./support/loop-harness.js";
 

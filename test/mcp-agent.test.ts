@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createAgentService, type RunningAgentService } from "../src/runs/agent-service.js";
 import { call, say, ScriptedModel, type ScriptStep } from "./support/model-scripted.js";
-import type { AgentEvent, Model, ModelRequest, PendingApproval, RunOutcome, Tool } from "../src/agent/types.js";
+import type { AgentEvent, Model, ModelRequest, PendingApproval, RunOutcome, Tool } from "../src/contracts/types.js";
 import { loadConfig } from "../src/config.js";
 import { silentLogger, type Logger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";

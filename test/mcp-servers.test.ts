@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { TokenCounter } from "../src/tokens/token-counter.js";
 import { ToolRegistry, type Execution } from "../src/agent/tools/tool-registry.js";
-import type { ToolCall, ToolContext } from "../src/agent/types.js";
+import type { ToolCall, ToolContext } from "../src/contracts/types.js";
 import { createMcpManager, type McpManager, type McpManagerOptions } from "../src/tools/mcp/mcp-manager.js";
 import type { McpServerConfig } from "../src/tools/mcp/mcp-config.js";
 import { captureLog, everythingServer, filesystemServer, serverConfig, testStdioServer, whenServers } from "./support/mcp-kit.js";

@@ -9,7 +9,7 @@ import { commandIn } from "../src/adapters/core/commands.js";
 import { classifyMessage } from "../src/adapters/slack/incoming-message.js";
 import { toolListText } from "../src/adapters/core/tool-list-text.js";
 import { ScriptedModel } from "./support/model-scripted.js";
-import type { AgentEvent, PendingApproval } from "../src/agent/types.js";
+import type { AgentEvent, PendingApproval } from "../src/contracts/types.js";
 import { startConsole } from "./support/console-harness.js";
 import { originalPath, startDiscordHarness } from "./support/fake-discord-harness.js";
 

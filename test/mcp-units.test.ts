@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createToolPolicy, strictest } from "../src/agent/tools/tool-policy.js";
-import type { Tool } from "../src/agent/types.js";
+import type { Tool } from "../src/contracts/types.js";
 import { effectOf, serverApproval } from "../src/tools/mcp/mcp-tool.js";
 import { prefixedToolName, toolFilter } from "../src/tools/mcp/tool-names.js";
 import { toolResultText } from "../src/tools/mcp/tool-result.js";

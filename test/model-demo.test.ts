@@ -3,7 +3,7 @@ import { createDemoModel, createLoopingDemoModel } from "../src/agent/models/mod
 import { builtinTools } from "../src/agent/tools/builtin.js";
 import { calculatorTool } from "../src/agent/tools/calculator.js";
 import { createCurrentTimeTool } from "../src/agent/tools/current-time.js";
-import type { ChatMessage, Model, ModelReply, Tool, ToolContext, ToolSchema } from "../src/agent/types.js";
+import type { ChatMessage, Model, ModelReply, Tool, ToolContext, ToolSchema } from "../src/contracts/types.js";
 
 const live = () => new AbortController().signal;
 const TOOL_SCHEMAS: ToolSchema[] = builtinTools.map((tool) => ({

@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createOpenAIModel, type OpenAIModelOptions } from "../src/agent/models/model-openai.js";
-import type { ModelRequest, ModelRetry } from "../src/agent/types.js";
+import type { ModelRequest, ModelRetry } from "../src/contracts/types.js";
 import { ModelUnavailableError } from "../src/errors.js";
 import { silentLogger } from "../src/logger.js";
 import { errorReply, startFakeOpenAI, textReply, toolCallReply, type FakeOpenAI } from "./support/fake-openai-server.js";

@@ -1,7 +1,7 @@
 // model_retrying: the console shows it as a line ("model not answering, retry 2 of 3"); the
 // chat surfaces' status and task list pass it by (no status change, no task update, no throw).
 import { describe, expect, it } from "vitest";
-import type { AgentEvent } from "../src/agent/types.js";
+import type { AgentEvent } from "../src/contracts/types.js";
 import { progressLine, statusText } from "../src/adapters/console/console-text.js";
 import { statusFor, taskUpdatesFor } from "../src/adapters/core/cards.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { call, calls, say, ScriptedModel } from "./support/model-scripted.js";
-import type { ChatMessage, ModelRequest } from "../src/agent/types.js";
+import type { ChatMessage, ModelRequest } from "../src/contracts/types.js";
 
 const live = () => new AbortController().signal;
 const request = (text: string): ModelRequest => ({ messages: [{ role: "user", content: text }], tools: [] });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createAgentService, type RunningAgentService } from "../src/runs/agent-service.js";
 import { ScriptedModel } from "./support/model-scripted.js";
-import type { AgentEvent, PendingApproval, RunOutcome } from "../src/agent/types.js";
+import type { AgentEvent, PendingApproval, RunOutcome } from "../src/contracts/types.js";
 import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createAgentService } from "../src/runs/agent-service.js";
 import { ScriptedModel } from "./support/model-scripted.js";
-import type { RunOutcome } from "../src/agent/types.js";
+import type { RunOutcome } from "../src/contracts/types.js";
 import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { say, ScriptedModel } from "./support/model-scripted.js";
 import { compactOlderTurns } from "../src/agent/context/context-window.js";
 import { TokenCounter } from "../src/tokens/token-counter.js";
-import type { ChatMessage, Tool } from "../src/agent/types.js";
+import type { ChatMessage, Tool } from "../src/contracts/types.js";
 import { originFor } from "./support/service-harness.js";
 import { useServiceFixture } from "./support/service-fixture.js";
 import { startRecordedService, type RecordsHarness } from "./support/records-kit.js";

@@ -4,7 +4,7 @@
 // replayable; --set values are checked like the variables.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, say, ScriptedModel, type ScriptStep } from "./support/model-scripted.js";
-import type { RunOutcome } from "../src/agent/types.js";
+import type { RunOutcome } from "../src/contracts/types.js";
 import { priceTable } from "../src/cost/prices.js";
 import type { RunRecord } from "../src/memory/run-records/record-schema.js";
 import { replayRecord, type ReplayResult } from "../src/runs/replay/replay-run.js";

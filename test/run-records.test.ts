@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { afterEach, describe, expect, it } from "vitest";
 import { call, say, ScriptedModel } from "./support/model-scripted.js";
-import type { RunOutcome, Tool } from "../src/agent/types.js";
+import type { RunOutcome, Tool } from "../src/contracts/types.js";
 import { usageBetween } from "../src/memory/run-records/usage-counters.js";
 import type { KeyValueStore } from "../src/memory/types.js";
 import { createRunRecorder } from "../src/runs/records/run-recorder.js";

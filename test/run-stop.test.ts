@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAgentService, type RunningAgentService } from "../src/runs/agent-service.js";
 import { z } from "zod";
-import type { AgentEvent, Model, RunOutcome, TaskOrigin, Tool } from "../src/agent/types.js";
+import type { AgentEvent, Model, RunOutcome, TaskOrigin, Tool } from "../src/contracts/types.js";
 import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";
 import { createAuthority } from "../src/governance/authority.js";

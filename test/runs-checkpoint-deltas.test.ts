@@ -3,7 +3,7 @@
 // a first part that claims to continue a log, and the reason a refused part gives.
 import { describe, expect, it } from "vitest";
 import { emptyGuardCounters, type RunState } from "../src/agent/loop/run-state.js";
-import type { ChatMessage, StepRecord } from "../src/agent/types.js";
+import type { ChatMessage, StepRecord } from "../src/contracts/types.js";
 import { assemble, createCheckpointStore } from "../src/runs/checkpoint-store.js";
 import { mapStore } from "./support/map-store.js";
 

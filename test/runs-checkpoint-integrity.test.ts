@@ -4,7 +4,7 @@
 // starts a log of its own.
 import { describe, expect, it } from "vitest";
 import { emptyGuardCounters, type PendingStep, type RunState } from "../src/agent/loop/run-state.js";
-import type { CallRecord, ChatMessage, StepRecord } from "../src/agent/types.js";
+import type { CallRecord, ChatMessage, StepRecord } from "../src/contracts/types.js";
 import { createCheckpointStore } from "../src/runs/checkpoint-store.js";
 import { mapStore } from "./support/map-store.js";
 

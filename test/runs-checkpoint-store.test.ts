@@ -1,7 +1,7 @@
 // Checkpoints as a log of deltas: what is written per step, and what a load accepts.
 import { describe, expect, it } from "vitest";
 import { emptyGuardCounters, type RunState } from "../src/agent/loop/run-state.js";
-import type { ChatMessage, StepRecord } from "../src/agent/types.js";
+import type { ChatMessage, StepRecord } from "../src/contracts/types.js";
 import { createCheckpointStore } from "../src/runs/checkpoint-store.js";
 import { mapStore } from "./support/map-store.js";
 

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { call, calls, ScriptedModel, say, type ScriptedReply } from "./support/model-scripted.js";
 import type { RunPresenter } from "../src/runs/service.js";
-import type { AgentEvent, ModelRequest, RunOutcome, TaskOrigin, Tool } from "../src/agent/types.js";
+import type { AgentEvent, ModelRequest, RunOutcome, TaskOrigin, Tool } from "../src/contracts/types.js";
 import { createIntakeStore, intakeIdFor } from "../src/runs/intake-store.js";
 import { UNKNOWN_OUTCOME } from "../src/runs/write-ledger.js";
 import { startService, type ServiceHarness } from "./support/service-harness.js";

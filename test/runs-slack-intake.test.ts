@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { spotOf } from "../src/adapters/core/inbound.js";
 import { conversationAt } from "../src/adapters/slack/slack-place.js";
 import { ScriptedModel } from "./support/model-scripted.js";
-import type { ModelRequest } from "../src/agent/types.js";
+import type { ModelRequest } from "../src/contracts/types.js";
 import { createIntakeStore, intakeIdFor } from "../src/runs/intake-store.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";
 import { startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";

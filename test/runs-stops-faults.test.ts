@@ -4,7 +4,7 @@
 // stop keeps its name; a late dispose of an ended run does not forget the resumed one.
 import { describe, expect, it } from "vitest";
 import { stopOf } from "../src/agent/guards/external-stops.js";
-import type { Person } from "../src/agent/types.js";
+import type { Person } from "../src/contracts/types.js";
 import { silentLogger } from "../src/logger.js";
 import type { KeyValueStore } from "../src/memory/types.js";
 import { createRunStops } from "../src/runs/run-stops.js";

@@ -5,7 +5,7 @@
 // of a run starts stopped.
 import { mkdtempSync } from "node:fs";
 import type { StopSignal } from "../src/agent/loop/loop-types.js";
-import type { Person } from "../src/agent/types.js";
+import type { Person } from "../src/contracts/types.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";

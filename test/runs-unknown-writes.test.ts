@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { emptyGuardCounters, type RunState } from "../src/agent/loop/run-state.js";
-import type { Tool, ToolContext } from "../src/agent/types.js";
+import type { Tool, ToolContext } from "../src/contracts/types.js";
 import { silentLogger } from "../src/logger.js";
 import { withUnknownOutcomes } from "../src/runs/unknown-writes.js";
 import { createWriteLedger } from "../src/runs/write-ledger.js";

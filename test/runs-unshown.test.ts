@@ -3,7 +3,7 @@
 // unfinished, the log says why, and it is tried again (bounded) until a surface can show it.
 import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say } from "./support/model-scripted.js";
-import type { RunOutcome } from "../src/agent/types.js";
+import type { RunOutcome } from "../src/contracts/types.js";
 import { intakeIdFor } from "../src/runs/intake-store.js";
 import { capturingLogger, temporaryFolder, until, type CapturedLog } from "./support/memory-test-kit.js";
 import { noteTool, originFor, startService, type ServiceHarness } from "./support/service-harness.js";

@@ -3,7 +3,7 @@
 // and the call ids a saved state already shows.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { Tool, ToolContext } from "../src/agent/types.js";
+import type { Tool, ToolContext } from "../src/contracts/types.js";
 import { silentLogger } from "../src/logger.js";
 import { createWriteLedger, KEPT_TEXT_CHARS, knownCallIds, UNKNOWN_OUTCOME } from "../src/runs/write-ledger.js";
 import { capturingLogger } from "./support/memory-test-kit.js";

@@ -3,7 +3,7 @@
 // died) is listed in the state it was left in, so a resumed run can tell it is not finished.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { Tool, ToolContext } from "../src/agent/types.js";
+import type { Tool, ToolContext } from "../src/contracts/types.js";
 import { silentLogger } from "../src/logger.js";
 import type { KeyValueStore } from "../src/memory/types.js";
 import { createWriteLedger } from "../src/runs/write-ledger.js";

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { RunState } from "../src/agent/loop/run-state.js";
 import { callSignature } from "../src/agent/tools/signature.js";
-import type { Tool, ToolContext } from "../src/agent/types.js";
+import type { Tool, ToolContext } from "../src/contracts/types.js";
 import { silentLogger } from "../src/logger.js";
 import { UNKNOWN_OUTCOME_OBSERVATION, withUnknownOutcomes } from "../src/runs/unknown-writes.js";
 import { createWriteLedger, KEPT_TEXT_CHARS, RESULT_NOT_KEPT, UNKNOWN_OUTCOME } from "../src/runs/write-ledger.js";

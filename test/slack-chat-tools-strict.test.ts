@@ -4,7 +4,7 @@
 // not in, a write repeated by the client's retries).
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { webApi } from "@slack/bolt";
-import type { Tool, ToolContext } from "../src/agent/types.js";
+import type { Tool, ToolContext } from "../src/contracts/types.js";
 import { createSlackTools } from "../src/adapters/slack/chat-tools.js";
 import { BOT_USER_ID, startFakeSlack, type FakeSlack } from "./support/fake-slack.js";
 import { slackAsked } from "./support/slack-origins.js";

@@ -1,7 +1,7 @@
 // The Slack chat tools through the real Web API client against the fake Slack.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webApi } from "@slack/bolt";
-import type { Tool, ToolContext } from "../src/agent/types.js";
+import type { Tool, ToolContext } from "../src/contracts/types.js";
 import { READ_LIMIT_DEFAULT, READ_LIMIT_MAX } from "../src/adapters/core/chat-tools.js";
 import { createSlackTools } from "../src/adapters/slack/chat-tools.js";
 import { BOT_USER_ID, startFakeSlack, type FakeSlack } from "./support/fake-slack.js";

@@ -4,7 +4,7 @@
 // answers carry files through Slack's external upload into the thread.
 import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say } from "./support/model-scripted.js";
-import type { ChatMessage } from "../src/agent/types.js";
+import type { ChatMessage } from "../src/contracts/types.js";
 import { slackFilesOf } from "../src/adapters/slack/slack-files.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";
 import { SLACK_BOT_TOKEN } from "./support/fake-slack-files.js";

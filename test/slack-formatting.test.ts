@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { PendingApproval } from "../src/agent/types.js";
+import type { PendingApproval } from "../src/contracts/types.js";
 import {
   APPROVE_ACTION,
   approvalBlocks,

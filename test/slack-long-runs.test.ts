@@ -3,7 +3,7 @@
 // to post-and-edit for that run when Slack refuses anyway, and no part of an answer is lost.
 import { afterEach, describe, expect, it } from "vitest";
 import { call, say, ScriptedModel, type ScriptStep } from "./support/model-scripted.js";
-import type { Model } from "../src/agent/types.js";
+import type { Model } from "../src/contracts/types.js";
 import { BOT_USER_ID, MESSAGE_MAX_CHARS, type FakeMessage } from "./support/fake-slack.js";
 import { mentionEvent, postEvent } from "./support/fake-slack-requests.js";
 import { startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";

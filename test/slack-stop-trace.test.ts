@@ -4,7 +4,7 @@
 // leaves the trace message.
 import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel } from "./support/model-scripted.js";
-import type { Model } from "../src/agent/types.js";
+import type { Model } from "../src/contracts/types.js";
 import { pageBlocks, tracePages } from "../src/adapters/slack/message-trace.js";
 import { STOP_ACTION } from "../src/adapters/slack/slack-working.js";
 import { BOT_USER_ID, type FakeSlack } from "./support/fake-slack.js";

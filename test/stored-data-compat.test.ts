@@ -13,7 +13,7 @@ import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createApprovalStore } from "../src/runs/approval-store.js";
 import { say, ScriptedModel, type ScriptStep } from "./support/model-scripted.js";
-import type { ModelRequest, RunOutcome } from "../src/agent/types.js";
+import type { ModelRequest, RunOutcome } from "../src/contracts/types.js";
 import { loadConfig } from "../src/config.js";
 import { createAuditLog } from "../src/governance/audit-log.js";
 import { createRunPolicy } from "../src/governance/run-policy.js";

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { ChannelType } from "discord.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { say, ScriptedModel } from "./support/model-scripted.js";
-import type { ModelRequest } from "../src/agent/types.js";
+import type { ModelRequest } from "../src/contracts/types.js";
 import { createAuditLog } from "../src/governance/audit-log.js";
 import { silentLogger } from "../src/logger.js";
 import type { KeyValueStore } from "../src/memory/types.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { CallRecord } from "../src/agent/types.js";
+import type { CallRecord } from "../src/contracts/types.js";
 import { statusFor, taskLines, taskUpdatesFor } from "../src/adapters/core/cards.js";
 import { statusLine } from "../src/adapters/slack/slack-display.js";
 import { streamChunk } from "../src/adapters/slack/stream-trace.js";

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { defaultContextWindow, encodingForModel, FALLBACK_CONTEXT_WINDOW, TokenCounter } from "../src/tokens/token-counter.js";
 import { Tokenizer } from "../src/tokens/tokenizer.js";
 import { ToolRegistry } from "../src/agent/tools/tool-registry.js";
-import type { ChatMessage, Tool, ToolSchema } from "../src/agent/types.js";
+import type { ChatMessage, Tool, ToolSchema } from "../src/contracts/types.js";
 
 const RUSSIAN = "Привет, как дела? Сегодня хорошая погода.";
 const WORDS = "the quick brown fox jumps over the lazy dog and keeps running through the field ";

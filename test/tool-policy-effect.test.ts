@@ -12,7 +12,7 @@ import {
   wordOf,
   type EffectAfterPolicy,
 } from "../src/agent/tools/tool-policy.js";
-import type { Tool, ToolEffect } from "../src/agent/types.js";
+import type { Tool, ToolEffect } from "../src/contracts/types.js";
 import { loadConfig } from "../src/config.js";
 import type { ApprovalMode } from "../src/tools/mcp/mcp-config.js";
 import { serverApproval } from "../src/tools/mcp/mcp-tool.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createToolPolicy } from "../src/agent/tools/tool-policy.js";
-import type { Tool } from "../src/agent/types.js";
+import type { Tool } from "../src/contracts/types.js";
 
 const tool = (name: string, effect: "read" | "write"): Tool => ({
   name,

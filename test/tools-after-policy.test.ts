@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createToolPolicy } from "../src/agent/tools/tool-policy.js";
-import type { TaskOrigin, Tool } from "../src/agent/types.js";
+import type { TaskOrigin, Tool } from "../src/contracts/types.js";
 import { runSettingsFor } from "../src/governance/channel-settings.js";
 import { SettingsSchema } from "../src/governance/settings-schema.js";
 import { toolListing } from "../src/runs/tool-listing.js";

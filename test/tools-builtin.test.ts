@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { builtinTools } from "../src/agent/tools/builtin.js";
 import { calculatorTool } from "../src/agent/tools/calculator.js";
 import { createCurrentTimeTool } from "../src/agent/tools/current-time.js";
-import type { ToolContext } from "../src/agent/types.js";
+import type { ToolContext } from "../src/contracts/types.js";
 
 const context: ToolContext = {
   signal: new AbortController().signal,

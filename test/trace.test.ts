@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { describeCall, renderTrace, shorten } from "../src/agent/loop/trace.js";
-import type { CallOutcome, CallRecord, StepRecord } from "../src/agent/types.js";
+import { describeCall, renderTrace, shorten } from "../src/contracts/trace-text.js";
+import type { CallOutcome, CallRecord, StepRecord } from "../src/contracts/types.js";
 
 function callRecord(overrides: Partial<CallRecord> = {}): CallRecord {
   return {

@@ -1,7 +1,7 @@
 // Prior conversation for benchmarks: alternating user / assistant messages of about 200
 // characters. Every call builds new message objects and new strings with the same text, as a
 // process that loads the history from the store would, so only the content cache can help.
-import type { ChatMessage } from "../../src/agent/types.js";
+import type { ChatMessage } from "../../src/contracts/types.js";
 
 const FILLER =
   "We looked at the deployment logs, the error budget for the week and the open incidents; the queue " +

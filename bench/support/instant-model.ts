@@ -2,7 +2,7 @@
 // it is sent: each run asks for `toolSteps` tool calls with arguments that differ every step
 // (and every run), then answers in text. ScriptedModel copies the message array per call, which
 // would make the figures grow with the history for a reason that is not the loop's.
-import type { Model, ModelReply, ModelRequest } from "../../src/agent/types.js";
+import type { Model, ModelReply, ModelRequest } from "../../src/contracts/types.js";
 
 export class InstantModel implements Model {
   readonly name = "instant";

@@ -4,7 +4,7 @@
 // Prints "ready <ms the schedules' start took> <schedules armed>" once it fires slots; SIGTERM
 // closes it and exits 0.
 import { TokenCounter } from "../../src/tokens/token-counter.js";
-import type { Model } from "../../src/agent/types.js";
+import type { Model } from "../../src/contracts/types.js";
 import { loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";

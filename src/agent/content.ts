@@ -1,6 +1,6 @@
 // A user message's content as the parts of it that are text: for readers that want words
 // (compaction, the demo model, digests), whether the message is a string or a list of parts.
-import type { ContentPart, UserContent } from "./file-types.js";
+import type { ContentPart, UserContent } from "../contracts/files.js";
 
 /** One line standing in for an image where only text can go. */
 export function imageLine(part: Extract<ContentPart, { type: "image" }>): string {

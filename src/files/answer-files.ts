@@ -2,7 +2,7 @@
 // made from the run, the call and the file's place in it, so a call replayed after a restart
 // stores its files once and the answer lists them once.
 import { createHash } from "node:crypto";
-import type { AnswerFile, AnswerFileSink } from "../agent/types.js";
+import type { AnswerFile, AnswerFileSink } from "../contracts/types.js";
 import type { FileStore } from "./file-store.js";
 import { formatBytes, safeFileName } from "./file-names.js";
 

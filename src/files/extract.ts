@@ -1,7 +1,7 @@
 // A downloaded file's bytes as the record the store keeps: text decoded here, a PDF's pages read
 // and an image resized by the file reader (in a process of its own); what can't be read becomes
 // an `unreadable` record with the reason, so the next run does not fetch it again to learn the same.
-import type { FileInfo } from "../agent/types.js";
+import type { FileInfo } from "../contracts/types.js";
 import { decodeText } from "./extract-text.js";
 import { declaredKind, looksBinary, sniffedKind } from "./file-kind.js";
 import type { StoredFile, StoredImage } from "./file-store.js";

@@ -4,7 +4,7 @@
 // A read is noted in the store before it starts: a file whose reading the process did not
 // survive (kill -9, the container's memory limit) is not fetched or read again after the restart.
 import { createHash } from "node:crypto";
-import type { FileReason } from "../agent/types.js";
+import type { FileReason } from "../contracts/types.js";
 import { extractFile } from "./extract.js";
 import type { FileLimits, FileRef } from "./file-ref.js";
 import { declaredKind } from "./file-kind.js";

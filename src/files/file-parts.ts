@@ -2,7 +2,7 @@
 // the trace. Extracted text shares FILE_TOTAL_TOKENS: the smaller files first, each given an
 // equal share of what is left, so one huge log can't crowd out a short CSV. A cut file's header
 // says where it was cut and how to read on.
-import type { ContentPart, FileInfo, FileOutcome, FileReason } from "../agent/types.js";
+import type { ContentPart, FileInfo, FileOutcome, FileReason } from "../contracts/types.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { Intake } from "./file-intake.js";
 import type { StoredFile } from "./file-store.js";

@@ -2,7 +2,7 @@
 // surface does with it: download it within limits. Everything after the download (extraction,
 // the store, the model's parts) is the same for Slack, Discord and the console.
 import { z } from "zod";
-import type { FileInfo, FileReason, TaskOrigin } from "../agent/types.js";
+import type { FileInfo, FileReason, TaskOrigin } from "../contracts/types.js";
 
 /** FILE_MAX_BYTES, FILE_MAX_PER_MESSAGE, FILE_TOTAL_TOKENS, FILE_DOWNLOAD_TIMEOUT_MS (the readers' own are in reader/file-reader.ts). */
 export interface FileLimits {

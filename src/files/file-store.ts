@@ -3,7 +3,7 @@
 // instead of downloading again, read_attachment reads on in it, and `forget` removes it. The
 // answer's files wait here until the surface posts them. Records are checked with zod on load.
 import { z } from "zod";
-import type { ImageMime } from "../agent/types.js";
+import type { ImageMime } from "../contracts/types.js";
 import type { KeyValueStore } from "../memory/types.js";
 
 /** Files are kept for later turns of their conversation this long (a month), then the store drops them. */

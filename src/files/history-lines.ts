@@ -1,6 +1,6 @@
 // What later turns of a conversation keep of a message's files: one line each (id, name, type,
 // size, and how it was read), never the file again; read_attachment reads it while it is kept.
-import type { ChatMessage, ContentPart } from "../agent/types.js";
+import type { ChatMessage, ContentPart } from "../contracts/types.js";
 import { fileLabel } from "./file-text.js";
 import { REASON_TEXT } from "./outcome-text.js";
 

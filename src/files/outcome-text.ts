@@ -1,6 +1,6 @@
 // One line per attached file for a run's trace: what was read, what was cut, and for each file
 // that could not be used, why (too big, missing scope, expired link, unsupported type…).
-import type { FileOutcome, FileReason } from "../agent/types.js";
+import type { FileOutcome, FileReason } from "../contracts/types.js";
 import { formatBytes } from "./file-names.js";
 
 export const REASON_TEXT: Record<FileReason, string> = {

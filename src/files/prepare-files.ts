@@ -4,7 +4,7 @@
 // became of each file for the trace. A file that can't be used is a note naming the reason;
 // the run always goes on.
 import type { TokenCounter } from "../tokens/token-counter.js";
-import type { FileInfo } from "../agent/types.js";
+import type { FileInfo } from "../contracts/types.js";
 import { fileIdOf, intakeFile, type Intake } from "./file-intake.js";
 import { fileParts, type IntakeOf, type PreparedFiles } from "./file-parts.js";
 import type { FileLimits, FileRef } from "./file-ref.js";

@@ -2,7 +2,7 @@
 // copy); this model wrapper puts the bytes in just before each call. A few recent images are
 // kept in memory, since every step of a run sends them again. An image the store no longer
 // has goes as a note saying so.
-import type { ChatMessage, ContentPart, Model, ModelRequest } from "../agent/types.js";
+import type { ChatMessage, ContentPart, Model, ModelRequest } from "../contracts/types.js";
 import type { FileStore, StoredImage } from "./file-store.js";
 import { promptName } from "./file-names.js";
 

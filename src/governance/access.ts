@@ -1,7 +1,7 @@
 // Who may use the bot where: pure decisions over the settings. Block wins over allow; an
 // empty allow list allows all; admins may use it anywhere. A thread is governed by its parent
 // channel (and by its own entry, when it has one).
-import type { RequestScope, Surface, TaskOrigin } from "../agent/types.js";
+import type { RequestScope, Surface, TaskOrigin } from "../contracts/types.js";
 import type { Settings } from "./settings-schema.js";
 
 /** The person and the place of one request, as the settings talk about them. */

@@ -19,7 +19,7 @@
 //
 // Whatever else a paused run may come to wait for from a person (an answer to a form) is an
 // `answer` too: the run goes on after it.
-import type { TaskOrigin } from "../agent/types.js";
+import type { TaskOrigin } from "../contracts/types.js";
 
 export type ActKind = "answer" | "go_on" | "stop" | "feedback" | "command";
 

@@ -1,8 +1,8 @@
 // Turns the loop's events, and decisions governance refused, into audit entries: pure, so the
 // loop needs no I/O for auditing. The observer appends them in the background; a store failure is
 // logged, never thrown.
-import type { Logger } from "pino";
-import type { AgentEvent, CallOutcome, Decision, EventSink, PendingApproval, Person, TaskOrigin } from "../agent/types.js";
+import type { Logger } from "../logger.js";
+import type { AgentEvent, CallOutcome, Decision, EventSink, PendingApproval, Person, TaskOrigin } from "../contracts/types.js";
 import type { AuditDraft, AuditLog } from "./audit-log.js";
 import { createAuditQueue } from "./audit-queue.js";
 

@@ -1,6 +1,6 @@
 // Audit entries appended one at a time in the background, so they are numbered in the order they
 // happened and the caller never waits for the store; a store failure is logged, never thrown.
-import type { Logger } from "pino";
+import type { Logger } from "../logger.js";
 import type { AuditDraft, AuditLog } from "./audit-log.js";
 import { chainSettled } from "../settled-chain.js";
 

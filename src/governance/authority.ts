@@ -9,7 +9,7 @@
 // | audit, usage, others_schedules  | admins                                                              |
 // | memory, forget                  | anyone allowed in the conversation (asked first, by the caller);    |
 // |                                 | forget only admins when the settings say `access.forget: "admins"`  |
-import type { Person, Surface } from "../agent/types.js";
+import type { Person, Surface } from "../contracts/types.js";
 import type { Config } from "../config.js";
 import type { SettingsSource } from "./settings-source.js";
 

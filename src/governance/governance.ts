@@ -1,8 +1,8 @@
 // Governance for one process: the settings file in force (watched), the run policy the runner
 // and the chat commands ask, who may do what (authority.ts), and the texts of the `settings`
 // and `audit` commands. app.ts builds it.
-import type { Logger } from "pino";
-import type { TaskOrigin } from "../agent/types.js";
+import type { Logger } from "../logger.js";
+import type { TaskOrigin } from "../contracts/types.js";
 import type { KeyValueStore } from "../memory/types.js";
 import { createAuditLog } from "./audit-log.js";
 import { createAuthority, type Approvers, type Authority } from "./authority.js";

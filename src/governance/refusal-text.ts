@@ -1,6 +1,6 @@
 // What a refused person is told: one short sentence, with when a limit resets; and how a run that
 // may no longer go on ends (the line under its summary). Pure.
-import type { GuardStop } from "../agent/types.js";
+import type { GuardStop } from "../contracts/types.js";
 import type { AccessRefusal } from "./access.js";
 import type { LimitCheck, TokensSpent } from "./limits.js";
 

@@ -4,9 +4,9 @@
 // events go for the audit log. One object over the settings in force and the store. It reads a
 // request's place only through its neutral scope (see RequestScope): a thread is governed by its
 // parent channel.
-import type { Logger } from "pino";
+import type { Logger } from "../logger.js";
 import { z } from "zod";
-import type { EventSink, GuardStop, TaskOrigin } from "../agent/types.js";
+import type { EventSink, GuardStop, TaskOrigin } from "../contracts/types.js";
 import type { KeyValueStore } from "../memory/types.js";
 import { decideAccess, isAdmin, scopeOf, subjectOf } from "./access.js";
 import { spends, type Act } from "./acts.js";

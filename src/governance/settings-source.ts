@@ -5,7 +5,7 @@
 // half-written file) keeps the previous settings with a warning.
 import { watch, type FSWatcher } from "node:fs";
 import { basename, dirname } from "node:path";
-import type { Logger } from "pino";
+import type { Logger } from "../logger.js";
 import { readSettingsFile } from "./settings-file.js";
 import { OPEN_SETTINGS, type Settings, type SettingsCheck } from "./settings-schema.js";
 

@@ -1,7 +1,7 @@
 // A channel's `tools.allow` / `tools.deny` entry that matches no tool is most likely a typo:
 // the tool it meant stays allowed (or stays out). It is named once at start and after each
 // edit of the settings file, as an operator's notice (`notice: true`, shown in the console).
-import type { Logger } from "pino";
+import type { Logger } from "../logger.js";
 import { globToRegExp } from "../agent/tools/tool-policy.js";
 import type { Settings } from "./settings-schema.js";
 

@@ -1,9 +1,9 @@
 // The shared store for several bot processes: Redis through keyv. An operation settles within
 // REDIS_DEADLINE_MS, also while Redis is gone (the client reconnects on its own and the store
 // recovers).
-import { StoreUnavailableError } from "../errors.js";
+import { StoreUnavailableError, DeadlineError } from "../errors.js";
 import type { Logger } from "../logger.js";
-import { asUnavailable, DeadlineError, newKeyv, reasonOf, storeOver, withinDeadline, type Backend } from "./store-backend.js";
+import { asUnavailable, newKeyv, reasonOf, storeOver, withinDeadline, type Backend } from "./store-backend.js";
 import { redisIndexOperations } from "./redis-indexes.js";
 import type { StoreLocation } from "./store-url.js";
 import type { KeyValueStore } from "./types.js";

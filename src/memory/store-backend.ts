@@ -3,7 +3,7 @@
 // failure policy (every backend failure surfaces as StoreUnavailableError).
 import { Keyv, type KeyvStoreAdapter } from "keyv";
 import type KeyvRedis from "@keyv/redis";
-import { StoreUnavailableError } from "../errors.js";
+import { StoreUnavailableError, DeadlineError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { IndexEntry, IndexHit, IndexRange, KeyValueStore, SetListing } from "./types.js";
 
@@ -153,8 +153,6 @@ function checkedTtl(ttlMs: number | undefined): number | undefined {
   if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new RangeError(`A store TTL must be a positive number of milliseconds (got ${ttlMs})`);
   return Math.ceil(ttlMs);
 }
-
-export class DeadlineError extends Error {}
 
 /**
  * Settles as `operation` does, or rejects with a DeadlineError once `ms` pass (the operation goes on

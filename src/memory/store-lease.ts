@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { closeSync, openSync, readFileSync, readlinkSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
-import type { Logger } from "pino";
+import type { Logger } from "../logger.js";
 import {
   holderText,
   judgeLock,

@@ -2,7 +2,7 @@
 // tokens) and the store (errors). They change nothing the caller sees.
 import type { KeyValueStore } from "../memory/types.js";
 import type { SubmitResult, Task } from "../runs/service.js";
-import type { Model } from "../agent/types.js";
+import type { Model } from "../contracts/types.js";
 import type { Metrics } from "./metrics.js";
 
 export function instrumentModel(model: Model, metrics: Metrics): Model {

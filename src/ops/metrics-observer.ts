@@ -1,7 +1,7 @@
 // Turns the runs' events into metric updates: runs started and ended, steps, tool calls,
 // approvals and the time they waited. Model calls and the store are measured by the wrappers
 // in instrument.ts, which also see calls outside runs (summaries, fact extraction).
-import type { AgentEvent, TaskOrigin } from "../agent/types.js";
+import type { AgentEvent, TaskOrigin } from "../contracts/types.js";
 import type { RunObserver } from "../runs/run-observer.js";
 import type { Metrics } from "./metrics.js";
 

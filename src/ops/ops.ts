@@ -2,8 +2,8 @@
 // metrics, the traces (when OTEL_EXPORTER_OTLP_ENDPOINT is set), and the port that serves them.
 // app.ts builds it for every process but the console and hands its parts to the runner and
 // the surfaces.
-import type { Logger } from "pino";
-import type { Model } from "../agent/types.js";
+import type { Logger } from "../logger.js";
+import type { Model } from "../contracts/types.js";
 import type { Config } from "../config.js";
 import { parseStoreUrl } from "../memory/keyv-store.js";
 import type { KeyValueStore } from "../memory/types.js";

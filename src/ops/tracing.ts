@@ -4,7 +4,7 @@
 // and approvals as span events. Only @opentelemetry/api here: without a registered provider
 // every call is a no-op, so a process without OTEL_EXPORTER_OTLP_ENDPOINT pays next to nothing.
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from "@opentelemetry/api";
-import type { AgentEvent, TaskOrigin } from "../agent/types.js";
+import type { AgentEvent, TaskOrigin } from "../contracts/types.js";
 import type { RunObserver } from "../runs/run-observer.js";
 
 export interface TracingOptions {

@@ -3,7 +3,7 @@
 // (decisions.ts), governance at decisions (decision-gate.ts) and the authority
 // (src/governance/authority.ts) handed to the runner, which holds the durable part (intake,
 // queue, checkpoints, approvals waiting and expiring).
-import type { Logger } from "pino";
+import type { Logger } from "../logger.js";
 import type { Config } from "../config.js";
 import { parseStoreUrl } from "../memory/keyv-store.js";
 import { createFeedbackBook } from "../memory/feedback.js";
@@ -15,7 +15,7 @@ import { fixedSettings } from "../governance/settings-source.js";
 import { warnAboutAllowedWrites } from "../agent/tools/policy-warnings.js";
 import { approvalKeySource } from "./approval-key.js";
 import { createApprovalStore } from "./approval-store.js";
-import type { Model, PendingApproval, Surface, TaskOrigin, Tool } from "../agent/types.js";
+import type { Model, PendingApproval, Surface, TaskOrigin, Tool } from "../contracts/types.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 import { auditedSinks } from "./audited-sink.js";
 import { createContextLoaders } from "./context-loaders.js";

@@ -4,9 +4,9 @@
 import { z } from "zod";
 import type { ApprovalStore, StoredRun } from "./approval-store.js";
 import { continueAgent, resumeAgent } from "../agent/loop/loop.js";
-import { RunInterruptedError, type Resolution } from "../agent/loop/loop-types.js";
+import type { Resolution } from "../agent/loop/loop-types.js";
 import type { OriginUpgrade, RunPresenter } from "./service.js";
-import { SurfaceUnavailableError } from "../errors.js";
+import { SurfaceUnavailableError, RunInterruptedError } from "../errors.js";
 import { observeRun } from "./run-observer.js";
 import { untilAborted, type RunWork } from "./run-work.js";
 import type { WorkItem } from "./work-queue.js";

@@ -5,7 +5,7 @@
 import { hkdfSync, randomBytes } from "node:crypto";
 import { link, mkdir, readFile, stat, unlink, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { Logger } from "pino";
+import type { Logger } from "../logger.js";
 import type { Config } from "../config.js";
 import { ApprovalKeyError } from "../errors.js";
 import { parseStoreUrl } from "../memory/keyv-store.js";

@@ -4,12 +4,12 @@
 // process or restart the click lands on.
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
-import type { Logger } from "pino";
+import type { Logger } from "../logger.js";
 import type { KeyValueStore } from "../memory/types.js";
 import type { ApprovalKey } from "./approval-key.js";
 import { PersonSchema, RunStateSchema, SurfaceSchema, type RunState } from "../agent/loop/run-state.js";
 import { canonicalJson } from "../agent/tools/signature.js";
-import type { Decision, PendingApproval, Person, Surface } from "../agent/types.js";
+import type { Decision, PendingApproval, Person, Surface } from "../contracts/types.js";
 
 /** A decided or expired approval is remembered this long, so late clicks learn who decided. */
 const DECISION_MEMORY_MS = 24 * 60 * 60_000;

@@ -1,6 +1,6 @@
 // A run's events also go to the audit log (approvals, decisions, expiry, writes) when the
 // settings file keeps one.
-import type { EventSink, TaskOrigin } from "../agent/types.js";
+import type { EventSink, TaskOrigin } from "../contracts/types.js";
 import type { RunPolicy } from "../governance/run-policy.js";
 
 export type SinkFor = (origin: TaskOrigin, sink: EventSink, waitingTool?: string) => EventSink;

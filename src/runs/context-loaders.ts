@@ -1,9 +1,9 @@
 // Thread context a surface reads when a run starts (not when its message arrives), from the
 // place the adapter recorded in the task's contextSource: nothing slow stands between the
 // platform's ack and the intake record, and a restarted process can still read it.
-import type { Logger } from "pino";
+import type { Logger } from "../logger.js";
 import type { ContextLoader, Task } from "./service.js";
-import type { ChatMessage, Surface } from "../agent/types.js";
+import type { ChatMessage, Surface } from "../contracts/types.js";
 
 export interface ContextLoaders {
   register(surface: Surface, loader: ContextLoader): void;

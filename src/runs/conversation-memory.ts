@@ -2,7 +2,7 @@
 // earlier turns, the thread as read now, the facts recalled) and what comes out after an answer
 // (the turn in the history, new facts extracted outside the run's slot). Memory is a help, not a
 // requirement: a store failure is logged and the run goes on.
-import type { Logger } from "pino";
+import type { Logger } from "../logger.js";
 import type { Config } from "../config.js";
 import type { RunSettings } from "../governance/channel-settings.js";
 import type { RunPolicy } from "../governance/run-policy.js";
@@ -14,7 +14,7 @@ import { historyTokenBudget } from "../agent/loop/loop-deps.js";
 import { meteredModel } from "../agent/models/metered-model.js";
 import type { RunState } from "../agent/loop/run-state.js";
 import { runNote, stableInstructions } from "../agent/context/system-prompt.js";
-import type { ChatMessage, Model, RunOutcome, TaskOrigin } from "../agent/types.js";
+import type { ChatMessage, Model, RunOutcome, TaskOrigin } from "../contracts/types.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { ContextLoaders } from "./context-loaders.js";
 import type { RunFiles } from "./run-files.js";

@@ -4,7 +4,7 @@
 // check closest to the write). Both are acts of governance/acts.ts, so the settings file as it is
 // now decides, not as it was when the run paused. A refusal of either is written to the audit log
 // with who decided what, and why.
-import type { Decision, GuardStop, Person } from "../agent/types.js";
+import type { Decision, GuardStop, Person } from "../contracts/types.js";
 import { scopeOf } from "../governance/access.js";
 import { refusedDecisionDraft } from "../governance/audit-events.js";
 import { refusalDetail, refusalStop } from "../governance/refusal-text.js";

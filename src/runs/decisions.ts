@@ -3,7 +3,7 @@
 // decision-gate.ts) and the clock, then claimed before it is applied, so a decision is applied at
 // most once across double clicks, replicas and restarts. A refused click claims nothing.
 import type { ApprovalStore, ClaimRecord, StoredRun } from "./approval-store.js";
-import type { EventSink } from "../agent/types.js";
+import type { EventSink } from "../contracts/types.js";
 import type { Authority } from "../governance/authority.js";
 import { upgradedRun } from "./approval-item.js";
 import type { DecisionGate } from "./decision-gate.js";

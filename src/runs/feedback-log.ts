@@ -1,5 +1,5 @@
 // Feedback with a log line per vote: the counts show in the log without a dashboard.
-import type { Logger } from "pino";
+import type { Logger } from "../logger.js";
 import type { FeedbackBook } from "../memory/feedback.js";
 
 /** Every vote goes to the log with the running totals. */

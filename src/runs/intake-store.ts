@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Task } from "./service.js";
 import { RunStateSchema } from "../agent/loop/run-state.js";
-import type { Surface } from "../agent/types.js";
+import type { Surface } from "../contracts/types.js";
 import type { KeyValueStore } from "../memory/types.js";
 import { FileDescriptorSchema } from "../files/file-ref.js";
 

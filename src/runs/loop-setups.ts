@@ -2,14 +2,14 @@
 // the MCP servers' that are up, as the channel's settings allow, every write behind the ledger),
 // which guard figures. Built once per distinct channel setup and kept, since a setup shares its
 // token counter and tool registry between runs.
-import type { Logger } from "pino";
+import type { Logger } from "../logger.js";
 import type { Config } from "../config.js";
 import type { RunSettings } from "../governance/channel-settings.js";
 import type { RunPolicy } from "../governance/run-policy.js";
 import { createLoopDeps } from "../agent/loop/loop-deps.js";
 import type { LoopDeps } from "../agent/loop/loop-types.js";
 import { builtinTools } from "../agent/tools/builtin.js";
-import type { Model, Surface, TaskOrigin, Tool } from "../agent/types.js";
+import type { Model, Surface, TaskOrigin, Tool } from "../contracts/types.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 import type { RunFiles } from "./run-files.js";
 import type { WriteLedger } from "./write-ledger.js";

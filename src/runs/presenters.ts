@@ -4,7 +4,7 @@
 // and answer in the right place. With neither there is no one to show it to: the item is not
 // run (see canShow), so it is never marked done unseen.
 import type { PresenterFactory, RefusalNote, ReplyHandle, RunPresenter } from "./service.js";
-import type { EventSink, RunOutcome, Surface, TaskOrigin } from "../agent/types.js";
+import type { EventSink, RunOutcome, Surface, TaskOrigin } from "../contracts/types.js";
 import { SurfaceUnavailableError } from "../errors.js";
 import { slotPresenter } from "./schedules/slot-presenter.js";
 

@@ -4,7 +4,7 @@
 // would ask a second time, on a second card): its card is shown if it was not, and the message is done.
 // Anything else goes on from the run's checkpoint.
 import { SurfaceUnavailableError } from "../errors.js";
-import type { RunOutcome } from "../agent/types.js";
+import type { RunOutcome } from "../contracts/types.js";
 import type { IntakeRecord } from "./intake-store.js";
 import type { RunWork } from "./run-work.js";
 

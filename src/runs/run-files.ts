@@ -2,13 +2,13 @@
 // on it is offered (read_attachment where it brings files, attach_file where it posts them),
 // the model wrapper that puts stored images into requests, a task's files prepared as its
 // question's parts when the run starts, and the lines history keeps of them.
-import type { Logger } from "pino";
+import type { Logger } from "../logger.js";
 import type { Config } from "../config.js";
 import type { LoopDeps, RunStart } from "../agent/loop/loop-types.js";
 import { observationTokenCap } from "../agent/loop/loop-deps.js";
 import { modelSeesImages } from "../agent/models/model-vision.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
-import type { AnswerFileSink, EventSink, Model, Surface, Tool } from "../agent/types.js";
+import type { AnswerFileSink, EventSink, Model, Surface, Tool } from "../contracts/types.js";
 import { createAnswerFiles } from "../files/answer-files.js";
 import type { FileDescriptor, FileRef, SurfaceFiles } from "../files/file-ref.js";
 import { fileIdOf } from "../files/file-intake.js";

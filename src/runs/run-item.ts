@@ -1,11 +1,10 @@
 // A worker's handling of one recorded message: run it, or continue it from its checkpoint
 // (the model is not asked again for steps already done), and show it through its presenter.
 import { newRunId } from "./run-id.js";
-import { SurfaceUnavailableError } from "../errors.js";
+import { SurfaceUnavailableError, RunInterruptedError } from "../errors.js";
 import { continueAgent, runAgent } from "../agent/loop/loop.js";
-import { RunInterruptedError } from "../agent/loop/loop-types.js";
 import type { OriginUpgrade, RunPresenter, Task } from "./service.js";
-import type { RunOutcome } from "../agent/types.js";
+import type { RunOutcome } from "../contracts/types.js";
 import { UNRECORDED_RUN, type CheckpointLoad } from "./checkpoint-store.js";
 import type { IntakeRecord } from "./intake-store.js";
 import { settleReplay } from "./replayed-run.js";

@@ -1,9 +1,9 @@
 // Watchers of every run this process drives (metrics, traces): they see each run start, every
 // event it emits, and a run that failed without a final event. They only watch: an observer
 // that throws is logged and ignored, and never changes what the run or the person sees.
-import type { Logger } from "pino";
+import type { Logger } from "../logger.js";
 import type { LoopDeps } from "../agent/loop/loop-types.js";
-import type { AgentEvent, EventSink, TaskOrigin, TokenUsage } from "../agent/types.js";
+import type { AgentEvent, EventSink, TaskOrigin, TokenUsage } from "../contracts/types.js";
 
 /** new: a fresh message; resumed: after a decision; expired: ended because nobody decided in time. */
 export type RunStart = "new" | "resumed" | "expired";

@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { stoppedByStop } from "../agent/guards/external-stops.js";
 import type { StopListener, StopSignal } from "../agent/loop/loop-types.js";
-import type { Person } from "../agent/types.js";
+import type { Person } from "../contracts/types.js";
 import type { Logger } from "../logger.js";
 import type { KeyValueStore } from "../memory/types.js";
 

@@ -6,7 +6,7 @@ import type { DecisionGate } from "./decision-gate.js";
 import type { LoopDeps, LoopResult, RunStart } from "../agent/loop/loop-types.js";
 import type { RunState } from "../agent/loop/run-state.js";
 import type { OriginUpgrade, PostedAnswer, RunPresenter, Task } from "./service.js";
-import type { ChatMessage, EventSink, PendingApproval, RunOutcome, Surface, TaskOrigin } from "../agent/types.js";
+import type { ChatMessage, EventSink, PendingApproval, RunOutcome, Surface, TaskOrigin } from "../contracts/types.js";
 import type { Logger } from "../logger.js";
 import type { KeyValueStore } from "../memory/types.js";
 import { createAnswerMarks, type AnswerMark } from "./answer-marks.js";

@@ -6,7 +6,7 @@ import { newRunId } from "./run-id.js";
 import { IntakeUnavailableError } from "../errors.js";
 import type { StoredRun } from "./approval-store.js";
 import type { ReplyHandle, SubmitResult, Task } from "./service.js";
-import type { EventSink, RunOutcome } from "../agent/types.js";
+import type { EventSink, RunOutcome } from "../contracts/types.js";
 import { approvalKey, conversationOf, handleApproval, replyKey, REPLY_TTL_MS } from "./approval-item.js";
 import { intakeDecision, intakeIdFor, type IntakeRecord } from "./intake-store.js";
 import { handleRun } from "./run-item.js";

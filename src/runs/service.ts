@@ -10,7 +10,7 @@ import type {
   Surface,
   TaskOrigin,
   Tool,
-} from "../agent/types.js";
+} from "../contracts/types.js";
 import type { Fact } from "../memory/types.js";
 import type { StopResult } from "./run-stops.js";
 import type { FeedbackBook } from "../memory/feedback.js";

@@ -1,7 +1,7 @@
 // `/tools`' list of a surface, or of one conversation on it: each tool with what a call may do
 // after every layer of policy (TOOL_POLICY, the provider, the channel's settings-file lists), so
 // an operator sees the run's view, not the tools' own read/write alone.
-import type { TaskOrigin, Tool } from "../agent/types.js";
+import type { TaskOrigin, Tool } from "../contracts/types.js";
 import { effectAfterPolicy, type ToolPolicy } from "../agent/tools/tool-policy.js";
 import type { RunSettings } from "../governance/channel-settings.js";
 import type { CatalogTool, ToolCatalog, ToolList } from "../tools/tool-list.js";

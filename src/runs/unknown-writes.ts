@@ -22,7 +22,7 @@ import { nextErrorStreak } from "../agent/guards/consecutive-errors.js";
 import { checkRepeat } from "../agent/guards/repeat.js";
 import type { RunState } from "../agent/loop/run-state.js";
 import { callSignature } from "../agent/tools/signature.js";
-import type { AgentEvent, CallRecord, ChatMessage, ToolCall } from "../agent/types.js";
+import type { AgentEvent, CallRecord, ChatMessage, ToolCall } from "../contracts/types.js";
 import { RESULT_NOT_KEPT, UNKNOWN_OUTCOME, type LedgerEntry } from "./write-ledger.js";
 
 /** What the model sees for a write that was running when the process died, worded like the ledger's refusal of a second attempt. */

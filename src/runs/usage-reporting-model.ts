@@ -1,6 +1,6 @@
 // A model that tells what each reply's tokens were: for the calls a run makes outside its loop
 // (fact extraction), whose usage still belongs in the run's counts.
-import type { Model, TokenUsage } from "../agent/types.js";
+import type { Model, TokenUsage } from "../contracts/types.js";
 
 /** `report` must not throw; a reply without usage reports nothing. */
 export function reportingUsage(model: Model, report: (usage: TokenUsage) => void): Model {

@@ -9,7 +9,7 @@ import { errorText } from "../agent/loop/error-text.js";
 import { resultText } from "../agent/tools/tool-registry.js";
 import type { KeyValueStore } from "../memory/types.js";
 import type { Logger } from "../logger.js";
-import type { Tool, ToolCall } from "../agent/types.js";
+import type { Tool, ToolCall } from "../contracts/types.js";
 
 /** Longer than any run, its approval wait and the recovery after an outage. */
 const LEDGER_TTL_MS = 7 * 24 * 60 * 60_000;

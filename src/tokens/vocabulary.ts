@@ -1,3 +1,4 @@
+import { MalformedRanks } from "../errors.js";
 // Each token's bytes by rank, parsed from js-tiktoken's rank file: lines of
 // `<name> <first rank> <base64 token>…`, each token one rank above the one before. All the
 // bytes sit in one array and each rank has an (offset, length) span: for o200k_base 1.4 MB of
@@ -19,12 +20,6 @@ const PADDING = 61; // "="
 const SEXTETS = new Int8Array(128).fill(-1);
 for (const [value, letter] of [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"].entries())
   SEXTETS[letter.charCodeAt(0)] = value;
-
-class MalformedRanks extends Error {
-  constructor(detail: string) {
-    super(`js-tiktoken's rank file is not in the format the tokenizer reads (${detail}); the tokenizer needs an update`);
-  }
-}
 
 /** Where the base64 of a token ends without its padding. */
 function unpaddedEnd(text: string, start: number, end: number): number {

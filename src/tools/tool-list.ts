@@ -1,7 +1,7 @@
 // What `/tools` and the explorer's Tools page show: every tool a run may be offered, with what it
 // may do once every layer of policy has spoken, and every configured MCP server with its state.
 import type { EffectAfterPolicy } from "../agent/tools/tool-policy.js";
-import type { Tool } from "../agent/types.js";
+import type { Tool } from "../contracts/types.js";
 
 /** A tool as its source knows it, before the bot's policy: the MCP manager's catalogue. */
 export interface CatalogTool {

@@ -2,7 +2,7 @@
 // closed after each test, and helpers that read a pause or an answer out of a result.
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { call, say, type ScriptedModel } from "./model-scripted.js";
-import type { ModelRequest, PendingApproval, RunOutcome, Tool } from "../../src/agent/types.js";
+import type { ModelRequest, PendingApproval, RunOutcome, Tool } from "../../src/contracts/types.js";
 import type { DecisionResult } from "../../src/runs/service.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
 import { temporaryFolder } from "./memory-test-kit.js";

@@ -3,7 +3,7 @@
 import { PassThrough } from "node:stream";
 import { join } from "node:path";
 import { createAgentService, type RunningAgentService } from "../../src/runs/agent-service.js";
-import type { Model, Tool } from "../../src/agent/types.js";
+import type { Model, Tool } from "../../src/contracts/types.js";
 import type { AgentService } from "../../src/runs/service.js";
 import { createConsoleSurface, type ConsoleSurface } from "../../src/adapters/console/console-adapter.js";
 import { attach, type AttachedSurface } from "../../src/adapters/core/attach.js";

@@ -1,5 +1,5 @@
 // A Discord request's origin as the Discord surface writes it at intake (place codec and scope).
-import type { Person, TaskOrigin } from "../../src/agent/types.js";
+import type { Person, TaskOrigin } from "../../src/contracts/types.js";
 import { spotOf } from "../../src/adapters/core/inbound.js";
 import { conversationAt, type DiscordPlace } from "../../src/adapters/discord/discord-place.js";
 

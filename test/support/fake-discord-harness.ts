@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAgentService, type RunningAgentService } from "../../src/runs/agent-service.js";
 import { ScriptedModel, type ScriptStep } from "./model-scripted.js";
-import type { Model } from "../../src/agent/types.js";
+import type { Model } from "../../src/contracts/types.js";
 import { attach, type AttachedSurface } from "../../src/adapters/core/attach.js";
 import type { SurfaceCore } from "../../src/adapters/core/inbound.js";
 import { createDiscordSurface, type DiscordSurfaceDeps } from "../../src/adapters/discord/discord-adapter.js";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DestinationStream } from "pino";
 import { createAgentService, type RunningAgentService } from "../../src/runs/agent-service.js";
-import type { Model } from "../../src/agent/types.js";
+import type { Model } from "../../src/contracts/types.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { createLogger, type Logger } from "../../src/logger.js";

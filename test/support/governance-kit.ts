@@ -4,7 +4,7 @@
 import { rename, writeFile } from "node:fs/promises";
 import { createAgentService, type RunningAgentService } from "../../src/runs/agent-service.js";
 import type { ScriptedModel } from "./model-scripted.js";
-import type { AgentEvent, Model, TaskOrigin, Tool } from "../../src/agent/types.js";
+import type { AgentEvent, Model, TaskOrigin, Tool } from "../../src/contracts/types.js";
 import { loadConfig } from "../../src/config.js";
 import { createAuditLog } from "../../src/governance/audit-log.js";
 import { createRunPolicy, type RunPolicy } from "../../src/governance/run-policy.js";

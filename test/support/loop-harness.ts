@@ -4,8 +4,8 @@ import { createLoopDeps } from "../../src/agent/loop/loop-deps.js";
 import { runAgent } from "../../src/agent/loop/loop.js";
 import type { LoopDeps, LoopResult } from "../../src/agent/loop/loop-types.js";
 import { builtinTools } from "../../src/agent/tools/builtin.js";
-import type { Logger } from "pino";
-import type { AgentEvent, ChatMessage, Model, RunOutcome, TaskOrigin, Tool } from "../../src/agent/types.js";
+import type { Logger } from "../../src/logger.js";
+import type { AgentEvent, ChatMessage, Model, RunOutcome, TaskOrigin, Tool } from "../../src/contracts/types.js";
 
 export const defaultGuards: GuardLimits = loadConfig({}).guards;
 

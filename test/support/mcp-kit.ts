@@ -2,8 +2,7 @@
 // can read, and waiting for a state of the servers (a reconnect, a changed tool list).
 import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import type { Logger } from "pino";
-import { createLogger } from "../../src/logger.js";
+import { createLogger, type Logger } from "../../src/logger.js";
 import type { McpServerConfig, McpTransportConfig } from "../../src/tools/mcp/mcp-config.js";
 import type { McpManager } from "../../src/tools/mcp/mcp-manager.js";
 

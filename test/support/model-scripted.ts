@@ -1,6 +1,6 @@
 // A model that plays a script: one scripted reply per complete() call, recording every
 // request it was sent. For unit tests of the loop and for benchmarks.
-import type { Model, ModelReply, ModelRequest, TokenUsage, ToolCall } from "../../src/agent/types.js";
+import type { Model, ModelReply, ModelRequest, TokenUsage, ToolCall } from "../../src/contracts/types.js";
 
 export interface ScriptedCall {
   readonly name: string;

@@ -2,7 +2,7 @@
 // for the records, cost, cache and replay tests: the records store, the usage counters and
 // helpers to wait until every record of the runs so far is written.
 import type { SurfaceFiles } from "../../src/files/file-ref.js";
-import type { Model, Tool } from "../../src/agent/types.js";
+import type { Model, Tool } from "../../src/contracts/types.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import { silentLogger, type Logger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";

@@ -3,7 +3,7 @@
 // test presenter stands in for the surfaces and records what each run showed; owner notices
 // and presence are ports the test plays.
 import type { ScriptedModel } from "./model-scripted.js";
-import type { RunOutcome, TaskOrigin, Tool } from "../../src/agent/types.js";
+import type { RunOutcome, TaskOrigin, Tool } from "../../src/contracts/types.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import { createAuditLog } from "../../src/governance/audit-log.js";
 import { createRunPolicy, type RunPolicy } from "../../src/governance/run-policy.js";

@@ -2,7 +2,7 @@
 // scripted model and a fake write tool that counts how often it really ran.
 import { z } from "zod";
 import { createAgentService, type RunningAgentService } from "../../src/runs/agent-service.js";
-import type { AgentEvent, Model, TaskOrigin, Tool } from "../../src/agent/types.js";
+import type { AgentEvent, Model, TaskOrigin, Tool } from "../../src/contracts/types.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import { silentLogger, type Logger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";

@@ -1,5 +1,5 @@
 // A Slack request's origin as the Slack surface writes it at intake (place codec and scope).
-import type { TaskOrigin } from "../../src/agent/types.js";
+import type { TaskOrigin } from "../../src/contracts/types.js";
 import { spotOf } from "../../src/adapters/core/inbound.js";
 import { conversationAt } from "../../src/adapters/slack/slack-place.js";
 import { TEAM_ID } from "./fake-slack-types.js";

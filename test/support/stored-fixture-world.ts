@@ -3,7 +3,7 @@
 // clock. write-stored-fixtures.ts runs today's code on them; stored-data-compat.test.ts resumes
 // what it left. Ids made at random (run ids, the key) are in the fixture's manifest.json.
 import { z } from "zod";
-import type { Tool, TaskOrigin } from "../../src/agent/types.js";
+import type { Tool, TaskOrigin } from "../../src/contracts/types.js";
 
 /** The time the fixtures were written at (the services' clock), and read back at. */
 export const FIXTURE_NOW = Date.UTC(2026, 11, 1, 9, 0, 0);

@@ -8,7 +8,7 @@
 // is a failing test.
 import { z } from "zod";
 import { ScriptedModel, type ScriptStep } from "./model-scripted.js";
-import type { Tool } from "../../src/agent/types.js";
+import type { Tool } from "../../src/contracts/types.js";
 import type { Settings } from "../../src/governance/settings-schema.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
 import type { RunningAgentService } from "../../src/runs/agent-service.js";

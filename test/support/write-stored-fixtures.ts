@@ -13,7 +13,7 @@ import { Redis } from "ioredis";
 import sqlite3 from "sqlite3";
 import { stringify as yamlStringify } from "yaml";
 import { call, say, ScriptedModel, type ScriptStep } from "./model-scripted.js";
-import type { ModelRequest } from "../../src/agent/types.js";
+import type { ModelRequest } from "../../src/contracts/types.js";
 import { loadConfig } from "../../src/config.js";
 import { createAuditLog } from "../../src/governance/audit-log.js";
 import { createRunPolicy } from "../../src/governance/run-policy.js";

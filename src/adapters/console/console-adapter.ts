@@ -7,9 +7,9 @@
 // (ctrl-c.ts), and an approval a stopped process left is asked again. What a typed line does is
 // console-lines.ts; how an approval is asked at the prompt, console-approvals.ts.
 import { z } from "zod";
-import type { Logger } from "pino";
+import type { Logger } from "../../logger.js";
 import type { AgentService } from "../../runs/service.js";
-import type { EventSink, TaskOrigin, Tool } from "../../agent/types.js";
+import type { EventSink, TaskOrigin, Tool } from "../../contracts/types.js";
 import type { SurfaceCore } from "../core/inbound.js";
 import type { Spot } from "../core/spot.js";
 import type { ChatSurface } from "../core/surface.js";

@@ -1,8 +1,8 @@
 // The console's approvals, asked at its prompt: `approve? [y/N]` for a write of the person's own
 // run, for a schedule's slot once the session is free (slot-approvals.ts), and for one a stopped
 // process left. An approval that expires elsewhere, or Ctrl-C, ends the question.
-import type { Logger } from "pino";
-import type { EventSink, PendingApproval, RunOutcome, StepRecord } from "../../agent/types.js";
+import type { Logger } from "../../logger.js";
+import type { EventSink, PendingApproval, RunOutcome, StepRecord } from "../../contracts/types.js";
 import type { AgentService } from "../../runs/service.js";
 import { isApproval } from "./console-commands.js";
 import type { ConsoleOutput } from "./console-output.js";

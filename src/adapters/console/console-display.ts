@@ -2,7 +2,7 @@
 // types or reads. It prints when it starts and when it answers, between the person's own lines;
 // a write it asks for is handed to the prompt (slot-approvals.ts), which asks its owner, the
 // console's person.
-import type { PendingApproval } from "../../agent/types.js";
+import type { PendingApproval } from "../../contracts/types.js";
 import type { DisplayRequest, RunDisplay } from "../core/surface.js";
 import { RUN_FAILED } from "../core/texts.js";
 import { clean } from "./console-text.js";

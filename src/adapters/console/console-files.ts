@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { basename, extname, resolve } from "node:path";
-import type { AnswerFile } from "../../agent/types.js";
+import type { AnswerFile } from "../../contracts/types.js";
 import type { StoredAnswerFile } from "../../files/file-store.js";
 import { type FileDescriptor, fileRefOf } from "../../files/file-ref.js";
 import { pathInside } from "../../files/file-names.js";

@@ -1,8 +1,8 @@
 // What one line typed at the console's prompt does once parsed: a question (also with a file, or
 // the demo of a looping model) runs and shows its outcome, asking at the prompt for each write;
 // the console's own commands (/trace, /help, /new) answer here; the core's go to the core.
-import { renderTrace } from "../../agent/loop/trace.js";
-import type { EventSink, RunOutcome, StepRecord, TaskOrigin } from "../../agent/types.js";
+import { renderTrace } from "../../contracts/trace-text.js";
+import type { EventSink, RunOutcome, StepRecord, TaskOrigin } from "../../contracts/types.js";
 import type { AgentService } from "../../runs/service.js";
 import type { SurfaceCore } from "../core/inbound.js";
 import type { ConsoleApprovals } from "./console-approvals.js";

@@ -1,9 +1,9 @@
 // Everything the console prints, as pure functions of what happened. Text that came from a
 // model or a tool is untrusted: it is stripped of terminal control sequences before it is shown.
 import { stripVTControlCharacters } from "node:util";
-import { observationForPeople } from "../../agent/tools/observation-text.js";
-import { shorten } from "../../agent/loop/trace.js";
-import type { AgentEvent, CallRecord, PendingApproval, RunOutcome } from "../../agent/types.js";
+import { observationForPeople } from "../../contracts/observation-text.js";
+import { shorten } from "../../contracts/trace-text.js";
+import type { AgentEvent, CallRecord, PendingApproval, RunOutcome } from "../../contracts/types.js";
 import type { DecisionResult } from "../../runs/service.js";
 import { COMMANDS } from "../core/commands.js";
 

@@ -2,7 +2,7 @@
 // making the same call, so a newcomer sees a guard stop it and the summary that follows.
 // It runs beside the conversation, not in it: nothing is remembered and nothing is stored.
 import { randomBytes } from "node:crypto";
-import type { Logger } from "pino";
+import type { Logger } from "../../logger.js";
 import type { GuardLimits } from "../../config.js";
 import { createLoopDeps } from "../../agent/loop/loop-deps.js";
 import { runAgent } from "../../agent/loop/loop.js";
@@ -10,7 +10,7 @@ import { createLoopingDemoModel } from "../../agent/models/model-demo.js";
 import type { Task } from "../../runs/service.js";
 import { buildSystemPrompt } from "../../agent/context/system-prompt.js";
 import { builtinTools } from "../../agent/tools/builtin.js";
-import type { EventSink, RunOutcome } from "../../agent/types.js";
+import type { EventSink, RunOutcome } from "../../contracts/types.js";
 
 /** Same shape as AgentService.ask. */
 export type DemoLoopRunner = (task: Task, sink: EventSink) => Promise<RunOutcome>;

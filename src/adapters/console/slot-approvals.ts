@@ -2,7 +2,7 @@
 // console's person, so it is asked at the prompt like their own, one at a time and in order, as
 // soon as the session is free (nothing running, nothing else being asked). An expired one is
 // dropped unasked.
-import type { PendingApproval } from "../../agent/types.js";
+import type { PendingApproval } from "../../contracts/types.js";
 
 export interface SlotApprovals {
   /** A slot's run paused on this approval. */

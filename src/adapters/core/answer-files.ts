@@ -1,7 +1,7 @@
 // An answer's files as a surface posts them: loaded from the file store, and each checked
 // against the platform's upload limit before any request, so a file the platform would refuse
 // (Discord's 10 MiB for bots) is named in the answer instead of failing after the answer is lost.
-import type { AnswerFile } from "../../agent/types.js";
+import type { AnswerFile } from "../../contracts/types.js";
 import { formatBytes } from "../../files/file-names.js";
 import type { StoredAnswerFile } from "../../files/file-store.js";
 import type { UploadFile } from "./cards.js";

@@ -3,7 +3,7 @@
 // message. A record lives until a day after its approval expires. What a record holds is the
 // surface's own business: it passes the schema that stored records are checked against.
 import type { z } from "zod";
-import type { PendingApproval } from "../../agent/types.js";
+import type { PendingApproval } from "../../contracts/types.js";
 import type { Logger } from "../../logger.js";
 import type { KeyValueStore } from "../../memory/types.js";
 

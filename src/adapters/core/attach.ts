@@ -3,7 +3,7 @@
 // flows handed to its transport. What the flows start after an ack is tracked, so shutdown can
 // let it finish: stop taking events → let that work and the runs finish and post → close the
 // platform clients (the app closes the store last).
-import type { Surface } from "../../agent/types.js";
+import type { Surface } from "../../contracts/types.js";
 import { priceTable, type PriceTable } from "../../cost/prices.js";
 import type { Governance } from "../../governance/governance.js";
 import type { Logger } from "../../logger.js";

@@ -1,7 +1,7 @@
 // Audit entries an earlier version wrote kept the whole place of a request, a Discord
 // interaction's token included, and no link. At start each surface's own codec reads them again:
 // the place keeps only what it should, and the entry gains the link the codec writes now.
-import type { Surface } from "../../agent/types.js";
+import type { Surface } from "../../contracts/types.js";
 import type { AuditEntry, AuditLog } from "../../governance/audit-log.js";
 import type { Logger } from "../../logger.js";
 import type { OriginUpgrade } from "../../runs/service.js";

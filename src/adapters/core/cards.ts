@@ -2,7 +2,7 @@
 // text). A run's progress comes from its events: the status (what it does right now) and one
 // task per tool call (pending when the model asks for it, in progress while it runs, complete
 // or error with short details and output). Pure; the text in them is raw (the surface escapes it).
-import { describeCall, shorten } from "../../agent/loop/trace.js";
+import { describeCall, shorten } from "../../contracts/trace-text.js";
 import type {
   AgentEvent,
   CallOutcome,
@@ -13,7 +13,7 @@ import type {
   PendingApproval,
   Person,
   StepRecord,
-} from "../../agent/types.js";
+} from "../../contracts/types.js";
 import type { Deciders } from "../../governance/authority.js";
 
 /** A file an answer carries, as the surface uploads it. */

@@ -4,7 +4,7 @@
 // person who asked: it reads and posts only where they may themselves, and throws an Error the
 // model can act on otherwise.
 import { z } from "zod";
-import type { TaskOrigin, Tool } from "../../agent/types.js";
+import type { TaskOrigin, Tool } from "../../contracts/types.js";
 
 export const READ_LIMIT_DEFAULT = 20;
 export const READ_LIMIT_MAX = 50;

@@ -4,7 +4,7 @@
 // run's own view then shows its summary with "Stopped by <name>.". A vote is stored with the run,
 // the conversation, the person and how the run ended; the person is thanked privately, or asked
 // for a comment where the surface can.
-import type { Person } from "../../agent/types.js";
+import type { Person } from "../../contracts/types.js";
 import type { ActKind } from "../../governance/acts.js";
 import type { CoreContext } from "./core-context.js";
 import type { FeedbackClick, StopClick } from "./inbound.js";

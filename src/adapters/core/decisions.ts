@@ -3,7 +3,7 @@
 // what happened without its buttons, anyone refused is told privately, and the rest of the run
 // shows through the run's presenter, from whichever process runs it. An approval nobody decided
 // in time shows as expired, with the run's summary below it.
-import type { PendingApproval, RunOutcome } from "../../agent/types.js";
+import type { PendingApproval, RunOutcome } from "../../contracts/types.js";
 import type { CoreContext } from "./core-context.js";
 import type { DecisionClick } from "./inbound.js";
 import { createRunView } from "./run-view.js";

@@ -1,6 +1,6 @@
 // What a surface hands the core once it has parsed an untrusted event: who acts, where, and
 // what they did. The core answers through the surface; none of these calls throws.
-import type { Decision, GuardStop, Person, RequestScope, Surface, TaskOrigin } from "../../agent/types.js";
+import type { Decision, GuardStop, Person, RequestScope, Surface, TaskOrigin } from "../../contracts/types.js";
 import type { Rating } from "../../memory/feedback.js";
 import type { FileDescriptor } from "../../files/file-ref.js";
 import type { ReplyHandle } from "../../runs/service.js";

@@ -2,7 +2,7 @@
 // most once per the display's interval; then the outcome: the answer (with 👍 / 👎 and the
 // trace), or the approval request, whose place is kept so an expiry or a late click on any
 // process can update it.
-import type { RunOutcome } from "../../agent/types.js";
+import type { RunOutcome } from "../../contracts/types.js";
 import type { Deciders } from "../../governance/authority.js";
 import type { Logger } from "../../logger.js";
 import { UNPOSTED, type RunPresenter } from "../../runs/service.js";

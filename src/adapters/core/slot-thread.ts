@@ -4,7 +4,7 @@
 // restart) answers in the same thread instead of posting a second root. Without a root (the
 // platform refused it) the run shows where the schedule was made. A slot's run shows nothing
 // until it has something to show (a tool call, its answer), so `[SILENT]` posts nothing.
-import type { ScheduledSlot, TaskOrigin } from "../../agent/types.js";
+import type { ScheduledSlot, TaskOrigin } from "../../contracts/types.js";
 import type { Logger } from "../../logger.js";
 import type { KeyValueStore } from "../../memory/types.js";
 import { ownerName } from "../../runs/schedules/schedule-record.js";

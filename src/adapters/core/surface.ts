@@ -5,7 +5,7 @@
 // written once in this folder. The platform's place codec is the only reader of
 // `TaskOrigin.place`; everything else reads the neutral scope it writes at intake.
 import type { z } from "zod";
-import type { PendingApproval, Person, RunOutcome, Surface, TaskOrigin, Tool } from "../../agent/types.js";
+import type { PendingApproval, Person, RunOutcome, Surface, TaskOrigin, Tool } from "../../contracts/types.js";
 import type { SurfaceFiles } from "../../files/file-ref.js";
 import type { LinkStyle } from "../../governance/command-text.js";
 import type { Presence } from "../../runs/schedules/ports.js";

@@ -1,6 +1,6 @@
 // Every sentence the core says, once for all surfaces, written in each surface's own form
 // through its TextFormat (mentions, escaping, code). Pure.
-import type { Decision, Person } from "../../agent/types.js";
+import type { Decision, Person } from "../../contracts/types.js";
 import type { Deciders } from "../../governance/authority.js";
 import type { FeedbackEntry, FeedbackTotals } from "../../memory/feedback.js";
 import type { Fact } from "../../memory/types.js";

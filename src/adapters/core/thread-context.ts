@@ -3,7 +3,7 @@
 // costs work in proportion to the budget, never to its own length). The surface reads the
 // thread and leaves out the bot's own messages and earlier questions to it; this file bounds it.
 import type { z } from "zod";
-import type { ChatMessage } from "../../agent/types.js";
+import type { ChatMessage } from "../../contracts/types.js";
 import type { Logger } from "../../logger.js";
 import type { ContextLoader } from "../../runs/service.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";

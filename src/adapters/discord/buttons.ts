@@ -4,7 +4,7 @@
 // Discord caps custom ids at 100 characters; run ids are at most 32 characters (the runner's
 // are 24) and call ids at most 40, so ids stay under 90.
 import { ButtonStyle, ComponentType, type APIActionRowComponent, type APIButtonComponentWithCustomId } from "discord.js";
-import type { Decision, GuardStop } from "../../agent/types.js";
+import type { Decision, GuardStop } from "../../contracts/types.js";
 import { guardOf, type Button } from "../core/inbound.js";
 
 export interface ApprovalButton {

@@ -13,7 +13,7 @@ import {
   type REST,
 } from "discord.js";
 import { z } from "zod";
-import type { TaskOrigin, Tool } from "../../agent/types.js";
+import type { TaskOrigin, Tool } from "../../contracts/types.js";
 import { chatTools } from "../core/chat-tools.js";
 import { splitText } from "../core/split-text.js";
 import { createChannelApi } from "./channel-api.js";

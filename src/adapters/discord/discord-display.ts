@@ -1,7 +1,7 @@
 // How one run looks on Discord (the core's run view drives it): progress by editing the main
 // message (with the Stop button once the run is known), then the answer (split to fit, 👍 / 👎 on
 // its last part) with its step trace in a thread on it, or the approval request with its buttons.
-import { renderTrace } from "../../agent/loop/trace.js";
+import { renderTrace } from "../../contracts/trace-text.js";
 import type { Logger } from "../../logger.js";
 import type { UploadFile } from "../core/cards.js";
 import type { RunDisplay } from "../core/surface.js";

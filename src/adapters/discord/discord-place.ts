@@ -5,7 +5,7 @@
 // earlier versions kept the token in the place and no parent; they are read here. No platform
 // library is loaded, so any process can read any surface's records (the audit log's included).
 import { z } from "zod";
-import type { Person, RequestScope, TaskOrigin } from "../../agent/types.js";
+import type { Person, RequestScope, TaskOrigin } from "../../contracts/types.js";
 import type { ReplyHandle } from "../../runs/service.js";
 import type { Conversation } from "../core/inbound.js";
 

@@ -3,7 +3,7 @@
 // with. Discord's answers are untrusted: checked with zod; a failure reads as "unknown".
 import { DiscordAPIError, type REST, Routes } from "discord.js";
 import { z } from "zod";
-import type { Person, TaskOrigin } from "../../agent/types.js";
+import type { Person, TaskOrigin } from "../../contracts/types.js";
 import type { Logger } from "../../logger.js";
 import type { Presence } from "../../runs/schedules/ports.js";
 import type { ChannelApi } from "./channel-api.js";

@@ -1,7 +1,7 @@
 // How the core's cards read on Discord, as pure functions. Mentions written here render as
 // names but ping nobody: every message goes out with allowed mentions empty (NO_PINGS).
-import { shorten } from "../../agent/loop/trace.js";
-import type { CallOutcome, PendingApproval, RunOutcome } from "../../agent/types.js";
+import { shorten } from "../../contracts/trace-text.js";
+import type { CallOutcome, PendingApproval, RunOutcome } from "../../contracts/types.js";
 import type { Deciders } from "../../governance/authority.js";
 import type { SettledCard, StatusCard } from "../core/cards.js";
 import type { TextFormat } from "../core/surface.js";

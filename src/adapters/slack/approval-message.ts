@@ -3,7 +3,7 @@
 // shown without buttons and with a line saying what happened. Pure.
 import { z } from "zod";
 import type { types } from "@slack/bolt";
-import type { PendingApproval } from "../../agent/types.js";
+import type { PendingApproval } from "../../contracts/types.js";
 import type { Deciders } from "../../governance/authority.js";
 import type { SettledCard } from "../core/cards.js";
 import { decidersText, decisionLine, EXPIRED_LINE } from "../core/texts.js";

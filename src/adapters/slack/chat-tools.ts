@@ -8,7 +8,7 @@
 // client that never retries them. Failures throw an Error the model can act on.
 import type { webApi } from "@slack/bolt";
 import { z } from "zod";
-import type { TaskOrigin, Tool } from "../../agent/types.js";
+import type { TaskOrigin, Tool } from "../../contracts/types.js";
 import { chatTools, READ_LIMIT_MAX, type ChatLine } from "../core/chat-tools.js";
 import { neutraliseMentions } from "./slack-text.js";
 import { describeSlackError, isRateLimited, messagesIn, readPages, readThread, slackErrorCode } from "./slack-api.js";

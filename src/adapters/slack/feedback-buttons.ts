@@ -3,7 +3,7 @@
 // 👎 opens a small modal for an optional comment.
 import type { webApi } from "@slack/bolt";
 import { z } from "zod";
-import type { GuardStop } from "../../agent/types.js";
+import type { GuardStop } from "../../contracts/types.js";
 import type { Logger } from "../../logger.js";
 import { guardOf } from "../core/inbound.js";
 import { jsonValue } from "./slack-api.js";

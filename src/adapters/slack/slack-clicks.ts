@@ -2,7 +2,7 @@
 // where (the clicked message's thread), and what the button names. A payload that does not
 // parse at all is ignored; a button whose value can't be read is told so.
 import { z } from "zod";
-import type { Decision } from "../../agent/types.js";
+import type { Decision } from "../../contracts/types.js";
 import type { Rating } from "../../memory/feedback.js";
 import { spotOf, takeButton, type Button, type SurfaceCore } from "../core/inbound.js";
 import type { Spot } from "../core/spot.js";

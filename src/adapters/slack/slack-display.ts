@@ -4,8 +4,8 @@
 // fired, and 👍 / 👎) or the approval message.
 import { answerMetadata, findPostedAnswer } from "./posted-answer.js";
 import type { webApi } from "@slack/bolt";
-import type { RunOutcome } from "../../agent/types.js";
-import { renderTrace } from "../../agent/loop/trace.js";
+import type { RunOutcome } from "../../contracts/types.js";
+import { renderTrace } from "../../contracts/trace-text.js";
 import type { Logger } from "../../logger.js";
 import { taskLines, type StatusCard, type TaskUpdate } from "../core/cards.js";
 import type { RunDisplay } from "../core/surface.js";

@@ -3,7 +3,7 @@
 // intake, with the neutral scope governance reads; records stored by earlier versions have the
 // same keys and get their scope here when they are loaded.
 import { z } from "zod";
-import type { RequestScope, TaskOrigin } from "../../agent/types.js";
+import type { RequestScope, TaskOrigin } from "../../contracts/types.js";
 import type { Conversation } from "../core/inbound.js";
 
 /** Where a run is rendered: the trace and the reply go into one thread. */

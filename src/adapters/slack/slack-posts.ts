@@ -4,7 +4,7 @@
 // (the client already retries rate limits, network and HTTP errors); a note with another way to
 // go (the core's private-note rule) is tried once.
 import type { types, webApi } from "@slack/bolt";
-import type { GuardStop } from "../../agent/types.js";
+import type { GuardStop } from "../../contracts/types.js";
 import type { Logger } from "../../logger.js";
 import { attempt, type Failure } from "../core/attempt.js";
 import { splitText } from "../core/split-text.js";

@@ -3,7 +3,7 @@
 // starts with. Slack's answers are untrusted: checked with zod; a failure reads as "unknown".
 import type { webApi } from "@slack/bolt";
 import { z } from "zod";
-import type { Person, TaskOrigin } from "../../agent/types.js";
+import type { Person, TaskOrigin } from "../../contracts/types.js";
 import type { Logger } from "../../logger.js";
 import type { Presence } from "../../runs/schedules/ports.js";
 import { slackErrorCode } from "./slack-api.js";

@@ -6,7 +6,7 @@
 // up to the question (bounded), never just its start.
 import type { webApi } from "@slack/bolt";
 import { z } from "zod";
-import type { ChatMessage } from "../../agent/types.js";
+import type { ChatMessage } from "../../contracts/types.js";
 import type { Logger } from "../../logger.js";
 import type { ContextLoader } from "../../runs/service.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";

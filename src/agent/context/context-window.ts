@@ -2,7 +2,7 @@
 // (yellow) and compacting older turns into a state snapshot with one model call (orange).
 import type { TokenCounter } from "../../tokens/token-counter.js";
 import { contentText } from "../content.js";
-import type { CallOutcome, ChatMessage, Model, TokenUsage } from "../types.js";
+import type { CallOutcome, ChatMessage, Model, TokenUsage } from "../../contracts/types.js";
 
 /** The newest messages are never folded or compacted: the model is working with them. */
 const KEEP_RECENT_MESSAGES = 4;

@@ -2,7 +2,7 @@
 // prefix it shares with an earlier request. Model servers cache what is sent first (the tool
 // schemas, then the messages in order), so a request is compared as that sequence of parts.
 import type { TokenCounter } from "../../tokens/token-counter.js";
-import type { ChatMessage, ToolSchema } from "../types.js";
+import type { ChatMessage, ToolSchema } from "../../contracts/types.js";
 
 /** The request as the server sees its order: each tool schema, then each message, as text. */
 export function requestParts(tools: readonly ToolSchema[], messages: readonly ChatMessage[]): string[] {

@@ -1,9 +1,9 @@
 // When a guard stops a run the person still gets an answer: one last model call with no tools
 // offered, and, if that fails too, a reply built from the steps without the model.
 import { joinContent } from "../content.js";
-import { shorten } from "../loop/trace.js";
+import { shorten } from "../../contracts/trace-text.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
-import type { ChatMessage, GuardStop, Model, StepRecord, TokenUsage } from "../types.js";
+import type { ChatMessage, GuardStop, Model, StepRecord, TokenUsage } from "../../contracts/types.js";
 
 const SUMMARY_TIMEOUT_MS = 20_000;
 /** After a deadline the model may be the thing that hangs: the summary gets this much, or half the run's limit if that is less. */

@@ -3,7 +3,7 @@
 // surface: they open every request), and the run's own note (the time to the minute and the
 // facts recalled for this question), which goes after the history, right before the question.
 import type { Fact } from "../../memory/types.js";
-import type { ChatMessage, Surface } from "../types.js";
+import type { ChatMessage, Surface } from "../../contracts/types.js";
 
 const SURFACE_STYLE: Record<Surface, string> = {
   console: "You are talking in a terminal. Plain text.",

@@ -1,4 +1,4 @@
-import type { CallOutcome, GuardStop } from "../types.js";
+import type { CallOutcome, GuardStop } from "../../contracts/types.js";
 import { guardStop } from "./guard-stop.js";
 
 const FAILURES: ReadonlySet<CallOutcome | "empty_reply"> = new Set(["error", "invalid_args", "unknown_tool", "timeout", "empty_reply"]);

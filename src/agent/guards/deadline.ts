@@ -1,4 +1,4 @@
-import type { GuardStop } from "../types.js";
+import type { GuardStop } from "../../contracts/types.js";
 import { durationPhrase, guardStop } from "./guard-stop.js";
 
 export function deadlineStop(runTimeoutMs: number): GuardStop {

@@ -1,7 +1,7 @@
 // Stops that come from outside the model's behaviour: an unreachable model, a person who never
 // decided, a person who pressed Stop.
 import type { ModelFailure } from "../../errors.js";
-import type { GuardStop, Person } from "../types.js";
+import type { GuardStop, Person } from "../../contracts/types.js";
 import { durationPhrase, guardStop } from "./guard-stop.js";
 
 /** What failed and what to change; "try again" only when trying again can help. */

@@ -1,4 +1,4 @@
-import type { GuardStop } from "../types.js";
+import type { GuardStop } from "../../contracts/types.js";
 import { guardStop } from "./guard-stop.js";
 
 /** A 3-call cycle seen three times. */

@@ -16,7 +16,17 @@ import { UsageMeter } from "./usage-meter.js";
 import { meteredModel } from "../models/metered-model.js";
 import { summarize, summaryTimeoutMs } from "../context/summary.js";
 import { EMPTY_REPLY_NUDGE } from "../context/system-prompt.js";
-import type { AgentEvent, CallRecord, EventSink, GuardStop, Model, ModelRequest, StepRecord, TokenUsage, ToolCall } from "../types.js";
+import type {
+  AgentEvent,
+  CallRecord,
+  EventSink,
+  GuardStop,
+  Model,
+  ModelRequest,
+  StepRecord,
+  TokenUsage,
+  ToolCall,
+} from "../../contracts/types.js";
 import { modelCallStop } from "./model-call-stop.js";
 import { outcomeOf } from "./run-outcome.js";
 

@@ -8,7 +8,7 @@ import type { PendingStep } from "./run-state.js";
 import type { ToolPolicy } from "../tools/tool-policy.js";
 import type { PreparedCall, ToolRegistry } from "../tools/tool-registry.js";
 import { sourceOf } from "../tools/tool-source.js";
-import type { CallRecord, PendingApproval, StepRecord, TaskOrigin, ToolCall } from "../types.js";
+import type { CallRecord, PendingApproval, StepRecord, TaskOrigin, ToolCall } from "../../contracts/types.js";
 
 type Decided = Extract<Resolution, { kind: "decided" }>;
 

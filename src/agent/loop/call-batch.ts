@@ -9,7 +9,7 @@ import { callSignature } from "../tools/signature.js";
 import type { GuardCounters } from "./run-state.js";
 import type { ToolPolicy } from "../tools/tool-policy.js";
 import type { PreparedCall, ToolRegistry } from "../tools/tool-registry.js";
-import type { AgentEvent, CallOutcome, CallRecord, GuardStop, ToolCall, ToolContext } from "../types.js";
+import type { AgentEvent, CallOutcome, CallRecord, GuardStop, ToolCall, ToolContext } from "../../contracts/types.js";
 
 export interface BatchContext {
   readonly tools: ToolRegistry;

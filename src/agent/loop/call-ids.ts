@@ -1,6 +1,6 @@
 // The ids of a run's tool calls. A decision is claimed once per run and call id, so ids must be
 // short and unique within the run; a model's own ids can be long or repeated (also across steps).
-import type { CallRecord, ChatMessage, ToolCall } from "../types.js";
+import type { CallRecord, ChatMessage, ToolCall } from "../../contracts/types.js";
 
 const MAX_CALL_ID_LENGTH = 40;
 

@@ -1,13 +1,12 @@
 // Builds what the loop needs from the configuration, in one place for the service, the
 // console, tests and benchmarks.
-import type { Logger } from "pino";
 import { checkContextWindow, type GuardLimits, type ToolPolicyRule } from "../../config.js";
-import { silentLogger } from "../../logger.js";
+import { silentLogger, type Logger } from "../../logger.js";
 import type { LoopDeps } from "./loop-types.js";
 import { defaultContextWindow, TokenCounter } from "../../tokens/token-counter.js";
 import { ToolRegistry, type RegistryOptions } from "../tools/tool-registry.js";
 import { createToolPolicy } from "../tools/tool-policy.js";
-import type { Model, Tool } from "../types.js";
+import type { Model, Tool } from "../../contracts/types.js";
 
 /** One tool result may take at most this share of the usable context, whatever the cap says. */
 const OBSERVATION_SHARE_OF_BUDGET = 0.2;

@@ -1,7 +1,7 @@
 // The loop's own types: what it needs (LoopDeps), how it starts and resumes, what it hands back,
 // and how the runner keeps it durable. In a file of their own so the loop's parts (active-run,
 // run-context, usage-meter, approval-resolution) depend on them, not on the loop.
-import type { Logger } from "pino";
+import type { Logger } from "../../logger.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
 import type { RunState } from "./run-state.js";
 import type { ToolPolicy } from "../tools/tool-policy.js";
@@ -17,7 +17,7 @@ import type {
   Person,
   RunOutcome,
   TaskOrigin,
-} from "../types.js";
+} from "../../contracts/types.js";
 
 export interface LoopLimits {
   readonly maxSteps: number;
@@ -93,14 +93,6 @@ export interface StopSignal {
 }
 
 export type StopListener = { handleEvent(): void } | (() => void);
-
-/** The run stopped at a checkpoint because its process is shutting down; it is not finished. */
-export class RunInterruptedError extends Error {
-  constructor(readonly runId: string) {
-    super(`run ${runId} stopped at its checkpoint`);
-    this.name = "RunInterruptedError";
-  }
-}
 
 /** How one turn of a run ended: go on (after a checkpoint), or finish with an answer, a guard's stop, or a pause for approval. */
 export type StepEnd =

@@ -2,18 +2,10 @@
 // the guards; when a guard trips the person still gets a summary. A write that needs a person
 // pauses the run and hands back its whole state, to be resumed with the decision.
 import { ActiveRun } from "./active-run.js";
-import {
-  type LoopDeps,
-  type LoopResult,
-  type Resolution,
-  type RunHooks,
-  RunInterruptedError,
-  type RunStart,
-  type StepEnd,
-  type StopSignal,
-} from "./loop-types.js";
+import type { LoopDeps, LoopResult, Resolution, RunHooks, RunStart, StepEnd, StopSignal } from "./loop-types.js";
 import { emptyGuardCounters, type RunState } from "./run-state.js";
-import type { ChatMessage, ContentPart, EventSink } from "../types.js";
+import type { ChatMessage, ContentPart, EventSink } from "../../contracts/types.js";
+import { RunInterruptedError } from "../../errors.js";
 
 async function drive(run: ActiveRun, hooks: RunHooks | undefined, first?: () => Promise<StepEnd>): Promise<LoopResult> {
   let end = first ? await first() : await run.step();

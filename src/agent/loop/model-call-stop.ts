@@ -6,7 +6,7 @@ import { ModelUnavailableError } from "../../errors.js";
 import type { Logger } from "../../logger.js";
 import { errorText, loggableError } from "./error-text.js";
 import { modelUnavailableStop } from "../guards/external-stops.js";
-import type { GuardStop } from "../types.js";
+import type { GuardStop } from "../../contracts/types.js";
 
 export function modelCallStop(error: unknown, logger: Logger, where: { readonly runId: string; readonly step: number }): GuardStop {
   if (error instanceof ModelUnavailableError) {

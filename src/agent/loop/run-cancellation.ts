@@ -3,7 +3,7 @@
 // alone (a Stop lets it finish). Time spent waiting for a person does not count.
 import { deadlineStop } from "../guards/deadline.js";
 import { stopOf } from "../guards/external-stops.js";
-import type { GuardStop } from "../types.js";
+import type { GuardStop } from "../../contracts/types.js";
 import type { StopSignal } from "./loop-types.js";
 
 export class RunCancellation {

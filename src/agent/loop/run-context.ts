@@ -4,7 +4,7 @@
 import { compactOlderTurns, foldOldToolResults } from "../context/context-window.js";
 import { tokenStop, watermark } from "../guards/token-watermark.js";
 import type { LoopDeps } from "./loop-types.js";
-import type { AgentEvent, CallRecord, ChatMessage, GuardStop, TokenUsage } from "../types.js";
+import type { AgentEvent, CallRecord, ChatMessage, GuardStop, TokenUsage } from "../../contracts/types.js";
 
 export function addUsage(total: TokenUsage, more: TokenUsage | undefined): TokenUsage {
   if (!more) return total;

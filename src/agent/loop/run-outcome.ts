@@ -1,7 +1,7 @@
 // What a run's end shows the person: the answer, the approval request, or a guard's summary in
 // place of the answer, with the files its tools attached on the way (a summary carries them too).
 import { answerFilesOf } from "../tools/tool-output.js";
-import type { GuardStop, PendingApproval, RunOutcome, StepRecord, TokenUsage } from "../types.js";
+import type { GuardStop, PendingApproval, RunOutcome, StepRecord, TokenUsage } from "../../contracts/types.js";
 import type { StepEnd } from "./loop-types.js";
 
 export interface RunSoFar {

@@ -1,7 +1,17 @@
 // Everything a run needs to continue later, in plain data: what a paused run stores while it
 // waits for a person. The schema checks a stored copy before it is trusted again.
 import { z } from "zod";
-import type { CallRecord, ChatMessage, Person, RequestScope, StepRecord, Surface, TaskOrigin, TokenUsage, ToolCall } from "../types.js";
+import type {
+  CallRecord,
+  ChatMessage,
+  Person,
+  RequestScope,
+  StepRecord,
+  Surface,
+  TaskOrigin,
+  TokenUsage,
+  ToolCall,
+} from "../../contracts/types.js";
 import type { RepeatState } from "../guards/repeat.js";
 
 export interface GuardCounters {

@@ -1,7 +1,7 @@
 // The info line each finished step writes: built only when it is written, since a busy process
 // takes thousands of steps a second.
-import type { Logger } from "pino";
-import type { CallRecord } from "../types.js";
+import type { Logger } from "../../logger.js";
+import type { CallRecord } from "../../contracts/types.js";
 
 export function logStep(
   logger: Logger,

@@ -2,7 +2,7 @@
 // since the last report. A check that throws is logged and ignored; its stop ends the run.
 import type { LoopDeps } from "./loop-types.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
-import type { GuardStop, ModelReply, TaskOrigin } from "../types.js";
+import type { GuardStop, ModelReply, TaskOrigin } from "../../contracts/types.js";
 import { usageTokens } from "./run-context.js";
 
 export class UsageMeter {

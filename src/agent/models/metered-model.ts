@@ -3,7 +3,7 @@
 // this model hands each reply's tokens to a meter, as the server reported them or else as the
 // tokenizer counts the request and the reply (as a step's are counted).
 import type { TokenCounter } from "../../tokens/token-counter.js";
-import type { Model, ModelReply, ModelRequest } from "../types.js";
+import type { Model, ModelReply, ModelRequest } from "../../contracts/types.js";
 
 /** What one model call used: the server's figure, else the request and the reply counted. */
 export function tokensOf(request: ModelRequest, reply: ModelReply, counter: TokenCounter): number {

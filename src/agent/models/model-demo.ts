@@ -1,9 +1,9 @@
 // Offline demo models for console mode without OPENAI_API_KEY. They work through the real
 // tools so a newcomer sees the loop, the trace and the guards without any server.
 // Contract: deterministic (the reply depends only on the request) and never throw.
-import { observationForPeople } from "../tools/observation-text.js";
-import { shorten } from "../loop/trace.js";
-import type { ChatMessage, Model, ModelReply, ModelRequest, ToolCall, UserContent } from "../types.js";
+import { observationForPeople } from "../../contracts/observation-text.js";
+import { shorten } from "../../contracts/trace-text.js";
+import type { ChatMessage, Model, ModelReply, ModelRequest, ToolCall, UserContent } from "../../contracts/types.js";
 
 interface PlannedCall {
   readonly name: "calculator" | "current_time";

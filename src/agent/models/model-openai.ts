@@ -17,7 +17,7 @@ import { z } from "zod";
 import { ModelUnavailableError, type ModelFailure } from "../../errors.js";
 import type { Logger } from "../../logger.js";
 import { describeModelError, retryDelayMs } from "./model-failure.js";
-import type { ChatMessage, ContentPart, Model, ModelReply, ModelRequest, TokenUsage, ToolCall } from "../types.js";
+import type { ChatMessage, ContentPart, Model, ModelReply, ModelRequest, TokenUsage, ToolCall } from "../../contracts/types.js";
 
 export interface OpenAIModelOptions {
   readonly apiKey: string;

@@ -1,5 +1,5 @@
 // The tools every run has, whatever the surface.
-import type { Tool } from "../types.js";
+import type { Tool } from "../../contracts/types.js";
 import { calculatorTool } from "./calculator.js";
 import { currentTimeTool } from "./current-time.js";
 

@@ -1,7 +1,7 @@
 // The `calculator` tool: arithmetic read by a small recursive-descent parser, never eval.
 // Every failure throws an Error whose message tells the model what to fix.
 import { z } from "zod";
-import type { Tool } from "../types.js";
+import type { Tool } from "../../contracts/types.js";
 
 const MAX_EXPRESSION_LENGTH = 500;
 const ALLOWED = "only numbers, + - * / % ^ ** and parentheses are allowed";

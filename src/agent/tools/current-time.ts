@@ -1,7 +1,7 @@
 // The `current_time` tool: the date and time now in an IANA time zone, as readable text
 // and as ISO 8601 with the zone's offset. The clock is injectable for tests.
 import { z } from "zod";
-import type { Tool } from "../types.js";
+import type { Tool } from "../../contracts/types.js";
 
 const CurrentTimeArgs = z.object({
   timezone: z

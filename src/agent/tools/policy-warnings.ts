@@ -2,10 +2,10 @@
 // tool takes the person out of the loop for it (it can be deliberate), and a TOOL_POLICY rule
 // that matches no tool is most likely a typo that leaves the tool it meant unruled. Both are
 // logged as notices (`notice: true`), which the console shows the person at it.
-import type { Logger } from "pino";
+import type { Logger } from "../../logger.js";
 import type { ToolPolicyRule } from "../../config.js";
 import { createToolPolicy, globToRegExp } from "./tool-policy.js";
-import type { Tool } from "../types.js";
+import type { Tool } from "../../contracts/types.js";
 
 /** The write tools among `tools` that the policy lets run without a person's approval. */
 export function writesRunWithoutApproval(tools: readonly Tool[], rules: readonly ToolPolicyRule[]): string[] {

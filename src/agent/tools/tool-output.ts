@@ -1,6 +1,6 @@
 // A tool's result that carries files for the answer: the text is what the model reads, the
 // files (already in the file store, see AnswerFileSink) go out with the answer.
-import type { AnswerFile } from "../types.js";
+import type { AnswerFile } from "../../contracts/types.js";
 
 export class ToolOutput {
   constructor(

@@ -7,7 +7,7 @@
 // They combine strictly: a deny anywhere wins, then an ask anywhere; only with no layer
 // speaking does the tool's own effect decide (a write asks, a read is a read).
 import type { ToolPolicyRule } from "../../config.js";
-import type { Tool } from "../types.js";
+import type { Tool } from "../../contracts/types.js";
 
 export type EffectAfterPolicy = "read" | "asks" | "runs without asking" | "denied";
 

@@ -1,9 +1,8 @@
+import { ToolTimeout } from "../../errors.js";
 // How one tool call ends early: the run's signal aborts (deadline, Stop) or the tool's timeout
 // passes, whether or not the tool listens to its own signal. A call that has already settled
 // when first looked at (most built-in tools) never arms the listener or the timer: with hundreds
 // of runs at once, that work was a good part of a step's cost.
-
-export class ToolTimeout extends Error {}
 
 const PENDING = Symbol("pending");
 /** Settled already: a race against it tells, one microtask later, whether the tool's promise had settled first. */

@@ -3,12 +3,13 @@
 // observations the model can act on, never as exceptions.
 import { z } from "zod";
 import { errorText } from "../loop/error-text.js";
-import { FIX_ARGS_HINT, SEND_JSON_HINT } from "./observation-text.js";
+import { FIX_ARGS_HINT, SEND_JSON_HINT } from "../../contracts/observation-text.js";
 import { callSignature } from "./signature.js";
 import { ToolOutput } from "./tool-output.js";
-import { ToolRace, ToolTimeout } from "./tool-race.js";
+import { ToolRace } from "./tool-race.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
-import type { AnswerFile, CallOutcome, Tool, ToolCall, ToolContext, ToolSchema } from "../types.js";
+import type { AnswerFile, CallOutcome, Tool, ToolCall, ToolContext, ToolSchema } from "../../contracts/types.js";
+import { ToolTimeout } from "../../errors.js";
 
 export type PreparedCall =
   | { readonly kind: "ready"; readonly call: ToolCall; readonly signature: string; readonly tool: Tool; readonly args: unknown }

@@ -1,6 +1,6 @@
 // How a tool that is not built in is described to the person asked to approve it: the server,
 // the tool's own name there, and the hints the server gave about it.
-import type { Tool } from "../types.js";
+import type { Tool } from "../../contracts/types.js";
 
 /** `{ source }` for a PendingApproval, or nothing for a built-in tool. */
 export function sourceOf(tool: Tool | undefined): { readonly source?: string } {

@@ -4,7 +4,7 @@
 // bot is known whatever the format's compression does. A reader is kept warm between files
 // (pdf.js and libvips load once) and retired after a failure, a large read or a quiet minute.
 // What went wrong is said here, in one sentence a person can act on.
-import type { Logger } from "pino";
+import type { Logger } from "../../logger.js";
 import { formatBytes } from "../file-names.js";
 import type { PdfLimits, ReadRequest, ReadResult } from "./reader-protocol.js";
 import { ReaderProcess, type ProcessRead } from "./reader-process.js";

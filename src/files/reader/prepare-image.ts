@@ -4,7 +4,7 @@
 // first frame of an animation is decoded; the rest is turned upright, resized so its long side
 // is at most 2,048 px, and re-encoded until it is at most 5 MB.
 import sharp, { type Metadata } from "sharp";
-import type { ImageMime } from "../../agent/types.js";
+import type { ImageMime } from "../../contracts/types.js";
 import { formatBytes } from "../file-names.js";
 
 export const MAX_IMAGE_PIXELS = 50_000_000;

@@ -1,6 +1,6 @@
 // What the explorer reads and changes, and what a page handler is handed for one request.
 import type { IncomingMessage } from "node:http";
-import type { Logger } from "pino";
+import type { Logger } from "../../logger.js";
 import type { PriceTable } from "../../cost/prices.js";
 import type { AuditLog } from "../../governance/audit-log.js";
 import type { FeedbackBook } from "../../memory/feedback.js";

@@ -9,7 +9,7 @@ import { requestSource } from "../request-source.js";
 import { apiRun, apiRuns, apiUsage } from "./api.js";
 import { EXPLORER_CSS, EXPLORER_ICON, EXPLORER_JS } from "./assets.js";
 import type { ExplorerDeps, PageHandler } from "./explorer-deps.js";
-import { BodyError, json, readForm, redirect, send, text, type Reply } from "./http-io.js";
+import { json, readForm, redirect, send, text, type Reply } from "./http-io.js";
 import { loginPage } from "./pages/login-page.js";
 import { runsPage } from "./pages/runs-page.js";
 import { replayPage, runPage } from "./pages/run-page.js";
@@ -17,6 +17,7 @@ import { usageCsv, usagePage } from "./pages/usage-page.js";
 import { conversationsPage, deleteFact } from "./pages/conversations-page.js";
 import { auditPage, settingsPage, toolsPage } from "./pages/system-pages.js";
 import { createSessions, sameSecret, type Caller } from "./sessions.js";
+import { BodyError } from "../../errors.js";
 
 const FORM_LIMIT = 16 * 1024;
 const LIMITED_TEXT = {

@@ -4,7 +4,7 @@
 // 404s); in console mode on PORT at 127.0.0.1, since the console opens no other port.
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Logger } from "pino";
+import type { Logger } from "../../logger.js";
 import type { Config } from "../../config.js";
 import { priceTable } from "../../cost/prices.js";
 import type { Governance } from "../../governance/governance.js";

@@ -2,6 +2,7 @@
 // headers every answer carries (a strict Content-Security-Policy, no caching, no framing), and
 // reading a form body within a size limit. Requests are untrusted; nothing here throws at them.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { BodyError } from "../../errors.js";
 
 export interface Reply {
   readonly status: number;
@@ -64,16 +65,6 @@ export function send(response: ServerResponse, reply: Reply, head: boolean): voi
     ...reply.headers,
   });
   response.end(head ? undefined : body);
-}
-
-export class BodyError extends Error {
-  constructor(
-    readonly status: 400 | 413 | 415,
-    message: string,
-  ) {
-    super(message);
-    this.name = "BodyError";
-  }
 }
 
 /** A urlencoded form of at most `limit` bytes; BodyError for anything else. */

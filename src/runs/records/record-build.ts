@@ -3,7 +3,7 @@
 // run had them here; record-fit.ts masks and cuts them.
 import type { LoopDeps } from "../../agent/loop/loop-types.js";
 import { wordOf } from "../../agent/tools/tool-policy.js";
-import type { CallRecord, RunOutcome, StepRecord, TaskOrigin, TokenUsage } from "../../agent/types.js";
+import type { CallRecord, RunOutcome, StepRecord, TaskOrigin, TokenUsage } from "../../contracts/types.js";
 import {
   NO_USAGE,
   type RecordApproval,

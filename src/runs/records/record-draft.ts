@@ -1,7 +1,7 @@
 // What a run's events tell its record beyond the outcome: the first request, each model call's
 // duration and calls, guard and context notes, and the approvals asked and decided. Collected
 // while the run goes (cheaply: references and small objects) and turned into the record after it.
-import type { AgentEvent, CallRecord, ChatMessage, TaskOrigin, ToolCall, TokenUsage } from "../../agent/types.js";
+import type { AgentEvent, CallRecord, ChatMessage, TaskOrigin, ToolCall, TokenUsage } from "../../contracts/types.js";
 import type { RecordApproval, RecordNote } from "../../memory/run-records/record-schema.js";
 import type { RunSetup, RunStart } from "../run-observer.js";
 import { contentText } from "../../agent/content.js";

@@ -2,10 +2,9 @@
 // and adds its tokens to the daily usage counters. A run observer: it collects the run's events
 // as they pass and writes after the run's final event, on a later turn of the event loop and
 // one write at a time, so nothing it does delays or loses the answer; a failed write is logged.
-import type { Logger } from "pino";
+import type { Logger } from "../../logger.js";
 import { requestParts, prefixShare } from "../../agent/context/prompt-prefix.js";
-import { RunInterruptedError } from "../../agent/loop/loop-types.js";
-import type { TaskOrigin } from "../../agent/types.js";
+import type { TaskOrigin } from "../../contracts/types.js";
 import { errorText } from "../../agent/loop/error-text.js";
 import type { RunRecord } from "../../memory/run-records/record-schema.js";
 import type { RunRecordStore } from "../../memory/run-records/record-store.js";
@@ -15,6 +14,7 @@ import type { RunObserver } from "../run-observer.js";
 import { buildRecord, placeOf, recordUsage, uncounted, type RunEnd } from "./record-build.js";
 import { newDraft, noteEvent, type RunDraft } from "./record-draft.js";
 import { fitRecord, type RecordContent } from "./record-fit.js";
+import { RunInterruptedError } from "../../errors.js";
 
 export interface RecorderOptions {
   readonly store: KeyValueStore;

@@ -2,8 +2,8 @@
 // recorder that watches every run, the votes people give noted on the runs they are about, and a
 // conversation's records deleted with its memory (`forget`).
 // app.ts builds it for every process that runs work (the console too).
-import type { Logger } from "pino";
-import type { TaskOrigin } from "../../agent/types.js";
+import type { Logger } from "../../logger.js";
+import type { TaskOrigin } from "../../contracts/types.js";
 import type { Config } from "../../config.js";
 import type { FeedbackBook } from "../../memory/feedback.js";
 import { createRunRecordStore, type RunRecordStore } from "../../memory/run-records/record-store.js";

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { callSignature } from "../../agent/tools/signature.js";
 import { ToolRegistry, type Execution, type PreparedCall, type RegistryOptions } from "../../agent/tools/tool-registry.js";
-import type { AgentEvent, Model, ModelReply, Tool, ToolCall, ToolContext, TokenUsage } from "../../agent/types.js";
+import type { AgentEvent, Model, ModelReply, Tool, ToolCall, ToolContext, TokenUsage } from "../../contracts/types.js";
 import { ModelUnavailableError } from "../../errors.js";
 import type { RecordCall, RecordUsage, RunRecord } from "../../memory/run-records/record-schema.js";
 

@@ -5,7 +5,7 @@ import { createLoopDeps } from "../../agent/loop/loop-deps.js";
 import { resumeAgent, runAgent } from "../../agent/loop/loop.js";
 import type { LoopResult, Resolution } from "../../agent/loop/loop-types.js";
 import { createToolPolicy, effectUnder, type PolicedTool, sayOfWord } from "../../agent/tools/tool-policy.js";
-import type { RunOutcome } from "../../agent/types.js";
+import type { RunOutcome } from "../../contracts/types.js";
 import { costOf, type PriceTable } from "../../cost/prices.js";
 import type { RecordUsage, RunRecord } from "../../memory/run-records/record-schema.js";
 import { recordUsage } from "../records/record-build.js";

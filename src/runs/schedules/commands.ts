@@ -1,7 +1,7 @@
 // The schedule commands as one pure-interface layer the surfaces call: `schedule <when>: <what>`,
 // `schedules`, `unschedule <id>`, `pause <id>`, `resume <id>`. A surface parses its own payload into the
 // command word, the text after it and the caller, and renders `reply`; it decides nothing.
-import type { Person, TaskOrigin } from "../../agent/types.js";
+import type { Person, TaskOrigin } from "../../contracts/types.js";
 import type { ScheduleBook, ScheduleCaller, ChangeResult } from "./schedule-book.js";
 import { isScheduleId, MAX_WHAT_CHARS, type ScheduleRecord } from "./schedule-record.js";
 import {

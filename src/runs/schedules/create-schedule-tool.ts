@@ -3,7 +3,7 @@
 // conversation's channel, with the same checks and limits as the `schedule` command. Runs that
 // a schedule started are not offered it, so a schedule can't breed schedules.
 import { z } from "zod";
-import type { Tool } from "../../agent/types.js";
+import type { Tool } from "../../contracts/types.js";
 import type { ScheduleBook } from "./schedule-book.js";
 import { MAX_WHAT_CHARS } from "./schedule-record.js";
 import { createdText } from "./schedule-text.js";

@@ -1,7 +1,7 @@
 // What schedules need from outside their room, as small seams: the timer that fires slots (one
 // in-process timer, or BullMQ delayed jobs), what a chat surface knows (a person's timezone,
 // whether the owner is still there, how to tell them privately), and the metrics.
-import type { Person, TaskOrigin } from "../../agent/types.js";
+import type { Person, TaskOrigin } from "../../contracts/types.js";
 import type { ScheduleRecord } from "./schedule-record.js";
 
 export interface SlotTimer {

@@ -1,6 +1,6 @@
 // Schedules as app.ts builds them for one process: on Redis the slots are BullMQ delayed jobs
 // shared by every process (loaded only then), otherwise one in-process timer.
-import type { TaskOrigin } from "../../agent/types.js";
+import type { TaskOrigin } from "../../contracts/types.js";
 import type { ScheduleConfig } from "../../config.js";
 import type { RunPolicy } from "../../governance/run-policy.js";
 import type { Logger } from "../../logger.js";

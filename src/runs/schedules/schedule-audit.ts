@@ -1,7 +1,7 @@
 // Audit entries of schedules: their life (made, changed, paused, resumed, cancelled) and every
 // slot that did not simply run on time (late, skipped, silent, refused), with who and when.
 // Appended through the audit queue (governance/audit-queue.ts): in order, in the background.
-import type { Person } from "../../agent/types.js";
+import type { Person } from "../../contracts/types.js";
 import type { AuditEntry, AuditLog } from "../../governance/audit-log.js";
 import { createAuditQueue } from "../../governance/audit-queue.js";
 import type { Logger } from "../../logger.js";

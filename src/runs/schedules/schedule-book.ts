@@ -1,7 +1,7 @@
 // What a person (or the model, through create_schedule) can do with schedules: make one, list,
 // cancel, resume, and the bot's own pause. Each returns a typed result; the words are in
 // schedule-text.ts. Who may do what is decided by the caller's `isAdmin` (the surfaces' authority).
-import type { Person, TaskOrigin } from "../../agent/types.js";
+import type { Person, TaskOrigin } from "../../contracts/types.js";
 import type { ScheduleConfig } from "../../config.js";
 import type { RunPolicy } from "../../governance/run-policy.js";
 import type { Logger } from "../../logger.js";

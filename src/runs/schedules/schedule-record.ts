@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { PersonSchema, RunStateSchema } from "../../agent/loop/run-state.js";
-import type { Person, TaskOrigin } from "../../agent/types.js";
+import type { Person, TaskOrigin } from "../../contracts/types.js";
 import type { When } from "./slots.js";
 
 /** Longest task text a schedule keeps (a chat message's length, roughly). */

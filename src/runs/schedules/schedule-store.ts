@@ -3,7 +3,7 @@
 // and one set of every active schedule's next slot, so a start arms them all from one read. Every change is a read-modify-write under a short lock, in this process and
 // across processes sharing Redis: a slot being fired and its owner cancelling never lose each
 // other's change.
-import type { Surface, TaskOrigin } from "../../agent/types.js";
+import type { Surface, TaskOrigin } from "../../contracts/types.js";
 import type { KeyValueStore } from "../../memory/types.js";
 import { channelOf, ScheduleRecordSchema, type ScheduleRecord } from "./schedule-record.js";
 

@@ -1,7 +1,7 @@
 // Every sentence schedules say, as pure functions: the replies to the commands (surfaces only
 // render them), the note on a late run, the owner's private notices, and the task text the
 // slot's run gets. Each schedule is named by its id in every reply about it.
-import type { ScheduledSlot } from "../../agent/types.js";
+import type { ScheduledSlot } from "../../contracts/types.js";
 import { channelOf, ownerName, type ScheduleRecord } from "./schedule-record.js";
 import type { When } from "./slots.js";
 import { clockText, slotText } from "./wall-clock.js";

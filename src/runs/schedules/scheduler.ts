@@ -2,7 +2,7 @@
 // and the create_schedule tool built on it, the observer that learns how slot runs ended, and
 // the firing of slots on the slot timer. Built before the runner (its tool and observer go into
 // it), started with the runner's intake once the surfaces are attached.
-import type { Surface, TaskOrigin, Tool } from "../../agent/types.js";
+import type { Surface, TaskOrigin, Tool } from "../../contracts/types.js";
 import type { ScheduleConfig } from "../../config.js";
 import type { RunPolicy } from "../../governance/run-policy.js";
 import type { Logger } from "../../logger.js";

@@ -4,7 +4,7 @@
 // Governance is asked now, at fire time, as the owner in the schedule's channel: a blocked
 // owner or channel, or an owner who left, pauses the schedule and tells the owner privately;
 // a limit refuses this slot only. Then the schedule moves on to its next slot.
-import type { TaskOrigin } from "../../agent/types.js";
+import type { TaskOrigin } from "../../contracts/types.js";
 import type { ScheduleConfig } from "../../config.js";
 import { scopeOf } from "../../governance/access.js";
 import type { RunPolicy } from "../../governance/run-policy.js";

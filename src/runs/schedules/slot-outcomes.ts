@@ -2,8 +2,7 @@
 // answer is recorded silent; a run that failed, or that a guard stopped, counts towards the
 // schedule's failure streak, and three in a row pause a recurring schedule and tell its owner
 // privately; any other answer ends the streak.
-import { RunInterruptedError } from "../../agent/loop/loop-types.js";
-import type { RunOutcome, TaskOrigin } from "../../agent/types.js";
+import type { RunOutcome, TaskOrigin } from "../../contracts/types.js";
 import type { Logger } from "../../logger.js";
 import type { RunObserver } from "../run-observer.js";
 import type { ScheduleAudit } from "./schedule-audit.js";
@@ -12,6 +11,7 @@ import type { ScheduleStore } from "./schedule-store.js";
 import { isSilentAnswer, pausedNotice } from "./schedule-text.js";
 import type { ScheduleSurfacePorts, SlotMetrics, SlotRunEnd } from "./ports.js";
 import { chainSettled } from "../../settled-chain.js";
+import { RunInterruptedError } from "../../errors.js";
 
 /** Failed slots in a row that pause a recurring schedule. */
 export const FAILURES_TO_PAUSE = 3;

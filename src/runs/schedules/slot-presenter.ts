@@ -1,7 +1,7 @@
 // How a slot's run is shown, around the surface's own presenter: an answer that is exactly
 // `[SILENT]` is not shown at all (the scheduled run had nothing to report; a progress it showed
 // ends as it stood), and a run fired late says so under its answer: "(late: due 09:00, ran 09:42)".
-import type { ScheduledSlot } from "../../agent/types.js";
+import type { ScheduledSlot } from "../../contracts/types.js";
 import type { RunPresenter } from "../service.js";
 import { isSilentAnswer, lateNote } from "./schedule-text.js";
 

@@ -2,7 +2,7 @@
 // the answer in the requester's own thread or channel. It is part of the answer, so it needs
 // no approval; it is offered only where the surface posts the answer's files.
 import { z } from "zod";
-import type { Tool } from "../../agent/types.js";
+import type { Tool } from "../../contracts/types.js";
 import { ToolOutput } from "../../agent/tools/tool-output.js";
 import { declaredKind } from "../../files/file-kind.js";
 import { formatBytes } from "../../files/file-names.js";

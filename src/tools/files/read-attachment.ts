@@ -4,7 +4,7 @@
 // request an address of the model's choosing), and another conversation's files can't be named.
 import { z } from "zod";
 import type { TokenCounter } from "../../tokens/token-counter.js";
-import type { Tool } from "../../agent/types.js";
+import type { Tool } from "../../contracts/types.js";
 import type { FileStore, StoredFile } from "../../files/file-store.js";
 import { fileLabel, pagesText, readOnCall } from "../../files/file-text.js";
 

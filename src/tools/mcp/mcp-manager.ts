@@ -2,9 +2,9 @@
 // next model call may use (the tools of the servers that are up); it returns the same array
 // until something changed, so a registry can keep its schemas until then. `/tools` is read from
 // the same map of names, so a name it shows is the tool a call (or a TOOL_POLICY rule) reaches.
-import type { Logger } from "pino";
+import type { Logger } from "../../logger.js";
 import type { ToolCatalog } from "../tool-list.js";
-import type { Tool } from "../../agent/types.js";
+import type { Tool } from "../../contracts/types.js";
 import type { McpServerConfig } from "./mcp-config.js";
 import { createMcpTool } from "./mcp-tool.js";
 import { ServerConnection, type ServerConnectionDeps, type ServerState } from "./server-connection.js";

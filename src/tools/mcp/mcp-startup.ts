@@ -1,7 +1,7 @@
 // What app.ts needs of MCP at start: the servers file checked (one line and exit 1 when bad),
 // the manager built, the lines `npm start` prints before the servers are tried (a first `npx`
 // fetch can take a minute, which must not look like a hang) and once they were.
-import type { Logger } from "pino";
+import type { Logger } from "../../logger.js";
 import type { Config } from "../../config.js";
 import { McpConfigError } from "../../errors.js";
 import { loadMcpConfig, type McpServerConfig } from "./mcp-config.js";

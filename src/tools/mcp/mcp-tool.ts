@@ -5,7 +5,7 @@
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { CallToolResult, Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { Tool, ToolContext, ToolEffect } from "../../agent/types.js";
+import type { Tool, ToolContext, ToolEffect } from "../../contracts/types.js";
 import { ToolOutput } from "../../agent/tools/tool-output.js";
 import type { ApprovalMode } from "./mcp-config.js";
 import { toolResultFiles, toolResultText } from "./tool-result.js";

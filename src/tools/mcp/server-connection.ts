@@ -11,7 +11,7 @@ import {
   type CallToolResult,
   type Tool as McpToolDefinition,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Logger } from "pino";
+import type { Logger } from "../../logger.js";
 import { z } from "zod";
 import { connect as defaultConnect, type Connection, type ConnectOptions } from "./connect.js";
 import { endText, failureReason } from "./connect-failure.js";

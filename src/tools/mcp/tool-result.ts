@@ -4,7 +4,7 @@
 // Images and embedded resources can also go out with the answer as files (toolResultFiles);
 // a resource link is never fetched.
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
-import type { OutgoingFile } from "../../agent/types.js";
+import type { OutgoingFile } from "../../contracts/types.js";
 
 type ToolResultText = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly text: string };
 

@@ -1,8 +1,8 @@
 // Files in the contracts: the parts a person's message may bring (text, images, notes on
 // attached files), what became of each file, and the files an answer carries out.
-import type { FileInfo, FileReason } from "../contracts/content.js";
+import type { FileInfo, FileReason } from "./content.js";
 
-export type * from "../contracts/content.js";
+export type * from "./content.js";
 
 /** What became of one attached file, for the trace. */
 export type FileOutcome =

@@ -1,14 +1,14 @@
 // The contracts every part of the product shares: messages, the model seam, tools,
 // the loop's events and outcomes. Nothing here imports a platform or a client library.
 import type { z } from "zod";
-import type { AnswerFile, FileOutcome, OutgoingFile } from "./file-types.js";
-import type { ModelRequest, ModelRetry, TokenUsage, ToolCall } from "../contracts/model.js";
+import type { AnswerFile, FileOutcome, OutgoingFile } from "./files.js";
+import type { ModelRequest, ModelRetry, TokenUsage, ToolCall } from "./model.js";
 
-export type * from "./file-types.js";
+export type * from "./files.js";
 
-// ---- Messages and the model seam: in src/contracts/model.ts, below the agent and memory ----
+// ---- Messages and the model seam: in model.ts beside this file ----
 
-export type { ChatMessage, Model, ModelReply, ModelRequest, ModelRetry, TokenUsage, ToolCall, ToolSchema } from "../contracts/model.js";
+export type { ChatMessage, Model, ModelReply, ModelRequest, ModelRetry, TokenUsage, ToolCall, ToolSchema } from "./model.js";
 
 // ---- People, surfaces, tasks ----
 

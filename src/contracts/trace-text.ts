@@ -1,6 +1,6 @@
 // Turns the step list into text a person can read in a thread: what was called, with what,
 // how it went, how long it took and a glimpse of the result. Always bounded in length.
-import type { CallRecord, StepRecord } from "../types.js";
+import type { CallRecord, StepRecord } from "./types.js";
 
 const OUTCOME_LABEL: Record<CallRecord["outcome"], string> = {
   ok: "ok",
