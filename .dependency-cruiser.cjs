@@ -52,6 +52,19 @@ module.exports = {
       "^src/ops/",
     ),
     layer(
+      "schedules-above-runs",
+      "Schedules fire slots as tasks through the runs; the runs know nothing of schedules.",
+      RUNS_AND_BELOW,
+      "^src/schedules/",
+    ),
+    {
+      name: "worker-not-service",
+      comment: "A work item is handled from what it is given (named, typed dependencies), never by reaching into the service's wiring.",
+      severity: "error",
+      from: { path: "^src/runs/(worker|intake|queue|approvals|setup)/" },
+      to: { path: "^src/runs/service/" },
+    },
+    layer(
       "runs-above-agent",
       "The runner drives the agent; the agent knows nothing of queues and stores.",
       GOVERNANCE_AND_BELOW,

@@ -9,7 +9,7 @@ import { TokenCounter } from "../src/tokens/token-counter.js";
 import type { ChatMessage, StepRecord } from "../src/contracts/types.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
-import { createCheckpointStore } from "../src/runs/checkpoint-store.js";
+import { createCheckpointStore } from "../src/runs/worker/checkpoint-store.js";
 import { redisServerInstalled, startRedisServer } from "../test/support/redis-server.js";
 
 const HISTORY_TURNS = 100;

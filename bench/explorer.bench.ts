@@ -21,9 +21,9 @@ import { createRunRecordStore } from "../src/memory/run-records/record-store.js"
 import { addUsage } from "../src/memory/run-records/usage-counters.js";
 import type { KeyValueStore } from "../src/memory/types.js";
 import { createExplorerHandler } from "../src/ops/explorer/explorer-handler.js";
-import { createAgentService } from "../src/runs/agent-service.js";
-import { createRunRecording } from "../src/runs/records/run-recording.js";
-import { replayRecord } from "../src/runs/replay/replay-run.js";
+import { createAgentService } from "../src/runs/service/create-agent-service.js";
+import { createRunRecording } from "../src/ops/records/run-recording.js";
+import { replayRecord } from "../src/ops/replay/replay-run.js";
 import { median, percentile } from "./support/stats.js";
 
 const RUNS = 100_000;

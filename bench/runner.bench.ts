@@ -4,7 +4,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createAgentService } from "../src/runs/agent-service.js";
+import { createAgentService } from "../src/runs/service/create-agent-service.js";
 import type { Model, ModelRequest } from "../src/contracts/types.js";
 import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";

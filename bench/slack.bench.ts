@@ -11,7 +11,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { isMainThread, parentPort, Worker } from "node:worker_threads";
 import { once } from "node:events";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { createAgentService } from "../src/runs/agent-service.js";
+import { createAgentService } from "../src/runs/service/create-agent-service.js";
 import type { Model, ModelReply, ModelRequest } from "../src/contracts/types.js";
 import { loadConfig } from "../src/config.js";
 import { TokenCounter } from "../src/tokens/token-counter.js";

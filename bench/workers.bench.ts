@@ -5,7 +5,7 @@
 // a handler that reads and writes its record like the runner, with the model as a timer.
 import { Redis } from "ioredis";
 import { silentLogger } from "../src/logger.js";
-import { createBullmqWorkQueue } from "../src/runs/bullmq-work-queue.js";
+import { createBullmqWorkQueue } from "../src/runs/queue/bullmq-work-queue.js";
 import { startWorkerProcess, untilEnded } from "../test/support/bullmq-cluster.js";
 import { redisServerInstalled, startRedisServer } from "../test/support/redis-server.js";
 import { printTable } from "./support/stats.js";

@@ -1,7 +1,7 @@
 // The soak's verdict, from what was sent, what the people saw, what was written and what the
 // store still holds: each check a name and the list of what broke it (empty: it held), each
 // item naming the message (m<n>), its conversation, channel and thread. Pure.
-import { UNKNOWN_OUTCOME } from "../src/runs/write-ledger.js";
+import { UNKNOWN_OUTCOME } from "../src/runs/worker/write-ledger.js";
 import type { Death } from "./fleet.js";
 import { STORAGE_TROUBLE, type Observed, type Post } from "./observer.js";
 import type { SentMessage } from "./traffic.js";

@@ -5,9 +5,9 @@ import { createDemoModel } from "./agent/models/model-demo.js";
 import type { Model } from "./contracts/types.js";
 import type { Config } from "./config.js";
 import type { StoreLocation } from "./memory/keyv-store.js";
-import type { WorkQueue } from "./runs/work-queue.js";
+import type { WorkQueue } from "./runs/queue/work-queue.js";
 import type { Metrics } from "./ops/metrics.js";
-import type { SlotMetrics } from "./runs/schedules/ports.js";
+import type { SlotMetrics } from "./schedules/ports.js";
 import type { ModelDescription } from "./adapters/console/console-text.js";
 
 export type ChosenModel = {
@@ -49,9 +49,9 @@ export async function chooseQueue(
   logger: Logger,
 ): Promise<WorkQueue | undefined> {
   if (location.kind === "redis" && !process.consoleMode) {
-    const { createBullmqWorkQueue } = await import("./runs/bullmq-work-queue.js");
+    const { createBullmqWorkQueue } = await import("./runs/queue/bullmq-work-queue.js");
     return createBullmqWorkQueue({ redisUrl: location.url, logger, consume: config.role !== "ingress" });
   }
   // Made here when measured, so /metrics can read its depth.
-  return process.measured ? (await import("./runs/local-work-queue.js")).createLocalWorkQueue(logger) : undefined;
+  return process.measured ? (await import("./runs/queue/local-work-queue.js")).createLocalWorkQueue(logger) : undefined;
 }

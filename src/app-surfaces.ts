@@ -5,7 +5,7 @@ import type { Logger } from "./logger.js";
 import type { Config } from "./config.js";
 import type { Governance } from "./governance/governance.js";
 import type { KeyValueStore } from "./memory/types.js";
-import type { RunningAgentService } from "./runs/agent-service.js";
+import type { RunningAgentService } from "./runs/service/create-agent-service.js";
 import { attach, type AttachedSurface, type CoreDeps } from "./adapters/core/attach.js";
 import { createConsoleSurface } from "./adapters/console/console-adapter.js";
 import type { ModelDescription } from "./adapters/console/console-text.js";

@@ -6,9 +6,9 @@ import { upgradeAuditEntries } from "./adapters/core/audit-upgrade.js";
 import { upgradeOrigin as upgradeDiscordOrigin } from "./adapters/discord/discord-place.js";
 import { upgradeOrigin as upgradeSlackOrigin } from "./adapters/slack/slack-place.js";
 import { SLACK_EVENTS_ENDPOINT } from "./adapters/slack/events-endpoint.js";
-import { createAgentService } from "./runs/agent-service.js";
-import type { OriginUpgrade } from "./runs/service.js";
-import { createRunRecording } from "./runs/records/run-recording.js";
+import { createAgentService } from "./runs/service/create-agent-service.js";
+import type { OriginUpgrade } from "./runs/api/surface-hooks.js";
+import { createRunRecording } from "./ops/records/run-recording.js";
 import { contextWindowOf } from "./agent/loop/loop-deps.js";
 import { TokenCounter } from "./tokens/token-counter.js";
 import type { Surface } from "./contracts/types.js";
@@ -28,7 +28,7 @@ import { openExplorer } from "./app-explorer.js";
 import { openStore, parseStoreUrl } from "./memory/keyv-store.js";
 import { claimStoreOwnership, type OwnerClaim } from "./memory/store-lease.js";
 import type { KeyValueStore } from "./memory/types.js";
-import { createProcessSchedules } from "./runs/schedules/process-schedules.js";
+import { createProcessSchedules } from "./schedules/process-schedules.js";
 
 export type { AppIo };
 
@@ -168,7 +168,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     stack.defer("store", "the run records", () => recording.close());
     // Several processes on one Redis share the work through BullMQ (loaded only then); SQLite and the console keep it in this process.
     const queue = await chooseQueue(config, location, { consoleMode, measured: ops !== undefined }, logger);
-    // Schedules (src/runs/schedules): built before the runner (its tool and observer), started with it below.
+    // Schedules (src/schedules): built before the runner (its tool and observer), started with it below.
     const schedules = await createProcessSchedules({
       config: config.schedules,
       store,
@@ -195,6 +195,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       ...(modelFor ? { modelFor: ops ? (name: string) => ops.instrumentModel(modelFor(name)) : modelFor } : {}),
       observers: [...(ops?.observers ?? []), schedules.observer, recording.recorder],
       tools: [schedules.tool],
+      showSlot: schedules.showSlot,
       ...(queue ? { queue } : {}),
       ...(manager ? { toolSource: manager.tools, toolCatalog: manager.describe } : {}),
     });

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { say, ScriptedModel } from "./support/model-scripted.js";
 import type { Model, ModelRequest } from "../src/contracts/types.js";
-import { createAgentService } from "../src/runs/agent-service.js";
+import { createAgentService } from "../src/runs/service/create-agent-service.js";
 import { loadConfig } from "../src/config.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import { capturingLogger, temporaryFolder, until } from "./support/memory-test-kit.js";

@@ -2,7 +2,7 @@
 // arguments), who asked, where, and until when. Whoever can write the store may change any of
 // these or copy a signed record under another run's key; each is refused, and nothing runs.
 import { describe, expect, it } from "vitest";
-import { createApprovalStore, type ApprovalStore, type StoredRun } from "../src/runs/approval-store.js";
+import { createApprovalStore, type ApprovalStore, type StoredRun } from "../src/runs/approvals/approval-store.js";
 import { call, say, ScriptedModel } from "./support/model-scripted.js";
 import { emptyGuardCounters, type RunState } from "../src/agent/loop/run-state.js";
 import type { TaskOrigin, ToolCall } from "../src/contracts/types.js";

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { call, calls, say, ScriptedModel } from "./support/model-scripted.js";
 import type { PendingApproval, RunOutcome } from "../src/contracts/types.js";
-import type { RunPresenter } from "../src/runs/service.js";
+import type { RunPresenter } from "../src/runs/api/presenting.js";
 import { harness, open, pendingOf, sqliteUrl, useApprovalStores } from "./support/approval-kit.js";
 import { until } from "./support/memory-test-kit.js";
 import { noteTool, originFor, startService } from "./support/service-harness.js";

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { ApprovalKeyError } from "../src/errors.js";
-import { approvalKeySource } from "../src/runs/approval-key.js";
+import { approvalKeySource } from "../src/runs/approvals/approval-key.js";
 import { capturingLogger, temporaryFolder } from "./support/memory-test-kit.js";
 
 const realLink = fs.link;

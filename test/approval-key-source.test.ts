@@ -5,7 +5,7 @@ import { chmod, mkdir, readdir, readFile, symlink, writeFile } from "node:fs/pro
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
-import { approvalKeySource, deriveApprovalKey, planApprovalKey } from "../src/runs/approval-key.js";
+import { approvalKeySource, deriveApprovalKey, planApprovalKey } from "../src/runs/approvals/approval-key.js";
 import { capturingLogger, temporaryFolder } from "./support/memory-test-kit.js";
 
 const folders: Array<{ remove: () => Promise<void> }> = [];

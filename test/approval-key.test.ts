@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import sqlite3 from "sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deriveApprovalKey } from "../src/runs/approval-key.js";
+import { deriveApprovalKey } from "../src/runs/approvals/approval-key.js";
 import { call, say, ScriptedModel } from "./support/model-scripted.js";
 import { canonicalJson } from "../src/agent/tools/signature.js";
 import type { PendingApproval, RunOutcome } from "../src/contracts/types.js";

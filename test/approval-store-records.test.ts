@@ -6,7 +6,7 @@ import type { RunState } from "../src/agent/loop/run-state.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../src/memory/types.js";
-import { createApprovalStore, type StoredRun } from "../src/runs/approval-store.js";
+import { createApprovalStore, type StoredRun } from "../src/runs/approvals/approval-store.js";
 import { temporaryFolder } from "./support/memory-test-kit.js";
 
 const HOUR_MS = 60 * 60_000;

@@ -6,10 +6,10 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { silentLogger } from "../src/logger.js";
-import { conversationHash, deliverJobId, encodeItem } from "../src/runs/bullmq-codec.js";
-import { createMailboxes } from "../src/runs/bullmq-mailbox.js";
-import { createBullmqWorkQueue, type BullmqWorkQueueOptions } from "../src/runs/bullmq-work-queue.js";
-import type { ItemEnd, WorkItem, WorkQueue } from "../src/runs/work-queue.js";
+import { conversationHash, deliverJobId, encodeItem } from "../src/runs/queue/bullmq-codec.js";
+import { createMailboxes } from "../src/runs/queue/bullmq-mailbox.js";
+import { createBullmqWorkQueue, type BullmqWorkQueueOptions } from "../src/runs/queue/bullmq-work-queue.js";
+import type { ItemEnd, WorkItem, WorkQueue } from "../src/runs/queue/work-queue.js";
 import { startRedisServer, type RedisServer } from "./support/redis-server.js";
 import { describeWithRedis, redisAvailable } from "./support/redis-suite.js";
 

@@ -126,7 +126,7 @@ describe("every entry point reads .env", () => {
     ["the bot", "src/main.ts", []],
     ["discord:register", "src/adapters/discord/register-commands.ts", []],
     ["audit", "src/governance/audit-cli.ts", []],
-    ["replay", "src/runs/replay/replay-cli.ts", ["--run", "x"]],
+    ["replay", "src/ops/replay/replay-cli.ts", ["--run", "x"]],
   ] as const)(
     "%s stops at a malformed line with its number",
     async (_name, script, args) => {

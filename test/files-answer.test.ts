@@ -9,7 +9,7 @@ import { loadConfig } from "../src/config.js";
 import { markdownName, pathInside, promptName, safeFileName } from "../src/files/file-names.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
-import { createAgentService, type RunningAgentService } from "../src/runs/agent-service.js";
+import { createAgentService, type RunningAgentService } from "../src/runs/service/create-agent-service.js";
 import { createMcpManager } from "../src/tools/mcp/mcp-manager.js";
 import { toolResultFiles } from "../src/tools/mcp/tool-result.js";
 import { urlFiles } from "./support/files-kit.js";

@@ -14,8 +14,8 @@ import { TokenCounter } from "../src/tokens/token-counter.js";
 import type { ChatMessage, ContentPart, ModelRequest } from "../src/contracts/types.js";
 import { createFileStore } from "../src/files/file-store.js";
 import { withStoredImages } from "../src/files/stored-images.js";
-import { createCheckpointStore } from "../src/runs/checkpoint-store.js";
-import { createIntakeStore } from "../src/runs/intake-store.js";
+import { createCheckpointStore } from "../src/runs/worker/checkpoint-store.js";
+import { createIntakeStore } from "../src/runs/intake/intake-store.js";
 import { consoleOrigin, loopDeps } from "./support/loop-harness.js";
 import { mapStore } from "./support/map-store.js";
 

@@ -7,7 +7,7 @@ import { createOpenAIModel } from "../src/agent/models/model-openai.js";
 import type { AgentEvent, ModelRequest, RunOutcome, TaskOrigin } from "../src/contracts/types.js";
 import { contentText } from "../src/agent/content.js";
 import { silentLogger } from "../src/logger.js";
-import type { Task } from "../src/runs/service.js";
+import type { Task } from "../src/runs/api/task.js";
 import { GOOD_TOKEN, startFakeFileServer, type FakeFileServer } from "./support/fake-file-server.js";
 import { startFakeOpenAI, textReply, type FakeOpenAI } from "./support/fake-openai-server.js";
 import { described, png, urlFiles } from "./support/files-kit.js";

@@ -13,7 +13,7 @@ import { openStore } from "../src/memory/keyv-store.js";
 import { createLongTermMemory } from "../src/memory/long-term-memory.js";
 import { createRunRecordStore } from "../src/memory/run-records/record-store.js";
 import { usageBetween } from "../src/memory/run-records/usage-counters.js";
-import { createCheckpointStore } from "../src/runs/checkpoint-store.js";
+import { createCheckpointStore } from "../src/runs/worker/checkpoint-store.js";
 import { temporaryFolder } from "./support/memory-test-kit.js";
 import { sampleRecord } from "./support/sample-record.js";
 

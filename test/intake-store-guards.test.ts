@@ -1,7 +1,7 @@
 // The intake store's guards: what a message arriving (again) leads to, ids that stay the same
 // across versions, a record copied under another message's key, and a listing that holds junk.
 import { describe, expect, it } from "vitest";
-import { createIntakeStore, intakeDecision, intakeIdFor, openEntries, type IntakeRecord } from "../src/runs/intake-store.js";
+import { createIntakeStore, intakeDecision, intakeIdFor, openEntries, type IntakeRecord } from "../src/runs/intake/intake-store.js";
 import { mapStore } from "./support/map-store.js";
 
 const record = (id: string, overrides: Partial<IntakeRecord> = {}): IntakeRecord => ({

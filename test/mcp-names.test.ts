@@ -12,7 +12,7 @@ import { call, say, ScriptedModel } from "./support/model-scripted.js";
 import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
-import { createAgentService } from "../src/runs/agent-service.js";
+import { createAgentService } from "../src/runs/service/create-agent-service.js";
 import { CLIENT_INFO, type Connection } from "../src/tools/mcp/connect.js";
 import { createMcpManager, type McpManager } from "../src/tools/mcp/mcp-manager.js";
 import { serverConfig } from "./support/mcp-kit.js";

@@ -2,7 +2,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type Re
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createAgentService } from "../src/runs/agent-service.js";
+import { createAgentService } from "../src/runs/service/create-agent-service.js";
 import { ScriptedModel } from "./support/model-scripted.js";
 import type { RunOutcome } from "../src/contracts/types.js";
 import { loadConfig } from "../src/config.js";
@@ -10,7 +10,7 @@ import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import { startOtlpTracing } from "../src/ops/otel-setup.js";
 import { tracingObserver } from "../src/ops/tracing.js";
-import { observeRun } from "../src/runs/run-observer.js";
+import { observeRun } from "../src/runs/worker/run-observer.js";
 import { temporaryFolder } from "./support/memory-test-kit.js";
 import { noteTool, originFor } from "./support/service-harness.js";
 

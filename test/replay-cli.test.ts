@@ -20,7 +20,7 @@ let storeUrl: string;
 
 function replay(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/runs/replay/replay-cli.ts", ...args], {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/ops/replay/replay-cli.ts", ...args], {
       cwd: process.cwd(),
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", STORE_URL: storeUrl, ...env },
       stdio: ["ignore", "pipe", "pipe"],

@@ -7,9 +7,9 @@ import { call, say, ScriptedModel, type ScriptStep } from "./support/model-scrip
 import type { RunOutcome } from "../src/contracts/types.js";
 import { priceTable } from "../src/cost/prices.js";
 import type { RunRecord } from "../src/memory/run-records/record-schema.js";
-import { replayRecord, type ReplayResult } from "../src/runs/replay/replay-run.js";
-import { parseOverrides } from "../src/runs/replay/replay-settings.js";
-import { replayTotals, reportText } from "../src/runs/replay/replay-report.js";
+import { replayRecord, type ReplayResult } from "../src/ops/replay/replay-run.js";
+import { parseOverrides } from "../src/ops/replay/replay-settings.js";
+import { replayTotals, reportText } from "../src/ops/replay/replay-report.js";
 import { noteTool, originFor } from "./support/service-harness.js";
 import { temporaryFolder } from "./support/memory-test-kit.js";
 import { startRecordedService } from "./support/records-kit.js";

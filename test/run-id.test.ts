@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { newRunId } from "../src/runs/run-id.js";
+import { newRunId } from "../src/runs/intake/run-id.js";
 
 describe("run ids", () => {
   it("are 8 base64url characters, and distinct across several refills of their pool", () => {

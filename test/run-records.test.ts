@@ -8,7 +8,7 @@ import { call, say, ScriptedModel } from "./support/model-scripted.js";
 import type { RunOutcome, Tool } from "../src/contracts/types.js";
 import { usageBetween } from "../src/memory/run-records/usage-counters.js";
 import type { KeyValueStore } from "../src/memory/types.js";
-import { createRunRecorder } from "../src/runs/records/run-recorder.js";
+import { createRunRecorder } from "../src/ops/records/run-recorder.js";
 import { createRunRecordStore } from "../src/memory/run-records/record-store.js";
 import { silentLogger } from "../src/logger.js";
 import { mapStore } from "./support/map-store.js";

@@ -5,7 +5,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createAgentService, type RunningAgentService } from "../src/runs/agent-service.js";
+import { createAgentService, type RunningAgentService } from "../src/runs/service/create-agent-service.js";
 import { z } from "zod";
 import type { AgentEvent, Model, RunOutcome, TaskOrigin, Tool } from "../src/contracts/types.js";
 import { loadConfig } from "../src/config.js";

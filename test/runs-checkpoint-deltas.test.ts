@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { emptyGuardCounters, type RunState } from "../src/agent/loop/run-state.js";
 import type { ChatMessage, StepRecord } from "../src/contracts/types.js";
-import { assemble, createCheckpointStore } from "../src/runs/checkpoint-store.js";
+import { assemble, createCheckpointStore } from "../src/runs/worker/checkpoint-store.js";
 import { mapStore } from "./support/map-store.js";
 
 function state(messages: ChatMessage[], steps: StepRecord[]): RunState {

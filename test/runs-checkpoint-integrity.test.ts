@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { emptyGuardCounters, type PendingStep, type RunState } from "../src/agent/loop/run-state.js";
 import type { CallRecord, ChatMessage, StepRecord } from "../src/contracts/types.js";
-import { createCheckpointStore } from "../src/runs/checkpoint-store.js";
+import { createCheckpointStore } from "../src/runs/worker/checkpoint-store.js";
 import { mapStore } from "./support/map-store.js";
 
 function state(messages: readonly ChatMessage[], steps: readonly StepRecord[], pending?: PendingStep, runId = "run1"): RunState {

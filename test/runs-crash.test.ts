@@ -6,7 +6,7 @@ import { APPROVE_ACTION } from "../src/adapters/slack/approval-message.js";
 import { STOP_ACTION } from "../src/adapters/slack/slack-working.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
-import { createIntakeStore, type IntakeRecord } from "../src/runs/intake-store.js";
+import { createIntakeStore, type IntakeRecord } from "../src/runs/intake/intake-store.js";
 import { freePort, startBot, type BotProcess } from "./support/bot-process.js";
 import { textReply, toolCallReply, type RecordedRequest } from "./support/fake-openai-server.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";

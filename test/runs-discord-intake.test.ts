@@ -2,7 +2,7 @@
 // and Discord never sends them again, so each is recorded for the next start, not dropped.
 import { expect, it } from "vitest";
 import { say } from "./support/model-scripted.js";
-import { intakeIdFor } from "../src/runs/intake-store.js";
+import { intakeIdFor } from "../src/runs/intake/intake-store.js";
 import { startDiscordHarness, waitUntil } from "./support/fake-discord-harness.js";
 
 it("a mention that arrives while the adapter stops is recorded, not dropped", async () => {

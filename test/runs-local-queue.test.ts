@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { silentLogger } from "../src/logger.js";
-import { createLocalWorkQueue } from "../src/runs/local-work-queue.js";
-import type { WorkItem } from "../src/runs/work-queue.js";
+import { createLocalWorkQueue } from "../src/runs/queue/local-work-queue.js";
+import type { WorkItem } from "../src/runs/queue/work-queue.js";
 
 function gate(): { promise: Promise<void>; open: () => void } {
   let open!: () => void;

@@ -3,8 +3,8 @@
 // recorded (on a shared store) is answered "not running" instead of failing.
 import { describe, expect, it } from "vitest";
 import { silentLogger } from "../src/logger.js";
-import { createIntakeStore, type IntakeRecord } from "../src/runs/intake-store.js";
-import { createRunStops } from "../src/runs/run-stops.js";
+import { createIntakeStore, type IntakeRecord } from "../src/runs/intake/intake-store.js";
+import { createRunStops } from "../src/runs/worker/run-stops.js";
 import { mapStore } from "./support/map-store.js";
 
 const record: IntakeRecord = {

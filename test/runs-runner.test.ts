@@ -3,10 +3,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { call, calls, ScriptedModel, say, type ScriptedReply } from "./support/model-scripted.js";
-import type { RunPresenter } from "../src/runs/service.js";
+import type { RunPresenter } from "../src/runs/api/presenting.js";
 import type { AgentEvent, ModelRequest, RunOutcome, TaskOrigin, Tool } from "../src/contracts/types.js";
-import { createIntakeStore, intakeIdFor } from "../src/runs/intake-store.js";
-import { UNKNOWN_OUTCOME } from "../src/runs/write-ledger.js";
+import { createIntakeStore, intakeIdFor } from "../src/runs/intake/intake-store.js";
+import { UNKNOWN_OUTCOME } from "../src/runs/worker/write-ledger.js";
 import { startService, type ServiceHarness } from "./support/service-harness.js";
 import { temporaryFolder, until } from "./support/memory-test-kit.js";
 
@@ -180,7 +180,7 @@ describe("the run slots", () => {
 
 describe("after the answer", () => {
   it("the history turn is retried while the store fails, not dropped", async () => {
-    const { createAgentService } = await import("../src/runs/agent-service.js");
+    const { createAgentService } = await import("../src/runs/service/create-agent-service.js");
     const { loadConfig } = await import("../src/config.js");
     const { silentLogger } = await import("../src/logger.js");
     const { mapStore } = await import("./support/map-store.js");

@@ -5,7 +5,7 @@ import { spotOf } from "../src/adapters/core/inbound.js";
 import { conversationAt } from "../src/adapters/slack/slack-place.js";
 import { ScriptedModel } from "./support/model-scripted.js";
 import type { ModelRequest } from "../src/contracts/types.js";
-import { createIntakeStore, intakeIdFor } from "../src/runs/intake-store.js";
+import { createIntakeStore, intakeIdFor } from "../src/runs/intake/intake-store.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";
 import { startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";
 import { mentionEvent, postEvent } from "./support/fake-slack-requests.js";

@@ -1,4 +1,4 @@
-// Stop requests (src/runs/run-stops.ts) when the store fails under them, and at the seams of a
+// Stop requests (src/runs/worker/run-stops.ts) when the store fails under them, and at the seams of a
 // run's life: a Stop whose mark can't be written still stops; a failing read, write or delete
 // never rejects in the background; a run ended while a poll reads it is left alone; the first
 // stop keeps its name; a late dispose of an ended run does not forget the resumed one.
@@ -7,7 +7,7 @@ import { stopOf } from "../src/agent/guards/external-stops.js";
 import type { Person } from "../src/contracts/types.js";
 import { silentLogger } from "../src/logger.js";
 import type { KeyValueStore } from "../src/memory/types.js";
-import { createRunStops } from "../src/runs/run-stops.js";
+import { createRunStops } from "../src/runs/worker/run-stops.js";
 import { mapStore } from "./support/map-store.js";
 
 const alice = { id: "alice" };

@@ -1,10 +1,10 @@
-// How often stop requests are polled (src/runs/run-stops.ts), on a fake clock: never for a store
+// How often stop requests are polled (src/runs/worker/run-stops.ts), on a fake clock: never for a store
 // this process owns, once per period however many runs are watched, and not at all once the
 // last watched run ended.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { silentLogger } from "../src/logger.js";
 import type { KeyValueStore } from "../src/memory/types.js";
-import { createRunStops } from "../src/runs/run-stops.js";
+import { createRunStops } from "../src/runs/worker/run-stops.js";
 import { mapStore } from "./support/map-store.js";
 
 const POLL_MS = 20;

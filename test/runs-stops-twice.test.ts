@@ -9,7 +9,7 @@ import type { StopSignal } from "../src/agent/loop/loop-types.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../src/memory/types.js";
-import { createRunStops, type RunStops } from "../src/runs/run-stops.js";
+import { createRunStops, type RunStops } from "../src/runs/worker/run-stops.js";
 import { until } from "./support/memory-test-kit.js";
 
 const alice = { id: "alice", name: "Alice" };

@@ -1,4 +1,4 @@
-// Stop requests (src/runs/run-stops.ts) against a real SQLite store: a process that owns its store
+// Stop requests (src/runs/worker/run-stops.ts) against a real SQLite store: a process that owns its store
 // keeps stops in memory (no store work per run, one write per Stop); with a shared store a stop asked on another
 // process arrives at the next poll, a poll reads one key however many runs are in flight, a
 // stop left from before a pause does not stop the resumed run, and a replay of a stopped part
@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../src/memory/types.js";
-import { createRunStops, type RunStops } from "../src/runs/run-stops.js";
+import { createRunStops, type RunStops } from "../src/runs/worker/run-stops.js";
 
 const alice = { id: "alice", name: "Alice" };
 /** The authority's rule for Stop, as the service hands it over: the requester, or an approver. */

@@ -3,12 +3,12 @@
 // two bot processes; with read-modify-write lists they lost each other's entries.
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApprovalStore } from "../src/runs/approval-store.js";
+import { createApprovalStore } from "../src/runs/approvals/approval-store.js";
 import type { RunState } from "../src/agent/loop/run-state.js";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../src/memory/types.js";
-import { createIntakeStore, type IntakeRecord } from "../src/runs/intake-store.js";
+import { createIntakeStore, type IntakeRecord } from "../src/runs/intake/intake-store.js";
 import { temporaryFolder } from "./support/memory-test-kit.js";
 import { startRedisServer, type RedisServer } from "./support/redis-server.js";
 import { redisAvailable } from "./support/redis-suite.js";

@@ -1,12 +1,12 @@
-// The step that puts writes the saved state does not show back into it (src/runs/unknown-writes.ts):
+// The step that puts writes the saved state does not show back into it (src/runs/worker/unknown-writes.ts):
 // without an `observe`, the model sees each result as it was; the step starts when its first write began.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { emptyGuardCounters, type RunState } from "../src/agent/loop/run-state.js";
 import type { Tool, ToolContext } from "../src/contracts/types.js";
 import { silentLogger } from "../src/logger.js";
-import { withUnknownOutcomes } from "../src/runs/unknown-writes.js";
-import { createWriteLedger } from "../src/runs/write-ledger.js";
+import { withUnknownOutcomes } from "../src/runs/worker/unknown-writes.js";
+import { createWriteLedger } from "../src/runs/worker/write-ledger.js";
 import { mapStore } from "./support/map-store.js";
 
 const origin = { surface: "console", conversationKey: "c", requester: { id: "a" }, place: {} } as const;

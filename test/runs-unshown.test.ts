@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say } from "./support/model-scripted.js";
 import type { RunOutcome } from "../src/contracts/types.js";
-import { intakeIdFor } from "../src/runs/intake-store.js";
+import { intakeIdFor } from "../src/runs/intake/intake-store.js";
 import { capturingLogger, temporaryFolder, until, type CapturedLog } from "./support/memory-test-kit.js";
 import { noteTool, originFor, startService, type ServiceHarness } from "./support/service-harness.js";
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Tool, ToolContext } from "../src/contracts/types.js";
 import { silentLogger } from "../src/logger.js";
-import { createWriteLedger, KEPT_TEXT_CHARS, knownCallIds, UNKNOWN_OUTCOME } from "../src/runs/write-ledger.js";
+import { createWriteLedger, KEPT_TEXT_CHARS, knownCallIds, UNKNOWN_OUTCOME } from "../src/runs/worker/write-ledger.js";
 import { capturingLogger } from "./support/memory-test-kit.js";
 import { mapStore } from "./support/map-store.js";
 

@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { Tool, ToolContext } from "../src/contracts/types.js";
 import { silentLogger } from "../src/logger.js";
 import type { KeyValueStore } from "../src/memory/types.js";
-import { createWriteLedger } from "../src/runs/write-ledger.js";
+import { createWriteLedger } from "../src/runs/worker/write-ledger.js";
 import { mapStore } from "./support/map-store.js";
 
 const NOW = 1_800_000_000_000;

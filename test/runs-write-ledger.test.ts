@@ -7,8 +7,8 @@ import type { RunState } from "../src/agent/loop/run-state.js";
 import { callSignature } from "../src/agent/tools/signature.js";
 import type { Tool, ToolContext } from "../src/contracts/types.js";
 import { silentLogger } from "../src/logger.js";
-import { UNKNOWN_OUTCOME_OBSERVATION, withUnknownOutcomes } from "../src/runs/unknown-writes.js";
-import { createWriteLedger, KEPT_TEXT_CHARS, RESULT_NOT_KEPT, UNKNOWN_OUTCOME } from "../src/runs/write-ledger.js";
+import { UNKNOWN_OUTCOME_OBSERVATION, withUnknownOutcomes } from "../src/runs/worker/unknown-writes.js";
+import { createWriteLedger, KEPT_TEXT_CHARS, RESULT_NOT_KEPT, UNKNOWN_OUTCOME } from "../src/runs/worker/write-ledger.js";
 import { mapStore } from "./support/map-store.js";
 
 const context = (callId: string): ToolContext => ({

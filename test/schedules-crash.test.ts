@@ -6,8 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
-import { newScheduleId, type ScheduleRecord } from "../src/runs/schedules/schedule-record.js";
-import { createScheduleStore } from "../src/runs/schedules/schedule-store.js";
+import { newScheduleId, type ScheduleRecord } from "../src/schedules/schedule-record.js";
+import { createScheduleStore } from "../src/schedules/schedule-store.js";
 import { freePort, startBot, type BotProcess } from "./support/bot-process.js";
 import { startFakeOpenAI, textReply, type RecordedRequest } from "./support/fake-openai-server.js";
 import { TEAM_ID } from "./support/fake-slack-types.js";

@@ -3,7 +3,7 @@
 // fired, a failed fire tried again, nothing fired after close, far slots reached.
 import { describe, expect, it } from "vitest";
 import { silentLogger } from "../src/logger.js";
-import { createLocalSlotTimer } from "../src/runs/schedules/local-slot-timer.js";
+import { createLocalSlotTimer } from "../src/schedules/local-slot-timer.js";
 import { manualClock } from "./support/schedule-harness.js";
 
 const start = Date.parse("2027-01-15T12:00:00Z");

@@ -7,8 +7,8 @@ import { describe, expect, it } from "vitest";
 import { createAuditLog } from "../src/governance/audit-log.js";
 import { runSettingsFor } from "../src/governance/channel-settings.js";
 import { readSettingsFile } from "../src/governance/settings-file.js";
-import { createIntakeStore } from "../src/runs/intake-store.js";
-import { createScheduleStore } from "../src/runs/schedules/schedule-store.js";
+import { createIntakeStore } from "../src/runs/intake/intake-store.js";
+import { createScheduleStore } from "../src/schedules/schedule-store.js";
 import { mapStore } from "./support/map-store.js";
 
 const fixture = (name: string) => join(import.meta.dirname, "fixtures", "before-schedules", name);

@@ -3,11 +3,11 @@
 // and what happens to slots missed while the bot was down.
 import { describe, expect, it } from "vitest";
 import { Cron } from "croner";
-import { planFire } from "../src/runs/schedules/fire-plan.js";
-import { nextSlots, shortestGapMs, slotAfter, type When } from "../src/runs/schedules/slots.js";
-import { parseWhen, splitScheduleText, type ParsedWhen } from "../src/runs/schedules/when-phrase.js";
-import { resolveWhen } from "../src/runs/schedules/when-resolve.js";
-import { instantOf, slotText } from "../src/runs/schedules/wall-clock.js";
+import { planFire } from "../src/schedules/fire-plan.js";
+import { nextSlots, shortestGapMs, slotAfter, type When } from "../src/schedules/slots.js";
+import { parseWhen, splitScheduleText, type ParsedWhen } from "../src/schedules/when-phrase.js";
+import { resolveWhen } from "../src/schedules/when-resolve.js";
+import { instantOf, slotText } from "../src/schedules/wall-clock.js";
 import { timeZoneName } from "../src/time-zone.js";
 
 const BERLIN = "Europe/Berlin";

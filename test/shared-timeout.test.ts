@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sharedTimeout } from "../src/runs/shared-timeout.js";
+import { sharedTimeout } from "../src/runs/setup/shared-timeout.js";
 
 describe("shared timeout", () => {
   it("gives operations started within a second one signal, which aborts with a timeout once its time passes", async () => {

@@ -10,7 +10,7 @@ import { underCore } from "./support/surface-kit.js";
 import { BOT_USER_ID, startFakeSlack } from "./support/fake-slack.js";
 import { mentionEvent, postEvent, SIGNING_SECRET } from "./support/fake-slack-requests.js";
 import { gatedModel, startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";
-import type { AgentService } from "../src/runs/service.js";
+import type { AgentService } from "../src/runs/api/agent-service.js";
 import type { KeyValueStore } from "../src/memory/types.js";
 
 let harness: SlackHarness | undefined;

@@ -5,7 +5,7 @@
 // endpoint's limit gets 413 before its signature is looked at.
 import { afterEach, describe, expect, it } from "vitest";
 import { ScriptedModel, say } from "./support/model-scripted.js";
-import type { WorkQueue } from "../src/runs/work-queue.js";
+import type { WorkQueue } from "../src/runs/queue/work-queue.js";
 import { BOT_USER_ID } from "./support/fake-slack.js";
 import { mentionEvent, postEvent, sign } from "./support/fake-slack-requests.js";
 import { startSlackHarness, type SlackHarness } from "./support/fake-slack-harness.js";

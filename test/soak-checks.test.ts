@@ -1,6 +1,6 @@
 // The soak's own verdict (soak/checks.ts), its fault schedule and its model: each check must
 // fail on the breach it names, so a green soak means something.
-import { UNKNOWN_OUTCOME } from "../src/runs/write-ledger.js";
+import { UNKNOWN_OUTCOME } from "../src/runs/worker/write-ledger.js";
 import { describe, expect, it } from "vitest";
 import { faultSchedule } from "../soak/chaos.js";
 import { runChecks, type CheckName, type SoakRecord } from "../soak/checks.js";

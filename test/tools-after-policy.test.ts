@@ -6,7 +6,7 @@ import { createToolPolicy } from "../src/agent/tools/tool-policy.js";
 import type { TaskOrigin, Tool } from "../src/contracts/types.js";
 import { runSettingsFor } from "../src/governance/channel-settings.js";
 import { SettingsSchema } from "../src/governance/settings-schema.js";
-import { toolListing } from "../src/runs/tool-listing.js";
+import { toolListing } from "../src/runs/service/tool-listing.js";
 import { toolListText } from "../src/adapters/core/tool-list-text.js";
 import { startConsole } from "./support/console-harness.js";
 import { ScriptedModel } from "./support/model-scripted.js";

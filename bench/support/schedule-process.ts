@@ -8,10 +8,10 @@ import type { Model } from "../../src/contracts/types.js";
 import { loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
-import { createAgentService } from "../../src/runs/agent-service.js";
-import { createBullmqWorkQueue } from "../../src/runs/bullmq-work-queue.js";
-import { createBullmqSlotTimer } from "../../src/runs/schedules/bullmq-slot-timer.js";
-import { createSchedules } from "../../src/runs/schedules/scheduler.js";
+import { createAgentService } from "../../src/runs/service/create-agent-service.js";
+import { createBullmqWorkQueue } from "../../src/runs/queue/bullmq-work-queue.js";
+import { createBullmqSlotTimer } from "../../src/schedules/bullmq-slot-timer.js";
+import { createSchedules } from "../../src/schedules/scheduler.js";
 
 const [url, name] = process.argv.slice(2);
 if (!url || !name) throw new Error("usage: schedule-process.ts <redis-url> <name>");
@@ -34,6 +34,7 @@ const service = createAgentService({
   queue: createBullmqWorkQueue({ redisUrl: url, name: `${name}-work`, logger }),
   observers: [schedules.observer],
   tools: [schedules.tool],
+  showSlot: schedules.showSlot,
 });
 service.attach("slack", { tools: [], present: () => ({ sink: () => {}, finish: async () => undefined, fail: async () => {} }) });
 // As app.ts does at start: the tokenizer's tables are built before the first run needs them.

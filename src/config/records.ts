@@ -1,4 +1,4 @@
-// Run records and what their tokens cost (src/runs/records, src/cost).
+// Run records and what their tokens cost (src/ops/records, src/cost).
 import { ModelPricesVariable } from "../cost/prices.js";
 import { area } from "./area.js";
 import { oneOf, wholeNumber } from "./values.js";

@@ -1,4 +1,4 @@
-// Schedules (src/runs/schedules): the settings file's `schedules` entry of a channel overrides
+// Schedules (src/schedules): the settings file's `schedules` entry of a channel overrides
 // the first three there.
 import { z } from "zod";
 import { timeZoneName } from "../time-zone.js";

@@ -51,7 +51,7 @@ export interface TaskOrigin {
   readonly schedule?: ScheduledSlot;
 }
 
-/** The slot of a schedule a run was started for (src/runs/schedules). */
+/** The slot of a schedule a run was started for (src/schedules). */
 export interface ScheduledSlot {
   /** `sch_` + 8 characters. */
   readonly scheduleId: string;

@@ -1,7 +1,7 @@
 // Wrappers that measure the two seams every run goes through: the model (call duration,
 // tokens) and the store (errors). They change nothing the caller sees.
 import type { KeyValueStore } from "../memory/types.js";
-import type { SubmitResult, Task } from "../runs/service.js";
+import type { SubmitResult, Task } from "../runs/api/task.js";
 import type { Model } from "../contracts/types.js";
 import type { Metrics } from "./metrics.js";
 

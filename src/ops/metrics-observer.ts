@@ -2,7 +2,7 @@
 // approvals and the time they waited. Model calls and the store are measured by the wrappers
 // in instrument.ts, which also see calls outside runs (summaries, fact extraction).
 import type { AgentEvent, TaskOrigin } from "../contracts/types.js";
-import type { RunObserver } from "../runs/run-observer.js";
+import type { RunObserver } from "../runs/worker/run-observer.js";
 import type { Metrics } from "./metrics.js";
 
 /** Requests older than this are dropped from the waiting list: they expired long ago or were decided elsewhere. */

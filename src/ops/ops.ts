@@ -7,7 +7,7 @@ import type { Model } from "../contracts/types.js";
 import type { Config } from "../config.js";
 import { parseStoreUrl } from "../memory/keyv-store.js";
 import type { KeyValueStore } from "../memory/types.js";
-import type { RunObserver } from "../runs/run-observer.js";
+import type { RunObserver } from "../runs/worker/run-observer.js";
 import { createHealth, type Health } from "./health.js";
 import { instrumentModel, instrumentService, instrumentStore } from "./instrument.js";
 import { createMetrics, type Metrics } from "./metrics.js";

@@ -5,7 +5,7 @@
 // every call is a no-op, so a process without OTEL_EXPORTER_OTLP_ENDPOINT pays next to nothing.
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from "@opentelemetry/api";
 import type { AgentEvent, TaskOrigin } from "../contracts/types.js";
-import type { RunObserver } from "../runs/run-observer.js";
+import type { RunObserver } from "../runs/worker/run-observer.js";
 
 export interface TracingOptions {
   /** gen_ai.agent.name and the run span's name. */

@@ -3,7 +3,7 @@
 // key (base64) or the error on one line.
 //   approval-key-process.ts <key-file> <store-folder>
 import { createInterface } from "node:readline";
-import { approvalKeySource } from "../../src/runs/approval-key.js";
+import { approvalKeySource } from "../../src/runs/approvals/approval-key.js";
 import { loadConfig } from "../../src/config.js";
 import { silentLogger } from "../../src/logger.js";
 

@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { call, say, type ScriptedModel } from "./model-scripted.js";
 import type { ModelRequest, PendingApproval, RunOutcome, Tool } from "../../src/contracts/types.js";
-import type { DecisionResult } from "../../src/runs/service.js";
+import type { DecisionResult } from "../../src/runs/api/decision-request.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
 import { temporaryFolder } from "./memory-test-kit.js";
 import { startRedisServer, type RedisServer } from "./redis-server.js";

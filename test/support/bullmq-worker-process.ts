@@ -7,8 +7,8 @@
 // WORKER_MAX_STALLED sets BullMQ's maxStalledCount.
 import { Redis } from "ioredis";
 import { createLogger } from "../../src/logger.js";
-import { createBullmqWorkQueue } from "../../src/runs/bullmq-work-queue.js";
-import type { WorkItem } from "../../src/runs/work-queue.js";
+import { createBullmqWorkQueue } from "../../src/runs/queue/bullmq-work-queue.js";
+import type { WorkItem } from "../../src/runs/queue/work-queue.js";
 
 const [url, name, concurrencyText, workMsText] = process.argv.slice(2);
 if (!url || !name) throw new Error("usage: bullmq-worker-process.ts <redis-url> <queue-name> <concurrency> <work-ms>");

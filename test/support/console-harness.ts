@@ -2,9 +2,9 @@
 // a temporary folder. Tests type lines and wait (bounded) for text to appear.
 import { PassThrough } from "node:stream";
 import { join } from "node:path";
-import { createAgentService, type RunningAgentService } from "../../src/runs/agent-service.js";
+import { createAgentService, type RunningAgentService } from "../../src/runs/service/create-agent-service.js";
 import type { Model, Tool } from "../../src/contracts/types.js";
-import type { AgentService } from "../../src/runs/service.js";
+import type { AgentService } from "../../src/runs/api/agent-service.js";
 import { createConsoleSurface, type ConsoleSurface } from "../../src/adapters/console/console-adapter.js";
 import { attach, type AttachedSurface } from "../../src/adapters/core/attach.js";
 import { createGovernance } from "../../src/governance/governance.js";
@@ -16,7 +16,7 @@ import { loadConfig } from "../../src/config.js";
 import { silentLogger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
-import type { TimerClock } from "../../src/runs/schedules/local-slot-timer.js";
+import type { TimerClock } from "../../src/schedules/local-slot-timer.js";
 import { harnessSchedules, startFiring, type HarnessSchedules } from "./harness-schedules.js";
 import { temporaryFolder, until } from "./memory-test-kit.js";
 import { editSettingsFile, openSettingsFile, settingsOf, writeSettingsFile } from "./governance-kit.js";
@@ -107,7 +107,9 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
     store,
     logger: silentLogger,
     clock: options.clock,
-    ...(scheduling ? { observers: [scheduling.schedules.observer], tools: [scheduling.schedules.tool] } : {}),
+    ...(scheduling
+      ? { observers: [scheduling.schedules.observer], tools: [scheduling.schedules.tool], showSlot: scheduling.schedules.showSlot }
+      : {}),
     runPolicy: governance.runPolicy,
     authority: governance.authority,
   });

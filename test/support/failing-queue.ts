@@ -1,5 +1,5 @@
 // A work queue that refuses the first few resume items, as BullMQ does while Redis is unreachable.
-import type { WorkQueue } from "../../src/runs/work-queue.js";
+import type { WorkQueue } from "../../src/runs/queue/work-queue.js";
 
 export function failingResumes(inner: WorkQueue, times: number): WorkQueue & { readonly refused: number } {
   let refused = 0;

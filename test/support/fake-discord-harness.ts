@@ -2,12 +2,12 @@
 // model, SQLite store in a temp folder) and the real adapter with the real discord.js
 // client. `restart` replaces the service and the adapter as a new process would, on the
 // same store.
-import { createLocalWorkQueue } from "../../src/runs/local-work-queue.js";
-import type { WorkQueue } from "../../src/runs/work-queue.js";
+import { createLocalWorkQueue } from "../../src/runs/queue/local-work-queue.js";
+import type { WorkQueue } from "../../src/runs/queue/work-queue.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createAgentService, type RunningAgentService } from "../../src/runs/agent-service.js";
+import { createAgentService, type RunningAgentService } from "../../src/runs/service/create-agent-service.js";
 import { ScriptedModel, type ScriptStep } from "./model-scripted.js";
 import type { Model } from "../../src/contracts/types.js";
 import { attach, type AttachedSurface } from "../../src/adapters/core/attach.js";
@@ -24,7 +24,7 @@ import { nextSnowflake, type FakeUser } from "./fake-discord-payloads.js";
 import { createGovernance } from "../../src/governance/governance.js";
 import type { Settings } from "../../src/governance/settings-schema.js";
 import { fixedSettings } from "../../src/governance/settings-source.js";
-import type { TimerClock } from "../../src/runs/schedules/local-slot-timer.js";
+import type { TimerClock } from "../../src/schedules/local-slot-timer.js";
 import { harnessSchedules, startFiring, type HarnessSchedules } from "./harness-schedules.js";
 import { editSettingsFile, openSettingsFile, settingsOf, writeSettingsFile } from "./governance-kit.js";
 
@@ -135,7 +135,9 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
       model: options.gate ? gated(model, options.gate) : model,
       store,
       logger: silentLogger,
-      ...(scheduling ? { observers: [scheduling.schedules.observer], tools: [scheduling.schedules.tool] } : {}),
+      ...(scheduling
+        ? { observers: [scheduling.schedules.observer], tools: [scheduling.schedules.tool], showSlot: scheduling.schedules.showSlot }
+        : {}),
       ...(options.clock ? { clock: options.clock } : {}),
       runPolicy: governance.runPolicy,
       authority: governance.authority,

@@ -1,13 +1,13 @@
 // The Slack adapter wired to the REAL agent service (scripted model, SQLite store in a temp
 // folder) and a fake Slack, in HTTP or Socket Mode. restart() replaces the adapter and the
 // service while keeping the store, like a process restart.
-import { createLocalWorkQueue } from "../../src/runs/local-work-queue.js";
-import type { WorkQueue } from "../../src/runs/work-queue.js";
+import { createLocalWorkQueue } from "../../src/runs/queue/local-work-queue.js";
+import type { WorkQueue } from "../../src/runs/queue/work-queue.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DestinationStream } from "pino";
-import { createAgentService, type RunningAgentService } from "../../src/runs/agent-service.js";
+import { createAgentService, type RunningAgentService } from "../../src/runs/service/create-agent-service.js";
 import type { Model } from "../../src/contracts/types.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
@@ -26,7 +26,7 @@ import { SIGNING_SECRET } from "./fake-slack-requests.js";
 import { createGovernance } from "../../src/governance/governance.js";
 import type { Settings } from "../../src/governance/settings-schema.js";
 import { fixedSettings, type SettingsSource } from "../../src/governance/settings-source.js";
-import type { TimerClock } from "../../src/runs/schedules/local-slot-timer.js";
+import type { TimerClock } from "../../src/schedules/local-slot-timer.js";
 import { harnessSchedules, startFiring, type HarnessSchedules } from "./harness-schedules.js";
 import { editSettingsFile, openSettingsFile, settingsOf, writeSettingsFile } from "./governance-kit.js";
 
@@ -131,7 +131,9 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
       clock: options.clock,
       runPolicy: governance.runPolicy,
       authority: governance.authority,
-      ...(scheduling ? { observers: [scheduling.schedules.observer], tools: [scheduling.schedules.tool] } : {}),
+      ...(scheduling
+        ? { observers: [scheduling.schedules.observer], tools: [scheduling.schedules.tool], showSlot: scheduling.schedules.showSlot }
+        : {}),
       ...(options.wrapQueue ? { queue: options.wrapQueue(createLocalWorkQueue(logger)) } : {}),
     });
     // HTTP mode as a bot process has it: the events endpoint on the process's port, answering 503 until it opens.

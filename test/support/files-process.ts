@@ -10,7 +10,7 @@ import { createOpenAIModel } from "../../src/agent/models/model-openai.js";
 import { loadConfig } from "../../src/config.js";
 import { silentLogger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
-import { createAgentService } from "../../src/runs/agent-service.js";
+import { createAgentService } from "../../src/runs/service/create-agent-service.js";
 import type { FileDescriptor } from "../../src/files/file-ref.js";
 import { GOOD_TOKEN } from "./fake-file-server.js";
 import { urlFiles } from "./files-kit.js";

@@ -2,7 +2,7 @@
 // scripted model and a movable clock: for the governance tests. And the settings file as a bot
 // process has it (BOT_SETTINGS): read at start, watched, rewritten by an admin while it runs.
 import { rename, writeFile } from "node:fs/promises";
-import { createAgentService, type RunningAgentService } from "../../src/runs/agent-service.js";
+import { createAgentService, type RunningAgentService } from "../../src/runs/service/create-agent-service.js";
 import type { ScriptedModel } from "./model-scripted.js";
 import type { AgentEvent, Model, TaskOrigin, Tool } from "../../src/contracts/types.js";
 import { loadConfig } from "../../src/config.js";

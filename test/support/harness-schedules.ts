@@ -6,9 +6,9 @@ import type { Config } from "../../src/config.js";
 import type { Governance } from "../../src/governance/governance.js";
 import type { Logger } from "../../src/logger.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
-import type { RunningAgentService } from "../../src/runs/agent-service.js";
-import { createLocalSlotTimer, type LocalSlotTimer, realTimerClock, type TimerClock } from "../../src/runs/schedules/local-slot-timer.js";
-import { createSchedules, type Schedules } from "../../src/runs/schedules/scheduler.js";
+import type { RunningAgentService } from "../../src/runs/service/create-agent-service.js";
+import { createLocalSlotTimer, type LocalSlotTimer, realTimerClock, type TimerClock } from "../../src/schedules/local-slot-timer.js";
+import { createSchedules, type Schedules } from "../../src/schedules/scheduler.js";
 
 export interface HarnessSchedules {
   readonly schedules: Schedules;

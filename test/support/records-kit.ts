@@ -8,9 +8,9 @@ import { silentLogger, type Logger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
 import type { RunRecord } from "../../src/memory/run-records/record-schema.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
-import { createAgentService, type RunningAgentService } from "../../src/runs/agent-service.js";
-import type { ExpiryHandler } from "../../src/runs/service.js";
-import { createRunRecording, type RunRecording } from "../../src/runs/records/run-recording.js";
+import { createAgentService, type RunningAgentService } from "../../src/runs/service/create-agent-service.js";
+import type { ExpiryHandler } from "../../src/runs/api/presenting.js";
+import { createRunRecording, type RunRecording } from "../../src/ops/records/run-recording.js";
 
 export interface RecordsHarness {
   readonly service: RunningAgentService;

@@ -3,7 +3,7 @@
 // and the helpers the schedule tests share.
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { createAuditLog } from "../../src/governance/audit-log.js";
-import type { ScheduleCommandResult } from "../../src/runs/schedules/commands.js";
+import type { ScheduleCommandResult } from "../../src/schedules/commands.js";
 import { temporaryFolder, until } from "./memory-test-kit.js";
 import { slackCaller, startScheduleBot, type ManualClock, type ScheduleBot, type ScheduleBotOptions } from "./schedule-harness.js";
 

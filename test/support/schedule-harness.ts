@@ -11,13 +11,13 @@ import { OPEN_SETTINGS, type Settings } from "../../src/governance/settings-sche
 import { silentLogger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
-import { createAgentService, type RunningAgentService } from "../../src/runs/agent-service.js";
-import { createLocalSlotTimer, type LocalSlotTimer, type TimerClock } from "../../src/runs/schedules/local-slot-timer.js";
-import type { Presence, SlotMetrics, SlotTimer } from "../../src/runs/schedules/ports.js";
-import type { ScheduleRecord } from "../../src/runs/schedules/schedule-record.js";
-import { createSchedules, type Schedules } from "../../src/runs/schedules/scheduler.js";
-import type { ScheduleCaller } from "../../src/runs/schedules/schedule-book.js";
-import type { WorkQueue } from "../../src/runs/work-queue.js";
+import { createAgentService, type RunningAgentService } from "../../src/runs/service/create-agent-service.js";
+import { createLocalSlotTimer, type LocalSlotTimer, type TimerClock } from "../../src/schedules/local-slot-timer.js";
+import type { Presence, SlotMetrics, SlotTimer } from "../../src/schedules/ports.js";
+import type { ScheduleRecord } from "../../src/schedules/schedule-record.js";
+import { createSchedules, type Schedules } from "../../src/schedules/scheduler.js";
+import type { ScheduleCaller } from "../../src/schedules/schedule-book.js";
+import type { WorkQueue } from "../../src/runs/queue/work-queue.js";
 import { spotOf } from "../../src/adapters/core/inbound.js";
 import { conversationAt, upgradeOrigin } from "../../src/adapters/slack/slack-place.js";
 
@@ -130,6 +130,7 @@ export async function startScheduleBot(options: ScheduleBotOptions): Promise<Sch
     runPolicy: policy,
     observers: [schedules.observer],
     tools: [schedules.tool],
+    showSlot: schedules.showSlot,
     ...(options.queue ? { queue: options.queue } : {}),
   });
   const shown: Shown[] = [];

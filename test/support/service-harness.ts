@@ -1,7 +1,7 @@
 // A real AgentService on a real store (SQLite in a temp folder, or a given URL), with a
 // scripted model and a fake write tool that counts how often it really ran.
 import { z } from "zod";
-import { createAgentService, type RunningAgentService } from "../../src/runs/agent-service.js";
+import { createAgentService, type RunningAgentService } from "../../src/runs/service/create-agent-service.js";
 import type { AgentEvent, Model, TaskOrigin, Tool } from "../../src/contracts/types.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import { silentLogger, type Logger } from "../../src/logger.js";
@@ -9,7 +9,7 @@ import { openStore } from "../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
 import { createAuthority } from "../../src/governance/authority.js";
 import { fixedSettings } from "../../src/governance/settings-source.js";
-import type { SurfaceHooks } from "../../src/runs/service.js";
+import type { SurfaceHooks } from "../../src/runs/api/surface-hooks.js";
 
 export interface NoteTool {
   readonly tool: Tool<{ text: string }>;

@@ -11,7 +11,7 @@ import { ScriptedModel, type ScriptStep } from "./model-scripted.js";
 import type { Tool } from "../../src/contracts/types.js";
 import type { Settings } from "../../src/governance/settings-schema.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
-import type { RunningAgentService } from "../../src/runs/agent-service.js";
+import type { RunningAgentService } from "../../src/runs/service/create-agent-service.js";
 import { APPROVE_ACTION, DENY_ACTION } from "../../src/adapters/slack/approval-message.js";
 import { FEEDBACK_DOWN_ACTION, FEEDBACK_UP_ACTION } from "../../src/adapters/slack/feedback-buttons.js";
 import { STOP_ACTION } from "../../src/adapters/slack/slack-working.js";
@@ -23,7 +23,7 @@ import { blockActionPayload, mentionEvent, postEvent, postInteraction } from "./
 import { gatedModel, startSlackHarness } from "./fake-slack-harness.js";
 import { settingsOf } from "./governance-kit.js";
 import { failingResumes } from "./failing-queue.js";
-import type { WorkQueue } from "../../src/runs/work-queue.js";
+import type { WorkQueue } from "../../src/runs/queue/work-queue.js";
 import { until } from "./memory-test-kit.js";
 
 /** The people of a scenario: who asks, someone with no say, an approver, an admin. */

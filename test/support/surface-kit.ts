@@ -8,7 +8,7 @@ import { fixedSettings } from "../../src/governance/settings-source.js";
 import type { Config } from "../../src/config.js";
 import type { Logger } from "../../src/logger.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
-import type { AgentService } from "../../src/runs/service.js";
+import type { AgentService } from "../../src/runs/api/agent-service.js";
 import { attach } from "../../src/adapters/core/attach.js";
 import type { ChatSurface } from "../../src/adapters/core/surface.js";
 

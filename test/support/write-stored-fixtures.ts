@@ -24,9 +24,9 @@ import { silentLogger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
 import { claimStoreOwnership } from "../../src/memory/store-lease.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
-import { createAgentService } from "../../src/runs/agent-service.js";
-import { createBullmqWorkQueue } from "../../src/runs/bullmq-work-queue.js";
-import { intakeIdFor } from "../../src/runs/intake-store.js";
+import { createAgentService } from "../../src/runs/service/create-agent-service.js";
+import { createBullmqWorkQueue } from "../../src/runs/queue/bullmq-work-queue.js";
+import { intakeIdFor } from "../../src/runs/intake/intake-store.js";
 import { temporaryFolder, until } from "./memory-test-kit.js";
 import { startRedisServer } from "./redis-server.js";
 import {

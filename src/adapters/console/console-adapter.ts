@@ -8,7 +8,7 @@
 // console-lines.ts; how an approval is asked at the prompt, console-approvals.ts.
 import { z } from "zod";
 import type { Logger } from "../../logger.js";
-import type { AgentService } from "../../runs/service.js";
+import type { AgentService } from "../../runs/api/agent-service.js";
 import type { EventSink, TaskOrigin, Tool } from "../../contracts/types.js";
 import type { SurfaceCore } from "../core/inbound.js";
 import type { Spot } from "../core/spot.js";

@@ -3,7 +3,7 @@
 // process left. An approval that expires elsewhere, or Ctrl-C, ends the question.
 import type { Logger } from "../../logger.js";
 import type { EventSink, PendingApproval, RunOutcome, StepRecord } from "../../contracts/types.js";
-import type { AgentService } from "../../runs/service.js";
+import type { AgentService } from "../../runs/api/agent-service.js";
 import { isApproval } from "./console-commands.js";
 import type { ConsoleOutput } from "./console-output.js";
 import { approvalRequest, decisionText, expiredText } from "./console-text.js";

@@ -3,7 +3,7 @@
 // the console's own commands (/trace, /help, /new) answer here; the core's go to the core.
 import { renderTrace } from "../../contracts/trace-text.js";
 import type { EventSink, RunOutcome, StepRecord, TaskOrigin } from "../../contracts/types.js";
-import type { AgentService } from "../../runs/service.js";
+import type { AgentService } from "../../runs/api/agent-service.js";
 import type { SurfaceCore } from "../core/inbound.js";
 import type { ConsoleApprovals } from "./console-approvals.js";
 import type { ConsoleCommand } from "./console-commands.js";

@@ -4,7 +4,7 @@ import { stripVTControlCharacters } from "node:util";
 import { observationForPeople } from "../../contracts/observation-text.js";
 import { shorten } from "../../contracts/trace-text.js";
 import type { AgentEvent, CallRecord, PendingApproval, RunOutcome } from "../../contracts/types.js";
-import type { DecisionResult } from "../../runs/service.js";
+import type { DecisionResult } from "../../runs/api/decision-request.js";
 import { COMMANDS } from "../core/commands.js";
 
 export type ModelDescription =

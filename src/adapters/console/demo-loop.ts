@@ -7,7 +7,7 @@ import type { GuardLimits } from "../../config.js";
 import { createLoopDeps } from "../../agent/loop/loop-deps.js";
 import { runAgent } from "../../agent/loop/loop.js";
 import { createLoopingDemoModel } from "../../agent/models/model-demo.js";
-import type { Task } from "../../runs/service.js";
+import type { Task } from "../../runs/api/task.js";
 import { buildSystemPrompt } from "../../agent/context/system-prompt.js";
 import { builtinTools } from "../../agent/tools/builtin.js";
 import type { EventSink, RunOutcome } from "../../contracts/types.js";

@@ -8,8 +8,8 @@ import { priceTable, type PriceTable } from "../../cost/prices.js";
 import type { Governance } from "../../governance/governance.js";
 import type { Logger } from "../../logger.js";
 import type { KeyValueStore } from "../../memory/types.js";
-import type { AgentService } from "../../runs/service.js";
-import { pausedChannelNotice } from "../../runs/schedules/schedule-text.js";
+import type { AgentService } from "../../runs/api/agent-service.js";
+import { pausedChannelNotice } from "../../schedules/schedule-text.js";
 import { createApprovalRefs } from "./approval-refs.js";
 import { badClick, comment, feedback, stop } from "./clicks.js";
 import type { CoreContext } from "./core-context.js";
@@ -32,7 +32,7 @@ export interface CoreDeps {
   readonly store: KeyValueStore;
   readonly logger: Logger;
   readonly clock?: () => number;
-  /** The schedule commands and the slots' owners (src/runs/schedules); without it the commands say schedules are off. */
+  /** The schedule commands and the slots' owners (src/schedules); without it the commands say schedules are off. */
   readonly schedules?: CoreSchedules;
   /** What `usage` prices tokens at; default: the built-in prices. */
   readonly prices?: PriceTable;

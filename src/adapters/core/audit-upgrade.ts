@@ -4,7 +4,7 @@
 import type { Surface } from "../../contracts/types.js";
 import type { AuditEntry, AuditLog } from "../../governance/audit-log.js";
 import type { Logger } from "../../logger.js";
-import type { OriginUpgrade } from "../../runs/service.js";
+import type { OriginUpgrade } from "../../runs/api/surface-hooks.js";
 
 /** Never rejects: a failure is logged, and the next start tries again. */
 export async function upgradeAuditEntries(

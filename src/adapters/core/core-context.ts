@@ -4,14 +4,14 @@ import type { Governance } from "../../governance/governance.js";
 import type { Actor } from "../../governance/authority.js";
 import type { Logger } from "../../logger.js";
 import type { KeyValueStore } from "../../memory/types.js";
-import type { AgentService } from "../../runs/service.js";
+import type { AgentService } from "../../runs/api/agent-service.js";
 import type { ApprovalRefs } from "./approval-refs.js";
 import type { RunViewDeps } from "./run-view.js";
-import type { Schedules } from "../../runs/schedules/scheduler.js";
+import type { Schedules } from "../../schedules/scheduler.js";
 import type { Spot } from "./spot.js";
 import type { ChatSurface } from "./surface.js";
 
-/** What the core needs of the schedules engine (src/runs/schedules/scheduler.ts). */
+/** What the core needs of the schedules engine (src/schedules/scheduler.ts). */
 export type CoreSchedules = Pick<Schedules, "run" | "attachSurface">;
 
 export interface CoreContext<Clicked, Ref> {

@@ -3,7 +3,7 @@
 import type { Decision, GuardStop, Person, RequestScope, Surface, TaskOrigin } from "../../contracts/types.js";
 import type { Rating } from "../../memory/feedback.js";
 import type { FileDescriptor } from "../../files/file-ref.js";
-import type { ReplyHandle } from "../../runs/service.js";
+import type { ReplyHandle } from "../../runs/api/task.js";
 import type { Spot } from "./spot.js";
 
 /** A person as the platform told us: ids, and (Discord) their roles where they acted. */

@@ -9,7 +9,7 @@
 // the ingress bench measures, and a redelivered refused message is not counted twice (its
 // intake record is the dedupe).
 import { IntakeUnavailableError } from "../../errors.js";
-import type { Task } from "../../runs/service.js";
+import type { Task } from "../../runs/api/task.js";
 import { commandIn, runCommand } from "./commands.js";
 import type { CoreContext } from "./core-context.js";
 import type { CommandInput, MessageInput } from "./inbound.js";

@@ -5,7 +5,7 @@
 import type { RunOutcome } from "../../contracts/types.js";
 import type { Deciders } from "../../governance/authority.js";
 import type { Logger } from "../../logger.js";
-import { UNPOSTED, type RunPresenter } from "../../runs/service.js";
+import { UNPOSTED, type RunPresenter } from "../../runs/api/presenting.js";
 import { answerFilesOf, withFileNotes, type AnswerFileSource } from "./answer-files.js";
 import type { ApprovalRefs } from "./approval-refs.js";
 import { statusFor, taskUpdatesFor, type Progress, type StatusCard, type TaskUpdate } from "./cards.js";

@@ -3,8 +3,8 @@
 // the authority sees them and shows its one reply. The engine decides everything else (the
 // time, the timezone, the limits, whose schedule it is); its replies quote what people wrote, so
 // they are shown as plain text on the surface.
-import type { ScheduleCommandName } from "../../runs/schedules/commands.js";
-import type { ScheduleCaller } from "../../runs/schedules/schedule-book.js";
+import type { ScheduleCommandName } from "../../schedules/commands.js";
+import type { ScheduleCaller } from "../../schedules/schedule-book.js";
 import { actorAt } from "./core-context.js";
 import type { Command, CommandRequest } from "./command.js";
 import { fitted } from "./texts.js";

@@ -7,8 +7,8 @@
 import type { ScheduledSlot, TaskOrigin } from "../../contracts/types.js";
 import type { Logger } from "../../logger.js";
 import type { KeyValueStore } from "../../memory/types.js";
-import { ownerName } from "../../runs/schedules/schedule-record.js";
-import { slotText } from "../../runs/schedules/wall-clock.js";
+import { ownerName } from "../../schedules/schedule-record.js";
+import { slotText } from "../../schedules/wall-clock.js";
 import type { ChatSurface, DisplayRequest, RunDisplay, TextFormat } from "./surface.js";
 
 /** Longer than any slot's run, its approvals included. */

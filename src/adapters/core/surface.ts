@@ -8,9 +8,11 @@ import type { z } from "zod";
 import type { PendingApproval, Person, RunOutcome, Surface, TaskOrigin, Tool } from "../../contracts/types.js";
 import type { SurfaceFiles } from "../../files/file-ref.js";
 import type { LinkStyle } from "../../governance/command-text.js";
-import type { Presence } from "../../runs/schedules/ports.js";
+import type { Presence } from "../../schedules/ports.js";
 import type { Logger } from "../../logger.js";
-import type { ContextLoader, OriginUpgrade, PostedAnswer, ReplyHandle } from "../../runs/service.js";
+import type { ContextLoader, OriginUpgrade } from "../../runs/api/surface-hooks.js";
+import type { PostedAnswer } from "../../runs/api/presenting.js";
+import type { ReplyHandle } from "../../runs/api/task.js";
 import type { AnswerCard, ApprovalCard, Progress, SettledCard } from "./cards.js";
 import type { SurfaceCore } from "./inbound.js";
 

@@ -4,7 +4,8 @@ import type { Decision, Person } from "../../contracts/types.js";
 import type { Deciders } from "../../governance/authority.js";
 import type { FeedbackEntry, FeedbackTotals } from "../../memory/feedback.js";
 import type { Fact } from "../../memory/types.js";
-import type { Forgotten, StopResult } from "../../runs/service.js";
+import type { Forgotten } from "../../runs/api/agent-service.js";
+import type { StopResult } from "../../runs/api/decision-request.js";
 import type { TextFormat } from "./surface.js";
 
 export const RESTARTING_CLICK = "I am restarting right now; please click again in a moment.";

@@ -5,7 +5,7 @@
 import type { z } from "zod";
 import type { ChatMessage } from "../../contracts/types.js";
 import type { Logger } from "../../logger.js";
-import type { ContextLoader } from "../../runs/service.js";
+import type { ContextLoader } from "../../runs/api/surface-hooks.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
 
 const THREAD_CONTEXT_TOKENS = 2_000;

@@ -6,7 +6,7 @@
 // library is loaded, so any process can read any surface's records (the audit log's included).
 import { z } from "zod";
 import type { Person, RequestScope, TaskOrigin } from "../../contracts/types.js";
-import type { ReplyHandle } from "../../runs/service.js";
+import type { ReplyHandle } from "../../runs/api/task.js";
 import type { Conversation } from "../core/inbound.js";
 
 const KINDS = ["text", "thread", "dm", "other"] as const;

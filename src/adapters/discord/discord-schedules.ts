@@ -5,7 +5,7 @@ import { DiscordAPIError, type REST, Routes } from "discord.js";
 import { z } from "zod";
 import type { Person, TaskOrigin } from "../../contracts/types.js";
 import type { Logger } from "../../logger.js";
-import type { Presence } from "../../runs/schedules/ports.js";
+import type { Presence } from "../../schedules/ports.js";
 import type { ChannelApi } from "./channel-api.js";
 import { conversationAt, placeOf } from "./discord-place.js";
 

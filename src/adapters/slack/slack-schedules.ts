@@ -5,7 +5,7 @@ import type { webApi } from "@slack/bolt";
 import { z } from "zod";
 import type { Person, TaskOrigin } from "../../contracts/types.js";
 import type { Logger } from "../../logger.js";
-import type { Presence } from "../../runs/schedules/ports.js";
+import type { Presence } from "../../schedules/ports.js";
 import { slackErrorCode } from "./slack-api.js";
 import { conversationAt, isDirectChannel, placeOf } from "./slack-place.js";
 import type { SlackPosts } from "./slack-posts.js";

@@ -8,7 +8,7 @@ import type { webApi } from "@slack/bolt";
 import { z } from "zod";
 import type { ChatMessage } from "../../contracts/types.js";
 import type { Logger } from "../../logger.js";
-import type { ContextLoader } from "../../runs/service.js";
+import type { ContextLoader } from "../../runs/api/surface-hooks.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
 import { boundedThread, threadContextLoader } from "../core/thread-context.js";
 import { messagesIn, readThread } from "./slack-api.js";

@@ -84,7 +84,7 @@ export interface RunHooks {
   readonly stop?: StopSignal;
 }
 
-/** What the loop reads of a Stop: an AbortSignal is one, and so is the lighter flag the runner gives each run (src/runs/run-stops.ts). */
+/** What the loop reads of a Stop: an AbortSignal is one, and so is the lighter flag the runner gives each run (src/runs/worker/run-stops.ts). */
 export interface StopSignal {
   readonly aborted: boolean;
   readonly reason: unknown;

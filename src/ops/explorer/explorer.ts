@@ -12,7 +12,7 @@ import { createLongTermMemory } from "../../memory/long-term-memory.js";
 import type { RunRecordStore } from "../../memory/run-records/record-store.js";
 import { parseStoreUrl } from "../../memory/keyv-store.js";
 import type { KeyValueStore } from "../../memory/types.js";
-import type { AgentService } from "../../runs/service.js";
+import type { AgentService } from "../../runs/api/agent-service.js";
 import type { OpsServer } from "../ops-server.js";
 import type { ExplorerDeps, SettingsView } from "./explorer-deps.js";
 import { createExplorerHandler } from "./explorer-handler.js";

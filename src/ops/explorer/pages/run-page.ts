@@ -3,9 +3,9 @@
 // the guard and context notes, approvals and writes, the answer, a link to the thread; and a
 // replay of the run under changed settings (the same as `npm run replay` for one run).
 import { totalTokens, type RecordStep, type RunRecord } from "../../../memory/run-records/record-schema.js";
-import { replayRecord, type ReplayResult } from "../../../runs/replay/replay-run.js";
-import { resultLine } from "../../../runs/replay/replay-report.js";
-import { parseOverrides, SETTABLE_NAMES } from "../../../runs/replay/replay-settings.js";
+import { replayRecord, type ReplayResult } from "../../replay/replay-run.js";
+import { resultLine } from "../../replay/replay-report.js";
+import { parseOverrides, SETTABLE_NAMES } from "../../replay/replay-settings.js";
 import { barChart, timeline } from "../charts.js";
 import type { PageHandler, PageRequest } from "../explorer-deps.js";
 import { text, type Reply } from "../http-io.js";

@@ -1,0 +1,34 @@
+// Everything a surface brings to the runs, registered once at attach: its chat tools, how its
+// runs are shown, how its thread context and files are read, and how an older record's origin
+// is read by this version.
+import type { ChatMessage, TaskOrigin, Tool } from "../../contracts/types.js";
+import type { SurfaceFiles } from "../../files/file-ref.js";
+import type { ExpiryHandler, PresenterFactory, RefusalNote } from "./presenting.js";
+import type { ReplyHandle } from "./task.js";
+
+/** Reads a task's thread context from its `contextSource` when its run starts. Must not throw (no context: []). */
+export type ContextLoader = (source: Readonly<Record<string, string>>, origin: TaskOrigin) => Promise<readonly ChatMessage[]>;
+
+/** An origin stored by an older version, as this version reads it: with its scope, and no secret left in its place. */
+export type OriginUpgrade = (origin: TaskOrigin) => { readonly origin: TaskOrigin; readonly reply?: ReplyHandle };
+
+/** Everything a surface brings to the runs, registered once (src/adapters/core/attach.ts). */
+export interface SurfaceHooks {
+  /** The surface's chat tools (read_channel, post_message…). */
+  readonly tools: readonly Tool[];
+  /** Shows runs no caller in this process waits for (submitted, resumed after a restart or on another process). */
+  readonly present?: PresenterFactory;
+  /** The person's own runs are always waited for by their caller (the console's prompt): `present` shows only what a schedule started. */
+  readonly waitsForOwnRuns?: boolean;
+  /** Tells a refused asker privately; without it the refusal is the run's answer. */
+  readonly refuse?: RefusalNote;
+  readonly loadContext?: ContextLoader;
+  /** A pending approval on this surface expired without a decision (the run's summary is in the outcome). */
+  readonly expired?: ExpiryHandler;
+  readonly upgrade?: OriginUpgrade;
+  /**
+   * How this surface's attachments are fetched and whether it posts an answer's files; without it a
+   * task's files are notes and read_attachment / attach_file are not offered. Give it in every role that runs work.
+   */
+  readonly files?: SurfaceFiles;
+}

@@ -1,0 +1,51 @@
+// Governance at a decision on a paused run, asked where decisions are applied: of the person
+// deciding when their decision is taken (a click on any surface, the console's prompt), and of the
+// run going on after it when its resume runs (right after the click, or after a restart: the
+// check closest to the write). Both are acts of governance/acts.ts, so the settings file as it is
+// now decides, not as it was when the run paused. A refusal of either is written to the audit log
+// with who decided what, and why.
+import type { Decision, GuardStop, Person } from "../../contracts/types.js";
+import { scopeOf } from "../../governance/access.js";
+import { refusedDecisionDraft } from "../../governance/audit-events.js";
+import { refusalDetail, refusalStop } from "../../governance/refusal-text.js";
+import type { RunPolicy } from "../../governance/run-policy.js";
+import type { StoredRun } from "./approval-store.js";
+
+/** A decision on a run's waiting call: what, by whom, and (Discord) their roles where they decided. */
+export interface DecisionAct {
+  readonly decision: Decision;
+  readonly decidedBy: Person;
+  readonly roles: readonly string[];
+}
+
+export interface DecisionGate {
+  /** Undefined when the person may decide on `run` now; else what they are told, privately. Never rejects. */
+  decider(run: StoredRun, act: DecisionAct): Promise<string | undefined>;
+  /** Undefined when `run` may go on after its decision; else the stop it ends with, its waiting call not run. Never rejects. */
+  goOn(run: StoredRun, act: Omit<DecisionAct, "roles">): Promise<GuardStop | undefined>;
+}
+
+/** `run`s come upgraded (with their scope): an older record's place is read as this version reads it. */
+export function createDecisionGate(policy: RunPolicy | undefined, clock: () => number): DecisionGate {
+  if (!policy) return { decider: async () => undefined, goOn: async () => undefined };
+  const refused = (run: StoredRun, act: Omit<DecisionAct, "roles">, reason: string) =>
+    policy.observer.record(refusedDecisionDraft(run.pending, act.decision, act.decidedBy, reason));
+  return {
+    async decider(run, act) {
+      const { origin } = run.state;
+      // The person decides where the run's approval card is: in its conversation, with their own roles there.
+      const at = { ...origin, requester: act.decidedBy, scope: { ...scopeOf(origin), roles: act.roles } };
+      const check = await policy.check({ kind: "answer", origin: at });
+      if (check.kind === "allowed") return undefined;
+      refused(run, act, `the decider: ${refusalDetail(check.refusal)}`);
+      return check.text;
+    },
+    async goOn(run, act) {
+      const check = await policy.check({ kind: "go_on", origin: run.state.origin });
+      if (check.kind === "allowed") return undefined;
+      const stop = refusalStop(check.refusal, clock());
+      refused(run, act, stop.detail);
+      return stop;
+    },
+  };
+}

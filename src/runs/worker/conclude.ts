@@ -1,0 +1,103 @@
+// The end of a run's item: its outcome shown (a pause saved first, with its expiry queued), the
+// mark that it was shown, the message's record done, its checkpoints cleared, then the writes
+// after an answer (history, facts). The answer goes out, and is marked shown, before history and
+// facts; nothing that ends a run's replay is written before its mark (answer-marks.ts).
+import type { LoopResult } from "../../agent/loop/loop-types.js";
+import type { RunOutcome } from "../../contracts/types.js";
+import type { RunPresenter } from "../api/presenting.js";
+import type { IntakeRecord } from "../intake/intake-store.js";
+import type { WorkItem } from "../queue/work-queue.js";
+import { STORE_RETRY, withRetries } from "../retry.js";
+import { UNRECORDED_RUN, type CheckpointWriter } from "./checkpoint-store.js";
+import type { WorkContext } from "./work-context.js";
+
+/** Shows the outcome and does the writes after it; `record` is the message's, for a run of one. */
+export async function conclude(
+  work: WorkContext,
+  result: LoopResult,
+  presenter: RunPresenter,
+  writer: CheckpointWriter,
+  record?: IntakeRecord,
+): Promise<RunOutcome> {
+  const release = result.outcome.status === "answered" ? work.deps.memory.answering(result.state.origin.conversationKey) : undefined;
+  try {
+    return await showAndWrite(work, result, presenter, writer, record);
+  } finally {
+    release?.();
+  }
+}
+
+async function showAndWrite(
+  work: WorkContext,
+  result: LoopResult,
+  presenter: RunPresenter,
+  writer: CheckpointWriter,
+  record?: IntakeRecord,
+): Promise<RunOutcome> {
+  const { logger } = work.deps;
+  const outcome = await storePause(work, result);
+  const posted = await presenter.finish(outcome);
+  if (outcome.status === "answered" && record && posted !== undefined && "unposted" in posted) {
+    // Never done without a post: the message stays unfinished, with its checkpoints, and the next start answers it.
+    logger.warn({ runId: result.state.runId }, "the answer could not be posted; the next start answers this message");
+    return outcome;
+  }
+  // Before anything that ends the run's replay (the intake record, the checkpoints, the approval record): see answer-marks.ts.
+  if (writer !== UNRECORDED_RUN) await work.markShown(outcome, posted && "messageId" in posted ? posted : undefined);
+  // Tried as long: a record left running is taken up again by the next start (a replay that finds the mark and shows nothing).
+  if (record) {
+    // The reply handle (an interaction token) is not kept once the message is answered.
+    const { reply: _reply, ...task } = record.task;
+    await withRetries(() => work.intake.update({ ...record, task, state: "done", result: outcome.status }), STORE_RETRY).catch(
+      (error: unknown) => logger.warn({ err: error, intakeId: record.id }, "could not mark a message done"),
+    );
+  }
+  await writer
+    .clear()
+    .catch((error: unknown) => logger.warn({ err: error, runId: result.state.runId }, "could not clear a finished run's checkpoints"));
+  if (outcome.status === "answered" && result.outcome.status === "answered") await work.deps.memory.afterAnswer(result.state, outcome);
+  return outcome;
+}
+
+/** Saves a pause (or says it could not) and schedules its expiry; returns the outcome to show. */
+async function storePause(work: WorkContext, result: LoopResult): Promise<RunOutcome> {
+  const { approvals, queue, logger, clock } = work.deps;
+  const { outcome, state } = result;
+  if (outcome.status !== "paused") return outcome;
+  try {
+    // A Redis restart must not cost the request: a person was promised an answer, and a failure here is one.
+    await withRetries(
+      () => approvals.save({ state, pending: outcome.pending }),
+      STORE_RETRY,
+      (error, attempt) =>
+        logger.warn({ err: error, runId: outcome.runId, attempt }, "could not save a run waiting for approval; trying again"),
+    );
+  } catch (error) {
+    logger.error({ err: error, runId: outcome.runId }, "could not save a run waiting for approval");
+    const tool = outcome.pending.tool;
+    return {
+      status: "answered",
+      runId: outcome.runId,
+      answer: `I need a person's approval to run ${tool}, but I could not save the request (the bot's store is unavailable), so ${tool} did not run. Please try again later.`,
+      stop: {
+        guard: "store_unavailable",
+        detail: "the paused run could not be stored",
+        sentence: `Stopped: ${tool} needs approval, but the request could not be saved, so it did not run.`,
+      },
+      steps: outcome.steps,
+      usage: outcome.usage,
+    };
+  }
+  const item: WorkItem = {
+    kind: "expire",
+    conversationKey: state.origin.conversationKey,
+    runId: outcome.runId,
+    callId: outcome.pending.callId,
+  };
+  await queue
+    .add(item, { delayMs: Math.max(0, outcome.pending.expiresAt - clock()) })
+    .catch((error: unknown) =>
+      logger.warn({ err: error, runId: outcome.runId }, "could not schedule an approval's expiry; the next start does"),
+    );
+  return outcome;
+}
