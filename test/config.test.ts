@@ -1,6 +1,11 @@
+// The configuration as loadConfig reads it from the environment. Ranges and documented defaults
+// are read from the declarations (src/config/), so this test can't restate one differently from
+// the schema that enforces it or the page that shows it.
 import { describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { checkChatModel, loadConfig, type Config } from "../src/config.js";
+import { z } from "zod";
+import { checkChatModel, loadConfig } from "../src/config.js";
+import { AREAS } from "../src/config/areas.js";
 import { ConfigError } from "../src/errors.js";
 
 function errorFor(env: Record<string, string>): ConfigError {
@@ -36,25 +41,12 @@ describe("configuration from the environment", () => {
     expect(loadConfig({ AGENT_MAX_STEPS: "", OPENAI_API_KEY: "  " }).guards.maxSteps).toBe(10);
   });
 
+  // The other kinds of value; whole numbers are checked against their own ranges below.
   it.each([
-    ["AGENT_MAX_STEPS", "abc", /^AGENT_MAX_STEPS: expects a whole number from 1 to 100 \(got "abc"\)$/],
-    ["AGENT_MAX_STEPS", "0", /^AGENT_MAX_STEPS: expects a whole number from 1 to 100/],
-    ["AGENT_MAX_CONSECUTIVE_ERRORS", "2.5", /^AGENT_MAX_CONSECUTIVE_ERRORS: expects a whole number/],
-    ["AGENT_OSCILLATION_WINDOW", "-6", /^AGENT_OSCILLATION_WINDOW: expects a whole number from 2 to 50/],
-    ["AGENT_CONTEXT_TOKENS", "lots", /^AGENT_CONTEXT_TOKENS: expects a whole number/],
-    ["AGENT_RESERVED_OUTPUT_TOKENS", "x", /^AGENT_RESERVED_OUTPUT_TOKENS: /],
-    ["AGENT_OBSERVATION_TOKENS", "x", /^AGENT_OBSERVATION_TOKENS: /],
-    ["AGENT_RUN_TIMEOUT_MS", "2m", /^AGENT_RUN_TIMEOUT_MS: expects a whole number/],
-    ["AGENT_TOOL_TIMEOUT_MS", "-1", /^AGENT_TOOL_TIMEOUT_MS: /],
     ["OPENAI_BASE_URL", "localhost:11434", /^OPENAI_BASE_URL: expects an http\(s\) URL/],
-    ["OPENAI_TIMEOUT_MS", "soon", /^OPENAI_TIMEOUT_MS: /],
-    ["OPENAI_MAX_RETRIES", "-1", /^OPENAI_MAX_RETRIES: expects a whole number from 0 to 10/],
-    ["MAX_CONCURRENT_RUNS", "0", /^MAX_CONCURRENT_RUNS: /],
     ["MEMORY_EXTRACT_FACTS", "maybe", /^MEMORY_EXTRACT_FACTS: expects yes or no \(true\/false, on\/off, 1\/0\) \(got "maybe"\)$/],
     ["TOOL_POLICY", "post_message=sometimes", /^TOOL_POLICY: expects name=approve\|allow\|deny pairs/],
-    ["APPROVAL_TIMEOUT_MS", "forever", /^APPROVAL_TIMEOUT_MS: /],
     ["APPROVAL_SECRET", "short", /^APPROVAL_SECRET: expects at least 16 characters \(got "<hidden>"\)$/],
-    ["PORT", "70000", /^PORT: expects a whole number from 0 to 65535/],
     ["SLACK_API_URL", "not a url", /^SLACK_API_URL: /],
     ["DISCORD_API_URL", "ftp://x", /^DISCORD_API_URL: expects an http\(s\) URL/],
     ["LOG_LEVEL", "loud", /^LOG_LEVEL: expects one of/],
@@ -101,38 +93,68 @@ describe("configuration from the environment", () => {
   });
 });
 
-describe("every numeric setting has a range", () => {
-  const slackHttp = { SLACK_BOT_TOKEN: "xoxb-1", SLACK_SIGNING_SECRET: "s" };
-  const slackPort = (config: Config) => (config.slack?.mode.kind === "http" ? config.port : undefined);
-  // [variable, min, max, where the value lands]: the configuration table in docs/operations.md lists the same ranges.
-  const ranges: Array<[string, number, number, (config: Config) => number | undefined]> = [
-    ["OPENAI_TIMEOUT_MS", 1_000, 600_000, (config) => config.model.timeoutMs],
-    ["OPENAI_MAX_RETRIES", 0, 10, (config) => config.model.maxRetries],
-    ["AGENT_MAX_STEPS", 1, 100, (config) => config.guards.maxSteps],
-    ["AGENT_MAX_CONSECUTIVE_ERRORS", 1, 20, (config) => config.guards.maxConsecutiveErrors],
-    ["AGENT_OSCILLATION_WINDOW", 2, 50, (config) => config.guards.oscillationWindow],
-    ["AGENT_CONTEXT_TOKENS", 1_024, 2_000_000, (config) => config.guards.contextTokens],
-    ["AGENT_RESERVED_OUTPUT_TOKENS", 256, 131_072, (config) => config.guards.reservedOutputTokens],
-    ["AGENT_OBSERVATION_TOKENS", 100, 100_000, (config) => config.guards.observationTokens],
-    ["AGENT_RUN_TIMEOUT_MS", 1_000, 3_600_000, (config) => config.guards.runTimeoutMs],
-    ["AGENT_TOOL_TIMEOUT_MS", 100, 600_000, (config) => config.guards.toolTimeoutMs],
-    ["MAX_CONCURRENT_RUNS", 1, 1_000, (config) => config.maxConcurrentRuns],
-    ["MEMORY_HISTORY_TURNS", 1, 100, (config) => config.memory.historyTurns],
-    ["MEMORY_HISTORY_TOKENS", 100, 200_000, (config) => config.memory.historyTokens],
-    ["MEMORY_MAX_FACTS", 1, 10_000, (config) => config.memory.maxFacts],
-    ["MEMORY_RECALL_FACTS", 1, 100, (config) => config.memory.recallFacts],
-    ["APPROVAL_TIMEOUT_MS", 1_000, 86_400_000, (config) => config.approvalTimeoutMs],
-    ["PORT", 0, 65_535, slackPort],
-  ];
+/** Every part of Config that can be off is on (both surfaces, the explorer), so every variable takes its place in it. */
+const everythingOn = {
+  SLACK_BOT_TOKEN: "xoxb-1",
+  SLACK_SIGNING_SECRET: "s",
+  DISCORD_TOKEN: "t",
+  DISCORD_APPLICATION_ID: "123",
+  ADMIN_TOKEN: "0123456789abcdef",
+};
+const declared = AREAS.flatMap((area) => Object.entries(area.variables));
 
-  it.each(ranges)("%s accepts %i to %i and refuses one past either end", (variable, min, max, read) => {
-    expect(read(loadConfig({ ...slackHttp, [variable]: String(min) }))).toBe(min);
-    expect(read(loadConfig({ ...slackHttp, [variable]: String(max) }))).toBe(max);
-    for (const outside of [min - 1, max + 1]) {
-      const error = errorFor({ [variable]: String(outside) });
-      expect(error.variable).toBe(variable);
-      expect(error.message).toBe(`${variable}: expects a whole number from ${min} to ${max} (got "${outside}")`);
-    }
+describe("every numeric setting has a range", () => {
+  /** The whole-number variables, each with its field in its area and the range its schema enforces. */
+  const wholeNumbers = declared.flatMap(([field, variable]) => {
+    const { schema } = variable;
+    const inner = schema instanceof z.ZodPrefault || schema instanceof z.ZodOptional ? schema.unwrap() : schema;
+    if (!(inner instanceof z.ZodNumber) || inner.minValue === null || inner.maxValue === null) return [];
+    return [{ name: variable.name, field, range: variable.range, min: inner.minValue, max: inner.maxValue }];
+  });
+
+  /** The dotted paths in `config` that hold `value`. */
+  function pathsHolding(config: unknown, value: number, path = ""): string[] {
+    if (config === value) return [path];
+    if (typeof config !== "object" || config === null) return [];
+    return Object.entries(config).flatMap(([key, inner]) => pathsHolding(inner, value, path === "" ? key : `${path}.${key}`));
+  }
+
+  it("is enforced for every variable the docs show a range for", () => {
+    const shownRanges = declared.filter(([, variable]) => /^\d+–\d+$/.test(variable.range)).map(([, variable]) => variable.name);
+    expect(shownRanges).not.toHaveLength(0);
+    expect(wholeNumbers.map((variable) => variable.name)).toEqual(shownRanges);
+  });
+
+  it.each(wholeNumbers)(
+    "$name takes both ends of its schema's range, as the docs show it, and refuses one past either, a fraction and a word",
+    ({ name, field, range, min, max }) => {
+      expect(range).toBe(`${min}–${max}`);
+      const atMin = loadConfig({ ...everythingOn, [name]: String(min) });
+      const atMax = loadConfig({ ...everythingOn, [name]: String(max) });
+      const landed = pathsHolding(atMin, min).filter((path) => pathsHolding(atMax, max).includes(path));
+      expect(landed, "where the value lands in Config").toContainEqual(expect.stringMatching(new RegExp(`(^|\\.)${field}$`)));
+      for (const outside of [min - 1, max + 1, min + 0.5, "many", `${min}s`]) {
+        const error = errorFor({ [name]: String(outside) });
+        expect(error.variable).toBe(name);
+        expect(error.message).toBe(`${name}: expects a whole number from ${min} to ${max} (got "${outside}")`);
+      }
+    },
+  );
+});
+
+describe("every documented default", () => {
+  /** Variables whose docs show the default as one value (`10`, `yes`), not a phrase ("by model"). */
+  const shownDefaults = declared.flatMap(([, variable]) => {
+    const value = /^`([^`]+)`$/.exec(variable.shownDefault)?.[1];
+    return value === undefined ? [] : [[variable.name, value] as const];
+  });
+
+  it.each(shownDefaults)("%s=%s set by hand loads as leaving it unset does", (name, value) => {
+    expect(loadConfig({ ...everythingOn, [name]: value })).toEqual(loadConfig(everythingOn));
+  });
+
+  it("is found in the declarations", () => {
+    expect(shownDefaults.map(([name]) => name)).toEqual(expect.arrayContaining(["AGENT_MAX_STEPS", "MEMORY_EXTRACT_FACTS", "STORE_URL"]));
   });
 });
 

@@ -1,6 +1,7 @@
-// The SCHEDULE_* variables: defaults, ranges, and a timezone checked at start; a bad value
-// stops the start with one line naming the variable. The settings file's per-channel
-// `schedules` entry is checked field by field like the rest of the file.
+// The SCHEDULE_* variables: defaults and a timezone checked at start (their ranges are checked
+// with every other one's in config.test.ts); a bad value stops the start with one line naming
+// the variable. The settings file's per-channel `schedules` entry is checked field by field like
+// the rest of the file.
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { runSettingsFor } from "../src/governance/channel-settings.js";
@@ -11,29 +12,12 @@ describe("SCHEDULE_* variables", () => {
     expect(loadConfig({}).schedules).toEqual({ minIntervalMinutes: 15, maxPerUser: 10, maxPerChannel: 20, catchUpMinutes: 60 });
   });
 
-  it("take values within their ranges, and a timezone by its canonical name", () => {
-    const config = loadConfig({
-      SCHEDULE_MIN_INTERVAL_MINUTES: "1",
-      SCHEDULE_MAX_PER_USER: "1000",
-      SCHEDULE_MAX_PER_CHANNEL: "10000",
-      SCHEDULE_CATCH_UP_MINUTES: "0",
-      SCHEDULE_DEFAULT_TZ: "europe/berlin",
-    });
-    expect(config.schedules).toEqual({
-      minIntervalMinutes: 1,
-      maxPerUser: 1000,
-      maxPerChannel: 10000,
-      catchUpMinutes: 0,
-      defaultTimeZone: "Europe/Berlin",
-    });
+  it("take a timezone by its canonical name", () => {
+    expect(loadConfig({ SCHEDULE_DEFAULT_TZ: "europe/berlin" }).schedules.defaultTimeZone).toBe("Europe/Berlin");
+    expect(loadConfig({ SCHEDULE_DEFAULT_TZ: "UTC" }).schedules.defaultTimeZone).toBe("UTC");
   });
 
   it.each([
-    ["SCHEDULE_MIN_INTERVAL_MINUTES", "0", 'SCHEDULE_MIN_INTERVAL_MINUTES: expects a whole number from 1 to 1440 (got "0")'],
-    ["SCHEDULE_MIN_INTERVAL_MINUTES", "1441", 'SCHEDULE_MIN_INTERVAL_MINUTES: expects a whole number from 1 to 1440 (got "1441")'],
-    ["SCHEDULE_MAX_PER_USER", "1001", 'SCHEDULE_MAX_PER_USER: expects a whole number from 1 to 1000 (got "1001")'],
-    ["SCHEDULE_MAX_PER_CHANNEL", "ten", 'SCHEDULE_MAX_PER_CHANNEL: expects a whole number from 1 to 10000 (got "ten")'],
-    ["SCHEDULE_CATCH_UP_MINUTES", "-1", 'SCHEDULE_CATCH_UP_MINUTES: expects a whole number from 0 to 1440 (got "-1")'],
     [
       "SCHEDULE_DEFAULT_TZ",
       "CET",

@@ -13,7 +13,7 @@ export const APPROVAL_KEY_FILE = variable("APPROVAL_KEY_FILE", text(), {
 export const approvalsArea = area({
   title: "Approvals",
   about:
-    "A write tool's call waits for a person's decision; the waiting approval is stored with a signature (see [the approval key](../README.md#configuration)).",
+    "A write tool's call waits for a person's decision; the waiting approval is stored with a signature (see [the approval key](operations.md#the-approval-key)).",
   variables: {
     approvalTimeoutMs: variable("APPROVAL_TIMEOUT_MS", wholeNumber(1_000, 86_400_000), {
       default: 900_000,

@@ -14,7 +14,7 @@ export const DISCORD_APPLICATION_ID = variable("DISCORD_APPLICATION_ID", numeric
 export const discordArea = area({
   title: "Discord",
   about:
-    "Set up the application first (see [Discord](../README.md#discord)). Discord alone needs no Slack variables; it serves health, readiness and metrics on `PORT`.",
+    "Set up the application first (see [Discord](discord.md)). Discord alone needs no Slack variables; it serves health, readiness and metrics on `PORT`.",
   variables: {
     token: DISCORD_TOKEN,
     applicationId: DISCORD_APPLICATION_ID,

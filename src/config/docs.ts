@@ -4,6 +4,7 @@
 import type { Area } from "./area.js";
 import type { Variable } from "./variable.js";
 import { AREAS } from "./areas.js";
+import { headingAnchor } from "./docs-anchor.js";
 import { CROSS_FIELD_RULES, START_RULES } from "./rules.js";
 
 export const CONFIGURATION_DOC = "docs/configuration.md";
@@ -31,13 +32,6 @@ function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>
   return [line(cells[0]!), line(widths.map((width) => "-".repeat(width))), ...cells.slice(1).map(line)];
 }
 
-/** The heading's anchor as GitHub writes it. */
-const anchor = (title: string) =>
-  title
-    .toLowerCase()
-    .replaceAll(" ", "-")
-    .replace(/[^a-z0-9_-]/g, "");
-
 function areaSection(area: Area, areas: readonly Area[]): string[] {
   const rows = Object.values(area.variables).map((variable) => [
     `\`${variable.name}\``,
@@ -46,7 +40,9 @@ function areaSection(area: Area, areas: readonly Area[]): string[] {
     variable.meaning,
   ]);
   const home = (variable: Variable) => areas.find((other) => Object.values(other.variables).includes(variable));
-  const used = area.uses.map((variable) => `\`${variable.name}\` ([${home(variable)?.title}](#${anchor(home(variable)?.title ?? "")}))`);
+  const used = area.uses.map(
+    (variable) => `\`${variable.name}\` ([${home(variable)?.title}](#${headingAnchor(home(variable)?.title ?? "")}))`,
+  );
   const uses = used.length === 0 ? [] : ["", `Also read here: ${used.join(", ")}.`];
   return ["", `## ${area.title}`, "", area.about, "", ...table(["variable", "default", "range", "meaning"], rows), ...uses];
 }

@@ -5,7 +5,7 @@ import { variable } from "./variable.js";
 
 export const guardsArea = area({
   title: "Guards",
-  about: "How far one run may go before a guard stops it (see [The guards](../README.md#the-guards)).",
+  about: "How far one run may go before a guard stops it (see [the guards](guards-and-approvals.md#the-guards)).",
   variables: {
     maxSteps: variable("AGENT_MAX_STEPS", wholeNumber(1, 100), { default: 10, meaning: "model calls per run" }),
     maxConsecutiveErrors: variable("AGENT_MAX_CONSECUTIVE_ERRORS", wholeNumber(1, 20), { default: 3, meaning: "failed steps in a row" }),
@@ -17,7 +17,7 @@ export const guardsArea = area({
     contextTokens: variable("AGENT_CONTEXT_TOKENS", wholeNumber(1_024, 2_000_000), {
       shownDefault: "by model",
       meaning:
-        "the model's context window (see [default context windows](../README.md#configuration)); set it for local models. It must be larger than `AGENT_RESERVED_OUTPUT_TOKENS`",
+        "the model's context window; set it for local models, which often run small windows. By model: gpt-4.1 1M, gpt-5 400k, o-series 200k, gpt-4o / gpt-4.5 / gpt-4-turbo 128k, gpt-4-32k 32k, gpt-4 8k, gpt-3.5-turbo 16k, Llama 3 / Qwen 2.5–3 / Mistral Large / Mixtral / DeepSeek 32k, anything else 8k. It must be larger than `AGENT_RESERVED_OUTPUT_TOKENS`",
     }),
     reservedOutputTokens: variable("AGENT_RESERVED_OUTPUT_TOKENS", wholeNumber(256, 131_072), {
       default: 2048,

@@ -50,7 +50,7 @@ export const publicAddressArea = area({
     trustedProxies: variable("TRUST_PROXY", proxyCount(), {
       default: "no",
       meaning:
-        "the reverse proxies in front of `PORT` and `ADMIN_PORT`: `yes` for one, or their number. The explorer then counts sign-in tries by the client address they forward (`X-Forwarded-For`, that many entries from the right, where a client can't write) and takes `X-Forwarded-Proto: https` as HTTPS; `no`: both headers are ignored",
+        "the reverse proxies in front of `PORT` and `ADMIN_PORT`: `yes` for one, or their number. The explorer then counts sign-in tries by the client address they forward (`X-Forwarded-For`, that many entries from the right, where a client can't write) and takes `X-Forwarded-Proto: https` as HTTPS; `no`: both headers are ignored (see [the explorer](operations.md#runs-usage-and-cost))",
     }),
   },
 });

@@ -7,7 +7,7 @@ import { variable } from "./variable.js";
 export const recordsArea = area({
   title: "Run records and prices",
   about:
-    "Every run is kept as a record for the explorer and `npm run replay` (see [Runs, usage and cost](../README.md#runs-usage-and-cost)).",
+    "Every run is kept as a record for the explorer and `npm run replay` (see [Runs, usage and cost](operations.md#runs-usage-and-cost)).",
   variables: {
     content: variable("RUN_RECORD_CONTENT", oneOf(["full", "metadata"]), {
       default: "full",

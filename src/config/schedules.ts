@@ -20,7 +20,7 @@ const timeZone = () => ({
 export const schedulesArea = area({
   title: "Schedules",
   about:
-    "Runs that start on their own (see [Schedules](../README.md#schedules)); a channel's `schedules` entry in the settings file overrides the first three there.",
+    "Runs that start on their own (see [Schedules](governance.md#schedules)); a channel's `schedules` entry in the settings file overrides the first three there.",
   variables: {
     /** Shortest time between two slots of a recurring schedule (one-shots are exempt). */
     minIntervalMinutes: variable("SCHEDULE_MIN_INTERVAL_MINUTES", wholeNumber(1, 1_440), {

@@ -21,8 +21,7 @@ export type SlackMode = { readonly kind: "socket"; readonly appToken: string } |
 
 export const slackArea = area({
   title: "Slack",
-  about:
-    "Set up the app first (see [Slack](../README.md#slack)). Slack and Discord can run in the same process: set both surfaces' variables.",
+  about: "Set up the app first (see [Slack](slack.md)). Slack and Discord can run in the same process: set both surfaces' variables.",
   variables: {
     botToken: SLACK_BOT_TOKEN,
     appToken: SLACK_APP_TOKEN,

@@ -23,7 +23,7 @@ export const storeArea = area({
     role: variable("BOT_ROLE", oneOf(["all", "ingress", "worker"]), {
       default: "all",
       meaning:
-        "with a Redis `STORE_URL`: `ingress` only checks, records, queues and acknowledges messages; `worker` runs them; `all` does both (see [Several bot processes on one Redis](../README.md#several-bot-processes-on-one-redis))",
+        "with a Redis `STORE_URL`: `ingress` only checks, records, queues and acknowledges messages; `worker` runs them; `all` does both (see [Several bot processes on one Redis](operations.md#several-bot-processes-on-one-redis))",
     }),
   },
 });

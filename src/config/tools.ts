@@ -41,18 +41,18 @@ export const toolsArea = area({
     toolPolicy: variable("TOOL_POLICY", toolPolicyRules(), {
       default: "",
       meaning:
-        "per tool name or glob: `approve`, `allow` or `deny`, e.g. `post_message=approve,delete_*=deny` (first match wins). An `allow` that reaches a write tool is logged as a warning naming the tool",
+        "per tool name or glob: `approve`, `allow` or `deny`, e.g. `post_message=approve,delete_*=deny` (first match wins). An `allow` that reaches a write tool is logged as a warning naming the tool, and so is a rule that matches no tool",
     }),
     /** Unset means ./mcp.json when it exists (src/tools/mcp/mcp-config.ts). */
     mcpConfig: variable("MCP_CONFIG", nonBlank("expects the path of the MCP servers file (JSON)"), {
       shownDefault: "`mcp.json` when present",
-      meaning: "the MCP servers file; see [MCP tool servers](../README.md#mcp-tool-servers)",
+      meaning: "the MCP servers file; see [MCP tool servers](mcp.md)",
     }),
     /** The settings file (access, limits, channels); unset: bot.settings.json when present. */
     settingsFile: variable("BOT_SETTINGS", nonBlank("expects the path of a JSON or YAML settings file"), {
       shownDefault: "`bot.settings.json` when present",
       meaning:
-        "the settings file (JSON or YAML): who may use the bot where, limits, per-channel settings; see [Governing it](../README.md#governing-it)",
+        "the settings file (JSON or YAML): who may use the bot where, limits, per-channel settings; see [Governing it](governance.md#governing-it)",
     }),
   },
 });
