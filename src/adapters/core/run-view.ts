@@ -44,6 +44,7 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
 
   return {
     sink(event) {
+      display.event?.(event);
       runId ??= event.runId;
       if (event.type === "step_started") stoppable ??= event.runId;
       const next = statusFor(event);

@@ -5,7 +5,7 @@
 // written once in this folder. The platform's place codec is the only reader of
 // `TaskOrigin.place`; everything else reads the neutral scope it writes at intake.
 import type { z } from "zod";
-import type { PendingApproval, Person, RunOutcome, Surface, TaskOrigin, Tool } from "../../contracts/types.js";
+import type { AgentEvent, PendingApproval, Person, RunOutcome, Surface, TaskOrigin, Tool } from "../../contracts/types.js";
 import type { SurfaceFiles } from "../../files/file-ref.js";
 import type { LinkStyle } from "../../governance/command-text.js";
 import type { Presence } from "../../schedules/ports.js";
@@ -58,6 +58,8 @@ export interface RunDisplay<Ref> {
   progress(progress: Progress): Promise<void>;
   /** Shows at once that the run started, outside the progress interval (so its first step shows at once too); without it, that is the first progress. Never throws. */
   begin?(): void;
+  /** Each of the run's events as it comes, unthrottled, for a surface that prints a run as a transcript (the console's lines). Must not throw. */
+  event?(event: AgentEvent): void;
   /** The run ended: its progress (status, Stop button) goes and its trace shows as it ended (`last`: the newest progress, maybe never shown). */
   endProgress(outcome: RunOutcome, last: Progress): Promise<void>;
   /** The answer, with 👍 / 👎 and the trace, and its files (uploaded in the answer's thread). Rejects, or resolves undefined once the surface logged it in full, when it could not be posted. */
