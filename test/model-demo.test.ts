@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createDemoModel, createLoopingDemoModel } from "../src/agent/models/model-demo.js";
+import { flattenForSummary } from "../src/agent/context/summary.js";
+import { createDemoModel, LOOP_REQUEST } from "../src/agent/models/model-demo.js";
 import { builtinTools } from "../src/agent/tools/builtin.js";
 import { calculatorTool } from "../src/agent/tools/calculator.js";
 import { createCurrentTimeTool } from "../src/agent/tools/current-time.js";
@@ -119,9 +120,9 @@ describe("createDemoModel", () => {
   });
 });
 
-describe("createLoopingDemoModel", () => {
-  it("repeats the identical current_time call whenever tools are offered", async () => {
-    const { replies } = await converse(createLoopingDemoModel(), "anything", 3);
+describe("a loop request to the demo model (the console's /demo loop)", () => {
+  it("repeats the identical current_time call whenever tools are offered, whatever it was asked", async () => {
+    const { replies } = await converse(createDemoModel(), `${LOOP_REQUEST} what is 2+2`, 3);
     expect(replies).toHaveLength(3);
     expect(replies.map((reply) => reply.toolCalls.map((call) => [call.name, call.arguments]))).toEqual([
       [["current_time", '{"timezone":"UTC"}']],
@@ -131,11 +132,22 @@ describe("createLoopingDemoModel", () => {
     expect(new Set(replies.map((reply) => reply.toolCalls[0]!.id)).size).toBe(3);
   });
 
-  it("writes a summary of what it found and that it kept repeating when no tools are offered", async () => {
-    const { messages } = await converse(createLoopingDemoModel(), "anything", 2);
-    const reply = await createLoopingDemoModel().complete({ messages, tools: [] }, live());
+  it("sums up what it found and that it kept repeating, in the summary request as the loop sends it", async () => {
+    const { messages } = await converse(createDemoModel(), `${LOOP_REQUEST} What time is it in UTC?`, 2);
+    const note: ChatMessage = { role: "user", content: "The run was stopped by a guard (repeat: …). Write the reply to the person now." };
+    const reply = await createDemoModel().complete({ messages: flattenForSummary([...messages, note]), tools: [] }, live());
     expect(reply.toolCalls).toEqual([]);
-    expect(reply.content).toContain("14:04:05 in UTC");
-    expect(reply.content).toContain("kept making the same current_time call");
+    expect(reply.content).toContain("I looked up the current time: Tuesday 14 January 2025, 14:04:05 in UTC");
+    expect(reply.content).toContain("kept making the same current_time call with the same arguments (2 calls in all)");
+  });
+
+  it("answers the next question of the conversation as usual", async () => {
+    const earlier: ChatMessage[] = [
+      { role: "user", content: `${LOOP_REQUEST} What time is it in UTC?` },
+      { role: "assistant", content: "I looked up the current time … so I was stopped." },
+      { role: "user", content: "what is 6*7" },
+    ];
+    const reply = await createDemoModel().complete({ messages: earlier, tools: TOOL_SCHEMAS }, live());
+    expect(reply.toolCalls.map((call) => [call.name, call.arguments])).toEqual([["calculator", '{"expression":"6*7"}']]);
   });
 });

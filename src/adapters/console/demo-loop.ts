@@ -6,7 +6,7 @@ import type { Logger } from "../../logger.js";
 import type { GuardLimits } from "../../config.js";
 import { createLoopDeps } from "../../agent/loop/loop-deps.js";
 import { runAgent } from "../../agent/loop/loop.js";
-import { createLoopingDemoModel } from "../../agent/models/model-demo.js";
+import { createDemoModel, LOOP_REQUEST } from "../../agent/models/model-demo.js";
 import type { Task } from "../../runs/api/task.js";
 import { buildSystemPrompt } from "../../agent/context/system-prompt.js";
 import { builtinTools } from "../../agent/tools/builtin.js";
@@ -24,7 +24,7 @@ export function createDemoLoopRunner(options: {
   readonly logger: Logger;
 }): DemoLoopRunner {
   const deps = createLoopDeps({
-    model: createLoopingDemoModel(),
+    model: createDemoModel(),
     modelName: options.modelName,
     tools: builtinTools,
     guards: options.guards,
@@ -35,7 +35,7 @@ export function createDemoLoopRunner(options: {
     const start = {
       runId: randomBytes(6).toString("base64url"),
       origin: task.origin,
-      question: task.text,
+      question: `${LOOP_REQUEST} ${task.text}`,
       context: [{ role: "system" as const, content: system }],
     };
     const { outcome } = await runAgent(start, deps, sink);

@@ -1,5 +1,7 @@
-// Offline demo models for console mode without OPENAI_API_KEY. They work through the real
-// tools so a newcomer sees the loop, the trace and the guards without any server.
+// The offline demo model, for console mode without OPENAI_API_KEY. It works through the real
+// tools so a newcomer sees the loop, the trace and the guards without any server: it answers
+// arithmetic and time questions, and a question that starts with `/demo loop` (the console's
+// command) makes it repeat one call until a guard stops it, in a run like any other.
 // Contract: deterministic (the reply depends only on the request) and never throw.
 import { observationForPeople } from "../../contracts/observation-text.js";
 import { shorten } from "../../contracts/trace-text.js";
@@ -53,6 +55,12 @@ const DATE_LIKE = /^\d{4}-\d{1,2}-\d{1,2}$/;
 const ASKS_TIME = /\b(time|date|today|clock)\b|\bwhat day\b/i;
 const IANA_ZONE = /\b((?:Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific|Etc)\/[A-Za-z_]+(?:\/[A-Za-z_]+)?)\b/i;
 
+/** A question that starts with this makes the demo model keep making the same call, so a guard has something to stop. */
+export const LOOP_REQUEST = "/demo loop";
+
+/** The call a loop request repeats. */
+const LOOPED_CALL: PlannedCall = { name: "current_time", args: { timezone: "UTC" } };
+
 export function createDemoModel(): Model {
   return {
     name: "offline-demo",
@@ -60,17 +68,12 @@ export function createDemoModel(): Model {
   };
 }
 
-export function createLoopingDemoModel(): Model {
-  return {
-    name: "demo-loop",
-    complete: async (request) => loopingReply(request),
-  };
-}
-
 function demoReply(request: ModelRequest): ModelReply {
-  if (request.tools.length === 0) return text(summaryOf(request.messages));
+  const looping = latestQuestion(request.messages).trimStart().toLowerCase().startsWith(LOOP_REQUEST);
+  if (request.tools.length === 0) return text(looping ? loopSummary(request.messages) : summaryOf(request.messages));
   const turn = currentTurn(request.messages);
   const offered = new Set(request.tools.map((tool) => tool.name));
+  if (looping && offered.has(LOOPED_CALL.name)) return toolCall(request.messages, LOOPED_CALL);
   const plan = planFor(turn.question).filter((step) => offered.has(step.name));
   if (plan.length === 0) return text(turn.files.length > 0 ? `${unreadFiles(turn.files)} ${HONEST_ANSWER}` : HONEST_ANSWER);
   const next = plan[turn.calls.length];
@@ -78,16 +81,15 @@ function demoReply(request: ModelRequest): ModelReply {
   return text(answerFrom(turn));
 }
 
-/** Always the same call, so the repeat guard has something to stop. */
-function loopingReply(request: ModelRequest): ModelReply {
-  if (request.tools.length > 0) return toolCall(request.messages, { name: "current_time", args: { timezone: "UTC" } });
-  const { calls: made, results } = callsAndResults(request.messages);
+/** A loop request's summary: what the first call found, and that the repeats were why it was stopped. */
+function loopSummary(messages: readonly ChatMessage[]): string {
+  const { calls: made, results } = callsAndResults(messages);
   const first = [...results.values()][0];
   const found = first !== undefined ? `I looked up the current time: ${firstLine(first)}.` : "I tried to look up the current time.";
   const calls = made.length;
-  return text(
+  return (
     `${found} Then I kept making the same current_time call with the same arguments (${calls} ${calls === 1 ? "call" : "calls"} in all) ` +
-      "instead of answering, so I was stopped. Nothing new came from the repeats; the time above is all I found.",
+    "instead of answering, so I was stopped. Nothing new came from the repeats; the time above is all I found."
   );
 }
 
@@ -135,6 +137,20 @@ function currentTurn(messages: readonly ChatMessage[]): Turn {
     calls: allCalls(since),
     results: resultsById(since),
   };
+}
+
+/** The summary request carries tool results and notes as user text that starts with these marks (summary.ts's asText). */
+const NOT_A_QUESTION = /^\[(?:tool result \S+|note)\]/;
+
+/** The person's latest message, also in a summary request (where tool results and notes are user text too). */
+function latestQuestion(messages: readonly ChatMessage[]): string {
+  for (let at = messages.length - 1; at >= 0; at -= 1) {
+    const message = messages[at]!;
+    if (message.role !== "user") continue;
+    const question = questionText(message.content);
+    if (!NOT_A_QUESTION.test(question)) return question;
+  }
+  return "";
 }
 
 /** The words the person typed: a file's text is not a question (a CSV full of "3-4" must not start the calculator). */
