@@ -9,7 +9,6 @@ import type { RunningAgentService } from "./runs/service/create-agent-service.js
 import { attach, type AttachedSurface, type CoreDeps } from "./adapters/core/attach.js";
 import { createConsoleSurface } from "./adapters/console/console-adapter.js";
 import type { ModelDescription } from "./adapters/console/console-text.js";
-import { createDemoLoopRunner } from "./adapters/console/demo-loop.js";
 import type { HttpMount } from "./ops/ops-server.js";
 import { TokenCounter } from "./tokens/token-counter.js";
 import type { Surface } from "./contracts/types.js";
@@ -91,9 +90,8 @@ const SURFACES: readonly SurfaceEntry[] = [
   {
     name: "console",
     configured: (config) => config.slack === undefined && config.discord === undefined,
-    async open({ config, service, logger, model, io, showNotices }, core) {
-      const runDemoLoop = createDemoLoopRunner({ guards: config.guards, modelName: config.model.name, logger });
-      const terminal = createConsoleSurface({ service, runDemoLoop, model, logger, ...io });
+    async open({ service, logger, model, io, showNotices }, core) {
+      const terminal = createConsoleSurface({ service, model, logger, ...io });
       showNotices?.((line) => terminal.notice(line));
       return { surface: attach(terminal, core), ended: terminal.closed };
     },

@@ -1,13 +1,14 @@
 // The console behaves like a chat box, driven through its input stream as a terminal: a paste is
 // one question, Ctrl-C clears a half-typed line and denies at an approval (a second one at an
-// empty prompt leaves), an approval a stopped session left is asked again at the next start,
-// /new and /forget leave the earlier turns behind, a long line is not echoed back whole.
+// empty prompt leaves), an approval a stopped session left is asked again at the next start and a
+// question it left running is answered then, /new and /forget leave the earlier turns behind, a
+// long line is not echoed back whole.
 import { contentText } from "../src/agent/content.js";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createDemoModel } from "../src/agent/models/model-demo.js";
 import { call, say, ScriptedModel } from "./support/model-scripted.js";
-import type { ModelRequest } from "../src/contracts/types.js";
+import type { Model, ModelRequest } from "../src/contracts/types.js";
 import { startConsole, type ConsoleHarness } from "./support/console-harness.js";
 import { temporaryFolder, until } from "./support/memory-test-kit.js";
 import { noteTool } from "./support/service-harness.js";
@@ -111,6 +112,20 @@ describe("the console across a restart", () => {
     second.type("y");
     await second.waitFor("Posted it.", asked);
     expect(note.posted).toEqual(["from yesterday"]);
+  });
+
+  it("answers at the next start, between the lines, a question the last session left running", async () => {
+    const env = await sharedStore();
+    const hanging: Model = { name: "gpt-4o-mini", complete: () => new Promise<never>(() => {}) };
+    const first = await open({ model: hanging, env });
+    first.type("a slow question");
+    await first.waitFor("step 1: waiting for the model");
+    await first.close();
+    harnesses = harnesses.filter((harness) => harness !== first);
+
+    const second = await open({ model: new ScriptedModel([say("Answered after the restart.")]), env });
+    await second.waitFor("Run: a slow question\nAnswered after the restart.");
+    expect(first.text()).not.toContain("Answered after the restart.");
   });
 
   it("says it continues the conversation; /new leaves the earlier turns behind", async () => {

@@ -81,4 +81,20 @@ describe("answer files in the console", () => {
     expect(await readFile(join(folder, "escape.csv"), "utf8")).toBe("a,b\n1,2\n");
     expect(await readdir(harness.folder)).not.toContain("escape.csv");
   });
+
+  it("files that can't be written are said in a line after the answer, and the session goes on", async () => {
+    const model = new ScriptedModel([
+      call("attach_file", { name: "report.csv", content: "a,b\n" }),
+      say("Here it is."),
+      say("Still here."),
+    ]);
+    harness = await startConsole({ model });
+    // A file where the folder should be: data/files can't be made.
+    await writeFile(join(harness.folder, "data"), "not a folder");
+    harness.type("as CSV");
+    const answered = await harness.waitFor("Here it is.");
+    await harness.waitFor(/Could not save the answer's files under .*data\/files \(.*ENOTDIR.*\)\./, answered);
+    harness.type("are you there?");
+    await harness.waitFor("Still here.", answered);
+  });
 });

@@ -3,7 +3,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createDemoModel } from "../src/agent/models/model-demo.js";
 import { call, say, ScriptedModel } from "./support/model-scripted.js";
-import type { Model, ModelReply, ModelRequest } from "../src/contracts/types.js";
+import { z } from "zod";
+import type { Model, ModelReply, ModelRequest, Tool } from "../src/contracts/types.js";
 import { CONSOLE_CONVERSATION_KEY } from "../src/adapters/console/console-adapter.js";
 import { noteTool } from "./support/service-harness.js";
 import { startConsole, type ConsoleHarness } from "./support/console-harness.js";
@@ -88,6 +89,37 @@ describe("console mode with the offline demo model", () => {
     expect(term.text().slice(from)).toContain('"what time is it in Tokyo"');
   });
 
+  it("/demo loop is a run like any other: /trace shows its steps, and it has a run record naming the guard", async () => {
+    const term = await open({ model: createDemoModel() });
+    term.type("/demo loop");
+    await term.waitFor("(Stopped:");
+    const from = term.mark();
+    term.type("/trace");
+    await term.waitFor("Step 3", from);
+    expect(term.text().slice(from)).toContain('✗ current_time({"timezone":"UTC"}) — repeat, not run');
+    const records = await term.records();
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({
+      conversationKey: "console:demo-loop",
+      question: "/demo loop What time is it in UTC?",
+      status: "answered",
+      stop: { guard: "repeat" },
+    });
+    expect(records[0]!.steps).toHaveLength(3);
+  });
+
+  it("/demo loop with a real model says it is a run of the offline demo model, asks nothing, and /help does not offer it", async () => {
+    const model = new ScriptedModel([]);
+    const term = await open({ model, description: { kind: "remote", name: "llama3.1" } });
+    term.type("/demo loop");
+    await term.waitFor("/demo loop is a run of the offline demo model, and this console asks llama3.1");
+    const helped = term.mark();
+    term.type("/help");
+    await term.waitFor("/quit ", helped);
+    expect(term.text()).not.toContain("/demo loop [text]");
+    expect(model.requests).toHaveLength(0);
+  });
+
   it("says what is wrong with a bad command and carries on", async () => {
     const term = await open({ model: createDemoModel() });
     term.type("/demo");
@@ -137,6 +169,26 @@ describe("console mode with the offline demo model", () => {
     term.type("typed after the stop");
     await term.service.close(1_000);
     expect(term.text()).not.toMatch(/typed after the stop|> $/);
+  });
+
+  it("a run that fails without an outcome says so in general words, and the prompt comes back", async () => {
+    // A bug where the run is set up: the run fails before its first step.
+    const broken: Tool = {
+      name: "broken",
+      description: "Never offered.",
+      schema: z.object({}),
+      effect: "read",
+      availableTo: () => {
+        throw new Error("a bug in availableTo");
+      },
+      execute: async () => "never",
+    };
+    const model = new ScriptedModel([say("never")]);
+    const term = await open({ model, tools: [broken] });
+    term.type("hello");
+    const failed = await term.waitFor("Sorry, something went wrong on my side and I could not finish");
+    await term.waitFor(/\n> $/, failed);
+    expect(model.requests).toHaveLength(0);
   });
 
   it("shows the model's text without terminal control sequences", async () => {

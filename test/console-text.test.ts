@@ -76,9 +76,7 @@ describe("approval request", () => {
 describe("outcomes and untrusted text", () => {
   it("puts the stop sentence on its own line after the answer", () => {
     const stop = { guard: "repeat" as const, detail: "", sentence: "Stopped: the same call (current_time) was repeated 3 times." };
-    expect(
-      answerText({ status: "answered", runId: "r", answer: "Summary.", stop, steps: [], usage: { promptTokens: 0, completionTokens: 0 } }),
-    ).toBe("Summary.\n(Stopped: the same call (current_time) was repeated 3 times.)");
+    expect(answerText({ answer: "Summary.", stop })).toBe("Summary.\n(Stopped: the same call (current_time) was repeated 3 times.)");
   });
 
   it("strips escape sequences and control characters but keeps newlines and tabs", () => {

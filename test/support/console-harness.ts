@@ -1,5 +1,6 @@
 // The console adapter on PassThrough streams, over a real AgentService on a SQLite store in
-// a temporary folder. Tests type lines and wait (bounded) for text to appear.
+// a temporary folder, keeping run records as app.ts does. Tests type lines and wait (bounded) for
+// text to appear.
 import { PassThrough } from "node:stream";
 import { join } from "node:path";
 import { createAgentService, type RunningAgentService } from "../../src/runs/service/create-agent-service.js";
@@ -11,12 +12,13 @@ import { createGovernance } from "../../src/governance/governance.js";
 import { fixedSettings } from "../../src/governance/settings-source.js";
 import type { Settings } from "../../src/governance/settings-schema.js";
 import type { ModelDescription } from "../../src/adapters/console/console-text.js";
-import { createDemoLoopRunner } from "../../src/adapters/console/demo-loop.js";
 import { loadConfig } from "../../src/config.js";
 import { silentLogger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
 import type { TimerClock } from "../../src/schedules/local-slot-timer.js";
+import type { RunRecord } from "../../src/memory/run-records/record-schema.js";
+import { createRunRecording } from "../../src/ops/records/run-recording.js";
 import { harnessSchedules, startFiring, type HarnessSchedules } from "./harness-schedules.js";
 import { temporaryFolder, until } from "./memory-test-kit.js";
 import { editSettingsFile, openSettingsFile, settingsOf, writeSettingsFile } from "./governance-kit.js";
@@ -48,6 +50,8 @@ export interface ConsoleHarness {
   waitFor(expected: string | RegExp, from?: number): Promise<number>;
   /** With `watchedSettings`: an admin rewrites the settings file; resolves once the console applied it. */
   editSettings(settings: Settings): Promise<void>;
+  /** The run records written so far, newest first. */
+  records(): Promise<RunRecord[]>;
   close(): Promise<void>;
 }
 
@@ -101,18 +105,20 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
         ...(options.schedules.clock ? { clock: options.schedules.clock } : {}),
       })
     : undefined;
-  const service = createAgentService({
-    config,
-    model: options.model,
-    store,
-    logger: silentLogger,
-    clock: options.clock,
-    ...(scheduling
-      ? { observers: [scheduling.schedules.observer], tools: [scheduling.schedules.tool], showSlot: scheduling.schedules.showSlot }
-      : {}),
-    runPolicy: governance.runPolicy,
-    authority: governance.authority,
-  });
+  const recording = createRunRecording({ config, store, logger: silentLogger });
+  const service = recording.withRecords(
+    createAgentService({
+      config,
+      model: options.model,
+      store,
+      logger: silentLogger,
+      clock: options.clock,
+      observers: [recording.recorder, ...(scheduling ? [scheduling.schedules.observer] : [])],
+      ...(scheduling ? { tools: [scheduling.schedules.tool], showSlot: scheduling.schedules.showSlot } : {}),
+      runPolicy: governance.runPolicy,
+      authority: governance.authority,
+    }),
+  );
   const input = new PassThrough();
   const output = new PassThrough();
   if (options.terminal) Object.assign(output, { isTTY: true, columns: 80 });
@@ -120,7 +126,6 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
   output.on("data", (chunk: Buffer) => (written += chunk.toString("utf8")));
   const surface: ConsoleSurface = createConsoleSurface({
     service: options.serviceOverrides ? { ...service, ...options.serviceOverrides } : service,
-    runDemoLoop: createDemoLoopRunner({ guards: config.guards, modelName: config.model.name, logger: silentLogger }),
     model: options.description ?? { kind: "demo" },
     logger: silentLogger,
     input,
@@ -161,11 +166,18 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
       if (!options.watchedSettings) throw new Error("the console was started without watchedSettings");
       return editSettingsFile(settingsPath, governance.source, settings);
     },
+    async records() {
+      await recording.recorder.flushed();
+      const { runs } = await recording.records.list({ limit: 200 });
+      const loaded = await Promise.all(runs.map((run) => recording.records.load(run.runId)));
+      return loaded.flatMap((load) => (load.kind === "found" ? [load.record] : []));
+    },
     async close() {
       await adapter.stop();
       await scheduling?.schedules.close();
       await service.close(1_000);
       await attached.close();
+      await recording.close();
       await governance.close();
       await store.close();
       await folder.remove();

@@ -1,43 +1,93 @@
-// How a run no prompt waits for shows in the console: a schedule's slot, fired while the person
-// types or reads. It prints when it starts and when it answers, between the person's own lines;
-// a write it asks for is handed to the prompt (slot-approvals.ts), which asks its owner, the
-// console's person.
-import type { PendingApproval } from "../../contracts/types.js";
+// How a run shows in the console: the core's run view, rendered for a terminal. A run of the turn
+// in progress (console-turns.ts) is its transcript: a line per tool call and per context fold as
+// its events come, a status line on a terminal, then the answer (its files saved under data/files)
+// or the approval it waits for, handed to the prompt. Any other run (a schedule's slot, a question
+// the last session left running) prints when it starts and when it answers, between the person's
+// own lines; a write it asks for waits until the prompt is free (slot-approvals.ts).
+import type { PendingApproval, StepRecord } from "../../contracts/types.js";
 import type { DisplayRequest, RunDisplay } from "../core/surface.js";
 import { RUN_FAILED } from "../core/texts.js";
-import { clean } from "./console-text.js";
+import type { FileDesk } from "./console-files.js";
+import type { ConsoleOutput } from "./console-output.js";
+import { refOf, type ConsoleRef } from "./console-refs.js";
+import { answerText, clean, progressLine, statusText } from "./console-text.js";
+import type { Turn, Turns } from "./console-turns.js";
 
+/** The console renders each event as it comes, so the core's progress has nothing to add. */
 const PROGRESS_INTERVAL_MS = 1_000;
 
-function headingOf(request: DisplayRequest<unknown>): string {
+export interface ConsoleDisplayDeps {
+  readonly out: ConsoleOutput;
+  readonly turns: Turns;
+  readonly files: FileDesk;
+  /** Prints a block of lines between the person's own (and draws the prompt again). */
+  between(text: string): void;
+  /** A run no turn waits for asks for a write: the prompt asks once it is free. */
+  offer(pending: PendingApproval): void;
+  /** A turn's run showed its outcome: its steps are what `/trace` shows. */
+  shown(steps: readonly StepRecord[]): void;
+}
+
+export function createConsoleDisplay(deps: ConsoleDisplayDeps): (request: DisplayRequest<ConsoleRef>) => RunDisplay<ConsoleRef> {
+  return (request) => {
+    const turn = deps.turns.find(request.reply, request.below?.runId);
+    return turn ? transcript(turn, deps) : between(request, deps);
+  };
+}
+
+function transcript(turn: Turn, deps: ConsoleDisplayDeps): RunDisplay<ConsoleRef> {
+  const { out } = deps;
+  return {
+    progressIntervalMs: PROGRESS_INTERVAL_MS,
+    event(event) {
+      if (event.type === "step_started") turn.working(event.runId);
+      const line = progressLine(event);
+      if (line !== undefined) return out.line(line);
+      const status = statusText(event);
+      if (status !== undefined) out.status(status);
+    },
+    progress: async () => {},
+    endProgress: async () => out.clearStatus(),
+    async answer(card) {
+      out.line(answerText(card));
+      for (const line of await deps.files.save(card.files ?? [])) out.line(line);
+      deps.shown(card.steps);
+      turn.reach({ kind: "ended" });
+      return { messageId: `console:${card.runId}` };
+    },
+    async approval(card) {
+      turn.reach({ kind: "approval", pending: card.pending });
+      return refOf(card.pending);
+    },
+    async failure() {
+      out.line(RUN_FAILED);
+      turn.reach({ kind: "ended" });
+    },
+  };
+}
+
+function headingOf(request: DisplayRequest<ConsoleRef>): string {
   const slot = request.origin.schedule;
   const first = clean(request.question.split("\n")[0] ?? "").slice(0, 120);
   return slot ? `⏰ Schedule ${slot.scheduleId}: ${first}` : `Run: ${first}`;
 }
 
-/** `notice` prints a block of lines between the person's own (and draws the prompt again); `approval` asks at the prompt. */
-export function createConsoleDisplay(
-  notice: (text: string) => void,
-  approval: (pending: PendingApproval) => void,
-): (request: DisplayRequest<unknown>) => RunDisplay<never> {
-  return (request) => {
-    const heading = headingOf(request);
-    return {
-      progressIntervalMs: PROGRESS_INTERVAL_MS,
-      begin: () => notice(`${heading} (running…)`),
-      progress: async () => {},
-      endProgress: async () => {},
-      async answer(card) {
-        const stop = card.stop ? `\n(${card.stop.sentence})` : "";
-        notice(`${heading}\n${clean(card.answer)}${stop}`);
-        return { messageId: `console:${card.runId}` };
-      },
-      async approval(card) {
-        notice(`${heading}\n(It needs your approval for a write.)`);
-        approval(card.pending);
-        return undefined;
-      },
-      failure: async () => notice(`${heading}\n${RUN_FAILED}`),
-    };
+function between(request: DisplayRequest<ConsoleRef>, deps: ConsoleDisplayDeps): RunDisplay<ConsoleRef> {
+  const heading = headingOf(request);
+  return {
+    progressIntervalMs: PROGRESS_INTERVAL_MS,
+    begin: () => deps.between(`${heading} (running…)`),
+    progress: async () => {},
+    endProgress: async () => {},
+    async answer(card) {
+      deps.between(`${heading}\n${answerText(card)}`);
+      return { messageId: `console:${card.runId}` };
+    },
+    async approval(card) {
+      deps.between(`${heading}\n(It needs your approval for a write.)`);
+      deps.offer(card.pending);
+      return refOf(card.pending);
+    },
+    failure: async () => deps.between(`${heading}\n${RUN_FAILED}`),
   };
 }

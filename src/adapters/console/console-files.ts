@@ -1,20 +1,16 @@
 // The console's files. In: `/attach PATH [question]` names any file the console's own user can
 // read (absolute, or relative to where the bot was started), under the same limits as a chat
-// platform's file (read when the run starts, src/files/local-file.ts). Out: an answer's files
-// are written under data/files/ (the name made safe, never outside that folder, never over an
-// earlier file) and their paths printed.
+// platform's file (read when the run starts, src/files/local-file.ts). Out: the files of an answer
+// (the core's answer card carries them) are written under data/files/ (the name made safe, never
+// outside that folder, never over an earlier file) and their paths printed.
 import { createHash } from "node:crypto";
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { basename, extname, resolve } from "node:path";
-import type { AnswerFile } from "../../contracts/types.js";
-import type { StoredAnswerFile } from "../../files/file-store.js";
 import { type FileDescriptor, fileRefOf } from "../../files/file-ref.js";
 import { pathInside } from "../../files/file-names.js";
 import { readLocalFile } from "../../files/local-file.js";
-import { answerFilesOf } from "../core/answer-files.js";
 import type { UploadFile } from "../core/cards.js";
 import type { SurfaceFileSupport } from "../core/surface.js";
-import { consoleFormat } from "./console-format.js";
 
 /** Where the console writes an answer's files, from the folder it was started in. */
 export const CONSOLE_FILES_DIR = "data/files";
@@ -54,25 +50,23 @@ export function consoleFiles(): SurfaceFileSupport {
 export interface FileDesk {
   /** `/attach`'s path, from the working directory. */
   attach(path: string): Promise<AttachedPath>;
-  /** Writes an answer's files; the lines to print: each path, and why a file is missing. */
-  save(listed: readonly AnswerFile[]): Promise<string[]>;
+  /** Writes an answer's files; the lines to print: each path, or why they could not be written. Never rejects. */
+  save(files: readonly UploadFile[]): Promise<string[]>;
 }
 
 /** `cwd`: where relative paths start (default the working directory); `filesDir`: the answer files' folder (default data/files). */
-export function createFileDesk(deps: {
-  readonly cwd?: string;
-  readonly filesDir?: string;
-  load(fileId: string): Promise<StoredAnswerFile | undefined>;
-}): FileDesk {
+export function createFileDesk(deps: { readonly cwd?: string; readonly filesDir?: string }): FileDesk {
   const cwd = deps.cwd ?? process.cwd();
   const folder = resolve(cwd, deps.filesDir ?? CONSOLE_FILES_DIR);
   return {
     attach: (path) => attachedPath(path, cwd),
-    async save(listed) {
-      if (listed.length === 0) return [];
-      const { files, notes } = await answerFilesOf(listed, { load: deps.load, platform: "the console" }, consoleFormat);
-      const paths = await writeAnswerFiles(folder, files);
-      return [...paths.map((path) => `Saved ${path}`), ...notes];
+    async save(files) {
+      try {
+        return (await writeAnswerFiles(folder, files)).map((path) => `Saved ${path}`);
+      } catch (error) {
+        // The answer showed already: its files are what is missing, and the person is told why.
+        return [`Could not save the answer's files under ${folder} (${error instanceof Error ? error.message : String(error)}).`];
+      }
     },
   };
 }

@@ -1,86 +1,97 @@
-// What one line typed at the console's prompt does once parsed: a question (also with a file, or
-// the demo of a looping model) runs and shows its outcome, asking at the prompt for each write;
-// the console's own commands (/trace, /help, /new) answer here; the core's go to the core.
+// What one line typed at the console's prompt does once parsed. A question (also about a file, or
+// the demo of a looping model) goes to the core's intake like a chat message, and its turn is
+// followed to the end: its transcript, each approval its run waits for asked at the prompt, its
+// answer. The core's commands go to the core; the console's own (/trace, /help, /new) answer here.
+import { randomUUID } from "node:crypto";
+import { LOOP_REQUEST } from "../../agent/models/model-demo.js";
 import { renderTrace } from "../../contracts/trace-text.js";
-import type { EventSink, RunOutcome, StepRecord, TaskOrigin } from "../../contracts/types.js";
-import type { AgentService } from "../../runs/api/agent-service.js";
+import type { StepRecord, TaskOrigin } from "../../contracts/types.js";
+import type { FileDescriptor } from "../../files/file-ref.js";
 import type { SurfaceCore } from "../core/inbound.js";
 import type { ConsoleApprovals } from "./console-approvals.js";
 import type { ConsoleCommand } from "./console-commands.js";
 import type { FileDesk } from "./console-files.js";
 import type { ConsoleOutput } from "./console-output.js";
-import { answerText, helpText, startOverText } from "./console-text.js";
-import { DEMO_LOOP_QUESTION, type DemoLoopRunner } from "./demo-loop.js";
+import type { ConsoleClicked } from "./console-refs.js";
+import type { ConsoleService } from "./console-service.js";
+import { demoLoopText, helpText, startOverText, type ModelDescription } from "./console-text.js";
+import type { Turn, Turns } from "./console-turns.js";
 
+/** What `/demo loop` asks when no question follows it. */
+const DEMO_LOOP_QUESTION = "What time is it in UTC?";
+/** The demo's runs have a conversation of their own: the person's earlier turns stay out of them, and they out of the person's. */
 const DEMO_LOOP_CONVERSATION_KEY = "console:demo-loop";
 const TRACE_CHARS = 20_000;
 
 export type ConsoleLine = Exclude<ConsoleCommand, { kind: "quit" | "empty" }>;
 
 export interface ConsoleLinesDeps {
-  readonly service: AgentService;
-  readonly runDemoLoop: DemoLoopRunner;
+  /** The core's flows, once the surface started. */
+  readonly core: Promise<SurfaceCore<ConsoleClicked>>;
+  readonly service: ConsoleService;
+  readonly model: ModelDescription;
   readonly out: ConsoleOutput;
   readonly files: FileDesk;
+  readonly turns: Turns;
   readonly approvals: ConsoleApprovals;
+  /** The console's conversation, its person the requester. */
   readonly origin: TaskOrigin;
-  readonly sink: EventSink;
-  /** The core, once the surface started. */
-  core(): SurfaceCore<unknown> | undefined;
+  /** The steps of the latest run a turn showed, for `/trace`. */
+  lastSteps(): readonly StepRecord[] | undefined;
 }
 
 export interface ConsoleLines {
   perform(line: ConsoleLine): Promise<void>;
-  /** Shows the outcome; a pause asks for approval and goes on with the run until it answers. */
-  show(outcome: RunOutcome): Promise<void>;
-  /** The steps of the latest run shown or ended, for `/trace`. */
-  noteSteps(steps: readonly StepRecord[]): void;
+  /** Follows a turn to its end, asking at the prompt for each approval its run waits for; resolves early when the session stops at a question. */
+  follow(turn: Turn): Promise<void>;
 }
 
 export function createConsoleLines(deps: ConsoleLinesDeps): ConsoleLines {
-  const { service, out, files, approvals, origin, sink } = deps;
-  let lastSteps: readonly StepRecord[] | undefined;
+  const { out, origin } = deps;
 
-  async function show(first: RunOutcome): Promise<void> {
-    let outcome: RunOutcome | undefined = first;
-    while (outcome) {
-      lastSteps = outcome.steps;
-      out.clearStatus();
-      if (outcome.status === "answered") {
-        out.line(answerText(outcome));
-        for (const line of await files.save(outcome.files ?? [])) out.line(line);
-        return;
-      }
-      outcome = await approvals.ask(outcome.pending);
+  async function follow(turn: Turn): Promise<void> {
+    for (let step = await turn.next(); step.kind === "approval"; step = await turn.next()) {
+      if ((await deps.approvals.ask(step.pending, { origin, reply: turn.reply })) === "left") return;
     }
+  }
+
+  /** A question to the core, as a chat message with an id of its own; its turn ends with what the core shows for it. */
+  async function ask(at: TaskOrigin, text: string, files: readonly FileDescriptor[] = []): Promise<void> {
+    const turn = deps.turns.open();
+    const core = await deps.core;
+    await core.question({ at: { origin: at, reply: turn.reply }, text, receipt: randomUUID(), ...(files.length > 0 ? { files } : {}) });
+    await follow(turn);
   }
 
   async function perform(command: ConsoleLine): Promise<void> {
     switch (command.kind) {
       case "ask":
-        return show(await service.ask({ origin, text: command.text }, sink));
+        return ask(origin, command.text);
       case "demo_loop": {
-        const text = command.question ?? DEMO_LOOP_QUESTION;
-        out.line(`Demo: a model that keeps making the same call, asked "${text}".`);
-        return show(await deps.runDemoLoop({ origin: { ...origin, conversationKey: DEMO_LOOP_CONVERSATION_KEY }, text }, sink));
+        if (deps.model.kind !== "demo") return out.line(demoLoopText(deps.model));
+        const question = command.question ?? DEMO_LOOP_QUESTION;
+        out.line(`Demo: a model that keeps making the same call, asked "${question}".`);
+        return ask({ ...origin, conversationKey: DEMO_LOOP_CONVERSATION_KEY }, `${LOOP_REQUEST} ${question}`);
       }
       case "attach": {
-        const attached = await files.attach(command.path);
+        const attached = await deps.files.attach(command.path);
         if (attached.kind === "refused") return out.line(attached.message);
-        return show(await service.ask({ origin, text: command.question, files: [attached.file] }, sink));
+        return ask(origin, command.question, [attached.file]);
       }
-      case "trace":
-        return out.line(lastSteps ? renderTrace(lastSteps, { maxChars: TRACE_CHARS }) : "No run yet.");
+      case "trace": {
+        const steps = deps.lastSteps();
+        return out.line(steps ? renderTrace(steps, { maxChars: TRACE_CHARS }) : "No run yet.");
+      }
       case "command":
-        return deps.core()?.command({ at: { origin }, name: command.name, text: command.text });
+        return (await deps.core).command({ at: { origin }, name: command.name, text: command.text });
       case "help":
-        return out.line(helpText());
+        return out.line(helpText(deps.model));
       case "new":
-        return out.line(startOverText(await service.memory.startOver(origin.conversationKey)));
+        return out.line(startOverText(await deps.service.memory.startOver(origin.conversationKey)));
       case "bad_command":
         return out.line(command.message);
     }
   }
 
-  return { perform, show, noteSteps: (steps) => (lastSteps = steps) };
+  return { perform, follow };
 }

@@ -3,15 +3,13 @@
 import { stripVTControlCharacters } from "node:util";
 import { observationForPeople } from "../../contracts/observation-text.js";
 import { shorten } from "../../contracts/trace-text.js";
-import type { AgentEvent, CallRecord, PendingApproval, RunOutcome } from "../../contracts/types.js";
-import type { DecisionResult } from "../../runs/api/decision-request.js";
+import type { AgentEvent, CallRecord, PendingApproval } from "../../contracts/types.js";
+import type { AnswerCard } from "../core/cards.js";
 import { COMMANDS } from "../core/commands.js";
 
 export type ModelDescription =
   | { readonly kind: "demo" /** OPENAI_BASE_URL was set without OPENAI_API_KEY, so it is not used. */; readonly unusedBaseUrl?: string }
   | { readonly kind: "remote"; readonly name: string; readonly baseUrl?: string };
-
-export type AnsweredOutcome = Extract<RunOutcome, { status: "answered" }>;
 
 const ARGS_PREVIEW_CHARS = 80;
 const RESULT_PREVIEW_CHARS = 120;
@@ -68,15 +66,19 @@ const OWN_BEFORE = [
   "  /trace              the steps of the last run",
   "  /attach PATH [text] ask about a file on this machine (quote a PATH with spaces)",
 ];
-const OWN_AFTER = [
-  "  /demo loop [text]   watch a guard stop a model that keeps repeating itself",
-  "  /help               this list",
-  "  /quit               leave (Ctrl-D works too)",
-];
+/** Only the offline demo model loops when asked to. */
+const DEMO_LOOP = "  /demo loop [text]   watch a guard stop a model that keeps repeating itself";
+const OWN_AFTER = ["  /help               this list", "  /quit               leave (Ctrl-D works too)"];
 
-export function helpText(): string {
+export function helpText(model: ModelDescription): string {
   const core = COMMANDS.map((command) => `  /${command.name.padEnd(18)} ${command.summary}`);
-  return ["Type a question, or one of these commands:", ...OWN_BEFORE, ...core, ...OWN_AFTER].join("\n");
+  const demo = model.kind === "demo" ? [DEMO_LOOP] : [];
+  return ["Type a question, or one of these commands:", ...OWN_BEFORE, ...core, ...demo, ...OWN_AFTER].join("\n");
+}
+
+/** `/demo loop` with a real model: the demo is a run of the offline demo model, which this console does not use. */
+export function demoLoopText(model: Extract<ModelDescription, { kind: "remote" }>): string {
+  return `/demo loop is a run of the offline demo model, and this console asks ${clean(model.name)}: start it without OPENAI_API_KEY to watch a guard stop a model that keeps repeating itself.`;
 }
 
 /** Paragraphs are wrapped to `width`, so the banner reads well in a narrow terminal and in a pipe alike. */
@@ -95,7 +97,7 @@ export function bannerText(model: ModelDescription, width: number): string {
       );
     }
   }
-  return wrap([...paragraphs, "", helpText(), ""].join("\n"), width);
+  return wrap([...paragraphs, "", helpText(model), ""].join("\n"), width);
 }
 
 function duration(ms: number): string {
@@ -203,25 +205,13 @@ export function wrap(text: string, width: number): string {
     .join("\n");
 }
 
-export function answerText(outcome: AnsweredOutcome): string {
-  const answer = clean(outcome.answer);
-  return outcome.stop ? `${answer}\n(${outcome.stop.sentence})` : answer;
+/** The answer, and the sentence of the guard that stopped the run on a line of its own. */
+export function answerText(card: Pick<AnswerCard, "answer" | "stop">): string {
+  const answer = clean(card.answer);
+  return card.stop ? `${answer}\n(${card.stop.sentence})` : answer;
 }
 
-export function decisionText(result: Exclude<DecisionResult, { kind: "resumed" | "expired" }>): string {
-  switch (result.kind) {
-    case "not_allowed":
-      return `Only ${clean(result.requester.name ?? result.requester.id)} can decide on this.`;
-    case "refused":
-      return result.text;
-    case "already_decided":
-      return `This was already ${result.decision === "approve" ? "approved" : "denied"} by ${clean(result.decidedBy.name ?? result.decidedBy.id)}.`;
-    case "unknown":
-      return result.message;
-  }
-}
-
-export function expiredText(pending: PendingApproval, outcome: RunOutcome): string {
-  const head = `Nobody approved ${clean(pending.tool)} in time, so it did not run.`;
-  return outcome.status === "answered" ? `${head}\n${answerText(outcome)}` : head;
+/** An approval that expired; its run's summary follows. `tool` is unknown for one a stopped process asked for. */
+export function expiredText(tool: string | undefined): string {
+  return `Nobody approved ${tool === undefined ? "the write" : clean(tool)} in time, so it did not run.`;
 }

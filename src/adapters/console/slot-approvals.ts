@@ -1,11 +1,11 @@
-// A schedule's slot whose run waits for a write's approval in the console: its owner is the
-// console's person, so it is asked at the prompt like their own, one at a time and in order, as
-// soon as the session is free (nothing running, nothing else being asked). An expired one is
-// dropped unasked.
+// A run no turn waits for (a schedule's slot, a question the last session left running) that waits
+// for a write's approval in the console: its owner is the console's person, so it is asked at the
+// prompt like their own, one at a time and in order, as soon as the session is free (nothing
+// running, nothing else being asked). An expired one is dropped unasked.
 import type { PendingApproval } from "../../contracts/types.js";
 
 export interface SlotApprovals {
-  /** A slot's run paused on this approval. */
+  /** A run no turn waits for paused on this approval. */
   offer(pending: PendingApproval): void;
   /** The session may be free now: asks the next one waiting. */
   pump(): void;

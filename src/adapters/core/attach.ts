@@ -81,7 +81,6 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
     ...(surface.loadContext ? { loadContext: surface.loadContext } : {}),
     ...(surface.files ? { files: surface.files } : {}),
     upgrade: surface.upgrade,
-    ...(surface.waitsForOwnRuns ? { waitsForOwnRuns: true } : {}),
     ...(display
       ? {
           present(origin, question, reply) {
@@ -104,10 +103,7 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
           },
         }
       : {}),
-    expired: (pending, outcome) =>
-      surface.expired
-        ? surface.expired(pending, outcome)
-        : inFlight.track("showing an expired approval", showExpiry(ctx, pending, outcome)),
+    expired: (pending, outcome) => inFlight.track("showing an expired approval", showExpiry(ctx, pending, outcome)),
   });
 
   deps.schedules?.attachSurface(surface.name, {

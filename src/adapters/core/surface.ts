@@ -5,7 +5,7 @@
 // written once in this folder. The platform's place codec is the only reader of
 // `TaskOrigin.place`; everything else reads the neutral scope it writes at intake.
 import type { z } from "zod";
-import type { AgentEvent, PendingApproval, Person, RunOutcome, Surface, TaskOrigin, Tool } from "../../contracts/types.js";
+import type { AgentEvent, Person, RunOutcome, Surface, TaskOrigin, Tool } from "../../contracts/types.js";
 import type { SurfaceFiles } from "../../files/file-ref.js";
 import type { LinkStyle } from "../../governance/command-text.js";
 import type { Presence } from "../../schedules/ports.js";
@@ -113,10 +113,8 @@ export interface ChatSurface<Clicked = unknown, Ref = unknown> {
   /** Releases the platform clients: nothing can be posted after it. Must not throw. */
   close(): Promise<void>;
 
-  /** How a run shows that its caller does not wait for. */
+  /** How a run shows, from whichever process runs it. */
   display?(request: DisplayRequest<Ref>): RunDisplay<Ref>;
-  /** The caller that asked always waits for a person's runs (the console's prompt): `display` shows only schedules' runs. */
-  readonly waitsForOwnRuns?: boolean;
   /** Text for everyone in the conversation of `at` (a command's reply, where that is private on the platform). False when refused. Must not throw. */
   post(at: Spot, text: string): Promise<boolean>;
   /** The platform's own private message to the person at `at` (ephemeral); false where there is none or it was refused. Must not throw. */
@@ -135,6 +133,4 @@ export interface ChatSurface<Clicked = unknown, Ref = unknown> {
   timeZoneOf?(person: Person, origin: TaskOrigin): Promise<string | undefined>;
   /** Whether a schedule's owner is still there (workspace, server) and the bot still in its channel, at fire time. Must not throw. */
   presenceOf?(owner: Person, origin: TaskOrigin): Promise<Presence>;
-  /** Shows an expired approval itself (the console, whose prompt waits for it); otherwise the core settles its message and shows the summary. */
-  expired?(pending: PendingApproval, outcome: RunOutcome): void;
 }
