@@ -36,7 +36,7 @@ export interface ServiceTools {
 export interface AgentService {
   /** Everything the surface brings; call once, before it takes events. */
   attach(surface: Surface, hooks: SurfaceHooks): void;
-  /** Runs a task no surface presenter shows (the console): access and limits first; resolves when it answered or paused. Never rejects for model or tool failures. */
+  /** Runs a task no surface presenter shows, for a caller that waits for it: access and limits first; resolves when it answered or paused. Never rejects for model or tool failures. */
   ask(task: Task, sink: EventSink): Promise<RunOutcome>;
   /**
    * Records a chat message under `receipt` (its platform id: the dedupe) and queues its run; the

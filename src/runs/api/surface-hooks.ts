@@ -18,8 +18,6 @@ export interface SurfaceHooks {
   readonly tools: readonly Tool[];
   /** Shows runs no caller in this process waits for (submitted, resumed after a restart or on another process). */
   readonly present?: PresenterFactory;
-  /** The person's own runs are always waited for by their caller (the console's prompt): `present` shows only what a schedule started. */
-  readonly waitsForOwnRuns?: boolean;
   /** Tells a refused asker privately; without it the refusal is the run's answer. */
   readonly refuse?: RefusalNote;
   readonly loadContext?: ContextLoader;

@@ -150,8 +150,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     logger,
     clock,
   });
-  // A surface with a presenter shows the rest of the run from whichever process runs it; otherwise, and for a person's
-  // own run on a surface whose caller waits for its runs (the console's prompt), the caller waits for it here.
+  // A surface with a presenter shows the rest of the run from whichever process runs it; otherwise the caller waits for it here.
   const decide = createDecisions({
     approvals,
     authority,

@@ -25,7 +25,7 @@ export interface SurfaceRegistry extends RunShows {
   tools(surface: Surface): readonly Tool[];
   /**
    * True when the rest of a decided run from `origin` is shown by its surface's presenter, from whichever process
-   * runs it; false when the caller who decided waits for it here (no presenter, or the console's own runs).
+   * runs it; false when the caller who decided waits for it here (no presenter).
    */
   presentsDecided(origin: TaskOrigin): boolean;
 }
@@ -63,10 +63,7 @@ export function createSurfaceRegistry(logger: Logger, showSlot?: SlotShow): Surf
       attached.set(surface, hooks);
     },
     tools: (surface) => attached.get(surface)?.tools ?? [],
-    presentsDecided(origin) {
-      const hooks = attached.get(origin.surface);
-      return hooks?.present !== undefined && !(hooks.waitsForOwnRuns === true && origin.schedule === undefined);
-    },
+    presentsDecided: (origin) => attached.get(origin.surface)?.present !== undefined,
     wait(key, sink) {
       return new Promise<RunOutcome>((resolve, reject) => waiters.set(key, { sink, resolve, reject }));
     },
