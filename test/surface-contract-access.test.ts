@@ -81,7 +81,7 @@ describe.each([slackDriver, discordDriver, consoleDriver])("the $name surface", 
     expect(session!.writes()).toBe(0);
   });
 
-  it.runIf(driver.people)("does not make the write of a decision claimed before a restart once its requester is blocked", async () => {
+  it("does not make the write of a decision claimed before a restart once its requester is blocked", async () => {
     session = await driver.start({ script: [postNotice], resumesDown: true });
     await session.ask("alice", "announce the deploy");
     await session.click("alice", "approve");
@@ -93,13 +93,15 @@ describe.each([slackDriver, discordDriver, consoleDriver])("the $name surface", 
     expect(session.writes()).toBe(0);
   });
 
-  it.runIf(driver.people)("refuses the Stop of a requester blocked meanwhile privately, and the run goes on", async () => {
+  it("refuses the Stop of a requester blocked meanwhile privately, and the run goes on", async () => {
     session = await driver.start({ script: [say("never")], stuck: true });
     await session.ask("alice", "think forever");
     await session.govern({ blocked: ["alice"] });
     await session.click("alice", "stop");
     await seen(() => session!.privateText("alice"), NOT_ALLOWED);
     expect(session.publicText()).not.toMatch(/Stopped by/);
+    // The console's one person is its admin too, and blocked now.
+    if (!driver.people) return;
     await session.click("admin", "stop");
     await seen(() => session!.publicText(), /Stopped by/);
   });

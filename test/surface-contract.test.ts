@@ -1,10 +1,12 @@
 // The contract every surface keeps, written once and run against Slack (Bolt over HTTP, fake
-// Slack), Discord (discord.js over the fake gateway and REST) and the console (its streams):
-// a question is answered; a write waits for the requester's approval, another person is told
-// privately they can't decide, and it runs once; Stop ends a run for its requester only; a vote
-// is thanked privately; every command answers, and the guarded ones refuse who they must; a
-// blocked person hears why privately and nothing runs; an approval survives a restart. A
-// difference between surfaces is a failing test here, not a drift between copies.
+// Slack), Discord (discord.js over the fake gateway and REST) and the console (its streams, as a
+// terminal): a question is answered; a write waits for the requester's approval, another person is
+// told privately they can't decide, it runs once, and a denied one not at all; Stop ends a run for
+// its requester only; a vote is thanked privately; every command answers, and the guarded ones
+// refuse who they must; a blocked person hears why privately and nothing runs; an approval survives
+// a restart. The console has one person and no votes: the scenarios that need a second person or a
+// 👍 run on the chat platforms. A difference between surfaces is a failing test here, not a drift
+// between copies.
 import { afterEach, describe, expect, it } from "vitest";
 import { call, say } from "./support/model-scripted.js";
 import { COMMANDS } from "../src/adapters/core/commands.js";
@@ -61,6 +63,14 @@ describe.each([slackDriver, discordDriver, consoleDriver])("the $name surface", 
     expect(session.writes()).toBe(1);
   });
 
+  it("runs nothing when the requester denies the write, and the run goes on", async () => {
+    session = await driver.start({ script: [postNotice, say("Understood, I did not post it.")] });
+    await session.ask("alice", "announce the deploy");
+    await session.click("alice", "deny");
+    await seen(() => session!.publicText(), /Understood, I did not post it\./);
+    expect(session.writes()).toBe(0);
+  });
+
   it.runIf(driver.people)("tells another person privately they can't decide, and runs nothing for them", async () => {
     session = await driver.start({ script: posting });
     await session.ask("alice", "announce the deploy");
@@ -70,6 +80,13 @@ describe.each([slackDriver, discordDriver, consoleDriver])("the $name surface", 
     await session.click("alice", "deny");
     await seen(() => session!.publicText(), /Denied by/);
     expect(session.writes()).toBe(0);
+  });
+
+  it("stops a run for its requester", async () => {
+    session = await driver.start({ script: [say("never")], stuck: true });
+    await session.ask("alice", "think forever");
+    await session.click("alice", "stop");
+    await seen(() => session!.publicText(), /Stopped by/);
   });
 
   it.runIf(driver.people)("stops a run for its requester, and tells anyone else privately they can't", async () => {
@@ -109,7 +126,7 @@ describe.each([slackDriver, discordDriver, consoleDriver])("the $name surface", 
     expect(session.publicText()).not.toMatch(/You should not see this|I don't remember anything/);
   });
 
-  it.runIf(driver.people)("takes the requester's approval after a restart, and runs the write once", async () => {
+  it("takes the requester's approval after a restart, and runs the write once", async () => {
     session = await driver.start({ script: [postNotice] });
     await session.ask("alice", "announce the deploy");
     await seen(() => session!.publicText(), /post_message/);

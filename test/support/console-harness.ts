@@ -19,6 +19,8 @@ import type { KeyValueStore } from "../../src/memory/types.js";
 import type { TimerClock } from "../../src/schedules/local-slot-timer.js";
 import type { RunRecord } from "../../src/memory/run-records/record-schema.js";
 import { createRunRecording } from "../../src/ops/records/run-recording.js";
+import { createLocalWorkQueue } from "../../src/runs/queue/local-work-queue.js";
+import type { WorkQueue } from "../../src/runs/queue/work-queue.js";
 import { harnessSchedules, startFiring, type HarnessSchedules } from "./harness-schedules.js";
 import { temporaryFolder, until } from "./memory-test-kit.js";
 import { editSettingsFile, openSettingsFile, settingsOf, writeSettingsFile } from "./governance-kit.js";
@@ -71,6 +73,8 @@ export interface ConsoleHarnessOptions {
   readonly serviceOverrides?: Partial<AgentService>;
   /** Schedules as app.ts wires them; `clock` is what only they read (a test moves it to fire slots). */
   readonly schedules?: { readonly clock?: TimerClock };
+  /** Puts a fault between the service and its (in-process) work queue. */
+  readonly wrapQueue?: (queue: WorkQueue) => WorkQueue;
 }
 
 function find(text: string, expected: string | RegExp, from: number): number | undefined {
@@ -115,6 +119,7 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
       clock: options.clock,
       observers: [recording.recorder, ...(scheduling ? [scheduling.schedules.observer] : [])],
       ...(scheduling ? { tools: [scheduling.schedules.tool], showSlot: scheduling.schedules.showSlot } : {}),
+      ...(options.wrapQueue ? { queue: options.wrapQueue(createLocalWorkQueue(silentLogger)) } : {}),
       runPolicy: governance.runPolicy,
       authority: governance.authority,
     }),

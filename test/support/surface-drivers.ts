@@ -6,6 +6,7 @@
 // reads and then watches, as a bot process does BOT_SETTINGS, and `govern` rewrites it as an admin
 // would. The scenarios are written once against this interface, so a difference between surfaces
 // is a failing test.
+import { join } from "node:path";
 import { z } from "zod";
 import { ScriptedModel, type ScriptStep } from "./model-scripted.js";
 import type { Tool } from "../../src/contracts/types.js";
@@ -24,7 +25,7 @@ import { gatedModel, startSlackHarness } from "./fake-slack-harness.js";
 import { settingsOf } from "./governance-kit.js";
 import { failingResumes } from "./failing-queue.js";
 import type { WorkQueue } from "../../src/runs/queue/work-queue.js";
-import { until } from "./memory-test-kit.js";
+import { temporaryFolder, until } from "./memory-test-kit.js";
 
 /** The people of a scenario: who asks, someone with no say, an approver, an admin. */
 export type Who = "alice" | "bob" | "approver" | "admin";
@@ -260,7 +261,11 @@ export const discordDriver: SurfaceDriver = {
   },
 };
 
-/** The console: one person (its user, who is every role here) answering its own prompts; no buttons. */
+/**
+ * The console: one person (its user, who is every role here) at a terminal, answering its own
+ * prompts: y or n at `approve? [y/N]`, Ctrl-C for Stop; no votes. A restart is a new console on
+ * the same store, as `npm start` again is.
+ */
 export const consoleDriver: SurfaceDriver = {
   name: "console",
   people: false,
@@ -278,32 +283,61 @@ export const consoleDriver: SurfaceDriver = {
         return `Posted (${writes}).`;
       },
     };
-    if (options.resumesDown) throw new Error("the console has no restart to take a waiting decision up");
-    const h = await startConsole({
-      model: new ScriptedModel(options.script),
-      tools: [post],
-      settings: settingsFor("console", ids, options),
-      watchedSettings: true,
-      schedules: {},
-    });
-    const unsupported = (what: string) => () => Promise.reject(new Error(`the console has no ${what}`));
+    const folder = await temporaryFolder();
+    let access: Access = options;
+    const open = (script: readonly ScriptStep[]) => {
+      const scripted = new ScriptedModel(script);
+      return startConsole({
+        model: options.stuck ? gatedModel(scripted) : scripted,
+        tools: [post],
+        env: { STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}` },
+        terminal: true,
+        settings: settingsFor("console", ids, access),
+        watchedSettings: true,
+        schedules: {},
+        ...(options.resumesDown ? { wrapQueue: resumesRefused } : {}),
+      });
+    };
+    let h = await open(options.script);
+    /** What the consoles before a restart showed. */
+    let before = "";
     return {
       otherChannel: "C0RANDOM",
-      service: h.service,
-      store: h.store,
+      get service() {
+        return h.service;
+      },
+      get store() {
+        return h.store;
+      },
       ask: async (_who, text) => h.type(text),
       command: async (_who, name) => h.type(`/${name}`),
       async click(_who, button) {
-        if (button !== "approve" && button !== "deny") throw new Error(`the console has no ${button} button`);
+        if (button === "up" || button === "down") throw new Error(`the console has no ${button} button`);
+        if (button === "stop") {
+          // Ctrl-C stops the run once it took a step (its status line shows it).
+          await h.waitFor("waiting for the model");
+          h.press("\u0003");
+          return;
+        }
         await h.waitFor("approve? [y/N]");
         h.type(button === "approve" ? "y" : "n");
       },
-      publicText: () => h.text(),
-      privateText: () => h.text(),
+      publicText: () => before + h.text(),
+      privateText: () => before + h.text(),
       writes: () => writes,
-      restart: unsupported("restart"),
-      govern: (access) => h.editSettings(settingsFor("console", ids, access)),
-      close: () => h.close(),
+      async restart(script) {
+        await h.close();
+        before += h.text();
+        h = await open(script);
+      },
+      async govern(changed) {
+        access = changed;
+        await h.editSettings(settingsFor("console", ids, changed));
+      },
+      async close() {
+        await h.close();
+        await folder.remove();
+      },
     };
   },
 };
