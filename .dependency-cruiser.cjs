@@ -45,6 +45,13 @@ module.exports = {
       to: { path: "^src/(main|app|app-[a-z-]+|resource-stack)\\.ts$" },
     },
     layer("adapters-on-top", "Only the root imports the chat adapters.", [...RUNS_AND_BELOW, "ops"], "^src/adapters/"),
+    {
+      name: "adapters-not-the-loop",
+      comment: "Every run goes through the runs: a chat adapter consumes the loop's events, and never drives the loop itself.",
+      severity: "error",
+      from: { path: "^src/adapters/" },
+      to: { path: "^src/agent/loop/" },
+    },
     layer(
       "ops-beside-adapters",
       "Health, metrics and the explorer watch the runs; nothing below imports them.",
