@@ -141,6 +141,17 @@ describe("a loop request to the demo model (the console's /demo loop)", () => {
     expect(reply.content).toContain("kept making the same current_time call with the same arguments (2 calls in all)");
   });
 
+  it("says what came back instead of the time when its first call was denied", async () => {
+    const messages: ChatMessage[] = [
+      { role: "user", content: `${LOOP_REQUEST} What time is it in UTC?` },
+      { role: "assistant", content: null, toolCalls: [{ id: "demo_1", name: "current_time", arguments: '{"timezone":"UTC"}' }] },
+      { role: "tool", toolCallId: "demo_1", content: "Denied by ada: the person did not approve running current_time, so it did not run." },
+    ];
+    const reply = await createDemoModel().complete({ messages, tools: [] }, live());
+    expect(reply.content).toMatch(/^I tried to look up the current time and got: Denied by ada: .* so it did not run\. Then I kept making/);
+    expect(reply.content).not.toContain("I looked up the current time");
+  });
+
   it("answers the next question of the conversation as usual", async () => {
     const earlier: ChatMessage[] = [
       { role: "user", content: `${LOOP_REQUEST} What time is it in UTC?` },

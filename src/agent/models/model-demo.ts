@@ -81,11 +81,16 @@ function demoReply(request: ModelRequest): ModelReply {
   return text(answerFrom(turn));
 }
 
-/** A loop request's summary: what the first call found, and that the repeats were why it was stopped. */
+/** A loop request's summary: what the first call found (or what came back instead: a denial, an error), and that the repeats were why it was stopped. */
 function loopSummary(messages: readonly ChatMessage[]): string {
   const { calls: made, results } = callsAndResults(messages);
   const first = [...results.values()][0];
-  const found = first !== undefined ? `I looked up the current time: ${firstLine(first)}.` : "I tried to look up the current time.";
+  const found =
+    first === undefined
+      ? "I tried to look up the current time."
+      : first.includes("ISO 8601")
+        ? `I looked up the current time: ${firstLine(first)}.`
+        : `I tried to look up the current time and got: ${firstLine(observationForPeople(first))}`;
   const calls = made.length;
   return (
     `${found} Then I kept making the same current_time call with the same arguments (${calls} ${calls === 1 ? "call" : "calls"} in all) ` +
