@@ -77,7 +77,7 @@ export interface CheckpointWriter {
 }
 
 /**
- * For a run nobody could continue (not recorded: the console's, whose caller waits in this
+ * For a run nobody could continue (not recorded: one asked with `ask`, whose caller waits in this
  * process): nothing would ever read its checkpoints, so none are written.
  */
 export const UNRECORDED_RUN: CheckpointWriter = { save: async () => {}, clear: async () => {} };

@@ -1,4 +1,4 @@
-// A worker's handling of one recorded message (or the console's own question), top to bottom:
+// A worker's handling of one recorded message (or a task asked with `ask`), top to bottom:
 // load it (a message done, gone or replayed needs nothing more) → refuse it? (access, limits:
 // the refusal is the answer) → set it up and run it, or continue it from its checkpoint (the
 // model is not asked again for steps already done) → conclude (show, mark, record done).
@@ -24,7 +24,7 @@ const RUN_SEGMENT = "message";
 const BAD_CHECKPOINT_ANSWER =
   "I could not continue your request after a restart: its saved progress could not be read. Nothing more was done; please ask again.";
 
-/** A message ready to run: its task, its record (none for the console's own question), and what an earlier process saved of it. */
+/** A message ready to run: its task, its record (none for a task asked with `ask`), and what an earlier process saved of it. */
 interface LoadedMessage {
   readonly intakeId: string;
   readonly task: Task;

@@ -1,5 +1,5 @@
 // What a worker needs of the surfaces to show a run: the caller waiting for it in this process
-// (the console, a click being handled here), or else the surface's presenter built from the
+// (a caller of `ask`, a click being handled here), or else the surface's presenter built from the
 // run's origin, so a worker that did not receive the event (another process, or after a restart)
 // can still show progress and answer in the right place. With neither there is no one to show it
 // to: the item is not run (see canShow), so it is never marked done unseen. The service's surface

@@ -18,7 +18,7 @@ import type { WorkerDeps } from "./worker-deps.js";
 
 export interface Runner {
   submit(task: Task, receipt: string): Promise<SubmitResult>;
-  /** Runs a task that is not recorded (the console): resolves with its outcome. */
+  /** Runs a task that is not recorded (`AgentService.ask`): resolves with its outcome. */
   ask(task: Task, sink: EventSink): Promise<RunOutcome>;
   /**
    * Queues the resume of a claimed decision, trying again while the queue is down; with `sink`, a
@@ -108,7 +108,7 @@ export function createRunner(deps: WorkerDeps): Runner {
           return false;
         },
       );
-      // A caller waiting here (the console) waits for the run however long its queueing takes.
+      // A caller waiting here waits for the run however long its queueing takes.
       return outcome ? { queued, outcome: await outcome } : { queued };
     },
 

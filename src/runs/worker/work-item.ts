@@ -11,7 +11,7 @@ import type { WorkContext } from "./work-context.js";
 
 export interface WorkItems {
   handle(item: WorkItem, signal: AbortSignal): Promise<ItemEnd>;
-  /** The console's own question, run without a record: its item finds the task here. */
+  /** A task asked with `ask`, run without a record: its item finds the task here. */
   readonly localTasks: Map<string, Task>;
   /** Resolves with whether the paused run's item ended it, once an item for it is handled. */
   awaitPaused(runId: string, callId: string): Promise<boolean>;
