@@ -35,7 +35,21 @@ export interface ModelRequest {
   readonly responseFormat?: "json_object";
   /** Told before each retry of a failed try, so a person waiting sees why. Must not throw. */
   readonly onRetry?: (retry: ModelRetry) => void;
+  /**
+   * Given, the reply is streamed: each piece as it arrives, then the same ModelReply as without it.
+   * A try that fails after streaming some is followed by a `restart` before the next try's pieces.
+   * Must not throw.
+   */
+  readonly onDelta?: (delta: ModelDelta) => void;
 }
+
+/** A piece of a reply as the server streams it. */
+export type ModelDelta =
+  | { readonly kind: "text"; readonly text: string }
+  /** A tool call's pieces by its index in the reply: its id and name once, its arguments' text in fragments (JSON cut anywhere). */
+  | { readonly kind: "tool_call"; readonly index: number; readonly id?: string; readonly name?: string; readonly arguments: string }
+  /** The try that streamed so far failed and another starts (a retry, another endpoint): what it streamed is void. */
+  | { readonly kind: "restart"; readonly cause: string };
 
 /** A try failed in a way worth retrying; the next one starts after `waitMs`. */
 export interface ModelRetry {

@@ -8,7 +8,7 @@ export type * from "./files.js";
 
 // ---- Messages and the model seam: in model.ts beside this file ----
 
-export type { ChatMessage, Model, ModelReply, ModelRequest, ModelRetry, TokenUsage, ToolCall, ToolSchema } from "./model.js";
+export type { ChatMessage, Model, ModelDelta, ModelReply, ModelRequest, ModelRetry, TokenUsage, ToolCall, ToolSchema } from "./model.js";
 
 // ---- People, surfaces, tasks ----
 
@@ -208,6 +208,13 @@ export type AgentEvent =
     }
   /** Before the first step of a run whose message brought files: what became of each. */
   | { readonly type: "files"; readonly runId: string; readonly files: readonly FileOutcome[] }
+  /**
+   * Text the model is writing in this step, as it streams (the answer, or what it says before a tool
+   * call): surfaces show it as it comes. `text` is the new piece, not the whole so far.
+   */
+  | { readonly type: "text_delta"; readonly runId: string; readonly step: number; readonly text: string }
+  /** What this step streamed is void: its try failed and another starts (a retry, another endpoint). */
+  | { readonly type: "text_restart"; readonly runId: string; readonly step: number }
   | {
       readonly type: "model_replied";
       readonly runId: string;
