@@ -1,8 +1,12 @@
 // A scriptable OpenAI-compatible server on 127.0.0.1 for driving the real `openai` SDK.
 // Each POST /v1/chat/completions takes the next queued response; every request is recorded.
+// A request with `stream: true` gets the same scripted completion as server-sent chunks
+// (fake-openai-stream.ts), paced as the response says; the server refuses what the real API
+// refuses (`stream_options` without `stream`), and can be one that refuses `stream` itself.
 import { once } from "node:events";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { completionChunks, sseEvent, streamableCompletion } from "./fake-openai-stream.js";
 
 export interface FakeResponse {
   /** Default 200. */
@@ -14,6 +18,21 @@ export interface FakeResponse {
   readonly hang?: true;
   /** Answer after this long (a model that takes its time). */
   readonly delayMs?: number;
+  /** How a `stream: true` request gets its chunks; without it, all of them at once. */
+  readonly pace?: StreamPace;
+}
+
+/** A stream that sends `afterChunks` chunks, then waits (the connection open) for `until`, or for ever without it; or breaks off there. */
+export interface StreamPace {
+  readonly afterChunks: number;
+  readonly until?: Promise<void>;
+  /** The connection is cut (the socket destroyed) after those chunks instead. */
+  readonly cut?: true;
+}
+
+export interface FakeOpenAIOptions {
+  /** A server that can't stream: a request with `stream: true` is refused with a 400 naming it, the queue untouched. */
+  readonly refusesStream?: true;
 }
 
 export interface RecordedRequest {
@@ -35,8 +54,10 @@ export interface FakeOpenAI {
   /** Every chat-completions request, in arrival order. */
   readonly requests: RecordedRequest[];
   enqueue(...responses: ScriptedResponse[]): void;
-  /** How many requests left hanging the client gave up on (it closed the connection: a cancelled call). */
+  /** How many answers (a hanging one, a stream still going) the client gave up on: it closed the connection, a cancelled call. */
   cancelled(): number;
+  /** Resolves once at least `count` answers were cancelled; rejects after `timeoutMs`. */
+  waitForCancelled(count: number, timeoutMs?: number): Promise<void>;
   /** Resolves once at least `count` requests arrived; rejects after `timeoutMs`. */
   waitForRequests(count: number, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -60,13 +81,14 @@ export function textReply(text: string, usage?: UsageSpec): FakeResponse {
   return completion({ role: "assistant", content: text }, "stop", usage);
 }
 
-export function toolCallReply(calls: readonly ToolCallSpec[], usage?: UsageSpec): FakeResponse {
+/** `text`: what the model writes before its calls (what it is about to do). */
+export function toolCallReply(calls: readonly ToolCallSpec[], usage?: UsageSpec, text?: string): FakeResponse {
   const toolCalls = calls.map((call, index) => ({
     id: call.id ?? `call_fake_${index + 1}`,
     type: "function",
     function: { name: call.name, arguments: typeof call.args === "string" ? call.args : JSON.stringify(call.args) },
   }));
-  return completion({ role: "assistant", content: null, tool_calls: toolCalls }, "tool_calls", usage);
+  return completion({ role: "assistant", content: text ?? null, tool_calls: toolCalls }, "tool_calls", usage);
 }
 
 export function errorReply(status: number, message: string, headers?: Record<string, string>): FakeResponse {
@@ -97,12 +119,19 @@ function completion(message: object, finishReason: string, usage?: UsageSpec): F
 
 const EXHAUSTED: FakeResponse = errorReply(500, "fake server: no scripted response left for this request");
 
-export async function startFakeOpenAI(): Promise<FakeOpenAI> {
+/** As the real API words it (a 400 invalid_request_error naming the parameter). */
+const STREAM_OPTIONS_WITHOUT_STREAM = errorReply(400, "The 'stream_options' parameter is only allowed when 'stream' is enabled.");
+const STREAM_REFUSED = errorReply(400, "stream is not supported by this server");
+
+export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   const queue: ScriptedResponse[] = [];
   const requests: RecordedRequest[] = [];
   const waiters = new Set<() => void>();
   let cancelled = 0;
   let closing = false;
+  const wake = () => {
+    for (const waiter of waiters) waiter();
+  };
 
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -115,21 +144,45 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     }
     const recorded: RecordedRequest = { method: req.method, path, headers: req.headers, body: parseJson(text) };
     requests.push(recorded);
-    for (const wake of waiters) wake();
+    wake();
+    const streaming = recorded.body?.stream === true;
+    if (recorded.body?.stream_options !== undefined && !streaming) return send(res, STREAM_OPTIONS_WITHOUT_STREAM);
+    if (streaming && options.refusesStream) return send(res, STREAM_REFUSED);
+    // An answer the client closes before it ended is a cancelled call.
+    res.once("close", () => {
+      if (!res.writableEnded && !closing) {
+        cancelled += 1;
+        wake();
+      }
+    });
     const next = queue.shift() ?? EXHAUSTED;
     const response = typeof next === "function" ? next(recorded) : next;
-    if (response.hang) {
-      res.once("close", () => {
-        if (!closing) cancelled += 1;
-      });
-      return;
-    }
-    if (response.delayMs) setTimeout(() => send(res, response), response.delayMs);
-    else send(res, response);
+    if (response.hang) return;
+    if (response.delayMs) await new Promise((resolve) => setTimeout(resolve, response.delayMs));
+    const completion = streaming && (response.status ?? 200) === 200 ? streamableCompletion(response.body) : undefined;
+    if (!completion) return send(res, response);
+    await sendStream(res, completionChunks(completion, recorded.body.stream_options?.include_usage === true), response);
   });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  /** Resolves once `reached()`; rejects after `timeoutMs` with `what`. */
+  const until = (reached: () => boolean, what: () => string, timeoutMs: number) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (!reached()) return;
+        waiters.delete(check);
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`fake OpenAI server: ${what()} after ${timeoutMs} ms`));
+      }, timeoutMs);
+      waiters.add(check);
+      check();
+    });
 
   return {
     url,
@@ -137,22 +190,18 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     requests,
     enqueue: (...responses) => void queue.push(...responses),
     cancelled: () => cancelled,
-    waitForRequests(count, timeoutMs = 5_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          if (requests.length < count) return;
-          waiters.delete(check);
-          clearTimeout(timer);
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`fake OpenAI server: ${requests.length} of ${count} requests after ${timeoutMs} ms`));
-        }, timeoutMs);
-        waiters.add(check);
-        check();
-      });
-    },
+    waitForRequests: (count, timeoutMs = 5_000) =>
+      until(
+        () => requests.length >= count,
+        () => `${requests.length} of ${count} requests`,
+        timeoutMs,
+      ),
+    waitForCancelled: (count, timeoutMs = 5_000) =>
+      until(
+        () => cancelled >= count,
+        () => `${cancelled} of ${count} cancelled answers`,
+        timeoutMs,
+      ),
     async close() {
       closing = true;
       server.closeAllConnections();
@@ -160,6 +209,23 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       await once(server, "close");
     },
   };
+}
+
+/** The chunks as server-sent events, paced as the response says; stops writing once the client is gone. */
+async function sendStream(res: ServerResponse, chunks: readonly object[], response: FakeResponse): Promise<void> {
+  res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", ...response.headers });
+  const pace = response.pace;
+  for (const [index, chunk] of chunks.entries()) {
+    if (pace && index === pace.afterChunks) {
+      // What was written goes out before the pause or the cut.
+      await new Promise((resolve) => res.write("", resolve));
+      if (pace.cut) return void res.socket?.destroy();
+      await (pace.until ?? new Promise<never>(() => {}));
+      if (res.destroyed) return;
+    }
+    res.write(sseEvent(chunk));
+  }
+  res.end(sseEvent("[DONE]"));
 }
 
 function send(res: ServerResponse, response: FakeResponse): void {
