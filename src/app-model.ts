@@ -19,14 +19,14 @@ export type ChosenModel = {
 };
 
 export async function chooseModel(config: Config, logger: Logger): Promise<ChosenModel> {
-  const { apiKey, baseUrl, name, timeoutMs, maxRetries } = config.model;
+  const { apiKey, baseUrl, name, timeoutMs, streamIdleMs, maxRetries } = config.model;
   if (!apiKey) return { kind: "demo", model: createDemoModel(), description: { kind: "demo", unusedBaseUrl: baseUrl } };
   // Loaded only for a real model: the demo and the console start without the OpenAI SDK.
   const { createOpenAIModel } = await import("./agent/models/model-openai.js");
   const clients = new Map<string, Model>();
   const modelFor = (other: string): Model =>
     clients.get(other) ??
-    clients.set(other, createOpenAIModel({ apiKey, baseUrl, model: other, timeoutMs, maxRetries, logger })).get(other)!;
+    clients.set(other, createOpenAIModel({ apiKey, baseUrl, model: other, timeoutMs, streamIdleMs, maxRetries, logger })).get(other)!;
   return { kind: "remote", model: modelFor(name), description: { kind: "remote", name, baseUrl }, modelFor };
 }
 

@@ -26,6 +26,7 @@ function model(overrides: Partial<OpenAIModelOptions> = {}) {
     baseUrl: server.baseUrl,
     model: "gpt-4o-mini",
     timeoutMs: 5_000,
+    streamIdleMs: 5_000,
     maxRetries: 2,
     logger: silentLogger,
     ...overrides,

@@ -25,7 +25,11 @@ export const modelArea = area({
     }),
     timeoutMs: variable("OPENAI_TIMEOUT_MS", wholeNumber(1_000, 600_000), {
       default: 60_000,
-      meaning: "per model call (each attempt)",
+      meaning: "per model call (each attempt), until the server starts answering",
+    }),
+    streamIdleMs: variable("MODEL_STREAM_IDLE_MS", wholeNumber(1_000, 600_000), {
+      default: 30_000,
+      meaning: "a streamed answer that sends nothing for this long counts as a failed attempt (retried like a timeout)",
     }),
     maxRetries: variable("OPENAI_MAX_RETRIES", wholeNumber(0, 10), {
       default: 3,

@@ -43,6 +43,7 @@ const model = createOpenAIModel({
   baseUrl: openaiBaseUrl,
   model: "gpt-4o",
   timeoutMs: 30_000,
+  streamIdleMs: 30_000,
   maxRetries: 0,
   logger: silentLogger,
 });

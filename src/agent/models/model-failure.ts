@@ -52,6 +52,41 @@ export function describeModelError(error: unknown, context: ModelFailureContext)
   return { cause: `unexpected failure talking to ${server}: ${redact(messageOf(error), context.apiKey)}`, fix: "", retryable: false };
 }
 
+/**
+ * A failure while the answer streamed, after the server took the request. Never throws. A stream
+ * that broke off or that the server ended with an error event is worth another try; one that is
+ * not in the chat format is not.
+ */
+export function describeStreamError(error: unknown, context: ModelFailureContext): ModelFailure {
+  const { server } = context;
+  if (error instanceof SyntaxError)
+    return {
+      cause: `the server at ${server} streamed something that is not in the OpenAI chat format`,
+      fix: "check OPENAI_BASE_URL",
+      retryable: false,
+    };
+  if (error instanceof APIError && error.status === undefined)
+    return {
+      cause: `the model server ended its answer with an error${serverMessage(error, context.apiKey)}`,
+      fix: "check the model server",
+      retryable: true,
+    };
+  const network = networkCause(error);
+  const detail = network ? networkCausePhrase(network) : (innermostMessage(error) ?? messageOf(error));
+  return {
+    cause: `the answer from ${server} broke off (${redact(detail, context.apiKey)})`,
+    fix: "check the model server",
+    retryable: true,
+  };
+}
+
+/** The server refused the request for asking to stream (a 4xx that names `stream`, e.g. 400 "stream not supported"): it is asked again without. */
+export function refusedStreaming(error: unknown): boolean {
+  if (!(error instanceof APIError) || typeof error.status !== "number") return false;
+  const refusal = error.status >= 400 && error.status < 500 && ![401, 403, 404, 408, 409, 429].includes(error.status);
+  return refusal && /stream/i.test(error.message);
+}
+
 function describeStatus(error: APIError, status: number, context: ModelFailureContext): ModelFailure {
   const said = serverMessage(error, context.apiKey);
   const answered = `the model server answered ${status}${said}`;

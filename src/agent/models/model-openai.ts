@@ -6,6 +6,12 @@
 // wait), because the SDK tells its caller nothing between tries: each retry is announced
 // (request.onRetry) so a person waiting sees "model not answering, retry 2 of 3", and the
 // wait between tries ends at once when the signal aborts.
+//
+// A request with `onDelta` is streamed (`stream: true`, usage in the last chunk) through the
+// SDK's own server-sent-event stream; its chunks add up to the same reply (openai-streamed-reply.ts).
+// A stream that sends nothing for `streamIdleMs` is a failed try like a timeout, and a try that
+// fails after streaming some is retried after a restart. A server that refuses `stream` is asked
+// without it from then on; its whole answer is still told as one piece before the reply returns.
 import { setTimeout as sleep } from "node:timers/promises";
 import OpenAI from "openai";
 import type {
@@ -13,50 +19,27 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
-import { z } from "zod";
 import { ModelUnavailableError, type ModelFailure } from "../../errors.js";
 import type { Logger } from "../../logger.js";
-import { describeModelError, retryDelayMs } from "./model-failure.js";
-import type { ChatMessage, ContentPart, Model, ModelReply, ModelRequest, TokenUsage, ToolCall } from "../../contracts/types.js";
+import { describeModelError, describeStreamError, refusedStreaming, retryDelayMs, type ModelFailureContext } from "./model-failure.js";
+import { toReply } from "./openai-reply.js";
+import { StreamedReply } from "./openai-streamed-reply.js";
+import { toldAsStream } from "./reply-deltas.js";
+import type { ChatMessage, ContentPart, Model, ModelReply, ModelRequest } from "../../contracts/types.js";
 
 export interface OpenAIModelOptions {
   readonly apiKey: string;
   /** Defaults to OpenAI's own endpoint (the SDK's default). */
   readonly baseUrl?: string;
   readonly model: string;
-  /** Per try. */
+  /** Per try, until the server starts answering. */
   readonly timeoutMs: number;
+  /** A streamed answer that sends nothing for this long is a failed try. */
+  readonly streamIdleMs: number;
   /** Tries after the first one, for failures worth retrying. */
   readonly maxRetries: number;
   readonly logger: Logger;
 }
-
-// The reply is untrusted: only what we use is checked, and unknown tool-call kinds are skipped.
-const FunctionCall = z.object({
-  id: z.string().nullish(),
-  type: z.literal("function").optional(),
-  // A call without a name is kept (as ""), so the model is told what was wrong instead of that its reply was empty.
-  function: z.object({ name: z.string().nullish(), arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish() }),
-});
-
-const CompletionReply = z.object({
-  choices: z
-    .array(
-      z.object({
-        message: z.object({ content: z.string().nullish(), tool_calls: z.array(z.unknown()).nullish() }).nullish(),
-      }),
-    )
-    .nullish(),
-  usage: z
-    .object({
-      prompt_tokens: z.number(),
-      completion_tokens: z.number(),
-      // OpenAI's prompt caching (and servers that copy it) say how much of the prompt came from the cache.
-      // A malformed detail costs only the detail, never the reply.
-      prompt_tokens_details: z.object({ cached_tokens: z.number().int().nonnegative().nullish() }).nullish().catch(undefined),
-    })
-    .nullish(),
-});
 
 export function createOpenAIModel(options: OpenAIModelOptions): Model {
   const logger = options.logger.child({ component: "model" });
@@ -75,23 +58,92 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
     },
   });
   const server = withoutCredentials(client.baseURL);
-  const context = { server, model: options.model, timeoutMs: options.timeoutMs, apiKey: options.apiKey };
+  const context: ModelFailureContext = { server, model: options.model, timeoutMs: options.timeoutMs, apiKey: options.apiKey };
   let callNumber = 0;
+  /** Until the server refuses `stream` once: then it is asked without, for the life of this client. */
+  let streams = true;
 
-  /** One reply, or the failure of the last try; each retry is announced first. */
-  async function tryUntilDone(request: ModelRequest, signal: AbortSignal): Promise<unknown> {
-    const body = toRequestBody(options.model, request);
-    for (let retry = 1; ; retry++) {
+  /** One try: streamed when the caller asked for pieces and the server streams, else whole (told as one piece). */
+  async function tryOnce(
+    body: ChatCompletionCreateParamsNonStreaming,
+    request: ModelRequest,
+    pieces: StreamedReply | undefined,
+    signal: AbortSignal,
+    thisCall: number,
+  ): Promise<ModelReply> {
+    if (pieces && streams) {
+      const streamed = await streamOnce(body, pieces, signal);
+      if (streamed) return streamed;
+      refuseStreams("it answered a stream request with no stream");
+    }
+    return toldAsStream(toReply(await client.chat.completions.create(body, { signal }), thisCall, server), request.onDelta);
+  }
+
+  function refuseStreams(why: string): void {
+    streams = false;
+    logger.info({ model: options.model, server, why }, "the model server does not stream; asking it without streaming from now on");
+  }
+
+  /**
+   * The reply of one streamed try; undefined when the server sent no chunk (it can't stream). Its
+   * own controller ends the request on the caller's abort or when the stream stalls.
+   */
+  async function streamOnce(
+    body: ChatCompletionCreateParamsNonStreaming,
+    pieces: StreamedReply,
+    signal: AbortSignal,
+  ): Promise<ModelReply | undefined> {
+    const own = new AbortController();
+    const abort = () => own.abort(signal.reason);
+    signal.addEventListener("abort", abort, { once: true });
+    let idle: NodeJS.Timeout | undefined;
+    try {
+      const stream = await client.chat.completions.create(
+        { ...body, stream: true, stream_options: { include_usage: true } },
+        { signal: own.signal },
+      );
+      idle = setTimeout(() => own.abort(), options.streamIdleMs);
       try {
-        return await client.chat.completions.create(body, { signal });
+        for await (const chunk of stream) {
+          idle.refresh();
+          pieces.add(chunk);
+        }
+      } catch (error) {
+        if (error instanceof ModelUnavailableError) throw error;
+        throw new ModelUnavailableError(describeStreamError(error, context));
+      }
+      // An aborted stream ends quietly (the SDK's way): who aborted it decides what that was.
+      signal.throwIfAborted();
+      if (own.signal.aborted) throw new ModelUnavailableError(stalled(server, options.streamIdleMs));
+      return pieces.reply();
+    } finally {
+      clearTimeout(idle);
+      signal.removeEventListener("abort", abort);
+    }
+  }
+
+  /** One reply, or the failure of the last try; each retry is announced first (after a restart when the failed try streamed some). */
+  async function tryUntilDone(request: ModelRequest, signal: AbortSignal, thisCall: number): Promise<ModelReply> {
+    const body = toRequestBody(options.model, request);
+    const onDelta = request.onDelta;
+    for (let retry = 1; ; ) {
+      const pieces = onDelta ? new StreamedReply(onDelta, thisCall, server) : undefined;
+      try {
+        return await tryOnce(body, request, pieces, signal, thisCall);
       } catch (error) {
         if (signal.aborted) throw error;
-        const failure = describeModelError(error, context);
+        if (pieces && streams && !pieces.streamedAny && refusedStreaming(error)) {
+          refuseStreams(describeModelError(error, context).cause);
+          continue;
+        }
+        const failure = error instanceof ModelUnavailableError ? error.failure : describeModelError(error, context);
         if (!failure.retryable || retry > options.maxRetries) throw new ModelUnavailableError(afterTries(failure, retry));
         const waitMs = retryDelayMs(error, retry);
         logger.debug({ model: options.model, retry, of: options.maxRetries, waitMs, cause: failure.cause }, "model call retrying");
+        if (pieces?.streamedAny) onDelta?.({ kind: "restart", cause: failure.cause });
         request.onRetry?.({ retry, of: options.maxRetries, cause: failure.cause, waitMs });
         await sleep(waitMs, undefined, { signal });
+        retry += 1;
       }
     }
   }
@@ -105,7 +157,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
         logger.debug({ model: options.model, durationMs: Date.now() - started, status, ...extra }, "model call");
       try {
         signal.throwIfAborted();
-        const reply = toReply(await tryUntilDone(request, signal), thisCall, server);
+        const reply = await tryUntilDone(request, signal, thisCall);
         log("ok", {
           promptTokens: reply.usage?.promptTokens,
           completionTokens: reply.usage?.completionTokens,
@@ -122,6 +174,15 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
         throw unavailable;
       }
     },
+  };
+}
+
+/** A stream that sent nothing for the idle time: worth another try, like a timeout. */
+function stalled(server: string, idleMs: number): ModelFailure {
+  return {
+    cause: `the answer from ${server} stalled: nothing came for ${idleMs} ms`,
+    fix: "check the model server, or raise MODEL_STREAM_IDLE_MS",
+    retryable: true,
   };
 }
 
@@ -179,38 +240,6 @@ function toOpenAIPart(part: ContentPart): ChatCompletionContentPart {
   if ("data" in part.source)
     return { type: "image_url", image_url: { url: `data:${part.mime};base64,${part.source.data}`, detail: "auto" } };
   return { type: "text", text: `[image "${part.file.name}" could not be loaded for this request]` };
-}
-
-function toReply(raw: unknown, callNumber: number, server: string): ModelReply {
-  const parsed = CompletionReply.safeParse(raw);
-  if (!parsed.success) {
-    throw new ModelUnavailableError({
-      cause: `the server at ${server} did not answer in the OpenAI chat format`,
-      fix: "check OPENAI_BASE_URL",
-      retryable: false,
-    });
-  }
-  const message = parsed.data.choices?.[0]?.message;
-  const usage = parsed.data.usage;
-  return {
-    content: message?.content ?? null,
-    toolCalls: (message?.tool_calls ?? []).flatMap((entry, index) => toToolCall(entry, `call_${callNumber}_${index + 1}`)),
-    ...(usage ? { usage: usageOf(usage) } : {}),
-  };
-}
-
-function usageOf(usage: NonNullable<z.infer<typeof CompletionReply>["usage"]>): TokenUsage {
-  const cached = Math.min(usage.prompt_tokens_details?.cached_tokens ?? 0, usage.prompt_tokens);
-  return { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, ...(cached > 0 ? { cachedTokens: cached } : {}) };
-}
-
-/** Arguments pass through raw; some local servers send an object or leave out the id. */
-function toToolCall(entry: unknown, fallbackId: string): ToolCall[] {
-  const parsed = FunctionCall.safeParse(entry);
-  if (!parsed.success) return [];
-  const { id, function: fn } = parsed.data;
-  const args = fn.arguments ?? "";
-  return [{ id: id || fallbackId, name: fn.name ?? "", arguments: typeof args === "string" ? args : JSON.stringify(args) }];
 }
 
 function withoutCredentials(url: string): string {
