@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { call, calls, say, ScriptedModel } from "./support/model-scripted.js";
-import type { ChatMessage, ModelRequest } from "../src/contracts/types.js";
+import type { ChatMessage, ModelDelta, ModelRequest } from "../src/contracts/types.js";
 
 const live = () => new AbortController().signal;
 const request = (text: string): ModelRequest => ({ messages: [{ role: "user", content: text }], tools: [] });
@@ -87,6 +87,20 @@ describe("ScriptedModel", () => {
     expect(settled).toBe(false);
     controller.abort();
     await expect(pending).rejects.toMatchObject({ name: "AbortError" });
+  });
+
+  it("asked for pieces, streams a failed try's text and a restart (falseStart), then the reply word by word and its calls, before it settles", async () => {
+    const model = new ScriptedModel([{ falseStart: "Lost words", text: "Kept words", calls: [{ name: "calculator", args: { x: 1 } }] }]);
+    const deltas: ModelDelta[] = [];
+    const reply = await model.complete({ ...request("a"), onDelta: (delta) => deltas.push(delta) }, live());
+    expect(deltas).toEqual([
+      { kind: "text", text: "Lost" },
+      { kind: "text", text: " words" },
+      { kind: "restart", cause: "the scripted try failed mid-stream" },
+      { kind: "text", text: "Kept" },
+      { kind: "text", text: " words" },
+      { kind: "tool_call", index: 0, id: reply.toolCalls[0]!.id, name: "calculator", arguments: '{"x":1}' },
+    ]);
   });
 
   it("rejects at once when the signal is already aborted, and still records the request", async () => {

@@ -1,5 +1,7 @@
 // A model that plays a script: one scripted reply per complete() call, recording every
-// request it was sent. For unit tests of the loop and for benchmarks.
+// request it was sent. Asked with `onDelta`, it streams the reply (its text word by word, then
+// its calls) before it settles, as the real client does. For unit tests of the loop and for benchmarks.
+import { replyDeltas, wordByWord } from "../../src/agent/models/reply-deltas.js";
 import type { Model, ModelReply, ModelRequest, TokenUsage, ToolCall } from "../../src/contracts/types.js";
 
 export interface ScriptedCall {
@@ -20,6 +22,8 @@ export interface ScriptedReply {
   readonly delayMs?: number;
   /** Never settles until the signal aborts. */
   readonly never?: true;
+  /** Streamed first by a try that failed (then a restart) when the call is asked with `onDelta`: a retry mid-stream. */
+  readonly falseStart?: string;
 }
 
 /** A reply, or a function that builds one from what the model was sent (`callIndex` is 0-based). */
@@ -60,15 +64,18 @@ export class ScriptedModel implements Model {
         `ScriptedModel "${this.name}": the script has ${this.script.length} replies and call ${callIndex + 1} asked for another`,
       );
     }
-    const reply = typeof step === "function" ? step(request, callIndex) : step;
-    if (reply.never) await abortOf(signal);
-    if (reply.delayMs !== undefined) await delay(reply.delayMs, signal);
-    if (reply.error) throw reply.error;
-    return {
-      content: reply.text ?? null,
-      toolCalls: (reply.calls ?? []).map((call) => this.toToolCall(call)),
-      ...(reply.usage ? { usage: reply.usage } : {}),
+    const scripted = typeof step === "function" ? step(request, callIndex) : step;
+    const reply: ModelReply = {
+      content: scripted.text ?? null,
+      toolCalls: (scripted.calls ?? []).map((call) => this.toToolCall(call)),
+      ...(scripted.usage ? { usage: scripted.usage } : {}),
     };
+    // What it has is streamed before it waits or fails: a Stop or an error can come mid-stream.
+    if (request.onDelta) streamTo(request.onDelta, scripted, reply);
+    if (scripted.never) await abortOf(signal);
+    if (scripted.delayMs !== undefined) await delay(scripted.delayMs, signal);
+    if (scripted.error) throw scripted.error;
+    return reply;
   }
 
   private toToolCall(call: ScriptedCall): ToolCall {
@@ -79,6 +86,14 @@ export class ScriptedModel implements Model {
       arguments: typeof call.args === "string" ? call.args : JSON.stringify(call.args),
     };
   }
+}
+
+function streamTo(onDelta: NonNullable<ModelRequest["onDelta"]>, scripted: ScriptedReply, reply: ModelReply): void {
+  if (scripted.falseStart !== undefined) {
+    for (const piece of wordByWord(scripted.falseStart)) onDelta({ kind: "text", text: piece });
+    onDelta({ kind: "restart", cause: "the scripted try failed mid-stream" });
+  }
+  for (const delta of replyDeltas(reply, wordByWord)) onDelta(delta);
 }
 
 /** Rejects with the signal's reason once it aborts; never resolves. */
