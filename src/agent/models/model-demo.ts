@@ -1,10 +1,12 @@
 // The offline demo model, for console mode without OPENAI_API_KEY. It works through the real
 // tools so a newcomer sees the loop, the trace and the guards without any server: it answers
 // arithmetic and time questions, and a question that starts with `/demo loop` (the console's
-// command) makes it repeat one call until a guard stops it, in a run like any other.
+// command) makes it repeat one call until a guard stops it, in a run like any other. Asked for
+// pieces (onDelta), it streams its reply word by word, so the console shows the streamed path.
 // Contract: deterministic (the reply depends only on the request) and never throw.
 import { observationForPeople } from "../../contracts/observation-text.js";
 import { shorten } from "../../contracts/trace-text.js";
+import { toldAsStream, wordByWord } from "./reply-deltas.js";
 import type { ChatMessage, Model, ModelReply, ModelRequest, ToolCall, UserContent } from "../../contracts/types.js";
 
 interface PlannedCall {
@@ -64,7 +66,7 @@ const LOOPED_CALL: PlannedCall = { name: "current_time", args: { timezone: "UTC"
 export function createDemoModel(): Model {
   return {
     name: "offline-demo",
-    complete: async (request) => demoReply(request),
+    complete: async (request) => toldAsStream(demoReply(request), request.onDelta, wordByWord),
   };
 }
 
