@@ -46,13 +46,8 @@ function streamed(retries: ModelRetry[] = []) {
     onRetry: (retry) => retries.push(retry),
   };
   /** The text streamed since the last restart. */
-  const text = () => {
-    const restart = deltas.findLastIndex((delta) => delta.kind === "restart");
-    return deltas
-      .slice(restart + 1)
-      .map((delta) => (delta.kind === "text" ? delta.text : ""))
-      .join("");
-  };
+  const text = () =>
+    deltas.reduce((sofar, delta) => (delta.kind === "restart" ? "" : delta.kind === "text" ? sofar + delta.text : sofar), "");
   return { request, deltas, first, text };
 }
 
