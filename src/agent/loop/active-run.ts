@@ -12,6 +12,7 @@ import type { GuardCounters, RunState } from "./run-state.js";
 import { addUsage, RunContext } from "./run-context.js";
 import { RunCancellation } from "./run-cancellation.js";
 import { logStep } from "./step-log.js";
+import { streamedTextRelay } from "./streamed-text.js";
 import { UsageMeter } from "./usage-meter.js";
 import { meteredModel } from "../models/metered-model.js";
 import { summarize, summaryTimeoutMs } from "../context/summary.js";
@@ -181,6 +182,7 @@ export class ActiveRun {
       messages: this.context.messages,
       tools: this.deps.tools.schemas,
       onRetry: (retry) => this.emit({ type: "model_retrying", runId: this.runId, step: index, ...retry }),
+      onDelta: streamedTextRelay(this.runId, index, this.emitter),
     };
     this.emit({ type: "step_started", runId: this.runId, step: index, request });
     const called = performance.now();
