@@ -45,7 +45,15 @@ async function service(model: ScriptedModel | ReturnType<typeof createOpenAIMode
 }
 
 const openaiModel = (model: string) =>
-  createOpenAIModel({ apiKey: "sk-test", baseUrl: openai.baseUrl, model, timeoutMs: 10_000, streamIdleMs: 10_000, maxRetries: 0, logger: silentLogger });
+  createOpenAIModel({
+    apiKey: "sk-test",
+    baseUrl: openai.baseUrl,
+    model,
+    timeoutMs: 10_000,
+    streamIdleMs: 10_000,
+    maxRetries: 0,
+    logger: silentLogger,
+  });
 
 async function screenshot() {
   return described(

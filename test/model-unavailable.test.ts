@@ -27,7 +27,15 @@ function logged(level = "info") {
 }
 
 function openai(baseUrl: string, maxRetries: number, logger = logged().logger) {
-  return createOpenAIModel({ apiKey: "sk-test-abcdefghijklmnop", baseUrl, model: "gpt-4o-mini", timeoutMs: 5_000, streamIdleMs: 5_000, maxRetries, logger });
+  return createOpenAIModel({
+    apiKey: "sk-test-abcdefghijklmnop",
+    baseUrl,
+    model: "gpt-4o-mini",
+    timeoutMs: 5_000,
+    streamIdleMs: 5_000,
+    maxRetries,
+    logger,
+  });
 }
 
 async function closedPort(): Promise<number> {
