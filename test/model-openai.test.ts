@@ -2,11 +2,11 @@ import { createServer } from "node:net";
 import { once } from "node:events";
 import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createOpenAIModel, type OpenAIModelOptions } from "../src/agent/models/model-openai.js";
+import type { OpenAIModelOptions } from "../src/agent/models/model-openai.js";
 import type { ModelRequest, ModelRetry } from "../src/contracts/types.js";
 import { ModelUnavailableError } from "../src/errors.js";
-import { silentLogger } from "../src/logger.js";
 import { errorReply, startFakeOpenAI, textReply, toolCallReply, type FakeOpenAI } from "./support/fake-openai-server.js";
+import { openAIClient } from "./support/openai-client.js";
 
 const API_KEY = "sk-test-abcdefghijklmnop1234";
 
@@ -21,16 +21,7 @@ afterEach(async () => {
 });
 
 function model(overrides: Partial<OpenAIModelOptions> = {}) {
-  return createOpenAIModel({
-    apiKey: API_KEY,
-    baseUrl: server.baseUrl,
-    model: "gpt-4o-mini",
-    timeoutMs: 5_000,
-    streamIdleMs: 5_000,
-    maxRetries: 2,
-    logger: silentLogger,
-    ...overrides,
-  });
+  return openAIClient(server.baseUrl, { apiKey: API_KEY, ...overrides });
 }
 
 const ask: ModelRequest = { messages: [{ role: "user", content: "hi" }], tools: [] };

@@ -3,12 +3,11 @@
 // before the step's model_replied; tool-call fragments make no event. The answer is the last
 // step's streamed text; a Stop mid-stream cancels the model request at once.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createOpenAIModel } from "../../../src/agent/models/model-openai.js";
 import { stoppedByStop } from "../../../src/agent/guards/external-stops.js";
 import { runAgent } from "../../../src/agent/loop/loop.js";
 import type { AgentEvent } from "../../../src/contracts/types.js";
-import { silentLogger } from "../../../src/logger.js";
 import { startFakeOpenAI, textReply, toolCallReply, type FakeOpenAI } from "../../support/fake-openai-server.js";
+import { openAIClient } from "../../support/openai-client.js";
 import { answered, consoleOrigin, loopDeps, runQuestion } from "../../support/loop-harness.js";
 import { ScriptedModel } from "../../support/model-scripted.js";
 
@@ -66,16 +65,7 @@ describe("the loop with the real client against a streaming server", () => {
     await server.close();
   });
 
-  const model = () =>
-    createOpenAIModel({
-      apiKey: "sk-test",
-      baseUrl: server.baseUrl,
-      model: "gpt-4o-mini",
-      timeoutMs: 5_000,
-      streamIdleMs: 5_000,
-      maxRetries: 0,
-      logger: silentLogger,
-    });
+  const model = () => openAIClient(server.baseUrl, { maxRetries: 0 });
 
   it("streams the text a step writes before its tool call, then the answer step's text, which is the answer", async () => {
     server.enqueue(

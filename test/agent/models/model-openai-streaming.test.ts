@@ -2,11 +2,11 @@
 // server's server-sent chunks. Pieces arrive before the reply, add up to the reply a whole answer
 // makes, and every failure mid-stream is a try like any other (retried after a restart).
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createOpenAIModel, type OpenAIModelOptions } from "../../../src/agent/models/model-openai.js";
+import type { OpenAIModelOptions } from "../../../src/agent/models/model-openai.js";
 import type { ModelDelta, ModelRequest, ModelRetry } from "../../../src/contracts/types.js";
 import type { ModelUnavailableError } from "../../../src/errors.js";
-import { silentLogger } from "../../../src/logger.js";
 import { startFakeOpenAI, textReply, toolCallReply, type FakeOpenAI } from "../../support/fake-openai-server.js";
+import { openAIClient } from "../../support/openai-client.js";
 
 let server: FakeOpenAI;
 
@@ -18,18 +18,7 @@ afterEach(async () => {
   await server.close();
 });
 
-function model(overrides: Partial<OpenAIModelOptions> = {}) {
-  return createOpenAIModel({
-    apiKey: "sk-test",
-    baseUrl: server.baseUrl,
-    model: "gpt-4o-mini",
-    timeoutMs: 5_000,
-    streamIdleMs: 5_000,
-    maxRetries: 2,
-    logger: silentLogger,
-    ...overrides,
-  });
-}
+const model = (overrides: Partial<OpenAIModelOptions> = {}) => openAIClient(server.baseUrl, overrides);
 
 /** A request that asks for the pieces, and what came of it: every piece, and the first text piece as it arrived. */
 function streamed(retries: ModelRetry[] = []) {
