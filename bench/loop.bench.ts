@@ -5,6 +5,8 @@
 // ≥ 3 s per history size, then the median and p90 of 30 runs, and the process RSS.
 // Token counting and every guard are included. One TokenCounter serves every run (as in the
 // service) while the history is rebuilt as new objects per run, so only counts by content help.
+// The model streams its replies as pieces (as the real client does when the loop asks); a last
+// table sets that beside a model that answers whole, by turns.
 import { z } from "zod";
 import { createLoopDeps } from "../src/agent/loop/loop-deps.js";
 import { runAgent } from "../src/agent/loop/loop.js";
@@ -29,6 +31,8 @@ const AGENTS_SDK_MS: Record<number, number> = { 10: 0.6, 100: 2.6, 500: 11.5 };
 const TARGET_US: Record<number, number> = { 10: 45, 100: 50, 500: 95 };
 /** The loop with its per-step info line on may cost at most this much more than with logs off. */
 const LOGS_ON_TARGET = 1.3;
+/** The loop with its model streaming (text pieces become events) may cost at most this much more than with whole replies. */
+const STREAMING_TARGET = 1.3;
 
 const origin: TaskOrigin = { surface: "console", conversationKey: "console:bench", requester: { id: "bench" }, place: {} };
 
@@ -72,12 +76,15 @@ function benchDeps(model: Model, counter: TokenCounter, logger: Logger): LoopDep
   return createLoopDeps({ model, modelName: "gpt-4o-mini", tools: [lookup], guards, counter, logger });
 }
 
-/** One measured run's milliseconds, with the loop set up by `deps`. */
-function runner(model: BenchModel, history: number, deps: LoopDeps): () => Promise<number> {
+/**
+ * One measured run's milliseconds, with the loop set up by `deps`. `label` keeps two runners' runs
+ * apart: without it the second of a pair asks what the first did, and counts it from the counter's cache.
+ */
+function runner(model: BenchModel, history: number, deps: LoopDeps, label = ""): () => Promise<number> {
   let runs = 0;
   const prepare = () => {
     runs += 1;
-    const tag = `${history}.${runs}`;
+    const tag = `${label}${history}.${runs}`;
     model.startRun(tag);
     return { tag, context: priorHistory(history) };
   };
@@ -103,25 +110,62 @@ async function measure(model: BenchModel, counter: TokenCounter, history: number
   return { history, medianUs: median(perStepUs), p90Us: percentile(perStepUs, 90), rssMb: rssMegabytes() };
 }
 
-/** Pairs of runs in the logs comparison: each pair is short, so many pairs are cheap. */
-const LOG_PAIRS = 200;
+/** Pairs of runs in a comparison by turns: each pair is short, so many pairs are cheap. */
+const PAIRS = 200;
+
+interface ByTurns {
+  readonly offUs: number;
+  readonly onUs: number;
+  readonly offBestUs: number;
+  readonly onBestUs: number;
+}
 
 /**
- * Logs off and logs at info, run by turns (off, on, off, on…) so that other load on the machine
+ * Two set-ups of the loop run by turns (off, on, off, on…) so that other load on the machine
  * weighs on both alike: the median and the fastest µs per step of each. On a busy machine the
  * fastest runs show the cost of the code itself best.
  */
-async function compareLogs(model: BenchModel, counter: TokenCounter, history: number, warmUpMs: number, infoLogger: Logger) {
-  const off = runner(model, history, benchDeps(model, counter, silentLogger));
-  const on = runner(model, history, benchDeps(model, counter, infoLogger));
+async function byTurns(off: () => Promise<number>, on: () => Promise<number>, warmUpMs: number): Promise<ByTurns> {
   await warmUp(warmUpMs, async () => (await off()) + (await on()));
   const offUs: number[] = [];
   const onUs: number[] = [];
-  for (let index = 0; index < LOG_PAIRS; index++) {
+  for (let index = 0; index < PAIRS; index++) {
     offUs.push(((await off()) * 1000) / STEPS);
     onUs.push(((await on()) * 1000) / STEPS);
   }
   return { offUs: median(offUs), onUs: median(onUs), offBestUs: Math.min(...offUs), onBestUs: Math.min(...onUs) };
+}
+
+/** Logs off beside logs at info. */
+function compareLogs(model: BenchModel, counter: TokenCounter, history: number, warmUpMs: number, infoLogger: Logger) {
+  const off = runner(model, history, benchDeps(model, counter, silentLogger));
+  const on = runner(model, history, benchDeps(model, counter, infoLogger));
+  return byTurns(off, on, warmUpMs);
+}
+
+/** A model that answers whole beside one that streams the same replies as pieces. */
+function compareStreaming(counter: TokenCounter, history: number, warmUpMs: number) {
+  const whole = new InstantModel(STEPS - 1, lookup.name, { streams: false });
+  const streamed = new InstantModel(STEPS - 1, lookup.name);
+  return byTurns(
+    runner(whole, history, benchDeps(whole, counter, silentLogger), "W"),
+    runner(streamed, history, benchDeps(streamed, counter, silentLogger), "S"),
+    warmUpMs,
+  );
+}
+
+/** One row of a comparison by turns. */
+function byTurnsRow(history: number, { offUs, onUs, offBestUs, onBestUs }: ByTurns, target: number): string[] {
+  return [
+    String(history),
+    offUs.toFixed(1),
+    onUs.toFixed(1),
+    `${(onUs / offUs).toFixed(2)}×`,
+    offBestUs.toFixed(1),
+    onBestUs.toFixed(1),
+    `${(onBestUs / offBestUs).toFixed(2)}×`,
+    onUs / offUs <= target ? "yes" : "NO",
+  ];
 }
 
 const ratio = (ours: number, theirs: number) => `${(ours / theirs).toFixed(2)}×`;
@@ -155,7 +199,7 @@ export async function run(): Promise<void> {
 
   // Production logs one info line per step; written here to /dev/null through the same synchronous destination as stderr.
   const infoLogger = createLogger("info", pino.destination({ dest: "/dev/null", sync: true }));
-  const withLogs: Array<{ history: number } & Awaited<ReturnType<typeof compareLogs>>> = [];
+  const withLogs: Array<{ history: number } & ByTurns> = [];
   for (const history of HISTORY_SIZES)
     withLogs.push({ history, ...(await compareLogs(instant, counter, history, WARM_UP_MS / 3, infoLogger)) });
   console.log(
@@ -163,16 +207,17 @@ export async function run(): Promise<void> {
   );
   printTable(
     ["history", "logs off µs/step", "logs info µs/step", "ratio", "fastest off", "fastest info", "ratio", "met"],
-    withLogs.map(({ history, offUs, onUs, offBestUs, onBestUs }) => [
-      String(history),
-      offUs.toFixed(1),
-      onUs.toFixed(1),
-      `${(onUs / offUs).toFixed(2)}×`,
-      offBestUs.toFixed(1),
-      onBestUs.toFixed(1),
-      `${(onBestUs / offBestUs).toFixed(2)}×`,
-      onUs / offUs <= LOGS_ON_TARGET ? "yes" : "NO",
-    ]),
+    withLogs.map((row) => byTurnsRow(row.history, row, LOGS_ON_TARGET)),
+  );
+
+  const streaming: Array<{ history: number } & ByTurns> = [];
+  for (const history of HISTORY_SIZES) streaming.push({ history, ...(await compareStreaming(counter, history, WARM_UP_MS / 3)) });
+  console.log(
+    `\nThe model answering whole beside streaming the same replies as pieces, runs taken by turns; target ≤ ${STREAMING_TARGET}×:`,
+  );
+  printTable(
+    ["history", "whole µs/step", "streamed µs/step", "ratio", "fastest whole", "fastest streamed", "ratio", "met"],
+    streaming.map((row) => byTurnsRow(row.history, row, STREAMING_TARGET)),
   );
 
   const scripted: Measured[] = [];
