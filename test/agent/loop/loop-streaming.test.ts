@@ -49,6 +49,15 @@ describe("the loop with a streaming model", () => {
     expect(answered(outcome).answer).toBe(streamedText(events, 1));
   });
 
+  it("streams the reply's text exactly (model_replied carries the same), and the answer is that text trimmed, as without streaming", async () => {
+    const model = new ScriptedModel([{ text: "\n Spaced answer. \n" }]);
+    const { outcome, events } = await runQuestion(model, "answer with spaces");
+    const replied = events.find((event) => event.type === "model_replied");
+    expect(streamedText(events, 1)).toBe("\n Spaced answer. \n");
+    expect(replied?.type === "model_replied" && replied.text).toBe(streamedText(events, 1));
+    expect(answered(outcome).answer).toBe(streamedText(events, 1).trim());
+  });
+
   it("makes no event of tool-call fragments", async () => {
     const model = new ScriptedModel([{ calls: [{ name: "calculator", args: { expression: "2+2" } }] }, { text: "4" }]);
     const { events } = await runQuestion(model, "2+2");
