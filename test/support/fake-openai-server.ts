@@ -6,6 +6,7 @@
 import { once } from "node:events";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import { completionChunks, sseEvent, streamableCompletion } from "./fake-openai-stream.js";
 
 export interface FakeResponse {
@@ -212,7 +213,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
 }
 
 /** The chunks as server-sent events, paced as the response says; stops writing once the client is gone. */
-async function sendStream(res: ServerResponse, chunks: readonly object[], response: FakeResponse): Promise<void> {
+async function sendStream(res: ServerResponse, chunks: readonly ChatCompletionChunk[], response: FakeResponse): Promise<void> {
   res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", ...response.headers });
   const pace = response.pace;
   for (const [index, chunk] of chunks.entries()) {
