@@ -37,8 +37,7 @@ interface CallDraft {
 }
 
 export class StreamedReply {
-  /** Some piece went to the caller: a failure from now on voids what it was told (a restart). */
-  streamedAny = false;
+  private told = false;
   private text = "";
   /** The server sent content (even ""): the reply's content is text, not null, as in a whole reply. */
   private wrote = false;
@@ -53,6 +52,11 @@ export class StreamedReply {
     private readonly callNumber: number,
     private readonly server: string,
   ) {}
+
+  /** Some piece went to the caller: a failure from now on voids what it was told (a restart). */
+  get streamedAny(): boolean {
+    return this.told;
+  }
 
   /** One chunk; throws `notChatFormat` for one that is not a chat-completion chunk. */
   add(raw: unknown): void {
@@ -104,16 +108,16 @@ export class StreamedReply {
     const at = index ?? place;
     const draft = this.calls.get(at) ?? { id: "", name: "", arguments: "" };
     this.calls.set(at, draft);
+    // The id and the name are told once, when they first come (some servers repeat them in every piece).
     const named = { ...(id && !draft.id ? { id } : {}), ...(fn?.name && !draft.name ? { name: fn.name } : {}) };
-    if (named.id) draft.id = named.id;
-    if (named.name) draft.name = named.name;
+    Object.assign(draft, named);
     const fragment = argumentsText(fn?.arguments);
     draft.arguments += fragment;
     if (fragment !== "" || named.id || named.name) this.tell({ kind: "tool_call", index: at, ...named, arguments: fragment });
   }
 
   private tell(delta: ModelDelta): void {
-    this.streamedAny = true;
+    this.told = true;
     this.onDelta(delta);
   }
 }

@@ -191,6 +191,37 @@ describe("a streamed model call", () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it("takes a local server's calls that come whole without index or id, filling in ids as for a whole reply", async () => {
+    const call = (name: string, args: unknown) => ({ type: "function", function: { name, arguments: args } });
+    const chunks = [
+      {
+        choices: [
+          {
+            index: 0,
+            delta: {
+              role: "assistant",
+              tool_calls: [call("calculator", '{"expression":"1+1"}'), call("current_time", { timezone: "UTC" })],
+            },
+          },
+        ],
+      },
+      { choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] },
+    ];
+    server.enqueue({ body: chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("") });
+    const { request, deltas } = streamed();
+
+    const reply = await model().complete(request, new AbortController().signal);
+
+    expect(reply.toolCalls).toEqual([
+      { id: "call_1_1", name: "calculator", arguments: '{"expression":"1+1"}' },
+      { id: "call_1_2", name: "current_time", arguments: '{"timezone":"UTC"}' },
+    ]);
+    expect(deltas).toEqual([
+      { kind: "tool_call", index: 0, name: "calculator", arguments: '{"expression":"1+1"}' },
+      { kind: "tool_call", index: 1, name: "current_time", arguments: '{"timezone":"UTC"}' },
+    ]);
+  });
+
   it("fails at once on a chunk that is not in the chat format", async () => {
     server.enqueue({ body: 'data: {"choices":"none"}\n\ndata: [DONE]\n\n' }, textReply("never asked"));
     const error = await failure(model().complete(streamed().request, new AbortController().signal));
