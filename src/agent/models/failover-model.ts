@@ -104,6 +104,7 @@ class FailoverCall {
         continue;
       }
       const endpoint = this.byName.get(next.endpoint)!;
+      this.moveTo(endpoint.name);
       if (!(await this.fits(endpoint))) continue;
       const reply = await this.tryOn(endpoint);
       if (reply) return reply;
@@ -126,7 +127,6 @@ class FailoverCall {
     const admitted = breakers.take(endpoint.name);
     // Another call took the probe between the plan and now.
     if (admitted === "refused") return undefined;
-    this.moveTo(endpoint.name);
     this.tries += 1;
     try {
       const reply = await endpoint.model.complete({ ...this.request, messages: this.messages, onDelta: this.deltas }, this.signal);
