@@ -43,7 +43,7 @@ export function describeSwitch(change: ModelSwitch): string {
 }
 
 /** A step whose call moved: "gpt-4o answered instead of gpt-4.1: 429 from api.openai.com"; undefined when it did not. */
-export function describeAnsweredBy(step: StepRecord): string | undefined {
+export function describeAnsweredBy(step: Pick<StepRecord, "endpoint" | "switches">): string | undefined {
   const first = step.switches?.[0];
   if (!first) return undefined;
   const answered = step.endpoint ?? step.switches!.at(-1)!.to;

@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "../../logger.js";
 import type { Config } from "../../config.js";
 import { priceTable } from "../../cost/prices.js";
+import { endpointName } from "../../contracts/model-endpoint.js";
 import type { Governance } from "../../governance/governance.js";
 import { createLongTermMemory } from "../../memory/long-term-memory.js";
 import type { RunRecordStore } from "../../memory/run-records/record-store.js";
@@ -97,7 +98,7 @@ function explorerDeps(options: ExplorerOptions, token: string): ExplorerDeps {
     ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
     records,
     store,
-    prices: priceTable(config.prices),
+    prices: priceTable(config.prices, governance.source.current().models),
     feedback: service.feedback,
     audit: governance.runPolicy.audit,
     memory: createLongTermMemory(store, { maxFacts: config.memory.maxFacts, logger }),
@@ -111,12 +112,13 @@ function explorerDeps(options: ExplorerOptions, token: string): ExplorerDeps {
 function settingsView(config: Config, governance: Governance): SettingsView {
   const location = parseStoreUrl(config.storeUrl);
   const { guards, memory } = config;
-  const prices = [...priceTable(config.prices)]
+  const prices = [...priceTable(config.prices, governance.source.current().models)]
     .map(([model, price]) => `${model} ${price.input}/${price.cached}/${price.output}`)
     .join(", ");
   const settings: Array<readonly [string, string]> = [
     ["OPENAI_MODEL", config.model.apiKey ? config.model.name : `${config.model.name} (the offline demo model answers)`],
     ["OPENAI_BASE_URL", config.model.baseUrl ? withoutCredentials(config.model.baseUrl) : "OpenAI's own"],
+    ["MODEL_FALLBACKS", config.model.fallbacks.map((endpoint) => endpointName(endpoint.model, endpoint.baseUrl)).join(", ") || "(none)"],
     ["AGENT_MAX_STEPS", String(guards.maxSteps)],
     ["AGENT_MAX_CONSECUTIVE_ERRORS", String(guards.maxConsecutiveErrors)],
     ["AGENT_OSCILLATION_WINDOW", String(guards.oscillationWindow)],
