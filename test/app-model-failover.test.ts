@@ -2,9 +2,7 @@
 // OpenAI servers on 127.0.0.1: endpoint A answers 429 / 500 / hangs / refuses the connection and
 // B answers, and the person gets B's answer with the trace saying so; both down, the stop names
 // both; B's own key, window and prices come from the settings file, and no key is written anywhere.
-import { once } from "node:events";
 import { readFile, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -14,6 +12,7 @@ import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";
 import { answered, runQuestion } from "./support/loop-harness.js";
 import { errorReply, startFakeOpenAI, textReply, type FakeOpenAI, type FakeResponse } from "./support/fake-openai-server.js";
+import { closedPort } from "./support/closed-port.js";
 import { temporaryFolder, until } from "./support/memory-test-kit.js";
 
 const A_KEY = "sk-key-of-endpoint-a-0123456789";
@@ -40,15 +39,6 @@ async function fakeServer(...responses: FakeResponse[]): Promise<FakeOpenAI> {
   servers.push(server);
   server.enqueue(...responses);
   return server;
-}
-
-async function closedPort(): Promise<number> {
-  const probe = createServer().listen(0, "127.0.0.1");
-  await once(probe, "listening");
-  const { port } = probe.address() as { port: number };
-  probe.close();
-  await once(probe, "close");
-  return port;
 }
 
 const host = (baseUrl: string) => new URL(baseUrl).host;
