@@ -54,7 +54,7 @@ export interface ModelFailure {
   readonly retryable: boolean;
   /** The HTTP status the server answered, when it answered one. */
   readonly status?: number;
-  /** How long the server asked to be left alone (`retry-after-ms`, `retry-after`), when it said. */
+  /** How long the server asked to be left alone (`retry-after-ms`, `retry-after`), when it asked for a pause. */
   readonly retryAfterMs?: number;
 }
 

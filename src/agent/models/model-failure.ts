@@ -61,7 +61,8 @@ function describeStatus(error: APIError, status: number, context: ModelFailureCo
     fix,
     retryable: serverSaysRetry(error) ?? retryable,
     status,
-    ...(wait === undefined ? {} : { retryAfterMs: wait }),
+    // A wait of 0 asks for no pause: nothing to honour.
+    ...(wait ? { retryAfterMs: wait } : {}),
   });
   if (error instanceof AuthenticationError) return failure(`the model server refused the key (401${said})`, "check OPENAI_API_KEY", false);
   if (error instanceof PermissionDeniedError)
