@@ -123,9 +123,8 @@ describe("endpoint A failing, B answering", () => {
     const chat = await consoleWith(a, b.baseUrl);
     expect(await chat.say("what is 6*7?")).toContain("B says 42.");
     expect(await chat.say("/trace")).toContain(`gpt-4o answered instead of gpt-4o-mini: could not connect to ${a} (connection refused`);
-    let runs: { runId: string }[] = [];
-    await until(async () => (runs = (await chat.api("runs")).runs).length > 0, "the run's record");
-    const record = await chat.api(`runs/${runs[0]!.runId}`);
+    await until(async () => (await chat.api("runs")).runs.length > 0, "the run's record");
+    const record = await chat.api(`runs/${(await chat.api("runs")).runs[0].runId}`);
     expect(record.steps[0]).toMatchObject({
       endpoint: `gpt-4o@${b.baseUrl}`,
       switches: [{ from: `gpt-4o-mini@${a}`, to: `gpt-4o@${b.baseUrl}` }],
