@@ -146,7 +146,9 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       }
       store = ops.instrumentStore(store);
     }
-    const model = await chooseModel(config, logger);
+    const model = await chooseModel(config, logger, { models: source.current().models, env });
+    if (model.kind === "failed") return { kind: "failed", message: `Settings error in ${source.path}: ${model.problem}` };
+    const prices = priceTable(config.prices, source.current().models);
     const governance = createGovernance({
       source,
       store,
@@ -164,6 +166,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       store,
       logger,
       personaOf: (origin) => governance.runPolicy.runSettings(origin).systemPrompt,
+      prices,
     });
     stack.defer("store", "the run records", () => recording.close());
     // Several processes on one Redis share the work through BullMQ (loaded only then); SQLite and the console keep it in this process.
@@ -207,6 +210,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     if (ops) {
       service = ops.instrumentService(service);
       if (queue) ops.metrics.setQueueDepthSource(() => queue.depth());
+      if (model.breakers) ops.metrics.setEndpointSource(model.breakers.all);
     }
     service = recording.withRecords(service);
     if (model.kind === "demo" && !consoleMode)
@@ -225,7 +229,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       onConnection: (surface: Surface, state: "up" | "down", reason?: string) => ops?.health.connection(surface, state, reason),
       io,
       schedules,
-      prices: priceTable(config.prices),
+      prices,
       showNotices(show: (line: string) => void) {
         notice = show;
         for (const line of notices.splice(0)) show(line);

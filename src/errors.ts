@@ -54,6 +54,8 @@ export interface ModelFailure {
   readonly retryable: boolean;
   /** The HTTP status the server answered, when it answered one. */
   readonly status?: number;
+  /** How long the server asked to be left alone (`retry-after-ms`, `retry-after`), when it asked for a pause. */
+  readonly retryAfterMs?: number;
 }
 
 /** The model server could not be reached or kept failing after retries. A bare string is a cause with no known fix, worth retrying. */

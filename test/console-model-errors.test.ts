@@ -1,14 +1,13 @@
 // A model that can't answer, seen in the console as the app wires it (startApp): one line with
 // the cause and the fix, the retries shown as they happen, no JSON and no stack in the chat,
 // and no "try again" when trying again can't help.
-import { once } from "node:events";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "../src/app.js";
 import { errorReply, startFakeOpenAI, type FakeOpenAI } from "./support/fake-openai-server.js";
 import { temporaryFolder, until } from "./support/memory-test-kit.js";
+import { closedPort } from "./support/closed-port.js";
 
 let folder: { path: string; remove: () => Promise<void> };
 let app: RunningApp | undefined;
@@ -25,15 +24,6 @@ afterEach(async () => {
   server = undefined;
   await folder.remove();
 });
-
-async function closedPort(): Promise<number> {
-  const probe = createServer().listen(0, "127.0.0.1");
-  await once(probe, "listening");
-  const { port } = probe.address() as { port: number };
-  probe.close();
-  await once(probe, "close");
-  return port;
-}
 
 /** The app in console mode on `baseUrl`; returns what the console shows once the question is answered. */
 async function ask(baseUrl: string, question: string): Promise<string> {

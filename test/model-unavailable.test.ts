@@ -1,14 +1,13 @@
 // An unavailable model seen from the loop, with the real openai SDK against a fake server on
 // 127.0.0.1: each retry is an event, the stop says the cause and the fix, "try again" only when
 // trying again can help, and the log line carries no stack unless LOG_LEVEL=debug.
-import { once } from "node:events";
-import { createServer } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { retryDelayMs } from "../src/agent/models/model-failure.js";
 import { createOpenAIModel } from "../src/agent/models/model-openai.js";
 import { createLogger } from "../src/logger.js";
 import { answered, runQuestion } from "./support/loop-harness.js";
 import { errorReply, startFakeOpenAI, textReply, type FakeOpenAI } from "./support/fake-openai-server.js";
+import { closedPort } from "./support/closed-port.js";
 
 let server: FakeOpenAI;
 
@@ -36,15 +35,6 @@ function openai(baseUrl: string, maxRetries: number, logger = logged().logger) {
     maxRetries,
     logger,
   });
-}
-
-async function closedPort(): Promise<number> {
-  const probe = createServer().listen(0, "127.0.0.1");
-  await once(probe, "listening");
-  const { port } = probe.address() as { port: number };
-  probe.close();
-  await once(probe, "close");
-  return port;
 }
 
 describe("a model that is not answering", () => {

@@ -1,6 +1,6 @@
 // The model server: which one, which model, how long a call may take.
 import { area } from "./area.js";
-import { httpUrl, oneOf, text, wholeNumber } from "./values.js";
+import { endpointList, httpUrl, oneOf, text, wholeNumber } from "./values.js";
 import { variable } from "./variable.js";
 
 /** OPENAI_API_KEY=demo asks for the offline demo model by name (needed when a chat surface is set up). */
@@ -34,6 +34,21 @@ export const modelArea = area({
     maxRetries: variable("OPENAI_MAX_RETRIES", wholeNumber(0, 10), {
       default: 3,
       meaning: "retries of 408/409/429/5xx and connection errors, honouring `Retry-After`",
+    }),
+    fallbacks: variable("MODEL_FALLBACKS", endpointList(), {
+      default: "",
+      shownDefault: "none",
+      meaning:
+        "endpoints tried in order after `OPENAI_MODEL`@`OPENAI_BASE_URL` when it fails in a way worth retrying (connection, timeout, 408, 409, 429, 5xx), each with `OPENAI_API_KEY` unless the settings file's `models` gives it a key variable, context window and prices (see [operations](operations.md#model-failover))",
+    }),
+    breakerFailures: variable("MODEL_BREAKER_FAILURES", wholeNumber(1, 100), {
+      default: 3,
+      meaning:
+        "failures in a row that open an endpoint's circuit breaker (with `MODEL_FALLBACKS`): no run calls it until the cool-down is over",
+    }),
+    breakerCoolDownMs: variable("MODEL_BREAKER_COOLDOWN_MS", wholeNumber(1_000, 3_600_000), {
+      default: 30_000,
+      meaning: "how long an open breaker refuses calls before one probe call may close it again",
     }),
     vision: variable("OPENAI_VISION", oneOf(["auto", "on", "off"]), {
       default: "auto",

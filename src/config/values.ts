@@ -76,3 +76,30 @@ export const idList = () => ({
   ),
   range: "comma-separated ids",
 });
+
+/** `<model>@<http(s) base URL>`, comma-separated; blanks between commas are dropped. */
+export const endpointList = () => {
+  const expected =
+    "expects <model>@<base URL>, comma-separated (e.g. gpt-4o-mini@https://eu.example/v1,llama3.1@http://127.0.0.1:11434/v1)";
+  return {
+    schema: z.string().transform((value, context) => {
+      const entries = value
+        .split(",")
+        .map((entry) => entry.trim())
+        .filter((entry) => entry.length > 0);
+      const endpoints: { readonly model: string; readonly baseUrl: string }[] = [];
+      for (const entry of entries) {
+        const at = entry.search(/@https?:\/\//);
+        const model = at > 0 ? entry.slice(0, at).trim() : "";
+        const baseUrl = at > 0 ? entry.slice(at + 1) : "";
+        if (model === "" || !URL.canParse(baseUrl)) {
+          context.addIssue({ code: "custom", message: `${expected}; "${entry}" is not` });
+          return z.NEVER;
+        }
+        endpoints.push({ model, baseUrl });
+      }
+      return endpoints;
+    }),
+    range: "`<model>@<URL>,…`",
+  };
+};

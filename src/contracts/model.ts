@@ -41,6 +41,24 @@ export interface ModelRequest {
    * Must not throw.
    */
   readonly onDelta?: (delta: ModelDelta) => void;
+  /** Told when the call moves to another endpoint (a model with fallbacks), before that endpoint is asked. Must not throw. */
+  readonly onSwitch?: (change: ModelSwitch) => void;
+  /** Epoch ms (Date.now's clock) by which the call must be over, the run's deadline: no wait between tries that ends after it. */
+  readonly deadline?: number;
+  /**
+   * Given, the caller can make its messages fit a smaller context window (fold, compact) before an
+   * endpoint with that window is asked: resolves to the messages to send, or undefined when they
+   * can't fit. Must reject only when `signal` aborts.
+   */
+  readonly fitWindow?: (contextTokens: number, signal: AbortSignal) => Promise<readonly ChatMessage[] | undefined>;
+}
+
+/** A call moved from one endpoint to another (src/contracts/model-endpoint.ts names them). */
+export interface ModelSwitch {
+  readonly from: string;
+  readonly to: string;
+  /** Why `from` was left, for a person: "429 from api.openai.com", "resting after 3 failures in a row (…)". */
+  readonly cause: string;
 }
 
 /** A piece of a reply as the server streams it. */
@@ -74,6 +92,8 @@ export interface ModelReply {
   readonly toolCalls: readonly ToolCall[];
   /** Present when the server reported it. */
   readonly usage?: TokenUsage;
+  /** The endpoint that answered (`model@base URL`), when the model has more than one. */
+  readonly endpoint?: string;
 }
 
 /**

@@ -1,6 +1,7 @@
 // Turns the step list into text a person can read in a thread: what was called, with what,
 // how it went, how long it took and a glimpse of the result. Always bounded in length.
-import type { CallRecord, StepRecord } from "./types.js";
+import { endpointLabel } from "./model-endpoint.js";
+import type { CallRecord, ModelSwitch, StepRecord } from "./types.js";
 
 const OUTCOME_LABEL: Record<CallRecord["outcome"], string> = {
   ok: "ok",
@@ -36,8 +37,25 @@ export function describeCall(call: CallRecord): { title: string; detail: string;
   };
 }
 
+/** A move in flight, as it happens: "gpt-4.1 did not answer (429 from api.openai.com); asking gpt-4o". */
+export function describeSwitch(change: ModelSwitch): string {
+  return `${endpointLabel(change.from, change.to)} did not answer (${change.cause}); asking ${endpointLabel(change.to, change.from)}`;
+}
+
+/** A step whose call moved: "gpt-4o answered instead of gpt-4.1: 429 from api.openai.com"; undefined when it did not. */
+export function describeAnsweredBy(step: Pick<StepRecord, "endpoint" | "switches">): string | undefined {
+  const first = step.switches?.[0];
+  if (!first) return undefined;
+  const answered = step.endpoint ?? step.switches!.at(-1)!.to;
+  const causes = step.switches!.map((change) => change.cause).join("; ");
+  // Back where it started, after the others failed too.
+  if (answered === first.from) return `${endpointLabel(answered)} answered on a later try: ${causes}`;
+  return `${endpointLabel(answered, first.from)} answered instead of ${endpointLabel(first.from, answered)}: ${causes}`;
+}
+
 function renderStep(step: StepRecord): string {
-  const header = `Step ${step.index} · ${formatDuration(step.durationMs)}`;
+  const moved = describeAnsweredBy(step);
+  const header = `Step ${step.index} · ${formatDuration(step.durationMs)}${moved ? `\n  ↪ ${shorten(moved, OUTPUT_PREVIEW_CHARS)}` : ""}`;
   if (step.calls.length === 0) {
     return `${header}\n  answered${step.text ? `: ${shorten(step.text, OUTPUT_PREVIEW_CHARS)}` : ""}`;
   }

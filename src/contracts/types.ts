@@ -2,13 +2,24 @@
 // the loop's events and outcomes. Nothing here imports a platform or a client library.
 import type { z } from "zod";
 import type { AnswerFile, FileOutcome, OutgoingFile } from "./files.js";
-import type { ModelRequest, ModelRetry, TokenUsage, ToolCall } from "./model.js";
+import type { ModelRequest, ModelRetry, ModelSwitch, TokenUsage, ToolCall } from "./model.js";
 
 export type * from "./files.js";
 
 // ---- Messages and the model seam: in model.ts beside this file ----
 
-export type { ChatMessage, Model, ModelDelta, ModelReply, ModelRequest, ModelRetry, TokenUsage, ToolCall, ToolSchema } from "./model.js";
+export type {
+  ChatMessage,
+  Model,
+  ModelDelta,
+  ModelReply,
+  ModelRequest,
+  ModelRetry,
+  ModelSwitch,
+  TokenUsage,
+  ToolCall,
+  ToolSchema,
+} from "./model.js";
 
 // ---- People, surfaces, tasks ----
 
@@ -149,6 +160,10 @@ export interface StepRecord {
   readonly text: string | null;
   readonly calls: readonly CallRecord[];
   readonly usage?: TokenUsage;
+  /** The endpoint that answered the step's model call, when the model has fallbacks. */
+  readonly endpoint?: string;
+  /** The moves the call made to other endpoints before that one answered, oldest first. */
+  readonly switches?: readonly ModelSwitch[];
 }
 
 // ---- Guards ----
@@ -224,9 +239,13 @@ export type AgentEvent =
       readonly usage?: TokenUsage;
       /** How long the model call took. */
       readonly durationMs?: number;
+      /** The endpoint that answered, when the model has fallbacks. */
+      readonly endpoint?: string;
     }
   /** The step's model call failed and is tried again (ModelRetry): "model not answering, retry 2 of 3". */
   | ({ readonly type: "model_retrying"; readonly runId: string; readonly step: number } & ModelRetry)
+  /** The step's model call moved to another endpoint (ModelSwitch): "gpt-4o answered instead of gpt-4.1: 429 from …". */
+  | ({ readonly type: "model_switched"; readonly runId: string; readonly step: number } & ModelSwitch)
   | { readonly type: "tool_called"; readonly runId: string; readonly step: number; readonly call: ToolCall }
   /** A running tool reported how far it got (an MCP server's progress notification). */
   | { readonly type: "tool_progress"; readonly runId: string; readonly step: number; readonly call: ToolCall; readonly detail: string }

@@ -1,7 +1,10 @@
 // What tokens cost: the default table plus MODEL_PRICES, looked up by model name (a dated
-// snapshot such as gpt-4o-2024-08-06 takes its model's price), and the cost of token counts.
-// A model without a price has an unknown cost; a sum that includes one says how much is unpriced.
+// snapshot such as gpt-4o-2024-08-06 takes its model's price), plus the prices the settings file
+// gives an endpoint (`<model>@<base URL>`: another provider may charge otherwise for the same
+// model); an endpoint without its own is priced by its model. A model without a price has an
+// unknown cost; a sum that includes one says how much is unpriced.
 import { z } from "zod";
+import { endpointName, endpointParts } from "../contracts/model-endpoint.js";
 import { DEFAULT_PRICES, type ModelPrice } from "./price-table.js";
 
 const perMillion = z.number({ error: "expects a price in dollars per million tokens" }).finite().nonnegative().max(10_000);
@@ -30,18 +33,37 @@ export const ModelPricesVariable = z
 
 export type PriceTable = ReadonlyMap<string, ModelPrice>;
 
-/** The defaults with MODEL_PRICES over them. */
-export function priceTable(configured: z.infer<typeof ModelPricesSchema> = {}): PriceTable {
+type ConfiguredPrice = z.infer<typeof ModelPricesSchema>[string];
+
+/** The settings file's `models` section, as far as prices go. */
+export type EndpointPrices = Readonly<Record<string, { readonly prices?: ConfiguredPrice }>>;
+
+/** The defaults with MODEL_PRICES over them, and the endpoints' own prices under their names. */
+export function priceTable(configured: z.infer<typeof ModelPricesSchema> = {}, endpoints: EndpointPrices = {}): PriceTable {
   const table = new Map(Object.entries(DEFAULT_PRICES));
-  for (const [model, price] of Object.entries(configured))
-    table.set(model, { input: price.input, cached: price.cached ?? price.input, output: price.output });
+  const set = (name: string, price: ConfiguredPrice) =>
+    table.set(name, { input: price.input, cached: price.cached ?? price.input, output: price.output });
+  for (const [model, price] of Object.entries(configured)) set(model, price);
+  for (const [key, { prices }] of Object.entries(endpoints)) {
+    const { model, server } = endpointParts(key);
+    if (prices && server !== undefined) set(endpointName(model, server), prices);
+  }
   return table;
 }
 
 const DATED_SNAPSHOT = /-\d{4}-\d{2}-\d{2}$/;
 
+/** `model`: a model's name, or an endpoint's (`<model>@<base URL>`), priced by its own entry, else by its model's. */
 export function priceOf(table: PriceTable, model: string): ModelPrice | undefined {
-  return table.get(model) ?? table.get(model.replace(DATED_SNAPSHOT, ""));
+  const own = table.get(model);
+  if (own) return own;
+  const bare = endpointParts(model).model;
+  return table.get(bare) ?? table.get(bare.replace(DATED_SNAPSHOT, ""));
+}
+
+/** The name an endpoint's tokens are counted and priced under: its own when it has a price of its own, else its model's. */
+export function pricedName(table: PriceTable, endpoint: string): string {
+  return table.has(endpoint) ? endpoint : endpointParts(endpoint).model;
 }
 
 export interface Tokens {

@@ -18,7 +18,9 @@ const tokensOf = (line: UsageLine | undefined) => (line ? line.tokens.prompt + l
 function lineText(line: UsageLine | undefined): string {
   if (!line || tokensOf(line) === 0) return `0 tokens (${line && line.runs > 0 ? `${line.runs} runs, ` : ""}$0)`;
   const runs = line.runs === 1 ? "1 run" : `${line.runs.toLocaleString("en-US")} runs`;
-  return `${tokensOf(line).toLocaleString("en-US")} tokens, ${runs}, ${costText(line.cost)}`;
+  // The prompt tokens the model server read from its prompt cache, billed lower: what a prompt that caches saves.
+  const cached = line.tokens.cached > 0 ? ` (${line.tokens.cached.toLocaleString("en-US")} cached)` : "";
+  return `${tokensOf(line).toLocaleString("en-US")} tokens${cached}, ${runs}, ${costText(line.cost)}`;
 }
 
 /** `days`: the counters from the first of this month to today, oldest first. */

@@ -48,17 +48,37 @@ const ChannelSettings = z.strictObject({
     .optional(),
 });
 
+const perMillion = z.number({ error: "expects dollars per million tokens" }).finite().nonnegative().max(10_000, "expects at most 10000");
+
+/** One model endpoint (`<model>@<base URL>`, as MODEL_FALLBACKS names it): read at start. */
+const ModelEndpointSettings = z.strictObject({
+  /** The environment variable holding this endpoint's key (never the key itself); OPENAI_API_KEY otherwise. */
+  apiKeyVariable: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expects the name of an environment variable (e.g. EU_OPENAI_KEY), never the key itself")
+    .optional(),
+  /** Its context window in tokens, where the model table would guess wrong. */
+  contextTokens: count.min(1_024, "expects at least 1024").max(10_000_000, "expects at most 10000000").optional(),
+  /** Dollars per million tokens at this endpoint, over MODEL_PRICES for its model. */
+  prices: z.strictObject({ input: perMillion, cached: perMillion.optional(), output: perMillion }).optional(),
+});
+
 export const SettingsSchema = z.strictObject({
   access: Access.default(Access.parse({})),
   limits: Limits.default(Limits.parse({})),
   /** Keyed by channel id; `default` applies where a channel has no entry of its own (and under it). */
   channels: z.record(z.string().min(1), ChannelSettings).default({}),
+  /** Keyed by endpoint, `<model>@<base URL>` as MODEL_FALLBACKS writes it; read when the process starts. */
+  models: z
+    .record(z.string().regex(/^.+@https?:\/\/\S+$/, "expects <model>@<base URL> as MODEL_FALLBACKS writes it"), ModelEndpointSettings)
+    .default({}),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;
 export type ChannelSettings = z.infer<typeof ChannelSettings>;
 export type LimitSettings = z.infer<typeof Limit>;
 export type ScheduleOverrides = NonNullable<ChannelSettings["schedules"]>;
+export type ModelEndpointSettings = z.infer<typeof ModelEndpointSettings>;
 
 /** Everything allowed, no limits, no channel settings: what runs when there is no settings file. */
 export const OPEN_SETTINGS: Settings = SettingsSchema.parse({});
@@ -78,7 +98,10 @@ export function checkSettings(data: unknown): SettingsCheck {
       const message =
         issue.code === "unrecognized_keys"
           ? `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((key) => `"${key}"`).join(", ")}`
-          : issue.message;
+          : // A key refused by a record's key schema (a `models` entry's name) says why in its own issue.
+            issue.code === "invalid_key"
+            ? (issue.issues[0]?.message ?? issue.message)
+            : issue.message;
       return path === "" ? message : `${path}: ${message}`;
     }),
   };

@@ -39,6 +39,9 @@ export function metricsObserver(metrics: Metrics, clock: () => number = Date.now
         case "tool_result":
           metrics.toolCalls.inc({ tool: event.call.tool, outcome: event.call.outcome });
           return;
+        case "model_switched":
+          metrics.modelSwitches.inc({ from: event.from, to: event.to });
+          return;
         case "approval_needed":
           metrics.approvalsRequested.inc({ surface: origin.surface, tool: event.approval.tool });
           if (waiting.size >= MAX_WAITING) waiting.delete(waiting.keys().next().value!);

@@ -2,6 +2,7 @@
 // apps in one process never share counters. Names follow Prometheus conventions: counters end
 // in _total, durations are _seconds histograms.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { EndpointHealth } from "../agent/models/endpoint-breakers.js";
 import type { MetricsSource } from "./ops-routes.js";
 
 export interface Metrics extends MetricsSource {
@@ -23,19 +24,25 @@ export interface Metrics extends MetricsSource {
   readonly scheduleSlots: Counter<"outcome">;
   /** Runs of schedule slots by how they ended: answered, silent ([SILENT]: nothing posted), failed. */
   readonly scheduleRunsEnded: Counter<"outcome">;
+  /** Steps' model calls moved from one endpoint to another (MODEL_FALLBACKS). */
+  readonly modelSwitches: Counter<"from" | "to">;
   /** Where queue depth comes from (the work queue, once it exists); read at each scrape. */
   setQueueDepthSource(depth: () => Promise<number>): void;
+  /** Where the model endpoints' breaker states come from (with MODEL_FALLBACKS); read at each scrape. */
+  setEndpointSource(endpoints: () => ReadonlyMap<string, EndpointHealth>): void;
 }
 
 const PREFIX = "agent_bot_";
 const MODEL_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 40, 60, 120];
 const DECISION_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 900, 1800, 3600];
+const BREAKER_STATES: readonly EndpointHealth["state"][] = ["closed", "open", "half_open"];
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
   let queueDepth: (() => Promise<number>) | undefined;
+  let endpoints: (() => ReadonlyMap<string, EndpointHealth>) | undefined;
 
   const metrics: Metrics = {
     registry,
@@ -128,10 +135,29 @@ export function createMetrics(): Metrics {
       labelNames: ["outcome"],
       registers,
     }),
+    modelSwitches: new Counter({
+      name: `${PREFIX}model_switches_total`,
+      help: "Steps' model calls moved from one endpoint (model@base URL) to another, by where from and where to.",
+      labelNames: ["from", "to"],
+      registers,
+    }),
     setQueueDepthSource(depth) {
       queueDepth = depth;
     },
+    setEndpointSource(source) {
+      endpoints = source;
+    },
   };
+  new Gauge({
+    name: `${PREFIX}model_endpoint_state`,
+    help: "Each model endpoint's circuit breaker (model@base URL): 1 for the state it is in (closed, open, half_open), 0 for the others.",
+    labelNames: ["endpoint", "state"],
+    registers,
+    collect() {
+      for (const [endpoint, health] of endpoints?.() ?? [])
+        for (const state of BREAKER_STATES) this.set({ endpoint, state }, health.state === state ? 1 : 0);
+    },
+  });
   new Gauge({
     name: `${PREFIX}queue_depth`,
     help: "Work items added and not yet finished (waiting, delayed or running).",

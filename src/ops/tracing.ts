@@ -78,7 +78,15 @@ export function tracingObserver(tracer: Tracer, options: TracingOptions): RunObs
         if (event.usage)
           spans.chat?.setAttributes({ [ATTR.inputTokens]: event.usage.promptTokens, [ATTR.outputTokens]: event.usage.completionTokens });
         spans.chat?.setAttribute(ATTR.finishReasons, [event.toolCalls.length > 0 ? "tool_calls" : "stop"]);
+        if (event.endpoint) spans.chat?.setAttribute("agent_bot.model.endpoint", event.endpoint);
         endChat(spans);
+        return;
+      case "model_switched":
+        spans.chat?.addEvent("model_switched", {
+          "agent_bot.model.from": event.from,
+          "agent_bot.model.to": event.to,
+          "agent_bot.model.cause": event.cause,
+        });
         return;
       case "tool_called":
         spans.tools.set(

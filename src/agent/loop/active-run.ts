@@ -12,24 +12,14 @@ import type { GuardCounters, RunState } from "./run-state.js";
 import { addUsage, RunContext } from "./run-context.js";
 import { RunCancellation } from "./run-cancellation.js";
 import { logStep } from "./step-log.js";
-import { streamedTextRelay } from "./streamed-text.js";
 import { UsageMeter } from "./usage-meter.js";
 import { meteredModel } from "../models/metered-model.js";
 import { summarize, summaryTimeoutMs } from "../context/summary.js";
 import { EMPTY_REPLY_NUDGE } from "../context/system-prompt.js";
-import type {
-  AgentEvent,
-  CallRecord,
-  EventSink,
-  GuardStop,
-  Model,
-  ModelRequest,
-  StepRecord,
-  TokenUsage,
-  ToolCall,
-} from "../../contracts/types.js";
+import type { AgentEvent, CallRecord, EventSink, GuardStop, Model, StepRecord, TokenUsage, ToolCall } from "../../contracts/types.js";
 import { modelCallStop } from "./model-call-stop.js";
 import { outcomeOf } from "./run-outcome.js";
+import { stepCall, stepMetaOf, type StepMeta } from "./step-call.js";
 
 /** Epoch milliseconds with sub-millisecond precision: step times survive a restart. */
 const now = () => performance.timeOrigin + performance.now();
@@ -109,9 +99,12 @@ export class ActiveRun {
     };
   }
 
-  /** Folds and compacts the context; the token guard's stop when it is still red. */
-  private async manageContext(): Promise<GuardStop | undefined> {
-    const check = await this.context.manage(this.runId, this.emitter, this.cancellation.signal);
+  /**
+   * Folds and compacts the context; the token guard's stop when it is still red. `budget`: a
+   * smaller endpoint's, when a step moves to it.
+   */
+  private async manageContext(signal = this.cancellation.signal, budget?: number): Promise<GuardStop | undefined> {
+    const check = await this.context.manage(this.runId, this.emitter, signal, budget);
     this.usage = addUsage(this.usage, check.usage);
     return check.stop;
   }
@@ -128,18 +121,18 @@ export class ActiveRun {
     calls: readonly ToolCall[],
     done: readonly CallRecord[],
     args: unknown,
-    usage?: TokenUsage,
+    meta: StepMeta,
   ): StepEnd {
-    this.pending = { index, startedAt, text, calls, done, usage };
+    this.pending = { index, startedAt, text, calls, done, ...meta };
     const expiresAt = this.clock() + this.deps.approvalTimeoutMs;
     const approval = approvalRequest(this.runId, this.state.origin, calls[0]!, this.deps.tools, args, expiresAt);
     this.emit({ type: "approval_needed", runId: this.runId, approval });
     return { kind: "pause", approval };
   }
 
-  private finishStep(index: number, startedAt: number, text: string | null, calls: readonly CallRecord[], usage?: TokenUsage): void {
+  private finishStep(index: number, startedAt: number, text: string | null, calls: readonly CallRecord[], meta: StepMeta): void {
     const durationMs = now() - startedAt;
-    this.steps.push({ index, startedAt, durationMs, text, calls, usage });
+    this.steps.push({ index, startedAt, durationMs, text, calls, ...meta });
     logStep(this.deps.logger, this.runId, index, calls, durationMs, this.context.tokens);
   }
 
@@ -149,20 +142,20 @@ export class ActiveRun {
     text: string | null,
     calls: readonly ToolCall[],
     done: CallRecord[],
-    usage?: TokenUsage,
+    meta: StepMeta,
   ): Promise<StepEnd> {
     const settled: CallRecord[] = done;
     const result = await processCalls(calls, this.guards, this.batchContext(index, settled));
     this.guards = result.guards;
     if (result.kind === "needs_approval") {
       const cut = this.cancellation.interrupted();
-      if (!cut) return this.pause(index, startedAt, text, result.calls, settled, result.args, usage);
+      if (!cut) return this.pause(index, startedAt, text, result.calls, settled, result.args, meta);
       // Nobody is asked to approve a write for a run whose time is already up, or that a person stopped.
       this.block(result.calls, cut.guard === "stopped" ? cut.sentence.replace(/\.$/, "") : "the run's time ran out", index, settled);
-      this.finishStep(index, startedAt, text, settled, usage);
+      this.finishStep(index, startedAt, text, settled, meta);
       return { kind: "stop", stop: cut };
     }
-    this.finishStep(index, startedAt, text, settled, usage);
+    this.finishStep(index, startedAt, text, settled, meta);
     if (result.kind === "stopped") return { kind: "stop", stop: result.stop };
     return { kind: "continue" };
   }
@@ -178,36 +171,42 @@ export class ActiveRun {
 
     const index = this.steps.length + 1;
     const startedAt = now();
-    const request: ModelRequest = {
+    const call = stepCall({
+      runId: this.runId,
+      step: index,
       messages: this.context.messages,
       tools: this.deps.tools.schemas,
-      onRetry: (retry) => this.emit({ type: "model_retrying", runId: this.runId, step: index, ...retry }),
-      onDelta: streamedTextRelay(this.runId, index, this.emitter),
-    };
-    this.emit({ type: "step_started", runId: this.runId, step: index, request });
+      emit: this.emitter,
+      remainingMs: this.cancellation.remainingMs(),
+      // The messages once folded or compacted for a smaller window, or none when they can't fit it.
+      fitWindow: async (tokens, signal) =>
+        (await this.manageContext(signal, tokens - this.deps.limits.reservedOutputTokens)) ? undefined : this.context.messages,
+    });
+    this.emit({ type: "step_started", runId: this.runId, step: index, request: call.request });
     const called = performance.now();
     const reply = await this.deps.model
-      .complete(request, this.cancellation.signal)
+      .complete(call.request, this.cancellation.signal)
       .catch((error: unknown) => this.modelFailed(error, index));
     if ("kind" in reply) return reply;
+    const meta = call.meta(reply);
     this.usage = addUsage(this.usage, reply.usage);
     // Estimated only when someone reads it: counting what the model wrote costs a few µs per step.
     if (this.meter.wanted) this.meter.addReply(reply, this.context.tokens, this.deps.counter);
     const toolCalls = normalizeCallIds(reply.toolCalls, index, this.callIds);
     const durationMs = performance.now() - called;
-    this.emit({ type: "model_replied", runId: this.runId, step: index, text: reply.content, toolCalls, usage: reply.usage, durationMs });
+    this.emit(call.replied(reply, toolCalls, durationMs));
 
     if (toolCalls.length === 0) {
       const answer = reply.content?.trim();
       this.context.append(answer ? { role: "assistant", content: reply.content } : EMPTY_REPLY_NUDGE);
-      this.finishStep(index, startedAt, answer ? reply.content : null, [], reply.usage);
+      this.finishStep(index, startedAt, answer ? reply.content : null, [], meta);
       if (answer) return { kind: "answer", answer };
       this.guards = { ...this.guards, errorStreak: nextErrorStreak(this.guards.errorStreak, "empty_reply") };
       return { kind: "continue" };
     }
 
     this.context.append({ role: "assistant", content: reply.content, toolCalls });
-    const end = await this.runCalls(index, startedAt, reply.content, toolCalls, [], reply.usage);
+    const end = await this.runCalls(index, startedAt, reply.content, toolCalls, [], meta);
     const cut = end.kind === "continue" ? this.cancellation.interrupted() : undefined;
     return cut ? { kind: "stop", stop: cut } : end;
   }
@@ -232,12 +231,13 @@ export class ActiveRun {
   async resolve(resolution: Resolution): Promise<StepEnd> {
     const pending = this.pending!;
     this.pending = undefined;
+    const meta = stepMetaOf(pending);
     const [call, ...rest] = pending.calls;
     const done = [...pending.done];
     if (resolution.kind !== "decided") {
       const stop = resolution.kind === "expired" ? approvalExpiredStop(call!.name, this.deps.approvalTimeoutMs) : resolution.stop;
       this.block(pending.calls, resolution.kind === "expired" ? "nobody approved it in time" : stop.detail, pending.index, done);
-      this.finishStep(pending.index, pending.startedAt, pending.text, done, pending.usage);
+      this.finishStep(pending.index, pending.startedAt, pending.text, done, meta);
       return { kind: "stop", stop };
     }
     const { decision, decidedBy } = resolution;
@@ -248,7 +248,7 @@ export class ActiveRun {
     const unrun = unrunRecord(resolution, call!, prepared, this.deps.tools, this.deps.policy);
     if (unrun) this.guards = settleCall(this.guards, unrun, context, false);
     else if (prepared.kind === "ready") this.guards = settleCall(this.guards, await runPrepared(prepared, context), context, true);
-    return this.runCalls(pending.index, pending.startedAt, pending.text, rest, done, pending.usage);
+    return this.runCalls(pending.index, pending.startedAt, pending.text, rest, done, meta);
   }
 
   /** Hands the tokens not reported yet to the usage check (a run stopping at a checkpoint for shutdown). */

@@ -34,7 +34,7 @@ export function unrunRecord(
 /** The steps as the person should see them: the step that waits for approval shows its waiting call. */
 export function withWaitingStep(steps: StepRecord[], pending: PendingStep | undefined, now: number): StepRecord[] {
   if (!pending) return steps;
-  const { index, startedAt, text, calls, done, usage } = pending;
+  const { index, startedAt, text, calls, done, usage, endpoint, switches } = pending;
   const waiting = calls[0]!;
   const placeholder: CallRecord = {
     callId: waiting.id,
@@ -46,7 +46,8 @@ export function withWaitingStep(steps: StepRecord[], pending: PendingStep | unde
     observation: "",
     durationMs: 0,
   };
-  return [...steps, { index, startedAt, durationMs: now - startedAt, text, calls: [...done, placeholder], usage }];
+  const answeredBy = { ...(endpoint ? { endpoint } : {}), ...(switches ? { switches } : {}) };
+  return [...steps, { index, startedAt, durationMs: now - startedAt, text, calls: [...done, placeholder], usage, ...answeredBy }];
 }
 
 /** What a person is asked to decide: the write call the run waits on, with its arguments (checked) and its source. */

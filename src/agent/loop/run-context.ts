@@ -66,9 +66,12 @@ export class RunContext {
     return watermark(this.count, this.budget) !== "green";
   }
 
-  /** Folds from yellow, compacts from orange, and trips only when red after both. */
-  async manage(runId: string, emit: (event: AgentEvent) => void, signal: AbortSignal): Promise<ContextCheck> {
-    if (!this.needsManaging) return {};
+  /**
+   * Folds from yellow, compacts from orange, and trips only when red after both. `budget`: another
+   * endpoint's, smaller than the run's, when a step moves to it (the run's context stays so after).
+   */
+  async manage(runId: string, emit: (event: AgentEvent) => void, signal: AbortSignal, budget = this.budget): Promise<ContextCheck> {
+    if (watermark(this.count, budget) === "green") return {};
     const before = this.count;
     const folded = foldOldToolResults(this.current, (callId) => this.outcomes.get(callId));
     if (folded.folded > 0) {
@@ -76,17 +79,17 @@ export class RunContext {
       emit({ type: "folded", runId, messages: folded.folded, tokensBefore: before, tokensAfter: this.count });
     }
     let usage: TokenUsage | undefined;
-    const afterFolding = watermark(this.count, this.budget);
+    const afterFolding = watermark(this.count, budget);
     if (afterFolding === "orange" || afterFolding === "red") {
       const beforeCompaction = this.count;
-      const compacted = await compactOlderTurns(this.current, this.deps.model, this.deps.counter, Math.floor(this.budget / 2), signal);
+      const compacted = await compactOlderTurns(this.current, this.deps.model, this.deps.counter, Math.floor(budget / 2), signal);
       if (compacted) {
         usage = compacted.usage;
         this.replace(compacted.messages);
         emit({ type: "compacted", runId, tokensBefore: beforeCompaction, tokensAfter: this.count });
       }
     }
-    const stop = watermark(this.count, this.budget) === "red" ? tokenStop(this.count, this.budget) : undefined;
+    const stop = watermark(this.count, budget) === "red" ? tokenStop(this.count, budget) : undefined;
     return { ...(stop ? { stop } : {}), ...(usage ? { usage } : {}) };
   }
 

@@ -4,6 +4,7 @@ import { z } from "zod";
 import type {
   CallRecord,
   ChatMessage,
+  ModelSwitch,
   Person,
   RequestScope,
   StepRecord,
@@ -33,6 +34,9 @@ export interface PendingStep {
   /** Calls of this step already settled. */
   readonly done: readonly CallRecord[];
   readonly usage?: TokenUsage;
+  /** The endpoint that answered the step's model call, and the moves before it (a model with fallbacks). */
+  readonly endpoint?: string;
+  readonly switches?: readonly ModelSwitch[];
 }
 
 export interface RunState {
@@ -57,6 +61,13 @@ const UsageSchema = z.object({
   // Absent in runs stored before cached tokens were counted.
   cachedTokens: z.number().nonnegative().optional(),
 });
+// Absent in runs stored before endpoints failed over.
+const EndpointSchema = z.string().max(2_000).optional();
+const SwitchesSchema = z
+  .array(z.object({ from: z.string().max(2_000), to: z.string().max(2_000), cause: z.string().max(2_000) }))
+  .max(100)
+  .readonly()
+  .optional();
 const FileInfoSchema = z.object({
   id: z.string().max(200),
   name: z.string().max(1_000),
@@ -129,6 +140,8 @@ const StepRecordSchema = z.object({
   text: z.string().nullable(),
   calls: z.array(CallRecordSchema),
   usage: UsageSchema.optional(),
+  endpoint: EndpointSchema,
+  switches: SwitchesSchema,
 });
 /** Who asked or decided; shared with the approval records. */
 export const PersonSchema = z.object({ id: z.string(), name: z.string().optional() }) satisfies z.ZodType<Person>;
@@ -182,6 +195,8 @@ export const RunStateSchema = z.object({
       calls: z.array(ToolCallSchema).min(1),
       done: z.array(CallRecordSchema),
       usage: UsageSchema.optional(),
+      endpoint: EndpointSchema,
+      switches: SwitchesSchema,
     })
     .optional(),
 }) satisfies z.ZodType<RunState>;

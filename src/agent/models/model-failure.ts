@@ -90,11 +90,14 @@ export function refusedStreaming(error: unknown): boolean {
 function describeStatus(error: APIError, status: number, context: ModelFailureContext): ModelFailure {
   const said = serverMessage(error, context.apiKey);
   const answered = `the model server answered ${status}${said}`;
+  const wait = serverWaitMs(error);
   const failure = (cause: string, fix: string, retryable: boolean): ModelFailure => ({
     cause,
     fix,
     retryable: serverSaysRetry(error) ?? retryable,
     status,
+    // A wait of 0 asks for no pause: nothing to honour.
+    ...(wait ? { retryAfterMs: wait } : {}),
   });
   if (error instanceof AuthenticationError) return failure(`the model server refused the key (401${said})`, "check OPENAI_API_KEY", false);
   if (error instanceof PermissionDeniedError)
@@ -146,12 +149,8 @@ function finite(value: number): number | undefined {
   return Number.isFinite(value) ? value : undefined;
 }
 
-/**
- * How long to wait before the next try, as the SDK waits (client.ts retryRequest): the
- * server's `retry-after-ms`, else `retry-after` (seconds or a date), else 0.5 s doubling per
- * retry up to 8 s, less up to a quarter at random.
- */
-export function retryDelayMs(error: unknown, retry: number, random: () => number = Math.random): number {
+/** The server's own wait, as the SDK reads it (client.ts retryRequest): `retry-after-ms`, else `retry-after` (seconds or a date). */
+function serverWaitMs(error: unknown): number | undefined {
   const headers = error instanceof APIError ? error.headers : undefined;
   let wait: number | undefined = finite(Number.parseFloat(headers?.get("retry-after-ms") ?? ""));
   const after = headers?.get("retry-after");
@@ -159,5 +158,15 @@ export function retryDelayMs(error: unknown, retry: number, random: () => number
     const seconds = Number.parseFloat(after);
     wait = finite(Number.isNaN(seconds) ? Date.parse(after) - Date.now() : seconds * 1_000);
   }
-  return Math.max(0, wait ?? Math.min(500 * 2 ** (retry - 1), 8_000) * (1 - random() * 0.25));
+  return wait === undefined ? undefined : Math.max(0, wait);
+}
+
+/** The SDK's own backoff when the server names no wait: 0.5 s doubling per retry up to 8 s, less up to a quarter at random. */
+export function backoffMs(retry: number, random: () => number = Math.random): number {
+  return Math.min(500 * 2 ** (retry - 1), 8_000) * (1 - random() * 0.25);
+}
+
+/** How long to wait before the next try, as the SDK waits: the server's wait, else the backoff. */
+export function retryDelayMs(error: unknown, retry: number, random: () => number = Math.random): number {
+  return serverWaitMs(error) ?? backoffMs(retry, random);
 }

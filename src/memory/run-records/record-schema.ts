@@ -74,6 +74,9 @@ const CallSchema = z.object({
 });
 export type RecordCall = z.infer<typeof CallSchema>;
 
+/** A step's model call moved from one endpoint (`<model>@<base URL>`) to another, and why. */
+const SwitchSchema = z.object({ from: z.string(), to: z.string(), cause: z.string() });
+
 const StepSchema = z.object({
   index: z.number().int().positive(),
   startedAt: z.number(),
@@ -81,6 +84,10 @@ const StepSchema = z.object({
   /** The model call's share of the step. */
   modelMs: z.number().nonnegative().optional(),
   usage: UsageSchema.optional(),
+  /** The endpoint that answered (a model with fallbacks); absent in records of runs that had none, and older ones. */
+  endpoint: z.string().optional(),
+  /** The moves before that endpoint answered, oldest first. */
+  switches: z.array(SwitchSchema).optional(),
   text: z.string().nullable(),
   /** The calls as the model asked for them (ids as the run used them). */
   toolCalls: z.array(ToolCallSchema),
@@ -168,6 +175,8 @@ export const RunSummarySchema = z.object({
   steps: count,
   model: z.string(),
   usage: UsageSchema,
+  /** Of `usage`, the steps' by the endpoint that answered them, when the run's model had fallbacks (the cost is priced per endpoint). */
+  endpoints: z.record(z.string(), UsageSchema).optional(),
   votes: z.record(z.string(), z.enum(["up", "down"])),
   /** The indexes it is listed in, so removing it reaches each one. */
   indexes: z.array(z.string()),
@@ -177,3 +186,21 @@ export type RunSummary = z.infer<typeof RunSummarySchema>;
 export const SUMMARY_QUESTION_CHARS = 300;
 
 export const totalTokens = (usage: RecordUsage) => usage.prompt + usage.completion;
+
+export const addRecordUsage = (sum: RecordUsage, more: RecordUsage | undefined): RecordUsage =>
+  more ? { prompt: sum.prompt + more.prompt, completion: sum.completion + more.completion, cached: sum.cached + more.cached } : sum;
+
+/** A record as its cost reads it: its model, its tokens, and the steps' by the endpoint that answered them. */
+export function pricedRunOf(record: RunRecord): { model: string; usage: RecordUsage; endpoints?: Record<string, RecordUsage> } {
+  const endpoints = usageByEndpoint(record.steps);
+  return { model: record.settings.model, usage: record.usage, ...(endpoints ? { endpoints } : {}) };
+}
+
+/** The steps' tokens by the endpoint that answered them; undefined when no step names one. */
+export function usageByEndpoint(steps: readonly RecordStep[]): Record<string, RecordUsage> | undefined {
+  const answered = steps.filter((step) => step.endpoint !== undefined);
+  if (answered.length === 0) return undefined;
+  const sums: Record<string, RecordUsage> = {};
+  for (const step of answered) sums[step.endpoint!] = addRecordUsage(sums[step.endpoint!] ?? NO_USAGE, step.usage);
+  return sums;
+}

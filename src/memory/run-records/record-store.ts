@@ -16,7 +16,14 @@ import {
   summaryKey,
   type RunQuery,
 } from "./record-index.js";
-import { RunRecordSchema, RunSummarySchema, SUMMARY_QUESTION_CHARS, type RunRecord, type RunSummary } from "./record-schema.js";
+import {
+  RunRecordSchema,
+  RunSummarySchema,
+  SUMMARY_QUESTION_CHARS,
+  usageByEndpoint,
+  type RunRecord,
+  type RunSummary,
+} from "./record-schema.js";
 
 export interface RetentionOptions {
   readonly days: number;
@@ -68,6 +75,7 @@ const SWEEP_GRACE_MS = 7 * DAY_MS;
 const SWEEP_BATCH = 500;
 
 export function summaryOf(record: RunRecord): RunSummary {
+  const endpoints = usageByEndpoint(record.steps);
   const base = {
     runId: record.runId,
     surface: record.surface,
@@ -82,6 +90,7 @@ export function summaryOf(record: RunRecord): RunSummary {
     steps: record.steps.length,
     model: record.settings.model,
     usage: record.usage,
+    ...(endpoints ? { endpoints } : {}),
     votes: record.votes,
   };
   return { ...base, indexes: indexesOf(base) };

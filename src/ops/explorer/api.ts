@@ -1,7 +1,9 @@
 // The JSON API under /admin/api/ (the session or `Authorization: Bearer <ADMIN_TOKEN>`):
 // runs?surface=&channel=&user=&outcome=&guard=&since=&until=&q=&limit=1..200&cursor= → { runs, next };
 // runs/:id → the record with its cost; usage?since=&until= → the usage report.
-import { costOf } from "../../cost/prices.js";
+import type { PriceTable } from "../../cost/prices.js";
+import { runCost, type PricedRun } from "../../cost/run-cost.js";
+import { pricedRunOf } from "../../memory/run-records/record-schema.js";
 import type { PageHandler } from "./explorer-deps.js";
 import { json } from "./http-io.js";
 import { reportFor } from "./pages/usage-page.js";
@@ -12,7 +14,7 @@ export const apiRuns: PageHandler = async ({ url, deps }) => {
   if (parsed.kind === "invalid") return json(400, { error: parsed.message });
   try {
     const page = await deps.records.list(parsed.query);
-    const runs = page.runs.map(({ indexes: _indexes, ...run }) => ({ ...run, cost: costOf(deps.prices, run.model, run.usage) ?? null }));
+    const runs = page.runs.map(({ indexes: _indexes, ...run }) => ({ ...run, cost: dollarsOf(deps.prices, run) }));
     return json(200, { runs, next: page.next ?? null });
   } catch (error) {
     if (error instanceof RangeError) return json(400, { error: `cursor: ${error.message}` });
@@ -25,8 +27,14 @@ export const apiRun: PageHandler = async ({ params, deps }) => {
   if (loaded.kind === "missing") return json(404, { error: "there is no record of that run" });
   if (loaded.kind === "invalid") return json(500, { error: `the record can't be read: ${loaded.reason}` });
   const { record } = loaded;
-  return json(200, { ...record, cost: costOf(deps.prices, record.settings.model, record.usage) ?? null });
+  return json(200, { ...record, cost: dollarsOf(deps.prices, pricedRunOf(record)) });
 };
+
+/** Dollars priced per endpoint that answered; null when any of it has no price. */
+function dollarsOf(prices: PriceTable, run: PricedRun): number | null {
+  const cost = runCost(prices, run);
+  return cost.unpricedTokens === 0 ? cost.dollars : null;
+}
 
 export const apiUsage: PageHandler = async ({ url, deps, now }) => {
   const range = usageRangeOf(url.searchParams, now);

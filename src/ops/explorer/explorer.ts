@@ -6,7 +6,8 @@ import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "../../logger.js";
 import type { Config } from "../../config.js";
-import { priceTable } from "../../cost/prices.js";
+import { type PriceTable, priceTable } from "../../cost/prices.js";
+import { endpointName } from "../../contracts/model-endpoint.js";
 import type { Governance } from "../../governance/governance.js";
 import { createLongTermMemory } from "../../memory/long-term-memory.js";
 import type { RunRecordStore } from "../../memory/run-records/record-store.js";
@@ -91,32 +92,33 @@ function listen(handler: RequestListener, port: number, host: string): Promise<S
 
 function explorerDeps(options: ExplorerOptions, token: string): ExplorerDeps {
   const { config, store, records, service, governance, logger } = options;
+  // The settings file's endpoint prices as the process read them at start, like its model clients.
+  const prices = priceTable(config.prices, governance.source.current().models);
   return {
     token,
     trustedProxies: config.trustedProxies,
     ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
     records,
     store,
-    prices: priceTable(config.prices),
+    prices,
     feedback: service.feedback,
     audit: governance.runPolicy.audit,
     memory: createLongTermMemory(store, { maxFacts: config.memory.maxFacts, logger }),
     tools: () =>
       options.surfaces.map((surface) => ({ surface, tools: service.tools.list(surface as Parameters<typeof service.tools.list>[0]) })),
-    settings: () => settingsView(config, governance),
+    settings: () => settingsView(config, governance, prices),
     logger,
   };
 }
 
-function settingsView(config: Config, governance: Governance): SettingsView {
+function settingsView(config: Config, governance: Governance, table: PriceTable): SettingsView {
   const location = parseStoreUrl(config.storeUrl);
   const { guards, memory } = config;
-  const prices = [...priceTable(config.prices)]
-    .map(([model, price]) => `${model} ${price.input}/${price.cached}/${price.output}`)
-    .join(", ");
+  const prices = [...table].map(([model, price]) => `${model} ${price.input}/${price.cached}/${price.output}`).join(", ");
   const settings: Array<readonly [string, string]> = [
     ["OPENAI_MODEL", config.model.apiKey ? config.model.name : `${config.model.name} (the offline demo model answers)`],
     ["OPENAI_BASE_URL", config.model.baseUrl ? withoutCredentials(config.model.baseUrl) : "OpenAI's own"],
+    ["MODEL_FALLBACKS", config.model.fallbacks.map((endpoint) => endpointName(endpoint.model, endpoint.baseUrl)).join(", ") || "(none)"],
     ["AGENT_MAX_STEPS", String(guards.maxSteps)],
     ["AGENT_MAX_CONSECUTIVE_ERRORS", String(guards.maxConsecutiveErrors)],
     ["AGENT_OSCILLATION_WINDOW", String(guards.oscillationWindow)],

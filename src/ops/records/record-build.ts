@@ -5,6 +5,7 @@ import type { LoopDeps } from "../../agent/loop/loop-types.js";
 import { wordOf } from "../../agent/tools/tool-policy.js";
 import type { CallRecord, RunOutcome, StepRecord, TaskOrigin, TokenUsage } from "../../contracts/types.js";
 import {
+  addRecordUsage,
   NO_USAGE,
   type RecordApproval,
   type RecordOutcome,
@@ -108,6 +109,8 @@ function stepOf(step: StepRecord, draft: RunDraft, previous: RunRecord | undefin
     durationMs: step.durationMs,
     ...(modelMs === undefined ? {} : { modelMs }),
     ...(step.usage ? { usage: recordUsage(step.usage) } : {}),
+    ...(step.endpoint ? { endpoint: step.endpoint } : {}),
+    ...(step.switches ? { switches: [...step.switches] } : {}),
     text: step.text,
     toolCalls: [
       ...(seen?.toolCalls ?? earlier?.toolCalls ?? step.calls.map((call) => ({ id: call.callId, name: call.tool, arguments: call.args }))),
@@ -127,6 +130,8 @@ function draftSteps(draft: RunDraft, previous: RunRecord | undefined, now: numbe
       durationMs: Math.max(0, now - seen.startedAt),
       ...(seen.modelMs === undefined ? {} : { modelMs: seen.modelMs }),
       ...(seen.usage ? { usage: recordUsage(seen.usage) } : {}),
+      ...(seen.endpoint ? { endpoint: seen.endpoint } : {}),
+      ...(seen.switches.length > 0 ? { switches: [...seen.switches] } : {}),
       text: seen.text ?? null,
       toolCalls: [...(seen.toolCalls ?? [])],
       calls: seen.calls.map(callOf),
@@ -195,19 +200,5 @@ export function buildRecord(draft: RunDraft, end: RunEnd, previous: RunRecord | 
     partial: previous ? previous.partial : draft.how !== "new",
     cut: previous?.cut ?? false,
     votes: previous?.votes ?? {},
-  };
-}
-
-function addRecordUsage(sum: RecordUsage, more: RecordUsage | undefined): RecordUsage {
-  return more ? { prompt: sum.prompt + more.prompt, completion: sum.completion + more.completion, cached: sum.cached + more.cached } : sum;
-}
-
-/** What the counters still need from this record: its tokens beyond what its earlier part counted. */
-export function uncounted(record: RunRecord, previous: RunRecord | undefined): RecordUsage {
-  const before = previous?.counted ?? NO_USAGE;
-  return {
-    prompt: Math.max(0, record.usage.prompt - before.prompt),
-    completion: Math.max(0, record.usage.completion - before.completion),
-    cached: Math.max(0, record.usage.cached - before.cached),
   };
 }

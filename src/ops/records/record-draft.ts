@@ -1,7 +1,7 @@
 // What a run's events tell its record beyond the outcome: the first request, each model call's
 // duration and calls, guard and context notes, and the approvals asked and decided. Collected
 // while the run goes (cheaply: references and small objects) and turned into the record after it.
-import type { AgentEvent, CallRecord, ChatMessage, TaskOrigin, ToolCall, TokenUsage } from "../../contracts/types.js";
+import type { AgentEvent, CallRecord, ChatMessage, ModelSwitch, TaskOrigin, ToolCall, TokenUsage } from "../../contracts/types.js";
 import type { RecordApproval, RecordNote } from "../../memory/run-records/record-schema.js";
 import type { RunSetup, RunStart } from "../../runs/worker/run-observer.js";
 import { contentText } from "../../agent/content.js";
@@ -18,6 +18,8 @@ export interface DraftStep {
   text?: string | null;
   toolCalls?: readonly ToolCall[];
   usage?: TokenUsage;
+  endpoint?: string;
+  readonly switches: ModelSwitch[];
   readonly calls: CallRecord[];
   readonly startedAt: number;
 }
@@ -45,7 +47,7 @@ export function noteEvent(draft: RunDraft, event: AgentEvent, now: number): void
   switch (event.type) {
     case "step_started": {
       draft.step = event.step;
-      draft.steps.set(event.step, { index: event.step, calls: [], startedAt: now });
+      draft.steps.set(event.step, { index: event.step, calls: [], switches: [], startedAt: now });
       // A new run's first request; the array is live, so it is copied (its messages are never changed, only added to).
       if (draft.how === "new" && !draft.firstRequest && event.request) draft.firstRequest = event.request.messages.map(asText);
       return;
@@ -57,8 +59,12 @@ export function noteEvent(draft: RunDraft, event: AgentEvent, now: number): void
       step.toolCalls = event.toolCalls;
       if (event.usage) step.usage = event.usage;
       if (event.durationMs !== undefined) step.modelMs = event.durationMs;
+      if (event.endpoint) step.endpoint = event.endpoint;
       return;
     }
+    case "model_switched":
+      draft.steps.get(event.step)?.switches.push({ from: event.from, to: event.to, cause: event.cause });
+      return;
     case "tool_result":
       draft.steps.get(event.step)?.calls.push(event.call);
       return;

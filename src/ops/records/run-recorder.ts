@@ -6,12 +6,14 @@ import type { Logger } from "../../logger.js";
 import { requestParts, prefixShare } from "../../agent/context/prompt-prefix.js";
 import type { TaskOrigin } from "../../contracts/types.js";
 import { errorText } from "../../agent/loop/error-text.js";
-import type { RunRecord } from "../../memory/run-records/record-schema.js";
+import { NO_USAGE, pricedRunOf, type RecordUsage, type RunRecord } from "../../memory/run-records/record-schema.js";
 import type { RunRecordStore } from "../../memory/run-records/record-store.js";
 import { addUsage, type UsageEntry } from "../../memory/run-records/usage-counters.js";
 import type { KeyValueStore } from "../../memory/types.js";
 import type { RunObserver } from "../../runs/worker/run-observer.js";
-import { buildRecord, placeOf, recordUsage, uncounted, type RunEnd } from "./record-build.js";
+import { buildRecord, placeOf, recordUsage, type RunEnd } from "./record-build.js";
+import { priceTable, type PriceTable } from "../../cost/prices.js";
+import { usageByPricedName } from "../../cost/run-cost.js";
 import { newDraft, noteEvent, type RunDraft } from "./record-draft.js";
 import { fitRecord, type RecordContent } from "./record-fit.js";
 import { RunInterruptedError } from "../../errors.js";
@@ -24,6 +26,8 @@ export interface RecorderOptions {
   readonly maxBytes: number;
   /** The channel's own instructions (the settings file), recorded with the settings. */
   readonly personaOf?: (origin: TaskOrigin) => string | undefined;
+  /** Decides the names tokens are counted under: an endpoint with prices of its own is counted apart from its model. */
+  readonly prices?: PriceTable;
   readonly clock?: () => number;
   /** How often retention runs (also once soon after the start). */
   readonly sweepEveryMs?: number;
@@ -50,6 +54,7 @@ const FIRST_SWEEP_MS = 60_000;
 export function createRunRecorder(options: RecorderOptions): RunRecorder {
   const { store, records, logger } = options;
   const clock = options.clock ?? Date.now;
+  const prices = options.prices ?? priceTable();
   const drafts = new Map<string, RunDraft>();
   const lastRequests = new Map<string, readonly string[]>();
   let queued = 0;
@@ -94,7 +99,7 @@ export function createRunRecorder(options: RecorderOptions): RunRecorder {
     const built = buildRecord(draft, end, previous, { now: clock(), ...personaFor(draft.origin) });
     const record = fitRecord(previous ? built : measurePrefix(draft, built), options);
     await records.save(record, previous);
-    await addUsage(store, usageEntry(record, previous, clock()));
+    for (const entry of usageEntries(record, previous, clock(), prices)) await addUsage(store, entry);
   }
 
   const personaFor = (origin: TaskOrigin) => {
@@ -156,24 +161,41 @@ export function createRunRecorder(options: RecorderOptions): RunRecorder {
   };
 }
 
-/** The counter increments of a record: its new tokens, and the run, outcome and guard counts moved from its earlier part. */
-function usageEntry(record: RunRecord, previous: RunRecord | undefined, now: number): UsageEntry {
+/**
+ * The counter increments of a record: its new tokens under each name they are priced by (the
+ * endpoints that answered), and, on the first, the run, outcome and guard counts moved from its earlier part.
+ */
+function usageEntries(record: RunRecord, previous: RunRecord | undefined, now: number, prices: PriceTable): UsageEntry[] {
   const outcomes: Record<string, number> = { [record.outcome]: 1 };
   const guards: Record<string, number> = record.stop ? { [record.stop.guard]: 1 } : {};
   if (previous) {
     outcomes[previous.outcome] = (outcomes[previous.outcome] ?? 0) - 1;
     if (previous.stop) guards[previous.stop.guard] = (guards[previous.stop.guard] ?? 0) - 1;
   }
-  return {
+  const where = {
     at: now,
     surface: record.surface,
     ...(record.workspace ? { workspace: record.workspace } : {}),
     channel: record.channel,
     person: record.requester.id,
-    model: record.settings.model,
-    usage: uncounted(record, previous),
-    runs: previous ? 0 : 1,
-    outcomes,
-    guards,
+  };
+  // What the earlier part added to the counters, by the names it was counted under.
+  const counted = previous
+    ? usageByPricedName(prices, { ...pricedRunOf(previous), usage: previous.counted })
+    : new Map<string, RecordUsage>();
+  const [first, ...rest] = [...usageByPricedName(prices, pricedRunOf(record))].map(([model, usage]) => ({
+    ...where,
+    model,
+    usage: beyond(usage, counted.get(model) ?? NO_USAGE),
+  }));
+  return [{ ...first!, runs: previous ? 0 : 1, outcomes, guards }, ...rest];
+}
+
+/** What the counters still need of `usage`: its tokens beyond what an earlier part of the run counted. */
+function beyond(usage: RecordUsage, counted: RecordUsage): RecordUsage {
+  return {
+    prompt: Math.max(0, usage.prompt - counted.prompt),
+    completion: Math.max(0, usage.completion - counted.completion),
+    cached: Math.max(0, usage.cached - counted.cached),
   };
 }

@@ -5,6 +5,7 @@
 import type { Logger } from "../../logger.js";
 import type { TaskOrigin } from "../../contracts/types.js";
 import type { Config } from "../../config.js";
+import type { PriceTable } from "../../cost/prices.js";
 import type { FeedbackBook } from "../../memory/feedback.js";
 import { createRunRecordStore, type RunRecordStore } from "../../memory/run-records/record-store.js";
 import type { KeyValueStore } from "../../memory/types.js";
@@ -25,6 +26,8 @@ export function createRunRecording(deps: {
   readonly store: KeyValueStore;
   readonly logger: Logger;
   readonly personaOf?: (origin: TaskOrigin) => string | undefined;
+  /** The prices in force: an endpoint with prices of its own has its tokens counted apart. */
+  readonly prices?: PriceTable;
 }): RunRecording {
   const { config, store, logger } = deps;
   const records = createRunRecordStore(store, { days: config.records.retentionDays, max: config.records.retentionMax });
@@ -35,6 +38,7 @@ export function createRunRecording(deps: {
     content: config.records.content,
     maxBytes: config.records.maxBytes,
     ...(deps.personaOf ? { personaOf: deps.personaOf } : {}),
+    ...(deps.prices ? { prices: deps.prices } : {}),
   });
   return {
     records,

@@ -2,7 +2,8 @@
 // tokens-per-step chart, each step's tool calls expandable to their arguments and full result,
 // the guard and context notes, approvals and writes, the answer, a link to the thread; and a
 // replay of the run under changed settings (the same as `npm run replay` for one run).
-import { totalTokens, type RecordStep, type RunRecord } from "../../../memory/run-records/record-schema.js";
+import { describeAnsweredBy } from "../../../contracts/trace-text.js";
+import { pricedRunOf, totalTokens, type RecordStep, type RunRecord } from "../../../memory/run-records/record-schema.js";
 import { replayRecord, type ReplayResult } from "../../replay/replay-run.js";
 import { resultLine } from "../../replay/replay-report.js";
 import { parseOverrides, SETTABLE_NAMES } from "../../replay/replay-settings.js";
@@ -21,11 +22,16 @@ function callsOf(step: RecordStep): Raw {
   )}`;
 }
 
+/** "350 tokens (200 cached)": what the server said it read from its prompt cache. */
+const tokensText = (step: RecordStep) =>
+  `${count(step.usage ? totalTokens(step.usage) : 0)} tokens${step.usage?.cached ? ` (${count(step.usage.cached)} cached)` : ""}`;
+
 function stepsOf(record: RunRecord): Raw {
   return html`${record.steps.map((step) => {
     const notes = record.notes.filter((note) => note.step === step.index);
-    return html`<section class="step"><h3>Step ${step.index} · ${seconds(step.durationMs)}${step.modelMs === undefined ? "" : ` (model ${seconds(step.modelMs)})`} · ${count(step.usage ? totalTokens(step.usage) : 0)} tokens</h3>
-${step.text ? html`<pre>${step.text}</pre>` : ""}${callsOf(step)}
+    const moved = describeAnsweredBy(step);
+    return html`<section class="step"><h3>Step ${step.index} · ${seconds(step.durationMs)}${step.modelMs === undefined ? "" : ` (model ${seconds(step.modelMs)})`} · ${tokensText(step)}${step.endpoint ? ` · ${step.endpoint}` : ""}</h3>
+${moved ? html`<p class="note">Model: ${moved}</p>` : ""}${step.text ? html`<pre>${step.text}</pre>` : ""}${callsOf(step)}
 ${notes.map((note) => html`<p class="${note.kind === "tripped" ? "trip-note" : "note"}">${note.kind === "tripped" ? "Guard tripped" : note.kind === "warned" ? "Guard warned" : "Context"}${note.guard ? ` (${note.guard})` : ""}: ${note.detail}</p>`)}</section>`;
   })}`;
 }
@@ -99,7 +105,7 @@ function view(request: PageRequest, record: RunRecord, replay?: ReplayResult | s
       ["Outcome", html`${outcomeCell(record.outcome, record.stop?.guard)}${record.stop ? ` · ${record.stop.sentence}` : ""}`],
       ["Duration", seconds(record.endedAt - record.startedAt)],
       ["Tokens", `${count(record.usage.prompt)} in (${count(record.usage.cached)} cached), ${count(record.usage.completion)} out`],
-      ["Cost", costCell(deps.prices, record.settings.model, record.usage)],
+      ["Cost", costCell(deps.prices, pricedRunOf(record))],
       [
         "Settings",
         `model ${record.settings.model}, at most ${record.settings.maxSteps} steps, ${record.settings.maxConsecutiveErrors} errors in a row, oscillation window ${record.settings.oscillationWindow}, context ${count(record.settings.contextWindow)} tokens${record.settings.persona ? ", with the channel's persona" : ""}`,

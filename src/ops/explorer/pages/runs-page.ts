@@ -1,7 +1,8 @@
 // Runs: newest first, a page at a time, filtered by surface, channel, person, outcome or guard,
 // dates and text in the question; each row with the question's start, the outcome, steps,
 // tokens, cost, duration and feedback, and a link to the run.
-import { costOf, dollarText, type PriceTable } from "../../../cost/prices.js";
+import { costText, dollarText, type PriceTable } from "../../../cost/prices.js";
+import { runCost, type PricedRun } from "../../../cost/run-cost.js";
 import { decodeCursor, type RunQuery } from "../../../memory/run-records/record-index.js";
 import { OUTCOMES, totalTokens, type RunSummary } from "../../../memory/run-records/record-schema.js";
 import type { PageHandler } from "../explorer-deps.js";
@@ -10,9 +11,10 @@ import { runQueryOf } from "../query.js";
 
 const SURFACES = ["console", "slack", "discord"] as const;
 
-export function costCell(prices: PriceTable, model: string, usage: RunSummary["usage"]): string {
-  const dollars = costOf(prices, model, usage);
-  return dollars === undefined ? "cost unknown" : dollarText(dollars);
+/** Priced per endpoint that answered; a run of unpriced models is "cost unknown (llama3)". */
+export function costCell(prices: PriceTable, run: PricedRun): string {
+  const cost = runCost(prices, run);
+  return cost.unpricedTokens === 0 ? dollarText(cost.dollars) : costText(cost);
 }
 
 export function outcomeCell(outcome: string, guard: string | undefined): Raw {
@@ -57,8 +59,8 @@ function rows(runs: readonly RunSummary[], prices: PriceTable) {
     html`<a href="${`/admin/runs/${encodeURIComponent(run.runId)}`}">${run.question.slice(0, 80) || "(no text kept)"}</a>`,
     outcomeCell(run.outcome, run.guard),
     html`<span class="num">${run.steps}</span>`,
-    html`<span class="num">${count(totalTokens(run.usage))}</span>`,
-    costCell(prices, run.model, run.usage),
+    html`<span class="num">${count(totalTokens(run.usage))}${run.usage.cached > 0 ? ` (${count(run.usage.cached)} cached)` : ""}</span>`,
+    costCell(prices, run),
     seconds(run.durationMs),
     votesCell(run.votes),
   ]);
