@@ -8,6 +8,8 @@
 export interface ThrottledWriter<T> {
   /** Returns at once. Ignored once closed. */
   push(value: T): void;
+  /** Like push, but this value does not wait out the interval (it goes right after a write under way); later ones wait the interval after it. */
+  pushNow(value: T): void;
   /** Writes what waits without waiting out the interval; resolves when everything pushed so far is written (or failed). */
   flush(): Promise<void>;
   /** Forgets what was pushed but not written yet; a write already under way still finishes. */
@@ -27,7 +29,8 @@ export interface ThrottledWriterOptions<T> {
   readonly onError: (error: unknown) => void;
 }
 
-function timerSleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Resolves after `ms`, or as soon as `signal` aborts. */
+export function timerSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise<void>((resolve) => {
     const done = () => {
       clearTimeout(timer);
@@ -49,6 +52,8 @@ export function createThrottledWriter<T>(write: (value: T) => Promise<void>, opt
   let running: Promise<void> | undefined;
   let pause: AbortController | undefined;
   let hurry = false;
+  /** The value waiting goes without waiting out the interval, once. */
+  let urgent = false;
   let closed = false;
 
   const wake = () => pause?.abort();
@@ -57,7 +62,7 @@ export function createThrottledWriter<T>(write: (value: T) => Promise<void>, opt
   async function drain(): Promise<void> {
     while (waiting !== undefined) {
       const wait = lastWriteEnd + options.minIntervalMs - now();
-      if (wait > 0 && !hurry) {
+      if (wait > 0 && !hurry && !urgent) {
         pause = new AbortController();
         await sleep(wait, pause.signal);
         pause = undefined;
@@ -65,6 +70,7 @@ export function createThrottledWriter<T>(write: (value: T) => Promise<void>, opt
       if (waiting === undefined) break;
       const { value } = waiting;
       waiting = undefined;
+      urgent = false;
       try {
         await write(value);
       } catch (error) {
@@ -84,11 +90,19 @@ export function createThrottledWriter<T>(write: (value: T) => Promise<void>, opt
     }
   }
 
+  function push(value: T): void {
+    if (closed) return;
+    waiting = waiting === undefined ? { value } : { value: merge(waiting.value, value) };
+    running ??= drain();
+  }
+
   return {
-    push(value) {
+    push,
+    pushNow(value) {
       if (closed) return;
-      waiting = waiting === undefined ? { value } : { value: merge(waiting.value, value) };
-      running ??= drain();
+      urgent = true;
+      wake();
+      push(value);
     },
     flush: settle,
     discard() {
