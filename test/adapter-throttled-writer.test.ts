@@ -44,6 +44,15 @@ describe("createThrottledWriter", () => {
     expect(writes[2]!.at - writes[1]!.at).toBe(1_000);
   });
 
+  it("writes a value pushed now before what is pushed after it, without merging them", async () => {
+    const { writer, writes } = recorder();
+    writer.push("a");
+    writer.push("b");
+    writer.pushNow("c");
+    writer.push("d");
+    await vi.waitFor(() => expect(writes.map((w) => w.text)).toEqual(["a", "c", "d"]));
+  });
+
   it("does not wait when the interval already passed", async () => {
     const { writer, writes, time } = recorder();
     writer.push("a");

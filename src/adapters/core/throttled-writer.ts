@@ -8,7 +8,7 @@
 export interface ThrottledWriter<T> {
   /** Returns at once. Ignored once closed. */
   push(value: T): void;
-  /** Like push, but this value does not wait out the interval (it goes right after a write under way); later ones wait the interval after it. */
+  /** Written right after a write under way, before what waits, without waiting out the interval; later values wait the interval after it. */
   pushNow(value: T): void;
   /** Writes what waits without waiting out the interval; resolves when everything pushed so far is written (or failed). */
   flush(): Promise<void>;
@@ -48,31 +48,31 @@ export function createThrottledWriter<T>(write: (value: T) => Promise<void>, opt
   const sleep = options.sleep ?? timerSleep;
   const merge = options.merge ?? ((_waiting: T, next: T) => next);
   let waiting: { value: T } | undefined;
+  /** Written before what waits, without waiting out the interval; later values do not merge into it. */
+  let urgent: { value: T } | undefined;
   let lastWriteEnd = Number.NEGATIVE_INFINITY;
   let running: Promise<void> | undefined;
   let pause: AbortController | undefined;
   let hurry = false;
-  /** The value waiting goes without waiting out the interval, once. */
-  let urgent = false;
   let closed = false;
 
   const wake = () => pause?.abort();
 
   // Reaches an await before it can return whenever a value is waiting, so `running` is set first.
   async function drain(): Promise<void> {
-    while (waiting !== undefined) {
+    while (urgent !== undefined || waiting !== undefined) {
       const wait = lastWriteEnd + options.minIntervalMs - now();
-      if (wait > 0 && !hurry && !urgent) {
+      if (urgent === undefined && wait > 0 && !hurry) {
         pause = new AbortController();
         await sleep(wait, pause.signal);
         pause = undefined;
       }
-      if (waiting === undefined) break;
-      const { value } = waiting;
-      waiting = undefined;
-      urgent = false;
+      const next = urgent ?? waiting;
+      if (next === undefined) break;
+      if (next === urgent) urgent = undefined;
+      else waiting = undefined;
       try {
-        await write(value);
+        await write(next.value);
       } catch (error) {
         options.onError(error);
       }
@@ -90,28 +90,31 @@ export function createThrottledWriter<T>(write: (value: T) => Promise<void>, opt
     }
   }
 
-  function push(value: T): void {
-    if (closed) return;
-    waiting = waiting === undefined ? { value } : { value: merge(waiting.value, value) };
-    running ??= drain();
-  }
-
   return {
-    push,
+    push(value) {
+      if (closed) return;
+      waiting = waiting === undefined ? { value } : { value: merge(waiting.value, value) };
+      running ??= drain();
+    },
     pushNow(value) {
       if (closed) return;
-      urgent = true;
+      // What waited is older than this value: it goes with it.
+      const before = urgent ?? waiting;
+      urgent = before === undefined ? { value } : { value: merge(before.value, value) };
+      waiting = undefined;
       wake();
-      push(value);
+      running ??= drain();
     },
     flush: settle,
     discard() {
       waiting = undefined;
+      urgent = undefined;
       wake();
     },
     async close() {
       closed = true;
       waiting = undefined;
+      urgent = undefined;
       await settle();
     },
   };
