@@ -15,12 +15,13 @@ export interface StreamingModelOptions {
   readonly pieces?: (text: string) => readonly string[];
 }
 
+/** `pieces`: how many pieces reached a run so far. */
 export function streamingModel(inner: Model, options: StreamingModelOptions): Model & { readonly pieces: number } {
   let sent = 0;
   const send = (request: ModelRequest, text: string) => {
-    sent += 1;
     if (request.onDelta) request.onDelta({ kind: "text", text });
-    else options.bridge.delta(request, text);
+    else if (!options.bridge.delta(request, text)) return;
+    sent += 1;
   };
   return {
     name: inner.name,
