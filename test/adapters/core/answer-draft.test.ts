@@ -3,26 +3,15 @@
 // by a restart; and what the answer's message ends up saying, Stop and guards included.
 import { describe, expect, it } from "vitest";
 import { answerShown, draftAfter, EMPTY_DRAFT, liveSegment, sealedDraft, type Draft } from "../../../src/adapters/core/answer-draft.js";
-import type { AgentEvent, GuardStop, RunOutcome } from "../../../src/contracts/types.js";
+import type { AgentEvent, GuardStop } from "../../../src/contracts/types.js";
+import * as events from "../../support/stream-events.js";
 
 const runId = "run-1";
-const delta = (step: number, text: string): AgentEvent => ({ type: "text_delta", runId, step, text });
-const replied = (step: number, text: string | null, tools: number): AgentEvent => ({
-  type: "model_replied",
-  runId,
-  step,
-  text,
-  toolCalls: Array.from({ length: tools }, (_, index) => ({ id: `c${index}`, name: "current_time", arguments: "{}" })),
-});
-const play = (events: readonly AgentEvent[], from: Draft = EMPTY_DRAFT) => events.reduce(draftAfter, from);
-const answered = (answer: string, stop?: GuardStop): Extract<RunOutcome, { status: "answered" }> => ({
-  status: "answered",
-  runId,
-  answer,
-  steps: [],
-  usage: { promptTokens: 0, completionTokens: 0 },
-  ...(stop ? { stop } : {}),
-});
+const delta = (step: number, text: string) => events.delta(runId, step, text);
+const call = { id: "c0", name: "current_time", arguments: "{}" };
+const replied = (step: number, text: string | null, tools: number) => events.replied(runId, step, text, tools > 0 ? [call] : []);
+const play = (played: readonly AgentEvent[], from: Draft = EMPTY_DRAFT) => played.reduce(draftAfter, from);
+const answered = (answer: string, stop?: GuardStop) => events.answered(runId, answer, stop);
 const STOPPED: GuardStop = { guard: "stopped", detail: "stop", sentence: "Stopped by alice." };
 
 describe("the draft of what the model writes", () => {

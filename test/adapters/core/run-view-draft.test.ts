@@ -9,10 +9,11 @@ import type { AnswerCard, Progress } from "../../../src/adapters/core/cards.js";
 import { createRunView, type RunView } from "../../../src/adapters/core/run-view.js";
 import type { RunDisplay } from "../../../src/adapters/core/surface.js";
 import { createUnfinishedMessages, type UnfinishedMessage } from "../../../src/adapters/core/unfinished-messages.js";
-import type { AgentEvent, GuardStop, RunOutcome } from "../../../src/contracts/types.js";
+import type { GuardStop } from "../../../src/contracts/types.js";
 import { silentLogger } from "../../../src/logger.js";
 import { manualTime, type ManualTime } from "../../support/manual-time.js";
 import { mapStore } from "../../support/map-store.js";
+import * as events from "../../support/stream-events.js";
 
 const runId = "run-7";
 const INTERVAL = 1_000;
@@ -70,15 +71,8 @@ function viewOf(recorded: Recorded, time: ManualTime, store = mapStore()): RunVi
   });
 }
 
-const delta = (step: number, text: string): AgentEvent => ({ type: "text_delta", runId, step, text });
-const answered = (answer: string, stop?: GuardStop): RunOutcome => ({
-  status: "answered",
-  runId,
-  answer,
-  steps: [],
-  usage: { promptTokens: 0, completionTokens: 0 },
-  ...(stop ? { stop } : {}),
-});
+const delta = (step: number, text: string) => events.delta(runId, step, text);
+const answered = (answer: string, stop?: GuardStop) => events.answered(runId, answer, stop);
 const liveText = (progress: Progress) => progress.draft.segments.at(-1)?.text;
 
 describe("the run view's draft", () => {
