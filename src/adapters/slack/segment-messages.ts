@@ -112,11 +112,11 @@ export function createSegmentMessages(deps: SegmentDeps): SegmentMessages {
   /** Stops a message's stream, closing a code block left open, with `end` on it when it is the last. */
   async function stopPart(part: StreamedPart, end?: SegmentEnd): Promise<void> {
     const closer = fenceCloser(fenceAfter(streamed, NO_FENCE));
-    part.open = false;
     await part.streamer.stop({
       ...(closer ? { markdown_text: closer } : {}),
       ...(end ? { blocks: [...end.blocks], metadata: end.metadata } : {}),
     });
+    part.open = false;
   }
 
   const tooOld = (part: StreamedPart) => part.chars > 0 && deps.now() - part.startedAt + limits.intervalMs >= limits.maxAgeMs;

@@ -107,6 +107,21 @@ describe("an answer streamed into Discord", () => {
     expect(main!.content).toBe("Let me look at the clock.\n\nIt is noon.");
   });
 
+  it("keeps what was shown when a Stop cuts the answer, with the stop line under it", async () => {
+    const { view } = await discordRunView(fake, alice, { clock: time, progressIntervalMs: INTERVAL });
+    view.sink(started(runId, 1));
+    await feed(
+      view,
+      wordsOf("The largest files are a.txt and").map((word) => delta(runId, 1, word)),
+    );
+    await vi.waitFor(() => expect(replyMessages()[0]?.content).toContain("The largest"));
+    const stop = { guard: "stopped" as const, detail: "stop", sentence: "Stopped by alice." };
+    await view.finish(answered(runId, "A summary nobody should see.", stop));
+    const [main, ...more] = replyMessages();
+    expect(more).toEqual([]);
+    expect(main!.content).toBe("The largest files are a.txt and\n\n⚠️ Stopped by alice.");
+  });
+
   it("shows the first text no later than one interval after the step started", async () => {
     const { view } = await discordRunView(fake, alice, { clock: time, progressIntervalMs: INTERVAL });
     view.sink(started(runId, 1));

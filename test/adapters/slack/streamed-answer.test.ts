@@ -12,7 +12,7 @@ import type { AgentEvent, GuardStop } from "../../../src/contracts/types.js";
 import { shownText, startFakeSlack, type FakeSlack } from "../../support/fake-slack.js";
 import { mapStore } from "../../support/map-store.js";
 import { slackRunView, VIEW_CHANNEL, VIEW_THREAD } from "../../support/slack-view-kit.js";
-import { answered, delta, replied, started, toolRun, wordsOf } from "../../support/stream-events.js";
+import { answered, delta, replied, restart, started, toolRun, wordsOf } from "../../support/stream-events.js";
 
 const runId = "run-slack-1";
 const ANSWER = "It is **noon** in Paris, and the sun is out. Nothing else is on your calendar today.";
@@ -118,6 +118,33 @@ describe("an answer streamed into Slack", () => {
     expect(shownText(answer!)).toBe("It is noon in Paris, and the sun is out.");
     expect(answer!.streaming).toBe("stopped");
     expect(fake.callsTo("chat.update").length).toBeGreaterThan(0);
+    expect(feedbackButtons()).toBe(1);
+    expect(fake.leftStreaming()).toEqual([]);
+  });
+
+  it("ends an answer as an edited message, 👍 / 👎 below it, when Slack refuses to stop its stream", async () => {
+    fake.fail("chat.stopStream", { error: "message_not_in_streaming_state" });
+    const { view, display } = slackRunView(fake);
+    view.sink(started(runId, 1));
+    await feed(view, streamOf("It is noon in Paris."));
+    await view.finish(answered(runId, "It is noon in Paris."));
+    const [answer] = answerMessages();
+    expect(shownText(answer!)).toBe("It is noon in Paris.");
+    expect(await display.findAnswer!(runId)).toEqual({ messageId: answer!.ts });
+    expect(feedbackButtons()).toBe(1);
+    expect(fake.leftStreaming()).toEqual([]);
+  });
+
+  it("replaces what a failed try streamed with the next try's text", async () => {
+    const { view } = slackRunView(fake);
+    view.sink(started(runId, 1));
+    await feed(view, streamOf("It is midnight in"));
+    await vi.waitFor(() => expect(thread().some((message) => shownText(message).startsWith("It is midnight"))).toBe(true));
+    view.sink(restart(runId, 1));
+    await feed(view, streamOf("It is noon in Paris."));
+    await view.finish(answered(runId, "It is noon in Paris."));
+    expect(answerMessages().map(shownText)).toEqual(["It is noon in Paris."]);
+    expect(thread().some((message) => shownText(message).includes("midnight"))).toBe(false);
     expect(feedbackButtons()).toBe(1);
     expect(fake.leftStreaming()).toEqual([]);
   });
