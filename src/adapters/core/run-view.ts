@@ -102,11 +102,6 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
     await display.endProgress(outcome, last).catch((error: unknown) => logger.warn({ err: error }, "could not end a run's progress"));
   }
 
-  const afterWrites = async () => {
-    await chain.catch(() => undefined);
-    await saveOpen();
-  };
-
   return {
     sink(event) {
       display.event?.(event);
@@ -145,7 +140,7 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
         if (ref !== undefined) await deps.refs.remember(pending, ref);
         return undefined;
       } finally {
-        await afterWrites();
+        await saveOpen();
       }
     },
     async settleQuietly(outcome) {
@@ -155,7 +150,7 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
         await display
           .answer({ runId: outcome.runId, answer: NOTHING_TO_REPORT, steps: outcome.steps, question: deps.question })
           .catch((error: unknown) => logger.warn({ err: error }, "could not end a quiet run's progress"));
-      await afterWrites();
+      await saveOpen();
     },
     ...(display.findAnswer ? { findAnswer: (id: string) => display.findAnswer!(id) } : {}),
     async fail(error) {
@@ -164,7 +159,7 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
       await chain.catch(() => undefined);
       if (liveSegment(draft)) await write({ ...current(), draft: sealedDraft(draft) }).catch(warn);
       await display.failure().catch((failure: unknown) => logger.error({ err: failure, runId }, "could not say the run failed"));
-      await afterWrites();
+      await saveOpen();
     },
   };
 
