@@ -4,17 +4,12 @@
 // its segment's messages and ends with the guard line and 👍 / 👎 at the bottom of its last
 // message, which carries the run's metadata (posted-answer.ts: a takeover finds the answer only
 // once it is whole). Where nothing streamed, or Slack took none of it, the answer is posted whole.
-// After a crash, what a dead process left open is stopped and marked as answered again below.
-import type { webApi } from "@slack/bolt";
-import type { Logger } from "../../logger.js";
 import type { Draft } from "../core/answer-draft.js";
 import type { AnswerCard } from "../core/cards.js";
 import { splitText } from "../core/split-text.js";
-import { INTERRUPTED_ANSWER } from "../core/texts.js";
 import type { UnfinishedMessage } from "../core/unfinished-messages.js";
 import { feedbackBlocks } from "./feedback-buttons.js";
 import { answerMetadata } from "./posted-answer.js";
-import { slackErrorCode } from "./slack-api.js";
 import { guardLineBlock, type SlackPosts } from "./slack-posts.js";
 import { MESSAGE_MAX_CHARS, toSlackMrkdwn } from "./slack-text.js";
 import { createSegmentMessages, type SegmentDeps, type SegmentMessages } from "./segment-messages.js";
@@ -88,25 +83,4 @@ export function createAnswerMessages(deps: AnswerMessagesDeps): AnswerMessages {
     },
     unfinished: () => [...segments.values()].flatMap((segment) => segment.unfinished()),
   };
-}
-
-/** Ends what a process that died during the run left open: stopped (one Slack ended already is updated), a text marked. Never throws. */
-export async function settleLeftOpen(client: webApi.WebClient, logger: Logger, left: readonly UnfinishedMessage[]): Promise<void> {
-  for (const message of left) {
-    const mark = message.kind === "text" ? `_${INTERRUPTED_ANSWER}_` : undefined;
-    try {
-      if (message.streaming) {
-        try {
-          await client.chat.stopStream({ channel: message.channel, ts: message.id, ...(mark ? { markdown_text: `\n\n${mark}` } : {}) });
-          continue;
-        } catch (error) {
-          if (slackErrorCode(error) !== "message_not_in_streaming_state") throw error;
-        }
-      }
-      // A message Slack no longer streams (or one being edited) can only be written over.
-      await client.chat.update({ channel: message.channel, ts: message.id, text: mark ?? "_(interrupted)_" });
-    } catch (error) {
-      logger.warn({ err: error, channel: message.channel, ts: message.id }, "could not end a message a stopped process left unfinished");
-    }
-  }
 }

@@ -12,7 +12,8 @@ import { taskLines, type StatusCard, type TaskUpdate } from "../core/cards.js";
 import type { RunDisplay } from "../core/surface.js";
 import { RUN_FAILED } from "../core/texts.js";
 import { approvalBlocks, approvalText } from "./approval-message.js";
-import { createAnswerMessages, settleLeftOpen } from "./answer-messages.js";
+import { createAnswerMessages } from "./answer-messages.js";
+import { endLeftOpen, INTERRUPTED_NOTES, type EndNotes } from "./left-open.js";
 import { feedbackBlocks } from "./feedback-buttons.js";
 import { createMessageTrace, type MessageTrace } from "./message-trace.js";
 import { describeSlackError } from "./slack-api.js";
@@ -23,6 +24,9 @@ import { neutraliseMentions, slackFormat } from "./slack-text.js";
 import { createStatusLine, createStopControl } from "./slack-working.js";
 import type { MessageRef } from "./slack-refs.js";
 import { createStreamTrace, type StreamLimits, type StreamTrace } from "./stream-trace.js";
+
+/** How a trace stream Slack ended is left: its steps go on in the trace message. */
+const MOVED_ON: EndNotes = { ...INTERRUPTED_NOTES, trace: "_(the steps go on below)_" };
 
 /** The whole trace of a finished run; the trace message spreads it over as many messages as it needs. */
 const FINAL_TRACE_CHARS = 40_000;
@@ -85,11 +89,13 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
   }
 
   /** A refusal is about this run's stream (a channel, a person, a limit), so only this run posts and edits instead. */
-  function onStreamFailure(error: unknown): void {
+  function onStreamFailure(error: unknown, ts: string | undefined): void {
     logger.info(
       { err: error, channel: place.channel },
       `streaming the trace failed (${describeSlackError(error)}); this run uses a trace message`,
     );
+    // The stream it left is ended, not left looking as if it went on.
+    if (ts !== undefined) void endLeftOpen(client, logger, [{ channel: place.channel, id: ts, kind: "trace", streaming: true }], MOVED_ON);
     showFallback();
   }
 
@@ -167,7 +173,7 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
         ...(trace === undefined ? [] : [{ channel: traceTarget.channel, id: trace, kind: "trace" as const, streaming: true }]),
       ];
     },
-    settleUnfinished: (left) => settleLeftOpen(client, logger, left),
+    settleUnfinished: (left) => endLeftOpen(client, logger, left, INTERRUPTED_NOTES),
     async failure() {
       await status.stop();
       await stopControl.close();

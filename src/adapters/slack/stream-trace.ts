@@ -60,8 +60,8 @@ export function createStreamTrace(
   target: StreamTarget,
   logger: Logger,
   limits: StreamLimits,
-  /** Called once, with the error, when streaming fails; nothing is streamed afterwards. */
-  onFailure: (error: unknown) => void,
+  /** Called once, with the error and the message it was streaming (if one started), when streaming fails; nothing is streamed afterwards. */
+  onFailure: (error: unknown, ts: string | undefined) => void,
   now: () => number = Date.now,
 ): StreamTrace {
   const open = () =>
@@ -102,7 +102,7 @@ export function createStreamTrace(
         chars += size;
       } catch (error) {
         failed = true;
-        onFailure(error);
+        onFailure(error, streamer.ts);
       }
     },
     async finish() {
