@@ -24,6 +24,12 @@ const CHANNEL = "C0GENERAL";
 const THREAD = "1700009100.000100";
 const ANSWER = "Paris is the capital of France, and it has been for a very long time, through kings, empires and republics alike.";
 
+/** The harness the test runs on, closed after it. */
+async function startHarness(options: Parameters<typeof startSlackHarness>[0]): Promise<SlackHarness> {
+  harness = await startSlackHarness(options);
+  return harness;
+}
+
 const thread = (h: SlackHarness) => h.fake.threadMessages(CHANNEL, THREAD);
 const feedbackButtons = (h: SlackHarness) =>
   thread(h).filter((message) => JSON.stringify(message.blocks ?? []).includes(FEEDBACK_UP_ACTION));
@@ -32,7 +38,7 @@ describe("a streamed answer in a Slack thread", () => {
   it("shows the answer being written before the run ends, and ends it as the same text with 👍 / 👎 once", async () => {
     const bridge = createStreamBridge();
     const model = streamingModel(new ScriptedModel([say(ANSWER)]), { bridge, pieceMs: 100 });
-    const h = (harness = await startSlackHarness({ model, streamBridge: bridge }));
+    const h = await startHarness({ model, streamBridge: bridge });
     await postEvent(h.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> what is the capital of France?`, ts: THREAD }));
     await vi.waitFor(
       () => expect(thread(h).some((message) => message.streaming === "open" && shownText(message).startsWith("Paris"))).toBe(true),
@@ -54,7 +60,7 @@ describe("a streamed answer in a Slack thread", () => {
       { text: "Let me work that out.", calls: [{ name: "calculator", args: { expression: "6*7" } }] },
       say("It is 42."),
     ]);
-    const h = (harness = await startSlackHarness({ model: streamingModel(script, { bridge }), streamBridge: bridge }));
+    const h = await startHarness({ model: streamingModel(script, { bridge }), streamBridge: bridge });
     await postEvent(h.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> what is 6*7?`, ts: THREAD }));
     await vi.waitFor(() => expect(feedbackButtons(h)).toHaveLength(1), { timeout: 10_000 });
     const messages = thread(h);
@@ -72,7 +78,7 @@ describe("a streamed answer in a Slack thread", () => {
     const bridge = createStreamBridge();
     const script = new ScriptedModel([say(ANSWER)], { whenExhausted: say("A summary nobody should see.") });
     const model = streamingModel(script, { bridge, pieceMs: 150 });
-    const h = (harness = await startSlackHarness({ model, streamBridge: bridge }));
+    const h = await startHarness({ model, streamBridge: bridge });
     await postEvent(h.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> what is the capital of France?`, ts: THREAD }));
     await vi.waitFor(() => expect(thread(h).some((message) => shownText(message).startsWith("Paris is"))).toBe(true), { timeout: 5_000 });
     const stop = thread(h).find((message) => JSON.stringify(message.blocks ?? []).includes(STOP_ACTION))!;
