@@ -9,7 +9,7 @@
 // the end, when what showed is removed and the caller posts the text whole.
 import type { types, webApi } from "@slack/bolt";
 import type { Logger } from "../../logger.js";
-import { grow, type GrowingSplit } from "../core/growing-split.js";
+import { grow, UNSPLIT, type GrowingSplit } from "../core/growing-split.js";
 import { fenceAfter, fenceCloser, fenceOpener, NO_FENCE, type FenceState } from "../core/split-text.js";
 import type { UnfinishedMessage } from "../core/unfinished-messages.js";
 import { describeSlackError, slackErrorCode } from "./slack-api.js";
@@ -62,8 +62,12 @@ interface StreamedPart {
   open: boolean;
 }
 
-/** Thrown inside when the text no longer starts with what streamed: the messages are edited instead. */
-class WrittenOver extends Error {}
+/** Thrown inside when the text no longer starts with what streamed (a try that failed and started over): the messages are edited instead. */
+class WrittenOver extends Error {
+  constructor() {
+    super("the model started its text over, and a stream only grows");
+  }
+}
 
 export function createSegmentMessages(deps: SegmentDeps): SegmentMessages {
   const { client, logger, where, limits } = deps;
@@ -73,7 +77,7 @@ export function createSegmentMessages(deps: SegmentDeps): SegmentMessages {
   const parts: StreamedPart[] = [];
   /** Edited messages in order, with the text each shows. */
   const edited: Array<{ readonly ts: string; shown: string }> = [];
-  let split: GrowingSplit = { sealed: [], sealedFrom: "", fence: NO_FENCE };
+  let split: GrowingSplit = UNSPLIT;
   let closed = false;
 
   const current = () => parts.at(-1);
@@ -176,7 +180,7 @@ export function createSegmentMessages(deps: SegmentDeps): SegmentMessages {
 
   /** Shows `text` over the edited messages, posting one more for each part it grew by. */
   async function editTo(text: string): Promise<void> {
-    const grown = grow(split, text, MESSAGE_MAX_CHARS) ?? grow({ sealed: [], sealedFrom: "", fence: NO_FENCE }, text, MESSAGE_MAX_CHARS)!;
+    const grown = grow(split, text, MESSAGE_MAX_CHARS) ?? grow(UNSPLIT, text, MESSAGE_MAX_CHARS)!;
     split = grown.split;
     for (const [index, part] of grown.parts.entries()) {
       const shown = toSlackMrkdwn(part);
