@@ -26,6 +26,8 @@ export interface SoakRecord {
   readonly hostileFiles: readonly HostileSent[];
   /** Every model request's messages, as JSON. */
   readonly modelRequests: readonly string[];
+  /** Messages the fake Slack still holds as streaming at the end: never stopped, nor taken over by an update. */
+  readonly leftStreaming: ReadonlyArray<{ readonly channel: string; readonly threadTs: string | undefined; readonly text: string }>;
 }
 
 export interface HostileSent {
@@ -45,7 +47,8 @@ export type CheckName =
   | "noUnexpectedDeath"
   | "noRunWithoutTools"
   | "noRunFailed"
-  | "hostileFilesRead";
+  | "hostileFilesRead"
+  | "noMessageLeftStreaming";
 
 export interface CheckResult {
   readonly name: CheckName;
@@ -194,6 +197,10 @@ export function runChecks(record: SoakRecord): CheckResult[] {
     )
     .map((file) => `m${file.n}: no run request says what became of ${file.name} (one of: ${file.expected.join(" | ")})`);
 
+  const noMessageLeftStreaming = record.leftStreaming.map(
+    (message) => `${message.channel} thread ${message.threadTs}: a message still streaming ("${message.text.slice(0, 60)}")`,
+  );
+
   return [
     { name: "answeredOnce", says: "every acknowledged message answered exactly once", failures: answeredOnce },
     { name: "inOrder", says: "in order per conversation (for messages sent after the previous one was acknowledged)", failures: inOrder },
@@ -208,6 +215,11 @@ export function runChecks(record: SoakRecord): CheckResult[] {
       name: "hostileFilesRead",
       says: "every hostile file fetched and refused (or read) by a file reader, named in its run",
       failures: hostileFilesRead,
+    },
+    {
+      name: "noMessageLeftStreaming",
+      says: "no message left streaming (every stream stopped, or taken over after a crash)",
+      failures: noMessageLeftStreaming,
     },
   ];
 }

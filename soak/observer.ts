@@ -1,11 +1,12 @@
 // What the people see, read from the fake Slack's record of calls (tailed as they come): the
-// answers (`ANSWER m<n>`, or the bot's own summary quoting the question), apologies and storage-trouble replies per thread, the approval cards
+// answers (`ANSWER m<n>`, or the bot's own summary quoting the question; posted, or streamed and
+// counted once their stream ends with the run's metadata), apologies and storage-trouble replies per thread, the approval cards
 // and Stop buttons (with the message ts a click needs), the approved writes (posts to the write
 // channel, under their idempotency key) and the "Approved by" notes per card. A call counts as
 // applied only when the fake answered it 200 and ok: a 429 or 500 from the fake applied nothing.
 import { APPROVE_ACTION } from "../src/adapters/slack/approval-message.js";
 import { STOP_ACTION } from "../src/adapters/slack/slack-working.js";
-import type { FakeSlack, RecordedCall } from "../test/support/fake-slack.js";
+import { shownText, type FakeSlack, type RecordedCall } from "../test/support/fake-slack.js";
 import { WRITE_CHANNEL } from "./plans.js";
 
 export interface Post {
@@ -122,6 +123,14 @@ export function observe(slack: FakeSlack): Observed {
       const thread = threadTs ?? (call.method === "chat.update" ? slack.message(channel, String(call.args.ts))?.thread_ts : undefined);
       if (ts && thread)
         push(observed.stopButtons, thread, { seq, channel, ts, threadTs: thread, value: stopValue, blocks: call.args.blocks as unknown[] });
+    }
+    // A streamed answer is whole once its stream stops (or an update takes it over) with the run's metadata on it.
+    const streamed =
+      call.method === "chat.stopStream" || call.method === "chat.update" ? slack.message(channel, String(call.args.ts)) : undefined;
+    if (streamed?.metadata?.event_type === "agent_answer") {
+      const answer = ANSWER.exec(shownText(streamed)) ?? QUOTED_QUESTION.exec(shownText(streamed));
+      if (answer) push(observed.answers, Number(answer[1]), { seq, channel, threadTs: streamed.thread_ts, text: shownText(streamed) });
+      return;
     }
     if (call.method !== "chat.postMessage") return;
     const approveValue = buttonValue(call.args.blocks, APPROVE_ACTION);

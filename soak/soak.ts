@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { startFakeOpenAI } from "../test/support/fake-openai-server.js";
-import { startFakeSlack, type FakeSlack } from "../test/support/fake-slack.js";
+import { shownText, startFakeSlack, type FakeSlack } from "../test/support/fake-slack.js";
 import { SLACK_BOT_TOKEN } from "../test/support/fake-slack-files.js";
 import { faultSchedule, runChaos } from "./chaos.js";
 import { runChecks, type StoredLeftovers } from "./checks.js";
@@ -177,6 +177,9 @@ async function main(): Promise<boolean> {
   for (const failure of fleet.startFailures)
     log(`bot ${failure.slot} did not start at ${failure.atSeconds} s: ${failure.reason.split("\n").at(-1)}`);
 
+  const leftStreaming = slack
+    .leftStreaming()
+    .map((message) => ({ channel: message.channel, threadTs: message.thread_ts, text: shownText(message) }));
   writeJournals(folder, slack, model, traffic.messages);
   await fleet.close();
   await Promise.all([ledger.close(), modelServer.close(), slack.close()]);
@@ -190,6 +193,7 @@ async function main(): Promise<boolean> {
     loggedAnswers: loggedAnswers(folder),
     hostileFiles: hostile.sent,
     modelRequests: modelServer.requests.map((request) => JSON.stringify(request.body.messages)),
+    leftStreaming,
   });
   const passed = printReport(results, chosen, counts, folder);
   if (passed) rmSync(folder, { recursive: true, force: true });

@@ -2,21 +2,7 @@
 // progress edits and traces.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createThrottledWriter } from "../src/adapters/core/throttled-writer.js";
-
-/** A clock and a sleep the test drives: sleeping moves the clock, unless the sleep is cut short. */
-function manualTime() {
-  let now = 0;
-  const sleeps: number[] = [];
-  return {
-    now: () => now,
-    sleeps,
-    advance: (ms: number) => (now += ms),
-    sleep: async (ms: number) => {
-      sleeps.push(ms);
-      now += ms;
-    },
-  };
-}
+import { manualTime } from "./support/manual-time.js";
 
 function recorder(time = manualTime()) {
   const writes: Array<{ text: string; at: number }> = [];
@@ -45,6 +31,26 @@ describe("createThrottledWriter", () => {
     expect(writes.map((w) => w.text)).toEqual(["a", "c", "d"]);
     expect(time.sleeps).toEqual([1_000, 1_000]);
     for (let i = 1; i < writes.length; i++) expect(writes[i]!.at - writes[i - 1]!.at).toBeGreaterThanOrEqual(1_000);
+  });
+
+  it("writes a value pushed now without waiting out the interval, and the next one an interval after it", async () => {
+    const { writer, writes } = recorder();
+    writer.push("a");
+    writer.pushNow("b");
+    await vi.waitFor(() => expect(writes.map((w) => w.text)).toEqual(["a", "b"]));
+    writer.push("c");
+    await vi.waitFor(() => expect(writes.map((w) => w.text)).toEqual(["a", "b", "c"]));
+    expect(writes[1]!.at).toBe(writes[0]!.at);
+    expect(writes[2]!.at - writes[1]!.at).toBe(1_000);
+  });
+
+  it("writes a value pushed now before what is pushed after it, without merging them", async () => {
+    const { writer, writes } = recorder();
+    writer.push("a");
+    writer.push("b");
+    writer.pushNow("c");
+    writer.push("d");
+    await vi.waitFor(() => expect(writes.map((w) => w.text)).toEqual(["a", "c", "d"]));
   });
 
   it("does not wait when the interval already passed", async () => {

@@ -69,6 +69,7 @@ describe("Slack long runs", () => {
       .join("\n");
     for (let i = 1; i <= STEPS; i++) expect(traceText).toContain(`${i}*${i}`);
     expect(harness.fake.threadMessages("C0GENERAL", THREAD).every((m) => m.text.length <= MESSAGE_MAX_CHARS)).toBe(true);
+    expect(harness.fake.leftStreaming()).toEqual([]);
   });
 
   it("posts a 12,000-character answer whole, in parts Slack accepts", async () => {

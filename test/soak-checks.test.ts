@@ -54,6 +54,7 @@ interface Extra {
   readonly loggedAnswers?: ReadonlyMap<number, readonly string[]>;
   readonly hostileFiles?: SoakRecord["hostileFiles"];
   readonly modelRequests?: readonly string[];
+  readonly leftStreaming?: SoakRecord["leftStreaming"];
 }
 
 /** Every message answered once, right after it was sent, unless `change` says otherwise. */
@@ -70,6 +71,7 @@ function record(messages: SentMessage[], change: (observed: Omit<Observed, "poll
     loggedAnswers: extra.loggedAnswers ?? new Map(),
     hostileFiles: extra.hostileFiles ?? [],
     modelRequests: extra.modelRequests ?? [],
+    leftStreaming: extra.leftStreaming ?? [],
   };
 }
 
@@ -229,6 +231,17 @@ describe("the soak's check of hostile files", () => {
       request(1, "it expands to more than 100.0 MB"),
     );
     expect(failures).toEqual(["m2: no run request says what became of bomb.pdf (one of: it expands to more than | not read again)"]);
+  });
+});
+
+describe("the soak's streamed messages", () => {
+  it("flags a message left streaming, and holds when every stream ended", () => {
+    const messages = [message(1)];
+    expect(failuresOf(record(messages)).noMessageLeftStreaming).toEqual([]);
+    const left = { channel: "C0SOAK1", threadTs: "1700000001.000100", text: "ANSWER m1 pla" };
+    expect(failuresOf(record(messages, () => {}, { leftStreaming: [left] })).noMessageLeftStreaming).toEqual([
+      'C0SOAK1 thread 1700000001.000100: a message still streaming ("ANSWER m1 pla")',
+    ]);
   });
 });
 

@@ -23,6 +23,7 @@ import { createLocalWorkQueue } from "../../src/runs/queue/local-work-queue.js";
 import type { WorkQueue } from "../../src/runs/queue/work-queue.js";
 import { harnessSchedules, startFiring, type HarnessSchedules } from "./harness-schedules.js";
 import { temporaryFolder, until } from "./memory-test-kit.js";
+import { bridgedService, type StreamBridge } from "./stream-bridge.js";
 import { editSettingsFile, openSettingsFile, settingsOf, writeSettingsFile } from "./governance-kit.js";
 
 /** The console under the core; `stop` ends the session as the app's shutdown does. */
@@ -75,6 +76,8 @@ export interface ConsoleHarnessOptions {
   readonly schedules?: { readonly clock?: TimerClock };
   /** Puts a fault between the service and its (in-process) work queue. */
   readonly wrapQueue?: (queue: WorkQueue) => WorkQueue;
+  /** Carries a streaming model's pieces to the console's presenters (stream-bridge.ts). */
+  readonly streamBridge?: StreamBridge;
 }
 
 function find(text: string, expected: string | RegExp, from: number): number | undefined {
@@ -141,7 +144,7 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
     ...(options.tools ? { tools: options.tools } : {}),
   });
   const attached: AttachedSurface = attach(surface, {
-    service,
+    service: options.streamBridge ? bridgedService(service, options.streamBridge) : service,
     governance,
     store,
     logger: silentLogger,

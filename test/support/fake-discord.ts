@@ -50,6 +50,19 @@ export interface FakeDiscordOptions {
   readonly token?: string;
   readonly heartbeatIntervalMs?: number;
   readonly roles?: readonly FakeRole[];
+  /** Stamps the recorded calls and counts the edit limit's window (a test's own clock); default Date.now. */
+  readonly clock?: () => number;
+  /**
+   * A limit on editing one message: at most `edits` per `windowMs`, a 429 past it (Discord limits edits by route and
+   * answers 429 with retry_after). Off unless asked: many older tests edit faster on purpose, to run quickly.
+   */
+  readonly editLimit?: { readonly edits: number; readonly windowMs: number };
+}
+
+/** The message an edit is of (a channel's, or an interaction webhook's). */
+function editedMessage(method: string, path: string): string | undefined {
+  if (method !== "PATCH") return undefined;
+  return /^\/channels\/\d+\/messages\/\d+$/.test(path) || /^\/webhooks\/\d+\/[^/]+\/messages\/[^/]+$/.test(path) ? path : undefined;
 }
 
 type RouteHandler = (params: string[], body: any, query: URLSearchParams) => { status: number; body?: unknown };
@@ -80,12 +93,18 @@ export class FakeDiscord {
   private readonly members = new Map<string, { user: FakeUser; roles: readonly string[] }>();
   private readonly log = new CallLog();
   private readonly routes: [string, RegExp, RouteHandler][];
+  private readonly clock: () => number;
+  private readonly editLimit: FakeDiscordOptions["editLimit"];
+  /** When each message was edited, newest last. */
+  private readonly edits = new Map<string, number[]>();
 
   private constructor(
     private readonly server: Server,
     options: FakeDiscordOptions,
   ) {
     this.token = options.token ?? "fake-bot-token";
+    this.clock = options.clock ?? Date.now;
+    this.editLimit = options.editLimit;
     const port = (server.address() as AddressInfo).port;
     this.apiUrl = `http://127.0.0.1:${port}/api`;
     this.cdn = new FakeDiscordCdn(() => `http://127.0.0.1:${port}`);
@@ -342,15 +361,29 @@ export class FakeDiscord {
     const method = request.method ?? "GET";
     const parsed = await this.cdn.parse(Buffer.concat(chunks), request.headers["content-type"], () => this.channelOfPath(path));
     if (parsed.kind === "refused") {
-      this.log.record({ method, path, query: url.searchParams, body: undefined, status: parsed.status, at: Date.now() });
+      this.log.record({ method, path, query: url.searchParams, body: undefined, status: parsed.status, at: this.clock() });
       response.writeHead(parsed.status, { "content-type": "application/json" }).end(JSON.stringify(parsed.body));
       return;
     }
     const { body } = parsed;
     const reply = this.respond(method, path, body, url.searchParams, request.headers.authorization);
-    this.log.record({ method, path, query: url.searchParams, body, status: reply.status, at: Date.now() });
+    this.log.record({ method, path, query: url.searchParams, body, status: reply.status, at: this.clock() });
     response.writeHead(reply.status, { ...(reply.body === undefined ? {} : { "content-type": "application/json" }), ...reply.headers });
     response.end(reply.body === undefined ? undefined : JSON.stringify(reply.body));
+  }
+
+  /** A 429 when the message took its limit of edits within the window; else the edit counts. */
+  private overEditLimit(message: string | undefined): { status: number; body: unknown; headers: Record<string, string> } | undefined {
+    if (message === undefined || !this.editLimit) return undefined;
+    const now = this.clock();
+    const recent = (this.edits.get(message) ?? []).filter((at) => now - at < this.editLimit!.windowMs);
+    if (recent.length >= this.editLimit.edits) {
+      const seconds = ((recent[0]! + this.editLimit.windowMs - now) / 1000).toFixed(3);
+      const body = { message: "You are being rate limited.", retry_after: Number(seconds), global: false };
+      return { status: 429, body, headers: { "retry-after": seconds, "x-ratelimit-remaining": "0", "x-ratelimit-reset-after": seconds } };
+    }
+    this.edits.set(message, [...recent, now]);
+    return undefined;
   }
 
   /** The channel a message request posts into: named in the path, or the interaction's of a webhook. */
@@ -371,6 +404,8 @@ export class FakeDiscord {
     if (failure) return { status: failure.status, body: failure.body, ...(failure.headers ? { headers: failure.headers } : {}) };
     const tooLong = tooLongRefusal(method, body);
     if (tooLong) return tooLong;
+    const limited = this.overEditLimit(editedMessage(method, path));
+    if (limited) return limited;
     const needsAuth = !path.startsWith("/interactions/") && !path.startsWith("/webhooks/");
     if (needsAuth && authorization !== `Bot ${this.token}`) return { status: 401, body: { message: "401: Unauthorized", code: 0 } };
     for (const [routeMethod, pattern, handler] of this.routes) {

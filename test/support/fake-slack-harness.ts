@@ -29,6 +29,7 @@ import { fixedSettings, type SettingsSource } from "../../src/governance/setting
 import type { TimerClock } from "../../src/schedules/local-slot-timer.js";
 import { harnessSchedules, startFiring, type HarnessSchedules } from "./harness-schedules.js";
 import { editSettingsFile, openSettingsFile, settingsOf, writeSettingsFile } from "./governance-kit.js";
+import { bridgedService, type StreamBridge } from "./stream-bridge.js";
 
 /** The Slack surface under the core, as the app runs it; `stop` stops taking events (the runner and the client close later). */
 export interface SlackAdapter {
@@ -77,6 +78,8 @@ export interface HarnessOptions {
   readonly wrapQueue?: (queue: WorkQueue) => WorkQueue;
   /** Schedules as app.ts wires them; `clock` is what only they read (a test moves it to fire slots). */
   readonly schedules?: { readonly clock?: TimerClock };
+  /** Carries a streaming model's pieces to Slack's presenters (stream-bridge.ts). */
+  readonly streamBridge?: StreamBridge;
 }
 
 function captureLogs(lines: Array<Record<string, unknown>>): Logger {
@@ -156,7 +159,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
       },
     });
     const attached = attach(watched, {
-      service,
+      service: options.streamBridge ? bridgedService(service, options.streamBridge) : service,
       governance,
       store,
       logger,

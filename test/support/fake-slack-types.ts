@@ -15,9 +15,14 @@ export const MESSAGE_MAX_CHARS = 4_000;
 export interface StreamLimits {
   /** After this long a stream takes no more appends (message_not_in_streaming_state). */
   readonly maxAgeMs: number;
+  /** A stream that took nothing for this long ends too (developers report about 30 s). */
+  readonly idleMs: number;
   /** The chunks one streamed message may hold (JSON characters) before msg_too_long. */
   readonly maxChars: number;
 }
+
+/** Slack's limit on one call's markdown_text. */
+export const MARKDOWN_MAX_CHARS = 12_000;
 
 export interface RecordedCall {
   readonly method: string;
@@ -39,10 +44,22 @@ export interface FakeMessage {
   /** Slack's message metadata (`event_type`, `event_payload`); listed only when asked with include_all_metadata. */
   metadata?: { event_type: string; event_payload: Record<string, unknown> };
   chunks: unknown[];
+  /** A streamed message: "open" from chat.startStream until chat.stopStream, or a chat.update that took over one Slack ended. */
   streaming?: "open" | "stopped";
   /** The files a message shows: Slack's file objects (a person's, from addFile) or the bot's uploads. */
   files?: readonly object[];
   streamStartedAt?: number;
+  /** When the stream last took something. */
+  streamTouchedAt?: number;
+}
+
+/** What a person sees of a message: its text, then the markdown its stream brought. */
+export function shownText(message: Pick<FakeMessage, "text" | "chunks">): string {
+  const streamed = message.chunks.map((chunk) => {
+    const { type, text } = chunk as { type?: string; text?: unknown };
+    return type === "markdown_text" && typeof text === "string" ? text : "";
+  });
+  return [message.text, ...streamed].join("");
 }
 
 export interface Failure {
@@ -100,9 +117,11 @@ export interface FakeSlack extends Omit<SocketEndpoint, "close">, FakeSlackFiles
   withoutScope(scope: "groups:read" | "users:read" | "files:read" | "files:write"): void;
   /** What users.info answers for this person (default: a full member of TEAM_ID for U0… ids, user_not_found otherwise). */
   setUser(id: string, user: FakeUser): void;
-  /** How long and large a stream may grow (default 5 minutes and 12,000 characters). */
+  /** How long and large a stream may grow (default 5 minutes, 30 s without an append, and 12,000 characters). */
   setStreamLimits(limits: Partial<StreamLimits>): void;
   message(channel: string, ts: string): FakeMessage | undefined;
+  /** Streamed messages never stopped nor taken over: still typing, or left as Slack's error pill once their stream timed out. */
+  leftStreaming(): FakeMessage[];
   threadMessages(channel: string, threadTs: string): FakeMessage[];
   close(): Promise<void>;
 }

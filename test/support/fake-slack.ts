@@ -4,8 +4,10 @@
 // history, replies (paged with a cursor), updates and streams behave like the real thing.
 // Channels are public unless a test says otherwise; ids starting with D are DMs. As strict as
 // Slack where the bot's behaviour depends on it: ephemeral messages only to members, no private
-// channel details without groups:read, streams that end after a while or when too large, and
-// messages over the length limit refused.
+// channel details without groups:read, streams that end after a while, after a pause or when too
+// large (then refusing appends and stops, message_not_in_streaming_state), a streaming message
+// that can't be updated or deleted until it stopped (streaming_state_conflict,
+// cant_delete_message), and messages over the length limit refused.
 import { EventEmitter, once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,6 +16,7 @@ import { createFakeSlackFiles } from "./fake-slack-files.js";
 import {
   APP_ID,
   BOT_ID,
+  MARKDOWN_MAX_CHARS,
   BOT_USER_ID,
   DEFAULT_MEMBERS,
   MESSAGE_MAX_CHARS,
@@ -25,6 +28,7 @@ import {
   type FakeUser,
   type RecordedCall,
   type StreamLimits,
+  shownText,
 } from "./fake-slack-types.js";
 
 export type { SocketAck };
@@ -67,7 +71,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const members = new Map<string, readonly string[]>();
   const missingScopes = new Set<string>();
   const users = new Map<string, FakeUser>();
-  let streamLimits: StreamLimits = { maxAgeMs: 5 * 60_000, maxChars: 12_000 };
+  let streamLimits: StreamLimits = { maxAgeMs: 5 * 60_000, idleMs: 30_000, maxChars: 12_000 };
   let tsCounter = 0;
   let outage: { readonly failure: Failure; readonly until: number } | undefined;
   let port = 0;
@@ -102,9 +106,10 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       : {};
   };
   const listing = (list: FakeMessage[], args: Record<string, unknown> = {}) =>
-    list.map(({ chunks: _chunks, streaming: _streaming, metadata, ...rest }) =>
-      metadata && (args.include_all_metadata === true || args.include_all_metadata === "true") ? { ...rest, metadata } : rest,
-    );
+    list.map(({ chunks, streaming: _streaming, streamStartedAt: _started, streamTouchedAt: _touched, metadata, ...rest }) => {
+      const listed = { ...rest, text: shownText({ text: rest.text, chunks }) };
+      return metadata && (args.include_all_metadata === true || args.include_all_metadata === "true") ? { ...listed, metadata } : listed;
+    });
   const kindOf = (channel: string): ChannelKind => channelKinds.get(channel) ?? (channel.startsWith("D") ? "im" : "public");
   /** Slack's window: messages after `oldest` and before `latest` (inclusive only when asked). */
   const inWindow = (args: Record<string, unknown>) => (message: FakeMessage) => {
@@ -137,11 +142,21 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const tooLong = (args: Record<string, unknown>) => (str(args.text) ?? str(args.markdown_text) ?? "").length > MESSAGE_MAX_CHARS;
   /** Private channels and group DMs are described only with groups:read (mpim:read for group DMs). */
   const hiddenByScope = (channel: string) => missingScopes.has("groups:read") && kindOf(channel) === "private";
-  /** Why a stream takes no more chunks, if it does not. */
-  const streamRefusal = (message: FakeMessage | undefined, more: unknown) => {
-    if (message?.streaming !== "open") return "message_not_in_streaming_state";
-    if (Date.now() - (message.streamStartedAt ?? 0) > streamLimits.maxAgeMs) return "message_not_in_streaming_state";
-    if (JSON.stringify([...message.chunks, ...(Array.isArray(more) ? more : [])]).length > streamLimits.maxChars) return "msg_too_long";
+  /** A stream Slack still takes appends for: open, not too old, not paused too long. */
+  const inStreamingState = (message: FakeMessage | undefined): boolean =>
+    message?.streaming === "open" &&
+    Date.now() - (message.streamStartedAt ?? 0) <= streamLimits.maxAgeMs &&
+    Date.now() - (message.streamTouchedAt ?? 0) <= streamLimits.idleMs;
+  /** What a stream call brings: its chunks, its markdown_text as one more. */
+  const chunksOf = (args: Record<string, unknown>): unknown[] => [
+    ...(typeof args.markdown_text === "string" && args.markdown_text !== "" ? [{ type: "markdown_text", text: args.markdown_text }] : []),
+    ...(Array.isArray(args.chunks) ? args.chunks : []),
+  ];
+  /** Why a stream call is refused, if it is. */
+  const streamRefusal = (message: FakeMessage | undefined, args: Record<string, unknown>) => {
+    if (!message || !inStreamingState(message)) return "message_not_in_streaming_state";
+    if ((str(args.markdown_text) ?? "").length > MARKDOWN_MAX_CHARS) return "msg_too_long";
+    if (JSON.stringify([...message.chunks, ...chunksOf(args)]).length > streamLimits.maxChars) return "msg_too_long";
     return undefined;
   };
 
@@ -180,8 +195,16 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       const message = find(String(args.channel), String(args.ts));
       if (!message) return { ok: false, error: "message_not_found" };
       if (tooLong(args)) return { ok: false, error: "msg_too_long" };
-      message.text = str(args.text) ?? str(args.markdown_text) ?? message.text;
+      if (inStreamingState(message)) return { ok: false, error: "streaming_state_conflict" };
+      // A stream Slack ended (its error pill) becomes an ordinary message again when updated.
+      if (message.streaming === "open") message.streaming = "stopped";
+      const text = str(args.text) ?? str(args.markdown_text);
+      if (text !== undefined) {
+        message.text = text;
+        message.chunks = message.chunks.filter((chunk) => (chunk as { type?: string }).type !== "markdown_text");
+      }
       if (Array.isArray(args.blocks)) message.blocks = args.blocks;
+      Object.assign(message, metadataOf(args.metadata));
       return { ok: true, channel: message.channel, ts: message.ts, text: message.text };
     },
     "chat.getPermalink": (args) => {
@@ -201,7 +224,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     "chat.delete": (args) => {
       const message = find(String(args.channel), String(args.ts));
       if (!message) return { ok: false, error: "message_not_found" };
-      if (message.user !== BOT_USER_ID) return { ok: false, error: "cant_delete_message" };
+      if (message.user !== BOT_USER_ID || inStreamingState(message)) return { ok: false, error: "cant_delete_message" };
       messages.splice(messages.indexOf(message), 1);
       return { ok: true, channel: message.channel, ts: message.ts };
     },
@@ -211,26 +234,31 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     },
     "chat.startStream": (args) => {
       if (streamingError) return { ok: false, error: streamingError };
-      if (JSON.stringify(args.chunks ?? []).length > streamLimits.maxChars) return { ok: false, error: "msg_too_long" };
-      const message = botMessage(args, {
-        streaming: "open",
-        streamStartedAt: Date.now(),
-        chunks: Array.isArray(args.chunks) ? [...args.chunks] : [],
-      });
+      if ((str(args.markdown_text) ?? "").length > MARKDOWN_MAX_CHARS) return { ok: false, error: "msg_too_long" };
+      if (JSON.stringify(chunksOf(args)).length > streamLimits.maxChars) return { ok: false, error: "msg_too_long" };
+      const at = Date.now();
+      const message = botMessage(
+        { ...args, text: "", markdown_text: undefined },
+        { streaming: "open", streamStartedAt: at, streamTouchedAt: at, chunks: chunksOf(args) },
+      );
       return { ok: true, channel: message.channel, ts: message.ts };
     },
     "chat.appendStream": (args) => {
       const message = find(String(args.channel), String(args.ts));
-      const refusal = streamRefusal(message, args.chunks);
+      const refusal = streamRefusal(message, args);
       if (refusal || !message) return { ok: false, error: refusal };
-      if (Array.isArray(args.chunks)) message.chunks.push(...args.chunks);
+      message.chunks.push(...chunksOf(args));
+      message.streamTouchedAt = Date.now();
       return { ok: true, channel: message.channel, ts: message.ts };
     },
+    /** The stream ends with what the call brings, its blocks at the bottom and its metadata. */
     "chat.stopStream": (args) => {
       const message = find(String(args.channel), String(args.ts));
-      const refusal = streamRefusal(message, args.chunks);
+      const refusal = streamRefusal(message, args);
       if (refusal || !message) return { ok: false, error: refusal };
-      if (Array.isArray(args.chunks)) message.chunks.push(...args.chunks);
+      message.chunks.push(...chunksOf(args));
+      if (Array.isArray(args.blocks)) message.blocks = args.blocks;
+      Object.assign(message, metadataOf(args.metadata));
       message.streaming = "stopped";
       return { ok: true, channel: message.channel, ts: message.ts, message: listing([message])[0] };
     },
@@ -387,6 +415,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       streamLimits = { ...streamLimits, ...limits };
     },
     message: find,
+    leftStreaming: () => messages.filter((message) => message.streaming === "open"),
     threadMessages: (channel, threadTs) =>
       messages
         .filter((m) => m.channel === channel && m.thread_ts === threadTs && m.ts !== threadTs)

@@ -103,7 +103,8 @@ function abortOf(signal: AbortSignal): Promise<never> {
   });
 }
 
-function delay(ms: number, signal: AbortSignal): Promise<void> {
+/** Resolves after `ms`; rejects with the signal's reason as soon as it aborts. */
+export function delay(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       clearTimeout(timer);

@@ -1,7 +1,8 @@
 // How a run shows in the console: the core's run view, rendered for a terminal. A run of the turn
 // in progress (console-turns.ts) is its transcript: a line per tool call and per context fold as
-// its events come, a status line on a terminal, then the answer (its files saved under data/files)
-// or the approval it waits for, handed to the prompt. Any other run (a schedule's slot, a question
+// its events come, what the model writes printed as it comes (draft-printer.ts), a status line on
+// a terminal, then the rest of the answer (its files saved under data/files) or the approval it
+// waits for, handed to the prompt. Any other run (a schedule's slot, a question
 // the last session left running) prints when it starts and when it answers, between the person's
 // own lines; a write it asks for waits until the prompt is free (slot-approvals.ts).
 import type { PendingApproval, StepRecord } from "../../contracts/types.js";
@@ -10,7 +11,8 @@ import { RUN_FAILED } from "../core/texts.js";
 import type { FileDesk } from "./console-files.js";
 import type { ConsoleOutput } from "./console-output.js";
 import { refOf, type ConsoleRef } from "./console-refs.js";
-import { answerText, clean, progressLine, statusText } from "./console-text.js";
+import { answerText, clean, progressLine, statusText, stopLine } from "./console-text.js";
+import { createDraftPrinter } from "./draft-printer.js";
 import type { Turn, Turns } from "./console-turns.js";
 
 /** The console renders each event as it comes, so the core's progress has nothing to add. */
@@ -37,19 +39,24 @@ export function createConsoleDisplay(deps: ConsoleDisplayDeps): (request: Displa
 
 function transcript(turn: Turn, deps: ConsoleDisplayDeps): RunDisplay<ConsoleRef> {
   const { out } = deps;
+  const drafts = createDraftPrinter(out);
   return {
     progressIntervalMs: PROGRESS_INTERVAL_MS,
     event(event) {
       if (event.type === "step_started") turn.working(event.runId);
       const line = progressLine(event);
+      const status = line === undefined ? statusText(event) : undefined;
+      if (line !== undefined || status !== undefined) drafts.endLine();
       if (line !== undefined) return out.line(line);
-      const status = statusText(event);
       if (status !== undefined) out.status(status);
     },
+    draft: (draft) => drafts.print(draft),
     progress: async () => {},
     endProgress: async () => out.clearStatus(),
     async answer(card) {
-      out.line(answerText(card));
+      // What streamed is not printed again: only its rest, then the stop line.
+      if (!drafts.finish(clean(card.answer))) out.line(answerText(card));
+      else if (card.stop) out.line(stopLine(card.stop));
       for (const line of await deps.files.save(card.files ?? [])) out.line(line);
       deps.shown(card.steps);
       turn.reach({ kind: "ended" });

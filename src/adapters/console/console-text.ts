@@ -3,7 +3,7 @@
 import { stripVTControlCharacters } from "node:util";
 import { observationForPeople } from "../../contracts/observation-text.js";
 import { shorten } from "../../contracts/trace-text.js";
-import type { AgentEvent, CallRecord, PendingApproval } from "../../contracts/types.js";
+import type { AgentEvent, CallRecord, GuardStop, PendingApproval } from "../../contracts/types.js";
 import type { AnswerCard } from "../core/cards.js";
 import { COMMANDS } from "../core/commands.js";
 
@@ -208,7 +208,12 @@ export function wrap(text: string, width: number): string {
 /** The answer, and the sentence of the guard that stopped the run on a line of its own. */
 export function answerText(card: Pick<AnswerCard, "answer" | "stop">): string {
   const answer = clean(card.answer);
-  return card.stop ? `${answer}\n(${card.stop.sentence})` : answer;
+  return card.stop ? `${answer}\n${stopLine(card.stop)}` : answer;
+}
+
+/** The sentence of the guard that stopped the run, as the line under its answer. */
+export function stopLine(stop: GuardStop): string {
+  return `(${stop.sentence})`;
 }
 
 /** An approval that expired; its run's summary follows. `tool` is unknown for one a stopped process asked for. */

@@ -23,6 +23,7 @@ import type { CoreSchedules } from "./core-context.js";
 import { displayFor } from "./slot-thread.js";
 import type { ChatSurface } from "./surface.js";
 import { REFUSED_IN_PUBLIC } from "./texts.js";
+import { createUnfinishedMessages } from "./unfinished-messages.js";
 
 const platformName = (surface: Surface) => surface.charAt(0).toUpperCase() + surface.slice(1);
 
@@ -61,6 +62,7 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
     logger,
     clock: deps.clock ?? Date.now,
     refs: createApprovalRefs({ store: deps.store, logger, now: deps.clock ?? Date.now, ...surface.refs }),
+    unfinished: createUnfinishedMessages(deps.store, logger, surface.name),
     accepting: () => accepting,
     ...(deps.schedules ? { schedules: deps.schedules } : {}),
     prices: deps.prices ?? priceTable(),
@@ -92,6 +94,7 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
                 deciders: deciders(),
                 question,
                 files: ctx.answerFiles(origin.conversationKey),
+                unfinished: ctx.unfinished,
               },
             );
             view.begin();

@@ -15,6 +15,7 @@ import type {
   StepRecord,
 } from "../../contracts/types.js";
 import type { Deciders } from "../../governance/authority.js";
+import type { Draft } from "./answer-draft.js";
 
 /** A file an answer carries, as the surface uploads it. */
 export interface UploadFile {
@@ -49,10 +50,13 @@ export interface Progress {
   readonly status: StatusCard;
   /** Every task so far, in the order they appeared. */
   readonly tasks: readonly TaskUpdate[];
+  /** What the model wrote so far, as it streams (answer-draft.ts). */
+  readonly draft: Draft;
 }
 
 export interface AnswerCard {
   readonly runId: string;
+  /** What the answer's message says in the end: where the draft had a live segment, what that segment becomes. */
   readonly answer: string;
   /** The guard that stopped the run, when one did: its sentence follows the answer. */
   readonly stop?: GuardStop;

@@ -10,6 +10,7 @@ import type { RunViewDeps } from "./run-view.js";
 import type { Schedules } from "../../schedules/scheduler.js";
 import type { Spot } from "./spot.js";
 import type { ChatSurface } from "./surface.js";
+import type { UnfinishedMessages } from "./unfinished-messages.js";
 
 /** What the core needs of the schedules engine (src/schedules/scheduler.ts). */
 export type CoreSchedules = Pick<Schedules, "run" | "attachSurface">;
@@ -22,6 +23,8 @@ export interface CoreContext<Clicked, Ref> {
   readonly logger: Logger;
   readonly clock: () => number;
   readonly refs: ApprovalRefs<Ref>;
+  /** The messages a run's display holds open, kept for a process that takes the run over. */
+  readonly unfinished: UnfinishedMessages;
   /** The schedule commands' engine; absent in a process without schedules (they answer so). */
   readonly schedules?: CoreSchedules;
   /** What `usage` prices tokens at (MODEL_PRICES over the defaults). */

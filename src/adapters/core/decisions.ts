@@ -62,7 +62,14 @@ export async function showExpiry<C, R>(ctx: CoreContext<C, R>, pending: PendingA
     if (!ctx.surface.display) return;
     const display = ctx.surface.display({ origin: pending.origin, question: pending.tool, ...(ref === undefined ? {} : { below: ref }) });
     const files = ctx.answerFiles(pending.origin.conversationKey);
-    const view = createRunView(display, { logger: ctx.logger, refs: ctx.refs, deciders, question: pending.tool, files });
+    const view = createRunView(display, {
+      logger: ctx.logger,
+      refs: ctx.refs,
+      deciders,
+      question: pending.tool,
+      files,
+      unfinished: ctx.unfinished,
+    });
     await view.finish(outcome);
   } catch (error) {
     ctx.logger.error({ err: error, runId: pending.runId, outcome }, "could not show an expired approval; its summary is in this log line");

@@ -1,17 +1,21 @@
-// One run on any surface: its events become the newest progress (status and tasks), shown at
-// most once per the display's interval; then the outcome: the answer (with 👍 / 👎 and the
-// trace), or the approval request, whose place is kept so an expiry or a late click on any
-// process can update it.
+// One run on any surface: its events become the newest progress (status, tasks, and what the
+// model writes as it streams: answer-draft.ts), shown at most once per the display's interval;
+// then the outcome: the answer (completing the text that streamed, with 👍 / 👎 and the trace),
+// or the approval request, whose place is kept so an expiry or a late click on any process can
+// update it. The messages the display holds open are kept in the store while they are open, so a
+// process that takes the run over after a crash ends them before it shows anything.
 import type { RunOutcome } from "../../contracts/types.js";
 import type { Deciders } from "../../governance/authority.js";
 import type { Logger } from "../../logger.js";
 import { UNPOSTED, type RunPresenter } from "../../runs/api/presenting.js";
 import { answerFilesOf, withFileNotes, type AnswerFileSource } from "./answer-files.js";
+import { answerShown, draftAfter, EMPTY_DRAFT, liveSegment, sealedDraft, showsText, type Draft } from "./answer-draft.js";
 import type { ApprovalRefs } from "./approval-refs.js";
 import { statusFor, taskUpdatesFor, type Progress, type StatusCard, type TaskUpdate } from "./cards.js";
 import type { RunDisplay, TextFormat } from "./surface.js";
 import { NOTHING_TO_REPORT } from "./texts.js";
-import { createThrottledWriter } from "./throttled-writer.js";
+import { createThrottledWriter, timerSleep, type ThrottledWriterOptions } from "./throttled-writer.js";
+import type { UnfinishedMessages } from "./unfinished-messages.js";
 
 export interface RunViewDeps<Ref> {
   readonly logger: Logger;
@@ -20,6 +24,10 @@ export interface RunViewDeps<Ref> {
   readonly question: string;
   /** Where the answer's files come from, on a surface that posts them; and how their notes are written. */
   readonly files?: { readonly source: AnswerFileSource; readonly format: TextFormat };
+  /** Where the display's open messages are kept; without it a crash may leave one looking unfinished. */
+  readonly unfinished?: UnfinishedMessages;
+  /** The clock the writes are paced by (tests move it). */
+  readonly clock?: Pick<ThrottledWriterOptions<unknown>, "now" | "sleep">;
 }
 
 export interface RunView extends RunPresenter {
@@ -27,34 +35,92 @@ export interface RunView extends RunPresenter {
   begin(): void;
 }
 
+const NEVER = new AbortController().signal;
+
 export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<Ref>): RunView {
   const { logger } = deps;
+  const now = deps.clock?.now ?? Date.now;
   let runId: string | undefined;
   /** From the run's first step on: its Stop button can stop it then. */
   let stoppable: string | undefined;
   let status: StatusCard = { kind: "working" };
   const tasks = new Map<string, TaskUpdate>();
+  let draft: Draft = EMPTY_DRAFT;
+  /** When the display last wrote a draft that showed text: the answer's own write keeps the interval after it. */
+  let draftShownAt: number | undefined;
+  /** What the store says the display holds open, as JSON. */
+  let savedOpen = "[]";
   const warn = (error: unknown) => logger.warn({ err: error }, "could not show a run's progress");
   // Every write goes through one chain, so the display never gets two at the same time.
   let chain: Promise<void> = Promise.resolve();
-  const write = (state: Progress) => (chain = chain.catch(() => undefined).then(() => display.progress(state)));
-  const progress = createThrottledWriter<Progress>(write, { minIntervalMs: display.progressIntervalMs, onError: warn });
-  const current = (): Progress => ({ ...(stoppable ? { runId: stoppable } : {}), status, tasks: [...tasks.values()] });
+  const enqueue = (work: () => Promise<void>) => (chain = chain.catch(() => undefined).then(work));
+  const write = (state: Progress) =>
+    enqueue(async () => {
+      await display.progress(state).finally(() => {
+        if (showsText(state.draft)) draftShownAt = now();
+      });
+      await saveOpen();
+    });
+  const progress = createThrottledWriter<Progress>(write, {
+    minIntervalMs: display.progressIntervalMs,
+    onError: warn,
+    ...(deps.clock ?? {}),
+  });
+  const current = (): Progress => ({ ...(stoppable ? { runId: stoppable } : {}), status, tasks: [...tasks.values()], draft });
   const show = () => progress.push(current());
+
+  async function saveOpen(): Promise<void> {
+    if (!deps.unfinished || !display.unfinished || runId === undefined) return;
+    const open = display.unfinished();
+    const json = JSON.stringify(open);
+    if (json === savedOpen) return;
+    savedOpen = json;
+    await deps.unfinished.save(runId, open);
+  }
+
+  /** A process that died during this run left messages open: they are ended before this one shows anything. */
+  function settleLeftBehind(id: string): void {
+    const { unfinished } = deps;
+    if (!unfinished || !display.settleUnfinished) return;
+    enqueue(async () => {
+      const left = await unfinished.take(id);
+      if (left.length > 0) await display.settleUnfinished!(left);
+    }).catch(warn);
+  }
+
+  /** Waits out the display's interval after the last draft it showed, so no message is edited twice within it. */
+  async function paced(): Promise<void> {
+    const wait = draftShownAt === undefined ? 0 : draftShownAt + display.progressIntervalMs - now();
+    if (wait > 0) await (deps.clock?.sleep ?? timerSleep)(wait, NEVER);
+  }
+
+  /** The progress writes end; the display's progress ends with `last` (its draft as the outcome leaves it). */
+  async function endWrites(outcome: RunOutcome, last: Progress): Promise<void> {
+    await progress.close();
+    await chain.catch(() => undefined);
+    await paced();
+    await display.endProgress(outcome, last).catch((error: unknown) => logger.warn({ err: error }, "could not end a run's progress"));
+  }
 
   return {
     sink(event) {
       display.event?.(event);
-      runId ??= event.runId;
+      if (runId === undefined) {
+        runId = event.runId;
+        settleLeftBehind(runId);
+      }
       if (event.type === "step_started") stoppable ??= event.runId;
+      const before = draft;
+      draft = draftAfter(draft, event);
       const next = statusFor(event);
       const updates = taskUpdatesFor(event);
-      if (next === undefined && updates.length === 0) return;
-      // The first tool call shows at once, without waiting out the interval.
+      if (draft !== before) display.draft?.(draft);
+      if (next === undefined && updates.length === 0 && draft === before) return;
       const firstTask = tasks.size === 0 && updates.length > 0;
+      const firstText = !showsText(before) && showsText(draft);
       if (next) status = next;
       for (const update of updates) tasks.set(update.id, update);
-      if (firstTask) write(current()).catch(warn);
+      if ((firstTask || firstText) && display.firstsAtOnce) progress.pushNow(current());
       else show();
     },
     begin() {
@@ -62,52 +128,52 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
       else show();
     },
     async finish(outcome: RunOutcome) {
-      await progress.close();
-      await chain.catch(() => undefined);
-      await display
-        .endProgress(outcome, current())
-        .catch((error: unknown) => logger.warn({ err: error }, "could not end a run's progress"));
-      if (outcome.status === "answered") {
-        const { runId: id, stop, steps } = outcome;
-        const attached =
-          deps.files && outcome.files?.length ? await answerFilesOf(outcome.files, deps.files.source, deps.files.format) : undefined;
-        const answer = withFileNotes(outcome.answer, attached?.notes ?? []);
-        const files = attached?.files.length ? { files: attached.files } : {};
-        try {
-          return (
-            (await display.answer({ runId: id, answer, steps, question: deps.question, ...(stop ? { stop } : {}), ...files })) ?? UNPOSTED
-          );
-        } catch (error) {
-          logger.error({ err: error, runId: id, answer }, "could not post the answer; it is in this log line");
-          return UNPOSTED;
-        }
-      }
-      const { pending } = outcome;
-      const ref = await display.approval({ pending, deciders: deps.deciders }).catch((error: unknown) => {
-        logger.error({ err: error, runId: pending.runId, tool: pending.tool }, "could not post the approval request");
+      // An answer completes the live text; anything else leaves what streamed as it stands.
+      await endWrites(outcome, { ...current(), draft: outcome.status === "answered" ? draft : sealedDraft(draft) });
+      try {
+        if (outcome.status === "answered") return await showAnswer(outcome);
+        const { pending } = outcome;
+        const ref = await display.approval({ pending, deciders: deps.deciders }).catch((error: unknown) => {
+          logger.error({ err: error, runId: pending.runId, tool: pending.tool }, "could not post the approval request");
+          return undefined;
+        });
+        if (ref !== undefined) await deps.refs.remember(pending, ref);
         return undefined;
-      });
-      if (ref !== undefined) await deps.refs.remember(pending, ref);
-      return undefined;
+      } finally {
+        await saveOpen();
+      }
     },
     async settleQuietly(outcome) {
-      await progress.close();
-      await chain.catch(() => undefined);
-      await display
-        .endProgress(outcome, current())
-        .catch((error: unknown) => logger.warn({ err: error }, "could not end a run's progress"));
+      await endWrites(outcome, { ...current(), draft: sealedDraft(draft) });
       // Nothing showed (no tool call): nothing is posted. Its work showed: it ends in a line rather than "working…" for ever.
-      if (tasks.size === 0 || outcome.status !== "answered") return;
-      await display
-        .answer({ runId: outcome.runId, answer: NOTHING_TO_REPORT, steps: outcome.steps, question: deps.question })
-        .catch((error: unknown) => logger.warn({ err: error }, "could not end a quiet run's progress"));
+      if (tasks.size > 0 && outcome.status === "answered")
+        await display
+          .answer({ runId: outcome.runId, answer: NOTHING_TO_REPORT, steps: outcome.steps, question: deps.question })
+          .catch((error: unknown) => logger.warn({ err: error }, "could not end a quiet run's progress"));
+      await saveOpen();
     },
     ...(display.findAnswer ? { findAnswer: (id: string) => display.findAnswer!(id) } : {}),
     async fail(error) {
       logger.error({ err: error, runId }, "the run failed without an answer");
       await progress.close();
       await chain.catch(() => undefined);
+      if (liveSegment(draft)) await write({ ...current(), draft: sealedDraft(draft) }).catch(warn);
       await display.failure().catch((failure: unknown) => logger.error({ err: failure, runId }, "could not say the run failed"));
+      await saveOpen();
     },
   };
+
+  async function showAnswer(outcome: Extract<RunOutcome, { status: "answered" }>) {
+    const { runId: id, stop, steps } = outcome;
+    const attached =
+      deps.files && outcome.files?.length ? await answerFilesOf(outcome.files, deps.files.source, deps.files.format) : undefined;
+    const answer = withFileNotes(answerShown(draft, outcome), attached?.notes ?? []);
+    const files = attached?.files.length ? { files: attached.files } : {};
+    try {
+      return (await display.answer({ runId: id, answer, steps, question: deps.question, ...(stop ? { stop } : {}), ...files })) ?? UNPOSTED;
+    } catch (error) {
+      logger.error({ err: error, runId: id, answer }, "could not post the answer; it is in this log line");
+      return UNPOSTED;
+    }
+  }
 }

@@ -56,17 +56,16 @@ async function rootPlace<C, R>(
  * answer, an approval, a failure. Until then nothing is posted (no root, no "working"), so a run
  * that answers `[SILENT]` without a tool call leaves no trace in the channel.
  */
-function shownWhenNeeded<R>(
-  open: () => Promise<RunDisplay<R>>,
-  progressIntervalMs: number,
-  find: RunDisplay<R>["findAnswer"],
-): RunDisplay<R> {
+function shownWhenNeeded<R>(open: () => Promise<RunDisplay<R>>, here: RunDisplay<R>, find: RunDisplay<R>["findAnswer"]): RunDisplay<R> {
   let opened: Promise<RunDisplay<R>> | undefined;
+  /** The display once it opened, for what is asked of it synchronously. */
+  let openedDisplay: RunDisplay<R> | undefined;
   /** endProgress before anything showed: kept for the answer, approval or failure that may follow. */
   let ended: Parameters<RunDisplay<R>["endProgress"]> | undefined;
   const shown = () =>
     (opened ??= open().then((display) => {
       display.begin?.();
+      openedDisplay = display;
       return display;
     }));
   /** The display, with the end of a progress never shown told first. */
@@ -78,7 +77,7 @@ function shownWhenNeeded<R>(
     return display;
   };
   return {
-    progressIntervalMs,
+    progressIntervalMs: here.progressIntervalMs,
     progress: async (progress) => {
       if (!opened && progress.tasks.length === 0) return;
       await (await showing()).progress(progress);
@@ -91,6 +90,9 @@ function shownWhenNeeded<R>(
     approval: async (card) => (await showing()).approval(card),
     failure: async () => (await showing()).failure(),
     findAnswer: async (runId) => (opened ? (await opened).findAnswer?.(runId) : find?.(runId)),
+    unfinished: () => openedDisplay?.unfinished?.() ?? [],
+    // What was left open names its own messages: ending them opens no thread.
+    settleUnfinished: async (left) => here.settleUnfinished?.(left),
   };
 }
 
@@ -109,7 +111,7 @@ export function displayFor<C, R>(
   if (slot.thread !== "per_slot" || !surface.openSlotThread)
     return shownWhenNeeded(
       async () => here,
-      here.progressIntervalMs,
+      here,
       async (runId) => here.findAnswer?.(runId),
     );
   // An answer posted before a restart is under the root a process opened, if one did: looking for it opens none.
@@ -117,5 +119,5 @@ export function displayFor<C, R>(
     const place = await rootPlace(deps, request.origin, slot, false);
     return place ? atRoot(place).findAnswer?.(runId) : undefined;
   };
-  return shownWhenNeeded(async () => atRoot(await rootPlace(deps, request.origin, slot)), here.progressIntervalMs, find);
+  return shownWhenNeeded(async () => atRoot(await rootPlace(deps, request.origin, slot)), here, find);
 }

@@ -11,9 +11,17 @@ const LANGUAGE = /^[\w+#.-]+$/;
 /** The smallest limit that leaves room for a reopened fence, a closing fence and some text. */
 export const MIN_SPLIT_CHARS = 40;
 
-type FenceState = { readonly open: false } | { readonly open: true; readonly language: string };
+/** Whether a ``` code block is open at a point of a text, and its language (reopened with it in the next part). */
+export type FenceState = { readonly open: false } | { readonly open: true; readonly language: string };
 
-const CLOSED: FenceState = { open: false };
+export const NO_FENCE: FenceState = { open: false };
+
+/** One part of a split, with where the text it took ends (the next part's text starts there) and the block open after it. */
+export interface SplitPart {
+  readonly text: string;
+  readonly end: number;
+  readonly after: FenceState;
+}
 
 /**
  * Every part is at most `maxChars` long (added fences included), holds an even number of
@@ -22,31 +30,49 @@ const CLOSED: FenceState = { open: false };
  * not a whole number of at least MIN_SPLIT_CHARS.
  */
 export function splitText(text: string, maxChars: number): string[] {
+  return splitParts(text, maxChars).map((part) => part.text);
+}
+
+/** splitText's parts with where each ends; `opening`: a block left open before `text`, reopened at the start of its first part. */
+export function splitParts(text: string, maxChars: number, opening: FenceState = NO_FENCE): SplitPart[] {
   if (!Number.isInteger(maxChars) || maxChars < MIN_SPLIT_CHARS) {
     throw new RangeError(`splitText: maxChars must be a whole number of at least ${MIN_SPLIT_CHARS} (got ${maxChars})`);
   }
   const pieceBudget = maxChars - (FENCE.length + MAX_LANGUAGE + 1) - CLOSE.length;
-  const parts: string[] = [];
-  let prefix = "";
+  const parts: SplitPart[] = [];
+  let prefix = fenceOpener(opening);
   let body = "";
-  let state = CLOSED;
+  let state = opening;
+  let at = 0;
 
   for (const piece of pieces(text, pieceBudget)) {
+    const start = at;
+    at += piece.length;
     const blank = piece.trim() === "";
     if (body === "" && blank) continue;
-    const after = blank ? state : scanFences(piece, state);
+    const after = blank ? state : fenceAfter(piece, state);
     if (prefix.length + (body + piece).trimEnd().length + (after.open ? CLOSE.length : 0) <= maxChars) {
       body += piece;
       state = after;
       continue;
     }
-    parts.push(prefix + body.trimEnd() + (state.open ? CLOSE : ""));
-    prefix = state.open ? `${FENCE}${state.language}\n` : "";
+    parts.push({ text: prefix + body.trimEnd() + fenceCloser(state), end: start, after: state });
+    prefix = fenceOpener(state);
     body = blank ? "" : piece;
     state = after;
   }
-  if (body !== "") parts.push(prefix + body.trimEnd() + (state.open ? CLOSE : ""));
+  if (body !== "") parts.push({ text: prefix + body.trimEnd() + fenceCloser(state), end: text.length, after: state });
   return parts;
+}
+
+/** What reopens a block left open at the start of a part. */
+export function fenceOpener(state: FenceState): string {
+  return state.open ? `${FENCE}${state.language}\n` : "";
+}
+
+/** What closes a block left open at the end of a part. */
+export function fenceCloser(state: FenceState): string {
+  return state.open ? CLOSE : "";
 }
 
 /** Lines (newline kept); a line over the budget becomes words; a word over it is cut. */
@@ -89,10 +115,11 @@ function safeCut(text: string, at: number): number {
   return cut;
 }
 
-function scanFences(piece: string, state: FenceState): FenceState {
+/** The block open after `piece`, given the one open before it. */
+export function fenceAfter(piece: string, state: FenceState): FenceState {
   let next = state;
   for (const match of piece.matchAll(/```/g)) {
-    next = next.open ? CLOSED : { open: true, language: languageAfter(piece, match.index + FENCE.length) };
+    next = next.open ? NO_FENCE : { open: true, language: languageAfter(piece, match.index + FENCE.length) };
   }
   return next;
 }

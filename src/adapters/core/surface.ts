@@ -13,8 +13,10 @@ import type { Logger } from "../../logger.js";
 import type { ContextLoader, OriginUpgrade } from "../../runs/api/surface-hooks.js";
 import type { PostedAnswer } from "../../runs/api/presenting.js";
 import type { ReplyHandle } from "../../runs/api/task.js";
+import type { Draft } from "./answer-draft.js";
 import type { AnswerCard, ApprovalCard, Progress, SettledCard } from "./cards.js";
 import type { SurfaceCore } from "./inbound.js";
+import type { UnfinishedMessage } from "./unfinished-messages.js";
 
 /** What every platform surface is built with. */
 export interface SurfaceDeps {
@@ -50,16 +52,24 @@ export interface TextFormat {
   readonly maxChars: number;
 }
 
-/** How one run shows on a surface, built from its origin alone (any process can build it). A failure of any call is logged by the core (an answer's in full). */
+/**
+ * How one run shows on a surface, built from its origin alone (any process can build it). A failure of any call is logged by the core (an answer's in full).
+ * What the model writes shows in the draft (answer-draft.ts): each segment where the surface writes text, sealed ones as
+ * they are, the live one growing; `answer` then completes the live one (or, with none, posts the answer).
+ */
 export interface RunDisplay<Ref> {
-  /** How often `progress` may be called; the core throttles to it. */
+  /** How often `progress` may be called, and any one message edited; the core throttles to it. */
   readonly progressIntervalMs: number;
-  /** The run's newest progress. Never called twice at the same time. A failure is logged by the core. */
+  /** The first tool call and the first text go to messages of their own: they show without waiting out the interval. */
+  readonly firstsAtOnce?: boolean;
+  /** The run's newest progress, its draft included. Never called twice at the same time. A failure is logged by the core. */
   progress(progress: Progress): Promise<void>;
   /** Shows at once that the run started, outside the progress interval (so its first step shows at once too); without it, that is the first progress. Never throws. */
   begin?(): void;
   /** Each of the run's events as it comes, unthrottled, for a surface that prints a run as a transcript (the console's lines). Must not throw. */
   event?(event: AgentEvent): void;
+  /** The draft each time it changes, unthrottled, right after the event that changed it, for a transcript. Must not throw. */
+  draft?(draft: Draft): void;
   /** The run ended: its progress (status, Stop button) goes and its trace shows as it ended (`last`: the newest progress, maybe never shown). */
   endProgress(outcome: RunOutcome, last: Progress): Promise<void>;
   /** The answer, with 👍 / 👎 and the trace, and its files (uploaded in the answer's thread). Rejects, or resolves undefined once the surface logged it in full, when it could not be posted. */
@@ -70,6 +80,10 @@ export interface RunDisplay<Ref> {
   failure(): Promise<void>;
   /** The answer of `runId` already in the conversation (see RunPresenter.findAnswer); where the platform can tell. Must not throw. */
   findAnswer?(runId: string): Promise<PostedAnswer | undefined>;
+  /** The messages it holds open right now (unfinished-messages.ts), read after each of its writes. */
+  unfinished?(): readonly UnfinishedMessage[];
+  /** Ends what a process that died during this run left open: stopped, a text marked as answered again below. Never throws. */
+  settleUnfinished?(left: readonly UnfinishedMessage[]): Promise<void>;
 }
 
 /** What a run's display is built from: `below` is the approval message an expired run's summary goes under. */

@@ -21,6 +21,9 @@ export const DECISION_FAILED = "Sorry, I could not record your decision just now
 export const STOP_FAILED = "I could not stop the run just now; please click Stop again in a moment.";
 export const FEEDBACK_FAILED = "I could not record that just now; please try again in a moment.";
 export const THANKS = "Thanks for the feedback.";
+/** Ends a message a process that died mid-answer left half written; the answer follows it. */
+export const INTERRUPTED_ANSWER = "(interrupted, answered again below)";
+
 /** Shown in public, so it carries no internal detail: that goes to the log. */
 export const RUN_FAILED =
   "Sorry, something went wrong on my side and I could not finish; the details are in the bot's log. Please ask again.";

@@ -8,6 +8,8 @@
 export interface ThrottledWriter<T> {
   /** Returns at once. Ignored once closed. */
   push(value: T): void;
+  /** Written right after a write under way, before what waits, without waiting out the interval; later values wait the interval after it. */
+  pushNow(value: T): void;
   /** Writes what waits without waiting out the interval; resolves when everything pushed so far is written (or failed). */
   flush(): Promise<void>;
   /** Forgets what was pushed but not written yet; a write already under way still finishes. */
@@ -27,7 +29,8 @@ export interface ThrottledWriterOptions<T> {
   readonly onError: (error: unknown) => void;
 }
 
-function timerSleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Resolves after `ms`, or as soon as `signal` aborts. */
+export function timerSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise<void>((resolve) => {
     const done = () => {
       clearTimeout(timer);
@@ -45,6 +48,8 @@ export function createThrottledWriter<T>(write: (value: T) => Promise<void>, opt
   const sleep = options.sleep ?? timerSleep;
   const merge = options.merge ?? ((_waiting: T, next: T) => next);
   let waiting: { value: T } | undefined;
+  /** Written before what waits, without waiting out the interval; later values do not merge into it. */
+  let urgent: { value: T } | undefined;
   let lastWriteEnd = Number.NEGATIVE_INFINITY;
   let running: Promise<void> | undefined;
   let pause: AbortController | undefined;
@@ -55,18 +60,19 @@ export function createThrottledWriter<T>(write: (value: T) => Promise<void>, opt
 
   // Reaches an await before it can return whenever a value is waiting, so `running` is set first.
   async function drain(): Promise<void> {
-    while (waiting !== undefined) {
+    while (urgent !== undefined || waiting !== undefined) {
       const wait = lastWriteEnd + options.minIntervalMs - now();
-      if (wait > 0 && !hurry) {
+      if (urgent === undefined && wait > 0 && !hurry) {
         pause = new AbortController();
         await sleep(wait, pause.signal);
         pause = undefined;
       }
-      if (waiting === undefined) break;
-      const { value } = waiting;
-      waiting = undefined;
+      const next = urgent ?? waiting;
+      if (next === undefined) break;
+      if (next === urgent) urgent = undefined;
+      else waiting = undefined;
       try {
-        await write(value);
+        await write(next.value);
       } catch (error) {
         options.onError(error);
       }
@@ -90,14 +96,25 @@ export function createThrottledWriter<T>(write: (value: T) => Promise<void>, opt
       waiting = waiting === undefined ? { value } : { value: merge(waiting.value, value) };
       running ??= drain();
     },
+    pushNow(value) {
+      if (closed) return;
+      // What waited is older than this value: it goes with it.
+      const before = urgent ?? waiting;
+      urgent = before === undefined ? { value } : { value: merge(before.value, value) };
+      waiting = undefined;
+      wake();
+      running ??= drain();
+    },
     flush: settle,
     discard() {
       waiting = undefined;
+      urgent = undefined;
       wake();
     },
     async close() {
       closed = true;
       waiting = undefined;
+      urgent = undefined;
       await settle();
     },
   };

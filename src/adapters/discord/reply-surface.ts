@@ -19,6 +19,8 @@ export const INTERACTION_TOKEN_MS = 14 * 60_000;
 export interface ReplySurface {
   setMain(message: OutgoingMessage): Promise<SentMessage>;
   post(message: OutgoingMessage): Promise<SentMessage>;
+  /** Edits a message `post` sent, the way it was sent. */
+  edit(sent: SentMessage, message: OutgoingMessage): Promise<SentMessage>;
 }
 
 export interface ReplyOptions {
@@ -63,6 +65,8 @@ export function replySurface(options: ReplyOptions): ReplySurface {
   const { rest, api, interaction, clock, logger } = options;
   let main: { readonly via: "webhook" | "channel"; readonly sent: SentMessage } | undefined;
   let tokenWorks = true;
+  /** Messages `post` sent through the interaction's webhook: edited through it too. */
+  const byWebhook = new Set<string>();
 
   /** The webhook while it works; undefined to go by channel. Rethrows what is not a dead token. */
   async function throughWebhook(send: (live: Interaction) => Promise<SentMessage>): Promise<SentMessage | undefined> {
@@ -101,7 +105,13 @@ export function replySurface(options: ReplyOptions): ReplySurface {
       return main.sent;
     },
     async post(message) {
-      return (await throughWebhook((live) => webhookSend(rest, live, message))) ?? send(message);
+      const posted = await throughWebhook((live) => webhookSend(rest, live, message));
+      if (posted) byWebhook.add(posted.messageId);
+      return posted ?? send(message);
+    },
+    async edit(sent, message) {
+      if (!byWebhook.has(sent.messageId)) return api.edit(sent, inChannel(message));
+      return (await throughWebhook((live) => webhookEdit(rest, live, sent.messageId, message))) ?? api.edit(sent, message);
     },
   };
 }

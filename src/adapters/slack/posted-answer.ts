@@ -1,7 +1,9 @@
-// An answer's first message carries its run in Slack's message metadata, so that a process
-// taking a run over (its first process died after posting, before marking the answer) finds it
-// in the conversation instead of posting it a second time. Not found, or Slack can't say: the
-// answer is posted (a possible second copy beats a lost answer).
+// An answer carries its run in Slack's message metadata, so that a process taking a run over
+// (its first process died after posting, before marking the answer) finds it in the conversation
+// instead of posting it a second time: a posted answer on its first message, a streamed one on
+// the message that ends it (chat.stopStream, or the update that took over its stream), so a
+// stream cut short by a crash is not found and the run answers again. Not found, or Slack can't
+// say: the answer is posted (a possible second copy beats a lost answer).
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../../logger.js";
 import type { SlackMetadata, Where } from "./slack-posts.js";

@@ -1,8 +1,9 @@
 // How one run looks in Slack (the core's run view drives it): a status line while it works, the
 // live step trace in the thread (streamed task list, or an edited trace message where streaming
-// is not available) with the Stop button, then the answer (with the guard line when a guard
-// fired, and 👍 / 👎) or the approval message.
-import { answerMetadata, findPostedAnswer } from "./posted-answer.js";
+// is not available) with the Stop button, what the model writes streamed into the thread as it
+// comes (answer-messages.ts), then the answer (with the guard line when a guard fired, and
+// 👍 / 👎) or the approval message.
+import { findPostedAnswer } from "./posted-answer.js";
 import type { webApi } from "@slack/bolt";
 import type { RunOutcome } from "../../contracts/types.js";
 import { renderTrace } from "../../contracts/trace-text.js";
@@ -11,6 +12,8 @@ import { taskLines, type StatusCard, type TaskUpdate } from "../core/cards.js";
 import type { RunDisplay } from "../core/surface.js";
 import { RUN_FAILED } from "../core/texts.js";
 import { approvalBlocks, approvalText } from "./approval-message.js";
+import { createAnswerMessages } from "./answer-messages.js";
+import { endLeftOpen, INTERRUPTED_NOTES, type EndNotes } from "./left-open.js";
 import { feedbackBlocks } from "./feedback-buttons.js";
 import { createMessageTrace, type MessageTrace } from "./message-trace.js";
 import { describeSlackError } from "./slack-api.js";
@@ -21,6 +24,9 @@ import { neutraliseMentions, slackFormat } from "./slack-text.js";
 import { createStatusLine, createStopControl } from "./slack-working.js";
 import type { MessageRef } from "./slack-refs.js";
 import { createStreamTrace, type StreamLimits, type StreamTrace } from "./stream-trace.js";
+
+/** How a trace stream Slack ended is left: its steps go on in the trace message. */
+const MOVED_ON: EndNotes = { ...INTERRUPTED_NOTES, trace: "_(the steps go on below)_" };
 
 /** The whole trace of a finished run; the trace message spreads it over as many messages as it needs. */
 const FINAL_TRACE_CHARS = 40_000;
@@ -64,6 +70,16 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
   let stream: StreamTrace | undefined;
   let fallback: MessageTrace | undefined;
   let runId: string | undefined;
+  const requester = { team: place.requesterTeam ?? place.team, user: place.requester };
+  const answers = createAnswerMessages({
+    client,
+    posts,
+    logger,
+    where: replyTarget,
+    recipient: replyTarget.threadTs === undefined ? undefined : requester,
+    limits: deps.streamLimits,
+    now: deps.now,
+  });
 
   /** The trace message carries the Stop button, so the separate one goes. */
   function showFallback(): void {
@@ -73,11 +89,13 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
   }
 
   /** A refusal is about this run's stream (a channel, a person, a limit), so only this run posts and edits instead. */
-  function onStreamFailure(error: unknown): void {
+  function onStreamFailure(error: unknown, ts: string | undefined): void {
     logger.info(
       { err: error, channel: place.channel },
       `streaming the trace failed (${describeSlackError(error)}); this run uses a trace message`,
     );
+    // The stream it left is ended, not left looking as if it went on.
+    if (ts !== undefined) void endLeftOpen(client, logger, [{ channel: place.channel, id: ts, kind: "trace", streaming: true }], MOVED_ON);
     showFallback();
   }
 
@@ -88,14 +106,7 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
     const changed = tasks.filter((task) => streamed.get(task.id) !== JSON.stringify(task));
     if (changed.length === 0) return;
     for (const task of changed) streamed.set(task.id, JSON.stringify(task));
-    stream ??= createStreamTrace(
-      client,
-      { ...traceTarget, team: place.requesterTeam ?? place.team, user: place.requester },
-      logger,
-      deps.streamLimits,
-      onStreamFailure,
-      deps.now,
-    );
+    stream ??= createStreamTrace(client, { ...traceTarget, ...requester }, logger, deps.streamLimits, onStreamFailure, deps.now);
     await stream.append(changed);
   }
 
@@ -109,6 +120,8 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
 
   return {
     progressIntervalMs: deps.streamLimits.intervalMs,
+    // The trace and the model's text stream into messages of their own.
+    firstsAtOnce: true,
     begin: () => status.set("is thinking…"),
     async progress(progress) {
       const line = statusLine(progress.status);
@@ -117,26 +130,31 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
         runId = progress.runId;
         if (!fallback) stopControl.show(runId);
       }
+      // The model's words before a tool call come first, so they sit above the trace of that call.
+      await answers.show(progress.draft);
       await showTasks(progress.tasks);
     },
     async endProgress(outcome, last) {
+      await answers.show(last.draft);
       await showTasks(last.tasks);
       await status.stop();
       await stopControl.close();
       await closeTrace(outcome);
     },
     async answer(card) {
-      const ts = await posts.answer(replyTarget, card.answer, card.stop, answerMetadata(card.runId));
-      if (ts === undefined) return undefined;
+      const shown = await answers.answer(card);
+      if (shown === undefined) return undefined;
       if (card.files && !(await uploadFiles(client, logger, replyTarget, card.files))) {
         const names = card.files.map((file) => slackFormat.code(file.name)).join(", ");
         const note = { text: `I could not attach ${names}: Slack refused the upload.` };
         await posts.post(replyTarget, note, { level: "warn", message: "could not say that the files are missing" }, false);
       }
       // Feedback is welcome, not required: tried once.
-      const votes = { text: "Was this answer helpful?", blocks: feedbackBlocks(card.runId, card.stop) };
-      await posts.post(replyTarget, votes, { level: "warn", message: "could not show the feedback buttons" }, false);
-      return { messageId: ts };
+      if (!shown.withFeedback) {
+        const votes = { text: "Was this answer helpful?", blocks: feedbackBlocks(card.runId, card.stop) };
+        await posts.post(replyTarget, votes, { level: "warn", message: "could not show the feedback buttons" }, false);
+      }
+      return { messageId: shown.ts };
     },
     async approval({ pending, deciders }) {
       const message = { text: approvalText(pending), blocks: approvalBlocks(pending, deciders) };
@@ -148,6 +166,14 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
       const ts = await findPostedAnswer(client, logger, replyTarget, id);
       return ts === undefined ? undefined : { messageId: ts };
     },
+    unfinished() {
+      const trace = stream?.streaming();
+      return [
+        ...answers.unfinished(),
+        ...(trace === undefined ? [] : [{ channel: traceTarget.channel, id: trace, kind: "trace" as const, streaming: true }]),
+      ];
+    },
+    settleUnfinished: (left) => endLeftOpen(client, logger, left, INTERRUPTED_NOTES),
     async failure() {
       await status.stop();
       await stopControl.close();

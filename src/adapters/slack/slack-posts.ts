@@ -46,6 +46,14 @@ export interface SlackPosts {
    * first part's ts; the first part carries `metadata` (posted-answer.ts).
    */
   answer(where: Where, answer: string, stop: GuardStop | undefined, metadata: SlackMetadata): Promise<string | undefined>;
+  /** The grey line naming the guard that stopped a run, below its answer. */
+  guardLine(where: Where, stop: GuardStop): Promise<void>;
+}
+
+/** The guard's sentence as a context block (grey, small), neutralised. */
+export function guardLineBlock(stop: GuardStop) {
+  const line = escapeSlackText(neutraliseMentions(stop.sentence));
+  return { text: line, block: { type: "context" as const, elements: [{ type: "mrkdwn" as const, text: `:warning: ${line}` }] } };
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -79,6 +87,11 @@ export function createSlackPosts(client: webApi.WebClient, logger: Logger): Slac
     }
   }
 
+  async function guardLine(where: Where, stop: GuardStop): Promise<void> {
+    const { text, block } = guardLineBlock(stop);
+    await post(where, { text, blocks: [block] }, { level: "error", message: "could not post the guard line", fields: { ...stop } });
+  }
+
   return {
     post,
     whisper: (where, user, text) =>
@@ -98,12 +111,9 @@ export function createSlackPosts(client: webApi.WebClient, logger: Logger): Slac
         if (ts === undefined) return undefined;
         first ??= ts;
       }
-      if (stop) {
-        const line = escapeSlackText(neutraliseMentions(stop.sentence));
-        const blocks = [{ type: "context" as const, elements: [{ type: "mrkdwn" as const, text: `:warning: ${line}` }] }];
-        await post(where, { text: line, blocks }, { level: "error", message: "could not post the guard line", fields: { ...stop } });
-      }
+      if (stop) await guardLine(where, stop);
       return first;
     },
+    guardLine,
   };
 }

@@ -20,8 +20,8 @@ export interface StreamLimits {
   readonly intervalMs: number;
 }
 
-/** Slack ends a stream after about 5 minutes and a message past ~12,000 characters; stay well inside. */
-export const DEFAULT_STREAM_LIMITS: StreamLimits = { maxAgeMs: 4 * 60_000, maxChars: 9_000, intervalMs: 500 };
+/** Slack ends a stream after about 5 minutes and a message past ~12,000 characters; stay well inside, and append at most once a second. */
+export const DEFAULT_STREAM_LIMITS: StreamLimits = { maxAgeMs: 4 * 60_000, maxChars: 9_000, intervalMs: 1_000 };
 
 /** Pure: whether the next write must go into a new message, given what the current one holds. */
 function mustRotate(state: { readonly ageMs: number; readonly chars: number }, nextChars: number, limits: StreamLimits): boolean {
@@ -42,6 +42,8 @@ export interface StreamTrace {
   append(updates: readonly TaskUpdate[]): Promise<void>;
   /** Closes the stream. Never throws. */
   finish(): Promise<void>;
+  /** The ts of the message streaming now, if one is. */
+  streaming(): string | undefined;
 }
 
 export const streamChunk = (update: TaskUpdate) => ({
@@ -58,8 +60,8 @@ export function createStreamTrace(
   target: StreamTarget,
   logger: Logger,
   limits: StreamLimits,
-  /** Called once, with the error, when streaming fails; nothing is streamed afterwards. */
-  onFailure: (error: unknown) => void,
+  /** Called once, with the error and the message it was streaming (if one started), when streaming fails; nothing is streamed afterwards. */
+  onFailure: (error: unknown, ts: string | undefined) => void,
   now: () => number = Date.now,
 ): StreamTrace {
   const open = () =>
@@ -74,6 +76,7 @@ export function createStreamTrace(
   let startedAt = 0;
   let chars = 0;
   let failed = false;
+  let finished = false;
 
   async function close(current: ReturnType<typeof open>): Promise<void> {
     if (current.ts === undefined) return;
@@ -99,11 +102,13 @@ export function createStreamTrace(
         chars += size;
       } catch (error) {
         failed = true;
-        onFailure(error);
+        onFailure(error, streamer.ts);
       }
     },
     async finish() {
+      finished = true;
       if (!failed) await close(streamer);
     },
+    streaming: () => (failed || finished ? undefined : streamer.ts),
   };
 }

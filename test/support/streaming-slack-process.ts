@@ -1,0 +1,19 @@
+// A Slack bot process in miniature for the crash tests of streamed answers: the Slack harness
+// (Bolt over HTTP, the real service) on the store named on the command line, against the fake
+// Slack of the test, with a model that streams every answer word by word, `pace` ms apart. It
+// prints one JSON line once it takes events: `{"eventsUrl": …}`. A new process on the same store
+// takes up what an earlier one left unfinished.
+//   streaming-slack-process.ts <slack-api-url> <store-url> <pace-ms> <answer>
+import { startSlackHarness } from "./fake-slack-harness.js";
+import { ScriptedModel, say } from "./model-scripted.js";
+import { createStreamBridge } from "./stream-bridge.js";
+import { streamingModel } from "./streaming-model.js";
+
+const [slackApiUrl, storeUrl, pace, answer] = process.argv.slice(2);
+if (!slackApiUrl || !storeUrl || !pace || !answer)
+  throw new Error("usage: streaming-slack-process.ts <slack-api-url> <store-url> <pace-ms> <answer>");
+
+const bridge = createStreamBridge();
+const model = streamingModel(new ScriptedModel([], { whenExhausted: say(answer) }), { bridge, pieceMs: Number(pace) });
+const harness = await startSlackHarness({ model, streamBridge: bridge, env: { SLACK_API_URL: slackApiUrl, STORE_URL: storeUrl } });
+process.stdout.write(`${JSON.stringify({ eventsUrl: harness.eventsUrl })}\n`);
