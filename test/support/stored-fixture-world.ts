@@ -1,6 +1,6 @@
 // What the stored-data fixtures were written with and are read back with: the conversations,
 // the tools (a write allowed by policy, a write that waits for approval), the settings and the
-// clock. write-stored-fixtures.ts runs today's code on them; stored-data-compat.test.ts resumes
+// clock. write-stored-fixtures.ts runs today's code on them; test/app/stored-data-compat.test.ts resumes
 // what it left. Ids made at random (run ids, the key) are in the fixture's manifest.json.
 import { z } from "zod";
 import type { Tool, TaskOrigin } from "../../src/contracts/types.js";

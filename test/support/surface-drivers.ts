@@ -1,4 +1,4 @@
-// One driver per surface for the contract suite (test/surface-contract.test.ts): each drives
+// One driver per surface for the contract suite (test/adapters/surface-contract.test.ts): each drives
 // its surface through the real platform library and fake server as people would (mention the
 // bot, click its buttons, run its commands) and reads back what each person sees there — the
 // messages everyone in the conversation sees, and the notes only that person sees (ephemeral

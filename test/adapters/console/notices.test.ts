@@ -1,0 +1,69 @@
+// What an operator must see, seen in the console (which logs only errors): a settings edit
+// that was rejected and a TOOL_POLICY rule that matches no tool are one line each, after the
+// banner, in the app as it is wired (startApp).
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startApp, type RunningApp } from "../../../src/app.js";
+import { temporaryFolder, until } from "../../support/memory-test-kit.js";
+
+let folder: { path: string; remove: () => Promise<void> };
+let app: RunningApp | undefined;
+
+beforeEach(async () => {
+  folder = await temporaryFolder();
+});
+
+afterEach(async () => {
+  await app?.stop();
+  app = undefined;
+  await folder.remove();
+});
+
+async function consoleApp(env: Record<string, string>): Promise<() => string> {
+  const output = new PassThrough();
+  let shown = "";
+  output.on("data", (chunk: Buffer) => (shown += chunk.toString("utf8")));
+  const result = await startApp(
+    { STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`, ...env },
+    { input: new PassThrough(), output, username: "ada" },
+  );
+  if (result.kind !== "started") throw new Error(result.message);
+  app = result.app;
+  return () => shown;
+}
+
+describe("operator notices in the console", () => {
+  it("a TOOL_POLICY rule that matches no tool, after the banner", async () => {
+    const shown = await consoleApp({ TOOL_POLICY: "calculater=deny,current_time=approve" });
+    const line = "! the tool policy (TOOL_POLICY) rule calculater=deny matches no tool; /tools lists the tools' names";
+    await until(() => shown().includes(line), "the notice");
+    expect(shown().indexOf(line)).toBeGreaterThan(shown().indexOf("Type a question"));
+    expect(shown()).not.toContain("rule current_time=approve");
+  });
+
+  it("a channel's tools entry in the settings file that matches no tool, at start and after an edit", async () => {
+    const path = join(folder.path, "bot.settings.json");
+    await writeFile(path, JSON.stringify({ channels: { default: { tools: { deny: ["calculater", "current_*"] } } } }));
+    const shown = await consoleApp({ BOT_SETTINGS: path });
+    const line = `! the settings file's channels.default.tools.deny: "calculater" matches no tool; /tools lists the tools' names`;
+    await until(() => shown().includes(line), "the notice at start");
+    expect(shown()).not.toContain('"current_*" matches no tool');
+    await writeFile(path, JSON.stringify({ channels: { C1: { tools: { allow: ["calculator", "clock"] } } } }));
+    await until(
+      () => shown().includes(`! the settings file's channels.C1.tools.allow: "clock" matches no tool`),
+      "the notice after the edit",
+    );
+  });
+
+  it("a settings edit that was rejected: the previous settings stay, and the console says why", async () => {
+    const path = join(folder.path, "bot.settings.json");
+    await writeFile(path, JSON.stringify({ channels: { default: { maxSteps: 4 } } }));
+    const shown = await consoleApp({ BOT_SETTINGS: path });
+    await until(() => shown().includes("> "), "the prompt");
+    await writeFile(path, JSON.stringify({ channels: { default: { maxSteps: "many" } } }));
+    await until(() => shown().includes("! the settings file has problems; keeping the previous settings: "), "the notice");
+    expect(shown()).toMatch(/^! the settings file has problems; keeping the previous settings: .*maxSteps.*$/m);
+  });
+});

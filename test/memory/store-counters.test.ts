@@ -1,0 +1,85 @@
+// The store's atomic counter (KeyValueStore.increment) that rate and token limits stand on:
+// exact under concurrency, shared by every client of one store, and reset by its window.
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { silentLogger } from "../../src/logger.js";
+import { openStore } from "../../src/memory/keyv-store.js";
+import type { KeyValueStore } from "../../src/memory/types.js";
+import { temporaryFolder } from "../support/memory-test-kit.js";
+import { startRedisServer, type RedisServer } from "../support/redis-server.js";
+import { redisAvailable } from "../support/redis-suite.js";
+
+interface Backend {
+  readonly name: string;
+  url(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+function sqlite(): Backend {
+  let folder: Awaited<ReturnType<typeof temporaryFolder>> | undefined;
+  return {
+    name: "SQLite",
+    async url() {
+      folder ??= await temporaryFolder();
+      return `sqlite://${join(folder.path, "counters.sqlite")}`;
+    },
+    stop: async () => folder?.remove(),
+  };
+}
+
+function redis(): Backend {
+  let server: RedisServer | undefined;
+  return {
+    name: "Redis",
+    async url() {
+      server ??= await startRedisServer();
+      return server.url;
+    },
+    stop: async () => server?.stop(),
+  };
+}
+
+describe.each([sqlite(), ...(redisAvailable ? [redis()] : [])])("$name increment", (backend) => {
+  let first: KeyValueStore;
+  let second: KeyValueStore;
+  beforeAll(async () => {
+    const url = await backend.url();
+    first = await openStore(url, silentLogger);
+    second = await openStore(url, silentLogger);
+  });
+  afterAll(async () => {
+    await first.close();
+    await second.close();
+    await backend.stop();
+  });
+
+  it("starts at 0 and returns each new total", async () => {
+    expect(await first.increment("count:a", 1, 60_000)).toBe(1);
+    expect(await first.increment("count:a", 250, 60_000)).toBe(251);
+    expect(await first.increment("count:a", 0, 60_000)).toBe(251);
+  });
+
+  it("loses no addition when two clients race", async () => {
+    const adds = Array.from({ length: 40 }, (_, index) => (index % 2 === 0 ? first : second).increment("count:race", 3, 60_000));
+    const totals = await Promise.all(adds);
+    expect(Math.max(...totals)).toBe(120);
+    expect(new Set(totals).size).toBe(40);
+  });
+
+  it("starts again from 0 once the window has passed, and the window is not extended by later adds", async () => {
+    await first.increment("count:window", 5, 150);
+    await first.increment("count:window", 5, 60_000);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await second.increment("count:window", 1, 60_000)).toBe(1);
+  });
+
+  it("replaces a record that is not a counter", async () => {
+    await first.set("count:text", "not a number");
+    expect(await first.increment("count:text", 2, 60_000)).toBe(2);
+  });
+
+  it("refuses a fraction or a bad window", async () => {
+    await expect(first.increment("count:bad", 1.5, 1000)).rejects.toThrow(/whole number/);
+    await expect(first.increment("count:bad", 1, 0)).rejects.toThrow(/TTL/);
+  });
+});

@@ -1,0 +1,187 @@
+// The store's atomic sets (KeyValueStore addToSet / removeFromSet / setMembers) and the lists
+// built on them: unfinished messages and waiting approvals. Two clients of one store stand for
+// two bot processes; with read-modify-write lists they lost each other's entries.
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApprovalStore } from "../../src/runs/approvals/approval-store.js";
+import type { RunState } from "../../src/agent/loop/run-state.js";
+import { silentLogger } from "../../src/logger.js";
+import { openStore } from "../../src/memory/keyv-store.js";
+import type { KeyValueStore } from "../../src/memory/types.js";
+import { createIntakeStore, type IntakeRecord } from "../../src/runs/intake/intake-store.js";
+import { temporaryFolder } from "../support/memory-test-kit.js";
+import { startRedisServer, type RedisServer } from "../support/redis-server.js";
+import { redisAvailable } from "../support/redis-suite.js";
+
+interface Backend {
+  readonly name: string;
+  url(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+function sqlite(): Backend {
+  let folder: Awaited<ReturnType<typeof temporaryFolder>> | undefined;
+  return {
+    name: "SQLite",
+    async url() {
+      folder ??= await temporaryFolder();
+      return `sqlite://${join(folder.path, "sets.sqlite")}`;
+    },
+    stop: async () => folder?.remove(),
+  };
+}
+
+function redis(): Backend {
+  let server: RedisServer | undefined;
+  return {
+    name: "Redis",
+    async url() {
+      server ??= await startRedisServer();
+      return server.url;
+    },
+    stop: async () => server?.stop(),
+  };
+}
+
+const record = (index: number): IntakeRecord => ({
+  version: 1,
+  id: `msg${index}`,
+  state: "received",
+  owner: "boot",
+  task: { origin: { surface: "console", conversationKey: `console:c${index}`, requester: { id: "alice" }, place: {} }, text: `q${index}` },
+  receivedAt: 1_000 + index,
+});
+
+const pausedRun = (index: number) => {
+  const runId = `run${index}`;
+  const origin = { surface: "console" as const, conversationKey: `console:a${index}`, requester: { id: "alice" }, place: {} };
+  const pending = {
+    runId,
+    callId: "w1",
+    tool: "post_note",
+    args: { text: "hi" },
+    requester: { id: "alice" },
+    origin,
+    expiresAt: 5_000 + index,
+  };
+  return {
+    state: {
+      version: 1,
+      runId,
+      origin,
+      question: "q",
+      messages: [],
+      steps: [],
+      guards: { repeat: { streak: 0 }, recent: [], errorStreak: 0 },
+      usage: { promptTokens: 0, completionTokens: 0 },
+      elapsedMs: 0,
+    } as unknown as RunState,
+    pending,
+  };
+};
+
+describe.each([sqlite(), ...(redisAvailable ? [redis()] : [])])("$name sets", (backend) => {
+  let first: KeyValueStore;
+  let second: KeyValueStore;
+  beforeAll(async () => {
+    const url = await backend.url();
+    first = await openStore(url, silentLogger);
+    second = await openStore(url, silentLogger);
+  });
+  afterAll(async () => {
+    await first.close();
+    await second.close();
+    await backend.stop();
+  });
+
+  it("keeps every member when two clients add at once; an add twice is one member; removal takes one", async () => {
+    await Promise.all(
+      Array.from({ length: 40 }, (_, index) => (index % 2 === 0 ? first : second).addToSet("set:race", `m${index}`, 60_000)),
+    );
+    await first.addToSet("set:race", "m0", 60_000);
+    expect((await second.setMembers("set:race")).sort()).toEqual(Array.from({ length: 40 }, (_, index) => `m${index}`).sort());
+    await Promise.all([
+      first.removeFromSet("set:race", "m1"),
+      second.removeFromSet("set:race", "m2"),
+      first.removeFromSet("set:race", "absent"),
+    ]);
+    expect(await first.setMembers("set:race")).toHaveLength(38);
+    expect(await first.setMembers("set:none")).toEqual([]);
+  });
+
+  it("a set expires its TTL after its latest add", async () => {
+    await first.addToSet("set:short", "a", 100);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(await second.setMembers("set:short")).toEqual([]);
+    await first.addToSet("set:kept", "a");
+    expect(await second.setMembers("set:kept")).toEqual(["a"]);
+    // An expired set starts empty at its next add: its old members don't come back.
+    await first.addToSet("set:short", "b", 60_000);
+    expect(await second.setMembers("set:short")).toEqual(["b"]);
+  });
+
+  it("refuses a bad TTL", async () => {
+    await expect(first.addToSet("set:bad", "a", 0)).rejects.toThrow(/TTL/);
+  });
+
+  it("setIfAbsentListed lists the member and writes the value once: the first of two racing clients wins, both stay listed", async () => {
+    const listing = (member: string) => ({ set: "set:listed", member, ttlMs: 60_000 });
+    const won = await Promise.all([
+      first.setIfAbsentListed({ key: "listed:one", value: { by: "first" }, ttlMs: 60_000 }, listing("a")),
+      second.setIfAbsentListed({ key: "listed:one", value: { by: "second" }, ttlMs: 60_000 }, listing("b")),
+    ]);
+    expect(won.filter(Boolean)).toHaveLength(1);
+    expect(await first.get("listed:one")).toEqual({ by: won[0] ? "first" : "second" });
+    expect((await second.setMembers("set:listed")).sort()).toEqual(["a", "b"]);
+    await expect(first.setIfAbsentListed({ key: "listed:two", value: 1, ttlMs: 0 }, listing("c"))).rejects.toThrow(/TTL/);
+    expect(await first.get("listed:two")).toBeUndefined();
+  });
+
+  it("lists every unfinished message two processes received at once, and forgets the done ones", async () => {
+    const intakes = [createIntakeStore(first), createIntakeStore(second)];
+    await Promise.all(Array.from({ length: 30 }, (_, index) => intakes[index % 2]!.receive(record(index))));
+    expect((await intakes[0]!.unfinished()).map((entry) => entry.id)).toEqual(Array.from({ length: 30 }, (_, index) => `msg${index}`));
+    await Promise.all(
+      Array.from({ length: 15 }, (_, index) => intakes[index % 2]!.update({ ...record(index), state: "done", result: "answered" })),
+    );
+    await intakes[1]!.drop("msg29");
+    // A redelivery of a done message leaves no entry behind.
+    await intakes[0]!.receive({ ...record(3), receivedAt: 9_999 });
+    expect((await intakes[1]!.unfinished()).map((entry) => entry.id)).toEqual(Array.from({ length: 14 }, (_, index) => `msg${index + 15}`));
+  });
+
+  it("a done record a crash left listed (between update's two writes, or a redelivery's cleanup) leaves the list at its next delivery", async () => {
+    const intake = createIntakeStore(first);
+    const done = { ...record(50), state: "done" as const, result: "answered" as const };
+    // What a kill -9 between the done record's write and its member's removal leaves behind.
+    await first.setIfAbsentListed(
+      { key: `intake:${done.id}`, value: done, ttlMs: 60_000 },
+      {
+        set: "intake:unfinished",
+        member: JSON.stringify({ id: done.id, conversationKey: done.task.origin.conversationKey, receivedAt: done.receivedAt }),
+        ttlMs: 60_000,
+      },
+    );
+    expect((await intake.unfinished()).map((entry) => entry.id)).toContain("msg50");
+    // A redelivery in the same millisecond has the same member as the one left behind.
+    expect(await createIntakeStore(second).receive({ ...record(50) })).toMatchObject({ won: false, existing: { kind: "found" } });
+    expect((await intake.unfinished()).map((entry) => entry.id)).not.toContain("msg50");
+    // An unfinished record keeps its own listing through a redelivery.
+    await intake.receive(record(51));
+    await createIntakeStore(second).receive({ ...record(51), receivedAt: 9_999 });
+    expect((await intake.unfinished()).filter((entry) => entry.id === "msg51")).toEqual([
+      { id: "msg51", conversationKey: "console:c51", receivedAt: 1_051 },
+    ]);
+  });
+
+  it("lists every approval two processes paused at once, soonest first, and forgets the removed ones", async () => {
+    const key = async () => Buffer.alloc(32, 7);
+    const approvals = [first, second].map((store) => createApprovalStore({ store, key, logger: silentLogger, clock: () => 1_000 }));
+    await Promise.all(Array.from({ length: 20 }, (_, index) => approvals[index % 2]!.save(pausedRun(index))));
+    expect((await approvals[1]!.waiting()).map((entry) => entry.runId)).toEqual(Array.from({ length: 20 }, (_, index) => `run${index}`));
+    await Promise.all(Array.from({ length: 10 }, (_, index) => approvals[index % 2]!.remove(`run${index}`)));
+    expect((await approvals[0]!.waiting()).map((entry) => entry.runId)).toEqual(
+      Array.from({ length: 10 }, (_, index) => `run${index + 10}`),
+    );
+  });
+});
