@@ -11,7 +11,7 @@ import { once } from "node:events";
 import { Agent, request } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { isMainThread, parentPort, Worker } from "node:worker_threads";
-import { freePort, startBot, type BotProcess } from "../test/support/bot-process.js";
+import { freePort, startBot, type BotProcess } from "../test/support/bot-child.js";
 import { startFakeOpenAI, textReply, toolCallReply, type RecordedRequest } from "../test/support/fake-openai-server.js";
 import { BOT_USER_ID, startFakeSlack } from "../test/support/fake-slack.js";
 import { mentionEvent, postEvent, sign } from "../test/support/fake-slack-requests.js";

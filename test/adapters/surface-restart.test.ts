@@ -9,9 +9,10 @@ import type { SurfaceCore } from "../../src/adapters/core/inbound.js";
 import type { Spot } from "../../src/adapters/core/spot.js";
 import { RESTARTING_CLICK, RESTARTING_COMMAND } from "../../src/adapters/core/texts.js";
 import { discordAsked } from "../support/discord-origins.js";
-import { startDiscordHarness, waitUntil, type DiscordHarness } from "../support/fake-discord-harness.js";
-import { startSlackHarness, type SlackHarness } from "../support/fake-slack-harness.js";
+import { startDiscordHarness, type DiscordHarness } from "../support/discord-harness.js";
+import { startSlackHarness, type SlackHarness } from "../support/slack-harness.js";
 import { slackAsked } from "../support/slack-origins.js";
+import { until } from "../support/until.js";
 
 let slack: SlackHarness | undefined;
 let discord: DiscordHarness | undefined;
@@ -53,7 +54,7 @@ describe("while a surface stops", () => {
     const at = { origin: discordAsked({ id: bob.id, name: bob.username }, { guild: fake.guild.id, channel: fake.general.id }) };
     const interaction = { application: fake.applicationId, token: "gone", at: 0, kind: "click" as const };
     await clickEverything(discord.adapter.core, at, { content: "", messageId: "1", interaction });
-    await waitUntil(() => fake.dmOf(bob) !== undefined, "a DM channel with bob");
+    await until(() => fake.dmOf(bob) !== undefined, "a DM channel with bob");
     const dm = fake.messagesIn(fake.dmOf(bob)!.id).map((message) => message.content);
     expect(dm).toEqual([RESTARTING_CLICK, RESTARTING_CLICK, RESTARTING_CLICK, RESTARTING_COMMAND]);
   });

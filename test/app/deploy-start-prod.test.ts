@@ -4,14 +4,15 @@
 // left serving), and after the restart every acknowledged message is answered exactly once. The
 // build's file readers run as built JavaScript (no tsx): a PDF and an image are read, a bomb refused.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { freePort, isRunning, killGroup, parentPid, startBot, storeOwnerPid, type BotProcess } from "../support/bot-process.js";
+import { freePort, isRunning, killGroup, parentPid, startBot, storeOwnerPid, type BotProcess } from "../support/bot-child.js";
 import { startFakeOpenAI, textReply, toolCallReply, type FakeOpenAI, type RecordedRequest } from "../support/fake-openai-server.js";
 import { BOT_USER_ID, startFakeSlack, type FakeSlack } from "../support/fake-slack.js";
 import { mentionEvent, postEvent } from "../support/fake-slack-requests.js";
 import { SLACK_BOT_TOKEN } from "../support/fake-slack-files.js";
-import { pdf, png } from "../support/files-kit.js";
+import { pdf, png } from "../support/sample-files.js";
 import { flateBombPdf } from "../support/hostile-files.js";
-import { temporaryFolder, until } from "../support/memory-test-kit.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
+import { until } from "../support/until.js";
 import { buildForProd, type ProdBuild } from "../support/prod-build.js";
 
 let build: ProdBuild;

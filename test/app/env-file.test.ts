@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { checkEnvText, loadEnvFile } from "../../src/env-file.js";
 import { logFormatFrom } from "../../src/logger.js";
-import { temporaryFolder } from "../support/memory-test-kit.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
 
 let folder: { path: string; remove: () => Promise<void> };
 

@@ -2,12 +2,12 @@
 // queues, acks) and never runs; a worker runs and posts through the Web API but takes no events
 // (its PORT serves health and metrics only, no /slack/events).
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { freePort, startBot, type BotProcess } from "../support/bot-process.js";
+import { freePort, startBot, type BotProcess } from "../support/bot-child.js";
 import { startFakeOpenAI, textReply, type FakeOpenAI } from "../support/fake-openai-server.js";
 import { BOT_USER_ID, type FakeSlack } from "../support/fake-slack.js";
 import { mentionEvent, postEvent } from "../support/fake-slack-requests.js";
 import type { RedisServer } from "../support/redis-server.js";
-import { startSlackRedisBots, stopSlackRedisBots } from "../support/slack-redis-bots.js";
+import { startSlackRedisBots, stopSlackRedisBots } from "../support/slack-redis-harness.js";
 import { describeWithRedis } from "../support/redis-suite.js";
 
 let slack: FakeSlack;

@@ -3,8 +3,8 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { temporaryFolder } from "../support/memory-test-kit.js";
-import { spawnMain, type MainProcess } from "../support/console-process.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
+import { spawnMain, type MainProcess } from "../support/main-child.js";
 
 let folder: { path: string; remove: () => Promise<void> };
 let stores = 0;

@@ -2,11 +2,12 @@
 // rejection is logged with its error and the process goes on answering; an uncaught exception
 // is logged the same way and the process stops gracefully (its store released) with exit code 1.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { freePort, startBot, storeOwnerPid, type BotProcess } from "../support/bot-process.js";
+import { freePort, startBot, storeOwnerPid, type BotProcess } from "../support/bot-child.js";
 import { startFakeOpenAI, textReply, type FakeOpenAI } from "../support/fake-openai-server.js";
 import { BOT_USER_ID, startFakeSlack, type FakeSlack } from "../support/fake-slack.js";
 import { mentionEvent, postEvent } from "../support/fake-slack-requests.js";
-import { temporaryFolder, until } from "../support/memory-test-kit.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
+import { until } from "../support/until.js";
 
 let slack: FakeSlack;
 let model: FakeOpenAI;

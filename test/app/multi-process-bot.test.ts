@@ -5,13 +5,13 @@
 // process did.
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { APPROVE_ACTION } from "../../src/adapters/slack/approval-message.js";
-import { freePort, startBot, type BotProcess } from "../support/bot-process.js";
+import { freePort, startBot, type BotProcess } from "../support/bot-child.js";
 import { startFakeOpenAI, textReply, toolCallReply, type FakeOpenAI, type RecordedRequest } from "../support/fake-openai-server.js";
 import { BOT_USER_ID, type FakeSlack } from "../support/fake-slack.js";
 import { blockActionPayload, mentionEvent, nextEventId, postEvent, postInteraction } from "../support/fake-slack-requests.js";
-import { until } from "../support/memory-test-kit.js";
+import { until } from "../support/until.js";
 import type { RedisServer } from "../support/redis-server.js";
-import { startSlackRedisBots, stopSlackRedisBots } from "../support/slack-redis-bots.js";
+import { startSlackRedisBots, stopSlackRedisBots } from "../support/slack-redis-harness.js";
 import { describeWithRedis } from "../support/redis-suite.js";
 
 const CONVERSATIONS = Number(process.env.MULTI_PROCESS_CONVERSATIONS ?? 500);

@@ -14,7 +14,7 @@ import { createLongTermMemory } from "../../src/memory/long-term-memory.js";
 import { createRunRecordStore } from "../../src/memory/run-records/record-store.js";
 import { usageBetween } from "../../src/memory/run-records/usage-counters.js";
 import { createCheckpointStore } from "../../src/runs/worker/checkpoint-store.js";
-import { temporaryFolder } from "../support/memory-test-kit.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
 import { sampleRecord } from "../support/sample-record.js";
 import { fixturePath } from "../support/repo-paths.js";
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { createResourceStack, type SHUTDOWN_PHASES } from "../../src/resource-stack.js";
 import { silentLogger } from "../../src/logger.js";
-import { capturingLogger } from "../support/memory-test-kit.js";
+import { capturingLogger } from "../support/capturing-logger.js";
 
 describe("the resource stack", () => {
   it("closes the app's resources in the shutdown order, not the opening order: intake, runs, clients, store", async () => {

@@ -11,7 +11,7 @@ import { REST, Routes } from "discord.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp } from "../../src/app.js";
 import { describeStartError, startFailureLine } from "../../src/start-errors.js";
-import { temporaryFolder } from "../support/memory-test-kit.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
 
 const servers: Server[] = [];
 const sockets = new Set<Socket>();

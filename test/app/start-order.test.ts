@@ -2,14 +2,14 @@
 // process acknowledged and queued while no worker ran are answered in their threads by a
 // worker started afterwards (its queue starts only once Slack is attached), each exactly once.
 import { afterEach, beforeEach, expect } from "vitest";
-import { freePort, startBot, type BotProcess } from "../support/bot-process.js";
+import { freePort, startBot, type BotProcess } from "../support/bot-child.js";
 import { startFakeOpenAI, textReply, type FakeOpenAI, type RecordedRequest } from "../support/fake-openai-server.js";
 import { BOT_USER_ID, type FakeSlack } from "../support/fake-slack.js";
 import { mentionEvent, postEvent } from "../support/fake-slack-requests.js";
-import { until } from "../support/memory-test-kit.js";
+import { until } from "../support/until.js";
 import type { RedisServer } from "../support/redis-server.js";
 import { describeWithRedis, itWithRedis } from "../support/redis-suite.js";
-import { startSlackRedisBots, stopSlackRedisBots } from "../support/slack-redis-bots.js";
+import { startSlackRedisBots, stopSlackRedisBots } from "../support/slack-redis-harness.js";
 
 let slack: FakeSlack;
 let redis: RedisServer;

@@ -4,7 +4,8 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { temporaryFolder, until } from "../support/memory-test-kit.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
+import { until } from "../support/until.js";
 
 const BUILD_TIMEOUT_MS = 180_000;
 

@@ -33,7 +33,8 @@ import { createCheckpointStore } from "../../src/runs/worker/checkpoint-store.js
 import { createIntakeStore, taskOf } from "../../src/runs/intake/intake-store.js";
 import type { WorkItem } from "../../src/runs/queue/work-queue.js";
 import { createWriteLedger, UNKNOWN_OUTCOME } from "../../src/runs/worker/write-ledger.js";
-import { temporaryFolder, until } from "../support/memory-test-kit.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
+import { until } from "../support/until.js";
 import { startRedisServer, type RedisServer } from "../support/redis-server.js";
 import { describeWithRedis, redisAvailable } from "../support/redis-suite.js";
 import {
@@ -44,7 +45,7 @@ import {
   type FixtureIds,
   HANGING_NOTE_TEXT,
   NOTE_TEXT,
-} from "../support/stored-fixture-world.js";
+} from "../support/stored-fixtures-harness.js";
 import { fixturePath } from "../support/repo-paths.js";
 
 const FIXTURE = fixturePath("main-2026-12");

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
-import { temporaryFolder } from "../support/memory-test-kit.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
 
 const ADDRESS_EXPECTED = "expects the http(s) address the bot is reached at, e.g. https://bot.example.com (no user, query or fragment)";
 const PROXIES_EXPECTED = "expects no, yes (one proxy) or how many proxies stand in front of the bot, 0 to 10";

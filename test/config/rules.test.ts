@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { startApp } from "../../src/app.js";
 import { checkChatModel, checkContextWindow, loadConfig } from "../../src/config.js";
 import { ConfigError } from "../../src/errors.js";
-import { temporaryFolder } from "../support/memory-test-kit.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
 
 function messageFor(env: Record<string, string>): string {
   try {

@@ -12,9 +12,9 @@ import { openStore } from "../../src/memory/keyv-store.js";
 import { createAgentService, type RunningAgentService } from "../../src/runs/service/create-agent-service.js";
 import { createMcpManager } from "../../src/tools/mcp/mcp-manager.js";
 import { toolResultFiles } from "../../src/tools/mcp/tool-result.js";
-import { urlFiles } from "../support/files-kit.js";
-import { everythingServer, serverConfig } from "../support/mcp-kit.js";
-import { temporaryFolder } from "../support/memory-test-kit.js";
+import { urlFiles } from "../support/sample-files.js";
+import { everythingServer, serverConfig } from "../support/mcp-servers.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
 
 let folder: Awaited<ReturnType<typeof temporaryFolder>>;
 let stores = 0;

@@ -6,10 +6,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { FileDescriptor } from "../../src/files/file-ref.js";
 import { startFakeFileServer, type FakeFileServer } from "../support/fake-file-server.js";
 import { startFakeOpenAI, textReply, type FakeOpenAI, type RecordedRequest } from "../support/fake-openai-server.js";
-import { isRunning } from "../support/bot-process.js";
-import { described, pdf } from "../support/files-kit.js";
+import { isRunning } from "../support/bot-child.js";
+import { described, pdf } from "../support/sample-files.js";
 import { flateBombPdf } from "../support/hostile-files.js";
-import { temporaryFolder, until } from "../support/memory-test-kit.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
+import { until } from "../support/until.js";
 import { readerPids } from "../support/process-tree.js";
 import { NOT_READ_AGAIN_DETAIL } from "../../src/files/file-intake.js";
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { downloadUrl, LOGIN_PAGE_DETAIL, type UrlDownload } from "../../src/files/download.js";
 import { fileHostsOf } from "../../src/files/file-hosts.js";
 import { readLocalFile } from "../../src/files/local-file.js";
-import { temporaryFolder } from "../support/memory-test-kit.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
 import { GOOD_TOKEN, NO_SCOPE_TOKEN, startFakeFileServer, type FakeFileServer } from "../support/fake-file-server.js";
 
 let host: FakeFileServer;

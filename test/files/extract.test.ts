@@ -8,7 +8,7 @@ import { extractFile } from "../../src/files/extract.js";
 import { MAX_IMAGE_BYTES } from "../../src/files/reader/prepare-image.js";
 import { decodeText } from "../../src/files/extract-text.js";
 import { declaredKind, isHtmlFile, sniffedKind } from "../../src/files/file-kind.js";
-import { bombPng, encryptedPdf, pdf, png, testFileReader } from "../support/files-kit.js";
+import { bombPng, encryptedPdf, pdf, png, testFileReader } from "../support/sample-files.js";
 
 const live = () => new AbortController().signal;
 const reader = testFileReader();

@@ -11,7 +11,7 @@ import { attachedFileLines } from "../../src/files/history-lines.js";
 import { prepareFiles, type PrepareOptions } from "../../src/files/prepare-files.js";
 import { readAttachmentTool } from "../../src/tools/files/read-attachment.js";
 import { GOOD_TOKEN, NO_SCOPE_TOKEN, startFakeFileServer, type FakeFileServer } from "../support/fake-file-server.js";
-import { described, encryptedPdf, pdf, png, testFileReader, urlFiles } from "../support/files-kit.js";
+import { described, encryptedPdf, pdf, png, testFileReader, urlFiles } from "../support/sample-files.js";
 import { mapStore } from "../support/map-store.js";
 
 const CONVERSATION = "slack:T1:C1:1700000000.000100";

@@ -10,11 +10,11 @@ import { silentLogger } from "../../src/logger.js";
 import type { Task } from "../../src/runs/api/task.js";
 import { GOOD_TOKEN, startFakeFileServer, type FakeFileServer } from "../support/fake-file-server.js";
 import { startFakeOpenAI, textReply, type FakeOpenAI } from "../support/fake-openai-server.js";
-import { described, png, urlFiles } from "../support/files-kit.js";
-import { governedService, settingsOf, slackOrigin } from "../support/governance-kit.js";
+import { described, png, urlFiles } from "../support/sample-files.js";
+import { governedService, settingsOf, slackOrigin } from "../support/governance-harness.js";
 import { runSettingsFor } from "../../src/governance/channel-settings.js";
 import { checkSettings } from "../../src/governance/settings-schema.js";
-import { temporaryFolder } from "../support/memory-test-kit.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
 import { startService, type ServiceHarness } from "../support/service-harness.js";
 
 let host: FakeFileServer;

@@ -8,7 +8,7 @@ import { parseAuditArgs } from "../../src/governance/audit-cli.js";
 import { createAuditLog } from "../../src/governance/audit-log.js";
 import { silentLogger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
-import { temporaryFolder } from "../support/memory-test-kit.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
 import { repoRoot } from "../support/repo-paths.js";
 
 const run = promisify(execFile);

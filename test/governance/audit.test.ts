@@ -7,8 +7,9 @@ import type { RunOutcome } from "../../src/contracts/types.js";
 import { createAuditLog } from "../../src/governance/audit-log.js";
 import { silentLogger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
-import { governedService, settingsOf, slackOrigin, type GovernedService } from "../support/governance-kit.js";
-import { temporaryFolder, until } from "../support/memory-test-kit.js";
+import { governedService, settingsOf, slackOrigin, type GovernedService } from "../support/governance-harness.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
+import { until } from "../support/until.js";
 import { noteTool } from "../support/service-harness.js";
 
 let folder: Awaited<ReturnType<typeof temporaryFolder>>;

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { approversFrom, createAuthority, type Actor } from "../../src/governance/authority.js";
 import { fixedSettings } from "../../src/governance/settings-source.js";
 import { loadConfig } from "../../src/config.js";
-import { settingsOf } from "../support/governance-kit.js";
+import { settingsOf } from "../support/governance-harness.js";
 
 const settings = settingsOf({ access: { admins: { slack: ["UADMIN"], discord: ["900"], console: ["console"] } } });
 const authority = createAuthority({

@@ -6,7 +6,7 @@ import { decideAccess, type Subject } from "../../src/governance/access.js";
 import { approversFrom, createAuthority } from "../../src/governance/authority.js";
 import { admitRun, allowances, recordTokens } from "../../src/governance/limits.js";
 import { fixedSettings } from "../../src/governance/settings-source.js";
-import { settingsOf } from "../support/governance-kit.js";
+import { settingsOf } from "../support/governance-harness.js";
 import { mapStore } from "../support/map-store.js";
 
 const subject = (over: Partial<Subject> = {}): Subject => ({

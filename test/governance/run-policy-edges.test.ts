@@ -9,7 +9,7 @@ import { parseSettingsText } from "../../src/governance/settings-file.js";
 import { fixedSettings } from "../../src/governance/settings-source.js";
 import { silentLogger } from "../../src/logger.js";
 import { conversationAt, type DiscordPlace, upgradeOrigin } from "../../src/adapters/discord/discord-place.js";
-import { settingsOf, slackOrigin } from "../support/governance-kit.js";
+import { settingsOf, slackOrigin } from "../support/governance-harness.js";
 import { mapStore } from "../support/map-store.js";
 
 const DAY_START = Date.UTC(2026, 11, 1);

@@ -13,8 +13,9 @@ import type { ActKind } from "../../src/governance/acts.js";
 import { auditLine } from "../../src/governance/command-text.js";
 import type { Settings } from "../../src/governance/settings-schema.js";
 import type { SettingsSource } from "../../src/governance/settings-source.js";
-import { temporaryFolder, until } from "../support/memory-test-kit.js";
-import { governedService, settingsOf, slackOrigin, type GovernedService } from "../support/governance-kit.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
+import { until } from "../support/until.js";
+import { governedService, settingsOf, slackOrigin, type GovernedService } from "../support/governance-harness.js";
 import { noteTool } from "../support/service-harness.js";
 
 let folder: Awaited<ReturnType<typeof temporaryFolder>>;

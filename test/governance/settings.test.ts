@@ -8,8 +8,10 @@ import { runSettingsFor } from "../../src/governance/channel-settings.js";
 import { parseSettingsText, readSettingsFile, settingsPath } from "../../src/governance/settings-file.js";
 import type { Settings, SettingsCheck } from "../../src/governance/settings-schema.js";
 import { openSettings, type SettingsSource } from "../../src/governance/settings-source.js";
-import { capturingLogger, temporaryFolder, until } from "../support/memory-test-kit.js";
-import { governedService, settingsOf, slackOrigin } from "../support/governance-kit.js";
+import { capturingLogger } from "../support/capturing-logger.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
+import { until } from "../support/until.js";
+import { governedService, settingsOf, slackOrigin } from "../support/governance-harness.js";
 import { repoRoot } from "../support/repo-paths.js";
 
 let folder: Awaited<ReturnType<typeof temporaryFolder>>;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ScriptedModel, type ScriptedReply } from "../support/model-scripted.js";
 import { ModelUnavailableError } from "../../src/errors.js";
 import { extractFacts, MAX_FACT_LENGTH, MAX_FACTS_PER_EXCHANGE } from "../../src/memory/fact-extractor.js";
-import { capturingLogger } from "../support/memory-test-kit.js";
+import { capturingLogger } from "../support/capturing-logger.js";
 
 const exchange = {
   user: "I'm Ann, I run the Atlas project. What's our deploy day?",

@@ -7,7 +7,7 @@ import { createFeedbackBook, type FeedbackVote } from "../../src/memory/feedback
 import { silentLogger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
-import { temporaryFolder } from "../support/memory-test-kit.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

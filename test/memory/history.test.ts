@@ -6,7 +6,8 @@ import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { createConversationHistory, cutToTokens, historyKey, type HistoryOptions } from "../../src/memory/history.js";
 import { openStore } from "../../src/memory/keyv-store.js";
 import type { KeyValueStore, Turn } from "../../src/memory/types.js";
-import { capturingLogger, temporaryFolder } from "../support/memory-test-kit.js";
+import { capturingLogger } from "../support/capturing-logger.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
 
 let folder: Awaited<ReturnType<typeof temporaryFolder>>;
 let store: KeyValueStore;

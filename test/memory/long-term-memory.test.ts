@@ -5,7 +5,8 @@ import { decideFactWrite } from "../../src/memory/fact-similarity.js";
 import { openStore } from "../../src/memory/keyv-store.js";
 import { createLongTermMemory, encodeFacts, factsKey } from "../../src/memory/long-term-memory.js";
 import type { Fact, KeyValueStore } from "../../src/memory/types.js";
-import { capturingLogger, temporaryFolder } from "../support/memory-test-kit.js";
+import { capturingLogger } from "../support/capturing-logger.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
 
 let folder: Awaited<ReturnType<typeof temporaryFolder>>;
 let store: KeyValueStore;

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Keyv } from "keyv";
 import { SqliteAdapter } from "../../src/memory/sqlite-adapter.js";
-import { temporaryFolder } from "../support/memory-test-kit.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
 
 describe("SqliteAdapter (statements prepared once)", () => {
   const cleanups: Array<() => Promise<void>> = [];

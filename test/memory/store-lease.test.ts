@@ -8,11 +8,12 @@ import { hostname } from "node:os";
 import { createInterface } from "node:readline";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { claimStoreOwnership, type LeaseClock } from "../../src/memory/store-lease.js";
-import { capturingLogger, temporaryFolder } from "../support/memory-test-kit.js";
+import { capturingLogger } from "../support/capturing-logger.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
 import { fixturePath, supportPath } from "../support/repo-paths.js";
 
 const FIRST_VERSION_LOCK = readFileSync(fixturePath("store-owner-lock-first-version.json"), "utf8");
-const HOLDER = supportPath("lease-holder.ts");
+const HOLDER = supportPath("lease-holder-process.ts");
 const FAST = { heartbeatMs: 100, staleMs: 1_000 };
 
 let folder: Awaited<ReturnType<typeof temporaryFolder>>;

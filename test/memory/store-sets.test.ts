@@ -9,7 +9,7 @@ import { silentLogger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
 import { createIntakeStore, type IntakeRecord } from "../../src/runs/intake/intake-store.js";
-import { temporaryFolder } from "../support/memory-test-kit.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
 import { startRedisServer, type RedisServer } from "../support/redis-server.js";
 import { redisAvailable } from "../support/redis-suite.js";
 

@@ -8,7 +8,9 @@ import { openStore, parseStoreUrl } from "../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
 import { startRedisServer, type RedisServer } from "../support/redis-server.js";
 import { describeWithRedis, redisAvailable } from "../support/redis-suite.js";
-import { capturingLogger, temporaryFolder, until } from "../support/memory-test-kit.js";
+import { capturingLogger } from "../support/capturing-logger.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
+import { until } from "../support/until.js";
 
 interface Backend {
   readonly name: string;

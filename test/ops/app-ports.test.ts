@@ -8,8 +8,9 @@ import { startApp, type RunningApp } from "../../src/app.js";
 import { FakeDiscord } from "../support/fake-discord.js";
 import { startFakeSlack } from "../support/fake-slack.js";
 import { mentionEvent, postEvent, SIGNING_SECRET } from "../support/fake-slack-requests.js";
-import { temporaryFolder, until } from "../support/memory-test-kit.js";
-import { freePort } from "../support/bot-process.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
+import { until } from "../support/until.js";
+import { freePort } from "../support/bot-child.js";
 
 let folder: { path: string; remove: () => Promise<void> };
 let app: RunningApp | undefined;

@@ -9,7 +9,7 @@ import { createOpsRoutes } from "../../src/ops/ops-routes.js";
 import { startOpsServer, type OpsServer } from "../../src/ops/ops-server.js";
 import { createStoreCheck } from "../../src/ops/store-check.js";
 import { mapStore } from "../support/map-store.js";
-import { temporaryFolder } from "../support/memory-test-kit.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
 import { startRedisServer } from "../support/redis-server.js";
 import { describeWithRedis } from "../support/redis-suite.js";
 

@@ -12,7 +12,7 @@ import { createMetrics, type Metrics } from "../../src/ops/metrics.js";
 import { metricsObserver } from "../../src/ops/metrics-observer.js";
 import { observeRun } from "../../src/runs/worker/run-observer.js";
 import { mapStore } from "../support/map-store.js";
-import { temporaryFolder } from "../support/memory-test-kit.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
 import { noteTool, originFor } from "../support/service-harness.js";
 
 type Sample = { name: string; labels: Record<string, string>; value: number };

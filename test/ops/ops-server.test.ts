@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { OpsRoute } from "../../src/ops/ops-routes.js";
 import { startOpsServer, type OpsServer } from "../../src/ops/ops-server.js";
-import { capturingLogger } from "../support/memory-test-kit.js";
+import { capturingLogger } from "../support/capturing-logger.js";
 
 const servers: OpsServer[] = [];
 afterEach(async () => {

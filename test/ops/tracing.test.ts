@@ -11,7 +11,7 @@ import { openStore } from "../../src/memory/keyv-store.js";
 import { startOtlpTracing } from "../../src/ops/otel-setup.js";
 import { tracingObserver } from "../../src/ops/tracing.js";
 import { observeRun } from "../../src/runs/worker/run-observer.js";
-import { temporaryFolder } from "../support/memory-test-kit.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
 import { noteTool, originFor } from "../support/service-harness.js";
 
 const cleanups: Array<() => Promise<unknown>> = [];

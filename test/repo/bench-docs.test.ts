@@ -5,7 +5,7 @@ import { copyFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { benchmarksDoc, loadResults, recordNow, writeDocs } from "../../bench/bench-docs.js";
-import { temporaryFolder } from "../support/memory-test-kit.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
 import { repoRoot, fixturePath } from "../support/repo-paths.js";
 
 const fixture = fixturePath("bench-results.json");

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { deadLinks, headingAnchors, relativeLinks } from "../support/markdown-page.js";
-import { temporaryFolder } from "../support/memory-test-kit.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
 import { repoRoot } from "../support/repo-paths.js";
 
 const docs = readdirSync(join(repoRoot, "docs")).filter((name) => name.endsWith(".md"));

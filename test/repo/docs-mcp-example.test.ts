@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { silentLogger } from "../../src/logger.js";
 import { prepareMcp } from "../../src/tools/mcp/mcp-startup.js";
-import { temporaryFolder } from "../support/memory-test-kit.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
 
 /** "an `mcp.json` of `{…}` stops the start with `…`", wherever the docs say it. */
 const EXAMPLE = /an `mcp\.json` of\s+`(\{[^`]+\})`\s+stops the start with `([^`]+)`/;

@@ -8,15 +8,15 @@ import { silentLogger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
 import { newScheduleId, type ScheduleRecord } from "../../src/schedules/schedule-record.js";
 import { createScheduleStore } from "../../src/schedules/schedule-store.js";
-import { freePort, startBot, type BotProcess } from "../support/bot-process.js";
+import { freePort, startBot, type BotProcess } from "../support/bot-child.js";
 import { startFakeOpenAI, textReply, type RecordedRequest } from "../support/fake-openai-server.js";
 import { TEAM_ID } from "../support/fake-slack-types.js";
-import { until } from "../support/memory-test-kit.js";
-import { useSlackBotWorld } from "../support/slack-bot-world.js";
+import { until } from "../support/until.js";
+import { useSlackBotHarness } from "../support/slack-bot-harness.js";
 import { startRedisServer } from "../support/redis-server.js";
 import { describeWithRedis } from "../support/redis-suite.js";
 
-const world = useSlackBotWorld();
+const harness = useSlackBotHarness();
 
 const THREAD = "1700400000.000100";
 
@@ -60,22 +60,22 @@ async function seed(storeUrl: string, record: ScheduleRecord): Promise<ScheduleR
 }
 
 async function bot(storeUrl: string, port: number): Promise<BotProcess> {
-  const started = await startBot({ slackApiUrl: world.slack.apiUrl, openaiBaseUrl: world.model.baseUrl, storeUrl, port });
-  world.bots.push(started);
+  const started = await startBot({ slackApiUrl: harness.slack.apiUrl, openaiBaseUrl: harness.model.baseUrl, storeUrl, port });
+  harness.bots.push(started);
   return started;
 }
 
 const isSlotRun = (request: RecordedRequest, what: string) => JSON.stringify(request.body.messages).includes(what);
-const posted = (text: string) => world.slack.callsTo("chat.postMessage").filter((call) => call.args.text === text).length;
+const posted = (text: string) => harness.slack.callsTo("chat.postMessage").filter((call) => call.args.text === text).length;
 
 describe("a slot's run across a crash and a deploy", () => {
   it("kill -9 during the slot's run: the next start resumes it and answers once; the slot is not fired again", async () => {
-    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
+    const storeUrl = `sqlite://${harness.folder.path}/bot.sqlite`;
     const port = await freePort();
     const what = "check that the deploy is green";
     await seedOneShot(storeUrl, Date.now() + 1_000, what);
     let hungOnce = false;
-    world.model.enqueue(
+    harness.model.enqueue(
       ...Array.from({ length: 5 }, () => (request: RecordedRequest) => {
         if (!isSlotRun(request, what)) return textReply("unexpected");
         if (!hungOnce) {
@@ -86,13 +86,13 @@ describe("a slot's run across a crash and a deploy", () => {
       }),
     );
     const first = await bot(storeUrl, port);
-    await world.model.waitForRequests(1, 20_000);
+    await harness.model.waitForRequests(1, 20_000);
     first.child.kill("SIGKILL");
     await first.exited;
     expect(posted("The deploy is green.")).toBe(0);
 
     const second = await bot(storeUrl, port);
-    await world.slack
+    await harness.slack
       .waitForCall("chat.postMessage", (call) => call.args.text === "The deploy is green.", 20_000)
       .catch((error: Error) => {
         throw new Error(`${error.message}\nfirst:\n${first.logs()}\nsecond:\n${second.logs()}`);
@@ -100,14 +100,14 @@ describe("a slot's run across a crash and a deploy", () => {
     second.child.kill("SIGTERM");
     await second.exited;
     expect(posted("The deploy is green.")).toBe(1);
-    expect(world.model.requests.filter((request) => isSlotRun(request, what))).toHaveLength(2);
-    expect(world.slack.callsTo("chat.postMessage").find((call) => call.args.text === "The deploy is green.")!.args).toMatchObject({
+    expect(harness.model.requests.filter((request) => isSlotRun(request, what))).toHaveLength(2);
+    expect(harness.slack.callsTo("chat.postMessage").find((call) => call.args.text === "The deploy is green.")!.args).toMatchObject({
       channel: "C0GENERAL",
     });
   }, 90_000);
 
   it("3 hours down with an hourly schedule: the start runs the latest missed slot once, marked late, and skips the older two", async () => {
-    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
+    const storeUrl = `sqlite://${harness.folder.path}/bot.sqlite`;
     const port = await freePort();
     const hour = 60 * 60_000;
     const thisHour = Math.floor(Date.now() / hour) * hour;
@@ -121,12 +121,12 @@ describe("a slot's run across a crash and a deploy", () => {
       lastSlot: thisHour - 3 * hour,
       nextSlot: thisHour - 2 * hour,
     });
-    world.model.enqueue(...Array.from({ length: 3 }, () => textReply("Queue is short.")));
+    harness.model.enqueue(...Array.from({ length: 3 }, () => textReply("Queue is short.")));
     const started = await bot(storeUrl, port);
     // 2 skipped: the hours before this one (3, should the hour turn while the bot starts).
     const late = /^Queue is short\.\n\n\(late: due \d\d:00, ran \d\d:\d\d; ([23]) earlier slots skipped\)$/;
     const lateText = () =>
-      world.slack
+      harness.slack
         .callsTo("chat.postMessage")
         .map((call) => String(call.args.text))
         .find((text) => late.test(text));
@@ -138,8 +138,10 @@ describe("a slot's run across a crash and a deploy", () => {
     started.child.kill("SIGTERM");
     await started.exited;
     const skipped = Number(late.exec(lateText()!)![1]);
-    expect(world.slack.callsTo("chat.postMessage").filter((call) => String(call.args.text).startsWith("Queue is short."))).toHaveLength(1);
-    expect(world.model.requests.filter((request) => isSlotRun(request, what))).toHaveLength(1);
+    expect(harness.slack.callsTo("chat.postMessage").filter((call) => String(call.args.text).startsWith("Queue is short."))).toHaveLength(
+      1,
+    );
+    expect(harness.model.requests.filter((request) => isSlotRun(request, what))).toHaveLength(1);
     const store = await openStore(storeUrl, silentLogger);
     try {
       const found = await createScheduleStore(store).load(record.id);
@@ -151,10 +153,10 @@ describe("a slot's run across a crash and a deploy", () => {
   }, 90_000);
 
   it("SIGTERM right at the slot's time: after the restart the slot has run exactly once", async () => {
-    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
+    const storeUrl = `sqlite://${harness.folder.path}/bot.sqlite`;
     const port = await freePort();
     const what = "post the standup reminder";
-    world.model.enqueue(...Array.from({ length: 5 }, () => ({ ...textReply("Standup in 5 minutes."), delayMs: 1_500 })));
+    harness.model.enqueue(...Array.from({ length: 5 }, () => ({ ...textReply("Standup in 5 minutes."), delayMs: 1_500 })));
     // Due a few seconds after the bot is up (it starts in about two).
     const due = Date.now() + 8_000;
     await seedOneShot(storeUrl, due, what);
@@ -173,7 +175,7 @@ describe("a slot's run across a crash and a deploy", () => {
     third.child.kill("SIGTERM");
     await third.exited;
     expect(posted("Standup in 5 minutes.")).toBe(1);
-    expect(world.model.requests.filter((request) => isSlotRun(request, what)).length).toBeLessThanOrEqual(2);
+    expect(harness.model.requests.filter((request) => isSlotRun(request, what)).length).toBeLessThanOrEqual(2);
   }, 90_000);
 });
 
@@ -195,8 +197,8 @@ describeWithRedis("a slot shared by two bot processes on Redis", () => {
       const started = await Promise.all(
         models.map(async (server) => {
           const port = await freePort();
-          const process = await startBot({ slackApiUrl: world.slack.apiUrl, openaiBaseUrl: server.baseUrl, storeUrl: redis.url, port });
-          world.bots.push(process);
+          const process = await startBot({ slackApiUrl: harness.slack.apiUrl, openaiBaseUrl: server.baseUrl, storeUrl: redis.url, port });
+          harness.bots.push(process);
           return process;
         }),
       );
@@ -207,21 +209,21 @@ describeWithRedis("a slot shared by two bot processes on Redis", () => {
 
       const other = started[1 - runner]!;
       // BullMQ hands the killed worker's job on once its lock has lapsed (30 s) at the next stall check.
-      await world.slack
+      await harness.slack
         .waitForCall("chat.postMessage", (call) => call.args.text === "The deploy is green.", 75_000)
         .catch((error: Error) => {
           throw new Error(`${error.message}\nsurvivor:\n${other.logs()}`);
         });
       expect(posted("The deploy is green.")).toBe(1);
       expect(models[1 - runner]!.requests.filter((request) => isSlotRun(request, what)).length).toBeGreaterThanOrEqual(1);
-      const roots = world.slack.callsTo("chat.postMessage").filter((call) => String(call.args.text).startsWith("⏰ Schedule"));
+      const roots = harness.slack.callsTo("chat.postMessage").filter((call) => String(call.args.text).startsWith("⏰ Schedule"));
       expect(roots).toHaveLength(1);
       const under = String(
-        world.slack.callsTo("chat.postMessage").find((call) => call.args.text === "The deploy is green.")!.args.thread_ts,
+        harness.slack.callsTo("chat.postMessage").find((call) => call.args.text === "The deploy is green.")!.args.thread_ts,
       );
-      expect(world.slack.message("C0GENERAL", under)?.text).toBe(roots[0]!.args.text);
+      expect(harness.slack.message("C0GENERAL", under)?.text).toBe(roots[0]!.args.text);
     } finally {
-      for (const bot of world.bots.splice(0)) if (bot.child.exitCode === null && bot.child.signalCode === null) bot.child.kill("SIGKILL");
+      for (const bot of harness.bots.splice(0)) if (bot.child.exitCode === null && bot.child.signalCode === null) bot.child.kill("SIGKILL");
       await Promise.all(models.map((server) => server.close()));
       await redis.stop();
     }

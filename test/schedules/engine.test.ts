@@ -8,8 +8,8 @@ import { silentLogger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
 import { createLocalSlotTimer } from "../../src/schedules/local-slot-timer.js";
 import { createScheduleStore } from "../../src/schedules/schedule-store.js";
-import { until } from "../support/memory-test-kit.js";
-import { advanceTo, answers, at, auditKinds, schedule, useScheduleBots } from "../support/schedule-fixture.js";
+import { until } from "../support/until.js";
+import { advanceTo, answers, at, auditKinds, schedule, useScheduleBots } from "../support/schedule-harness.js";
 import { manualClock, slackCaller } from "../support/schedule-harness.js";
 
 const { bot, stop, freshStore } = useScheduleBots();

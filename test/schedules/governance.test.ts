@@ -7,10 +7,10 @@ import { ScriptedModel } from "../support/model-scripted.js";
 import { ModelUnavailableError } from "../../src/errors.js";
 import type { Settings } from "../../src/governance/settings-schema.js";
 import { createAuditLog } from "../../src/governance/audit-log.js";
-import { settingsOf } from "../support/governance-kit.js";
+import { settingsOf } from "../support/governance-harness.js";
 import { noteTool } from "../support/service-harness.js";
-import { until } from "../support/memory-test-kit.js";
-import { advanceTo, answers, at, auditKinds, schedule, useScheduleBots } from "../support/schedule-fixture.js";
+import { until } from "../support/until.js";
+import { advanceTo, answers, at, auditKinds, schedule, useScheduleBots } from "../support/schedule-harness.js";
 import { manualClock, slackCaller } from "../support/schedule-harness.js";
 
 const { bot } = useScheduleBots();

@@ -11,7 +11,7 @@ import { silentLogger } from "../../src/logger.js";
 import { createBullmqWorkQueue } from "../../src/runs/queue/bullmq-work-queue.js";
 import { createBullmqSlotTimer } from "../../src/schedules/bullmq-slot-timer.js";
 import type { TimerClock } from "../../src/schedules/local-slot-timer.js";
-import { until } from "../support/memory-test-kit.js";
+import { until } from "../support/until.js";
 import { startRedisServer, type RedisServer } from "../support/redis-server.js";
 import { describeWithRedis } from "../support/redis-suite.js";
 import { slackCaller, startScheduleBot, type ScheduleBot } from "../support/schedule-harness.js";

@@ -17,15 +17,16 @@ import { APPROVE_ACTION, DENY_ACTION } from "../../src/adapters/slack/approval-m
 import { FEEDBACK_DOWN_ACTION, FEEDBACK_UP_ACTION } from "../../src/adapters/slack/feedback-buttons.js";
 import { STOP_ACTION } from "../../src/adapters/slack/slack-working.js";
 import { startConsole } from "./console-harness.js";
-import { startDiscordHarness } from "./fake-discord-harness.js";
+import { startDiscordHarness } from "./discord-harness.js";
 import type { FakeUser } from "./fake-discord-payloads.js";
 import { BOT_USER_ID, type FakeMessage } from "./fake-slack.js";
 import { blockActionPayload, mentionEvent, postEvent, postInteraction } from "./fake-slack-requests.js";
-import { gatedModel, startSlackHarness } from "./fake-slack-harness.js";
-import { settingsOf } from "./governance-kit.js";
+import { gatedModel, startSlackHarness } from "./slack-harness.js";
+import { settingsOf } from "./governance-harness.js";
 import { failingResumes } from "./failing-queue.js";
 import type { WorkQueue } from "../../src/runs/queue/work-queue.js";
-import { temporaryFolder, until } from "./memory-test-kit.js";
+import { temporaryFolder } from "./temporary-folder.js";
+import { until } from "./until.js";
 
 /** The people of a scenario: who asks, someone with no say, an approver, an admin. */
 export type Who = "alice" | "bob" | "approver" | "admin";

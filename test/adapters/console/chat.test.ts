@@ -10,7 +10,8 @@ import { createDemoModel } from "../../../src/agent/models/model-demo.js";
 import { call, say, ScriptedModel } from "../../support/model-scripted.js";
 import type { Model, ModelRequest } from "../../../src/contracts/types.js";
 import { startConsole, type ConsoleHarness } from "../../support/console-harness.js";
-import { temporaryFolder, until } from "../../support/memory-test-kit.js";
+import { temporaryFolder } from "../../support/temporary-folder.js";
+import { until } from "../../support/until.js";
 import { noteTool } from "../../support/service-harness.js";
 
 const PASTE_START = "\u001b[200~";

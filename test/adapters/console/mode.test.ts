@@ -8,7 +8,7 @@ import type { Model, ModelReply, ModelRequest, Tool } from "../../../src/contrac
 import { CONSOLE_CONVERSATION_KEY } from "../../../src/adapters/console/console-adapter.js";
 import { noteTool } from "../../support/service-harness.js";
 import { startConsole, type ConsoleHarness } from "../../support/console-harness.js";
-import { until } from "../../support/memory-test-kit.js";
+import { until } from "../../support/until.js";
 
 let harness: ConsoleHarness | undefined;
 

@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "../../../src/app.js";
-import { temporaryFolder, until } from "../../support/memory-test-kit.js";
+import { temporaryFolder } from "../../support/temporary-folder.js";
+import { until } from "../../support/until.js";
 
 let folder: { path: string; remove: () => Promise<void> };
 let app: RunningApp | undefined;

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say } from "../../support/model-scripted.js";
 import { noteTool } from "../../support/service-harness.js";
 import { startConsole, type ConsoleHarness } from "../../support/console-harness.js";
-import { settingsOf } from "../../support/governance-kit.js";
+import { settingsOf } from "../../support/governance-harness.js";
 import { manualClock } from "../../support/schedule-harness.js";
 
 let term: ConsoleHarness | undefined;

@@ -14,8 +14,8 @@ import type { KeyValueStore } from "../../../src/memory/types.js";
 import { upgradeAuditEntries } from "../../../src/adapters/core/audit-upgrade.js";
 import { upgradeOrigin as upgradeDiscordOrigin } from "../../../src/adapters/discord/discord-place.js";
 import { upgradeOrigin as upgradeSlackOrigin } from "../../../src/adapters/slack/slack-place.js";
-import { startDiscordHarness, type DiscordHarness } from "../../support/fake-discord-harness.js";
-import { startSlackHarness, type SlackHarness } from "../../support/fake-slack-harness.js";
+import { startDiscordHarness, type DiscordHarness } from "../../support/discord-harness.js";
+import { startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
 import { mapStore } from "../../support/map-store.js";
 import { fixturePath } from "../../support/repo-paths.js";
 

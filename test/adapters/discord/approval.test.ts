@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { call, say, type ScriptStep } from "../../support/model-scripted.js";
 import type { ModelRequest } from "../../../src/contracts/types.js";
-import { followUpWith, originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "../../support/fake-discord-harness.js";
+import { followUpWith, originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "../../support/discord-harness.js";
 import { failingResumes } from "../../support/failing-queue.js";
-import { until } from "../../support/memory-test-kit.js";
+import { until } from "../../support/until.js";
 import { createAuditLog } from "../../../src/governance/audit-log.js";
 
 let harness: DiscordHarness | undefined;

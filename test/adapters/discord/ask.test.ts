@@ -3,8 +3,8 @@ import { call, say } from "../../support/model-scripted.js";
 import { createLongTermMemory } from "../../../src/memory/long-term-memory.js";
 import { silentLogger } from "../../../src/logger.js";
 import { parseButton } from "../../../src/adapters/discord/buttons.js";
-import { until } from "../../support/memory-test-kit.js";
-import { messageBodies, originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "../../support/fake-discord-harness.js";
+import { until } from "../../support/until.js";
+import { messageBodies, originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "../../support/discord-harness.js";
 
 const NO_PINGS = { parse: [], replied_user: false };
 

@@ -15,7 +15,7 @@ import { FakeDiscord, type FakeChannel, type FakeUser } from "../../support/fake
 import { nextSnowflake } from "../../support/fake-discord-payloads.js";
 import { stubService } from "../../support/fake-discord-service.js";
 import { discordAsked } from "../../support/discord-origins.js";
-import { underCore, type TestAdapter } from "../../support/surface-kit.js";
+import { underCore, type TestAdapter } from "../../support/surface-harness.js";
 
 let fake: FakeDiscord;
 let store: KeyValueStore;

@@ -3,7 +3,7 @@
 // privately; /feedback lists the votes for approvers only.
 import { afterEach, describe, expect, it } from "vitest";
 import { say } from "../../support/model-scripted.js";
-import { originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "../../support/fake-discord-harness.js";
+import { originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "../../support/discord-harness.js";
 
 let harness: DiscordHarness | undefined;
 afterEach(async () => {

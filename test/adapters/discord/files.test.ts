@@ -11,7 +11,8 @@ import { discordFormat } from "../../../src/adapters/discord/messages.js";
 import { call, say } from "../../support/model-scripted.js";
 import { startFakeFileServer, type FakeFileServer } from "../../support/fake-file-server.js";
 import { discordAsked } from "../../support/discord-origins.js";
-import { startDiscordHarness, waitUntil, type DiscordHarness } from "../../support/fake-discord-harness.js";
+import { startDiscordHarness, type DiscordHarness } from "../../support/discord-harness.js";
+import { until } from "../../support/until.js";
 
 let harness: DiscordHarness | undefined;
 let other: FakeFileServer | undefined;
@@ -25,7 +26,7 @@ afterEach(async () => {
 const CSV = Buffer.from("region,total\nnorth,12\nsouth,30\n");
 const sent = (h: DiscordHarness, index = 0) => JSON.stringify(h.model.requests[index]?.messages ?? []);
 const answered = (h: DiscordHarness, text: string) =>
-  waitUntil(() => [...h.fake.messages.values()].some((message) => message.content.includes(text)), `an answer with "${text}"`, 10_000);
+  until(() => [...h.fake.messages.values()].some((message) => message.content.includes(text)), `an answer with "${text}"`, 10_000);
 
 describe("files people attach on Discord", () => {
   it("a mention with a CSV: the model gets its text, fetched from the CDN without any token", async () => {
@@ -128,7 +129,7 @@ describe("files the bot answers with on Discord", () => {
     const { fake, alice } = harness;
     fake.userMessage(alice, "as CSV please", { mentionBot: true });
     await answered(harness, "Here it is.");
-    await waitUntil(() => fake.cdn.uploads.length === 1, "the upload");
+    await until(() => fake.cdn.uploads.length === 1, "the upload");
     expect(fake.cdn.uploads.map((file) => [file.name, file.data.toString()])).toEqual([["totals.csv", "region,total\nsouth,30\n"]]);
     const withFile = [...fake.messages.values()].find((message) => message.attachments.length === 1)!;
     expect(withFile.channel_id).toBe(fake.general.id);

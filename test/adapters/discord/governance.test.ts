@@ -4,10 +4,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { say } from "../../support/model-scripted.js";
 import { REFUSED_IN_PUBLIC } from "../../../src/adapters/core/texts.js";
-import { originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "../../support/fake-discord-harness.js";
+import { originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "../../support/discord-harness.js";
 import { createLongTermMemory } from "../../../src/memory/long-term-memory.js";
 import { silentLogger } from "../../../src/logger.js";
-import { settingsOf } from "../../support/governance-kit.js";
+import { settingsOf } from "../../support/governance-harness.js";
 
 let harness: DiscordHarness | undefined;
 afterEach(async () => {

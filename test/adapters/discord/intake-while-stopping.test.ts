@@ -3,7 +3,8 @@
 import { expect, it } from "vitest";
 import { say } from "../../support/model-scripted.js";
 import { intakeIdFor } from "../../../src/runs/intake/intake-store.js";
-import { startDiscordHarness, waitUntil } from "../../support/fake-discord-harness.js";
+import { startDiscordHarness } from "../../support/discord-harness.js";
+import { until } from "../../support/until.js";
 
 it("a mention that arrives while the adapter stops is recorded, not dropped", async () => {
   let open: () => void = () => {};
@@ -19,7 +20,7 @@ it("a mention that arrives while the adapter stops is recorded, not dropped", as
   const mention = discord.userMessage(bob, "are you there?", { mentionBot: true });
   const key = `intake:${intakeIdFor("discord", mention.id)}`;
   let recorded: unknown;
-  await waitUntil(() => {
+  await until(() => {
     void harness.store.get(key).then((value) => (recorded = value));
     return recorded !== undefined;
   }, "the mention's record");

@@ -14,10 +14,11 @@ import { silentLogger } from "../../../src/logger.js";
 import { openStore } from "../../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../../src/memory/types.js";
 import { FakeDiscord } from "../../support/fake-discord.js";
-import { captureLogs, originalPath, startDiscordHarness, waitUntil } from "../../support/fake-discord-harness.js";
+import { originalPath, startDiscordHarness } from "../../support/discord-harness.js";
 import { stubService } from "../../support/fake-discord-service.js";
-import { underCore } from "../../support/surface-kit.js";
-import { until } from "../../support/memory-test-kit.js";
+import { underCore } from "../../support/surface-harness.js";
+import { until } from "../../support/until.js";
+import { capturingLogger } from "../../support/capturing-logger.js";
 
 let fake: FakeDiscord;
 let store: KeyValueStore;
@@ -79,7 +80,7 @@ describe("Discord adapter lifecycle", () => {
       { service: stubService(), store, logger: silentLogger },
     );
     await adapter.start();
-    await waitUntil(() => beating.gateway.heartbeats >= 3, "three heartbeats");
+    await until(() => beating.gateway.heartbeats >= 3, "three heartbeats");
     expect(beating.gateway.identifies).toHaveLength(1);
     expect(beating.gateway.connected).toBe(1);
     await adapter.stop();
@@ -108,28 +109,28 @@ describe("Discord adapter lifecycle", () => {
     const harness = await startDiscordHarness({ script: [{ text: "Finished while stopping.", delayMs: 200 }] });
     const { token } = harness.fake.slashCommand("ask", harness.alice, { values: { question: "slow one" } });
     await harness.fake.waitForCall("POST", /\/callback$/);
-    await waitUntil(() => harness.model.requests.length === 1, "the model to be asked");
+    await until(() => harness.model.requests.length === 1, "the model to be asked");
 
     await harness.adapter.stop();
     await harness.service.close(5_000);
     expect(harness.fake.callsTo("PATCH", originalPath(harness.fake, token)).at(-1)!.body.content).toBe("Finished while stopping.");
     await harness.close();
-    await waitUntil(() => harness.fake.gateway.connected === 0, "the gateway connection to close");
+    await until(() => harness.fake.gateway.connected === 0, "the gateway connection to close");
   });
 
   it("stopping is bounded when a run never ends", async () => {
     const harness = await startDiscordHarness({ script: [{ never: true }], stopGraceMs: 100 });
     harness.fake.slashCommand("ask", harness.alice, { values: { question: "never" } });
-    await waitUntil(() => harness.model.requests.length === 1, "the model to be asked");
+    await until(() => harness.model.requests.length === 1, "the model to be asked");
     await harness.adapter.stop();
     await harness.close();
-    await waitUntil(() => harness.fake.gateway.connected === 0, "the gateway connection to close");
+    await until(() => harness.fake.gateway.connected === 0, "the gateway connection to close");
   });
 
   it("tells the asker privately when it could not record the question, and keeps the detail in the log", async () => {
-    const logs: Array<Record<string, unknown>> = [];
+    const { logger, lines: logs } = capturingLogger("info");
     const adapter = adapterWith(stubService({ submit: () => Promise.reject(new Error("sqlite: database is locked at /srv/bot/data")) }), {
-      logger: captureLogs(logs),
+      logger,
     });
     await adapter.start();
     const { token } = fake.slashCommand("ask", { id: "1300000000000000001", username: "alice" }, { values: { question: "hello?" } });
@@ -184,7 +185,7 @@ describe("Discord adapter lifecycle", () => {
     });
     const { id, token } = discord.slashCommand("ask", alice, { values: { question: "anything" } });
 
-    await waitUntil(() => harness.logs.some((line) => line.answer === "An answer nobody must lose."), "the answer in the log");
+    await until(() => harness.logs.some((line) => line.answer === "An answer nobody must lose."), "the answer in the log");
     expect(harness.logs.find((line) => line.answer === "An answer nobody must lose.")).toMatchObject({
       level: 50,
       msg: "could not post the answer; it is in this log line",

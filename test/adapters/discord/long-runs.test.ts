@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { call, say, type ScriptStep } from "../../support/model-scripted.js";
 import { MESSAGE_MAX_CHARS } from "../../support/fake-discord.js";
-import { originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "../../support/fake-discord-harness.js";
+import { originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "../../support/discord-harness.js";
 
 let harness: DiscordHarness | undefined;
 afterEach(async () => {

@@ -2,7 +2,7 @@ import { ChannelType } from "discord.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { call, say } from "../../support/model-scripted.js";
 import { nextSnowflake } from "../../support/fake-discord-payloads.js";
-import { startDiscordHarness, type DiscordHarness } from "../../support/fake-discord-harness.js";
+import { startDiscordHarness, type DiscordHarness } from "../../support/discord-harness.js";
 
 let harness: DiscordHarness | undefined;
 afterEach(async () => {

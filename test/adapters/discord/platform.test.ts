@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { call, say } from "../../support/model-scripted.js";
 import type { ModelRequest } from "../../../src/contracts/types.js";
-import { originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "../../support/fake-discord-harness.js";
+import { originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "../../support/discord-harness.js";
 
 let harness: DiscordHarness | undefined;
 afterEach(async () => {

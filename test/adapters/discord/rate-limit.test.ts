@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { say } from "../../support/model-scripted.js";
-import { originalPath, startDiscordHarness, type DiscordHarness } from "../../support/fake-discord-harness.js";
+import { originalPath, startDiscordHarness, type DiscordHarness } from "../../support/discord-harness.js";
 
 let harness: DiscordHarness | undefined;
 afterEach(async () => {

@@ -6,10 +6,10 @@ import { ChannelType } from "discord.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAuditLog } from "../../../src/governance/audit-log.js";
 import { call, type ScriptStep, say } from "../../support/model-scripted.js";
-import { startDiscordHarness, type DiscordHarness } from "../../support/fake-discord-harness.js";
+import { startDiscordHarness, type DiscordHarness } from "../../support/discord-harness.js";
 import { nextSnowflake } from "../../support/fake-discord-payloads.js";
-import { settingsOf } from "../../support/governance-kit.js";
-import { until } from "../../support/memory-test-kit.js";
+import { settingsOf } from "../../support/governance-harness.js";
+import { until } from "../../support/until.js";
 import { manualClock, type ManualClock } from "../../support/schedule-harness.js";
 
 let h: DiscordHarness | undefined;

@@ -3,7 +3,7 @@
 // "Stopped by <name>."; anyone else is told privately and nothing stops.
 import { afterEach, describe, expect, it } from "vitest";
 import { say } from "../../support/model-scripted.js";
-import { followUpWith, originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "../../support/fake-discord-harness.js";
+import { followUpWith, originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "../../support/discord-harness.js";
 
 let harness: DiscordHarness | undefined;
 afterEach(async () => {

@@ -7,9 +7,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { say } from "../../support/model-scripted.js";
 import type { FakeChannel } from "../../support/fake-discord.js";
 import { nextSnowflake } from "../../support/fake-discord-payloads.js";
-import { startDiscordHarness, type DiscordHarness } from "../../support/fake-discord-harness.js";
-import { settingsOf } from "../../support/governance-kit.js";
-import { until } from "../../support/memory-test-kit.js";
+import { startDiscordHarness, type DiscordHarness } from "../../support/discord-harness.js";
+import { settingsOf } from "../../support/governance-harness.js";
+import { until } from "../../support/until.js";
 
 let harness: DiscordHarness | undefined;
 afterEach(async () => {

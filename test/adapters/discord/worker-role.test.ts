@@ -1,7 +1,7 @@
 // BOT_ROLE=worker on Discord: the adapter keeps its REST client (presenting runs, chat tools)
 // but opens no gateway, so clicks, commands and mentions only reach ingress processes.
 import { afterEach, describe, expect, it } from "vitest";
-import { startDiscordHarness, type DiscordHarness } from "../../support/fake-discord-harness.js";
+import { startDiscordHarness, type DiscordHarness } from "../../support/discord-harness.js";
 
 let harness: DiscordHarness | undefined;
 afterEach(async () => {

@@ -5,7 +5,7 @@ import { call, ScriptedModel, say } from "../../support/model-scripted.js";
 import { APPROVE_ACTION, DENY_ACTION } from "../../../src/adapters/slack/approval-message.js";
 import { BOT_USER_ID, type RecordedCall } from "../../support/fake-slack.js";
 import { blockActionPayload, mentionEvent, postEvent, postInteraction } from "../../support/fake-slack-requests.js";
-import { startSlackHarness, type SlackHarness } from "../../support/fake-slack-harness.js";
+import { startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
 import { failingResumes } from "../../support/failing-queue.js";
 
 let harness: SlackHarness | undefined;

@@ -6,8 +6,8 @@ import { call, ScriptedModel, say } from "../../support/model-scripted.js";
 import { FEEDBACK_DOWN_ACTION, FEEDBACK_MODAL, FEEDBACK_UP_ACTION } from "../../../src/adapters/slack/feedback-buttons.js";
 import { BOT_USER_ID } from "../../support/fake-slack.js";
 import { blockActionPayload, mentionEvent, postEvent, postInteraction, viewSubmissionPayload } from "../../support/fake-slack-requests.js";
-import { startSlackHarness, type SlackHarness } from "../../support/fake-slack-harness.js";
-import { until } from "../../support/memory-test-kit.js";
+import { startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
+import { until } from "../../support/until.js";
 
 let harness: SlackHarness | undefined;
 afterEach(async () => {

@@ -10,7 +10,7 @@ import { BOT_USER_ID } from "../../support/fake-slack.js";
 import { SLACK_BOT_TOKEN } from "../../support/fake-slack-files.js";
 import { startFakeFileServer, type FakeFileServer } from "../../support/fake-file-server.js";
 import { directMessageEvent, mentionEvent, postEvent } from "../../support/fake-slack-requests.js";
-import { startSlackHarness, type SlackHarness } from "../../support/fake-slack-harness.js";
+import { startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
 
 let harness: SlackHarness | undefined;
 let other: FakeFileServer | undefined;

@@ -6,9 +6,9 @@ import { say, ScriptedModel } from "../../support/model-scripted.js";
 import { REFUSED_IN_PUBLIC } from "../../../src/adapters/core/texts.js";
 import { BOT_USER_ID } from "../../support/fake-slack.js";
 import { directMessageEvent, mentionEvent, postEvent } from "../../support/fake-slack-requests.js";
-import { startSlackHarness, type SlackHarness } from "../../support/fake-slack-harness.js";
-import { settingsOf } from "../../support/governance-kit.js";
-import { until } from "../../support/memory-test-kit.js";
+import { startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
+import { settingsOf } from "../../support/governance-harness.js";
+import { until } from "../../support/until.js";
 import { createLongTermMemory } from "../../../src/memory/long-term-memory.js";
 import { silentLogger } from "../../../src/logger.js";
 

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say } from "../../support/model-scripted.js";
 import { BOT_ID, BOT_USER_ID, type FakeMessage } from "../../support/fake-slack.js";
 import { directMessageEvent, mentionEvent, postEvent } from "../../support/fake-slack-requests.js";
-import { gatedModel, startSlackHarness, type SlackHarness } from "../../support/fake-slack-harness.js";
+import { gatedModel, startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
 
 let harness: SlackHarness | undefined;
 afterEach(async () => {

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createSlackSurface, type SlackSurface } from "../../../src/adapters/slack/slack-adapter.js";
-import { underCore, type TestAdapter } from "../../support/surface-kit.js";
+import { underCore, type TestAdapter } from "../../support/surface-harness.js";
 import { createAgentService, type RunningAgentService } from "../../../src/runs/service/create-agent-service.js";
 import { ScriptedModel } from "../../support/model-scripted.js";
 import { loadConfig } from "../../../src/config.js";

@@ -7,9 +7,9 @@ import { ScriptedModel } from "../../support/model-scripted.js";
 import type { ModelRequest } from "../../../src/contracts/types.js";
 import { createIntakeStore, intakeIdFor } from "../../../src/runs/intake/intake-store.js";
 import { BOT_USER_ID } from "../../support/fake-slack.js";
-import { startSlackHarness, type SlackHarness } from "../../support/fake-slack-harness.js";
+import { startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
 import { mentionEvent, postEvent } from "../../support/fake-slack-requests.js";
-import { until } from "../../support/memory-test-kit.js";
+import { until } from "../../support/until.js";
 
 const open: SlackHarness[] = [];
 afterEach(async () => {

@@ -6,10 +6,10 @@ import { loadConfig } from "../../../src/config.js";
 import { TokenCounter } from "../../../src/tokens/token-counter.js";
 import { silentLogger } from "../../../src/logger.js";
 import { createSlackSurface } from "../../../src/adapters/slack/slack-adapter.js";
-import { underCore } from "../../support/surface-kit.js";
+import { underCore } from "../../support/surface-harness.js";
 import { BOT_USER_ID, startFakeSlack } from "../../support/fake-slack.js";
 import { mentionEvent, postEvent, SIGNING_SECRET } from "../../support/fake-slack-requests.js";
-import { gatedModel, startSlackHarness, type SlackHarness } from "../../support/fake-slack-harness.js";
+import { gatedModel, startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
 import type { AgentService } from "../../../src/runs/api/agent-service.js";
 import type { KeyValueStore } from "../../../src/memory/types.js";
 

@@ -6,7 +6,7 @@ import { call, say, ScriptedModel, type ScriptStep } from "../../support/model-s
 import type { Model } from "../../../src/contracts/types.js";
 import { BOT_USER_ID, MESSAGE_MAX_CHARS, type FakeMessage } from "../../support/fake-slack.js";
 import { mentionEvent, postEvent } from "../../support/fake-slack-requests.js";
-import { startSlackHarness, type SlackHarness } from "../../support/fake-slack-harness.js";
+import { startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
 
 let harness: SlackHarness | undefined;
 afterEach(async () => {

@@ -13,7 +13,7 @@ import {
   postEvent,
   postInteraction,
 } from "../../support/fake-slack-requests.js";
-import { startSlackHarness, type SlackHarness } from "../../support/fake-slack-harness.js";
+import { startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
 
 let harness: SlackHarness | undefined;
 afterEach(async () => {

@@ -7,8 +7,8 @@ import { silentLogger } from "../../../src/logger.js";
 import { createLongTermMemory } from "../../../src/memory/long-term-memory.js";
 import { BOT_USER_ID } from "../../support/fake-slack.js";
 import { mentionEvent, postEvent } from "../../support/fake-slack-requests.js";
-import { startSlackHarness, type SlackHarness } from "../../support/fake-slack-harness.js";
-import { until } from "../../support/memory-test-kit.js";
+import { startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
+import { until } from "../../support/until.js";
 
 let harness: SlackHarness | undefined;
 afterEach(async () => {

@@ -7,11 +7,11 @@ import { call, say, ScriptedModel } from "../../support/model-scripted.js";
 import { APPROVE_ACTION } from "../../../src/adapters/slack/approval-message.js";
 import { createAuditLog } from "../../../src/governance/audit-log.js";
 import { addUsage } from "../../../src/memory/run-records/usage-counters.js";
-import { startSlackHarness, type SlackHarness } from "../../support/fake-slack-harness.js";
+import { startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
 import { BOT_USER_ID, TEAM_ID } from "../../support/fake-slack.js";
 import { blockActionPayload, directMessageEvent, mentionEvent, postEvent, postInteraction } from "../../support/fake-slack-requests.js";
-import { settingsOf } from "../../support/governance-kit.js";
-import { until } from "../../support/memory-test-kit.js";
+import { settingsOf } from "../../support/governance-harness.js";
+import { until } from "../../support/until.js";
 import { manualClock, type ManualClock } from "../../support/schedule-harness.js";
 
 let h: SlackHarness | undefined;

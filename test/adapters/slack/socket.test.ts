@@ -5,7 +5,7 @@ import { call, ScriptedModel, say } from "../../support/model-scripted.js";
 import { BOT_USER_ID } from "../../support/fake-slack.js";
 import { APPROVE_ACTION } from "../../../src/adapters/slack/approval-message.js";
 import { blockActionPayload, directMessageEvent, mentionEvent, messagesTabOpenedEvent } from "../../support/fake-slack-requests.js";
-import { gatedModel, startSlackHarness, type SlackHarness } from "../../support/fake-slack-harness.js";
+import { gatedModel, startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
 
 let harness: SlackHarness | undefined;
 afterEach(async () => {

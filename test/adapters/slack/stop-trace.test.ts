@@ -9,8 +9,8 @@ import { pageBlocks, tracePages } from "../../../src/adapters/slack/message-trac
 import { STOP_ACTION } from "../../../src/adapters/slack/slack-working.js";
 import { BOT_USER_ID, type FakeSlack } from "../../support/fake-slack.js";
 import { blockActionPayload, mentionEvent, postEvent, postInteraction } from "../../support/fake-slack-requests.js";
-import { startSlackHarness, type SlackHarness } from "../../support/fake-slack-harness.js";
-import { until } from "../../support/memory-test-kit.js";
+import { startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
+import { until } from "../../support/until.js";
 
 let harness: SlackHarness | undefined;
 afterEach(async () => {

@@ -6,7 +6,7 @@ import { ScriptedModel, say } from "../../support/model-scripted.js";
 import { STOP_ACTION } from "../../../src/adapters/slack/slack-working.js";
 import { BOT_USER_ID, type RecordedCall } from "../../support/fake-slack.js";
 import { blockActionPayload, mentionEvent, postEvent, postInteraction } from "../../support/fake-slack-requests.js";
-import { gatedModel, startSlackHarness, type SlackHarness } from "../../support/fake-slack-harness.js";
+import { gatedModel, startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
 
 let harness: SlackHarness | undefined;
 afterEach(async () => {

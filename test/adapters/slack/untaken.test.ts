@@ -8,8 +8,8 @@ import { ScriptedModel, say } from "../../support/model-scripted.js";
 import type { WorkQueue } from "../../../src/runs/queue/work-queue.js";
 import { BOT_USER_ID } from "../../support/fake-slack.js";
 import { mentionEvent, postEvent, sign } from "../../support/fake-slack-requests.js";
-import { startSlackHarness, type SlackHarness } from "../../support/fake-slack-harness.js";
-import { until } from "../../support/memory-test-kit.js";
+import { startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
+import { until } from "../../support/until.js";
 
 let harness: SlackHarness | undefined;
 afterEach(async () => {

@@ -9,10 +9,10 @@ import { compactOlderTurns } from "../../../src/agent/context/context-window.js"
 import { TokenCounter } from "../../../src/tokens/token-counter.js";
 import type { ChatMessage, Tool } from "../../../src/contracts/types.js";
 import { originFor } from "../../support/service-harness.js";
-import { useServiceFixture } from "../../support/service-fixture.js";
-import { startRecordedService, type RecordsHarness } from "../../support/records-kit.js";
+import { useServiceHarnesses } from "../../support/service-harness.js";
+import { startRecordedService, type RecordsHarness } from "../../support/records-harness.js";
 
-const fixture = useServiceFixture();
+const services = useServiceHarnesses();
 const open: RecordsHarness[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((harness) => harness.close()));
@@ -72,7 +72,7 @@ describe("the prompt's prefix", () => {
   it("two runs of one conversation at different minutes share at least 90% of the first request's tokens", async () => {
     let now = Date.parse("2026-12-01T09:00:00Z");
     const model = new ScriptedModel(answers.map((answer) => say(answer)));
-    const harness = await startRecordedService({ model, storeUrl: fixture.sqliteUrl(), tools, clock: () => now });
+    const harness = await startRecordedService({ model, storeUrl: services.sqliteUrl(), tools, clock: () => now });
     open.push(harness);
     const origin = originFor("alice", "console:cache");
     const runIds: string[] = [];

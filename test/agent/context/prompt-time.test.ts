@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ScriptedModel, say } from "../../support/model-scripted.js";
 import { startService, type ServiceHarness } from "../../support/service-harness.js";
-import { temporaryFolder } from "../../support/memory-test-kit.js";
+import { temporaryFolder } from "../../support/temporary-folder.js";
 
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {

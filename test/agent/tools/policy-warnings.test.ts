@@ -5,11 +5,11 @@ import { writesRunWithoutApproval } from "../../../src/agent/tools/policy-warnin
 import { ScriptedModel } from "../../support/model-scripted.js";
 import { builtinTools } from "../../../src/agent/tools/builtin.js";
 import { loadConfig } from "../../../src/config.js";
-import { capturingLogger } from "../../support/memory-test-kit.js";
+import { capturingLogger } from "../../support/capturing-logger.js";
 import { noteTool } from "../../support/service-harness.js";
-import { useServiceFixture } from "../../support/service-fixture.js";
+import { useServiceHarnesses } from "../../support/service-harness.js";
 
-const services = useServiceFixture();
+const services = useServiceHarnesses();
 
 async function warningsFor(policy: string): Promise<string[]> {
   const { logger, warnings } = capturingLogger();

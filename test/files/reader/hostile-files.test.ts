@@ -13,7 +13,7 @@ import { prepareFiles } from "../../../src/files/prepare-files.js";
 import { measureExpansion } from "../../../src/files/reader/pdf-expansion.js";
 import type { FileReader } from "../../../src/files/reader/file-reader.js";
 import { decodeFilter } from "../../../src/files/reader/stream-filters.js";
-import { bombPng, pdf, png, testFileReader } from "../../support/files-kit.js";
+import { bombPng, pdf, png, testFileReader } from "../../support/sample-files.js";
 import {
   animatedGif,
   ascii85,

@@ -9,7 +9,7 @@ import { recordKey } from "../../../src/memory/run-records/record-index.js";
 import { createRunRecordStore, SCAN_BUDGET, type RunRecordStore } from "../../../src/memory/run-records/record-store.js";
 import { addUsage, usageBetween } from "../../../src/memory/run-records/usage-counters.js";
 import type { KeyValueStore } from "../../../src/memory/types.js";
-import { temporaryFolder } from "../../support/memory-test-kit.js";
+import { temporaryFolder } from "../../support/temporary-folder.js";
 import { NOW, sampleRecord } from "../../support/sample-record.js";
 import { startRedisServer, type RedisServer } from "../../support/redis-server.js";
 import { redisAvailable } from "../../support/redis-suite.js";

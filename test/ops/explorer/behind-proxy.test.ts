@@ -4,7 +4,7 @@
 // says HTTPS; an https PUBLIC_URL makes it Secure whatever the request says; 60 failed sign-ins a
 // minute from everyone hold back every address.
 import { afterEach, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, startExplorerProduct, type ExplorerProduct } from "../../support/explorer-kit.js";
+import { ADMIN_TOKEN, startExplorerProduct, type ExplorerProduct } from "../../support/explorer-harness.js";
 import { explorerModel } from "../../support/explorer-model.js";
 
 let product: ExplorerProduct | undefined;

@@ -9,7 +9,7 @@ import { silentLogger } from "../../../src/logger.js";
 import { openStore } from "../../../src/memory/keyv-store.js";
 import { createLongTermMemory } from "../../../src/memory/long-term-memory.js";
 import { openBrowser, describeWithBrowser, type Browser } from "../../support/browser.js";
-import { ADMIN_TOKEN, startExplorerProduct, untilRuns, type ExplorerProduct } from "../../support/explorer-kit.js";
+import { ADMIN_TOKEN, startExplorerProduct, untilRuns, type ExplorerProduct } from "../../support/explorer-harness.js";
 import { explorerModel, FACT } from "../../support/explorer-model.js";
 import { TEAM_ID } from "../../support/fake-slack.js";
 

@@ -7,10 +7,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp } from "../../../src/app.js";
 import { CONTENT_SECURITY_POLICY } from "../../../src/ops/explorer/http-io.js";
-import { ADMIN_TOKEN, signIn, startExplorerProduct, untilRuns, type ExplorerProduct } from "../../support/explorer-kit.js";
+import { ADMIN_TOKEN, signIn, startExplorerProduct, untilRuns, type ExplorerProduct } from "../../support/explorer-harness.js";
 import { explorerModel } from "../../support/explorer-model.js";
-import { freePort } from "../../support/bot-process.js";
-import { temporaryFolder } from "../../support/memory-test-kit.js";
+import { freePort } from "../../support/bot-child.js";
+import { temporaryFolder } from "../../support/temporary-folder.js";
 
 const bearer = { authorization: `Bearer ${ADMIN_TOKEN}` };
 let product: ExplorerProduct;

@@ -6,7 +6,7 @@ import { createSessions, type SignInResult } from "../../../src/ops/explorer/ses
 const TOKEN = "admin-token-for-tests-0123456789";
 const WRONG = "wrong-token-0123456789";
 
-function world() {
+function sessionsOnAClock() {
   let now = 1_700_000_000_000;
   const sessions = createSessions(TOKEN, () => now);
   return {
@@ -21,7 +21,7 @@ const limitedFor = (by: "client" | "everyone") => expect.objectContaining({ kind
 
 describe("the limit per address", () => {
   it("is 5 tries a minute, then a wait until that minute is over", () => {
-    const { tryAs, pass } = world();
+    const { tryAs, pass } = sessionsOnAClock();
     for (let index = 0; index < 5; index++) expect(tryAs("198.51.100.1")).toEqual({ kind: "wrong" });
     pass(20_000);
     expect(tryAs("198.51.100.1", TOKEN)).toEqual({ kind: "limited", by: "client", retryAfterMs: 40_000 });
@@ -30,7 +30,7 @@ describe("the limit per address", () => {
   });
 
   it("10,001 addresses in a minute don't reset it for the first", () => {
-    const { tryAs, pass } = world();
+    const { tryAs, pass } = sessionsOnAClock();
     for (let index = 0; index < 5; index++) tryAs("198.51.100.1");
     expect(tryAs("198.51.100.1")).toEqual(limitedFor("client"));
     for (let index = 0; index < 10_001; index++) {
@@ -41,7 +41,7 @@ describe("the limit per address", () => {
   });
 
   it("a flood of new addresses over hours keeps memory bounded without freeing the ones limited now", () => {
-    const { tryAs, pass } = world();
+    const { tryAs, pass } = sessionsOnAClock();
     // 60 new addresses a minute, as many as the limit for everyone lets in, for 166 minutes: 9,960 of them.
     for (let minute = 0; minute < 166; minute++) {
       for (let index = 0; index < 60; index++) {
@@ -64,7 +64,7 @@ describe("the limit per address", () => {
 
 describe("the limit for everyone", () => {
   it("is 60 failed sign-ins a minute from all addresses together; then even the right token waits", () => {
-    const { tryAs, pass } = world();
+    const { tryAs, pass } = sessionsOnAClock();
     for (let index = 0; index < 60; index++) {
       expect(tryAs(`10.0.0.${index}`)).toEqual({ kind: "wrong" });
       pass(500);
@@ -77,7 +77,7 @@ describe("the limit for everyone", () => {
   });
 
   it("counts failures only: right tokens from many addresses never hold anyone back", () => {
-    const { tryAs } = world();
+    const { tryAs } = sessionsOnAClock();
     for (let index = 0; index < 100; index++) expect(tryAs(`10.0.0.${index}`, TOKEN)).toMatchObject({ kind: "signed_in" });
     expect(tryAs("10.0.1.1")).toEqual({ kind: "wrong" });
   });

@@ -4,12 +4,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { say, ScriptedModel } from "../../support/model-scripted.js";
 import { originFor } from "../../support/service-harness.js";
-import { useServiceFixture } from "../../support/service-fixture.js";
-import { startRecordedService } from "../../support/records-kit.js";
+import { useServiceHarnesses } from "../../support/service-harness.js";
+import { startRecordedService } from "../../support/records-harness.js";
 import { GOOD_TOKEN, startFakeFileServer, type FakeFileServer } from "../../support/fake-file-server.js";
-import { described, png, urlFiles } from "../../support/files-kit.js";
+import { described, png, urlFiles } from "../../support/sample-files.js";
 
-const fixture = useServiceFixture();
+const services = useServiceHarnesses();
 let host: FakeFileServer;
 beforeAll(async () => {
   host = await startFakeFileServer();
@@ -21,7 +21,7 @@ describe("the record of a run with files", () => {
     const model = new ScriptedModel([say("A red square.")]);
     const harness = await startRecordedService({
       model,
-      storeUrl: fixture.sqliteUrl(),
+      storeUrl: services.sqliteUrl(),
       env: { OPENAI_VISION: "on" },
       files: urlFiles({ token: GOOD_TOKEN, origins: [host.url] }),
     });

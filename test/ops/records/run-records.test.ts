@@ -13,17 +13,17 @@ import { createRunRecordStore } from "../../../src/memory/run-records/record-sto
 import { silentLogger } from "../../../src/logger.js";
 import { mapStore } from "../../support/map-store.js";
 import { noteTool, originFor } from "../../support/service-harness.js";
-import { useServiceFixture } from "../../support/service-fixture.js";
-import { startRecordedService, type RecordsHarness } from "../../support/records-kit.js";
+import { useServiceHarnesses } from "../../support/service-harness.js";
+import { startRecordedService, type RecordsHarness } from "../../support/records-harness.js";
 
-const fixture = useServiceFixture();
+const services = useServiceHarnesses();
 const open: RecordsHarness[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((harness) => harness.close()));
 });
 
 async function recorded(model: ScriptedModel, options: Omit<Parameters<typeof startRecordedService>[0], "model" | "storeUrl"> = {}) {
-  const harness = await startRecordedService({ model, storeUrl: fixture.sqliteUrl(), ...options });
+  const harness = await startRecordedService({ model, storeUrl: services.sqliteUrl(), ...options });
   open.push(harness);
   return harness;
 }
@@ -295,7 +295,7 @@ describe("a run record", () => {
       });
       const harness = await startRecordedService({
         model: new ScriptedModel([say("still here")]),
-        storeUrl: fixture.sqliteUrl(),
+        storeUrl: services.sqliteUrl(),
         wrapStore: faulty,
       });
       const outcome = await ask(harness, "hello");

@@ -6,11 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/logger.js";
 import { openStore } from "../../../src/memory/keyv-store.js";
 import { createRunRecordStore } from "../../../src/memory/run-records/record-store.js";
-import { freePort, startBot, type BotProcess } from "../../support/bot-process.js";
+import { freePort, startBot, type BotProcess } from "../../support/bot-child.js";
 import { startFakeOpenAI, textReply, toolCallReply, type FakeOpenAI } from "../../support/fake-openai-server.js";
 import { BOT_USER_ID, startFakeSlack, type FakeSlack } from "../../support/fake-slack.js";
 import { mentionEvent, postEvent } from "../../support/fake-slack-requests.js";
-import { temporaryFolder, until } from "../../support/memory-test-kit.js";
+import { temporaryFolder } from "../../support/temporary-folder.js";
+import { until } from "../../support/until.js";
 
 let slack: FakeSlack;
 let model: FakeOpenAI;

@@ -11,8 +11,8 @@ import { replayRecord, type ReplayResult } from "../../../src/ops/replay/replay-
 import { parseOverrides } from "../../../src/ops/replay/replay-settings.js";
 import { replayTotals, reportText } from "../../../src/ops/replay/replay-report.js";
 import { noteTool, originFor } from "../../support/service-harness.js";
-import { temporaryFolder } from "../../support/memory-test-kit.js";
-import { startRecordedService } from "../../support/records-kit.js";
+import { temporaryFolder } from "../../support/temporary-folder.js";
+import { startRecordedService } from "../../support/records-harness.js";
 
 const prices = priceTable({ scripted: { input: 1, cached: 0.5, output: 2 } });
 const usage = (promptTokens: number, completionTokens: number) => ({ promptTokens, completionTokens });

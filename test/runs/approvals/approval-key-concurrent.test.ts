@@ -5,7 +5,7 @@ import { once } from "node:events";
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { temporaryFolder } from "../../support/memory-test-kit.js";
+import { temporaryFolder } from "../../support/temporary-folder.js";
 import { supportPath } from "../../support/repo-paths.js";
 
 const SCRIPT = supportPath("approval-key-process.ts");

@@ -9,7 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config.js";
 import { ApprovalKeyError } from "../../../src/errors.js";
 import { approvalKeySource } from "../../../src/runs/approvals/approval-key.js";
-import { capturingLogger, temporaryFolder } from "../../support/memory-test-kit.js";
+import { capturingLogger } from "../../support/capturing-logger.js";
+import { temporaryFolder } from "../../support/temporary-folder.js";
 
 const realLink = fs.link;
 beforeEach(() => {

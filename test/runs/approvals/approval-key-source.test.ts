@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config.js";
 import { approvalKeySource, deriveApprovalKey, planApprovalKey } from "../../../src/runs/approvals/approval-key.js";
-import { capturingLogger, temporaryFolder } from "../../support/memory-test-kit.js";
+import { capturingLogger } from "../../support/capturing-logger.js";
+import { temporaryFolder } from "../../support/temporary-folder.js";
 
 const folders: Array<{ remove: () => Promise<void> }> = [];
 afterEach(async () => {

@@ -11,13 +11,14 @@ import { call, say, ScriptedModel } from "../../support/model-scripted.js";
 import { canonicalJson } from "../../../src/agent/tools/signature.js";
 import type { PendingApproval, RunOutcome } from "../../../src/contracts/types.js";
 import type { KeyValueStore } from "../../../src/memory/types.js";
-import { capturingLogger, until } from "../../support/memory-test-kit.js";
+import { capturingLogger } from "../../support/capturing-logger.js";
+import { until } from "../../support/until.js";
 import { startRedisServer, type RedisServer } from "../../support/redis-server.js";
 import { describeWithRedis } from "../../support/redis-suite.js";
 import { noteTool, originFor, type NoteTool, type ServiceHarness } from "../../support/service-harness.js";
-import { useServiceFixture } from "../../support/service-fixture.js";
+import { useServiceHarnesses } from "../../support/service-harness.js";
 
-const services = useServiceFixture();
+const services = useServiceHarnesses();
 let redis: RedisServer | undefined;
 let counter = 0;
 

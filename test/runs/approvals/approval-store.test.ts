@@ -7,7 +7,7 @@ import { silentLogger } from "../../../src/logger.js";
 import { openStore } from "../../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../../src/memory/types.js";
 import { createApprovalStore, type StoredRun } from "../../../src/runs/approvals/approval-store.js";
-import { temporaryFolder } from "../../support/memory-test-kit.js";
+import { temporaryFolder } from "../../support/temporary-folder.js";
 
 const HOUR_MS = 60 * 60_000;
 const NOW = 1_000_000;

@@ -9,7 +9,7 @@ import { createAgentService } from "../../../src/runs/service/create-agent-servi
 import { createLocalWorkQueue } from "../../../src/runs/queue/local-work-queue.js";
 import type { RunOutcome } from "../../../src/contracts/types.js";
 import { failingResumes } from "../../support/failing-queue.js";
-import { until } from "../../support/memory-test-kit.js";
+import { until } from "../../support/until.js";
 import { loadConfig } from "../../../src/config.js";
 import { silentLogger } from "../../../src/logger.js";
 import { openStore } from "../../../src/memory/keyv-store.js";
@@ -24,7 +24,7 @@ import {
   sqliteUrl,
   useApprovalStores,
   writeThenAnswer,
-} from "../../support/approval-kit.js";
+} from "../../support/approval-harness.js";
 import { redisAvailable } from "../../support/redis-suite.js";
 import { noteTool, originFor } from "../../support/service-harness.js";
 import { supportPath } from "../../support/repo-paths.js";
@@ -205,7 +205,7 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     const pending = pendingOf(await first.service.ask({ origin: originFor(), text: "post" }, first.sink));
     await first.close();
     open.splice(open.indexOf(first), 1);
-    const script = supportPath("approve-in-child.ts");
+    const script = supportPath("approve-process.ts");
     const { stdout } = await run(process.execPath, ["--import", "tsx", script, storeUrl, pending.runId, pending.callId], {
       timeout: 20_000,
     });

@@ -5,7 +5,7 @@ import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { call, calls, say, ScriptedModel } from "../../support/model-scripted.js";
 import type { PendingApproval, RunOutcome, Tool } from "../../../src/contracts/types.js";
-import { answerOf, harness, pendingOf, useApprovalStores, writeThenAnswer } from "../../support/approval-kit.js";
+import { answerOf, harness, pendingOf, useApprovalStores, writeThenAnswer } from "../../support/approval-harness.js";
 import { noteTool, originFor } from "../../support/service-harness.js";
 
 useApprovalStores();

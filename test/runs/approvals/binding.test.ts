@@ -7,7 +7,7 @@ import { call, say, ScriptedModel } from "../../support/model-scripted.js";
 import { emptyGuardCounters, type RunState } from "../../../src/agent/loop/run-state.js";
 import type { TaskOrigin, ToolCall } from "../../../src/contracts/types.js";
 import { silentLogger } from "../../../src/logger.js";
-import { harness, pendingOf, useApprovalStores } from "../../support/approval-kit.js";
+import { harness, pendingOf, useApprovalStores } from "../../support/approval-harness.js";
 import { mapStore } from "../../support/map-store.js";
 import { noteTool, originFor } from "../../support/service-harness.js";
 

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, expect, it, vi } from "vitest";
 import { silentLogger, type Logger } from "../../../src/logger.js";
 import { createBullmqWorkQueue, type BullmqWorkQueueOptions } from "../../../src/runs/queue/bullmq-work-queue.js";
 import type { WorkHandler, WorkItem, WorkQueue } from "../../../src/runs/queue/work-queue.js";
-import type { CapturedLog } from "../../support/memory-test-kit.js";
+import type { CapturedLog } from "../../support/capturing-logger.js";
 import { startRedisServer, type RedisServer } from "../../support/redis-server.js";
 import { describeWithRedis, redisAvailable } from "../../support/redis-suite.js";
 

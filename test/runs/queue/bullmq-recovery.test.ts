@@ -12,7 +12,8 @@ import { conversationHash, encodeItem } from "../../../src/runs/queue/bullmq-cod
 import { createMailboxes, type Mailboxes } from "../../../src/runs/queue/bullmq-mailbox.js";
 import { createBullmqWorkQueue, type BullmqWorkQueueOptions } from "../../../src/runs/queue/bullmq-work-queue.js";
 import type { WorkHandler, WorkItem, WorkQueue } from "../../../src/runs/queue/work-queue.js";
-import { capturingLogger, until } from "../../support/memory-test-kit.js";
+import { capturingLogger } from "../../support/capturing-logger.js";
+import { until } from "../../support/until.js";
 import { startRedisServer, type RedisServer } from "../../support/redis-server.js";
 import { describeWithRedis, redisAvailable } from "../../support/redis-suite.js";
 

@@ -7,10 +7,10 @@ import { silentLogger } from "../../../src/logger.js";
 import { createConversationHistory } from "../../../src/memory/history.js";
 import { createLongTermMemory } from "../../../src/memory/long-term-memory.js";
 import { originFor } from "../../support/service-harness.js";
-import { useServiceFixture } from "../../support/service-fixture.js";
+import { useServiceHarnesses } from "../../support/service-harness.js";
 import { contentText } from "../../../src/agent/content.js";
 
-const services = useServiceFixture();
+const services = useServiceHarnesses();
 
 describe("memory settings reach the run", () => {
   it("MEMORY_RECALL_FACTS: the run's note holds at most that many remembered facts", async () => {

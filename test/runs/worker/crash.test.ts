@@ -7,15 +7,15 @@ import { STOP_ACTION } from "../../../src/adapters/slack/slack-working.js";
 import { silentLogger } from "../../../src/logger.js";
 import { openStore } from "../../../src/memory/keyv-store.js";
 import { createIntakeStore, type IntakeRecord } from "../../../src/runs/intake/intake-store.js";
-import { freePort, startBot, type BotProcess } from "../../support/bot-process.js";
+import { freePort, startBot, type BotProcess } from "../../support/bot-child.js";
 import { textReply, toolCallReply, type RecordedRequest } from "../../support/fake-openai-server.js";
 import { BOT_USER_ID } from "../../support/fake-slack.js";
 import { TEAM_ID } from "../../support/fake-slack-types.js";
 import { blockActionPayload, mentionEvent, postEvent, postInteraction } from "../../support/fake-slack-requests.js";
-import { until } from "../../support/memory-test-kit.js";
-import { useSlackBotWorld } from "../../support/slack-bot-world.js";
+import { until } from "../../support/until.js";
+import { useSlackBotHarness } from "../../support/slack-bot-harness.js";
 
-const world = useSlackBotWorld();
+const harness = useSlackBotHarness();
 
 const toolResults = (request: RecordedRequest): string[] =>
   (request.body.messages as Array<{ role: string; content: string }>)
@@ -24,8 +24,8 @@ const toolResults = (request: RecordedRequest): string[] =>
 const allText = (request: RecordedRequest): string => JSON.stringify(request.body.messages);
 
 async function bot(options: { storeUrl: string; port: number; env?: Record<string, string> }): Promise<BotProcess> {
-  const started = await startBot({ slackApiUrl: world.slack.apiUrl, openaiBaseUrl: world.model.baseUrl, ...options });
-  world.bots.push(started);
+  const started = await startBot({ slackApiUrl: harness.slack.apiUrl, openaiBaseUrl: harness.model.baseUrl, ...options });
+  harness.bots.push(started);
   return started;
 }
 
@@ -36,12 +36,12 @@ async function kill9(process: BotProcess): Promise<void> {
 
 /** Waits for the approval message in `thread` of #general; the function it gives clicks Approve on it as Alice, the requester. */
 async function approvalIn(thread: string): Promise<(eventsUrl: string) => Promise<unknown>> {
-  const approval = await world.slack.waitForCall(
+  const approval = await harness.slack.waitForCall(
     "chat.postMessage",
     (call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION),
     15_000,
   );
-  const message = world.slack.threadMessages("C0GENERAL", thread).find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
+  const message = harness.slack.threadMessages("C0GENERAL", thread).find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
   const actions = (approval.args.blocks as Array<{ type: string; elements?: Array<{ value?: string }> }>).find(
     (block) => block.type === "actions",
   )!;
@@ -66,20 +66,20 @@ async function killedAtTheAnswerOfAnApprovedWrite(
   thread: string,
   failure: { hang: true } | { appliedThenHang: true },
 ): Promise<{ first: BotProcess; second: BotProcess }> {
-  const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
+  const storeUrl = `sqlite://${harness.folder.path}/bot.sqlite`;
   const port = await freePort();
   const script = (request: RecordedRequest) =>
     toolResults(request).length === 0
       ? toolCallReply([{ name: "post_message", args: { channel: "C0RANDOM", text: "Standup moved" }, id: "w1" }])
       : textReply("Posted.");
-  world.model.enqueue(...Array.from({ length: 10 }, () => script));
+  harness.model.enqueue(...Array.from({ length: 10 }, () => script));
 
   const first = await bot({ storeUrl, port });
   await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> tell #random the standup moved`, ts: thread }));
   const approve = await approvalIn(thread);
   await approve(first.eventsUrl);
-  world.slack.fail("chat.postMessage", { ...failure, matching: (args) => args.text === "Posted." });
-  await world.slack.waitForCall("chat.postMessage", (call) => call.args.text === "Posted.", 15_000);
+  harness.slack.fail("chat.postMessage", { ...failure, matching: (args) => args.text === "Posted." });
+  await harness.slack.waitForCall("chat.postMessage", (call) => call.args.text === "Posted.", 15_000);
   await kill9(first);
   return { first, second: await bot({ storeUrl, port }) };
 }
@@ -94,7 +94,7 @@ const withLogsOf =
 
 describe("a run survives kill -9", () => {
   it("after step 2 of a 4-step run: the restart answers in the same thread, steps 1–2 are not asked again, nothing is posted twice", async () => {
-    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
+    const storeUrl = `sqlite://${harness.folder.path}/bot.sqlite`;
     const port = await freePort();
     let hungOnce = false;
     // Steps are told apart by how many tool results the request carries.
@@ -109,31 +109,31 @@ describe("a run survives kill -9", () => {
       if (done === 2) return toolCallReply([{ name: "calculator", args: { expression: "3+3" }, id: "c3" }]);
       return textReply("The sums are 2, 4 and 6.");
     };
-    world.model.enqueue(...Array.from({ length: 10 }, () => script));
+    harness.model.enqueue(...Array.from({ length: 10 }, () => script));
 
     const first = await bot({ storeUrl, port });
     await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> add things up`, ts: "1700100000.000100" }));
-    await world.model.waitForRequests(3, 15_000);
+    await harness.model.waitForRequests(3, 15_000);
     await kill9(first);
-    expect(world.slack.callsTo("chat.postMessage").filter((call) => call.args.text === "The sums are 2, 4 and 6.")).toHaveLength(0);
+    expect(harness.slack.callsTo("chat.postMessage").filter((call) => call.args.text === "The sums are 2, 4 and 6.")).toHaveLength(0);
 
     const second = await bot({ storeUrl, port });
-    const answer = await world.slack
+    const answer = await harness.slack
       .waitForCall("chat.postMessage", (call) => call.args.text === "The sums are 2, 4 and 6.", 20_000)
       .catch((error: Error) => {
         throw new Error(`${error.message}\nfirst:\n${first.logs()}\nsecond:\n${second.logs()}`);
       });
     expect(answer.args).toMatchObject({ channel: "C0GENERAL", thread_ts: "1700100000.000100" });
     // The first request after the restart already carries steps 1 and 2; no request asks for them again.
-    expect(toolResults(world.model.requests[3]!)).toEqual(["2", "4"]);
-    expect(world.model.requests[3]!.body.messages).toEqual(world.model.requests[2]!.body.messages);
-    expect(world.model.requests.map((request) => toolResults(request).length)).toEqual([0, 1, 2, 2, 3]);
-    await until(() => world.slack.callsTo("chat.postMessage").length > 0, "posts");
-    expect(world.slack.callsTo("chat.postMessage").filter((call) => call.args.text === "The sums are 2, 4 and 6.")).toHaveLength(1);
+    expect(toolResults(harness.model.requests[3]!)).toEqual(["2", "4"]);
+    expect(harness.model.requests[3]!.body.messages).toEqual(harness.model.requests[2]!.body.messages);
+    expect(harness.model.requests.map((request) => toolResults(request).length)).toEqual([0, 1, 2, 2, 3]);
+    await until(() => harness.slack.callsTo("chat.postMessage").length > 0, "posts");
+    expect(harness.slack.callsTo("chat.postMessage").filter((call) => call.args.text === "The sums are 2, 4 and 6.")).toHaveLength(1);
   }, 60_000);
 
   it("during an approved write: the restart answers, the model and the trace get the unknown outcome, the write ran at most once", async () => {
-    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
+    const storeUrl = `sqlite://${harness.folder.path}/bot.sqlite`;
     const port = await freePort();
     const THREAD = "1700200000.000100";
     const script = (request: RecordedRequest) => {
@@ -145,25 +145,25 @@ describe("a run survives kill -9", () => {
           : "Posted.",
       );
     };
-    world.model.enqueue(...Array.from({ length: 10 }, () => script));
+    harness.model.enqueue(...Array.from({ length: 10 }, () => script));
 
     const first = await bot({ storeUrl, port });
     await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> tell #random the standup moved`, ts: THREAD }));
     const approve = await approvalIn(THREAD);
-    world.slack.fail("chat.postMessage", { hang: true });
+    harness.slack.fail("chat.postMessage", { hang: true });
     await approve(first.eventsUrl);
-    await world.slack.waitForCall("chat.postMessage", (call) => call.args.channel === "C0RANDOM", 15_000);
+    await harness.slack.waitForCall("chat.postMessage", (call) => call.args.channel === "C0RANDOM", 15_000);
     await kill9(first);
 
     await bot({ storeUrl, port });
-    await world.slack.waitForCall(
+    await harness.slack.waitForCall(
       "chat.postMessage",
       (call) => call.args.text === "I can't tell whether it was posted; please check #random.",
       20_000,
     );
-    expect(world.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
-    expect(allText(world.model.requests[world.model.requests.length - 1]!)).toContain("the outcome of this write is unknown");
-    const shown = JSON.stringify(world.slack.calls.filter((call) => call.args.channel === "C0GENERAL").map((call) => call.args));
+    expect(harness.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
+    expect(allText(harness.model.requests[harness.model.requests.length - 1]!)).toContain("the outcome of this write is unknown");
+    const shown = JSON.stringify(harness.slack.calls.filter((call) => call.args.channel === "C0GENERAL").map((call) => call.args));
     expect(shown).toContain("outcome of this write is unknown");
   }, 60_000);
 
@@ -172,12 +172,12 @@ describe("a run survives kill -9", () => {
     // Slack has the answer's post and has not applied it.
     const { first, second } = await killedAtTheAnswerOfAnApprovedWrite(THREAD, { hang: true });
 
-    await world.slack
+    await harness.slack
       .waitForCall("chat.postMessage", (call) => call.status === 200 && call.args.text === "Posted.", 20_000)
       .catch(withLogsOf({ first, second }));
-    expect(world.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
-    expect(world.slack.callsTo("chat.postMessage").filter((call) => call.status === 200 && call.args.text === "Posted.")).toHaveLength(1);
-    expect(world.slack.threadMessages("C0GENERAL", THREAD).map((m) => m.text)).toContain("Posted.");
+    expect(harness.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
+    expect(harness.slack.callsTo("chat.postMessage").filter((call) => call.status === 200 && call.args.text === "Posted.")).toHaveLength(1);
+    expect(harness.slack.threadMessages("C0GENERAL", THREAD).map((m) => m.text)).toContain("Posted.");
   }, 60_000);
 
   it("after an approved write, killed once Slack posted its answer and before the bot heard back: the restart finds it there and posts nothing again", async () => {
@@ -190,12 +190,12 @@ describe("a run survives kill -9", () => {
       "the restart to find the answer in the thread",
       20_000,
     ).catch(withLogsOf({ first, second }));
-    expect(world.slack.threadMessages("C0GENERAL", THREAD).filter((m) => m.text === "Posted.")).toHaveLength(1);
-    expect(world.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
+    expect(harness.slack.threadMessages("C0GENERAL", THREAD).filter((m) => m.text === "Posted.")).toHaveLength(1);
+    expect(harness.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
   }, 60_000);
 
   it("a step after an approved write, killed while the model answers: the restart goes on from that step, asking neither it nor the write again", async () => {
-    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
+    const storeUrl = `sqlite://${harness.folder.path}/bot.sqlite`;
     const port = await freePort();
     const THREAD = "1700215000.000100";
     let hungOnce = false;
@@ -209,28 +209,28 @@ describe("a run survives kill -9", () => {
       }
       return textReply("Posted, and 2+2 is 4.");
     };
-    world.model.enqueue(...Array.from({ length: 10 }, () => script));
+    harness.model.enqueue(...Array.from({ length: 10 }, () => script));
 
     const first = await bot({ storeUrl, port });
     await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> tell #random the standup moved, then add 2+2`, ts: THREAD }));
     const approve = await approvalIn(THREAD);
     await approve(first.eventsUrl);
     // The third request (after the write and the sum) hangs: the process dies while the model answers.
-    await world.model.waitForRequests(3, 15_000);
+    await harness.model.waitForRequests(3, 15_000);
     await kill9(first);
 
     const second = await bot({ storeUrl, port });
-    await world.slack
+    await harness.slack
       .waitForCall("chat.postMessage", (call) => call.status === 200 && call.args.text === "Posted, and 2+2 is 4.", 20_000)
       .catch(withLogsOf({ first, second }));
     // The restart's one request already carries the write's and the sum's results.
-    expect(world.model.requests.map((request) => toolResults(request).length)).toEqual([0, 1, 2, 2]);
-    expect(world.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
-    expect(world.slack.callsTo("chat.postMessage").filter((call) => call.args.text === "Posted, and 2+2 is 4.")).toHaveLength(1);
+    expect(harness.model.requests.map((request) => toolResults(request).length)).toEqual([0, 1, 2, 2]);
+    expect(harness.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
+    expect(harness.slack.callsTo("chat.postMessage").filter((call) => call.args.text === "Posted, and 2+2 is 4.")).toHaveLength(1);
   }, 60_000);
 
   it("killed twice after an approved write, each time while the model answers: each restart goes on from the last step", async () => {
-    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
+    const storeUrl = `sqlite://${harness.folder.path}/bot.sqlite`;
     const port = await freePort();
     const THREAD = "1700216000.000100";
     const hung = new Set<number>();
@@ -246,28 +246,28 @@ describe("a run survives kill -9", () => {
       if (done === 2) return toolCallReply([{ name: "calculator", args: { expression: "3+3" }, id: "c3" }]);
       return textReply("Posted; 2+2 is 4 and 3+3 is 6.");
     };
-    world.model.enqueue(...Array.from({ length: 10 }, () => script));
+    harness.model.enqueue(...Array.from({ length: 10 }, () => script));
 
     const first = await bot({ storeUrl, port });
     await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> tell #random the standup moved, then add up`, ts: THREAD }));
     const approve = await approvalIn(THREAD);
     await approve(first.eventsUrl);
-    await world.model.waitForRequests(3, 15_000);
+    await harness.model.waitForRequests(3, 15_000);
     await kill9(first);
     const second = await bot({ storeUrl, port });
-    await world.model.waitForRequests(5, 20_000);
+    await harness.model.waitForRequests(5, 20_000);
     await kill9(second);
 
     const third = await bot({ storeUrl, port });
-    await world.slack
+    await harness.slack
       .waitForCall("chat.postMessage", (call) => call.status === 200 && call.args.text === "Posted; 2+2 is 4 and 3+3 is 6.", 20_000)
       .catch(withLogsOf({ second, third }));
-    expect(world.model.requests.map((request) => toolResults(request).length)).toEqual([0, 1, 2, 2, 3, 3]);
-    expect(world.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
+    expect(harness.model.requests.map((request) => toolResults(request).length)).toEqual([0, 1, 2, 2, 3, 3]);
+    expect(harness.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
   }, 90_000);
 
   it("a policy-allowed write in a step after an approved one, killed before that step's checkpoint: the restart tells the model its result", async () => {
-    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
+    const storeUrl = `sqlite://${harness.folder.path}/bot.sqlite`;
     const port = await freePort();
     const THREAD = "1700217000.000100";
     let replies = 0;
@@ -283,30 +283,30 @@ describe("a run survives kill -9", () => {
       }
       return textReply(`Done. (${toolResults(request).join(" | ")})`);
     };
-    world.model.enqueue(...Array.from({ length: 10 }, () => script));
+    harness.model.enqueue(...Array.from({ length: 10 }, () => script));
     const env = { TOOL_POLICY: "create_schedule=allow" };
 
     const first = await bot({ storeUrl, port, env });
     await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> move the standup and schedule its notes`, ts: THREAD }));
     const approve = await approvalIn(THREAD);
     // The read after the schedule hangs once: the process is killed while it is in flight, after the schedule is made.
-    world.slack.fail("conversations.history", { hang: true });
+    harness.slack.fail("conversations.history", { hang: true });
     await approve(first.eventsUrl);
-    await world.slack.waitForCall("conversations.history", () => true, 15_000);
+    await harness.slack.waitForCall("conversations.history", () => true, 15_000);
     await kill9(first);
 
     const second = await bot({ storeUrl, port, env });
-    const answer = await world.slack
+    const answer = await harness.slack
       .waitForCall("chat.postMessage", (call) => String(call.args.text).startsWith("Done."), 20_000)
       .catch(withLogsOf({ first, second }));
     // Asked once more after the restart, with the approved write's and the schedule's outcomes (the read is not kept): the schedule as it was made.
-    expect(world.model.requests.map((request) => toolResults(request).length)).toEqual([0, 1, 2]);
+    expect(harness.model.requests.map((request) => toolResults(request).length)).toEqual([0, 1, 2]);
     expect(answer.args.text).toMatch(/Scheduled \S+: `every day at 9:00 UTC`/);
-    expect(world.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
+    expect(harness.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
   }, 60_000);
 
   it("a run stopped by its requester, killed while its summary was written: the restart ends it as stopped too", async () => {
-    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
+    const storeUrl = `sqlite://${harness.folder.path}/bot.sqlite`;
     const port = await freePort();
     const THREAD = "1700220000.000100";
     let summaries = 0;
@@ -316,14 +316,14 @@ describe("a run survives kill -9", () => {
       if (toolResults(request).length === 0) return toolCallReply([{ name: "calculator", args: { expression: "6*7" }, id: "c1" }]);
       return toolResults(request).length === 1 && summaries === 0 ? { hang: true as const } : textReply("The full answer.");
     };
-    world.model.enqueue(...Array.from({ length: 10 }, () => script));
+    harness.model.enqueue(...Array.from({ length: 10 }, () => script));
 
     const first = await bot({ storeUrl, port });
     await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> work it out`, ts: THREAD }));
-    await world.model.waitForRequests(2, 15_000);
-    const button = await world.slack.waitForCall("chat.postMessage", (c) => JSON.stringify(c.args.blocks ?? []).includes(STOP_ACTION));
+    await harness.model.waitForRequests(2, 15_000);
+    const button = await harness.slack.waitForCall("chat.postMessage", (c) => JSON.stringify(c.args.blocks ?? []).includes(STOP_ACTION));
     const runId = (button.args.blocks as Array<{ accessory: { value: string } }>)[0]!.accessory.value;
-    const ts = world.slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(STOP_ACTION))!.ts;
+    const ts = harness.slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(STOP_ACTION))!.ts;
     await postInteraction(
       first.eventsUrl,
       blockActionPayload({ user: "U0ALICE", actionId: STOP_ACTION, value: runId, channel: "C0GENERAL", messageTs: ts, threadTs: THREAD }),
@@ -332,16 +332,16 @@ describe("a run survives kill -9", () => {
     await kill9(first);
 
     const second = await bot({ storeUrl, port });
-    await world.slack
+    await harness.slack
       .waitForCall("chat.postMessage", (call) => String(call.args.text).includes("Stopped by u0alice."), 20_000)
       .catch(withLogsOf({ second }));
-    const texts = world.slack.callsTo("chat.postMessage").map((call) => String(call.args.text));
+    const texts = harness.slack.callsTo("chat.postMessage").map((call) => String(call.args.text));
     expect(texts).toContain("Summary: 6*7 is 42 so far.");
     expect(texts).not.toContain("The full answer.");
   }, 60_000);
 
   it("after a policy-allowed write finished and before its step's checkpoint: the restart knows it ran, and it is not made again", async () => {
-    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
+    const storeUrl = `sqlite://${harness.folder.path}/bot.sqlite`;
     const port = await freePort();
     const THREAD = "1700250000.000100";
     // A real model's call ids are new in every reply; asked again without the write's result, it asks for the write again.
@@ -354,20 +354,20 @@ describe("a run survives kill -9", () => {
         { name: "read_channel", args: { channel: "C0RANDOM" }, id: `read_${replies}` },
       ]);
     };
-    world.model.enqueue(...Array.from({ length: 10 }, () => script));
+    harness.model.enqueue(...Array.from({ length: 10 }, () => script));
     // The read after the write hangs once: the process is killed while it is in flight, after the write is done.
-    world.slack.fail("conversations.history", { hang: true });
+    harness.slack.fail("conversations.history", { hang: true });
     const env = { TOOL_POLICY: "post_message=allow" };
-    const payments = () => world.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM");
+    const payments = () => harness.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM");
 
     const first = await bot({ storeUrl, port, env });
     await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> pay invoice 7 and check #random`, ts: THREAD }));
-    await world.slack.waitForCall("conversations.history", () => true, 15_000);
+    await harness.slack.waitForCall("conversations.history", () => true, 15_000);
     expect(payments()).toHaveLength(1);
     await kill9(first);
 
     const second = await bot({ storeUrl, port, env });
-    const answer = await world.slack
+    const answer = await harness.slack
       .waitForCall("chat.postMessage", (call) => String(call.args.text).startsWith("Paid."), 20_000)
       .catch((error: Error) => {
         throw new Error(`${error.message}\nfirst:\n${first.logs()}\nsecond:\n${second.logs()}`);
@@ -404,7 +404,7 @@ function isRunning(pid: number): boolean {
 
 describe("a kill -9 between a message's last two writes", () => {
   it("its record done, still listed as unfinished: the next start takes it off the list and neither runs nor answers it again", async () => {
-    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
+    const storeUrl = `sqlite://${harness.folder.path}/bot.sqlite`;
     const port = await freePort();
     const done: IntakeRecord = {
       version: 1,
@@ -454,8 +454,8 @@ describe("a kill -9 between a message's last two writes", () => {
     } finally {
       await after.close();
     }
-    expect(world.model.requests).toHaveLength(0);
-    expect(world.slack.callsTo("chat.postMessage")).toHaveLength(0);
+    expect(harness.model.requests).toHaveLength(0);
+    expect(harness.slack.callsTo("chat.postMessage")).toHaveLength(0);
   }, 60_000);
 });
 
@@ -472,24 +472,26 @@ function slowTwoStepScript(delayMs: number) {
 }
 
 const answersFor = (questions: readonly string[]) =>
-  questions.map((question) => world.slack.callsTo("chat.postMessage").filter((call) => call.args.text === `answer for ${question}`).length);
+  questions.map(
+    (question) => harness.slack.callsTo("chat.postMessage").filter((call) => call.args.text === `answer for ${question}`).length,
+  );
 
 describe("graceful shutdown", () => {
   for (const viaNpm of [false, true]) {
     it(`SIGTERM with 50 runs queued and 10 running${viaNpm ? " (npm start, signal to the process group)" : ""}: exits within 10 s, and after the restart all 60 are answered exactly once`, async () => {
-      const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
+      const storeUrl = `sqlite://${harness.folder.path}/bot.sqlite`;
       const port = await freePort();
-      world.model.enqueue(...Array.from({ length: 200 }, () => slowTwoStepScript(1_000)));
+      harness.model.enqueue(...Array.from({ length: 200 }, () => slowTwoStepScript(1_000)));
       const questions = Array.from({ length: 60 }, (_, index) => `question ${index + 1}`);
       const first = await startBot({
-        slackApiUrl: world.slack.apiUrl,
-        openaiBaseUrl: world.model.baseUrl,
+        slackApiUrl: harness.slack.apiUrl,
+        openaiBaseUrl: harness.model.baseUrl,
         storeUrl,
         port,
         env: { MAX_CONCURRENT_RUNS: "10" },
         viaNpm,
       });
-      world.bots.push(first);
+      harness.bots.push(first);
       for (const [index, question] of questions.entries()) {
         expect(
           (
@@ -500,13 +502,13 @@ describe("graceful shutdown", () => {
           ).status,
         ).toBe(200);
       }
-      await world.model.waitForRequests(10, 15_000);
+      await harness.model.waitForRequests(10, 15_000);
       const signalled = performance.now();
       if (viaNpm) process.kill(-(first.child.pid as number), "SIGTERM");
       else first.child.kill("SIGTERM");
       const exit = await first.exited;
       // npm may go before the bot it started: the bot is gone when the store's owner (its pid) is.
-      const botGoneAt = viaNpm ? await ownerGone(`${world.folder.path}/bot.sqlite`, signalled + 15_000) : exit.at;
+      const botGoneAt = viaNpm ? await ownerGone(`${harness.folder.path}/bot.sqlite`, signalled + 15_000) : exit.at;
       expect(Math.max(exit.at, botGoneAt) - signalled).toBeLessThan(10_000);
       if (!viaNpm) expect(exit.code).toBe(0);
       expect(answersFor(questions).filter((count) => count > 0).length).toBeLessThan(60);
@@ -527,13 +529,13 @@ describe("graceful shutdown", () => {
 
 describe("npm start without the process group", () => {
   it("SIGTERM to the npm pid alone: the bot it started shuts down too (no orphan), and the restart answers what was in flight", async () => {
-    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
+    const storeUrl = `sqlite://${harness.folder.path}/bot.sqlite`;
     const port = await freePort();
-    world.model.enqueue(...Array.from({ length: 20 }, () => slowTwoStepScript(1_000)));
+    harness.model.enqueue(...Array.from({ length: 20 }, () => slowTwoStepScript(1_000)));
     const questions = ["orphan 1", "orphan 2", "orphan 3"];
-    const first = await startBot({ slackApiUrl: world.slack.apiUrl, openaiBaseUrl: world.model.baseUrl, storeUrl, port, viaNpm: true });
-    world.bots.push(first);
-    const botPid = (JSON.parse(readFileSync(`${world.folder.path}/bot.sqlite.owner`, "utf8")) as { pid: number }).pid;
+    const first = await startBot({ slackApiUrl: harness.slack.apiUrl, openaiBaseUrl: harness.model.baseUrl, storeUrl, port, viaNpm: true });
+    harness.bots.push(first);
+    const botPid = (JSON.parse(readFileSync(`${harness.folder.path}/bot.sqlite.owner`, "utf8")) as { pid: number }).pid;
     try {
       for (const [index, question] of questions.entries()) {
         expect(
@@ -545,7 +547,7 @@ describe("npm start without the process group", () => {
           ).status,
         ).toBe(200);
       }
-      await world.model.waitForRequests(3, 15_000);
+      await harness.model.waitForRequests(3, 15_000);
       first.child.kill("SIGTERM");
       // Within main.ts's 10 s backstop, with room for a loaded machine.
       await until(() => !isRunning(botPid), `the bot (pid ${botPid}) to exit after npm got SIGTERM`, 15_000, 50);
@@ -567,10 +569,10 @@ describe("npm start without the process group", () => {
 
 describe("one process per SQLite file", () => {
   it("a second bot process on the same file stops at start with one line; after the first one is killed, a new one starts", async () => {
-    const storeUrl = `sqlite://${world.folder.path}/bot.sqlite`;
+    const storeUrl = `sqlite://${harness.folder.path}/bot.sqlite`;
     const first = await bot({ storeUrl, port: await freePort() });
     await expect(
-      startBot({ slackApiUrl: world.slack.apiUrl, openaiBaseUrl: world.model.baseUrl, storeUrl, port: await freePort() }),
+      startBot({ slackApiUrl: harness.slack.apiUrl, openaiBaseUrl: harness.model.baseUrl, storeUrl, port: await freePort() }),
     ).rejects.toThrow(
       new RegExp(
         `Cannot start: another bot process \\(instance [0-9a-f-]+, pid ${first.child.pid} on [^)]+\\) already uses .*bot\\.sqlite`,

@@ -6,8 +6,8 @@ import { describe, expect, it } from "vitest";
 import { call, calls, say, ScriptedModel } from "../../support/model-scripted.js";
 import type { PendingApproval, RunOutcome } from "../../../src/contracts/types.js";
 import type { RunPresenter } from "../../../src/runs/api/presenting.js";
-import { harness, open, pendingOf, sqliteUrl, useApprovalStores } from "../../support/approval-kit.js";
-import { until } from "../../support/memory-test-kit.js";
+import { harness, open, pendingOf, sqliteUrl, useApprovalStores } from "../../support/approval-harness.js";
+import { until } from "../../support/until.js";
 import { noteTool, originFor, startService } from "../../support/service-harness.js";
 
 useApprovalStores();

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { Model, ModelReply, ModelRequest, PendingApproval, RunOutcome, Tool } from "../../../src/contracts/types.js";
 import { contentText } from "../../../src/agent/content.js";
 import type { RunPresenter } from "../../../src/runs/api/presenting.js";
-import { open, pendingOf, sqliteUrl, useApprovalStores } from "../../support/approval-kit.js";
+import { open, pendingOf, sqliteUrl, useApprovalStores } from "../../support/approval-harness.js";
 import { noteTool, originFor, startService } from "../../support/service-harness.js";
 
 useApprovalStores();

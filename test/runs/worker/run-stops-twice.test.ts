@@ -10,7 +10,7 @@ import { silentLogger } from "../../../src/logger.js";
 import { openStore } from "../../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../../src/memory/types.js";
 import { createRunStops, type RunStops } from "../../../src/runs/worker/run-stops.js";
-import { until } from "../../support/memory-test-kit.js";
+import { until } from "../../support/until.js";
 
 const alice = { id: "alice", name: "Alice" };
 const boss = { id: "boss", name: "Boss" };

@@ -8,7 +8,8 @@ import type { AgentEvent, ModelRequest, RunOutcome, TaskOrigin, Tool } from "../
 import { createIntakeStore, intakeIdFor } from "../../../src/runs/intake/intake-store.js";
 import { UNKNOWN_OUTCOME } from "../../../src/runs/worker/write-ledger.js";
 import { startService, type ServiceHarness } from "../../support/service-harness.js";
-import { temporaryFolder, until } from "../../support/memory-test-kit.js";
+import { temporaryFolder } from "../../support/temporary-folder.js";
+import { until } from "../../support/until.js";
 
 const open: ServiceHarness[] = [];
 const folders: Array<{ remove(): Promise<void> }> = [];

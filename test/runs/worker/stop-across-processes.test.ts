@@ -4,13 +4,13 @@
 // the summary with "Stopped by <name>.".
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { STOP_ACTION } from "../../../src/adapters/slack/slack-working.js";
-import { freePort, startBot, type BotProcess } from "../../support/bot-process.js";
+import { freePort, startBot, type BotProcess } from "../../support/bot-child.js";
 import { startFakeOpenAI, textReply, type FakeOpenAI } from "../../support/fake-openai-server.js";
 import { BOT_USER_ID, type FakeSlack } from "../../support/fake-slack.js";
 import { blockActionPayload, mentionEvent, postEvent, postInteraction } from "../../support/fake-slack-requests.js";
-import { until } from "../../support/memory-test-kit.js";
+import { until } from "../../support/until.js";
 import type { RedisServer } from "../../support/redis-server.js";
-import { startSlackRedisBots, stopSlackRedisBots } from "../../support/slack-redis-bots.js";
+import { startSlackRedisBots, stopSlackRedisBots } from "../../support/slack-redis-harness.js";
 import { describeWithRedis } from "../../support/redis-suite.js";
 
 const THREAD = "1700500000.000100";

@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say } from "../../support/model-scripted.js";
 import type { KeyValueStore } from "../../../src/memory/types.js";
 import { startService, type ServiceHarness } from "../../support/service-harness.js";
-import { temporaryFolder, until } from "../../support/memory-test-kit.js";
+import { temporaryFolder } from "../../support/temporary-folder.js";
+import { until } from "../../support/until.js";
 
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -5,7 +5,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say } from "../../support/model-scripted.js";
 import type { RunOutcome } from "../../../src/contracts/types.js";
 import { intakeIdFor } from "../../../src/runs/intake/intake-store.js";
-import { capturingLogger, temporaryFolder, until, type CapturedLog } from "../../support/memory-test-kit.js";
+import { capturingLogger, type CapturedLog } from "../../support/capturing-logger.js";
+import { temporaryFolder } from "../../support/temporary-folder.js";
+import { until } from "../../support/until.js";
 import { noteTool, originFor, startService, type ServiceHarness } from "../../support/service-harness.js";
 
 const cleanup: Array<() => Promise<void>> = [];

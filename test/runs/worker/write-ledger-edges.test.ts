@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { Tool, ToolContext } from "../../../src/contracts/types.js";
 import { silentLogger } from "../../../src/logger.js";
 import { createWriteLedger, KEPT_TEXT_CHARS, knownCallIds, UNKNOWN_OUTCOME } from "../../../src/runs/worker/write-ledger.js";
-import { capturingLogger } from "../../support/memory-test-kit.js";
+import { capturingLogger } from "../../support/capturing-logger.js";
 import { mapStore } from "../../support/map-store.js";
 
 const context = (callId: string | undefined): ToolContext => ({

@@ -16,9 +16,10 @@ import type { KeyValueStore } from "../../../src/memory/types.js";
 import type { McpServerConfig } from "../../../src/tools/mcp/mcp-config.js";
 import { createMcpManager, type McpManager } from "../../../src/tools/mcp/mcp-manager.js";
 import { startMcpHttpServer } from "../../support/mcp-http-server.js";
-import { captureLog, everythingServer, filesystemServer, serverConfig, testStdioServer, whenServers } from "../../support/mcp-kit.js";
-import { temporaryFolder } from "../../support/memory-test-kit.js";
+import { everythingServer, filesystemServer, serverConfig, testStdioServer, whenServers } from "../../support/mcp-servers.js";
+import { temporaryFolder } from "../../support/temporary-folder.js";
 import { originFor } from "../../support/service-harness.js";
+import { capturingLogger } from "../../support/capturing-logger.js";
 
 let folder: Awaited<ReturnType<typeof temporaryFolder>>;
 let stores = 0;
@@ -224,7 +225,7 @@ describe("failures in a run", () => {
   });
 
   it("a call that outlives the run's deadline is cancelled through the protocol, and the run ends with its summary", async () => {
-    const log = captureLog();
+    const log = capturingLogger();
     const model = new ScriptedModel([call("t__sleep", {}), (request) => say(`Summary, offered ${request.tools.length} tools.`)]);
     const { service, sink } = await startBot(
       model,

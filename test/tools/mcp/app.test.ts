@@ -6,8 +6,9 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "../../../src/app.js";
-import { spawnMain } from "../../support/console-process.js";
-import { temporaryFolder, until } from "../../support/memory-test-kit.js";
+import { spawnMain } from "../../support/main-child.js";
+import { temporaryFolder } from "../../support/temporary-folder.js";
+import { until } from "../../support/until.js";
 import { repoRoot } from "../../support/repo-paths.js";
 
 const bin = (name: string) => join(repoRoot, "node_modules", ".bin", name);

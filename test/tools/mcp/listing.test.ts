@@ -8,7 +8,8 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprot
 import { afterEach, describe, expect, it } from "vitest";
 import { CLIENT_INFO, type Connection } from "../../../src/tools/mcp/connect.js";
 import { createMcpManager, type McpManager } from "../../../src/tools/mcp/mcp-manager.js";
-import { captureLog, serverConfig } from "../../support/mcp-kit.js";
+import { serverConfig } from "../../support/mcp-servers.js";
+import { capturingLogger } from "../../support/capturing-logger.js";
 
 const PAGES: Record<string, { tools: unknown[]; nextCursor?: string }> = {
   "": {
@@ -46,7 +47,7 @@ afterEach(async () => {
 
 describe("listing tools", () => {
   it("reads every page and skips unusable tools with one log line each", async () => {
-    const log = captureLog();
+    const log = capturingLogger();
     manager = createMcpManager([serverConfig("paged", { kind: "stdio", command: "unused", args: [], env: {} })], {
       logger: log.logger,
       defaultTimeoutMs: 5_000,
@@ -55,7 +56,7 @@ describe("listing tools", () => {
     await manager.start();
     expect(manager.tools().map((tool) => tool.name)).toEqual(["paged__first", "paged__second"]);
     expect(manager.tools().map((tool) => tool.name)).toEqual(["paged__first", "paged__second"]);
-    const skipped = log.lines().filter((line) => String(line.msg).includes("skipping tool"));
+    const skipped = log.lines.filter((line) => String(line.msg).includes("skipping tool"));
     expect(skipped.map((line) => line.tool)).toEqual(["not_an_object", "broken_ref"]);
     expect(skipped[1]!.msg).toMatch(/^MCP server paged: skipping tool broken_ref: its input schema is not usable/);
     const second = manager.tools()[1]!;
@@ -72,17 +73,14 @@ describe("listing tools", () => {
   });
 
   it('warns at start about each server with "approval": "never"', () => {
-    const log = captureLog();
+    const log = capturingLogger();
     manager = createMcpManager([serverConfig("trusted", { kind: "stdio", command: "unused", args: [], env: {} }, { approval: "never" })], {
       logger: log.logger,
       defaultTimeoutMs: 5_000,
       connect: inMemoryServer,
     });
-    expect(
-      log
-        .lines()
-        .filter((line) => (line.level as number) === 40)
-        .map((line) => line.msg),
-    ).toEqual(['MCP server trusted has "approval": "never": its write tools run without asking anyone']);
+    expect(log.lines.filter((line) => (line.level as number) === 40).map((line) => line.msg)).toEqual([
+      'MCP server trusted has "approval": "never": its write tools run without asking anyone',
+    ]);
   });
 });

@@ -15,8 +15,8 @@ import { openStore } from "../../../src/memory/keyv-store.js";
 import { createAgentService } from "../../../src/runs/service/create-agent-service.js";
 import { CLIENT_INFO, type Connection } from "../../../src/tools/mcp/connect.js";
 import { createMcpManager, type McpManager } from "../../../src/tools/mcp/mcp-manager.js";
-import { serverConfig } from "../../support/mcp-kit.js";
-import { temporaryFolder } from "../../support/memory-test-kit.js";
+import { serverConfig } from "../../support/mcp-servers.js";
+import { temporaryFolder } from "../../support/temporary-folder.js";
 import { originFor } from "../../support/service-harness.js";
 
 const CLASHING = [

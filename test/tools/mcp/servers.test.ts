@@ -10,10 +10,11 @@ import { ToolRegistry, type Execution } from "../../../src/agent/tools/tool-regi
 import type { ToolCall, ToolContext } from "../../../src/contracts/types.js";
 import { createMcpManager, type McpManager, type McpManagerOptions } from "../../../src/tools/mcp/mcp-manager.js";
 import type { McpServerConfig } from "../../../src/tools/mcp/mcp-config.js";
-import { captureLog, everythingServer, filesystemServer, serverConfig, testStdioServer, whenServers } from "../../support/mcp-kit.js";
+import { everythingServer, filesystemServer, serverConfig, testStdioServer, whenServers } from "../../support/mcp-servers.js";
 import { toolListText } from "../../../src/adapters/core/tool-list-text.js";
-import { freePort } from "../../support/bot-process.js";
+import { freePort } from "../../support/bot-child.js";
 import { startMcpHttpServer, type TestMcpHttpServer } from "../../support/mcp-http-server.js";
+import { capturingLogger } from "../../support/capturing-logger.js";
 
 const counter = TokenCounter.forModel("gpt-4o-mini");
 const context: ToolContext = {
@@ -39,7 +40,7 @@ afterAll(async () => {
 });
 
 async function start(configs: McpServerConfig[], options: Partial<McpManagerOptions> = {}) {
-  const log = captureLog();
+  const log = capturingLogger();
   const manager = createMcpManager(configs, {
     logger: log.logger,
     defaultTimeoutMs: 10_000,
@@ -146,7 +147,7 @@ describe("the reference servers over stdio", () => {
       ["ghost", "failed"],
       ["fs", "up"],
     ]);
-    const warnings = log.lines().filter((line) => line.mcpServer === "ghost" && (line.level as number) >= 40);
+    const warnings = log.lines.filter((line) => line.mcpServer === "ghost" && (line.level as number) >= 40);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.msg).toBe("MCP server ghost: command not found: /nonexistent/mcp-ghost; retrying with backoff");
     expect(await call("fs__list_directory", { path: folder })).toMatchObject({
@@ -289,7 +290,7 @@ describe("every configured server in /tools, with its state and why", () => {
     process.kill(Number((await call("t__pid", {})).result), "SIGKILL");
     await whenServers(manager, () => manager.servers()[0]!.state.kind === "down");
     expect(manager.servers()[0]!.state).toEqual({ kind: "down", reason: "the server process was killed by SIGKILL" });
-    expect(log.lines().some((line) => line.msg === "MCP server t: the server process was killed by SIGKILL; retrying with backoff")).toBe(
+    expect(log.lines.some((line) => line.msg === "MCP server t: the server process was killed by SIGKILL; retrying with backoff")).toBe(
       true,
     );
   });

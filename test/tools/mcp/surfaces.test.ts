@@ -11,7 +11,7 @@ import { toolListText } from "../../../src/adapters/core/tool-list-text.js";
 import { ScriptedModel } from "../../support/model-scripted.js";
 import type { AgentEvent, PendingApproval } from "../../../src/contracts/types.js";
 import { startConsole } from "../../support/console-harness.js";
-import { originalPath, startDiscordHarness } from "../../support/fake-discord-harness.js";
+import { originalPath, startDiscordHarness } from "../../support/discord-harness.js";
 
 describe("/tools", () => {
   it("lists each MCP server with its state and why it is not up, then each tool with its effect after policy and its server", () => {

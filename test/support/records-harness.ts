@@ -32,7 +32,7 @@ export async function startRecordedService(options: {
   readonly wrapStore?: (store: KeyValueStore) => KeyValueStore;
   /** The console's handler of approvals that expired unanswered. */
   readonly expired?: ExpiryHandler;
-  /** How the console's files are fetched (files-kit.ts's urlFiles). */
+  /** How the console's files are fetched (sample-files.ts's urlFiles). */
   readonly files?: SurfaceFiles;
 }): Promise<RecordsHarness> {
   const config = loadConfig({ STORE_URL: options.storeUrl, MEMORY_EXTRACT_FACTS: "false", ...options.env });

@@ -1,12 +1,12 @@
 // What the single-process Slack bot tests share: a fake Slack, a fake model server and a folder
 // for the store, fresh for each test; afterwards every bot process still running is killed.
 import { afterEach, beforeEach } from "vitest";
-import type { BotProcess } from "./bot-process.js";
+import type { BotProcess } from "./bot-child.js";
 import { startFakeOpenAI, type FakeOpenAI } from "./fake-openai-server.js";
 import { startFakeSlack, type FakeSlack } from "./fake-slack.js";
-import { temporaryFolder } from "./memory-test-kit.js";
+import { temporaryFolder } from "./temporary-folder.js";
 
-export interface SlackBotWorld {
+export interface SlackBotHarness {
   readonly slack: FakeSlack;
   readonly model: FakeOpenAI;
   readonly folder: Awaited<ReturnType<typeof temporaryFolder>>;
@@ -14,13 +14,13 @@ export interface SlackBotWorld {
   readonly bots: BotProcess[];
 }
 
-/** Registers the test hooks; the world's parts are the current test's. */
-export function useSlackBotWorld(): SlackBotWorld {
-  type Parts = Omit<SlackBotWorld, "bots">;
+/** Registers the test hooks; the harness's parts are the current test's. */
+export function useSlackBotHarness(): SlackBotHarness {
+  type Parts = Omit<SlackBotHarness, "bots">;
   let current: Parts | undefined;
   const bots: BotProcess[] = [];
   const part = <K extends keyof Parts>(key: K): Parts[K] => {
-    if (!current) throw new Error("the Slack bot world is there only inside a test");
+    if (!current) throw new Error("the Slack bot harness is there only inside a test");
     return current[key];
   };
   beforeEach(async () => {

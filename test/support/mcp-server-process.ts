@@ -1,6 +1,6 @@
 // A small stdio MCP server built with the SDK, for what the reference servers can't do on
 // demand: tell its pid (so a test can kill it mid-call) and hold a call open until cancelled.
-// Run: node --import tsx test/support/mcp-stdio-server.ts
+// Run: node --import tsx test/support/mcp-server-process.ts
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { z } from "zod";

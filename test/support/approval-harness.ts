@@ -5,7 +5,7 @@ import { call, say, type ScriptedModel } from "./model-scripted.js";
 import type { ModelRequest, PendingApproval, RunOutcome, Tool } from "../../src/contracts/types.js";
 import type { DecisionResult } from "../../src/runs/api/decision-request.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
-import { temporaryFolder } from "./memory-test-kit.js";
+import { temporaryFolder } from "./temporary-folder.js";
 import { startRedisServer, type RedisServer } from "./redis-server.js";
 import { redisAvailable } from "./redis-suite.js";
 import { startService, type ServiceHarness } from "./service-harness.js";

@@ -6,16 +6,15 @@ import type { WorkQueue } from "../../src/runs/queue/work-queue.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { DestinationStream } from "pino";
 import { createAgentService, type RunningAgentService } from "../../src/runs/service/create-agent-service.js";
 import type { Model } from "../../src/contracts/types.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
-import { createLogger, type Logger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
 import { createSlackSurface, type SlackSurface } from "../../src/adapters/slack/slack-adapter.js";
 import { startSlackEventsPort } from "./slack-events-port.js";
+import { capturingLogger, type CapturedLog } from "./capturing-logger.js";
 import { attach } from "../../src/adapters/core/attach.js";
 import type { SurfaceCore } from "../../src/adapters/core/inbound.js";
 import type { SlackClicked } from "../../src/adapters/slack/slack-refs.js";
@@ -28,7 +27,7 @@ import type { Settings } from "../../src/governance/settings-schema.js";
 import { fixedSettings, type SettingsSource } from "../../src/governance/settings-source.js";
 import type { TimerClock } from "../../src/schedules/local-slot-timer.js";
 import { harnessSchedules, startFiring, type HarnessSchedules } from "./harness-schedules.js";
-import { editSettingsFile, openSettingsFile, settingsOf, writeSettingsFile } from "./governance-kit.js";
+import { editSettingsFile, openSettingsFile, settingsOf, writeSettingsFile } from "./governance-harness.js";
 
 /** The Slack surface under the core, as the app runs it; `stop` stops taking events (the runner and the client close later). */
 export interface SlackAdapter {
@@ -48,7 +47,7 @@ export interface SlackHarness {
   /** With `schedules` in the options: this process's schedules. */
   readonly schedules: HarnessSchedules | undefined;
   /** Every log line, parsed. */
-  readonly logs: Array<Record<string, unknown>>;
+  readonly logs: readonly CapturedLog[];
   /** HTTP mode: where Slack posts events and clicks. */
   readonly eventsUrl: string;
   readonly baseUrl: string;
@@ -79,15 +78,6 @@ export interface HarnessOptions {
   readonly schedules?: { readonly clock?: TimerClock };
 }
 
-function captureLogs(lines: Array<Record<string, unknown>>): Logger {
-  const destination: DestinationStream = {
-    write(chunk: string) {
-      for (const line of chunk.split("\n").filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-    },
-  };
-  return createLogger("debug", destination);
-}
-
 export async function startSlackHarness(options: HarnessOptions): Promise<SlackHarness> {
   const fake = options.fake ?? (await startFakeSlack());
   const mode = options.mode ?? "http";
@@ -101,8 +91,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
     PORT: "0",
     ...options.env,
   });
-  const logs: Array<Record<string, unknown>> = [];
-  const logger = captureLogs(logs);
+  const { logger, lines: logs } = capturingLogger("debug");
   const store = await openStore(config.storeUrl, logger);
 
   let model = options.model;

@@ -16,17 +16,18 @@ import { createDiscordSurface, type DiscordSurfaceDeps } from "../../src/adapter
 import type { DiscordClicked } from "../../src/adapters/discord/discord-events.js";
 import { approversFrom } from "../../src/governance/authority.js";
 import { loadConfig, type Config } from "../../src/config.js";
-import { createLogger, silentLogger, type Logger } from "../../src/logger.js";
+import { silentLogger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
 import { FakeDiscord, type RecordedCall } from "./fake-discord.js";
+import { capturingLogger, type CapturedLog } from "./capturing-logger.js";
 import { nextSnowflake, type FakeUser } from "./fake-discord-payloads.js";
 import { createGovernance } from "../../src/governance/governance.js";
 import type { Settings } from "../../src/governance/settings-schema.js";
 import { fixedSettings } from "../../src/governance/settings-source.js";
 import type { TimerClock } from "../../src/schedules/local-slot-timer.js";
 import { harnessSchedules, startFiring, type HarnessSchedules } from "./harness-schedules.js";
-import { editSettingsFile, openSettingsFile, settingsOf, writeSettingsFile } from "./governance-kit.js";
+import { editSettingsFile, openSettingsFile, settingsOf, writeSettingsFile } from "./governance-harness.js";
 
 export interface HarnessOptions {
   readonly script: readonly ScriptStep[];
@@ -66,7 +67,7 @@ export interface DiscordHarness {
   /** The surface under the core; `stop` stops taking events (the runner and then the client close in restart and close). */
   readonly adapter: { stop(): Promise<void>; readonly core: SurfaceCore<DiscordClicked> };
   /** The adapter's log lines (info and up), parsed. */
-  readonly logs: ReadonlyArray<Record<string, unknown>>;
+  readonly logs: readonly CapturedLog[];
   /** Asks the questions. */
   readonly alice: FakeUser;
   /** Nobody in particular. */
@@ -99,8 +100,7 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
     ...options.env,
   });
 
-  const logs: Array<Record<string, unknown>> = [];
-  const logger = captureLogs(logs);
+  const { logger, lines: logs } = capturingLogger("info");
   const people = {
     alice: { id: nextSnowflake(), username: "alice" },
     bob: { id: nextSnowflake(), username: "bob" },
@@ -220,19 +220,6 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
   };
 }
 
-/** A logger that parses each line into `lines`. */
-export function captureLogs(lines: Array<Record<string, unknown>>): Logger {
-  return createLogger("info", {
-    write: (chunk: string) =>
-      void lines.push(
-        ...chunk
-          .split("\n")
-          .filter(Boolean)
-          .map((line) => JSON.parse(line) as Record<string, unknown>),
-      ),
-  });
-}
-
 function gated(model: Model, gate: Promise<void>): Model {
   return {
     name: model.name,
@@ -245,15 +232,6 @@ function gated(model: Model, gate: Promise<void>): Model {
       return model.complete(request, signal);
     },
   };
-}
-
-/** Polls until `condition` holds; rejects after `timeoutMs` with `what` in the message. */
-export async function waitUntil(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 /** Every call that sent message text (channel messages, webhook messages, interaction replies). */

@@ -1,8 +1,6 @@
-// Shared pieces of the MCP tests: the reference servers' commands, a logger whose lines the test
-// can read, and waiting for a state of the servers (a reconnect, a changed tool list).
-import { Writable } from "node:stream";
+// The MCP servers the tests run (the reference servers' commands, the test's own stdio server) and
+// waiting for a state of the servers (a reconnect, a changed tool list).
 import { fileURLToPath } from "node:url";
-import { createLogger, type Logger } from "../../src/logger.js";
 import type { McpServerConfig, McpTransportConfig } from "../../src/tools/mcp/mcp-config.js";
 import type { McpManager } from "../../src/tools/mcp/mcp-manager.js";
 
@@ -17,53 +15,16 @@ export const filesystemServer = (folder: string): StdioTransport => ({
   args: [folder],
   env: {},
 });
-/** test/support/mcp-stdio-server.ts: tells its pid, sleeps until cancelled. */
+/** test/support/mcp-server-process.ts: tells its pid, sleeps until cancelled. */
 export const testStdioServer: StdioTransport = {
   kind: "stdio",
   command: process.execPath,
-  args: ["--import", "tsx", fileURLToPath(new URL("./mcp-stdio-server.ts", import.meta.url))],
+  args: ["--import", "tsx", fileURLToPath(new URL("./mcp-server-process.ts", import.meta.url))],
   env: {},
 };
 
 export function serverConfig(name: string, transport: McpTransportConfig, extra: Partial<McpServerConfig> = {}): McpServerConfig {
   return { name, transport, approval: "writes", tools: { allow: ["*"], deny: [] }, reads: [], ...extra };
-}
-
-export interface CapturedLog {
-  readonly logger: Logger;
-  /** Every log line so far, parsed. */
-  lines(): LogLine[];
-  /** Resolves with the first line (already written or still to come) that matches. */
-  waitFor(match: (line: LogLine) => boolean): Promise<LogLine>;
-}
-
-type LogLine = Record<string, unknown> & { msg: string };
-
-export function captureLog(level = "debug"): CapturedLog {
-  const lines: LogLine[] = [];
-  const waiting = new Set<{ match: (line: LogLine) => boolean; resolve: (line: LogLine) => void }>();
-  const destination = new Writable({
-    write(chunk, _encoding, done) {
-      for (const text of String(chunk).split("\n").filter(Boolean)) {
-        const line = JSON.parse(text) as LogLine;
-        lines.push(line);
-        for (const waiter of waiting) {
-          if (!waiter.match(line)) continue;
-          waiting.delete(waiter);
-          waiter.resolve(line);
-        }
-      }
-      done();
-    },
-  });
-  return {
-    logger: createLogger(level, destination),
-    lines: () => [...lines],
-    waitFor: (match) => {
-      const found = lines.find(match);
-      return found ? Promise.resolve(found) : new Promise((resolve) => waiting.add({ match, resolve }));
-    },
-  };
 }
 
 /** Resolves once `check` holds, looking again after each change of the manager's servers; fails after `timeoutMs`. */

@@ -1,6 +1,6 @@
 // What the multi-process Slack tests share: a fake Slack and a real Redis for each test, and
 // afterwards every bot process killed and waited for, so no test leaves one running.
-import type { BotProcess } from "./bot-process.js";
+import type { BotProcess } from "./bot-child.js";
 import type { FakeOpenAI } from "./fake-openai-server.js";
 import { startFakeSlack, type FakeSlack } from "./fake-slack.js";
 import { startRedisServer, type RedisServer } from "./redis-server.js";

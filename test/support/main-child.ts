@@ -1,7 +1,7 @@
 // `node --import tsx src/main.ts` as a child process with a clean environment (only what the
 // test gives, plus PATH and HOME), its output collected as it comes.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { until } from "./memory-test-kit.js";
+import { until } from "./until.js";
 
 export interface MainProcess {
   readonly child: ChildProcessWithoutNullStreams;

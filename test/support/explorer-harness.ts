@@ -6,7 +6,8 @@ import { startApp, type RunningApp } from "../../src/app.js";
 import { startFakeOpenAI, type FakeOpenAI, type FakeResponse, type RecordedRequest } from "./fake-openai-server.js";
 import { BOT_USER_ID, startFakeSlack, type FakeSlack } from "./fake-slack.js";
 import { mentionEvent, postEvent, SIGNING_SECRET } from "./fake-slack-requests.js";
-import { temporaryFolder, until } from "./memory-test-kit.js";
+import { temporaryFolder } from "./temporary-folder.js";
+import { until } from "./until.js";
 
 export const ADMIN_TOKEN = "admin-token-for-tests-0123456789";
 

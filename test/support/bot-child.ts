@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { SIGNING_SECRET } from "./fake-slack-requests.js";
-import { until } from "./memory-test-kit.js";
+import { until } from "./until.js";
 
 export interface BotProcess {
   readonly child: ChildProcess;
