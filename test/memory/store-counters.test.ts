@@ -1,45 +1,12 @@
 // The store's atomic counter (KeyValueStore.increment) that rate and token limits stand on:
 // exact under concurrency, shared by every client of one store, and reset by its window.
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
-import { temporaryFolder } from "../support/temporary-folder.js";
-import { startRedisServer, type RedisServer } from "../support/redis-server.js";
-import { redisAvailable } from "../support/redis-suite.js";
+import { storeBackends } from "../support/store-backends.js";
 
-interface Backend {
-  readonly name: string;
-  url(): Promise<string>;
-  stop(): Promise<void>;
-}
-
-function sqlite(): Backend {
-  let folder: Awaited<ReturnType<typeof temporaryFolder>> | undefined;
-  return {
-    name: "SQLite",
-    async url() {
-      folder ??= await temporaryFolder();
-      return `sqlite://${join(folder.path, "counters.sqlite")}`;
-    },
-    stop: async () => folder?.remove(),
-  };
-}
-
-function redis(): Backend {
-  let server: RedisServer | undefined;
-  return {
-    name: "Redis",
-    async url() {
-      server ??= await startRedisServer();
-      return server.url;
-    },
-    stop: async () => server?.stop(),
-  };
-}
-
-describe.each([sqlite(), ...(redisAvailable ? [redis()] : [])])("$name increment", (backend) => {
+describe.each(storeBackends())("$name increment", (backend) => {
   let first: KeyValueStore;
   let second: KeyValueStore;
   beforeAll(async () => {

@@ -7,42 +7,7 @@ import { silentLogger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
 import type { IndexHit, KeyValueStore } from "../../src/memory/types.js";
 import { temporaryFolder } from "../support/temporary-folder.js";
-import { startRedisServer, type RedisServer } from "../support/redis-server.js";
-import { redisAvailable } from "../support/redis-suite.js";
-
-interface Backend {
-  readonly name: string;
-  url(): Promise<string>;
-  stop(): Promise<void>;
-}
-
-function sqliteBackend(): Backend {
-  let folder: Awaited<ReturnType<typeof temporaryFolder>> | undefined;
-  let count = 0;
-  return {
-    name: "SQLite",
-    async url() {
-      folder ??= await temporaryFolder();
-      count += 1;
-      return `sqlite://${join(folder.path, `store-${count}.sqlite`)}`;
-    },
-    stop: async () => folder?.remove(),
-  };
-}
-
-function redisBackend(): Backend {
-  let server: RedisServer | undefined;
-  let database = 0;
-  return {
-    name: "Redis",
-    async url() {
-      server ??= await startRedisServer();
-      database += 1;
-      return `${server.url}/${database}`;
-    },
-    stop: async () => server?.stop(),
-  };
-}
+import { storeBackends } from "../support/store-backends.js";
 
 /** Every hit of an index, newest first, a page of `size` at a time through the cursor. */
 async function walk(store: KeyValueStore, key: string, size: number, bounds: { min?: number; max?: number } = {}): Promise<IndexHit[]> {
@@ -56,7 +21,7 @@ async function walk(store: KeyValueStore, key: string, size: number, bounds: { m
   }
 }
 
-describe.each([sqliteBackend(), ...(redisAvailable ? [redisBackend()] : [])])("$name indexes and counters", (backend) => {
+describe.each(storeBackends())("$name indexes and counters", (backend) => {
   let store: KeyValueStore;
   beforeAll(async () => {
     store = await openStore(await backend.url(), silentLogger);

@@ -1,47 +1,14 @@
 // The store's atomic sets (KeyValueStore addToSet / removeFromSet / setMembers) and the lists
 // built on them: unfinished messages and waiting approvals. Two clients of one store stand for
 // two bot processes; with read-modify-write lists they lost each other's entries.
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApprovalStore } from "../../src/runs/approvals/approval-store.js";
-import type { RunState } from "../../src/agent/loop/run-state.js";
 import { silentLogger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
 import { createIntakeStore, type IntakeRecord } from "../../src/runs/intake/intake-store.js";
-import { temporaryFolder } from "../support/temporary-folder.js";
-import { startRedisServer, type RedisServer } from "../support/redis-server.js";
-import { redisAvailable } from "../support/redis-suite.js";
-
-interface Backend {
-  readonly name: string;
-  url(): Promise<string>;
-  stop(): Promise<void>;
-}
-
-function sqlite(): Backend {
-  let folder: Awaited<ReturnType<typeof temporaryFolder>> | undefined;
-  return {
-    name: "SQLite",
-    async url() {
-      folder ??= await temporaryFolder();
-      return `sqlite://${join(folder.path, "sets.sqlite")}`;
-    },
-    stop: async () => folder?.remove(),
-  };
-}
-
-function redis(): Backend {
-  let server: RedisServer | undefined;
-  return {
-    name: "Redis",
-    async url() {
-      server ??= await startRedisServer();
-      return server.url;
-    },
-    stop: async () => server?.stop(),
-  };
-}
+import { storeBackends } from "../support/store-backends.js";
+import { pausedRun } from "../support/run-states.js";
 
 const record = (index: number): IntakeRecord => ({
   version: 1,
@@ -52,35 +19,7 @@ const record = (index: number): IntakeRecord => ({
   receivedAt: 1_000 + index,
 });
 
-const pausedRun = (index: number) => {
-  const runId = `run${index}`;
-  const origin = { surface: "console" as const, conversationKey: `console:a${index}`, requester: { id: "alice" }, place: {} };
-  const pending = {
-    runId,
-    callId: "w1",
-    tool: "post_note",
-    args: { text: "hi" },
-    requester: { id: "alice" },
-    origin,
-    expiresAt: 5_000 + index,
-  };
-  return {
-    state: {
-      version: 1,
-      runId,
-      origin,
-      question: "q",
-      messages: [],
-      steps: [],
-      guards: { repeat: { streak: 0 }, recent: [], errorStreak: 0 },
-      usage: { promptTokens: 0, completionTokens: 0 },
-      elapsedMs: 0,
-    } as unknown as RunState,
-    pending,
-  };
-};
-
-describe.each([sqlite(), ...(redisAvailable ? [redis()] : [])])("$name sets", (backend) => {
+describe.each(storeBackends())("$name sets", (backend) => {
   let first: KeyValueStore;
   let second: KeyValueStore;
   beforeAll(async () => {
@@ -177,7 +116,9 @@ describe.each([sqlite(), ...(redisAvailable ? [redis()] : [])])("$name sets", (b
   it("lists every approval two processes paused at once, soonest first, and forgets the removed ones", async () => {
     const key = async () => Buffer.alloc(32, 7);
     const approvals = [first, second].map((store) => createApprovalStore({ store, key, logger: silentLogger, clock: () => 1_000 }));
-    await Promise.all(Array.from({ length: 20 }, (_, index) => approvals[index % 2]!.save(pausedRun(index))));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, index) => approvals[index % 2]!.save(pausedRun(`run${index}`, 5_000 + index, `a${index}`))),
+    );
     expect((await approvals[1]!.waiting()).map((entry) => entry.runId)).toEqual(Array.from({ length: 20 }, (_, index) => `run${index}`));
     await Promise.all(Array.from({ length: 10 }, (_, index) => approvals[index % 2]!.remove(`run${index}`)));
     expect((await approvals[0]!.waiting()).map((entry) => entry.runId)).toEqual(

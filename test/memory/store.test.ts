@@ -7,51 +7,13 @@ import { silentLogger } from "../../src/logger.js";
 import { openStore, parseStoreUrl } from "../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
 import { startRedisServer, type RedisServer } from "../support/redis-server.js";
-import { describeWithRedis, redisAvailable } from "../support/redis-suite.js";
+import { describeWithRedis } from "../support/redis-suite.js";
 import { capturingLogger } from "../support/capturing-logger.js";
 import { temporaryFolder } from "../support/temporary-folder.js";
 import { until } from "../support/until.js";
+import { storeBackends } from "../support/store-backends.js";
 
-interface Backend {
-  readonly name: string;
-  /** Returns a URL for a fresh, empty store. */
-  url(): Promise<string>;
-  stop(): Promise<void>;
-}
-
-function sqliteBackend(): Backend {
-  let folder: Awaited<ReturnType<typeof temporaryFolder>> | undefined;
-  let count = 0;
-  return {
-    name: "SQLite",
-    async url() {
-      folder ??= await temporaryFolder();
-      count += 1;
-      return `sqlite://${join(folder.path, `store-${count}.sqlite`)}`;
-    },
-    async stop() {
-      await folder?.remove();
-    },
-  };
-}
-
-function redisBackend(): Backend {
-  let server: RedisServer | undefined;
-  let database = 0;
-  return {
-    name: "Redis",
-    async url() {
-      server ??= await startRedisServer();
-      database += 1;
-      return `${server.url}/${database}`;
-    },
-    async stop() {
-      await server?.stop();
-    },
-  };
-}
-
-describe.each([sqliteBackend(), ...(redisAvailable ? [redisBackend()] : [])])("$name store", (backend) => {
+describe.each(storeBackends())("$name store", (backend) => {
   let store: KeyValueStore;
 
   beforeAll(async () => {

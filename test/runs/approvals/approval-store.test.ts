@@ -2,34 +2,16 @@
 // run is kept, ids that could address another run's records, and a waiting list that holds junk.
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunState } from "../../../src/agent/loop/run-state.js";
 import { silentLogger } from "../../../src/logger.js";
 import { openStore } from "../../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../../src/memory/types.js";
-import { createApprovalStore, type StoredRun } from "../../../src/runs/approvals/approval-store.js";
+import { createApprovalStore } from "../../../src/runs/approvals/approval-store.js";
 import { temporaryFolder } from "../../support/temporary-folder.js";
+import { pausedRun } from "../../support/run-states.js";
 
 const HOUR_MS = 60 * 60_000;
 const NOW = 1_000_000;
 const key = async () => Buffer.alloc(32, 7);
-
-function pausedRun(runId: string, expiresAt: number): StoredRun {
-  const origin = { surface: "console" as const, conversationKey: `console:${runId}`, requester: { id: "alice" }, place: {} };
-  return {
-    state: {
-      version: 1,
-      runId,
-      origin,
-      question: "q",
-      messages: [],
-      steps: [],
-      guards: { repeat: { streak: 0 }, recent: [], errorStreak: 0 },
-      usage: { promptTokens: 0, completionTokens: 0 },
-      elapsedMs: 0,
-    } as unknown as RunState,
-    pending: { runId, callId: "w1", tool: "post_note", args: { text: "hi" }, requester: { id: "alice" }, origin, expiresAt },
-  };
-}
 
 let folder: Awaited<ReturnType<typeof temporaryFolder>>;
 let store: KeyValueStore;

@@ -6,21 +6,10 @@ import { emptyGuardCounters, type RunState } from "../../../src/agent/loop/run-s
 import type { ChatMessage, StepRecord } from "../../../src/contracts/types.js";
 import { assemble, createCheckpointStore } from "../../../src/runs/worker/checkpoint-store.js";
 import { mapStore } from "../../support/map-store.js";
+import { emptyStep, runState } from "../../support/run-states.js";
 
-function state(messages: ChatMessage[], steps: StepRecord[]): RunState {
-  return {
-    version: 1,
-    runId: "run1",
-    origin: { surface: "console", conversationKey: "console:x", requester: { id: "alice" }, place: {} },
-    question: "q",
-    messages,
-    steps,
-    guards: emptyGuardCounters,
-    usage: { promptTokens: 1, completionTokens: 2 },
-    elapsedMs: 5,
-  };
-}
-const step = (index: number): StepRecord => ({ index, startedAt: 1, durationMs: 1, text: null, calls: [] });
+const state = (messages: ChatMessage[], steps: StepRecord[]): RunState => runState({ messages, steps });
+const step = emptyStep;
 const user = (content: string): ChatMessage => ({ role: "user", content });
 
 async function saveAndLoad(saves: readonly RunState[]) {

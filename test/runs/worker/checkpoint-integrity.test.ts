@@ -3,25 +3,14 @@
 // head are all refused; the state is the last part's (pending included), and a cleared writer
 // starts a log of its own.
 import { describe, expect, it } from "vitest";
-import { emptyGuardCounters, type PendingStep, type RunState } from "../../../src/agent/loop/run-state.js";
+import type { PendingStep, RunState } from "../../../src/agent/loop/run-state.js";
 import type { CallRecord, ChatMessage, StepRecord } from "../../../src/contracts/types.js";
 import { createCheckpointStore } from "../../../src/runs/worker/checkpoint-store.js";
 import { mapStore } from "../../support/map-store.js";
+import { runState } from "../../support/run-states.js";
 
-function state(messages: readonly ChatMessage[], steps: readonly StepRecord[], pending?: PendingStep, runId = "run1"): RunState {
-  return {
-    version: 1,
-    runId,
-    origin: { surface: "console", conversationKey: "console:x", requester: { id: "alice" }, place: {} },
-    question: "q",
-    messages,
-    steps,
-    guards: emptyGuardCounters,
-    usage: { promptTokens: 1, completionTokens: 2 },
-    elapsedMs: 5,
-    ...(pending ? { pending } : {}),
-  };
-}
+const state = (messages: readonly ChatMessage[], steps: readonly StepRecord[], pending?: PendingStep, runId = "run1"): RunState =>
+  runState({ messages, steps, runId, ...(pending ? { pending } : {}) });
 
 const callRecord = (callId: string, observation: string): CallRecord => ({
   callId,

@@ -1,24 +1,13 @@
 // Checkpoints as a log of deltas: what is written per step, and what a load accepts.
 import { describe, expect, it } from "vitest";
-import { emptyGuardCounters, type RunState } from "../../../src/agent/loop/run-state.js";
+import type { RunState } from "../../../src/agent/loop/run-state.js";
 import type { ChatMessage, StepRecord } from "../../../src/contracts/types.js";
 import { createCheckpointStore } from "../../../src/runs/worker/checkpoint-store.js";
 import { mapStore } from "../../support/map-store.js";
+import { emptyStep, runState } from "../../support/run-states.js";
 
-function state(messages: ChatMessage[], steps: StepRecord[]): RunState {
-  return {
-    version: 1,
-    runId: "run1",
-    origin: { surface: "console", conversationKey: "console:x", requester: { id: "alice" }, place: {} },
-    question: "q",
-    messages,
-    steps,
-    guards: emptyGuardCounters,
-    usage: { promptTokens: 1, completionTokens: 2 },
-    elapsedMs: 5,
-  };
-}
-const step = (index: number): StepRecord => ({ index, startedAt: 1, durationMs: 1, text: null, calls: [] });
+const state = (messages: ChatMessage[], steps: StepRecord[]): RunState => runState({ messages, steps });
+const step = emptyStep;
 
 describe("checkpoint store", () => {
   it("writes only what a step added, and loads the whole state back", async () => {
