@@ -1,79 +1,47 @@
-// startApp in-process: console mode over injected streams, failures as one line, and Slack and
-// Discord started together in one process on one store (against their fakes on 127.0.0.1).
-import { PassThrough } from "node:stream";
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startApp, type RunningApp } from "../../src/app.js";
+import { describe, expect, it } from "vitest";
 import { FakeDiscord } from "../support/fake-discord.js";
 import { startFakeSlack } from "../support/fake-slack.js";
-import { temporaryFolder } from "../support/temporary-folder.js";
-import { until } from "../support/until.js";
+import { useAppHarness } from "../support/app-harness.js";
 
-let folder: { path: string; remove: () => Promise<void> };
-let app: RunningApp | undefined;
+const apps = useAppHarness();
 
-beforeEach(async () => {
-  folder = await temporaryFolder();
-});
-
-afterEach(async () => {
-  await app?.stop();
-  app = undefined;
-  await folder.remove();
-});
-
-const storeUrl = () => `sqlite://${join(folder.path, "bot.sqlite")}`;
+const storeUrl = () => apps.storeUrl();
 
 describe("startApp", () => {
   it("with no chat tokens runs the console on the given streams until /quit", async () => {
-    const input = new PassThrough();
-    const output = new PassThrough();
-    let shown = "";
-    output.on("data", (chunk: Buffer) => (shown += chunk.toString("utf8")));
-    const result = await startApp({ STORE_URL: storeUrl() }, { input, output, username: "ada" });
-    expect(result.kind).toBe("started");
-    if (result.kind !== "started") return;
-    app = result.app;
+    const { app, type, shown, waitFor } = await apps.startConsole();
     expect(app.surfaces).toEqual(["console"]);
-    input.write("what is 12*12\n");
-    await until(() => shown.includes("12*12 = 144"), "the answer");
-    expect(shown).toContain("OFFLINE DEMO");
-    input.write("/quit\n");
+    type("what is 12*12");
+    await waitFor("12*12 = 144", "the answer");
+    expect(shown()).toContain("OFFLINE DEMO");
+    type("/quit");
     await app.ended;
     await app.stop();
     await app.stop();
-    expect(shown).toMatch(/Bye\.\n$/);
+    expect(shown()).toMatch(/Bye\.\n$/);
   });
 
   it("wires the schedule and usage commands into the console: SCHEDULE_DEFAULT_TZ applies, usage is for admins", async () => {
-    const input = new PassThrough();
-    const output = new PassThrough();
-    let shown = "";
-    output.on("data", (chunk: Buffer) => (shown += chunk.toString("utf8")));
-    const result = await startApp({ STORE_URL: storeUrl(), SCHEDULE_DEFAULT_TZ: "Europe/Berlin" }, { input, output, username: "ada" });
-    if (result.kind !== "started") throw new Error(result.message);
-    app = result.app;
-    input.write("/schedule every day at 9:00: summarise the log\n");
-    await until(() => /Scheduled sch_[a-z0-9]{8}/.test(shown), "the schedule's reply");
-    expect(shown.match(/\d{4}-\d\d-\d\d 09:00 Europe\/Berlin \((Mon|Tue|Wed|Thu|Fri|Sat|Sun)\)/g)).toHaveLength(3);
-    input.write("/usage\n");
-    await until(() => shown.includes("Only the bot's admins can see usage and cost."), "the usage refusal");
+    const { type, shown, waitFor } = await apps.startConsole({ SCHEDULE_DEFAULT_TZ: "Europe/Berlin" });
+    type("/schedule every day at 9:00: summarise the log");
+    await waitFor(/Scheduled sch_[a-z0-9]{8}/, "the schedule's reply");
+    expect(shown().match(/\d{4}-\d\d-\d\d 09:00 Europe\/Berlin \((Mon|Tue|Wed|Thu|Fri|Sat|Sun)\)/g)).toHaveLength(3);
+    type("/usage");
+    await waitFor("Only the bot's admins can see usage and cost.", "the usage refusal");
   });
 
   it("stop() ends a console session that is waiting for input", async () => {
-    const result = await startApp({ STORE_URL: storeUrl() }, { input: new PassThrough(), output: new PassThrough() });
-    if (result.kind !== "started") throw new Error(result.message);
-    app = result.app;
+    const { app } = await apps.startConsole();
     await app.stop();
     await app.ended;
   });
 
   it("answers a bad setting with the one line to print, without starting anything", async () => {
-    expect(await startApp({ STORE_URL: storeUrl(), AGENT_MAX_STEPS: "0" })).toEqual({
+    expect(await apps.start({ STORE_URL: storeUrl(), AGENT_MAX_STEPS: "0" })).toEqual({
       kind: "failed",
       message: 'Configuration error: AGENT_MAX_STEPS: expects a whole number from 1 to 100 (got "0")',
     });
-    expect(await startApp({ STORE_URL: "redis://" })).toMatchObject({
+    expect(await apps.start({ STORE_URL: "redis://" })).toMatchObject({
       kind: "failed",
       message: expect.stringMatching(/^Configuration error: STORE_URL: /),
     });
@@ -83,7 +51,7 @@ describe("startApp", () => {
     const slack = await startFakeSlack();
     const discord = await FakeDiscord.start();
     try {
-      const result = await startApp({
+      const result = await apps.start({
         STORE_URL: storeUrl(),
         LOG_LEVEL: "silent",
         OPENAI_API_KEY: "demo",
@@ -96,10 +64,9 @@ describe("startApp", () => {
         DISCORD_API_URL: discord.apiUrl,
       });
       if (result.kind !== "started") throw new Error(result.message);
-      app = result.app;
-      expect(app.surfaces).toEqual(["slack", "discord"]);
+      expect(result.app.surfaces).toEqual(["slack", "discord"]);
       expect(slack.callsTo("auth.test").length).toBeGreaterThan(0);
-      await app.stop();
+      await result.app.stop();
     } finally {
       await slack.close();
       await discord.close();
@@ -109,7 +76,7 @@ describe("startApp", () => {
   it("reports a surface that cannot start as the one line to print", async () => {
     const discord = await FakeDiscord.start();
     try {
-      const result = await startApp({
+      const result = await apps.start({
         STORE_URL: storeUrl(),
         LOG_LEVEL: "silent",
         OPENAI_API_KEY: "demo",

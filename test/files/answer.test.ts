@@ -5,16 +5,15 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { call, calls, say, ScriptedModel } from "../support/model-scripted.js";
 import type { RunOutcome, TaskOrigin } from "../../src/contracts/types.js";
-import { loadConfig } from "../../src/config.js";
 import { markdownName, pathInside, promptName, safeFileName } from "../../src/files/file-names.js";
 import { silentLogger } from "../../src/logger.js";
-import { openStore } from "../../src/memory/keyv-store.js";
-import { createAgentService, type RunningAgentService } from "../../src/runs/service/create-agent-service.js";
+import { type RunningAgentService } from "../../src/runs/service/create-agent-service.js";
 import { createMcpManager } from "../../src/tools/mcp/mcp-manager.js";
 import { toolResultFiles } from "../../src/tools/mcp/tool-result.js";
 import { urlFiles } from "../support/sample-files.js";
 import { everythingServer, serverConfig } from "../support/mcp-servers.js";
 import { temporaryFolder } from "../support/temporary-folder.js";
+import { startMcpService } from "../support/mcp-harness.js";
 
 let folder: Awaited<ReturnType<typeof temporaryFolder>>;
 let stores = 0;
@@ -38,22 +37,13 @@ async function botWithEverything(model: ScriptedModel, uploads: boolean | undefi
   });
   cleanups.push(() => manager.close());
   await manager.start();
-  const config = loadConfig({ STORE_URL: `sqlite://${join(folder.path, `bot-${++stores}.sqlite`)}`, MEMORY_EXTRACT_FACTS: "false" });
-  const store = await openStore(config.storeUrl, silentLogger);
-  const service = createAgentService({
-    config,
+  const { service, close } = await startMcpService({
     model,
-    store,
-    logger: silentLogger,
-    toolSource: manager.tools,
-    toolCatalog: manager.describe,
+    manager,
+    storeUrl: `sqlite://${join(folder.path, `bot-${++stores}.sqlite`)}`,
+    consoleHooks: uploads === undefined ? null : { tools: [], files: urlFiles({ origins: [], uploads }) },
   });
-  cleanups.push(async () => {
-    await service.close();
-    await store.close();
-  });
-  if (uploads !== undefined) service.attach("console", { tools: [], files: urlFiles({ origins: [], uploads }) });
-  await service.start();
+  cleanups.push(close);
   return service;
 }
 

@@ -2,28 +2,16 @@
 // governs the console like any surface.
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startApp, type RunningApp } from "../../src/app.js";
-import { temporaryFolder } from "../support/temporary-folder.js";
-import { until } from "../support/until.js";
+import { describe, expect, it } from "vitest";
+import { useAppHarness } from "../support/app-harness.js";
 
-let folder: { path: string; remove: () => Promise<void> };
-let app: RunningApp | undefined;
-beforeEach(async () => {
-  folder = await temporaryFolder();
-});
-afterEach(async () => {
-  await app?.stop();
-  app = undefined;
-  await folder.remove();
-});
+const apps = useAppHarness();
 
 describe("startApp with BOT_SETTINGS", () => {
   it("a bad settings file stops the start with one line per problem", async () => {
-    const path = join(folder.path, "bot.settings.yaml");
+    const path = join(apps.folder, "bot.settings.yaml");
     await writeFile(path, "access:\n  dms: perhaps\nlimits:\n  user:\n    runsPerMinute: 0\n");
-    const result = await startApp({ STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`, BOT_SETTINGS: path });
+    const result = await apps.start({ STORE_URL: apps.storeUrl(), BOT_SETTINGS: path });
     expect(result).toEqual({
       kind: "failed",
       message: [
@@ -34,16 +22,16 @@ describe("startApp with BOT_SETTINGS", () => {
   });
 
   it("an empty settings file stops the start with one line: {} is how to say no settings", async () => {
-    const path = join(folder.path, "bot.settings.yaml");
+    const path = join(apps.folder, "bot.settings.yaml");
     await writeFile(path, "");
-    const result = await startApp({ STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`, BOT_SETTINGS: path });
+    const result = await apps.start({ STORE_URL: apps.storeUrl(), BOT_SETTINGS: path });
     expect(result).toEqual({ kind: "failed", message: `Settings error in ${path}: the file is empty; write {} in it for no settings` });
   });
 
   it("a missing settings file named by BOT_SETTINGS stops the start", async () => {
-    const result = await startApp({
-      STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`,
-      BOT_SETTINGS: join(folder.path, "nope.json"),
+    const result = await apps.start({
+      STORE_URL: apps.storeUrl(),
+      BOT_SETTINGS: join(apps.folder, "nope.json"),
     });
     expect(result).toMatchObject({
       kind: "failed",
@@ -52,58 +40,31 @@ describe("startApp with BOT_SETTINGS", () => {
   });
 
   it("a blocked console user is told so, and nothing runs", async () => {
-    const path = join(folder.path, "bot.settings.json");
+    const path = join(apps.folder, "bot.settings.json");
     await writeFile(path, JSON.stringify({ access: { block: { users: ["console"] } } }));
-    const input = new PassThrough();
-    const output = new PassThrough();
-    let shown = "";
-    output.on("data", (chunk: Buffer) => (shown += chunk.toString("utf8")));
-    const result = await startApp(
-      { STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`, BOT_SETTINGS: path },
-      { input, output, username: "ada" },
-    );
-    if (result.kind !== "started") throw new Error(result.message);
-    app = result.app;
-    input.write("what is 12*12\n");
-    await until(() => shown.includes("not allowed to use this bot"), "the refusal");
-    expect(shown).not.toContain("144");
+    const { type, shown, waitFor } = await apps.startConsole({ BOT_SETTINGS: path });
+    type("what is 12*12");
+    await waitFor("not allowed to use this bot", "the refusal");
+    expect(shown()).not.toContain("144");
   });
 
   it("the console shows /settings, and /audit only to a console admin", async () => {
-    const path = join(folder.path, "bot.settings.json");
+    const path = join(apps.folder, "bot.settings.json");
     await writeFile(path, JSON.stringify({ channels: { default: { maxSteps: 4 } } }));
-    const input = new PassThrough();
-    const output = new PassThrough();
-    let shown = "";
-    output.on("data", (chunk: Buffer) => (shown += chunk.toString("utf8")));
-    const result = await startApp(
-      { STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`, BOT_SETTINGS: path },
-      { input, output, username: "ada" },
-    );
-    if (result.kind !== "started") throw new Error(result.message);
-    app = result.app;
-    input.write("/settings\n");
-    await until(() => shown.includes("steps per run: 4"), "the settings");
-    expect(shown).toContain("• model: the offline demo model (arithmetic and time only; set OPENAI_API_KEY for a real one)");
-    input.write("/audit\n");
-    await until(() => shown.includes("Only the bot's admins can see the audit log."), "the audit refusal");
-    expect(shown).toContain(`An admin adds your id "console" to access.admins.console in ${path}.`);
+    const { type, shown, waitFor } = await apps.startConsole({ BOT_SETTINGS: path });
+    type("/settings");
+    await waitFor("steps per run: 4", "the settings");
+    expect(shown()).toContain("• model: the offline demo model (arithmetic and time only; set OPENAI_API_KEY for a real one)");
+    type("/audit");
+    await waitFor("Only the bot's admins can see the audit log.", "the audit refusal");
+    expect(shown()).toContain(`An admin adds your id "console" to access.admins.console in ${path}.`);
   });
 
   it("the console's /settings names the default steps as a number", async () => {
-    const path = join(folder.path, "bot.settings.json");
+    const path = join(apps.folder, "bot.settings.json");
     await writeFile(path, "{}");
-    const input = new PassThrough();
-    const output = new PassThrough();
-    let shown = "";
-    output.on("data", (chunk: Buffer) => (shown += chunk.toString("utf8")));
-    const result = await startApp(
-      { STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`, BOT_SETTINGS: path, AGENT_MAX_STEPS: "7" },
-      { input, output, username: "ada" },
-    );
-    if (result.kind !== "started") throw new Error(result.message);
-    app = result.app;
-    input.write("/settings\n");
-    await until(() => shown.includes("steps per run: 7 (the default, AGENT_MAX_STEPS)"), "the settings");
+    const { type, waitFor } = await apps.startConsole({ BOT_SETTINGS: path, AGENT_MAX_STEPS: "7" });
+    type("/settings");
+    await waitFor("steps per run: 7 (the default, AGENT_MAX_STEPS)", "the settings");
   });
 });

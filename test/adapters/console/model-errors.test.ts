@@ -3,28 +3,17 @@
 // and no "try again" when trying again can't help.
 import { once } from "node:events";
 import { createServer } from "node:net";
-import { join } from "node:path";
-import { PassThrough } from "node:stream";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startApp, type RunningApp } from "../../../src/app.js";
+import { afterEach, describe, expect, it } from "vitest";
 import { errorReply, startFakeOpenAI, type FakeOpenAI } from "../../support/fake-openai-server.js";
-import { temporaryFolder } from "../../support/temporary-folder.js";
 import { until } from "../../support/until.js";
+import { useAppHarness } from "../../support/app-harness.js";
 
-let folder: { path: string; remove: () => Promise<void> };
-let app: RunningApp | undefined;
+const apps = useAppHarness();
 let server: FakeOpenAI | undefined;
 
-beforeEach(async () => {
-  folder = await temporaryFolder();
-});
-
 afterEach(async () => {
-  await app?.stop();
-  app = undefined;
   await server?.close();
   server = undefined;
-  await folder.remove();
 });
 
 async function closedPort(): Promise<number> {
@@ -38,27 +27,17 @@ async function closedPort(): Promise<number> {
 
 /** The app in console mode on `baseUrl`; returns what the console shows once the question is answered. */
 async function ask(baseUrl: string, question: string): Promise<string> {
-  const input = new PassThrough();
-  const output = new PassThrough();
-  let shown = "";
-  output.on("data", (chunk: Buffer) => (shown += chunk.toString("utf8")));
-  const result = await startApp(
-    {
-      STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`,
-      OPENAI_API_KEY: "sk-test-abcdefghijklmnop",
-      OPENAI_BASE_URL: baseUrl,
-      OPENAI_MAX_RETRIES: "1",
-      MEMORY_EXTRACT_FACTS: "false",
-    },
-    { input, output, username: "ada" },
-  );
-  if (result.kind !== "started") throw new Error(result.message);
-  app = result.app;
-  await until(() => shown.includes("> "), "the prompt");
-  const from = shown.length;
-  input.write(`${question}\n`);
-  await until(() => /Stopped: .*\n[\s\S]*\n> $/.test(shown.slice(from)), "the stop line and the next prompt");
-  return shown.slice(from);
+  const { type, shown, waitFor } = await apps.startConsole({
+    OPENAI_API_KEY: "sk-test-abcdefghijklmnop",
+    OPENAI_BASE_URL: baseUrl,
+    OPENAI_MAX_RETRIES: "1",
+    MEMORY_EXTRACT_FACTS: "false",
+  });
+  await waitFor("> ", "the prompt");
+  const from = shown().length;
+  type(question);
+  await until(() => /Stopped: .*\n[\s\S]*\n> $/.test(shown().slice(from)), "the stop line and the next prompt");
+  return shown().slice(from);
 }
 
 describe("the console when the model can't answer", () => {

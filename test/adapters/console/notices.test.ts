@@ -3,36 +3,14 @@
 // banner, in the app as it is wired (startApp).
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startApp, type RunningApp } from "../../../src/app.js";
-import { temporaryFolder } from "../../support/temporary-folder.js";
+import { describe, expect, it } from "vitest";
 import { until } from "../../support/until.js";
+import { useAppHarness } from "../../support/app-harness.js";
 
-let folder: { path: string; remove: () => Promise<void> };
-let app: RunningApp | undefined;
-
-beforeEach(async () => {
-  folder = await temporaryFolder();
-});
-
-afterEach(async () => {
-  await app?.stop();
-  app = undefined;
-  await folder.remove();
-});
+const apps = useAppHarness();
 
 async function consoleApp(env: Record<string, string>): Promise<() => string> {
-  const output = new PassThrough();
-  let shown = "";
-  output.on("data", (chunk: Buffer) => (shown += chunk.toString("utf8")));
-  const result = await startApp(
-    { STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`, ...env },
-    { input: new PassThrough(), output, username: "ada" },
-  );
-  if (result.kind !== "started") throw new Error(result.message);
-  app = result.app;
-  return () => shown;
+  return (await apps.startConsole(env)).shown;
 }
 
 describe("operator notices in the console", () => {
@@ -45,7 +23,7 @@ describe("operator notices in the console", () => {
   });
 
   it("a channel's tools entry in the settings file that matches no tool, at start and after an edit", async () => {
-    const path = join(folder.path, "bot.settings.json");
+    const path = join(apps.folder, "bot.settings.json");
     await writeFile(path, JSON.stringify({ channels: { default: { tools: { deny: ["calculater", "current_*"] } } } }));
     const shown = await consoleApp({ BOT_SETTINGS: path });
     const line = `! the settings file's channels.default.tools.deny: "calculater" matches no tool; /tools lists the tools' names`;
@@ -59,7 +37,7 @@ describe("operator notices in the console", () => {
   });
 
   it("a settings edit that was rejected: the previous settings stay, and the console says why", async () => {
-    const path = join(folder.path, "bot.settings.json");
+    const path = join(apps.folder, "bot.settings.json");
     await writeFile(path, JSON.stringify({ channels: { default: { maxSteps: 4 } } }));
     const shown = await consoleApp({ BOT_SETTINGS: path });
     await until(() => shown().includes("> "), "the prompt");

@@ -4,69 +4,17 @@
 // does not run changes nothing; close() waits for every running handler (cutting them short at the
 // grace), ends during an outage and after a restart, and leaves no connection of the queue's open.
 import { Worker } from "bullmq";
-import { Redis } from "ioredis";
-import pino from "pino";
-import { afterAll, afterEach, beforeAll, expect, it, vi } from "vitest";
-import { silentLogger, type Logger } from "../../../src/logger.js";
-import { createBullmqWorkQueue, type BullmqWorkQueueOptions } from "../../../src/runs/queue/bullmq-work-queue.js";
-import type { WorkHandler, WorkItem, WorkQueue } from "../../../src/runs/queue/work-queue.js";
-import type { CapturedLog } from "../../support/capturing-logger.js";
+import { expect, it, vi } from "vitest";
+import { createBullmqWorkQueue } from "../../../src/runs/queue/bullmq-work-queue.js";
+import type { WorkHandler, WorkItem } from "../../../src/runs/queue/work-queue.js";
+import { capturingLogger } from "../../support/capturing-logger.js";
 import { startRedisServer, type RedisServer } from "../../support/redis-server.js";
-import { describeWithRedis, redisAvailable } from "../../support/redis-suite.js";
+import { describeWithRedis } from "../../support/redis-suite.js";
+import { runItem, useBullmqQueues } from "../../support/bullmq-queues.js";
 
-let server: RedisServer | undefined;
-const cleanups: Array<() => Promise<void>> = [];
-let names = 0;
+const queues = useBullmqQueues("faults");
 
-beforeAll(async () => {
-  if (redisAvailable) server = await startRedisServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-function queue(options: Partial<BullmqWorkQueueOptions> & { logger?: Logger } = {}): WorkQueue {
-  const created = createBullmqWorkQueue({
-    redisUrl: server!.url,
-    logger: silentLogger,
-    name: `faults-${++names}`,
-    backoffMs: 20,
-    ...options,
-  });
-  cleanups.push(() => created.close(0));
-  return created;
-}
-
-const run = (conversationKey: string, intakeId: string): WorkItem => ({ kind: "run", conversationKey, intakeId });
-
-/** A pino logger whose lines are kept; `line(test)` resolves at the first line that passes `test`. */
-function watchedLogger() {
-  const lines: CapturedLog[] = [];
-  const waiters: Array<{ test: (line: CapturedLog) => boolean; resolve: (line: CapturedLog) => void }> = [];
-  const logger = pino(
-    { level: "debug" },
-    {
-      write: (text: string) => {
-        const line = JSON.parse(text) as CapturedLog;
-        lines.push(line);
-        for (const waiter of waiters.filter((entry) => entry.test(line))) {
-          waiters.splice(waiters.indexOf(waiter), 1);
-          waiter.resolve(line);
-        }
-      },
-    },
-  );
-  const line = (test: (line: CapturedLog) => boolean) =>
-    new Promise<CapturedLog>((resolve) => {
-      const seen = lines.find(test);
-      if (seen) resolve(seen);
-      else waiters.push({ test, resolve });
-    });
-  return { logger, lines, line };
-}
+const queue = queues.queue;
 
 /** Records each item's start and end; `ended(id)` resolves once a handler of `id` returned without throwing. */
 function recorder(work: (item: WorkItem, signal: AbortSignal, seen: number) => Promise<void> = async () => {}) {
@@ -100,14 +48,14 @@ describeWithRedis("the BullMQ work queue under faults", () => {
   it("reports a Redis outage through its logger, for the connection and each of its queues, and takes items again once Redis is back", async () => {
     const own = await startRedisServer();
     let current = own;
-    cleanups.push(() => current.stop());
-    const { logger, lines, line } = watchedLogger();
+    queues.cleanup(() => current.stop());
+    const { logger, lines, waitFor: line } = capturingLogger();
     const printed = vi.spyOn(console, "error").mockImplementation(() => {});
-    cleanups.push(async () => void printed.mockRestore());
-    const name = `faults-${++names}`;
+    queues.cleanup(async () => void printed.mockRestore());
+    const name = queues.name();
     // A producer: what is checked here is what the connection and the two Queues report (the Workers' own errors are logged apart).
     const producer = queue({ redisUrl: own.url, logger, name, consume: false });
-    await producer.add(run("a", "before"));
+    await producer.add(runItem("a", "before"));
     await own.stop();
     // The connection's listener is the first of its `error` listeners: once it has logged, the queues' have run too.
     const outage = await line((entry) => entry.msg === "work queue: Redis connection error");
@@ -118,7 +66,7 @@ describeWithRedis("the BullMQ work queue under faults", () => {
     expect(queueErrors).toHaveLength(2);
     expect(printed).not.toHaveBeenCalled();
     current = await startRedisServer(own.port);
-    await producer.add(run("a", "after"));
+    await producer.add(runItem("a", "after"));
     const record = recorder();
     queue({ redisUrl: own.url, name }).start(record.handler, 1);
     await record.ended("after");
@@ -136,11 +84,11 @@ describeWithRedis("the BullMQ work queue under faults", () => {
       }
       if (seen === 2) throw new Error("a passing failure");
     });
-    const name = `faults-${++names}`;
+    const name = queues.name();
     const first = queue({ name, attempts: 2 });
     first.start(record.handler, 1);
-    await first.add(run("a", "1"));
-    await first.add(run("a", "2"));
+    await first.add(runItem("a", "1"));
+    await first.add(runItem("a", "2"));
     await started.promise;
     await first.close(0);
     // The next process has both tries left for item 1: one fails, the other ends it, and item 2 follows.
@@ -151,8 +99,8 @@ describeWithRedis("the BullMQ work queue under faults", () => {
 
   it("ignores a lost lock reported for a job it does not run, and goes on taking items", async () => {
     const listening = vi.spyOn(Worker.prototype, "on");
-    cleanups.push(async () => void listening.mockRestore());
-    const { logger, lines } = watchedLogger();
+    queues.cleanup(async () => void listening.mockRestore());
+    const { logger, lines } = capturingLogger();
     const record = recorder();
     const work = queue({ logger });
     work.start(record.handler, 1);
@@ -163,7 +111,7 @@ describeWithRedis("the BullMQ work queue under faults", () => {
     // would come back, caught by BullMQ, as a worker error.
     expect(() => drainWorker.emit("lockRenewalFailed", ["drain.not-here.0123456789abcdef0123456789abcdef"])).not.toThrow();
     expect(lines.filter((line) => line.msg === "work queue: worker error")).toEqual([]);
-    await work.add(run("a", "after"));
+    await work.add(runItem("a", "after"));
     await record.ended("after");
     expect(record.events).toEqual(["start after", "end after"]);
   });
@@ -172,15 +120,15 @@ describeWithRedis("the BullMQ work queue under faults", () => {
   async function queueAfterOutage() {
     const own = await startRedisServer();
     let current: RedisServer = own;
-    cleanups.push(() => current.stop());
-    const { logger, line } = watchedLogger();
+    queues.cleanup(() => current.stop());
+    const { logger, waitFor: line } = capturingLogger();
     const printed = vi.spyOn(console, "error").mockImplementation(() => {});
-    cleanups.push(async () => void printed.mockRestore());
-    const name = `faults-${++names}`;
+    queues.cleanup(async () => void printed.mockRestore());
+    const name = queues.name();
     const record = recorder();
     const work = createBullmqWorkQueue({ redisUrl: own.url, logger, name, backoffMs: 20 });
     work.start(record.handler, 1);
-    await work.add(run("a", "before"));
+    await work.add(runItem("a", "before"));
     await record.ended("before");
     await own.stop();
     await line((entry) => entry.msg === "work queue: Redis connection error");
@@ -193,7 +141,7 @@ describeWithRedis("the BullMQ work queue under faults", () => {
       /** The next process on the restarted Redis runs a new item, after the one before the outage. */
       async nextProcessGoesOn() {
         queue({ redisUrl: own.url, name }).start(record.handler, 1);
-        await queue({ redisUrl: own.url, name, consume: false }).add(run("a", "after"));
+        await queue({ redisUrl: own.url, name, consume: false }).add(runItem("a", "after"));
         await record.ended("after");
         expect(record.events).toEqual(["start before", "end before", "start after", "end after"]);
       },
@@ -218,7 +166,7 @@ describeWithRedis("the BullMQ work queue under faults", () => {
   });
 
   it("waits for every handler that outlasts its workers' close bound, and says nothing of Redis when Redis answered", async () => {
-    const { logger, lines } = watchedLogger();
+    const { logger, lines } = capturingLogger();
     const closeBegun = gate();
     const record = recorder(async (item) => {
       if (item.kind !== "run") return;
@@ -228,8 +176,8 @@ describeWithRedis("the BullMQ work queue under faults", () => {
     });
     const work = queue({ logger });
     work.start(record.handler, 2);
-    await work.add(run("a", "short"));
-    await work.add(run("b", "long"));
+    await work.add(runItem("a", "short"));
+    await work.add(runItem("b", "long"));
     await expect.poll(() => record.events.filter((event) => event.startsWith("start")).length).toBe(2);
     const closed = work.close(10_000).then(() => record.events.push("closed"));
     closeBegun.open();
@@ -241,18 +189,18 @@ describeWithRedis("the BullMQ work queue under faults", () => {
 
   it("during an outage, cuts a running handler short at the grace, waits for it, and then ends, saying Redis did not answer", async () => {
     const own = await startRedisServer();
-    cleanups.push(() => own.stop());
-    const { logger, line } = watchedLogger();
+    queues.cleanup(() => own.stop());
+    const { logger, waitFor: line } = capturingLogger();
     const printed = vi.spyOn(console, "error").mockImplementation(() => {});
-    cleanups.push(async () => void printed.mockRestore());
+    queues.cleanup(async () => void printed.mockRestore());
     const started = gate();
     const record = recorder(async (_item, signal) => {
       started.open();
       await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
     });
-    const work = createBullmqWorkQueue({ redisUrl: own.url, logger, name: `faults-${++names}`, backoffMs: 20 });
+    const work = createBullmqWorkQueue({ redisUrl: own.url, logger, name: queues.name(), backoffMs: 20 });
     work.start(record.handler, 1);
-    await work.add(run("a", "1"));
+    await work.add(runItem("a", "1"));
     await started.promise;
     await own.stop();
     await line((entry) => entry.msg === "work queue: Redis connection error");
@@ -263,17 +211,16 @@ describeWithRedis("the BullMQ work queue under faults", () => {
   });
 
   it("starts no item once a close has begun, though the item was being taken as the close began", async () => {
-    const inspector = new Redis(server!.url, { maxRetriesPerRequest: null });
-    cleanups.push(async () => void inspector.disconnect());
-    const name = `faults-${++names}`;
+    const inspector = queues.client();
+    const name = queues.name();
     const record = recorder(async (item) => {
       // Redis holds every write (and the drain's next take, a script) for a moment: the close begins while it waits.
       if (item.kind === "run" && item.intakeId === "1") await inspector.client("PAUSE", "300", "WRITE");
     });
     const first = queue({ name });
     first.start(record.handler, 1);
-    await first.add(run("a", "1"));
-    await first.add(run("a", "2"));
+    await first.add(runItem("a", "1"));
+    await first.add(runItem("a", "2"));
     await record.ended("1");
     await first.close(5_000);
     expect(record.events).toEqual(["start 1", "end 1"]);
@@ -283,16 +230,15 @@ describeWithRedis("the BullMQ work queue under faults", () => {
   });
 
   it("leaves no connection of its own open on the Redis server once closed", async () => {
-    const name = `faults-${++names}`;
-    const inspector = new Redis(server!.url, { maxRetriesPerRequest: null });
-    cleanups.push(async () => void inspector.disconnect());
+    const name = queues.name();
+    const inspector = queues.client();
     // BullMQ names the connections it opens for a queue after the queue's name (base64).
     const tag = Buffer.from(name).toString("base64");
     const named = async () => ((await inspector.client("LIST")) as string).split("\n").filter((entry) => entry.includes(tag));
     const record = recorder();
     const work = queue({ name });
     work.start(record.handler, 1);
-    await work.add(run("a", "1"));
+    await work.add(runItem("a", "1"));
     await record.ended("1");
     await expect.poll(async () => (await named()).some((entry) => entry.includes(":qe"))).toBe(true);
     await work.close(0);

@@ -4,36 +4,17 @@
 // behind, and a job with a malformed id or an unreadable held item is dropped, not failed.
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
-import { silentLogger } from "../../../src/logger.js";
+import { expect, it } from "vitest";
 import { conversationHash, deliverJobId, encodeItem } from "../../../src/runs/queue/bullmq-codec.js";
 import { createMailboxes } from "../../../src/runs/queue/bullmq-mailbox.js";
-import { createBullmqWorkQueue, type BullmqWorkQueueOptions } from "../../../src/runs/queue/bullmq-work-queue.js";
+import type { BullmqWorkQueueOptions } from "../../../src/runs/queue/bullmq-work-queue.js";
 import type { ItemEnd, WorkItem, WorkQueue } from "../../../src/runs/queue/work-queue.js";
-import { startRedisServer, type RedisServer } from "../../support/redis-server.js";
-import { describeWithRedis, redisAvailable } from "../../support/redis-suite.js";
+import { describeWithRedis } from "../../support/redis-suite.js";
+import { runItem, useBullmqQueues } from "../../support/bullmq-queues.js";
 
-let server: RedisServer | undefined;
-let queues: WorkQueue[] = [];
-let names = 0;
+const queues = useBullmqQueues("guards");
 
-beforeAll(async () => {
-  if (redisAvailable) server = await startRedisServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
-afterEach(async () => {
-  await Promise.all(queues.map((queue) => queue.close(0)));
-  queues = [];
-});
-
-function queue(name: string, options: Partial<BullmqWorkQueueOptions> = {}): WorkQueue {
-  const created = createBullmqWorkQueue({ redisUrl: server!.url, logger: silentLogger, name, backoffMs: 20, ...options });
-  queues.push(created);
-  return created;
-}
-const run = (conversationKey: string, intakeId: string): WorkItem => ({ kind: "run", conversationKey, intakeId });
+const queue = (name: string, options: Partial<BullmqWorkQueueOptions> = {}): WorkQueue => queues.queue({ name, ...options });
 const idOf = (item: WorkItem) => (item.kind === "run" ? item.intakeId : item.callId);
 
 /** Records the ids it ran; `until(n)` resolves once n calls ended. */
@@ -54,14 +35,14 @@ function recorder(end: (id: string, seen: number) => ItemEnd = () => "done") {
 }
 
 describeWithRedis("the BullMQ work queue's guards", () => {
-  const fresh = () => `guards-${++names}`;
+  const fresh = queues.name;
 
   it("runs an interrupted item again before the conversation's next one", async () => {
     const record = recorder((id, seen) => (id === "first" && seen === 1 ? "interrupted" : "done"));
     const work = queue(fresh());
     work.start(record.handler, 1);
-    await work.add(run("a", "first"));
-    await work.add(run("a", "second"));
+    await work.add(runItem("a", "first"));
+    await work.add(runItem("a", "second"));
     await record.until(3);
     expect(record.ran).toEqual(["first", "first", "second"]);
   });
@@ -69,7 +50,7 @@ describeWithRedis("the BullMQ work queue's guards", () => {
   it("refuses an add once it is closed", async () => {
     const work = queue(fresh());
     await work.close(0);
-    await expect(work.add(run("a", "late"))).rejects.toThrow("the work queue is closed");
+    await expect(work.add(runItem("a", "late"))).rejects.toThrow("the work queue is closed");
   });
 
   it("starts once", () => {
@@ -84,7 +65,7 @@ describeWithRedis("the BullMQ work queue's guards", () => {
     const producer = queue(name, { consume: false });
     producer.start(producing.handler, 1);
     const consuming = recorder();
-    for (const index of [1, 2, 3]) await producer.add(run(`c${index}`, `i${index}`));
+    for (const index of [1, 2, 3]) await producer.add(runItem(`c${index}`, `i${index}`));
     queue(name).start(consuming.handler, 1);
     await consuming.until(3);
     expect(producing.ran).toEqual([]);
@@ -93,7 +74,7 @@ describeWithRedis("the BullMQ work queue's guards", () => {
 
   /** The state of a job in `queueName`, read with a connection of the test's own. */
   async function jobState(queueName: string, jobId: string): Promise<string> {
-    const connection = new Redis(server!.url, { maxRetriesPerRequest: null });
+    const connection = new Redis(queues.url, { maxRetriesPerRequest: null });
     const inspected = new Queue(queueName, { connection });
     try {
       return await inspected.getJobState(jobId);
@@ -104,7 +85,7 @@ describeWithRedis("the BullMQ work queue's guards", () => {
   }
 
   async function addRaw(queueName: string, jobName: string, data: object, jobId: string): Promise<void> {
-    const connection = new Redis(server!.url, { maxRetriesPerRequest: null });
+    const connection = new Redis(queues.url, { maxRetriesPerRequest: null });
     const raw = new Queue(queueName, { connection });
     await raw.add(jobName, data, { jobId });
     await raw.close();
@@ -116,9 +97,9 @@ describeWithRedis("the BullMQ work queue's guards", () => {
     const record = recorder();
     const work = queue(name);
     work.start(record.handler, 1);
-    await work.add(run("a", "only"));
+    await work.add(runItem("a", "only"));
     await record.until(1);
-    const connection = new Redis(server!.url, { maxRetriesPerRequest: null });
+    const connection = new Redis(queues.url, { maxRetriesPerRequest: null });
     const inspected = new Queue(name, { connection });
     await expect.poll(() => inspected.getJobCounts("active", "completed")).toEqual({ active: 0, completed: 0 });
     await inspected.close();
@@ -131,7 +112,7 @@ describeWithRedis("the BullMQ work queue's guards", () => {
     const record = recorder();
     const work = queue(name);
     work.start(record.handler, 1);
-    await work.add(run("a", "after"));
+    await work.add(runItem("a", "after"));
     await record.until(1);
     expect(await jobState(name, "not-a-drain-id")).toBe("completed"); // added by hand, so kept once done; failed under a throw
   });
@@ -142,14 +123,14 @@ describeWithRedis("the BullMQ work queue's guards", () => {
     const record = recorder();
     const work = queue(name);
     work.start(record.handler, 1);
-    await work.add(run("a", "held"), { delayMs: 1 });
+    await work.add(runItem("a", "held"), { delayMs: 1 });
     await record.until(1);
     expect(await jobState(`${name}-held`, "held-junk")).toBe("completed"); // likewise
   });
 
   it("never hands an unreadable mailbox item to the handler", async () => {
     const name = fresh();
-    const connection = new Redis(server!.url, { maxRetriesPerRequest: null });
+    const connection = new Redis(queues.url, { maxRetriesPerRequest: null });
     await createMailboxes(connection, `${name}-mailbox`).push(conversationHash("a"), "{not json", "1");
     connection.disconnect();
     const handed: unknown[] = [];
@@ -163,16 +144,16 @@ describeWithRedis("the BullMQ work queue's guards", () => {
       if (item?.kind === "run" && item.intakeId === "good") handled();
       return "done";
     }, 1);
-    await work.add(run("a", "good"));
+    await work.add(runItem("a", "good"));
     await done;
-    expect(handed).toEqual([run("a", "good")]);
+    expect(handed).toEqual([runItem("a", "good")]);
   });
 
   it("posts an item without a delay straight to its mailbox, not through the held-back queue", async () => {
     const name = fresh();
     const work = queue(name, { consume: false });
-    await work.add(run("a", "now"), { delayMs: 0 });
+    await work.add(runItem("a", "now"), { delayMs: 0 });
     expect(await work.depth()).toBe(1);
-    expect(await jobState(`${name}-held`, deliverJobId(encodeItem(run("a", "now"))))).toBe("unknown");
+    expect(await jobState(`${name}-held`, deliverJobId(encodeItem(runItem("a", "now"))))).toBe("unknown");
   });
 });

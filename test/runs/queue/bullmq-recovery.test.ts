@@ -5,53 +5,27 @@
 // after its mailbox has a new owner changes nothing; and the mailbox scripts refuse what a
 // stale generation asks of them.
 import { Worker } from "bullmq";
-import { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
-import { silentLogger, type Logger } from "../../../src/logger.js";
+import type { Redis } from "ioredis";
+import { expect, it } from "vitest";
 import { conversationHash, encodeItem } from "../../../src/runs/queue/bullmq-codec.js";
 import { createMailboxes, type Mailboxes } from "../../../src/runs/queue/bullmq-mailbox.js";
-import { createBullmqWorkQueue, type BullmqWorkQueueOptions } from "../../../src/runs/queue/bullmq-work-queue.js";
+import type { BullmqWorkQueueOptions } from "../../../src/runs/queue/bullmq-work-queue.js";
 import type { WorkHandler, WorkItem, WorkQueue } from "../../../src/runs/queue/work-queue.js";
 import { capturingLogger } from "../../support/capturing-logger.js";
 import { until } from "../../support/until.js";
-import { startRedisServer, type RedisServer } from "../../support/redis-server.js";
-import { describeWithRedis, redisAvailable } from "../../support/redis-suite.js";
+import { describeWithRedis } from "../../support/redis-suite.js";
+import { runItem, useBullmqQueues } from "../../support/bullmq-queues.js";
 
-let server: RedisServer | undefined;
-const cleanups: Array<() => Promise<void>> = [];
-let names = 0;
-
-beforeAll(async () => {
-  if (redisAvailable) server = await startRedisServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-function client(): Redis {
-  const redis = new Redis(server!.url, { maxRetriesPerRequest: null });
-  cleanups.push(async () => void redis.disconnect());
-  return redis;
-}
+const queues = useBullmqQueues("recovery");
 
 /** A queue name of its own per test, and the mailboxes under it as another process sees them. */
 function fresh(): { name: string; mailboxes: Mailboxes; redis: Redis } {
-  names += 1;
-  const name = `recovery-${names}`;
-  const redis = client();
+  const name = queues.name();
+  const redis = queues.client();
   return { name, redis, mailboxes: createMailboxes(redis, `${name}-mailbox`) };
 }
 
-function queue(name: string, options: Partial<BullmqWorkQueueOptions> & { logger?: Logger } = {}): WorkQueue {
-  const created = createBullmqWorkQueue({ redisUrl: server!.url, logger: silentLogger, name, backoffMs: 20, ...options });
-  cleanups.push(() => created.close(0));
-  return created;
-}
-
-const run = (conversationKey: string, intakeId: string): WorkItem => ({ kind: "run", conversationKey, intakeId });
+const queue = (name: string, options: Partial<BullmqWorkQueueOptions> = {}): WorkQueue => queues.queue({ name, ...options });
 
 /** Records each item's start and end; `ended(n)` resolves once n handlers returned. */
 function recorder(work: (item: WorkItem, signal: AbortSignal) => Promise<void> = async () => {}) {
@@ -153,20 +127,20 @@ describeWithRedis("a mailbox left with an owner and no drain job (a crash betwee
     const work = queue(name);
     work.start(record.handler, 2);
     // Two items through first: the start's look for such mailboxes is over before the crash below.
-    await work.add(run("other", "warm-1"));
+    await work.add(runItem("other", "warm-1"));
     await record.ended(1);
-    await work.add(run("other", "warm-2"));
+    await work.add(runItem("other", "warm-2"));
     await record.ended(2);
-    await mailboxes.push(conversationHash("a"), encodeItem(run("a", "orphan")), "dead01");
-    await work.add(run("a", "later"));
+    await mailboxes.push(conversationHash("a"), encodeItem(runItem("a", "orphan")), "dead01");
+    await work.add(runItem("a", "later"));
     await record.ended(4);
     expect(record.events.slice(4)).toEqual(["start orphan", "end orphan", "start later", "end later"]);
   });
 
   it("is drained at the next start when nothing more is added", async () => {
     const { name, mailboxes } = fresh();
-    await mailboxes.push(conversationHash("a"), encodeItem(run("a", "orphan-1")), "dead02");
-    await mailboxes.push(conversationHash("a"), encodeItem(run("a", "orphan-2")), "dead02");
+    await mailboxes.push(conversationHash("a"), encodeItem(runItem("a", "orphan-1")), "dead02");
+    await mailboxes.push(conversationHash("a"), encodeItem(runItem("a", "orphan-2")), "dead02");
     const record = recorder();
     queue(name).start(record.handler, 1);
     await record.ended(2);
@@ -187,8 +161,8 @@ describeWithRedis("a drain that loses its conversation mid-handler", () => {
     const options = { lockDurationMs: 600, stalledIntervalMs: 200 };
     const work = queue(name, options);
     work.start(record.handler, 1);
-    await work.add(run("a", "1"));
-    await work.add(run("a", "2"));
+    await work.add(runItem("a", "1"));
+    await work.add(runItem("a", "2"));
     await running.promise;
     // The lock expires as it would for a process that stalled past it: renewing it fails.
     const [lock] = await redis.keys(`bull:${name}:drain.*:lock`);
@@ -213,8 +187,8 @@ describeWithRedis("a drain that loses its conversation mid-handler", () => {
     const options = { lockDurationMs: 600, stalledIntervalMs: 200, maxStalledCount: 0 };
     const stalling = queue(name, options);
     stalling.start(record.handler, 1);
-    await stalling.add(run("a", "1"));
-    await stalling.add(run("a", "2"));
+    await stalling.add(runItem("a", "1"));
+    await stalling.add(runItem("a", "2"));
     await running.promise;
     const [before] = await mailboxes.owners();
     const [lock] = await redis.keys(`bull:${name}:drain.*:lock`);
@@ -238,16 +212,16 @@ describeWithRedis("a drain that loses its conversation mid-handler", () => {
     const options = { lockDurationMs: 600, stalledIntervalMs: 200, maxStalledCount: 0 };
     const first = queue(name, options);
     first.start(record.handler, 1);
-    await first.add(run("a", "1"));
-    await first.add(run("a", "2"));
+    await first.add(runItem("a", "1"));
+    await first.add(runItem("a", "2"));
     await running.promise;
     const [lock] = await redis.keys(`bull:${name}:drain.*:lock`);
     await redis.del(lock!);
     await record.ended(1);
     await first.close(0);
     // A plain BullMQ worker, with nothing of ours listening to its events, fails the job that lost its lock.
-    const plain = new Worker(name, async () => {}, { connection: client(), maxStalledCount: 0, stalledInterval: 100 });
-    cleanups.push(() => plain.close());
+    const plain = new Worker(name, async () => {}, { connection: queues.client(), maxStalledCount: 0, stalledInterval: 100 });
+    queues.cleanup(() => plain.close());
     await until(async () => (await redis.zcard(`bull:${name}:failed`)) === 1, "the stalled job to fail");
     await plain.close();
     queue(name, options).start(record.handler, 1);
@@ -268,8 +242,8 @@ describeWithRedis("a drain that loses its conversation mid-handler", () => {
     });
     const work = queue(name, { logger });
     work.start(record.handler, 4);
-    await work.add(run("a", "1"));
-    await work.add(run("a", "2"));
+    await work.add(runItem("a", "1"));
+    await work.add(runItem("a", "2"));
     await started.promise;
     const [owner] = await mailboxes.owners();
     const hash = conversationHash("a");

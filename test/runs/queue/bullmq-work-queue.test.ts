@@ -1,8 +1,7 @@
 // The BullMQ work queue in one process against a real redis-server: order per conversation,
 // parallel conversations, retries with backoff, giving up, bad input, depth, close, heartbeats.
 import { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../../src/logger.js";
+import { describe, expect, it } from "vitest";
 import {
   conversationHash,
   decodeItem,
@@ -12,34 +11,15 @@ import {
   parseDrainJobId,
 } from "../../../src/runs/queue/bullmq-codec.js";
 import { createMailboxes } from "../../../src/runs/queue/bullmq-mailbox.js";
-import { createBullmqWorkQueue, type BullmqWorkQueueOptions } from "../../../src/runs/queue/bullmq-work-queue.js";
+import type { BullmqWorkQueueOptions } from "../../../src/runs/queue/bullmq-work-queue.js";
 import type { WorkHandler, WorkItem, WorkQueue } from "../../../src/runs/queue/work-queue.js";
-import { startRedisServer, type RedisServer } from "../../support/redis-server.js";
-import { describeWithRedis, redisAvailable } from "../../support/redis-suite.js";
+import { describeWithRedis } from "../../support/redis-suite.js";
+import { runItem, useBullmqQueues } from "../../support/bullmq-queues.js";
 
-let server: RedisServer | undefined;
-let queues: WorkQueue[] = [];
-let names = 0;
+const queues = useBullmqQueues("unit");
 let name = "";
 
-beforeAll(async () => {
-  if (redisAvailable) server = await startRedisServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
-afterEach(async () => {
-  await Promise.all(queues.map((queue) => queue.close(0)));
-  queues = [];
-});
-
-function queue(options: Partial<BullmqWorkQueueOptions> = {}): WorkQueue {
-  const created = createBullmqWorkQueue({ redisUrl: server!.url, logger: silentLogger, name, backoffMs: 20, ...options });
-  queues.push(created);
-  return created;
-}
-
-const run = (conversationKey: string, intakeId: string): WorkItem => ({ kind: "run", conversationKey, intakeId });
+const queue = (options: Partial<BullmqWorkQueueOptions> = {}): WorkQueue => queues.queue({ name, ...options });
 
 /** A handler that records what it ran and resolves `until(n)` once n items finished. */
 function recorder(work: (item: WorkItem, signal: AbortSignal) => Promise<void> = async () => {}) {
@@ -71,7 +51,7 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 describe("BullMQ ids and items", () => {
   it("derives job ids without ':' that are never bare integers", () => {
     const hash = conversationHash("slack:T1:C1:1700000000.1");
-    for (const id of [drainJobId(hash, "7"), deliverJobId(encodeItem(run("a:b", "c")))]) {
+    for (const id of [drainJobId(hash, "7"), deliverJobId(encodeItem(runItem("a:b", "c")))]) {
       expect(id).not.toContain(":");
       expect(Number.isInteger(Number(id))).toBe(false);
     }
@@ -85,14 +65,13 @@ describe("BullMQ ids and items", () => {
       kind: "invalid",
       reason: expect.stringContaining("conversationKey"),
     });
-    expect(decodeItem(encodeItem(run("c", "i")))).toEqual({ kind: "item", item: run("c", "i") });
+    expect(decodeItem(encodeItem(runItem("c", "i")))).toEqual({ kind: "item", item: runItem("c", "i") });
   });
 });
 
 describeWithRedis("the BullMQ work queue in one process", () => {
   const fresh = () => {
-    names += 1;
-    name = `unit-${names}`;
+    name = queues.name();
   };
 
   it("runs one conversation's items in order, one at a time, and other conversations alongside", async () => {
@@ -109,7 +88,7 @@ describeWithRedis("the BullMQ work queue in one process", () => {
     const work = queue();
     work.start(record.handler, 4);
     for (const index of [1, 2, 3])
-      await Promise.all([work.add(run("a", `a${index}`)), work.add(run("b", `b${index}`)), work.add(run("c", `c${index}`))]);
+      await Promise.all([work.add(runItem("a", `a${index}`)), work.add(runItem("b", `b${index}`)), work.add(runItem("c", `c${index}`))]);
     await record.until(9);
 
     expect(overlap).toBe(false);
@@ -133,8 +112,8 @@ describeWithRedis("the BullMQ work queue in one process", () => {
     });
     const work = queue();
     work.start(record.handler, 2);
-    await work.add(run("a", "first"));
-    await work.add(run("a", "second"));
+    await work.add(runItem("a", "first"));
+    await work.add(runItem("a", "second"));
     await record.until(4);
     expect(record.events).toEqual([
       "start first",
@@ -155,8 +134,8 @@ describeWithRedis("the BullMQ work queue in one process", () => {
     });
     const work = queue({ attempts: 3 });
     work.start(record.handler, 1);
-    await work.add(run("a", "poison"));
-    await work.add(run("a", "after"));
+    await work.add(runItem("a", "poison"));
+    await work.add(runItem("a", "after"));
     await record.until(4);
     expect(record.events.filter((event) => event === "start poison")).toHaveLength(3);
     expect(record.events.at(-1)).toBe("end after");
@@ -165,12 +144,12 @@ describeWithRedis("the BullMQ work queue in one process", () => {
 
   it("drops an unreadable item from a mailbox and handles the rest (the owner that pushed it left no drain job: the next add makes it)", async () => {
     fresh();
-    const redis = new Redis(server!.url);
+    const redis = new Redis(queues.url);
     await createMailboxes(redis, `${name}-mailbox`).push(conversationHash("a"), "{not json", "1");
     redis.disconnect();
     const record = recorder();
     const work = queue();
-    await work.add(run("a", "good"));
+    await work.add(runItem("a", "good"));
     work.start(record.handler, 1);
     await record.until(1);
     expect(record.events).toEqual(["start good", "end good"]);
@@ -188,9 +167,9 @@ describeWithRedis("the BullMQ work queue in one process", () => {
       await gate;
     });
     const work = queue();
-    await work.add(run("a", "1"));
-    await work.add(run("a", "2"));
-    await work.add(run("b", "3"));
+    await work.add(runItem("a", "1"));
+    await work.add(runItem("a", "2"));
+    await work.add(runItem("b", "3"));
     await work.add({ kind: "expire", conversationKey: "a", runId: "r", callId: "c" }, { delayMs: 60_000 });
     expect(await work.depth()).toBe(4);
     work.start(record.handler, 2);
@@ -214,14 +193,14 @@ describeWithRedis("the BullMQ work queue in one process", () => {
     );
     const closing = queue();
     closing.start(first.handler, 2);
-    await closing.add(run("a", "1"));
-    await closing.add(run("a", "2"));
+    await closing.add(runItem("a", "1"));
+    await closing.add(runItem("a", "2"));
     await firstStarted;
     const began = Date.now();
     await closing.close(150);
     expect(Date.now() - began).toBeGreaterThanOrEqual(140);
     expect(first.events).toEqual(["start 1", "end 1"]);
-    await expect(closing.add(run("a", "3"))).rejects.toThrow("closed");
+    await expect(closing.add(runItem("a", "3"))).rejects.toThrow("closed");
 
     const second = recorder();
     queue().start(second.handler, 2);
@@ -235,7 +214,7 @@ describeWithRedis("the BullMQ work queue in one process", () => {
     const options = { lockDurationMs: 400, stalledIntervalMs: 200 };
     queue(options).start(record.handler, 1);
     queue(options).start(record.handler, 1);
-    await queue(options).add(run("a", "long"));
+    await queue(options).add(runItem("a", "long"));
     await record.until(1);
     await pause(500);
     expect(record.events).toEqual(["start long", "end long"]);

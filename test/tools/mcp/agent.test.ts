@@ -6,13 +6,10 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createAgentService, type RunningAgentService } from "../../../src/runs/service/create-agent-service.js";
+import { type RunningAgentService } from "../../../src/runs/service/create-agent-service.js";
 import { call, say, ScriptedModel, type ScriptStep } from "../../support/model-scripted.js";
 import type { AgentEvent, Model, ModelRequest, PendingApproval, RunOutcome, Tool } from "../../../src/contracts/types.js";
-import { loadConfig } from "../../../src/config.js";
 import { silentLogger, type Logger } from "../../../src/logger.js";
-import { openStore } from "../../../src/memory/keyv-store.js";
-import type { KeyValueStore } from "../../../src/memory/types.js";
 import type { McpServerConfig } from "../../../src/tools/mcp/mcp-config.js";
 import { createMcpManager, type McpManager } from "../../../src/tools/mcp/mcp-manager.js";
 import { startMcpHttpServer } from "../../support/mcp-http-server.js";
@@ -20,6 +17,7 @@ import { everythingServer, filesystemServer, serverConfig, testStdioServer, when
 import { temporaryFolder } from "../../support/temporary-folder.js";
 import { originFor } from "../../support/service-harness.js";
 import { capturingLogger } from "../../support/capturing-logger.js";
+import { startMcpService } from "../../support/mcp-harness.js";
 
 let folder: Awaited<ReturnType<typeof temporaryFolder>>;
 let stores = 0;
@@ -52,26 +50,13 @@ async function startBot(
   const manager = createMcpManager(servers, { logger, defaultTimeoutMs: 10_000, backoffMs: [100], heartbeatMs: 200 });
   cleanups.push(() => manager.close());
   await manager.start();
-  const config = loadConfig({
-    STORE_URL: `sqlite://${join(folder.path, `bot-${++stores}.sqlite`)}`,
-    MEMORY_EXTRACT_FACTS: "false",
-    ...env,
-  });
-  const store: KeyValueStore = await openStore(config.storeUrl, silentLogger);
-  const service = createAgentService({
-    config,
+  const { service, close } = await startMcpService({
     model,
-    store,
-    logger: silentLogger,
-    toolSource: manager.tools,
-    toolCatalog: manager.describe,
+    manager,
+    storeUrl: `sqlite://${join(folder.path, `bot-${++stores}.sqlite`)}`,
+    env,
   });
-  cleanups.push(async () => {
-    await service.close();
-    await store.close();
-  });
-  service.attach("console", { tools: [] });
-  await service.start();
+  cleanups.push(close);
   const events: AgentEvent[] = [];
   return { service, manager, events, sink: (event) => events.push(event) };
 }

@@ -9,15 +9,13 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprot
 import { join } from "node:path";
 import { afterEach, beforeAll, afterAll, describe, expect, it } from "vitest";
 import { call, say, ScriptedModel } from "../../support/model-scripted.js";
-import { loadConfig } from "../../../src/config.js";
 import { silentLogger } from "../../../src/logger.js";
-import { openStore } from "../../../src/memory/keyv-store.js";
-import { createAgentService } from "../../../src/runs/service/create-agent-service.js";
 import { CLIENT_INFO, type Connection } from "../../../src/tools/mcp/connect.js";
 import { createMcpManager, type McpManager } from "../../../src/tools/mcp/mcp-manager.js";
 import { serverConfig } from "../../support/mcp-servers.js";
 import { temporaryFolder } from "../../support/temporary-folder.js";
 import { originFor } from "../../support/service-harness.js";
+import { startMcpService } from "../../support/mcp-harness.js";
 
 const CLASHING = [
   { name: "get.page", description: "reads a page", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } },
@@ -83,27 +81,14 @@ describe("MCP tool names", () => {
       ["wiki__get_page_2", "write"],
       ["wiki__get_page_3", "read"],
     ]);
-    const config = loadConfig({
-      STORE_URL: `sqlite://${join(folder.path, "names.sqlite")}`,
-      MEMORY_EXTRACT_FACTS: "false",
-      TOOL_POLICY: "wiki__get_page_2=deny",
-    });
-    const store = await openStore(config.storeUrl, silentLogger);
     const model = new ScriptedModel([call("wiki__get_page_2", {}), call("wiki__get_page_3", {}), say("done")]);
-    const service = createAgentService({
-      config,
+    const { service, close } = await startMcpService({
       model,
-      store,
-      logger: silentLogger,
-      toolSource: manager.tools,
-      toolCatalog: manager.describe,
+      manager,
+      storeUrl: `sqlite://${join(folder.path, "names.sqlite")}`,
+      env: { TOOL_POLICY: "wiki__get_page_2=deny" },
     });
-    cleanups.push(async () => {
-      await service.close();
-      await store.close();
-    });
-    service.attach("console", { tools: [] });
-    await service.start();
+    cleanups.push(close);
     const outcome = await service.ask({ origin: originFor(), text: "take the page away" }, () => undefined);
     expect(outcome.status).toBe("answered");
     expect(model.requests[1]!.messages.at(-1)?.content).toMatch(/not allowed by this bot's tool policy/);
