@@ -7,16 +7,7 @@ import { z } from "zod";
 import { checkChatModel, loadConfig } from "../../src/config.js";
 import { AREAS } from "../../src/config/areas.js";
 import { ConfigError } from "../../src/errors.js";
-
-function errorFor(env: Record<string, string>): ConfigError {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error(`expected a ConfigError for ${JSON.stringify(env)}`);
-}
+import { configErrorFor } from "../support/config-error.js";
 
 describe("configuration from the environment", () => {
   it("has working defaults with nothing set", () => {
@@ -51,20 +42,20 @@ describe("configuration from the environment", () => {
     ["DISCORD_API_URL", "ftp://x", /^DISCORD_API_URL: expects an http\(s\) URL/],
     ["LOG_LEVEL", "loud", /^LOG_LEVEL: expects one of/],
   ])("%s=%s gives one line naming the variable", (variable, value, expected) => {
-    const error = errorFor({ [variable]: value });
+    const error = configErrorFor({ [variable]: value });
     expect(error.variable).toBe(variable);
     expect(error.message).toMatch(expected);
     expect(error.message).not.toContain("\n");
   });
 
   it("never echoes a secret's value", () => {
-    const error = errorFor({ SLACK_BOT_TOKEN: "not-a-bot-token-but-secret" });
+    const error = configErrorFor({ SLACK_BOT_TOKEN: "not-a-bot-token-but-secret" });
     expect(error.message).toBe('SLACK_BOT_TOKEN: expects a bot token starting with xoxb- (got "<hidden>")');
   });
 
   it("needs a Slack app token or signing secret with the bot token", () => {
-    expect(errorFor({ SLACK_BOT_TOKEN: "xoxb-1" }).variable).toBe("SLACK_APP_TOKEN");
-    expect(errorFor({ SLACK_APP_TOKEN: "xapp-1" }).variable).toBe("SLACK_BOT_TOKEN");
+    expect(configErrorFor({ SLACK_BOT_TOKEN: "xoxb-1" }).variable).toBe("SLACK_APP_TOKEN");
+    expect(configErrorFor({ SLACK_APP_TOKEN: "xapp-1" }).variable).toBe("SLACK_BOT_TOKEN");
     expect(loadConfig({ SLACK_BOT_TOKEN: "xoxb-1", SLACK_APP_TOKEN: "xapp-1" }).slack?.mode).toEqual({
       kind: "socket",
       appToken: "xapp-1",
@@ -75,8 +66,8 @@ describe("configuration from the environment", () => {
   });
 
   it("needs the Discord application id with the Discord token", () => {
-    expect(errorFor({ DISCORD_TOKEN: "t" }).variable).toBe("DISCORD_APPLICATION_ID");
-    expect(errorFor({ DISCORD_TOKEN: "t", DISCORD_APPLICATION_ID: "app" }).message).toMatch(/numeric application id/);
+    expect(configErrorFor({ DISCORD_TOKEN: "t" }).variable).toBe("DISCORD_APPLICATION_ID");
+    expect(configErrorFor({ DISCORD_TOKEN: "t", DISCORD_APPLICATION_ID: "app" }).message).toMatch(/numeric application id/);
     const discord = loadConfig({ DISCORD_TOKEN: "t", DISCORD_APPLICATION_ID: "123", DISCORD_APPROVERS: "1, 2 ,," }).discord;
     expect(discord?.approvers).toEqual(["1", "2"]);
     expect(discord?.messageContent).toBe(false);
@@ -134,7 +125,7 @@ describe("every numeric setting has a range", () => {
       const landed = pathsHolding(atMin, min).filter((path) => pathsHolding(atMax, max).includes(path));
       expect(landed, "where the value lands in Config").toContainEqual(expect.stringMatching(new RegExp(`(^|\\.)${field}$`)));
       for (const outside of [min - 1, max + 1, min + 0.5, "many", `${min}s`]) {
-        const error = errorFor({ [name]: String(outside) });
+        const error = configErrorFor({ [name]: String(outside) });
         expect(error.variable).toBe(name);
         expect(error.message).toBe(`${name}: expects a whole number from ${min} to ${max} (got "${outside}")`);
       }
@@ -208,7 +199,7 @@ describe("the approval key file", () => {
   });
 
   it("is refused inside the SQLite store's folder, so a copy of that folder can't sign approvals", () => {
-    const error = errorFor({ STORE_URL: "sqlite:///srv/bot/data/bot.sqlite", APPROVAL_KEY_FILE: "/srv/bot/data/keys/approval.key" });
+    const error = configErrorFor({ STORE_URL: "sqlite:///srv/bot/data/bot.sqlite", APPROVAL_KEY_FILE: "/srv/bot/data/keys/approval.key" });
     expect(error.message).toBe(
       "APPROVAL_KEY_FILE: expects a path outside the store's folder /srv/bot/data, so a copy of the store can't sign approvals (got \"/srv/bot/data/keys/approval.key\")",
     );

@@ -2,17 +2,9 @@
 // OPENAI_VISION. Their ranges are checked with every other one's in config.test.ts.
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
-import { ConfigError } from "../../src/errors.js";
+import { configErrorFor } from "../support/config-error.js";
 
-function messageFor(env: Record<string, string>): string {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.message;
-    throw error;
-  }
-  throw new Error(`expected a ConfigError for ${JSON.stringify(env)}`);
-}
+const messageFor = (env: Record<string, string>): string => configErrorFor(env).message;
 
 describe("file settings", () => {
   it("default to 20 MiB per file, 8 per message, 30,000 tokens per run, 30 s per download, vision by model name", () => {

@@ -7,16 +7,9 @@ import { startApp } from "../../src/app.js";
 import { checkChatModel, checkContextWindow, loadConfig } from "../../src/config.js";
 import { ConfigError } from "../../src/errors.js";
 import { temporaryFolder } from "../support/temporary-folder.js";
+import { configErrorFor } from "../support/config-error.js";
 
-function messageFor(env: Record<string, string>): string {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.message;
-    throw error;
-  }
-  throw new Error(`expected a ConfigError for ${JSON.stringify(env)}`);
-}
+const messageFor = (env: Record<string, string>): string => configErrorFor(env).message;
 
 describe("rules checked with the environment", () => {
   it("BOT_ROLE ingress or worker needs a Redis STORE_URL", () => {
