@@ -1,3 +1,5 @@
+// startApp in-process: console mode over injected streams, failures as one line, and Slack and
+// Discord started together in one process on one store (against their fakes on 127.0.0.1).
 import { describe, expect, it } from "vitest";
 import { FakeDiscord } from "../support/fake-discord.js";
 import { startFakeSlack } from "../support/fake-slack.js";

@@ -1,29 +1,18 @@
 // The audit log: approvals asked, decided (who, when, which process) and expired, and each
 // write that ran with its outcome, taken from a real run's events and read back newest first.
 import { hostname } from "node:os";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { call, say, ScriptedModel } from "../support/model-scripted.js";
 import type { RunOutcome } from "../../src/contracts/types.js";
 import { createAuditLog } from "../../src/governance/audit-log.js";
 import { silentLogger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
-import { governedService, settingsOf, slackOrigin, type GovernedService } from "../support/governance-harness.js";
-import { temporaryFolder } from "../support/temporary-folder.js";
+import { governedService, settingsOf, slackOrigin } from "../support/governance-harness.js";
 import { until } from "../support/until.js";
 import { noteTool } from "../support/service-harness.js";
+import { usePerTest } from "../support/per-test.js";
 
-let folder: Awaited<ReturnType<typeof temporaryFolder>>;
-let count = 0;
-const open: GovernedService[] = [];
-beforeAll(async () => {
-  folder = await temporaryFolder();
-});
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((harness) => harness.close()));
-});
-afterAll(async () => folder.remove());
-
-const sqliteUrl = () => `sqlite://${folder.path}/audit-${++count}.sqlite`;
+const { sqliteUrl, closeAfter } = usePerTest();
 const pendingOf = (outcome: RunOutcome) => {
   if (outcome.status !== "paused") throw new Error(`expected a pause, got: ${outcome.answer}`);
   return outcome.pending;
@@ -42,7 +31,7 @@ async function start(clock?: () => number) {
     approvers: { users: { slack: ["UBOSS"] } },
     ...(clock ? { clock } : {}),
   });
-  open.push(harness);
+  closeAfter(harness);
   return { ...harness, note };
 }
 
@@ -87,7 +76,7 @@ describe("audit log", () => {
       settings: settingsOf({ access: { admins: { slack: ["UADMIN"] } } }),
       tools: [note.tool],
     });
-    open.push(harness);
+    closeAfter(harness);
     const pending = pendingOf(await harness.service.ask({ origin: slackOrigin("U1"), text: "post it" }, () => {}));
     const decide = (id: string) =>
       harness.service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id } }, () => {});
@@ -103,7 +92,7 @@ describe("audit log", () => {
       storeUrl: sqliteUrl(),
       settings: settingsOf({ access: { admins: { slack: ["UADMIN"] } } }),
     });
-    open.push(harness);
+    closeAfter(harness);
     let runId: string | undefined;
     const running = harness.service.ask({ origin: slackOrigin("U1"), text: "take your time" }, (event) => (runId ??= event.runId));
     await until(() => runId !== undefined && model.requests.length === 1, "the run's first model call");
@@ -121,7 +110,7 @@ describe("audit log", () => {
       storeUrl: sqliteUrl(),
       settings: settingsOf({ access: { admins: { console: ["UCONSOLE"] } } }),
     });
-    open.push(harness);
+    closeAfter(harness);
     let runId: string | undefined;
     const running = harness.service.ask({ origin: slackOrigin("U1"), text: "take your time" }, (event) => (runId ??= event.runId));
     await until(() => runId !== undefined && model.requests.length === 1, "the run's first model call");

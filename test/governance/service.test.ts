@@ -4,7 +4,7 @@
 // decision taken while the settings changed under a waiting write — refused for its decider
 // (nothing claimed), or ending the run for its requester (no write, the summary's line naming
 // why), each refusal in the audit log.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { call, say, ScriptedModel } from "../support/model-scripted.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
@@ -13,29 +13,17 @@ import type { ActKind } from "../../src/governance/acts.js";
 import { auditLine } from "../../src/governance/command-text.js";
 import type { Settings } from "../../src/governance/settings-schema.js";
 import type { SettingsSource } from "../../src/governance/settings-source.js";
-import { temporaryFolder } from "../support/temporary-folder.js";
 import { until } from "../support/until.js";
 import { governedService, settingsOf, slackOrigin, type GovernedService } from "../support/governance-harness.js";
 import { noteTool } from "../support/service-harness.js";
+import { usePerTest } from "../support/per-test.js";
 
-let folder: Awaited<ReturnType<typeof temporaryFolder>>;
-let count = 0;
-const open: GovernedService[] = [];
-beforeAll(async () => {
-  folder = await temporaryFolder();
-});
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((harness) => harness.close()));
-});
-afterAll(async () => folder.remove());
-
-const sqliteUrl = () => `sqlite://${folder.path}/governance-${++count}.sqlite`;
+const { sqliteUrl, closeAfter, closeNow, release } = usePerTest();
 const answerOf = (outcome: RunOutcome) => (outcome.status === "answered" ? outcome.answer : `(paused for ${outcome.pending.tool})`);
 
 async function start(options: Parameters<typeof governedService>[0]): Promise<GovernedService> {
   const harness = await governedService(options);
-  open.push(harness);
-  return harness;
+  return closeAfter(harness);
 }
 
 const readTool = (name: string): Tool => ({
@@ -206,8 +194,7 @@ describe("daily token limit", () => {
     // Two steps and the summary: the third step never went to the model.
     expect(model.requests).toHaveLength(3);
     expect(model.requests[2]!.tools).toEqual([]);
-    await first.close();
-    open.splice(open.indexOf(first), 1);
+    await closeNow(first);
 
     const again = await start({ model, storeUrl: url, settings: limited, clock });
     expect(answerOf(await again.service.ask({ origin: slackOrigin("U1"), text: "more" }, again.sink))).toMatch(
@@ -222,18 +209,19 @@ describe("daily token limit", () => {
       { ...say("Summary: lookup said hi."), usage: usage(300, 30) },
       { ...say('{"facts": ["The person works on the billing system."]}'), usage: usage(200, 20) },
     ]);
-    const { service, sink, policy, close } = await start({
+    const governed = await start({
       model,
       storeUrl: sqliteUrl(),
       settings: settingsOf({ limits: { user: { tokensPerDay: 100_000 } } }),
       tools: [readTool("lookup")],
       env: { AGENT_MAX_STEPS: "1", MEMORY_EXTRACT_FACTS: "true" },
     });
+    const { service, sink, policy, close } = governed;
     expect(await service.ask({ origin: slackOrigin("U1"), text: "I work on billing; look it up" }, sink)).toMatchObject({
       stop: { guard: "steps" },
     });
     // Closing waits for the extraction, which runs after the answer.
-    open.splice(open.length - 1, 1);
+    release(governed);
     const tokensLeft = async () => (await policy.allowances(slackOrigin("U1"))).find((item) => item.limit === "tokens")!.left;
     await service.close();
     expect(model.requests).toHaveLength(3);
@@ -248,15 +236,16 @@ describe("daily token limit", () => {
       say("Summary: lookup said hi."),
       say('{"facts": []}'),
     ]);
-    const { service, sink, policy, close } = await start({
+    const governed = await start({
       model,
       storeUrl: sqliteUrl(),
       settings: settingsOf({ limits: { user: { tokensPerDay: 100_000 } } }),
       tools: [readTool("lookup")],
       env: { AGENT_MAX_STEPS: "1", MEMORY_EXTRACT_FACTS: "true" },
     });
+    const { service, sink, policy, close } = governed;
     await service.ask({ origin: slackOrigin("U1"), text: "look it up" }, sink);
-    open.splice(open.length - 1, 1);
+    release(governed);
     await service.close();
     const counter = TokenCounter.forModel("gpt-4o-mini");
     const counted = (index: number, reply: string) =>
@@ -268,16 +257,17 @@ describe("daily token limit", () => {
 
   it("counts the last step of a run stopped at its checkpoint for a shutdown (the restart goes on after it)", async () => {
     const model = new ScriptedModel([{ ...call("lookup", {}), usage: usage(500, 100), delayMs: 100 }]);
-    const { service, sink, policy, close } = await start({
+    const governed = await start({
       model,
       storeUrl: sqliteUrl(),
       settings: settingsOf({ limits: { user: { tokensPerDay: 100_000 } } }),
       tools: [readTool("lookup")],
     });
+    const { service, sink, policy, close } = governed;
     const origin = slackOrigin("U1");
     const outcome = service.ask({ origin, text: "look it up" }, sink).catch(() => undefined);
     await until(() => model.requests.length === 1, "the first step");
-    open.splice(open.length - 1, 1);
+    release(governed);
     await service.close(5_000);
     await outcome;
     const [allowance] = (await policy.allowances(origin)).filter((item) => item.limit === "tokens");

@@ -1,40 +1,43 @@
 // What the approval tests share: a service per test on its own SQLite file (or the test Redis),
-// closed after each test, and helpers that read a pause or an answer out of a result.
-import { afterAll, afterEach, beforeAll } from "vitest";
+// closed after each test (per-test.ts), and helpers that read a pause or an answer out of a result.
+import { afterAll, beforeAll } from "vitest";
 import { call, say, type ScriptedModel } from "./model-scripted.js";
 import type { ModelRequest, PendingApproval, RunOutcome, Tool } from "../../src/contracts/types.js";
 import type { DecisionResult } from "../../src/runs/api/decision-request.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
-import { temporaryFolder } from "./temporary-folder.js";
+import { usePerTest, type PerTest } from "./per-test.js";
 import { startRedisServer, type RedisServer } from "./redis-server.js";
 import { redisAvailable } from "./redis-suite.js";
-import { startService, type ServiceHarness } from "./service-harness.js";
+import { startService } from "./service-harness.js";
 import { contentText } from "../../src/agent/content.js";
 
-let folder: Awaited<ReturnType<typeof temporaryFolder>>;
-let redis: RedisServer;
+let perTest: PerTest | undefined;
+let redis: RedisServer | undefined;
 let counter = 0;
-/** The services still open; a test that closes one itself takes it out. */
-export const open: ServiceHarness[] = [];
 
 /** Registers the hooks that give each test file its folder (and Redis, where available). */
 export function useApprovalStores(): void {
+  perTest = usePerTest();
   beforeAll(async () => {
-    folder = await temporaryFolder();
     if (redisAvailable) redis = await startRedisServer();
-  });
-  afterEach(async () => {
-    await Promise.all(open.splice(0).map((harness) => harness.close()));
   });
   afterAll(async () => {
     await redis?.stop();
-    await folder.remove();
   });
 }
 
+const current = (): PerTest => {
+  if (!perTest) throw new Error("call useApprovalStores() at the top of the test file");
+  return perTest;
+};
+
 export const nextId = () => ++counter;
-export const sqliteUrl = () => `sqlite://${folder.path}/approvals-${nextId()}.sqlite`;
-export const redisUrl = () => redis.url;
+export const sqliteUrl = () => current().sqliteUrl();
+export const redisUrl = () => redis!.url;
+/** Closes a service after the test. */
+export const closeAfter = <T extends { close(): Promise<void> }>(opened: T): T => current().closeAfter(opened);
+/** Closes a service now, to start another on its store as after a restart. */
+export const closeNow = (opened: { close(): Promise<void> }): Promise<void> => current().closeNow(opened);
 
 export async function harness(
   model: ScriptedModel,
@@ -58,8 +61,7 @@ export async function harness(
     ...(options.approvers ? { approvers: options.approvers } : {}),
     ...(options.expired ? { expired: options.expired } : {}),
   });
-  open.push(started);
-  return started;
+  return closeAfter(started);
 }
 
 export function pendingOf(outcome: RunOutcome): PendingApproval {

@@ -1,8 +1,6 @@
 // A real AgentService on a real store (SQLite in a temp folder, or a given URL), with a
 // scripted model and a fake write tool that counts how often it really ran; and the life of the
-// services one test file starts (a temporary folder, a fresh store each, closed after the test).
-import { join } from "node:path";
-import { afterAll, afterEach, beforeAll } from "vitest";
+// services one test file starts (a fresh store each, closed after the test: per-test.ts).
 import { z } from "zod";
 import { createAgentService, type RunningAgentService } from "../../src/runs/service/create-agent-service.js";
 import type { AgentEvent, Model, TaskOrigin, Tool } from "../../src/contracts/types.js";
@@ -13,7 +11,7 @@ import type { KeyValueStore } from "../../src/memory/types.js";
 import { createAuthority } from "../../src/governance/authority.js";
 import { fixedSettings } from "../../src/governance/settings-source.js";
 import type { SurfaceHooks } from "../../src/runs/api/surface-hooks.js";
-import { temporaryFolder } from "./temporary-folder.js";
+import { usePerTest, type PerTest } from "./per-test.js";
 
 export interface NoteTool {
   readonly tool: Tool<{ text: string }>;
@@ -107,11 +105,7 @@ export async function startService(options: {
 type StartOptions = Parameters<typeof startService>[0];
 
 /** The services one test file starts. */
-export interface ServiceHarnesses {
-  /** The file's temporary folder; exists while its tests run. */
-  folder(): string;
-  /** An SQLite store URL no other service of the file uses. */
-  sqliteUrl(): string;
+export interface ServiceHarnesses extends Pick<PerTest, "folder" | "sqliteUrl"> {
   /** A service on `storeUrl` (default: a fresh SQLite store), closed after the test. */
   start(options: Omit<StartOptions, "storeUrl"> & { readonly storeUrl?: string }): Promise<ServiceHarness>;
   /** Closes a service before the test ends, e.g. to start another on its store as after a restart. */
@@ -120,37 +114,11 @@ export interface ServiceHarnesses {
 
 /** Call at the top of a test file: registers the hooks that create and clean up. */
 export function useServiceHarnesses(): ServiceHarnesses {
-  let folder: Awaited<ReturnType<typeof temporaryFolder>> | undefined;
-  let stores = 0;
-  const open = new Set<ServiceHarness>();
-  beforeAll(async () => {
-    folder = await temporaryFolder();
-  });
-  afterEach(async () => {
-    const closing = [...open].map((harness) => harness.close());
-    open.clear();
-    await Promise.all(closing);
-  });
-  afterAll(async () => {
-    await folder?.remove();
-  });
-
-  const path = (): string => {
-    if (!folder) throw new Error("the services' folder exists only while the file's tests run");
-    return folder.path;
-  };
-  const sqliteUrl = () => `sqlite://${join(path(), `store-${++stores}.sqlite`)}`;
+  const perTest = usePerTest();
   return {
-    folder: path,
-    sqliteUrl,
-    async start(options) {
-      const harness = await startService({ ...options, storeUrl: options.storeUrl ?? sqliteUrl() });
-      open.add(harness);
-      return harness;
-    },
-    async stop(harness) {
-      open.delete(harness);
-      await harness.close();
-    },
+    folder: perTest.folder,
+    sqliteUrl: perTest.sqliteUrl,
+    start: async (options) => perTest.closeAfter(await startService({ ...options, storeUrl: options.storeUrl ?? perTest.sqliteUrl() })),
+    stop: (harness) => perTest.closeNow(harness),
   };
 }

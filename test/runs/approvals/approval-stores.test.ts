@@ -18,7 +18,7 @@ import {
   answerOf,
   harness,
   nextId,
-  open,
+  closeNow,
   pendingOf,
   redisUrl,
   sqliteUrl,
@@ -151,8 +151,7 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     const note = noteTool();
     const first = await harness(new ScriptedModel([call("post_note", { text: "x" })]), { tools: [note.tool], storeUrl });
     const pending = pendingOf(await first.service.ask({ origin: originFor(), text: "post" }, first.sink));
-    await first.close();
-    open.splice(open.indexOf(first), 1);
+    await closeNow(first);
     const model = new ScriptedModel([say("Not allowed any more.")]);
     const second = await harness(model, { tools: [note.tool], storeUrl, env: { TOOL_POLICY: "post_note=deny" } });
     const result = await second.service.decide(
@@ -203,8 +202,7 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     const note = noteTool();
     const first = await harness(new ScriptedModel([call("post_note", { text: "after restart" })]), { tools: [note.tool], storeUrl });
     const pending = pendingOf(await first.service.ask({ origin: originFor(), text: "post" }, first.sink));
-    await first.close();
-    open.splice(open.indexOf(first), 1);
+    await closeNow(first);
     const script = supportPath("approve-process.ts");
     const { stdout } = await run(process.execPath, ["--import", "tsx", script, storeUrl, pending.runId, pending.callId], {
       timeout: 20_000,

@@ -1,29 +1,18 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { say, ScriptedModel } from "../../support/model-scripted.js";
 import type { Model, ModelRequest } from "../../../src/contracts/types.js";
 import { createAgentService } from "../../../src/runs/service/create-agent-service.js";
 import { loadConfig } from "../../../src/config.js";
 import { openStore } from "../../../src/memory/keyv-store.js";
 import { capturingLogger } from "../../support/capturing-logger.js";
-import { temporaryFolder } from "../../support/temporary-folder.js";
 import { until } from "../../support/until.js";
 import { startRedisServer } from "../../support/redis-server.js";
 import { describeWithRedis } from "../../support/redis-suite.js";
-import { originFor, startService, type ServiceHarness } from "../../support/service-harness.js";
+import { originFor, startService } from "../../support/service-harness.js";
 import { contentText } from "../../../src/agent/content.js";
+import { usePerTest } from "../../support/per-test.js";
 
-let folder: Awaited<ReturnType<typeof temporaryFolder>>;
-let counter = 0;
-const open: ServiceHarness[] = [];
-beforeAll(async () => {
-  folder = await temporaryFolder();
-});
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((harness) => harness.close()));
-});
-afterAll(async () => folder.remove());
-
-const sqliteUrl = () => `sqlite://${folder.path}/service-${++counter}.sqlite`;
+const { sqliteUrl, closeAfter } = usePerTest();
 const lastUser = (request: ModelRequest) =>
   contentText([...request.messages].reverse().find((message) => message.role === "user")?.content ?? "");
 const isExtraction = (request: ModelRequest) => request.responseFormat === "json_object";
@@ -53,7 +42,7 @@ function echoModel() {
 
 async function harness(model: ScriptedModel, env: Record<string, string> = {}) {
   const started = await startService({ model, storeUrl: sqliteUrl(), env });
-  open.push(started);
+  closeAfter(started);
   return started;
 }
 

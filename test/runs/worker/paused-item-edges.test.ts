@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { call, calls, say, ScriptedModel } from "../../support/model-scripted.js";
 import type { PendingApproval, RunOutcome } from "../../../src/contracts/types.js";
 import type { RunPresenter } from "../../../src/runs/api/presenting.js";
-import { harness, open, pendingOf, sqliteUrl, useApprovalStores } from "../../support/approval-harness.js";
+import { harness, closeAfter, pendingOf, sqliteUrl, useApprovalStores } from "../../support/approval-harness.js";
 import { until } from "../../support/until.js";
 import { noteTool, originFor, startService } from "../../support/service-harness.js";
 
@@ -121,7 +121,7 @@ describe("a paused run's expiry or resume item", () => {
       env: { APPROVAL_TIMEOUT_MS: String(WINDOW_MS) },
       start: false,
     });
-    open.push(started);
+    closeAfter(started);
     const shown: RunOutcome[] = [];
     // A surface that can show any run's outcome, as the real ones can.
     started.service.attach("console", {

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { Model, ModelReply, ModelRequest, PendingApproval, RunOutcome, Tool } from "../../../src/contracts/types.js";
 import { contentText } from "../../../src/agent/content.js";
 import type { RunPresenter } from "../../../src/runs/api/presenting.js";
-import { open, pendingOf, sqliteUrl, useApprovalStores } from "../../support/approval-harness.js";
+import { closeAfter, pendingOf, sqliteUrl, useApprovalStores } from "../../support/approval-harness.js";
 import { noteTool, originFor, startService } from "../../support/service-harness.js";
 
 useApprovalStores();
@@ -115,7 +115,7 @@ describe("a paused run's resume or expiry item", () => {
 
     const note = noteTool();
     const second = await startService({ model, storeUrl: url, tools: [note.tool], start: false });
-    open.push(second);
+    closeAfter(second);
     const console2 = presentingConsole([note.tool]);
     second.service.attach("console", console2.hooks);
     await second.service.start();
@@ -179,7 +179,7 @@ describe("a paused run's resume or expiry item", () => {
     }
 
     const second = await startService({ model, storeUrl: url, tools: [note.tool, look], start: false });
-    open.push(second);
+    closeAfter(second);
     const console2 = presentingConsole([note.tool, look]);
     second.service.attach("console", console2.hooks);
     await second.service.start();
@@ -194,7 +194,7 @@ describe("a paused run's resume or expiry item", () => {
     const note = noteTool();
     const model = modelFrom((_, afterTool) => (afterTool ? answer("Posted.") : writeCall("once", "w1")));
     const started = await startService({ model, storeUrl: sqliteUrl(), tools: [note.tool], start: false });
-    open.push(started);
+    closeAfter(started);
     const failed: unknown[] = [];
     const told = deferred();
     const outage = new Error("the platform answered 503");
@@ -233,7 +233,7 @@ describe("a paused run's resume or expiry item", () => {
       env: { APPROVAL_TIMEOUT_MS: String(WINDOW_MS) },
       start: false,
     });
-    open.push(started);
+    closeAfter(started);
     const shown = presentingConsole([note.tool]);
     started.service.attach("console", shown.hooks);
     await started.service.start();
@@ -278,7 +278,7 @@ describe("a paused run's resume or expiry item", () => {
         if (name === "D") expiredD.resolve();
       },
     });
-    open.push(started);
+    closeAfter(started);
     const { service, sink } = started;
     const inC = originFor("alice", "console:c");
     const inE = originFor("alice", "console:e");

@@ -1,6 +1,6 @@
 // The durable runner through the real service on SQLite: intake dedupe and retake, a damaged
 // checkpoint, the concurrency cap, and memory writes after the answer outside the run slot.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { call, calls, ScriptedModel, say, type ScriptedReply } from "../../support/model-scripted.js";
 import type { RunPresenter } from "../../../src/runs/api/presenting.js";
@@ -8,21 +8,10 @@ import type { AgentEvent, ModelRequest, RunOutcome, TaskOrigin, Tool } from "../
 import { createIntakeStore, intakeIdFor } from "../../../src/runs/intake/intake-store.js";
 import { UNKNOWN_OUTCOME } from "../../../src/runs/worker/write-ledger.js";
 import { startService, type ServiceHarness } from "../../support/service-harness.js";
-import { temporaryFolder } from "../../support/temporary-folder.js";
 import { until } from "../../support/until.js";
+import { usePerTest } from "../../support/per-test.js";
 
-const open: ServiceHarness[] = [];
-const folders: Array<{ remove(): Promise<void> }> = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((harness) => harness.close()));
-  await Promise.all(folders.splice(0).map((folder) => folder.remove()));
-});
-
-async function sqliteUrl(): Promise<string> {
-  const folder = await temporaryFolder();
-  folders.push(folder);
-  return `sqlite://${folder.path}/runs.sqlite`;
-}
+const { sqliteUrl, closeAfter } = usePerTest();
 
 const origin = (conversation: string): TaskOrigin => ({
   surface: "console",
@@ -58,14 +47,14 @@ function shown(
 /** Not started: each test attaches its presenter first, then starts it, as app.ts does. */
 async function service(model: ScriptedModel, storeUrl: string, env: Record<string, string> = {}): Promise<ServiceHarness> {
   const harness = await startService({ model, storeUrl, env, start: false });
-  open.push(harness);
+  closeAfter(harness);
   return harness;
 }
 
 describe("intake records", () => {
   it("a redelivery of a message that is running or done is not run again", async () => {
     const model = new ScriptedModel([], { whenExhausted: (request) => ({ text: `answer to ${lastUser(request)}`, delayMs: 50 }) });
-    const harness = await service(model, await sqliteUrl());
+    const harness = await service(model, sqliteUrl());
     const seen = shown(harness);
     await harness.service.start();
     const task = { origin: origin("dedupe"), text: "hello" };
@@ -79,7 +68,7 @@ describe("intake records", () => {
   });
 
   it("a message whose process died is taken up again by the next one, from its checkpoint", async () => {
-    const storeUrl = await sqliteUrl();
+    const storeUrl = sqliteUrl();
     const hanging = new ScriptedModel([call("calculator", { expression: "2+3" }, "c1")], { whenExhausted: { never: true } });
     const first = await service(hanging, storeUrl);
     shown(first);
@@ -106,7 +95,7 @@ describe("intake records", () => {
 
 describe("checkpoints", () => {
   it("a checkpoint that fails to parse ends that run with a plain reply, and the others go on", async () => {
-    const storeUrl = await sqliteUrl();
+    const storeUrl = sqliteUrl();
     const hanging = new ScriptedModel([call("calculator", { expression: "1+1" }, "a1"), call("calculator", { expression: "2+2" }, "b1")], {
       whenExhausted: { never: true },
     });
@@ -146,7 +135,7 @@ describe("the run slots", () => {
         return { text: "done", delayMs: 40 };
       },
     });
-    const harness = await service(model, await sqliteUrl(), { MAX_CONCURRENT_RUNS: "2" });
+    const harness = await service(model, sqliteUrl(), { MAX_CONCURRENT_RUNS: "2" });
     const seen = shown(harness);
     await harness.service.start();
     for (let index = 0; index < 6; index++)
@@ -166,7 +155,7 @@ describe("the run slots", () => {
         return { text: `answer to ${lastUser(request)}` };
       },
     });
-    const harness = await service(model, await sqliteUrl(), { MAX_CONCURRENT_RUNS: "1", MEMORY_EXTRACT_FACTS: "true" });
+    const harness = await service(model, sqliteUrl(), { MAX_CONCURRENT_RUNS: "1", MEMORY_EXTRACT_FACTS: "true" });
     const seen = shown(harness);
     await harness.service.start();
     await harness.service.submit({ origin: origin("facts-a"), text: "I like tea" }, "facts-a");
@@ -193,7 +182,7 @@ describe("after the answer", () => {
         key.startsWith("history:") && failures-- > 0 ? Promise.reject(new Error("store down")) : real.set(key, value, ttl),
     };
     const model = new ScriptedModel([], { whenExhausted: (request) => ({ text: `answer to ${lastUser(request)}` }) });
-    const config = loadConfig({ STORE_URL: await sqliteUrl(), MEMORY_EXTRACT_FACTS: "false" });
+    const config = loadConfig({ STORE_URL: sqliteUrl(), MEMORY_EXTRACT_FACTS: "false" });
     const agent = createAgentService({ config, model, store: flaky, logger: silentLogger });
     await agent.start();
     await agent.ask({ origin: origin("flaky"), text: "first" }, () => {});
@@ -207,11 +196,11 @@ describe("after the answer", () => {
 describe("a decision claimed but never applied (crash between the claim and the resume)", () => {
   it("is applied by the next start: the write runs once and the run answers", async () => {
     const { noteTool } = await import("../../support/service-harness.js");
-    const storeUrl = await sqliteUrl();
+    const storeUrl = sqliteUrl();
     const note = noteTool();
     const pausing = new ScriptedModel([call("post_note", { text: "hello" }, "w1")]);
     const first = await startService({ model: pausing, storeUrl, tools: [note.tool] });
-    open.push(first);
+    closeAfter(first);
     const paused = await first.service.ask({ origin: origin("stranded"), text: "post it" }, () => {});
     if (paused.status !== "paused") throw new Error(paused.status);
     await first.store.setIfAbsent(`approval:decision:${paused.runId}:${paused.pending.callId}`, {
@@ -222,7 +211,7 @@ describe("a decision claimed but never applied (crash between the claim and the 
     await first.service.close(100);
 
     const second = await startService({ model: new ScriptedModel([say("Posted it.")]), storeUrl, tools: [note.tool], start: false });
-    open.push(second);
+    closeAfter(second);
     const seen = shown(second, [note.tool]);
     await second.service.start();
     await until(() => seen.length === 1, "the resumed run's answer");
@@ -239,7 +228,7 @@ describe("a decision claimed but never applied (crash between the claim and the 
 
 describe("a write allowed by policy, interrupted while it ran", () => {
   it("is not run again; the model, the live trace and the final steps show its unknown outcome", async () => {
-    const storeUrl = await sqliteUrl();
+    const storeUrl = sqliteUrl();
     const posted: string[] = [];
     const hangingWrite = {
       ...(await import("../../support/service-harness.js")).noteTool().tool,
@@ -286,7 +275,7 @@ describe("a write allowed by policy, interrupted while it ran", () => {
 
 describe("a write allowed by policy that finished, interrupted before its step was saved", () => {
   it("is put back with its result; the same write asked for again at once is not made again", async () => {
-    const storeUrl = await sqliteUrl();
+    const storeUrl = sqliteUrl();
     const note = (await import("../../support/service-harness.js")).noteTool();
     const hangingRead = {
       name: "slow_read",
@@ -327,7 +316,7 @@ describe("a write allowed by policy that finished, interrupted before its step w
 describe("a run's answer goes out once, also when its tail is replayed", () => {
   it("an approval record that could not be removed after the answer: the next start does not answer again", async () => {
     const { noteTool } = await import("../../support/service-harness.js");
-    const storeUrl = await sqliteUrl();
+    const storeUrl = sqliteUrl();
     const note = noteTool();
     const model = new ScriptedModel([call("post_note", { text: "hello" }, "w1"), say("Posted it.")], {
       whenExhausted: say("Posted it again."),
@@ -349,7 +338,7 @@ describe("a run's answer goes out once, also when its tail is replayed", () => {
         },
       }),
     });
-    open.push(first);
+    closeAfter(first);
     const firstSeen = shown(first);
     const paused = await first.service.ask({ origin: origin("replayed-approval"), text: "post hello" }, () => {});
     if (paused.status !== "paused") throw new Error(paused.status);
@@ -363,7 +352,7 @@ describe("a run's answer goes out once, also when its tail is replayed", () => {
     await first.service.close(1_000);
 
     const second = await startService({ model, storeUrl, tools: [note.tool], start: false });
-    open.push(second);
+    closeAfter(second);
     const secondSeen = shown(second);
     await second.service.start();
     await until(async () => (await second.store.get(`approval:run:${paused.runId}`)) === undefined, "the stale approval record to go");
@@ -374,7 +363,7 @@ describe("a run's answer goes out once, also when its tail is replayed", () => {
   });
 
   it("a message that could not be marked done after its answer: the next start does not answer again", async () => {
-    const storeUrl = await sqliteUrl();
+    const storeUrl = sqliteUrl();
     const model = new ScriptedModel([], { whenExhausted: (request) => ({ text: `answer to ${lastUser(request)}` }) });
     let failDone = true;
     const first = await startService({
@@ -391,7 +380,7 @@ describe("a run's answer goes out once, also when its tail is replayed", () => {
         },
       }),
     });
-    open.push(first);
+    closeAfter(first);
     const firstSeen = shown(first);
     await first.service.submit({ origin: origin("replayed-run"), text: "hi" }, "replayed-1");
     await until(() => firstSeen.length === 1, "the answer");
@@ -399,7 +388,7 @@ describe("a run's answer goes out once, also when its tail is replayed", () => {
     await first.service.close(1_000);
 
     const second = await startService({ model, storeUrl, start: false });
-    open.push(second);
+    closeAfter(second);
     const secondSeen = shown(second);
     await second.service.start();
     const id = intakeIdFor("console", "replayed-1");
@@ -413,7 +402,7 @@ describe("a run's answer goes out once, also when its tail is replayed", () => {
   });
 
   it("a store that blinks as the answer is marked (a Redis restart): the mark is written once it is back, and a replay answers nothing", async () => {
-    const storeUrl = await sqliteUrl();
+    const storeUrl = sqliteUrl();
     const model = new ScriptedModel([], { whenExhausted: (request) => ({ text: `answer to ${lastUser(request)}` }) });
     // The answer's mark and the record's "done" each fail twice, as during a Redis restart.
     const blinks = { mark: 2, done: 2 };
@@ -430,7 +419,7 @@ describe("a run's answer goes out once, also when its tail is replayed", () => {
         },
       }),
     });
-    open.push(first);
+    closeAfter(first);
     const firstSeen = shown(first);
     await first.service.submit({ origin: origin("blinked-mark"), text: "hi" }, "blinked-1");
     const id = intakeIdFor("console", "blinked-1");
@@ -446,7 +435,7 @@ describe("a run's answer goes out once, also when its tail is replayed", () => {
     await createIntakeStore(first.store).update({ ...done.record, state: "running" });
 
     const second = await startService({ model, storeUrl, start: false });
-    open.push(second);
+    closeAfter(second);
     const secondSeen = shown(second);
     await second.service.start();
     await until(
@@ -461,7 +450,7 @@ describe("a run's answer goes out once, also when its tail is replayed", () => {
 
 describe("a store that blinks (a Redis restart) while a run starts or pauses", () => {
   it("a checkpoint and a ledger that can't be read for a moment: the run goes on from its checkpoint, no apology", async () => {
-    const storeUrl = await sqliteUrl();
+    const storeUrl = sqliteUrl();
     const hanging = new ScriptedModel([call("calculator", { expression: "2+3" }, "c1")], { whenExhausted: { never: true } });
     const first = await service(hanging, storeUrl);
     shown(first);
@@ -488,7 +477,7 @@ describe("a store that blinks (a Redis restart) while a run starts or pauses", (
         },
       }),
     });
-    open.push(second);
+    closeAfter(second);
     const seen: RunOutcome[] = [];
     const failures: unknown[] = [];
     second.service.attach("console", {
@@ -512,7 +501,7 @@ describe("a store that blinks (a Redis restart) while a run starts or pauses", (
     let blinks = 2;
     const harness = await startService({
       model: new ScriptedModel([call("post_note", { text: "hello" }, "w1"), say("Posted it.")]),
-      storeUrl: await sqliteUrl(),
+      storeUrl: sqliteUrl(),
       tools: [note.tool],
       wrapStore: (real) => ({
         ...real,
@@ -522,7 +511,7 @@ describe("a store that blinks (a Redis restart) while a run starts or pauses", (
         },
       }),
     });
-    open.push(harness);
+    closeAfter(harness);
     const outcome = await harness.service.ask({ origin: origin("blinked-pause"), text: "post hello" }, () => {});
     expect(blinks).toBe(-1);
     expect(outcome).toMatchObject({ status: "paused", pending: { tool: "post_note" } });
@@ -534,7 +523,7 @@ describe("a message whose run paused for approval, taken up again (its record le
   async function pausedThenReplayed(forgetCard: boolean) {
     const { noteTool } = await import("../../support/service-harness.js");
     const note = noteTool();
-    const storeUrl = await sqliteUrl();
+    const storeUrl = sqliteUrl();
     const model = new ScriptedModel([], { whenExhausted: call("post_note", { text: "hello" }) });
     const first = await service(model, storeUrl);
     const firstSeen = shown(first, [note.tool]);
@@ -579,7 +568,7 @@ describe("a run that failed in this process", () => {
     const model = new ScriptedModel([], { whenExhausted: (request) => ({ text: `answer to ${lastUser(request)}` }) });
     const harness = await startService({
       model,
-      storeUrl: await sqliteUrl(),
+      storeUrl: sqliteUrl(),
       // The store fails just as the worker marks the message running: the handler rejects.
       wrapStore: (real) => ({
         ...real,
@@ -592,7 +581,7 @@ describe("a run that failed in this process", () => {
         },
       }),
     });
-    open.push(harness);
+    closeAfter(harness);
     const seen = shown(harness);
     const task = { origin: origin("failed-run"), text: "hello" };
     expect(await harness.service.submit(task, "C1:9.0001")).toMatchObject({ kind: "accepted" });
@@ -611,7 +600,7 @@ describe("a run whose store failed under it", () => {
     const model = new ScriptedModel([], { whenExhausted: (request) => ({ text: `answer to ${lastUser(request)}` }) });
     const harness = await startService({
       model,
-      storeUrl: await sqliteUrl(),
+      storeUrl: sqliteUrl(),
       wrapStore: (real) => ({
         ...real,
         set: async (key, value, ttl) =>
@@ -620,7 +609,7 @@ describe("a run whose store failed under it", () => {
             : real.set(key, value, ttl),
       }),
     });
-    open.push(harness);
+    closeAfter(harness);
     const seen = shown(harness);
     await harness.service.submit({ origin: origin("store-down"), text: "hello" }, "C1:10.0001");
     await until(() => seen.length === 1, "the answer", 10_000);
