@@ -7,7 +7,7 @@ import { call, calls, say, ScriptedModel } from "../support/model-scripted.js";
 import type { RunOutcome, TaskOrigin } from "../../src/contracts/types.js";
 import { markdownName, pathInside, promptName, safeFileName } from "../../src/files/file-names.js";
 import { silentLogger } from "../../src/logger.js";
-import { type RunningAgentService } from "../../src/runs/service/create-agent-service.js";
+import type { RunningAgentService } from "../../src/runs/service/create-agent-service.js";
 import { createMcpManager } from "../../src/tools/mcp/mcp-manager.js";
 import { toolResultFiles } from "../../src/tools/mcp/tool-result.js";
 import { urlFiles } from "../support/sample-files.js";

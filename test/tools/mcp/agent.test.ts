@@ -6,7 +6,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type RunningAgentService } from "../../../src/runs/service/create-agent-service.js";
+import type { RunningAgentService } from "../../../src/runs/service/create-agent-service.js";
 import { call, say, ScriptedModel, type ScriptStep } from "../../support/model-scripted.js";
 import type { AgentEvent, Model, ModelRequest, PendingApproval, RunOutcome, Tool } from "../../../src/contracts/types.js";
 import { silentLogger, type Logger } from "../../../src/logger.js";
