@@ -4,7 +4,8 @@
 // left serving), and after the restart every acknowledged message is answered exactly once. The
 // build's file readers run as built JavaScript (no tsx): a PDF and an image are read, a bomb refused.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { freePort, isRunning, killGroup, parentPid, startBot, storeOwnerPid, type BotProcess } from "../support/bot-child.js";
+import { freePort } from "../support/free-port.js";
+import { isRunning, killGroup, parentPid, startBot, storeOwnerPid, type BotProcess } from "../support/bot-child.js";
 import { startFakeOpenAI, textReply, toolCallReply, type FakeOpenAI, type RecordedRequest } from "../support/fake-openai-server.js";
 import { BOT_USER_ID, startFakeSlack, type FakeSlack } from "../support/fake-slack.js";
 import { mentionEvent, postEvent } from "../support/fake-slack-requests.js";

@@ -1,24 +1,17 @@
 // BOT_ROLE with real processes on one Redis: an ingress process takes Slack's events (records,
 // queues, acks) and never runs; a worker runs and posts through the Web API but takes no events
 // (its PORT serves health and metrics only, no /slack/events).
-import { afterEach, beforeEach, expect, it } from "vitest";
-import { freePort, startBot, type BotProcess } from "../support/bot-child.js";
+import { expect, it } from "vitest";
+import { freePort } from "../support/free-port.js";
+import { startBot, type BotProcess } from "../support/bot-child.js";
 import { startFakeOpenAI, textReply, type FakeOpenAI } from "../support/fake-openai-server.js";
-import { BOT_USER_ID, type FakeSlack } from "../support/fake-slack.js";
+import { BOT_USER_ID } from "../support/fake-slack.js";
 import { mentionEvent, postEvent } from "../support/fake-slack-requests.js";
-import type { RedisServer } from "../support/redis-server.js";
-import { startSlackRedisBots, stopSlackRedisBots } from "../support/slack-redis-harness.js";
+import { useSlackRedisHarness } from "../support/slack-redis-harness.js";
 import { describeWithRedis } from "../support/redis-suite.js";
 
-let slack: FakeSlack;
-let redis: RedisServer;
-let models: FakeOpenAI[];
-let bots: BotProcess[];
-
-beforeEach(async () => {
-  ({ slack, redis, bots, models } = await startSlackRedisBots());
-});
-afterEach(() => stopSlackRedisBots({ slack, redis, bots, models }));
+const harness = useSlackRedisHarness();
+const { bots, models } = harness;
 
 async function startRole(role: "ingress" | "worker"): Promise<{ bot: BotProcess; model: FakeOpenAI; port: number }> {
   const model = await startFakeOpenAI();
@@ -26,9 +19,9 @@ async function startRole(role: "ingress" | "worker"): Promise<{ bot: BotProcess;
   model.enqueue(textReply(`answered by the ${role}`));
   const port = await freePort();
   const bot = await startBot({
-    slackApiUrl: slack.apiUrl,
+    slackApiUrl: harness.slack.apiUrl,
     openaiBaseUrl: model.baseUrl,
-    storeUrl: redis.url,
+    storeUrl: harness.redis.url,
     port,
     env: { BOT_ROLE: role },
   });
@@ -53,7 +46,11 @@ describeWithRedis("BOT_ROLE", () => {
       mentionEvent({ text: `<@${BOT_USER_ID}> to the ingress`, ts: "1700600001.000100" }),
     );
     expect(acked.status).toBe(200);
-    const answer = await slack.waitForCall("chat.postMessage", (call) => String(call.args.text ?? "").startsWith("answered by"), 30_000);
+    const answer = await harness.slack.waitForCall(
+      "chat.postMessage",
+      (call) => String(call.args.text ?? "").startsWith("answered by"),
+      30_000,
+    );
     expect(answer.args).toMatchObject({ text: "answered by the worker", thread_ts: "1700600001.000100" });
     expect(ingress.model.requests).toHaveLength(0);
     expect(worker.model.requests).toHaveLength(1);

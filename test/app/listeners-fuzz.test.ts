@@ -2,7 +2,8 @@
 // one PORT) gets every case of the listener fuzz; after each it must still be running, answer
 // its liveness route, and let Bolt answer a signed request. At the end it still answers a person.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, startBot, type BotProcess } from "../support/bot-child.js";
+import { freePort } from "../support/free-port.js";
+import { startBot, type BotProcess } from "../support/bot-child.js";
 import { startFakeOpenAI, textReply, type FakeOpenAI } from "../support/fake-openai-server.js";
 import { BOT_USER_ID, startFakeSlack, type FakeSlack } from "../support/fake-slack.js";
 import { mentionEvent, postEvent } from "../support/fake-slack-requests.js";

@@ -2,7 +2,8 @@
 // rejection is logged with its error and the process goes on answering; an uncaught exception
 // is logged the same way and the process stops gracefully (its store released) with exit code 1.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { freePort, startBot, storeOwnerPid, type BotProcess } from "../support/bot-child.js";
+import { freePort } from "../support/free-port.js";
+import { startBot, storeOwnerPid, type BotProcess } from "../support/bot-child.js";
 import { startFakeOpenAI, textReply, type FakeOpenAI } from "../support/fake-openai-server.js";
 import { BOT_USER_ID, startFakeSlack, type FakeSlack } from "../support/fake-slack.js";
 import { mentionEvent, postEvent } from "../support/fake-slack-requests.js";

@@ -3,29 +3,22 @@
 // with kill -9 halfway, and an approval paused on one process and clicked on another. Each
 // process has its own fake model server, so the requests each server got are the runs each
 // process did.
-import { afterEach, beforeEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { APPROVE_ACTION } from "../../src/adapters/slack/approval-message.js";
-import { freePort, startBot, type BotProcess } from "../support/bot-child.js";
+import { freePort } from "../support/free-port.js";
+import { startBot, type BotProcess } from "../support/bot-child.js";
 import { startFakeOpenAI, textReply, toolCallReply, type FakeOpenAI, type RecordedRequest } from "../support/fake-openai-server.js";
-import { BOT_USER_ID, type FakeSlack } from "../support/fake-slack.js";
+import { BOT_USER_ID } from "../support/fake-slack.js";
 import { blockActionPayload, mentionEvent, nextEventId, postEvent, postInteraction } from "../support/fake-slack-requests.js";
 import { until } from "../support/until.js";
-import type { RedisServer } from "../support/redis-server.js";
-import { startSlackRedisBots, stopSlackRedisBots } from "../support/slack-redis-harness.js";
+import { useSlackRedisHarness } from "../support/slack-redis-harness.js";
 import { describeWithRedis } from "../support/redis-suite.js";
 
 const CONVERSATIONS = Number(process.env.MULTI_PROCESS_CONVERSATIONS ?? 500);
 const IN_FLIGHT = 30;
 
-let slack: FakeSlack;
-let redis: RedisServer;
-let models: FakeOpenAI[];
-let bots: BotProcess[];
-
-beforeEach(async () => {
-  ({ slack, redis, bots, models } = await startSlackRedisBots());
-});
-afterEach(() => stopSlackRedisBots({ slack, redis, bots, models }));
+const harness = useSlackRedisHarness();
+const { bots, models } = harness;
 
 const lastUserText = (request: RecordedRequest): string =>
   String(
@@ -43,7 +36,7 @@ const echo = (request: RecordedRequest) =>
   );
 
 async function startBots(count: number): Promise<void> {
-  models = await Promise.all(Array.from({ length: count }, () => startFakeOpenAI()));
+  models.push(...(await Promise.all(Array.from({ length: count }, () => startFakeOpenAI()))));
   for (const model of models) model.enqueue(...Array.from({ length: CONVERSATIONS * 3 }, () => echo));
   await startEach(models);
 }
@@ -53,15 +46,15 @@ async function startEach(servers: readonly FakeOpenAI[], roles: readonly string[
   const started = await Promise.allSettled(
     servers.map(async (model, index) =>
       startBot({
-        slackApiUrl: slack.apiUrl,
+        slackApiUrl: harness.slack.apiUrl,
         openaiBaseUrl: model.baseUrl,
-        storeUrl: redis.url,
+        storeUrl: harness.redis.url,
         port: await freePort(),
         env: { BOT_ROLE: roles[index] ?? "all" },
       }),
     ),
   );
-  bots = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+  bots.push(...started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : [])));
   const failed = started.find((result) => result.status === "rejected");
   if (failed) throw failed.reason;
 }
@@ -79,7 +72,7 @@ const troubles = (): string =>
     )
     .join("\n");
 
-const answers = () => slack.callsTo("chat.postMessage").filter((call) => String(call.args.text ?? "").startsWith("answer q-"));
+const answers = () => harness.slack.callsTo("chat.postMessage").filter((call) => String(call.args.text ?? "").startsWith("answer q-"));
 
 /** Sends each conversation's two messages in order, events round robin over the live bots, every fifth one delivered again to another bot. */
 async function converse(count: number, live: () => BotProcess[]): Promise<void> {
@@ -106,11 +99,17 @@ async function converse(count: number, live: () => BotProcess[]): Promise<void> 
       const thread = `1700300000.${String(index).padStart(6, "0")}`;
       const followUp = `1700300001.${String(index).padStart(6, "0")}`;
       // What people wrote is in the channel, as in Slack, for the thread context the bot reads.
-      slack.addMessage({ channel: "C0GENERAL", ts: thread, user: "U0ALICE", text: `<@${BOT_USER_ID}> q-${index}-1` });
+      harness.slack.addMessage({ channel: "C0GENERAL", ts: thread, user: "U0ALICE", text: `<@${BOT_USER_ID}> q-${index}-1` });
       await deliver(mentionEvent({ text: `<@${BOT_USER_ID}> q-${index}-1`, ts: thread }, nextEventId()));
       // The ack comes once the first message is recorded and queued, so the follow-up, sent after
       // it to whichever process, runs after it.
-      slack.addMessage({ channel: "C0GENERAL", ts: followUp, thread_ts: thread, user: "U0ALICE", text: `<@${BOT_USER_ID}> q-${index}-2` });
+      harness.slack.addMessage({
+        channel: "C0GENERAL",
+        ts: followUp,
+        thread_ts: thread,
+        user: "U0ALICE",
+        text: `<@${BOT_USER_ID}> q-${index}-2`,
+      });
       await deliver(mentionEvent({ text: `<@${BOT_USER_ID}> q-${index}-2`, ts: followUp, thread_ts: thread }, nextEventId()));
     }
   };
@@ -127,7 +126,7 @@ function wronglyAnswered(count: number, repeatsAllowed = false): string[] {
     const thread = `1700300000.${String(index).padStart(6, "0")}`;
     const got = byThread.get(thread) ?? [];
     const seen = repeatsAllowed ? [...new Set(got)] : got;
-    const others = slack
+    const others = harness.slack
       .callsTo("chat.postMessage")
       .filter((call) => call.args.thread_ts === thread && !String(call.args.text ?? "").startsWith("answer q-"));
     if (seen.join("|") !== `answer q-${index}-1|answer q-${index}-2`)
@@ -191,19 +190,19 @@ describeWithRedis("three bot processes on one Redis", () => {
       (request.body.messages as Array<{ role: string }>).some((message) => message.role === "tool")
         ? textReply("Posted.")
         : toolCallReply([{ name: "post_message", args: { channel: "C0RANDOM", text: "Standup moved" }, id: "w1" }]);
-    models = await Promise.all([0, 1].map(() => startFakeOpenAI()));
+    models.push(...(await Promise.all([0, 1].map(() => startFakeOpenAI()))));
     for (const model of models) model.enqueue(approve, approve, approve);
     await startEach(models);
 
     await postEvent(bots[0]!.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> tell #random the standup moved`, ts: THREAD }));
-    const approval = await slack.waitForCall(
+    const approval = await harness.slack.waitForCall(
       "chat.postMessage",
       (call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION),
       30_000,
     );
     const pausedOn = models.findIndex((model) => model.requests.length === 1);
     const other = bots[1 - pausedOn]!;
-    const message = slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
+    const message = harness.slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
     const actions = (approval.args.blocks as Array<{ type: string; elements?: Array<{ value?: string }> }>).find(
       (block) => block.type === "actions",
     )!;
@@ -220,10 +219,10 @@ describeWithRedis("three bot processes on one Redis", () => {
     await postInteraction(other.eventsUrl, click);
     await Promise.all(bots.map((bot) => postInteraction(bot.eventsUrl, click)));
 
-    await slack.waitForCall("chat.postMessage", (call) => call.args.text === "Posted.", 30_000);
+    await harness.slack.waitForCall("chat.postMessage", (call) => call.args.text === "Posted.", 30_000);
     await until(() => models.reduce((sum, model) => sum + model.requests.length, 0) >= 2, "the resumed run's model call", 10_000);
-    expect(slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
-    expect(slack.callsTo("chat.postMessage").filter((call) => call.args.text === "Posted.")).toHaveLength(1);
+    expect(harness.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
+    expect(harness.slack.callsTo("chat.postMessage").filter((call) => call.args.text === "Posted.")).toHaveLength(1);
     expect(models.reduce((sum, model) => sum + model.requests.length, 0)).toBe(2);
   }, 120_000);
 
@@ -238,17 +237,23 @@ describeWithRedis("three bot processes on one Redis", () => {
         return { ...toolCallReply([{ name: "calculator", args: { expression: "6*7" }, id: "c1" }]), delayMs: 2_000 };
       return textReply(`answer ${question}`);
     };
-    models = await Promise.all([0, 1].map(() => startFakeOpenAI()));
+    models.push(...(await Promise.all([0, 1].map(() => startFakeOpenAI()))));
     for (const model of models) model.enqueue(...Array.from({ length: 10 }, () => script));
     await startEach(models);
 
-    slack.addMessage({ channel: "C0GENERAL", ts: THREAD, user: "U0ALICE", text: `<@${BOT_USER_ID}> order-1` });
+    harness.slack.addMessage({ channel: "C0GENERAL", ts: THREAD, user: "U0ALICE", text: `<@${BOT_USER_ID}> order-1` });
     await postEvent(bots[0]!.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> order-1`, ts: THREAD }));
     await until(() => models.some((model) => model.requests.length > 0), "the first message's run to start", 20_000);
     const running = models.findIndex((model) => model.requests.length > 0);
     const other = bots[1 - running]!;
     // Acknowledged after the first one, on the other process: it waits behind the first in the conversation.
-    slack.addMessage({ channel: "C0GENERAL", ts: FOLLOW_UP, thread_ts: THREAD, user: "U0ALICE", text: `<@${BOT_USER_ID}> order-2` });
+    harness.slack.addMessage({
+      channel: "C0GENERAL",
+      ts: FOLLOW_UP,
+      thread_ts: THREAD,
+      user: "U0ALICE",
+      text: `<@${BOT_USER_ID}> order-2`,
+    });
     expect(
       (await postEvent(other.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> order-2`, ts: FOLLOW_UP, thread_ts: THREAD }))).status,
     ).toBe(200);
@@ -257,7 +262,7 @@ describeWithRedis("three bot processes on one Redis", () => {
     expect((await bots[running]!.exited).code).toBe(0);
 
     const answered = () =>
-      slack
+      harness.slack
         .callsTo("chat.postMessage")
         .map((call) => String(call.args.text ?? ""))
         .filter((text) => text.startsWith("answer order-"));
@@ -268,14 +273,14 @@ describeWithRedis("three bot processes on one Redis", () => {
   }, 120_000);
 
   it("with BOT_ROLE=ingress records and queues a message that a BOT_ROLE=worker process answers", async () => {
-    models = await Promise.all([0, 1].map(() => startFakeOpenAI()));
+    models.push(...(await Promise.all([0, 1].map(() => startFakeOpenAI()))));
     for (const model of models) model.enqueue(echo, echo);
     await startEach(models, ["ingress", "worker"]);
     const [ingress] = bots;
     const thread = "1700300000.000000";
-    slack.addMessage({ channel: "C0GENERAL", ts: thread, user: "U0ALICE", text: `<@${BOT_USER_ID}> q-0-1` });
+    harness.slack.addMessage({ channel: "C0GENERAL", ts: thread, user: "U0ALICE", text: `<@${BOT_USER_ID}> q-0-1` });
     await postEvent(ingress!.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> q-0-1`, ts: thread }));
-    await slack.waitForCall("chat.postMessage", (call) => call.args.text === "answer q-0-1", 30_000);
+    await harness.slack.waitForCall("chat.postMessage", (call) => call.args.text === "answer q-0-1", 30_000);
     expect(models.map((model) => model.requests.length)).toEqual([0, 1]);
   }, 120_000);
 });

@@ -1,25 +1,18 @@
 // Nothing runs before it can be shown, with real processes on one Redis: messages an ingress
 // process acknowledged and queued while no worker ran are answered in their threads by a
 // worker started afterwards (its queue starts only once Slack is attached), each exactly once.
-import { afterEach, beforeEach, expect } from "vitest";
-import { freePort, startBot, type BotProcess } from "../support/bot-child.js";
+import { expect } from "vitest";
+import { freePort } from "../support/free-port.js";
+import { startBot, type BotProcess } from "../support/bot-child.js";
 import { startFakeOpenAI, textReply, type FakeOpenAI, type RecordedRequest } from "../support/fake-openai-server.js";
-import { BOT_USER_ID, type FakeSlack } from "../support/fake-slack.js";
+import { BOT_USER_ID } from "../support/fake-slack.js";
 import { mentionEvent, postEvent } from "../support/fake-slack-requests.js";
 import { until } from "../support/until.js";
-import type { RedisServer } from "../support/redis-server.js";
 import { describeWithRedis, itWithRedis } from "../support/redis-suite.js";
-import { startSlackRedisBots, stopSlackRedisBots } from "../support/slack-redis-harness.js";
+import { useSlackRedisHarness } from "../support/slack-redis-harness.js";
 
-let slack: FakeSlack;
-let redis: RedisServer;
-let models: FakeOpenAI[];
-let bots: BotProcess[];
-
-beforeEach(async () => {
-  ({ slack, redis, bots, models } = await startSlackRedisBots());
-});
-afterEach(() => stopSlackRedisBots({ slack, redis, bots, models }));
+const harness = useSlackRedisHarness();
+const { bots, models } = harness;
 
 /** The worker's Slack adapter loads 3 s late (a cold start on a loaded machine): long enough for any queue started before it to take every item. */
 const SLOW_SLACK = { nodeArgs: ["--import", "./test/support/slow-imports.mjs"], env: { SLOW_IMPORT: "adapters/slack/slack-adapter=3000" } };
@@ -27,9 +20,9 @@ const SLOW_SLACK = { nodeArgs: ["--import", "./test/support/slow-imports.mjs"], 
 async function startRole(role: "ingress" | "worker", model: FakeOpenAI): Promise<BotProcess> {
   const slow = role === "worker" ? SLOW_SLACK : { env: {} };
   const bot = await startBot({
-    slackApiUrl: slack.apiUrl,
+    slackApiUrl: harness.slack.apiUrl,
     openaiBaseUrl: model.baseUrl,
-    storeUrl: redis.url,
+    storeUrl: harness.redis.url,
     port: await freePort(),
     ...slow,
     env: { BOT_ROLE: role, ...slow.env },
@@ -61,7 +54,7 @@ describeWithRedis("a worker started while messages wait in the queue", () => {
       const answers = () =>
         threads.map(
           (ts, index) =>
-            slack
+            harness.slack
               .callsTo("chat.postMessage")
               .filter((call) => call.args.thread_ts === ts && call.args.text === `answer to question ${index + 1}`).length,
         );

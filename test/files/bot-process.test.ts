@@ -4,7 +4,8 @@
 // same store, answer once without fetching the file again; a message of hostile files keeps the
 // bot's processes within a stated memory figure (measured from outside) and the bot answers on.
 import { describe, expect, it } from "vitest";
-import { freePort, startBot, type BotProcess } from "../support/bot-child.js";
+import { freePort } from "../support/free-port.js";
+import { startBot, type BotProcess } from "../support/bot-child.js";
 import { textReply, type RecordedRequest } from "../support/fake-openai-server.js";
 import { BOT_USER_ID } from "../support/fake-slack.js";
 import { SLACK_BOT_TOKEN } from "../support/fake-slack-files.js";

@@ -10,7 +10,7 @@ import { startFakeSlack } from "../support/fake-slack.js";
 import { mentionEvent, postEvent, SIGNING_SECRET } from "../support/fake-slack-requests.js";
 import { temporaryFolder } from "../support/temporary-folder.js";
 import { until } from "../support/until.js";
-import { freePort } from "../support/bot-child.js";
+import { freePort } from "../support/free-port.js";
 
 let folder: { path: string; remove: () => Promise<void> };
 let app: RunningApp | undefined;

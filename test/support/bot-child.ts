@@ -77,19 +77,6 @@ export async function startBot(options: BotOptions): Promise<BotProcess> {
   return { child, eventsUrl: `http://127.0.0.1:${options.port}/slack/events`, exited, logs: () => logs };
 }
 
-/** A port free right now on 127.0.0.1 (the bot must listen on a known one across restarts). */
-export async function freePort(): Promise<number> {
-  const { createServer } = await import("node:net");
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** SIGKILL to the process group of a child started detached (npm and whatever it started); a group already gone is fine. */
 export function killGroup(child: ChildProcess): void {
   try {

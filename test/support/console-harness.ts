@@ -101,15 +101,7 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
     model: config.model.name,
     maxSteps: config.guards.maxSteps,
   });
-  const scheduling = options.schedules
-    ? harnessSchedules({
-        config,
-        store,
-        logger: silentLogger,
-        governance,
-        ...(options.schedules.clock ? { clock: options.schedules.clock } : {}),
-      })
-    : undefined;
+  const scheduling = harnessSchedules(options.schedules, { config, store, logger: silentLogger, governance });
   const recording = createRunRecording({ config, store, logger: silentLogger });
   const service = recording.withRecords(
     createAgentService({

@@ -121,15 +121,7 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
       maxSteps: config.guards.maxSteps,
       approvers: approversFrom(config),
     });
-    const scheduling = options.schedules
-      ? harnessSchedules({
-          config,
-          store,
-          logger: silentLogger,
-          governance,
-          ...(options.schedules.clock ? { clock: options.schedules.clock } : {}),
-        })
-      : undefined;
+    const scheduling = harnessSchedules(options.schedules, { config, store, logger: silentLogger, governance });
     const service = createAgentService({
       config,
       model: options.gate ? gated(model, options.gate) : model,

@@ -78,19 +78,24 @@ export interface HarnessOptions {
   readonly schedules?: { readonly clock?: TimerClock };
 }
 
-export async function startSlackHarness(options: HarnessOptions): Promise<SlackHarness> {
-  const fake = options.fake ?? (await startFakeSlack());
-  const mode = options.mode ?? "http";
-  const folder = mkdtempSync(join(tmpdir(), "slack-adapter-"));
-  const config = loadConfig({
+/** A Slack bot's configuration against `fake`, its store in `folder`: HTTP mode (the signing secret) or Socket Mode (an app token). */
+export function slackConfig(fake: FakeSlack, mode: "http" | "socket", folder: string, env: Record<string, string> = {}): Config {
+  return loadConfig({
     STORE_URL: `sqlite://${join(folder, "bot.sqlite")}`,
     MEMORY_EXTRACT_FACTS: "false",
     SLACK_BOT_TOKEN: "xoxb-test-token",
     ...(mode === "socket" ? { SLACK_APP_TOKEN: "xapp-test-token" } : { SLACK_SIGNING_SECRET: SIGNING_SECRET }),
     SLACK_API_URL: fake.apiUrl,
     PORT: "0",
-    ...options.env,
+    ...env,
   });
+}
+
+export async function startSlackHarness(options: HarnessOptions): Promise<SlackHarness> {
+  const fake = options.fake ?? (await startFakeSlack());
+  const mode = options.mode ?? "http";
+  const folder = mkdtempSync(join(tmpdir(), "slack-adapter-"));
+  const config = slackConfig(fake, mode, folder, options.env);
   const { logger, lines: logs } = capturingLogger("debug");
   const store = await openStore(config.storeUrl, logger);
 
@@ -109,9 +114,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
       approvers: approversFrom(config),
       ...(options.clock ? { clock: options.clock } : {}),
     });
-    const scheduling = options.schedules
-      ? harnessSchedules({ config, store, logger, governance, ...(options.schedules.clock ? { clock: options.schedules.clock } : {}) })
-      : undefined;
+    const scheduling = harnessSchedules(options.schedules, { config, store, logger, governance });
     const service = createAgentService({
       config,
       model,
@@ -165,6 +168,15 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
     return { service, adapter, attached, governance, scheduling, closePort: () => port?.close() };
   };
   let current = await boot();
+  // In the app's order: no new events, the runs reach their checkpoint and post, then the client and the port close.
+  const shutdown = async () => {
+    await current.adapter.stop();
+    await current.scheduling?.schedules.close();
+    await current.service.close();
+    await current.attached.close();
+    await current.governance.close();
+    await current.closePort();
+  };
   if (mode === "socket") await fake.waitForSocket();
 
   const harness: SlackHarness = {
@@ -193,21 +205,11 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
     },
     async restart(next) {
       if (next) model = next;
-      await current.adapter.stop();
-      await current.scheduling?.schedules.close();
-      await current.service.close();
-      await current.attached.close();
-      await current.governance.close();
-      await current.closePort();
+      await shutdown();
       current = await boot();
     },
     async close() {
-      await current.adapter.stop();
-      await current.scheduling?.schedules.close();
-      await current.service.close();
-      await current.attached.close();
-      await current.governance.close();
-      await current.closePort();
+      await shutdown();
       await store.close();
       if (!options.fake) await fake.close();
       rmSync(folder, { recursive: true, force: true });

@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { startApp, type RunningApp } from "../../src/app.js";
 import { Tokenizer } from "../../src/tokens/tokenizer.js";
-import { freePort } from "../support/bot-child.js";
+import { freePort } from "../support/free-port.js";
 import { BOT_USER_ID, startFakeSlack, type FakeSlack } from "../support/fake-slack.js";
 import { mentionEvent, postEvent, SIGNING_SECRET } from "../support/fake-slack-requests.js";
 import { describeWithRedis } from "../support/redis-suite.js";

@@ -1,12 +1,11 @@
 // A model that can't answer, seen in the console as the app wires it (startApp): one line with
 // the cause and the fix, the retries shown as they happen, no JSON and no stack in the chat,
 // and no "try again" when trying again can't help.
-import { once } from "node:events";
-import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { errorReply, startFakeOpenAI, type FakeOpenAI } from "../../support/fake-openai-server.js";
 import { until } from "../../support/until.js";
 import { useAppHarness } from "../../support/app-harness.js";
+import { freePort } from "../../support/free-port.js";
 
 const apps = useAppHarness();
 let server: FakeOpenAI | undefined;
@@ -15,15 +14,6 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-async function closedPort(): Promise<number> {
-  const probe = createServer().listen(0, "127.0.0.1");
-  await once(probe, "listening");
-  const { port } = probe.address() as { port: number };
-  probe.close();
-  await once(probe, "close");
-  return port;
-}
 
 /** The app in console mode on `baseUrl`; returns what the console shows once the question is answered. */
 async function ask(baseUrl: string, question: string): Promise<string> {
@@ -42,7 +32,7 @@ async function ask(baseUrl: string, question: string): Promise<string> {
 
 describe("the console when the model can't answer", () => {
   it("an unreachable server: the retry, then one line with the cause and the fix, no JSON, no stack", async () => {
-    const baseUrl = `http://127.0.0.1:${await closedPort()}/v1`;
+    const baseUrl = `http://127.0.0.1:${await freePort()}/v1`;
     const shown = await ask(baseUrl, "hello");
     expect(shown).toMatch(/· model not answering, retry 1 of 1 in [\d.]+ (ms|s): could not connect to .*connection refused/);
     expect(shown).toContain(

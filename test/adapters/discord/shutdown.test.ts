@@ -3,7 +3,8 @@
 // first cleared the token every post needs: the answers were lost, and their messages marked
 // done). Real child processes; what each person received is counted.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { freePort, startBot, type BotProcess } from "../../support/bot-child.js";
+import { freePort } from "../../support/free-port.js";
+import { startBot, type BotProcess } from "../../support/bot-child.js";
 import { FakeDiscord } from "../../support/fake-discord.js";
 import { startFakeOpenAI, textReply, type FakeOpenAI, type RecordedRequest } from "../../support/fake-openai-server.js";
 import { temporaryFolder } from "../../support/temporary-folder.js";

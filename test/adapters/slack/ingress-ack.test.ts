@@ -11,7 +11,6 @@ import { createSlackSurface, type SlackSurface } from "../../../src/adapters/sla
 import { underCore, type TestAdapter } from "../../support/surface-harness.js";
 import { createAgentService, type RunningAgentService } from "../../../src/runs/service/create-agent-service.js";
 import { ScriptedModel } from "../../support/model-scripted.js";
-import { loadConfig } from "../../../src/config.js";
 import { TokenCounter } from "../../../src/tokens/token-counter.js";
 import { silentLogger } from "../../../src/logger.js";
 import { openStore } from "../../../src/memory/keyv-store.js";
@@ -20,7 +19,8 @@ import { intakeIdFor } from "../../../src/runs/intake/intake-store.js";
 import { BOT_USER_ID, startFakeSlack, type FakeSlack } from "../../support/fake-slack.js";
 import type { OpsServer } from "../../../src/ops/ops-server.js";
 import { eventsUrlOf, startSlackEventsPort } from "../../support/slack-events-port.js";
-import { mentionEvent, postEvent, SIGNING_SECRET } from "../../support/fake-slack-requests.js";
+import { mentionEvent, postEvent } from "../../support/fake-slack-requests.js";
+import { slackConfig } from "../../support/slack-harness.js";
 
 /** The store with intake record writes held until open(): `held` resolves when the first one waits. */
 function holdIntakeWrites(store: KeyValueStore): KeyValueStore & { open(): void; readonly held: Promise<void> } {
@@ -69,14 +69,7 @@ afterEach(async () => {
 async function startBot(mode: "http" | "socket", takeEvents = true): Promise<Bot> {
   const fake = await startFakeSlack();
   const folder = mkdtempSync(join(tmpdir(), "ingress-ack-"));
-  const config = loadConfig({
-    STORE_URL: `sqlite://${join(folder, "bot.sqlite")}`,
-    MEMORY_EXTRACT_FACTS: "false",
-    SLACK_BOT_TOKEN: "xoxb-test-token",
-    ...(mode === "socket" ? { SLACK_APP_TOKEN: "xapp-test-token" } : { SLACK_SIGNING_SECRET: SIGNING_SECRET }),
-    SLACK_API_URL: fake.apiUrl,
-    PORT: "0",
-  });
+  const config = slackConfig(fake, mode, folder);
   const store = holdIntakeWrites(await openStore(config.storeUrl, silentLogger));
   const model = new ScriptedModel([], { whenExhausted: { text: "Recorded, then answered." } });
   const service = createAgentService({ config, model, store, logger: silentLogger });

@@ -1,23 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { resumeAgent } from "../../../src/agent/loop/loop.js";
 import { call, calls, say, ScriptedModel } from "../../support/model-scripted.js";
-import type { Tool } from "../../../src/contracts/types.js";
-import { consoleOrigin, loopDeps, runQuestion } from "../../support/loop-harness.js";
+import { consoleOrigin, loopDeps, runQuestion, hangingTool } from "../../support/loop-harness.js";
 import { noteTool } from "../../support/service-harness.js";
 
 describe("a write call and the run's deadline", () => {
   it("does not ask for approval once the run's time is up", async () => {
     const note = noteTool();
-    const hanging: Tool<object> = {
-      name: "hang",
-      description: "never returns",
-      schema: z.object({}),
-      effect: "read",
-      execute: () => new Promise(() => {}),
-    };
     const model = new ScriptedModel([calls(call("hang", {}), call("post_note", { text: "late" })), say("Time ran out before the post.")]);
-    const { outcome, events } = await runQuestion(model, "x", { tools: [hanging, note.tool], guards: { runTimeoutMs: 30 } });
+    const { outcome, events } = await runQuestion(model, "x", { tools: [hangingTool, note.tool], guards: { runTimeoutMs: 30 } });
     expect(outcome).toMatchObject({ status: "answered", stop: { guard: "deadline" } });
     expect(events.some((event) => event.type === "approval_needed")).toBe(false);
     const summaryText = model.requests[1]!.messages.map((message) => message.content ?? "").join("\n");

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { call, calls, say, ScriptedModel } from "../../support/model-scripted.js";
 import type { RunOutcome, Tool } from "../../../src/contracts/types.js";
-import { eventTypes, runQuestion } from "../../support/loop-harness.js";
+import { eventTypes, runQuestion, hangingTool } from "../../support/loop-harness.js";
 
 function answered(outcome: RunOutcome): Extract<RunOutcome, { status: "answered" }> {
   if (outcome.status !== "answered") throw new Error(`expected an answer, got ${outcome.status}`);
@@ -170,14 +170,7 @@ describe("scenario E: oscillation", () => {
 
 describe("scenario G: time limits", () => {
   it("turns a tool that never settles into a timeout observation", async () => {
-    const hanging: Tool<object> = {
-      name: "hang",
-      description: "never returns",
-      schema: z.object({}),
-      effect: "read",
-      timeoutMs: 20,
-      execute: () => new Promise(() => {}),
-    };
+    const hanging: Tool<object> = { ...hangingTool, timeoutMs: 20 };
     const model = new ScriptedModel([call("hang", {}), say("the tool timed out")]);
     const { outcome } = await runQuestion(model, "x", { tools: [hanging] });
     const result = answered(outcome);

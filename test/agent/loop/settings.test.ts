@@ -6,20 +6,12 @@ import { call, calls, say, ScriptedModel } from "../../support/model-scripted.js
 import { TokenCounter } from "../../../src/tokens/token-counter.js";
 import type { Tool } from "../../../src/contracts/types.js";
 import { createLogger } from "../../../src/logger.js";
-import { answered, consoleOrigin, loopDeps, runQuestion } from "../../support/loop-harness.js";
-
-const hanging: Tool<object> = {
-  name: "hang",
-  description: "never returns",
-  schema: z.object({}),
-  effect: "read",
-  execute: () => new Promise(() => {}),
-};
+import { answered, consoleOrigin, loopDeps, runQuestion, hangingTool } from "../../support/loop-harness.js";
 
 describe("AGENT_TOOL_TIMEOUT_MS", () => {
   it("is the time a tool call gets", async () => {
     const model = new ScriptedModel([call("hang", {}), say("It timed out.")]);
-    const { outcome } = await runQuestion(model, "x", { tools: [hanging], guards: { toolTimeoutMs: 40 } });
+    const { outcome } = await runQuestion(model, "x", { tools: [hangingTool], guards: { toolTimeoutMs: 40 } });
     expect(answered(outcome).steps[0]!.calls[0]).toMatchObject({
       outcome: "timeout",
       result: "Timeout: hang did not finish within 40 ms.",

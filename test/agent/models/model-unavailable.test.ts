@@ -1,14 +1,13 @@
 // An unavailable model seen from the loop, with the real openai SDK against a fake server on
 // 127.0.0.1: each retry is an event, the stop says the cause and the fix, "try again" only when
 // trying again can help, and the log line carries no stack unless LOG_LEVEL=debug.
-import { once } from "node:events";
-import { createServer } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { retryDelayMs } from "../../../src/agent/models/model-failure.js";
 import { createOpenAIModel } from "../../../src/agent/models/model-openai.js";
 import { createLogger } from "../../../src/logger.js";
 import { answered, runQuestion } from "../../support/loop-harness.js";
 import { errorReply, startFakeOpenAI, textReply, type FakeOpenAI } from "../../support/fake-openai-server.js";
+import { freePort } from "../../support/free-port.js";
 
 let server: FakeOpenAI;
 
@@ -28,15 +27,6 @@ function logged(level = "info") {
 
 function openai(baseUrl: string, maxRetries: number, logger = logged().logger) {
   return createOpenAIModel({ apiKey: "sk-test-abcdefghijklmnop", baseUrl, model: "gpt-4o-mini", timeoutMs: 5_000, maxRetries, logger });
-}
-
-async function closedPort(): Promise<number> {
-  const probe = createServer().listen(0, "127.0.0.1");
-  await once(probe, "listening");
-  const { port } = probe.address() as { port: number };
-  probe.close();
-  await once(probe, "close");
-  return port;
 }
 
 describe("a model that is not answering", () => {
@@ -68,7 +58,7 @@ describe("a model that is not answering", () => {
   });
 
   it("stops with the cause and the fix when nothing listens, and logs one warning without a stack", async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const { lines, logger } = logged();
     const { outcome, events } = await runQuestion(openai(`http://127.0.0.1:${port}/v1`, 1), "hello", { logger });
     const result = answered(outcome);
@@ -84,7 +74,7 @@ describe("a model that is not answering", () => {
   });
 
   it("keeps the stack of the failure for LOG_LEVEL=debug", async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const { lines, logger } = logged("debug");
     await runQuestion(openai(`http://127.0.0.1:${port}/v1`, 0, logger), "hello", { logger });
     const failure = lines.find((line) => line.msg === "the model is unavailable");

@@ -9,7 +9,7 @@ import { startApp } from "../../../src/app.js";
 import { CONTENT_SECURITY_POLICY } from "../../../src/ops/explorer/http-io.js";
 import { ADMIN_TOKEN, signIn, startExplorerProduct, untilRuns, type ExplorerProduct } from "../../support/explorer-harness.js";
 import { explorerModel } from "../../support/explorer-model.js";
-import { freePort } from "../../support/bot-child.js";
+import { freePort } from "../../support/free-port.js";
 import { temporaryFolder } from "../../support/temporary-folder.js";
 
 const bearer = { authorization: `Bearer ${ADMIN_TOKEN}` };

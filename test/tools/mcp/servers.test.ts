@@ -12,7 +12,7 @@ import { createMcpManager, type McpManager, type McpManagerOptions } from "../..
 import type { McpServerConfig } from "../../../src/tools/mcp/mcp-config.js";
 import { everythingServer, filesystemServer, serverConfig, testStdioServer, whenServers } from "../../support/mcp-servers.js";
 import { toolListText } from "../../../src/adapters/core/tool-list-text.js";
-import { freePort } from "../../support/bot-child.js";
+import { freePort } from "../../support/free-port.js";
 import { startMcpHttpServer, type TestMcpHttpServer } from "../../support/mcp-http-server.js";
 import { capturingLogger } from "../../support/capturing-logger.js";
 
