@@ -82,7 +82,7 @@ describe.each([slackDriver, discordDriver, consoleDriver])("the $name surface", 
   });
 
   it("does not make the write of a decision claimed before a restart once its requester is blocked", async () => {
-    session = await driver.start({ script: [postNotice], resumesDown: true });
+    session = await driver.start({ script: [postNotice], resumesRefused: Number.POSITIVE_INFINITY });
     await session.ask("alice", "announce the deploy");
     await session.click("alice", "approve");
     // Claimed, but its resume could not be queued: it waits for the next start.

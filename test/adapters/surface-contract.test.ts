@@ -1,14 +1,12 @@
 // The contract every surface keeps, written once and run against Slack (Bolt over HTTP, fake
 // Slack), Discord (discord.js over the fake gateway and REST) and the console (its streams, as a
-// terminal): a question is answered; a write waits for the requester's approval, another person is
-// told privately they can't decide, it runs once, and a denied one not at all; Stop ends a run for
-// its requester only; a vote is thanked privately; every command answers, and the guarded ones
-// refuse who they must; a blocked person hears why privately and nothing runs; an approval survives
-// a restart. The console has one person and no votes: the scenarios that need a second person or a
-// 👍 run on the chat platforms. A difference between surfaces is a failing test here, not a drift
-// between copies.
+// terminal): a question is answered; every command answers, and the guarded ones refuse who they
+// must; a blocked person hears why privately and nothing runs. Approvals, Stop, votes and access
+// changed while a write waits have their own files (surface-contract-*.test.ts). The console has
+// one person: the scenarios that need a second one run on the chat platforms. A difference between
+// surfaces is a failing test here, not a drift between copies.
 import { afterEach, describe, expect, it } from "vitest";
-import { call, say } from "../support/model-scripted.js";
+import { say } from "../support/model-scripted.js";
 import { COMMANDS } from "../../src/adapters/core/commands.js";
 import { consoleDriver, discordDriver, seen, slackDriver, type Session, type Who } from "../support/surface-drivers.js";
 
@@ -18,10 +16,6 @@ afterEach(async () => {
   session = undefined;
 });
 
-const NOTICE = "Deploy starts at 5pm.";
-/** Asks to post the notice where the requester may (the session names the channel once it has started). */
-const postNotice = () => call("post_message", { channel: session!.otherChannel, text: NOTICE }, "call_post");
-const posting = [postNotice, say("Done, it is posted.")];
 const times = (text: string, phrase: string) => text.split(phrase).length - 1;
 
 /** What each command answers someone it lets in (on a store with nothing remembered, audited or voted yet). */
@@ -55,58 +49,6 @@ describe.each([slackDriver, discordDriver, consoleDriver])("the $name surface", 
     await seen(() => session!.publicText(), /Four, as far as I can count\./);
   });
 
-  it("runs a write once the requester approves it", async () => {
-    session = await driver.start({ script: posting });
-    await session.ask("alice", "announce the deploy");
-    await session.click("alice", "approve");
-    await seen(() => session!.publicText(), /Done, it is posted\./);
-    expect(session.writes()).toBe(1);
-  });
-
-  it("runs nothing when the requester denies the write, and the run goes on", async () => {
-    session = await driver.start({ script: [postNotice, say("Understood, I did not post it.")] });
-    await session.ask("alice", "announce the deploy");
-    await session.click("alice", "deny");
-    await seen(() => session!.publicText(), /Understood, I did not post it\./);
-    expect(session.writes()).toBe(0);
-  });
-
-  it.runIf(driver.people)("tells another person privately they can't decide, and runs nothing for them", async () => {
-    session = await driver.start({ script: posting });
-    await session.ask("alice", "announce the deploy");
-    await session.click("bob", "approve");
-    await seen(() => session!.privateText("bob"), /You can't decide this one\./);
-    expect(session.writes()).toBe(0);
-    await session.click("alice", "deny");
-    await seen(() => session!.publicText(), /Denied by/);
-    expect(session.writes()).toBe(0);
-  });
-
-  it("stops a run for its requester", async () => {
-    session = await driver.start({ script: [say("never")], stuck: true });
-    await session.ask("alice", "think forever");
-    await session.click("alice", "stop");
-    await seen(() => session!.publicText(), /Stopped by/);
-  });
-
-  it.runIf(driver.people)("stops a run for its requester, and tells anyone else privately they can't", async () => {
-    session = await driver.start({ script: [say("never")], stuck: true });
-    await session.ask("alice", "think forever");
-    await session.click("bob", "stop");
-    await seen(() => session!.privateText("bob"), /or an approver can stop this run\./);
-    expect(session.publicText()).not.toMatch(/Stopped by/);
-    await session.click("alice", "stop");
-    await seen(() => session!.publicText(), /Stopped by/);
-  });
-
-  it.runIf(driver.people)("thanks a vote privately and keeps it", async () => {
-    session = await driver.start({ script: [say("Here you are.")] });
-    await session.ask("alice", "help me");
-    await session.click("alice", "up");
-    await seen(() => session!.privateText("alice"), /Thanks for the feedback\./);
-    expect(await session.service.feedback.totals()).toEqual({ up: 1, down: 0 });
-  });
-
   it.each(COMMANDS.map((command) => command.name))("answers the %s command", async (name) => {
     session = await driver.start({ script: [] });
     const guarded = GUARDED[name];
@@ -124,15 +66,5 @@ describe.each([slackDriver, discordDriver, consoleDriver])("the $name surface", 
     await session.command("alice", "memory");
     await seen(() => String(times(session!.privateText("alice"), "not allowed to use this bot")), /^2$/);
     expect(session.publicText()).not.toMatch(/You should not see this|I don't remember anything/);
-  });
-
-  it("takes the requester's approval after a restart, and runs the write once", async () => {
-    session = await driver.start({ script: [postNotice] });
-    await session.ask("alice", "announce the deploy");
-    await seen(() => session!.publicText(), /post_message/);
-    await session.restart([say("Done after the restart.")]);
-    await session.click("alice", "approve");
-    await seen(() => session!.publicText(), /Done after the restart\./);
-    expect(session.writes()).toBe(1);
   });
 });

@@ -1,6 +1,6 @@
-// Ctrl-C in the console during a run stops the run, not the session: the summary with
-// "Stopped by <name>." follows at once even while the model call hangs, and the next question
-// works. A second Ctrl-C, or one at the prompt, still leaves.
+// Ctrl-C in the console during a run stops the run, not the session: the next question works. A
+// second Ctrl-C, or one at the prompt, still leaves. That the run ends at once with "Stopped by
+// <name>." is the surfaces' contract (test/adapters/surface-contract-stop.test.ts).
 import { afterEach, describe, expect, it } from "vitest";
 import type { Model } from "../../../src/contracts/types.js";
 import { startConsole, type ConsoleHarness } from "../../support/console-harness.js";
@@ -25,14 +25,12 @@ function firstCallHangs(): Model {
 }
 
 describe("console Ctrl-C", () => {
-  it("stops the run in progress with its summary, and the session goes on", async () => {
+  it("stops the run in progress, and the session goes on", async () => {
     harness = await startConsole({ model: firstCallHangs(), terminal: true });
     harness.type("think forever");
     const started = await harness.waitFor(/thinking|step 1/i);
-    const pressed = performance.now();
     harness.press("\x03");
     await harness.waitFor("Stopped by ada.", started);
-    expect(performance.now() - pressed).toBeLessThan(2_000);
     const after = harness.mark();
     harness.type("and now?");
     await harness.waitFor(/answer \d/, after);
