@@ -30,6 +30,19 @@ const flat = (text: string) => text.replace(/\s+/g, " ");
 
 describe.each([slackDriver, discordDriver, consoleDriver])("the $name surface", (driver) => {
   const shown = () => session!.publicText();
+  /** A write waiting for its approval, on a clock then moved past the approval's time; the model's summary says so. */
+  const waitingPastItsTime = async () => {
+    let now = Date.now();
+    session = await driver.start({
+      script: [postNotice, say("Nobody approved the notice in time.")],
+      clock: () => now,
+      approvalWindowMs: APPROVAL_WINDOW_MS,
+    });
+    await session.ask("alice", "announce the deploy");
+    await session.waitForButton("approve");
+    now += APPROVAL_WINDOW_MS + 1_000;
+    return session;
+  };
 
   it("shows the write with its arguments, and runs it once the requester approves it", async () => {
     session = await driver.start({ script: posting });
@@ -117,40 +130,24 @@ describe.each([slackDriver, discordDriver, consoleDriver])("the $name surface", 
   });
 
   it("shows an approval nobody decided in time as expired, with the run's summary, and runs nothing", async () => {
-    let now = Date.now();
-    session = await driver.start({
-      script: [postNotice, say("Nobody approved the notice in time.")],
-      clock: () => now,
-      approvalWindowMs: APPROVAL_WINDOW_MS,
-    });
-    await session.ask("alice", "announce the deploy");
-    await session.waitForButton("approve");
-    now += APPROVAL_WINDOW_MS + 1_000;
-    expect(await session.service.sweepExpiredApprovals()).toBe(1);
+    const waiting = await waitingPastItsTime();
+    expect(await waiting.service.sweepExpiredApprovals()).toBe(1);
     await seen(shown, /Nobody approved the notice in time\./);
     expect(shown()).toMatch(EXPIRED);
-    expect(session.shows("approve")).toBe(false);
-    expect(await session.service.sweepExpiredApprovals()).toBe(0);
+    expect(waiting.shows("approve")).toBe(false);
+    expect(await waiting.service.sweepExpiredApprovals()).toBe(0);
     expect(flat(shown()).split("Nobody approved the notice in time.").length - 1).toBe(1);
-    expect(session.writes()).toBe(0);
+    expect(waiting.writes()).toBe(0);
   });
 
   it.runIf(driver.people)("answers a click after the approval's time with the expiry and the run's summary, and runs nothing", async () => {
-    let now = Date.now();
-    session = await driver.start({
-      script: [postNotice, say("Nobody approved the notice in time.")],
-      clock: () => now,
-      approvalWindowMs: APPROVAL_WINDOW_MS,
-    });
-    await session.ask("alice", "announce the deploy");
-    await session.waitForButton("approve");
-    now += APPROVAL_WINDOW_MS + 1_000;
-    await session.click("alice", "approve");
+    const waiting = await waitingPastItsTime();
+    await waiting.click("alice", "approve");
     await seen(shown, /Nobody approved the notice in time\./);
     expect(shown()).toMatch(EXPIRED);
-    expect(session.shows("approve")).toBe(false);
-    expect(session.privateText("alice")).not.toMatch(/can't decide|recorded/);
-    expect(session.writes()).toBe(0);
+    expect(waiting.shows("approve")).toBe(false);
+    expect(waiting.privateText("alice")).not.toMatch(/can't decide|recorded/);
+    expect(waiting.writes()).toBe(0);
   });
 
   it("takes the requester's approval after a restart, and runs the write once", async () => {

@@ -3,33 +3,18 @@
 // counts, offers their tools in /tools, and stops them with the app.
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startApp, type RunningApp } from "../../../src/app.js";
+import { describe, expect, it } from "vitest";
 import { spawnMain } from "../../support/main-child.js";
-import { temporaryFolder } from "../../support/temporary-folder.js";
-import { until } from "../../support/until.js";
 import { repoRoot } from "../../support/repo-paths.js";
+import { useAppHarness } from "../../support/app-harness.js";
 
 const bin = (name: string) => join(repoRoot, "node_modules", ".bin", name);
 
-let folder: Awaited<ReturnType<typeof temporaryFolder>>;
+const apps = useAppHarness();
 let files = 0;
-let app: RunningApp | undefined;
-
-beforeAll(async () => {
-  folder = await temporaryFolder();
-});
-afterEach(async () => {
-  await app?.stop();
-  app = undefined;
-});
-afterAll(async () => {
-  await folder.remove();
-});
 
 async function configFile(text: string): Promise<string> {
-  const path = join(folder.path, `mcp-${++files}.json`);
+  const path = join(apps.folder, `mcp-${++files}.json`);
   await writeFile(path, text);
   return path;
 }
@@ -48,7 +33,7 @@ describe("a bad MCP servers file stops the start with one line and exit code 1",
     ],
     ["bad JSON", '{ "mcpServers": ', /^Configuration error: .*mcp-\d+\.json: is not valid JSON \(/],
   ])("%s", async (_case, text, expected) => {
-    const main = spawnMain({ STORE_URL: `sqlite://${join(folder.path, `bad-${files}.sqlite`)}`, MCP_CONFIG: await configFile(text) });
+    const main = spawnMain({ STORE_URL: apps.storeUrl(), MCP_CONFIG: await configFile(text) });
     const { code } = await main.exited;
     expect(code).toBe(1);
     const lines = main.stderr().trim().split("\n");
@@ -61,42 +46,32 @@ describe("a good MCP servers file", () => {
   it("starts the servers, prints each with its tool count (a missing one as down), and offers their tools", async () => {
     const servers = {
       mcpServers: {
-        fs: { command: bin("mcp-server-filesystem"), args: [folder.path], approval: "never" },
-        ghost: { command: join(folder.path, "no-such-server") },
+        fs: { command: bin("mcp-server-filesystem"), args: [apps.folder], approval: "never" },
+        ghost: { command: join(apps.folder, "no-such-server") },
       },
     };
-    const input = new PassThrough();
-    const output = new PassThrough();
-    let shown = "";
-    output.on("data", (chunk: Buffer) => (shown += chunk.toString("utf8")));
-    const result = await startApp(
-      {
-        STORE_URL: `sqlite://${join(folder.path, "good.sqlite")}`,
-        MCP_CONFIG: await configFile(JSON.stringify(servers)),
-        TOOL_POLICY: "fs__write_file=allow",
-      },
-      { input, output, username: "ada" },
-    );
-    if (result.kind !== "started") throw new Error(result.message);
-    app = result.app;
+    const { type, shown, waitFor } = await apps.startConsole({
+      MCP_CONFIG: await configFile(JSON.stringify(servers)),
+      TOOL_POLICY: "fs__write_file=allow",
+    });
     // What starts is said before the first try, which can be a minute of npx fetching.
-    const starting = shown.indexOf(`MCP server fs: starting ${bin("mcp-server-filesystem")} ${folder.path}\n`);
+    const starting = shown().indexOf(`MCP server fs: starting ${bin("mcp-server-filesystem")} ${apps.folder}\n`);
     expect(starting).toBeGreaterThanOrEqual(0);
-    expect(shown).toContain(`MCP server ghost: starting ${join(folder.path, "no-such-server")}\n`);
-    expect(shown.indexOf("MCP server fs: up")).toBeGreaterThan(starting);
-    expect(shown).toMatch(/^MCP server fs: up \(stdio\), \d+ tools$/m);
-    expect(shown).toContain(
-      `MCP server ghost: failed to start (command not found: ${join(folder.path, "no-such-server")}); retrying in the background\n`,
+    expect(shown()).toContain(`MCP server ghost: starting ${join(apps.folder, "no-such-server")}\n`);
+    expect(shown().indexOf("MCP server fs: up")).toBeGreaterThan(starting);
+    expect(shown()).toMatch(/^MCP server fs: up \(stdio\), \d+ tools$/m);
+    expect(shown()).toContain(
+      `MCP server ghost: failed to start (command not found: ${join(apps.folder, "no-such-server")}); retrying in the background\n`,
     );
-    await until(
-      () => shown.includes("! the tool policy (TOOL_POLICY) lets the write tool fs__write_file run without a person's approval"),
+    await waitFor(
+      "! the tool policy (TOOL_POLICY) lets the write tool fs__write_file run without a person's approval",
       "the policy notice",
     );
-    expect(shown).toContain('! MCP server fs has "approval": "never": its write tools run without asking anyone');
-    input.write("/tools\n");
-    await until(() => shown.includes("- fs__write_file: runs without asking (a write), MCP server fs (up)"), "the MCP tools in /tools");
-    expect(shown).toContain("- fs__read_text_file: read, MCP server fs (up)");
-    expect(shown).toMatch(/^- fs: up \(stdio\), \d+ tools$/m);
-    expect(shown).toContain(`- ghost: failed to start (command not found: ${join(folder.path, "no-such-server")}); retrying\n`);
+    expect(shown()).toContain('! MCP server fs has "approval": "never": its write tools run without asking anyone');
+    type("/tools");
+    await waitFor("- fs__write_file: runs without asking (a write), MCP server fs (up)", "the MCP tools in /tools");
+    expect(shown()).toContain("- fs__read_text_file: read, MCP server fs (up)");
+    expect(shown()).toMatch(/^- fs: up \(stdio\), \d+ tools$/m);
+    expect(shown()).toContain(`- ghost: failed to start (command not found: ${join(apps.folder, "no-such-server")}); retrying\n`);
   });
 });
