@@ -1,8 +1,8 @@
 // What the approval tests share: a service per test on its own SQLite file (or the test Redis),
 // closed after each test (per-test.ts), and helpers that read a pause or an answer out of a result.
 import { afterAll, beforeAll } from "vitest";
-import { call, say, type ScriptedModel } from "./model-scripted.js";
-import type { ModelRequest, PendingApproval, RunOutcome, Tool } from "../../src/contracts/types.js";
+import { call, say } from "./model-scripted.js";
+import type { Model, ModelRequest, PendingApproval, RunOutcome, Tool } from "../../src/contracts/types.js";
 import type { DecisionResult } from "../../src/runs/api/decision-request.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
 import { usePerTest, type PerTest } from "./per-test.js";
@@ -40,7 +40,7 @@ export const closeAfter = <T extends { close(): Promise<void> }>(opened: T): T =
 export const closeNow = (opened: { close(): Promise<void> }): Promise<void> => current().closeNow(opened);
 
 export async function harness(
-  model: ScriptedModel,
+  model: Model,
   options: {
     tools?: Tool[];
     env?: Record<string, string>;
@@ -49,6 +49,8 @@ export async function harness(
     wrapStore?: (store: KeyValueStore) => KeyValueStore;
     approvers?: readonly string[];
     expired?: Parameters<typeof startService>[0]["expired"];
+    /** False: the test attaches its presenters first and starts the service itself. */
+    start?: boolean;
   } = {},
 ) {
   const started = await startService({
@@ -60,6 +62,7 @@ export async function harness(
     wrapStore: options.wrapStore,
     ...(options.approvers ? { approvers: options.approvers } : {}),
     ...(options.expired ? { expired: options.expired } : {}),
+    ...(options.start === false ? { start: false } : {}),
   });
   return closeAfter(started);
 }

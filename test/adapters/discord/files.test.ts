@@ -3,7 +3,7 @@
 // expiring links; no token; nowhere else: a second server counts what reaches it) and the
 // scripted model sees them; answers carry files as multipart messages, within the bot's upload limit.
 import { REST } from "discord.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/logger.js";
 import { answerFilesOf } from "../../../src/adapters/core/answer-files.js";
 import { createDiscordFiles } from "../../../src/adapters/discord/discord-files.js";
@@ -13,15 +13,11 @@ import { startFakeFileServer, type FakeFileServer } from "../../support/fake-fil
 import { discordAsked } from "../../support/discord-origins.js";
 import { startDiscordHarness, type DiscordHarness } from "../../support/discord-harness.js";
 import { until } from "../../support/until.js";
+import { usePerTest } from "../../support/per-test.js";
 
 let harness: DiscordHarness | undefined;
 let other: FakeFileServer | undefined;
-afterEach(async () => {
-  await harness?.close();
-  await other?.close();
-  harness = undefined;
-  other = undefined;
-});
+const { closeAfter } = usePerTest();
 
 const CSV = Buffer.from("region,total\nnorth,12\nsouth,30\n");
 const sent = (h: DiscordHarness, index = 0) => JSON.stringify(h.model.requests[index]?.messages ?? []);
@@ -30,7 +26,7 @@ const answered = (h: DiscordHarness, text: string) =>
 
 describe("files people attach on Discord", () => {
   it("a mention with a CSV: the model gets its text, fetched from the CDN without any token", async () => {
-    harness = await startDiscordHarness({ script: [say("The south sold 30.")] });
+    harness = closeAfter(await startDiscordHarness({ script: [say("The south sold 30.")] }));
     const { fake, alice } = harness;
     const file = fake.cdn.attachment(fake.general.id, { name: "sales.csv", contentType: "text/csv", data: CSV });
     fake.userMessage(alice, "who sold more?", { mentionBot: true, attachments: [file] });
@@ -42,7 +38,7 @@ describe("files people attach on Discord", () => {
   });
 
   it("a message of a file alone is a question about it", async () => {
-    harness = await startDiscordHarness({ script: [say("Two regions.")] });
+    harness = closeAfter(await startDiscordHarness({ script: [say("Two regions.")] }));
     const { fake, alice } = harness;
     const file = fake.cdn.attachment(fake.general.id, { name: "sales.csv", contentType: "text/csv", data: CSV });
     fake.userMessage(alice, "", { mentionBot: true, attachments: [file] });
@@ -51,7 +47,7 @@ describe("files people attach on Discord", () => {
   });
 
   it("an expired link is renewed once by reading the message again", async () => {
-    harness = await startDiscordHarness({ script: [say("Read it after all.")] });
+    harness = closeAfter(await startDiscordHarness({ script: [say("Read it after all.")] }));
     const { fake, alice } = harness;
     const file = fake.cdn.attachment(fake.general.id, { name: "sales.csv", contentType: "text/csv", data: CSV, expired: true });
     const message = fake.userMessage(alice, "sum it", { mentionBot: true, attachments: [file] });
@@ -62,7 +58,7 @@ describe("files people attach on Discord", () => {
   });
 
   it("/ask takes an optional file", async () => {
-    harness = await startDiscordHarness({ script: [say("Got the file.")] });
+    harness = closeAfter(await startDiscordHarness({ script: [say("Got the file.")] }));
     const { fake, alice } = harness;
     const file = fake.cdn.attachment(fake.general.id, { name: "sales.csv", contentType: "text/csv", data: CSV });
     fake.slashCommand("ask", alice, { values: { question: "what is in it?" }, attachments: { file } });
@@ -72,7 +68,7 @@ describe("files people attach on Discord", () => {
   });
 
   it("/ask's expired file is renewed once through attachments/refresh-urls", async () => {
-    harness = await startDiscordHarness({ script: [say("Renewed and read.")] });
+    harness = closeAfter(await startDiscordHarness({ script: [say("Renewed and read.")] }));
     const { fake, alice } = harness;
     const file = fake.cdn.attachment(fake.general.id, { name: "sales.csv", contentType: "text/csv", data: CSV, expired: true });
     fake.slashCommand("ask", alice, { values: { question: "and now?" }, attachments: { file } });
@@ -85,9 +81,9 @@ describe("files people attach on Discord", () => {
 
 describe("links off Discord's CDN", () => {
   it("an attachment whose link points elsewhere (an internal address) is refused before any request; the run goes on", async () => {
-    other = await startFakeFileServer();
+    other = closeAfter(await startFakeFileServer());
     const internal = other.serve("/latest/meta-data/iam", { kind: "file", body: Buffer.from("role-credentials-42"), type: "text/plain" });
-    harness = await startDiscordHarness({ script: [say("Answered without it.")] });
+    harness = closeAfter(await startDiscordHarness({ script: [say("Answered without it.")] }));
     const { fake, alice } = harness;
     const file = { ...fake.cdn.attachment(fake.general.id, { name: "creds.txt", contentType: "text/plain", data: CSV }), url: internal };
     fake.userMessage(alice, "read it", { mentionBot: true, attachments: [file] });
@@ -99,8 +95,8 @@ describe("links off Discord's CDN", () => {
   });
 
   it("a redirect from the CDN to another host is refused with no request there", async () => {
-    const cdn = await startFakeFileServer();
-    other = await startFakeFileServer();
+    const cdn = closeAfter(await startFakeFileServer());
+    other = closeAfter(await startFakeFileServer());
     try {
       const elsewhere = other.serve("/copy/sales.csv", { kind: "file", body: CSV, type: "text/csv" });
       const url = cdn.serve("/attachments/1/2/sales.csv", { kind: "redirect", to: elsewhere });
@@ -123,9 +119,11 @@ describe("links off Discord's CDN", () => {
 
 describe("files the bot answers with on Discord", () => {
   it("attach_file: the file goes up as a multipart message below the answer", async () => {
-    harness = await startDiscordHarness({
-      script: [call("attach_file", { name: "totals.csv", content: "region,total\nsouth,30\n" }), say("Here it is.")],
-    });
+    harness = closeAfter(
+      await startDiscordHarness({
+        script: [call("attach_file", { name: "totals.csv", content: "region,total\nsouth,30\n" }), say("Here it is.")],
+      }),
+    );
     const { fake, alice } = harness;
     fake.userMessage(alice, "as CSV please", { mentionBot: true });
     await answered(harness, "Here it is.");
@@ -160,10 +158,12 @@ describe("files the bot answers with on Discord", () => {
     // The limit lowered as for a 10 MiB one: an 11 MiB file through the scripted model costs seconds of counting.
     const limit = 64 * 1024;
     const big = "log line\n".repeat((limit * 1.1) / 9);
-    harness = await startDiscordHarness({
-      script: [call("attach_file", { name: "big.log", content: big }), say("Attached.")],
-      adapter: { uploadLimitBytes: limit },
-    });
+    harness = closeAfter(
+      await startDiscordHarness({
+        script: [call("attach_file", { name: "big.log", content: big }), say("Attached.")],
+        adapter: { uploadLimitBytes: limit },
+      }),
+    );
     const { fake, alice } = harness;
     fake.userMessage(alice, "the whole log", { mentionBot: true });
     await answered(harness, "over Discord's upload limit");

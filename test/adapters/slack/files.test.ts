@@ -2,7 +2,7 @@
 // service reads them (downloaded from the fake Slack's private URLs with the bot token, and from
 // nowhere else: a second server counts what reaches it) and the scripted model sees them;
 // answers carry files through Slack's external upload into the thread.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { call, ScriptedModel, say } from "../../support/model-scripted.js";
 import type { ChatMessage } from "../../../src/contracts/types.js";
 import { slackFilesOf } from "../../../src/adapters/slack/slack-files.js";
@@ -11,15 +11,11 @@ import { SLACK_BOT_TOKEN } from "../../support/fake-slack-files.js";
 import { startFakeFileServer, type FakeFileServer } from "../../support/fake-file-server.js";
 import { directMessageEvent, mentionEvent, postEvent } from "../../support/fake-slack-requests.js";
 import { startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
+import { usePerTest } from "../../support/per-test.js";
 
 let harness: SlackHarness | undefined;
 let other: FakeFileServer | undefined;
-afterEach(async () => {
-  await harness?.close();
-  await other?.close();
-  harness = undefined;
-  other = undefined;
-});
+const { closeAfter } = usePerTest();
 
 const CSV = Buffer.from("region,total\nnorth,12\nsouth,30\n");
 const sent = (model: ScriptedModel, index = 0) => JSON.stringify(model.requests[index]?.messages ?? []);
@@ -32,7 +28,7 @@ async function answered(h: SlackHarness, text: string) {
 describe("files people attach on Slack", () => {
   it("a mention with a CSV: the model gets its text; the token goes to Slack's file URL only, as Bearer", async () => {
     const model = new ScriptedModel([say("The south sold 30.")]);
-    harness = await startSlackHarness({ model });
+    harness = closeAfter(await startSlackHarness({ model }));
     const file = harness.fake.addFile({ name: "sales.csv", mimetype: "text/csv", data: CSV });
     const ts = "1700001000.000100";
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> who sold more?`, ts, files: [file] }));
@@ -49,7 +45,7 @@ describe("files people attach on Slack", () => {
 
   it("a DM of a file alone (file_share, no text) is a question about the file", async () => {
     const model = new ScriptedModel([say("It lists two regions.")]);
-    harness = await startSlackHarness({ model });
+    harness = closeAfter(await startSlackHarness({ model }));
     const file = harness.fake.addFile({ name: "sales.csv", mimetype: "text/csv", data: CSV });
     await postEvent(harness.eventsUrl, directMessageEvent({ text: "", ts: "1700001100.000100", subtype: "file_share", files: [file] }));
     await answered(harness, "two regions");
@@ -59,7 +55,7 @@ describe("files people attach on Slack", () => {
 
   it("without files:read Slack answers its sign-in page: the model is told the scope is missing, not shown the page", async () => {
     const model = new ScriptedModel([say("I can't read it.")]);
-    harness = await startSlackHarness({ model });
+    harness = closeAfter(await startSlackHarness({ model }));
     harness.fake.withoutScope("files:read");
     const file = harness.fake.addFile({ name: "sales.csv", mimetype: "text/csv", data: CSV });
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> sum it`, ts: "1700001200.000100", files: [file] }));
@@ -80,7 +76,7 @@ describe("files people attach on Slack", () => {
 
   it("a file shared over Slack Connect comes as its id alone: files.info describes it, then it is read like any other", async () => {
     const model = new ScriptedModel([say("The north sold 12.")]);
-    harness = await startSlackHarness({ model });
+    harness = closeAfter(await startSlackHarness({ model }));
     const file = harness.fake.addFile({ name: "sales.csv", mimetype: "text/csv", data: CSV });
     const stub = harness.fake.connectStub(file);
     expect(slackFilesOf([stub])).toEqual([
@@ -96,7 +92,7 @@ describe("files people attach on Slack", () => {
 
   it("a Slack Connect file without files:read: the model is told the scope is missing, nothing is downloaded", async () => {
     const model = new ScriptedModel([say("I can't read it.")]);
-    harness = await startSlackHarness({ model });
+    harness = closeAfter(await startSlackHarness({ model }));
     harness.fake.withoutScope("files:read");
     const file = harness.fake.addFile({ name: "sales.csv", mimetype: "text/csv", data: CSV });
     const stub = harness.fake.connectStub(file);
@@ -107,10 +103,10 @@ describe("files people attach on Slack", () => {
   });
 
   it("a file whose link points off Slack (an internal address) is refused before any request: the trace says why, the run goes on", async () => {
-    other = await startFakeFileServer();
+    other = closeAfter(await startFakeFileServer());
     const internal = other.serve("/latest/meta-data/iam", { kind: "file", body: Buffer.from("role-credentials-42"), type: "text/plain" });
     const model = new ScriptedModel([say("Answered without it.")]);
-    harness = await startSlackHarness({ model });
+    harness = closeAfter(await startSlackHarness({ model }));
     const file = {
       ...harness.fake.addFile({ name: "creds.txt", mimetype: "text/plain", data: CSV }),
       url_private: internal,
@@ -136,10 +132,10 @@ describe("files people attach on Slack", () => {
   });
 
   it("a redirect from Slack's file host to another host is refused: no request goes there, the token stays with Slack", async () => {
-    other = await startFakeFileServer();
+    other = closeAfter(await startFakeFileServer());
     const elsewhere = other.serve("/copy/sales.csv", { kind: "file", body: CSV, type: "text/csv" });
     const model = new ScriptedModel([say("Could not read it.")]);
-    harness = await startSlackHarness({ model });
+    harness = closeAfter(await startSlackHarness({ model }));
     const file = harness.fake.addFile({ name: "sales.csv", mimetype: "text/csv", data: CSV, redirectTo: elsewhere });
     const ts = "1700001350.000100";
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> read`, ts, files: [file] }));
@@ -159,7 +155,7 @@ describe("files people attach on Slack", () => {
 
   it("a file bigger than FILE_MAX_BYTES by the event's size is refused before any download", async () => {
     const model = new ScriptedModel([say("Too big.")]);
-    harness = await startSlackHarness({ model });
+    harness = closeAfter(await startSlackHarness({ model }));
     const file = harness.fake.addFile({ name: "huge.log", mimetype: "text/plain", data: CSV, size: 25 * 1024 * 1024 });
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> look`, ts: "1700001400.000100", files: [file] }));
     await answered(harness, "Too big.");
@@ -169,7 +165,7 @@ describe("files people attach on Slack", () => {
 
   it("a mention in a thread reply brings the thread root's files", async () => {
     const model = new ScriptedModel([say("The root has the sales.")]);
-    harness = await startSlackHarness({ model });
+    harness = closeAfter(await startSlackHarness({ model }));
     const file = harness.fake.addFile({ name: "sales.csv", mimetype: "text/csv", data: CSV });
     const root = "1700001500.000100";
     harness.fake.addMessage({ ts: root, channel: "C0GENERAL", user: "U0BOB", text: "numbers for Q3", files: [file] });
@@ -196,7 +192,7 @@ describe("Slack's file objects", () => {
 describe("files the bot answers with on Slack", () => {
   it("attach_file: the answer in the thread, then the file through getUploadURLExternal → upload → completeUploadExternal", async () => {
     const model = new ScriptedModel([call("attach_file", { name: "totals.csv", content: "region,total\nsouth,30\n" }), say("Here it is.")]);
-    harness = await startSlackHarness({ model });
+    harness = closeAfter(await startSlackHarness({ model }));
     const ts = "1700001600.000100";
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> as CSV please`, ts }));
     await answered(harness, "Here it is.");
@@ -213,7 +209,7 @@ describe("files the bot answers with on Slack", () => {
 
   it("an upload Slack refuses (no files:write) is said in the thread after the answer", async () => {
     const model = new ScriptedModel([call("attach_file", { name: "totals.csv", content: "a,b\n" }), say("Attached.")]);
-    harness = await startSlackHarness({ model });
+    harness = closeAfter(await startSlackHarness({ model }));
     harness.fake.withoutScope("files:write");
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> as CSV`, ts: "1700001700.000100" }));
     await answered(harness, "Attached.");

@@ -7,7 +7,6 @@ import { describe, expect, it } from "vitest";
 import { call, say, ScriptedModel } from "../../support/model-scripted.js";
 import { createAgentService } from "../../../src/runs/service/create-agent-service.js";
 import { createLocalWorkQueue } from "../../../src/runs/queue/local-work-queue.js";
-import type { RunOutcome } from "../../../src/contracts/types.js";
 import { failingResumes } from "../../support/failing-queue.js";
 import { until } from "../../support/until.js";
 import { loadConfig } from "../../../src/config.js";
@@ -28,6 +27,7 @@ import {
 import { redisAvailable } from "../../support/redis-suite.js";
 import { noteTool, originFor } from "../../support/service-harness.js";
 import { supportPath } from "../../support/repo-paths.js";
+import { recordingConsole } from "../../support/recording-console.js";
 
 const run = promisify(execFile);
 
@@ -111,21 +111,11 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     const service = createAgentService({ config, model: new ScriptedModel(writeThenAnswer("Done")), store, logger: silentLogger, queue });
     service.attach("console", { tools: [note.tool] });
     await service.start();
-    const shown: RunOutcome[] = [];
+    const { hooks, shown } = recordingConsole([note.tool]);
     try {
       const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
       // From here a surface's presenter shows the run (as on Slack and Discord): the click does not wait for it.
-      service.attach("console", {
-        tools: [note.tool],
-        present: () => ({
-          sink: () => {},
-          async finish(outcome) {
-            shown.push(outcome);
-            return { messageId: "shown" };
-          },
-          fail: async () => {},
-        }),
-      });
+      service.attach("console", hooks);
       const result = await service.decide(
         { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
         () => {},

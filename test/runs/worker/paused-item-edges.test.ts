@@ -4,11 +4,11 @@
 // run that answered no longer watched for a Stop.
 import { describe, expect, it } from "vitest";
 import { call, calls, say, ScriptedModel } from "../../support/model-scripted.js";
-import type { PendingApproval, RunOutcome } from "../../../src/contracts/types.js";
-import type { RunPresenter } from "../../../src/runs/api/presenting.js";
-import { harness, closeAfter, pendingOf, sqliteUrl, useApprovalStores } from "../../support/approval-harness.js";
+import type { PendingApproval } from "../../../src/contracts/types.js";
+import { harness, pendingOf, useApprovalStores } from "../../support/approval-harness.js";
 import { until } from "../../support/until.js";
-import { noteTool, originFor, startService } from "../../support/service-harness.js";
+import { noteTool, originFor } from "../../support/service-harness.js";
+import { recordingConsole } from "../../support/recording-console.js";
 
 useApprovalStores();
 
@@ -113,28 +113,14 @@ describe("a paused run's expiry or resume item", () => {
     let now = 3_000_000;
     const note = noteTool();
     const model = new ScriptedModel([calls(call("post_note", { text: "one" }), call("post_note", { text: "two" })), say("Both posted.")]);
-    const started = await startService({
-      model,
-      storeUrl: sqliteUrl(),
+    const started = await harness(model, {
       tools: [note.tool],
       clock: () => now,
       env: { APPROVAL_TIMEOUT_MS: String(WINDOW_MS) },
       start: false,
     });
-    closeAfter(started);
-    const shown: RunOutcome[] = [];
-    // A surface that can show any run's outcome, as the real ones can.
-    started.service.attach("console", {
-      tools: [note.tool],
-      present: (): RunPresenter => ({
-        sink: () => {},
-        finish: async (outcome) => {
-          shown.push(outcome);
-          return { messageId: "shown" };
-        },
-        fail: async () => {},
-      }),
-    });
+    const { hooks, shown } = recordingConsole([note.tool]);
+    started.service.attach("console", hooks);
     await started.service.start();
     const { service, sink, store } = started;
     const first = pendingOf(await service.ask({ origin: originFor(), text: "post twice" }, sink));

@@ -8,8 +8,9 @@ import { describe, expect, it } from "vitest";
 import type { Model, ModelReply, ModelRequest, PendingApproval, RunOutcome, Tool } from "../../../src/contracts/types.js";
 import { contentText } from "../../../src/agent/content.js";
 import type { RunPresenter } from "../../../src/runs/api/presenting.js";
-import { closeAfter, pendingOf, sqliteUrl, useApprovalStores } from "../../support/approval-harness.js";
+import { harness, closeAfter, pendingOf, sqliteUrl, useApprovalStores } from "../../support/approval-harness.js";
 import { noteTool, originFor, startService } from "../../support/service-harness.js";
+import { recordingConsole } from "../../support/recording-console.js";
 
 useApprovalStores();
 
@@ -48,27 +49,6 @@ const writeCall = (text: string, id: string): ModelReply => ({
 const answer = (text: string): ModelReply => ({ content: text, toolCalls: [] });
 
 /** The console attached with a presenter that shows any run (as the real surfaces can), recording what it was given. */
-function presentingConsole(tools: readonly Tool[]) {
-  const shown: RunOutcome[] = [];
-  const failed: unknown[] = [];
-  const first = deferred<RunOutcome>();
-  const hooks = {
-    tools,
-    present: (): RunPresenter => ({
-      sink: () => {},
-      finish: async (outcome) => {
-        shown.push(outcome);
-        first.resolve(outcome);
-        return { messageId: `shown-${shown.length}` };
-      },
-      fail: async (error) => {
-        failed.push(error);
-      },
-    }),
-  };
-  return { shown, failed, hooks, firstShown: first.promise };
-}
-
 describe("a paused run's resume or expiry item", () => {
   it("cut short by a shutdown while its approved write is still running shows nothing and stays for the next start", async () => {
     const url = sqliteUrl();
@@ -90,7 +70,7 @@ describe("a paused run's resume or expiry item", () => {
     const first = await startService({ model, storeUrl: url, tools: [slowNote], start: false });
     let pending: PendingApproval;
     try {
-      const console1 = presentingConsole([slowNote]);
+      const console1 = recordingConsole([slowNote]);
       first.service.attach("console", console1.hooks);
       await first.service.start();
       pending = pendingOf(await first.service.ask({ origin: originFor(), text: "post once" }, first.sink));
@@ -116,7 +96,7 @@ describe("a paused run's resume or expiry item", () => {
     const note = noteTool();
     const second = await startService({ model, storeUrl: url, tools: [note.tool], start: false });
     closeAfter(second);
-    const console2 = presentingConsole([note.tool]);
+    const console2 = recordingConsole([note.tool]);
     second.service.attach("console", console2.hooks);
     await second.service.start();
     // Taken up and answered; the write that was cut short is not run again (its outcome is unknown, and the run is told so).
@@ -158,7 +138,7 @@ describe("a paused run's resume or expiry item", () => {
     const first = await startService({ model, storeUrl: url, tools: [note.tool, look], start: false });
     let pending: PendingApproval;
     try {
-      const console1 = presentingConsole([note.tool, look]);
+      const console1 = recordingConsole([note.tool, look]);
       first.service.attach("console", console1.hooks);
       await first.service.start();
       pending = pendingOf(await first.service.ask({ origin: originFor(), text: "post once, then look" }, first.sink));
@@ -180,7 +160,7 @@ describe("a paused run's resume or expiry item", () => {
 
     const second = await startService({ model, storeUrl: url, tools: [note.tool, look], start: false });
     closeAfter(second);
-    const console2 = presentingConsole([note.tool, look]);
+    const console2 = recordingConsole([note.tool, look]);
     second.service.attach("console", console2.hooks);
     await second.service.start();
     expect(await console2.firstShown).toMatchObject({ status: "answered", runId: pending.runId, answer: "Posted and looked." });
@@ -225,16 +205,13 @@ describe("a paused run's resume or expiry item", () => {
     let now = 5_000_000;
     const note = noteTool();
     const model = modelFrom((_, afterTool) => (afterTool ? writeCall("two", "w2") : writeCall("one", "w1")));
-    const started = await startService({
-      model,
-      storeUrl: sqliteUrl(),
+    const started = await harness(model, {
       tools: [note.tool],
       clock: () => now,
       env: { APPROVAL_TIMEOUT_MS: String(WINDOW_MS) },
       start: false,
     });
-    closeAfter(started);
-    const shown = presentingConsole([note.tool]);
+    const shown = recordingConsole([note.tool]);
     started.service.attach("console", shown.hooks);
     await started.service.start();
     const { service, store, sink } = started;

@@ -9,6 +9,7 @@ import { capturingLogger, type CapturedLog } from "../../support/capturing-logge
 import { temporaryFolder } from "../../support/temporary-folder.js";
 import { until } from "../../support/until.js";
 import { noteTool, originFor, startService, type ServiceHarness } from "../../support/service-harness.js";
+import { recordingConsole } from "../../support/recording-console.js";
 
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -48,18 +49,8 @@ describe("a queued message with no presenter for its surface", () => {
     expect(model.requests).toHaveLength(0);
     expect(await bot.store.get(`intake:${intakeIdFor("console", "C1:1.0001")}`)).toMatchObject({ state: "received" });
 
-    const shown: RunOutcome[] = [];
-    bot.service.attach("console", {
-      tools: [],
-      present: () => ({
-        sink: () => {},
-        async finish(outcome) {
-          shown.push(outcome);
-          return { messageId: "shown" };
-        },
-        fail: async () => {},
-      }),
-    });
+    const { hooks, shown } = recordingConsole();
+    bot.service.attach("console", hooks);
     await until(() => shown.length === 1, "the retry to answer it", 10_000);
     expect(shown).toMatchObject([{ status: "answered", answer: "the answer" }]);
     await until(async () => (await bot.service.submit({ origin, text: "hello" }, "C1:1.0001")).kind === "duplicate", "the record done");
