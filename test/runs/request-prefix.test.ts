@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createOpenAIModel } from "../../src/agent/models/model-openai.js";
 import { silentLogger } from "../../src/logger.js";
 import { type FakeResponse, startFakeOpenAI, textReply, toolCallReply, type FakeOpenAI } from "../support/fake-openai-server.js";
-import { temporaryFolder } from "../support/memory-test-kit.js";
+import { temporaryFolder } from "../support/temporary-folder.js";
 import { startService, type ServiceHarness } from "../support/service-harness.js";
 
 const closing: Array<() => Promise<void>> = [];

@@ -1,14 +1,11 @@
 // A model whose replies stream: the inner model's reply (a ScriptedModel's, say), its text sent in
-// pieces (word by word by default), `pieceMs` apart, before the reply itself. The pieces go to the
-// request's onDelta where the loop asks for them, else through the stream bridge as the loop's
-// events. A Stop or the deadline rejects at once, mid-stream.
+// pieces (word by word by default), `pieceMs` apart, to the request's onDelta before the reply
+// itself, as a streaming endpoint sends them. A Stop or the deadline rejects at once, mid-stream.
 import type { Model, ModelRequest } from "../../src/contracts/types.js";
 import { delay } from "./model-scripted.js";
-import type { StreamBridge } from "./stream-bridge.js";
 import { wordsOf } from "./stream-events.js";
 
 export interface StreamingModelOptions {
-  readonly bridge: StreamBridge;
   /** Between two pieces; default 10 ms. */
   readonly pieceMs?: number;
   /** How a reply's text is cut; default word by word. */
@@ -16,11 +13,11 @@ export interface StreamingModelOptions {
 }
 
 /** `pieces`: how many pieces reached a run so far. */
-export function streamingModel(inner: Model, options: StreamingModelOptions): Model & { readonly pieces: number } {
+export function streamingModel(inner: Model, options: StreamingModelOptions = {}): Model & { readonly pieces: number } {
   let sent = 0;
   const send = (request: ModelRequest, text: string) => {
-    if (request.onDelta) request.onDelta({ kind: "text", text });
-    else if (!options.bridge.delta(request, text)) return;
+    if (!request.onDelta) return;
+    request.onDelta({ kind: "text", text });
     sent += 1;
   };
   return {

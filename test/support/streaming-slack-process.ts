@@ -4,16 +4,13 @@
 // prints one JSON line once it takes events: `{"eventsUrl": …}`. A new process on the same store
 // takes up what an earlier one left unfinished.
 //   streaming-slack-process.ts <slack-api-url> <store-url> <pace-ms> <answer>
-import { startSlackHarness } from "./fake-slack-harness.js";
+import { startSlackHarness } from "./slack-harness.js";
 import { ScriptedModel, say } from "./model-scripted.js";
-import { createStreamBridge } from "./stream-bridge.js";
 import { streamingModel } from "./streaming-model.js";
 
 const [slackApiUrl, storeUrl, pace, answer] = process.argv.slice(2);
 if (!slackApiUrl || !storeUrl || !pace || !answer)
   throw new Error("usage: streaming-slack-process.ts <slack-api-url> <store-url> <pace-ms> <answer>");
-
-const bridge = createStreamBridge();
-const model = streamingModel(new ScriptedModel([], { whenExhausted: say(answer) }), { bridge, pieceMs: Number(pace) });
-const harness = await startSlackHarness({ model, streamBridge: bridge, env: { SLACK_API_URL: slackApiUrl, STORE_URL: storeUrl } });
+const model = streamingModel(new ScriptedModel([], { whenExhausted: say(answer) }), { pieceMs: Number(pace) });
+const harness = await startSlackHarness({ model, env: { SLACK_API_URL: slackApiUrl, STORE_URL: storeUrl } });
 process.stdout.write(`${JSON.stringify({ eventsUrl: harness.eventsUrl })}\n`);

@@ -5,7 +5,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { startConsole, type ConsoleHarness } from "../../support/console-harness.js";
 import { ScriptedModel, say } from "../../support/model-scripted.js";
-import { createStreamBridge } from "../../support/stream-bridge.js";
 import { streamingModel } from "../../support/streaming-model.js";
 
 let harness: ConsoleHarness | undefined;
@@ -19,9 +18,8 @@ const occurrences = (text: string, part: string) => text.split(part).length - 1;
 
 describe("the console prints the answer as it is written", () => {
   it("shows the first words while the model still writes, and the answer once", async () => {
-    const bridge = createStreamBridge();
-    const model = streamingModel(new ScriptedModel([say(LONG)]), { bridge, pieceMs: 40 });
-    harness = await startConsole({ model, streamBridge: bridge });
+    const model = streamingModel(new ScriptedModel([say(LONG)]), { pieceMs: 40 });
+    harness = await startConsole({ model });
     harness.type("what is the capital of France?");
     await harness.waitFor("Paris is the capital");
     expect(harness.text()).not.toContain("republics alike.");
@@ -31,12 +29,11 @@ describe("the console prints the answer as it is written", () => {
   });
 
   it("prints the model's words before a tool call ahead of its line, and not again in the answer", async () => {
-    const bridge = createStreamBridge();
     const script = new ScriptedModel([
       { text: "Let me work that out.", calls: [{ name: "calculator", args: { expression: "6*7" } }] },
       say("It is 42."),
     ]);
-    harness = await startConsole({ model: streamingModel(script, { bridge }), streamBridge: bridge });
+    harness = await startConsole({ model: streamingModel(script) });
     harness.type("what is 6*7?");
     await harness.waitFor("It is 42.");
     const text = harness.text();
@@ -46,9 +43,8 @@ describe("the console prints the answer as it is written", () => {
   });
 
   it("keeps what was printed when Ctrl-C stops the answer, and adds the stop line", async () => {
-    const bridge = createStreamBridge();
     const script = new ScriptedModel([say(LONG)], { whenExhausted: say("A summary nobody should see.") });
-    harness = await startConsole({ model: streamingModel(script, { bridge, pieceMs: 60 }), streamBridge: bridge, terminal: true });
+    harness = await startConsole({ model: streamingModel(script, { pieceMs: 60 }), terminal: true });
     harness.type("what is the capital of France?");
     const started = await harness.waitFor("Paris is the capital");
     harness.press("\x03");

@@ -7,7 +7,8 @@ import { FEEDBACK_UP_ACTION } from "../../../src/adapters/slack/feedback-buttons
 import { INTERRUPTED_ANSWER } from "../../../src/adapters/core/texts.js";
 import { BOT_USER_ID, shownText, startFakeSlack, type FakeSlack } from "../../support/fake-slack.js";
 import { mentionEvent, postEvent } from "../../support/fake-slack-requests.js";
-import { temporaryFolder, until } from "../../support/memory-test-kit.js";
+import { temporaryFolder } from "../../support/temporary-folder.js";
+import { until } from "../../support/until.js";
 
 const CHANNEL = "C0GENERAL";
 const THREAD = "1700009200.000100";

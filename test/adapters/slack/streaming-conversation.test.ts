@@ -7,10 +7,9 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { FEEDBACK_UP_ACTION } from "../../../src/adapters/slack/feedback-buttons.js";
 import { STOP_ACTION } from "../../../src/adapters/slack/slack-working.js";
 import { BOT_USER_ID, shownText } from "../../support/fake-slack.js";
-import { startSlackHarness, type SlackHarness } from "../../support/fake-slack-harness.js";
+import { startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
 import { blockActionPayload, mentionEvent, postEvent, postInteraction } from "../../support/fake-slack-requests.js";
 import { ScriptedModel, say } from "../../support/model-scripted.js";
-import { createStreamBridge } from "../../support/stream-bridge.js";
 import { wordsOf } from "../../support/stream-events.js";
 import { streamingModel } from "../../support/streaming-model.js";
 
@@ -36,9 +35,8 @@ const feedbackButtons = (h: SlackHarness) =>
 
 describe("a streamed answer in a Slack thread", () => {
   it("shows the answer being written before the run ends, and ends it as the same text with 👍 / 👎 once", async () => {
-    const bridge = createStreamBridge();
-    const model = streamingModel(new ScriptedModel([say(ANSWER)]), { bridge, pieceMs: 100 });
-    const h = await startHarness({ model, streamBridge: bridge });
+    const model = streamingModel(new ScriptedModel([say(ANSWER)]), { pieceMs: 100 });
+    const h = await startHarness({ model });
     await postEvent(h.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> what is the capital of France?`, ts: THREAD }));
     await vi.waitFor(
       () => expect(thread(h).some((message) => message.streaming === "open" && shownText(message).startsWith("Paris"))).toBe(true),
@@ -55,12 +53,11 @@ describe("a streamed answer in a Slack thread", () => {
   });
 
   it("shows the model's words before a tool call above the trace, and not again in the answer", async () => {
-    const bridge = createStreamBridge();
     const script = new ScriptedModel([
       { text: "Let me work that out.", calls: [{ name: "calculator", args: { expression: "6*7" } }] },
       say("It is 42."),
     ]);
-    const h = await startHarness({ model: streamingModel(script, { bridge }), streamBridge: bridge });
+    const h = await startHarness({ model: streamingModel(script) });
     await postEvent(h.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> what is 6*7?`, ts: THREAD }));
     await vi.waitFor(() => expect(feedbackButtons(h)).toHaveLength(1), { timeout: 10_000 });
     const messages = thread(h);
@@ -75,10 +72,9 @@ describe("a streamed answer in a Slack thread", () => {
   });
 
   it("cancels the model at once when Stop is clicked mid-answer, keeping what was shown, with the stop line", async () => {
-    const bridge = createStreamBridge();
     const script = new ScriptedModel([say(ANSWER)], { whenExhausted: say("A summary nobody should see.") });
-    const model = streamingModel(script, { bridge, pieceMs: 150 });
-    const h = await startHarness({ model, streamBridge: bridge });
+    const model = streamingModel(script, { pieceMs: 150 });
+    const h = await startHarness({ model });
     await postEvent(h.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> what is the capital of France?`, ts: THREAD }));
     await vi.waitFor(() => expect(thread(h).some((message) => shownText(message).startsWith("Paris is"))).toBe(true), { timeout: 5_000 });
     const stop = thread(h).find((message) => JSON.stringify(message.blocks ?? []).includes(STOP_ACTION))!;
