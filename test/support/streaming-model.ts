@@ -26,7 +26,9 @@ export function streamingModel(inner: Model, options: StreamingModelOptions = {}
       return sent;
     },
     async complete(request, signal) {
-      const reply = await inner.complete(request, signal);
+      // The inner model is asked without onDelta: the pieces are this model's to send, at its pace.
+      const { onDelta: _paced, ...whole } = request;
+      const reply = await inner.complete(whole, signal);
       for (const piece of (options.pieces ?? wordsOf)(reply.content ?? "")) {
         await delay(options.pieceMs ?? 10, signal);
         send(request, piece);
