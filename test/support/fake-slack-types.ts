@@ -120,6 +120,10 @@ export interface FakeSlack extends Omit<SocketEndpoint, "close">, FakeSlackFiles
   /** How long and large a stream may grow (default 5 minutes, 30 s without an append, and 12,000 characters). */
   setStreamLimits(limits: Partial<StreamLimits>): void;
   message(channel: string, ts: string): FakeMessage | undefined;
+  /** The bot's messages a person sees whole (posted, or streamed and ended) whose shown text satisfies `match`, oldest first. */
+  shown(match?: (text: string, message: FakeMessage) => boolean): FakeMessage[];
+  /** Resolves with the first of the bot's messages (past or future) that shows whole a text satisfying `match`. */
+  waitForShown(match: (text: string, message: FakeMessage) => boolean, timeoutMs?: number): Promise<FakeMessage>;
   /** Streamed messages never stopped nor taken over: still typing, or left as Slack's error pill once their stream timed out. */
   leftStreaming(): FakeMessage[];
   threadMessages(channel: string, threadTs: string): FakeMessage[];

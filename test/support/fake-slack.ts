@@ -332,6 +332,13 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     return failure;
   }
 
+  /** A stream still open is not shown whole yet: its text may still grow. */
+  function shown(match: (text: string, message: FakeMessage) => boolean = () => true): FakeMessage[] {
+    return messages
+      .filter((message) => message.user === BOT_USER_ID && message.streaming !== "open" && match(shownText(message), message))
+      .sort((a, b) => Number(a.ts) - Number(b.ts));
+  }
+
   function record(call: RecordedCall): void {
     calls.push(call);
     events.emit("call", call);
@@ -415,6 +422,20 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       streamLimits = { ...streamLimits, ...limits };
     },
     message: find,
+    shown,
+    waitForShown(match, timeoutMs = 10_000) {
+      const existing = shown(match)[0];
+      if (existing) return Promise.resolve(existing);
+      let listener: () => void = () => {};
+      const found = new Promise<FakeMessage>((resolve) => {
+        listener = () => {
+          const message = shown(match)[0];
+          if (message) resolve(message);
+        };
+        events.on("call", listener);
+      });
+      return withDeadline(found, timeoutMs, "a message showing the text").finally(() => events.off("call", listener));
+    },
     leftStreaming: () => messages.filter((message) => message.streaming === "open"),
     threadMessages: (channel, threadTs) =>
       messages

@@ -10,7 +10,7 @@ import { createIntakeStore, type IntakeRecord } from "../../../src/runs/intake/i
 import { freePort } from "../../support/free-port.js";
 import { startBot, type BotProcess } from "../../support/bot-child.js";
 import { textReply, toolCallReply, type RecordedRequest } from "../../support/fake-openai-server.js";
-import { BOT_USER_ID } from "../../support/fake-slack.js";
+import { BOT_USER_ID, shownText } from "../../support/fake-slack.js";
 import { TEAM_ID } from "../../support/fake-slack-types.js";
 import { blockActionPayload, mentionEvent, postEvent, postInteraction } from "../../support/fake-slack-requests.js";
 import { until } from "../../support/until.js";
@@ -61,8 +61,9 @@ async function approvalIn(thread: string): Promise<(eventsUrl: string) => Promis
     );
 }
 
-/** Alice asks in `thread` for a post to #random and approves it; Slack meets the answer ("Posted.") with
- * `failure`, the process is killed there, and a second one starts on the same store. */
+/** Alice asks in `thread` for a post to #random and approves it; Slack meets the end of the answer's stream
+ * ("Posted.", the call that carries the run's metadata) with `failure`, the process is killed there, and a
+ * second one starts on the same store. */
 async function killedAtTheAnswerOfAnApprovedWrite(
   thread: string,
   failure: { hang: true } | { appliedThenHang: true },
@@ -79,8 +80,9 @@ async function killedAtTheAnswerOfAnApprovedWrite(
   await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> tell #random the standup moved`, ts: thread }));
   const approve = await approvalIn(thread);
   await approve(first.eventsUrl);
-  harness.slack.fail("chat.postMessage", { ...failure, matching: (args) => args.text === "Posted." });
-  await harness.slack.waitForCall("chat.postMessage", (call) => call.args.text === "Posted.", 15_000);
+  const answersEnd = (args: Record<string, unknown>) => args.metadata !== undefined;
+  harness.slack.fail("chat.stopStream", { ...failure, matching: answersEnd });
+  await harness.slack.waitForCall("chat.stopStream", (call) => answersEnd(call.args), 15_000);
   await kill9(first);
   return { first, second: await bot({ storeUrl, port }) };
 }
@@ -116,21 +118,20 @@ describe("a run survives kill -9", () => {
     await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> add things up`, ts: "1700100000.000100" }));
     await harness.model.waitForRequests(3, 15_000);
     await kill9(first);
-    expect(harness.slack.callsTo("chat.postMessage").filter((call) => call.args.text === "The sums are 2, 4 and 6.")).toHaveLength(0);
+    expect(harness.slack.shown((text) => text === "The sums are 2, 4 and 6.")).toHaveLength(0);
 
     const second = await bot({ storeUrl, port });
     const answer = await harness.slack
-      .waitForCall("chat.postMessage", (call) => call.args.text === "The sums are 2, 4 and 6.", 20_000)
+      .waitForShown((text) => text === "The sums are 2, 4 and 6.", 20_000)
       .catch((error: Error) => {
         throw new Error(`${error.message}\nfirst:\n${first.logs()}\nsecond:\n${second.logs()}`);
       });
-    expect(answer.args).toMatchObject({ channel: "C0GENERAL", thread_ts: "1700100000.000100" });
+    expect(answer).toMatchObject({ channel: "C0GENERAL", thread_ts: "1700100000.000100" });
     // The first request after the restart already carries steps 1 and 2; no request asks for them again.
     expect(toolResults(harness.model.requests[3]!)).toEqual(["2", "4"]);
     expect(harness.model.requests[3]!.body.messages).toEqual(harness.model.requests[2]!.body.messages);
     expect(harness.model.requests.map((request) => toolResults(request).length)).toEqual([0, 1, 2, 2, 3]);
-    await until(() => harness.slack.callsTo("chat.postMessage").length > 0, "posts");
-    expect(harness.slack.callsTo("chat.postMessage").filter((call) => call.args.text === "The sums are 2, 4 and 6.")).toHaveLength(1);
+    expect(harness.slack.shown((text) => text === "The sums are 2, 4 and 6.")).toHaveLength(1);
   }, 60_000);
 
   it("during an approved write: the restart answers, the model and the trace get the unknown outcome, the write ran at most once", async () => {
@@ -157,11 +158,7 @@ describe("a run survives kill -9", () => {
     await kill9(first);
 
     await bot({ storeUrl, port });
-    await harness.slack.waitForCall(
-      "chat.postMessage",
-      (call) => call.args.text === "I can't tell whether it was posted; please check #random.",
-      20_000,
-    );
+    await harness.slack.waitForShown((text) => text === "I can't tell whether it was posted; please check #random.", 20_000);
     expect(harness.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
     expect(allText(harness.model.requests[harness.model.requests.length - 1]!)).toContain("the outcome of this write is unknown");
     const shown = JSON.stringify(harness.slack.calls.filter((call) => call.args.channel === "C0GENERAL").map((call) => call.args));
@@ -170,20 +167,18 @@ describe("a run survives kill -9", () => {
 
   it("after an approved write, while its answer is being posted: the restart answers once, and the write is not made again", async () => {
     const THREAD = "1700210000.000100";
-    // Slack has the answer's post and has not applied it.
+    // Slack has the end of the answer's stream and has not applied it: the stream is left open.
     const { first, second } = await killedAtTheAnswerOfAnApprovedWrite(THREAD, { hang: true });
 
-    await harness.slack
-      .waitForCall("chat.postMessage", (call) => call.status === 200 && call.args.text === "Posted.", 20_000)
-      .catch(withLogsOf({ first, second }));
+    await harness.slack.waitForShown((text) => text === "Posted.", 20_000).catch(withLogsOf({ first, second }));
     expect(harness.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
-    expect(harness.slack.callsTo("chat.postMessage").filter((call) => call.status === 200 && call.args.text === "Posted.")).toHaveLength(1);
-    expect(harness.slack.threadMessages("C0GENERAL", THREAD).map((m) => m.text)).toContain("Posted.");
+    expect(harness.slack.shown((text) => text === "Posted.")).toHaveLength(1);
+    expect(harness.slack.leftStreaming()).toEqual([]);
   }, 60_000);
 
   it("after an approved write, killed once Slack posted its answer and before the bot heard back: the restart finds it there and posts nothing again", async () => {
     const THREAD = "1700212000.000100";
-    // Slack has the answer in the thread; nothing marked the run answered.
+    // Slack ended the answer's stream in the thread; nothing marked the run answered.
     const { first, second } = await killedAtTheAnswerOfAnApprovedWrite(THREAD, { appliedThenHang: true });
 
     await until(
@@ -191,7 +186,7 @@ describe("a run survives kill -9", () => {
       "the restart to find the answer in the thread",
       20_000,
     ).catch(withLogsOf({ first, second }));
-    expect(harness.slack.threadMessages("C0GENERAL", THREAD).filter((m) => m.text === "Posted.")).toHaveLength(1);
+    expect(harness.slack.shown((text, message) => message.thread_ts === THREAD && text === "Posted.")).toHaveLength(1);
     expect(harness.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
   }, 60_000);
 
@@ -221,13 +216,11 @@ describe("a run survives kill -9", () => {
     await kill9(first);
 
     const second = await bot({ storeUrl, port });
-    await harness.slack
-      .waitForCall("chat.postMessage", (call) => call.status === 200 && call.args.text === "Posted, and 2+2 is 4.", 20_000)
-      .catch(withLogsOf({ first, second }));
+    await harness.slack.waitForShown((text) => text === "Posted, and 2+2 is 4.", 20_000).catch(withLogsOf({ first, second }));
     // The restart's one request already carries the write's and the sum's results.
     expect(harness.model.requests.map((request) => toolResults(request).length)).toEqual([0, 1, 2, 2]);
     expect(harness.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
-    expect(harness.slack.callsTo("chat.postMessage").filter((call) => call.args.text === "Posted, and 2+2 is 4.")).toHaveLength(1);
+    expect(harness.slack.shown((text) => text === "Posted, and 2+2 is 4.")).toHaveLength(1);
   }, 60_000);
 
   it("killed twice after an approved write, each time while the model answers: each restart goes on from the last step", async () => {
@@ -260,9 +253,7 @@ describe("a run survives kill -9", () => {
     await kill9(second);
 
     const third = await bot({ storeUrl, port });
-    await harness.slack
-      .waitForCall("chat.postMessage", (call) => call.status === 200 && call.args.text === "Posted; 2+2 is 4 and 3+3 is 6.", 20_000)
-      .catch(withLogsOf({ second, third }));
+    await harness.slack.waitForShown((text) => text === "Posted; 2+2 is 4 and 3+3 is 6.", 20_000).catch(withLogsOf({ second, third }));
     expect(harness.model.requests.map((request) => toolResults(request).length)).toEqual([0, 1, 2, 2, 3, 3]);
     expect(harness.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
   }, 90_000);
@@ -297,12 +288,10 @@ describe("a run survives kill -9", () => {
     await kill9(first);
 
     const second = await bot({ storeUrl, port, env });
-    const answer = await harness.slack
-      .waitForCall("chat.postMessage", (call) => String(call.args.text).startsWith("Done."), 20_000)
-      .catch(withLogsOf({ first, second }));
+    const answer = await harness.slack.waitForShown((text) => text.startsWith("Done."), 20_000).catch(withLogsOf({ first, second }));
     // Asked once more after the restart, with the approved write's and the schedule's outcomes (the read is not kept): the schedule as it was made.
     expect(harness.model.requests.map((request) => toolResults(request).length)).toEqual([0, 1, 2]);
-    expect(answer.args.text).toMatch(/Scheduled \S+: `every day at 9:00 UTC`/);
+    expect(shownText(answer)).toMatch(/Scheduled \S+: `every day at 9:00 UTC`/);
     expect(harness.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
   }, 60_000);
 
@@ -333,10 +322,8 @@ describe("a run survives kill -9", () => {
     await kill9(first);
 
     const second = await bot({ storeUrl, port });
-    await harness.slack
-      .waitForCall("chat.postMessage", (call) => String(call.args.text).includes("Stopped by u0alice."), 20_000)
-      .catch(withLogsOf({ second }));
-    const texts = harness.slack.callsTo("chat.postMessage").map((call) => String(call.args.text));
+    await harness.slack.waitForShown((text) => text.includes("Stopped by u0alice."), 20_000).catch(withLogsOf({ second }));
+    const texts = harness.slack.shown().map(shownText);
     expect(texts).toContain("Summary: 6*7 is 42 so far.");
     expect(texts).not.toContain("The full answer.");
   }, 60_000);
@@ -369,14 +356,14 @@ describe("a run survives kill -9", () => {
 
     const second = await bot({ storeUrl, port, env });
     const answer = await harness.slack
-      .waitForCall("chat.postMessage", (call) => String(call.args.text).startsWith("Paid."), 20_000)
+      .waitForShown((text) => text.startsWith("Paid."), 20_000)
       .catch((error: Error) => {
         throw new Error(`${error.message}\nfirst:\n${first.logs()}\nsecond:\n${second.logs()}`);
       });
     expect(payments()).toHaveLength(1);
     // The model was told the write's real result, as the write returned it.
-    expect(answer.args.text).toContain("Posted to C0RANDOM (ts ");
-    expect(answer.args).toMatchObject({ channel: "C0GENERAL", thread_ts: THREAD });
+    expect(shownText(answer)).toContain("Posted to C0RANDOM (ts ");
+    expect(answer).toMatchObject({ channel: "C0GENERAL", thread_ts: THREAD });
   }, 60_000);
 });
 
@@ -457,6 +444,7 @@ describe("a kill -9 between a message's last two writes", () => {
     }
     expect(harness.model.requests).toHaveLength(0);
     expect(harness.slack.callsTo("chat.postMessage")).toHaveLength(0);
+    expect(harness.slack.callsTo("chat.startStream")).toHaveLength(0);
   }, 60_000);
 });
 
@@ -473,9 +461,7 @@ function slowTwoStepScript(delayMs: number) {
 }
 
 const answersFor = (questions: readonly string[]) =>
-  questions.map(
-    (question) => harness.slack.callsTo("chat.postMessage").filter((call) => call.args.text === `answer for ${question}`).length,
-  );
+  questions.map((question) => harness.slack.shown((text) => text === `answer for ${question}`).length);
 
 describe("graceful shutdown", () => {
   for (const viaNpm of [false, true]) {
