@@ -11,7 +11,7 @@ import { createScheduleStore } from "../../src/schedules/schedule-store.js";
 import { freePort } from "../support/free-port.js";
 import { startBot, type BotProcess } from "../support/bot-child.js";
 import { startFakeOpenAI, textReply, type RecordedRequest } from "../support/fake-openai-server.js";
-import { TEAM_ID } from "../support/fake-slack-types.js";
+import { shownText, TEAM_ID } from "../support/fake-slack-types.js";
 import { until } from "../support/until.js";
 import { useSlackBotHarness } from "../support/slack-bot-harness.js";
 import { startRedisServer } from "../support/redis-server.js";
@@ -67,7 +67,7 @@ async function bot(storeUrl: string, port: number): Promise<BotProcess> {
 }
 
 const isSlotRun = (request: RecordedRequest, what: string) => JSON.stringify(request.body.messages).includes(what);
-const posted = (text: string) => harness.slack.callsTo("chat.postMessage").filter((call) => call.args.text === text).length;
+const posted = (text: string) => harness.slack.shown((shown) => shown === text).length;
 
 describe("a slot's run across a crash and a deploy", () => {
   it("kill -9 during the slot's run: the next start resumes it and answers once; the slot is not fired again", async () => {
@@ -94,7 +94,7 @@ describe("a slot's run across a crash and a deploy", () => {
 
     const second = await bot(storeUrl, port);
     await harness.slack
-      .waitForCall("chat.postMessage", (call) => call.args.text === "The deploy is green.", 20_000)
+      .waitForShown((text) => text === "The deploy is green.", 20_000)
       .catch((error: Error) => {
         throw new Error(`${error.message}\nfirst:\n${first.logs()}\nsecond:\n${second.logs()}`);
       });
@@ -102,9 +102,7 @@ describe("a slot's run across a crash and a deploy", () => {
     await second.exited;
     expect(posted("The deploy is green.")).toBe(1);
     expect(harness.model.requests.filter((request) => isSlotRun(request, what))).toHaveLength(2);
-    expect(harness.slack.callsTo("chat.postMessage").find((call) => call.args.text === "The deploy is green.")!.args).toMatchObject({
-      channel: "C0GENERAL",
-    });
+    expect(harness.slack.shown((text) => text === "The deploy is green.")[0]).toMatchObject({ channel: "C0GENERAL" });
   }, 90_000);
 
   it("3 hours down with an hourly schedule: the start runs the latest missed slot once, marked late, and skips the older two", async () => {
@@ -126,11 +124,7 @@ describe("a slot's run across a crash and a deploy", () => {
     const started = await bot(storeUrl, port);
     // 2 skipped: the hours before this one (3, should the hour turn while the bot starts).
     const late = /^Queue is short\.\n\n\(late: due \d\d:00, ran \d\d:\d\d; ([23]) earlier slots skipped\)$/;
-    const lateText = () =>
-      harness.slack
-        .callsTo("chat.postMessage")
-        .map((call) => String(call.args.text))
-        .find((text) => late.test(text));
+    const lateText = () => harness.slack.shown((text) => late.test(text)).map(shownText)[0];
     await until(() => lateText() !== undefined, `the late run\n${started.logs()}`, 30_000);
     await until(async () => {
       const metrics = await fetch(`http://127.0.0.1:${port}/metrics`).then((response) => response.text());
@@ -139,9 +133,7 @@ describe("a slot's run across a crash and a deploy", () => {
     started.child.kill("SIGTERM");
     await started.exited;
     const skipped = Number(late.exec(lateText()!)![1]);
-    expect(harness.slack.callsTo("chat.postMessage").filter((call) => String(call.args.text).startsWith("Queue is short."))).toHaveLength(
-      1,
-    );
+    expect(harness.slack.shown((text) => text.startsWith("Queue is short."))).toHaveLength(1);
     expect(harness.model.requests.filter((request) => isSlotRun(request, what))).toHaveLength(1);
     const store = await openStore(storeUrl, silentLogger);
     try {
@@ -211,18 +203,16 @@ describeWithRedis("a slot shared by two bot processes on Redis", () => {
       const other = started[1 - runner]!;
       // BullMQ hands the killed worker's job on once its lock has lapsed (30 s) at the next stall check.
       await harness.slack
-        .waitForCall("chat.postMessage", (call) => call.args.text === "The deploy is green.", 75_000)
+        .waitForShown((text) => text === "The deploy is green.", 75_000)
         .catch((error: Error) => {
           throw new Error(`${error.message}\nsurvivor:\n${other.logs()}`);
         });
       expect(posted("The deploy is green.")).toBe(1);
       expect(models[1 - runner]!.requests.filter((request) => isSlotRun(request, what)).length).toBeGreaterThanOrEqual(1);
-      const roots = harness.slack.callsTo("chat.postMessage").filter((call) => String(call.args.text).startsWith("⏰ Schedule"));
+      const roots = harness.slack.shown((text) => text.startsWith("⏰ Schedule"));
       expect(roots).toHaveLength(1);
-      const under = String(
-        harness.slack.callsTo("chat.postMessage").find((call) => call.args.text === "The deploy is green.")!.args.thread_ts,
-      );
-      expect(harness.slack.message("C0GENERAL", under)?.text).toBe(roots[0]!.args.text);
+      const under = String(harness.slack.shown((text) => text === "The deploy is green.")[0]!.thread_ts);
+      expect(harness.slack.message("C0GENERAL", under)?.text).toBe(roots[0]!.text);
     } finally {
       for (const bot of harness.bots.splice(0)) if (bot.child.exitCode === null && bot.child.signalCode === null) bot.child.kill("SIGKILL");
       await Promise.all(models.map((server) => server.close()));
