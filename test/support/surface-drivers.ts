@@ -20,7 +20,7 @@ import { STOP_ACTION } from "../../src/adapters/slack/slack-working.js";
 import { startConsole } from "./console-harness.js";
 import { startDiscordHarness } from "./discord-harness.js";
 import type { FakeUser } from "./fake-discord-payloads.js";
-import { BOT_USER_ID, type FakeMessage } from "./fake-slack.js";
+import { BOT_USER_ID, shownText, type FakeMessage } from "./fake-slack.js";
 import { blockActionPayload, mentionEvent, postEvent, postInteraction } from "./fake-slack-requests.js";
 import { gatedModel, startSlackHarness } from "./slack-harness.js";
 import { settingsOf } from "./governance-harness.js";
@@ -170,7 +170,9 @@ export const slackDriver: SurfaceDriver = {
     const threads: string[] = [];
     let ts = 1_700_100_000;
     const messages = (): FakeMessage[] => threads.flatMap((thread) => h.fake.threadMessages("C0GENERAL", thread));
-    const shown = (message: FakeMessage) => [message.text, JSON.stringify(message.blocks ?? []), JSON.stringify(message.chunks)].join(" ");
+    // A streamed text shows joined as Slack shows it; the chunks stay too, for the trace's task updates.
+    const shown = (message: FakeMessage) =>
+      [shownText(message), JSON.stringify(message.blocks ?? []), JSON.stringify(message.chunks)].join(" ");
     const ok = (method: string) => h.fake.callsTo(method).filter((call) => call.status === 200 && call.error === undefined);
     const carrying = (button: Button) => messages().find((message) => actionValue(message.blocks, SLACK_ACTIONS[button]) !== undefined);
     const session: Session = {

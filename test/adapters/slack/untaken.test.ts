@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ScriptedModel, say } from "../../support/model-scripted.js";
 import type { WorkQueue } from "../../../src/runs/queue/work-queue.js";
-import { BOT_USER_ID } from "../../support/fake-slack.js";
+import { BOT_USER_ID, shownText } from "../../support/fake-slack.js";
 import { mentionEvent, postEvent, sign } from "../../support/fake-slack-requests.js";
 import { startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
 import { until } from "../../support/until.js";
@@ -31,7 +31,7 @@ function refusingRuns(times: number): (queue: WorkQueue) => WorkQueue {
   });
 }
 
-const posted = (h: SlackHarness) => h.fake.callsTo("chat.postMessage").map((call) => String(call.args.text ?? ""));
+const posted = (h: SlackHarness) => h.fake.shown().map(shownText);
 const said = (h: SlackHarness) => ({
   answers: posted(h).filter((text) => text === "the answer").length,
   storageTrouble: posted(h).filter((text) => text.includes("storage")).length,
@@ -47,7 +47,7 @@ describe("a message the bot could not record", () => {
     expect(first.status).toBe(503);
     expect(posted(harness)).toEqual([]);
     expect((await postEvent(harness.eventsUrl, event, { retryNum: 1, retryReason: "http_error" })).status).toBe(200);
-    await harness.fake.waitForCall("chat.postMessage", (call) => call.args.text === "the answer");
+    await harness.fake.waitForShown((text) => text === "the answer");
     await harness.adapter.stop();
 
     expect(said(harness)).toEqual({ answers: 1, storageTrouble: 0 });
@@ -67,7 +67,7 @@ describe("a message the bot could not record", () => {
     );
     expect(harness.fake.acks.map((ack) => ack.envelopeId)).not.toContain(first);
     await harness.fake.waitForAck(harness.fake.sendEnvelope("events_api", event, { retryAttempt: 1, retryReason: "timeout" }));
-    await harness.fake.waitForCall("chat.postMessage", (call) => call.args.text === "the answer");
+    await harness.fake.waitForShown((text) => text === "the answer");
     await harness.adapter.stop();
 
     expect(harness.fake.acks.map((ack) => ack.envelopeId)).not.toContain(first);
