@@ -25,11 +25,11 @@ export interface AnswerMessages {
   unfinished(): UnfinishedMessage[];
 }
 
-export type AnswerMessagesDeps = Omit<SegmentDeps, "refused"> & { readonly posts: SlackPosts };
+export type AnswerMessagesDeps = SegmentDeps & { readonly posts: SlackPosts };
 
 export function createAnswerMessages(deps: AnswerMessagesDeps): AnswerMessages {
   const { posts, where } = deps;
-  const segmentDeps: SegmentDeps = { ...deps, refused: { streaming: false } };
+  const segmentDeps: SegmentDeps = deps;
   const segments = new Map<number, SegmentMessages>();
   const ended = new Set<number>();
   /** The step of the segment still being written, when one shows. */

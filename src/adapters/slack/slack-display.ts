@@ -71,6 +71,9 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
   let fallback: MessageTrace | undefined;
   let runId: string | undefined;
   const requester = { team: place.requesterTeam ?? place.team, user: place.requester };
+  // A stream Slack refused to start (the workspace, the channel, the person) is not tried again in
+  // this run, whether the trace or the model's text asked first.
+  const refused = { streaming: false };
   const answers = createAnswerMessages({
     client,
     posts,
@@ -79,6 +82,7 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
     recipient: replyTarget.threadTs === undefined ? undefined : requester,
     limits: deps.streamLimits,
     now: deps.now,
+    refused,
   });
 
   /** The trace message carries the Stop button, so the separate one goes. */
@@ -94,6 +98,7 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
       { err: error, channel: place.channel },
       `streaming the trace failed (${describeSlackError(error)}); this run uses a trace message`,
     );
+    if (ts === undefined) refused.streaming = true;
     // The stream it left is ended, not left looking as if it went on.
     if (ts !== undefined) void endLeftOpen(client, logger, [{ channel: place.channel, id: ts, kind: "trace", streaming: true }], MOVED_ON);
     showFallback();
@@ -102,7 +107,7 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
   /** Streams the tasks that changed since they were last streamed (or shows them in the trace message). */
   async function showTasks(now: readonly TaskUpdate[]): Promise<void> {
     tasks = now;
-    if (fallback) return showFallback();
+    if (fallback || (refused.streaming && stream === undefined)) return showFallback();
     const changed = tasks.filter((task) => streamed.get(task.id) !== JSON.stringify(task));
     if (changed.length === 0) return;
     for (const task of changed) streamed.set(task.id, JSON.stringify(task));

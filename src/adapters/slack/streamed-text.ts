@@ -13,7 +13,9 @@ export function streamable(text: string): string {
   const opened = text.lastIndexOf("<");
   if (opened > text.lastIndexOf(">")) end = opened;
   const wordStart = Math.max(text.lastIndexOf(" ", end - 1), text.lastIndexOf("\n", end - 1), text.lastIndexOf("\t", end - 1)) + 1;
-  const at = text.indexOf("@", wordStart);
+  // An "@" inside a closed <…> is that mention's label (<!subteam^S1|@devs>): the whole mention goes
+  // at once, for neutraliseMentions to see it entire; only an "@" after it may still be growing.
+  const at = text.indexOf("@", Math.max(wordStart, text.lastIndexOf(">", end - 1) + 1));
   if (at !== -1 && at < end) end = at;
   return text.slice(0, end).trimEnd();
 }

@@ -5,7 +5,7 @@ import { call, ScriptedModel, say, type ScriptStep } from "../../support/model-s
 import { MESSAGE_MAX_CHARS } from "../../../src/adapters/slack/slack-text.js";
 import { silentLogger } from "../../../src/logger.js";
 import { createLongTermMemory } from "../../../src/memory/long-term-memory.js";
-import { BOT_USER_ID } from "../../support/fake-slack.js";
+import { BOT_USER_ID, shownText } from "../../support/fake-slack.js";
 import { mentionEvent, postEvent } from "../../support/fake-slack-requests.js";
 import { startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
 import { until } from "../../support/until.js";
@@ -51,13 +51,14 @@ describe("Slack rendering", () => {
     harness.fake.refuseStreaming();
     harness.fake.fail("chat.update", { status: 429, retryAfterSeconds: 1 });
     await ask(harness);
-    await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "Four and six.");
+    await harness.fake.waitForShown((text) => text === "Four and six.");
 
     const trace = harness.fake.callsTo("chat.postMessage").find((c) => String(c.args.text).startsWith("Working on it"))!;
     expect(trace.args.thread_ts).toBe(THREAD);
     const updates = harness.fake.callsTo("chat.update");
     expect(updates[0]?.status).toBe(429);
     expect(updates.at(-1)?.status).toBe(200);
+    await until(() => harness!.fake.threadMessages("C0GENERAL", THREAD).some((m) => m.text.includes("Steps (")), "the trace edited", 8_000);
     const traceMessage = harness.fake.threadMessages("C0GENERAL", THREAD).find((m) => m.text.includes("Steps ("))!;
     expect(traceMessage.text).toContain("calculator");
     expect(traceMessage.text).toContain("3+3");
@@ -70,13 +71,17 @@ describe("Slack rendering", () => {
     });
     harness.fake.fail("chat.startStream", { error: "internal_error" });
     await ask(harness);
-    await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "one");
-    expect(harness.fake.threadMessages("C0GENERAL", THREAD).some((m) => m.text.includes("Steps ("))).toBe(true);
+    await harness.fake.waitForShown((text) => text === "one");
+    await until(() => harness!.fake.threadMessages("C0GENERAL", THREAD).some((m) => m.text.includes("Steps (")), "the trace message");
 
     const second = "1700002001.000100";
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> again`, ts: second }));
-    await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "two");
-    expect(harness.fake.callsTo("chat.startStream").map((c) => c.error)).toEqual(["internal_error", undefined]);
+    await harness.fake.waitForShown((text) => text === "two");
+    // The first run tried once and fell back; the second streams.
+    const starts = harness.fake.callsTo("chat.startStream");
+    expect(starts.filter((c) => c.args.thread_ts === THREAD).map((c) => c.error)).toEqual(["internal_error"]);
+    expect(starts.filter((c) => c.args.thread_ts === second).map((c) => c.error)).not.toHaveLength(0);
+    expect(starts.filter((c) => c.args.thread_ts === second).every((c) => c.error === undefined)).toBe(true);
     expect(harness.fake.threadMessages("C0GENERAL", second).some((m) => m.streaming === "stopped")).toBe(true);
     expect(harness.fake.threadMessages("C0GENERAL", second).some((m) => m.text.includes("Steps ("))).toBe(false);
   });
@@ -94,26 +99,32 @@ describe("Slack rendering", () => {
       });
       harness.fake.fail("chat.startStream", { error: code });
       await ask(harness);
-      await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "one");
-      expect(harness.fake.threadMessages("C0GENERAL", THREAD).some((m) => m.text.includes("Steps ("))).toBe(true);
+      await harness.fake.waitForShown((text) => text === "one");
+      await until(() => harness!.fake.threadMessages("C0GENERAL", THREAD).some((m) => m.text.includes("Steps (")), "the trace message");
       const second = "1700002001.000100";
       await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> again`, ts: second }));
-      await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "two");
-      expect(harness.fake.callsTo("chat.startStream").map((c) => c.error)).toEqual([code, undefined]);
+      await harness.fake.waitForShown((text) => text === "two");
+      // The first run tried once and fell back; the second streams.
+      const starts = harness.fake.callsTo("chat.startStream");
+      expect(starts.filter((c) => c.args.thread_ts === THREAD).map((c) => c.error)).toEqual([code]);
+      expect(starts.filter((c) => c.args.thread_ts === second).map((c) => c.error)).not.toHaveLength(0);
+      expect(starts.filter((c) => c.args.thread_ts === second).every((c) => c.error === undefined)).toBe(true);
       expect(harness.fake.threadMessages("C0GENERAL", second).some((m) => m.streaming === "stopped")).toBe(true);
     },
   );
 
-  it("retries a failed post of the answer", async () => {
+  it("retries a failed post of the answer where Slack does not stream", async () => {
     harness = await startSlackHarness({ model: new ScriptedModel([say("The answer survives.")]) });
+    harness.fake.refuseStreaming();
     harness.fake.fail("chat.postMessage", { error: "internal_error", times: 2 });
     await ask(harness);
-    await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "The answer survives." && c.error === undefined);
+    await harness.fake.waitForShown((text) => text === "The answer survives.");
     expect(harness.fake.callsTo("chat.postMessage").filter((c) => c.error === "internal_error")).toHaveLength(2);
   });
 
   it("logs the whole answer when it cannot be posted", async () => {
     harness = await startSlackHarness({ model: new ScriptedModel([say("An answer nobody must lose.")]) });
+    harness.fake.refuseStreaming();
     harness.fake.fail("chat.postMessage", { error: "internal_error", times: 50 });
     await ask(harness);
     const logged = () => harness!.logs.find((entry) => entry.answer === "An answer nobody must lose.");
@@ -121,23 +132,35 @@ describe("Slack rendering", () => {
     expect(logged()?.msg).toContain("could not post the answer");
   });
 
-  it("neutralises crowd mentions and converts Markdown in the answer", async () => {
+  it("neutralises crowd mentions and converts Markdown in a posted answer", async () => {
+    harness = await startSlackHarness({
+      model: new ScriptedModel([say("<!channel> **Done**: see [the doc](https://example.test/doc) <!subteam^S1|@devs>")]),
+    });
+    harness.fake.refuseStreaming();
+    await ask(harness);
+    const answer = await harness.fake.waitForShown((text) => text.includes("Done"));
+    expect(shownText(answer)).toBe("@\u2060channel *Done*: see <https://example.test/doc|the doc> @devs");
+  });
+
+  it("neutralises crowd mentions in a streamed answer, whose Markdown Slack renders itself", async () => {
     harness = await startSlackHarness({
       model: new ScriptedModel([say("<!channel> **Done**: see [the doc](https://example.test/doc) <!subteam^S1|@devs>")]),
     });
     await ask(harness);
-    const answer = await harness.fake.waitForCall("chat.postMessage", (c) => String(c.args.text).includes("Done"));
-    expect(answer.args.text).toBe("@\u2060channel *Done*: see <https://example.test/doc|the doc> @devs");
+    const answer = await harness.fake.waitForShown((text) => text.includes("Done"));
+    expect(answer.streaming).toBe("stopped");
+    expect(shownText(answer)).toBe("@\u2060channel **Done**: see [the doc](https://example.test/doc) @devs");
   });
 
-  it("splits a long answer below Slack's limit", async () => {
+  it("splits a long posted answer below Slack's limit", async () => {
     const long = Array.from({ length: 900 }, (_, i) => `Line ${i} of a very long answer.`).join("\n");
     harness = await startSlackHarness({ model: new ScriptedModel([say(long)]) });
+    harness.fake.refuseStreaming();
     await ask(harness);
-    await harness.fake.waitForCall("chat.postMessage", (c) => String(c.args.text).includes("Line 899"));
+    await harness.fake.waitForShown((text) => text.includes("Line 899"));
     const parts = harness.fake
-      .callsTo("chat.postMessage")
-      .map((c) => String(c.args.text))
+      .shown()
+      .map(shownText)
       .filter((text) => text.includes("of a very long answer"));
     expect(parts.length).toBeGreaterThan(1);
     for (const part of parts) expect(part.length).toBeLessThanOrEqual(MESSAGE_MAX_CHARS);
@@ -167,13 +190,12 @@ describe("Slack rendering", () => {
       harness.eventsUrl,
       mentionEvent({ text: `<@${BOT_USER_ID}> what went wrong?`, ts: "1700003003.000100", thread_ts: "1700003000.000100" }),
     );
-    await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "Noted.");
+    await harness.fake.waitForShown((text) => text === "Noted.");
     const sent = JSON.stringify(model.requests[0]?.messages);
     expect(sent).toContain("<@U0BOB>: The deploy failed at step 3");
     expect(sent).toContain("<@U0CAROL>: Logs say disk full");
     expect(sent).not.toContain("old bot reply");
-    const answer = harness.fake.callsTo("chat.postMessage").find((c) => c.args.text === "Noted.")!;
-    expect(answer.args.thread_ts).toBe("1700003000.000100");
+    expect(harness.fake.shown((text) => text === "Noted.")[0]?.thread_ts).toBe("1700003000.000100");
   });
 
   it("lists remembered facts with mentions neutralised, then forgets them", async () => {

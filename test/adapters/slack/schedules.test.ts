@@ -8,7 +8,7 @@ import { APPROVE_ACTION } from "../../../src/adapters/slack/approval-message.js"
 import { createAuditLog } from "../../../src/governance/audit-log.js";
 import { addUsage } from "../../../src/memory/run-records/usage-counters.js";
 import { startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
-import { BOT_USER_ID, TEAM_ID } from "../../support/fake-slack.js";
+import { BOT_USER_ID, shownText, TEAM_ID } from "../../support/fake-slack.js";
 import { blockActionPayload, directMessageEvent, mentionEvent, postEvent, postInteraction } from "../../support/fake-slack-requests.js";
 import { settingsOf } from "../../support/governance-harness.js";
 import { until } from "../../support/until.js";
@@ -47,7 +47,7 @@ const repliesIn = (thread: string) =>
   h!.fake
     .threadMessages("C0GENERAL", thread)
     .filter((message) => message.ts !== thread)
-    .map((message) => message.text)
+    .map(shownText)
     .join("\n");
 const privateTo = (user: string) =>
   [
@@ -116,9 +116,9 @@ describe("schedules on Slack", () => {
     const root = () => ok("chat.postMessage").find((call) => call.args.channel === "C0GENERAL" && call.args.thread_ts === undefined);
     await until(() => root() !== undefined, "a root message for the slot");
     expect(String(root()!.args.text)).toMatch(new RegExp(`⏰ Schedule ${id} of U0ALICE, for \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC`));
-    const answer = () => ok("chat.postMessage").find((call) => /Releases: all green\./.test(String(call.args.text)));
+    const answer = () => h!.fake.shown((text) => /Releases: all green\./.test(text))[0];
     await until(() => answer() !== undefined, "the slot's answer");
-    const under = String(answer()!.args.thread_ts);
+    const under = String(answer()!.thread_ts);
     expect(under).not.toBe(thread);
     expect(h!.fake.message("C0GENERAL", under)?.text).toBe(root()!.args.text);
     const roots = ok("chat.postMessage").filter((call) => call.args.channel === "C0GENERAL" && call.args.thread_ts === undefined);
@@ -136,9 +136,9 @@ describe("schedules on Slack", () => {
     expect(await replyIn(thread, /Scheduled sch_/)).toMatch(/Results will be posted in this thread\./);
     clock.advance(20 * 60_000);
     await h!.schedules!.settle();
-    const answer = () => ok("chat.postMessage").find((call) => /Releases: all green\./.test(String(call.args.text)));
+    const answer = () => h!.fake.shown((text) => /Releases: all green\./.test(text))[0];
     await until(() => answer() !== undefined, "the slot's answer");
-    expect(answer()!.args).toMatchObject({ channel: "C0GENERAL", thread_ts: thread });
+    expect(answer()).toMatchObject({ channel: "C0GENERAL", thread_ts: thread });
     expect(ok("chat.postMessage").filter((call) => call.args.channel === "C0GENERAL" && call.args.thread_ts === undefined)).toHaveLength(0);
   });
 
@@ -194,7 +194,7 @@ describe("schedules on Slack", () => {
     await h!.restart();
     clock.advance(20 * 60_000);
     await h!.schedules!.settle();
-    const answers = () => ok("chat.postMessage").filter((call) => /After the restart\./.test(String(call.args.text)));
+    const answers = () => h!.fake.shown((text) => /After the restart\./.test(text));
     await until(() => answers().length > 0, "the slot's answer after the restart");
     expect(answers()).toHaveLength(1);
   });
@@ -291,9 +291,9 @@ describe("schedules on Slack", () => {
 });
 
 const dmText = () =>
-  ok("chat.postMessage")
-    .filter((call) => call.args.channel === "D0ALICE")
-    .map((call) => String(call.args.text))
+  h!.fake
+    .shown((_, message) => message.channel === "D0ALICE")
+    .map(shownText)
     .join("\n");
 
 /** The value of the approve button, wherever it sits in the blocks. */

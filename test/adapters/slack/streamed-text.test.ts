@@ -14,12 +14,19 @@ describe("streamable", () => {
     expect(streamable("Mail a@b.c and")).toBe("Mail a@b.c and");
   });
 
+  it("sends a mention whose label starts with @ whole, once it is closed", () => {
+    expect(streamable("Ask <!subteam^S1|@devs")).toBe("Ask");
+    expect(streamable("Ask <!subteam^S1|@devs>")).toBe("Ask <!subteam^S1|@devs>");
+    expect(streamable("Ask <!subteam^S1|@devs> or @chan")).toBe("Ask <!subteam^S1|@devs> or");
+  });
+
   it("streams pieces that, neutralised one by one, ping nobody and read as the whole text (property)", () => {
     const words = fc.constantFrom(
       "@here",
       "@channel",
       "<!channel>",
       "<!subteam^S1|the team>",
+      "<!subteam^S1|@devs>",
       "<!date^1|x>",
       "hi",
       "a@b",
