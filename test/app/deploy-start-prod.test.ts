@@ -75,8 +75,7 @@ describe("npm run start:prod", () => {
       const port = await freePort();
       model.enqueue(...Array.from({ length: 80 }, () => slowRun));
       const questions = Array.from({ length: 20 }, (_, index) => `deploy ${index + 1}`);
-      const answers = () =>
-        questions.map((question) => slack.callsTo("chat.postMessage").filter((call) => call.args.text === `answer for ${question}`).length);
+      const answers = () => questions.map((question) => slack.shown((text) => text === `answer for ${question}`).length);
 
       const first = await startProd(storeUrl, port);
       // No shell stays between npm and the bot: npm forwards the signal to the bot itself.
@@ -116,7 +115,7 @@ describe("npm run start:prod", () => {
     ];
     await postEvent(bot.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> what are these?`, ts: "1700900000.000100", files }));
     await slack
-      .waitForCall("chat.postMessage", (call) => call.args.text === "Read them.", 60_000)
+      .waitForShown((text) => text === "Read them.", 60_000)
       .catch((error: Error) => {
         throw new Error(`${error.message}\n${bot.logs()}`);
       });

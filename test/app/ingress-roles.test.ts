@@ -5,7 +5,7 @@ import { expect, it } from "vitest";
 import { freePort } from "../support/free-port.js";
 import { startBot, type BotProcess } from "../support/bot-child.js";
 import { startFakeOpenAI, textReply, type FakeOpenAI } from "../support/fake-openai-server.js";
-import { BOT_USER_ID } from "../support/fake-slack.js";
+import { BOT_USER_ID, shownText } from "../support/fake-slack.js";
 import { mentionEvent, postEvent } from "../support/fake-slack-requests.js";
 import { useSlackRedisHarness } from "../support/slack-redis-harness.js";
 import { describeWithRedis } from "../support/redis-suite.js";
@@ -46,12 +46,9 @@ describeWithRedis("BOT_ROLE", () => {
       mentionEvent({ text: `<@${BOT_USER_ID}> to the ingress`, ts: "1700600001.000100" }),
     );
     expect(acked.status).toBe(200);
-    const answer = await harness.slack.waitForCall(
-      "chat.postMessage",
-      (call) => String(call.args.text ?? "").startsWith("answered by"),
-      30_000,
-    );
-    expect(answer.args).toMatchObject({ text: "answered by the worker", thread_ts: "1700600001.000100" });
+    const answer = await harness.slack.waitForShown((text) => text.startsWith("answered by"), 30_000);
+    expect(shownText(answer)).toBe("answered by the worker");
+    expect(answer.thread_ts).toBe("1700600001.000100");
     expect(ingress.model.requests).toHaveLength(0);
     expect(worker.model.requests).toHaveLength(1);
   });

@@ -62,7 +62,7 @@ describe("errors nothing else handled", () => {
     });
     model.enqueue(textReply("still here"));
     expect((await postEvent(running.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> hi`, ts: "1700950000.000100" }))).status).toBe(200);
-    await slack.waitForCall("chat.postMessage", (call) => call.args.text === "still here", 15_000);
+    await slack.waitForShown((text) => text === "still here", 15_000);
     expect(running.child.exitCode).toBeNull();
   }, 60_000);
 

@@ -8,7 +8,7 @@ import { APPROVE_ACTION } from "../../src/adapters/slack/approval-message.js";
 import { freePort } from "../support/free-port.js";
 import { startBot, type BotProcess } from "../support/bot-child.js";
 import { startFakeOpenAI, textReply, toolCallReply, type FakeOpenAI, type RecordedRequest } from "../support/fake-openai-server.js";
-import { BOT_USER_ID } from "../support/fake-slack.js";
+import { BOT_USER_ID, shownText } from "../support/fake-slack.js";
 import { blockActionPayload, mentionEvent, nextEventId, postEvent, postInteraction } from "../support/fake-slack-requests.js";
 import { until } from "../support/until.js";
 import { useSlackRedisHarness } from "../support/slack-redis-harness.js";
@@ -72,7 +72,7 @@ const troubles = (): string =>
     )
     .join("\n");
 
-const answers = () => harness.slack.callsTo("chat.postMessage").filter((call) => String(call.args.text ?? "").startsWith("answer q-"));
+const answers = () => harness.slack.shown((text) => text.startsWith("answer q-"));
 
 /** Sends each conversation's two messages in order, events round robin over the live bots, every fifth one delivered again to another bot. */
 async function converse(count: number, live: () => BotProcess[]): Promise<void> {
@@ -119,18 +119,16 @@ async function converse(count: number, live: () => BotProcess[]): Promise<void> 
 /** Conversations whose thread did not get "answer q-i-1" then "answer q-i-2"; `repeatsAllowed` first drops answers posted again. */
 function wronglyAnswered(count: number, repeatsAllowed = false): string[] {
   const byThread = new Map<string, string[]>();
-  for (const call of answers())
-    byThread.set(String(call.args.thread_ts), [...(byThread.get(String(call.args.thread_ts)) ?? []), String(call.args.text)]);
+  for (const message of answers())
+    byThread.set(String(message.thread_ts), [...(byThread.get(String(message.thread_ts)) ?? []), shownText(message)]);
   const wrong: string[] = [];
   for (let index = 0; index < count; index += 1) {
     const thread = `1700300000.${String(index).padStart(6, "0")}`;
     const got = byThread.get(thread) ?? [];
     const seen = repeatsAllowed ? [...new Set(got)] : got;
-    const others = harness.slack
-      .callsTo("chat.postMessage")
-      .filter((call) => call.args.thread_ts === thread && !String(call.args.text ?? "").startsWith("answer q-"));
+    const others = harness.slack.shown((text, message) => message.thread_ts === thread && !text.startsWith("answer q-"));
     if (seen.join("|") !== `answer q-${index}-1|answer q-${index}-2`)
-      wrong.push(`${thread}: ${got.join(" | ")} (also posted: ${others.map((call) => String(call.args.text).slice(0, 80)).join(" / ")})`);
+      wrong.push(`${thread}: ${got.join(" | ")} (also posted: ${others.map((message) => shownText(message).slice(0, 80)).join(" / ")})`);
   }
   return wrong;
 }
@@ -168,14 +166,12 @@ describeWithRedis("three bot processes on one Redis", () => {
     killed = true;
     await victim.exited;
     await sending;
-    await until(() => new Set(answers().map((call) => call.args.text)).size >= CONVERSATIONS * 2, "every answer", 240_000, 200).catch(
-      (error: Error) => {
-        throw new Error(`${error.message} (${answers().length} answers)\n${troubles()}`);
-      },
-    );
+    await until(() => new Set(answers().map(shownText)).size >= CONVERSATIONS * 2, "every answer", 240_000, 200).catch((error: Error) => {
+      throw new Error(`${error.message} (${answers().length} answers)\n${troubles()}`);
+    });
 
     // A run the killed process had answered but not yet recorded is answered again: at most its slots' worth.
-    const texts = answers().map((call) => String(call.args.text));
+    const texts = answers().map(shownText);
     const wrong = wronglyAnswered(CONVERSATIONS, true);
     expect({ wrong: wrong.length, firstWrong: wrong.slice(0, 5), repeatedAtMost8: texts.length - new Set(texts).size <= 8 }).toEqual({
       wrong: 0,
@@ -219,10 +215,10 @@ describeWithRedis("three bot processes on one Redis", () => {
     await postInteraction(other.eventsUrl, click);
     await Promise.all(bots.map((bot) => postInteraction(bot.eventsUrl, click)));
 
-    await harness.slack.waitForCall("chat.postMessage", (call) => call.args.text === "Posted.", 30_000);
+    await harness.slack.waitForShown((text) => text === "Posted.", 30_000);
     await until(() => models.reduce((sum, model) => sum + model.requests.length, 0) >= 2, "the resumed run's model call", 10_000);
     expect(harness.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM")).toHaveLength(1);
-    expect(harness.slack.callsTo("chat.postMessage").filter((call) => call.args.text === "Posted.")).toHaveLength(1);
+    expect(harness.slack.shown((text) => text === "Posted.")).toHaveLength(1);
     expect(models.reduce((sum, model) => sum + model.requests.length, 0)).toBe(2);
   }, 120_000);
 
@@ -261,11 +257,7 @@ describeWithRedis("three bot processes on one Redis", () => {
     bots[running]!.child.kill("SIGTERM");
     expect((await bots[running]!.exited).code).toBe(0);
 
-    const answered = () =>
-      harness.slack
-        .callsTo("chat.postMessage")
-        .map((call) => String(call.args.text ?? ""))
-        .filter((text) => text.startsWith("answer order-"));
+    const answered = () => harness.slack.shown((text) => text.startsWith("answer order-")).map(shownText);
     await until(() => answered().length >= 2, "both answers", 60_000, 100).catch((error: Error) => {
       throw new Error(`${error.message} (answered: ${answered().join(", ")})\n${troubles()}`);
     });
@@ -280,7 +272,7 @@ describeWithRedis("three bot processes on one Redis", () => {
     const thread = "1700300000.000000";
     harness.slack.addMessage({ channel: "C0GENERAL", ts: thread, user: "U0ALICE", text: `<@${BOT_USER_ID}> q-0-1` });
     await postEvent(ingress!.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> q-0-1`, ts: thread }));
-    await harness.slack.waitForCall("chat.postMessage", (call) => call.args.text === "answer q-0-1", 30_000);
+    await harness.slack.waitForShown((text) => text === "answer q-0-1", 30_000);
     expect(models.map((model) => model.requests.length)).toEqual([0, 1]);
   }, 120_000);
 });

@@ -54,9 +54,7 @@ describeWithRedis("a worker started while messages wait in the queue", () => {
       const answers = () =>
         threads.map(
           (ts, index) =>
-            harness.slack
-              .callsTo("chat.postMessage")
-              .filter((call) => call.args.thread_ts === ts && call.args.text === `answer to question ${index + 1}`).length,
+            harness.slack.shown((text, message) => message.thread_ts === ts && text === `answer to question ${index + 1}`).length,
         );
       await until(() => answers().every((count) => count >= 1), "every queued message to be answered in its thread", 30_000, 100).catch(
         (error: Error) => {

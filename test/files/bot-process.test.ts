@@ -36,7 +36,7 @@ const userParts = (request: RecordedRequest): Part[] => {
     .pop();
   return typeof user?.content === "string" ? [{ type: "text", text: user.content }] : (user?.content ?? []);
 };
-const posted = (text: string) => harness.slack.callsTo("chat.postMessage").filter((call) => call.args.text === text);
+const posted = (text: string) => harness.slack.shown((shown) => shown === text);
 
 describe("files through a bot process on Slack", () => {
   it("an image to a vision model (OPENAI_MODEL gpt-4o): an image_url part with a data URL reaches the model", async () => {
@@ -46,7 +46,7 @@ describe("files through a bot process on Slack", () => {
     const file = harness.slack.addFile({ name: "screen.png", mimetype: "image/png", data: await png(640, 480) });
     await postEvent(started.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> what is this?`, ts: "1700300000.000100", files: [file] }));
     await harness.slack
-      .waitForCall("chat.postMessage", (call) => call.args.text === "A 640×480 picture.", 20_000)
+      .waitForShown((text) => text === "A 640×480 picture.", 20_000)
       .catch((error: Error) => {
         throw new Error(`${error.message}\n${started.logs()}`);
       });
@@ -78,7 +78,7 @@ describe("files through a bot process on Slack", () => {
 
     const second = await bot(storeUrl, port);
     await harness.slack
-      .waitForCall("chat.postMessage", (call) => call.args.text === "The spec has 3 pages.", 20_000)
+      .waitForShown((text) => text === "The spec has 3 pages.", 20_000)
       .catch((error: Error) => {
         throw new Error(`${error.message}\nfirst:\n${first.logs()}\nsecond:\n${second.logs()}`);
       });
@@ -110,7 +110,7 @@ describe("files through a bot process on Slack", () => {
     try {
       await postEvent(started.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> what are these?`, ts: "1700400000.000100", files }));
       await harness.slack
-        .waitForCall("chat.postMessage", (call) => call.args.text === "Four of those PDFs are bombs.", 60_000)
+        .waitForShown((text) => text === "Four of those PDFs are bombs.", 60_000)
         .catch((error: Error) => {
           throw new Error(`${error.message}\n${started.logs()}`);
         });
@@ -124,6 +124,6 @@ describe("files through a bot process on Slack", () => {
     expect(peak).toBeLessThan(1024 * 1024 * 1024);
 
     await postEvent(started.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> still there?`, ts: "1700400001.000100" }));
-    await harness.slack.waitForCall("chat.postMessage", (call) => call.args.text === "Still here.", 30_000);
+    await harness.slack.waitForShown((text) => text === "Still here.", 30_000);
   }, 120_000);
 });
