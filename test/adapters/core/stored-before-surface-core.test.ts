@@ -67,11 +67,11 @@ describe("records stored by the version before the surface core", () => {
     const { runId, callId } = fixture.runs.slack;
     const decided = await slack.service.decide({ runId, callId, decision: "approve", decidedBy: { id: "U0ALICE" } }, () => {});
     expect(decided).toMatchObject({ kind: "resumed", decision: "approve" });
-    const answer = await slack.fake.waitForCall("chat.postMessage", (call) => call.args.text === "Posted the note from slack.");
-    expect(answer.args).toMatchObject({ channel: "C0GENERAL", thread_ts: "1700400000.000100" });
+    const answer = await slack.fake.waitForShown((text) => text === "Posted the note from slack.");
+    expect(answer).toMatchObject({ channel: "C0GENERAL", thread_ts: "1700400000.000100" });
 
-    const old = await slack.fake.waitForCall("chat.postMessage", (call) => call.args.text === "It is 42.");
-    expect(old.args).toMatchObject({ channel: "C0GENERAL", thread_ts: "1700400200.000100" });
+    const old = await slack.fake.waitForShown((text) => text === "It is 42.");
+    expect(old).toMatchObject({ channel: "C0GENERAL", thread_ts: "1700400200.000100" });
   });
 
   it("Discord: an old /ask whose token no longer works is answered in its channel, and an old approval resumes", async () => {

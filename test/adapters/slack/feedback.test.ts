@@ -21,10 +21,13 @@ const THREAD = "1700009000.000100";
 
 async function answerWithButtons(h: SlackHarness) {
   await postEvent(h.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> hi`, ts: THREAD }));
-  const posted = await h.fake.waitForCall("chat.postMessage", (c) => JSON.stringify(c.args.blocks ?? []).includes(FEEDBACK_UP_ACTION));
-  expect(posted.args.thread_ts).toBe(THREAD);
-  const message = h.fake.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(FEEDBACK_UP_ACTION))!;
-  const value = (posted.args.blocks as Array<{ elements: Array<{ value: string }> }>)[0]!.elements[0]!.value;
+  // The buttons come at the bottom of the answer, streamed or posted.
+  const message = await h.fake.waitForShown((_, shown) => JSON.stringify(shown.blocks ?? []).includes(FEEDBACK_UP_ACTION));
+  expect(message.thread_ts).toBe(THREAD);
+  const buttons = (message.blocks as Array<{ elements?: Array<{ action_id?: string; value?: string }> }>).flatMap(
+    (block) => block.elements ?? [],
+  );
+  const value = buttons.find((button) => button.action_id === FEEDBACK_UP_ACTION)!.value!;
   return { ts: message.ts, value };
 }
 

@@ -22,7 +22,7 @@ const sent = (model: ScriptedModel, index = 0) => JSON.stringify(model.requests[
 const question = (messages: readonly ChatMessage[]) => [...messages].reverse().find((message) => message.role === "user");
 
 async function answered(h: SlackHarness, text: string) {
-  return h.fake.waitForCall("chat.postMessage", (c) => String(c.args.text).includes(text));
+  return h.fake.waitForShown((shown) => shown.includes(text));
 }
 
 describe("files people attach on Slack", () => {
@@ -50,7 +50,7 @@ describe("files people attach on Slack", () => {
     await postEvent(harness.eventsUrl, directMessageEvent({ text: "", ts: "1700001100.000100", subtype: "file_share", files: [file] }));
     await answered(harness, "two regions");
     expect(sent(model)).toContain("north,12");
-    expect(harness.fake.callsTo("chat.postMessage").some((c) => String(c.args.text).startsWith("Ask me something"))).toBe(false);
+    expect(harness.fake.shown((text) => text.startsWith("Ask me something")).length > 0).toBe(false);
   });
 
   it("without files:read Slack answers its sign-in page: the model is told the scope is missing, not shown the page", async () => {

@@ -110,7 +110,7 @@ describe("Slack acks a message only once it is recorded", () => {
     bot.store.open();
     expect((await ack).status).toBe(200);
     expect(await bot.store.get(recordKey)).toMatchObject({ state: expect.stringMatching(/received|running|done/) });
-    await bot.fake.waitForCall("chat.postMessage", (call) => call.args.text === "Recorded, then answered.");
+    await bot.fake.waitForShown((text) => text === "Recorded, then answered.");
   });
 
   it("Socket Mode: the envelope's ack waits for the intake record", async () => {
@@ -124,7 +124,7 @@ describe("Slack acks a message only once it is recorded", () => {
     bot.store.open();
     await bot.fake.waitForAck(envelope);
     expect(await bot.store.get(recordKey)).toMatchObject({ state: expect.stringMatching(/received|running|done/) });
-    await bot.fake.waitForCall("chat.postMessage", (call) => call.args.text === "Recorded, then answered.");
+    await bot.fake.waitForShown((text) => text === "Recorded, then answered.");
   });
 });
 

@@ -6,7 +6,7 @@ import { conversationAt } from "../../../src/adapters/slack/slack-place.js";
 import { ScriptedModel } from "../../support/model-scripted.js";
 import type { ModelRequest } from "../../../src/contracts/types.js";
 import { createIntakeStore, intakeIdFor } from "../../../src/runs/intake/intake-store.js";
-import { BOT_USER_ID } from "../../support/fake-slack.js";
+import { BOT_USER_ID, shownText } from "../../support/fake-slack.js";
 import { startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
 import { mentionEvent, postEvent } from "../../support/fake-slack-requests.js";
 import { until } from "../../support/until.js";
@@ -52,12 +52,8 @@ describe("Slack intake", () => {
     await harness.service.close(20);
     // The new process's start takes the message up.
     await harness.restart();
-    await harness.fake.waitForCall(
-      "chat.postMessage",
-      (call) => call.args.text === "Here is what the thread says." && call.args.thread_ts === ROOT,
-      10_000,
-    );
-    expect(harness.fake.callsTo("chat.postMessage").filter((call) => call.args.text === "Here is what the thread says.")).toHaveLength(1);
+    await harness.fake.waitForShown((text, message) => text === "Here is what the thread says." && message.thread_ts === ROOT, 10_000);
+    expect(harness.fake.shown((text) => text === "Here is what the thread says.")).toHaveLength(1);
     expect(model.requests).toHaveLength(1);
     expect(threadText(model.requests[0]!)).toContain("<@U0CAROL>: the disk is full on web-3");
   });
@@ -102,7 +98,7 @@ describe("Slack intake", () => {
     await until(async () => (await harness.store.get(`answered:${runId}`)) !== undefined, "the answer's mark");
     const answer = harness.fake
       .threadMessages("C0GENERAL", "1700300200.000100")
-      .find((message) => message.text === "Here is what the thread says.")!;
+      .find((message) => shownText(message) === "Here is what the thread says.")!;
     expect(await harness.store.get(`answered:${runId}`)).toMatchObject({ messageId: answer.ts });
     expect(await harness.store.get(`intake:${runId}`)).toMatchObject({ state: "done", result: "answered" });
   });
@@ -111,7 +107,7 @@ describe("Slack intake", () => {
     const QUESTION_TS = "1700300300.000100";
     const runId = intakeIdFor("slack", `C0GENERAL:${QUESTION_TS}`);
     const answers = (harness: SlackHarness) =>
-      harness.fake.threadMessages("C0GENERAL", QUESTION_TS).filter((message) => message.text.startsWith("Here is"));
+      harness.fake.shown((text, message) => message.thread_ts === QUESTION_TS && text.startsWith("Here is"));
 
     /** Answers once, then leaves the store as a kill -9 between the post and the mark does: no mark, the record running. */
     async function killedAfterPosting(): Promise<SlackHarness> {
@@ -132,7 +128,7 @@ describe("Slack intake", () => {
       const harness = await killedAfterPosting();
       await harness.restart(new ScriptedModel([], { whenExhausted: { text: "Here is a second answer." } }));
       await until(async () => ((await harness.store.get(`intake:${runId}`)) as { state?: string } | undefined)?.state === "done", "done");
-      expect(answers(harness).map((message) => message.text)).toEqual(["Here is what the thread says."]);
+      expect(answers(harness).map(shownText)).toEqual(["Here is what the thread says."]);
       expect(await harness.store.get(`answered:${runId}`)).toMatchObject({ messageId: answers(harness)[0]!.ts });
     });
 
@@ -141,7 +137,7 @@ describe("Slack intake", () => {
       harness.fake.fail("conversations.replies", { error: "internal_error", times: 10 });
       await harness.restart(new ScriptedModel([], { whenExhausted: { text: "Here is a second answer." } }));
       await until(async () => answers(harness).length === 2, "the second answer");
-      expect(answers(harness).map((message) => message.text)).toEqual(["Here is what the thread says.", "Here is a second answer."]);
+      expect(answers(harness).map(shownText)).toEqual(["Here is what the thread says.", "Here is a second answer."]);
     });
   });
 });

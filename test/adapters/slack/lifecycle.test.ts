@@ -7,7 +7,7 @@ import { TokenCounter } from "../../../src/tokens/token-counter.js";
 import { silentLogger } from "../../../src/logger.js";
 import { createSlackSurface } from "../../../src/adapters/slack/slack-adapter.js";
 import { underCore } from "../../support/surface-harness.js";
-import { BOT_USER_ID, startFakeSlack } from "../../support/fake-slack.js";
+import { BOT_USER_ID, startFakeSlack, shownText } from "../../support/fake-slack.js";
 import { mentionEvent, postEvent, SIGNING_SECRET } from "../../support/fake-slack-requests.js";
 import { gatedModel, startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
 import type { AgentService } from "../../../src/runs/api/agent-service.js";
@@ -32,7 +32,7 @@ describe("Slack adapter lifecycle", () => {
     const closing = harness.service.close(5_000);
     model.open();
     await closing;
-    expect(harness.fake.callsTo("chat.postMessage").map((c) => c.args.text)).toContain("finished before exit");
+    expect(harness.fake.shown().map(shownText)).toContain("finished before exit");
   });
 
   it("the runner stops within its bound when a run does not finish, leaving it for the next start", async () => {
@@ -44,7 +44,7 @@ describe("Slack adapter lifecycle", () => {
     const started = performance.now();
     await harness.service.close(100);
     expect(performance.now() - started).toBeLessThan(2_000);
-    expect(harness.fake.callsTo("chat.postMessage").map((c) => c.args.text)).not.toContain("summary");
+    expect(harness.fake.shown().map(shownText)).not.toContain("summary");
   });
 
   it("disconnects the socket on stop and takes no envelope after it", async () => {

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say } from "../../support/model-scripted.js";
 import { APPROVE_ACTION } from "../../../src/adapters/slack/approval-message.js";
-import { BOT_USER_ID } from "../../support/fake-slack.js";
+import { BOT_USER_ID, shownText } from "../../support/fake-slack.js";
 import {
   blockActionPayload,
   directMentionEvents,
@@ -37,24 +37,23 @@ describe("Slack as the platform behaves", () => {
     const [mention, direct] = directMentionEvents({ text: `<@${BOT_USER_ID}> hello`, ts: THREAD });
     expect(mention.event_id).not.toBe(direct.event_id);
     await Promise.all([postEvent(harness.eventsUrl, mention), postEvent(harness.eventsUrl, direct)]);
-    await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "Just once.");
+    await harness.fake.waitForShown((text) => text === "Just once.");
     await harness.adapter.stop();
     expect(model.requests).toHaveLength(1);
-    const answers = harness.fake.callsTo("chat.postMessage").filter((c) => !Array.isArray(c.args.blocks));
-    expect(answers.map((c) => c.args.text)).toEqual(["Just once."]);
+    expect(harness.fake.shown((text) => text !== "").map(shownText)).toEqual(["Just once."]);
   });
 
   it("answers a top-level DM in its thread, where a follow-up continues the same conversation", async () => {
     const model = new ScriptedModel([say("Your number is 7."), say("You told me 7.")]);
     harness = await startSlackHarness({ model });
     await postEvent(harness.eventsUrl, directMessageEvent({ text: "remember 7", ts: THREAD }));
-    const first = await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "Your number is 7.");
-    expect(first.args).toMatchObject({ channel: "D0ALICE", thread_ts: THREAD });
+    const first = await harness.fake.waitForShown((text) => text === "Your number is 7.");
+    expect(first).toMatchObject({ channel: "D0ALICE", thread_ts: THREAD });
     const status = harness.fake.callsTo("assistant.threads.setStatus")[0];
     expect(status?.args).toMatchObject({ channel_id: "D0ALICE", thread_ts: THREAD });
 
     await postEvent(harness.eventsUrl, directMessageEvent({ text: "what was my number?", ts: "1700006001.000100", thread_ts: THREAD }));
-    await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "You told me 7.");
+    await harness.fake.waitForShown((text) => text === "You told me 7.");
     expect(JSON.stringify(model.requests[1]?.messages)).toContain("Your number is 7.");
   });
 
@@ -72,7 +71,7 @@ describe("Slack as the platform behaves", () => {
     const event = mentionEvent({ user: "U0GUEST", text: `<@${BOT_USER_ID}> 1+1`, ts: THREAD });
     Object.assign(event.event as Record<string, unknown>, { team: "T0GUEST", user_team: "T0GUEST" });
     await postEvent(harness.eventsUrl, event);
-    await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "Two.");
+    await harness.fake.waitForShown((text) => text === "Two.");
     expect(harness.fake.callsTo("chat.startStream")[0]?.args).toMatchObject({ recipient_team_id: "T0GUEST", recipient_user_id: "U0GUEST" });
   });
 
@@ -119,7 +118,7 @@ describe("Slack as the platform behaves", () => {
         blocks: approval.blocks,
       }),
     );
-    await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "I could not confirm the post.");
+    await harness.fake.waitForShown((text) => text === "I could not confirm the post.");
     expect(harness.fake.callsTo("chat.postMessage").filter((c) => c.args.channel === "C0RANDOM")).toHaveLength(1);
     expect(JSON.stringify(model.requests[1]?.messages)).toContain("HTTP 500");
   });

@@ -26,9 +26,10 @@ describe("Slack in Socket Mode", () => {
     expect(fake.callsTo("chat.postMessage")).toHaveLength(0);
 
     model.open();
-    const answer = await fake.waitForCall("chat.postMessage", (c) => c.args.text === "42, as computed.");
-    expect(answer.args.thread_ts).toBe("1700004000.000100");
-    expect(fake.callsTo("chat.startStream")).toHaveLength(1);
+    const answer = await fake.waitForShown((text) => text === "42, as computed.");
+    expect(answer.thread_ts).toBe("1700004000.000100");
+    // The trace and the answer each stream, both in the thread.
+    expect(fake.callsTo("chat.startStream").map((call) => call.args.thread_ts)).toEqual(["1700004000.000100", "1700004000.000100"]);
   });
 
   it("runs a redelivered envelope (same event id) only once", async () => {
@@ -36,7 +37,7 @@ describe("Slack in Socket Mode", () => {
     harness = await startSlackHarness({ model, mode: "socket" });
     const event = mentionEvent({ text: `<@${BOT_USER_ID}> hello`, ts: "1700004100.000100" });
     await harness.fake.waitForAck(harness.fake.sendEnvelope("events_api", event));
-    await harness.fake.waitForCall("chat.postMessage", (c) => c.args.text === "first");
+    await harness.fake.waitForShown((text) => text === "first");
     await harness.fake.waitForAck(harness.fake.sendEnvelope("events_api", event, { retryAttempt: 1, retryReason: "timeout" }));
     await harness.adapter.stop();
     expect(model.requests).toHaveLength(1);
@@ -64,7 +65,7 @@ describe("Slack in Socket Mode", () => {
       blocks: message.blocks,
     });
     await fake.waitForAck(fake.sendEnvelope("interactive", click));
-    await fake.waitForCall("chat.postMessage", (c) => c.args.text === "Posted.");
+    await fake.waitForShown((text) => text === "Posted.");
     expect(fake.callsTo("chat.postMessage").filter((c) => c.args.channel === "C0RANDOM")).toHaveLength(1);
   });
 
@@ -74,8 +75,8 @@ describe("Slack in Socket Mode", () => {
     const { fake } = harness;
     await fake.waitForAck(fake.sendEnvelope("events_api", messagesTabOpenedEvent()));
     fake.sendEnvelope("events_api", directMessageEvent({ text: "hi there", ts: "1700004200.000100" }));
-    const answer = await fake.waitForCall("chat.postMessage", (c) => c.args.text === "Hello from the tab.");
-    expect(answer.args).toMatchObject({ channel: "D0ALICE", thread_ts: "1700004200.000100" });
+    const answer = await fake.waitForShown((text) => text === "Hello from the tab.");
+    expect(answer).toMatchObject({ channel: "D0ALICE", thread_ts: "1700004200.000100" });
     expect(model.requests).toHaveLength(1);
     expect(harness.logs.filter((line) => Number(line.level) >= 50)).toEqual([]);
   });
