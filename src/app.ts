@@ -29,6 +29,8 @@ import { openStore, parseStoreUrl } from "./memory/keyv-store.js";
 import { claimStoreOwnership, type OwnerClaim } from "./memory/store-lease.js";
 import type { KeyValueStore } from "./memory/types.js";
 import { createProcessSchedules } from "./schedules/process-schedules.js";
+import { approvalKeySource } from "./runs/approvals/approval-key.js";
+import { connectionsAddress, openConnections } from "./app-connections.js";
 
 export type { AppIo };
 
@@ -185,6 +187,24 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     stack.defer("intake", "the schedules", () => schedules.close());
     // How the last slot runs ended (failure streaks, silent slots) is written before the store closes.
     stack.defer("runs", "the schedules' last outcomes", () => schedules.settled());
+    // People's connections to MCP servers behind OAuth: sealed with a key kept like the approval key, called back at PUBLIC_URL.
+    const approvalKey = approvalKeySource(config, logger);
+    const address = connectionsAddress(config, consoleMode, manager);
+    if (address.kind === "failed") return { kind: "failed", message: `Configuration error: ${address.message}` };
+    const oauth =
+      manager && address.kind === "ready"
+        ? openConnections({
+            address: address.address,
+            store,
+            key: approvalKey,
+            manager,
+            logger,
+            consoleMode,
+            port: config.port,
+            stack,
+            ...(http ? { http } : {}),
+          })
+        : undefined;
     // The demo model has no facts to pick, so extraction would only cost a call per run.
     const serviceConfig: Config = model.kind === "demo" ? { ...config, memory: { ...config.memory, extractFacts: false } } : config;
     const { modelFor } = model;
@@ -201,8 +221,11 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       showSlot: schedules.showSlot,
       ...(queue ? { queue } : {}),
       ...(manager ? { toolSource: manager.tools, toolCatalog: manager.describe } : {}),
+      approvalKey,
+      ...(oauth ? { connectLink: oauth.connectLink, connections: oauth.people } : {}),
     });
     const runner = service;
+    oauth?.bind(service.connectionGrants);
     // Runs in flight get what is left of the budget (at most RUNNER_GRACE_MS) to reach their next checkpoint and post.
     stack.defer("runs", "the runner", () =>
       runner.close(Math.min(RUNNER_GRACE_MS, Math.max(MIN_RUNNER_CLOSE_MS, SHUTDOWN_BUDGET_MS - stack.elapsedMs()))),

@@ -38,3 +38,12 @@ export function approvalExpiredStop(tool: string, timeoutMs: number): GuardStop 
     `Stopped: nobody approved ${tool} within ${durationPhrase(timeoutMs)}, so it did not run.`,
   );
 }
+
+/** A run that waited for the person to connect an MCP server: it ends like an approval nobody gave. */
+export function connectionExpiredStop(tool: string, server: string, timeoutMs: number): GuardStop {
+  return guardStop(
+    "approval_expired",
+    `the connection to ${server} for ${tool} was not made within ${timeoutMs} ms`,
+    `Stopped: ${server} was not connected within ${durationPhrase(timeoutMs)}, so ${tool} did not run.`,
+  );
+}

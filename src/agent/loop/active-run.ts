@@ -5,7 +5,7 @@ import { approvalRequest, unrunRecord, withWaitingStep } from "./approval-resolu
 import { blockedRecord, processCalls, runPrepared, settleCall, type BatchContext } from "./call-batch.js";
 import { knownCallIds, normalizeCallIds } from "./call-ids.js";
 import { checkErrorStreak, nextErrorStreak } from "../guards/consecutive-errors.js";
-import { approvalExpiredStop } from "../guards/external-stops.js";
+import { approvalExpiredStop, connectionExpiredStop } from "../guards/external-stops.js";
 import { checkStepLimit } from "../guards/step-limit.js";
 import type { LoopDeps, LoopResult, Resolution, StepEnd, StopSignal } from "./loop-types.js";
 import type { GuardCounters, RunState } from "./run-state.js";
@@ -25,6 +25,8 @@ import { stepCall, stepMetaOf, type StepMeta } from "./step-call.js";
 const now = () => performance.timeOrigin + performance.now();
 /** After a Stop the summary may take this long; a hanging model then gets the summary built from the steps. */
 const STOPPED_SUMMARY_MS = 1_000;
+/** How long a run waits for the person to connect a server: as long as a Connect link lasts. */
+export const CONNECT_WAIT_MS = 10 * 60_000;
 
 /** One run in progress: its messages, steps and guard counters, and the step it is on. */
 export class ActiveRun {
@@ -122,10 +124,11 @@ export class ActiveRun {
     done: readonly CallRecord[],
     args: unknown,
     meta: StepMeta,
+    connect?: string,
   ): StepEnd {
-    this.pending = { index, startedAt, text, calls, done, ...meta };
-    const expiresAt = this.clock() + this.deps.approvalTimeoutMs;
-    const approval = approvalRequest(this.runId, this.state.origin, calls[0]!, this.deps.tools, args, expiresAt);
+    this.pending = { index, startedAt, text, calls, done, ...meta, ...(connect ? { connect } : {}) };
+    const expiresAt = this.clock() + (connect ? CONNECT_WAIT_MS : this.deps.approvalTimeoutMs);
+    const approval = approvalRequest(this.runId, this.state.origin, calls[0]!, this.deps.tools, args, expiresAt, connect);
     this.emit({ type: "approval_needed", runId: this.runId, approval });
     return { kind: "pause", approval };
   }
@@ -149,7 +152,7 @@ export class ActiveRun {
     this.guards = result.guards;
     if (result.kind === "needs_approval") {
       const cut = this.cancellation.interrupted();
-      if (!cut) return this.pause(index, startedAt, text, result.calls, settled, result.args, meta);
+      if (!cut) return this.pause(index, startedAt, text, result.calls, settled, result.args, meta, result.connect);
       // Nobody is asked to approve a write for a run whose time is already up, or that a person stopped.
       this.block(result.calls, cut.guard === "stopped" ? cut.sentence.replace(/\.$/, "") : "the run's time ran out", index, settled);
       this.finishStep(index, startedAt, text, settled, meta);
@@ -235,11 +238,14 @@ export class ActiveRun {
     const [call, ...rest] = pending.calls;
     const done = [...pending.done];
     if (resolution.kind !== "decided") {
-      const stop = resolution.kind === "expired" ? approvalExpiredStop(call!.name, this.deps.approvalTimeoutMs) : resolution.stop;
-      this.block(pending.calls, resolution.kind === "expired" ? "nobody approved it in time" : stop.detail, pending.index, done);
+      const stop = resolution.kind === "expired" ? this.expiredStop(call!.name, pending.connect) : resolution.stop;
+      const why = pending.connect ? `${pending.connect} was not connected in time` : "nobody approved it in time";
+      this.block(pending.calls, resolution.kind === "expired" ? why : stop.detail, pending.index, done);
       this.finishStep(pending.index, pending.startedAt, pending.text, done, meta);
       return { kind: "stop", stop };
     }
+    // Connected: the waiting call goes through the policy (and an approval, for a write) like any call, now as the person.
+    if (pending.connect) return this.runCalls(pending.index, pending.startedAt, pending.text, pending.calls, done, meta);
     const { decision, decidedBy } = resolution;
     this.emit({ type: "approval_decided", runId: this.runId, callId: call!.id, decision, decidedBy });
     const prepared = this.deps.tools.prepare(call!);
@@ -249,6 +255,10 @@ export class ActiveRun {
     if (unrun) this.guards = settleCall(this.guards, unrun, context, false);
     else if (prepared.kind === "ready") this.guards = settleCall(this.guards, await runPrepared(prepared, context), context, true);
     return this.runCalls(pending.index, pending.startedAt, pending.text, rest, done, meta);
+  }
+
+  private expiredStop(tool: string, connect: string | undefined): GuardStop {
+    return connect ? connectionExpiredStop(tool, connect, CONNECT_WAIT_MS) : approvalExpiredStop(tool, this.deps.approvalTimeoutMs);
   }
 
   /** Hands the tokens not reported yet to the usage check (a run stopping at a checkpoint for shutdown). */

@@ -26,6 +26,7 @@ const PendingSchema = z.object({
   requester: PersonSchema,
   origin: RunStateSchema.shape.origin,
   expiresAt: z.number(),
+  connect: z.object({ server: z.string(), url: z.string().optional() }).optional(),
 });
 const RecordSchema = z.object({ state: RunStateSchema, pending: PendingSchema, mac: z.string() });
 const ClaimSchema = z.object({ decision: z.enum(["approve", "deny", "expired"]), decidedBy: PersonSchema.optional(), at: z.number() });

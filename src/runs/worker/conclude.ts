@@ -10,6 +10,7 @@ import type { WorkItem } from "../queue/work-queue.js";
 import { STORE_RETRY, withRetries } from "../retry.js";
 import { UNRECORDED_RUN, type CheckpointWriter } from "./checkpoint-store.js";
 import type { WorkContext } from "./work-context.js";
+import { REPLY_TTL_MS, replyKey } from "./reply-key.js";
 
 /** Shows the outcome and does the writes after it; `record` is the message's, for a run of one. */
 export async function conclude(
@@ -35,7 +36,7 @@ async function showAndWrite(
   record?: IntakeRecord,
 ): Promise<RunOutcome> {
   const { logger } = work.deps;
-  const outcome = await storePause(work, result);
+  const outcome = await storePause(work, await withConnectLink(work, result, record));
   const posted = await presenter.finish(outcome);
   if (outcome.status === "answered" && record && posted !== undefined && "unposted" in posted) {
     // Never done without a post: the message stays unfinished, with its checkpoints, and the next start answers it.
@@ -57,6 +58,25 @@ async function showAndWrite(
     .catch((error: unknown) => logger.warn({ err: error, runId: result.state.runId }, "could not clear a finished run's checkpoints"));
   if (outcome.status === "answered" && result.outcome.status === "answered") await work.deps.memory.afterAnswer(result.state, outcome);
   return outcome;
+}
+
+/**
+ * A run that waits for its requester to connect a server gets its private Connect link; the reply
+ * handle of the message goes with it, so the rest of the run answers where the person asked.
+ */
+async function withConnectLink(work: WorkContext, result: LoopResult, record?: IntakeRecord): Promise<LoopResult> {
+  const { outcome } = result;
+  const { connectLink, store, logger } = work.deps;
+  if (outcome.status !== "paused" || !outcome.pending.connect || !connectLink) return result;
+  const { pending } = outcome;
+  try {
+    const url = await connectLink(pending);
+    if (record?.task.reply) await store.set(replyKey(pending.runId, pending.callId), record.task.reply, REPLY_TTL_MS);
+    return { ...result, outcome: { ...outcome, pending: { ...pending, connect: { ...pending.connect!, url } } } };
+  } catch (error) {
+    logger.error({ err: error, runId: pending.runId }, "could not make a Connect link");
+    return result;
+  }
 }
 
 /** Saves a pause (or says it could not) and schedules its expiry; returns the outcome to show. */

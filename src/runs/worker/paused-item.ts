@@ -14,15 +14,13 @@ import type { ApprovalStore, StoredRun } from "../approvals/approval-store.js";
 import type { WorkItem } from "../queue/work-queue.js";
 import type { CheckpointLoad, CheckpointWriter } from "./checkpoint-store.js";
 import { conclude } from "./conclude.js";
+import { replyKey } from "./reply-key.js";
 import { observeRun } from "./run-observer.js";
 import type { StopWatch } from "./run-stops.js";
 import { untilAborted, type WorkContext } from "./work-context.js";
 
 export const approvalKey = (runId: string, callId: string) => `approval:${runId}:${callId}`;
-/** How the surface answers through the click that decided (a secret: kept only as long as it works). */
-export const replyKey = (runId: string, callId: string) => `resume:place:${runId}:${callId}`;
-/** Longer than a resume waits in its conversation's queue; Discord's interaction tokens last 15 minutes. */
-export const REPLY_TTL_MS = 15 * 60_000;
+export { REPLY_TTL_MS, replyKey } from "./reply-key.js";
 const ReplySchema = z.record(z.string(), z.string());
 
 /** The conversation a paused run belongs to (its queue lane); a run that can't be loaded gets a lane of its own. */

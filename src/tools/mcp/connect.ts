@@ -3,12 +3,14 @@
 // rejects with the reason in words (command not found, exit code, HTTP status).
 import type { ChildProcess } from "node:child_process";
 import type { Readable } from "node:stream";
+import { extractWWWAuthenticateParams, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Logger } from "../../logger.js";
+import { PersonAuthNeededError } from "../../errors.js";
 import { failureReason, type ProcessEnd } from "./connect-failure.js";
 import type { McpTransportConfig } from "./mcp-config.js";
 
@@ -26,6 +28,8 @@ export interface ConnectOptions {
   readonly logger: Logger;
   /** Bounds the whole handshake, so a server that hangs at start can't hold the bot's start. */
   readonly timeoutMs: number;
+  /** OAuth for an HTTP server (the SDK's providers: a service's client credentials, or a person's connection). */
+  readonly authProvider?: OAuthClientProvider;
 }
 
 /**
@@ -107,18 +111,37 @@ export async function connect(config: McpTransportConfig, options: ConnectOption
   try {
     return await connectHttp(config, options);
   } catch (error) {
+    if (error instanceof PersonAuthNeededError) throw error;
     throw new Error(failureReason(error, config, options.timeoutMs), { cause: error });
   }
+}
+
+/** Notes a 401's challenge, so a server that wants each person to sign in (it names its resource metadata) is known as such. */
+function challengeWatch(): { readonly fetch: typeof fetch; readonly personAuth: () => boolean } {
+  let named = false;
+  return {
+    fetch: async (input, init) => {
+      const response = await fetch(input, init);
+      if (response.status === 401 && extractWWWAuthenticateParams(response).resourceMetadataUrl) named = true;
+      return response;
+    },
+    personAuth: () => named,
+  };
 }
 
 async function connectHttp(config: Extract<McpTransportConfig, { kind: "http" }>, options: ConnectOptions): Promise<Connection> {
   const url = new URL(config.url);
   const requestInit: RequestInit = { headers: { ...config.headers } };
-  if (config.sse) return { client: await open(new SSEClientTransport(url, { requestInit }), options), via: "sse" };
+  const { authProvider } = options;
+  if (config.sse) return { client: await open(new SSEClientTransport(url, { requestInit, authProvider }), options), via: "sse" };
+  // Without OAuth settings a 401 is looked at: one that names the server's resource metadata asks for each person's sign-in.
+  const watch = authProvider ? undefined : challengeWatch();
   try {
-    return { client: await open(new StreamableHTTPClientTransport(url, { requestInit }), options), via: "streamable-http" };
+    const transport = new StreamableHTTPClientTransport(url, { requestInit, authProvider, ...(watch ? { fetch: watch.fetch } : {}) });
+    return { client: await open(transport, options), via: "streamable-http" };
   } catch (error) {
-    if (!refusedAsOldServer(error)) throw error;
+    if (watch?.personAuth()) throw new PersonAuthNeededError(config.url);
+    if (!refusedAsOldServer(error) || authProvider) throw error;
     options.logger.info(
       { status: (error as StreamableHTTPError).code },
       "the MCP server refused Streamable HTTP; trying the older SSE transport",
