@@ -66,8 +66,8 @@ export function connectionsAddress(config: Config, consoleMode: boolean, manager
 
 /**
  * The connections of this process with their /oauth pages mounted: on the ops port, or in the
- * console on 127.0.0.1:PORT, opened when the first Connect link is made (so a console with no
- * such server never takes the port).
+ * console on 127.0.0.1:PORT, opened at start for a `user` server and otherwise when the first
+ * Connect link is made (so a console with no such server never takes the port).
  */
 export function openConnections(deps: {
   readonly address: ClientAddress;
@@ -101,6 +101,11 @@ export function openConnections(deps: {
     );
     return listening;
   };
+  // A `user` server in mcp.json: the port opens now, so a link shown before a restart can still come back here.
+  if (deps.manager.servers().some((server) => deps.manager.personServer(server.name)))
+    listen().catch((error: unknown) =>
+      deps.logger.warn({ err: error instanceof Error ? error.message : String(error) }, "no OAuth callback port"),
+    );
   return {
     ...made,
     async connectLink(pending) {

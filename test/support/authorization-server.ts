@@ -20,6 +20,8 @@ export interface AuthorizationServer {
   readonly tokenRequests: TokenRequest[];
   /** Every POST to the revocation endpoint. */
   readonly revocations: string[];
+  /** Every access and refresh token the server issued (their values), to look for where they must never be. */
+  readonly issued: string[];
   /** Who signs in next (the "browser"'s person). */
   signInAs(accountId: string): void;
   /** The access token's account, or undefined when it is not (or no longer) valid for `resource`. */
@@ -54,6 +56,7 @@ function readBody(request: IncomingMessage): Promise<string> {
 export async function startAuthorizationServer(options: { accessTokenTtlSeconds?: number } = {}): Promise<AuthorizationServer> {
   const tokenRequests: TokenRequest[] = [];
   const revocations: string[] = [];
+  const issued: string[] = [];
   let account = "ada";
   // biome-ignore lint/suspicious/noExplicitAny: oidc-provider ships no types
   let provider: any;
@@ -106,6 +109,8 @@ export async function startAuthorizationServer(options: { accessTokenTtlSeconds?
     cookies: { keys: ["test-cookie-key"] },
   });
   provider.proxy = false;
+  // Opaque tokens are their own id.
+  for (const event of ["access_token.saved", "refresh_token.saved"]) provider.on(event, (token: { jti: string }) => issued.push(token.jti));
 
   /** The sign-in and the consent, answered as `account` with every scope and resource asked for. */
   async function finishInteraction(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -133,6 +138,7 @@ export async function startAuthorizationServer(options: { accessTokenTtlSeconds?
     issuer,
     tokenRequests,
     revocations,
+    issued,
     signInAs(id) {
       account = id;
     },

@@ -13,7 +13,7 @@ import { freePort } from "./free-port.js";
 export interface OAuthHarness {
   readonly apps: AppHarness;
   /** Starts the servers and the console; `auth`: the server's entry in mcp.json (none: discovered at its 401). */
-  start(options?: { auth?: object; accessTokenTtlSeconds?: number }): Promise<OAuthSetup>;
+  start(options?: { auth?: object; accessTokenTtlSeconds?: number; env?: NodeJS.ProcessEnv }): Promise<OAuthSetup>;
 }
 
 export interface OAuthSetup {
@@ -95,6 +95,7 @@ export function useOAuthHarness(): OAuthHarness {
         PORT: String(port),
         APPROVAL_SECRET: "a-test-approval-secret-0123456789",
         MEMORY_EXTRACT_FACTS: "no",
+        ...options.env,
       });
       return {
         console,
