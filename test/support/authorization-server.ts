@@ -165,7 +165,12 @@ export async function startAuthorizationServer(options: { accessTokenTtlSeconds?
  * challenge naming its protected-resource metadata (RFC 9728), served at the well-known path.
  * Its `whoami` tool answers with the account the token belongs to.
  */
-export async function startProtectedMcpServer(options: { accessTokenTtlSeconds?: number } = {}): Promise<ProtectedMcpServer> {
+export async function startProtectedMcpServer(
+  options: {
+    accessTokenTtlSeconds?: number /** The 401 names no metadata: it is found at the well-known place. */;
+    bareChallenge?: boolean;
+  } = {},
+): Promise<ProtectedMcpServer> {
   const as = await startAuthorizationServer(options);
   let resource = "";
   let metadataUrl = "";
@@ -185,7 +190,10 @@ export async function startProtectedMcpServer(options: { accessTokenTtlSeconds?:
       const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1];
       const account = token ? await as.accountOf(token, resource) : undefined;
       if (!account) {
-        response.writeHead(401, { "www-authenticate": `Bearer error="invalid_token", resource_metadata="${metadataUrl}"` }).end();
+        const challenge = options.bareChallenge
+          ? 'Bearer error="invalid_token"'
+          : `Bearer error="invalid_token", resource_metadata="${metadataUrl}"`;
+        response.writeHead(401, { "www-authenticate": challenge }).end();
         return false;
       }
       (request as IncomingMessage & { auth?: unknown }).auth = { token, clientId: "", scopes: SCOPES, extra: { account } };

@@ -13,7 +13,7 @@ import { freePort } from "./free-port.js";
 export interface OAuthHarness {
   readonly apps: AppHarness;
   /** Starts the servers and the console; `auth`: the server's entry in mcp.json (none: discovered at its 401). */
-  start(options?: { auth?: object; accessTokenTtlSeconds?: number; env?: NodeJS.ProcessEnv }): Promise<OAuthSetup>;
+  start(options?: { auth?: object; accessTokenTtlSeconds?: number; bareChallenge?: boolean; env?: NodeJS.ProcessEnv }): Promise<OAuthSetup>;
 }
 
 export interface OAuthSetup {
@@ -23,45 +23,6 @@ export interface OAuthSetup {
   readonly port: number;
   /** The link of the latest `Connect docs: <url>` line, once it shows. */
   connectLink(count?: number): Promise<string>;
-}
-
-/**
- * What a browser shows after opening `url`: the last page's status and text, every redirect
- * followed with the cookies each host set (the authorization server keeps its sign-in in one).
- */
-export async function openInBrowser(url: string): Promise<{ status: number; text: string }> {
-  const jar = new Map<string, Map<string, string>>();
-  let next = url;
-  for (let hop = 0; hop < 20; hop++) {
-    const host = new URL(next).host;
-    const cookies = jar.get(host) ?? new Map<string, string>();
-    const response = await fetch(next, {
-      redirect: "manual",
-      headers: cookies.size > 0 ? { cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join("; ") } : {},
-    });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(";");
-      const at = pair!.indexOf("=");
-      cookies.set(pair!.slice(0, at).trim(), pair!.slice(at + 1).trim());
-    }
-    jar.set(host, cookies);
-    const location = response.headers.get("location");
-    if (response.status >= 300 && response.status < 400 && location) {
-      await response.body?.cancel();
-      next = new URL(location, next).toString();
-      continue;
-    }
-    const html = await response.text();
-    return {
-      status: response.status,
-      text: html
-        .replace(/<title>[^<]*<\/title>/, "")
-        .replace(/<[^>]+>/g, " ")
-        .replace(/\s+/g, " ")
-        .trim(),
-    };
-  }
-  throw new Error(`more than 20 redirects from ${url}`);
 }
 
 export const CONNECT_LINE = /Connect docs: (\S+)/g;
@@ -75,9 +36,10 @@ export function useOAuthHarness(): OAuthHarness {
   return {
     apps,
     async start(options = {}) {
-      const server = await startProtectedMcpServer(
-        options.accessTokenTtlSeconds ? { accessTokenTtlSeconds: options.accessTokenTtlSeconds } : {},
-      );
+      const server = await startProtectedMcpServer({
+        ...(options.accessTokenTtlSeconds ? { accessTokenTtlSeconds: options.accessTokenTtlSeconds } : {}),
+        ...(options.bareChallenge ? { bareChallenge: true } : {}),
+      });
       opened.push(server);
       const model = await startFakeOpenAI();
       opened.push(model);

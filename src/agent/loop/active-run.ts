@@ -245,7 +245,11 @@ export class ActiveRun {
       return { kind: "stop", stop };
     }
     // Connected: the waiting call goes through the policy (and an approval, for a write) like any call, now as the person.
-    if (pending.connect) return this.runCalls(pending.index, pending.startedAt, pending.text, pending.calls, done, meta);
+    // Taken with a new connection, it repeats nothing: the same call may now get another answer.
+    if (pending.connect) {
+      this.guards = { ...this.guards, repeat: { streak: 0 } };
+      return this.runCalls(pending.index, pending.startedAt, pending.text, pending.calls, done, meta);
+    }
     const { decision, decidedBy } = resolution;
     this.emit({ type: "approval_decided", runId: this.runId, callId: call!.id, decision, decidedBy });
     const prepared = this.deps.tools.prepare(call!);

@@ -157,7 +157,13 @@ export async function processCalls(calls: readonly ToolCall[], initial: GuardCou
       guards = settleCall(guards, rejectedRecord(prepared, context.tools), context, false);
       continue;
     }
-    const beforeCall = guards;
+    // A call that acts as the person waits for them to connect its server first (a denied one is denied all the same):
+    // before the repeat guard, so a call taken again because its server asked for a new sign-in is not a repeat.
+    const connect = context.policy(prepared.tool) === "denied" ? undefined : await connectionNeeded(prepared, context);
+    if (connect) {
+      if (reads.length > 0) guards = await settleReads(reads.splice(0), guards, context);
+      return { kind: "needs_approval", guards, calls: calls.slice(position), args: prepared.args, connect };
+    }
     const repeat = checkRepeat(guards.repeat, prepared.signature, call.name);
     const recent = [...guards.recent, prepared.signature].slice(-oscillationMemory(context.oscillationWindow));
     guards = { ...guards, repeat: repeat.state, recent };
@@ -190,14 +196,6 @@ export async function processCalls(calls: readonly ToolCall[], initial: GuardCou
       continue;
     }
     const effect = context.policy(prepared.tool);
-    // A call that acts as the person waits for them to connect its server first (a denied one is denied all the same).
-    const connect = effect === "denied" ? undefined : await connectionNeeded(prepared, context);
-    if (connect) {
-      if (reads.length > 0) guards = await settleReads(reads.splice(0), guards, context);
-      // The call is taken again once the person connected: it is not a repeat of itself then.
-      guards = { ...guards, repeat: beforeCall.repeat, recent: beforeCall.recent };
-      return { kind: "needs_approval", guards, calls: calls.slice(position), args: prepared.args, connect };
-    }
     if (effect === "read") {
       reads.push(prepared);
       continue;

@@ -4,7 +4,7 @@
 import type { ConnectGrant, GrantCheck } from "../../tools/mcp/auth/connect-flow.js";
 import { ownerKey } from "../../tools/mcp/auth/connection-store.js";
 import { ownerOf } from "../../tools/mcp/person-server.js";
-import type { ApprovalStore, StoredRun } from "./approval-store.js";
+import { type ApprovalStore, connectionClaimOf, type StoredRun } from "./approval-store.js";
 
 export interface ConnectionGrants {
   /** Whether the run still waits for this person to connect this server. */
@@ -32,7 +32,7 @@ export function createConnectionGrants(deps: ConnectionGrantsDeps): ConnectionGr
     if (pending.callId !== grant.callId || pending.connect?.server !== grant.server || clock() >= pending.expiresAt)
       return { kind: "gone" };
     if (ownerKey(ownerOf(run.state.origin)) !== ownerKey(grant.owner)) return { kind: "other_person" };
-    if ((await approvals.decisionOf(grant.runId, grant.callId)) !== undefined) return { kind: "gone" };
+    if ((await approvals.decisionOf(grant.runId, connectionClaimOf(grant.callId))) !== undefined) return { kind: "gone" };
     return { kind: "ok", run };
   }
 
@@ -43,7 +43,12 @@ export function createConnectionGrants(deps: ConnectionGrantsDeps): ConnectionGr
         const { kind, run } = await waiting(grant);
         if (kind !== "ok" || !run) return;
         const requester = run.pending.requester;
-        const claim = await approvals.claim(grant.runId, grant.callId, { decision: "approve", decidedBy: requester }, clock());
+        const claim = await approvals.claim(
+          grant.runId,
+          connectionClaimOf(grant.callId),
+          { decision: "approve", decidedBy: requester },
+          clock(),
+        );
         if (claim.won) await deps.resume(run);
       } catch (error) {
         deps.onError(error, grant);

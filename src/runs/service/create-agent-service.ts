@@ -14,7 +14,7 @@ import { approversFrom, createAuthority, type Authority } from "../../governance
 import { fixedSettings } from "../../governance/settings-source.js";
 import { warnAboutAllowedWrites } from "../../agent/tools/policy-warnings.js";
 import { approvalKeySource, type ApprovalKey } from "../approvals/approval-key.js";
-import { createApprovalStore } from "../approvals/approval-store.js";
+import { connectionClaimOf, createApprovalStore } from "../approvals/approval-store.js";
 import type { Model, PendingApproval, TaskOrigin, Tool } from "../../contracts/types.js";
 import { TokenCounter } from "../../tokens/token-counter.js";
 import { auditedSinks } from "../setup/audited-sink.js";
@@ -198,7 +198,8 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
       for (const entry of await approvals.waiting()) {
         const loaded = await approvals.load(entry.runId);
         if (loaded.kind !== "found" || loaded.run.state.origin.conversationKey !== conversationKey) continue;
-        if ((await approvals.decisionOf(entry.runId, entry.callId)) === undefined) found.push(loaded.run.pending);
+        const claimedAs = loaded.run.pending.connect ? connectionClaimOf(entry.callId) : entry.callId;
+        if ((await approvals.decisionOf(entry.runId, claimedAs)) === undefined) found.push(loaded.run.pending);
       }
       return found;
     },

@@ -6,23 +6,25 @@ import type { LoopResult } from "../../agent/loop/loop-types.js";
 import type { RunOutcome } from "../../contracts/types.js";
 import type { RunPresenter } from "../api/presenting.js";
 import type { IntakeRecord } from "../intake/intake-store.js";
+import type { ReplyHandle } from "../api/task.js";
 import type { WorkItem } from "../queue/work-queue.js";
 import { STORE_RETRY, withRetries } from "../retry.js";
 import { UNRECORDED_RUN, type CheckpointWriter } from "./checkpoint-store.js";
 import type { WorkContext } from "./work-context.js";
 import { REPLY_TTL_MS, replyKey } from "./reply-key.js";
 
-/** Shows the outcome and does the writes after it; `record` is the message's, for a run of one. */
+/** Shows the outcome and does the writes after it; `record` is the message's, for a run of one; `reply`: how a resumed run answers. */
 export async function conclude(
   work: WorkContext,
   result: LoopResult,
   presenter: RunPresenter,
   writer: CheckpointWriter,
   record?: IntakeRecord,
+  reply?: ReplyHandle,
 ): Promise<RunOutcome> {
   const release = result.outcome.status === "answered" ? work.deps.memory.answering(result.state.origin.conversationKey) : undefined;
   try {
-    return await showAndWrite(work, result, presenter, writer, record);
+    return await showAndWrite(work, result, presenter, writer, record, reply);
   } finally {
     release?.();
   }
@@ -34,9 +36,10 @@ async function showAndWrite(
   presenter: RunPresenter,
   writer: CheckpointWriter,
   record?: IntakeRecord,
+  reply?: ReplyHandle,
 ): Promise<RunOutcome> {
   const { logger } = work.deps;
-  const outcome = await storePause(work, await withConnectLink(work, result, record));
+  const outcome = await storePause(work, await withConnectLink(work, result, record?.task.reply ?? reply));
   const posted = await presenter.finish(outcome);
   if (outcome.status === "answered" && record && posted !== undefined && "unposted" in posted) {
     // Never done without a post: the message stays unfinished, with its checkpoints, and the next start answers it.
@@ -64,14 +67,14 @@ async function showAndWrite(
  * A run that waits for its requester to connect a server gets its private Connect link; the reply
  * handle of the message goes with it, so the rest of the run answers where the person asked.
  */
-async function withConnectLink(work: WorkContext, result: LoopResult, record?: IntakeRecord): Promise<LoopResult> {
+async function withConnectLink(work: WorkContext, result: LoopResult, reply?: ReplyHandle): Promise<LoopResult> {
   const { outcome } = result;
   const { connectLink, store, logger } = work.deps;
   if (outcome.status !== "paused" || !outcome.pending.connect || !connectLink) return result;
   const { pending } = outcome;
   try {
     const url = await connectLink(pending);
-    if (record?.task.reply) await store.set(replyKey(pending.runId, pending.callId), record.task.reply, REPLY_TTL_MS);
+    if (reply) await store.set(replyKey(pending.runId, pending.callId), reply, REPLY_TTL_MS);
     return { ...result, outcome: { ...outcome, pending: { ...pending, connect: { ...pending.connect!, url } } } };
   } catch (error) {
     logger.error({ err: error, runId: pending.runId }, "could not make a Connect link");

@@ -3,7 +3,7 @@
 // known, so it offers one tool, `connect`, that asks the person to connect; once a session
 // lists the tools, they are kept in the store and offered to everyone (each call still runs as
 // the person asking, who is asked to connect first when they have not).
-import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import { UnauthorizedError, extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { type CallToolResult, type Tool as McpToolDefinition, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
@@ -11,6 +11,7 @@ import type { TaskOrigin } from "../../contracts/types.js";
 import type { Logger } from "../../logger.js";
 import type { KeyValueStore } from "../../memory/types.js";
 import { ownerKey, type ConnectionOwner } from "./auth/connection-store.js";
+import type { PersonAuthProvider } from "./auth/person-auth-provider.js";
 import type { PersonConnections, PersonServer as PersonServerInfo } from "./auth/person-connections.js";
 import { connect as defaultConnect, type Connection, type ConnectOptions } from "./connect.js";
 import type { McpServerConfig, McpTransportConfig } from "./mcp-config.js";
@@ -52,6 +53,18 @@ export function ownerOf(origin: TaskOrigin): ConnectionOwner {
   };
 }
 
+/** A 403 `insufficient_scope` tells the provider which scope the server wants, before the SDK asks it to sign in again. */
+function stepUpWatch(provider: PersonAuthProvider): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    if (response.status === 403) {
+      const { error, scope } = extractWWWAuthenticateParams(response);
+      if (error === "insufficient_scope" && scope) provider.stepUp(scope);
+    }
+    return response;
+  };
+}
+
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export class PersonServer implements ToolCaller {
@@ -59,7 +72,7 @@ export class PersonServer implements ToolCaller {
   readonly info: PersonServerInfo;
   private readonly logger: Logger;
   private readonly wanted: (name: string) => boolean;
-  private readonly sessions = new Map<string, { client: Promise<Client>; timer?: NodeJS.Timeout }>();
+  private readonly sessions = new Map<string, { client: Promise<Client>; provider: PersonAuthProvider; timer?: NodeJS.Timeout }>();
   private readonly skipped = new Set<string>();
   private toolsValue: readonly McpToolDefinition[] = [];
   private known = false;
@@ -119,7 +132,8 @@ export class PersonServer implements ToolCaller {
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
     if (!options.origin) throw new Error(`the MCP server "${this.server}" acts as a person, and this call has none`);
     const owner = ownerOf(options.origin);
-    const client = await this.session(owner);
+    const { client: opening, provider } = this.session(owner);
+    const client = await opening;
     if (name === CONNECT_TOOL && !this.known) return { content: [{ type: "text", text: `Connected to ${this.server}.` }] };
     if (name === CONNECT_TOOL) return { content: [{ type: "text", text: `Connected to ${this.server}; its tools can be used now.` }] };
     try {
@@ -129,10 +143,7 @@ export class PersonServer implements ToolCaller {
         onprogress: options.onProgress && ((progress) => options.onProgress?.(progressText(progress))),
       })) as CallToolResult;
     } catch (error) {
-      if (error instanceof UnauthorizedError) {
-        this.drop(ownerKey(owner));
-        throw new Error(`${this.server} no longer accepts this person's connection; they need to connect it again`);
-      }
+      if (error instanceof UnauthorizedError) throw await this.signInAgain(owner, name, provider.steppedUp);
       throw error;
     }
   }
@@ -171,27 +182,46 @@ export class PersonServer implements ToolCaller {
     this.deps.onChange();
   }
 
+  /**
+   * The server wants the person to sign in again: for more access (a step-up, whose scope the next
+   * Connect link asks for), or because their connection can't be renewed. The connection is
+   * forgotten, so the call taken again pauses for a new one.
+   */
+  private async signInAgain(owner: ConnectionOwner, tool: string, scope: string | undefined): Promise<Error> {
+    this.drop(ownerKey(owner));
+    const { store } = this.deps.people().connections;
+    await store.saveWantedScope(owner, this.server, scope);
+    await store.forget(owner, this.server);
+    return new Error(
+      scope
+        ? `${this.server} asks for more access (${scope}) for ${tool}: call it again, and the person is asked to connect ${this.server} again with it`
+        : `${this.server} no longer accepts the person's connection: call ${tool} again, and they are asked to connect it again`,
+    );
+  }
+
   /** The person's open session, opened (and its tools listed, the first time) when there is none. */
-  private session(owner: ConnectionOwner): Promise<Client> {
+  private session(owner: ConnectionOwner): { readonly client: Promise<Client>; readonly provider: PersonAuthProvider } {
     const key = ownerKey(owner);
     let session = this.sessions.get(key);
     if (!session) {
-      const client = this.open(owner);
-      session = { client };
+      const provider = this.deps.people().connections.sessionProvider(owner, this.info);
+      const client = this.open(provider);
+      session = { client, provider };
       this.sessions.set(key, session);
       client.catch(() => this.sessions.get(key)?.client === client && this.sessions.delete(key));
     }
     clearTimeout(session.timer);
     session.timer = setTimeout(() => this.drop(key), this.deps.idleMs ?? DEFAULT_IDLE_MS);
     session.timer.unref();
-    return session.client;
+    return session;
   }
 
-  private async open(owner: ConnectionOwner): Promise<Client> {
+  private async open(provider: PersonAuthProvider): Promise<Client> {
     const connection = await (this.deps.connect ?? defaultConnect)(this.config.transport, {
       logger: this.logger,
       timeoutMs: this.deps.connectTimeoutMs ?? 15_000,
-      authProvider: this.deps.people().connections.sessionProvider(owner, this.info),
+      authProvider: provider,
+      fetch: stepUpWatch(provider),
     });
     if (this.closed) {
       await connection.client.close().catch(() => {});

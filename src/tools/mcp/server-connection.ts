@@ -147,12 +147,7 @@ export class ServerConnection implements ToolCaller {
         ...(this.deps.authProvider ? { authProvider: this.deps.authProvider } : {}),
       });
     } catch (error) {
-      if (error instanceof PersonAuthNeededError && this.deps.onPersonAuth) {
-        this.closed = true;
-        this.logger.info(`MCP server ${this.server} asks each person to sign in: people connect it from the chat`);
-        this.deps.onPersonAuth();
-        return;
-      }
+      if (error instanceof PersonAuthNeededError && this.deps.onPersonAuth) return this.becomePersonal();
       this.failed(message(error));
       return;
     }
@@ -171,6 +166,8 @@ export class ServerConnection implements ToolCaller {
     } catch (error) {
       this.current = undefined;
       await client.close().catch(() => {});
+      // A server that takes the handshake without a token, then asks each person to sign in for its tools.
+      if (this.deps.onPersonAuth && (await connection.personAuth?.())) return this.becomePersonal();
       this.failed(`could not list its tools: ${message(error)}`);
       return;
     }
@@ -179,6 +176,13 @@ export class ServerConnection implements ToolCaller {
     if (via !== "stdio") this.watch(client);
     this.logger.info({ via, tools: this.toolsValue.length }, "MCP server connected");
     this.setState({ kind: "up", via });
+  }
+
+  /** This connection ends; a person's server takes its place (see McpManager). */
+  private becomePersonal(): void {
+    this.closed = true;
+    this.logger.info(`MCP server ${this.server} asks each person to sign in: people connect it from the chat`);
+    this.deps.onPersonAuth?.();
   }
 
   private failed(reason: string): void {

@@ -95,8 +95,11 @@ export function createConnectFlow(deps: ConnectFlowDeps): ConnectFlow {
       const found = await usable(text);
       if ("kind" in found) return found;
       const provider = linkProvider(found.state, found.server, text!);
+      const wanted = await connections.store.wantedScope(found.state.owner, found.server.name);
       try {
-        await authorizationUrl(provider, found.server, deps.connectTimeoutMs ?? 15_000);
+        // A step-up asks for the scope the server named; a first sign-in lets the server's challenge say it.
+        if (wanted) await auth(provider, { serverUrl: found.server.url, scope: wanted });
+        else await authorizationUrl(provider, found.server, deps.connectTimeoutMs ?? 15_000);
       } catch (error) {
         logger.warn({ mcpServer: found.server.name, err: errorText(error) }, "could not start a connection");
         return page(502, `Could not reach ${found.server.name}'s sign-in (${errorText(error)}). Nothing was changed; try the link again.`);
@@ -127,6 +130,7 @@ export function createConnectFlow(deps: ConnectFlowDeps): ConnectFlow {
         logger.warn({ mcpServer: server.name, err: errorText(error) }, "could not finish a connection");
         return page(502, `Could not connect to ${server.name} (${errorText(error)}). Ask the bot again for a new link.`);
       }
+      await connections.store.saveWantedScope(state.owner, server.name, undefined);
       logger.info({ mcpServer: server.name, surface: state.owner.surface }, "a person connected an MCP server");
       await deps.connected(state);
       return page(200, `Connected to ${server.name} — you can close this tab.`);

@@ -38,6 +38,9 @@ export interface ConnectionStore {
   forgetDiscovery(server: string): Promise<void>;
   verifier(nonce: string): Promise<string | undefined>;
   saveVerifier(nonce: string, verifier: string): Promise<void>;
+  /** The scopes a server asked this person for beyond their connection's (step-up); the next Connect link asks for them. */
+  wantedScope(owner: ConnectionOwner, server: string): Promise<string | undefined>;
+  saveWantedScope(owner: ConnectionOwner, server: string, scope: string | undefined): Promise<void>;
   /** True when this call took the refresh lock of (owner, server); it lapses by itself after `ttlMs`. */
   lockRefresh(owner: ConnectionOwner, server: string, ttlMs: number): Promise<boolean>;
   unlockRefresh(owner: ConnectionOwner, server: string): Promise<void>;
@@ -53,6 +56,7 @@ const listKey = (owner: ConnectionOwner) => `mcp:oauth:servers:${ownerKey(owner)
 const clientKey = (server: string) => `mcp:oauth:client:${part(server)}`;
 const discoveryKey = (server: string) => `mcp:oauth:discovery:${part(server)}`;
 const verifierKey = (nonce: string) => `mcp:oauth:verifier:${part(nonce)}`;
+const scopeKey = (owner: ConnectionOwner, server: string) => `mcp:oauth:wanted-scope:${ownerKey(owner)}:${part(server)}`;
 const lockKey = (owner: ConnectionOwner, server: string) => `mcp:oauth:refreshing:${ownerKey(owner)}:${part(server)}`;
 
 const TokensSchema = z.looseObject({ access_token: z.string(), token_type: z.string(), refresh_token: z.string().optional() });
@@ -99,6 +103,12 @@ export function createConnectionStore(store: KeyValueStore, box: SealedBox, cloc
     forgetDiscovery: async (server) => void (await store.delete(discoveryKey(server))),
     verifier: (nonce) => read(verifierKey(nonce), z.string()),
     saveVerifier: (nonce, verifier) => write(verifierKey(nonce), verifier, VERIFIER_TTL_MS),
+    wantedScope: async (owner, server) => {
+      const found = await store.get(scopeKey(owner, server));
+      return typeof found === "string" ? found : undefined;
+    },
+    saveWantedScope: async (owner, server, scope) =>
+      scope === undefined ? void (await store.delete(scopeKey(owner, server))) : store.set(scopeKey(owner, server), scope, VERIFIER_TTL_MS),
     lockRefresh: (owner, server, ttlMs) => store.setIfAbsent(lockKey(owner, server), clock(), ttlMs),
     unlockRefresh: async (owner, server) => void (await store.delete(lockKey(owner, server))),
   };

@@ -44,6 +44,7 @@ export class PersonAuthProvider implements OAuthClientProvider {
   authorizationUrl: URL | undefined;
   readonly clientMetadataUrl: string | undefined;
   private readonly input: PersonAuthInput;
+  private wanted: string | undefined;
 
   constructor(input: PersonAuthInput) {
     this.input = input;
@@ -75,9 +76,19 @@ export class PersonAuthProvider implements OAuthClientProvider {
     await this.input.store.saveClientInformation(this.input.server, information);
   }
 
+  /** A server asked for more than the connection holds (403 insufficient_scope): only a new sign-in can give it. */
+  stepUp(scope: string): void {
+    this.wanted = scope;
+  }
+
+  /** The scope a step-up asked for, once the SDK wanted to send the person to sign in again. */
+  get steppedUp(): string | undefined {
+    return this.authorizationUrl ? (this.wanted ?? undefined) : undefined;
+  }
+
   async tokens(): Promise<OAuthTokens | undefined> {
-    // A link starts a login of its own: the tokens held (if any) are not refreshed in its place.
-    if (this.input.mode.kind === "link") return undefined;
+    // A link starts a login of its own, and a step-up needs one: the tokens held (if any) are not refreshed in its place.
+    if (this.input.mode.kind === "link" || this.wanted !== undefined) return undefined;
     return (await this.input.store.connection(this.input.owner, this.input.server))?.tokens;
   }
 

@@ -4,7 +4,7 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { ADA, useConnectionsHarness } from "../../../support/connections-harness.js";
-import { openInBrowser } from "../../../support/oauth-harness.js";
+import { openInBrowser } from "../../../support/plain-browser.js";
 
 const harness = useConnectionsHarness();
 

@@ -9,7 +9,7 @@ import { type ProtectedMcpServer, startProtectedMcpServer } from "../../../suppo
 import { type FakeOpenAI, startFakeOpenAI, textReply, toolCallReply } from "../../../support/fake-openai-server.js";
 import { freePort } from "../../../support/free-port.js";
 import { type MainProcess, spawnMain } from "../../../support/main-child.js";
-import { openInBrowser } from "../../../support/oauth-harness.js";
+import { openInBrowser } from "../../../support/plain-browser.js";
 import { temporaryFolder, type TemporaryFolder } from "../../../support/temporary-folder.js";
 import { until } from "../../../support/until.js";
 

@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import { createConnectStates } from "../../../../src/tools/mcp/auth/connect-state.js";
 import { textReply, toolCallReply } from "../../../support/fake-openai-server.js";
 import { mapStore } from "../../../support/map-store.js";
-import { openInBrowser, useOAuthHarness } from "../../../support/oauth-harness.js";
+import { useOAuthHarness } from "../../../support/oauth-harness.js";
+import { openInBrowser } from "../../../support/plain-browser.js";
 
 const oauth = useOAuthHarness();
 const SECRET = Buffer.from("a-test-approval-secret-0123456789");
@@ -81,8 +82,11 @@ describe("connecting a user server from the console", () => {
     await console.waitFor("- docs: not connected", "the connection gone");
   });
 
-  it("a server with no auth entry that answers 401 naming its metadata is connected per person", async () => {
-    const { console, model } = await oauth.start();
+  it.each([
+    ["naming its metadata", false],
+    ["whose metadata is at the well-known place", true],
+  ])("a server with no auth entry that answers 401 %s is connected per person", async (_case, bareChallenge) => {
+    const { console, model } = await oauth.start({ bareChallenge });
     await console.waitFor("MCP server docs", "the server line");
     model.enqueue(toolCallReply([{ name: "docs__connect", args: {} }]), textReply("connected now"));
     console.type("connect me to docs");
