@@ -9,7 +9,7 @@ import type { Logger } from "./logger.js";
 import type { KeyValueStore } from "./memory/types.js";
 import type { ApprovalKey } from "./runs/approvals/approval-key.js";
 import type { ServiceConnections } from "./runs/api/agent-service.js";
-import type { ConnectionGrants } from "./runs/approvals/connections.js";
+import { type ConnectionGrants, NO_RUN } from "./runs/approvals/connections.js";
 import { type ConnectFlow, createConnectFlow } from "./tools/mcp/auth/connect-flow.js";
 import { createConnectStates } from "./tools/mcp/auth/connect-state.js";
 import { createConnectionStore } from "./tools/mcp/auth/connection-store.js";
@@ -145,8 +145,13 @@ export function createProcessConnections(deps: {
     connections,
     flow,
     listener: oauthListener(flow, address, logger),
+    // A schedule's slot does not wait: its link only connects the owner (see NO_RUN).
     connectLink: (pending) =>
-      flow.link({ owner: ownerOf(pending.origin), server: pending.connect!.server, runId: pending.runId, callId: pending.callId }),
+      flow.link({
+        owner: ownerOf(pending.origin),
+        server: pending.connect!.server,
+        ...(pending.origin.schedule ? { runId: NO_RUN, callId: NO_RUN } : { runId: pending.runId, callId: pending.callId }),
+      }),
     bind(given) {
       grants = given;
     },

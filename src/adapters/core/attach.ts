@@ -114,6 +114,7 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
         }
       : {}),
     expired: (pending, outcome) => inFlight.track("showing an expired approval", showExpiry(ctx, pending, outcome)),
+    tell: (origin, text) => ctx.tell({ origin }, text),
   });
 
   deps.schedules?.attachSurface(surface.name, {

@@ -6,6 +6,9 @@ import { ownerKey } from "../../tools/mcp/auth/connection-store.js";
 import { ownerOf } from "../../tools/mcp/person-server.js";
 import { type ApprovalStore, connectionClaimOf, type StoredRun } from "./approval-store.js";
 
+/** The run of a link that only connects (a schedule's owner, whose slot was skipped): no run waits for it. */
+export const NO_RUN = "-";
+
 export interface ConnectionGrants {
   /** Whether the run still waits for this person to connect this server. */
   check(grant: ConnectGrant): Promise<GrantCheck>;
@@ -25,6 +28,8 @@ export function createConnectionGrants(deps: ConnectionGrantsDeps): ConnectionGr
   const { approvals, clock } = deps;
 
   async function waiting(grant: ConnectGrant): Promise<{ readonly kind: GrantCheck; readonly run?: StoredRun }> {
+    // Bound to the person and the server by its signature; it connects them and resumes nothing.
+    if (grant.runId === NO_RUN) return { kind: "ok" };
     const loaded = await approvals.load(grant.runId);
     if (loaded.kind !== "found") return { kind: "gone" };
     const { run } = loaded;

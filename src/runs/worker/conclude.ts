@@ -3,7 +3,7 @@
 // after an answer (history, facts). The answer goes out, and is marked shown, before history and
 // facts; nothing that ends a run's replay is written before its mark (answer-marks.ts).
 import type { LoopResult } from "../../agent/loop/loop-types.js";
-import type { RunOutcome } from "../../contracts/types.js";
+import type { PendingApproval, RunOutcome } from "../../contracts/types.js";
 import type { RunPresenter } from "../api/presenting.js";
 import type { IntakeRecord } from "../intake/intake-store.js";
 import type { ReplyHandle } from "../api/task.js";
@@ -72,6 +72,7 @@ async function withConnectLink(work: WorkContext, result: LoopResult, reply?: Re
   const { connectLink, store, logger } = work.deps;
   if (outcome.status !== "paused" || !outcome.pending.connect || !connectLink) return result;
   const { pending } = outcome;
+  if (result.state.origin.schedule) return skippedSlot(work, result, pending, connectLink);
   try {
     const url = await connectLink(pending);
     if (reply) await store.set(replyKey(pending.runId, pending.callId), reply, REPLY_TTL_MS);
@@ -81,6 +82,34 @@ async function withConnectLink(work: WorkContext, result: LoopResult, reply?: Re
     return result;
   }
 }
+
+/**
+ * A schedule's slot has nobody waiting at the chat for it: it does not pause. Its owner is told
+ * privately, with a link that connects them for the next slots, and the slot ends saying so.
+ */
+async function skippedSlot(
+  work: WorkContext,
+  result: LoopResult,
+  pending: PendingApproval,
+  connectLink: (pending: PendingApproval) => Promise<string>,
+): Promise<LoopResult> {
+  const { shows, logger } = work.deps;
+  const server = pending.connect!.server;
+  const told = await connectLink(pending)
+    .then((url) => shows.tell?.(pending.origin, slotConnectText(server, url)) ?? false)
+    .catch((error: unknown) => {
+      logger.error({ err: error, runId: pending.runId }, "could not send a schedule's owner their Connect link");
+      return false;
+    });
+  const answer = `This slot was skipped: it needs its owner to connect ${server}${told ? ", and they were sent a private link to do it" : ""}. The next slot runs as usual.`;
+  const { steps, usage } = result.outcome;
+  const sentence = `Skipped: ${server} is not connected.`;
+  const stop = { guard: "approval_expired" as const, detail: `the schedule's owner has not connected ${server}`, sentence };
+  return { ...result, outcome: { status: "answered", runId: pending.runId, answer, stop, steps, usage } };
+}
+
+const slotConnectText = (server: string, url: string) =>
+  `Your schedule needs you to connect ${server}, so this slot was skipped. Connect ${server}: ${url}\nThe link is yours alone and lasts 10 minutes; the next slots run as you once you are connected.`;
 
 /** Saves a pause (or says it could not) and schedules its expiry; returns the outcome to show. */
 async function storePause(work: WorkContext, result: LoopResult): Promise<RunOutcome> {
