@@ -68,7 +68,10 @@ export function createMcpManager(configs: readonly McpServerConfig[], options: M
     new PersonServer(config, {
       logger: options.logger,
       people: () => {
-        if (!people) throw new Error(`the MCP server "${config.name}" acts as each person, but people's connections are not set up`);
+        if (!people)
+          throw new Error(
+            `the MCP server "${config.name}" signs in each person, and their sign-in needs PUBLIC_URL to come back to (PUBLIC_URL/oauth/callback)`,
+          );
         return people;
       },
       onChange: changed,
