@@ -264,7 +264,16 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     });
 
     const names = surfaces.map((surface) => surface.name);
-    const explorerOptions = { config, store, records: recording.records, service, governance, logger, surfaces: names };
+    const explorerOptions = {
+      config,
+      store,
+      records: recording.records,
+      service,
+      governance,
+      logger,
+      surfaces: names,
+      ...(oauth ? { connections: () => oauth.connections.store.everyone() } : {}),
+    };
     const explorer = await openExplorer({ ...explorerOptions, ...(http ? { opsPort: http } : {}) }, stack);
     if (explorer.kind === "failed") return explorer;
     const adminPort = explorer.port;

@@ -30,6 +30,8 @@ export interface ExplorerOptions {
   readonly opsPort?: Pick<OpsServer, "mountPrefix">;
   /** The surfaces this process serves, for the Tools page. */
   readonly surfaces: readonly string[];
+  /** People's connections to MCP servers behind OAuth, for the Tools page. */
+  readonly connections?: ExplorerDeps["connections"];
 }
 
 export interface RunningExplorer {
@@ -107,6 +109,7 @@ function explorerDeps(options: ExplorerOptions, token: string): ExplorerDeps {
     tools: () =>
       options.surfaces.map((surface) => ({ surface, tools: service.tools.list(surface as Parameters<typeof service.tools.list>[0]) })),
     settings: () => settingsView(config, governance, prices),
+    ...(options.connections ? { connections: options.connections } : {}),
     logger,
   };
 }

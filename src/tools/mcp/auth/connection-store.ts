@@ -23,6 +23,13 @@ export interface StoredConnection {
   readonly expiresAt?: number;
 }
 
+/** One person's connection to one server as the explorer lists it: who, where, which server, since when. Never a token. */
+export interface ConnectionListing {
+  readonly owner: ConnectionOwner;
+  readonly server: string;
+  readonly connectedAt: number;
+}
+
 export interface ConnectionStore {
   connection(owner: ConnectionOwner, server: string): Promise<StoredConnection | undefined>;
   /** Keeps the refresh token already held when the server sends none (it did not rotate it). */
@@ -30,6 +37,8 @@ export interface ConnectionStore {
   forget(owner: ConnectionOwner, server: string): Promise<void>;
   /** The servers this person has connected, by name. */
   servers(owner: ConnectionOwner): Promise<string[]>;
+  /** Every person's connections, for the explorer. */
+  everyone(): Promise<ConnectionListing[]>;
   clientInformation(server: string): Promise<OAuthClientInformationMixed | undefined>;
   saveClientInformation(server: string, information: OAuthClientInformationMixed): Promise<void>;
   forgetClient(server: string): Promise<void>;
@@ -59,6 +68,16 @@ const verifierKey = (nonce: string) => `mcp:oauth:verifier:${part(nonce)}`;
 const scopeKey = (owner: ConnectionOwner, server: string) => `mcp:oauth:wanted-scope:${ownerKey(owner)}:${part(server)}`;
 const lockKey = (owner: ConnectionOwner, server: string) => `mcp:oauth:refreshing:${ownerKey(owner)}:${part(server)}`;
 
+/** Everyone who ever connected a server (a set, so processes sharing Redis keep each other's). */
+const PEOPLE_KEY = "mcp:oauth:people";
+const OwnerSchema = z.object({ surface: z.string(), workspace: z.string().optional(), person: z.string() });
+const parseJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
 const TokensSchema = z.looseObject({ access_token: z.string(), token_type: z.string(), refresh_token: z.string().optional() });
 const ConnectionSchema = z.object({ tokens: TokensSchema, connectedAt: z.number(), expiresAt: z.number().optional() });
 const ClientSchema = z.looseObject({ client_id: z.string() });
@@ -87,6 +106,7 @@ export function createConnectionStore(store: KeyValueStore, box: SealedBox, cloc
       };
       await write(connectionKey(owner, server), record);
       await store.addToSet(listKey(owner), server);
+      await store.addToSet(PEOPLE_KEY, JSON.stringify(owner));
     },
     async forget(owner, server) {
       await store.delete(connectionKey(owner, server));
@@ -94,6 +114,18 @@ export function createConnectionStore(store: KeyValueStore, box: SealedBox, cloc
     },
     async servers(owner) {
       return (await store.setMembers(listKey(owner))).sort();
+    },
+    async everyone() {
+      const found: ConnectionListing[] = [];
+      for (const member of await store.setMembers(PEOPLE_KEY)) {
+        const owner = OwnerSchema.safeParse(parseJson(member));
+        if (!owner.success) continue;
+        for (const server of (await store.setMembers(listKey(owner.data))).sort()) {
+          const held = await connection(owner.data, server);
+          if (held) found.push({ owner: owner.data, server, connectedAt: held.connectedAt });
+        }
+      }
+      return found;
     },
     clientInformation: (server) => read(clientKey(server), ClientSchema) as Promise<OAuthClientInformationMixed | undefined>,
     saveClientInformation: (server, information) => write(clientKey(server), information),

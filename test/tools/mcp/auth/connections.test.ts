@@ -3,6 +3,8 @@
 // the refresh token rotated, and a disconnect that revokes at the server.
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
+import type { PageRequest } from "../../../../src/ops/explorer/explorer-deps.js";
+import { toolsPage } from "../../../../src/ops/explorer/pages/system-pages.js";
 import { ADA, useConnectionsHarness } from "../../../support/connections-harness.js";
 import { openInBrowser } from "../../../support/plain-browser.js";
 
@@ -19,6 +21,14 @@ describe("a person's connection", () => {
     ]);
     expect(await one.connections.readiness(ADA, setup.info)).toBe("ready");
     expect(await one.connections.list(ADA)).toEqual([{ server: "docs", connectedAt: setup.clock.now }]);
+    // The explorer's Tools page lists who connected which server and since when, never a token.
+    expect(await one.connections.store.everyone()).toEqual([{ owner: ADA, server: "docs", connectedAt: setup.clock.now }]);
+    const shown = await toolsPage({
+      csrf: "",
+      deps: { tools: () => [], connections: () => one.connections.store.everyone() },
+    } as unknown as PageRequest);
+    expect(shown.body).toContain("<td>ada</td><td>console</td><td>docs</td>");
+    for (const token of setup.server.as.issued) expect(shown.body).not.toContain(token);
     // Replayed: refused, nothing more happens.
     expect(await openInBrowser(link)).toMatchObject({ status: 409 });
     expect(setup.grants).toHaveLength(1);
