@@ -54,10 +54,11 @@ export function createConsoleApprovals(deps: ConsoleApprovalsDeps): ConsoleAppro
   let waiting: { readonly ref: ConsoleRef; readonly expired: AbortController; readonly denied: AbortController } | undefined;
 
   async function ask(pending: PendingApproval, at: Spot): Promise<Asked> {
-    // A run waiting for a connection asks nothing here: the person opens the link, and the run goes on by itself.
+    // A run waiting for a connection asks nothing here: the person opens the link, and the run goes on by itself
+    // (shown between the person's lines), while the prompt is theirs again.
     if (pending.connect) {
       out.line(connectLine(pending.connect));
-      return "decided";
+      return "left";
     }
     out.line(approvalRequest(pending));
     const expired = new AbortController();

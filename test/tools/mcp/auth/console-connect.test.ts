@@ -54,6 +54,9 @@ describe("connecting a user server from the console", () => {
     });
     expect(server.as.tokenRequests).toEqual([]);
     expect(model.requests).toHaveLength(1);
+    // The prompt is the person's again while the run waits.
+    console.type("/connections");
+    await console.waitFor("- docs: not connected", "the connections while the run waits");
 
     expect(await openInBrowser(link)).toEqual({ status: 200, text: "Connected to docs — you can close this tab." });
     await console.waitFor("done", "the answer");
