@@ -5,7 +5,7 @@ import { approvalRequest, unrunRecord, withWaitingStep } from "./approval-resolu
 import { blockedRecord, processCalls, runPrepared, settleCall, type BatchContext } from "./call-batch.js";
 import { knownCallIds, normalizeCallIds } from "./call-ids.js";
 import { checkErrorStreak, nextErrorStreak } from "../guards/consecutive-errors.js";
-import { approvalExpiredStop, connectionExpiredStop } from "../guards/external-stops.js";
+import { CONNECT_WAIT_MS, pauseExpiredStop } from "../guards/external-stops.js";
 import { checkStepLimit } from "../guards/step-limit.js";
 import type { LoopDeps, LoopResult, Resolution, StepEnd, StopSignal } from "./loop-types.js";
 import type { GuardCounters, RunState } from "./run-state.js";
@@ -25,8 +25,6 @@ import { stepCall, stepMetaOf, type StepMeta } from "./step-call.js";
 const now = () => performance.timeOrigin + performance.now();
 /** After a Stop the summary may take this long; a hanging model then gets the summary built from the steps. */
 const STOPPED_SUMMARY_MS = 1_000;
-/** How long a run waits for the person to connect a server: as long as a Connect link lasts. */
-export const CONNECT_WAIT_MS = 10 * 60_000;
 
 /** One run in progress: its messages, steps and guard counters, and the step it is on. */
 export class ActiveRun {
@@ -238,7 +236,8 @@ export class ActiveRun {
     const [call, ...rest] = pending.calls;
     const done = [...pending.done];
     if (resolution.kind !== "decided") {
-      const stop = resolution.kind === "expired" ? this.expiredStop(call!.name, pending.connect) : resolution.stop;
+      const stop =
+        resolution.kind === "expired" ? pauseExpiredStop(call!.name, pending.connect, this.deps.approvalTimeoutMs) : resolution.stop;
       const why = pending.connect ? `${pending.connect} was not connected in time` : "nobody approved it in time";
       this.block(pending.calls, resolution.kind === "expired" ? why : stop.detail, pending.index, done);
       this.finishStep(pending.index, pending.startedAt, pending.text, done, meta);
@@ -259,10 +258,6 @@ export class ActiveRun {
     if (unrun) this.guards = settleCall(this.guards, unrun, context, false);
     else if (prepared.kind === "ready") this.guards = settleCall(this.guards, await runPrepared(prepared, context), context, true);
     return this.runCalls(pending.index, pending.startedAt, pending.text, rest, done, meta);
-  }
-
-  private expiredStop(tool: string, connect: string | undefined): GuardStop {
-    return connect ? connectionExpiredStop(tool, connect, CONNECT_WAIT_MS) : approvalExpiredStop(tool, this.deps.approvalTimeoutMs);
   }
 
   /** Hands the tokens not reported yet to the usage check (a run stopping at a checkpoint for shutdown). */
