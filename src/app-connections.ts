@@ -79,12 +79,15 @@ export function openConnections(deps: {
   readonly port: number;
   readonly stack: ResourceStack;
   readonly http?: Pick<OpsServer, "mountPrefix">;
+  /** The console's explorer serves 127.0.0.1:PORT, and /oauth with it (see `listener`). */
+  readonly explorerServes?: boolean;
 }): ProcessConnections {
   const made = createProcessConnections(deps);
   if (deps.http) {
     deps.http.mountPrefix(OAUTH_PREFIX, made.listener);
     return made;
   }
+  if (deps.explorerServes) return made;
   let listening: Promise<unknown> | undefined;
   const listen = () => {
     listening ??= startOpsServer(deps.port, [], { host: "127.0.0.1", logger: deps.logger }).then(

@@ -191,6 +191,8 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     const approvalKey = approvalKeySource(config, logger);
     const address = connectionsAddress(config, consoleMode, manager);
     if (address.kind === "failed") return { kind: "failed", message: `Configuration error: ${address.message}` };
+    // In the console the explorer, when on, serves 127.0.0.1:PORT: the /oauth pages go with it.
+    const explorerServes = consoleMode && config.admin !== undefined && config.admin.port === undefined;
     const oauth =
       manager && address.kind === "ready"
         ? openConnections({
@@ -202,6 +204,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
             consoleMode,
             port: config.port,
             stack,
+            explorerServes,
             ...(http ? { http } : {}),
           })
         : undefined;
@@ -273,6 +276,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       logger,
       surfaces: names,
       ...(oauth ? { connections: () => oauth.connections.store.everyone() } : {}),
+      ...(oauth && explorerServes ? { oauth: oauth.listener } : {}),
     };
     const explorer = await openExplorer({ ...explorerOptions, ...(http ? { opsPort: http } : {}) }, stack);
     if (explorer.kind === "failed") return explorer;

@@ -32,6 +32,8 @@ export interface ExplorerOptions {
   readonly surfaces: readonly string[];
   /** People's connections to MCP servers behind OAuth, for the Tools page. */
   readonly connections?: ExplorerDeps["connections"];
+  /** The /oauth pages, served on the explorer's own port when it takes the console's PORT. */
+  readonly oauth?: RequestListener;
 }
 
 export interface RunningExplorer {
@@ -63,7 +65,11 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
   }
   opsPort?.mountPrefix("/admin", notFound);
   const host = admin.port === undefined ? "127.0.0.1" : admin.host;
-  const server = await listen(handler, admin.port ?? config.port, host);
+  const { oauth } = options;
+  const served: RequestListener = oauth
+    ? (request, response) => ((request.url ?? "").startsWith("/oauth/") ? oauth(request, response) : handler(request, response))
+    : handler;
+  const server = await listen(served, admin.port ?? config.port, host);
   const port = (server.address() as AddressInfo).port;
   options.logger.info({ host, port }, "the run explorer is served at /admin");
   return {

@@ -98,6 +98,23 @@ describe("connecting a user server from the console", () => {
   });
 });
 
+describe("the console with its explorer on", () => {
+  it("serves the sign-in on the explorer's port (PORT): both work", async () => {
+    const { console, model, port } = await oauth.start({
+      auth: { type: "user" },
+      env: { ADMIN_TOKEN: "admin-token-for-tests-0123456789" },
+    });
+    model.enqueue(toolCallReply([{ name: "docs__connect", args: {} }]), textReply("connected now"));
+    console.type("connect me to docs");
+    expect(await openInBrowser(await connectLink(console))).toMatchObject({
+      status: 200,
+      text: "Connected to docs — you can close this tab.",
+    });
+    await console.waitFor("connected now", "the answer");
+    expect((await fetch(`http://127.0.0.1:${port}/admin/login`)).status).toBe(200);
+  });
+});
+
 async function connectLink(console: { waitFor(text: RegExp, what?: string): Promise<void>; shown(): string }): Promise<string> {
   await console.waitFor(/Connect docs: \S+/, "the Connect line");
   return /Connect docs: (\S+)/.exec(console.shown())![1]!;
