@@ -3,9 +3,9 @@
 // naming the server and the field for each mistake, and files written before `auth` existed.
 import { generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { McpConfigError } from "../../../src/errors.js";
-import { loadMcpConfig, parseMcpConfig } from "../../../src/tools/mcp/mcp-config.js";
-import { repoRoot } from "../../support/repo-paths.js";
+import { McpConfigError } from "../../../../src/errors.js";
+import { loadMcpConfig, parseMcpConfig } from "../../../../src/tools/mcp/mcp-config.js";
+import { repoRoot } from "../../../support/repo-paths.js";
 
 const PEM = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ type: "pkcs8", format: "pem" }).toString();
 
