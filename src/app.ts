@@ -29,6 +29,8 @@ import { openStore, parseStoreUrl } from "./memory/keyv-store.js";
 import { claimStoreOwnership, type OwnerClaim } from "./memory/store-lease.js";
 import type { KeyValueStore } from "./memory/types.js";
 import { createProcessSchedules } from "./schedules/process-schedules.js";
+import { approvalKeySource } from "./runs/approvals/approval-key.js";
+import { connectionsAddress, openConnections } from "./app-connections.js";
 
 export type { AppIo };
 
@@ -185,6 +187,27 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     stack.defer("intake", "the schedules", () => schedules.close());
     // How the last slot runs ended (failure streaks, silent slots) is written before the store closes.
     stack.defer("runs", "the schedules' last outcomes", () => schedules.settled());
+    // People's connections to MCP servers behind OAuth: sealed with a key kept like the approval key, called back at PUBLIC_URL.
+    const approvalKey = approvalKeySource(config, logger);
+    const address = connectionsAddress(config, consoleMode, manager);
+    if (address.kind === "failed") return { kind: "failed", message: `Configuration error: ${address.message}` };
+    // In the console the explorer, when on, serves 127.0.0.1:PORT: the /oauth pages go with it.
+    const explorerServes = consoleMode && config.admin !== undefined && config.admin.port === undefined;
+    const oauth =
+      manager && address.kind === "ready"
+        ? openConnections({
+            address: address.address,
+            store,
+            key: approvalKey,
+            manager,
+            logger,
+            consoleMode,
+            port: config.port,
+            stack,
+            explorerServes,
+            ...(http ? { http } : {}),
+          })
+        : undefined;
     // The demo model has no facts to pick, so extraction would only cost a call per run.
     const serviceConfig: Config = model.kind === "demo" ? { ...config, memory: { ...config.memory, extractFacts: false } } : config;
     const { modelFor } = model;
@@ -201,8 +224,11 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       showSlot: schedules.showSlot,
       ...(queue ? { queue } : {}),
       ...(manager ? { toolSource: manager.tools, toolCatalog: manager.describe } : {}),
+      approvalKey,
+      ...(oauth ? { connectLink: oauth.connectLink, connections: oauth.people } : {}),
     });
     const runner = service;
+    oauth?.bind(service.connectionGrants);
     // Runs in flight get what is left of the budget (at most RUNNER_GRACE_MS) to reach their next checkpoint and post.
     stack.defer("runs", "the runner", () =>
       runner.close(Math.min(RUNNER_GRACE_MS, Math.max(MIN_RUNNER_CLOSE_MS, SHUTDOWN_BUDGET_MS - stack.elapsedMs()))),
@@ -241,7 +267,17 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     });
 
     const names = surfaces.map((surface) => surface.name);
-    const explorerOptions = { config, store, records: recording.records, service, governance, logger, surfaces: names };
+    const explorerOptions = {
+      config,
+      store,
+      records: recording.records,
+      service,
+      governance,
+      logger,
+      surfaces: names,
+      ...(oauth ? { connections: () => oauth.connections.store.everyone() } : {}),
+      ...(oauth && explorerServes ? { oauth: oauth.listener } : {}),
+    };
     const explorer = await openExplorer({ ...explorerOptions, ...(http ? { opsPort: http } : {}) }, stack);
     if (explorer.kind === "failed") return explorer;
     const adminPort = explorer.port;

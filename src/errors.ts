@@ -13,7 +13,8 @@ export type ErrorCode =
   | "run_interrupted"
   | "tool_timeout"
   | "store_deadline"
-  | "vocabulary_malformed";
+  | "vocabulary_malformed"
+  | "mcp_person_auth";
 
 export abstract class BotError extends Error {
   abstract readonly code: ErrorCode;
@@ -29,6 +30,18 @@ export class ConfigError extends BotError {
   ) {
     super(`${variable}: ${expected}${received === undefined ? " (it is not set)" : ` (got "${received}")`}`);
     this.name = "ConfigError";
+  }
+}
+
+/**
+ * An HTTP MCP server without OAuth settings answered 401 naming its protected-resource metadata:
+ * it wants each person to sign in, so it becomes a `user` server (connected per person).
+ */
+export class PersonAuthNeededError extends BotError {
+  readonly code = "mcp_person_auth";
+  constructor(readonly url: string) {
+    super(`the MCP server at ${url} asks each person to sign in (OAuth)`);
+    this.name = "PersonAuthNeededError";
   }
 }
 

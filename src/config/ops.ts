@@ -7,7 +7,7 @@ import { variable } from "./variable.js";
 export const PORT = variable("PORT", wholeNumber(0, 65_535), {
   default: 3000,
   meaning:
-    "`/healthz`, `/readyz` and `/metrics` in every process but the console (see [Operating it](operations.md#operating-it)); also Slack HTTP mode's events",
+    "`/healthz`, `/readyz` and `/metrics` in every process but the console (see [Operating it](operations.md#operating-it)); also Slack HTTP mode's events and the `/oauth` pages of [MCP servers behind OAuth](mcp.md#mcp-servers-behind-oauth), which the console serves on `127.0.0.1:PORT`",
 });
 
 export const opsArea = area({

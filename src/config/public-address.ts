@@ -45,7 +45,7 @@ export const publicAddressArea = area({
   variables: {
     publicUrl: variable("PUBLIC_URL", publicAddress(), {
       meaning:
-        "where people and platforms reach the bot from outside, e.g. `https://bot.example.com`; an `https://` one marks the explorer's session cookie `Secure`",
+        "where people and platforms reach the bot from outside, e.g. `https://bot.example.com`; an `https://` one marks the explorer's session cookie `Secure`. Needed by a Slack or Discord bot with an MCP server that signs each person in: their sign-in comes back to `PUBLIC_URL/oauth/callback` (see [MCP servers behind OAuth](mcp.md#mcp-servers-behind-oauth)); the console uses `http://127.0.0.1:PORT` without it",
     }),
     trustedProxies: variable("TRUST_PROXY", proxyCount(), {
       default: "no",

@@ -114,6 +114,11 @@ export interface Tool<Args = any> {
   readonly timeoutMs?: number;
   /** JSON Schema of the arguments as the provider declared it (MCP); offered to the model instead of one built from `schema`. */
   readonly parameters?: Readonly<Record<string, unknown>>;
+  /**
+   * A tool that acts as the person asking (an MCP server behind OAuth): the server they must
+   * connect before this call can run, or undefined when they are connected. The run pauses until then.
+   */
+  readonly needsConnection?: (context: ToolContext) => Promise<string | undefined>;
   /** The provider's own policy layer (an MCP server's `approval` setting); combined strictly with TOOL_POLICY (tool-policy.ts). */
   readonly approval?: "asks" | "runs without asking";
   readonly provider?: ToolProvider;
@@ -207,6 +212,11 @@ export interface PendingApproval {
   readonly requester: Person;
   readonly origin: TaskOrigin;
   readonly expiresAt: number;
+  /**
+   * Set when the run waits for the requester to connect an MCP server (OAuth), not for a decision:
+   * the server, and the private Connect link (added when the pause is stored).
+   */
+  readonly connect?: { readonly server: string; readonly url?: string };
 }
 
 export type Decision = "approve" | "deny";

@@ -32,6 +32,9 @@ const ANSWERS: Readonly<Record<string, RegExp>> = {
   unschedule: /`unschedule` expects a schedule id like sch_ab12cd34/,
   pause: /`pause` expects a schedule id like sch_ab12cd34/,
   resume: /`resume` expects a schedule id like sch_ab12cd34/,
+  // No MCP server behind OAuth here (test/tools/mcp/auth/ has them).
+  connections: /No MCP server here acts as you: there is nothing to connect\./,
+  disconnect: /No MCP server here acts as you: there is nothing to connect\./,
 };
 /** Who may run each command, for the check that anyone else is refused. */
 const GUARDED: Readonly<Record<string, { readonly by: Who; readonly refusal: RegExp }>> = {

@@ -4,6 +4,7 @@
 import { PassThrough } from "node:stream";
 import { join } from "node:path";
 import { createAgentService, type RunningAgentService } from "../../src/runs/service/create-agent-service.js";
+import { connectDeps, type HarnessConnect } from "./connect-stand-in.js";
 import type { Model, Tool } from "../../src/contracts/types.js";
 import type { AgentService } from "../../src/runs/api/agent-service.js";
 import { createConsoleSurface, type ConsoleSurface } from "../../src/adapters/console/console-adapter.js";
@@ -76,6 +77,8 @@ export interface ConsoleHarnessOptions {
   readonly schedules?: { readonly clock?: TimerClock };
   /** Puts a fault between the service and its (in-process) work queue. */
   readonly wrapQueue?: (queue: WorkQueue) => WorkQueue;
+  /** Tools that act as the person and the Connect links of their pauses. */
+  readonly connect?: HarnessConnect;
 }
 
 function find(text: string, expected: string | RegExp, from: number): number | undefined {
@@ -115,6 +118,7 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
       ...(options.wrapQueue ? { queue: options.wrapQueue(createLocalWorkQueue(silentLogger)) } : {}),
       runPolicy: governance.runPolicy,
       authority: governance.authority,
+      ...connectDeps(options.connect, scheduling ? [scheduling.schedules.tool] : []),
     }),
   );
   const input = new PassThrough();

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAgentService, type RunningAgentService } from "../../src/runs/service/create-agent-service.js";
+import { connectDeps, type HarnessConnect } from "./connect-stand-in.js";
 import { ScriptedModel, type ScriptStep } from "./model-scripted.js";
 import type { Model } from "../../src/contracts/types.js";
 import { attach, type AttachedSurface } from "../../src/adapters/core/attach.js";
@@ -52,6 +53,8 @@ export interface HarnessOptions {
   readonly watchedSettings?: true;
   /** Puts a fault between the service and its (in-process) work queue. */
   readonly wrapQueue?: (queue: WorkQueue) => WorkQueue;
+  /** Tools that act as the person and the Connect links of their pauses. */
+  readonly connect?: HarnessConnect;
   /** Schedules as app.ts wires them; `clock` is what only they read (a test moves it to fire slots). */
   readonly schedules?: { readonly clock?: TimerClock };
 }
@@ -134,6 +137,7 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
       runPolicy: governance.runPolicy,
       authority: governance.authority,
       ...(options.wrapQueue ? { queue: options.wrapQueue(createLocalWorkQueue(silentLogger)) } : {}),
+      ...connectDeps(options.connect, scheduling ? [scheduling.schedules.tool] : []),
     });
     const surface = createDiscordSurface({
       config: config.discord!,

@@ -38,8 +38,11 @@ function baseTools(server: McpServer): void {
 }
 
 /** `token`: requests without `Authorization: Bearer <token>` are answered 401, as by a server behind a gateway. `tools` registers more tools on every session's server (a test's own, with their own answers). */
+/** Answers a request itself (false) or lets it through to the MCP server (true): a resource server's token check. */
+export type RequestGuard = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean>;
+
 export async function startMcpHttpServer(
-  options: { sseOnly?: boolean; token?: string; tools?: ToolSetup } = {},
+  options: { sseOnly?: boolean; token?: string; tools?: ToolSetup; protect?: RequestGuard } = {},
 ): Promise<TestMcpHttpServer> {
   const requests: TestMcpHttpServer["requests"] = [];
   const sessions = new Map<string, Transport & { handleRequest?: unknown }>();
@@ -94,7 +97,10 @@ export async function startMcpHttpServer(
       res.writeHead(401, { "www-authenticate": "Bearer" }).end();
       return;
     }
-    const handled = options.sseOnly ? legacy(req, res, url) : streamable(req, res);
+    const guard = options.protect ?? (async () => true);
+    const handled = guard(req, res, url).then((through) => {
+      if (through) return options.sseOnly ? legacy(req, res, url) : streamable(req, res);
+    });
     handled.catch(() => {
       if (!res.headersSent) res.writeHead(500).end();
     });

@@ -26,6 +26,7 @@ import { spotOf } from "../../src/adapters/core/inbound.js";
 import { conversationAt, upgradeOrigin } from "../../src/adapters/slack/slack-place.js";
 import { temporaryFolder } from "./temporary-folder.js";
 import { until } from "./until.js";
+import { connectDeps, type HarnessConnect } from "./connect-stand-in.js";
 
 /** Timers that run only when the test moves the clock. */
 export interface ManualClock extends TimerClock {
@@ -78,6 +79,8 @@ export interface ScheduleBot {
   /** What the presenter was asked to show, in order. */
   readonly shown: Shown[];
   readonly notices: Array<{ readonly schedule: ScheduleRecord; readonly text: string }>;
+  /** What a surface told a requester privately (a Connect link), in order. */
+  readonly told: Array<{ readonly origin: TaskOrigin; readonly text: string }>;
   readonly counted: Array<{ readonly kind: "slot" | "run"; readonly outcome: string; readonly count: number }>;
   /** Waits until every fire in flight and its bookkeeping (and audit entries) are done. */
   settle(): Promise<void>;
@@ -100,6 +103,8 @@ export interface ScheduleBotOptions {
   readonly queue?: WorkQueue;
   /** The surfaces' own tools (a write to approve). */
   readonly surfaceTools?: readonly Tool[];
+  /** Tools that act as the person, and the Connect links of their pauses (connect-stand-in.ts). */
+  readonly connect?: HarnessConnect;
 }
 
 export async function startScheduleBot(options: ScheduleBotOptions): Promise<ScheduleBot> {
@@ -138,9 +143,11 @@ export async function startScheduleBot(options: ScheduleBotOptions): Promise<Sch
     tools: [schedules.tool],
     showSlot: schedules.showSlot,
     ...(options.queue ? { queue: options.queue } : {}),
+    ...connectDeps(options.connect, [schedules.tool]),
   });
   const shown: Shown[] = [];
   const notices: ScheduleBot["notices"] = [];
+  const told: ScheduleBot["told"] = [];
   for (const surface of ["slack", "console"] as const) {
     service.attach(surface, {
       tools: options.surfaceTools ?? [],
@@ -152,6 +159,7 @@ export async function startScheduleBot(options: ScheduleBotOptions): Promise<Sch
         },
       }),
       ...(surface === "slack" ? { upgrade: upgradeOrigin } : {}),
+      tell: async (origin, text) => void told.push({ origin, text }),
     });
     schedules.attachSurface(surface, {
       notifyOwner: async (schedule, text) => void notices.push({ schedule, text }),
@@ -174,6 +182,7 @@ export async function startScheduleBot(options: ScheduleBotOptions): Promise<Sch
     config,
     shown,
     notices,
+    told,
     counted,
     settle,
     async close() {

@@ -26,6 +26,7 @@ import { gatedModel, startSlackHarness } from "./slack-harness.js";
 import { settingsOf } from "./governance-harness.js";
 import { failingResumes } from "./failing-queue.js";
 import type { WorkQueue } from "../../src/runs/queue/work-queue.js";
+import type { HarnessConnect } from "./connect-stand-in.js";
 import { temporaryFolder } from "./temporary-folder.js";
 import { until } from "./until.js";
 
@@ -53,6 +54,8 @@ export interface StartOptions extends Access {
   readonly clock?: () => number;
   /** How long an approval waits (APPROVAL_TIMEOUT_MS); within Slack's five minutes, a click after it still has a fresh signature. */
   readonly approvalWindowMs?: number;
+  /** Tools that act as the person, and the Connect links of the runs that wait for them (connect-stand-in.ts). */
+  readonly connect?: HarnessConnect;
 }
 
 /** The variables `options` set, besides a surface's own. */
@@ -166,6 +169,7 @@ export const slackDriver: SurfaceDriver = {
       schedules: {},
       ...(queue.wrap ? { wrapQueue: queue.wrap } : {}),
       ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.connect ? { connect: options.connect } : {}),
     });
     const threads: string[] = [];
     let ts = 1_700_100_000;
@@ -254,6 +258,7 @@ export const discordDriver: SurfaceDriver = {
       },
       watchedSettings: true,
       ...(queue.wrap ? { wrapQueue: queue.wrap } : {}),
+      ...(options.connect ? { connect: options.connect } : {}),
     });
     const people = users!;
     const { fake } = h;
@@ -364,6 +369,7 @@ export const consoleDriver: SurfaceDriver = {
         schedules: {},
         ...(queue.wrap ? { wrapQueue: queue.wrap } : {}),
         ...(options.clock ? { clock: options.clock } : {}),
+        ...(options.connect ? { connect: options.connect } : {}),
       });
     };
     let h = await open(options.script);

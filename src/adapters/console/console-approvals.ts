@@ -9,7 +9,7 @@ import type { Spot } from "../core/spot.js";
 import { isApproval } from "./console-commands.js";
 import type { ConsoleOutput } from "./console-output.js";
 import { refOf, type ConsoleClicked, type ConsoleRef } from "./console-refs.js";
-import { approvalRequest } from "./console-text.js";
+import { approvalRequest, connectLine } from "./console-text.js";
 import type { LineQueue } from "./line-queue.js";
 import { createSlotApprovals, type SlotApprovals } from "./slot-approvals.js";
 
@@ -54,6 +54,12 @@ export function createConsoleApprovals(deps: ConsoleApprovalsDeps): ConsoleAppro
   let waiting: { readonly ref: ConsoleRef; readonly expired: AbortController; readonly denied: AbortController } | undefined;
 
   async function ask(pending: PendingApproval, at: Spot): Promise<Asked> {
+    // A run waiting for a connection asks nothing here: the person opens the link, and the run goes on by itself
+    // (shown between the person's lines), while the prompt is theirs again.
+    if (pending.connect) {
+      out.line(connectLine(pending.connect));
+      return "left";
+    }
     out.line(approvalRequest(pending));
     const expired = new AbortController();
     const denied = new AbortController();

@@ -51,7 +51,10 @@ export function createConsoleLines(deps: ConsoleLinesDeps): ConsoleLines {
 
   async function follow(turn: Turn): Promise<void> {
     for (let step = await turn.next(); step.kind === "approval"; step = await turn.next()) {
-      if ((await deps.approvals.ask(step.pending, { origin, reply: turn.reply })) === "left") return;
+      const asked = await deps.approvals.ask(step.pending, { origin, reply: turn.reply });
+      // Waiting for a connection: the turn is over; the run shows between the person's lines once it goes on.
+      if (step.pending.connect) return turn.reach({ kind: "ended" });
+      if (asked === "left") return;
     }
   }
 

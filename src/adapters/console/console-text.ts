@@ -220,3 +220,10 @@ export function stopLine(stop: GuardStop): string {
 export function expiredText(tool: string | undefined): string {
   return `Nobody approved ${tool === undefined ? "the write" : clean(tool)} in time, so it did not run.`;
 }
+
+/** The private Connect link of a run that waits for the person to connect an MCP server. */
+export function connectLine(connect: NonNullable<PendingApproval["connect"]>): string {
+  return connect.url
+    ? `Connect ${connect.server}: ${connect.url}`
+    : `Connect ${connect.server}: the link could not be made (see the log); ask again in a moment.`;
+}

@@ -3,7 +3,7 @@
 // flows handed to its transport. What the flows start after an ack is tracked, so shutdown can
 // let it finish: stop taking events → let that work and the runs finish and post → close the
 // platform clients (the app closes the store last).
-import type { Surface } from "../../contracts/types.js";
+import type { PendingApproval, Surface } from "../../contracts/types.js";
 import { priceTable, type PriceTable } from "../../cost/prices.js";
 import type { Governance } from "../../governance/governance.js";
 import type { Logger } from "../../logger.js";
@@ -22,7 +22,7 @@ import { createRunView } from "./run-view.js";
 import type { CoreSchedules } from "./core-context.js";
 import { displayFor } from "./slot-thread.js";
 import type { ChatSurface } from "./surface.js";
-import { REFUSED_IN_PUBLIC } from "./texts.js";
+import { connectInPublic, connectText, REFUSED_IN_PUBLIC } from "./texts.js";
 import { createUnfinishedMessages } from "./unfinished-messages.js";
 
 const platformName = (surface: Surface) => surface.charAt(0).toUpperCase() + surface.slice(1);
@@ -95,6 +95,13 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
                 question,
                 files: ctx.answerFiles(origin.conversationKey),
                 unfinished: ctx.unfinished,
+                // The console shows the link at its own prompt (console-approvals.ts); the chat platforms tell the requester alone.
+                ...(surface.name === "console"
+                  ? {}
+                  : {
+                      connect: (pending: PendingApproval) =>
+                        ctx.tell({ origin, ...(reply ? { reply } : {}) }, connectText(pending), connectInPublic(pending)),
+                    }),
               },
             );
             view.begin();
@@ -107,6 +114,7 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
         }
       : {}),
     expired: (pending, outcome) => inFlight.track("showing an expired approval", showExpiry(ctx, pending, outcome)),
+    tell: (origin, text) => ctx.tell({ origin }, text),
   });
 
   deps.schedules?.attachSurface(surface.name, {

@@ -18,6 +18,7 @@ import {
   REFUSED_IN_PUBLIC,
   STORAGE_TROUBLE,
 } from "./texts.js";
+import { CONNECTION_COMMANDS } from "./connection-commands.js";
 import { SCHEDULE_COMMANDS } from "./schedule-commands.js";
 import { toolListText } from "./tool-list-text.js";
 
@@ -79,6 +80,7 @@ export const COMMANDS: readonly Command[] = [
     },
   },
   ...SCHEDULE_COMMANDS,
+  ...CONNECTION_COMMANDS,
 ];
 
 /** The command a text names (its first word, any case, a trailing "?" or "!" allowed), with what follows it. */

@@ -4,7 +4,7 @@
 // or the approval request, whose place is kept so an expiry or a late click on any process can
 // update it. The messages the display holds open are kept in the store while they are open, so a
 // process that takes the run over after a crash ends them before it shows anything.
-import type { RunOutcome } from "../../contracts/types.js";
+import type { PendingApproval, RunOutcome } from "../../contracts/types.js";
 import type { Deciders } from "../../governance/authority.js";
 import type { Logger } from "../../logger.js";
 import { UNPOSTED, type RunPresenter } from "../../runs/api/presenting.js";
@@ -28,6 +28,8 @@ export interface RunViewDeps<Ref> {
   readonly unfinished?: UnfinishedMessages;
   /** The clock the writes are paced by (tests move it). */
   readonly clock?: Pick<ThrottledWriterOptions<unknown>, "now" | "sleep">;
+  /** A run that waits for its requester to connect an MCP server: its Connect link, told to them alone. Never throws. */
+  readonly connect?: (pending: PendingApproval) => Promise<void>;
 }
 
 export interface RunView extends RunPresenter {
@@ -133,6 +135,8 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
       try {
         if (outcome.status === "answered") return await showAnswer(outcome);
         const { pending } = outcome;
+        // Nothing to approve: only the requester gets the link, privately.
+        if (pending.connect && deps.connect) return void (await deps.connect(pending));
         const ref = await display.approval({ pending, deciders: deps.deciders }).catch((error: unknown) => {
           logger.error({ err: error, runId: pending.runId, tool: pending.tool }, "could not post the approval request");
           return undefined;

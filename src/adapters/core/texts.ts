@@ -1,6 +1,6 @@
 // Every sentence the core says, once for all surfaces, written in each surface's own form
 // through its TextFormat (mentions, escaping, code). Pure.
-import type { Decision, Person } from "../../contracts/types.js";
+import type { Decision, PendingApproval, Person } from "../../contracts/types.js";
 import type { Deciders } from "../../governance/authority.js";
 import type { FeedbackEntry, FeedbackTotals } from "../../memory/feedback.js";
 import type { Fact } from "../../memory/types.js";
@@ -129,4 +129,18 @@ export function fitted(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
   const shown = text.slice(0, text.lastIndexOf("\n", maxChars - 20));
   return `${shown}\n… and ${text.slice(shown.length).split("\n").length - 1} more lines`;
+}
+
+/** A run waits for its requester to connect an MCP server: the private link. */
+export function connectText(pending: PendingApproval): string {
+  const server = pending.connect?.server ?? "the server";
+  const url = pending.connect?.url;
+  return url
+    ? `Connect ${server}: ${url}\nSign in there as yourself (the link is yours alone and lasts 10 minutes); your request goes on by itself once you are connected.`
+    : `Your request needs you to connect ${server}, but the link could not be made just now. Ask again in a moment.`;
+}
+
+/** Said in the channel when the link could not be sent privately: it names no link. */
+export function connectInPublic(pending: PendingApproval): string {
+  return `A request here needs its asker to connect ${pending.connect?.server ?? "a server"}, and I could not send them the link privately.`;
 }

@@ -38,3 +38,20 @@ export function approvalExpiredStop(tool: string, timeoutMs: number): GuardStop 
     `Stopped: nobody approved ${tool} within ${durationPhrase(timeoutMs)}, so it did not run.`,
   );
 }
+
+/** How long a run waits for the person to connect a server: as long as a Connect link lasts. */
+export const CONNECT_WAIT_MS = 10 * 60_000;
+
+/** The stop of a pause nobody resolved in time: an approval, or (`connect`: its server) a connection. */
+export function pauseExpiredStop(tool: string, connect: string | undefined, approvalTimeoutMs: number): GuardStop {
+  return connect ? connectionExpiredStop(tool, connect, CONNECT_WAIT_MS) : approvalExpiredStop(tool, approvalTimeoutMs);
+}
+
+/** A run that waited for the person to connect an MCP server: it ends like an approval nobody gave. */
+export function connectionExpiredStop(tool: string, server: string, timeoutMs: number): GuardStop {
+  return guardStop(
+    "approval_expired",
+    `the connection to ${server} for ${tool} was not made within ${timeoutMs} ms`,
+    `Stopped: ${server} was not connected within ${durationPhrase(timeoutMs)}, so ${tool} did not run.`,
+  );
+}

@@ -5,7 +5,7 @@ import { approvalRequest, unrunRecord, withWaitingStep } from "./approval-resolu
 import { blockedRecord, processCalls, runPrepared, settleCall, type BatchContext } from "./call-batch.js";
 import { knownCallIds, normalizeCallIds } from "./call-ids.js";
 import { checkErrorStreak, nextErrorStreak } from "../guards/consecutive-errors.js";
-import { approvalExpiredStop } from "../guards/external-stops.js";
+import { CONNECT_WAIT_MS, pauseExpiredStop } from "../guards/external-stops.js";
 import { checkStepLimit } from "../guards/step-limit.js";
 import type { LoopDeps, LoopResult, Resolution, StepEnd, StopSignal } from "./loop-types.js";
 import type { GuardCounters, RunState } from "./run-state.js";
@@ -122,10 +122,11 @@ export class ActiveRun {
     done: readonly CallRecord[],
     args: unknown,
     meta: StepMeta,
+    connect?: string,
   ): StepEnd {
-    this.pending = { index, startedAt, text, calls, done, ...meta };
-    const expiresAt = this.clock() + this.deps.approvalTimeoutMs;
-    const approval = approvalRequest(this.runId, this.state.origin, calls[0]!, this.deps.tools, args, expiresAt);
+    this.pending = { index, startedAt, text, calls, done, ...meta, ...(connect ? { connect } : {}) };
+    const expiresAt = this.clock() + (connect ? CONNECT_WAIT_MS : this.deps.approvalTimeoutMs);
+    const approval = approvalRequest(this.runId, this.state.origin, calls[0]!, this.deps.tools, args, expiresAt, connect);
     this.emit({ type: "approval_needed", runId: this.runId, approval });
     return { kind: "pause", approval };
   }
@@ -149,7 +150,7 @@ export class ActiveRun {
     this.guards = result.guards;
     if (result.kind === "needs_approval") {
       const cut = this.cancellation.interrupted();
-      if (!cut) return this.pause(index, startedAt, text, result.calls, settled, result.args, meta);
+      if (!cut) return this.pause(index, startedAt, text, result.calls, settled, result.args, meta, result.connect);
       // Nobody is asked to approve a write for a run whose time is already up, or that a person stopped.
       this.block(result.calls, cut.guard === "stopped" ? cut.sentence.replace(/\.$/, "") : "the run's time ran out", index, settled);
       this.finishStep(index, startedAt, text, settled, meta);
@@ -235,10 +236,18 @@ export class ActiveRun {
     const [call, ...rest] = pending.calls;
     const done = [...pending.done];
     if (resolution.kind !== "decided") {
-      const stop = resolution.kind === "expired" ? approvalExpiredStop(call!.name, this.deps.approvalTimeoutMs) : resolution.stop;
-      this.block(pending.calls, resolution.kind === "expired" ? "nobody approved it in time" : stop.detail, pending.index, done);
+      const stop =
+        resolution.kind === "expired" ? pauseExpiredStop(call!.name, pending.connect, this.deps.approvalTimeoutMs) : resolution.stop;
+      const why = pending.connect ? `${pending.connect} was not connected in time` : "nobody approved it in time";
+      this.block(pending.calls, resolution.kind === "expired" ? why : stop.detail, pending.index, done);
       this.finishStep(pending.index, pending.startedAt, pending.text, done, meta);
       return { kind: "stop", stop };
+    }
+    // Connected: the waiting call goes through the policy (and an approval, for a write) like any call, now as the person.
+    // Taken with a new connection, it repeats nothing: the same call may now get another answer.
+    if (pending.connect) {
+      this.guards = { ...this.guards, repeat: { streak: 0 } };
+      return this.runCalls(pending.index, pending.startedAt, pending.text, pending.calls, done, meta);
     }
     const { decision, decidedBy } = resolution;
     this.emit({ type: "approval_decided", runId: this.runId, callId: call!.id, decision, decidedBy });

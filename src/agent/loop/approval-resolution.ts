@@ -42,7 +42,7 @@ export function withWaitingStep(steps: StepRecord[], pending: PendingStep | unde
     args: waiting.arguments,
     signature: "",
     outcome: "needs_approval",
-    result: "waiting for approval",
+    result: pending.connect ? `waiting for the person to connect ${pending.connect}` : "waiting for approval",
     observation: "",
     durationMs: 0,
   };
@@ -58,6 +58,7 @@ export function approvalRequest(
   tools: ToolRegistry,
   args: unknown,
   expiresAt: number,
+  connect?: string,
 ): PendingApproval {
   return {
     runId,
@@ -68,5 +69,6 @@ export function approvalRequest(
     requester: origin.requester,
     origin,
     expiresAt,
+    ...(connect ? { connect: { server: connect } } : {}),
   };
 }

@@ -31,8 +31,14 @@ export type BatchResult =
   | { readonly kind: "done"; readonly guards: GuardCounters }
   /** The call that tripped and the calls after it were settled as `blocked`. */
   | { readonly kind: "stopped"; readonly guards: GuardCounters; readonly stop: GuardStop }
-  /** `calls[0]` is the write that waits for a decision. */
-  | { readonly kind: "needs_approval"; readonly guards: GuardCounters; readonly calls: readonly ToolCall[]; readonly args: unknown };
+  /** `calls[0]` is the write that waits for a decision, or (`connect`: the server) the call that waits for the person to connect it. */
+  | {
+      readonly kind: "needs_approval";
+      readonly guards: GuardCounters;
+      readonly calls: readonly ToolCall[];
+      readonly args: unknown;
+      readonly connect?: string;
+    };
 
 export function callRecord(
   call: ToolCall,
@@ -133,6 +139,11 @@ export async function runPrepared(prepared: Extract<PreparedCall, { kind: "ready
   return item;
 }
 
+/** The server the person must connect before this call can run; a check that fails lets the call run (and fail with its reason). */
+async function connectionNeeded(prepared: Extract<PreparedCall, { kind: "ready" }>, context: BatchContext): Promise<string | undefined> {
+  return prepared.tool.needsConnection?.(context.toolContext).catch(() => undefined);
+}
+
 export async function processCalls(calls: readonly ToolCall[], initial: GuardCounters, context: BatchContext): Promise<BatchResult> {
   let guards = initial;
   // Reads wait here until a call that is not a read (or the end) needs the earlier ones settled first.
@@ -145,6 +156,13 @@ export async function processCalls(calls: readonly ToolCall[], initial: GuardCou
       if (reads.length > 0) guards = await settleReads(reads.splice(0), guards, context);
       guards = settleCall(guards, rejectedRecord(prepared, context.tools), context, false);
       continue;
+    }
+    // A call that acts as the person waits for them to connect its server first (a denied one is denied all the same):
+    // before the repeat guard, so a call taken again because its server asked for a new sign-in is not a repeat.
+    const connect = context.policy(prepared.tool) === "denied" ? undefined : await connectionNeeded(prepared, context);
+    if (connect) {
+      if (reads.length > 0) guards = await settleReads(reads.splice(0), guards, context);
+      return { kind: "needs_approval", guards, calls: calls.slice(position), args: prepared.args, connect };
     }
     const repeat = checkRepeat(guards.repeat, prepared.signature, call.name);
     const recent = [...guards.recent, prepared.signature].slice(-oscillationMemory(context.oscillationWindow));

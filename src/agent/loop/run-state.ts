@@ -37,6 +37,8 @@ export interface PendingStep {
   /** The endpoint that answered the step's model call, and the moves before it (a model with fallbacks). */
   readonly endpoint?: string;
   readonly switches?: readonly ModelSwitch[];
+  /** The call waits for the person to connect this MCP server, not for a decision. */
+  readonly connect?: string;
 }
 
 export interface RunState {
@@ -197,6 +199,7 @@ export const RunStateSchema = z.object({
       usage: UsageSchema.optional(),
       endpoint: EndpointSchema,
       switches: SwitchesSchema,
+      connect: z.string().optional(),
     })
     .optional(),
 }) satisfies z.ZodType<RunState>;

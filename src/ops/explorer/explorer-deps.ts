@@ -7,6 +7,7 @@ import type { FeedbackBook } from "../../memory/feedback.js";
 import type { LongTermMemory } from "../../memory/long-term-memory.js";
 import type { RunRecordStore } from "../../memory/run-records/record-store.js";
 import type { KeyValueStore } from "../../memory/types.js";
+import type { ConnectionListing } from "../../tools/mcp/auth/connection-store.js";
 import type { ToolList } from "../../tools/tool-list.js";
 import type { Reply } from "./http-io.js";
 import type { Caller } from "./sessions.js";
@@ -39,6 +40,8 @@ export interface ExplorerDeps {
   readonly memory: Pick<LongTermMemory, "list" | "forgetFact">;
   readonly tools: () => readonly ToolGroup[];
   readonly settings: () => SettingsView;
+  /** People's connections to MCP servers behind OAuth (who, which server, since when; never a token). */
+  readonly connections?: () => Promise<readonly ConnectionListing[]>;
   readonly logger: Logger;
   readonly clock?: () => number;
 }

@@ -30,6 +30,10 @@ export interface ExplorerOptions {
   readonly opsPort?: Pick<OpsServer, "mountPrefix">;
   /** The surfaces this process serves, for the Tools page. */
   readonly surfaces: readonly string[];
+  /** People's connections to MCP servers behind OAuth, for the Tools page. */
+  readonly connections?: ExplorerDeps["connections"];
+  /** The /oauth pages, served on the explorer's own port when it takes the console's PORT. */
+  readonly oauth?: RequestListener;
 }
 
 export interface RunningExplorer {
@@ -61,7 +65,11 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
   }
   opsPort?.mountPrefix("/admin", notFound);
   const host = admin.port === undefined ? "127.0.0.1" : admin.host;
-  const server = await listen(handler, admin.port ?? config.port, host);
+  const { oauth } = options;
+  const served: RequestListener = oauth
+    ? (request, response) => ((request.url ?? "").startsWith("/oauth/") ? oauth(request, response) : handler(request, response))
+    : handler;
+  const server = await listen(served, admin.port ?? config.port, host);
   const port = (server.address() as AddressInfo).port;
   options.logger.info({ host, port }, "the run explorer is served at /admin");
   return {
@@ -107,6 +115,7 @@ function explorerDeps(options: ExplorerOptions, token: string): ExplorerDeps {
     tools: () =>
       options.surfaces.map((surface) => ({ surface, tools: service.tools.list(surface as Parameters<typeof service.tools.list>[0]) })),
     settings: () => settingsView(config, governance, prices),
+    ...(options.connections ? { connections: options.connections } : {}),
     logger,
   };
 }

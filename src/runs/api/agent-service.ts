@@ -33,6 +33,21 @@ export interface ServiceTools {
  * The service surfaces talk to, by concern: the runs (attach, ask, submit, decide, stop) at the
  * top, then the conversation memory, the feedback book and the tool catalogue.
  */
+/** One MCP server behind OAuth as a person sees it in `/connections`. */
+export interface ConnectionListing {
+  readonly server: string;
+  /** When they connected it; absent when they have not. */
+  readonly connectedAt?: number;
+}
+
+/** A person's connections to MCP servers that act as them (OAuth). */
+export interface ServiceConnections {
+  /** Every server that acts as the person, connected or not. */
+  list(origin: TaskOrigin): Promise<readonly ConnectionListing[]>;
+  /** `unknown`: no such server; `not_connected`: nothing to do; `disconnected`: tokens forgotten (revoked where the server offers it). */
+  disconnect(origin: TaskOrigin, server: string): Promise<"disconnected" | "not_connected" | "unknown">;
+}
+
 export interface AgentService {
   /** Everything the surface brings; call once, before it takes events. */
   attach(surface: Surface, hooks: SurfaceHooks): void;
@@ -62,6 +77,8 @@ export interface AgentService {
   answerFile(conversationKey: string, fileId: string): Promise<StoredAnswerFile | undefined>;
   /** Write calls in the conversation still waiting for a decision (also those a stopped process left), soonest expiry first. */
   waitingApprovals(conversationKey: string): Promise<readonly PendingApproval[]>;
+  /** MCP servers that act as the person (absent when none is configured). */
+  readonly connections?: ServiceConnections;
 }
 
 export interface Forgotten {

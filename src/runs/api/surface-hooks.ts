@@ -24,6 +24,8 @@ export interface SurfaceHooks {
   /** A pending approval on this surface expired without a decision (the run's summary is in the outcome). */
   readonly expired?: ExpiryHandler;
   readonly upgrade?: OriginUpgrade;
+  /** Tells the requester of `origin` something only they may see (a Connect link), privately. Never throws. */
+  readonly tell?: (origin: TaskOrigin, text: string) => Promise<void>;
   /**
    * How this surface's attachments are fetched and whether it posts an answer's files; without it a
    * task's files are notes and read_attachment / attach_file are not offered. Give it in every role that runs work.

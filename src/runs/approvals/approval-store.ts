@@ -26,7 +26,14 @@ const PendingSchema = z.object({
   requester: PersonSchema,
   origin: RunStateSchema.shape.origin,
   expiresAt: z.number(),
+  connect: z.object({ server: z.string(), url: z.string().optional() }).optional(),
 });
+
+/**
+ * The call a connection is claimed under: not the call's own id, which an approval of the same
+ * call claims once the person connected (a write that waited for its connection, then asks).
+ */
+export const connectionClaimOf = (callId: string) => `${callId}#connect`;
 const RecordSchema = z.object({ state: RunStateSchema, pending: PendingSchema, mac: z.string() });
 const ClaimSchema = z.object({ decision: z.enum(["approve", "deny", "expired"]), decidedBy: PersonSchema.optional(), at: z.number() });
 const IndexEntrySchema = z.object({ runId: z.string(), callId: z.string(), expiresAt: z.number(), surface: SurfaceSchema });

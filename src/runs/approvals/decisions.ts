@@ -37,6 +37,9 @@ const NOT_KNOWN: DecisionResult = {
 const NOT_QUEUED_NOTE =
   "Your decision is recorded, but the bot could not go on with the request just now (its work queue is unavailable). It goes on by itself as soon as it can: no need to click again.";
 
+const connectionWaitText = (server: string) =>
+  `This request waits for its requester to connect ${server} with their private link; there is nothing to approve.`;
+
 /** Who decided this call before, if anyone did. */
 function priorDecision(existing: ClaimRecord | undefined): DecisionResult | undefined {
   if (!existing) return undefined;
@@ -53,6 +56,8 @@ export function createDecisions(deps: DecisionsDeps): Decide {
     if (loaded.kind === "missing" || loaded.run.pending.callId !== request.callId)
       return priorDecision(await approvals.decisionOf(request.runId, request.callId)) ?? NOT_KNOWN;
     const { run } = loaded;
+    // A run that waits for a connection goes on when its requester connects, never by a click.
+    if (run.pending.connect) return { kind: "unknown", message: connectionWaitText(run.pending.connect.server) };
     const actor = { surface: run.state.origin.surface, id: request.decidedBy.id, roles: request.roles ?? [] };
     if (!authority.may("decide", actor, run.pending.requester)) return { kind: "not_allowed", requester: run.pending.requester };
     const { decision, decidedBy } = request;

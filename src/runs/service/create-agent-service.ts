@@ -13,8 +13,8 @@ import type { RunPolicy } from "../../governance/run-policy.js";
 import { approversFrom, createAuthority, type Authority } from "../../governance/authority.js";
 import { fixedSettings } from "../../governance/settings-source.js";
 import { warnAboutAllowedWrites } from "../../agent/tools/policy-warnings.js";
-import { approvalKeySource } from "../approvals/approval-key.js";
-import { createApprovalStore } from "../approvals/approval-store.js";
+import { approvalKeySource, type ApprovalKey } from "../approvals/approval-key.js";
+import { connectionClaimOf, createApprovalStore } from "../approvals/approval-store.js";
 import type { Model, PendingApproval, TaskOrigin, Tool } from "../../contracts/types.js";
 import { TokenCounter } from "../../tokens/token-counter.js";
 import { auditedSinks } from "../setup/audited-sink.js";
@@ -22,6 +22,7 @@ import { createContextLoaders } from "../setup/context-loaders.js";
 import { createConversationMemory } from "../setup/conversation-memory.js";
 import { createDecisionGate } from "../approvals/decision-gate.js";
 import { createDecisions } from "../approvals/decisions.js";
+import { createConnectionGrants, type ConnectionGrants } from "../approvals/connections.js";
 import { loggedFeedback } from "./feedback-log.js";
 import { createLocalWorkQueue } from "../queue/local-work-queue.js";
 import { createLoopSetups } from "../setup/loop-setups.js";
@@ -33,7 +34,7 @@ import type { RunObserver } from "../worker/run-observer.js";
 import { createRunFiles } from "../setup/run-files.js";
 import { createRunStops } from "../worker/run-stops.js";
 import { createRunner } from "../worker/runner.js";
-import type { AgentService } from "../api/agent-service.js";
+import type { AgentService, ServiceConnections } from "../api/agent-service.js";
 import type { ToolCatalog } from "../../tools/tool-list.js";
 import { createToolPolicy } from "../../agent/tools/tool-policy.js";
 import { toolListing } from "./tool-listing.js";
@@ -65,6 +66,12 @@ export interface AgentServiceDeps {
   readonly tools?: readonly Tool[];
   /** How a schedule's slot run is shown (the schedules engine's); without schedules in the process, as any other run. */
   readonly showSlot?: SlotShow;
+  /** The key that signs paused runs (made here from the config when not given), shared with what else signs or seals. */
+  readonly approvalKey?: ApprovalKey;
+  /** The private Connect link of a run that waits for its requester to connect an MCP server (MCP servers behind OAuth). */
+  readonly connectLink?: (pending: PendingApproval) => Promise<string>;
+  /** People's connections to MCP servers behind OAuth, for `/connections`. */
+  readonly connections?: ServiceConnections;
 }
 
 export interface RunningAgentService extends AgentService {
@@ -78,6 +85,8 @@ export interface RunningAgentService extends AgentService {
   start(): Promise<void>;
   /** Starts no more queued work; runs in flight stop at their next checkpoint (bounded) to be continued by the next start. Does not close the store. */
   close(timeoutMs?: number): Promise<void>;
+  /** Runs waiting for their requester to connect an MCP server: checked and resumed from the OAuth callback. */
+  readonly connectionGrants: ConnectionGrants;
 }
 
 const OPEN_RUN: RunSettings = { memory: true, files: true, toolAllowed: () => true, toolRules: { allow: [], deny: [] } };
@@ -92,7 +101,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   const surfaces = createSurfaceRegistry(logger, deps.showSlot);
   const authority = deps.authority ?? createAuthority({ approvers: approversFrom(config), settings: fixedSettings() });
   const contextLoaders = createContextLoaders(logger);
-  const approvals = createApprovalStore({ store, key: approvalKeySource(config, logger), logger, clock });
+  const approvals = createApprovalStore({ store, key: deps.approvalKey ?? approvalKeySource(config, logger), logger, clock });
   const files = createRunFiles(config, store, counter, logger);
   const settingsOf = (origin: TaskOrigin): RunSettings => runPolicy?.runSettings(origin) ?? OPEN_RUN;
   const toolPolicy = createToolPolicy(config.toolPolicy);
@@ -149,6 +158,13 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     observers,
     logger,
     clock,
+    ...(deps.connectLink ? { connectLink: deps.connectLink } : {}),
+  });
+  const connectionGrants = createConnectionGrants({
+    approvals,
+    clock,
+    resume: (run) => runner.resume(run),
+    onError: (error, grant) => logger.error({ err: error, runId: grant.runId }, "could not resume a run after its connection"),
   });
   // A surface with a presenter shows the rest of the run from whichever process runs it; otherwise the caller waits for it here.
   const decide = createDecisions({
@@ -182,7 +198,8 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
       for (const entry of await approvals.waiting()) {
         const loaded = await approvals.load(entry.runId);
         if (loaded.kind !== "found" || loaded.run.state.origin.conversationKey !== conversationKey) continue;
-        if ((await approvals.decisionOf(entry.runId, entry.callId)) === undefined) found.push(loaded.run.pending);
+        const claimedAs = loaded.run.pending.connect ? connectionClaimOf(entry.callId) : entry.callId;
+        if ((await approvals.decisionOf(entry.runId, claimedAs)) === undefined) found.push(loaded.run.pending);
       }
       return found;
     },
@@ -210,6 +227,8 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
         );
     },
     sweepExpiredApprovals: () => runner.sweep(),
+    connectionGrants,
+    ...(deps.connections ? { connections: deps.connections } : {}),
     async close(timeoutMs = 8_000) {
       const deadline = Date.now() + timeoutMs;
       await runner.close(timeoutMs);

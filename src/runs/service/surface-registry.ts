@@ -91,6 +91,12 @@ export function createSurfaceRegistry(logger: Logger, showSlot?: SlotShow): Surf
       }
     },
     upgrade: (origin) => attached.get(origin.surface)?.upgrade?.(origin) ?? { origin },
+    async tell(origin, text) {
+      const tell = attached.get(origin.surface)?.tell;
+      if (!tell) return false;
+      await tell(origin, text);
+      return true;
+    },
   };
   return registry;
 }

@@ -3,25 +3,28 @@
 // after an answer (history, facts). The answer goes out, and is marked shown, before history and
 // facts; nothing that ends a run's replay is written before its mark (answer-marks.ts).
 import type { LoopResult } from "../../agent/loop/loop-types.js";
-import type { RunOutcome } from "../../contracts/types.js";
+import type { PendingApproval, RunOutcome } from "../../contracts/types.js";
 import type { RunPresenter } from "../api/presenting.js";
 import type { IntakeRecord } from "../intake/intake-store.js";
+import type { ReplyHandle } from "../api/task.js";
 import type { WorkItem } from "../queue/work-queue.js";
 import { STORE_RETRY, withRetries } from "../retry.js";
 import { UNRECORDED_RUN, type CheckpointWriter } from "./checkpoint-store.js";
 import type { WorkContext } from "./work-context.js";
+import { REPLY_TTL_MS, replyKey } from "./reply-key.js";
 
-/** Shows the outcome and does the writes after it; `record` is the message's, for a run of one. */
+/** Shows the outcome and does the writes after it; `record` is the message's, for a run of one; `reply`: how a resumed run answers. */
 export async function conclude(
   work: WorkContext,
   result: LoopResult,
   presenter: RunPresenter,
   writer: CheckpointWriter,
   record?: IntakeRecord,
+  reply?: ReplyHandle,
 ): Promise<RunOutcome> {
   const release = result.outcome.status === "answered" ? work.deps.memory.answering(result.state.origin.conversationKey) : undefined;
   try {
-    return await showAndWrite(work, result, presenter, writer, record);
+    return await showAndWrite(work, result, presenter, writer, record, reply);
   } finally {
     release?.();
   }
@@ -33,9 +36,10 @@ async function showAndWrite(
   presenter: RunPresenter,
   writer: CheckpointWriter,
   record?: IntakeRecord,
+  reply?: ReplyHandle,
 ): Promise<RunOutcome> {
   const { logger } = work.deps;
-  const outcome = await storePause(work, result);
+  const outcome = await storePause(work, await withConnectLink(work, result, record?.task.reply ?? reply));
   const posted = await presenter.finish(outcome);
   if (outcome.status === "answered" && record && posted !== undefined && "unposted" in posted) {
     // Never done without a post: the message stays unfinished, with its checkpoints, and the next start answers it.
@@ -58,6 +62,54 @@ async function showAndWrite(
   if (outcome.status === "answered" && result.outcome.status === "answered") await work.deps.memory.afterAnswer(result.state, outcome);
   return outcome;
 }
+
+/**
+ * A run that waits for its requester to connect a server gets its private Connect link; the reply
+ * handle of the message goes with it, so the rest of the run answers where the person asked.
+ */
+async function withConnectLink(work: WorkContext, result: LoopResult, reply?: ReplyHandle): Promise<LoopResult> {
+  const { outcome } = result;
+  const { connectLink, store, logger } = work.deps;
+  if (outcome.status !== "paused" || !outcome.pending.connect || !connectLink) return result;
+  const { pending } = outcome;
+  if (result.state.origin.schedule) return skippedSlot(work, result, pending, connectLink);
+  try {
+    const url = await connectLink(pending);
+    if (reply) await store.set(replyKey(pending.runId, pending.callId), reply, REPLY_TTL_MS);
+    return { ...result, outcome: { ...outcome, pending: { ...pending, connect: { ...pending.connect!, url } } } };
+  } catch (error) {
+    logger.error({ err: error, runId: pending.runId }, "could not make a Connect link");
+    return result;
+  }
+}
+
+/**
+ * A schedule's slot has nobody waiting at the chat for it: it does not pause. Its owner is told
+ * privately, with a link that connects them for the next slots, and the slot ends saying so.
+ */
+async function skippedSlot(
+  work: WorkContext,
+  result: LoopResult,
+  pending: PendingApproval,
+  connectLink: (pending: PendingApproval) => Promise<string>,
+): Promise<LoopResult> {
+  const { shows, logger } = work.deps;
+  const server = pending.connect!.server;
+  const told = await connectLink(pending)
+    .then((url) => shows.tell?.(pending.origin, slotConnectText(server, url)) ?? false)
+    .catch((error: unknown) => {
+      logger.error({ err: error, runId: pending.runId }, "could not send a schedule's owner their Connect link");
+      return false;
+    });
+  const answer = `This slot was skipped: it needs its owner to connect ${server}${told ? ", and they were sent a private link to do it" : ""}. The next slot runs as usual.`;
+  const { steps, usage } = result.outcome;
+  const sentence = `Skipped: ${server} is not connected.`;
+  const stop = { guard: "approval_expired" as const, detail: `the schedule's owner has not connected ${server}`, sentence };
+  return { ...result, outcome: { status: "answered", runId: pending.runId, answer, stop, steps, usage } };
+}
+
+const slotConnectText = (server: string, url: string) =>
+  `Your schedule needs you to connect ${server}, so this slot was skipped. Connect ${server}: ${url}\nThe link is yours alone and lasts 10 minutes; the next slots run as you once you are connected.`;
 
 /** Saves a pause (or says it could not) and schedules its expiry; returns the outcome to show. */
 async function storePause(work: WorkContext, result: LoopResult): Promise<RunOutcome> {

@@ -10,19 +10,17 @@ import type { LoopResult, Resolution } from "../../agent/loop/loop-types.js";
 import { RunInterruptedError, SurfaceUnavailableError } from "../../errors.js";
 import type { RunPresenter } from "../api/presenting.js";
 import type { OriginUpgrade } from "../api/surface-hooks.js";
-import type { ApprovalStore, StoredRun } from "../approvals/approval-store.js";
+import { type ApprovalStore, connectionClaimOf, type StoredRun } from "../approvals/approval-store.js";
 import type { WorkItem } from "../queue/work-queue.js";
 import type { CheckpointLoad, CheckpointWriter } from "./checkpoint-store.js";
 import { conclude } from "./conclude.js";
+import { replyKey } from "./reply-key.js";
 import { observeRun } from "./run-observer.js";
 import type { StopWatch } from "./run-stops.js";
 import { untilAborted, type WorkContext } from "./work-context.js";
 
 export const approvalKey = (runId: string, callId: string) => `approval:${runId}:${callId}`;
-/** How the surface answers through the click that decided (a secret: kept only as long as it works). */
-export const replyKey = (runId: string, callId: string) => `resume:place:${runId}:${callId}`;
-/** Longer than a resume waits in its conversation's queue; Discord's interaction tokens last 15 minutes. */
-export const REPLY_TTL_MS = 15 * 60_000;
+export { REPLY_TTL_MS, replyKey } from "./reply-key.js";
 const ReplySchema = z.record(z.string(), z.string());
 
 /** The conversation a paused run belongs to (its queue lane); a run that can't be loaded gets a lane of its own. */
@@ -58,7 +56,7 @@ export async function handlePaused(work: WorkContext, item: PausedItem, signal: 
     const { running, writer } = resumePaused(work, item, run, resolution, later, presenter, stop, signal);
     const result = await untilAborted(running, signal);
     if (!result) return await work.interrupted(key, presenter);
-    await conclude(work, result, presenter, writer);
+    await conclude(work, result, presenter, writer, undefined, await replyOf(work, item));
     // Only once the answer is out and marked: until then the record is how a takeover finds the run to answer (a
     // record left behind is a replay that finds the mark and shows nothing). The decision is claimed, so it runs nothing again.
     if (result.outcome.status !== "paused")
@@ -101,7 +99,9 @@ async function decisionOf(
   run: StoredRun,
 ): Promise<Exclude<Resolution, { kind: "refused" }> | undefined> {
   const { approvals, queue, clock } = work.deps;
-  let claim = await approvals.decisionOf(item.runId, item.callId);
+  // A run that waits for a connection is claimed under a call of its own (see connectionClaimOf).
+  const callId = run.pending.connect ? connectionClaimOf(item.callId) : item.callId;
+  let claim = await approvals.decisionOf(item.runId, callId);
   if (!claim) {
     if (item.kind === "resume") return undefined;
     const wait = run.pending.expiresAt - clock();
@@ -109,7 +109,7 @@ async function decisionOf(
       await queue.add(item, { delayMs: wait });
       return undefined;
     }
-    const won = await approvals.claim(item.runId, item.callId, { decision: "expired" }, clock());
+    const won = await approvals.claim(item.runId, callId, { decision: "expired" }, clock());
     claim = won.won ? { decision: "expired", at: clock() } : won.existing;
     if (!claim) return undefined;
   }
@@ -137,6 +137,12 @@ async function presenterOf(work: WorkContext, item: PausedItem, run: StoredRun, 
     finish: async (outcome) => void shows.expired(origin.surface, run.pending, outcome),
     fail: async (error) => logger.error({ err: error, runId: item.runId }, "an expired approval's run failed"),
   };
+}
+
+/** How the surface answers the person through this item's call (the click that decided it, or the message that asked). */
+async function replyOf(work: WorkContext, item: PausedItem): Promise<Record<string, string> | undefined> {
+  const reply = ReplySchema.safeParse(await work.deps.store.get(replyKey(item.runId, item.callId)));
+  return reply.success ? reply.data : undefined;
 }
 
 /** This decision ran before, and its answer is out: posted by a process that died before marking it. Not posted again. */

@@ -36,6 +36,8 @@ export interface RunShows {
   showsExpiry(surface: Surface): boolean;
   /** An approval ended by expiry that no caller here waited for. Never throws. */
   expired(surface: Surface, pending: PendingApproval, outcome: RunOutcome): void;
+  /** Tells the requester of `origin` privately, through its surface; false when the surface can't. Never throws. */
+  tell?(origin: TaskOrigin, text: string): Promise<boolean>;
   /** Reads an origin loaded from the store as this version does (a record of an older version gets its scope). */
   readonly upgrade: OriginUpgrade;
 }

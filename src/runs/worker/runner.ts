@@ -6,7 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { EventSink, RunOutcome } from "../../contracts/types.js";
 import type { ReplyHandle } from "../api/task.js";
 import type { SubmitResult, Task } from "../api/task.js";
-import type { StoredRun } from "../approvals/approval-store.js";
+import { connectionClaimOf, type StoredRun } from "../approvals/approval-store.js";
 import { newRunId } from "../intake/run-id.js";
 import { createIntake } from "../intake/submit.js";
 import type { WorkItem } from "../queue/work-queue.js";
@@ -139,7 +139,9 @@ export function createRunner(deps: WorkerDeps): Runner {
       for (const entry of await approvals.waiting()) {
         const conversationKey = await conversationOf(approvals, entry.runId);
         // A decision claimed before a crash is applied now; the others wait for their expiry.
-        const claimed = (await approvals.decisionOf(entry.runId, entry.callId)) !== undefined;
+        const claimed =
+          (await approvals.decisionOf(entry.runId, entry.callId)) !== undefined ||
+          (await approvals.decisionOf(entry.runId, connectionClaimOf(entry.callId))) !== undefined;
         await queue.add(
           { kind: "expire", conversationKey, runId: entry.runId, callId: entry.callId },
           { delayMs: claimed ? 0 : Math.max(0, entry.expiresAt - clock()) },

@@ -2,6 +2,7 @@
 // stores a run is kept in, the queue, how runs are shown (the surfaces), how a run is set up,
 // what happens after an answer, who may ask (admission) and who may go on (the decision gate),
 // the stops, the observers. Nothing here reaches into the service's wiring.
+import type { PendingApproval } from "../../contracts/types.js";
 import type { Logger } from "../../logger.js";
 import type { KeyValueStore } from "../../memory/types.js";
 import type { ApprovalStore } from "../approvals/approval-store.js";
@@ -38,4 +39,6 @@ export interface WorkerDeps {
   readonly observers: readonly RunObserver[];
   readonly logger: Logger;
   readonly clock: () => number;
+  /** The private Connect link of a run that waits for its requester to connect an MCP server (signed, single-use). */
+  readonly connectLink?: (pending: PendingApproval) => Promise<string>;
 }

@@ -3,12 +3,18 @@
 // rejects with the reason in words (command not found, exit code, HTTP status).
 import type { ChildProcess } from "node:child_process";
 import type { Readable } from "node:stream";
+import {
+  discoverOAuthProtectedResourceMetadata,
+  extractWWWAuthenticateParams,
+  type OAuthClientProvider,
+} from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Logger } from "../../logger.js";
+import { PersonAuthNeededError } from "../../errors.js";
 import { failureReason, type ProcessEnd } from "./connect-failure.js";
 import type { McpTransportConfig } from "./mcp-config.js";
 
@@ -20,12 +26,18 @@ export interface Connection {
   readonly via: "stdio" | "streamable-http" | "sse";
   /** How a stdio server's process ended, once it has. */
   ended?(): ProcessEnd | undefined;
+  /** An HTTP server without OAuth settings that answered a request 401 asking each person to sign in. */
+  personAuth?(): Promise<boolean>;
 }
 
 export interface ConnectOptions {
   readonly logger: Logger;
   /** Bounds the whole handshake, so a server that hangs at start can't hold the bot's start. */
   readonly timeoutMs: number;
+  /** OAuth for an HTTP server (the SDK's providers: a service's client credentials, or a person's connection). */
+  readonly authProvider?: OAuthClientProvider;
+  /** The HTTP client of an HTTP server's session (a person's session watches its answers for step-up). */
+  readonly fetch?: typeof fetch;
 }
 
 /**
@@ -107,18 +119,51 @@ export async function connect(config: McpTransportConfig, options: ConnectOption
   try {
     return await connectHttp(config, options);
   } catch (error) {
+    if (error instanceof PersonAuthNeededError) throw error;
     throw new Error(failureReason(error, config, options.timeoutMs), { cause: error });
   }
+}
+
+/**
+ * Notes a 401's challenge, so a server that wants each person to sign in is known as such: its
+ * challenge names its protected-resource metadata, or (a Bearer challenge that does not) the
+ * metadata is found at the well-known place (RFC 9728, the SDK's discovery).
+ */
+function challengeWatch(url: string): { readonly fetch: typeof fetch; personAuth(): Promise<boolean> } {
+  let challenge: "named" | "bearer" | undefined;
+  return {
+    fetch: async (input, init) => {
+      const response = await fetch(input, init);
+      if (response.status === 401 && challenge !== "named") {
+        if (extractWWWAuthenticateParams(response).resourceMetadataUrl) challenge = "named";
+        else if (/^\s*bearer\b/i.test(response.headers.get("www-authenticate") ?? "")) challenge = "bearer";
+      }
+      return response;
+    },
+    async personAuth() {
+      if (challenge !== "bearer") return challenge === "named";
+      return discoverOAuthProtectedResourceMetadata(url).then(
+        (metadata) => metadata.authorization_servers !== undefined && metadata.authorization_servers.length > 0,
+        () => false,
+      );
+    },
+  };
 }
 
 async function connectHttp(config: Extract<McpTransportConfig, { kind: "http" }>, options: ConnectOptions): Promise<Connection> {
   const url = new URL(config.url);
   const requestInit: RequestInit = { headers: { ...config.headers } };
-  if (config.sse) return { client: await open(new SSEClientTransport(url, { requestInit }), options), via: "sse" };
+  const { authProvider } = options;
+  if (config.sse) return { client: await open(new SSEClientTransport(url, { requestInit, authProvider }), options), via: "sse" };
+  // Without OAuth settings a 401 is looked at: one that names the server's resource metadata asks for each person's sign-in.
+  const watch = authProvider ? undefined : challengeWatch(config.url);
+  const fetching = watch?.fetch ?? options.fetch;
   try {
-    return { client: await open(new StreamableHTTPClientTransport(url, { requestInit }), options), via: "streamable-http" };
+    const transport = new StreamableHTTPClientTransport(url, { requestInit, authProvider, ...(fetching ? { fetch: fetching } : {}) });
+    return { client: await open(transport, options), via: "streamable-http", ...(watch ? { personAuth: () => watch.personAuth() } : {}) };
   } catch (error) {
-    if (!refusedAsOldServer(error)) throw error;
+    if (await watch?.personAuth()) throw new PersonAuthNeededError(config.url);
+    if (!refusedAsOldServer(error) || authProvider) throw error;
     options.logger.info(
       { status: (error as StreamableHTTPError).code },
       "the MCP server refused Streamable HTTP; trying the older SSE transport",

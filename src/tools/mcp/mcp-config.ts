@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { McpConfigError } from "../../errors.js";
+import { AuthEntry, checkAuth, type McpAuth } from "./auth/auth-config.js";
 
 export type ApprovalMode = "writes" | "always" | "never";
 
@@ -28,6 +29,8 @@ export interface McpServerConfig {
   readonly reads: readonly string[];
   /** Per call; falls back to AGENT_TOOL_TIMEOUT_MS. */
   readonly timeoutMs?: number;
+  /** An HTTP server's OAuth (auth-config.ts); absent: discovered (a 401 naming resource metadata makes it `user`). */
+  readonly auth?: McpAuth;
 }
 
 const DEFAULT_MCP_CONFIG_FILE = "mcp.json";
@@ -63,6 +66,7 @@ const HttpEntry = z.strictObject({
   type: z.enum(["http", "streamable-http", "streamableHttp", "sse"], { error: 'expects "http" or "sse" with "url"' }).optional(),
   url: z.url({ protocol: /^https?$/, error: "expects an http(s) URL" }),
   headers: stringMap.default({}),
+  auth: AuthEntry.optional(),
   ...common,
 });
 
@@ -77,7 +81,10 @@ function fail(file: string, detail: string): never {
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {
-  if (issue.code === "unrecognized_keys") return `unknown field ${issue.keys.map((key) => `"${key}"`).join(", ")}`;
+  if (issue.code === "unrecognized_keys") {
+    const within = issue.path.map((part) => `${String(part)}.`).join("");
+    return `unknown field ${issue.keys.map((key) => `"${within}${key}"`).join(", ")}`;
+  }
   const field = issue.path.map(String).join(".");
   return field ? `field "${field}": ${issue.message}` : issue.message;
 }
@@ -95,6 +102,15 @@ function expand(value: string, env: NodeJS.ProcessEnv, where: () => string): str
 
 function expandMap(map: Readonly<Record<string, string>>, env: NodeJS.ProcessEnv, field: string): Record<string, string> {
   return Object.fromEntries(Object.entries(map).map(([key, value]) => [key, expand(value, env, () => `field "${field}.${key}"`)]));
+}
+
+/** The secrets of `auth` may come from the environment as `${ENV_NAME}`. */
+function expandAuth(auth: McpAuth, env: NodeJS.ProcessEnv): McpAuth {
+  const fields = ["clientId", "clientSecret", "privateKey", "scope"] as const;
+  const expanded = Object.fromEntries(
+    fields.flatMap((name) => (auth[name] === undefined ? [] : [[name, expand(auth[name], env, () => `field "auth.${name}"`)]])),
+  );
+  return { ...auth, ...expanded };
 }
 
 function parseServer(name: string, raw: unknown, env: NodeJS.ProcessEnv): McpServerConfig {
@@ -115,9 +131,11 @@ function parseServer(name: string, raw: unknown, env: NodeJS.ProcessEnv): McpSer
     const args = entry.args.map((arg, index) => expand(arg, env, () => `field "args.${index}"`));
     return { ...shared, transport: { kind: "stdio", command: entry.command, args, env: expandMap(entry.env, env, "env"), cwd: entry.cwd } };
   }
+  const headers = expandMap(entry.headers, env, "headers");
   return {
     ...shared,
-    transport: { kind: "http", url: entry.url, headers: expandMap(entry.headers, env, "headers"), sse: entry.type === "sse" },
+    transport: { kind: "http", url: entry.url, headers, sse: entry.type === "sse" },
+    ...(entry.auth ? { auth: checkAuth(expandAuth(entry.auth, env), headers) } : {}),
   };
 }
 

@@ -7,6 +7,8 @@ import type { ToolCatalog } from "../tool-list.js";
 import type { Tool } from "../../contracts/types.js";
 import type { McpServerConfig } from "./mcp-config.js";
 import { createMcpTool } from "./mcp-tool.js";
+import { serviceAuthProvider } from "./auth/service-auth.js";
+import { type People, PersonServer } from "./person-server.js";
 import { ServerConnection, type ServerConnectionDeps, type ServerState } from "./server-connection.js";
 import { listedAsRead, prefixedToolName } from "./tool-names.js";
 
@@ -28,7 +30,14 @@ export interface McpManager {
   onChange(listener: () => void): () => void;
   /** Stops retries and closes every session (stdio servers exit). Never rejects. */
   close(): Promise<void>;
+  /** Where `user` servers (and servers found to ask each person to sign in) keep people's connections; before start(). */
+  useConnections(people: People): void;
+  /** The `user` servers, by name (also those found at their first 401). */
+  personServer(name: string): PersonServer | undefined;
 }
+
+/** A configured server: one session for the bot, or one per person (a `user` server). */
+type ToolServer = ServerConnection | PersonServer;
 
 export interface McpManagerOptions {
   readonly logger: Logger;
@@ -43,26 +52,54 @@ export interface McpManagerOptions {
 /** One tool as the model sees it: its name (unique among all servers), its server and its wrapper. */
 interface MappedTool {
   readonly name: string;
-  readonly connection: ServerConnection;
+  readonly connection: ToolServer;
   readonly tool: Tool;
 }
 
 export function createMcpManager(configs: readonly McpServerConfig[], options: McpManagerOptions): McpManager {
   let cached: { readonly mapped: readonly MappedTool[]; readonly offered: readonly Tool[] } | undefined;
   const listeners = new Set<() => void>();
-  const connections = configs.map(
-    (config) =>
-      new ServerConnection(config, {
-        logger: options.logger,
-        onChange: () => {
-          cached = undefined;
-          for (const listener of listeners) listener();
-        },
-        connect: options.connect,
-        backoffMs: options.backoffMs,
-        connectTimeoutMs: options.connectTimeoutMs,
-        heartbeatMs: options.heartbeatMs,
-      }),
+  let people: People | undefined;
+  const changed = () => {
+    cached = undefined;
+    for (const listener of listeners) listener();
+  };
+  const personServer = (config: McpServerConfig): PersonServer =>
+    new PersonServer(config, {
+      logger: options.logger,
+      people: () => {
+        if (!people)
+          throw new Error(
+            `the MCP server "${config.name}" signs in each person, and their sign-in needs PUBLIC_URL to come back to (PUBLIC_URL/oauth/callback)`,
+          );
+        return people;
+      },
+      onChange: changed,
+      ...(options.connect ? { connect: options.connect } : {}),
+      ...(options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
+    });
+  /** A server found to ask each person to sign in is served per person from now on, in its place in the list. */
+  const becomePersonal = (index: number) => {
+    const config = connections[index]!.config;
+    const replacement = personServer({ ...config, auth: { type: "user" } });
+    connections[index] = replacement;
+    void replacement.start().then(changed);
+  };
+  const isPersonal = (config: McpServerConfig) => config.auth?.type === "user";
+  const connections: ToolServer[] = configs.map((config, index) =>
+    isPersonal(config)
+      ? personServer(config)
+      : new ServerConnection(config, {
+          logger: options.logger,
+          onChange: changed,
+          connect: options.connect,
+          backoffMs: options.backoffMs,
+          connectTimeoutMs: options.connectTimeoutMs,
+          heartbeatMs: options.heartbeatMs,
+          ...(serviceAuthProvider(config.auth) ? { authProvider: serviceAuthProvider(config.auth) } : {}),
+          // Only a server with no auth entry is found out this way; one that says `none` or `service` keeps its 401.
+          ...(config.auth === undefined && config.transport.kind === "http" ? { onPersonAuth: () => becomePersonal(index) } : {}),
+        }),
   );
   for (const config of configs) {
     if (config.approval === "never")
@@ -118,6 +155,13 @@ export function createMcpManager(configs: readonly McpServerConfig[], options: M
   return {
     async start() {
       await Promise.all(connections.map((connection) => connection.start()));
+    },
+    useConnections(given) {
+      people = given;
+    },
+    personServer(name) {
+      const found = connections.find((connection) => connection.server === name);
+      return found instanceof PersonServer ? found : undefined;
     },
     tools: () => current().offered,
     describe: () => ({

@@ -5,7 +5,7 @@
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { CallToolResult, Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { Tool, ToolContext, ToolEffect } from "../../contracts/types.js";
+import type { TaskOrigin, Tool, ToolContext, ToolEffect } from "../../contracts/types.js";
 import { ToolOutput } from "../../agent/tools/tool-output.js";
 import type { ApprovalMode } from "./mcp-config.js";
 import { toolResultFiles, toolResultText } from "./tool-result.js";
@@ -14,12 +14,16 @@ export interface CallOptions {
   readonly signal: AbortSignal;
   readonly timeoutMs: number;
   readonly onProgress?: (detail: string) => void;
+  /** Who the call is for: a server that acts as the person calls with their connection. */
+  readonly origin?: TaskOrigin;
 }
 
 /** What a tool needs of its server: a call that rejects when the server is down or drops mid-call. */
 export interface ToolCaller {
   readonly server: string;
   callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult>;
+  /** A server that acts as the person: the server they must connect before a call from `origin` can run, if any. */
+  needsConnection?(origin: TaskOrigin): Promise<string | undefined>;
 }
 
 interface McpToolInput {
@@ -84,11 +88,13 @@ export function createMcpTool(input: McpToolInput): Tool<Record<string, unknown>
     timeoutMs: input.timeoutMs,
     approval: serverApproval(input.approval, effect),
     provider: { server: caller.server, tool: definition.name, annotations: definition.annotations },
+    ...(caller.needsConnection ? { needsConnection: (context: ToolContext) => caller.needsConnection!(context.origin) } : {}),
     async execute(args, context: ToolContext) {
       const result = await caller.callTool(definition.name, args, {
         signal: context.signal,
         timeoutMs: input.timeoutMs,
         onProgress: context.progress && ((detail) => context.progress?.(detail)),
+        origin: context.origin,
       });
       const converted = toolResultText(result);
       if (!converted.ok) throw new Error(converted.text);

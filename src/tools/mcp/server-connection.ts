@@ -11,6 +11,7 @@ import {
   type CallToolResult,
   type Tool as McpToolDefinition,
 } from "@modelcontextprotocol/sdk/types.js";
+import { PersonAuthNeededError } from "../../errors.js";
 import type { Logger } from "../../logger.js";
 import { z } from "zod";
 import { connect as defaultConnect, type Connection, type ConnectOptions } from "./connect.js";
@@ -37,6 +38,10 @@ export interface ServerConnectionDeps {
   readonly connectTimeoutMs?: number;
   /** How often an HTTP server is pinged: its connection has no end that tells us it died. */
   readonly heartbeatMs?: number;
+  /** The server asks each person to sign in (a 401 naming its resource metadata): this connection ends, a person's server takes over. */
+  readonly onPersonAuth?: () => void;
+  /** OAuth for the whole server (a `service` server's client credentials). */
+  readonly authProvider?: ConnectOptions["authProvider"];
 }
 
 const DEFAULT_BACKOFF_MS = [250, 500, 1_000, 2_000, 4_000, 8_000, 15_000, 30_000];
@@ -139,8 +144,10 @@ export class ServerConnection implements ToolCaller {
       connection = await (this.deps.connect ?? defaultConnect)(this.config.transport, {
         logger: this.logger,
         timeoutMs: this.deps.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+        ...(this.deps.authProvider ? { authProvider: this.deps.authProvider } : {}),
       });
     } catch (error) {
+      if (error instanceof PersonAuthNeededError && this.deps.onPersonAuth) return this.becomePersonal();
       this.failed(message(error));
       return;
     }
@@ -159,6 +166,8 @@ export class ServerConnection implements ToolCaller {
     } catch (error) {
       this.current = undefined;
       await client.close().catch(() => {});
+      // A server that takes the handshake without a token, then asks each person to sign in for its tools.
+      if (this.deps.onPersonAuth && (await connection.personAuth?.())) return this.becomePersonal();
       this.failed(`could not list its tools: ${message(error)}`);
       return;
     }
@@ -167,6 +176,13 @@ export class ServerConnection implements ToolCaller {
     if (via !== "stdio") this.watch(client);
     this.logger.info({ via, tools: this.toolsValue.length }, "MCP server connected");
     this.setState({ kind: "up", via });
+  }
+
+  /** This connection ends; a person's server takes its place (see McpManager). */
+  private becomePersonal(): void {
+    this.closed = true;
+    this.logger.info(`MCP server ${this.server} asks each person to sign in: people connect it from the chat`);
+    this.deps.onPersonAuth?.();
   }
 
   private failed(reason: string): void {

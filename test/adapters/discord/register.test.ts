@@ -46,6 +46,8 @@ const ALL = [
   "unschedule",
   "pause",
   "resume",
+  "connections",
+  "disconnect",
 ];
 
 describe("discord:register", () => {

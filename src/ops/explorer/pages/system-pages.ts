@@ -1,5 +1,6 @@
 // Audit (the newest entries of the audit log), Tools (built in and MCP, each server up or down
-// and why, as the service lists them) and Settings (what is in force, secrets left out).
+// and why, as the service lists them, and who connected which server behind OAuth, since when)
+// and Settings (what is in force, secrets left out).
 import type { ToolServerListing } from "../../../tools/tool-list.js";
 import type { PageHandler } from "../explorer-deps.js";
 import { html, outsideLink, page, table, when } from "../html.js";
@@ -36,8 +37,9 @@ function serverState(server: ToolServerListing): readonly [string, string] {
   return [state.kind, state.reason];
 }
 
-export const toolsPage: PageHandler = ({ csrf, deps }) => {
+export const toolsPage: PageHandler = async ({ csrf, deps }) => {
   const groups = deps.tools();
+  const connections = deps.connections ? await deps.connections() : [];
   const servers = groups[0]?.tools.servers ?? [];
   const body = html`${
     servers.length === 0
@@ -63,7 +65,24 @@ export const toolsPage: PageHandler = ({ csrf, deps }) => {
         ]),
         "tools",
       )}`,
-  )}`;
+  )}${
+    deps.connections
+      ? html`<h2>People's connections</h2>${
+          connections.length === 0
+            ? html`<p class="empty">Nobody has connected an MCP server that acts as them.</p>`
+            : table(
+                ["Person", "Where", "Server", "Connected since (UTC)"],
+                connections.map((entry) => [
+                  entry.owner.person,
+                  entry.owner.workspace ? `${entry.owner.surface} ${entry.owner.workspace}` : entry.owner.surface,
+                  entry.server,
+                  when(entry.connectedAt),
+                ]),
+                "connections",
+              )
+        }`
+      : ""
+  }`;
   return { status: 200, type: "html", body: page({ title: "Tools", csrf, current: "/admin/tools" }, body) };
 };
 
