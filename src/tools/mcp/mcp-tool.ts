@@ -5,7 +5,7 @@
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { CallToolResult, Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { Tool, ToolContext, ToolEffect } from "../../contracts/types.js";
+import type { AskPerson, Tool, ToolContext, ToolEffect } from "../../contracts/types.js";
 import { ToolOutput } from "../../agent/tools/tool-output.js";
 import type { ApprovalMode } from "./mcp-config.js";
 import { toolResultFiles, toolResultText } from "./tool-result.js";
@@ -14,6 +14,9 @@ export interface CallOptions {
   readonly signal: AbortSignal;
   readonly timeoutMs: number;
   readonly onProgress?: (detail: string) => void;
+  /** How the server's questions during this call reach the run's requester; absent: they are refused. */
+  readonly ask?: AskPerson;
+  readonly runId?: string;
 }
 
 /** What a tool needs of its server: a call that rejects when the server is down or drops mid-call. */
@@ -89,6 +92,7 @@ export function createMcpTool(input: McpToolInput): Tool<Record<string, unknown>
         signal: context.signal,
         timeoutMs: input.timeoutMs,
         onProgress: context.progress && ((detail) => context.progress?.(detail)),
+        ...(context.ask ? { ask: context.ask, runId: context.runId } : {}),
       });
       const converted = toolResultText(result);
       if (!converted.ok) throw new Error(converted.text);

@@ -4,6 +4,7 @@
 // state says why it is not (failed: never came up; down: was up and was lost).
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
+  ElicitRequestSchema,
   ErrorCode,
   McpError,
   ToolListChangedNotificationSchema,
@@ -18,6 +19,7 @@ import { endText, failureReason } from "./connect-failure.js";
 import type { McpServerConfig, McpTransportConfig } from "./mcp-config.js";
 import { progressText, type CallOptions, type ToolCaller } from "./mcp-tool.js";
 import { toolFilter } from "./tool-names.js";
+import { questionOf, resultOf } from "./elicitation.js";
 
 export type ServerState =
   | { readonly kind: "starting" }
@@ -47,6 +49,11 @@ const PING_TIMEOUT_MS = 10_000;
 const MAX_PAGES = 100;
 /** Past the tool's own timeout, so the registry's timeout (and its clear observation) comes first. */
 const PROTOCOL_TIMEOUT_MARGIN_MS = 5_000;
+/**
+ * A call whose server may ask the person: the tool's timeout stands still while they answer, so the
+ * protocol's own timer can't know the end; the registry's signal (timeout, deadline, Stop) ends it.
+ */
+const ASKING_PROTOCOL_TIMEOUT_MS = 2_147_483_647;
 
 /** tools/list with each tool left unchecked, so one broken tool costs only itself, not the server. */
 const LooseToolsPage = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
@@ -67,6 +74,8 @@ export class ServerConnection implements ToolCaller {
   private readonly logger: Logger;
   private readonly wanted: (name: string) => boolean;
   private readonly skipped = new Set<string>();
+  /** The calls in flight that can ask their run's requester, for the server's `elicitation/create`. */
+  private readonly asking = new Map<symbol, { readonly runId: string; readonly ask: NonNullable<CallOptions["ask"]> }>();
 
   constructor(
     readonly config: McpServerConfig,
@@ -107,10 +116,12 @@ export class ServerConnection implements ToolCaller {
       const reason = state.kind === "down" || state.kind === "failed" ? state.reason : "it is still starting";
       throw new Error(`the MCP server "${this.server}" is not connected (${reason}); its tools are unavailable until it is back`);
     }
+    const asking = Symbol(name);
+    if (options.ask) this.asking.set(asking, { runId: options.runId ?? "", ask: options.ask });
     try {
       return (await open.client.callTool({ name, arguments: args }, undefined, {
         signal: options.signal,
-        timeout: options.timeoutMs + PROTOCOL_TIMEOUT_MARGIN_MS,
+        timeout: options.ask ? ASKING_PROTOCOL_TIMEOUT_MS : options.timeoutMs + PROTOCOL_TIMEOUT_MARGIN_MS,
         onprogress: options.onProgress && ((progress) => options.onProgress?.(progressText(progress))),
       })) as CallToolResult;
     } catch (error) {
@@ -124,7 +135,29 @@ export class ServerConnection implements ToolCaller {
       throw new Error(
         `the MCP server "${this.server}" could not be reached during the call (${message(error)}), so ${name} did not finish`,
       );
+    } finally {
+      this.asking.delete(asking);
     }
+  }
+
+  /**
+   * The server asks the person during a call. The protocol does not say which call a request belongs to, so it goes
+   * to the run whose calls are in flight on this server; with none, or calls of several runs, it is refused.
+   */
+  private async elicit(request: z.infer<typeof ElicitRequestSchema>) {
+    const runs = new Set([...this.asking.values()].map((call) => call.runId));
+    const call = [...this.asking.values()][0];
+    if (!call || runs.size !== 1)
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        call
+          ? "elicitation refused: calls of several conversations are in flight on this server, so the client can't tell whom to ask"
+          : "elicitation refused: the client asks a person only during a tool call",
+      );
+    const question = questionOf(this.server, request);
+    const answer = await call.ask(question);
+    this.logger.info({ runId: call.runId, mode: question.kind, action: answer.action }, "MCP server's question answered");
+    return question.kind === "url" && answer.action === "accept" ? { action: "accept" as const } : resultOf(answer);
   }
 
   private setState(state: ServerState): void {
@@ -151,6 +184,7 @@ export class ServerConnection implements ToolCaller {
     const { client, via } = connection;
     this.current = { client, via, ended: connection.ended };
     client.onclose = () => this.dropped(client);
+    client.setRequestHandler(ElicitRequestSchema, (request) => this.elicit(request));
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       this.refreshing = this.refreshing.then(() => this.refresh(client));
     });
