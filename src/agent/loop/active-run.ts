@@ -17,7 +17,17 @@ import { UsageMeter } from "./usage-meter.js";
 import { meteredModel } from "../models/metered-model.js";
 import { summarize, summaryTimeoutMs } from "../context/summary.js";
 import { EMPTY_REPLY_NUDGE } from "../context/system-prompt.js";
-import type { AgentEvent, CallRecord, EventSink, GuardStop, Model, PersonForms, StepRecord, TokenUsage, ToolCall } from "../../contracts/types.js";
+import type {
+  AgentEvent,
+  CallRecord,
+  EventSink,
+  GuardStop,
+  Model,
+  PersonForms,
+  StepRecord,
+  TokenUsage,
+  ToolCall,
+} from "../../contracts/types.js";
 import { modelCallStop } from "./model-call-stop.js";
 import { outcomeOf } from "./run-outcome.js";
 import { stepCall, stepMetaOf, type StepMeta } from "./step-call.js";

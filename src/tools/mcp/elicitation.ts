@@ -31,7 +31,10 @@ const EnumField = z.strictObject({
 const TitledEnumField = z.strictObject({
   type: z.literal("string"),
   ...common,
-  oneOf: z.array(z.strictObject({ const: text(100), title: text(100) })).min(1).max(100),
+  oneOf: z
+    .array(z.strictObject({ const: text(100), title: text(100) }))
+    .min(1)
+    .max(100),
   default: text(100).optional(),
 });
 const NumberField = z.strictObject({
@@ -67,7 +70,12 @@ function fieldOf(name: string, raw: unknown, required: boolean): FormField | str
     if (!parsed.success) return issue(parsed.error);
     const { minimum, maximum } = parsed.data;
     if (minimum !== undefined && maximum !== undefined && minimum > maximum) return "minimum is above maximum";
-    return { kind: "number", integer: parsed.data.type === "integer", ...base(parsed.data), ...pick(parsed.data, "default", "minimum", "maximum") };
+    return {
+      kind: "number",
+      integer: parsed.data.type === "integer",
+      ...base(parsed.data),
+      ...pick(parsed.data, "default", "minimum", "maximum"),
+    };
   }
   if (type === "string" && typeof raw === "object" && raw !== null && ("enum" in raw || "oneOf" in raw)) {
     const titled = TitledEnumField.safeParse(raw);
@@ -78,12 +86,15 @@ function fieldOf(name: string, raw: unknown, required: boolean): FormField | str
       : plain.data!.enum.map((value, index) => ({ value, label: plain.data!.enumNames?.[index] ?? value }));
     const data = titled.success ? titled.data : plain.data!;
     if (new Set(options.map((option) => option.value)).size !== options.length) return "its choices repeat";
-    if (data.default !== undefined && !options.some((option) => option.value === data.default)) return "its default is not one of its choices";
+    if (data.default !== undefined && !options.some((option) => option.value === data.default))
+      return "its default is not one of its choices";
     return { kind: "choice", ...base(data), options, ...pick(data, "default") };
   }
   if (type === "string") {
     const parsed = StringField.safeParse(raw);
-    return parsed.success ? { kind: "text", ...base(parsed.data), ...pick(parsed.data, "default", "minLength", "maxLength", "format") } : issue(parsed.error);
+    return parsed.success
+      ? { kind: "text", ...base(parsed.data), ...pick(parsed.data, "default", "minLength", "maxLength", "format") }
+      : issue(parsed.error);
   }
   if (type === "array") return "multiple-choice fields are not supported";
   return `type ${JSON.stringify(type ?? null)} is not a string, number, integer or boolean`;
@@ -108,13 +119,15 @@ export function formFields(schema: unknown): FieldsResult {
   if (!parsed.success) return { ok: false, reason: "requestedSchema must be an object schema with properties" };
   const entries = Object.entries(parsed.data.properties);
   if (entries.length === 0) return { ok: false, reason: "the form has no fields" };
-  if (entries.length > MAX_FORM_FIELDS) return { ok: false, reason: `the form has ${entries.length} fields; at most ${MAX_FORM_FIELDS} are shown` };
+  if (entries.length > MAX_FORM_FIELDS)
+    return { ok: false, reason: `the form has ${entries.length} fields; at most ${MAX_FORM_FIELDS} are shown` };
   const required = new Set(parsed.data.required ?? []);
   for (const name of required)
     if (!(name in parsed.data.properties)) return { ok: false, reason: `required field "${name}" is not among the properties` };
   const fields: FormField[] = [];
   for (const [name, raw] of entries) {
-    if (!NAME.test(name)) return { ok: false, reason: `field name ${JSON.stringify(name.slice(0, 80))} is not 1-64 letters, digits, _ . -` };
+    if (!NAME.test(name))
+      return { ok: false, reason: `field name ${JSON.stringify(name.slice(0, 80))} is not 1-64 letters, digits, _ . -` };
     const field = fieldOf(name, raw, required.has(name));
     if (typeof field === "string") return { ok: false, reason: `field "${name}": ${field}` };
     fields.push(field);

@@ -184,7 +184,11 @@ export class ServerConnection implements ToolCaller {
     const { client, via } = connection;
     this.current = { client, via, ended: connection.ended };
     client.onclose = () => this.dropped(client);
-    client.setRequestHandler(ElicitRequestSchema, (request) => this.elicit(request));
+    try {
+      client.setRequestHandler(ElicitRequestSchema, (request) => this.elicit(request));
+    } catch {
+      // A client made without the capability (connect.ts always declares it) is never asked; the SDK refuses the handler then.
+    }
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       this.refreshing = this.refreshing.then(() => this.refresh(client));
     });
