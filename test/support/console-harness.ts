@@ -76,6 +76,8 @@ export interface ConsoleHarnessOptions {
   readonly schedules?: { readonly clock?: TimerClock };
   /** Puts a fault between the service and its (in-process) work queue. */
   readonly wrapQueue?: (queue: WorkQueue) => WorkQueue;
+  /** Tools that come and go (an MCP manager's), as app.ts hands them to the service. */
+  readonly toolSource?: () => readonly Tool[];
 }
 
 function find(text: string, expected: string | RegExp, from: number): number | undefined {
@@ -115,6 +117,7 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
       ...(options.wrapQueue ? { queue: options.wrapQueue(createLocalWorkQueue(silentLogger)) } : {}),
       runPolicy: governance.runPolicy,
       authority: governance.authority,
+      ...(options.toolSource ? { toolSource: options.toolSource } : {}),
     }),
   );
   const input = new PassThrough();

@@ -53,6 +53,8 @@ export function statusLine(status: StatusCard): string | undefined {
       return "is writing a summary…";
     case "waiting":
       return "is waiting for approval…";
+    case "asking":
+      return `is waiting for an answer to the form of ${neutraliseMentions(status.server.slice(0, 40))}…`;
     case "ran":
       return undefined;
   }

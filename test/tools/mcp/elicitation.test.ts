@@ -5,12 +5,9 @@
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { AgentEvent, PendingForm, RunOutcome } from "../../../src/contracts/types.js";
-import { silentLogger } from "../../../src/logger.js";
-import { createMcpManager } from "../../../src/tools/mcp/mcp-manager.js";
-import { askingTools, type AskingLog } from "../../support/mcp-asking-tools.js";
+import type { AskingLog } from "../../support/mcp-asking-tools.js";
+import { startAskingServer } from "../../support/elicitation-harness.js";
 import { startMcpService } from "../../support/mcp-harness.js";
-import { startMcpHttpServer } from "../../support/mcp-http-server.js";
-import { serverConfig, whenServers } from "../../support/mcp-servers.js";
 import { call, say, ScriptedModel, type ScriptStep } from "../../support/model-scripted.js";
 import { originFor } from "../../support/service-harness.js";
 import { temporaryFolder } from "../../support/temporary-folder.js";
@@ -42,18 +39,8 @@ interface Bot {
 
 /** `toolTimeoutMs`: each MCP call's own timeout (the manager's default, as AGENT_TOOL_TIMEOUT_MS gives it in the app). */
 async function startBot(env: Record<string, string> = {}, toolTimeoutMs = 10_000): Promise<Bot> {
-  const { setup, log } = askingTools();
-  const http = await startMcpHttpServer({ tools: setup });
-  cleanups.push(() => http.kill());
-  const manager = createMcpManager([serverConfig("rooms", { kind: "http", url: http.url, headers: {}, sse: false })], {
-    logger: silentLogger,
-    defaultTimeoutMs: toolTimeoutMs,
-    backoffMs: [100],
-    heartbeatMs: 60_000,
-  });
-  cleanups.push(() => manager.close());
-  await manager.start();
-  await whenServers(manager, () => manager.tools().length > 0);
+  const { manager, log, close: closeServer } = await startAskingServer({ toolTimeoutMs });
+  cleanups.push(closeServer);
   const events: AgentEvent[] = [];
   const waiters: Array<(form: PendingForm) => void> = [];
   const sink = (event: AgentEvent) => {
