@@ -24,4 +24,6 @@ export interface FormSubmission {
 }
 
 /** How a submission went, for a platform that answers inside its form (Slack's modal shows the problems under it). */
-export type FormSubmitted = { readonly kind: "done" } | { readonly kind: "invalid"; readonly problems: readonly string[] };
+export type FormSubmitted =
+  | { readonly kind: "done" }
+  | { readonly kind: "invalid"; readonly problems: readonly string[]; readonly fields: Readonly<Record<string, string>> };

@@ -99,7 +99,7 @@ export async function formSubmit<C, R>(ctx: CoreContext<C, R>, submission: FormS
     });
     if (result.kind === "invalid") {
       if (!submission.showsProblems) await ctx.tell(at, `${resultText(result, ctx.surface.format)} Press the button to try again.`);
-      return { kind: "invalid", problems: result.problems };
+      return { kind: "invalid", problems: result.problems, fields: result.fields };
     }
     const text = resultText(result, ctx.surface.format);
     if (text) await ctx.tell(at, text);

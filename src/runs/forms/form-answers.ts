@@ -32,7 +32,13 @@ export type FormLookup =
 export type FormReplyResult =
   | FormLookup
   | { readonly kind: "answered"; readonly form: PendingForm; readonly action: FormReply["action"] }
-  | { readonly kind: "invalid"; readonly form: PendingForm; readonly problems: readonly string[] };
+  | {
+      readonly kind: "invalid";
+      readonly form: PendingForm;
+      readonly problems: readonly string[];
+      /** Each field's problem by its name. */
+      readonly fields: Readonly<Record<string, string>>;
+    };
 
 export interface FormAnswers {
   /** The form `person` may open now, or why not. Never changes anything but a form left by a dead process (closed). */
@@ -75,7 +81,7 @@ export function createFormAnswers(deps: { forms: FormStore; clock: () => number;
       let claim: FormClaim;
       if (reply.action === "accept" && form.question.kind === "form") {
         const read = readValues(form.question.fields, reply.inputs ?? {});
-        if (!read.ok) return { kind: "invalid", form, problems: read.problems };
+        if (!read.ok) return { kind: "invalid", form, problems: read.problems, fields: read.fields };
         claim = { action: "accept", by: reply.by, values: { ...read.values }, at: clock() };
       } else if (reply.action === "cancel") claim = { action: "cancel", reason: "dismissed", by: reply.by, at: clock() };
       else claim = { action: reply.action, by: reply.by, at: clock() };

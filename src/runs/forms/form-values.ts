@@ -5,7 +5,10 @@ import type { FormField, FormValue, FormValues } from "../../contracts/types.js"
 
 export type FormInput = string | boolean | undefined;
 
-export type ReadValues = { readonly ok: true; readonly values: FormValues } | { readonly ok: false; readonly problems: readonly string[] };
+export type ReadValues =
+  | { readonly ok: true; readonly values: FormValues }
+  /** `problems` in words ("People is above 12"), `fields` each field's own ("is above 12") by name. */
+  | { readonly ok: false; readonly problems: readonly string[]; readonly fields: Readonly<Record<string, string>> };
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -67,12 +70,15 @@ function valueOf(field: FormField, input: FormInput): { value?: FormValue; probl
 export function readValues(fields: readonly FormField[], inputs: Readonly<Record<string, FormInput>>): ReadValues {
   const values: Record<string, FormValue> = {};
   const problems: string[] = [];
+  const byField: Record<string, string> = {};
   for (const field of fields) {
     const read = valueOf(field, Object.hasOwn(inputs, field.name) ? inputs[field.name] : undefined);
-    if (read.problem) problems.push(`${field.label} ${read.problem}`);
-    else if (read.value !== undefined) values[field.name] = read.value;
+    if (read.problem) {
+      problems.push(`${field.label} ${read.problem}`);
+      byField[field.name] = `${field.label} ${read.problem}`;
+    } else if (read.value !== undefined) values[field.name] = read.value;
   }
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, values };
+  return problems.length > 0 ? { ok: false, problems, fields: byField } : { ok: true, values };
 }
 
 /** What a field takes when left empty, in words for a prompt or a placeholder. */

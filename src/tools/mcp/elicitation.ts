@@ -70,6 +70,10 @@ function fieldOf(name: string, raw: unknown, required: boolean): FormField | str
     if (!parsed.success) return issue(parsed.error);
     const { minimum, maximum } = parsed.data;
     if (minimum !== undefined && maximum !== undefined && minimum > maximum) return "minimum is above maximum";
+    const fallback = parsed.data.default;
+    if (fallback !== undefined && ((minimum !== undefined && fallback < minimum) || (maximum !== undefined && fallback > maximum)))
+      return "its default is outside its bounds";
+    if (fallback !== undefined && parsed.data.type === "integer" && !Number.isInteger(fallback)) return "its default is not a whole number";
     return {
       kind: "number",
       integer: parsed.data.type === "integer",
@@ -92,6 +96,11 @@ function fieldOf(name: string, raw: unknown, required: boolean): FormField | str
   }
   if (type === "string") {
     const parsed = StringField.safeParse(raw);
+    if (parsed.success) {
+      const { minLength, maxLength, default: fallback } = parsed.data;
+      if (minLength !== undefined && maxLength !== undefined && minLength > maxLength) return "minLength is above maxLength";
+      if (fallback !== undefined && maxLength !== undefined && fallback.length > maxLength) return "its default is longer than maxLength";
+    }
     return parsed.success
       ? { kind: "text", ...base(parsed.data), ...pick(parsed.data, "default", "minLength", "maxLength", "format") }
       : issue(parsed.error);
