@@ -37,7 +37,7 @@ const obj = (value: unknown): Record<string, unknown> | undefined =>
 
 function plainText(value: unknown, max: number, where: string, problems: string[]): void {
   const text = obj(value);
-  if (!text || text.type !== "plain_text" || typeof text.text !== "string")
+  if (text?.type !== "plain_text" || typeof text.text !== "string")
     return void problems.push(`${where} must be a plain_text object`);
   if (text.text.length === 0) problems.push(`${where} must not be empty`);
   if (text.text.length > max) problems.push(`${where} must be less than ${max + 1} characters`);
@@ -121,7 +121,7 @@ function element(raw: unknown, where: string, problems: string[]): void {
 export function modalProblems(raw: unknown): string[] {
   const problems: string[] = [];
   const view = obj(raw);
-  if (!view || view.type !== "modal") return ["view.type must be modal"];
+  if (view?.type !== "modal") return ["view.type must be modal"];
   plainText(view.title, 24, "view.title", problems);
   if (view.submit !== undefined) plainText(view.submit, 24, "view.submit", problems);
   if (view.close !== undefined) plainText(view.close, 24, "view.close", problems);
