@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAgentService, type RunningAgentService } from "../../src/runs/service/create-agent-service.js";
 import { ScriptedModel, type ScriptStep } from "./model-scripted.js";
-import type { Model } from "../../src/contracts/types.js";
+import type { Model, Tool } from "../../src/contracts/types.js";
 import { attach, type AttachedSurface } from "../../src/adapters/core/attach.js";
 import type { SurfaceCore } from "../../src/adapters/core/inbound.js";
 import { createDiscordSurface, type DiscordSurfaceDeps } from "../../src/adapters/discord/discord-adapter.js";
@@ -52,6 +52,8 @@ export interface HarnessOptions {
   readonly watchedSettings?: true;
   /** Puts a fault between the service and its (in-process) work queue. */
   readonly wrapQueue?: (queue: WorkQueue) => WorkQueue;
+  /** Tools that come and go (an MCP manager's), as app.ts hands them to the service. */
+  readonly toolSource?: () => readonly Tool[];
   /** Schedules as app.ts wires them; `clock` is what only they read (a test moves it to fire slots). */
   readonly schedules?: { readonly clock?: TimerClock };
 }
@@ -134,6 +136,7 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
       runPolicy: governance.runPolicy,
       authority: governance.authority,
       ...(options.wrapQueue ? { queue: options.wrapQueue(createLocalWorkQueue(silentLogger)) } : {}),
+      ...(options.toolSource ? { toolSource: options.toolSource } : {}),
     });
     const surface = createDiscordSurface({
       config: config.discord!,

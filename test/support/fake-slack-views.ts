@@ -37,8 +37,7 @@ const obj = (value: unknown): Record<string, unknown> | undefined =>
 
 function plainText(value: unknown, max: number, where: string, problems: string[]): void {
   const text = obj(value);
-  if (text?.type !== "plain_text" || typeof text.text !== "string")
-    return void problems.push(`${where} must be a plain_text object`);
+  if (text?.type !== "plain_text" || typeof text.text !== "string") return void problems.push(`${where} must be a plain_text object`);
   if (text.text.length === 0) problems.push(`${where} must not be empty`);
   if (text.text.length > max) problems.push(`${where} must be less than ${max + 1} characters`);
 }

@@ -9,6 +9,7 @@ import type { FormClick, FormSubmission, FormSubmitted } from "./form-clicks.js"
 import type { TextFormat } from "./surface.js";
 import { RESTARTING_CLICK } from "./texts.js";
 
+const NOT_OPENED = "The form could not be opened here (it may not fit this platform's forms); press the button again, or Decline.";
 export const FORM_FAILED = "Sorry, that form could not be handled just now. Try again in a moment.";
 
 export function answerLabel(form: PendingForm): string {
@@ -68,11 +69,10 @@ export async function formClick<C, R>(ctx: CoreContext<C, R>, click: FormClick<C
     if (click.action === "open") {
       // The platform's trigger for a form lasts seconds: the lookup is one read, then the form opens.
       const found = await ctx.service.forms.lookup(click.formId, person);
-      if (found.kind === "open") {
-        if (await ctx.surface.openForm?.(click.clicked, found.form)) return;
-        return ctx.tell(at, "The form could not be opened here; press the button again, or Decline.");
-      }
-      return ctx.tell(at, resultText(found, ctx.surface.format) ?? FORM_FAILED);
+      if (found.kind === "open" && (await ctx.surface.openForm?.(click.clicked, found.form))) return;
+      const text = found.kind === "open" ? NOT_OPENED : (resultText(found, ctx.surface.format) ?? FORM_FAILED);
+      if (await ctx.surface.answerOpenClick?.(click.clicked, text)) return;
+      return ctx.tell(at, text);
     }
     const result = await ctx.service.forms.reply({ formId: click.formId, by: person, action: click.action });
     const text = resultText(result, ctx.surface.format);

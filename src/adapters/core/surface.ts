@@ -146,6 +146,8 @@ export interface ChatSurface<Clicked = unknown, Ref = unknown> {
   linkTo?(at: Spot, clicked: Clicked): Promise<string | undefined>;
   /** Opens the platform's form for a server's question (its fields); false when it can't (the click's trigger expired). Must not throw. */
   openForm?(clicked: Clicked, form: PendingForm): Promise<boolean>;
+  /** Answers, privately, a form's open click it left unanswered for its form (Discord); false: the core tells as usual. Must not throw. */
+  answerOpenClick?(clicked: Clicked, text: string): Promise<boolean>;
   /** Opens the platform's form for a 👎 comment; false when it can't. Must not throw. */
   askComment?(runId: string, clicked: Clicked): Promise<boolean>;
   /** Posts `heading` as a new message in the channel of `origin` and answers the place of the thread under it (a schedule's slot shows there). Undefined when refused. Must not throw. */
