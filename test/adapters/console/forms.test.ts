@@ -49,6 +49,15 @@ describe("a server's form in the console", () => {
     expect(server.log.results).toEqual([
       { action: "accept", content: { room: "pine", purpose: "retro", people: 4, projector: false, note: "none" } },
     ]);
+    // The pause shows in the trace and in the run's record (the explorer), like an approval.
+    const before = harness.mark();
+    harness.type("/trace");
+    await harness.waitFor(/\? form from rooms: sent by ada after \d/, before);
+    const [record] = await harness.records();
+    expect(record!.notes).toEqual([
+      expect.objectContaining({ kind: "form", step: 1, detail: "form from rooms asked of ada" }),
+      expect.objectContaining({ kind: "form", step: 1, detail: expect.stringMatching(/^form from rooms: sent by ada after/) }),
+    ]);
   });
 
   it("anything but yes at send? declines, and /cancel dismisses", async () => {
