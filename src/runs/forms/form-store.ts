@@ -73,15 +73,20 @@ export interface FormStore {
   answerOf(formId: string): Promise<FormClaim | undefined>;
   /** Keeps the claim (what became of the form) without the values, once the server has them. */
   forgetValues(formId: string, claim: FormClaim): Promise<void>;
-  /** The waiting process is alive and holds the server's question for `ttlMs` more. */
-  renewLease(formId: string, ttlMs: number): Promise<void>;
+  /** The waiting process (`owner`, one per process) is alive and holds the server's question for `ttlMs` more. */
+  renewLease(formId: string, owner: string, ttlMs: number): Promise<void>;
   leaseHeld(formId: string): Promise<boolean>;
+  /** The process holding the form's question, while its lease lasts. */
+  leaseOwner(formId: string): Promise<string | undefined>;
+  /** The forms a run asked, so a process that takes the run over can close those its predecessor left. */
+  formsOfRun(runId: string): Promise<readonly string[]>;
   dropLease(formId: string): Promise<void>;
 }
 
 const formKey = (formId: string) => `form:${formId}`;
 const answerKey = (formId: string) => `form:answer:${formId}`;
 const leaseKey = (formId: string) => `form:lease:${formId}`;
+const runKey = (runId: string) => `form:run:${runId}`;
 
 export const isFormId = (formId: string): boolean => FORM_ID.test(formId);
 
@@ -93,7 +98,12 @@ export function createFormStore(store: KeyValueStore, clock: () => number): Form
   };
   return {
     async save(form) {
-      await store.set(formKey(form.formId), form, Math.max(1, form.expiresAt - clock()) + EXPIRED_FORM_GRACE_MS);
+      const ttl = Math.max(1, form.expiresAt - clock()) + EXPIRED_FORM_GRACE_MS;
+      await store.addToSet(runKey(form.runId), form.formId, ttl);
+      await store.set(formKey(form.formId), form, ttl);
+    },
+    async formsOfRun(runId) {
+      return (await store.setMembers(runKey(runId))).filter(isFormId);
     },
     async load(formId) {
       if (!isFormId(formId)) return { kind: "missing" };
@@ -109,8 +119,12 @@ export function createFormStore(store: KeyValueStore, clock: () => number): Form
       const { values: _values, ...kept } = claim;
       await store.set(answerKey(formId), kept, ANSWER_MEMORY_MS);
     },
-    renewLease: (formId, ttlMs) => store.set(leaseKey(formId), clock(), ttlMs),
+    renewLease: (formId, owner, ttlMs) => store.set(leaseKey(formId), owner, ttlMs),
     leaseHeld: async (formId) => (await store.get(leaseKey(formId))) !== undefined,
+    async leaseOwner(formId) {
+      const owner = await store.get(leaseKey(formId));
+      return typeof owner === "string" ? owner : undefined;
+    },
     async dropLease(formId) {
       await store.delete(leaseKey(formId));
     },

@@ -26,7 +26,8 @@ export interface LocalPersonForms extends PersonForms {
 }
 
 const DEFAULT_POLL_MS = 500;
-export const DEFAULT_LEASE_MS = 15_000;
+/** Short, so a form outlived by its process closes soon; renewed every 2 s while its process waits. */
+export const DEFAULT_LEASE_MS = 6_000;
 
 const newFormId = () => `frm_${randomBytes(12).toString("base64url")}`;
 
@@ -42,6 +43,21 @@ export function createPersonForms(options: PersonFormsOptions): LocalPersonForms
   const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const wakers = new Map<string, () => void>();
+  /** This process, as the holder of the questions it waits on. */
+  const owner = randomBytes(9).toString("base64url");
+
+  /**
+   * A run this process drives again (taken over after a restart) left forms whose questions died with the process
+   * that asked them: they are closed as such, so a late click says so instead of opening a form nobody waits for.
+   */
+  async function closeLeftBehind(runId: string): Promise<void> {
+    for (const formId of await forms.formsOfRun(runId)) {
+      if ((await forms.answerOf(formId)) !== undefined) continue;
+      if ((await forms.leaseOwner(formId)) === owner) continue;
+      await forms.claim(formId, cancelClaim("unavailable", clock()));
+      await forms.dropLease(formId);
+    }
+  }
 
   async function settle(form: PendingForm, claim: FormClaim): Promise<FormAnswer> {
     const won = await forms.claim(form.formId, claim);
@@ -65,7 +81,7 @@ export function createPersonForms(options: PersonFormsOptions): LocalPersonForms
       if (clock() >= form.expiresAt) return settle(form, cancelClaim("timeout", clock()));
       if (clock() - renewedAt >= leaseMs / 3) {
         renewedAt = clock();
-        await forms.renewLease(form.formId, leaseMs);
+        await forms.renewLease(form.formId, owner, leaseMs);
       }
       await pause(form.formId, Math.min(pollMs, Math.max(0, form.expiresAt - clock())), signal);
     }
@@ -96,7 +112,8 @@ export function createPersonForms(options: PersonFormsOptions): LocalPersonForms
         origin: call.origin,
         expiresAt: clock() + options.timeoutMs,
       };
-      await forms.renewLease(form.formId, leaseMs);
+      await closeLeftBehind(call.runId);
+      await forms.renewLease(form.formId, owner, leaseMs);
       await forms.save(form);
       return form;
     },
