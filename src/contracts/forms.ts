@@ -48,7 +48,8 @@ export type FormQuestion =
   | { readonly kind: "url"; readonly server: string; readonly message: string; readonly url: string };
 
 /** Why a form was cancelled without the person choosing. */
-export type CancelReason = "dismissed" | "timeout" | "stopped" | "unavailable";
+/** `withdrawn`: the server took its question back (it cancelled the request, or its call ended). */
+export type CancelReason = "dismissed" | "timeout" | "stopped" | "unavailable" | "withdrawn";
 
 /** How a question ended, as the tool's server hears it: `accept` with the values (defaults applied), `decline`, or `cancel`. */
 export type FormAnswer =
@@ -56,5 +57,8 @@ export type FormAnswer =
   | { readonly action: "decline"; readonly by: FormPerson }
   | { readonly action: "cancel"; readonly reason: CancelReason; readonly by?: FormPerson };
 
-/** What a tool calls to ask: resolves with the answer, never rejects (a form nobody can answer is a cancel). */
-export type AskPerson = (question: FormQuestion) => Promise<FormAnswer>;
+/**
+ * What a tool calls to ask: resolves with the answer, never rejects (a form nobody can answer is a cancel).
+ * `withdrawn` aborts when the asker no longer wants the answer: the form closes as withdrawn.
+ */
+export type AskPerson = (question: FormQuestion, withdrawn?: AbortSignal) => Promise<FormAnswer>;

@@ -59,6 +59,7 @@ const CANCEL_WHY: Record<NonNullable<FormNote["reason"]>, string> = {
   timeout: "no answer in time",
   stopped: "the run was stopped",
   unavailable: "it could not be kept",
+  withdrawn: "the server withdrew it",
 };
 
 /** A question the call's server put to the person: "? form from rooms: sent by Ada after 12 s". */

@@ -256,11 +256,12 @@ export interface AskingCall {
 /**
  * How a run asks its requester: `open` keeps the form where any process can answer it (rejects
  * when it can't be kept: nobody can answer it then); `wait` resolves with the answer, a cancel at
- * the form's expiry, or a cancel when `signal` aborts. `wait` never rejects.
+ * the form's expiry, or a cancel when `signal` (a Stop, the deadline) or `withdrawn` (the
+ * asker took it back) aborts. `wait` never rejects.
  */
 export interface PersonForms {
   open(question: FormQuestion, call: AskingCall): Promise<PendingForm>;
-  wait(form: PendingForm, signal: AbortSignal): Promise<FormAnswer>;
+  wait(form: PendingForm, signal: AbortSignal, withdrawn?: AbortSignal): Promise<FormAnswer>;
 }
 
 // ---- Events and outcomes ----

@@ -14,8 +14,9 @@ export interface AskingServer {
 }
 
 /** The server is named `rooms`: its tools reach the model as `rooms__book_room`, `rooms__sign_in`, `rooms__ask_many`. */
-export async function startAskingServer(options: { toolTimeoutMs?: number } = {}): Promise<AskingServer> {
-  const { setup, log } = askingTools();
+/** `elicitTimeoutMs`: how long the server waits for an answer before it cancels its question. */
+export async function startAskingServer(options: { toolTimeoutMs?: number; elicitTimeoutMs?: number } = {}): Promise<AskingServer> {
+  const { setup, log } = askingTools(options.elicitTimeoutMs ? { elicitTimeoutMs: options.elicitTimeoutMs } : {});
   const http = await startMcpHttpServer({ tools: setup });
   const manager = createMcpManager([serverConfig("rooms", { kind: "http", url: http.url, headers: {}, sse: false })], {
     logger: silentLogger,

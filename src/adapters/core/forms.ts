@@ -36,6 +36,8 @@ export function closedText(closed: FormClosed, format: TextFormat): string {
       return "That form was not answered in time; the server was told it was cancelled, and the run went on.";
     case "stopped":
       return "That form was cancelled: its run was stopped.";
+    case "withdrawn":
+      return "The server withdrew that form (it stopped waiting for it), so nothing was sent.";
     case "restarted":
       return "That form ended when the bot restarted: the server's question does not survive a restart, so nothing was sent. The run goes on from its last saved step; if the server asks again, a new form comes.";
   }

@@ -130,8 +130,8 @@ export async function runPrepared(prepared: Extract<PreparedCall, { kind: "ready
     progress: progressOf(prepared.call, context),
     ...(asker
       ? {
-          ask: async (question) => {
-            const { answer, note } = await asker(question, prepared.call.id, signal);
+          ask: async (question, withdrawn) => {
+            const { answer, note } = await asker(question, prepared.call.id, signal, withdrawn);
             forms.push(note);
             return answer;
           },

@@ -10,6 +10,7 @@ export type CallAsker = (
   question: FormQuestion,
   callId: string,
   signal: AbortSignal,
+  withdrawn?: AbortSignal,
 ) => Promise<{ readonly answer: FormAnswer; readonly note: FormNote }>;
 
 export interface AskerDeps {
@@ -35,7 +36,7 @@ export function noteOf(question: FormQuestion, answer: FormAnswer, waitedMs: num
 
 export function callAsker(deps: AskerDeps): CallAsker {
   const { forms, run, step, emit, logger } = deps;
-  return async (question, callId, signal) => {
+  return async (question, callId, signal, withdrawn) => {
     const release = deps.hold();
     const started = performance.now();
     try {
@@ -48,7 +49,7 @@ export function callAsker(deps: AskerDeps): CallAsker {
         return { answer, note: noteOf(question, answer, performance.now() - started) };
       }
       emit({ type: "form_asked", runId: run.runId, step, form });
-      const answer = await forms.wait(form, signal);
+      const answer = await forms.wait(form, signal, withdrawn);
       const note = noteOf(question, answer, performance.now() - started);
       emit({ type: "form_answered", runId: run.runId, step, form, note });
       return { answer, note };

@@ -138,7 +138,7 @@ const CallRecordSchema = z.object({
         server: z.string(),
         kind: z.enum(["form", "url"]),
         action: z.enum(["accept", "decline", "cancel"]),
-        reason: z.enum(["dismissed", "timeout", "stopped", "unavailable"]).optional(),
+        reason: z.enum(["dismissed", "timeout", "stopped", "unavailable", "withdrawn"]).optional(),
         by: z.object({ id: z.string(), name: z.string().optional() }).optional(),
         waitedMs: z.number().nonnegative(),
       }),

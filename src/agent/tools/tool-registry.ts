@@ -182,7 +182,7 @@ export class ToolRegistry {
           return race.signal;
         },
         // The call's timeout stands still while a person answers its question.
-        ...(ask ? { ask: (question) => held(race, () => ask(question)) } : {}),
+        ...(ask ? { ask: (question, withdrawn) => held(race, () => ask(question, withdrawn)) } : {}),
       };
       const value = await race.settle(prepared.tool.execute(prepared.args, toolContext));
       const durationMs = performance.now() - started;

@@ -21,6 +21,8 @@ export type FormClosed =
   | { readonly kind: "answered"; readonly action: "accept" | "decline" | "cancel"; readonly by?: Person }
   | { readonly kind: "expired" }
   | { readonly kind: "stopped" }
+  /** The server took its question back (it cancelled it, or its call ended). */
+  | { readonly kind: "withdrawn" }
   /** The process that held the server's question ended (a restart): nobody can answer it now. */
   | { readonly kind: "restarted" };
 
@@ -51,6 +53,7 @@ function closedBy(claim: FormClaim): FormClosed {
   if (claim.reason === "timeout") return { kind: "expired" };
   if (claim.reason === "stopped") return { kind: "stopped" };
   if (claim.reason === "unavailable") return { kind: "restarted" };
+  if (claim.reason === "withdrawn") return { kind: "withdrawn" };
   return { kind: "answered", action: "cancel" };
 }
 

@@ -55,7 +55,7 @@ const FormSchema = z.object({
 });
 const ClaimSchema = z.object({
   action: z.enum(["accept", "decline", "cancel"]),
-  reason: z.enum(["dismissed", "timeout", "stopped", "unavailable"]).optional(),
+  reason: z.enum(["dismissed", "timeout", "stopped", "unavailable", "withdrawn"]).optional(),
   by: PersonSchema.optional(),
   /** Only until the waiting process took them: the values are for the server, not for the store. */
   values: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),

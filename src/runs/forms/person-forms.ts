@@ -72,18 +72,23 @@ export function createPersonForms(options: PersonFormsOptions): LocalPersonForms
     return answerOfClaim(claim);
   }
 
-  async function waitForClaim(form: PendingForm, signal: AbortSignal): Promise<FormAnswer> {
+  async function waitForClaim(form: PendingForm, signal: AbortSignal, withdrawn: AbortSignal | undefined): Promise<FormAnswer> {
     let renewedAt = clock();
     for (;;) {
       const claim = await forms.answerOf(form.formId);
       if (claim) return taken(form, claim);
       if (signal.aborted) return settle(form, cancelClaim("stopped", clock()));
+      if (withdrawn?.aborted) return settle(form, cancelClaim("withdrawn", clock()));
       if (clock() >= form.expiresAt) return settle(form, cancelClaim("timeout", clock()));
       if (clock() - renewedAt >= leaseMs / 3) {
         renewedAt = clock();
         await forms.renewLease(form.formId, owner, leaseMs);
       }
-      await pause(form.formId, Math.min(pollMs, Math.max(0, form.expiresAt - clock())), signal);
+      await pause(
+        form.formId,
+        Math.min(pollMs, Math.max(0, form.expiresAt - clock())),
+        withdrawn ? AbortSignal.any([signal, withdrawn]) : signal,
+      );
     }
   }
 
@@ -117,11 +122,11 @@ export function createPersonForms(options: PersonFormsOptions): LocalPersonForms
       await forms.save(form);
       return form;
     },
-    async wait(form, signal) {
+    async wait(form, signal, withdrawn) {
       // A link is shown, not filled in: the person's own click opens it, and the server hears the rest from its page.
       if (form.question.kind === "url") return settle(form, { action: "accept", by: form.requester, at: clock() });
       try {
-        return await waitForClaim(form, signal);
+        return await waitForClaim(form, signal, withdrawn);
       } catch (error) {
         logger.warn({ err: error, formId: form.formId }, "could not read a form's answer from the store; the form is cancelled");
         return { action: "cancel", reason: "unavailable" };

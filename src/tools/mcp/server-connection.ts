@@ -75,7 +75,16 @@ export class ServerConnection implements ToolCaller {
   private readonly wanted: (name: string) => boolean;
   private readonly skipped = new Set<string>();
   /** The calls in flight that can ask their run's requester, for the server's `elicitation/create`. */
-  private readonly asking = new Map<symbol, { readonly runId: string; readonly ask: NonNullable<CallOptions["ask"]> }>();
+  private readonly asking = new Map<
+    symbol,
+    {
+      readonly runId: string;
+      readonly ask: NonNullable<CallOptions["ask"]>;
+      readonly questions: Set<Promise<unknown>>;
+      /** Aborted once the call has its result: a question still open then is withdrawn. */
+      readonly ended: AbortController;
+    }
+  >();
 
   constructor(
     readonly config: McpServerConfig,
@@ -117,7 +126,8 @@ export class ServerConnection implements ToolCaller {
       throw new Error(`the MCP server "${this.server}" is not connected (${reason}); its tools are unavailable until it is back`);
     }
     const asking = Symbol(name);
-    if (options.ask) this.asking.set(asking, { runId: options.runId ?? "", ask: options.ask });
+    if (options.ask)
+      this.asking.set(asking, { runId: options.runId ?? "", ask: options.ask, questions: new Set(), ended: new AbortController() });
     try {
       return (await open.client.callTool({ name, arguments: args }, undefined, {
         signal: options.signal,
@@ -136,7 +146,11 @@ export class ServerConnection implements ToolCaller {
         `the MCP server "${this.server}" could not be reached during the call (${message(error)}), so ${name} did not finish`,
       );
     } finally {
+      // A question the call asked is settled (withdrawn, if the server gave up on it) before the call's result goes on.
+      const entry = this.asking.get(asking);
       this.asking.delete(asking);
+      entry?.ended.abort();
+      if (entry?.questions.size) await Promise.allSettled(entry.questions);
     }
   }
 
@@ -144,7 +158,7 @@ export class ServerConnection implements ToolCaller {
    * The server asks the person during a call. The protocol does not say which call a request belongs to, so it goes
    * to the run whose calls are in flight on this server; with none, or calls of several runs, it is refused.
    */
-  private async elicit(request: z.infer<typeof ElicitRequestSchema>) {
+  private async elicit(request: z.infer<typeof ElicitRequestSchema>, withdrawn: AbortSignal) {
     const runs = new Set([...this.asking.values()].map((call) => call.runId));
     const call = [...this.asking.values()][0];
     if (!call || runs.size !== 1)
@@ -155,7 +169,10 @@ export class ServerConnection implements ToolCaller {
           : "elicitation refused: the client asks a person only during a tool call",
       );
     const question = questionOf(this.server, request);
-    const answer = await call.ask(question);
+    // The server cancelling its request, the connection ending or the call ending withdraws the form: a late answer is not pretended sent.
+    const asked = call.ask(question, AbortSignal.any([withdrawn, call.ended.signal]));
+    call.questions.add(asked);
+    const answer = await asked.finally(() => call.questions.delete(asked));
     this.logger.info({ runId: call.runId, mode: question.kind, action: answer.action }, "MCP server's question answered");
     return question.kind === "url" && answer.action === "accept" ? { action: "accept" as const } : resultOf(answer);
   }
@@ -185,7 +202,7 @@ export class ServerConnection implements ToolCaller {
     this.current = { client, via, ended: connection.ended };
     client.onclose = () => this.dropped(client);
     try {
-      client.setRequestHandler(ElicitRequestSchema, (request) => this.elicit(request));
+      client.setRequestHandler(ElicitRequestSchema, (request, extra) => this.elicit(request, extra.signal));
     } catch {
       // A client made without the capability (connect.ts always declares it) is never asked; the SDK refuses the handler then.
     }

@@ -38,8 +38,8 @@ interface Bot {
 }
 
 /** `toolTimeoutMs`: each MCP call's own timeout (the manager's default, as AGENT_TOOL_TIMEOUT_MS gives it in the app). */
-async function startBot(env: Record<string, string> = {}, toolTimeoutMs = 10_000): Promise<Bot> {
-  const { manager, log, close: closeServer } = await startAskingServer({ toolTimeoutMs });
+async function startBot(env: Record<string, string> = {}, toolTimeoutMs = 10_000, elicitTimeoutMs?: number): Promise<Bot> {
+  const { manager, log, close: closeServer } = await startAskingServer({ toolTimeoutMs, ...(elicitTimeoutMs ? { elicitTimeoutMs } : {}) });
   cleanups.push(closeServer);
   const events: AgentEvent[] = [];
   const waiters: Array<(form: PendingForm) => void> = [];
@@ -131,6 +131,17 @@ describe("a server's form", () => {
     expect(outcome.steps[0]!.calls[0]!.forms).toEqual([expect.objectContaining({ action: "cancel", reason: "timeout" })]);
     const late = await bot.service.forms.reply({ formId: form.formId, by: { id: "alice" }, action: "decline" });
     expect(late).toMatchObject({ kind: "closed", closed: { kind: "expired" } });
+  });
+
+  it("a question the server withdraws (its own timeout) closes: a late answer is told so, not pretended sent", async () => {
+    const bot = await startBot({}, 10_000, 300);
+    const asked = bot.asked();
+    const outcome = await bot.ask("book_room");
+    const form = await asked;
+    expect(bot.log.results).toEqual([{ error: expect.stringMatching(/timed out/i) }]);
+    expect(outcome.steps[0]!.calls[0]!.forms).toEqual([expect.objectContaining({ action: "cancel", reason: "withdrawn" })]);
+    const late = await bot.service.forms.reply({ formId: form.formId, by: { id: "alice" }, action: "accept", inputs: { purpose: "x" } });
+    expect(late).toMatchObject({ kind: "closed", closed: { kind: "withdrawn" } });
   });
 
   it("a link is shown to the requester and the server hears accept; a schema that is not a flat form is refused with the reason", async () => {
