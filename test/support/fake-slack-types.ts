@@ -97,8 +97,8 @@ export interface FakeUser {
 export interface FakeSlack extends Omit<SocketEndpoint, "close">, FakeSlackFiles {
   /** Base URL for SLACK_API_URL / slackApiUrl. */
   readonly apiUrl: string;
-  /** A trigger id as Slack issues one in an interaction's payload: views.open takes it within 3 s, once. */
-  trigger(): string;
+  /** A trigger id as Slack issues one in an interaction's payload: views.open takes it within 3 s, once (`issuedAgoMs` ages it). */
+  trigger(issuedAgoMs?: number): string;
   /** The modals views.open accepted, in order. */
   readonly opened: readonly OpenedView[];
   readonly calls: readonly RecordedCall[];

@@ -13,8 +13,8 @@ export interface OpenedView {
 }
 
 export interface FakeSlackViews {
-  /** A trigger id as Slack puts one in a block_actions payload. */
-  trigger(): string;
+  /** A trigger id as Slack puts one in a block_actions payload; `issuedAgoMs` ages it (past 3 s it has expired). */
+  trigger(issuedAgoMs?: number): string;
   readonly opened: OpenedView[];
   open(args: Args): ViewsAnswer;
 }
@@ -160,9 +160,9 @@ export function createFakeSlackViews(now: () => number = Date.now): FakeSlackVie
   const opened: OpenedView[] = [];
   let count = 0;
   return {
-    trigger() {
+    trigger(issuedAgoMs = 0) {
       const id = `${++count}.1700000000.${Math.random().toString(16).slice(2, 10)}`;
-      issued.set(id, { at: now(), used: false });
+      issued.set(id, { at: now() - issuedAgoMs, used: false });
       return id;
     },
     opened,

@@ -378,7 +378,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     calls,
     ...slackFiles.files,
     acks: socketMode.acks,
-    trigger: () => views.trigger(),
+    trigger: (issuedAgoMs) => views.trigger(issuedAgoMs),
     opened: views.opened,
     callsTo: (method) => calls.filter((call) => call.method === method),
     waitForCall(method, match = () => true, timeoutMs = 10_000) {

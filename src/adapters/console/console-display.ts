@@ -99,6 +99,14 @@ function between(request: DisplayRequest<ConsoleRef>, deps: ConsoleDisplayDeps):
       deps.between(`${heading}\n${answerText(card)}`);
       return { messageId: `console:${card.runId}` };
     },
+    event(event) {
+      if (event.type === "form_answered") deps.forms.closed(event.form.formId);
+    },
+    // A run no turn waits for (a schedule's, one the last session left) asks at the prompt too: the next line answers it.
+    async form(form) {
+      deps.between(heading);
+      deps.forms.ask(form);
+    },
     async approval(card) {
       deps.between(`${heading}\n(It needs your approval for a write.)`);
       deps.offer(card.pending);

@@ -113,7 +113,7 @@ describe("a server's form on Slack", () => {
     ]);
   });
 
-  it("refuses another person's click without opening anything, and a trigger is taken once", async () => {
+  it("refuses another person's click without opening anything; a trigger is taken once and not after 3 s", async () => {
     const { h, s, card } = await askForForm();
     await press(h, card, "U0BOB", FORM_OPEN_ACTION);
     const told = await h.fake.waitForCall("chat.postEphemeral", (c) => c.args.user === "U0BOB");
@@ -129,6 +129,9 @@ describe("a server's form on Slack", () => {
       (c) => c.args.user === "U0ALICE" && String(c.args.text).includes("could not be opened"),
     );
     expect(again).toBeDefined();
+    await press(h, card, "U0ALICE", FORM_OPEN_ACTION, h.fake.trigger(3_500));
+    await until(() => h.fake.callsTo("views.open").length === 3, "the late click's views.open");
+    expect(h.fake.callsTo("views.open").map((c) => c.error ?? "ok")).toEqual(["ok", "exchanged_trigger_id", "expired_trigger_id"]);
     expect(h.fake.opened).toHaveLength(1);
     expect(s.log.results).toEqual([]);
     await press(h, card, "U0ALICE", FORM_DECLINE_ACTION);
