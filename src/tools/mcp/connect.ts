@@ -66,7 +66,7 @@ class StdioTransport extends StdioClientTransport {
   }
 }
 
-/** Servers may ask the person (elicitation, both modes): see elicitation.ts and the handler in server-connection.ts. */
+/** Servers may ask the person (elicitation, both modes): see elicitation.ts and call-questions.ts. */
 export const CLIENT_CAPABILITIES = { elicitation: { form: {}, url: {} } } as const;
 
 function newClient(): Client {

@@ -19,7 +19,7 @@ import { endText, failureReason } from "./connect-failure.js";
 import type { McpServerConfig, McpTransportConfig } from "./mcp-config.js";
 import { progressText, type CallOptions, type ToolCaller } from "./mcp-tool.js";
 import { toolFilter } from "./tool-names.js";
-import { questionOf, resultOf } from "./elicitation.js";
+import { CallQuestions } from "./call-questions.js";
 
 export type ServerState =
   | { readonly kind: "starting" }
@@ -74,17 +74,7 @@ export class ServerConnection implements ToolCaller {
   private readonly logger: Logger;
   private readonly wanted: (name: string) => boolean;
   private readonly skipped = new Set<string>();
-  /** The calls in flight that can ask their run's requester, for the server's `elicitation/create`. */
-  private readonly asking = new Map<
-    symbol,
-    {
-      readonly runId: string;
-      readonly ask: NonNullable<CallOptions["ask"]>;
-      readonly questions: Set<Promise<unknown>>;
-      /** Aborted once the call has its result: a question still open then is withdrawn. */
-      readonly ended: AbortController;
-    }
-  >();
+  private readonly questions: CallQuestions;
 
   constructor(
     readonly config: McpServerConfig,
@@ -93,6 +83,7 @@ export class ServerConnection implements ToolCaller {
     this.server = config.name;
     this.logger = deps.logger.child({ mcpServer: config.name });
     this.wanted = toolFilter(config.tools.allow, config.tools.deny);
+    this.questions = new CallQuestions(config.name, this.logger);
   }
 
   get state(): ServerState {
@@ -125,9 +116,7 @@ export class ServerConnection implements ToolCaller {
       const reason = state.kind === "down" || state.kind === "failed" ? state.reason : "it is still starting";
       throw new Error(`the MCP server "${this.server}" is not connected (${reason}); its tools are unavailable until it is back`);
     }
-    const asking = Symbol(name);
-    if (options.ask)
-      this.asking.set(asking, { runId: options.runId ?? "", ask: options.ask, questions: new Set(), ended: new AbortController() });
+    const asked = this.questions.track(options.ask, options.runId);
     try {
       return (await open.client.callTool({ name, arguments: args }, undefined, {
         signal: options.signal,
@@ -146,35 +135,8 @@ export class ServerConnection implements ToolCaller {
         `the MCP server "${this.server}" could not be reached during the call (${message(error)}), so ${name} did not finish`,
       );
     } finally {
-      // A question the call asked is settled (withdrawn, if the server gave up on it) before the call's result goes on.
-      const entry = this.asking.get(asking);
-      this.asking.delete(asking);
-      entry?.ended.abort();
-      if (entry?.questions.size) await Promise.allSettled(entry.questions);
+      await asked();
     }
-  }
-
-  /**
-   * The server asks the person during a call. The protocol does not say which call a request belongs to, so it goes
-   * to the run whose calls are in flight on this server; with none, or calls of several runs, it is refused.
-   */
-  private async elicit(request: z.infer<typeof ElicitRequestSchema>, withdrawn: AbortSignal) {
-    const runs = new Set([...this.asking.values()].map((call) => call.runId));
-    const call = [...this.asking.values()][0];
-    if (!call || runs.size !== 1)
-      throw new McpError(
-        ErrorCode.InvalidRequest,
-        call
-          ? "elicitation refused: calls of several conversations are in flight on this server, so the client can't tell whom to ask"
-          : "elicitation refused: the client asks a person only during a tool call",
-      );
-    const question = questionOf(this.server, request);
-    // The server cancelling its request, the connection ending or the call ending withdraws the form: a late answer is not pretended sent.
-    const asked = call.ask(question, AbortSignal.any([withdrawn, call.ended.signal]));
-    call.questions.add(asked);
-    const answer = await asked.finally(() => call.questions.delete(asked));
-    this.logger.info({ runId: call.runId, mode: question.kind, action: answer.action }, "MCP server's question answered");
-    return question.kind === "url" && answer.action === "accept" ? { action: "accept" as const } : resultOf(answer);
   }
 
   private setState(state: ServerState): void {
@@ -202,7 +164,7 @@ export class ServerConnection implements ToolCaller {
     this.current = { client, via, ended: connection.ended };
     client.onclose = () => this.dropped(client);
     try {
-      client.setRequestHandler(ElicitRequestSchema, (request, extra) => this.elicit(request, extra.signal));
+      client.setRequestHandler(ElicitRequestSchema, (request, extra) => this.questions.ask(request, extra.signal));
     } catch {
       // A client made without the capability (connect.ts always declares it) is never asked; the SDK refuses the handler then.
     }
