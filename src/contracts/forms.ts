@@ -31,6 +31,14 @@ export type FormField =
       readonly kind: "choice";
       readonly options: readonly { readonly value: string; readonly label: string }[];
       readonly default?: string;
+    })
+  /** Several of the options (a multi-select enum). */
+  | (FieldBase & {
+      readonly kind: "choices";
+      readonly options: readonly { readonly value: string; readonly label: string }[];
+      readonly default?: readonly string[];
+      readonly minItems?: number;
+      readonly maxItems?: number;
     });
 
 /** The person who answered (a Person of types.ts; written out here so this file imports nothing). */
@@ -39,8 +47,15 @@ export interface FormPerson {
   readonly name?: string;
 }
 
-export type FormValue = string | number | boolean;
+export type FormValue = string | number | boolean | readonly string[];
 export type FormValues = Readonly<Record<string, FormValue>>;
+
+export const isList = (value: unknown): value is readonly string[] => Array.isArray(value);
+
+/** The values as plain JSON (lists copied), for a store record or a protocol message. */
+export function plainValues(values: FormValues): Record<string, string | number | boolean | string[]> {
+  return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, isList(value) ? [...value] : value]));
+}
 
 /** What a tool asks: a form to fill in, or a page to open (the answer then comes to the tool's server, not to us). */
 export type FormQuestion =

@@ -18,6 +18,7 @@ const TEXT_INPUT = 4;
 const STRING_SELECT = 3;
 const TEXT_DISPLAY = 10;
 const LABEL = 18;
+const CHECKBOX_GROUP = 22;
 const CHECKBOX = 23;
 
 const text = (value: unknown): value is string => typeof value === "string";
@@ -34,9 +35,12 @@ function componentProblems(component: Record<string, any> | undefined, where: st
     if (text(component.value) && component.value.length > max) problems.push(`${where}.value: longer than max_length`);
     if (text(component.placeholder) && component.placeholder.length > 100) problems.push(`${where}.placeholder: at most 100 characters`);
     if ("label" in component) problems.push(`${where}.label: a text input inside a label has no label of its own`);
-  } else if (component.type === STRING_SELECT) {
+  } else if (component.type === STRING_SELECT || component.type === CHECKBOX_GROUP) {
+    const most = component.type === STRING_SELECT ? 25 : 10;
     const options: Record<string, any>[] = Array.isArray(component.options) ? component.options : [];
-    if (options.length === 0 || options.length > 25) problems.push(`${where}.options: 1-25 options`);
+    if (options.length === 0 || options.length > most) problems.push(`${where}.options: 1-${most} options`);
+    const [min, max] = [component.min_values ?? (component.type === STRING_SELECT ? 1 : 1), component.max_values ?? options.length];
+    if (min < 0 || max < 1 || min > max || max > options.length) problems.push(`${where}: min_values and max_values must fit the options`);
     const values = new Set<string>();
     for (const [index, option] of options.entries()) {
       if (!text(option.label) || option.label.length === 0 || option.label.length > 100)
@@ -93,7 +97,7 @@ export function submittedData(modal: OpenedModal["data"], entries: ModalEntries)
     const filled =
       inner.type === CHECKBOX
         ? { ...base, value: typeof given === "boolean" ? given : inner.default === true }
-        : inner.type === STRING_SELECT
+        : inner.type === STRING_SELECT || inner.type === CHECKBOX_GROUP
           ? {
               ...base,
               values: Array.isArray(given)

@@ -26,6 +26,7 @@ const INPUT_ELEMENTS = new Set([
   "url_text_input",
   "number_input",
   "static_select",
+  "multi_static_select",
   "checkboxes",
   "radio_buttons",
   "datepicker",
@@ -94,9 +95,10 @@ function element(raw: unknown, where: string, problems: string[]): void {
       return;
     }
     case "static_select":
+    case "multi_static_select":
     case "radio_buttons":
     case "checkboxes": {
-      const max = el.type === "static_select" ? 100 : 10;
+      const max = el.type === "static_select" || el.type === "multi_static_select" ? 100 : 10;
       const listed = options(el.options, max, where, problems);
       if (el.initial_option !== undefined && !listed.some((option) => sameOption(el.initial_option, option)))
         problems.push(`${where}.initial_option must be one of the options`);

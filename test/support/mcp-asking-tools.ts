@@ -1,6 +1,6 @@
 // Tools of an SDK-built MCP server that ask the person in the middle of a call
 // (`elicitation/create`): a form with every kind of field and defaults, a link, and a form this
-// client refuses (a multi-select). Each call's answer from the client is kept, so a test sees what the server
+// client refuses (a default outside its bounds). Each call's answer from the client is kept, so a test sees what the server
 // received; with `elicitTimeoutMs` the server gives up waiting like a real one would.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js";
@@ -71,15 +71,15 @@ export function askingTools(options: { elicitTimeoutMs?: number } = {}): { setup
       }),
     );
     server.registerTool(
-      "ask_many",
-      { description: "asks for several choices at once (a multi-select)", inputSchema: {}, annotations: { readOnlyHint: true } },
+      "ask_broken",
+      { description: "asks with a default outside its own bounds", inputSchema: {}, annotations: { readOnlyHint: true } },
       async () => ({
         content: [
           {
             type: "text",
             text: await ask(server, {
-              message: "Which days?",
-              requestedSchema: { type: "object", properties: { days: { type: "array", items: { type: "string", enum: ["mon", "tue"] } } } },
+              message: "How many?",
+              requestedSchema: { type: "object", properties: { count: { type: "integer", minimum: 1, maximum: 3, default: 9 } } },
             }),
           },
         ],

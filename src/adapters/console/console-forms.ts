@@ -41,8 +41,9 @@ export interface ConsoleForms {
 function hint(field: FormField): string {
   const parts: string[] = [];
   if (field.description) parts.push(clean(field.description));
-  if (field.kind === "choice")
+  if (field.kind === "choice" || field.kind === "choices")
     parts.push(`choices: ${field.options.map((option, index) => `${index + 1}) ${clean(option.label)}`).join(", ")}`);
+  if (field.kind === "choices") parts.push("several, separated by commas");
   if (field.kind === "boolean") parts.push("y/n");
   if (field.kind === "number") {
     const range = field.minimum !== undefined || field.maximum !== undefined ? `, ${field.minimum ?? "…"}–${field.maximum ?? "…"}` : "";
@@ -58,11 +59,19 @@ function promptOf(field: FormField): string {
   return `  ${clean(field.label)}${hint(field)}${tail}: `;
 }
 
-/** A choice may be typed as its number. */
+/** A choice may be typed as its number; several choices separated by commas. */
 function inputOf(field: FormField, line: string): FormInput {
   const text = line.trim();
-  if (field.kind !== "choice" || !/^\d+$/.test(text)) return text;
-  return field.options[Number(text) - 1]?.value ?? text;
+  if (field.kind !== "choice" && field.kind !== "choices") return text;
+  const { options } = field;
+  const byNumber = (part: string) => (/^\d+$/.test(part) ? (options[Number(part) - 1]?.value ?? part) : part);
+  if (field.kind === "choice") return byNumber(text);
+  return text === ""
+    ? text
+    : text
+        .split(",")
+        .map((part) => byNumber(part.trim()))
+        .filter(Boolean);
 }
 
 export function createConsoleForms(deps: ConsoleFormsDeps): ConsoleForms {

@@ -18,6 +18,7 @@ const TITLE_CHARS = 45;
 const LABEL_CHARS = 45;
 const DESCRIPTION_CHARS = 100;
 const SELECT_OPTIONS = 25;
+const CHECKBOX_OPTIONS = 10;
 const OPTION_CHARS = 100;
 const TEXT_CHARS = 4_000;
 const ACTIONS: Readonly<Record<string, FormAction>> = { o: "open", d: "decline", c: "cancel" };
@@ -67,6 +68,18 @@ function input(field: FormField) {
   switch (field.kind) {
     case "boolean":
       return { type: ComponentType.Checkbox, custom_id: field.name, default: field.default === true };
+    case "choices": {
+      const options = field.options.map((option) => ({
+        label: cut(option.label, OPTION_CHARS),
+        value: option.value,
+        default: field.default?.includes(option.value) ?? false,
+      }));
+      const min = field.required && field.default === undefined ? Math.max(1, field.minItems ?? 1) : (field.minItems ?? 0);
+      const bounds = { min_values: min, max_values: Math.min(field.maxItems ?? options.length, options.length), required: min > 0 };
+      if (options.length <= CHECKBOX_OPTIONS) return { type: ComponentType.CheckboxGroup, custom_id: field.name, options, ...bounds };
+      if (options.length <= SELECT_OPTIONS) return { type: ComponentType.StringSelect, custom_id: field.name, options, ...bounds };
+      break;
+    }
     case "choice":
       if (field.options.length <= SELECT_OPTIONS)
         return {
@@ -94,7 +107,9 @@ function input(field: FormField) {
     max_length: max,
     ...(field.kind === "text" && field.minLength ? { min_length: Math.min(field.minLength, max) } : {}),
     ...(fallback !== undefined ? { value: fallback.slice(0, max) } : {}),
-    ...(field.kind === "choice" ? { placeholder: cut(field.options.map((option) => option.label).join(", "), 100) } : {}),
+    ...(field.kind === "choice" || field.kind === "choices"
+      ? { placeholder: cut(field.options.map((option) => option.label).join(", "), 100) }
+      : {}),
   };
 }
 
@@ -124,7 +139,8 @@ export function modalInputs(fields: Iterable<{ readonly type: ComponentType; rea
   const inputs: Record<string, FormInput> = {};
   for (const field of fields) {
     if (field.type === ComponentType.Checkbox) inputs[field.customId] = field.value === true;
-    else if (field.type === ComponentType.StringSelect) inputs[field.customId] = (field.values as readonly string[] | undefined)?.[0];
+    else if (field.type === ComponentType.StringSelect || field.type === ComponentType.CheckboxGroup)
+      inputs[field.customId] = (field.values as readonly string[] | undefined) ?? [];
     else if (field.type === ComponentType.TextInput) inputs[field.customId] = typeof field.value === "string" ? field.value : undefined;
   }
   return inputs;

@@ -14,6 +14,8 @@ const TITLE_CHARS = 24;
 const OPTION_CHARS = 75;
 const LABEL_CHARS = 2_000;
 const TEXT_INPUT_CHARS = 3_000;
+/** Slack's checkboxes hold 10 options; more go in a multi-select. */
+const CHECKBOX_OPTIONS = 10;
 const ACTION = "v";
 const blockOf = (name: string) => `f:${name}`;
 
@@ -45,6 +47,19 @@ function element(field: FormField) {
         options: [{ text: plain("Yes", OPTION_CHARS), value: "true" }],
         ...(field.default ? { initial_options: [{ text: plain("Yes", OPTION_CHARS), value: "true" }] } : {}),
       };
+    case "choices": {
+      const options = field.options.map((option) => ({ text: plain(option.label, OPTION_CHARS), value: option.value }));
+      const initial = options.filter((option) => field.default?.includes(option.value));
+      const chosen = initial.length > 0 ? { initial_options: initial } : {};
+      if (options.length <= CHECKBOX_OPTIONS) return { type: "checkboxes" as const, action_id: ACTION, options, ...chosen };
+      return {
+        type: "multi_static_select" as const,
+        action_id: ACTION,
+        options,
+        ...chosen,
+        ...(field.maxItems ? { max_selected_items: field.maxItems } : {}),
+      };
+    }
     case "choice": {
       const options = field.options.map((option) => ({ text: plain(option.label, OPTION_CHARS), value: option.value }));
       const initial = options.find((option) => option.value === field.default);
@@ -131,7 +146,9 @@ export function readFormSubmission(body: unknown): FormSubmissionRead | undefine
     const state = actions[ACTION];
     if (!block.startsWith("f:") || !state) continue;
     const name = block.slice(2);
-    if (state.type === "checkboxes") inputs[name] = (state.selected_options ?? []).length > 0;
+    // A yes/no's checkbox is read as the values checked too ("true" among them, or not).
+    if (state.type === "checkboxes" || state.type === "multi_static_select")
+      inputs[name] = (state.selected_options ?? []).map((option) => option.value);
     else if (state.type === "static_select") inputs[name] = state.selected_option?.value ?? undefined;
     else if (state.type === "datepicker") inputs[name] = state.selected_date ?? undefined;
     else inputs[name] = state.value ?? undefined;

@@ -2,6 +2,7 @@
 // (anyone else changes nothing), a form is answered once (the claim), an answer is checked
 // against the fields with the defaults applied, and a form whose waiting process is gone (a
 // restart: the server's question died with its connection) is closed as such, not left open.
+import { plainValues } from "../../contracts/forms.js";
 import type { Person, PendingForm } from "../../contracts/types.js";
 import type { FormClaim, FormStore } from "./form-store.js";
 import { cancelClaim } from "./person-forms.js";
@@ -85,7 +86,7 @@ export function createFormAnswers(deps: { forms: FormStore; clock: () => number;
       if (reply.action === "accept" && form.question.kind === "form") {
         const read = readValues(form.question.fields, reply.inputs ?? {});
         if (!read.ok) return { kind: "invalid", form, problems: read.problems, fields: read.fields };
-        claim = { action: "accept", by: reply.by, values: { ...read.values }, at: clock() };
+        claim = { action: "accept", by: reply.by, values: plainValues(read.values), at: clock() };
       } else if (reply.action === "cancel") claim = { action: "cancel", reason: "dismissed", by: reply.by, at: clock() };
       else claim = { action: reply.action, by: reply.by, at: clock() };
       const won = await forms.claim(form.formId, claim);

@@ -39,6 +39,14 @@ const FieldSchema = z.discriminatedUnion("kind", [
     options: z.array(z.object({ value: z.string(), label: z.string() })),
     default: z.string().optional(),
   }),
+  z.object({
+    kind: z.literal("choices"),
+    ...FieldBase,
+    options: z.array(z.object({ value: z.string(), label: z.string() })),
+    default: z.array(z.string()).optional(),
+    minItems: z.number().optional(),
+    maxItems: z.number().optional(),
+  }),
 ]);
 const QuestionSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("form"), server: z.string(), message: z.string(), fields: z.array(FieldSchema) }),
@@ -58,7 +66,7 @@ const ClaimSchema = z.object({
   reason: z.enum(["dismissed", "timeout", "stopped", "unavailable", "withdrawn"]).optional(),
   by: PersonSchema.optional(),
   /** Only until the waiting process took them: the values are for the server, not for the store. */
-  values: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  values: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])).optional(),
   at: z.number(),
 });
 export type FormClaim = z.infer<typeof ClaimSchema>;

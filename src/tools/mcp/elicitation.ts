@@ -4,6 +4,7 @@
 // else is refused with an error that says what, so the server can tell why.
 import { ErrorCode, McpError, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { plainValues } from "../../contracts/forms.js";
 import type { FormAnswer, FormField, FormQuestion } from "../../contracts/types.js";
 
 /** More fields than a chat form holds well; a server that needs more asks in steps. */
@@ -43,6 +44,22 @@ const NumberField = z.strictObject({
   minimum: z.number().optional(),
   maximum: z.number().optional(),
   default: z.number().optional(),
+});
+const MultiField = z.strictObject({
+  type: z.literal("array"),
+  ...common,
+  minItems: z.number().int().nonnegative().optional(),
+  maxItems: z.number().int().positive().optional(),
+  items: z.union([
+    z.strictObject({ type: z.literal("string"), enum: z.array(text(100)).min(1).max(100) }),
+    z.strictObject({
+      anyOf: z
+        .array(z.strictObject({ const: text(100), title: text(100) }))
+        .min(1)
+        .max(100),
+    }),
+  ]),
+  default: z.array(text(100)).optional(),
 });
 const BooleanField = z.strictObject({ type: z.literal("boolean"), ...common, default: z.boolean().optional() });
 const FormSchema = z.object({
@@ -105,7 +122,19 @@ function fieldOf(name: string, raw: unknown, required: boolean): FormField | str
       ? { kind: "text", ...base(parsed.data), ...pick(parsed.data, "default", "minLength", "maxLength", "format") }
       : issue(parsed.error);
   }
-  if (type === "array") return "multiple-choice fields are not supported";
+  if (type === "array") {
+    const parsed = MultiField.safeParse(raw);
+    if (!parsed.success) return issue(parsed.error);
+    const { items, minItems, maxItems, default: fallback } = parsed.data;
+    const options =
+      "enum" in items
+        ? items.enum.map((value) => ({ value, label: value }))
+        : items.anyOf.map((option) => ({ value: option.const, label: option.title }));
+    if (new Set(options.map((option) => option.value)).size !== options.length) return "its choices repeat";
+    if (minItems !== undefined && maxItems !== undefined && minItems > maxItems) return "minItems is above maxItems";
+    if (fallback?.some((value) => !options.some((option) => option.value === value))) return "its default is not among its choices";
+    return { kind: "choices", ...base(parsed.data), options, ...pick(parsed.data, "default", "minItems", "maxItems") };
+  }
   return `type ${JSON.stringify(type ?? null)} is not a string, number, integer or boolean`;
 }
 
@@ -166,6 +195,6 @@ export function questionOf(server: string, request: ElicitRequest): FormQuestion
 
 /** The person's answer as the spec has it: content only with accept. */
 export function resultOf(answer: FormAnswer): ElicitResult {
-  if (answer.action === "accept") return { action: "accept", content: { ...answer.values } };
+  if (answer.action === "accept") return { action: "accept", content: plainValues(answer.values) };
   return { action: answer.action };
 }

@@ -7,6 +7,9 @@ import type { ModelRequest } from "../../../src/contracts/types.js";
 import { startConsole, type ConsoleHarness } from "../../support/console-harness.js";
 import { startAskingServer, type AskingServer } from "../../support/elicitation-harness.js";
 import { call, say, ScriptedModel } from "../../support/model-scripted.js";
+import { silentLogger } from "../../../src/logger.js";
+import { createMcpManager } from "../../../src/tools/mcp/mcp-manager.js";
+import { everythingServer, serverConfig, whenServers } from "../../support/mcp-servers.js";
 
 let harness: ConsoleHarness | undefined;
 let server: AskingServer | undefined;
@@ -100,4 +103,41 @@ describe("a server's form in the console", () => {
     await harness.waitFor('server said: {"action":"accept"}');
     expect(server.log.results).toEqual([{ action: "accept" }]);
   });
+});
+
+describe("the MCP reference server's form in the console", () => {
+  it("is shown field by field, multi-selects included, and Send with defaults reaches the server (server-everything)", async () => {
+    const manager = createMcpManager([serverConfig("everything", everythingServer)], { logger: silentLogger, defaultTimeoutMs: 30_000 });
+    await manager.start();
+    const tool = "everything__trigger-elicitation-request";
+    try {
+      await whenServers(manager, () => manager.tools().some((each) => each.name === tool), 30_000);
+      const said = (request: ModelRequest) => say(`server said: ${request.messages.at(-1)?.content ?? ""}`);
+      harness = await startConsole({ model: new ScriptedModel([call(tool, {}), said]), toolSource: manager.tools });
+      harness.type("fill in the form");
+      // The server marks the tool as one that may change things: it asks for approval first, then its form.
+      await harness.waitFor("approve? [y/N] ");
+      harness.type("y");
+      await harness.waitFor("The MCP server everything asks you to fill in a form");
+      let at = await harness.waitFor("String (Your full, legal name) (required): ");
+      harness.type("Ada");
+      // Every other field left empty: the defaults apply, the rest stays out.
+      while (true) {
+        const next = await harness.waitFor(/(\]|\)|[a-z]): $|send\? \[y\/N\] $/, at);
+        if (harness.text().slice(at, next).includes("send? [y/N]")) break;
+        at = next;
+        harness.type("");
+      }
+      expect(harness.text()).toContain("Untitled Multiple Select Enum (Choose your favorite instruments; choices: 1) Guitar");
+      harness.type("y");
+      await harness.waitFor("server said: ✅ User provided the requested information!");
+      const raw = harness.text().slice(harness.text().indexOf("Raw result:"));
+      expect(raw).toContain('"name": "Ada"');
+      expect(raw).toContain('"untitledMultipleSelectEnum": [\n');
+      expect(raw).toContain('"integer": 42');
+      expect(raw).not.toContain('"email"');
+    } finally {
+      await manager.close();
+    }
+  }, 60_000);
 });

@@ -143,7 +143,7 @@ describe("a server's form on Discord", () => {
       },
       many: { type: "string", enum: Array.from({ length: 60 }, (_, i) => `choice ${i}`), default: "choice 7" },
       essay: { type: "string", maxLength: 4_000, default: "e".repeat(3_900) },
-      ok: { type: "boolean" },
+      days: { type: "array", items: { type: "string", enum: ["mon", "tue", "wed"] }, minItems: 1, default: ["tue"] },
     });
     expect(modalProblems(formModal(extreme))).toEqual([]);
     const six = form(Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`f${i}`, { type: "string" }])));

@@ -37,6 +37,8 @@ describe("a server's form as a Slack modal", () => {
       ok: { type: "boolean", default: false },
       mail: { type: "string", format: "email", default: "a@b.co" },
       day: { type: "string", format: "date", default: "2026-12-06" },
+      few: { type: "array", items: { type: "string", enum: ["a", "b", "c"] }, default: ["b"] },
+      many: { type: "array", items: { type: "string", enum: Array.from({ length: 60 }, (_, i) => `v${i}`) }, maxItems: 3, default: ["v1"] },
     };
     for (let index = Object.keys(properties).length; index < MAX_FORM_FIELDS; index++) properties[`f${index}`] = { type: "string" };
     const view = formModal(formOf("a-server-with-a-very-long-name-indeed", { type: "object", properties }), {

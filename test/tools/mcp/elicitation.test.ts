@@ -155,9 +155,9 @@ describe("a server's form", () => {
       url: "https://wiki.example.test/sign-in?x=1",
     });
     expect(bot.log.results).toEqual([{ action: "accept" }]);
-    await bot.ask("ask_many");
+    await bot.ask("ask_broken");
     expect(bot.log.results[1]).toEqual({
-      error: expect.stringMatching(/elicitation refused: field "days": multiple-choice fields are not supported/),
+      error: expect.stringMatching(/elicitation refused: field "count": its default is outside its bounds/),
     });
   });
 });
