@@ -7,7 +7,7 @@ import { formCardText } from "../core/forms.js";
 import type { ChannelApi } from "./channel-api.js";
 import type { Interaction } from "./discord-place.js";
 import { discordFormat } from "./messages.js";
-import { formButtons } from "./form-modal.js";
+import { fitsModal, formButtons } from "./form-modal.js";
 import { webhookSend } from "./reply-surface.js";
 
 export interface FormCardDeps {
@@ -18,7 +18,11 @@ export interface FormCardDeps {
 
 /** Never throws: a card that can't be shown is logged, and the form waits until it expires. */
 export async function postFormCard(deps: FormCardDeps, interaction: Interaction | undefined, form: PendingForm): Promise<void> {
-  const message = { content: formCardText(form, discordFormat), components: formButtons(form) as never };
+  const tooLong =
+    form.question.kind === "form" && !fitsModal(form)
+      ? `\n(It has ${form.question.fields.length} fields and a Discord form holds 5, so here it can only be declined or dismissed.)`
+      : "";
+  const message = { content: `${formCardText(form, discordFormat)}${tooLong}`, components: formButtons(form) as never };
   if (interaction) {
     try {
       await webhookSend(deps.rest, interaction, message, true);

@@ -55,12 +55,17 @@ export function formButtons(form: PendingForm): APIActionRowComponent<APIButtonC
     {
       type: ComponentType.ActionRow,
       components: [
-        button("o", answerLabel(form), ButtonStyle.Primary),
+        ...(fitsModal(form) ? [button("o", answerLabel(form), ButtonStyle.Primary)] : []),
         button("d", "Decline", ButtonStyle.Secondary),
         button("c", "Dismiss", ButtonStyle.Secondary),
       ],
     },
   ];
+}
+
+/** A Discord modal holds 5 fields: a longer form can be declined or dismissed here, not answered. */
+export function fitsModal(form: PendingForm): boolean {
+  return form.question.kind === "form" && form.question.fields.length <= MODAL_COMPONENTS;
 }
 
 function input(field: FormField) {

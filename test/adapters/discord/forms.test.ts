@@ -5,7 +5,7 @@
 // without opening anything, Decline and Dismiss reach the server, and an expired form says so.
 import { afterEach, describe, expect, it } from "vitest";
 import type { ModelRequest, PendingForm } from "../../../src/contracts/types.js";
-import { formModal } from "../../../src/adapters/discord/form-modal.js";
+import { formButtons, formModal } from "../../../src/adapters/discord/form-modal.js";
 import { formFields } from "../../../src/tools/mcp/elicitation.js";
 import { startDiscordHarness, webhookPath, type DiscordHarness } from "../../support/discord-harness.js";
 import { startAskingServer, type AskingServer } from "../../support/elicitation-harness.js";
@@ -148,5 +148,7 @@ describe("a server's form on Discord", () => {
     expect(modalProblems(formModal(extreme))).toEqual([]);
     const six = form(Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`f${i}`, { type: "string" }])));
     expect(formModal(six)).toBeUndefined();
+    expect(JSON.stringify(formButtons(six))).not.toContain("form:o:");
+    expect(JSON.stringify(formButtons(extreme))).toContain("form:o:");
   });
 });
