@@ -31,7 +31,7 @@ function formatProblem(field: Extract<FormField, { kind: "text" }>, value: strin
 }
 
 /** A value for `field`, or why not; undefined: nothing given and no default (fine unless required). */
-function valueOf(field: FormField, input: FormInput): { value?: FormValue; problem?: string } {
+function fieldValue(field: FormField, input: FormInput): { value?: FormValue; problem?: string } {
   const trimmed = typeof input === "string" ? input.trim() : input;
   // A list is what the person left checked or selected (none checked is an answer); only a single select with nothing picked is empty.
   const given = isList(trimmed) && trimmed.length === 0 && field.kind === "choice" ? undefined : trimmed;
@@ -104,7 +104,7 @@ export function readValues(fields: readonly FormField[], inputs: Readonly<Record
   const problems: string[] = [];
   const byField: Record<string, string> = {};
   for (const field of fields) {
-    const read = valueOf(field, Object.hasOwn(inputs, field.name) ? inputs[field.name] : undefined);
+    const read = fieldValue(field, Object.hasOwn(inputs, field.name) ? inputs[field.name] : undefined);
     if (read.problem) {
       problems.push(`${field.label} ${read.problem}`);
       byField[field.name] = `${field.label} ${read.problem}`;

@@ -33,8 +33,10 @@ interface Card {
 }
 
 async function askForForm(env: Record<string, string> = {}): Promise<Card> {
-  const s = (server = await startAskingServer());
-  const h = (harness = await startDiscordHarness({ script: [call("rooms__book_room", {}), said], toolSource: s.manager.tools, env }));
+  const s = await startAskingServer();
+  server = s;
+  const h = await startDiscordHarness({ script: [call("rooms__book_room", {}), said], toolSource: s.manager.tools, env });
+  harness = h;
   const { token } = h.fake.slashCommand("ask", h.alice, { values: { question: "book a room" } });
   const posted = await h.fake.waitForCall("POST", webhookPath(h.fake, token), (c) =>
     JSON.stringify(c.body.components ?? []).includes("form:o:"),

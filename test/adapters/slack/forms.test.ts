@@ -26,12 +26,10 @@ const THREAD = "1700009100.000100";
 const said = (request: ModelRequest) => say(`server said: ${request.messages.at(-1)?.content ?? ""}`);
 
 async function askForForm(env: Record<string, string> = {}): Promise<{ h: SlackHarness; s: AskingServer; card: RecordedCall }> {
-  const s = (server = await startAskingServer());
-  const h = (harness = await startSlackHarness({
-    model: new ScriptedModel([call("rooms__book_room", {}), said]),
-    toolSource: s.manager.tools,
-    env,
-  }));
+  const s = await startAskingServer();
+  server = s;
+  const h = await startSlackHarness({ model: new ScriptedModel([call("rooms__book_room", {}), said]), toolSource: s.manager.tools, env });
+  harness = h;
   await postEvent(h.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> book a room`, ts: THREAD }));
   const card = await h.fake.waitForCall("chat.postEphemeral", (c) => JSON.stringify(c.args.blocks ?? []).includes(FORM_OPEN_ACTION));
   return { h, s, card };

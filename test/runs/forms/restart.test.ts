@@ -34,7 +34,7 @@ const toolResults = (request: RecordedRequest): string[] =>
 const hasOpenButton = (call: RecordedCall) =>
   call.method === "chat.postEphemeral" && JSON.stringify(call.args.blocks ?? []).includes(FORM_OPEN_ACTION);
 
-function valueOf(card: RecordedCall, action: string): string {
+function buttonValue(card: RecordedCall, action: string): string {
   const blocks = card.args.blocks as Array<{ elements?: Array<{ action_id: string; value?: string }> }>;
   return blocks.flatMap((block) => block.elements ?? []).find((element) => element.action_id === action)!.value!;
 }
@@ -45,7 +45,7 @@ function press(eventsUrl: string, card: RecordedCall, action: string) {
     blockActionPayload({
       user: "U0ALICE",
       actionId: action,
-      value: valueOf(card, action),
+      value: buttonValue(card, action),
       channel: "C0GENERAL",
       messageTs: "1700009300.000200",
       threadTs: THREAD,
@@ -83,7 +83,7 @@ describe("a restart while a server's form is open", () => {
 
     const second = await bot();
     const newCard = await harness.slack.waitForCall("chat.postEphemeral", (call) => hasOpenButton(call) && call !== oldCard, 30_000);
-    expect(valueOf(newCard, FORM_OPEN_ACTION)).not.toBe(valueOf(oldCard, FORM_OPEN_ACTION));
+    expect(buttonValue(newCard, FORM_OPEN_ACTION)).not.toBe(buttonValue(oldCard, FORM_OPEN_ACTION));
 
     // The server's first question got nothing from us: its own timeout ended it.
     await until(() => log.results.length >= 1, "the server's first question to end", 15_000);
