@@ -11,6 +11,7 @@ import { startMcpService } from "../../support/mcp-harness.js";
 import { call, say, ScriptedModel, type ScriptStep } from "../../support/model-scripted.js";
 import { originFor } from "../../support/service-harness.js";
 import { temporaryFolder } from "../../support/temporary-folder.js";
+import { until } from "../../support/until.js";
 import type { RunningAgentService } from "../../../src/runs/service/create-agent-service.js";
 
 let folder: Awaited<ReturnType<typeof temporaryFolder>>;
@@ -131,6 +132,20 @@ describe("a server's form", () => {
     expect(outcome.steps[0]!.calls[0]!.forms).toEqual([expect.objectContaining({ action: "cancel", reason: "timeout" })]);
     const late = await bot.service.forms.reply({ formId: form.formId, by: { id: "alice" }, action: "decline" });
     expect(late).toMatchObject({ kind: "closed", closed: { kind: "expired" } });
+  });
+
+  it("a Stop while the form waits cancels it: the server hears cancel and the run ends with its summary", async () => {
+    const bot = await startBot();
+    const asked = bot.asked();
+    const running = bot.ask("book_room");
+    const form = await asked;
+    const stopped = await bot.service.stop({ runId: form.runId, stoppedBy: { id: "alice" }, surface: "console" });
+    expect(stopped.kind).not.toBe("not_allowed");
+    const outcome = await running;
+    await until(() => bot.log.results.length > 0, "the server's answer");
+    expect(bot.log.results).toEqual([{ action: "cancel" }]);
+    expect(outcome.status === "answered" && outcome.stop?.guard).toBe("stopped");
+    expect(await bot.service.forms.lookup(form.formId, { id: "alice" })).toMatchObject({ kind: "closed", closed: { kind: "stopped" } });
   });
 
   it("a question the server withdraws (its own timeout) closes: a late answer is told so, not pretended sent", async () => {
