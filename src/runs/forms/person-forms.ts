@@ -1,9 +1,10 @@
 // How a run waits for its requester's answer to a server's question: the form is kept in the
 // store (any process can take the answer), and the waiting process looks for the answer — at once
 // when it is given here, by polling the store when another process took it — until the form's
-// expiry (MCP_ELICITATION_TIMEOUT_MS) or the call's end (a Stop) cancels it. Each of those is a
-// claim, so an answer and the expiry racing each other settle the form once. While it waits the
-// process renews the form's lease: a form outlived by its process is answered "ended by a restart".
+// expiry (MCP_ELICITATION_TIMEOUT_MS), a Stop or the server withdrawing its question cancels it.
+// Each of those is a claim, so an answer and the expiry racing each other settle the form once.
+// While it waits the process renews the form's lease: a form outlived by its process is closed as
+// "ended by a restart", and so are the forms a run left when another process takes the run over.
 import { randomBytes } from "node:crypto";
 import type { FormAnswer, PendingForm, PersonForms } from "../../contracts/types.js";
 import type { Logger } from "../../logger.js";
@@ -73,15 +74,16 @@ export function createPersonForms(options: PersonFormsOptions): LocalPersonForms
   }
 
   async function waitForClaim(form: PendingForm, signal: AbortSignal, withdrawn: AbortSignal | undefined): Promise<FormAnswer> {
-    let renewedAt = clock();
+    // The lease lives in the store's real time, whatever clock the expiry is read from.
+    let renewedAt = performance.now();
     for (;;) {
       const claim = await forms.answerOf(form.formId);
       if (claim) return taken(form, claim);
       if (signal.aborted) return settle(form, cancelClaim("stopped", clock()));
       if (withdrawn?.aborted) return settle(form, cancelClaim("withdrawn", clock()));
       if (clock() >= form.expiresAt) return settle(form, cancelClaim("timeout", clock()));
-      if (clock() - renewedAt >= leaseMs / 3) {
-        renewedAt = clock();
+      if (performance.now() - renewedAt >= leaseMs / 3) {
+        renewedAt = performance.now();
         await forms.renewLease(form.formId, owner, leaseMs);
       }
       await pause(
