@@ -68,7 +68,7 @@ module.exports = {
       name: "worker-not-service",
       comment: "A work item is handled from what it is given (named, typed dependencies), never by reaching into the service's wiring.",
       severity: "error",
-      from: { path: "^src/runs/(worker|intake|queue|approvals|setup)/" },
+      from: { path: "^src/runs/(worker|intake|queue|approvals|setup|forms)/" },
       to: { path: "^src/runs/service/" },
     },
     layer(

@@ -2,7 +2,7 @@
 // settings file (how their rules combine: docs/tool-policy.md).
 import { z } from "zod";
 import { area } from "./area.js";
-import { nonBlank, type ValueType } from "./values.js";
+import { nonBlank, wholeNumber, type ValueType } from "./values.js";
 import { variable } from "./variable.js";
 
 /** TOOL_POLICY's own words; in the code a tool's effect after policy is one of src/agent/tools/tool-policy.ts's. */
@@ -47,6 +47,11 @@ export const toolsArea = area({
     mcpConfig: variable("MCP_CONFIG", nonBlank("expects the path of the MCP servers file (JSON)"), {
       shownDefault: "`mcp.json` when present",
       meaning: "the MCP servers file; see [MCP tool servers](mcp.md)",
+    }),
+    mcpElicitationTimeoutMs: variable("MCP_ELICITATION_TIMEOUT_MS", wholeNumber(1_000, 86_400_000), {
+      default: 600_000,
+      meaning:
+        "a form an MCP server asks the person to fill in is cancelled after this when nobody answered (10 minutes); see [Forms from servers](mcp.md#forms-from-servers)",
     }),
     /** The settings file (access, limits, channels); unset: bot.settings.json when present. */
     settingsFile: variable("BOT_SETTINGS", nonBlank("expects the path of a JSON or YAML settings file"), {

@@ -1,7 +1,7 @@
 // Turns the step list into text a person can read in a thread: what was called, with what,
 // how it went, how long it took and a glimpse of the result. Always bounded in length.
 import { endpointLabel } from "./model-endpoint.js";
-import type { CallRecord, ModelSwitch, StepRecord } from "./types.js";
+import type { CallRecord, FormNote, ModelSwitch, StepRecord } from "./types.js";
 
 const OUTCOME_LABEL: Record<CallRecord["outcome"], string> = {
   ok: "ok",
@@ -53,6 +53,23 @@ export function describeAnsweredBy(step: Pick<StepRecord, "endpoint" | "switches
   return `${endpointLabel(answered, first.from)} answered instead of ${endpointLabel(first.from, answered)}: ${causes}`;
 }
 
+const FORM_ENDS: Record<FormNote["action"], string> = { accept: "sent", decline: "declined", cancel: "cancelled" };
+const CANCEL_WHY: Record<NonNullable<FormNote["reason"]>, string> = {
+  dismissed: "dismissed",
+  timeout: "no answer in time",
+  stopped: "the run was stopped",
+  unavailable: "it could not be kept",
+  withdrawn: "the server withdrew it",
+};
+
+/** A question the call's server put to the person: "? form from rooms: sent by Ada after 12 s". */
+export function describeForm(note: FormNote): string {
+  const what = note.kind === "url" ? "link" : "form";
+  const by = note.by ? ` by ${note.by.name ?? note.by.id}` : "";
+  const why = note.action === "cancel" && note.reason && note.reason !== "dismissed" ? ` (${CANCEL_WHY[note.reason]})` : "";
+  return `${what} from ${note.server}: ${note.kind === "url" && note.action === "accept" ? "shown" : FORM_ENDS[note.action]}${by}${why} after ${formatDuration(note.waitedMs)}`;
+}
+
 function renderStep(step: StepRecord): string {
   const moved = describeAnsweredBy(step);
   const header = `Step ${step.index} · ${formatDuration(step.durationMs)}${moved ? `\n  ↪ ${shorten(moved, OUTPUT_PREVIEW_CHARS)}` : ""}`;
@@ -61,7 +78,8 @@ function renderStep(step: StepRecord): string {
   }
   const lines = step.calls.map((call) => {
     const { title, detail, output } = describeCall(call);
-    return `  ${call.outcome === "ok" ? "✓" : "✗"} ${title} — ${detail}${output ? `\n    → ${output}` : ""}`;
+    const forms = (call.forms ?? []).map((note) => `\n    ? ${shorten(describeForm(note), OUTPUT_PREVIEW_CHARS)}`).join("");
+    return `  ${call.outcome === "ok" ? "✓" : "✗"} ${title} — ${detail}${forms}${output ? `\n    → ${output}` : ""}`;
   });
   return [header, ...lines].join("\n");
 }

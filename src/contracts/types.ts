@@ -2,9 +2,11 @@
 // the loop's events and outcomes. Nothing here imports a platform or a client library.
 import type { z } from "zod";
 import type { AnswerFile, FileOutcome, OutgoingFile } from "./files.js";
+import type { AskPerson, CancelReason, FormAnswer, FormQuestion } from "./forms.js";
 import type { ModelRequest, ModelRetry, ModelSwitch, TokenUsage, ToolCall } from "./model.js";
 
 export type * from "./files.js";
+export type * from "./forms.js";
 
 // ---- Messages and the model seam: in model.ts beside this file ----
 
@@ -93,6 +95,11 @@ export interface ToolContext {
   readonly progress?: (detail: string) => void;
   /** Files for the answer (attach_file, MCP images); absent where the surface can't post files. */
   readonly answerFiles?: AnswerFileSink;
+  /**
+   * Asks the run's requester (an MCP server's form): the call's timeout and the run's deadline stand still
+   * while they answer. Absent where nobody can be asked (a replay, a bench).
+   */
+  readonly ask?: AskPerson;
 }
 
 /** Where a tool comes from when it is not built in, for approval messages and `/tools`. */
@@ -155,6 +162,18 @@ export interface CallRecord {
   readonly durationMs: number;
   /** Files the call added to the answer (see ToolOutput). */
   readonly files?: readonly AnswerFile[];
+  /** The questions the call's tool put to the requester while it ran, in order (see FormNote). */
+  readonly forms?: readonly FormNote[];
+}
+
+/** A question a call asked, as the trace keeps it: who asked, how it ended, never the values. */
+export interface FormNote {
+  readonly server: string;
+  readonly kind: "form" | "url";
+  readonly action: FormAnswer["action"];
+  readonly reason?: CancelReason;
+  readonly by?: Person;
+  readonly waitedMs: number;
 }
 
 export interface StepRecord {
@@ -221,6 +240,40 @@ export interface PendingApproval {
 
 export type Decision = "approve" | "deny";
 
+// ---- Questions to the requester (forms.ts holds the question and the answer) ----
+
+/** A question waiting for the run's requester, as it is kept and shown. */
+export interface PendingForm {
+  /** `frm_` + random: what the surface's buttons name. */
+  readonly formId: string;
+  readonly runId: string;
+  readonly callId?: string;
+  readonly question: FormQuestion;
+  /** Only they may answer. */
+  readonly requester: Person;
+  readonly origin: TaskOrigin;
+  /** Epoch ms: an unanswered form is cancelled then. */
+  readonly expiresAt: number;
+}
+
+/** Where a call is when its tool asks, for the form's record. */
+export interface AskingCall {
+  readonly runId: string;
+  readonly callId?: string;
+  readonly origin: TaskOrigin;
+}
+
+/**
+ * How a run asks its requester: `open` keeps the form where any process can answer it (rejects
+ * when it can't be kept: nobody can answer it then); `wait` resolves with the answer, a cancel at
+ * the form's expiry, or a cancel when `signal` (a Stop, the deadline) or `withdrawn` (the
+ * asker took it back) aborts. `wait` never rejects.
+ */
+export interface PersonForms {
+  open(question: FormQuestion, call: AskingCall): Promise<PendingForm>;
+  wait(form: PendingForm, signal: AbortSignal, withdrawn?: AbortSignal): Promise<FormAnswer>;
+}
+
 // ---- Events and outcomes ----
 
 export type AgentEvent =
@@ -271,6 +324,10 @@ export type AgentEvent =
     }
   | { readonly type: "compacted"; readonly runId: string; readonly tokensBefore: number; readonly tokensAfter: number }
   | { readonly type: "approval_needed"; readonly runId: string; readonly approval: PendingApproval }
+  /** A running call's tool asks the requester (a form or a link); the call waits, its clocks stand still. */
+  | { readonly type: "form_asked"; readonly runId: string; readonly step: number; readonly form: PendingForm }
+  /** How that question ended; the values never travel in events. */
+  | { readonly type: "form_answered"; readonly runId: string; readonly step: number; readonly form: PendingForm; readonly note: FormNote }
   | {
       readonly type: "approval_decided";
       readonly runId: string;

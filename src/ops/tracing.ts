@@ -138,6 +138,15 @@ export function tracingObserver(tracer: Tracer, options: TracingOptions): RunObs
           "agent_bot.tokens.after": event.tokensAfter,
         });
         return;
+      case "form_asked":
+        spans.run.addEvent("form_asked", {
+          "agent_bot.form.server": event.form.question.server,
+          "agent_bot.form.kind": event.form.question.kind,
+        });
+        return;
+      case "form_answered":
+        spans.run.addEvent("form_answered", { "agent_bot.form.server": event.note.server, "agent_bot.form.action": event.note.action });
+        return;
       case "approval_needed":
         spans.run.addEvent("approval_needed", { [ATTR.toolName]: event.approval.tool, [ATTR.toolCallId]: event.approval.callId });
         return;

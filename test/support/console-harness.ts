@@ -79,6 +79,8 @@ export interface ConsoleHarnessOptions {
   readonly wrapQueue?: (queue: WorkQueue) => WorkQueue;
   /** Tools that act as the person and the Connect links of their pauses. */
   readonly connect?: HarnessConnect;
+  /** Tools that come and go (an MCP manager's), as app.ts hands them to the service. */
+  readonly toolSource?: () => readonly Tool[];
 }
 
 function find(text: string, expected: string | RegExp, from: number): number | undefined {
@@ -119,6 +121,7 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
       runPolicy: governance.runPolicy,
       authority: governance.authority,
       ...connectDeps(options.connect, scheduling ? [scheduling.schedules.tool] : []),
+      ...(options.toolSource ? { toolSource: options.toolSource } : {}),
     }),
   );
   const input = new PassThrough();

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { createAgentService, type RunningAgentService } from "../../src/runs/service/create-agent-service.js";
 import { connectDeps, type HarnessConnect } from "./connect-stand-in.js";
 import { ScriptedModel, type ScriptStep } from "./model-scripted.js";
-import type { Model } from "../../src/contracts/types.js";
+import type { Model, Tool } from "../../src/contracts/types.js";
 import { attach, type AttachedSurface } from "../../src/adapters/core/attach.js";
 import type { SurfaceCore } from "../../src/adapters/core/inbound.js";
 import { createDiscordSurface, type DiscordSurfaceDeps } from "../../src/adapters/discord/discord-adapter.js";
@@ -55,6 +55,8 @@ export interface HarnessOptions {
   readonly wrapQueue?: (queue: WorkQueue) => WorkQueue;
   /** Tools that act as the person and the Connect links of their pauses. */
   readonly connect?: HarnessConnect;
+  /** Tools that come and go (an MCP manager's), as app.ts hands them to the service. */
+  readonly toolSource?: () => readonly Tool[];
   /** Schedules as app.ts wires them; `clock` is what only they read (a test moves it to fire slots). */
   readonly schedules?: { readonly clock?: TimerClock };
 }
@@ -138,6 +140,7 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
       authority: governance.authority,
       ...(options.wrapQueue ? { queue: options.wrapQueue(createLocalWorkQueue(silentLogger)) } : {}),
       ...connectDeps(options.connect, scheduling ? [scheduling.schedules.tool] : []),
+      ...(options.toolSource ? { toolSource: options.toolSource } : {}),
     });
     const surface = createDiscordSurface({
       config: config.discord!,

@@ -1,6 +1,7 @@
 // How the fake Discord makes, edits and refuses the bot's messages as Discord does: content over
 // 2,000 characters is refused wherever it is sent, an interaction's callback is answered once
 // (a reply or a deferral becomes the original message, an update edits it).
+import { modalProblems } from "./fake-discord-modals.js";
 import { MessageFlags, type APIMessage } from "discord.js";
 import { apiMessage, type FakeUser } from "./fake-discord-payloads.js";
 
@@ -19,6 +20,9 @@ export interface InteractionState {
   readonly createdAt: number;
   expired?: boolean;
 }
+
+/** An interaction's first answer (a reply, a deferral, a modal) must come within 3 seconds. */
+export const INITIAL_RESPONSE_MS = 3_000;
 
 /** Discord accepts an interaction's token for 15 minutes, then answers 401 Invalid Webhook Token. */
 export const INTERACTION_TOKEN_MS = 15 * 60_000;
@@ -78,9 +82,21 @@ export function answerCallback(
     post(content: any): StoredMessage;
     find(id: string): StoredMessage | undefined;
     edit(message: StoredMessage, data: any): unknown;
+    /** A modal this interaction was answered with. */
+    modal?(data: any): void;
   },
 ): { status: number; body?: unknown } {
   if (interaction.acknowledged) return { status: 400, body: { message: "Interaction has already been acknowledged.", code: 40060 } };
+  // The first answer comes within 3 s, or Discord has forgotten the interaction.
+  if (Date.now() - interaction.createdAt > INITIAL_RESPONSE_MS)
+    return { status: 404, body: { message: "Unknown interaction", code: 10062 } };
+  if (body?.type === 9) {
+    const problems = modalProblems(body.data);
+    if (problems.length > 0) return { status: 400, body: { message: "Invalid Form Body", code: 50035, errors: problems } };
+    interaction.acknowledged = true;
+    messages.modal?.(body.data);
+    return { status: 204 };
+  }
   interaction.acknowledged = true;
   const flags = Number(body?.data?.flags ?? 0) & MessageFlags.Ephemeral;
   if (body.type === 4 || body.type === 5) {

@@ -22,6 +22,10 @@ export function stubService(overrides: Partial<AgentService> = {}): StubService 
     },
     decide: async () => ({ kind: "unknown", message: "stubService: nothing is waiting" }),
     stop: async () => ({ kind: "not_running" }),
+    forms: {
+      lookup: async () => ({ kind: "closed", closed: { kind: "unknown" } }),
+      reply: async () => ({ kind: "closed", closed: { kind: "unknown" } }),
+    },
     feedback: {
       record: async () => ({ seq: 1, totals: { up: 0, down: 0 } }),
       comment: async () => false,

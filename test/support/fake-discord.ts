@@ -17,6 +17,7 @@ import {
 } from "discord.js";
 import { CallLog, type RecordedCall, type ScriptedFailure } from "./fake-discord-calls.js";
 import { FakeGateway } from "./fake-discord-gateway.js";
+import { submittedData, type ModalEntries, type OpenedModal } from "./fake-discord-modals.js";
 import { FakeDiscordCdn } from "./fake-discord-files.js";
 import {
   answerCallback,
@@ -84,6 +85,9 @@ export class FakeDiscord {
   readonly apiUrl: string;
   /** Attachments on signed, expiring links, and the bot's uploads (fake-discord-files.ts). */
   readonly cdn: FakeDiscordCdn;
+
+  /** The modals the bot answered interactions with, in order. */
+  readonly modals: OpenedModal[] = [];
 
   private readonly channels = new Map<string, FakeChannel>();
   private readonly interactions = new Map<string, InteractionState>();
@@ -559,7 +563,18 @@ export class FakeDiscord {
       post: (content) => this.store(this.botMessage(interaction.channelId, content, interaction.guildId, 20)),
       find: (id) => this.messages.get(id),
       edit: editMessage,
+      modal: (data) => this.modals.push({ token, data }),
     });
+  }
+
+  /** The person sends a modal the bot opened (MODAL_SUBMIT), with what they entered; fields they left keep its preset values. */
+  submitModal(
+    opened: OpenedModal,
+    user: FakeUser,
+    entries: ModalEntries = {},
+    channel: FakeChannel = this.general,
+  ): { id: string; token: string } {
+    return this.dispatchInteraction(InteractionType.ModalSubmit, user, channel, submittedData(opened.data, entries));
   }
 
   private startThread(channelId: string, messageId: string, body: any): { status: number; body?: unknown } {

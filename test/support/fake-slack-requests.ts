@@ -120,6 +120,10 @@ export interface ClickFields {
   readonly messageTs: string;
   readonly threadTs?: string;
   readonly blocks?: unknown[];
+  /** Issued by the fake (FakeSlack.trigger()) for a click that opens a modal; others carry one views.open refuses. */
+  readonly triggerId?: string;
+  /** A click on an ephemeral message: Slack sends no `message` then, only the container. */
+  readonly ephemeral?: boolean;
 }
 
 export function blockActionPayload(fields: ClickFields): Record<string, unknown> {
@@ -133,19 +137,23 @@ export function blockActionPayload(fields: ClickFields): Record<string, unknown>
       type: "message",
       message_ts: fields.messageTs,
       channel_id: fields.channel,
-      is_ephemeral: false,
+      is_ephemeral: fields.ephemeral === true,
       thread_ts: fields.threadTs,
     },
-    trigger_id: "trigger-1",
+    trigger_id: fields.triggerId ?? "trigger-not-issued",
     channel: { id: fields.channel, name: "general" },
-    message: {
-      type: "message",
-      user: BOT_USER_ID,
-      ts: fields.messageTs,
-      ...(fields.threadTs ? { thread_ts: fields.threadTs } : {}),
-      text: "approval",
-      blocks: fields.blocks ?? [],
-    },
+    ...(fields.ephemeral
+      ? {}
+      : {
+          message: {
+            type: "message",
+            user: BOT_USER_ID,
+            ts: fields.messageTs,
+            ...(fields.threadTs ? { thread_ts: fields.threadTs } : {}),
+            text: "approval",
+            blocks: fields.blocks ?? [],
+          },
+        }),
     response_url: "http://127.0.0.1:1/unused",
     actions: [{ action_id: fields.actionId, block_id: "approval", type: "button", value: fields.value, action_ts: "1700000000.1" }],
   };

@@ -1,5 +1,6 @@
 // The fake Slack's contract: the ids it answers with, the limits it enforces, what it records
 // and keeps, and the controls a test has over it (fake-slack.ts implements them).
+import type { OpenedView } from "./fake-slack-views.js";
 import type { SocketEndpoint } from "./fake-slack-socket.js";
 import type { FakeSlackFiles } from "./fake-slack-files.js";
 
@@ -96,6 +97,10 @@ export interface FakeUser {
 export interface FakeSlack extends Omit<SocketEndpoint, "close">, FakeSlackFiles {
   /** Base URL for SLACK_API_URL / slackApiUrl. */
   readonly apiUrl: string;
+  /** A trigger id as Slack issues one in an interaction's payload: views.open takes it within 3 s, once (`issuedAgoMs` ages it). */
+  trigger(issuedAgoMs?: number): string;
+  /** The modals views.open accepted, in order. */
+  readonly opened: readonly OpenedView[];
   readonly calls: readonly RecordedCall[];
   callsTo(method: string): RecordedCall[];
   /** Resolves with the first call (past or future) to `method` that satisfies `match`. */

@@ -8,6 +8,7 @@
 // large (then refusing appends and stops, message_not_in_streaming_state), a streaming message
 // that can't be updated or deleted until it stopped (streaming_state_conflict,
 // cant_delete_message), and messages over the length limit refused.
+import { createFakeSlackViews } from "./fake-slack-views.js";
 import { EventEmitter, once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -75,6 +76,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   let tsCounter = 0;
   let outage: { readonly failure: Failure; readonly until: number } | undefined;
   let port = 0;
+  const views = createFakeSlackViews();
 
   const nextTs = () => `${1_700_000_000 + ++tsCounter}.000100`;
   const find = (channel: string, ts: string) => messages.find((m) => m.channel === channel && m.ts === ts);
@@ -216,11 +218,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         permalink: `https://fake.slack/archives/${message.channel}/p${message.ts.replace(".", "")}`,
       };
     },
-    /** Slack opens a modal only for a trigger id of the last 3 seconds; the fake takes any non-empty one. */
-    "views.open": (args) =>
-      typeof args.trigger_id === "string" && args.trigger_id !== ""
-        ? { ok: true, view: { id: "V0MODAL", ...(args.view as object) } }
-        : { ok: false, error: "invalid_trigger_id" },
+    /** Slack opens a modal only for a trigger id it issued, of the last 3 seconds, once; and only a valid one (fake-slack-views.ts). */
+    "views.open": (args) => views.open(args),
     "chat.delete": (args) => {
       const message = find(String(args.channel), String(args.ts));
       if (!message) return { ok: false, error: "message_not_found" };
@@ -386,6 +385,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     calls,
     ...slackFiles.files,
     acks: socketMode.acks,
+    trigger: (issuedAgoMs) => views.trigger(issuedAgoMs),
+    opened: views.opened,
     callsTo: (method) => calls.filter((call) => call.method === method),
     waitForCall(method, match = () => true, timeoutMs = 10_000) {
       const existing = calls.find((call) => call.method === method && match(call));

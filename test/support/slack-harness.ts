@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAgentService, type RunningAgentService } from "../../src/runs/service/create-agent-service.js";
 import { connectDeps, type HarnessConnect } from "./connect-stand-in.js";
-import type { Model } from "../../src/contracts/types.js";
+import type { Model, Tool } from "../../src/contracts/types.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { openStore } from "../../src/memory/keyv-store.js";
@@ -77,6 +77,8 @@ export interface HarnessOptions {
   readonly wrapQueue?: (queue: WorkQueue) => WorkQueue;
   /** Tools that act as the person and the Connect links of their pauses. */
   readonly connect?: HarnessConnect;
+  /** Tools that come and go (an MCP manager's), as app.ts hands them to the service. */
+  readonly toolSource?: () => readonly Tool[];
   /** Schedules as app.ts wires them; `clock` is what only they read (a test moves it to fire slots). */
   readonly schedules?: { readonly clock?: TimerClock };
 }
@@ -131,6 +133,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
         : {}),
       ...(options.wrapQueue ? { queue: options.wrapQueue(createLocalWorkQueue(logger)) } : {}),
       ...connectDeps(options.connect, scheduling ? [scheduling.schedules.tool] : []),
+      ...(options.toolSource ? { toolSource: options.toolSource } : {}),
     });
     // HTTP mode as a bot process has it: the events endpoint on the process's port, answering 503 until it opens.
     const port = mode === "http" ? await startSlackEventsPort(logger) : undefined;

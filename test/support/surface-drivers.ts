@@ -210,6 +210,7 @@ export const slackDriver: SurfaceDriver = {
           messageTs: message.ts,
           threadTs: message.thread_ts ?? message.ts,
           blocks: message.blocks ?? [],
+          triggerId: h.fake.trigger(),
         });
         // Slack takes a click only with a 200 within its 3 s, whatever the core does with it.
         expect((await postInteraction(h.eventsUrl, payload)).status).toBe(200);

@@ -11,6 +11,7 @@ import type { SurfaceCore } from "../core/inbound.js";
 import type { Spot } from "../core/spot.js";
 import type { ChatSurface } from "../core/surface.js";
 import { createConsoleApprovals } from "./console-approvals.js";
+import { createConsoleForms } from "./console-forms.js";
 import { createConsoleDisplay } from "./console-display.js";
 import { consoleFiles, createFileDesk } from "./console-files.js";
 import { consoleFormat, osUserName } from "./console-format.js";
@@ -77,6 +78,14 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     free: () => session.idle(),
     stopped: () => session.stopped(),
   });
+  const forms = createConsoleForms({
+    out,
+    lines,
+    here,
+    prompt: (text) => session.prompt(text),
+    click: async (formId, action) => (await core).form({ at: here, clicked: {}, formId, action }),
+    submit: async (submission) => void (await (await core).formSubmit(submission)),
+  });
   const performer = createConsoleLines({
     core,
     service: options.service,
@@ -131,6 +140,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
       between: (text) => session.between(text),
       offer: (pending) => approvals.slots.offer(pending),
       shown: (steps) => (lastSteps = steps),
+      forms,
     }),
     // A decision shows as the run goes on; an expiry is said here, and the core shows the run's summary below it.
     async settleApproval(message, card) {

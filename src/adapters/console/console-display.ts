@@ -14,6 +14,7 @@ import { refOf, type ConsoleRef } from "./console-refs.js";
 import { answerText, clean, progressLine, statusText, stopLine } from "./console-text.js";
 import { createDraftPrinter } from "./draft-printer.js";
 import type { Turn, Turns } from "./console-turns.js";
+import type { ConsoleForms } from "./console-forms.js";
 
 /** The console renders each event as it comes, so the core's progress has nothing to add. */
 const PROGRESS_INTERVAL_MS = 1_000;
@@ -28,6 +29,8 @@ export interface ConsoleDisplayDeps {
   offer(pending: PendingApproval): void;
   /** A turn's run showed its outcome: its steps are what `/trace` shows. */
   shown(steps: readonly StepRecord[]): void;
+  /** A server's questions to the person, asked at the prompt while the turn's run waits. */
+  readonly forms: ConsoleForms;
 }
 
 export function createConsoleDisplay(deps: ConsoleDisplayDeps): (request: DisplayRequest<ConsoleRef>) => RunDisplay<ConsoleRef> {
@@ -44,6 +47,7 @@ function transcript(turn: Turn, deps: ConsoleDisplayDeps): RunDisplay<ConsoleRef
     progressIntervalMs: PROGRESS_INTERVAL_MS,
     event(event) {
       if (event.type === "step_started") turn.working(event.runId);
+      if (event.type === "form_answered") deps.forms.closed(event.form.formId);
       const line = progressLine(event);
       const status = line === undefined ? statusText(event) : undefined;
       if (line !== undefined || status !== undefined) drafts.endLine();
@@ -51,6 +55,11 @@ function transcript(turn: Turn, deps: ConsoleDisplayDeps): RunDisplay<ConsoleRef
       if (status !== undefined) out.status(status);
     },
     draft: (draft) => drafts.print(draft),
+    async form(form) {
+      drafts.endLine();
+      out.clearStatus();
+      deps.forms.ask(form);
+    },
     progress: async () => {},
     endProgress: async () => out.clearStatus(),
     async answer(card) {
@@ -89,6 +98,14 @@ function between(request: DisplayRequest<ConsoleRef>, deps: ConsoleDisplayDeps):
     async answer(card) {
       deps.between(`${heading}\n${answerText(card)}`);
       return { messageId: `console:${card.runId}` };
+    },
+    event(event) {
+      if (event.type === "form_answered") deps.forms.closed(event.form.formId);
+    },
+    // A run no turn waits for (a schedule's, one the last session left) asks at the prompt too: the next line answers it.
+    async form(form) {
+      deps.between(heading);
+      deps.forms.ask(form);
     },
     async approval(card) {
       deps.between(`${heading}\n(It needs your approval for a write.)`);

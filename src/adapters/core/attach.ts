@@ -14,6 +14,7 @@ import { createApprovalRefs } from "./approval-refs.js";
 import { badClick, comment, feedback, stop } from "./clicks.js";
 import type { CoreContext } from "./core-context.js";
 import { decide, showExpiry } from "./decisions.js";
+import { formClick, formSubmit } from "./forms.js";
 import type { SurfaceCore } from "./inbound.js";
 import { createInFlight } from "./in-flight.js";
 import { answerCommand, takeMessage, takeQuestion, type AfterAck } from "./intake.js";
@@ -157,6 +158,8 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
     feedback: (click) => track("a feedback click", feedback(ctx, click)),
     comment: (runId, person, text) => track("a feedback comment", comment(ctx, runId, person, text)),
     badClick: (at) => track("an unknown click", badClick(ctx, at)),
+    form: (click) => track("a form's button", formClick(ctx, click)),
+    formSubmit: (submission) => track("a form's answer", formSubmit(ctx, submission)),
     track: (what, work) => inFlight.track(what, work),
   };
 

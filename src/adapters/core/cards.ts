@@ -42,7 +42,9 @@ export type StatusCard =
   | { readonly kind: "ran"; readonly step: number; readonly tool: string; readonly outcome: CallOutcome }
   | { readonly kind: "tidying" }
   | { readonly kind: "summarising" }
-  | { readonly kind: "waiting" };
+  | { readonly kind: "waiting" }
+  /** A call's server asked the requester (a form): the run waits for their answer. */
+  | { readonly kind: "asking"; readonly step: number; readonly server: string };
 
 /** The newest state of a run at work; `runId` from its first step on (its Stop button needs it). */
 export interface Progress {
@@ -156,6 +158,10 @@ export function statusFor(event: AgentEvent): StatusCard | undefined {
       return { kind: "summarising" };
     case "approval_needed":
       return { kind: "waiting" };
+    case "form_asked":
+      return event.form.question.kind === "form" ? { kind: "asking", step: event.step, server: event.form.question.server } : undefined;
+    case "form_answered":
+      return { kind: "thinking", step: event.step };
     default:
       return undefined;
   }

@@ -5,6 +5,7 @@ import type { Rating } from "../../memory/feedback.js";
 import type { FileDescriptor } from "../../files/file-ref.js";
 import type { ReplyHandle } from "../../runs/api/task.js";
 import type { Spot } from "./spot.js";
+import type { FormAction, FormClick, FormSubmission, FormSubmitted } from "./form-clicks.js";
 
 /** A person as the platform told us: ids, and (Discord) their roles where they acted. */
 export interface Someone extends Person {
@@ -68,7 +69,8 @@ export type FeedbackClick<Clicked> = Click<Clicked> & { readonly runId: string; 
 export type Button =
   | { readonly kind: "decision"; readonly decision: Decision; readonly runId: string; readonly callId: string }
   | { readonly kind: "stop"; readonly runId: string }
-  | { readonly kind: "feedback"; readonly rating: Rating; readonly runId: string; readonly guard: string };
+  | { readonly kind: "feedback"; readonly rating: Rating; readonly runId: string; readonly guard: string }
+  | { readonly kind: "form"; readonly action: FormAction; readonly formId: string };
 
 /** The guard a feedback button names: the one that stopped the run, or "none". */
 export const guardOf = (stop: GuardStop | undefined): string => stop?.guard ?? "none";
@@ -86,6 +88,10 @@ export interface SurfaceCore<Clicked> {
   feedback(click: FeedbackClick<Clicked>): Promise<void>;
   /** A 👎's comment, from the surface's form. */
   comment(runId: string, person: Person, text: string): Promise<void>;
+  /** A button of a server's question: open its form, decline it or dismiss it. */
+  form(click: FormClick<Clicked>): Promise<void>;
+  /** The platform's form of a server's question was sent. */
+  formSubmit(submission: FormSubmission): Promise<FormSubmitted>;
   /** A click on a button the surface could not read (an older version's, or forged). */
   badClick(at: Spot): Promise<void>;
   /** What the surface does with an event before it hands it on (an ack, a read of the channel): shutdown waits for it too. A failure is logged. */
@@ -97,5 +103,6 @@ export function takeButton<Clicked>(core: SurfaceCore<Clicked>, click: Click<Cli
   if (!button) return core.badClick(click.at);
   if (button.kind === "decision") return core.decide({ ...click, ...button });
   if (button.kind === "stop") return core.stop({ ...click, ...button });
+  if (button.kind === "form") return core.form({ ...click, formId: button.formId, action: button.action });
   return core.feedback({ ...click, ...button });
 }

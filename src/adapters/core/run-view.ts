@@ -112,6 +112,10 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
         settleLeftBehind(runId);
       }
       if (event.type === "step_started") stoppable ??= event.runId;
+      if (event.type === "form_asked" && display.form) {
+        const shown = display.form(event.form);
+        enqueue(() => shown).catch(warn);
+      }
       const before = draft;
       draft = draftAfter(draft, event);
       const next = statusFor(event);

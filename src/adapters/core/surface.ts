@@ -5,7 +5,7 @@
 // written once in this folder. The platform's place codec is the only reader of
 // `TaskOrigin.place`; everything else reads the neutral scope it writes at intake.
 import type { z } from "zod";
-import type { AgentEvent, Person, RunOutcome, Surface, TaskOrigin, Tool } from "../../contracts/types.js";
+import type { AgentEvent, PendingForm, Person, RunOutcome, Surface, TaskOrigin, Tool } from "../../contracts/types.js";
 import type { SurfaceFiles } from "../../files/file-ref.js";
 import type { LinkStyle } from "../../governance/command-text.js";
 import type { Presence } from "../../schedules/ports.js";
@@ -76,6 +76,11 @@ export interface RunDisplay<Ref> {
   answer(card: AnswerCard): Promise<PostedAnswer | undefined>;
   /** The approval request with its buttons; where it is, for the expiry and late clicks (undefined: not posted). */
   approval(card: ApprovalCard): Promise<Ref | undefined>;
+  /**
+   * A server's question to the run's requester, shown to them alone (core/forms.ts writes its text): a button that opens
+   * the platform's form, Decline and Dismiss; or a link. Without it the question waits unseen until it expires. Never throws.
+   */
+  form?(form: PendingForm): Promise<void>;
   /** The run failed without an outcome: says so in general words. */
   failure(): Promise<void>;
   /** The answer of `runId` already in the conversation (see RunPresenter.findAnswer); where the platform can tell. Must not throw. */
@@ -139,6 +144,10 @@ export interface ChatSurface<Clicked = unknown, Ref = unknown> {
   settleApproval(message: ApprovalMessage<Clicked, Ref>, card: SettledCard): Promise<void>;
   /** A link to the clicked message, for the feedback listing. */
   linkTo?(at: Spot, clicked: Clicked): Promise<string | undefined>;
+  /** Opens the platform's form for a server's question (its fields); false when it can't (the click's trigger expired). Must not throw. */
+  openForm?(clicked: Clicked, form: PendingForm): Promise<boolean>;
+  /** Answers, privately, a form's open click it left unanswered for its form (Discord); false: the core tells as usual. Must not throw. */
+  answerOpenClick?(clicked: Clicked, text: string): Promise<boolean>;
   /** Opens the platform's form for a 👎 comment; false when it can't. Must not throw. */
   askComment?(runId: string, clicked: Clicked): Promise<boolean>;
   /** Posts `heading` as a new message in the channel of `origin` and answers the place of the thread under it (a schedule's slot shows there). Undefined when refused. Must not throw. */

@@ -3,6 +3,8 @@
 // that show what the core asks. Stopping takes no new work but keeps the gateway open (a mention
 // that still arrives is recorded: Discord never sends it again); the client is destroyed only
 // once the runs have posted, since destroying it clears the token every post needs.
+import { formModal } from "./form-modal.js";
+import { postFormCard } from "./form-card.js";
 import { once } from "node:events";
 import { Client, DiscordjsError, DiscordjsErrorCodes, Events, GatewayIntentBits, Partials, REST, Routes } from "discord.js";
 import { z } from "zod";
@@ -137,10 +139,12 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
         logger,
       });
       const question = below?.question ?? request.question;
-      return createDiscordDisplay({ api, logger, progressIntervalMs: deps.progressIntervalMs ?? 1_000 }, surface, {
+      const display = createDiscordDisplay({ api, logger, progressIntervalMs: deps.progressIntervalMs ?? 1_000 }, surface, {
         channelKind: place.channelKind,
         question,
       });
+      const live = isLive(interaction, clock()) ? interaction : undefined;
+      return { ...display, form: (form) => postFormCard({ rest: client.rest, api, logger }, live, form) };
     },
     post(at, text) {
       const interaction = decodeInteraction(at.reply);
@@ -183,6 +187,11 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
             ));
       if (!done) logger.warn("could not update the approval message");
     },
+    openForm: async (clicked, form) => {
+      const modal = formModal(form);
+      return modal !== undefined && clicked.pending !== undefined && (await clicked.pending.showModal(modal));
+    },
+    answerOpenClick: async (clicked, text) => (await clicked.pending?.reply(text)) ?? false,
     async linkTo(at, clicked) {
       const place = placeOf(at.origin);
       return place ? `https://discord.com/channels/${place.guild ?? "@me"}/${place.channel}/${clicked.messageId}` : undefined;

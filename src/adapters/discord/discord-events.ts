@@ -18,12 +18,14 @@ import {
   type GuildMember,
   type Interaction,
   type Message,
+  type ModalSubmitInteraction,
 } from "discord.js";
 import { z } from "zod";
 import type { Logger } from "../../logger.js";
 import { spotOf, takeButton, type Someone, type SurfaceCore } from "../core/inbound.js";
 import type { Spot } from "../core/spot.js";
 import { parseButton } from "./buttons.js";
+import { modalInputs, parseFormButton, parseFormModalId } from "./form-modal.js";
 import { ASK, FILE_OPTION, QUESTION_OPTION } from "./command-definitions.js";
 import { discordFilesOf } from "./discord-files.js";
 import {
@@ -62,6 +64,14 @@ export interface DiscordClicked {
   readonly interaction: Handle;
   /** The approval the clicked message asks for (its buttons stay, disabled). */
   readonly approval?: { readonly runId: string; readonly callId: string };
+  /** A form's Answer click, left unanswered so it can open the modal: its first answer, once (in this process only). */
+  readonly pending?: PendingClick;
+}
+
+/** A click the adapter has not answered yet: it answers with a modal, or privately with a text. */
+export interface PendingClick {
+  showModal(modal: object): Promise<boolean>;
+  reply(text: string): Promise<boolean>;
 }
 
 export interface EventDeps {
@@ -158,7 +168,48 @@ async function command(deps: EventDeps, core: SurfaceCore<DiscordClicked>, inter
   await core.question({ at, text, receipt: interaction.id, ...(files.length > 0 ? { files } : {}) });
 }
 
+/** The click itself, answered once: with the modal, or with a private text. */
+function pendingClick(interaction: ButtonInteraction, logger: Logger): PendingClick {
+  const once = async (what: string, answer: () => Promise<unknown>): Promise<boolean> => {
+    if (interaction.replied || interaction.deferred) return false;
+    try {
+      await answer();
+      return true;
+    } catch (error) {
+      logger.warn({ err: error }, `could not answer a form's click with ${what}`);
+      return false;
+    }
+  };
+  return {
+    showModal: (modal) => once("its form", () => interaction.showModal(modal as never)),
+    reply: (text) => once("a note", () => interaction.reply({ content: text, flags: MessageFlags.Ephemeral, allowedMentions: NO_PINGS })),
+  };
+}
+
+/** Answer <server>: not deferred, so the form can open (Discord allows that only as the click's first answer, within 3 s). */
+async function formOpen(deps: EventDeps, core: SurfaceCore<DiscordClicked>, interaction: ButtonInteraction, formId: string): Promise<void> {
+  const handle = handleOf(deps, interaction, "click");
+  const at = await spotOfInteraction(deps, interaction, handle);
+  if (!at) return;
+  const pending = pendingClick(interaction, deps.logger);
+  const clicked: DiscordClicked = { content: interaction.message.content, messageId: interaction.message.id, interaction: handle, pending };
+  await core.form({ at, clicked, formId, action: "open" });
+  // Whatever happened, the click gets an answer: an unanswered one shows "This interaction failed".
+  if (!interaction.replied && !interaction.deferred) await interaction.deferUpdate().catch(() => undefined);
+}
+
+/** The form's modal was sent: answered privately (the problems, or that it went to the server). */
+async function formSubmitted(deps: EventDeps, core: SurfaceCore<DiscordClicked>, interaction: ModalSubmitInteraction, formId: string) {
+  await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+  const at = await spotOfInteraction(deps, interaction, handleOf(deps, interaction, "command"));
+  if (!at) return;
+  const fields = [...interaction.fields.fields.values()] as unknown as Parameters<typeof modalInputs>[0];
+  await core.formSubmit({ at, formId, inputs: modalInputs(fields) });
+}
+
 async function click(deps: EventDeps, core: SurfaceCore<DiscordClicked>, interaction: ButtonInteraction): Promise<void> {
+  const form = parseFormButton(interaction.customId);
+  if (form?.action === "open") return formOpen(deps, core, interaction, form.formId);
   await interaction.deferUpdate();
   const handle = handleOf(deps, interaction, "click");
   const at = await spotOfInteraction(deps, interaction, handle);
@@ -170,6 +221,7 @@ async function click(deps: EventDeps, core: SurfaceCore<DiscordClicked>, interac
     interaction: handle,
     ...(button?.kind === "decision" ? { approval: { runId: button.runId, callId: button.callId } } : {}),
   };
+  if (form) return core.form({ at, clicked, formId: form.formId, action: form.action });
   return takeButton(core, { at, clicked }, button);
 }
 
@@ -178,6 +230,10 @@ export async function takeInteraction(deps: EventDeps, core: SurfaceCore<Discord
   try {
     if (interaction.isChatInputCommand()) await command(deps, core, interaction);
     else if (interaction.isButton()) await click(deps, core, interaction);
+    else if (interaction.isModalSubmit()) {
+      const formId = parseFormModalId(interaction.customId);
+      if (formId) await formSubmitted(deps, core, interaction, formId);
+    }
   } catch (error) {
     deps.logger.error({ err: error }, "handling a Discord interaction failed");
   }

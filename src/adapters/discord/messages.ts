@@ -62,6 +62,8 @@ export function progressText(status: StatusCard): string {
       return "⏳ Wrapping up…";
     case "waiting":
       return "⏳ Waiting for approval…";
+    case "asking":
+      return `⏳ Step ${status.step}: waiting for an answer to the form of ${code(status.server)}…`;
   }
 }
 

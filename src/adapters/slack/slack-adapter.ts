@@ -18,6 +18,7 @@ import { boltLogger } from "./bolt-logger.js";
 import { SLACK_EVENTS_ENDPOINT } from "./events-endpoint.js";
 import { createSlackTools } from "./chat-tools.js";
 import { FEEDBACK_MODAL, openCommentForm, parseComment } from "./feedback-buttons.js";
+import { listenForForms, openFormModal } from "./slack-forms.js";
 import { classifyMessage, type EntryPoint } from "./incoming-message.js";
 import { answerUntaken, isNotRecorded } from "./untaken-requests.js";
 import { rejectStale } from "./request-freshness.js";
@@ -145,6 +146,7 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
       if (!submitted) return void logger.warn("ignored a malformed feedback comment");
       void core.comment(submitted.runId, { id: submitted.user }, submitted.text);
     });
+    listenForForms(bolt, core, logger);
   }
 
   /** Socket Mode says goodbye (bounded); HTTP mode's requests get 503 from the port from now on, which Slack retries. */
@@ -216,6 +218,7 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
       const response = await client.chat.getPermalink({ channel: clicked.channel, message_ts: clicked.ts }).catch(() => undefined);
       return typeof response?.permalink === "string" ? response.permalink : undefined;
     },
+    openForm: (clicked, form) => openFormModal(client, logger, clicked, form),
     askComment: (runId, clicked) =>
       clicked.triggerId ? openCommentForm(client, logger, clicked.triggerId, runId) : Promise.resolve(false),
   };

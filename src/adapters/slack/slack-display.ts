@@ -3,6 +3,7 @@
 // is not available) with the Stop button, what the model writes streamed into the thread as it
 // comes (answer-messages.ts), then the answer (with the guard line when a guard fired, and
 // 👍 / 👎) or the approval message.
+import { postFormCard } from "./form-message.js";
 import { findPostedAnswer } from "./posted-answer.js";
 import type { webApi } from "@slack/bolt";
 import type { RunOutcome } from "../../contracts/types.js";
@@ -53,6 +54,8 @@ export function statusLine(status: StatusCard): string | undefined {
       return "is writing a summary…";
     case "waiting":
       return "is waiting for approval…";
+    case "asking":
+      return `is waiting for an answer to the form of ${neutraliseMentions(status.server.slice(0, 40))}…`;
     case "ran":
       return undefined;
   }
@@ -167,6 +170,7 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
       const ts = await posts.post(replyTarget, message, { level: "error", message: "could not post the approval message", fields });
       return ts === undefined ? undefined : { channel: replyTarget.channel, ts };
     },
+    form: (form) => postFormCard(client, logger, place, form),
     async findAnswer(id) {
       const ts = await findPostedAnswer(client, logger, replyTarget, id);
       return ts === undefined ? undefined : { messageId: ts };

@@ -11,12 +11,23 @@ import type { LoopDeps, LoopResult, Resolution, StepEnd, StopSignal } from "./lo
 import type { GuardCounters, RunState } from "./run-state.js";
 import { addUsage, RunContext } from "./run-context.js";
 import { RunCancellation } from "./run-cancellation.js";
+import { callAsker, type CallAsker } from "./person-questions.js";
 import { logStep } from "./step-log.js";
 import { UsageMeter } from "./usage-meter.js";
 import { meteredModel } from "../models/metered-model.js";
 import { summarize, summaryTimeoutMs } from "../context/summary.js";
 import { EMPTY_REPLY_NUDGE } from "../context/system-prompt.js";
-import type { AgentEvent, CallRecord, EventSink, GuardStop, Model, StepRecord, TokenUsage, ToolCall } from "../../contracts/types.js";
+import type {
+  AgentEvent,
+  CallRecord,
+  EventSink,
+  GuardStop,
+  Model,
+  PersonForms,
+  StepRecord,
+  TokenUsage,
+  ToolCall,
+} from "../../contracts/types.js";
 import { modelCallStop } from "./model-call-stop.js";
 import { outcomeOf } from "./run-outcome.js";
 import { stepCall, stepMetaOf, type StepMeta } from "./step-call.js";
@@ -91,12 +102,18 @@ export class ActiveRun {
       step,
       emit: this.emitter,
       writeSignal: this.writeSignal,
+      ...(this.deps.forms ? { asker: this.asker(step, this.deps.forms) } : {}),
       // A settled call goes to the step's records and the run's messages.
       settle: (item) => {
         done.push(item);
         this.context.settle(item);
       },
     };
+  }
+
+  private asker(step: number, forms: PersonForms): CallAsker {
+    const run = { runId: this.runId, origin: this.state.origin };
+    return callAsker({ forms, run, step, emit: this.emitter, hold: () => this.cancellation.hold(), logger: this.deps.logger });
   }
 
   /**

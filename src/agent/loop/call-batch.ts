@@ -9,7 +9,8 @@ import { callSignature } from "../tools/signature.js";
 import type { GuardCounters } from "./run-state.js";
 import type { ToolPolicy } from "../tools/tool-policy.js";
 import type { PreparedCall, ToolRegistry } from "../tools/tool-registry.js";
-import type { AgentEvent, CallOutcome, CallRecord, GuardStop, ToolCall, ToolContext } from "../../contracts/types.js";
+import type { CallAsker } from "./person-questions.js";
+import type { AgentEvent, CallOutcome, CallRecord, FormNote, GuardStop, ToolCall, ToolContext } from "../../contracts/types.js";
 
 export interface BatchContext {
   readonly tools: ToolRegistry;
@@ -22,6 +23,8 @@ export interface BatchContext {
   readonly writeSignal: () => AbortSignal;
   /** Receives each settled call in order; the caller appends its observation to the messages. */
   readonly settle: (record: CallRecord) => void;
+  /** How a call's tool asks the requester; absent where nobody can be asked. */
+  readonly asker?: CallAsker;
 }
 
 /** Reads of one reply run concurrently, at most this many at a time (a reply may hold hundreds of calls). */
@@ -125,8 +128,24 @@ function writeContext(context: BatchContext): BatchContext {
 /** Runs a validated call and returns its record; never rejects. */
 export async function runPrepared(prepared: Extract<PreparedCall, { kind: "ready" }>, context: BatchContext): Promise<CallRecord> {
   context.emit({ type: "tool_called", runId: context.toolContext.runId, step: context.step, call: prepared.call });
-  const execution = await context.tools.execute(prepared, { ...context.toolContext, progress: progressOf(prepared.call, context) });
-  const record = callRecord(
+  const forms: FormNote[] = [];
+  const { asker } = context;
+  const signal = context.toolContext.signal;
+  const toolContext: ToolContext = {
+    ...context.toolContext,
+    progress: progressOf(prepared.call, context),
+    ...(asker
+      ? {
+          ask: async (question, withdrawn) => {
+            const { answer, note } = await asker(question, prepared.call.id, signal, withdrawn);
+            forms.push(note);
+            return answer;
+          },
+        }
+      : {}),
+  };
+  const execution = await context.tools.execute(prepared, toolContext);
+  const made = callRecord(
     prepared.call,
     prepared.signature,
     execution.outcome,
@@ -134,6 +153,7 @@ export async function runPrepared(prepared: Extract<PreparedCall, { kind: "ready
     context.tools.observation(execution.result),
     execution.durationMs,
   );
+  const record = forms.length > 0 ? { ...made, forms } : made;
   const item = execution.files ? { ...record, files: execution.files } : record;
   context.emit({ type: "tool_result", runId: context.toolContext.runId, step: context.step, call: item });
   return item;

@@ -15,6 +15,7 @@ import type {
   Model,
   PendingApproval,
   Person,
+  PersonForms,
   RunOutcome,
   TaskOrigin,
 } from "../../contracts/types.js";
@@ -46,6 +47,8 @@ export interface LoopDeps {
   readonly usageCheck?: (run: { readonly runId: string; readonly origin: TaskOrigin }, tokens: number) => Promise<GuardStop | undefined>;
   /** Where tools put files for the answer; absent where the surface can't post files. */
   readonly answerFiles?: AnswerFileSink;
+  /** How a call's tool asks the run's requester (an MCP server's form); absent where nobody can be asked. */
+  readonly forms?: PersonForms;
 }
 
 export interface RunStart {

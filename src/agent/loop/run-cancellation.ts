@@ -13,8 +13,12 @@ export class RunCancellation {
   /** Set when the run's time is up; `deadline` is that as a signal, made only for a write. */
   private expiredBy: Error | undefined;
   private deadline: AbortController | undefined;
-  private readonly timer: NodeJS.Timeout;
+  private timer: NodeJS.Timeout | undefined;
   private readonly started = performance.now();
+  /** Time spent waiting for a person mid-call (a tool's question): it does not count. */
+  private heldMs = 0;
+  private heldSince: number | undefined;
+  private holds = 0;
 
   constructor(
     /** A person's Stop (reason: the GuardStop). */
@@ -29,8 +33,29 @@ export class RunCancellation {
     const remaining = Math.max(0, runTimeoutMs - elapsedBefore);
     // A resumed run with no time left must not start its approved write before the timer fires.
     if (remaining === 0) this.expire();
+    this.startTimer(remaining);
+  }
+
+  private startTimer(remaining: number): void {
     this.timer = setTimeout(() => this.expire(), remaining);
     this.timer.unref();
+  }
+
+  /** The deadline stands still until the returned release is called (a person answering a tool's question). Release is idempotent. */
+  hold(): () => void {
+    if (this.holds++ === 0) {
+      clearTimeout(this.timer);
+      this.heldSince = performance.now();
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--this.holds > 0 || this.heldSince === undefined) return;
+      this.heldMs += performance.now() - this.heldSince;
+      this.heldSince = undefined;
+      if (!this.expiredBy) this.startTimer(this.remainingMs());
+    };
   }
 
   /** The Stop's abort event (this object is the listener: no function made per run). */
@@ -59,7 +84,9 @@ export class RunCancellation {
   }
 
   elapsedMs(): number {
-    return this.elapsedBefore + (performance.now() - this.started);
+    const now = performance.now();
+    const holding = this.heldSince === undefined ? 0 : now - this.heldSince;
+    return this.elapsedBefore + (now - this.started) - this.heldMs - holding;
   }
 
   remainingMs(): number {

@@ -134,6 +134,20 @@ const CallRecordSchema = z.object({
   observation: z.string(),
   durationMs: z.number().nonnegative(),
   files: z.array(AnswerFileSchema).max(100).readonly().optional(),
+  forms: z
+    .array(
+      z.object({
+        server: z.string(),
+        kind: z.enum(["form", "url"]),
+        action: z.enum(["accept", "decline", "cancel"]),
+        reason: z.enum(["dismissed", "timeout", "stopped", "unavailable", "withdrawn"]).optional(),
+        by: z.object({ id: z.string(), name: z.string().optional() }).optional(),
+        waitedMs: z.number().nonnegative(),
+      }),
+    )
+    .max(100)
+    .readonly()
+    .optional(),
 });
 const StepRecordSchema = z.object({
   index: z.number().int().positive(),

@@ -16,11 +16,42 @@ export class ToolRace {
   private controller: AbortController | undefined;
   private ended: { readonly reason: unknown } | undefined;
   private fail: ((reason: unknown) => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  /** The timeout's time left when it was last started or held; when (performance.now) it was started. */
+  private left: number;
+  private armedAt = 0;
+  private armed = false;
+  private holds = 0;
 
   constructor(
     private readonly runSignal: AbortSignal,
-    private readonly timeoutMs: number,
-  ) {}
+    timeoutMs: number,
+  ) {
+    this.left = timeoutMs;
+  }
+
+  /**
+   * The timeout stands still until the returned release is called (a person answering the tool's
+   * question); the run's signal still ends the call. Release is idempotent.
+   */
+  hold(): () => void {
+    if (this.holds++ === 0 && this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      this.left = Math.max(0, this.left - (performance.now() - this.armedAt));
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--this.holds === 0 && this.armed && !this.ended) this.startTimer();
+    };
+  }
+
+  private startTimer(): void {
+    this.armedAt = performance.now();
+    this.timer = setTimeout(timedOut, this.left, this);
+  }
 
   /** The tool's own signal, made only when the tool reads it: most never do, and a controller costs more than a quick call. */
   get signal(): AbortSignal {
@@ -51,13 +82,15 @@ export class ToolRace {
       this.fail = reject;
     });
     this.runSignal.addEventListener("abort", this, { once: true });
-    const timer = setTimeout(timedOut, this.timeoutMs, this);
+    this.armed = true;
+    if (this.holds === 0) this.startTimer();
     // The run may have been stopped during the microtask above, before the listener was there.
     if (this.runSignal.aborted) this.end(this.runSignal.reason);
     try {
       return await Promise.race([running, stop]);
     } finally {
-      clearTimeout(timer);
+      this.armed = false;
+      clearTimeout(this.timer);
       this.runSignal.removeEventListener("abort", this);
     }
   }

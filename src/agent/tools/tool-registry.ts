@@ -76,6 +76,15 @@ function toolView(tools: readonly Tool[], extra: readonly Tool[] | undefined): T
   return { extra, byName, schemas: sorted.map(toolSchema) };
 }
 
+async function held<T>(race: ToolRace, work: () => Promise<T>): Promise<T> {
+  const release = race.hold();
+  try {
+    return await work();
+  } finally {
+    release();
+  }
+}
+
 export interface RegistryOptions {
   readonly defaultTimeoutMs: number;
   readonly observationTokens: number;
@@ -165,12 +174,15 @@ export class ToolRegistry {
     const started = performance.now();
     const race = new ToolRace(context.signal, timeoutMs);
     try {
-      const toolContext = {
+      const { ask } = context;
+      const toolContext: ToolContext = {
         ...context,
         callId: prepared.call.id,
         get signal() {
           return race.signal;
         },
+        // The call's timeout stands still while a person answers its question.
+        ...(ask ? { ask: (question, withdrawn) => held(race, () => ask(question, withdrawn)) } : {}),
       };
       const value = await race.settle(prepared.tool.execute(prepared.args, toolContext));
       const durationMs = performance.now() - started;

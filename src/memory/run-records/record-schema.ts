@@ -96,7 +96,8 @@ const StepSchema = z.object({
 export type RecordStep = z.infer<typeof StepSchema>;
 
 const NoteSchema = z.object({
-  kind: z.enum(["warned", "tripped", "folded", "compacted"]),
+  /** `form`: a call's server asked the requester (a form or a link) and how it ended. */
+  kind: z.enum(["warned", "tripped", "folded", "compacted", "form"]),
   step: count,
   guard: z.string().optional(),
   detail: z.string(),

@@ -5,6 +5,7 @@ import type { AgentEvent, CallRecord, ChatMessage, ModelSwitch, TaskOrigin, Tool
 import type { RecordApproval, RecordNote } from "../../memory/run-records/record-schema.js";
 import type { RunSetup, RunStart } from "../../runs/worker/run-observer.js";
 import { contentText } from "../../agent/content.js";
+import { describeForm } from "../../contracts/trace-text.js";
 
 /** A message as a record keeps it: a question that brought files as its text and one line per image (never image data). */
 export type TextMessage = Exclude<ChatMessage, { role: "user" }> | { readonly role: "user"; readonly content: string };
@@ -87,6 +88,16 @@ export function noteEvent(draft: RunDraft, event: AgentEvent, now: number): void
         step: draft.step,
         detail: `older turns compacted: ${event.tokensBefore} → ${event.tokensAfter} tokens`,
       });
+      return;
+    case "form_asked":
+      draft.notes.push({
+        kind: "form",
+        step: event.step,
+        detail: `${event.form.question.kind} from ${event.form.question.server} asked of ${event.form.requester.name ?? event.form.requester.id}`,
+      });
+      return;
+    case "form_answered":
+      draft.notes.push({ kind: "form", step: event.step, detail: describeForm(event.note) });
       return;
     case "approval_needed":
       draft.approvals.push({

@@ -9,6 +9,7 @@ import type { ToolList } from "../../tools/tool-list.js";
 import type { DecisionRequest, DecisionResult, StopRequest, StopResult } from "./decision-request.js";
 import type { SurfaceHooks } from "./surface-hooks.js";
 import type { SubmitResult, Task } from "./task.js";
+import type { FormAnswers } from "../forms/form-answers.js";
 
 /** What a conversation remembers, for the commands (`/memory`, `/forget`, the console's `/new`). */
 export interface ServiceMemory {
@@ -69,6 +70,8 @@ export interface AgentService {
    * and "Stopped by <name>." (shown by whoever shows the run). The authority says who may.
    */
   stop(request: StopRequest): Promise<StopResult>;
+  /** A server's question to a run's requester: open it (only they may) and answer it once, from any process. */
+  readonly forms: FormAnswers;
   readonly memory: ServiceMemory;
   /** 👍 / 👎 on answers, shared by every process on the store; each vote is logged with the totals. */
   readonly feedback: FeedbackBook;

@@ -41,6 +41,9 @@ import { toolListing } from "./tool-listing.js";
 import type { WorkQueue } from "../queue/work-queue.js";
 import { within } from "../within.js";
 import { createWriteLedger } from "../worker/write-ledger.js";
+import { createFormStore } from "../forms/form-store.js";
+import { createPersonForms } from "../forms/person-forms.js";
+import { createFormAnswers } from "../forms/form-answers.js";
 
 export interface AgentServiceDeps {
   readonly config: Config;
@@ -106,9 +109,14 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   const settingsOf = (origin: TaskOrigin): RunSettings => runPolicy?.runSettings(origin) ?? OPEN_RUN;
   const toolPolicy = createToolPolicy(config.toolPolicy);
   const gate = createDecisionGate(runPolicy, clock);
+  // A server's question waits in the store for its requester's answer, from whichever process takes it.
+  const formStore = createFormStore(store, clock);
+  const personForms = createPersonForms({ forms: formStore, timeoutMs: config.mcpElicitationTimeoutMs, logger, clock });
+  const forms = createFormAnswers({ forms: formStore, clock, notify: (formId) => personForms.notify(formId) });
 
   const setups = createLoopSetups({
     ...deps,
+    forms: personForms,
     surfaceTools: (surface) => surfaces.tools(surface),
     settingsOf,
     ledger,
@@ -188,6 +196,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     submit: (task, receipt) => runner.submit(task, receipt),
     ask: (task, sink) => runner.ask(task, sink),
     decide,
+    forms,
     stop(request) {
       const actor = { surface: request.surface, id: request.stoppedBy.id, roles: request.roles ?? [] };
       return stops.request(request.runId, request.stoppedBy, (requester) => authority.may("stop", actor, requester));

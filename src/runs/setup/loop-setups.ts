@@ -9,7 +9,7 @@ import type { RunPolicy } from "../../governance/run-policy.js";
 import { createLoopDeps } from "../../agent/loop/loop-deps.js";
 import type { LoopDeps } from "../../agent/loop/loop-types.js";
 import { builtinTools } from "../../agent/tools/builtin.js";
-import type { Model, Surface, TaskOrigin, Tool } from "../../contracts/types.js";
+import type { Model, PersonForms, Surface, TaskOrigin, Tool } from "../../contracts/types.js";
 import { TokenCounter } from "../../tokens/token-counter.js";
 import type { RunFiles } from "./run-files.js";
 import type { WriteLedger } from "../worker/write-ledger.js";
@@ -34,6 +34,8 @@ export interface LoopSetupsDeps {
   readonly counter: TokenCounter;
   readonly logger: Logger;
   readonly clock: () => number;
+  /** How a call's tool asks the run's requester (an MCP server's form). */
+  readonly forms?: PersonForms;
 }
 
 export interface LoopSetups {
@@ -94,7 +96,8 @@ export function createLoopSetups(deps: LoopSetupsDeps): LoopSetups {
       counter: counterFor(modelName),
     });
     const answerFiles = deps.files.answerFiles(surface);
-    return { ...setup, ...(usageCheck ? { usageCheck } : {}), ...(answerFiles ? { answerFiles } : {}) };
+    const forms = deps.forms ? { forms: deps.forms } : {};
+    return { ...setup, ...(usageCheck ? { usageCheck } : {}), ...(answerFiles ? { answerFiles } : {}), ...forms };
   }
 
   return {

@@ -78,8 +78,11 @@ class StdioTransport extends StdioClientTransport {
   }
 }
 
+/** Servers may ask the person (elicitation, both modes): see elicitation.ts and call-questions.ts. */
+export const CLIENT_CAPABILITIES = { elicitation: { form: {}, url: {} } } as const;
+
 function newClient(): Client {
-  return new Client(CLIENT_INFO, { capabilities: {} });
+  return new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });
 }
 
 async function open(transport: Transport, options: ConnectOptions): Promise<Client> {

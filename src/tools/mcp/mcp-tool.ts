@@ -5,7 +5,7 @@
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { CallToolResult, Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { TaskOrigin, Tool, ToolContext, ToolEffect } from "../../contracts/types.js";
+import type { AskPerson, TaskOrigin, Tool, ToolContext, ToolEffect } from "../../contracts/types.js";
 import { ToolOutput } from "../../agent/tools/tool-output.js";
 import type { ApprovalMode } from "./mcp-config.js";
 import { toolResultFiles, toolResultText } from "./tool-result.js";
@@ -16,6 +16,9 @@ export interface CallOptions {
   readonly onProgress?: (detail: string) => void;
   /** Who the call is for: a server that acts as the person calls with their connection. */
   readonly origin?: TaskOrigin;
+  /** How the server's questions during this call reach the run's requester; absent: they are refused. */
+  readonly ask?: AskPerson;
+  readonly runId?: string;
 }
 
 /** What a tool needs of its server: a call that rejects when the server is down or drops mid-call. */
@@ -95,6 +98,7 @@ export function createMcpTool(input: McpToolInput): Tool<Record<string, unknown>
         timeoutMs: input.timeoutMs,
         onProgress: context.progress && ((detail) => context.progress?.(detail)),
         origin: context.origin,
+        ...(context.ask ? { ask: context.ask, runId: context.runId } : {}),
       });
       const converted = toolResultText(result);
       if (!converted.ok) throw new Error(converted.text);

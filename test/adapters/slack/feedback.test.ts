@@ -34,7 +34,15 @@ async function answerWithButtons(h: SlackHarness) {
 const click = (h: SlackHarness, user: string, actionId: string, at: { ts: string; value: string }) =>
   postInteraction(
     h.eventsUrl,
-    blockActionPayload({ user, actionId, value: at.value, channel: "C0GENERAL", messageTs: at.ts, threadTs: THREAD }),
+    blockActionPayload({
+      user,
+      actionId,
+      value: at.value,
+      channel: "C0GENERAL",
+      messageTs: at.ts,
+      threadTs: THREAD,
+      triggerId: h.fake.trigger(),
+    }),
   );
 
 describe("Slack feedback", () => {

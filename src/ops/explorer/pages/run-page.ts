@@ -32,7 +32,7 @@ function stepsOf(record: RunRecord): Raw {
     const moved = describeAnsweredBy(step);
     return html`<section class="step"><h3>Step ${step.index} · ${seconds(step.durationMs)}${step.modelMs === undefined ? "" : ` (model ${seconds(step.modelMs)})`} · ${tokensText(step)}${step.endpoint ? ` · ${step.endpoint}` : ""}</h3>
 ${moved ? html`<p class="note">Model: ${moved}</p>` : ""}${step.text ? html`<pre>${step.text}</pre>` : ""}${callsOf(step)}
-${notes.map((note) => html`<p class="${note.kind === "tripped" ? "trip-note" : "note"}">${note.kind === "tripped" ? "Guard tripped" : note.kind === "warned" ? "Guard warned" : "Context"}${note.guard ? ` (${note.guard})` : ""}: ${note.detail}</p>`)}</section>`;
+${notes.map((note) => html`<p class="${note.kind === "tripped" ? "trip-note" : "note"}">${note.kind === "tripped" ? "Guard tripped" : note.kind === "warned" ? "Guard warned" : note.kind === "form" ? "Asked the person" : "Context"}${note.guard ? ` (${note.guard})` : ""}: ${note.detail}</p>`)}</section>`;
   })}`;
 }
 
