@@ -21,6 +21,7 @@ import { surfaceStartFailure } from "./start-errors.js";
 import { priceTable } from "./cost/prices.js";
 import { type AppIo, configuredSurfaces, openSurfaces } from "./app-surfaces.js";
 import { chooseModel, chooseQueue, slotMetricsOf } from "./app-model.js";
+import { hasConsoleInput, NO_TERMINAL_MESSAGE } from "./adapters/console/console-input-check.js";
 import { createResourceStack } from "./resource-stack.js";
 import { prepareMcp } from "./tools/mcp/mcp-startup.js";
 import { startTools } from "./app-tools.js";
@@ -74,6 +75,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     throw error;
   }
   const consoleMode = !config.slack && !config.discord;
+  if (consoleMode && io.input === undefined && !hasConsoleInput()) return { kind: "failed", message: NO_TERMINAL_MESSAGE };
   // Console mode shares the terminal with the conversation: only errors are logged unless LOG_LEVEL asks for more,
   // and the notices an operator must see are lines in the console (held until it shows them).
   const notices: string[] = [];
