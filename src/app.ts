@@ -1,6 +1,7 @@
 // Wires the process together: configuration, logs, store, model, the runner, and the surfaces
 // (Slack and/or Discord, or the console when no chat tokens are set). main.ts only adds the
 // process-level parts: signals, exit codes, the hard-exit backstop.
+import { join } from "node:path";
 import type { AttachedSurface } from "./adapters/core/attach.js";
 import { upgradeAuditEntries } from "./adapters/core/audit-upgrade.js";
 import { upgradeOrigin as upgradeDiscordOrigin } from "./adapters/discord/discord-place.js";
@@ -22,6 +23,8 @@ import { priceTable } from "./cost/prices.js";
 import { type AppIo, configuredSurfaces, openSurfaces } from "./app-surfaces.js";
 import { chooseModel, chooseQueue, slotMetricsOf } from "./app-model.js";
 import { hasConsoleInput, NO_TERMINAL_MESSAGE } from "./adapters/console/console-input-check.js";
+import { createDemoNoteTool, DEMO_NOTES_FILE } from "./agent/tools/demo-note.js";
+import { dataFolderOf } from "./config/store.js";
 import { createResourceStack } from "./resource-stack.js";
 import { prepareMcp } from "./tools/mcp/mcp-startup.js";
 import { startTools } from "./app-tools.js";
@@ -199,7 +202,11 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       authority: governance.authority,
       ...(modelFor ? { modelFor: ops ? (name: string) => ops.instrumentModel(modelFor(name)) : modelFor } : {}),
       observers: [...(ops?.observers ?? []), schedules.observer, recording.recorder],
-      tools: [schedules.tool],
+      // The offline demo's one write (a scratch file in the data folder), so an approval shows with nothing set up.
+      tools:
+        model.kind === "demo"
+          ? [schedules.tool, createDemoNoteTool(join(dataFolderOf(config.storeUrl), DEMO_NOTES_FILE))]
+          : [schedules.tool],
       showSlot: schedules.showSlot,
       ...(queue ? { queue } : {}),
       ...(manager ? { toolSource: manager.tools, toolCatalog: manager.describe } : {}),

@@ -27,11 +27,11 @@ const ANSWERS: Readonly<Record<string, RegExp>> = {
   settings: /model: /,
   feedback: /Feedback so far: 👍 0 · 👎 0/,
   usage: /Usage \(UTC\), today \d{4}-\d\d-\d\d and this month:\n• This channel today: 0 tokens/,
-  schedule: /Usage: `schedule .*when.*: .*what.*`/,
+  schedule: /Usage: `\/?schedule .*when.*: .*what.*`/,
   schedules: /You have no schedules\.|There are no schedules\./,
-  unschedule: /`unschedule` expects a schedule id like sch_ab12cd34/,
-  pause: /`pause` expects a schedule id like sch_ab12cd34/,
-  resume: /`resume` expects a schedule id like sch_ab12cd34/,
+  unschedule: /`\/?unschedule` expects a schedule id like sch_ab12cd34/,
+  pause: /`\/?pause` expects a schedule id like sch_ab12cd34/,
+  resume: /`\/?resume` expects a schedule id like sch_ab12cd34/,
 };
 /** Who may run each command, for the check that anyone else is refused. */
 const GUARDED: Readonly<Record<string, { readonly by: Who; readonly refusal: RegExp }>> = {

@@ -115,6 +115,9 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     format: consoleFormat,
     linkStyle: "plain",
     askHint: "type a question at the prompt.",
+    commandMark: "/",
+    scheduleResultsWhere:
+      "Its runs' answers are printed here, between your lines, while the console is open (a slot due while it is closed runs at the next start).",
     tools: options.tools ?? [],
     files: consoleFiles(),
     upgrade: (stored) => ({ origin: { ...stored, scope: stored.scope ?? origin.scope } }),

@@ -3,7 +3,7 @@
 // followed to the end: its transcript, each approval its run waits for asked at the prompt, its
 // answer. The core's commands go to the core; the console's own (/trace, /help, /new) answer here.
 import { randomUUID } from "node:crypto";
-import { LOOP_REQUEST } from "../../agent/models/model-demo.js";
+import { LOOP_REQUEST, WRITE_REQUEST } from "../../agent/models/model-demo.js";
 import { renderTrace } from "../../contracts/trace-text.js";
 import type { StepRecord, TaskOrigin } from "../../contracts/types.js";
 import type { FileDescriptor } from "../../files/file-ref.js";
@@ -14,7 +14,7 @@ import type { FileDesk } from "./console-files.js";
 import type { ConsoleOutput } from "./console-output.js";
 import type { ConsoleClicked } from "./console-refs.js";
 import type { ConsoleService } from "./console-service.js";
-import { demoLoopText, helpText, startOverText, type ModelDescription } from "./console-text.js";
+import { demoLoopText, demoWriteText, helpText, startOverText, type ModelDescription } from "./console-text.js";
 import type { Turn, Turns } from "./console-turns.js";
 
 /** What `/demo loop` asks when no question follows it. */
@@ -73,6 +73,9 @@ export function createConsoleLines(deps: ConsoleLinesDeps): ConsoleLines {
         out.line(`Demo: a model that keeps making the same call, asked "${question}".`);
         return ask({ ...origin, conversationKey: DEMO_LOOP_CONVERSATION_KEY }, `${LOOP_REQUEST} ${question}`);
       }
+      case "demo_write":
+        if (deps.model.kind !== "demo") return out.line(demoWriteText(deps.model));
+        return ask(origin, command.note === undefined ? WRITE_REQUEST : `${WRITE_REQUEST} ${command.note}`);
       case "attach": {
         const attached = await deps.files.attach(command.path);
         if (attached.kind === "refused") return out.line(attached.message);

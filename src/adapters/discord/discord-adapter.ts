@@ -83,6 +83,7 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
     format: discordFormat,
     linkStyle: "markdown",
     askHint: "mention me with a question, or use `/ask question:`.",
+    commandMark: "/",
     tools: createDiscordTools(client, writeRest),
     files: createDiscordFiles({
       rest: client.rest,

@@ -207,7 +207,7 @@ describe("console approvals", () => {
     const term = await open({ model, tools: [note.tool] });
     term.type("post a note about the release");
     const asked = await term.waitFor("approve? [y/N] ");
-    expect(term.text()).toMatch(/post_note changes things, so it needs your approval[\s\S]*"text": "release at 5pm"/);
+    expect(term.text()).toMatch(/post_note needs your approval before it runs[\s\S]*"text": "release at 5pm"/);
     expect(note.posted).toEqual([]);
 
     term.type("y");

@@ -62,7 +62,7 @@ describe("approval request", () => {
 
   it("shows the arguments as indented JSON", () => {
     expect(approvalRequest(pending({ channel: "C1", text: "hi" }))).toBe(
-      '  ? post_message changes things, so it needs your approval. It would run with:\n      {\n        "channel": "C1",\n        "text": "hi"\n      }',
+      '  ? post_message needs your approval before it runs. It would run with:\n      {\n        "channel": "C1",\n        "text": "hi"\n      }',
     );
   });
 
