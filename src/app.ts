@@ -255,8 +255,10 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     if (explorer.kind === "failed") return explorer;
     const adminPort = explorer.port;
 
-    // Each MCP server gets its first try before the surfaces take messages.
     const write = consoleMode ? (lines: readonly string[]) => (io.output ?? process.stdout).write(`${lines.join("\n")}\n`) : undefined;
+    // The console logs no info lines: where the explorer is, with its real port, is a line of its own there.
+    if (write && explorer.url) write([`Run explorer: ${explorer.url} (sign in with ADMIN_TOKEN)`]);
+    // Each MCP server gets its first try before the surfaces take messages.
     await startTools({ config, ...(manager ? { manager } : {}), starting, ...(write ? { write } : {}), stack, source, logger }, () => [
       ...new Set(surfaces.flatMap((surface) => service.tools.list(surface.name).tools.map((tool) => tool.name))),
     ]);
