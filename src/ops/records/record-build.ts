@@ -85,7 +85,9 @@ function outcomeClass(end: RunEnd): RecordOutcome {
   const { outcome } = end;
   if (outcome.status === "paused") return "paused";
   if (!outcome.stop) return "answered";
-  return outcome.stop.guard === "stopped" ? "stopped" : "guard";
+  if (outcome.stop.guard === "stopped") return "stopped";
+  // A model server that could not be reached is a failure to answer, not a guard stopping the model.
+  return outcome.stop.guard === "model_unavailable" ? "failed" : "guard";
 }
 
 const callOf = (call: CallRecord): RecordStep["calls"][number] => ({

@@ -17,8 +17,9 @@ export function costCell(prices: PriceTable, run: PricedRun): string {
   return cost.unpricedTokens === 0 ? dollarText(cost.dollars) : costText(cost);
 }
 
+/** "guard (repeat)", "failed (model_unavailable)", "stopped": the reason only where it says more than the outcome. */
 export function outcomeCell(outcome: string, guard: string | undefined): Raw {
-  return html`<span class="outcome-${outcome}">${outcome}${guard ? ` (${guard})` : ""}</span>`;
+  return html`<span class="outcome-${outcome}">${outcome}${guard && guard !== outcome ? ` (${guard})` : ""}</span>`;
 }
 
 export function votesCell(votes: Readonly<Record<string, "up" | "down">>): string {
