@@ -65,7 +65,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
   const lines = createLineQueue();
   const turns = createTurns();
   const files = createFileDesk(options);
-  let lastSteps: readonly StepRecord[] | undefined;
+  let lastRun: { readonly steps: readonly StepRecord[]; readonly files: readonly string[] } | undefined;
 
   const approvals = createConsoleApprovals({
     out,
@@ -86,7 +86,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     turns,
     approvals,
     origin,
-    lastSteps: () => lastSteps,
+    lastRun: () => lastRun,
   });
   const session = createConsoleSession({
     out,
@@ -133,7 +133,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
       files,
       between: (text) => session.between(text),
       offer: (pending) => approvals.slots.offer(pending),
-      shown: (steps) => (lastSteps = steps),
+      shown: (steps, files) => (lastRun = { steps, files }),
     }),
     // A decision shows as the run goes on; an expiry is said here, and the core shows the run's summary below it.
     async settleApproval(message, card) {

@@ -36,8 +36,8 @@ export interface ConsoleLinesDeps {
   readonly approvals: ConsoleApprovals;
   /** The console's conversation, its person the requester. */
   readonly origin: TaskOrigin;
-  /** The steps of the latest run a turn showed, for `/trace`. */
-  lastSteps(): readonly StepRecord[] | undefined;
+  /** The steps of the latest run a turn showed, and its attached files' lines, for `/trace`. */
+  lastRun(): { readonly steps: readonly StepRecord[]; readonly files: readonly string[] } | undefined;
 }
 
 export interface ConsoleLines {
@@ -82,8 +82,11 @@ export function createConsoleLines(deps: ConsoleLinesDeps): ConsoleLines {
         return ask(origin, command.question, [attached.file]);
       }
       case "trace": {
-        const steps = deps.lastSteps();
-        return out.line(steps ? renderTrace(steps, { maxChars: TRACE_CHARS }) : "No run yet.");
+        const run = deps.lastRun();
+        if (!run) return out.line("No run yet.");
+        // Every attached file is named, read or not and why (docs/files.md), above the steps.
+        const files = run.files.length > 0 ? `Files:\n${run.files.map((line) => `  ${line}`).join("\n")}\n` : "";
+        return out.line(`${files}${renderTrace(run.steps, { maxChars: TRACE_CHARS })}`);
       }
       case "command":
         return (await deps.core).command({ at: { origin }, name: command.name, text: command.text });

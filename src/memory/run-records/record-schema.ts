@@ -140,6 +140,8 @@ export const RunRecordSchema = z.object({
   steps: z.array(StepSchema),
   notes: z.array(NoteSchema),
   approvals: z.array(ApprovalSchema),
+  /** The files people attached: each one's name and what became of it ("(text/plain, 2 KB): read (text)", or why it was not used). */
+  files: z.array(z.object({ name: z.string(), outcome: z.string() })).optional(),
   status: z.enum(["answered", "paused", "failed"]),
   outcome: z.enum(OUTCOMES),
   stop: z.object({ guard: z.string(), detail: z.string(), sentence: z.string() }).optional(),

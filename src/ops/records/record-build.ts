@@ -160,6 +160,12 @@ const pick = (approval: RecordApproval) => ({
   ...(approval.decidedAt === undefined ? {} : { decidedAt: approval.decidedAt }),
 });
 
+/** A resumed run's files came with its first part. */
+function filesOf(draft: RunDraft, previous: RunRecord | undefined): Pick<RunRecord, "files"> {
+  const files = [...(previous?.files ?? []), ...draft.files];
+  return files.length === 0 ? {} : { files };
+}
+
 export interface BuildOptions {
   readonly now: number;
   readonly persona?: string;
@@ -191,6 +197,7 @@ export function buildRecord(draft: RunDraft, end: RunEnd, previous: RunRecord | 
     steps,
     notes: [...(previous?.notes ?? []), ...draft.notes],
     approvals: approvalsOf(draft, previous, end, now),
+    ...filesOf(draft, previous),
     status: outcome ? outcome.status : "failed",
     outcome: outcomeClass(end),
     ...(outcome?.status === "answered" && outcome.stop ? { stop: outcome.stop } : {}),

@@ -120,6 +120,20 @@ function replayOf(record: RunRecord, csrf: string, form: URLSearchParams, result
 <button type="submit">Replay with the recorded replies and results</button></form>${outcome}`;
 }
 
+/** Every attached file, read or not and why (docs/files.md). */
+function filesOfRun(record: RunRecord): Raw | string {
+  if (!record.files?.length) return "";
+  return html`<h2>Files</h2><ul class="files">${record.files.map((file) => html`<li>${file.name} ${file.outcome}</li>`)}</ul>`;
+}
+
+/** A question of files alone says so, rather than looking like text that was not kept. */
+function questionText(record: RunRecord): string {
+  if (record.content === "metadata") return `(no text kept: ${record.questionLength} characters)`;
+  if (record.question === "" && record.files?.length)
+    return `(no text: ${record.files.length === 1 ? "a file" : `${record.files.length} files`} alone)`;
+  return record.question;
+}
+
 /** A link where the platform gave one; otherwise why there is none, not a label that looks like a link. */
 function threadCell(record: RunRecord): Raw | string {
   if (record.link && /^https:\/\//.test(record.link)) return outsideLink(record.link, "open the conversation");
@@ -158,9 +172,9 @@ function view(request: PageRequest, record: RunRecord, replay?: ReplayResult | s
     "facts",
   );
   const body = html`${facts}
-<h2>Question</h2><pre class="question">${record.content === "metadata" ? `(no text kept: ${record.questionLength} characters)` : record.question}</pre>
+<h2>Question</h2><pre class="question">${questionText(record)}</pre>
 ${chartsOf(record)}
-<h2>Steps</h2>${stepsOf(record)}
+${filesOfRun(record)}<h2>Steps</h2>${stepsOf(record)}
 <h2>Approvals</h2>${approvalsOf(record)}
 <h2>Writes</h2>${writesOf(record)}
 <h2>Answer</h2>${record.answer === undefined ? html`<p class="empty">${record.failure ? `Failed: ${record.failure}` : "No answer (yet)."}</p>` : html`<pre class="answer">${record.answer}</pre>`}

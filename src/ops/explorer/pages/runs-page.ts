@@ -57,7 +57,7 @@ function rows(runs: readonly RunSummary[], prices: PriceTable) {
     run.surface,
     run.channel,
     run.requester.name ? `${run.requester.name} (${run.requester.id})` : run.requester.id,
-    html`<a href="${`/admin/runs/${encodeURIComponent(run.runId)}`}">${run.question.slice(0, 80) || "(no text kept)"}</a>`,
+    html`<a href="${`/admin/runs/${encodeURIComponent(run.runId)}`}">${run.question.slice(0, 80) || "(no text: files alone, or not kept)"}</a>`,
     outcomeCell(run.outcome, run.guard),
     html`<span class="num">${run.steps}</span>`,
     html`<span class="num">${count(totalTokens(run.usage))}${run.usage.cached > 0 ? ` (${count(run.usage.cached)} cached)` : ""}</span>`,
