@@ -182,6 +182,12 @@ export function approvalRequest(pending: PendingApproval): string {
   return `  ? ${clean(pending.tool)} needs your approval before it runs. It would run with:\n${source}${args}`;
 }
 
+/** A /help row: two spaces, the command and its padding up to the description's column. */
+const HELP_COLUMN = 22;
+const HELP_ROW = new RegExp(`^ {2}/\\S.{${HELP_COLUMN - 5}}\\s(?=\\S)`);
+/** Narrower than this beside the column, a help row wraps like any line. */
+const MIN_HELP_TEXT = 24;
+
 /** Indentation and a list mark: continuation lines start under the text after them. */
 const LEAD = /^\s*(?:[·•✓✗→-] )?/;
 
@@ -194,7 +200,9 @@ export function wrap(text: string, width: number): string {
     .split("\n")
     .map((line) => {
       if (line.length <= width) return line;
-      const lead = LEAD.exec(line)![0];
+      // A row of /help: continuation lines hang under the description, not under the command.
+      const help = HELP_ROW.exec(line);
+      const lead = help && width - HELP_COLUMN >= MIN_HELP_TEXT ? help[0] : LEAD.exec(line)![0];
       const hang = " ".repeat(lead.length);
       const rows: string[] = [];
       let row = "";
