@@ -83,7 +83,7 @@ export function reportText(results: readonly ReplayResult[], totals: ReplayTotal
   return [
     ...lines,
     ...(lines.length > 0 ? [""] : []),
-    `${totals.runs} runs: ${totals.same} would end the same, ${totals.changed} differently (${totals.diverged} left the record), ${totals.notReplayable} not replayable.`,
+    `${totals.runs} ${totals.runs === 1 ? "run" : "runs"}: ${totals.same} would end the same, ${totals.changed} differently (${totals.diverged} left the record), ${totals.notReplayable} not replayable.`,
     `Replayed runs in total: steps ${totals.recorded.steps} → ${totals.replay.steps}, tokens ${totals.recorded.tokens.toLocaleString("en-US")} → ${totals.replay.tokens.toLocaleString("en-US")}, cost ${dollarText(totals.recorded.cost)} → ${dollarText(totals.replay.cost)}, guard trips ${totals.recorded.guardTrips} → ${totals.replay.guardTrips}.`,
     ...(guardLines.length > 0 ? ["Guards (recorded → replayed):", ...guardLines] : []),
   ].join("\n");
