@@ -79,7 +79,7 @@ function chartsOf(record: RunRecord): Raw {
     value: step.usage ? totalTokens(step.usage) : 0,
     title: `step ${step.index}: ${step.usage ? `${step.usage.prompt} in, ${step.usage.cached} cached, ${step.usage.completion} out` : "no usage reported"}`,
   }));
-  return html`${timeline(steps, record.endedAt - record.startedAt)}${barChart(bars, "Tokens per step")}`;
+  return html`${timeline(steps, record.endedAt - record.startedAt)}${barChart(bars, "Tokens per step", 140, "No tokens were counted for these steps.")}`;
 }
 
 function approvalsOf(record: RunRecord): Raw {
