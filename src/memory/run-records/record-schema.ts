@@ -180,6 +180,8 @@ export const RunSummarySchema = z.object({
   /** Of `usage`, the steps' by the endpoint that answered them, when the run's model had fallbacks (the cost is priced per endpoint). */
   endpoints: z.record(z.string(), UsageSchema).optional(),
   votes: z.record(z.string(), z.enum(["up", "down"])),
+  /** Writes a person denied during the run (absent: none, or a summary an earlier version wrote). */
+  denied: count.optional(),
   /** The indexes it is listed in, so removing it reaches each one. */
   indexes: z.array(z.string()),
 });

@@ -58,7 +58,7 @@ function rows(runs: readonly RunSummary[], prices: PriceTable) {
     run.channel,
     run.requester.name ? `${run.requester.name} (${run.requester.id})` : run.requester.id,
     html`<a href="${`/admin/runs/${encodeURIComponent(run.runId)}`}">${run.question.slice(0, 80) || "(no text: files alone, or not kept)"}</a>`,
-    outcomeCell(run.outcome, run.guard),
+    html`${outcomeCell(run.outcome, run.guard)}${run.denied ? ` · ${run.denied} ${run.denied === 1 ? "write" : "writes"} denied` : ""}`,
     html`<span class="num">${run.steps}</span>`,
     html`<span class="num">${count(totalTokens(run.usage))}${run.usage.cached > 0 ? ` (${count(run.usage.cached)} cached)` : ""}</span>`,
     costCell(prices, run),
