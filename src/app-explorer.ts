@@ -3,7 +3,9 @@
 import type { ExplorerOptions } from "./ops/explorer/explorer.js";
 import type { ResourceStack } from "./resource-stack.js";
 
-export type ExplorerStart = { readonly kind: "started"; readonly port?: number } | { readonly kind: "failed"; readonly message: string };
+export type ExplorerStart =
+  | { readonly kind: "started"; readonly port?: number; readonly url?: string }
+  | { readonly kind: "failed"; readonly message: string };
 
 /** Opens the explorer when it is on (or the ops port must answer its 404s), its close deferred to `stack`. */
 export async function openExplorer(options: ExplorerOptions, stack: ResourceStack): Promise<ExplorerStart> {
@@ -13,7 +15,11 @@ export async function openExplorer(options: ExplorerOptions, stack: ResourceStac
     const { startExplorer } = await import("./ops/explorer/explorer.js");
     const explorer = await startExplorer(options);
     stack.defer("clients", "the run explorer", () => explorer.close());
-    return { kind: "started", ...(explorer.port === undefined ? {} : { port: explorer.port }) };
+    return {
+      kind: "started",
+      ...(explorer.port === undefined ? {} : { port: explorer.port }),
+      ...(explorer.url === undefined ? {} : { url: explorer.url }),
+    };
   } catch (error) {
     const port = config.admin?.port ?? config.port;
     return {

@@ -1,6 +1,7 @@
 // Wires the process together: configuration, logs, store, model, the runner, and the surfaces
 // (Slack and/or Discord, or the console when no chat tokens are set). main.ts only adds the
 // process-level parts: signals, exit codes, the hard-exit backstop.
+import { join } from "node:path";
 import type { AttachedSurface } from "./adapters/core/attach.js";
 import { upgradeAuditEntries } from "./adapters/core/audit-upgrade.js";
 import { upgradeOrigin as upgradeDiscordOrigin } from "./adapters/discord/discord-place.js";
@@ -21,6 +22,9 @@ import { surfaceStartFailure } from "./start-errors.js";
 import { priceTable } from "./cost/prices.js";
 import { type AppIo, configuredSurfaces, openSurfaces } from "./app-surfaces.js";
 import { chooseModel, chooseQueue, slotMetricsOf } from "./app-model.js";
+import { hasConsoleInput, NO_TERMINAL_MESSAGE } from "./adapters/console/console-input-check.js";
+import { createDemoNoteTool, DEMO_NOTES_FILE } from "./agent/tools/demo-note.js";
+import { dataFolderOf } from "./config/store.js";
 import { createResourceStack } from "./resource-stack.js";
 import { prepareMcp } from "./tools/mcp/mcp-startup.js";
 import { startTools } from "./app-tools.js";
@@ -76,6 +80,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     throw error;
   }
   const consoleMode = !config.slack && !config.discord;
+  if (consoleMode && io.input === undefined && !hasConsoleInput()) return { kind: "failed", message: NO_TERMINAL_MESSAGE };
   // Console mode shares the terminal with the conversation: only errors are logged unless LOG_LEVEL asks for more,
   // and the notices an operator must see are lines in the console (held until it shows them).
   const notices: string[] = [];
@@ -220,7 +225,11 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       authority: governance.authority,
       ...(modelFor ? { modelFor: ops ? (name: string) => ops.instrumentModel(modelFor(name)) : modelFor } : {}),
       observers: [...(ops?.observers ?? []), schedules.observer, recording.recorder],
-      tools: [schedules.tool],
+      // The offline demo's one write (a scratch file in the data folder), so an approval shows with nothing set up.
+      tools:
+        model.kind === "demo"
+          ? [schedules.tool, createDemoNoteTool(join(dataFolderOf(config.storeUrl), DEMO_NOTES_FILE))]
+          : [schedules.tool],
       showSlot: schedules.showSlot,
       ...(queue ? { queue } : {}),
       ...(manager ? { toolSource: manager.tools, toolCatalog: manager.describe } : {}),
@@ -282,8 +291,10 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     if (explorer.kind === "failed") return explorer;
     const adminPort = explorer.port;
 
-    // Each MCP server gets its first try before the surfaces take messages.
     const write = consoleMode ? (lines: readonly string[]) => (io.output ?? process.stdout).write(`${lines.join("\n")}\n`) : undefined;
+    // The console logs no info lines: where the explorer is, with its real port, is a line of its own there.
+    if (write && explorer.url) write([`Run explorer: ${explorer.url} (sign in with ADMIN_TOKEN)`]);
+    // Each MCP server gets its first try before the surfaces take messages.
     await startTools({ config, ...(manager ? { manager } : {}), starting, ...(write ? { write } : {}), stack, source, logger }, () => [
       ...new Set(surfaces.flatMap((surface) => service.tools.list(surface.name).tools.map((tool) => tool.name))),
     ]);

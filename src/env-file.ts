@@ -6,12 +6,14 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parse } from "dotenv";
+import { nameSlips } from "./env-names.js";
 
 export const ENV_FILE = ".env";
 
 export type EnvFileResult =
   | { readonly kind: "missing" }
-  | { readonly kind: "loaded" }
+  /** `warnings`: one line per name that looks like one of ours but is not (printed, and the start goes on). */
+  | { readonly kind: "loaded"; readonly warnings: readonly string[] }
   /** `message` is the one line to print before exiting with code 1; it never quotes the line (it may hold a secret). */
   | { readonly kind: "invalid"; readonly message: string };
 
@@ -56,13 +58,28 @@ export function loadEnvFile(env: NodeJS.ProcessEnv = process.env, path: string =
   }
   const problem = checkEnvText(text);
   if (problem) return { kind: "invalid", message: `Configuration error: ${ENV_FILE} line ${problem.line}: ${problem.problem}` };
-  for (const [name, value] of Object.entries(parse(text))) if (env[name] === undefined) env[name] = value;
-  return { kind: "loaded" };
+  const values = parse(text);
+  for (const [name, value] of Object.entries(values)) if (env[name] === undefined) env[name] = value;
+  const warnings = nameSlips(Object.keys(values)).map(
+    ({ name, meant }) =>
+      `Warning: ${ENV_FILE} line ${lineOf(text, name)}: ${name} is not a variable the bot reads; did you mean ${meant}? (it is ignored)`,
+  );
+  return { kind: "loaded", warnings };
 }
 
-/** For entry points: loads ./.env into process.env, or prints the one line and exits with code 1. */
+/** The 1-based number of the last line that sets `name` (dotenv keeps the last). */
+function lineOf(text: string, name: string): number {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const sets = new RegExp(`^\\s*(?:export\\s+)?${escaped}(?:\\s*=|:\\s)`);
+  const lines = text.replace(/\r\n?/g, "\n").split("\n");
+  for (let index = lines.length - 1; index >= 0; index--) if (sets.test(lines[index]!)) return index + 1;
+  return 0;
+}
+
+/** For entry points: loads ./.env into process.env (a line for each name that looks mistyped), or prints the one line and exits with code 1. */
 export function loadEnvFileOrExit(): void {
   const result = loadEnvFile();
+  if (result.kind === "loaded") for (const warning of result.warnings) process.stderr.write(`${warning}\n`);
   if (result.kind !== "invalid") return;
   process.stderr.write(`${result.message}\n`);
   process.exit(1);

@@ -1,13 +1,23 @@
 // A write waits for a person: how long, and the key that signs what waits in the store.
-import { resolve } from "node:path";
-import { area } from "./area.js";
+import { join, resolve } from "node:path";
+import { area, optionalPart } from "./area.js";
+import { STORE_URL, dataFolderOf } from "./store.js";
 import { secretText, text, wholeNumber } from "./values.js";
 import { variable } from "./variable.js";
 
-export const APPROVAL_KEY_FILE = variable("APPROVAL_KEY_FILE", text(), {
-  default: "approval.key",
+/** The approval key file's name in KEYS_DIR; earlier versions kept it under this name in the working folder. */
+export const APPROVAL_KEY_NAME = "approval.key";
+
+export const KEYS_DIR = variable("KEYS_DIR", text(), {
+  shownDefault: "the data folder (`data/`, next to the SQLite file)",
   meaning:
-    "where the approval key is kept when `APPROVAL_SECRET` is not set (SQLite); created at the first start with mode 0600 (git ignores it); must be outside the store's folder",
+    "where the key files the bot creates are kept (`approval.key`): keep it with the store, on storage that survives a redeploy (see [deploying](deploying.md#files-that-must-persist))",
+});
+
+export const APPROVAL_KEY_FILE = variable("APPROVAL_KEY_FILE", text(), {
+  shownDefault: "`approval.key` in `KEYS_DIR`",
+  meaning:
+    "where the approval key is kept when `APPROVAL_SECRET` is not set (SQLite); created at the first start with mode 0600 (git ignores it). Unset, an `approval.key` an earlier version left in the working folder is still used",
 });
 
 export const approvalsArea = area({
@@ -24,11 +34,17 @@ export const approvalsArea = area({
       secret: true,
       meaning: "signs stored approvals (the same on every process); recommended with Redis",
     }),
+    keysDir: KEYS_DIR,
     approvalKeyFile: APPROVAL_KEY_FILE,
   },
-  shape: ({ approvalKeyFile, ...approvals }) => ({
+  uses: { storeUrl: STORE_URL },
+  shape: ({ approvalKeyFile, keysDir, storeUrl, ...approvals }) => ({
     ...approvals,
-    /** An absolute path, never inside the SQLite store's folder (src/config/rules.ts). */
-    approvalKeyFile: resolve(approvalKeyFile),
+    /** Absolute: where the key files are kept. */
+    keysDir: keysDir === undefined ? dataFolderOf(storeUrl) : resolve(keysDir),
+    /** Absolute: the approval key file, read or created. */
+    approvalKeyFile: resolve(approvalKeyFile ?? join(keysDir === undefined ? dataFolderOf(storeUrl) : resolve(keysDir), APPROVAL_KEY_NAME)),
+    /** With neither variable set: the file an earlier version made in the working folder, used while it exists and the new one does not. */
+    ...optionalPart("approvalKeyFallback", approvalKeyFile === undefined && keysDir === undefined ? resolve(APPROVAL_KEY_NAME) : undefined),
   }),
 });

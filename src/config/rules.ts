@@ -1,7 +1,6 @@
 // The rules that tie one variable to another, in one place. Each says which variable is wrong
 // and what it expects; loadConfig reports the first broken one like a bad value. The two at the
 // end are checked when the app starts, not when a tool or a replay only reads a setting or two.
-import { dirname, resolve, sep } from "node:path";
 import { ConfigError } from "../errors.js";
 import type { Config, Env } from "./areas.js";
 import { DEMO_KEY } from "./model.js";
@@ -29,21 +28,6 @@ const splitRolesNeedRedis: Rule = {
           got: env.BOT_ROLE,
         }
       : undefined,
-};
-
-/** Only an SQLite store has a folder; STORE_URL's own checks happen when the store opens. */
-const keyFileOutsideStore: Rule = {
-  says: "`APPROVAL_KEY_FILE` must be outside an SQLite store's folder, so a copy of that folder can't sign approvals.",
-  check: (env) => {
-    if (!env.STORE_URL.startsWith("sqlite://")) return undefined;
-    const storeFolder = dirname(resolve(env.STORE_URL.slice("sqlite://".length)));
-    if (!resolve(env.APPROVAL_KEY_FILE).startsWith(storeFolder + sep)) return undefined;
-    return {
-      variable: "APPROVAL_KEY_FILE",
-      expected: `expects a path outside the store's folder ${storeFolder}, so a copy of the store can't sign approvals`,
-      got: env.APPROVAL_KEY_FILE,
-    };
-  },
 };
 
 const slackTokensNeedTheBotToken: Rule = {
@@ -93,7 +77,6 @@ const explorerPortNeedsTheToken: Rule = {
 /** In the order they are checked: the first broken one is reported. */
 export const CROSS_FIELD_RULES: readonly Rule[] = [
   splitRolesNeedRedis,
-  keyFileOutsideStore,
   slackTokensNeedTheBotToken,
   slackBotTokenNeedsAMode,
   discordTokenNeedsTheApplicationId,

@@ -1,4 +1,5 @@
 // Where everything that must survive a restart is kept, and how the work is split between processes.
+import { dirname, isAbsolute, resolve } from "node:path";
 import { area } from "./area.js";
 import { oneOf, text, wholeNumber } from "./values.js";
 import { variable } from "./variable.js";
@@ -27,3 +28,10 @@ export const storeArea = area({
     }),
   },
 });
+
+/** The data folder: the SQLite file's folder (`data/` by default), or `data/` in the working folder with Redis. An absolute path. */
+export function dataFolderOf(storeUrl: string, cwd: string = process.cwd()): string {
+  if (!storeUrl.startsWith("sqlite://")) return resolve(cwd, "data");
+  const path = storeUrl.slice("sqlite://".length);
+  return dirname(isAbsolute(path) ? path : resolve(cwd, path));
+}

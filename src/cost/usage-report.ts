@@ -2,6 +2,7 @@
 // workspace, channel, person and model, run outcomes and guard trip rates. Pure: the counters
 // come in, the report goes out; costs use the prices in force now.
 import { emptyCounts, type DayUsage, type DimensionKind, type TokenCounts } from "../memory/run-records/usage-counters.js";
+import { isGuardTrip } from "../contracts/guard-trips.js";
 import { addCost, NO_COST, type CostSum, type PriceTable } from "./prices.js";
 
 export interface UsageLine {
@@ -69,7 +70,8 @@ export function usageReport(days: readonly DayUsage[], prices: PriceTable): Usag
         dayLine.runs += runs;
         for (const [name, value] of dimension.counts) {
           if (name.startsWith("o:")) outcomes[name.slice(2)] = (outcomes[name.slice(2)] ?? 0) + value;
-          if (name.startsWith("g:")) guards.set(name.slice(2), (guards.get(name.slice(2)) ?? 0) + value);
+          // Counters an earlier version kept for a Stop or an unreachable model are no guard trips.
+          if (name.startsWith("g:") && isGuardTrip(name.slice(2))) guards.set(name.slice(2), (guards.get(name.slice(2)) ?? 0) + value);
         }
         continue;
       }

@@ -16,20 +16,23 @@ const USAGE = "usage: npm run audit -- [--since 24h|30m|7d] [--limit N] [--json]
 
 export type AuditArgs =
   | { readonly kind: "ok"; readonly since?: number; readonly limit?: number; readonly json: boolean }
-  | { readonly kind: "error"; readonly message: string };
+  | { readonly kind: "error"; readonly message: string }
+  /** `--help` (after `--`: `npm run audit --help` is npm's own help). */
+  | { readonly kind: "help"; readonly message: string };
 
 export function parseAuditArgs(argv: readonly string[], now: number): AuditArgs {
-  let values: { since?: string; limit?: string; json?: boolean };
+  let values: { since?: string; limit?: string; json?: boolean; help?: boolean };
   try {
     ({ values } = parseArgs({
       args: [...argv],
-      options: { since: { type: "string" }, limit: { type: "string" }, json: { type: "boolean" } },
+      options: { since: { type: "string" }, limit: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
       strict: true,
       allowPositionals: false,
     }));
   } catch (error) {
     return { kind: "error", message: `${error instanceof Error ? error.message : String(error)}; ${USAGE}` };
   }
+  if (values.help) return { kind: "help", message: USAGE };
   let since: number | undefined;
   if (values.since !== undefined) {
     const match = /^(\d+)([mhd])$/.exec(values.since);
@@ -48,6 +51,10 @@ export function parseAuditArgs(argv: readonly string[], now: number): AuditArgs 
 
 async function main(): Promise<number> {
   const args = parseAuditArgs(process.argv.slice(2), Date.now());
+  if (args.kind === "help") {
+    process.stdout.write(`${args.message}\n`);
+    return 0;
+  }
   if (args.kind === "error") {
     process.stderr.write(`${args.message}\n`);
     return 1;

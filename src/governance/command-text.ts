@@ -69,10 +69,18 @@ function entryDetail(entry: AuditEntry): string {
   }
 }
 
+/** Whether the entry's run id is a run's; a schedule's own entries (made, paused, cancelled) carry the schedule's id there. */
+export function namesARun(entry: Pick<AuditEntry, "runId" | "schedule">): boolean {
+  return entry.runId !== "" && entry.runId !== entry.schedule?.id;
+}
+
 export function auditLine(entry: AuditEntry, style: LinkStyle): string {
   const when = new Date(entry.at).toISOString().replace("T", " ").slice(0, 19);
   const tool = entry.tool ? ` ${entry.tool}` : "";
-  return `${when} UTC · ${KIND_WORD[entry.kind]}${tool} · ${entryDetail(entry)} · run ${entry.runId} · ${entry.process.hostname}/${entry.process.pid} · ${link(entry.link, "thread", style)}`;
+  const subject = namesARun(entry) ? `run ${entry.runId}` : `schedule ${entry.runId}`;
+  // Where the platform gave no link (the console, an entry without one), there is nothing to follow: no bare "thread".
+  const thread = entry.link ? ` · ${link(entry.link, "thread", style)}` : "";
+  return `${when} UTC · ${KIND_WORD[entry.kind]}${tool} · ${entryDetail(entry)} · ${subject} · ${entry.process.hostname}/${entry.process.pid}${thread}`;
 }
 
 /** Who may see the audit log, and how `userId` becomes one of them. `settingsFile`: the file in force, if any. */
@@ -129,7 +137,7 @@ export function settingsText(options: {
     "Settings here:",
     `• model: ${options.demo || run.model === undefined ? options.defaultModel : run.model}`,
     `• tools: ${tools}`,
-    `• steps per run: ${run.maxSteps ?? `${options.defaultMaxSteps} (the default, AGENT_MAX_STEPS)`}`,
+    `• steps per run: ${run.maxSteps ?? `${options.defaultMaxSteps} (AGENT_MAX_STEPS; this channel sets none of its own)`}`,
     `• memory: ${run.memory ? "on" : "off"}`,
     `• files: ${run.files ? "read" : "off (attachments are not read here)"}`,
     `• persona: ${run.systemPrompt ? "set for this channel" : "none"}`,

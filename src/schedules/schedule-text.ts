@@ -24,10 +24,11 @@ export function nextTimesText(when: When, next: readonly number[]): string {
   return next.map((at) => slotText(at, zoneOf(when))).join(", ");
 }
 
+export const WHERE_THREAD = "Results will be posted in this thread.";
+export const WHERE_CHANNEL = "Results will be posted in this channel, each run in a thread of its own.";
+
 export function whereText(schedule: ScheduleRecord): string {
-  return schedule.thread === "origin"
-    ? "Results will be posted in this thread."
-    : "Results will be posted in this channel, each run in a thread of its own.";
+  return schedule.thread === "origin" ? WHERE_THREAD : WHERE_CHANNEL;
 }
 
 function stateText(schedule: ScheduleRecord): string {

@@ -28,6 +28,30 @@ async function envFile(text: string): Promise<string> {
 }
 
 describe("loadEnvFile", () => {
+  it("warns of each name that looks like one of ours, with its line and the likely meant name, and of no other", async () => {
+    const path = await envFile(
+      [
+        "SLACK_BOT_TOKN=xoxb-1",
+        "OPENAI_KEY=sk-1",
+        "agent_max_steps=5",
+        "GITHUB_TOKEN=x",
+        "OTEL_EXPORTER_OTLP_HEADERS=a=b",
+        "LOG_LEVEL=info",
+      ].join("\n"),
+    );
+    const env: NodeJS.ProcessEnv = {};
+    const result = loadEnvFile(env, path);
+    expect(result).toEqual({
+      kind: "loaded",
+      warnings: [
+        "Warning: .env line 1: SLACK_BOT_TOKN is not a variable the bot reads; did you mean SLACK_BOT_TOKEN? (it is ignored)",
+        "Warning: .env line 2: OPENAI_KEY is not a variable the bot reads; did you mean OPENAI_API_KEY? (it is ignored)",
+        "Warning: .env line 3: agent_max_steps is not a variable the bot reads; did you mean AGENT_MAX_STEPS? (it is ignored)",
+      ],
+    });
+    expect(env.SLACK_BOT_TOKN).toBe("xoxb-1");
+  });
+
   it("sets the file's values, as dotenv reads quotes, escapes and comments", async () => {
     const path = await envFile(
       [
@@ -47,7 +71,7 @@ describe("loadEnvFile", () => {
       ].join("\n"),
     );
     const env: NodeJS.ProcessEnv = {};
-    expect(loadEnvFile(env, path)).toEqual({ kind: "loaded" });
+    expect(loadEnvFile(env, path)).toEqual({ kind: "loaded", warnings: [] });
     expect(env).toEqual({
       OPENAI_API_KEY: "sk-local-key",
       OPENAI_MODEL: "llama3.1",
@@ -137,6 +161,21 @@ describe("every entry point reads .env", () => {
     30_000,
   );
 
+  it("the bot names a mistyped variable and the one it likely meant, in one line, and starts without it", async () => {
+    await envFile("OPENAI_MODEL=gpt-4o-mini\nSLACK_BOT_TOKN=xoxb-1\nGITHUB_TOKEN=for-an-mcp-server\n");
+    const { code, stderr } = await runScript("src/main.ts", [], folder.path);
+    const lines = stderr.trimEnd().split("\n");
+    expect(lines[0]).toBe(
+      "Warning: .env line 2: SLACK_BOT_TOKN is not a variable the bot reads; did you mean SLACK_BOT_TOKEN? (it is ignored)",
+    );
+    // Without SLACK_BOT_TOKEN the start is console mode, and with no terminal (stdin is /dev/null here) it stops there.
+    expect({ code, lines: lines.length, next: lines[1] }).toEqual({
+      code: 1,
+      lines: 2,
+      next: expect.stringMatching(/^Cannot start: no chat token/),
+    });
+  }, 30_000);
+
   it("the bot takes a bad value from .env, the environment first", async () => {
     await envFile("AGENT_MAX_STEPS=0\nOPENAI_MODEL=from-file\n");
     const fromFile = await runScript("src/main.ts", [], folder.path);
@@ -163,7 +202,7 @@ describe(".env.example", () => {
 
   it("names only variables the bot reads, and filled in as shown it starts a valid configuration", async () => {
     const env: NodeJS.ProcessEnv = {};
-    expect(loadEnvFile(env, await envFile(await filledIn()))).toEqual({ kind: "loaded" });
+    expect(loadEnvFile(env, await envFile(await filledIn()))).toEqual({ kind: "loaded", warnings: [] });
     expect(Object.keys(env)).toEqual(expect.arrayContaining(["OPENAI_API_KEY", "SLACK_BOT_TOKEN", "DISCORD_TOKEN", "LOG_FORMAT"]));
     const config = loadConfig(env);
     expect(config.slack?.mode.kind).toBe("socket");

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp } from "../../src/app.js";
 import { describeStartError, startFailureLine } from "../../src/start-errors.js";
 import { temporaryFolder } from "../support/temporary-folder.js";
+import { spawnMain } from "../support/main-child.js";
 
 const servers: Server[] = [];
 const sockets = new Set<Socket>();
@@ -192,6 +193,40 @@ describe("startApp when Slack can't be reached", () => {
         kind: "failed",
         message: `Cannot start slack: could not reach ${local(refusedPort)} (connection refused: ECONNREFUSED). Check the network or SLACK_API_URL.`,
       });
+    } finally {
+      await folder.remove();
+    }
+  }, 30_000);
+});
+
+describe("the bot when Slack can't be reached, as its log reads", () => {
+  it("exits 1 after two quick retries with its one line, and no warning per retry before it", async () => {
+    const folder = await temporaryFolder();
+    let attempts = 0;
+    const dropping = await listen(
+      createServer((socket) => {
+        attempts += 1;
+        socket.destroy();
+      }),
+    );
+    try {
+      const bot = spawnMain({
+        STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`,
+        LOG_LEVEL: "info",
+        LOG_FORMAT: "json",
+        OPENAI_API_KEY: "demo",
+        SLACK_BOT_TOKEN: "xoxb-test-token",
+        SLACK_APP_TOKEN: "xapp-test-token",
+        SLACK_API_URL: `http://${local(dropping)}/api/`,
+        PORT: "0",
+      });
+      const { code } = await bot.exited;
+      const lines = bot.stderr().trimEnd().split("\n");
+      expect(code).toBe(1);
+      expect(lines.at(-1)).toMatch(new RegExp(`^Cannot start slack: could not reach ${local(dropping).replace(/[.]/g, "\\.")} `));
+      expect(lines.filter((line) => line.includes("http request failed"))).toEqual([]);
+      // auth.test once and two retries, not five retries over about 9 s.
+      expect(attempts).toBe(3);
     } finally {
       await folder.remove();
     }

@@ -48,4 +48,32 @@ describe("node dist/main.js", () => {
       await folder.remove();
     }
   });
+
+  // A container or service whose environment did not load: no chat token, standard input /dev/null or closed.
+  it.each([
+    ["/dev/null", 'exec node "$@" </dev/null'],
+    ["closed", 'exec node "$@" <&-'],
+  ])("with no chat token and standard input %s, exits 1 with one line and no banner", async (_input, script) => {
+    const folder = await temporaryFolder();
+    try {
+      const flags = (JSON.parse(readFileSync("package.json", "utf8")).scripts["start:prod"] as string)
+        .split(/\s+/)
+        .filter((word) => word.startsWith("--"));
+      const child = spawn("sh", ["-c", script, "sh", ...flags, join(process.cwd(), "dist/main.js")], {
+        cwd: folder.path,
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" },
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on("exit", (exitCode) => resolve(exitCode)));
+      expect({ code, stdout, lines: stderr.split("\n").filter(Boolean).length }).toEqual({ code: 1, stdout: "", lines: 1 });
+      expect(stderr).toMatch(/^Cannot start: no chat token is set \(SLACK_BOT_TOKEN or DISCORD_TOKEN\) and there is no terminal/);
+      expect(existsSync(join(folder.path, "data")), "nothing was created").toBe(false);
+    } finally {
+      await folder.remove();
+    }
+  });
 });

@@ -194,18 +194,23 @@ describe("the model for chat surfaces", () => {
 });
 
 describe("the approval key file", () => {
-  it("defaults to approval.key in the working folder, outside the default store's data/ folder", () => {
-    expect(loadConfig({}).approvalKeyFile).toBe(join(process.cwd(), "approval.key"));
+  it("defaults to approval.key in the data folder, next to the SQLite file, and looks in the working folder for an earlier one", () => {
+    expect(loadConfig({})).toMatchObject({
+      keysDir: join(process.cwd(), "data"),
+      approvalKeyFile: join(process.cwd(), "data", "approval.key"),
+      approvalKeyFallback: join(process.cwd(), "approval.key"),
+    });
+    expect(loadConfig({ STORE_URL: "sqlite:///srv/bot/state/bot.sqlite" }).approvalKeyFile).toBe("/srv/bot/state/approval.key");
+    expect(loadConfig({ STORE_URL: "redis://localhost:6379" }).approvalKeyFile).toBe(join(process.cwd(), "data", "approval.key"));
   });
 
-  it("is refused inside the SQLite store's folder, so a copy of that folder can't sign approvals", () => {
-    const error = configErrorFor({ STORE_URL: "sqlite:///srv/bot/data/bot.sqlite", APPROVAL_KEY_FILE: "/srv/bot/data/keys/approval.key" });
-    expect(error.message).toBe(
-      "APPROVAL_KEY_FILE: expects a path outside the store's folder /srv/bot/data, so a copy of the store can't sign approvals (got \"/srv/bot/data/keys/approval.key\")",
-    );
-    expect(loadConfig({ STORE_URL: "sqlite:///srv/bot/data/bot.sqlite", APPROVAL_KEY_FILE: "/srv/bot/approval.key" }).approvalKeyFile).toBe(
-      "/srv/bot/approval.key",
-    );
+  it("KEYS_DIR says where the key files live; APPROVAL_KEY_FILE names the file itself; either turns the earlier place off", () => {
+    const inKeys = loadConfig({ STORE_URL: "sqlite:///srv/bot/data/bot.sqlite", KEYS_DIR: "/srv/bot/keys" });
+    expect(inKeys).toMatchObject({ keysDir: "/srv/bot/keys", approvalKeyFile: "/srv/bot/keys/approval.key" });
+    expect(inKeys.approvalKeyFallback).toBeUndefined();
+    const named = loadConfig({ STORE_URL: "sqlite:///srv/bot/data/bot.sqlite", APPROVAL_KEY_FILE: "/srv/bot/data/keys/approval.key" });
+    expect(named.approvalKeyFile).toBe("/srv/bot/data/keys/approval.key");
+    expect(named.approvalKeyFallback).toBeUndefined();
     expect(loadConfig({ STORE_URL: "redis://localhost:6379", APPROVAL_KEY_FILE: "data/approval.key" }).approvalKeyFile).toBe(
       join(process.cwd(), "data/approval.key"),
     );

@@ -19,19 +19,6 @@ describe("rules checked with the environment", () => {
     expect(loadConfig({ BOT_ROLE: "worker", STORE_URL: "rediss://h:6380" }).role).toBe("worker");
   });
 
-  it("APPROVAL_KEY_FILE outside an SQLite store's folder, also when it is the default", () => {
-    expect(messageFor({ STORE_URL: "sqlite:///srv/bot/data/bot.sqlite", APPROVAL_KEY_FILE: "/srv/bot/data/approval.key" })).toBe(
-      "APPROVAL_KEY_FILE: expects a path outside the store's folder /srv/bot/data, so a copy of the store can't sign approvals (got \"/srv/bot/data/approval.key\")",
-    );
-    // A store in the working folder holds the default approval.key too.
-    expect(messageFor({ STORE_URL: "sqlite://bot.sqlite" })).toMatch(
-      /^APPROVAL_KEY_FILE: expects a path outside .* \(got "approval.key"\)$/,
-    );
-    expect(loadConfig({ STORE_URL: "redis://h:6379", APPROVAL_KEY_FILE: "data/approval.key" }).approvalKeyFile).toBe(
-      join(process.cwd(), "data/approval.key"),
-    );
-  });
-
   it("SLACK_APP_TOKEN or SLACK_SIGNING_SECRET needs SLACK_BOT_TOKEN", () => {
     const expected = "SLACK_BOT_TOKEN: expects the bot token (xoxb-…) when SLACK_APP_TOKEN or SLACK_SIGNING_SECRET is set (it is not set)";
     expect(messageFor({ SLACK_APP_TOKEN: "xapp-1" })).toBe(expected);

@@ -75,6 +75,14 @@ const entry = (channel: string, person: string, model: string, prompt: number, c
 });
 
 describe("the usage report", () => {
+  it("lists no Stop and no unreachable model among the guard trips, also from counters an earlier version kept", () => {
+    const fields: Record<string, number> = {};
+    for (const guards of [{ repeat: 1 }, { stopped: 1 }, { model_unavailable: 1 }])
+      for (const [field, value] of Object.entries(usageFields(entry("C1", "U1", "gpt-4o", 10, 1, { outcomes: { guard: 1 }, guards }))))
+        fields[field] = (fields[field] ?? 0) + value;
+    expect(usageReport([parseDay(DAY, fields)], prices).guards).toEqual([{ guard: "repeat", trips: 1, rate: 1 / 3 }]);
+  });
+
   it("sums the counters per day, channel, person and model, with costs and guard trip rates", () => {
     const fields: Record<string, number> = {};
     const add = (more: Record<string, number>) => {

@@ -16,6 +16,7 @@ const cli = join(repoRoot, "src", "governance", "audit-cli.ts");
 
 describe("audit arguments", () => {
   it("reads --since in minutes, hours or days, --limit and --json", () => {
+    expect(parseAuditArgs(["--help"], 0)).toEqual({ kind: "help", message: expect.stringMatching(/^usage: npm run audit -- /) });
     expect(parseAuditArgs(["--since", "24h", "--json"], 100_000_000)).toEqual({ kind: "ok", since: 100_000_000 - 86_400_000, json: true });
     expect(parseAuditArgs(["--since", "30m", "--limit", "5"], 10_000_000)).toEqual({
       kind: "ok",

@@ -65,6 +65,6 @@ describe("startApp with BOT_SETTINGS", () => {
     await writeFile(path, "{}");
     const { type, waitFor } = await apps.startConsole({ BOT_SETTINGS: path, AGENT_MAX_STEPS: "7" });
     type("/settings");
-    await waitFor("steps per run: 7 (the default, AGENT_MAX_STEPS)", "the settings");
+    await waitFor("steps per run: 7 (AGENT_MAX_STEPS; this channel sets none of its own)", "the settings");
   });
 });

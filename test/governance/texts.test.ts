@@ -29,7 +29,7 @@ describe("settings", () => {
   it("in demo mode names the demo model, not OPENAI_MODEL, and the default steps as a number", () => {
     const text = settingsText({ ...base, run, defaultModel: DEMO_MODEL_TEXT, demo: true, defaultMaxSteps: 10 });
     expect(text).toContain("• model: the offline demo model (arithmetic and time only; set OPENAI_API_KEY for a real one)");
-    expect(text).toContain("• steps per run: 10 (the default, AGENT_MAX_STEPS)");
+    expect(text).toContain("• steps per run: 10 (AGENT_MAX_STEPS; this channel sets none of its own)");
     expect(text).not.toContain("gpt-4o-mini");
   });
 
@@ -51,6 +51,17 @@ describe("audit", () => {
     );
     expect(auditRefusalText("slack", "U0ALICE", undefined)).toBe(
       'Only the bot\'s admins can see the audit log. An admin adds your id "U0ALICE" to access.admins.slack in a settings file (bot.settings.json in the working directory, or the one BOT_SETTINGS names).',
+    );
+  });
+
+  it('names a schedule\'s own entry as the schedule (it has no run), and shows no bare "thread" without a link', () => {
+    const created = entry({ kind: "schedule_created", runId: "sch_ab12cd34", tool: undefined, schedule: { id: "sch_ab12cd34" } });
+    const line = auditLine(created, "plain");
+    expect(line).toContain("· schedule sch_ab12cd34 ·");
+    expect(line).not.toContain("run sch_");
+    expect(line).toMatch(/· host\/7$/);
+    expect(auditLine(entry({ link: "https://example.slack.com/archives/C1/p1" }), "plain")).toMatch(
+      /· run r1 · host\/7 · thread https:\/\/example/,
     );
   });
 

@@ -5,6 +5,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "../support/repo-paths.js";
+import { COMMANDS } from "../../src/adapters/core/commands.js";
+import { parseCommand } from "../../src/adapters/console/console-commands.js";
 
 const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
 const scripts = Object.keys((JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { scripts: object }).scripts);
@@ -48,6 +50,33 @@ describe("the README", () => {
     const shown = variables(readme);
     expect(shown).toContain("OPENAI_API_KEY");
     for (const name of shown) expect(new RegExp(`\\b${name}\\b`).test(source), name).toBe(true);
+  });
+});
+
+describe("the README's console commands", () => {
+  /** The first column of the console's command table: every `/name` shown there. */
+  const table = readme.slice(readme.indexOf("| command "), readme.indexOf("It behaves like a chat box."));
+  const listed = [...table.matchAll(/^\| ([^|]+)\|/gm)].flatMap((row) =>
+    [...row[1]!.matchAll(/`(\/[a-z]+(?: (?:loop|write))?)/g)].map((match) => match[1]!),
+  );
+
+  it("lists every command the console takes: the core's and its own", () => {
+    const expected = [
+      ...COMMANDS.map((command) => `/${command.name}`),
+      "/new",
+      "/trace",
+      "/attach",
+      "/demo loop",
+      "/demo write",
+      "/help",
+      "/quit",
+    ];
+    expect([...listed].sort()).toEqual([...new Set(expected)].sort());
+  });
+
+  it("lists only commands the console knows", () => {
+    for (const name of listed)
+      expect(parseCommand(name).kind === "bad_command" && /Unknown command/.test(JSON.stringify(parseCommand(name))), name).toBe(false);
   });
 });
 

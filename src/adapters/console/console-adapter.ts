@@ -66,7 +66,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
   const lines = createLineQueue();
   const turns = createTurns();
   const files = createFileDesk(options);
-  let lastSteps: readonly StepRecord[] | undefined;
+  let lastRun: { readonly steps: readonly StepRecord[]; readonly files: readonly string[] } | undefined;
 
   const approvals = createConsoleApprovals({
     out,
@@ -95,7 +95,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     turns,
     approvals,
     origin,
-    lastSteps: () => lastSteps,
+    lastRun: () => lastRun,
   });
   const session = createConsoleSession({
     out,
@@ -124,6 +124,9 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
     format: consoleFormat,
     linkStyle: "plain",
     askHint: "type a question at the prompt.",
+    commandMark: "/",
+    scheduleResultsWhere:
+      "Its runs' answers are printed here, between your lines, while the console is open (a slot due while it is closed runs at the next start).",
     tools: options.tools ?? [],
     files: consoleFiles(),
     upgrade: (stored) => ({ origin: { ...stored, scope: stored.scope ?? origin.scope } }),
@@ -139,7 +142,7 @@ export function createConsoleSurface(options: ConsoleAdapterOptions): ConsoleSur
       files,
       between: (text) => session.between(text),
       offer: (pending) => approvals.slots.offer(pending),
-      shown: (steps) => (lastSteps = steps),
+      shown: (steps, files) => (lastRun = { steps, files }),
       forms,
     }),
     // A decision shows as the run goes on; an expiry is said here, and the core shows the run's summary below it.

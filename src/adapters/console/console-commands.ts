@@ -1,5 +1,5 @@
 // What a line typed in the console means: a question, one of the core's commands after a "/",
-// or one of the console's own (/new, /trace, /attach, /demo loop, /help, /quit). Anything else that starts
+// or one of the console's own (/new, /trace, /attach, /demo loop, /demo write, /help, /quit). Anything else that starts
 // with "/" is answered with what to type instead.
 import { commandIn } from "../core/commands.js";
 
@@ -15,6 +15,8 @@ export type ConsoleCommand =
   | { readonly kind: "new" }
   /** `question` is undefined when none followed `/demo loop`. */
   | { readonly kind: "demo_loop"; readonly question?: string }
+  /** `note` is undefined when none followed `/demo write`. */
+  | { readonly kind: "demo_write"; readonly note?: string }
   | { readonly kind: "help" }
   | { readonly kind: "quit" }
   | { readonly kind: "bad_command"; readonly message: string };
@@ -45,9 +47,10 @@ export function parseCommand(line: string): ConsoleCommand {
     return { kind: "attach", path: attach[1] ?? attach[2] ?? attach[3]!, question: (attach[4] ?? "").trim() };
   }
   if (command === "/demo") {
-    const demo = /^\/demo\s+loop(?:\s+(.+))?$/i.exec(text);
-    if (!demo) return { kind: "bad_command", message: "Usage: /demo loop [question]" };
-    return demo[1] === undefined ? { kind: "demo_loop" } : { kind: "demo_loop", question: demo[1] };
+    const demo = /^\/demo\s+(loop|write)(?:\s+(.+))?$/is.exec(text);
+    if (!demo) return { kind: "bad_command", message: "Usage: /demo loop [question], or /demo write [note]" };
+    if (demo[1]!.toLowerCase() === "write") return demo[2] === undefined ? { kind: "demo_write" } : { kind: "demo_write", note: demo[2] };
+    return demo[2] === undefined ? { kind: "demo_loop" } : { kind: "demo_loop", question: demo[2] };
   }
   return { kind: "bad_command", message: `Unknown command ${name}. Type /help for the commands.` };
 }

@@ -5,6 +5,7 @@
 // waits for, handed to the prompt. Any other run (a schedule's slot, a question
 // the last session left running) prints when it starts and when it answers, between the person's
 // own lines; a write it asks for waits until the prompt is free (slot-approvals.ts).
+import { fileOutcomeLine } from "../../files/outcome-text.js";
 import type { PendingApproval, StepRecord } from "../../contracts/types.js";
 import type { DisplayRequest, RunDisplay } from "../core/surface.js";
 import { RUN_FAILED } from "../core/texts.js";
@@ -27,8 +28,8 @@ export interface ConsoleDisplayDeps {
   between(text: string): void;
   /** A run no turn waits for asks for a write: the prompt asks once it is free. */
   offer(pending: PendingApproval): void;
-  /** A turn's run showed its outcome: its steps are what `/trace` shows. */
-  shown(steps: readonly StepRecord[]): void;
+  /** A turn's run showed its outcome: its steps, and a line per attached file (read, or why not), are what `/trace` shows. */
+  shown(steps: readonly StepRecord[], files: readonly string[]): void;
   /** A server's questions to the person, asked at the prompt while the turn's run waits. */
   readonly forms: ConsoleForms;
 }
@@ -43,11 +44,13 @@ export function createConsoleDisplay(deps: ConsoleDisplayDeps): (request: Displa
 function transcript(turn: Turn, deps: ConsoleDisplayDeps): RunDisplay<ConsoleRef> {
   const { out } = deps;
   const drafts = createDraftPrinter(out);
+  const fileLines: string[] = [];
   return {
     progressIntervalMs: PROGRESS_INTERVAL_MS,
     event(event) {
       if (event.type === "step_started") turn.working(event.runId);
       if (event.type === "form_answered") deps.forms.closed(event.form.formId);
+      if (event.type === "files") fileLines.push(...event.files.map((outcome) => fileOutcomeLine(outcome, clean)));
       const line = progressLine(event);
       const status = line === undefined ? statusText(event) : undefined;
       if (line !== undefined || status !== undefined) drafts.endLine();
@@ -67,7 +70,7 @@ function transcript(turn: Turn, deps: ConsoleDisplayDeps): RunDisplay<ConsoleRef
       if (!drafts.finish(clean(card.answer))) out.line(answerText(card));
       else if (card.stop) out.line(stopLine(card.stop));
       for (const line of await deps.files.save(card.files ?? [])) out.line(line);
-      deps.shown(card.steps);
+      deps.shown(card.steps, fileLines);
       turn.reach({ kind: "ended" });
       return { messageId: `console:${card.runId}` };
     },

@@ -3,7 +3,7 @@
 // followed to the end: its transcript, each approval its run waits for asked at the prompt, its
 // answer. The core's commands go to the core; the console's own (/trace, /help, /new) answer here.
 import { randomUUID } from "node:crypto";
-import { LOOP_REQUEST } from "../../agent/models/model-demo.js";
+import { LOOP_REQUEST, WRITE_REQUEST } from "../../agent/models/model-demo.js";
 import { renderTrace } from "../../contracts/trace-text.js";
 import type { StepRecord, TaskOrigin } from "../../contracts/types.js";
 import type { FileDescriptor } from "../../files/file-ref.js";
@@ -14,7 +14,7 @@ import type { FileDesk } from "./console-files.js";
 import type { ConsoleOutput } from "./console-output.js";
 import type { ConsoleClicked } from "./console-refs.js";
 import type { ConsoleService } from "./console-service.js";
-import { demoLoopText, helpText, startOverText, type ModelDescription } from "./console-text.js";
+import { demoLoopText, demoWriteText, helpText, startOverText, type ModelDescription } from "./console-text.js";
 import type { Turn, Turns } from "./console-turns.js";
 
 /** What `/demo loop` asks when no question follows it. */
@@ -36,8 +36,8 @@ export interface ConsoleLinesDeps {
   readonly approvals: ConsoleApprovals;
   /** The console's conversation, its person the requester. */
   readonly origin: TaskOrigin;
-  /** The steps of the latest run a turn showed, for `/trace`. */
-  lastSteps(): readonly StepRecord[] | undefined;
+  /** The steps of the latest run a turn showed, and its attached files' lines, for `/trace`. */
+  lastRun(): { readonly steps: readonly StepRecord[]; readonly files: readonly string[] } | undefined;
 }
 
 export interface ConsoleLines {
@@ -76,14 +76,20 @@ export function createConsoleLines(deps: ConsoleLinesDeps): ConsoleLines {
         out.line(`Demo: a model that keeps making the same call, asked "${question}".`);
         return ask({ ...origin, conversationKey: DEMO_LOOP_CONVERSATION_KEY }, `${LOOP_REQUEST} ${question}`);
       }
+      case "demo_write":
+        if (deps.model.kind !== "demo") return out.line(demoWriteText(deps.model));
+        return ask(origin, command.note === undefined ? WRITE_REQUEST : `${WRITE_REQUEST} ${command.note}`);
       case "attach": {
         const attached = await deps.files.attach(command.path);
         if (attached.kind === "refused") return out.line(attached.message);
         return ask(origin, command.question, [attached.file]);
       }
       case "trace": {
-        const steps = deps.lastSteps();
-        return out.line(steps ? renderTrace(steps, { maxChars: TRACE_CHARS }) : "No run yet.");
+        const run = deps.lastRun();
+        if (!run) return out.line("No run yet.");
+        // Every attached file is named, read or not and why (docs/files.md), above the steps.
+        const files = run.files.length > 0 ? `Files:\n${run.files.map((line) => `  ${line}`).join("\n")}\n` : "";
+        return out.line(`${files}${renderTrace(run.steps, { maxChars: TRACE_CHARS })}`);
       }
       case "command":
         return (await deps.core).command({ at: { origin }, name: command.name, text: command.text });

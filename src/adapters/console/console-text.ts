@@ -67,18 +67,26 @@ const OWN_BEFORE = [
   "  /attach PATH [text] ask about a file on this machine (quote a PATH with spaces)",
 ];
 /** Only the offline demo model loops when asked to. */
-const DEMO_LOOP = "  /demo loop [text]   watch a guard stop a model that keeps repeating itself";
+const DEMO = [
+  "  /demo loop [text]   watch a guard stop a model that keeps repeating itself",
+  "  /demo write [note]  watch a write wait for your approval (it adds the note to data/demo-notes.txt)",
+];
 const OWN_AFTER = ["  /help               this list", "  /quit               leave (Ctrl-D works too)"];
 
 export function helpText(model: ModelDescription): string {
   const core = COMMANDS.map((command) => `  /${command.name.padEnd(18)} ${command.summary}`);
-  const demo = model.kind === "demo" ? [DEMO_LOOP] : [];
+  const demo = model.kind === "demo" ? DEMO : [];
   return ["Type a question, or one of these commands:", ...OWN_BEFORE, ...core, ...demo, ...OWN_AFTER].join("\n");
 }
 
 /** `/demo loop` with a real model: the demo is a run of the offline demo model, which this console does not use. */
 export function demoLoopText(model: Extract<ModelDescription, { kind: "remote" }>): string {
   return `/demo loop is a run of the offline demo model, and this console asks ${clean(model.name)}: start it without OPENAI_API_KEY to watch a guard stop a model that keeps repeating itself.`;
+}
+
+/** `/demo write` with a real model: the demo's note tool is given only to the offline demo model. */
+export function demoWriteText(model: Extract<ModelDescription, { kind: "remote" }>): string {
+  return `/demo write is a run of the offline demo model, and this console asks ${clean(model.name)}: start it without OPENAI_API_KEY to watch a write wait for your approval.`;
 }
 
 /** Paragraphs are wrapped to `width`, so the banner reads well in a narrow terminal and in a pipe alike. */
@@ -171,8 +179,14 @@ function prettyArgs(args: unknown): string {
 export function approvalRequest(pending: PendingApproval): string {
   const args = prettyArgs(pending.args).replace(/^/gm, "      ");
   const source = pending.source ? `    (${clean(pending.source)})\n` : "";
-  return `  ? ${clean(pending.tool)} changes things, so it needs your approval. It would run with:\n${source}${args}`;
+  return `  ? ${clean(pending.tool)} needs your approval before it runs. It would run with:\n${source}${args}`;
 }
+
+/** A /help row: two spaces, the command and its padding up to the description's column. */
+const HELP_COLUMN = 22;
+const HELP_ROW = new RegExp(`^ {2}/\\S.{${HELP_COLUMN - 5}}\\s(?=\\S)`);
+/** Narrower than this beside the column, a help row wraps like any line. */
+const MIN_HELP_TEXT = 24;
 
 /** Indentation and a list mark: continuation lines start under the text after them. */
 const LEAD = /^\s*(?:[·•✓✗→-] )?/;
@@ -186,7 +200,9 @@ export function wrap(text: string, width: number): string {
     .split("\n")
     .map((line) => {
       if (line.length <= width) return line;
-      const lead = LEAD.exec(line)![0];
+      // A row of /help: continuation lines hang under the description, not under the command.
+      const help = HELP_ROW.exec(line);
+      const lead = help && width - HELP_COLUMN >= MIN_HELP_TEXT ? help[0] : LEAD.exec(line)![0];
       const hang = " ".repeat(lead.length);
       const rows: string[] = [];
       let row = "";

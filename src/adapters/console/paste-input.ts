@@ -2,7 +2,9 @@
 // readline would take each pasted newline as Enter, so a 3-line paste became three questions.
 // This filter sits between the terminal and readline: inside a paste each line break becomes
 // PASTED_BREAK, so readline edits and submits the paste as one line, shown on one row, and
-// the console turns the marks back into line breaks (`unfoldPaste`).
+// the console turns the marks back into line breaks (`unfoldPaste`). A terminal that does not
+// bracket pastes still delivers one in a single chunk, where typing gives one key at a time: on a
+// terminal, line breaks inside one chunk with text after them are a paste's too.
 import { StringDecoder } from "node:string_decoder";
 import { Transform } from "node:stream";
 
@@ -39,6 +41,9 @@ export interface PasteInput extends Transform {
  * treats the filter as the terminal it reads.
  */
 export function pasteInput(source: NodeJS.ReadableStream): PasteInput {
+  const terminal = source as NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (mode: boolean) => unknown };
+  // A pipe's chunks hold many lines a script typed one by one: only a terminal's are folded.
+  const unbracketed = (text: string) => (terminal.isTTY ? text.replace(/(?:\r\n|\r|\n)(?=[^\r\n])/g, PASTED_BREAK) : text);
   const decoder = new StringDecoder("utf8");
   let pasting = false;
   let held = "";
@@ -53,7 +58,7 @@ export function pasteInput(source: NodeJS.ReadableStream): PasteInput {
       const chunk = at < 0 ? rest : rest.slice(0, at);
       const keep = at < 0 ? partialMarkerAtEnd(chunk, marker) : 0;
       const passed = chunk.slice(0, chunk.length - keep);
-      out += pasting ? passed.replace(/\r\n|\r|\n/g, PASTED_BREAK) : passed;
+      out += pasting ? passed.replace(/\r\n|\r|\n/g, PASTED_BREAK) : unbracketed(passed);
       if (at < 0) {
         held = chunk.slice(chunk.length - keep);
         break;
@@ -73,7 +78,6 @@ export function pasteInput(source: NodeJS.ReadableStream): PasteInput {
       done(null, held + decoder.end());
     },
   }) as PasteInput;
-  const terminal = source as NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (mode: boolean) => unknown };
   if (terminal.isTTY) {
     Object.assign(transform, { isTTY: true, setRawMode: (mode: boolean) => terminal.setRawMode?.(mode) });
   }

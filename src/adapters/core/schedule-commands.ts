@@ -8,6 +8,8 @@ import type { ScheduleCaller } from "../../schedules/schedule-book.js";
 import { actorAt } from "./core-context.js";
 import type { Command, CommandRequest } from "./command.js";
 import { fitted } from "./texts.js";
+import type { ChatSurface } from "./surface.js";
+import { WHERE_CHANNEL, WHERE_THREAD } from "../../schedules/schedule-text.js";
 
 export const SCHEDULES_OFF = "Schedules are not set up in this bot process.";
 
@@ -44,10 +46,20 @@ function row(name: ScheduleCommandName, summary: string, extra: Partial<Command>
       if (!schedules) return SCHEDULES_OFF;
       const result = await schedules.run({ name, text: textOf(name, request), caller: callerAt(request) });
       // An admin's list of many schedules is cut to one message, saying so.
-      return fitted(surface.format.plain(result.reply), surface.format.maxChars);
+      return fitted(surface.format.plain(asTypedOn(surface, result.reply)), surface.format.maxChars);
     },
     ...extra,
   };
+}
+
+const QUOTED_COMMAND = /`(schedules?|unschedule|pause|resume)(?=[\s`])/g;
+
+/** The engine's reply as this surface's people read it: a command as they type it here (`/unschedule sch_…`), results where they show here. */
+export function asTypedOn(surface: Pick<ChatSurface, "commandMark" | "scheduleResultsWhere">, reply: string): string {
+  const mark = surface.commandMark ?? "";
+  const where = surface.scheduleResultsWhere;
+  const typed = mark === "" ? reply : reply.replace(QUOTED_COMMAND, (_quoted, name: string) => `\`${mark}${name}`);
+  return where === undefined ? typed : typed.replace(WHERE_CHANNEL, where).replace(WHERE_THREAD, where);
 }
 
 const idOption = { name: ID_OPTION, description: "The schedule's id, e.g. sch_ab12cd34", maxLength: 12 } as const;

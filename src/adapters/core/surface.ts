@@ -113,6 +113,10 @@ export interface ChatSurface<Clicked = unknown, Ref = unknown> {
   readonly linkStyle: LinkStyle;
   /** How to ask the bot something here, for the reply to an empty mention. */
   readonly askHint: string;
+  /** How a command is typed here, before its name ("/" where commands are slash commands); none by default (`unschedule <id>`). */
+  readonly commandMark?: string;
+  /** Where a schedule's results show, when not in a channel's threads (the console prints them between the person's lines). */
+  readonly scheduleResultsWhere?: string;
   /** The chat tools (core/chat-tools.ts over the surface's reads and posts). */
   readonly tools: readonly Tool[];
   readonly loadContext?: ContextLoader;

@@ -85,6 +85,7 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
     format: discordFormat,
     linkStyle: "markdown",
     askHint: "mention me with a question, or use `/ask question:`.",
+    commandMark: "/",
     tools: createDiscordTools(client, writeRest),
     files: createDiscordFiles({
       rest: client.rest,
@@ -115,7 +116,7 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
         }
         throw new Error(`Could not connect to Discord: ${reason}`);
       }
-      logger.info({ bot: client.user?.tag, guilds: client.guilds.cache.size }, "discord adapter connected");
+      logger.info({ bot: client.user?.tag, guilds: client.guilds.cache.size }, "Discord is connected");
     },
     // The gateway stays open: the core tells a click or a command to come back, and records a question.
     stopIntake: async () => {},

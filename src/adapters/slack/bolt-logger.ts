@@ -14,13 +14,16 @@ const BOLT_LEVELS: Readonly<Record<string, LogLevel>> = {
   warn: LogLevel.WARN,
 };
 
-/** Our log level stays the one setting: Bolt's setLevel is ignored. */
-export function boltLogger(logger: Logger): BoltLogger {
+/**
+ * Our log level stays the one setting: Bolt's setLevel is ignored. `quietWarnings`: the client's
+ * warnings (each retry's "http request failed") go to debug, where the caller reports the outcome itself.
+ */
+export function boltLogger(logger: Logger, options: { readonly quietWarnings?: boolean } = {}): BoltLogger {
   let child = logger.child({ component: "slack" });
   return {
     debug: (...parts: unknown[]) => child.debug(line(parts)),
     info: (...parts: unknown[]) => child.info(line(parts)),
-    warn: (...parts: unknown[]) => child.warn(line(parts)),
+    warn: (...parts: unknown[]) => (options.quietWarnings ? child.debug(line(parts)) : child.warn(line(parts))),
     error: (...parts: unknown[]) => child.error(line(parts)),
     setLevel: () => {},
     getLevel: () => BOLT_LEVELS[child.level] ?? LogLevel.ERROR,

@@ -54,6 +54,11 @@ export type SlackSurface = ChatSurface<SlackClicked, MessageRef>;
 const RETRY_POLICY = { retries: 5, factor: 2, minTimeout: 200, maxTimeout: 5_000, randomize: true };
 /** Writes a person approved run at most once: a request that failed on the way may still have posted. */
 const NO_RETRIES = { retries: 0 };
+/**
+ * The start's one question (auth.test): two quick retries, not the run-time policy's five over ~9 s, each
+ * logged as a warning, before the start's one line; a process manager's restart is the longer retry.
+ */
+const START_RETRY_POLICY = { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 1_000, randomize: true };
 /** Socket Mode's disconnect() can wait 30 s for a goodbye; shutdown does not. */
 const SOCKET_CLOSE_MS = 1_000;
 const BAD_TOKEN_ERRORS = new Set(["invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"]);
@@ -171,7 +176,13 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
     refs: { keyPrefix: "slack:approval", schema: z.object({ channel: z.string().min(1), ts: z.string().min(1) }) },
 
     async start(core) {
-      const identity = await whoAmI(client);
+      const identity = await whoAmI(
+        new webApi.WebClient(config.botToken, {
+          ...clientOptions,
+          retryConfig: START_RETRY_POLICY,
+          logger: boltLogger(logger, { quietWarnings: true }),
+        }),
+      );
       botUserId = identity.botUserId;
       if (deps.takeEvents === false)
         return void logger.info({ mode: "worker" }, "Slack is connected (Web API only: a worker takes no events)");

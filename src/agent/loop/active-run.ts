@@ -13,7 +13,7 @@ import { addUsage, RunContext } from "./run-context.js";
 import { RunCancellation } from "./run-cancellation.js";
 import { callAsker, type CallAsker } from "./person-questions.js";
 import { logStep } from "./step-log.js";
-import { UsageMeter } from "./usage-meter.js";
+import { replyUsage, UsageMeter } from "./usage-meter.js";
 import { meteredModel } from "../models/metered-model.js";
 import { summarize, summaryTimeoutMs } from "../context/summary.js";
 import { EMPTY_REPLY_NUDGE } from "../context/system-prompt.js";
@@ -72,7 +72,7 @@ export class ActiveRun {
     const settled = [...this.steps.flatMap((step) => step.calls), ...(state.pending?.done ?? [])];
     this.meter = new UsageMeter(deps, { runId: state.runId, origin: state.origin });
     // Compaction and the summary go to the meter through the model itself; built only when someone reads the usage.
-    this.sideModel = this.meter.wanted ? meteredModel(deps.model, deps.counter, (tokens) => this.meter.add(tokens)) : deps.model;
+    this.sideModel = meteredModel(deps.model, deps.counter, this.meter.wanted ? (tokens) => this.meter.add(tokens) : undefined);
     const budget = deps.limits.contextWindow - deps.limits.reservedOutputTokens;
     this.context = new RunContext(state.messages, settled, { counter: deps.counter, tools: deps.tools, model: this.sideModel }, budget);
     this.callIds = knownCallIds(settled, state.messages);
@@ -202,14 +202,15 @@ export class ActiveRun {
     });
     this.emit({ type: "step_started", runId: this.runId, step: index, request: call.request });
     const called = performance.now();
-    const reply = await this.deps.model
+    const replied = await this.deps.model
       .complete(call.request, this.cancellation.signal)
       .catch((error: unknown) => this.modelFailed(error, index));
-    if ("kind" in reply) return reply;
+    if ("kind" in replied) return replied;
+    // One figure for the limits, the records and /usage: the server's, else counted here.
+    const reply = { ...replied, usage: replyUsage(replied, this.context.tokens, this.deps.counter) };
     const meta = call.meta(reply);
     this.usage = addUsage(this.usage, reply.usage);
-    // Estimated only when someone reads it: counting what the model wrote costs a few µs per step.
-    if (this.meter.wanted) this.meter.addReply(reply, this.context.tokens, this.deps.counter);
+    if (this.meter.wanted) this.meter.addReply(reply);
     const toolCalls = normalizeCallIds(reply.toolCalls, index, this.callIds);
     const durationMs = performance.now() - called;
     this.emit(call.replied(reply, toolCalls, durationMs));

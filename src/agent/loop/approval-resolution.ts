@@ -22,8 +22,10 @@ export function unrunRecord(
 ): CallRecord | undefined {
   if (resolution.decision === "deny") {
     const who = resolution.decidedBy.name ?? resolution.decidedBy.id;
-    const message = `Denied by ${who}: the person did not approve running ${call.name}, so it did not run. Do not ask again; continue without it or answer.`;
-    return callRecord(call, prepared.signature, "denied", message, message);
+    // The person reads who denied it; the model also reads what to do next.
+    const result = `Denied by ${who}; it did not run.`;
+    const observation = `Denied by ${who}: the person did not approve running ${call.name}, so it did not run. Do not ask again; continue without it or answer.`;
+    return callRecord(call, prepared.signature, "denied", result, observation);
   }
   if (prepared.kind === "rejected") return rejectedRecord(prepared, tools);
   // The policy may have changed while the request waited (a restart with a new TOOL_POLICY).

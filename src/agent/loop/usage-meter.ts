@@ -2,8 +2,18 @@
 // since the last report. A check that throws is logged and ignored; its stop ends the run.
 import type { LoopDeps } from "./loop-types.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
-import type { GuardStop, ModelReply, TaskOrigin } from "../../contracts/types.js";
+import type { GuardStop, ModelReply, TaskOrigin, TokenUsage } from "../../contracts/types.js";
 import { usageTokens } from "./run-context.js";
+
+/**
+ * A reply's tokens: what the server reported, else what it was sent (`sentTokens`) and wrote, by our
+ * tokenizer. Limits, run records and /usage all read this one figure, so they never disagree.
+ */
+export function replyUsage(reply: ModelReply, sentTokens: number, counter: TokenCounter): TokenUsage {
+  if (reply.usage) return reply.usage;
+  const written = [reply.content ?? "", ...reply.toolCalls.map((call) => `${call.name}${call.arguments}`)].join("\n");
+  return { promptTokens: sentTokens, completionTokens: counter.countText(written) };
+}
 
 export class UsageMeter {
   /** Model tokens used since the last report. */
@@ -28,14 +38,9 @@ export class UsageMeter {
     this.unreported += tokens;
   }
 
-  /** A step's reply: what the server reported, else what it was sent (`sentTokens`) and wrote, by our tokenizer. */
-  addReply(reply: ModelReply, sentTokens: number, counter: TokenCounter): void {
-    if (reply.usage) {
-      this.add(usageTokens(reply.usage));
-      return;
-    }
-    const written = [reply.content ?? "", ...reply.toolCalls.map((call) => `${call.name}${call.arguments}`)].join("\n");
-    this.add(sentTokens + counter.countText(written));
+  /** A step's reply, with its usage as replyUsage gives it. */
+  addReply(reply: ModelReply & { readonly usage: TokenUsage }): void {
+    this.add(usageTokens(reply.usage));
   }
 
   /** Hands the tokens used since last time to the check; its stop, if any. */

@@ -1,16 +1,20 @@
 // The offline demo model, for console mode without OPENAI_API_KEY. It works through the real
 // tools so a newcomer sees the loop, the trace and the guards without any server: it answers
 // arithmetic and time questions, and a question that starts with `/demo loop` (the console's
-// command) makes it repeat one call until a guard stops it, in a run like any other. Asked for
+// command) makes it repeat one call until a guard stops it, in a run like any other; one that
+// starts with `/demo write` (or asks to save a note) makes it call the demo's one write tool,
+// `save_note`, so the approval shows with nothing set up. It reads only what the person wrote:
+// the notes the product adds to a question (a schedule's slot note) are not arithmetic. Asked for
 // pieces (onDelta), it streams its reply word by word, so the console shows the streamed path.
 // Contract: deterministic (the reply depends only on the request) and never throw.
 import { observationForPeople } from "../../contracts/observation-text.js";
 import { shorten } from "../../contracts/trace-text.js";
 import { toldAsStream, wordByWord } from "./reply-deltas.js";
+import { DEMO_NOTE_TOOL } from "../tools/demo-note.js";
 import type { ChatMessage, Model, ModelReply, ModelRequest, ToolCall, UserContent } from "../../contracts/types.js";
 
 interface PlannedCall {
-  readonly name: "calculator" | "current_time";
+  readonly name: "calculator" | "current_time" | typeof DEMO_NOTE_TOOL;
   readonly args: Readonly<Record<string, string>>;
 }
 
@@ -60,6 +64,14 @@ const IANA_ZONE = /\b((?:Africa|America|Antarctica|Asia|Atlantic|Australia|Europ
 /** A question that starts with this makes the demo model keep making the same call, so a guard has something to stop. */
 export const LOOP_REQUEST = "/demo loop";
 
+/** A question that starts with this makes the demo model save the rest as a note: a write, which waits for approval. */
+export const WRITE_REQUEST = "/demo write";
+/** "save a note: …", "write a note …", "take a note …" in the person's words. */
+const ASKS_NOTE = /\b(?:save|write|take|make|add)\s+(?:a\s+|this\s+|the\s+)?note\b[\s:,-]*(.*)$/is;
+const DEFAULT_NOTE = "Hello from the offline demo.";
+/** A paragraph wholly in brackets is a note the product added to the question (a schedule's slot note), not the person's words. */
+const PRODUCT_NOTE = /^\([\s\S]*\)$/;
+
 /** The call a loop request repeats. */
 const LOOPED_CALL: PlannedCall = { name: "current_time", args: { timezone: "UTC" } };
 
@@ -101,12 +113,22 @@ function loopSummary(messages: readonly ChatMessage[]): string {
 }
 
 function planFor(question: string): PlannedCall[] {
+  const note = noteIn(question);
+  if (note !== undefined) return [{ name: DEMO_NOTE_TOOL, args: { text: note } }];
   const plan: PlannedCall[] = findExpressions(question).map((expression) => ({ name: "calculator", args: { expression } }));
   if (ASKS_TIME.test(question)) {
     const timezone = zoneIn(question);
     plan.push({ name: "current_time", args: timezone ? { timezone } : {} });
   }
   return plan;
+}
+
+/** The note asked for (the default one when none is given), or undefined when the question asks for none. */
+function noteIn(question: string): string | undefined {
+  const trimmed = question.trim();
+  if (trimmed.toLowerCase().startsWith(WRITE_REQUEST)) return trimmed.slice(WRITE_REQUEST.length).trim() || DEFAULT_NOTE;
+  const asked = ASKS_NOTE.exec(trimmed);
+  return asked ? asked[1]!.trim() || DEFAULT_NOTE : undefined;
 }
 
 function findExpressions(text: string): string[] {
@@ -160,10 +182,21 @@ function latestQuestion(messages: readonly ChatMessage[]): string {
   return "";
 }
 
-/** The words the person typed: a file's text is not a question (a CSV full of "3-4" must not start the calculator). */
+/** The words the person typed: a file's text is not a question (a CSV full of "3-4" must not start the calculator), nor a note the product added. */
 function questionText(content: UserContent | null): string {
-  if (content === null || typeof content === "string") return content ?? "";
-  return content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
+  const text =
+    content === null || typeof content === "string"
+      ? (content ?? "")
+      : content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
+  return personsWords(text);
+}
+
+/** `text` without the paragraphs the product adds in brackets (a schedule's slot note and the like). */
+export function personsWords(text: string): string {
+  return text
+    .split(/\n\s*\n/)
+    .filter((paragraph) => !PRODUCT_NOTE.test(paragraph.trim()))
+    .join("\n\n");
 }
 
 function attachedNames(content: UserContent | null): string[] {
@@ -196,6 +229,13 @@ function describeOutcome(call: ToolCall, result: string | undefined): string {
     return /^-?[\d.]+(e[+-]\d+)?$/.test(result.trim())
       ? `${expression} = ${result.trim()}`
       : `I could not work out ${expression}: ${firstLine(observationForPeople(result))}`;
+  }
+  if (call.name === DEMO_NOTE_TOOL) {
+    if (result.startsWith("Saved to ")) return `${firstLine(result)}.`;
+    const denied = /^Denied by ([^:]+):/.exec(result);
+    return denied
+      ? `I did not save the note: ${denied[1]} did not approve it.`
+      : `I could not save the note: ${firstLine(observationForPeople(result))}`;
   }
   if (call.name === "current_time") {
     return result.includes("ISO 8601") ? `It is now ${firstLine(result)}.` : `I could not read the time: ${firstLine(result)}`;

@@ -141,6 +141,8 @@ export const RunRecordSchema = z.object({
   steps: z.array(StepSchema),
   notes: z.array(NoteSchema),
   approvals: z.array(ApprovalSchema),
+  /** The files people attached: each one's name and what became of it ("(text/plain, 2 KB): read (text)", or why it was not used). */
+  files: z.array(z.object({ name: z.string(), outcome: z.string() })).optional(),
   status: z.enum(["answered", "paused", "failed"]),
   outcome: z.enum(OUTCOMES),
   stop: z.object({ guard: z.string(), detail: z.string(), sentence: z.string() }).optional(),
@@ -179,6 +181,8 @@ export const RunSummarySchema = z.object({
   /** Of `usage`, the steps' by the endpoint that answered them, when the run's model had fallbacks (the cost is priced per endpoint). */
   endpoints: z.record(z.string(), UsageSchema).optional(),
   votes: z.record(z.string(), z.enum(["up", "down"])),
+  /** Writes a person denied during the run (absent: none, or a summary an earlier version wrote). */
+  denied: count.optional(),
   /** The indexes it is listed in, so removing it reaches each one. */
   indexes: z.array(z.string()),
 });

@@ -93,7 +93,8 @@ export function summaryOf(record: RunRecord): RunSummary {
     ...(endpoints ? { endpoints } : {}),
     votes: record.votes,
   };
-  return { ...base, indexes: indexesOf(base) };
+  const denied = record.approvals.filter((approval) => approval.decision === "deny").length;
+  return { ...base, ...(denied > 0 ? { denied } : {}), indexes: indexesOf(base) };
 }
 
 export function createRunRecordStore(store: KeyValueStore, retention: RetentionOptions): RunRecordStore {

@@ -11,18 +11,28 @@ export interface Bar {
 }
 
 const WIDTH = 720;
+/** Room one label needs below the bars ("12-06" at the chart's font): closer labels would overlap. */
+const LABEL_PX = 44;
 
-/** Vertical bars, one per item, scaled to the largest. */
-export function barChart(bars: readonly Bar[], caption: string, height = 140): Raw {
+/**
+ * Vertical bars, one per item, scaled to the largest; a label under every bar that has room for
+ * one (every second, third… bar otherwise, and the last). `empty`: said instead of a chart of zeros.
+ */
+export function barChart(bars: readonly Bar[], caption: string, height = 140, empty = "Nothing in these days."): Raw {
   if (bars.length === 0) return raw("");
+  if (bars.every((bar) => bar.value <= 0))
+    return raw(`<figure><p class="empty">${escapeHtml(empty)}</p><figcaption>${escapeHtml(caption)}</figcaption></figure>`);
   const max = Math.max(1, ...bars.map((bar) => bar.value));
   const slot = WIDTH / bars.length;
   const width = Math.max(1, Math.min(48, slot * 0.8));
+  const every = Math.ceil(LABEL_PX / slot);
+  const labelled = (index: number) => index % every === 0 && (index === bars.length - 1 || bars.length - 1 - index >= every);
   const shapes = bars.map((bar, index) => {
     const barHeight = Math.round((bar.value / max) * (height - 20));
     const x = Math.round(index * slot + (slot - width) / 2);
+    const last = index === bars.length - 1;
     return `<g><title>${escapeHtml(bar.title ?? `${bar.label}: ${bar.value}`)}</title><rect class="bar" x="${x}" y="${height - 16 - barHeight}" width="${Math.round(width)}" height="${barHeight}"></rect>${
-      bars.length <= 31
+      labelled(index) || last
         ? `<text x="${x + Math.round(width / 2)}" y="${height - 2}" text-anchor="middle">${escapeHtml(bar.label)}</text>`
         : ""
     }</g>`;

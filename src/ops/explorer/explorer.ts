@@ -27,7 +27,7 @@ export interface ExplorerOptions {
   readonly governance: Governance;
   readonly logger: Logger;
   /** The ops port, when this process has one (every process but the console). */
-  readonly opsPort?: Pick<OpsServer, "mountPrefix">;
+  readonly opsPort?: Pick<OpsServer, "mountPrefix" | "port">;
   /** The surfaces this process serves, for the Tools page. */
   readonly surfaces: readonly string[];
   /** People's connections to MCP servers behind OAuth, for the Tools page. */
@@ -39,6 +39,8 @@ export interface ExplorerOptions {
 export interface RunningExplorer {
   /** The port of its own listener (ADMIN_PORT, or PORT in console mode); undefined when it is on the ops port or off. */
   readonly port?: number;
+  /** Where a browser opens it (the real port), when it is on. */
+  readonly url?: string;
   close(): Promise<void>;
 }
 
@@ -60,8 +62,15 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     opsPort.mountPrefix("/admin", handler);
     // A browser on the explorer asks for /favicon.ico on any answer that is not a page: it must not reach the surface.
     opsPort.mountPrefix("/favicon.ico", notFound);
-    options.logger.info("the run explorer is served at /admin on PORT");
-    return { close: async () => undefined };
+    const url = config.publicUrl === undefined ? `http://localhost:${opsPort.port}/admin` : `${config.publicUrl.replace(/\/+$/, "")}/admin`;
+    options.logger.info({ url, port: opsPort.port }, `the run explorer is served at ${url}`);
+    // On Slack's HTTP mode the ops port is the one Slack's events come in on: public by design, and the explorer with it.
+    if (config.slack?.mode.kind === "http")
+      options.logger.warn(
+        { port: opsPort.port },
+        `the run explorer shares PORT ${opsPort.port} with Slack's public events endpoint, so it answers wherever Slack's events reach; set ADMIN_PORT to serve it on a listener of its own (on ADMIN_HOST, 127.0.0.1 by default)`,
+      );
+    return { url, close: async () => undefined };
   }
   opsPort?.mountPrefix("/admin", notFound);
   const host = admin.port === undefined ? "127.0.0.1" : admin.host;
@@ -71,9 +80,11 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     : handler;
   const server = await listen(served, admin.port ?? config.port, host);
   const port = (server.address() as AddressInfo).port;
-  options.logger.info({ host, port }, "the run explorer is served at /admin");
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}/admin`;
+  options.logger.info({ host, port, url }, `the run explorer is served at ${url}`);
   return {
     port,
+    url,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -85,7 +85,9 @@ function outcomeClass(end: RunEnd): RecordOutcome {
   const { outcome } = end;
   if (outcome.status === "paused") return "paused";
   if (!outcome.stop) return "answered";
-  return outcome.stop.guard === "stopped" ? "stopped" : "guard";
+  if (outcome.stop.guard === "stopped") return "stopped";
+  // A model server that could not be reached is a failure to answer, not a guard stopping the model.
+  return outcome.stop.guard === "model_unavailable" ? "failed" : "guard";
 }
 
 const callOf = (call: CallRecord): RecordStep["calls"][number] => ({
@@ -158,6 +160,12 @@ const pick = (approval: RecordApproval) => ({
   ...(approval.decidedAt === undefined ? {} : { decidedAt: approval.decidedAt }),
 });
 
+/** A resumed run's files came with its first part. */
+function filesOf(draft: RunDraft, previous: RunRecord | undefined): Pick<RunRecord, "files"> {
+  const files = [...(previous?.files ?? []), ...draft.files];
+  return files.length === 0 ? {} : { files };
+}
+
 export interface BuildOptions {
   readonly now: number;
   readonly persona?: string;
@@ -189,6 +197,7 @@ export function buildRecord(draft: RunDraft, end: RunEnd, previous: RunRecord | 
     steps,
     notes: [...(previous?.notes ?? []), ...draft.notes],
     approvals: approvalsOf(draft, previous, end, now),
+    ...filesOf(draft, previous),
     status: outcome ? outcome.status : "failed",
     outcome: outcomeClass(end),
     ...(outcome?.status === "answered" && outcome.stop ? { stop: outcome.stop } : {}),

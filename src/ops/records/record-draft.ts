@@ -6,6 +6,7 @@ import type { RecordApproval, RecordNote } from "../../memory/run-records/record
 import type { RunSetup, RunStart } from "../../runs/worker/run-observer.js";
 import { contentText } from "../../agent/content.js";
 import { describeForm } from "../../contracts/trace-text.js";
+import { fileOutcomeLine } from "../../files/outcome-text.js";
 
 /** A message as a record keeps it: a question that brought files as its text and one line per image (never image data). */
 export type TextMessage = Exclude<ChatMessage, { role: "user" }> | { readonly role: "user"; readonly content: string };
@@ -36,11 +37,24 @@ export interface RunDraft {
   readonly steps: Map<number, DraftStep>;
   readonly notes: RecordNote[];
   readonly approvals: RecordApproval[];
+  /** The attached files' names and outcomes, as the record keeps them. */
+  readonly files: Array<{ readonly name: string; readonly outcome: string }>;
   step: number;
 }
 
 export function newDraft(runId: string, origin: TaskOrigin, how: RunStart, setup: RunSetup | undefined, now: number): RunDraft {
-  return { runId, origin, how, ...(setup ? { setup } : {}), startedAt: now, steps: new Map(), notes: [], approvals: [], step: 0 };
+  return {
+    runId,
+    origin,
+    how,
+    ...(setup ? { setup } : {}),
+    startedAt: now,
+    steps: new Map(),
+    notes: [],
+    approvals: [],
+    files: [],
+    step: 0,
+  };
 }
 
 /** Adds one event to the draft; `now` for approvals' times. Must not throw. */
@@ -107,6 +121,14 @@ export function noteEvent(draft: RunDraft, event: AgentEvent, now: number): void
         requestedAt: now,
         expiresAt: event.approval.expiresAt,
       });
+      return;
+    case "files":
+      // The line without its name (fileOutcomeLine's first part), so a record that keeps no content can drop the name alone.
+      for (const outcome of event.files)
+        draft.files.push({
+          name: outcome.file.name,
+          outcome: fileOutcomeLine(outcome, () => "").replace(/^[✓✗] +/, ""),
+        });
       return;
     case "approval_decided": {
       const decided = { decision: event.decision, decidedBy: event.decidedBy, decidedAt: now };

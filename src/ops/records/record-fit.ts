@@ -66,6 +66,7 @@ function metadataOnly(record: RunRecord): RunRecord {
     content: "metadata",
     question: "",
     approvals: record.approvals.map((approval) => ({ ...approval, args: "" })),
+    ...(record.files ? { files: record.files.map((file) => ({ ...file, name: "(name not kept)" })) } : {}),
   };
 }
 

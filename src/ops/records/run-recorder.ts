@@ -3,6 +3,7 @@
 // as they pass and writes after the run's final event, on a later turn of the event loop and
 // one write at a time, so nothing it does delays or loses the answer; a failed write is logged.
 import type { Logger } from "../../logger.js";
+import { isGuardTrip } from "../../contracts/guard-trips.js";
 import { requestParts, prefixShare } from "../../agent/context/prompt-prefix.js";
 import type { TaskOrigin } from "../../contracts/types.js";
 import { errorText } from "../../agent/loop/error-text.js";
@@ -167,10 +168,10 @@ export function createRunRecorder(options: RecorderOptions): RunRecorder {
  */
 function usageEntries(record: RunRecord, previous: RunRecord | undefined, now: number, prices: PriceTable): UsageEntry[] {
   const outcomes: Record<string, number> = { [record.outcome]: 1 };
-  const guards: Record<string, number> = record.stop ? { [record.stop.guard]: 1 } : {};
+  const guards: Record<string, number> = isGuardTrip(record.stop?.guard) ? { [record.stop.guard]: 1 } : {};
   if (previous) {
     outcomes[previous.outcome] = (outcomes[previous.outcome] ?? 0) - 1;
-    if (previous.stop) guards[previous.stop.guard] = (guards[previous.stop.guard] ?? 0) - 1;
+    if (isGuardTrip(previous.stop?.guard)) guards[previous.stop.guard] = (guards[previous.stop.guard] ?? 0) - 1;
   }
   const where = {
     at: now,

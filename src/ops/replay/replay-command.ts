@@ -1,6 +1,6 @@
-// `npm run replay -- --since 24h [--until …] [--channel C] [--set NAME=value …] [--json]`:
-// replays the stored runs of that window under the changed settings and prints what would end
-// differently. It opens the store read-only (no owner lock, no platform client, no write), so
+// `npm run replay -- --since 24h [--until …] [--channel C] [--set NAME=value …] [--json]`, or
+// `npm run replay <run id> …` (`--run <id>` after `--`): replays the stored runs of that window, or
+// those runs, under the changed settings and prints what would end differently. It opens the store read-only (no owner lock, no platform client, no write), so
 // it runs beside a live bot on the same SQLite file or Redis.
 import { parseArgs } from "node:util";
 import { loadConfig } from "../../config.js";
@@ -13,7 +13,8 @@ import { parseOverrides } from "./replay-settings.js";
 import { replayRecord, type ReplayResult } from "./replay-run.js";
 import { replayTotals, reportText } from "./replay-report.js";
 
-const USAGE = "usage: npm run replay -- --since 24h [--until 2026-12-01T12:00Z] [--channel C123] [--set AGENT_MAX_STEPS=6 …] [--json]";
+const USAGE =
+  "usage: npm run replay -- --since 24h [--until 2026-12-01T12:00Z] [--channel C123] [--set AGENT_MAX_STEPS=6 …] [--json], or npm run replay <run id> [-- --set …]";
 const UNITS: Record<string, number> = { m: 60_000, h: 60 * 60_000, d: 24 * 60 * 60_000 };
 const PAGE = 200;
 
@@ -32,17 +33,24 @@ export async function replayCommand(
   out: (text: string) => void,
   err: (text: string) => void,
 ): Promise<number> {
-  let args: ReturnType<typeof parse>;
+  let args: ReturnType<typeof parse>["values"];
+  let positionals: readonly string[];
   try {
-    args = parse(argv);
+    ({ values: args, positionals } = parse(argv));
   } catch (error) {
     err(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
     return 2;
   }
+  if (args.help) {
+    out(USAGE);
+    return 0;
+  }
   const now = Date.now();
+  // `npm run replay --run <id>` reaches here as the id alone: npm takes `--run` for one of its own flags.
+  const runIds = [...(args.run ?? []), ...positionals];
   const since = args.since === undefined ? undefined : instantOf(args.since, now);
   const until = args.until === undefined ? now : instantOf(args.until, now);
-  if (since === undefined || until === undefined) {
+  if (runIds.length === 0 && (since === undefined || until === undefined)) {
     err(`${args.since === undefined ? "--since is required" : "--since and --until take 24h, 30m, 7d or a date"}\n${USAGE}`);
     return 2;
   }
@@ -75,23 +83,37 @@ export async function replayCommand(
     const records = createRunRecordStore(store, { days: config.records.retentionDays, max: config.records.retentionMax });
     const prices = priceTable(config.prices);
     const results: ReplayResult[] = [];
+    for (const runId of runIds) {
+      const loaded = await records.load(runId);
+      if (loaded.kind === "found") results.push(await replayRecord(loaded.record, overrides.overrides, prices));
+      else
+        results.push({
+          kind: "not_replayable",
+          runId,
+          reason:
+            loaded.kind === "missing"
+              ? "there is no record of it (retention may have removed it)"
+              : `its record can't be read: ${loaded.reason}`,
+        });
+    }
     let cursor: string | undefined;
-    do {
-      const page = await records.list({
-        since,
-        until,
-        limit: PAGE,
-        ...(args.channel ? { channel: args.channel } : {}),
-        ...(cursor ? { cursor } : {}),
-      });
-      for (const summary of page.runs) {
-        const loaded = await records.load(summary.runId);
-        if (loaded.kind === "found") results.push(await replayRecord(loaded.record, overrides.overrides, prices));
-        else if (loaded.kind === "invalid")
-          results.push({ kind: "not_replayable", runId: summary.runId, reason: `its record can't be read: ${loaded.reason}` });
-      }
-      cursor = page.next;
-    } while (cursor);
+    if (since !== undefined && until !== undefined)
+      do {
+        const page = await records.list({
+          since,
+          until,
+          limit: PAGE,
+          ...(args.channel ? { channel: args.channel } : {}),
+          ...(cursor ? { cursor } : {}),
+        });
+        for (const summary of page.runs) {
+          const loaded = await records.load(summary.runId);
+          if (loaded.kind === "found") results.push(await replayRecord(loaded.record, overrides.overrides, prices));
+          else if (loaded.kind === "invalid")
+            results.push({ kind: "not_replayable", runId: summary.runId, reason: `its record can't be read: ${loaded.reason}` });
+        }
+        cursor = page.next;
+      } while (cursor);
     out(args.json ? JSON.stringify({ runs: results, total: replayTotals(results) }) : reportText(results));
     return 0;
   } finally {
@@ -108,8 +130,10 @@ function parse(argv: readonly string[]) {
       channel: { type: "string" },
       set: { type: "string", multiple: true },
       json: { type: "boolean" },
+      run: { type: "string", multiple: true },
+      help: { type: "boolean", short: "h" },
     },
     strict: true,
-    allowPositionals: false,
-  }).values;
+    allowPositionals: true,
+  });
 }

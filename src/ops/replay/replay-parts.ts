@@ -63,6 +63,9 @@ function summaryUsage(record: RunRecord): TokenUsage | undefined {
   return rest.prompt + rest.completion > 0 ? tokenUsageOf(rest) : undefined;
 }
 
+/** A replayed reply costs what the record says it did, and nothing where no model is asked: the loop must not count one itself. */
+const NONE = { promptTokens: 0, completionTokens: 0 } as const;
+
 export function replayModel(record: RunRecord, state: ReplayState, name: string): Model {
   return {
     name,
@@ -71,15 +74,13 @@ export function replayModel(record: RunRecord, state: ReplayState, name: string)
       if (phase.kind === "summary") {
         // The same guard at the same step gives the recorded summary; any other trip ends without one (no model is asked).
         const same = record.stop?.guard === phase.guard && record.steps.length === state.steps;
-        if (!same) return { content: `(replay: ended by the ${phase.guard} guard; no summary was asked for)`, toolCalls: [] };
-        const usage = summaryUsage(record);
-        return { content: record.answer ?? "", toolCalls: [], ...(usage ? { usage } : {}) };
+        if (!same) return { content: `(replay: ended by the ${phase.guard} guard; no summary was asked for)`, toolCalls: [], usage: NONE };
+        return { content: record.answer ?? "", toolCalls: [], usage: summaryUsage(record) ?? NONE };
       }
       if (phase.kind === "between") throw new Error("replay: the recorded run did not compact its context here");
       const recorded = record.steps[phase.step - 1];
       if (recorded) {
-        const usage = tokenUsageOf(recorded.usage);
-        return { content: recorded.text, toolCalls: recorded.toolCalls, ...(usage ? { usage } : {}) };
+        return { content: recorded.text, toolCalls: recorded.toolCalls, usage: tokenUsageOf(recorded.usage) ?? NONE };
       }
       // The model that failed in the record fails here too; any other step beyond the record is a divergence.
       if (record.stop?.guard === "model_unavailable" && phase.step === record.steps.length + 1)

@@ -1,6 +1,7 @@
 // What `npm run replay` prints: a line per run that would end differently (or could not be
 // replayed), and the totals; or all of it as one JSON document for scripts.
 import { dollarText } from "../../cost/prices.js";
+import { isGuardTrip } from "../../contracts/guard-trips.js";
 import { totalTokens } from "../../memory/run-records/record-schema.js";
 import type { EndView, ReplayResult } from "./replay-run.js";
 
@@ -26,13 +27,13 @@ export function replayTotals(results: readonly ReplayResult[]): ReplayTotals {
     tokens: sum((view) => totalTokens(view.tokens), which),
     cost: sum((view) => view.cost ?? 0, which),
     steps: sum((view) => view.steps, which),
-    guardTrips: replayed.filter((result) => result[which].guard !== undefined).length,
+    guardTrips: replayed.filter((result) => isGuardTrip(result[which].guard)).length,
   });
   const guards: Record<string, { recorded: number; replayed: number }> = {};
   for (const result of replayed) {
     for (const which of ["recorded", "replayed"] as const) {
       const guard = result[which].guard;
-      if (!guard) continue;
+      if (!isGuardTrip(guard)) continue;
       guards[guard] ??= { recorded: 0, replayed: 0 };
       guards[guard][which] += 1;
     }
@@ -50,7 +51,16 @@ export function replayTotals(results: readonly ReplayResult[]): ReplayTotals {
   };
 }
 
-const ending = (view: EndView) => (view.status === "paused" ? "paused" : view.guard ? `${view.guard} guard` : "answered");
+const ending = (view: EndView) =>
+  view.status === "paused"
+    ? "paused"
+    : view.guard === "stopped"
+      ? "stopped by a person"
+      : view.guard === "model_unavailable"
+        ? "model unreachable"
+        : view.guard
+          ? `${view.guard} guard`
+          : "answered";
 const costOf = (view: EndView) => (view.cost === undefined ? "cost unknown" : dollarText(view.cost));
 
 /** One line for a run: what would change, or why it can't be replayed; undefined when it would end the same. */
@@ -73,7 +83,7 @@ export function reportText(results: readonly ReplayResult[], totals: ReplayTotal
   return [
     ...lines,
     ...(lines.length > 0 ? [""] : []),
-    `${totals.runs} runs: ${totals.same} would end the same, ${totals.changed} differently (${totals.diverged} left the record), ${totals.notReplayable} not replayable.`,
+    `${totals.runs} ${totals.runs === 1 ? "run" : "runs"}: ${totals.same} would end the same, ${totals.changed} differently (${totals.diverged} left the record), ${totals.notReplayable} not replayable.`,
     `Replayed runs in total: steps ${totals.recorded.steps} → ${totals.replay.steps}, tokens ${totals.recorded.tokens.toLocaleString("en-US")} → ${totals.replay.tokens.toLocaleString("en-US")}, cost ${dollarText(totals.recorded.cost)} → ${dollarText(totals.replay.cost)}, guard trips ${totals.recorded.guardTrips} → ${totals.replay.guardTrips}.`,
     ...(guardLines.length > 0 ? ["Guards (recorded → replayed):", ...guardLines] : []),
   ].join("\n");

@@ -1,7 +1,7 @@
-// The key that signs paused runs never lives in the store it protects: whoever can read and
-// write the store (a leaked Redis password, a copy of data/) must not be able to re-sign an
-// altered request. APPROVAL_SECRET when it is set; with Redis, a key derived from a secret every
-// bot process of the deployment already has; otherwise a key file outside the store's folder.
+// The key that signs paused runs is never kept in the store it protects: whoever can read and
+// write the store (a leaked Redis password) must not be able to re-sign an altered request. APPROVAL_SECRET when it is set; with Redis, a key derived from a secret every
+// bot process of the deployment already has; otherwise a key file in KEYS_DIR (the data folder by
+// default, so it survives a redeploy with the store; keep it out of copies of the store you hand out).
 import { hkdfSync, randomBytes } from "node:crypto";
 import { link, mkdir, readFile, stat, unlink, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
@@ -15,7 +15,8 @@ export type SharedSecretName = "SLACK_SIGNING_SECRET" | "SLACK_BOT_TOKEN" | "DIS
 export type ApprovalKeyPlan =
   | { readonly kind: "configured"; readonly secret: string }
   | { readonly kind: "derived"; readonly from: SharedSecretName; readonly secret: string }
-  | { readonly kind: "file"; readonly path: string };
+  /** `fallback`: an earlier version's key file (the working folder's), used while it exists and `path` does not. */
+  | { readonly kind: "file"; readonly path: string; readonly fallback?: string };
 
 /** Resolves to the signing key. Must not be cached by callers: a failed load is tried again on the next call. */
 export type ApprovalKey = () => Promise<Buffer>;
@@ -30,7 +31,9 @@ const HKDF_INFO = "approval signing key v1";
 export function planApprovalKey(config: Config): ApprovalKeyPlan {
   if (config.approvalSecret) return { kind: "configured", secret: config.approvalSecret };
   const shared = parseStoreUrl(config.storeUrl).kind === "redis" ? sharedSecret(config) : undefined;
-  return shared ? { kind: "derived", ...shared } : { kind: "file", path: config.approvalKeyFile };
+  if (shared) return { kind: "derived", ...shared };
+  const fallback = config.approvalKeyFallback;
+  return { kind: "file", path: config.approvalKeyFile, ...(fallback && fallback !== config.approvalKeyFile ? { fallback } : {}) };
 }
 
 /** Processes on one Redis share no file, but they all hold the chat surface's own secret. */
@@ -68,7 +71,7 @@ export function approvalKeySource(config: Config, logger: Logger): ApprovalKey {
   }
   let loading: Promise<Buffer> | undefined;
   const load: ApprovalKey = () => {
-    loading ??= readOrCreateKeyFile(plan.path, logger).catch((error: unknown) => {
+    loading ??= readOrCreateKeyFile(plan.path, logger, plan.fallback).catch((error: unknown) => {
       loading = undefined;
       throw error;
     });
@@ -80,9 +83,18 @@ export function approvalKeySource(config: Config, logger: Logger): ApprovalKey {
 }
 
 /** Creates the file atomically (hard link of a finished temp file), so processes starting together agree on one key. */
-async function readOrCreateKeyFile(path: string, logger: Logger): Promise<Buffer> {
+async function readOrCreateKeyFile(path: string, logger: Logger, fallback?: string): Promise<Buffer> {
   const existing = await readKeyFile(path, logger);
   if (existing) return existing;
+  // An install from before KEYS_DIR keeps its key (and so the approvals waiting) where it made it.
+  const earlier = fallback === undefined ? undefined : await readKeyFile(fallback, logger);
+  if (earlier) {
+    logger.info(
+      { path: fallback, suggested: path },
+      "using the approval key file an earlier version made in the working folder; move it to the suggested path (or set APPROVAL_KEY_FILE) so it is kept with the store",
+    );
+    return earlier;
+  }
   try {
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     const temporary = `${path}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;

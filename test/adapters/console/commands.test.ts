@@ -44,8 +44,10 @@ describe("parseCommand", () => {
   });
 
   it("answers a bad command with what to type instead", () => {
-    expect(parseCommand("/demo")).toEqual({ kind: "bad_command", message: "Usage: /demo loop [question]" });
-    expect(parseCommand("/demo spin")).toEqual({ kind: "bad_command", message: "Usage: /demo loop [question]" });
+    expect(parseCommand("/demo")).toEqual({ kind: "bad_command", message: "Usage: /demo loop [question], or /demo write [note]" });
+    expect(parseCommand("/demo spin")).toEqual({ kind: "bad_command", message: "Usage: /demo loop [question], or /demo write [note]" });
+    expect(parseCommand("/demo write")).toEqual({ kind: "demo_write" });
+    expect(parseCommand("/demo WRITE  buy  milk")).toEqual({ kind: "demo_write", note: "buy  milk" });
     expect(parseCommand("/demoloop")).toMatchObject({ kind: "bad_command", message: expect.stringContaining("Unknown command /demoloop") });
     expect(parseCommand("/quit now")).toEqual({
       kind: "bad_command",

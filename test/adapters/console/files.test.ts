@@ -6,12 +6,23 @@ import { afterEach, describe, expect, it } from "vitest";
 import { call, say, ScriptedModel } from "../../support/model-scripted.js";
 import { parseCommand } from "../../../src/adapters/console/console-commands.js";
 import { startConsole, type ConsoleHarness } from "../../support/console-harness.js";
+import { priceTable } from "../../../src/cost/prices.js";
+import type { RunRecord } from "../../../src/memory/run-records/record-schema.js";
+import type { ExplorerDeps, PageRequest } from "../../../src/ops/explorer/explorer-deps.js";
+import { runPage } from "../../../src/ops/explorer/pages/run-page.js";
 
 let harness: ConsoleHarness | undefined;
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
 });
+
+/** The explorer's page of `record`, as text. */
+async function runPageText(record: RunRecord): Promise<string> {
+  const deps = { records: { load: async () => ({ kind: "found", record }) }, prices: priceTable({}) } as unknown as ExplorerDeps;
+  const reply = await runPage({ params: [record.runId], deps, csrf: "", form: new URLSearchParams() } as unknown as PageRequest);
+  return reply.type === "html" ? reply.body.replace(/<[^>]+>/g, "") : "";
+}
 
 const sent = (model: ScriptedModel) => JSON.stringify(model.requests[0]?.messages ?? []);
 
@@ -35,6 +46,24 @@ describe("/attach", () => {
     await harness.waitFor("Too big for me.");
     expect(sent(model)).toContain("FILE_MAX_BYTES");
     expect(sent(model)).not.toContain("xxxx");
+  });
+
+  it("a file that could not be used is named with its reason in /trace and in the run's record and page", async () => {
+    const model = new ScriptedModel([say("Too big for me.")]);
+    harness = await startConsole({ model, env: { FILE_MAX_BYTES: "1024" } });
+    await writeFile(join(harness.folder, "big.log"), "x".repeat(4096));
+    harness.type("/attach big.log");
+    await harness.waitFor("Too big for me.");
+    const from = harness.mark();
+    harness.type("/trace");
+    await harness.waitFor("Step 1", from);
+    expect(harness.text().slice(from)).toMatch(/Files:\n {2}✗ big\.log \([^)]*\): not used — too big: /);
+    const [record] = await harness.records();
+    expect(record!.files).toEqual([{ name: "big.log", outcome: expect.stringMatching(/^\([^)]*\): not used — too big: /) }]);
+    const page = await runPageText(record!);
+    expect(page).toMatch(/Files\s*big\.log \([^)]*\): not used — too big/);
+    expect(page).toContain("(no text: a file alone)");
+    expect(page).not.toContain("(no text kept)");
   });
 
   it("a path that is not there is said at once, and nothing runs", async () => {

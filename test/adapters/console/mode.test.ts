@@ -207,7 +207,7 @@ describe("console approvals", () => {
     const term = await open({ model, tools: [note.tool] });
     term.type("post a note about the release");
     const asked = await term.waitFor("approve? [y/N] ");
-    expect(term.text()).toMatch(/post_note changes things, so it needs your approval[\s\S]*"text": "release at 5pm"/);
+    expect(term.text()).toMatch(/post_note needs your approval before it runs[\s\S]*"text": "release at 5pm"/);
     expect(note.posted).toEqual([]);
 
     term.type("y");
@@ -229,6 +229,11 @@ describe("console approvals", () => {
     const observation = model.requests[1]!.messages.at(-1)!;
     expect(observation).toMatchObject({ role: "tool" });
     expect(observation.role === "tool" && observation.content).toMatch(/^Denied by ada/);
+    // The person reads who denied it; what the model is told to do next stays the model's.
+    const traced = term.mark();
+    term.type("/trace");
+    await term.waitFor("Denied by ada; it did not run.", traced);
+    expect(term.text().slice(traced)).not.toContain("Do not ask again");
   });
 
   it("a line typed while the run worked never answers the approval question; it waits its turn as a question", async () => {

@@ -5,8 +5,9 @@ import { describe, expect, it } from "vitest";
 import { ctrlC } from "../../../src/adapters/console/ctrl-c.js";
 import { PASTED_BREAK, pasteInput, unfoldPaste } from "../../../src/adapters/console/paste-input.js";
 
-async function filtered(chunks: readonly string[]): Promise<string> {
+async function filtered(chunks: readonly string[], terminal = false): Promise<string> {
   const source = new PassThrough();
+  if (terminal) Object.assign(source, { isTTY: true, setRawMode: () => source });
   const filter = pasteInput(source);
   let out = "";
   filter.on("data", (chunk: Buffer | string) => (out += chunk.toString()));
@@ -19,6 +20,15 @@ async function filtered(chunks: readonly string[]): Promise<string> {
 describe("the paste filter", () => {
   it("folds a paste's line breaks into marks and leaves typed Enter alone", async () => {
     expect(await filtered(["ask\r\u001b[200~one\r\ntwo\nthree\u001b[201~\r"])).toBe(`ask\rone${PASTED_BREAK}two${PASTED_BREAK}three\r`);
+  });
+
+  it("on a terminal that does not bracket pastes, folds the lines that arrive in one chunk; Enter typed after stays Enter", async () => {
+    expect(await filtered(["one\rtwo\nthree", "\r"], true)).toBe(`one${PASTED_BREAK}two${PASTED_BREAK}three\r`);
+    expect(await filtered(["a", "\r", "b", "\r"], true)).toBe("a\rb\r");
+  });
+
+  it("leaves a pipe's lines as lines: a script's input is typed one line at a time", async () => {
+    expect(await filtered(["one\ntwo\nthree\n"])).toBe("one\ntwo\nthree\n");
   });
 
   it("finds the markers when a chunk ends inside one", async () => {

@@ -8,6 +8,7 @@ import { noteTool } from "../../support/service-harness.js";
 import { startConsole, type ConsoleHarness } from "../../support/console-harness.js";
 import { settingsOf } from "../../support/governance-harness.js";
 import { manualClock } from "../../support/schedule-harness.js";
+import { createDemoModel } from "../../../src/agent/models/model-demo.js";
 
 let term: ConsoleHarness | undefined;
 afterEach(async () => {
@@ -34,7 +35,7 @@ describe("schedules in the console", () => {
     await start();
     const from = term!.mark();
     term!.type("/schedule every weekday at 9:00 Europe/Berlin: summarise the log");
-    await term!.waitFor(/Results will be posted[^\n]*\n/, from);
+    await term!.waitFor(/Cancel with[^\n]*\n/, from);
     const shown = term!.text().slice(from);
     expect(shown).toMatch(/Scheduled sch_[a-z0-9]{8}: `every weekday at 9:00 Europe\/Berlin`\. Next: /);
     expect(shown.match(/\d{4}-\d\d-\d\d 09:00 Europe\/Berlin \((Mon|Tue|Wed|Thu|Fri)\)/g)).toHaveLength(3);
@@ -47,7 +48,7 @@ describe("schedules in the console", () => {
     await term.waitFor("> ");
     let from = term.mark();
     term.type("/schedule every day at 2:30 Europe/Berlin: check the backups");
-    await term.waitFor(/Results will be posted[^\n]*\n/, from);
+    await term.waitFor(/Cancel with[^\n]*\n/, from);
     expect(term.text().slice(from)).toContain(
       "Next: 2027-03-27 02:30 Europe/Berlin (Sat), 2027-03-28 03:00 Europe/Berlin (Sun), 2027-03-29 02:30 Europe/Berlin (Mon).",
     );
@@ -57,7 +58,7 @@ describe("schedules in the console", () => {
     await term.waitFor("> ");
     from = term.mark();
     term.type("/schedule every day at 2:30 Europe/Berlin: check the backups");
-    await term.waitFor(/Results will be posted[^\n]*\n/, from);
+    await term.waitFor(/Cancel with[^\n]*\n/, from);
     expect(term.text().slice(from)).toContain(
       "Next: 2027-10-30 02:30 Europe/Berlin (Sat), 2027-10-31 02:30 Europe/Berlin (Sun), 2027-11-01 02:30 Europe/Berlin (Mon).",
     );
@@ -76,7 +77,7 @@ describe("schedules in the console", () => {
     await start({ env: { SCHEDULE_DEFAULT_TZ: "America/Chicago" } });
     const from = term!.mark();
     term!.type("/schedule cron 0 8 * * 1-5: summarise the log");
-    await term!.waitFor(/Results will be posted[^\n]*\n/, from);
+    await term!.waitFor(/Cancel with[^\n]*\n/, from);
     expect(
       term!
         .text()
@@ -89,14 +90,44 @@ describe("schedules in the console", () => {
     await start({ script: [] });
     const from = term!.mark();
     term!.type("/schedule tomorrow");
-    await term!.waitFor("Usage: `schedule <when>: <what>`", from);
+    await term!.waitFor("Usage: `/schedule <when>: <what>`", from);
+  });
+
+  it("says where the runs show here and how to cancel as typed here: /unschedule, not a channel's threads", async () => {
+    await start();
+    const from = term!.mark();
+    term!.type("/schedule in 20 minutes: summarise the log");
+    await term!.waitFor(/Cancel with[^\n]*\n/, from);
+    const shown = term!.text().slice(from);
+    const id = idIn(shown);
+    expect(shown).toContain("Its runs' answers are printed here, between your lines, while the console is open");
+    expect(shown).toContain(`Cancel with \`/unschedule ${id}\`.`);
+    expect(shown).not.toMatch(/channel|thread/);
+    term!.type("/unschedule");
+    await term!.waitFor("`/unschedule` expects a schedule id", from);
+  });
+
+  it("the offline demo model answers a slot's question and not the note the schedule adds to it", async () => {
+    const clock = manualClock(Date.now());
+    term = await startConsole({ model: createDemoModel(), schedules: { clock } });
+    await term.waitFor("> ");
+    const from = term.mark();
+    term.type("/schedule in 1 minute: what is 6*7");
+    await term.waitFor(/Cancel with[^\n]*\n/, from);
+    const id = idIn(term.text().slice(from));
+    clock.advance(60_000);
+    await term.schedules!.settle();
+    await term.waitFor(`⏰ Schedule ${id}: what is 6*7\n`, from);
+    await term.waitFor("6*7 = 42", from);
+    await term.waitFor(/\n> $/, from);
+    expect(term.text().slice(from)).not.toMatch(/could not work out|Cannot parse/);
   });
 
   it("prints a slot's answer when it fires, between the person's lines, once", async () => {
     const clock = await start({ script: ["The log is quiet."] });
     const from = term!.mark();
     term!.type("/schedule in 20 minutes: summarise the log");
-    await term!.waitFor(/Results will be posted[^\n]*\n/, from);
+    await term!.waitFor(/Cancel with[^\n]*\n/, from);
     const id = idIn(term!.text().slice(from));
     clock.advance(20 * 60_000);
     await term!.schedules!.settle();
@@ -118,11 +149,11 @@ describe("schedules in the console", () => {
     await term.waitFor("> ");
     const from = term.mark();
     term.type("/schedule in 20 minutes: post the deploy note");
-    await term.waitFor(/Results will be posted[^\n]*\n/, from);
+    await term.waitFor(/Cancel with[^\n]*\n/, from);
     clock.advance(20 * 60_000);
     await term.schedules!.settle();
     const asked = await term.waitFor("approve? [y/N] ", from);
-    expect(term.text().slice(from)).toMatch(/post_note changes things, so it needs your approval[\s\S]*"text": "deploy at 5pm"/);
+    expect(term.text().slice(from)).toMatch(/post_note needs your approval before it runs[\s\S]*"text": "deploy at 5pm"/);
     expect(note.posted).toEqual([]);
     term.type("y");
     await term.waitFor(/⏰ Schedule sch_[a-z0-9]{8}: post the deploy note\nPosted the note\./, asked);
@@ -140,7 +171,7 @@ describe("schedules in the console", () => {
     await term.waitFor("> ");
     const from = term.mark();
     term.type("/schedule in 20 minutes: post the deploy note");
-    await term.waitFor(/Results will be posted[^\n]*\n/, from);
+    await term.waitFor(/Cancel with[^\n]*\n/, from);
     clock.advance(20 * 60_000);
     await term.schedules!.settle();
     const asked = await term.waitFor("approve? [y/N] ", from);
@@ -153,7 +184,7 @@ describe("schedules in the console", () => {
     await start();
     let from = term!.mark();
     term!.type("/schedule every 2 hours UTC: check the deploy");
-    await term!.waitFor(/Results will be posted[^\n]*\n/, from);
+    await term!.waitFor(/Cancel with[^\n]*\n/, from);
     const id = idIn(term!.text().slice(from));
     from = term!.mark();
     term!.type("/schedules");
@@ -163,7 +194,7 @@ describe("schedules in the console", () => {
     term!.type("/unschedule sch_zzzzzzzz");
     await term!.waitFor("There is no schedule sch_zzzzzzzz.", from);
     term!.type("/unschedule tomorrow");
-    await term!.waitFor("`unschedule` expects a schedule id like sch_ab12cd34", from);
+    await term!.waitFor("`/unschedule` expects a schedule id like sch_ab12cd34", from);
   });
 
   it("answers /usage to the console's admin, and refuses it to anyone else", async () => {

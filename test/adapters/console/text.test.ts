@@ -1,7 +1,7 @@
 // What the console prints for progress, approvals and outcomes.
 import { describe, expect, it } from "vitest";
 import type { CallRecord, PendingApproval } from "../../../src/contracts/types.js";
-import { answerText, approvalRequest, clean, progressLine, wrap } from "../../../src/adapters/console/console-text.js";
+import { answerText, approvalRequest, clean, helpText, progressLine, wrap } from "../../../src/adapters/console/console-text.js";
 
 function record(overrides: Partial<CallRecord>): CallRecord {
   return {
@@ -62,7 +62,7 @@ describe("approval request", () => {
 
   it("shows the arguments as indented JSON", () => {
     expect(approvalRequest(pending({ channel: "C1", text: "hi" }))).toBe(
-      '  ? post_message changes things, so it needs your approval. It would run with:\n      {\n        "channel": "C1",\n        "text": "hi"\n      }',
+      '  ? post_message needs your approval before it runs. It would run with:\n      {\n        "channel": "C1",\n        "text": "hi"\n      }',
     );
   });
 
@@ -92,5 +92,16 @@ describe("wrap", () => {
     expect(wrap("short\n", 80)).toBe("short\n");
     expect(wrap("averyveryverylongword x", 5)).toBe("averyveryverylongword\nx");
     expect(wrap("  /demo loop   watch it", 20)).toBe("  /demo loop   watch\n  it");
+  });
+});
+
+describe("/help in a narrow terminal", () => {
+  it("wraps a command's description under the description, not under the command", () => {
+    const lines = wrap(helpText({ kind: "demo" }), 80).split("\n");
+    expect(lines.every((line) => line.length <= 80)).toBe(true);
+    const at = lines.findIndex((line) => line.startsWith("  /new "));
+    expect(lines[at + 1]).toMatch(/^ {22}\S/);
+    // Every row that is not a command's first line continues one, under its description.
+    for (const line of lines.slice(1)) expect(line, line).toMatch(/^ {2}\/\S|^ {22}\S/);
   });
 });

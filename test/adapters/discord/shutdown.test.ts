@@ -65,7 +65,7 @@ describe("Discord and SIGTERM", () => {
 
     // Nothing was left for the next start, and nothing is answered twice.
     const second = await bot(storeUrl);
-    await until(() => second.logs().includes("discord adapter connected"), "the second start");
+    await until(() => second.logs().includes("Discord is connected"), "the second start");
     second.child.kill("SIGTERM");
     await second.exited;
     expect(answersFor(questions)).toEqual([1, 1, 1]);

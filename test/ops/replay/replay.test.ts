@@ -84,6 +84,10 @@ describe("replay", () => {
     expect(results.get("unavailable")).toMatchObject({ replayed: { guard: "model_unavailable" } });
     expect(results.get("plain")).toMatchObject({ replayed: { tokens: { prompt: 50, completion: 5 }, cost: (50 * 1 + 5 * 2) / 1_000_000 } });
     expect(replayTotals([...results.values()])).toMatchObject({ runs: 11, same: 11, changed: 0, notReplayable: 0 });
+    // An unreachable model ends a run, but it is no guard trip: the totals count the guards' trips only.
+    const totals = replayTotals([...results.values()]);
+    expect(Object.keys(totals.guards)).not.toContain("model_unavailable");
+    expect(totals.recorded.guardTrips).toBe(Object.values(totals.guards).reduce((sum, count) => sum + count.recorded, 0));
   });
 
   it("never executes a write: the approved one is played from its record", async () => {
@@ -127,6 +131,7 @@ describe("replay", () => {
       replayed: { guard: "model_unavailable", steps: 8 },
     });
     expect(reportText([longer])).toContain("(diverged: step 9 is beyond the record)");
+    expect(reportText([longer])).toContain("steps guard → model unreachable");
   });
 
   it("reports a cut, partial or metadata-only record as not replayable", async () => {

@@ -26,11 +26,37 @@ function callsOf(step: RecordStep): Raw {
 const tokensText = (step: RecordStep) =>
   `${count(step.usage ? totalTokens(step.usage) : 0)} tokens${step.usage?.cached ? ` (${count(step.usage.cached)} cached)` : ""}`;
 
+/** How long the step waited for a person's decision: an approval asked during it, until decided (or the step's end). */
+function waitedMs(record: RunRecord, step: RecordStep): number {
+  const end = step.startedAt + step.durationMs;
+  return record.approvals
+    .filter((approval) => approval.requestedAt >= step.startedAt && approval.requestedAt <= end)
+    .reduce((sum, approval) => sum + Math.max(0, Math.min(approval.decidedAt ?? end, end) - approval.requestedAt), 0);
+}
+
+/** "(model 0.4 s · waiting for approval 26.1 s)": where a step's time went, when the record knows. */
+function stepTimeText(record: RunRecord, step: RecordStep): string {
+  const waited = waitedMs(record, step);
+  const parts = [
+    ...(step.modelMs === undefined ? [] : [`model ${seconds(step.modelMs)}`]),
+    ...(waited > 0 ? [`waiting for approval ${seconds(waited)}`] : []),
+  ];
+  return parts.length === 0 ? "" : ` (${parts.join(" · ")})`;
+}
+
+const plural = (value: number, one: string, many: string) => `${count(value)} ${value === 1 ? one : many}`;
+
+/** "answered · 1 write denied": a run whose write was refused still answered, and says so. */
+function deniedText(record: RunRecord): string {
+  const denied = record.approvals.filter((approval) => approval.decision === "deny").length;
+  return denied === 0 ? "" : ` · ${plural(denied, "write denied", "writes denied")}`;
+}
+
 function stepsOf(record: RunRecord): Raw {
   return html`${record.steps.map((step) => {
     const notes = record.notes.filter((note) => note.step === step.index);
     const moved = describeAnsweredBy(step);
-    return html`<section class="step"><h3>Step ${step.index} · ${seconds(step.durationMs)}${step.modelMs === undefined ? "" : ` (model ${seconds(step.modelMs)})`} · ${tokensText(step)}${step.endpoint ? ` · ${step.endpoint}` : ""}</h3>
+    return html`<section class="step"><h3>Step ${step.index} · ${seconds(step.durationMs)}${stepTimeText(record, step)} · ${tokensText(step)}${step.endpoint ? ` · ${step.endpoint}` : ""}</h3>
 ${moved ? html`<p class="note">Model: ${moved}</p>` : ""}${step.text ? html`<pre>${step.text}</pre>` : ""}${callsOf(step)}
 ${notes.map((note) => html`<p class="${note.kind === "tripped" ? "trip-note" : "note"}">${note.kind === "tripped" ? "Guard tripped" : note.kind === "warned" ? "Guard warned" : note.kind === "form" ? "Asked the person" : "Context"}${note.guard ? ` (${note.guard})` : ""}: ${note.detail}</p>`)}</section>`;
   })}`;
@@ -53,7 +79,7 @@ function chartsOf(record: RunRecord): Raw {
     value: step.usage ? totalTokens(step.usage) : 0,
     title: `step ${step.index}: ${step.usage ? `${step.usage.prompt} in, ${step.usage.cached} cached, ${step.usage.completion} out` : "no usage reported"}`,
   }));
-  return html`${timeline(steps, record.endedAt - record.startedAt)}${barChart(bars, "Tokens per step")}`;
+  return html`${timeline(steps, record.endedAt - record.startedAt)}${barChart(bars, "Tokens per step", 140, "No tokens were counted for these steps.")}`;
 }
 
 function approvalsOf(record: RunRecord): Raw {
@@ -94,6 +120,26 @@ function replayOf(record: RunRecord, csrf: string, form: URLSearchParams, result
 <button type="submit">Replay with the recorded replies and results</button></form>${outcome}`;
 }
 
+/** Every attached file, read or not and why (docs/files.md). */
+function filesOfRun(record: RunRecord): Raw | string {
+  if (!record.files?.length) return "";
+  return html`<h2>Files</h2><ul class="files">${record.files.map((file) => html`<li>${file.name} ${file.outcome}</li>`)}</ul>`;
+}
+
+/** A question of files alone says so, rather than looking like text that was not kept. */
+function questionText(record: RunRecord): string {
+  if (record.content === "metadata") return `(no text kept: ${record.questionLength} characters)`;
+  if (record.question === "" && record.files?.length)
+    return `(no text: ${record.files.length === 1 ? "a file" : `${record.files.length} files`} alone)`;
+  return record.question;
+}
+
+/** A link where the platform gave one; otherwise why there is none, not a label that looks like a link. */
+function threadCell(record: RunRecord): Raw | string {
+  if (record.link && /^https:\/\//.test(record.link)) return outsideLink(record.link, "open the conversation");
+  return record.surface === "console" ? "none (a console conversation has no link)" : "no link was recorded";
+}
+
 function view(request: PageRequest, record: RunRecord, replay?: ReplayResult | string): Reply {
   const { deps, csrf } = request;
   const facts = table(
@@ -102,13 +148,17 @@ function view(request: PageRequest, record: RunRecord, replay?: ReplayResult | s
       ["Started", `${when(record.startedAt)} UTC`],
       ["Where", `${record.surface} · ${record.channel}${record.workspace ? ` · ${record.workspace}` : ""} · ${record.conversationKey}`],
       ["Person", record.requester.name ? `${record.requester.name} (${record.requester.id})` : record.requester.id],
-      ["Outcome", html`${outcomeCell(record.outcome, record.stop?.guard)}${record.stop ? ` · ${record.stop.sentence}` : ""}`],
+      [
+        "Outcome",
+        html`${outcomeCell(record.outcome, record.stop?.guard)}${deniedText(record)}${record.stop ? ` · ${record.stop.sentence}` : ""}`,
+      ],
       ["Duration", seconds(record.endedAt - record.startedAt)],
       ["Tokens", `${count(record.usage.prompt)} in (${count(record.usage.cached)} cached), ${count(record.usage.completion)} out`],
-      ["Cost", costCell(deps.prices, pricedRunOf(record))],
+      // "unknown (llama3)" beside its label, not "Cost: cost unknown".
+      ["Cost", costCell(deps.prices, pricedRunOf(record)).replace(/^cost unknown/, "unknown")],
       [
         "Settings",
-        `model ${record.settings.model}, at most ${record.settings.maxSteps} steps, ${record.settings.maxConsecutiveErrors} errors in a row, oscillation window ${record.settings.oscillationWindow}, context ${count(record.settings.contextWindow)} tokens${record.settings.persona ? ", with the channel's persona" : ""}`,
+        `model ${record.settings.model}, at most ${plural(record.settings.maxSteps, "step", "steps")}, ${plural(record.settings.maxConsecutiveErrors, "error", "errors")} in a row, oscillation window ${record.settings.oscillationWindow}, context ${count(record.settings.contextWindow)} tokens${record.settings.persona ? ", with the channel's persona" : ""}`,
       ],
       [
         "Cacheable prefix",
@@ -117,14 +167,14 @@ function view(request: PageRequest, record: RunRecord, replay?: ReplayResult | s
           : "no earlier run here to compare",
       ],
       ["Feedback", votesCell(record.votes) || "none"],
-      ["Thread", outsideLink(record.link, "open the conversation")],
+      ["Thread", threadCell(record)],
     ],
     "facts",
   );
   const body = html`${facts}
-<h2>Question</h2><pre class="question">${record.content === "metadata" ? `(no text kept: ${record.questionLength} characters)` : record.question}</pre>
+<h2>Question</h2><pre class="question">${questionText(record)}</pre>
 ${chartsOf(record)}
-<h2>Steps</h2>${stepsOf(record)}
+${filesOfRun(record)}<h2>Steps</h2>${stepsOf(record)}
 <h2>Approvals</h2>${approvalsOf(record)}
 <h2>Writes</h2>${writesOf(record)}
 <h2>Answer</h2>${record.answer === undefined ? html`<p class="empty">${record.failure ? `Failed: ${record.failure}` : "No answer (yet)."}</p>` : html`<pre class="answer">${record.answer}</pre>`}

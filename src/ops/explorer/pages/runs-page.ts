@@ -17,8 +17,9 @@ export function costCell(prices: PriceTable, run: PricedRun): string {
   return cost.unpricedTokens === 0 ? dollarText(cost.dollars) : costText(cost);
 }
 
+/** "guard (repeat)", "failed (model_unavailable)", "stopped": the reason only where it says more than the outcome. */
 export function outcomeCell(outcome: string, guard: string | undefined): Raw {
-  return html`<span class="outcome-${outcome}">${outcome}${guard ? ` (${guard})` : ""}</span>`;
+  return html`<span class="outcome-${outcome}">${outcome}${guard && guard !== outcome ? ` (${guard})` : ""}</span>`;
 }
 
 export function votesCell(votes: Readonly<Record<string, "up" | "down">>): string {
@@ -56,8 +57,8 @@ function rows(runs: readonly RunSummary[], prices: PriceTable) {
     run.surface,
     run.channel,
     run.requester.name ? `${run.requester.name} (${run.requester.id})` : run.requester.id,
-    html`<a href="${`/admin/runs/${encodeURIComponent(run.runId)}`}">${run.question.slice(0, 80) || "(no text kept)"}</a>`,
-    outcomeCell(run.outcome, run.guard),
+    html`<a href="${`/admin/runs/${encodeURIComponent(run.runId)}`}">${run.question.slice(0, 80) || "(no text: files alone, or not kept)"}</a>`,
+    html`${outcomeCell(run.outcome, run.guard)}${run.denied ? ` · ${run.denied} ${run.denied === 1 ? "write" : "writes"} denied` : ""}`,
     html`<span class="num">${run.steps}</span>`,
     html`<span class="num">${count(totalTokens(run.usage))}${run.usage.cached > 0 ? ` (${count(run.usage.cached)} cached)` : ""}</span>`,
     costCell(prices, run),

@@ -2,6 +2,7 @@
 // and why, as the service lists them, and who connected which server behind OAuth, since when)
 // and Settings (what is in force, secrets left out).
 import type { ToolServerListing } from "../../../tools/tool-list.js";
+import { namesARun } from "../../../governance/command-text.js";
 import type { PageHandler } from "../explorer-deps.js";
 import { html, outsideLink, page, table, when } from "../html.js";
 
@@ -17,7 +18,8 @@ export const auditPage: PageHandler = async ({ csrf, deps }) => {
       entry.tool ?? "",
       entry.decidedBy ? (entry.decidedBy.name ?? entry.decidedBy.id) : (entry.requester.name ?? entry.requester.id),
       entry.decision ?? entry.outcome ?? entry.result ?? "",
-      entry.runId ? html`<a href="${`/admin/runs/${encodeURIComponent(entry.runId)}`}">${entry.runId}</a>` : "",
+      // A schedule's own entries carry its id, which has no run page.
+      namesARun(entry) ? html`<a href="${`/admin/runs/${encodeURIComponent(entry.runId)}`}">${entry.runId}</a>` : `schedule ${entry.runId}`,
       outsideLink(entry.link, entry.conversationKey),
     ]),
     "audit",

@@ -57,10 +57,14 @@ ${barChart(
     title: `${line.id}: ${count(tokensOf(line))} tokens, ${costText(line.cost)}`,
   })),
   "Tokens per day",
+  140,
+  "No tokens were used in these days.",
 )}
 ${barChart(
   report.days.map((line) => ({ label: line.id.slice(5), value: line.cost.dollars, title: `${line.id}: ${costText(line.cost)}` })),
   "Cost per day (priced models)",
+  140,
+  "No cost in these days: no run used a model with a price (MODEL_PRICES, or the settings file's models).",
 )}
 <h2>Per day</h2>${linesTable("Day", report.days)}
 <h2>Per channel</h2>${linesTable("Channel", report.channels)}
