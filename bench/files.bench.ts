@@ -21,7 +21,7 @@ import { silentLogger } from "../src/logger.js";
 import { openStore } from "../src/memory/keyv-store.js";
 import type { TaskOrigin } from "../src/contracts/types.js";
 import { GOOD_TOKEN, startFakeFileServer, type FakeFileServer } from "../test/support/fake-file-server.js";
-import { bombPng, described, pdf, png, urlFiles } from "../test/support/files-kit.js";
+import { bombPng, described, pdf, png, urlFiles } from "../test/support/sample-files.js";
 import { flateBombPdf } from "../test/support/hostile-files.js";
 import { readerPids, residentBytes } from "../test/support/process-tree.js";
 import { mapStore } from "../test/support/map-store.js";

@@ -21,7 +21,7 @@ import { createScheduleStore } from "../src/schedules/schedule-store.js";
 import { createSchedules } from "../src/schedules/scheduler.js";
 import { slotReceipt } from "../src/schedules/slot-firing.js";
 import { slotAfter, type When } from "../src/schedules/slots.js";
-import { temporaryFolder } from "../test/support/memory-test-kit.js";
+import { temporaryFolder } from "../test/support/temporary-folder.js";
 import { redisServerInstalled, startRedisServer } from "../test/support/redis-server.js";
 import { percentile, printTable } from "./support/stats.js";
 

@@ -5,7 +5,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { freePort, startBot, type BotOptions, type BotProcess } from "../test/support/bot-process.js";
+import { freePort } from "../test/support/free-port.js";
+import { startBot, type BotOptions, type BotProcess } from "../test/support/bot-child.js";
 
 const RESTART_AFTER_MS = 1_000;
 /** SIGTERM gives a bot 10 s (its own backstop); past this it is killed and that is reported. */

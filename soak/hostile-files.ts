@@ -4,7 +4,7 @@
 // request (the check hostileFilesRead), and the processes that read them stay within their memory.
 import { NOT_READ_AGAIN_DETAIL } from "../src/files/file-intake.js";
 import type { FakeSlack } from "../test/support/fake-slack.js";
-import { bombPng, png } from "../test/support/files-kit.js";
+import { bombPng, png } from "../test/support/sample-files.js";
 import { animatedGif, flateBombPdf, truncated } from "../test/support/hostile-files.js";
 import type { HostileSent } from "./checks.js";
 import { hashOf } from "./random.js";

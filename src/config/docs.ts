@@ -1,5 +1,5 @@
 // docs/configuration.md, generated from the declarations (npm run docs:config): one table per
-// area, then the rules between variables. test/config-docs.test.ts fails when the file and
+// area, then the rules between variables. test/config/docs.test.ts fails when the file and
 // the declarations disagree.
 import type { Area } from "./area.js";
 import type { Variable } from "./variable.js";

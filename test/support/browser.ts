@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { describe } from "vitest";
 import { chromium, type BrowserContext } from "playwright-core";
-import { temporaryFolder } from "./memory-test-kit.js";
+import { temporaryFolder } from "./temporary-folder.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const installed = existsSync(CHROMIUM);

@@ -22,8 +22,9 @@ import { createRunRecording } from "../../src/ops/records/run-recording.js";
 import { createLocalWorkQueue } from "../../src/runs/queue/local-work-queue.js";
 import type { WorkQueue } from "../../src/runs/queue/work-queue.js";
 import { harnessSchedules, startFiring, type HarnessSchedules } from "./harness-schedules.js";
-import { temporaryFolder, until } from "./memory-test-kit.js";
-import { editSettingsFile, openSettingsFile, settingsOf, writeSettingsFile } from "./governance-kit.js";
+import { temporaryFolder } from "./temporary-folder.js";
+import { until } from "./until.js";
+import { editSettingsFile, openSettingsFile, settingsOf, writeSettingsFile } from "./governance-harness.js";
 
 /** The console under the core; `stop` ends the session as the app's shutdown does. */
 export interface ConsoleAdapter {
@@ -100,15 +101,7 @@ export async function startConsole(options: ConsoleHarnessOptions): Promise<Cons
     model: config.model.name,
     maxSteps: config.guards.maxSteps,
   });
-  const scheduling = options.schedules
-    ? harnessSchedules({
-        config,
-        store,
-        logger: silentLogger,
-        governance,
-        ...(options.schedules.clock ? { clock: options.schedules.clock } : {}),
-      })
-    : undefined;
+  const scheduling = harnessSchedules(options.schedules, { config, store, logger: silentLogger, governance });
   const recording = createRunRecording({ config, store, logger: silentLogger });
   const service = recording.withRecords(
     createAgentService({

@@ -1,5 +1,5 @@
 // A stand-in AgentService for adapter tests that need the service to misbehave or to be
-// watched; everything else uses the real service (fake-discord-harness.ts).
+// watched; everything else uses the real service (discord-harness.ts).
 import type { AgentService } from "../../src/runs/api/agent-service.js";
 import type { SurfaceHooks } from "../../src/runs/api/surface-hooks.js";
 import type { Surface } from "../../src/contracts/types.js";

@@ -13,7 +13,7 @@ import { openStore } from "../../src/memory/keyv-store.js";
 import { createAgentService } from "../../src/runs/service/create-agent-service.js";
 import type { FileDescriptor } from "../../src/files/file-ref.js";
 import { GOOD_TOKEN } from "./fake-file-server.js";
-import { urlFiles } from "./files-kit.js";
+import { urlFiles } from "./sample-files.js";
 
 const [storeUrl, openaiBaseUrl, filesJson, mode] = process.argv.slice(2);
 const files = JSON.parse(filesJson!) as FileDescriptor[];

@@ -2,7 +2,7 @@
 // (JSON) on the store at argv[2]. `run <user> <tokens>`: one question to a scripted model that
 // reports that many tokens of usage; `admit <user>`: only the admission. Prints the result as JSON.
 import { say, ScriptedModel } from "./model-scripted.js";
-import { governedService, settingsOf, slackOrigin } from "./governance-kit.js";
+import { governedService, settingsOf, slackOrigin } from "./governance-harness.js";
 
 const [url, settingsJson, action, user, tokens] = process.argv.slice(2);
 const model = new ScriptedModel([say("ok", { promptTokens: Number(tokens ?? 0), completionTokens: 0 })]);

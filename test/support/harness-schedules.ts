@@ -16,14 +16,18 @@ export interface HarnessSchedules {
   settle(): Promise<void>;
 }
 
-export function harnessSchedules(options: {
-  readonly config: Config;
-  readonly store: KeyValueStore;
-  readonly logger: Logger;
-  readonly governance: Governance;
-  readonly clock?: TimerClock;
-}): HarnessSchedules & { readonly timer: LocalSlotTimer } {
-  const clock = options.clock ?? realTimerClock;
+/** A harness's schedules when its options ask for them (`requested`), on the clock they name; none otherwise. */
+export function harnessSchedules(
+  requested: { readonly clock?: TimerClock } | undefined,
+  options: {
+    readonly config: Config;
+    readonly store: KeyValueStore;
+    readonly logger: Logger;
+    readonly governance: Governance;
+  },
+): (HarnessSchedules & { readonly timer: LocalSlotTimer }) | undefined {
+  if (!requested) return undefined;
+  const clock = requested.clock ?? realTimerClock;
   const timer = createLocalSlotTimer(options.logger, clock);
   const schedules = createSchedules({
     store: options.store,

@@ -1,4 +1,5 @@
 // Builds a loop with the built-in tools (plus any extra) and records every event.
+import { z } from "zod";
 import { loadConfig, type GuardLimits } from "../../src/config.js";
 import { createLoopDeps } from "../../src/agent/loop/loop-deps.js";
 import { runAgent } from "../../src/agent/loop/loop.js";
@@ -14,6 +15,15 @@ export const consoleOrigin: TaskOrigin = {
   conversationKey: "console:test",
   requester: { id: "alice", name: "Alice" },
   place: {},
+};
+
+/** A read tool that never returns: a call to it ends at its timeout, or the run's deadline. */
+export const hangingTool: Tool<object> = {
+  name: "hang",
+  description: "never returns",
+  schema: z.object({}),
+  effect: "read",
+  execute: () => new Promise(() => {}),
 };
 
 export interface HarnessOptions {

@@ -2,7 +2,7 @@
 // would: which file readers a bot process has, and the resident memory of the bot and every
 // process it started, sampled from outside while it reads a file.
 import { readdirSync, readFileSync } from "node:fs";
-import { parentPid } from "./bot-process.js";
+import { parentPid } from "./bot-child.js";
 
 function read(path: string): string | undefined {
   try {

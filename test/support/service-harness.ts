@@ -1,5 +1,6 @@
 // A real AgentService on a real store (SQLite in a temp folder, or a given URL), with a
-// scripted model and a fake write tool that counts how often it really ran.
+// scripted model and a fake write tool that counts how often it really ran; and the life of the
+// services one test file starts (a fresh store each, closed after the test: per-test.ts).
 import { z } from "zod";
 import { createAgentService, type RunningAgentService } from "../../src/runs/service/create-agent-service.js";
 import type { AgentEvent, Model, TaskOrigin, Tool } from "../../src/contracts/types.js";
@@ -10,6 +11,7 @@ import type { KeyValueStore } from "../../src/memory/types.js";
 import { createAuthority } from "../../src/governance/authority.js";
 import { fixedSettings } from "../../src/governance/settings-source.js";
 import type { SurfaceHooks } from "../../src/runs/api/surface-hooks.js";
+import { usePerTest, type PerTest } from "./per-test.js";
 
 export interface NoteTool {
   readonly tool: Tool<{ text: string }>;
@@ -97,5 +99,26 @@ export async function startService(options: {
       await service.close();
       await store.close();
     },
+  };
+}
+
+type StartOptions = Parameters<typeof startService>[0];
+
+/** The services one test file starts. */
+export interface ServiceHarnesses extends Pick<PerTest, "folder" | "sqliteUrl"> {
+  /** A service on `storeUrl` (default: a fresh SQLite store), closed after the test. */
+  start(options: Omit<StartOptions, "storeUrl"> & { readonly storeUrl?: string }): Promise<ServiceHarness>;
+  /** Closes a service before the test ends, e.g. to start another on its store as after a restart. */
+  stop(harness: ServiceHarness): Promise<void>;
+}
+
+/** Call at the top of a test file: registers the hooks that create and clean up. */
+export function useServiceHarnesses(): ServiceHarnesses {
+  const perTest = usePerTest();
+  return {
+    folder: perTest.folder,
+    sqliteUrl: perTest.sqliteUrl,
+    start: async (options) => perTest.closeAfter(await startService({ ...options, storeUrl: options.storeUrl ?? perTest.sqliteUrl() })),
+    stop: (harness) => perTest.closeNow(harness),
   };
 }

@@ -1,4 +1,4 @@
-// One driver per surface for the contract suite (test/surface-contract.test.ts): each drives
+// One driver per surface for the contract suite (test/adapters/surface-contract.test.ts): each drives
 // its surface through the real platform library and fake server as people would (mention the
 // bot, click its buttons, run its commands) and reads back what each person sees there — the
 // messages everyone in the conversation sees, and the notes only that person sees (ephemeral
@@ -7,6 +7,7 @@
 // would. The scenarios are written once against this interface, so a difference between surfaces
 // is a failing test.
 import { join } from "node:path";
+import { expect } from "vitest";
 import { z } from "zod";
 import { ScriptedModel, type ScriptStep } from "./model-scripted.js";
 import type { Tool } from "../../src/contracts/types.js";
@@ -17,15 +18,16 @@ import { APPROVE_ACTION, DENY_ACTION } from "../../src/adapters/slack/approval-m
 import { FEEDBACK_DOWN_ACTION, FEEDBACK_UP_ACTION } from "../../src/adapters/slack/feedback-buttons.js";
 import { STOP_ACTION } from "../../src/adapters/slack/slack-working.js";
 import { startConsole } from "./console-harness.js";
-import { startDiscordHarness } from "./fake-discord-harness.js";
+import { startDiscordHarness } from "./discord-harness.js";
 import type { FakeUser } from "./fake-discord-payloads.js";
 import { BOT_USER_ID, type FakeMessage } from "./fake-slack.js";
 import { blockActionPayload, mentionEvent, postEvent, postInteraction } from "./fake-slack-requests.js";
-import { gatedModel, startSlackHarness } from "./fake-slack-harness.js";
-import { settingsOf } from "./governance-kit.js";
+import { gatedModel, startSlackHarness } from "./slack-harness.js";
+import { settingsOf } from "./governance-harness.js";
 import { failingResumes } from "./failing-queue.js";
 import type { WorkQueue } from "../../src/runs/queue/work-queue.js";
-import { temporaryFolder, until } from "./memory-test-kit.js";
+import { temporaryFolder } from "./temporary-folder.js";
+import { until } from "./until.js";
 
 /** The people of a scenario: who asks, someone with no say, an approver, an admin. */
 export type Who = "alice" | "bob" | "approver" | "admin";
@@ -45,27 +47,47 @@ export interface StartOptions extends Access {
   readonly script: readonly ScriptStep[];
   /** Every model call waits forever (a run to stop). */
   readonly stuck?: boolean;
-  /** The work queue refuses every resume, as BullMQ does while Redis is unreachable: a decision is claimed and waits for the next start. */
-  readonly resumesDown?: true;
+  /** The work queue refuses this many resumes, as BullMQ does while Redis is unreachable: a decision is claimed and goes on once one is taken (never, with Infinity: at the next start). */
+  readonly resumesRefused?: number;
+  /** The clock of the runs, the approvals and the surface (a test moves it past an approval's expiry). */
+  readonly clock?: () => number;
+  /** How long an approval waits (APPROVAL_TIMEOUT_MS); within Slack's five minutes, a click after it still has a fresh signature. */
+  readonly approvalWindowMs?: number;
 }
+
+/** The variables `options` set, besides a surface's own. */
+const envOf = (options: StartOptions): Record<string, string> =>
+  options.approvalWindowMs === undefined ? {} : { APPROVAL_TIMEOUT_MS: String(options.approvalWindowMs) };
 
 export interface Session {
   /** Where post_message may post for the requester: a channel they are in, as the model names it. */
   readonly otherChannel: string;
+  /** `who`'s id on this surface. */
+  idOf(who: Who): string;
+  /** How the core's texts name `who` here (a mention on the chat platforms). */
+  mention(who: Who): string;
+  /** The name a run's summary gives `who` ("Stopped by <name>."). */
+  nameOf(who: Who): string;
   readonly service: RunningAgentService;
   readonly store: KeyValueStore;
   /** A question (or a command word) to the bot in the shared channel. */
   ask(who: Who, text: string): Promise<void>;
   /** One of the core's commands, the way the surface offers them. */
   command(who: Who, name: string): Promise<void>;
+  /** Waits until one of the bot's buttons of this kind shows (on the console: its prompt, or a run's step for Stop). */
+  waitForButton(button: Button): Promise<void>;
   /** Waits until one of the bot's buttons of this kind shows, then clicks it as `who`. */
   click(who: Who, button: Button): Promise<void>;
+  /** Whether a button of this kind shows now, to be clicked (a settled card's are gone or disabled). */
+  shows(button: Button): boolean;
   /** What everyone in the conversation sees now. */
   publicText(): string;
   /** What only `who` was shown. */
   privateText(who: Who): string;
   /** The messages post_message made in `otherChannel`. */
   writes(): number;
+  /** The resumes the work queue refused so far (see `resumesRefused`). */
+  refusedResumes(): number;
   /** A new process on the same store, whose model answers with `script`. */
   restart(script: readonly ScriptStep[]): Promise<void>;
   /** An admin rewrites the settings file; resolves once the running bot applied it (a restart reads it too). */
@@ -86,7 +108,15 @@ export async function seen(read: () => string, expected: RegExp): Promise<void> 
 }
 
 const never = new Promise<void>(() => {});
-const resumesRefused = (queue: WorkQueue) => failingResumes(queue, Number.POSITIVE_INFINITY);
+/** The work queue as `options` asks for it: one that refuses resumes, or the harness's own; and how many it refused. */
+function queueOf(options: StartOptions): { readonly wrap?: (queue: WorkQueue) => WorkQueue; refused(): number } {
+  if (options.resumesRefused === undefined) return { refused: () => 0 };
+  let failing: ReturnType<typeof failingResumes> | undefined;
+  return {
+    wrap: (queue) => (failing = failingResumes(queue, options.resumesRefused!)),
+    refused: () => failing?.refused ?? 0,
+  };
+}
 const SLACK_PEOPLE: Record<Who, string> = { alice: "U0ALICE", bob: "U0BOB", approver: "U0CAROL", admin: "U0BOSS" };
 const SLACK_ACTIONS: Record<Button, string> = {
   approve: APPROVE_ACTION,
@@ -127,21 +157,28 @@ export const slackDriver: SurfaceDriver = {
       const scripted = new ScriptedModel(script);
       return options.stuck ? gatedModel(scripted) : scripted;
     };
+    const queue = queueOf(options);
     const h = await startSlackHarness({
       model: model(options.script),
-      env: { SLACK_APPROVERS: SLACK_PEOPLE.approver },
+      env: { SLACK_APPROVERS: SLACK_PEOPLE.approver, ...envOf(options) },
       settings: settingsFor("slack", SLACK_PEOPLE, options, "C0GENERAL"),
       watchedSettings: true,
       schedules: {},
-      ...(options.resumesDown ? { wrapQueue: resumesRefused } : {}),
+      ...(queue.wrap ? { wrapQueue: queue.wrap } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
     });
     const threads: string[] = [];
     let ts = 1_700_100_000;
     const messages = (): FakeMessage[] => threads.flatMap((thread) => h.fake.threadMessages("C0GENERAL", thread));
     const shown = (message: FakeMessage) => [message.text, JSON.stringify(message.blocks ?? []), JSON.stringify(message.chunks)].join(" ");
     const ok = (method: string) => h.fake.callsTo(method).filter((call) => call.status === 200 && call.error === undefined);
+    const carrying = (button: Button) => messages().find((message) => actionValue(message.blocks, SLACK_ACTIONS[button]) !== undefined);
     const session: Session = {
       otherChannel: "C0RANDOM",
+      idOf: (who) => SLACK_PEOPLE[who],
+      mention: (who) => `<@${SLACK_PEOPLE[who]}>`,
+      // The fake Slack's users.info knows no names: a person is called by their id.
+      nameOf: (who) => SLACK_PEOPLE[who].toLowerCase(),
       get service() {
         return h.service;
       },
@@ -153,11 +190,12 @@ export const slackDriver: SurfaceDriver = {
         await postEvent(h.eventsUrl, mentionEvent({ user: SLACK_PEOPLE[who], text: `<@${BOT_USER_ID}> ${text}`, ts: thread }));
       },
       command: (who, name) => session.ask(who, name),
+      waitForButton: (button) => until(() => carrying(button) !== undefined, `a ${button} button in Slack`),
+      shows: (button) => carrying(button) !== undefined,
       async click(who, button) {
         const actionId = SLACK_ACTIONS[button];
-        const carrying = () => messages().find((message) => actionValue(message.blocks, actionId) !== undefined);
-        await until(() => carrying() !== undefined, `a ${button} button in Slack`);
-        const message = carrying()!;
+        await session.waitForButton(button);
+        const message = carrying(button)!;
         const payload = blockActionPayload({
           user: SLACK_PEOPLE[who],
           actionId,
@@ -167,16 +205,19 @@ export const slackDriver: SurfaceDriver = {
           threadTs: message.thread_ts ?? message.ts,
           blocks: message.blocks ?? [],
         });
-        await postInteraction(h.eventsUrl, payload);
+        // Slack takes a click only with a 200 within its 3 s, whatever the core does with it.
+        expect((await postInteraction(h.eventsUrl, payload)).status).toBe(200);
       },
       publicText: () => messages().map(shown).join("\n"),
       privateText(who) {
         const id = SLACK_PEOPLE[who];
-        const whispered = ok("chat.postEphemeral").filter((call) => call.args.user === id);
+        // Ephemeral in the conversation's channel, or a direct message.
+        const whispered = ok("chat.postEphemeral").filter((call) => call.args.user === id && call.args.channel === "C0GENERAL");
         const direct = ok("chat.postMessage").filter((call) => call.args.channel === id);
         return [...whispered, ...direct].map((call) => String(call.args.text)).join("\n");
       },
       writes: () => ok("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM").length,
+      refusedResumes: () => queue.refused(),
       restart: (script) => h.restart(model(script)),
       govern: (access) => h.editSettings(settingsFor("slack", SLACK_PEOPLE, access, "C0GENERAL")),
       close: () => h.close(),
@@ -198,16 +239,19 @@ export const discordDriver: SurfaceDriver = {
       approver: people.approver.id,
       admin: people.admin.id,
     });
+    const queue = queueOf(options);
     const h = await startDiscordHarness({
       script: options.script,
+      env: envOf(options),
       ...(options.stuck ? { gate: never } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
       schedules: {},
       settings: ({ alice, bob, carol, dave, fake }) => {
         users = { alice, bob, approver: carol, admin: dave };
         return settingsFor("discord", idsOf(users), options, fake.general.id);
       },
       watchedSettings: true,
-      ...(options.resumesDown ? { wrapQueue: resumesRefused } : {}),
+      ...(queue.wrap ? { wrapQueue: queue.wrap } : {}),
     });
     const people = users!;
     const { fake } = h;
@@ -217,8 +261,15 @@ export const discordDriver: SurfaceDriver = {
     const customIdOf = (message: { components?: unknown }, prefix: string) =>
       JSON.stringify(message.components ?? []).match(new RegExp(`"custom_id":"(${prefix}[^"]*)"`))?.[1];
     const PREFIXES: Record<Button, string> = { approve: "appr:a:", deny: "appr:d:", stop: "stop:", up: "fb:u:", down: "fb:d:" };
-    return {
+    /** A button of this kind that can still be clicked (a settled card keeps its buttons, disabled). */
+    const enabled = (message: { components?: unknown }, prefix: string) =>
+      buttonsOf(message.components).some((button) => button.custom_id?.startsWith(prefix) && button.disabled !== true);
+    const carrying = (button: Button) => [...general()].reverse().find((message) => enabled(message, PREFIXES[button]));
+    const session: Session = {
       otherChannel: `<#${fake.random.id}>`,
+      idOf: (who) => people[who].id,
+      mention: (who) => `<@${people[who].id}>`,
+      nameOf: (who) => people[who].username,
       get service() {
         return h.service;
       },
@@ -231,12 +282,12 @@ export const discordDriver: SurfaceDriver = {
       async command(who, name) {
         tokens.set(fake.slashCommand(name, people[who]).token, { who, command: true });
       },
+      waitForButton: (button) => until(() => carrying(button) !== undefined, `a ${button} button on Discord`),
+      shows: (button) => carrying(button) !== undefined,
       async click(who, button) {
-        const prefix = PREFIXES[button];
-        const carrying = () => [...general()].reverse().find((message) => customIdOf(message, prefix) !== undefined);
-        await until(() => carrying() !== undefined, `a ${button} button on Discord`);
-        const message = carrying()!;
-        tokens.set(fake.clickButton(message.id, customIdOf(message, prefix)!, people[who]).token, { who, command: false });
+        await session.waitForButton(button);
+        const message = carrying(button)!;
+        tokens.set(fake.clickButton(message.id, customIdOf(message, PREFIXES[button])!, people[who]).token, { who, command: false });
       },
       publicText: () =>
         general()
@@ -254,12 +305,25 @@ export const discordDriver: SurfaceDriver = {
         return [...notes.map((call) => String(call.body?.content ?? "")), ...direct].join("\n");
       },
       writes: () => fake.callsTo("POST", new RegExp(`^/channels/${fake.random.id}/messages$`)).filter((call) => call.status < 300).length,
-      restart: (script) => h.restart(script),
+      refusedResumes: () => queue.refused(),
+      async restart(script) {
+        const identified = fake.gateway.identifies.length;
+        await h.restart(script);
+        // A new process is a new discord.js client: it identifies to the gateway again.
+        expect(fake.gateway.identifies).toHaveLength(identified + 1);
+      },
       govern: (access) => h.editSettings(settingsFor("discord", idsOf(people), access, fake.general.id)),
       close: () => h.close(),
     };
+    return session;
   },
 };
+
+/** The buttons in a message's components (action rows of buttons). */
+function buttonsOf(components: unknown): Array<{ readonly custom_id?: string; readonly disabled?: boolean }> {
+  if (!Array.isArray(components)) return [];
+  return components.flatMap((row: { components?: unknown }) => (Array.isArray(row?.components) ? row.components : []));
+}
 
 /**
  * The console: one person (its user, who is every role here) at a terminal, answering its own
@@ -285,24 +349,30 @@ export const consoleDriver: SurfaceDriver = {
     };
     const folder = await temporaryFolder();
     let access: Access = options;
+    const queue = queueOf(options);
     const open = (script: readonly ScriptStep[]) => {
       const scripted = new ScriptedModel(script);
       return startConsole({
         model: options.stuck ? gatedModel(scripted) : scripted,
         tools: [post],
-        env: { STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}` },
+        env: { STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`, ...envOf(options) },
         terminal: true,
         settings: settingsFor("console", ids, access),
         watchedSettings: true,
         schedules: {},
-        ...(options.resumesDown ? { wrapQueue: resumesRefused } : {}),
+        ...(queue.wrap ? { wrapQueue: queue.wrap } : {}),
+        ...(options.clock ? { clock: options.clock } : {}),
       });
     };
     let h = await open(options.script);
     /** What the consoles before a restart showed. */
     let before = "";
-    return {
+    const session: Session = {
       otherChannel: "C0RANDOM",
+      idOf: (who) => ids[who],
+      mention: (who) => ids[who],
+      // The console's person is its terminal's user.
+      nameOf: () => "ada",
       get service() {
         return h.service;
       },
@@ -311,20 +381,21 @@ export const consoleDriver: SurfaceDriver = {
       },
       ask: async (_who, text) => h.type(text),
       command: async (_who, name) => h.type(`/${name}`),
-      async click(_who, button) {
+      async waitForButton(button) {
         if (button === "up" || button === "down") throw new Error(`the console has no ${button} button`);
-        if (button === "stop") {
-          // Ctrl-C stops the run once it took a step (its status line shows it).
-          await h.waitFor("waiting for the model");
-          h.press("\u0003");
-          return;
-        }
-        await h.waitFor("approve? [y/N]");
-        h.type(button === "approve" ? "y" : "n");
+        // Ctrl-C stops the run once it took a step (its status line shows it).
+        await h.waitFor(button === "stop" ? "waiting for the model" : "approve? [y/N]");
+      },
+      shows: () => false,
+      async click(_who, button) {
+        await session.waitForButton(button);
+        if (button === "stop") h.press("\u0003");
+        else h.type(button === "approve" ? "y" : "n");
       },
       publicText: () => before + h.text(),
       privateText: () => before + h.text(),
       writes: () => writes,
+      refusedResumes: () => queue.refused(),
       async restart(script) {
         await h.close();
         before += h.text();
@@ -339,5 +410,6 @@ export const consoleDriver: SurfaceDriver = {
         await folder.remove();
       },
     };
+    return session;
   },
 };

@@ -27,7 +27,8 @@ import type { KeyValueStore } from "../../src/memory/types.js";
 import { createAgentService } from "../../src/runs/service/create-agent-service.js";
 import { createBullmqWorkQueue } from "../../src/runs/queue/bullmq-work-queue.js";
 import { intakeIdFor } from "../../src/runs/intake/intake-store.js";
-import { temporaryFolder, until } from "./memory-test-kit.js";
+import { temporaryFolder } from "./temporary-folder.js";
+import { until } from "./until.js";
 import { startRedisServer } from "./redis-server.js";
 import {
   conversations,
@@ -39,7 +40,7 @@ import {
   fixtureTools,
   HANGING_NOTE_TEXT,
   NOTE_TEXT,
-} from "./stored-fixture-world.js";
+} from "./stored-fixtures-harness.js";
 
 const out = resolve(process.argv[2] ?? "test/fixtures/main-2026-12");
 const HUNDRED_YEARS_MS = 100 * 365 * 24 * 60 * 60_000;
