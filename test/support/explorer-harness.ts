@@ -59,7 +59,7 @@ export async function startExplorerProduct(
     folder: folder.path,
     async ask(text, expected, options = {}) {
       const ts = options.ts ?? `17003${String(++tsCounter).padStart(5, "0")}.000100`;
-      const answers = () => slack.callsTo("chat.postMessage").filter((call) => String(call.args.text ?? "").includes(expected)).length;
+      const answers = () => slack.shown((text) => text.includes(expected)).length;
       const before = answers();
       await postEvent(
         `${base}/slack/events`,

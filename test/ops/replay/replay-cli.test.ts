@@ -49,9 +49,9 @@ beforeAll(async () => {
   );
   bot = await startBot({ slackApiUrl: slack.apiUrl, openaiBaseUrl: model.baseUrl, storeUrl, port: await freePort() });
   await postEvent(bot.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> hi`, ts: "1700200000.000100" }));
-  await slack.waitForCall("chat.postMessage", (call) => call.args.text === "Hello!", 15_000);
+  await slack.waitForShown((text) => text === "Hello!", 15_000);
   await postEvent(bot.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> what is 6*7?`, ts: "1700200001.000100" }));
-  await slack.waitForCall("chat.postMessage", (call) => call.args.text === "It is 42.", 15_000);
+  await slack.waitForShown((text) => text === "It is 42.", 15_000);
   const reader = await openStore(storeUrl, silentLogger, { readOnly: true });
   const records = createRunRecordStore(reader, { days: 30, max: 1_000 });
   await until(async () => (await records.list({ limit: 10 })).runs.length === 2, "the bot to record both runs", 10_000);
@@ -82,7 +82,7 @@ describe("npm run replay beside a live bot", () => {
     // The bot still owns its file and answers.
     model.enqueue(textReply("Still here.", usage));
     await postEvent(bot.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> still there?`, ts: "1700200002.000100" }));
-    await slack.waitForCall("chat.postMessage", (call) => call.args.text === "Still here.", 15_000);
+    await slack.waitForShown((text) => text === "Still here.", 15_000);
     expect(bot.child.exitCode).toBeNull();
   }, 60_000);
 
