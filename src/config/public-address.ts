@@ -22,6 +22,21 @@ const publicAddress = () => {
   };
 };
 
+/** An https address with nothing after the path: a client ID metadata document's URL is the bot's client ID. */
+const metadataAddress = () => {
+  const expected = "expects the https address where the bot's client metadata document is published (no user, query or fragment)";
+  return {
+    schema: z.string().transform((value, context) => {
+      const url = URL.canParse(value) ? new URL(value) : undefined;
+      const plain = url?.username === "" && url.password === "" && url.search === "" && url.hash === "";
+      if (plain && url.protocol === "https:" && url.pathname !== "/") return value;
+      context.addIssue({ code: "custom", message: expected });
+      return z.NEVER;
+    }),
+    range: "https URL",
+  };
+};
+
 /** yes (one proxy), no (none), or how many proxies stand in front, as the docs' TRUST_PROXY says. */
 const proxyCount = () => {
   const expected = `expects no, yes (one proxy) or how many proxies stand in front of the bot, 0 to ${MAX_PROXIES}`;
@@ -46,6 +61,10 @@ export const publicAddressArea = area({
     publicUrl: variable("PUBLIC_URL", publicAddress(), {
       meaning:
         "where people and platforms reach the bot from outside, e.g. `https://bot.example.com`; an `https://` one marks the explorer's session cookie `Secure`. Needed by a Slack or Discord bot with an MCP server that signs each person in: their sign-in comes back to `PUBLIC_URL/oauth/callback` (see [MCP servers behind OAuth](mcp.md#mcp-servers-behind-oauth)); the console uses `http://127.0.0.1:PORT` without it",
+    }),
+    clientMetadataUrl: variable("MCP_CLIENT_METADATA_URL", metadataAddress(), {
+      meaning:
+        "where the bot's OAuth client metadata document is published when it is not `PUBLIC_URL/oauth/client-metadata.json` (an `https://` `PUBLIC_URL` serves it there by itself): publish the document that page shows at this address, and the bot uses the address as its client ID with providers that accept such documents (see [which client the bot is](mcp.md#which-client-the-bot-is))",
     }),
     trustedProxies: variable("TRUST_PROXY", proxyCount(), {
       default: "no",
