@@ -51,6 +51,7 @@ const common = {
     .int("expects a whole number")
     .positive("expects a number above 0")
     .optional(),
+  disabled: z.boolean({ error: "expects true or false" }).optional(),
 };
 
 const StdioEntry = z.strictObject({
@@ -113,6 +114,9 @@ function expandAuth(auth: McpAuth, env: NodeJS.ProcessEnv): McpAuth {
   return { ...auth, ...expanded };
 }
 
+const isDisabled = (raw: unknown): raw is Record<string, unknown> =>
+  typeof raw === "object" && raw !== null && !Array.isArray(raw) && (raw as { disabled?: unknown }).disabled === true;
+
 function parseServer(name: string, raw: unknown, env: NodeJS.ProcessEnv): McpServerConfig {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new Error("expects an object");
   const isStdio = "command" in raw;
@@ -149,9 +153,14 @@ export function parseMcpConfig(text: string, env: NodeJS.ProcessEnv, file: strin
   }
   const shape = FileShape.safeParse(json);
   if (!shape.success) fail(file, describeIssue(shape.error.issues[0]!));
-  return Object.entries(shape.data.mcpServers).map(([name, raw]) => {
+  return Object.entries(shape.data.mcpServers).flatMap(([name, raw]) => {
+    // A disabled entry is kept in the file for later: its shape is still checked, its ${VAR}s are not needed.
+    if (isDisabled(raw)) {
+      const checked = ("command" in raw ? StdioEntry : HttpEntry).safeParse(raw);
+      return checked.success ? [] : fail(file, `server "${name}": ${describeIssue(checked.error.issues[0]!)}`);
+    }
     try {
-      return parseServer(name, raw, env);
+      return [parseServer(name, raw, env)];
     } catch (error) {
       return fail(file, `server "${name}": ${(error as Error).message}`);
     }
