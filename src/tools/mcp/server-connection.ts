@@ -121,13 +121,17 @@ export class ServerConnection implements ToolCaller {
       const reason = state.kind === "down" || state.kind === "failed" ? state.reason : "it is still starting";
       throw new Error(`the MCP server "${this.server}" is not connected (${reason}); its tools are unavailable until it is back`);
     }
-    const asked = this.questions.track(options.ask, options.runId);
     try {
-      return (await open.client.callTool({ name, arguments: args }, undefined, {
-        signal: options.signal,
-        timeout: options.ask ? ASKING_PROTOCOL_TIMEOUT_MS : options.timeoutMs + PROTOCOL_TIMEOUT_MARGIN_MS,
-        onprogress: options.onProgress && ((progress) => options.onProgress?.(progressText(progress))),
-      })) as CallToolResult;
+      return await this.questions.during(
+        options.ask,
+        options.runId,
+        async () =>
+          (await open.client.callTool({ name, arguments: args }, undefined, {
+            signal: options.signal,
+            timeout: options.ask ? ASKING_PROTOCOL_TIMEOUT_MS : options.timeoutMs + PROTOCOL_TIMEOUT_MARGIN_MS,
+            onprogress: options.onProgress && ((progress) => options.onProgress?.(progressText(progress))),
+          })) as CallToolResult,
+      );
     } catch (error) {
       if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
         throw new Error(
@@ -139,8 +143,6 @@ export class ServerConnection implements ToolCaller {
       throw new Error(
         `the MCP server "${this.server}" could not be reached during the call (${message(error)}), so ${name} did not finish`,
       );
-    } finally {
-      await asked();
     }
   }
 
