@@ -28,6 +28,8 @@ export interface AuthorizationServer {
   accountOf(token: string, resource: string): Promise<string | undefined>;
   /** Whether a refresh token is still known to the server (revoked or rotated ones are not). */
   refreshTokenValid(token: string): Promise<boolean>;
+  /** Ends an access token now, as its expiry would: the protected server refuses it from then on. */
+  endAccessToken(token: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -151,6 +153,9 @@ export async function startAuthorizationServer(options: { accessTokenTtlSeconds?
     async refreshTokenValid(token) {
       const found = await provider.RefreshToken.find(token);
       return Boolean(found && !found.isExpired && !found.consumed);
+    },
+    async endAccessToken(token) {
+      await (await provider.AccessToken.find(token))?.destroy();
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -66,6 +66,9 @@ function stepUpWatch(provider: PersonAuthProvider): typeof fetch {
 }
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+/** The SDK could not sign the person in: on a call, or opening the session (connect.ts words the latter, keeping it as the cause). */
+const unauthorized = (error: unknown) =>
+  error instanceof UnauthorizedError || (error instanceof Error && error.cause instanceof UnauthorizedError);
 
 export class PersonServer implements ToolCaller {
   readonly server: string;
@@ -133,17 +136,18 @@ export class PersonServer implements ToolCaller {
     if (!options.origin) throw new Error(`the MCP server "${this.server}" acts as a person, and this call has none`);
     const owner = ownerOf(options.origin);
     const { client: opening, provider } = this.session(owner);
-    const client = await opening;
-    if (name === CONNECT_TOOL && !this.known) return { content: [{ type: "text", text: `Connected to ${this.server}.` }] };
-    if (name === CONNECT_TOOL) return { content: [{ type: "text", text: `Connected to ${this.server}; its tools can be used now.` }] };
     try {
+      // Opening the session meets a 401 too: a token the server ended early, and a refresh it refuses.
+      const client = await opening;
+      if (name === CONNECT_TOOL && !this.known) return { content: [{ type: "text", text: `Connected to ${this.server}.` }] };
+      if (name === CONNECT_TOOL) return { content: [{ type: "text", text: `Connected to ${this.server}; its tools can be used now.` }] };
       return (await client.callTool({ name, arguments: args }, undefined, {
         signal: options.signal,
         timeout: options.timeoutMs + PROTOCOL_TIMEOUT_MARGIN_MS,
         onprogress: options.onProgress && ((progress) => options.onProgress?.(progressText(progress))),
       })) as CallToolResult;
     } catch (error) {
-      if (error instanceof UnauthorizedError) throw await this.signInAgain(owner, name, provider.steppedUp);
+      if (unauthorized(error)) throw await this.signInAgain(owner, name, provider.steppedUp);
       throw error;
     }
   }
