@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 // @ts-expect-error oidc-provider ships no types.
 import Provider from "oidc-provider";
-import { startMcpHttpServer, type TestMcpHttpServer } from "./mcp-http-server.js";
+import { startMcpHttpServer, type TestMcpHttpServer, type ToolSetup } from "./mcp-http-server.js";
 
 export interface TokenRequest {
   readonly grantType: string;
@@ -174,6 +174,8 @@ export async function startProtectedMcpServer(
   options: {
     accessTokenTtlSeconds?: number /** The 401 names no metadata: it is found at the well-known place. */;
     bareChallenge?: boolean;
+    /** More tools beside `whoami`. */
+    tools?: ToolSetup;
   } = {},
 ): Promise<ProtectedMcpServer> {
   const as = await startAuthorizationServer(options);
@@ -208,6 +210,7 @@ export async function startProtectedMcpServer(
       server.registerTool("whoami", { description: "says who the token is for", annotations: { readOnlyHint: true } }, async (extra) => ({
         content: [{ type: "text", text: `you are ${String((extra.authInfo?.extra as { account?: string } | undefined)?.account)}` }],
       }));
+      options.tools?.(server);
     },
   });
   resource = mcp.url;

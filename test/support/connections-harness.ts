@@ -18,6 +18,7 @@ import { oauthListener } from "../../src/tools/mcp/auth/oauth-routes.js";
 import { createPersonConnections, type PersonConnections, type PersonServer } from "../../src/tools/mcp/auth/person-connections.js";
 import { createSealedBox } from "../../src/tools/mcp/auth/sealed-box.js";
 import { type ProtectedMcpServer, startProtectedMcpServer } from "./authorization-server.js";
+import type { ToolSetup } from "./mcp-http-server.js";
 import { temporaryFolder } from "./temporary-folder.js";
 
 export const KEY = Buffer.from("a-test-approval-secret-0123456789");
@@ -49,7 +50,7 @@ export interface ConnectionsSetup {
 }
 
 export function useConnectionsHarness(): {
-  start(options?: { accessTokenTtlSeconds?: number; storeUrl?: string }): Promise<ConnectionsSetup>;
+  start(options?: { accessTokenTtlSeconds?: number; storeUrl?: string; tools?: ToolSetup }): Promise<ConnectionsSetup>;
 } {
   const closing: Array<() => Promise<unknown>> = [];
   afterEach(async () => {
@@ -59,9 +60,10 @@ export function useConnectionsHarness(): {
     async start(options = {}) {
       const folder = await temporaryFolder();
       closing.push(() => folder.remove());
-      const server = await startProtectedMcpServer(
-        options.accessTokenTtlSeconds ? { accessTokenTtlSeconds: options.accessTokenTtlSeconds } : {},
-      );
+      const server = await startProtectedMcpServer({
+        ...(options.accessTokenTtlSeconds ? { accessTokenTtlSeconds: options.accessTokenTtlSeconds } : {}),
+        ...(options.tools ? { tools: options.tools } : {}),
+      });
       closing.push(() => server.close());
       // The callback's address: a port of its own on 127.0.0.1, answered by the process that made the latest link.
       let listener: ReturnType<typeof oauthListener> | undefined;

@@ -9,7 +9,8 @@
 // until the questions it asked are settled: the server cancelling its request, the connection
 // ending or the call ending withdraws the form, so a late answer is never pretended sent.
 import { AsyncLocalStorage } from "node:async_hooks";
-import { ErrorCode, McpError, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ElicitRequestSchema, ErrorCode, McpError, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import type { AskPerson } from "../../contracts/types.js";
 import type { Logger } from "../../logger.js";
 import { questionOf, resultOf } from "./elicitation.js";
@@ -68,8 +69,17 @@ export class CallQuestions {
     }
   }
 
-  /** The SDK's handler for `elicitation/create`; `withdrawn` is the request's own signal. Rejects with McpError to refuse. */
-  async ask(request: ElicitRequest, withdrawn: AbortSignal): Promise<ElicitResult> {
+  /** This client's `elicitation/create` requests are answered here. */
+  answerOn(client: Client): void {
+    try {
+      client.setRequestHandler(ElicitRequestSchema, (request, extra) => this.ask(request, extra.signal));
+    } catch {
+      // A client made without the capability (connect.ts always declares it) is never asked; the SDK refuses the handler then.
+    }
+  }
+
+  /** `withdrawn` is the request's own signal. Rejects with McpError to refuse. */
+  private async ask(request: ElicitRequest, withdrawn: AbortSignal): Promise<ElicitResult> {
     const call = askedCall(this.context.getStore(), [...this.calls]);
     if (call instanceof McpError) throw call;
     const question = questionOf(this.server, request);
