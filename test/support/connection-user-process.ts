@@ -1,11 +1,12 @@
 // One bot process using ada's connection to the `docs` server, for the refresh tests: it opens
 // the shared store, says "ready", and for each line from stdin does what a run does before and
 // during a call: readies her connection (refreshed first when its token is ending, once across
-// processes), then calls `whoami` through her session. It answers each with one JSON line: `{needs}` when she
-// must connect first (a run shows her the Connect link then), `{answer}` with the tool's text, or
-// `{error}`. With HANG_TOKEN_WRITE=1 it never finishes storing tokens: it prints `{writing: true}`
-// when it starts to, between the token endpoint's answer and the store write, where a test kills it.
-//   env: STORE_URL, MCP_URL, REDIRECT_URL, SEALING_KEY (base64), REFRESH_LOCK_MS and HANG_TOKEN_WRITE (optional)
+// processes), then calls `whoami` through her session. It answers each line with one JSON line:
+// `{needs}` when she must connect first (a run shows her the Connect link then), `{answer}` with
+// the tool's text, or `{error}`. With HANG_TOKEN_WRITE=1 it never finishes storing tokens: it
+// prints `{writing: true}` when it starts to, between the token endpoint's answer and the store
+// write, where a test kills it.
+//   env: STORE_URL, MCP_URL, REDIRECT_URL, SEALING_KEY (base64); REFRESH_LOCK_MS, HANG_TOKEN_WRITE (optional)
 import { createInterface } from "node:readline";
 import type { TaskOrigin } from "../../src/contracts/types.js";
 import { silentLogger } from "../../src/logger.js";
