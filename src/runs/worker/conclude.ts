@@ -11,6 +11,7 @@ import type { WorkItem } from "../queue/work-queue.js";
 import { STORE_RETRY, withRetries } from "../retry.js";
 import { UNRECORDED_RUN, type CheckpointWriter } from "./checkpoint-store.js";
 import type { WorkContext } from "./work-context.js";
+import { withConnectUrl } from "./connect-link.js";
 import { REPLY_TTL_MS, replyKey } from "./reply-key.js";
 
 /** Shows the outcome and does the writes after it; `record` is the message's, for a run of one; `reply`: how a resumed run answers. */
@@ -73,14 +74,13 @@ async function withConnectLink(work: WorkContext, result: LoopResult, reply?: Re
   if (outcome.status !== "paused" || !outcome.pending.connect || !connectLink) return result;
   const { pending } = outcome;
   if (result.state.origin.schedule) return skippedSlot(work, result, pending, connectLink);
-  try {
-    const url = await connectLink(pending);
-    if (reply) await store.set(replyKey(pending.runId, pending.callId), reply, REPLY_TTL_MS);
-    return { ...result, outcome: { ...outcome, pending: { ...pending, connect: { ...pending.connect!, url } } } };
-  } catch (error) {
-    logger.error({ err: error, runId: pending.runId }, "could not make a Connect link");
-    return result;
-  }
+  if (reply)
+    await store
+      .set(replyKey(pending.runId, pending.callId), reply, REPLY_TTL_MS)
+      .catch((error: unknown) =>
+        logger.warn({ err: error, runId: pending.runId }, "could not keep where a run waiting for a connection answers"),
+      );
+  return { ...result, outcome: { ...outcome, pending: await withConnectUrl(pending, connectLink, logger) } };
 }
 
 /**
