@@ -4,7 +4,7 @@
 // facts; nothing that ends a run's replay is written before its mark (answer-marks.ts).
 import type { LoopResult } from "../../agent/loop/loop-types.js";
 import type { PendingApproval, RunOutcome } from "../../contracts/types.js";
-import type { RunPresenter } from "../api/presenting.js";
+import type { NoteLink, RunPresenter } from "../api/presenting.js";
 import type { IntakeRecord } from "../intake/intake-store.js";
 import type { ReplyHandle } from "../api/task.js";
 import type { WorkItem } from "../queue/work-queue.js";
@@ -96,7 +96,7 @@ async function skippedSlot(
   const { shows, logger } = work.deps;
   const server = pending.connect!.server;
   const told = await connectLink(pending)
-    .then((url) => shows.tell?.(pending.origin, slotConnectText(server, url)) ?? false)
+    .then((url) => shows.tell?.(pending.origin, slotConnectText(server, url), slotConnectButton(server, url)) ?? false)
     .catch((error: unknown) => {
       logger.error({ err: error, runId: pending.runId }, "could not send a schedule's owner their Connect link");
       return false;
@@ -110,6 +110,13 @@ async function skippedSlot(
 
 const slotConnectText = (server: string, url: string) =>
   `Your schedule needs you to connect ${server}, so this slot was skipped. Connect ${server}: ${url}\nThe link is yours alone and lasts 10 minutes; the next slots run as you once you are connected.`;
+
+/** The same note where the surface shows the link as a button. */
+const slotConnectButton = (server: string, url: string): NoteLink => ({
+  label: `Connect ${server}`,
+  url,
+  caption: `Your schedule needs you to connect ${server}, so this slot was skipped. Sign in as yourself with the button (the link is yours alone and lasts 10 minutes); the next slots run as you once you are connected.`,
+});
 
 /** Saves a pause (or says it could not) and schedules its expiry; returns the outcome to show. */
 async function storePause(work: WorkContext, result: LoopResult): Promise<RunOutcome> {
