@@ -7,13 +7,15 @@
 // channel details without groups:read, streams that end after a while, after a pause or when too
 // large (then refusing appends and stops, message_not_in_streaming_state), a streaming message
 // that can't be updated or deleted until it stopped (streaming_state_conflict,
-// cant_delete_message), and messages over the length limit refused.
+// cant_delete_message), messages over the length limit refused, buttons past Block Kit's limits
+// refused (fake-slack-blocks.ts), and ephemeral messages shown to their one person alone, in no history.
 import { createFakeSlackViews } from "./fake-slack-views.js";
 import { EventEmitter, once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { attachSocketEndpoint, withDeadline, type SocketAck } from "./fake-slack-socket.js";
 import { createFakeSlackFiles } from "./fake-slack-files.js";
+import { blockProblems } from "./fake-slack-blocks.js";
 import {
   APP_ID,
   BOT_ID,
@@ -24,6 +26,7 @@ import {
   TEAM_ID,
   type ChannelKind,
   type Failure,
+  type FakeEphemeral,
   type FakeMessage,
   type FakeSlack,
   type FakeUser,
@@ -63,6 +66,7 @@ async function readBody(request: IncomingMessage): Promise<string> {
 export async function startFakeSlack(): Promise<FakeSlack> {
   const calls: RecordedCall[] = [];
   const messages: FakeMessage[] = [];
+  const ephemerals: FakeEphemeral[] = [];
   const failures = new Map<string, Failure[]>();
   const notMember = new Set<string>();
   const channelKinds = new Map<string, ChannelKind>();
@@ -229,7 +233,16 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     },
     "chat.postEphemeral": (args) => {
       if (!membersOf(String(args.channel)).includes(String(args.user))) return { ok: false, error: "user_not_in_channel" };
-      return { ok: true, message_ts: nextTs() };
+      const ts = nextTs();
+      ephemerals.push({
+        ts,
+        user: String(args.user),
+        channel: String(args.channel),
+        thread_ts: str(args.thread_ts),
+        text: str(args.text) ?? "",
+        blocks: Array.isArray(args.blocks) ? args.blocks : undefined,
+      });
+      return { ok: true, message_ts: ts };
     },
     "chat.startStream": (args) => {
       if (streamingError) return { ok: false, error: streamingError };
@@ -362,7 +375,14 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     }
     if (failure?.holdUntil) await failure.holdUntil;
     const handler = handlers[method];
-    const result = failure?.error ? { ok: false, error: failure.error } : handler ? handler(args) : { ok: false, error: "unknown_method" };
+    const refused = Array.isArray(args.blocks) ? blockProblems(args.blocks) : [];
+    const result = failure?.error
+      ? { ok: false, error: failure.error }
+      : refused.length > 0
+        ? { ok: false, error: "invalid_blocks", errors: refused }
+        : handler
+          ? handler(args)
+          : { ok: false, error: "unknown_method" };
     if (failure?.appliedThenHang) {
       record({ method, args, status: 200, error: result.ok === false ? String(result.error) : undefined });
       return;
@@ -388,6 +408,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     trigger: (issuedAgoMs) => views.trigger(issuedAgoMs),
     opened: views.opened,
     callsTo: (method) => calls.filter((call) => call.method === method),
+    ephemeralsOf: (user) => ephemerals.filter((ephemeral) => ephemeral.user === user),
     waitForCall(method, match = () => true, timeoutMs = 10_000) {
       const existing = calls.find((call) => call.method === method && match(call));
       if (existing) return Promise.resolve(existing);

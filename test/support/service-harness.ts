@@ -11,6 +11,7 @@ import type { KeyValueStore } from "../../src/memory/types.js";
 import { createAuthority } from "../../src/governance/authority.js";
 import { fixedSettings } from "../../src/governance/settings-source.js";
 import type { SurfaceHooks } from "../../src/runs/api/surface-hooks.js";
+import type { HarnessConnect } from "./connect-stand-in.js";
 import { usePerTest, type PerTest } from "./per-test.js";
 
 export interface NoteTool {
@@ -72,6 +73,8 @@ export async function startService(options: {
   expired?: SurfaceHooks["expired"];
   /** False: the caller attaches its presenters first and calls service.start() (default: started here). */
   start?: boolean;
+  /** Tools that act as the person and the Connect links of their pauses (connect-stand-in.ts), besides `tools`. */
+  connect?: HarnessConnect;
 }): Promise<ServiceHarness> {
   const config = loadConfig({ STORE_URL: options.storeUrl, MEMORY_EXTRACT_FACTS: "false", ...options.env });
   const real = await openStore(config.storeUrl, silentLogger);
@@ -84,13 +87,15 @@ export async function startService(options: {
     logger: options.logger ?? silentLogger,
     clock: options.clock,
     authority,
+    ...(options.connect ? { connectLink: options.connect.link } : {}),
   });
-  service.attach("console", { tools: options.tools ?? [], ...(options.expired ? { expired: options.expired } : {}) });
+  const tools = [...(options.tools ?? []), ...(options.connect?.tools ?? [])];
+  service.attach("console", { tools, ...(options.expired ? { expired: options.expired } : {}) });
   if (options.start !== false) await service.start();
   const events: AgentEvent[] = [];
   return {
     service,
-    tools: options.tools ?? [],
+    tools,
     store,
     config,
     events,

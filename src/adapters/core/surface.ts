@@ -11,7 +11,7 @@ import type { LinkStyle } from "../../governance/command-text.js";
 import type { Presence } from "../../schedules/ports.js";
 import type { Logger } from "../../logger.js";
 import type { ContextLoader, OriginUpgrade } from "../../runs/api/surface-hooks.js";
-import type { PostedAnswer } from "../../runs/api/presenting.js";
+import type { NoteLink, PostedAnswer } from "../../runs/api/presenting.js";
 import type { ReplyHandle } from "../../runs/api/task.js";
 import type { Draft } from "./answer-draft.js";
 import type { AnswerCard, ApprovalCard, Progress, SettledCard } from "./cards.js";
@@ -140,10 +140,13 @@ export interface ChatSurface<Clicked = unknown, Ref = unknown> {
   display?(request: DisplayRequest<Ref>): RunDisplay<Ref>;
   /** Text for everyone in the conversation of `at` (a command's reply, where that is private on the platform). False when refused. Must not throw. */
   post(at: Spot, text: string): Promise<boolean>;
-  /** The platform's own private message to the person at `at` (ephemeral); false where there is none or it was refused. Must not throw. */
-  whisper(at: Spot, text: string): Promise<boolean>;
-  /** A direct message from the bot; false when refused. Must not throw. */
-  directMessage(person: Person, text: string): Promise<boolean>;
+  /**
+   * The platform's own private message to the person at `at` (ephemeral); false where there is none or it was refused.
+   * `link`: shown as a link button where the platform has them (`text` writes it out for where it does not). Must not throw.
+   */
+  whisper(at: Spot, text: string, link?: NoteLink): Promise<boolean>;
+  /** A direct message from the bot (`link` as in `whisper`); false when refused. Must not throw. */
+  directMessage(person: Person, text: string, link?: NoteLink): Promise<boolean>;
   /** The approval message without its buttons, saying what happened. Must not throw. */
   settleApproval(message: ApprovalMessage<Clicked, Ref>, card: SettledCard): Promise<void>;
   /** A link to the clicked message, for the feedback listing. */

@@ -19,6 +19,7 @@ import { SLACK_EVENTS_ENDPOINT } from "./events-endpoint.js";
 import { createSlackTools } from "./chat-tools.js";
 import { FEEDBACK_MODAL, openCommentForm, parseComment } from "./feedback-buttons.js";
 import { listenForForms, openFormModal } from "./slack-forms.js";
+import { LINK_ACTION } from "./link-button.js";
 import { classifyMessage, type EntryPoint } from "./incoming-message.js";
 import { answerUntaken, isNotRecorded } from "./untaken-requests.js";
 import { rejectStale } from "./request-freshness.js";
@@ -151,6 +152,10 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
       if (!submitted) return void logger.warn("ignored a malformed feedback comment");
       void core.comment(submitted.runId, { id: submitted.user }, submitted.text);
     });
+    // A link button's click: the browser opened the link; the app only acks it.
+    bolt.action(LINK_ACTION, async ({ ack }) => {
+      await ack();
+    });
     listenForForms(bolt, core, logger);
   }
 
@@ -214,11 +219,11 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
       if (!place) return false;
       return (await posts.post(noteTarget(place), { text }, { level: "error", message: "could not post a reply" })) !== undefined;
     },
-    async whisper(at, text) {
+    async whisper(at, text, link) {
       const place = placeOf(at.origin);
-      return place ? posts.whisper(noteTarget(place), at.origin.requester.id, text) : false;
+      return place ? posts.whisper(noteTarget(place), at.origin.requester.id, text, link) : false;
     },
-    directMessage: (person, text) => posts.directMessage(person.id, text),
+    directMessage: (person, text, link) => posts.directMessage(person.id, text, link),
     ...createSlackSchedulePorts(client, posts, logger),
     async settleApproval(message, card) {
       const update = settledUpdate(message, card);

@@ -7,6 +7,7 @@ import type { RunPresenter } from "../../../src/runs/api/presenting.js";
 import type { AgentEvent, ModelRequest, RunOutcome, TaskOrigin, Tool } from "../../../src/contracts/types.js";
 import { createIntakeStore, intakeIdFor } from "../../../src/runs/intake/intake-store.js";
 import { UNKNOWN_OUTCOME } from "../../../src/runs/worker/write-ledger.js";
+import { CONNECT_BASE, connectStandIn, type ConnectStandIn, type HarnessConnect } from "../../support/connect-stand-in.js";
 import { startService, type ServiceHarness } from "../../support/service-harness.js";
 import { until } from "../../support/until.js";
 import { usePerTest } from "../../support/per-test.js";
@@ -45,8 +46,13 @@ function shown(
 }
 
 /** Not started: each test attaches its presenter first, then starts it, as app.ts does. */
-async function service(model: ScriptedModel, storeUrl: string, env: Record<string, string> = {}): Promise<ServiceHarness> {
-  const harness = await startService({ model, storeUrl, env, start: false });
+async function service(
+  model: ScriptedModel,
+  storeUrl: string,
+  env: Record<string, string> = {},
+  connect?: HarnessConnect,
+): Promise<ServiceHarness> {
+  const harness = await startService({ model, storeUrl, env, start: false, ...(connect ? { connect } : {}) });
   closeAfter(harness);
   return harness;
 }
@@ -520,13 +526,14 @@ describe("a store that blinks (a Redis restart) while a run starts or pauses", (
 });
 
 describe("a message whose run paused for approval, taken up again (its record left running)", () => {
-  async function pausedThenReplayed(forgetCard: boolean) {
+  /** With `docs`, the run waits for its requester to connect docs instead of for a decision. */
+  async function pausedThenReplayed(forgetCard: boolean, docs?: ConnectStandIn) {
     const { noteTool } = await import("../../support/service-harness.js");
     const note = noteTool();
     const storeUrl = sqliteUrl();
-    const model = new ScriptedModel([], { whenExhausted: call("post_note", { text: "hello" }) });
-    const first = await service(model, storeUrl);
-    const firstSeen = shown(first, [note.tool]);
+    const model = new ScriptedModel([], { whenExhausted: docs ? call("docs__whoami", {}) : call("post_note", { text: "hello" }) });
+    const first = await service(model, storeUrl, {}, docs);
+    const firstSeen = shown(first, [note.tool, ...(docs?.tools ?? [])]);
     await first.service.start();
     await first.service.submit({ origin: origin("paused-replay"), text: "post hello" }, "C1:13.0001");
     const id = intakeIdFor("console", "C1:13.0001");
@@ -540,8 +547,8 @@ describe("a message whose run paused for approval, taken up again (its record le
     if (pending.status !== "paused") throw new Error(pending.status);
     if (forgetCard) await first.store.delete(`answered:${id}:card:${pending.pending.callId}`);
 
-    const second = await service(model, storeUrl);
-    const secondSeen = shown(second, [note.tool]);
+    const second = await service(model, storeUrl, {}, docs);
+    const secondSeen = shown(second, [note.tool, ...(docs?.tools ?? [])]);
     await second.service.start();
     await until(async () => ((await second.store.get(`intake:${id}`)) as { state?: string } | undefined)?.state === "done", "the replay");
     return { firstSeen, secondSeen, model, note, callId: pending.pending.callId };
@@ -558,6 +565,18 @@ describe("a message whose run paused for approval, taken up again (its record le
   it("its card was not shown: the same request's card is shown, and the model is not asked again", async () => {
     const { secondSeen, model, callId } = await pausedThenReplayed(true);
     expect(secondSeen.map((seen) => seen.outcome)).toMatchObject([{ status: "paused", pending: { callId, tool: "post_note" } }]);
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it("waiting for a connection, its card not shown: shown with a Connect link made anew, since the record keeps none", async () => {
+    const docs = connectStandIn();
+    const { firstSeen, secondSeen, model, callId } = await pausedThenReplayed(true, docs);
+    const url = `${CONNECT_BASE}?state=${intakeIdFor("console", "C1:13.0001")}`;
+    expect(firstSeen.map((seen) => seen.outcome)).toMatchObject([{ status: "paused", pending: { connect: { server: "docs", url } } }]);
+    expect(secondSeen.map((seen) => seen.outcome)).toMatchObject([
+      { status: "paused", pending: { callId, tool: "docs__whoami", connect: { server: "docs", url } } },
+    ]);
+    expect(docs.pending).toHaveLength(2);
     expect(model.requests).toHaveLength(1);
   });
 });
