@@ -6,7 +6,7 @@
 import { postFormCard } from "./form-message.js";
 import { findPostedAnswer } from "./posted-answer.js";
 import type { webApi } from "@slack/bolt";
-import type { RunOutcome } from "../../contracts/types.js";
+import type { PendingApproval, RunOutcome } from "../../contracts/types.js";
 import { renderTrace } from "../../contracts/trace-text.js";
 import type { Logger } from "../../logger.js";
 import { taskLines, type StatusCard, type TaskUpdate } from "../core/cards.js";
@@ -31,6 +31,10 @@ const MOVED_ON: EndNotes = { ...INTERRUPTED_NOTES, trace: "_(the steps go on bel
 
 /** The whole trace of a finished run; the trace message spreads it over as many messages as it needs. */
 const FINAL_TRACE_CHARS = 40_000;
+
+/** What a paused run waits for: a person's decision, or its requester connecting a server. */
+const pausedHeading = (pending: PendingApproval) =>
+  pending.connect ? `Waiting for <@${pending.requester.id}> to connect ${pending.connect.server}.` : "Waiting for approval.";
 
 export interface SlackDisplayDeps {
   readonly client: webApi.WebClient;
@@ -121,7 +125,7 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
   async function closeTrace(outcome: RunOutcome): Promise<void> {
     await stream?.finish();
     if (!fallback) return;
-    const heading = outcome.status === "paused" ? "Waiting for approval. Steps so far:" : `Steps (${outcome.steps.length}):`;
+    const heading = outcome.status === "paused" ? `${pausedHeading(outcome.pending)} Steps so far:` : `Steps (${outcome.steps.length}):`;
     fallback.show(heading, renderTrace(outcome.steps, { maxChars: FINAL_TRACE_CHARS }));
     await fallback.flush();
   }

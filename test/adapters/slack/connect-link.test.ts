@@ -39,6 +39,16 @@ async function askNeedingDocs(connect: HarnessConnect): Promise<SlackHarness> {
 }
 
 describe("a Connect link on Slack", () => {
+  it("where Slack refuses streams, the trace message says whom the run waits for, not an approval", async () => {
+    const docs = connectStandIn();
+    harness = await startSlackHarness({ model: new ScriptedModel([call("docs__whoami", {}, "call_who")]), connect: docs });
+    harness.fake.refuseStreaming();
+    await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> who am I at docs?`, ts: THREAD }));
+    const trace = await harness.fake.waitForShown((text) => text.includes("Steps so far:"));
+    expect(shownText(trace)).toContain("Waiting for <@U0ALICE> to connect docs. Steps so far:");
+    expect(shownText(trace)).not.toContain("Waiting for approval");
+  });
+
   it("is an ephemeral note in the thread to the requester alone, with a Connect button; its click is only acked", async () => {
     const docs = connectStandIn();
     const h = await askNeedingDocs(docs);
