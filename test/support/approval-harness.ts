@@ -5,6 +5,7 @@ import { call, say } from "./model-scripted.js";
 import type { Model, ModelRequest, PendingApproval, RunOutcome, Tool } from "../../src/contracts/types.js";
 import type { DecisionResult } from "../../src/runs/api/decision-request.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
+import type { WorkQueue } from "../../src/runs/queue/work-queue.js";
 import { usePerTest, type PerTest } from "./per-test.js";
 import { startRedisServer, type RedisServer } from "./redis-server.js";
 import { redisAvailable } from "./redis-suite.js";
@@ -47,6 +48,7 @@ export async function harness(
     clock?: () => number;
     storeUrl?: string;
     wrapStore?: (store: KeyValueStore) => KeyValueStore;
+    queue?: WorkQueue;
     approvers?: readonly string[];
     expired?: Parameters<typeof startService>[0]["expired"];
     /** False: the test attaches its presenters first and starts the service itself. */
@@ -60,6 +62,7 @@ export async function harness(
     env: options.env,
     clock: options.clock,
     wrapStore: options.wrapStore,
+    queue: options.queue,
     ...(options.approvers ? { approvers: options.approvers } : {}),
     ...(options.expired ? { expired: options.expired } : {}),
     ...(options.start === false ? { start: false } : {}),

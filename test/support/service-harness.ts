@@ -11,6 +11,7 @@ import type { KeyValueStore } from "../../src/memory/types.js";
 import { createAuthority } from "../../src/governance/authority.js";
 import { fixedSettings } from "../../src/governance/settings-source.js";
 import type { SurfaceHooks } from "../../src/runs/api/surface-hooks.js";
+import type { WorkQueue } from "../../src/runs/queue/work-queue.js";
 import { usePerTest, type PerTest } from "./per-test.js";
 
 export interface NoteTool {
@@ -66,6 +67,8 @@ export async function startService(options: {
   logger?: Logger;
   /** Puts a fault or a recorder between the service and the real store. */
   wrapStore?: (store: KeyValueStore) => KeyValueStore;
+  /** A queue with a fault in it (default: the in-process queue). */
+  queue?: WorkQueue;
   /** Console approvers besides the requester. */
   approvers?: readonly string[];
   /** What an approval nobody decided in time tells the console. */
@@ -84,6 +87,7 @@ export async function startService(options: {
     logger: options.logger ?? silentLogger,
     clock: options.clock,
     authority,
+    queue: options.queue,
   });
   service.attach("console", { tools: options.tools ?? [], ...(options.expired ? { expired: options.expired } : {}) });
   if (options.start !== false) await service.start();

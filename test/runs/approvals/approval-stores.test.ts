@@ -5,13 +5,13 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { call, say, ScriptedModel } from "../../support/model-scripted.js";
-import { createAgentService } from "../../../src/runs/service/create-agent-service.js";
+import type { RunningAgentService } from "../../../src/runs/service/create-agent-service.js";
+import type { PendingApproval } from "../../../src/contracts/types.js";
+import type { DecisionResult } from "../../../src/runs/api/decision-request.js";
 import { createLocalWorkQueue } from "../../../src/runs/queue/local-work-queue.js";
 import { failingResumes } from "../../support/failing-queue.js";
 import { until } from "../../support/until.js";
-import { loadConfig } from "../../../src/config.js";
 import { silentLogger } from "../../../src/logger.js";
-import { openStore } from "../../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../../src/memory/types.js";
 import {
   answerOf,
@@ -53,87 +53,47 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
 
   it("a store that fails to clear the finished request still gives the resumed answer", async () => {
     const note = noteTool();
-    const config = loadConfig({ STORE_URL: sqliteUrl(), MEMORY_EXTRACT_FACTS: "false" });
-    const real = await openStore(config.storeUrl, silentLogger);
     // The real store's operations are plain functions over it, so a copy of the object keeps them.
-    const store: KeyValueStore = {
-      ...real,
+    const failingClear = (store: KeyValueStore): KeyValueStore => ({
+      ...store,
       delete: async (key) => {
         if (key.startsWith("approval:run:")) throw new Error("store went away");
-        return real.delete(key);
+        return store.delete(key);
       },
-    };
-    const service = createAgentService({ config, model: new ScriptedModel(writeThenAnswer("Done")), store, logger: silentLogger });
-    service.attach("console", { tools: [note.tool] });
-    await service.start();
-    try {
-      const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
-      const result = await service.decide(
-        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
-        () => {},
-      );
-      expect(answerOf(result)).toBe("Done (posted: hello team)");
-      expect(note.posted).toEqual(["hello team"]);
-    } finally {
-      await service.close();
-      await real.close();
-    }
+    });
+    const { service } = await harness(new ScriptedModel(writeThenAnswer("Done")), { tools: [note.tool], wrapStore: failingClear });
+    const result = await approve(service, pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {})));
+    expect(answerOf(result)).toBe("Done (posted: hello team)");
+    expect(note.posted).toEqual(["hello team"]);
   });
 
   it("a decision whose resume can't be queued at once is queued when the queue is back, and runs once", async () => {
     const note = noteTool();
-    const config = loadConfig({ STORE_URL: sqliteUrl(), MEMORY_EXTRACT_FACTS: "false" });
-    const store = await openStore(config.storeUrl, silentLogger);
     const queue = failingResumes(createLocalWorkQueue(silentLogger), 2);
-    const service = createAgentService({ config, model: new ScriptedModel(writeThenAnswer("Done")), store, logger: silentLogger, queue });
-    service.attach("console", { tools: [note.tool] });
-    await service.start();
-    try {
-      const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
-      const result = await service.decide(
-        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
-        () => {},
-      );
-      expect(queue.refused).toBe(2);
-      expect(answerOf(result)).toBe("Done (posted: hello team)");
-      expect(note.posted).toEqual(["hello team"]);
-    } finally {
-      await service.close();
-      await store.close();
-    }
+    const { service } = await harness(new ScriptedModel(writeThenAnswer("Done")), { tools: [note.tool], queue });
+    const result = await approve(service, pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {})));
+    expect(queue.refused).toBe(2);
+    expect(answerOf(result)).toBe("Done (posted: hello team)");
+    expect(note.posted).toEqual(["hello team"]);
   });
 
   it("a decision whose resume stays unqueued: the clicker is told it is recorded and goes on by itself; it does when the queue is back", async () => {
     const note = noteTool();
-    const config = loadConfig({ STORE_URL: sqliteUrl(), MEMORY_EXTRACT_FACTS: "false" });
-    const store = await openStore(config.storeUrl, silentLogger);
     const queue = failingResumes(createLocalWorkQueue(silentLogger), 6);
-    const service = createAgentService({ config, model: new ScriptedModel(writeThenAnswer("Done")), store, logger: silentLogger, queue });
-    service.attach("console", { tools: [note.tool] });
-    await service.start();
+    const { service } = await harness(new ScriptedModel(writeThenAnswer("Done")), { tools: [note.tool], queue });
     const { hooks, shown } = recordingConsole([note.tool]);
-    try {
-      const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
-      // From here a surface's presenter shows the run (as on Slack and Discord): the click does not wait for it.
-      service.attach("console", hooks);
-      const result = await service.decide(
-        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
-        () => {},
-      );
-      expect(result).toMatchObject({ kind: "resumed", decision: "approve", note: expect.stringContaining("recorded") });
-      expect(result.kind === "resumed" && result.note).toMatch(/no need to click again/);
-      expect(shown).toEqual([]);
-      await until(() => shown.length === 1, "the run to go on once the queue is back", 20_000);
-      expect(queue.refused).toBe(6);
-      expect(shown[0]).toMatchObject({ status: "answered", answer: "Done (posted: hello team)" });
-      expect(note.posted).toEqual(["hello team"]);
-      expect(
-        await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } }, () => {}),
-      ).toMatchObject({ kind: "already_decided" });
-    } finally {
-      await service.close();
-      await store.close();
-    }
+    const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
+    // From here a surface's presenter shows the run (as on Slack and Discord): the click does not wait for it.
+    service.attach("console", hooks);
+    const result = await approve(service, pending);
+    expect(result).toMatchObject({ kind: "resumed", decision: "approve", note: expect.stringContaining("recorded") });
+    expect(result.kind === "resumed" && result.note).toMatch(/no need to click again/);
+    expect(shown).toEqual([]);
+    await until(() => shown.length === 1, "the run to go on once the queue is back", 20_000);
+    expect(queue.refused).toBe(6);
+    expect(shown[0]).toMatchObject({ status: "answered", answer: "Done (posted: hello team)" });
+    expect(note.posted).toEqual(["hello team"]);
+    expect(await approve(service, pending)).toMatchObject({ kind: "already_decided" });
   });
 
   it("a tool denied by a new TOOL_POLICY after a restart can no longer be approved", async () => {
@@ -262,4 +222,9 @@ function recordingTtls(ttls: Map<string, number | undefined>): (store: KeyValueS
         };
       },
     });
+}
+
+/** Alice approves the paused call, as her click does. */
+function approve(service: RunningAgentService, pending: PendingApproval): Promise<DecisionResult> {
+  return service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } }, () => {});
 }
