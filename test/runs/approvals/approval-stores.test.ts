@@ -5,15 +5,13 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { call, say, ScriptedModel } from "../../support/model-scripted.js";
-import type { RunningAgentService } from "../../../src/runs/service/create-agent-service.js";
-import type { PendingApproval } from "../../../src/contracts/types.js";
-import type { DecisionResult } from "../../../src/runs/api/decision-request.js";
 import { createLocalWorkQueue } from "../../../src/runs/queue/local-work-queue.js";
 import { failingResumes } from "../../support/failing-queue.js";
 import { until } from "../../support/until.js";
 import { silentLogger } from "../../../src/logger.js";
 import type { KeyValueStore } from "../../../src/memory/types.js";
 import {
+  aliceDecides,
   answerOf,
   harness,
   nextId,
@@ -62,7 +60,8 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
       },
     });
     const { service } = await harness(new ScriptedModel(writeThenAnswer("Done")), { tools: [note.tool], wrapStore: failingClear });
-    const result = await approve(service, pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {})));
+    const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
+    const result = await aliceDecides(service, pending, "approve");
     expect(answerOf(result)).toBe("Done (posted: hello team)");
     expect(note.posted).toEqual(["hello team"]);
   });
@@ -71,7 +70,8 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     const note = noteTool();
     const queue = failingResumes(createLocalWorkQueue(silentLogger), 2);
     const { service } = await harness(new ScriptedModel(writeThenAnswer("Done")), { tools: [note.tool], queue });
-    const result = await approve(service, pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {})));
+    const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
+    const result = await aliceDecides(service, pending, "approve");
     expect(queue.refused).toBe(2);
     expect(answerOf(result)).toBe("Done (posted: hello team)");
     expect(note.posted).toEqual(["hello team"]);
@@ -85,7 +85,7 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
     // From here a surface's presenter shows the run (as on Slack and Discord): the click does not wait for it.
     service.attach("console", hooks);
-    const result = await approve(service, pending);
+    const result = await aliceDecides(service, pending, "approve");
     expect(result).toMatchObject({ kind: "resumed", decision: "approve", note: expect.stringContaining("recorded") });
     expect(result.kind === "resumed" && result.note).toMatch(/no need to click again/);
     expect(shown).toEqual([]);
@@ -93,7 +93,7 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     expect(queue.refused).toBe(6);
     expect(shown[0]).toMatchObject({ status: "answered", answer: "Done (posted: hello team)" });
     expect(note.posted).toEqual(["hello team"]);
-    expect(await approve(service, pending)).toMatchObject({ kind: "already_decided" });
+    expect(await aliceDecides(service, pending, "approve")).toMatchObject({ kind: "already_decided" });
   });
 
   it("a tool denied by a new TOOL_POLICY after a restart can no longer be approved", async () => {
@@ -104,10 +104,7 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     await closeNow(first);
     const model = new ScriptedModel([say("Not allowed any more.")]);
     const second = await harness(model, { tools: [note.tool], storeUrl, env: { TOOL_POLICY: "post_note=deny" } });
-    const result = await second.service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
-      second.sink,
-    );
+    const result = await aliceDecides(second.service, pending, "approve", second.sink);
     expect(answerOf(result)).toBe("Not allowed any more.");
     expect(note.posted).toEqual([]);
     expect(model.requests[0]!.messages.at(-1)?.content).toMatch(/not allowed by this bot's tool policy/);
@@ -120,10 +117,7 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     const { service, sink } = await harness(model, { tools: [note.tool], clock: () => now, env: { APPROVAL_TIMEOUT_MS: "60000" } });
     const pending = pendingOf(await service.ask({ origin: originFor(), text: "post late" }, sink));
     now += 60_001;
-    const result = await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
-      sink,
-    );
+    const result = await aliceDecides(service, pending, "approve", sink);
     if (result.kind !== "expired" || !result.outcome) throw new Error(result.kind);
     const calls = result.outcome.steps.flatMap((step) => step.calls);
     expect(calls.map((item) => [item.tool, item.outcome])).toEqual([["post_note", "blocked"]]);
@@ -204,7 +198,7 @@ describe("how long approval records live in the store", () => {
     });
     const pending = pendingOf(await service.ask({ origin: originFor("alice", "console:ttl"), text: "post" }, sink));
     expect(ttls.get(`approval:run:${pending.runId}`)).toBe(60_000 + 60 * 60_000);
-    await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } }, sink);
+    await aliceDecides(service, pending, "approve", sink);
     expect(ttls.get(`approval:decision:${pending.runId}:${pending.callId}`)).toBe(24 * 60 * 60_000);
   });
 });
@@ -222,9 +216,4 @@ function recordingTtls(ttls: Map<string, number | undefined>): (store: KeyValueS
         };
       },
     });
-}
-
-/** Alice approves the paused call, as her click does. */
-function approve(service: RunningAgentService, pending: PendingApproval): Promise<DecisionResult> {
-  return service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } }, () => {});
 }
