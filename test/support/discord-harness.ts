@@ -191,6 +191,29 @@ export function messageBodies(calls: readonly RecordedCall[]): any[] {
     .map((call) => call.body);
 }
 
+/** The approval card an /ask brought: its message, its buttons' ids and its text. */
+export interface DiscordApprovalCard {
+  readonly messageId: string;
+  readonly approve: string;
+  readonly deny: string;
+  readonly content: string;
+}
+
+/** `user` asks with /ask; resolves with the approval card the run then posts as a follow-up. */
+export async function askUntilApproval(h: DiscordHarness, user: FakeUser, question: string): Promise<DiscordApprovalCard> {
+  const { fake } = h;
+  const { token } = fake.slashCommand("ask", user, { values: { question } });
+  await fake.waitForCall("PATCH", originalPath(fake, token), (request) => String(request.body.content).startsWith("⏸️"));
+  const posted = await fake.waitForCall(
+    "POST",
+    webhookPath(fake, token),
+    (request) => Array.isArray(request.body.components) && request.body.components.length > 0,
+  );
+  const message = fake.messagesIn(fake.general.id).find((candidate) => candidate.content === posted.body.content)!;
+  const [approve, deny] = (posted.body.components[0].components as { custom_id: string }[]).map((button) => button.custom_id);
+  return { messageId: message.id, approve: approve!, deny: deny!, content: String(posted.body.content) };
+}
+
 /** A message sent or edited through an interaction's webhook, @original excluded (follow-ups). */
 export function followUpWith(fake: FakeDiscord, token: string, predicate: (content: string) => boolean): Promise<RecordedCall> {
   const path = new RegExp(`^/webhooks/${fake.applicationId}/${token}(/messages/\\d+)?$`);
