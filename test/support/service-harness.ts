@@ -12,6 +12,7 @@ import { createAuthority } from "../../src/governance/authority.js";
 import { fixedSettings } from "../../src/governance/settings-source.js";
 import type { SurfaceHooks } from "../../src/runs/api/surface-hooks.js";
 import type { WorkQueue } from "../../src/runs/queue/work-queue.js";
+import type { RunObserver } from "../../src/runs/worker/run-observer.js";
 import { usePerTest, type PerTest } from "./per-test.js";
 
 export interface NoteTool {
@@ -69,6 +70,8 @@ export async function startService(options: {
   wrapStore?: (store: KeyValueStore) => KeyValueStore;
   /** A queue with a fault in it (default: the in-process queue). */
   queue?: WorkQueue;
+  /** What watches the runs (metrics, tracing), as app.ts hands them to the service. */
+  observers?: readonly RunObserver[];
   /** Console approvers besides the requester. */
   approvers?: readonly string[];
   /** What an approval nobody decided in time tells the console. */
@@ -88,6 +91,7 @@ export async function startService(options: {
     clock: options.clock,
     authority,
     queue: options.queue,
+    observers: options.observers,
   });
   service.attach("console", { tools: options.tools ?? [], ...(options.expired ? { expired: options.expired } : {}) });
   if (options.start !== false) await service.start();
