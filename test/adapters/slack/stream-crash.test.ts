@@ -60,25 +60,29 @@ async function startProcess(
 
 const thread = () => slack.threadMessages(CHANNEL, THREAD);
 
+/** kill -9; resolves with the message it left streaming. */
+async function killed(started: { child: ChildProcess; exited: Promise<unknown> }) {
+  started.child.kill("SIGKILL");
+  await started.exited;
+  return slack.leftStreaming()[0];
+}
+
+/** The answer shows with its 👍 / 👎. */
+const answerShown = () =>
+  until(() => thread().some((message) => JSON.stringify(message.blocks ?? []).includes(FEEDBACK_UP_ACTION)), "the answer", 20_000, 50);
+
 describe("a streamed answer survives kill -9", () => {
   it("killed mid-stream: the next process stops and marks the half-written message and answers once below it", async () => {
     const first = await startProcess(150);
     await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> how did the numbers go?`, ts: THREAD }));
     // Some of the answer showed, and the stream is open.
     await slack.waitForCall("chat.appendStream", () => true, 20_000);
-    first.child.kill("SIGKILL");
-    await first.exited;
-    const [half] = slack.leftStreaming();
+    const half = await killed(first);
     expect(half).toBeDefined();
     expect(ANSWER.startsWith(shownText(half!))).toBe(true);
 
     await startProcess(5);
-    await until(
-      () => thread().some((message) => JSON.stringify(message.blocks ?? []).includes(FEEDBACK_UP_ACTION)),
-      "the answer",
-      20_000,
-      50,
-    );
+    await answerShown();
 
     expect(slack.leftStreaming()).toEqual([]);
     expect(shownText(slack.message(CHANNEL, half!.ts)!)).toContain(INTERRUPTED_ANSWER);
@@ -104,18 +108,11 @@ describe("a stream Slack started as the bot was killed survives the restart", ()
       const first = await startProcess(150, steps);
       await postEvent(first.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> how did the numbers go?`, ts: THREAD }));
       await slack.waitForCall("chat.startStream", (call) => starts(call.args), 20_000);
-      first.child.kill("SIGKILL");
-      await first.exited;
-      const [orphan] = slack.leftStreaming();
+      const orphan = await killed(first);
       expect(orphan).toBeDefined();
 
       await startProcess(5, steps);
-      await until(
-        () => thread().some((message) => JSON.stringify(message.blocks ?? []).includes(FEEDBACK_UP_ACTION)),
-        "the answer",
-        20_000,
-        50,
-      );
+      await answerShown();
 
       expect(slack.leftStreaming()).toEqual([]);
       expect(shownText(slack.message(CHANNEL, orphan!.ts)!)).toContain("(interrupted)");
