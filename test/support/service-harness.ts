@@ -12,6 +12,8 @@ import { createAuthority } from "../../src/governance/authority.js";
 import { fixedSettings } from "../../src/governance/settings-source.js";
 import type { SurfaceHooks } from "../../src/runs/api/surface-hooks.js";
 import type { HarnessConnect } from "./connect-stand-in.js";
+import type { WorkQueue } from "../../src/runs/queue/work-queue.js";
+import type { RunObserver } from "../../src/runs/worker/run-observer.js";
 import { usePerTest, type PerTest } from "./per-test.js";
 
 export interface NoteTool {
@@ -67,6 +69,10 @@ export async function startService(options: {
   logger?: Logger;
   /** Puts a fault or a recorder between the service and the real store. */
   wrapStore?: (store: KeyValueStore) => KeyValueStore;
+  /** A queue with a fault in it (default: the in-process queue). */
+  queue?: WorkQueue;
+  /** What watches the runs (metrics, tracing), as app.ts hands them to the service. */
+  observers?: readonly RunObserver[];
   /** Console approvers besides the requester. */
   approvers?: readonly string[];
   /** What an approval nobody decided in time tells the console. */
@@ -88,6 +94,8 @@ export async function startService(options: {
     clock: options.clock,
     authority,
     ...(options.connect ? { connectLink: options.connect.link } : {}),
+    queue: options.queue,
+    observers: options.observers,
   });
   const tools = [...(options.tools ?? []), ...(options.connect?.tools ?? [])];
   service.attach("console", { tools, ...(options.expired ? { expired: options.expired } : {}) });

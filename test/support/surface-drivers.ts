@@ -25,7 +25,15 @@ import { startConsole } from "./console-harness.js";
 import { startDiscordHarness } from "./discord-harness.js";
 import type { FakeUser } from "./fake-discord-payloads.js";
 import { BOT_USER_ID, shownText, type FakeMessage } from "./fake-slack.js";
-import { blockActionPayload, mentionEvent, postEvent, postInteraction, viewSubmissionPayload } from "./fake-slack-requests.js";
+import {
+  actionValue,
+  blockActionPayload,
+  clickOnMessage,
+  mentionEvent,
+  postEvent,
+  postInteraction,
+  viewSubmissionPayload,
+} from "./fake-slack-requests.js";
 import { submittedValues } from "./fake-slack-views.js";
 import type { ModalEntries, OpenedModal } from "./fake-discord-modals.js";
 import { storedBytes } from "./store-bytes.js";
@@ -168,17 +176,6 @@ function settingsFor(surface: "slack" | "discord" | "console", ids: Record<Who, 
   });
 }
 
-/** The value of the element with this action id, wherever it sits in the blocks. */
-function actionValue(blocks: unknown, actionId: string): string | undefined {
-  if (Array.isArray(blocks)) return blocks.map((block) => actionValue(block, actionId)).find((value) => value !== undefined);
-  if (typeof blocks !== "object" || blocks === null) return undefined;
-  const element = blocks as Record<string, unknown>;
-  if (element.action_id === actionId && typeof element.value === "string") return element.value;
-  return Object.values(element)
-    .map((child) => actionValue(child, actionId))
-    .find((value) => value !== undefined);
-}
-
 export const slackDriver: SurfaceDriver = {
   name: "slack",
   people: true,
@@ -257,17 +254,7 @@ export const slackDriver: SurfaceDriver = {
       async click(who, button) {
         const actionId = SLACK_ACTIONS[button];
         await session.waitForButton(button);
-        const message = carrying(button)!;
-        const payload = blockActionPayload({
-          user: SLACK_PEOPLE[who],
-          actionId,
-          value: actionValue(message.blocks, actionId)!,
-          channel: "C0GENERAL",
-          messageTs: message.ts,
-          threadTs: message.thread_ts ?? message.ts,
-          blocks: message.blocks ?? [],
-          triggerId: h.fake.trigger(),
-        });
+        const payload = clickOnMessage(carrying(button)!, { user: SLACK_PEOPLE[who], actionId, triggerId: h.fake.trigger() });
         // Slack takes a click only with a 200 within its 3 s, whatever the core does with it.
         expect((await postInteraction(h.eventsUrl, payload)).status).toBe(200);
       },

@@ -16,7 +16,7 @@ import type { ReplyHandle } from "../../runs/api/task.js";
 import type { Draft } from "./answer-draft.js";
 import type { AnswerCard, ApprovalCard, Progress, SettledCard } from "./cards.js";
 import type { SurfaceCore } from "./inbound.js";
-import type { UnfinishedMessage } from "./unfinished-messages.js";
+import type { LeftOpen } from "./unfinished-messages.js";
 
 /** What every platform surface is built with. */
 export interface SurfaceDeps {
@@ -85,10 +85,13 @@ export interface RunDisplay<Ref> {
   failure(): Promise<void>;
   /** The answer of `runId` already in the conversation (see RunPresenter.findAnswer); where the platform can tell. Must not throw. */
   findAnswer?(runId: string): Promise<PostedAnswer | undefined>;
-  /** The messages it holds open right now (unfinished-messages.ts), read after each of its writes. */
-  unfinished?(): readonly UnfinishedMessage[];
+  /**
+   * The messages it holds open right now, and the threads where a write of it may start a stream (unfinished-messages.ts):
+   * read before its first write and after each one; the threads are left out once its writes are over.
+   */
+  unfinished?(): readonly LeftOpen[];
   /** Ends what a process that died during this run left open: stopped, a text marked as answered again below. Never throws. */
-  settleUnfinished?(left: readonly UnfinishedMessage[]): Promise<void>;
+  settleUnfinished?(left: readonly LeftOpen[]): Promise<void>;
 }
 
 /** What a run's display is built from: `below` is the approval message an expired run's summary goes under. */

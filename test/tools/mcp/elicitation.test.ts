@@ -2,30 +2,18 @@
 // is kept for the run's requester only, defaults fill what they left empty, accept / decline /
 // cancel reach the server as the spec has them, an unanswered form is cancelled at
 // MCP_ELICITATION_TIMEOUT_MS, and the call's timeout and the run's deadline stand still meanwhile.
-import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AgentEvent, ModelRequest, PendingForm, RunOutcome } from "../../../src/contracts/types.js";
 import type { AskingLog } from "../../support/mcp-asking-tools.js";
 import { startAskingServer } from "../../support/elicitation-harness.js";
 import { startMcpService } from "../../support/mcp-harness.js";
 import { call, say, ScriptedModel, type ScriptedReply, type ScriptStep } from "../../support/model-scripted.js";
 import { originFor } from "../../support/service-harness.js";
-import { temporaryFolder } from "../../support/temporary-folder.js";
+import { usePerTest } from "../../support/per-test.js";
 import { until } from "../../support/until.js";
 import type { RunningAgentService } from "../../../src/runs/service/create-agent-service.js";
 
-let folder: Awaited<ReturnType<typeof temporaryFolder>>;
-let stores = 0;
-const cleanups: Array<() => Promise<void>> = [];
-beforeAll(async () => {
-  folder = await temporaryFolder();
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-afterAll(async () => {
-  await folder.remove();
-});
+const { sqliteUrl, closeAfter } = usePerTest();
 
 const observed = (request: ModelRequest): ScriptedReply => say(`server said: ${request.messages.at(-1)?.content ?? ""}`);
 
@@ -43,7 +31,7 @@ interface Bot {
 /** `toolTimeoutMs`: each MCP call's own timeout (the manager's default, as AGENT_TOOL_TIMEOUT_MS gives it in the app). */
 async function startBot(env: Record<string, string> = {}, toolTimeoutMs = 10_000, elicitTimeoutMs?: number): Promise<Bot> {
   const { manager, log, close: closeServer } = await startAskingServer({ toolTimeoutMs, ...(elicitTimeoutMs ? { elicitTimeoutMs } : {}) });
-  cleanups.push(closeServer);
+  closeAfter({ close: closeServer });
   const events: AgentEvent[] = [];
   const waiters: Array<(form: PendingForm) => void> = [];
   const sink = (event: AgentEvent) => {
@@ -54,10 +42,10 @@ async function startBot(env: Record<string, string> = {}, toolTimeoutMs = 10_000
   const { service, close } = await startMcpService({
     model: { name: "scripted", complete: (request, signal) => model!.complete(request, signal) },
     manager,
-    storeUrl: `sqlite://${join(folder.path, `bot-${++stores}.sqlite`)}`,
+    storeUrl: sqliteUrl(),
     env,
   });
-  cleanups.push(close);
+  closeAfter({ close });
   return {
     service,
     log,
