@@ -3,6 +3,7 @@
 // surface: they open every request), and the run's own note (the time to the minute and the
 // facts recalled for this question), which goes after the history, right before the question.
 import type { Fact } from "../../memory/types.js";
+import { DATA_BLOCKS_INSTRUCTION } from "./data-blocks.js";
 import type { ChatMessage, Surface } from "../../contracts/types.js";
 
 const SURFACE_STYLE: Record<Surface, string> = {
@@ -18,6 +19,7 @@ export function stableInstructions(surface: Surface): string {
     "You are a careful assistant that works through tools. Call a tool when it gives a better answer than guessing;",
     "answer directly when you already know. Never invent tool results. If a tool fails, say so or try another way.",
     "Tools that change things (posting messages, writing data) need a person's approval: the run pauses until they decide.",
+    DATA_BLOCKS_INSTRUCTION,
     SURFACE_STYLE[surface],
   ].join("\n");
 }
