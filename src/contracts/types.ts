@@ -129,6 +129,11 @@ export interface Tool<Args = any> {
   /** The provider's own policy layer (an MCP server's `approval` setting); combined strictly with TOOL_POLICY (tool-policy.ts). */
   readonly approval?: "asks" | "runs without asking";
   readonly provider?: ToolProvider;
+  /**
+   * A read of a place's messages (read_channel, read_thread): the channel it reads, as the model named
+   * it, so its result's source says where the text was read. Must not throw.
+   */
+  readonly readsFrom?: (args: Args) => string;
   /** False: not offered to this run (e.g. create_schedule to a run a schedule started). Absent: offered everywhere. */
   readonly availableTo?: (origin: TaskOrigin) => boolean;
   /** Returns the result as text (or a JSON-serialisable value). Throwing is fine: it becomes an error observation. */

@@ -74,6 +74,7 @@ export function chatTools(primitives: ChatPrimitives): Tool[] {
     description: `Read the most recent messages of a ${platform} channel the person asking can read (this conversation included), oldest first (at most ${READ_LIMIT_MAX}).`,
     schema: ReadChannelArgs,
     effect: "read",
+    readsFrom: (args) => args.channel,
     execute: async (args, { origin }) =>
       listing(await primitives.readChannel(origin, args.channel, args.limit), `No messages in ${args.channel}.`),
   };
@@ -94,6 +95,7 @@ export function chatTools(primitives: ChatPrimitives): Tool[] {
     description: `Read one ${platform} thread: its first message and its newest replies (at most ${READ_LIMIT_MAX} messages), oldest first, where the person asking can read.`,
     schema: ReadThreadArgs,
     effect: "read",
+    readsFrom: (args) => args.channel,
     execute: async (args, { origin }) =>
       listing(await thread.read(origin, args.channel, args.thread_ts), `The thread ${args.thread_ts} is empty.`),
   };

@@ -6,7 +6,7 @@
 // up to the question (bounded), never just its start.
 import type { webApi } from "@slack/bolt";
 import { z } from "zod";
-import type { ChatMessage } from "../../contracts/types.js";
+import type { SourcedText, TextSource } from "../../contracts/provenance.js";
 import type { Logger } from "../../logger.js";
 import type { ContextLoader } from "../../runs/api/surface-hooks.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
@@ -25,6 +25,8 @@ export interface ThreadContextRequest {
   /** The message that asked; it and anything after it are not context. */
   readonly beforeTs: string;
   readonly botUserId?: string;
+  /** Who asked: their own earlier messages in the thread are theirs, not another person's. */
+  readonly requester?: string;
   readonly maxTokens?: number;
 }
 
@@ -33,14 +35,22 @@ export function threadSource(channel: string, threadTs: string, beforeTs: string
   return { channel, thread_ts: threadTs, before_ts: beforeTs };
 }
 
-/** Pure: Slack thread messages (oldest first, untrusted) to bounded chat context (the model's `counter`), without bots or earlier questions to the bot. */
-export function toThreadContext(rawMessages: readonly unknown[], request: ThreadContextRequest, counter: TokenCounter): ChatMessage[] {
+/** Who wrote a thread message, as its source: the requester, or another person in the channel (as Slack's mrkdwn names both). */
+function sourceOf(user: string | undefined, request: ThreadContextRequest): TextSource {
+  const author = { id: user ?? "unknown" };
+  return user !== undefined && user === request.requester
+    ? { kind: "requester", person: author }
+    : { kind: "person", author, channel: `<#${request.channel}>` };
+}
+
+/** Pure: Slack thread messages (oldest first, untrusted) to bounded context with their sources (the model's `counter`), without bots or earlier questions to the bot. */
+export function toThreadContext(rawMessages: readonly unknown[], request: ThreadContextRequest, counter: TokenCounter): SourcedText[] {
   const bot = request.botUserId;
   const people = messagesIn(rawMessages)
     .filter((m) => Number(m.ts) < Number(request.beforeTs) && m.bot_id === undefined && m.user !== bot && m.text.trim() !== "")
     .filter((m) => bot === undefined || !m.text.includes(`<@${bot}`));
   return boundedThread(
-    people.map((m) => ({ author: `<@${m.user ?? "unknown"}>`, text: m.text })),
+    people.map((m) => ({ source: sourceOf(m.user, request), text: m.text })),
     counter,
     request.maxTokens,
   );
@@ -65,9 +75,9 @@ export function slackContextLoader(
   counter: TokenCounter,
   logger: Logger,
 ): ContextLoader {
-  return threadContextLoader(SourceSchema, logger, async ({ channel, thread_ts: threadTs, before_ts: beforeTs }) => {
+  return threadContextLoader(SourceSchema, logger, async ({ channel, thread_ts: threadTs, before_ts: beforeTs }, origin) => {
     const bot = botUserId();
-    const request = { channel, threadTs, beforeTs, ...(bot ? { botUserId: bot } : {}) };
+    const request = { channel, threadTs, beforeTs, requester: origin.requester.id, ...(bot ? { botUserId: bot } : {}) };
     return toThreadContext(await threadBefore(client, request, logger), request, counter);
   });
 }

@@ -40,6 +40,13 @@ function headerLabel(source: TextSource): string {
   return defaceMarkers(sourceLabel(source)).replaceAll(">>", "››");
 }
 
+const WHOLE_BLOCK = /^<<data ([0-9a-f]{12}) from="[^"\n]*">>\n([\s\S]*)\n<<end data \1>>$/;
+
+/** What a text that is one data block holds, for readers that want the words (the offline demo model); any other text as it is. */
+export function dataInside(text: string): string {
+  return WHOLE_BLOCK.exec(text)?.[2] ?? text;
+}
+
 /** The text as the model reads it: the requester's own as it is, any other inside a data block under `boundary`. */
 export function asData(text: string, source: TextSource, boundary: string): string {
   if (isRequesterSource(source)) return text;

@@ -4,6 +4,7 @@ import { joinContent } from "../content.js";
 import { shorten } from "../../contracts/trace-text.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
 import type { ChatMessage, GuardStop, Model, StepRecord, TokenUsage } from "../../contracts/types.js";
+import { dataInside } from "./data-blocks.js";
 
 const SUMMARY_TIMEOUT_MS = 20_000;
 /** After a deadline the model may be the thing that hangs: the summary gets this much, or half the run's limit if that is less. */
@@ -43,7 +44,7 @@ function stepDigest(steps: readonly StepRecord[]): string {
   const lines: string[] = [];
   for (const step of steps) {
     for (const call of step.calls)
-      lines.push(`- ${call.tool}(${shorten(call.args, 60)}) → ${call.outcome}: ${shorten(call.observation, 160)}`);
+      lines.push(`- ${call.tool}(${shorten(call.args, 60)}) → ${call.outcome}: ${shorten(dataInside(call.observation), 160)}`);
     if (step.calls.length === 0 && step.text) lines.push(`- said: ${shorten(step.text, 160)}`);
   }
   return lines.join("\n") || "- no tool was called";
@@ -103,7 +104,9 @@ function fallbackSummary(steps: readonly StepRecord[], stop: GuardStop, question
       : `I could not finish "${shorten(question, 120)}" and had not gathered any results yet.`;
   }
   const shown = calls.slice(-FALLBACK_STEPS_SHOWN);
-  const lines = shown.map((call) => `• ${call.tool}(${shorten(call.args, 60)}) — ${call.outcome}: ${shorten(call.observation, 140)}`);
+  const lines = shown.map(
+    (call) => `• ${call.tool}(${shorten(call.args, 60)}) — ${call.outcome}: ${shorten(dataInside(call.observation), 140)}`,
+  );
   const skipped = calls.length - shown.length;
   return [
     `I could not finish "${shorten(question, 120)}". Here is what I did before stopping:`,

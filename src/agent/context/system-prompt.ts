@@ -3,7 +3,7 @@
 // surface: they open every request), and the run's own note (the time to the minute and the
 // facts recalled for this question), which goes after the history, right before the question.
 import type { Fact } from "../../memory/types.js";
-import { DATA_BLOCKS_INSTRUCTION } from "./data-blocks.js";
+import { asData, DATA_BLOCKS_INSTRUCTION } from "./data-blocks.js";
 import type { ChatMessage, Surface } from "../../contracts/types.js";
 
 const SURFACE_STYLE: Record<Surface, string> = {
@@ -24,18 +24,23 @@ export function stableInstructions(surface: Surface): string {
   ].join("\n");
 }
 
-/** What changes per run: the time (to the minute, so runs in one minute send the same) and the facts recalled. */
-export function runNote(options: { facts: readonly Fact[]; now: Date }): string {
+/**
+ * What changes per run: the time (to the minute) and the facts recalled. The facts were distilled
+ * from earlier conversations, whose text may have come from anyone: they are a data block under
+ * the run's `boundary`.
+ */
+export function runNote(options: { facts: readonly Fact[]; now: Date; boundary: string }): string {
   const lines = [`The current date and time (UTC) is ${options.now.toISOString()}.`];
   if (options.facts.length > 0) {
+    const facts = options.facts.map((fact) => `- ${fact.text}`).join("\n");
     lines.push("", "Remembered facts about this conversation (from earlier runs; they may be out of date):");
-    for (const fact of options.facts) lines.push(`- ${fact.text}`);
+    lines.push(asData(facts, { kind: "memory" }, options.boundary));
   }
   return lines.join("\n");
 }
 
 /** Both parts as one message, for a run with no history to put between them (the console's demo loop). */
-export function buildSystemPrompt(options: { surface: Surface; facts: readonly Fact[]; now: Date }): string {
+export function buildSystemPrompt(options: { surface: Surface; facts: readonly Fact[]; now: Date; boundary: string }): string {
   return `${stableInstructions(options.surface)}\n${runNote(options)}`;
 }
 

@@ -15,6 +15,7 @@ import { callAsker, type CallAsker } from "./person-questions.js";
 import { logStep } from "./step-log.js";
 import { replyUsage, UsageMeter } from "./usage-meter.js";
 import { meteredModel } from "../models/metered-model.js";
+import { newBoundary } from "../context/data-blocks.js";
 import { summarize, summaryTimeoutMs } from "../context/summary.js";
 import { EMPTY_REPLY_NUDGE } from "../context/system-prompt.js";
 import type {
@@ -53,6 +54,8 @@ export class ActiveRun {
   private readonly emitter: (event: AgentEvent) => void;
   private readonly writeSignal: () => AbortSignal;
   private readonly clock: () => number;
+  /** What the run's data blocks are marked with: kept from its start, or drawn for a run stored before there were any. */
+  private readonly boundary: string;
 
   constructor(
     private readonly state: Omit<RunState, "pending"> & { pending?: RunState["pending"] },
@@ -69,6 +72,7 @@ export class ActiveRun {
     this.usage = state.usage;
     this.pending = state.pending;
     this.clock = deps.clock ?? Date.now;
+    this.boundary = state.boundary ?? newBoundary();
     const settled = [...this.steps.flatMap((step) => step.calls), ...(state.pending?.done ?? [])];
     this.meter = new UsageMeter(deps, { runId: state.runId, origin: state.origin });
     // Compaction and the summary go to the meter through the model itself; built only when someone reads the usage.
@@ -100,6 +104,7 @@ export class ActiveRun {
         ? { signal, runId: this.runId, origin: this.state.origin, answerFiles: this.deps.answerFiles }
         : { signal, runId: this.runId, origin: this.state.origin },
       step,
+      boundary: this.boundary,
       emit: this.emitter,
       writeSignal: this.writeSignal,
       ...(this.deps.forms ? { asker: this.asker(step, this.deps.forms) } : {}),
@@ -295,6 +300,7 @@ export class ActiveRun {
       usage: this.usage,
       elapsedMs: this.cancellation.elapsedMs(),
       ...(this.pending ? { pending: this.pending } : {}),
+      boundary: this.boundary,
     };
   }
 

@@ -5,6 +5,8 @@
 import { checkOscillation, oscillationMemory } from "../guards/oscillation.js";
 import { nextErrorStreak } from "../guards/consecutive-errors.js";
 import { checkRepeat, repeatWarning } from "../guards/repeat.js";
+import { asData } from "../context/data-blocks.js";
+import { resultSource } from "../tools/result-source.js";
 import { callSignature } from "../tools/signature.js";
 import type { GuardCounters } from "./run-state.js";
 import type { ToolPolicy } from "../tools/tool-policy.js";
@@ -18,6 +20,8 @@ export interface BatchContext {
   readonly oscillationWindow: number;
   readonly toolContext: ToolContext;
   readonly step: number;
+  /** The run's data-block boundary: a tool's result reaches the model as data under it. */
+  readonly boundary: string;
   readonly emit: (event: AgentEvent) => void;
   /** The signal a write runs under once it started: the run's deadline alone (bounded by it and the tool's timeout). */
   readonly writeSignal: () => AbortSignal;
@@ -150,7 +154,7 @@ export async function runPrepared(prepared: Extract<PreparedCall, { kind: "ready
     prepared.signature,
     execution.outcome,
     execution.result,
-    context.tools.observation(execution.result),
+    asData(context.tools.observation(execution.result), resultSource(prepared.tool, prepared.args), context.boundary),
     execution.durationMs,
   );
   const record = forms.length > 0 ? { ...made, forms } : made;

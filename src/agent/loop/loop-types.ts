@@ -63,6 +63,8 @@ export interface RunStart {
    * counts against the run. Must not reject (a file that fails is a note among the parts).
    */
   readonly attachments?: (signal: AbortSignal) => Promise<readonly ContentPart[]>;
+  /** The boundary the context's data blocks were made with (context/data-blocks.ts); absent: the run draws one. */
+  readonly boundary?: string;
 }
 
 export type Resolution =

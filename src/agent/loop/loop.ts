@@ -1,6 +1,7 @@
 // The guarded agent loop. One step = one model call; tool calls go through the registry and
 // the guards; when a guard trips the person still gets a summary. A write that needs a person
 // pauses the run and hands back its whole state, to be resumed with the decision.
+import { newBoundary } from "../context/data-blocks.js";
 import { ActiveRun } from "./active-run.js";
 import type { LoopDeps, LoopResult, Resolution, RunHooks, RunStart, StepEnd, StopSignal } from "./loop-types.js";
 import { emptyGuardCounters, type RunState } from "./run-state.js";
@@ -72,6 +73,7 @@ export async function runAgent(start: RunStart, deps: LoopDeps, sink: EventSink,
       guards: emptyGuardCounters,
       usage: { promptTokens: 0, completionTokens: 0 },
       elapsedMs: start.attachments ? performance.now() - began : 0,
+      boundary: start.boundary ?? newBoundary(),
     },
     deps,
     sink,

@@ -13,6 +13,7 @@ import type {
   TokenUsage,
   ToolCall,
 } from "../../contracts/types.js";
+import { BOUNDARY_PATTERN } from "../context/data-blocks.js";
 import type { RepeatState } from "../guards/repeat.js";
 
 export interface GuardCounters {
@@ -54,6 +55,11 @@ export interface RunState {
   /** Run time used so far; time spent waiting for a person does not count. */
   readonly elapsedMs: number;
   readonly pending?: PendingStep;
+  /**
+   * The run's data-block boundary (context/data-blocks.ts). Absent in runs stored before text had
+   * sources: such a run draws one when it is taken up again.
+   */
+  readonly boundary?: string;
 }
 
 const ToolCallSchema = z.object({ id: z.string().max(200), name: z.string().max(200), arguments: z.string() });
@@ -216,6 +222,7 @@ export const RunStateSchema = z.object({
       connect: z.string().optional(),
     })
     .optional(),
+  boundary: z.string().regex(BOUNDARY_PATTERN).optional(),
 }) satisfies z.ZodType<RunState>;
 
 export const emptyGuardCounters: GuardCounters = { repeat: { streak: 0 }, recent: [], errorStreak: 0 };

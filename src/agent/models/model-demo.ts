@@ -11,6 +11,7 @@ import { observationForPeople } from "../../contracts/observation-text.js";
 import { shorten } from "../../contracts/trace-text.js";
 import { toldAsStream, wordByWord } from "./reply-deltas.js";
 import { DEMO_NOTE_TOOL } from "../tools/demo-note.js";
+import { dataInside } from "../context/data-blocks.js";
 import type { ChatMessage, Model, ModelReply, ModelRequest, ToolCall, UserContent } from "../../contracts/types.js";
 
 interface PlannedCall {
@@ -214,7 +215,9 @@ function allCalls(messages: readonly ChatMessage[]): ToolCall[] {
 }
 
 function resultsById(messages: readonly ChatMessage[]): Map<string, string> {
-  return new Map(messages.flatMap((message) => (message.role === "tool" ? [[message.toolCallId, message.content] as const] : [])));
+  return new Map(
+    messages.flatMap((message) => (message.role === "tool" ? [[message.toolCallId, dataInside(message.content)] as const] : [])),
+  );
 }
 
 function answerFrom(turn: Turn): string {

@@ -1,13 +1,17 @@
 // Everything a surface brings to the runs, registered once at attach: its chat tools, how its
 // runs are shown, how its thread context and files are read, and how an older record's origin
 // is read by this version.
-import type { ChatMessage, TaskOrigin, Tool } from "../../contracts/types.js";
+import type { SourcedText } from "../../contracts/provenance.js";
+import type { TaskOrigin, Tool } from "../../contracts/types.js";
 import type { SurfaceFiles } from "../../files/file-ref.js";
 import type { ExpiryHandler, NoteLink, PresenterFactory, RefusalNote } from "./presenting.js";
 import type { ReplyHandle } from "./task.js";
 
-/** Reads a task's thread context from its `contextSource` when its run starts. Must not throw (no context: []). */
-export type ContextLoader = (source: Readonly<Record<string, string>>, origin: TaskOrigin) => Promise<readonly ChatMessage[]>;
+/**
+ * Reads a task's thread context from its `contextSource` when its run starts: each message with
+ * where it came from (the requester's own, or another person's). Must not throw (no context: []).
+ */
+export type ContextLoader = (source: Readonly<Record<string, string>>, origin: TaskOrigin) => Promise<readonly SourcedText[]>;
 
 /** An origin stored by an older version, as this version reads it: with its scope, and no secret left in its place. */
 export type OriginUpgrade = (origin: TaskOrigin) => { readonly origin: TaskOrigin; readonly reply?: ReplyHandle };

@@ -14,6 +14,8 @@ import { historyTokenBudget } from "../../agent/loop/loop-deps.js";
 import { meteredModel } from "../../agent/models/metered-model.js";
 import type { RunState } from "../../agent/loop/run-state.js";
 import { runNote, stableInstructions } from "../../agent/context/system-prompt.js";
+import { asData } from "../../agent/context/data-blocks.js";
+import type { SourcedText } from "../../contracts/provenance.js";
 import type { ChatMessage, Model, RunOutcome, TaskOrigin } from "../../contracts/types.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
 import type { ContextLoaders } from "./context-loaders.js";
@@ -43,8 +45,11 @@ export interface ConversationMemoryDeps {
 }
 
 export interface ConversationMemory {
-  /** The messages before the question, ordered for prompt caches: what is the same for every run of the conversation first. */
-  contextOf(task: Task): Promise<ChatMessage[]>;
+  /**
+   * The messages before the question, ordered for prompt caches: what is the same for every run of
+   * the conversation first. What is not the requester's own is data under the run's `boundary`.
+   */
+  contextOf(task: Task, boundary: string): Promise<ChatMessage[]>;
   /** Writes after an answer: the turn (retried while the store is down, bounded), then facts in the background. Never rejects. */
   afterAnswer(state: RunState, outcome: Extract<RunOutcome, { status: "answered" }>): Promise<void>;
   facts(conversationKey: string): Promise<readonly Fact[]>;
@@ -75,7 +80,7 @@ export function createConversationMemory(deps: ConversationMemoryDeps): Conversa
   /** Answers showing now, by conversation, until their history is written: a forget waits for them. */
   const showing = new Map<string, Set<Promise<void>>>();
 
-  async function contextOf(task: Task): Promise<ChatMessage[]> {
+  async function contextOf(task: Task, boundary: string): Promise<ChatMessage[]> {
     const settings = deps.settingsOf(task.origin);
     // A run in the first second after the start waits for the tokenizer's sliced build instead of blocking on it.
     await counter.whenReady();
@@ -84,8 +89,13 @@ export function createConversationMemory(deps: ConversationMemoryDeps): Conversa
     const now = new Date(Math.floor(clock() / 60_000) * 60_000);
     const persona = settings.systemPrompt ? `\n\nInstructions for this channel (from the bot's settings):\n${settings.systemPrompt}` : "";
     const instructions: ChatMessage = { role: "system", content: stableInstructions(task.origin.surface) + persona };
+    const asMessage = (line: SourcedText): ChatMessage => ({ role: "user", content: asData(line.text, line.source, boundary) });
     if (!settings.memory)
-      return [instructions, ...(await deps.contextLoaders.load(task)), { role: "system", content: runNote({ facts: [], now }) }];
+      return [
+        instructions,
+        ...(await deps.contextLoaders.load(task)).map(asMessage),
+        { role: "system", content: runNote({ facts: [], now, boundary }) },
+      ];
     const [facts, turns, thread] = await Promise.all([
       memory.recall(key, task.text, config.memory.recallFacts).catch((error: unknown) => {
         logger.warn({ err: error, conversationKey: key }, "could not load remembered facts; answering without them");
@@ -103,8 +113,8 @@ export function createConversationMemory(deps: ConversationMemoryDeps): Conversa
         { role: "user", content: turn.user },
         { role: "assistant", content: turn.assistant },
       ]),
-      ...thread,
-      { role: "system", content: runNote({ facts, now }) },
+      ...thread.map(asMessage),
+      { role: "system", content: runNote({ facts, now, boundary }) },
     ];
   }
 

@@ -16,8 +16,8 @@ export interface RunSetup {
   loopDeps(origin: TaskOrigin): LoopDeps;
   /** A run's sink, with the audit where the settings keep one; `waitingTool` names the write a resumed run waited on. */
   sink(origin: TaskOrigin, sink: EventSink, waitingTool?: string): EventSink;
-  /** System prompt, memory and thread context for a new run. */
-  context(task: Task): Promise<ChatMessage[]>;
+  /** System prompt, memory and thread context for a new run, what is not the requester's own as data under `boundary`. */
+  context(task: Task, boundary: string): Promise<ChatMessage[]>;
   /** The task's files as the question's parts, prepared within the run's time; undefined when it brought none. */
   attachments(task: Task, runId: string, sink: EventSink): RunStart["attachments"];
 }
@@ -33,7 +33,7 @@ export function createRunSetup(parts: {
   return {
     loopDeps: (origin) => setups.for(origin),
     sink: sinkFor,
-    context: (task) => memory.contextOf(task),
+    context: (task, boundary) => memory.contextOf(task, boundary),
     attachments: (task, runId, sink) => files.attachments(task, runId, sink, setups.for(task.origin), settingsOf(task.origin).files),
   };
 }

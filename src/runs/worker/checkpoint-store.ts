@@ -61,6 +61,8 @@ const PartSchema = z.object({
   usage: shape.usage,
   elapsedMs: shape.elapsedMs,
   pending: shape.pending,
+  /** Absent in parts written before text had sources. */
+  boundary: shape.boundary,
 });
 type Part = z.infer<typeof PartSchema>;
 
@@ -120,6 +122,7 @@ export function assemble(parts: readonly Part[]): RunState | undefined {
     usage: last.usage,
     elapsedMs: last.elapsedMs,
     ...(last.pending ? { pending: last.pending } : {}),
+    ...(last.boundary ? { boundary: last.boundary } : {}),
   } as RunState;
 }
 
@@ -160,6 +163,7 @@ export function createCheckpointStore(store: KeyValueStore): CheckpointStore {
             usage: state.usage,
             elapsedMs: state.elapsedMs,
             ...(state.pending ? { pending: state.pending } : {}),
+            ...(state.boundary ? { boundary: state.boundary } : {}),
           } as Part;
           await store.set(partKey(runId, next), part, CHECKPOINT_TTL_MS);
           next += 1;

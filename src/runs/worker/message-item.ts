@@ -2,6 +2,7 @@
 // load it (a message done, gone or replayed needs nothing more) → refuse it? (access, limits:
 // the refusal is the answer) → set it up and run it, or continue it from its checkpoint (the
 // model is not asked again for steps already done) → conclude (show, mark, record done).
+import { newBoundary } from "../../agent/context/data-blocks.js";
 import { continueAgent, runAgent } from "../../agent/loop/loop.js";
 import type { LoopResult } from "../../agent/loop/loop-types.js";
 import type { RunOutcome } from "../../contracts/types.js";
@@ -151,6 +152,8 @@ function runMessage(
     const stop = deps.stops?.watch(runId, task.origin.requester, RUN_SEGMENT, stoppedBy);
     const hooks = { checkpoint: work.checkpointHook(writer, runId), signal: work.stopSignal(signal), stop: stop?.signal };
     const how = saved.kind === "found" ? "resumed" : "new";
+    // Drawn here, not in the loop: the context's data blocks are made before the loop starts, and its tool results go under the same one.
+    const boundary = newBoundary();
     return observeRun(
       deps.observers,
       deps.logger,
@@ -161,16 +164,21 @@ function runMessage(
           ? work
               .withUnknownWrites(saved.state, watched, (result) => loopDeps.tools.observation(result))
               .then((state) => continueAgent(state, loopDeps, watched, hooks))
-          : deps.setup
-              .context(task)
-              .then((context) =>
-                runAgent(
-                  { runId, origin: task.origin, question: task.text, context, attachments: deps.setup.attachments(task, runId, watched) },
-                  loopDeps,
-                  watched,
-                  hooks,
-                ),
+          : deps.setup.context(task, boundary).then((context) =>
+              runAgent(
+                {
+                  runId,
+                  origin: task.origin,
+                  question: task.text,
+                  context,
+                  attachments: deps.setup.attachments(task, runId, watched),
+                  boundary,
+                },
+                loopDeps,
+                watched,
+                hooks,
               ),
+            ),
     ).finally(() => stop?.dispose());
   })();
   return { running, writer };

@@ -10,6 +10,7 @@ import { call, say, ScriptedModel } from "../../support/model-scripted.js";
 import { silentLogger } from "../../../src/logger.js";
 import { createMcpManager } from "../../../src/tools/mcp/mcp-manager.js";
 import { everythingServer, serverConfig, whenServers } from "../../support/mcp-servers.js";
+import { dataInside } from "../../../src/agent/context/data-blocks.js";
 
 let harness: ConsoleHarness | undefined;
 let server: AskingServer | undefined;
@@ -21,7 +22,7 @@ afterEach(async () => {
 
 async function startWith(tool: string, env: Record<string, string> = {}): Promise<{ harness: ConsoleHarness; server: AskingServer }> {
   server = await startAskingServer();
-  const said = (request: ModelRequest) => say(`server said: ${request.messages.at(-1)?.content ?? ""}`);
+  const said = (request: ModelRequest) => say(`server said: ${dataInside(String(request.messages.at(-1)?.content ?? ""))}`);
   // Two questions, each one call and the answer.
   const model = new ScriptedModel([call(`rooms__${tool}`, {}), said, call(`rooms__${tool}`, {}), said]);
   harness = await startConsole({ model, toolSource: server.manager.tools, env });
@@ -112,7 +113,7 @@ describe("the MCP reference server's form in the console", () => {
     const tool = "everything__trigger-elicitation-request";
     try {
       await whenServers(manager, () => manager.tools().some((each) => each.name === tool), 30_000);
-      const said = (request: ModelRequest) => say(`server said: ${request.messages.at(-1)?.content ?? ""}`);
+      const said = (request: ModelRequest) => say(`server said: ${dataInside(String(request.messages.at(-1)?.content ?? ""))}`);
       harness = await startConsole({ model: new ScriptedModel([call(tool, {}), said]), toolSource: manager.tools });
       harness.type("fill in the form");
       // The server marks the tool as one that may change things: it asks for approval first, then its form.

@@ -167,8 +167,21 @@ describe("toThreadContext", () => {
       counter,
     );
     expect(context).toEqual([
-      { role: "user", content: "<@U1>: root" },
-      { role: "user", content: "<@U3>: reply" },
+      { source: { kind: "person", author: { id: "U1" }, channel: "<#C1>" }, text: "root" },
+      { source: { kind: "person", author: { id: "U3" }, channel: "<#C1>" }, text: "reply" },
+    ]);
+  });
+
+  it("marks the requester's own earlier messages as theirs, everyone else's as another person's", () => {
+    const context = toThreadContext(
+      [message(1, "U1", "root"), message(2, "U0ALICE", "my earlier note"), message(3, "U3", "reply")],
+      { ...request, requester: "U0ALICE" },
+      counter,
+    );
+    expect(context.map((line) => line.source)).toEqual([
+      { kind: "person", author: { id: "U1" }, channel: "<#C1>" },
+      { kind: "requester", person: { id: "U0ALICE" } },
+      { kind: "person", author: { id: "U3" }, channel: "<#C1>" },
     ]);
   });
 
@@ -177,7 +190,7 @@ describe("toThreadContext", () => {
     const context = toThreadContext(raw, { ...request, maxTokens: 100 }, counter);
     expect(context.length).toBeGreaterThan(0);
     expect(context.length).toBeLessThan(9);
-    expect(context.at(-1)?.content).toContain("message number 9");
+    expect(context.at(-1)?.text).toContain("message number 9");
   });
 
   it("cuts a long message before counting it: the work follows the budget, not the message's length", () => {
@@ -185,7 +198,7 @@ describe("toThreadContext", () => {
     const encodeInto = vi.spyOn(TextEncoder.prototype, "encodeInto");
     try {
       const context = toThreadContext([message(1, "U1", long), message(2, "U2", "short reply")], { ...request, maxTokens: 2_000 }, counter);
-      expect(context).toEqual([{ role: "user", content: "<@U2>: short reply" }]);
+      expect(context).toEqual([{ source: { kind: "person", author: { id: "U2" }, channel: "<#C1>" }, text: "short reply" }]);
       const encodedChars = encodeInto.mock.calls.reduce((sum, [unit]) => sum + unit.length, 0);
       expect(encodedChars).toBeLessThanOrEqual(8_000);
     } finally {
@@ -195,7 +208,7 @@ describe("toThreadContext", () => {
 
   it("skips entries that are not messages", () => {
     expect(toThreadContext([null, 42, { text: "no ts" }, message(2, "U1", "ok")], request, counter)).toEqual([
-      { role: "user", content: "<@U1>: ok" },
+      { source: { kind: "person", author: { id: "U1" }, channel: "<#C1>" }, text: "ok" },
     ]);
   });
 });
@@ -225,7 +238,10 @@ describe("slackContextLoader", () => {
   it("reads a long thread page by page, so the messages just before the question are kept", async () => {
     const request = thread("C0LONG", 1_800_000_000, 2 * THREAD_PAGE_SIZE + 50);
     const context = await load(request);
-    expect(context.at(-1)).toEqual({ role: "user", content: `<@U0BOB>: reply ${2 * THREAD_PAGE_SIZE + 50}` });
+    expect(context.at(-1)).toEqual({
+      source: { kind: "person", author: { id: "U0BOB" }, channel: "<#C0LONG>" },
+      text: `reply ${2 * THREAD_PAGE_SIZE + 50}`,
+    });
     expect(JSON.stringify(context)).not.toContain("after the question");
     const pages = fake.callsTo("conversations.replies").filter((c) => c.args.channel === "C0LONG");
     expect(pages).toHaveLength(3);

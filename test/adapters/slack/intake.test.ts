@@ -10,6 +10,7 @@ import { BOT_USER_ID, shownText } from "../../support/fake-slack.js";
 import { startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
 import { mentionEvent, postEvent } from "../../support/fake-slack-requests.js";
 import { until } from "../../support/until.js";
+import { personBlock } from "../../support/data-block-matchers.js";
 
 const open: SlackHarness[] = [];
 afterEach(async () => {
@@ -55,7 +56,7 @@ describe("Slack intake", () => {
     await harness.fake.waitForShown((text, message) => text === "Here is what the thread says." && message.thread_ts === ROOT, 10_000);
     expect(harness.fake.shown((text) => text === "Here is what the thread says.")).toHaveLength(1);
     expect(model.requests).toHaveLength(1);
-    expect(threadText(model.requests[0]!)).toContain("<@U0CAROL>: the disk is full on web-3");
+    expect(threadText(model.requests[0]!)).toContainEqual(personBlock("U0CAROL", "C0GENERAL", "the disk is full on web-3"));
   });
 
   it("a question delivered while the adapter stops (Slack acked it) is still recorded, not dropped", async () => {
@@ -85,7 +86,10 @@ describe("Slack intake", () => {
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> what went wrong?`, ts: QUESTION, thread_ts: ROOT }));
     await until(() => model.requests.length === 1, "the model call");
     expect(threadText(model.requests[0]!)).toEqual(
-      expect.arrayContaining(["<@U0BOB>: the deploy failed at 09:12", "<@U0CAROL>: the disk is full on web-3"]),
+      expect.arrayContaining([
+        personBlock("U0BOB", "C0GENERAL", "the deploy failed at 09:12"),
+        personBlock("U0CAROL", "C0GENERAL", "the disk is full on web-3"),
+      ]),
     );
     expect(threadText(model.requests[0]!).at(-1)).toBe("what went wrong?");
   });

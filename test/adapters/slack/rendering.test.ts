@@ -9,6 +9,7 @@ import { BOT_USER_ID, shownText } from "../../support/fake-slack.js";
 import { mentionEvent, postEvent } from "../../support/fake-slack-requests.js";
 import { startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
 import { until } from "../../support/until.js";
+import { personBlock } from "../../support/data-block-matchers.js";
 
 let harness: SlackHarness | undefined;
 afterEach(async () => {
@@ -192,8 +193,9 @@ describe("Slack rendering", () => {
     );
     await harness.fake.waitForShown((text) => text === "Noted.");
     const sent = JSON.stringify(model.requests[0]?.messages);
-    expect(sent).toContain("<@U0BOB>: The deploy failed at step 3");
-    expect(sent).toContain("<@U0CAROL>: Logs say disk full");
+    const contents = model.requests[0]!.messages.map((message) => message.content);
+    expect(contents).toContainEqual(personBlock("U0BOB", "C0GENERAL", "The deploy failed at step 3"));
+    expect(contents).toContainEqual(personBlock("U0CAROL", "C0GENERAL", "Logs say disk full"));
     expect(sent).not.toContain("old bot reply");
     expect(harness.fake.shown((text) => text === "Noted.")[0]?.thread_ts).toBe("1700003000.000100");
   });

@@ -1,7 +1,14 @@
 // Text that is not the requester's reaches the model inside a data block naming its source; the
 // content can't close its block early or open one of its own (issue 39, item 1).
 import { describe, expect, it } from "vitest";
-import { asData, BOUNDARY_PATTERN, DATA_BLOCKS_INSTRUCTION, defaceMarkers, newBoundary } from "../../../src/agent/context/data-blocks.js";
+import {
+  asData,
+  BOUNDARY_PATTERN,
+  DATA_BLOCKS_INSTRUCTION,
+  dataInside,
+  defaceMarkers,
+  newBoundary,
+} from "../../../src/agent/context/data-blocks.js";
 import { sourceLabel } from "../../../src/agent/context/source-label.js";
 import { stableInstructions } from "../../../src/agent/context/system-prompt.js";
 import type { TextSource } from "../../../src/contracts/provenance.js";
@@ -67,6 +74,16 @@ describe("a data block", () => {
     const label = sourceLabel({ kind: "tool", tool: "t".repeat(500) });
     expect(label.length).toBeLessThan(120);
     expect(label.endsWith("…")).toBe(true);
+  });
+});
+
+describe("dataInside", () => {
+  it("gives what one whole block holds, and any other text as it is", () => {
+    const source = { kind: "tool", tool: "calculator" } as const;
+    expect(dataInside(asData("4\nlines", source, boundary))).toBe("4\nlines");
+    expect(dataInside("plain")).toBe("plain");
+    expect(dataInside(`${asData("4", source, boundary)}\n\nnot run again`)).toBe(`${asData("4", source, boundary)}\n\nnot run again`);
+    expect(dataInside(`<<data ${boundary} from="x">>\n4\n<<end data ffffffffffff>>`)).toContain("<<end data ffffffffffff>>");
   });
 });
 

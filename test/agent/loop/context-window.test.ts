@@ -155,7 +155,10 @@ describe("a small local window (AGENT_CONTEXT_TOKENS=8192) with a full history",
     const turns = await history.load("c");
     expect(turns.at(-1)?.user).toMatch(/^question 20:/);
     const context = [
-      { role: "system" as const, content: buildSystemPrompt({ surface: "console", facts: [], now: new Date(0) }) },
+      {
+        role: "system" as const,
+        content: buildSystemPrompt({ surface: "console", facts: [], now: new Date(0), boundary: "000000000000" }),
+      },
       ...turns.flatMap((turn) => [
         { role: "user" as const, content: turn.user },
         { role: "assistant" as const, content: turn.assistant },

@@ -46,7 +46,10 @@ describe("odd things thrown", () => {
     const { outcome } = await runQuestion(model, "x", { tools: [throwing("odd", thrown)] });
     const result = answered(outcome);
     expect(result.answer).toBe("The tool failed.");
-    expect(result.steps[0]!.calls[0]).toMatchObject({ outcome: "error", observation: expect.stringMatching(/^Error: /) });
+    expect(result.steps[0]!.calls[0]).toMatchObject({
+      outcome: "error",
+      observation: expect.stringMatching(/^<<data [0-9a-f]{12} from="the result of tool odd">>\nError: /),
+    });
   });
 
   it.each([

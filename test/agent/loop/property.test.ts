@@ -5,6 +5,7 @@ import { call, say, ScriptedModel, type ScriptedCall, type ScriptedReply } from 
 import type { ModelRequest, Tool } from "../../../src/contracts/types.js";
 import { runQuestion } from "../../support/loop-harness.js";
 import { contentText } from "../../../src/agent/content.js";
+import { dataInside } from "../../../src/agent/context/data-blocks.js";
 
 /** A read tool that fails for some arguments, so runs mix successes and tool errors. */
 const flaky: Tool<{ n: number }> = {
@@ -128,7 +129,9 @@ describe("text that spells a tokenizer control token", () => {
     const model = new ScriptedModel([call("quote", {}), say("It ends with a special marker.")]);
     const { outcome } = await runQuestion(model, "how does a document end?", { tools: [quoting] });
     expect(outcome.status).toBe("answered");
-    expect(model.requests[1]!.messages.at(-1)?.content).toBe(spelled);
+    const seen = model.requests[1]!.messages.at(-1)?.content as string;
+    expect(seen).toMatch(/^<<data [0-9a-f]{12} from="the result of tool quote">>\n/);
+    expect(dataInside(seen)).toBe(spelled);
   });
 
   it("in the question still ends in an answer", async () => {

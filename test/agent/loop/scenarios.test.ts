@@ -232,7 +232,11 @@ describe("replies the model gets wrong", () => {
     ]);
     const { outcome } = await runQuestion(model, "x");
     const toolMessages = model.requests[1]!.messages.filter((message) => message.role === "tool");
-    expect(toolMessages.map((message) => message.content)).toEqual(["2", "4"]);
+    expect(toolMessages.map((message) => message.content)).toEqual(
+      ["2", "4"].map((result) =>
+        expect.stringMatching(new RegExp(`^<<data [0-9a-f]{12} from="the result of tool calculator">>\n${result}\n`)),
+      ),
+    );
     expect(answered(outcome).answer).toBe("2 and 4");
   });
 

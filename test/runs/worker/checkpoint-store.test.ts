@@ -82,4 +82,20 @@ describe("checkpoint store", () => {
     await checkpoints.remove("run1");
     expect([...store.data.keys()].filter((key) => key.startsWith("checkpoint:"))).toEqual([]);
   });
+
+  it("keeps the run's data-block boundary, and loads a log written before there was one without it", async () => {
+    const store = mapStore();
+    const checkpoints = createCheckpointStore(store);
+    const writer = checkpoints.writer("run1");
+    const first = { ...state([{ role: "user", content: "q" }], []), boundary: "0123456789ab" };
+    await writer.save(first);
+    await writer.save({ ...first, messages: [...first.messages, { role: "assistant", content: "a" }] });
+    expect(await checkpoints.load("run1")).toMatchObject({ kind: "found", parts: 2, state: { boundary: "0123456789ab" } });
+
+    const before = checkpoints.writer("run2");
+    await before.save(runState({ runId: "run2", messages: [{ role: "user", content: "q" }] }));
+    const loaded = await checkpoints.load("run2");
+    expect(loaded.kind).toBe("found");
+    if (loaded.kind === "found") expect(loaded.state).not.toHaveProperty("boundary");
+  });
 });

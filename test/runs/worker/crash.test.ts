@@ -15,13 +15,14 @@ import { TEAM_ID } from "../../support/fake-slack-types.js";
 import { blockActionPayload, clickOnMessage, mentionEvent, postEvent, postInteraction } from "../../support/fake-slack-requests.js";
 import { until } from "../../support/until.js";
 import { useSlackBotHarness } from "../../support/slack-bot-harness.js";
+import { dataInside } from "../../../src/agent/context/data-blocks.js";
 
 const harness = useSlackBotHarness();
 
 const toolResults = (request: RecordedRequest): string[] =>
   (request.body.messages as Array<{ role: string; content: string }>)
     .filter((message) => message.role === "tool")
-    .map((message) => message.content);
+    .map((message) => dataInside(message.content));
 const allText = (request: RecordedRequest): string => JSON.stringify(request.body.messages);
 
 async function bot(options: { storeUrl: string; port: number; env?: Record<string, string> }): Promise<BotProcess> {

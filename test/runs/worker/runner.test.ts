@@ -12,6 +12,7 @@ import { startService, type ServiceHarness } from "../../support/service-harness
 import { until } from "../../support/until.js";
 import { usePerTest } from "../../support/per-test.js";
 import type { KeyValueStore } from "../../../src/memory/types.js";
+import { dataInside } from "../../../src/agent/context/data-blocks.js";
 
 const { sqliteUrl, closeAfter } = usePerTest();
 
@@ -112,7 +113,9 @@ describe("intake records", () => {
     await second.service.start();
     await until(() => seen.length === 1, "the answer");
     expect(seen[0]!.outcome).toMatchObject({ status: "answered", answer: "It is 5." });
-    expect(model.requests[0]!.messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual(["5"]);
+    expect(
+      model.requests[0]!.messages.filter((message) => message.role === "tool").map((message) => dataInside(message.content as string)),
+    ).toEqual(["5"]);
     await second.service.close(1_000);
     expect(seen).toHaveLength(1);
   });
@@ -504,7 +507,9 @@ describe("a store that blinks (a Redis restart) while a run starts or pauses", (
     await until(() => seen.length === 1, "the answer", 10_000);
     expect({ blinks, failures }).toEqual({ blinks: { checkpoint: 0, ledger: 0 }, failures: [] });
     expect(seen[0]).toMatchObject({ status: "answered", answer: "It is 5." });
-    expect(model.requests[0]!.messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual(["5"]);
+    expect(
+      model.requests[0]!.messages.filter((message) => message.role === "tool").map((message) => dataInside(message.content as string)),
+    ).toEqual(["5"]);
   });
 
   it("a paused run that can't be saved for a moment: the request is saved once the store is back, and waits for a person", async () => {

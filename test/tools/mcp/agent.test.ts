@@ -18,6 +18,8 @@ import { usePerTest } from "../../support/per-test.js";
 import { originFor } from "../../support/service-harness.js";
 import { capturingLogger } from "../../support/capturing-logger.js";
 import { startMcpService } from "../../support/mcp-harness.js";
+import { dataInside } from "../../../src/agent/context/data-blocks.js";
+import { contentText } from "../../../src/agent/content.js";
 
 const { folder, sqliteUrl, closeAfter } = usePerTest();
 beforeAll(async () => {
@@ -51,7 +53,7 @@ async function startBot(
   return { service, manager, events, sink: (event) => events.push(event) };
 }
 
-const lastObservation = (request: ModelRequest) => request.messages.at(-1)?.content ?? "";
+const lastObservation = (request: ModelRequest) => dataInside(contentText(request.messages.at(-1)?.content ?? ""));
 const answerWithObservation: ScriptStep = (request) => say(`Found: ${lastObservation(request)}`);
 
 function answerOf(outcome: RunOutcome): string {

@@ -12,10 +12,12 @@ import { originFor } from "../../support/service-harness.js";
 import { usePerTest } from "../../support/per-test.js";
 import { until } from "../../support/until.js";
 import type { RunningAgentService } from "../../../src/runs/service/create-agent-service.js";
+import { dataInside } from "../../../src/agent/context/data-blocks.js";
 
 const { sqliteUrl, closeAfter } = usePerTest();
 
-const observed = (request: ModelRequest): ScriptedReply => say(`server said: ${request.messages.at(-1)?.content ?? ""}`);
+const observed = (request: ModelRequest): ScriptedReply =>
+  say(`server said: ${dataInside(String(request.messages.at(-1)?.content ?? ""))}`);
 
 interface Bot {
   readonly service: RunningAgentService;
