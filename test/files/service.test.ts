@@ -16,6 +16,7 @@ import { runSettingsFor } from "../../src/governance/channel-settings.js";
 import { checkSettings } from "../../src/governance/settings-schema.js";
 import { temporaryFolder } from "../support/temporary-folder.js";
 import { startService, type ServiceHarness } from "../support/service-harness.js";
+import { dataInside } from "../../src/agent/context/data-blocks.js";
 
 let host: FakeFileServer;
 let openai: FakeOpenAI;
@@ -142,11 +143,13 @@ describe("read_attachment in a run", () => {
     const [header, ...shownLines] = filePart(model.requests[0]!);
     expect(header).toMatch(/^\[file FLOG: "api.log" \(text\/plain, [\d.]+ KB\); cut after [\d,]+ tokens/);
     const from = fromToken(model.requests[0]!).toLocaleString("en-US");
-    const shown = shownLines.join("\n");
+    // The file's text is a data block under the header (the header is the bot's own line).
+    const shown = dataInside(shownLines.join("\n"));
+    expect(shownLines[0]).toMatch(/^<<data [0-9a-f]{12} from="the file “api.log”">>$/);
     expect(log.startsWith(shown)).toBe(true);
     const observation = model.requests[1]!.messages.at(-1)!;
     expect(observation.role).toBe("tool");
-    const [readHeader, ...read] = contentText(observation.content).split("\n");
+    const [readHeader, ...read] = dataInside(contentText(observation.content)).split("\n");
     expect(readHeader).toMatch(/^\[file FLOG: "api.log" \(text\/plain, [\d.]+ KB\), tokens [\d,]+–[\d,]+: read on with read_attachment/);
     expect(readHeader).toContain(`tokens ${from}–`);
     expect(log.slice(shown.length).startsWith(read.join("\n"))).toBe(true);

@@ -22,6 +22,7 @@ import type { KeyValueStore } from "../../memory/types.js";
 import { attachFileTool } from "../../tools/files/attach-file.js";
 import { readAttachmentTool } from "../../tools/files/read-attachment.js";
 import type { Task } from "../api/task.js";
+import { filePartsAsData } from "../../agent/context/file-blocks.js";
 
 /** Extracted text may take at most this share of the usable context, whatever FILE_TOTAL_TOKENS says. */
 const FILES_SHARE_OF_BUDGET = 0.4;
@@ -37,8 +38,8 @@ export interface RunFiles {
   answerFiles(surface: Surface): AnswerFileSink | undefined;
   /** The model with stored images put into its requests (one wrapper per model). */
   model(model: Model): Model;
-  /** The task's files as its question's parts; undefined when it brought none. */
-  attachments(task: Task, runId: string, sink: EventSink, deps: LoopDeps, enabled: boolean): RunStart["attachments"];
+  /** The task's files as its question's parts, their text as data under the run's `boundary`; undefined when it brought none. */
+  attachments(task: Task, runId: string, sink: EventSink, deps: LoopDeps, enabled: boolean, boundary: string): RunStart["attachments"];
   /** The question as history keeps it: the words, and one line per attached file. */
   historyQuestion(state: RunState): string;
   answerFile(conversationKey: string, fileId: string): Promise<StoredAnswerFile | undefined>;
@@ -86,7 +87,7 @@ export function createRunFiles(config: Config, store: KeyValueStore, counter: To
       }
       return wrapped;
     },
-    attachments(task, runId, events, deps, enabled) {
+    attachments(task, runId, events, deps, enabled, boundary) {
       const { origin } = task;
       const registered = surfaces.get(origin.surface);
       const { contextSource } = task;
@@ -118,7 +119,7 @@ export function createRunFiles(config: Config, store: KeyValueStore, counter: To
         } catch {
           // A sink must not throw; one that does changes nothing about the run.
         }
-        return prepared.parts;
+        return filePartsAsData(prepared.parts, boundary);
       };
     },
     historyQuestion(state) {

@@ -19,7 +19,7 @@ export interface RunSetup {
   /** System prompt, memory and thread context for a new run, what is not the requester's own as data under `boundary`. */
   context(task: Task, boundary: string): Promise<ChatMessage[]>;
   /** The task's files as the question's parts, prepared within the run's time; undefined when it brought none. */
-  attachments(task: Task, runId: string, sink: EventSink): RunStart["attachments"];
+  attachments(task: Task, runId: string, sink: EventSink, boundary: string): RunStart["attachments"];
 }
 
 export function createRunSetup(parts: {
@@ -34,6 +34,7 @@ export function createRunSetup(parts: {
     loopDeps: (origin) => setups.for(origin),
     sink: sinkFor,
     context: (task, boundary) => memory.contextOf(task, boundary),
-    attachments: (task, runId, sink) => files.attachments(task, runId, sink, setups.for(task.origin), settingsOf(task.origin).files),
+    attachments: (task, runId, sink, boundary) =>
+      files.attachments(task, runId, sink, setups.for(task.origin), settingsOf(task.origin).files, boundary),
   };
 }

@@ -171,7 +171,7 @@ function runMessage(
                   origin: task.origin,
                   question: task.text,
                   context,
-                  attachments: deps.setup.attachments(task, runId, watched),
+                  attachments: deps.setup.attachments(task, runId, watched, boundary),
                   boundary,
                 },
                 loopDeps,
