@@ -47,6 +47,7 @@ import {
   NOTE_TEXT,
 } from "../support/stored-fixtures-harness.js";
 import { fixturePath } from "../support/repo-paths.js";
+import { dataInside } from "../../src/agent/context/data-blocks.js";
 
 const FIXTURE = fixturePath("main-2026-12");
 const fixtureJson = async <T>(name: string): Promise<T> => JSON.parse(await readFile(join(FIXTURE, name), "utf8")) as T;
@@ -245,7 +246,7 @@ describe("the stored data of main 2026-12", () => {
 /** The fixture's runs go on: the model answers each from what it was sent. */
 const resumedReply: ScriptStep = (request: ModelRequest) => {
   if (request.responseFormat === "json_object") return say('{"facts": []}');
-  const tools = request.messages.filter((message) => message.role === "tool").map((message) => message.content);
+  const tools = request.messages.filter((message) => message.role === "tool").map((message) => dataInside(message.content as string));
   if (tools.some((text) => text.includes(UNKNOWN_OUTCOME))) return say("I can't tell whether the note was posted; please check.");
   if (tools.some((text) => text.startsWith("paid "))) return say("Paid INV-7.");
   return say(`Done: ${tools.join(" / ")}`);

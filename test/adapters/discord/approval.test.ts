@@ -18,6 +18,7 @@ import {
 } from "../../support/discord-harness.js";
 import { until } from "../../support/until.js";
 import { createAuditLog } from "../../../src/governance/audit-log.js";
+import { dataInside } from "../../../src/agent/context/data-blocks.js";
 
 let harness: DiscordHarness | undefined;
 afterEach(async () => {
@@ -34,7 +35,7 @@ function postScript(channel: () => string): ScriptStep[] {
 
 function lastToolMessage(request: ModelRequest): string {
   const tool = [...request.messages].reverse().find((message) => message.role === "tool");
-  return tool?.role === "tool" ? tool.content : "(no tool message)";
+  return tool?.role === "tool" ? dataInside(tool.content) : "(no tool message)";
 }
 
 /** Asks with /ask and waits for the approval message with its buttons. */
