@@ -11,6 +11,8 @@ export interface RunSettings {
   readonly memory: boolean;
   /** False: the channel's attachments are not read (each gets a note). */
   readonly files: boolean;
+  /** False: in a thread, only a mention reaches the bot (a reply there without one is not for it). */
+  readonly threadFollowUps: boolean;
   /** True when the tool may be offered to the model. */
   readonly toolAllowed: (name: string) => boolean;
   /** The lists as written, for `settings` to show. */
@@ -45,6 +47,7 @@ export function runSettingsFor(settings: Settings, place: { readonly channel?: s
     ...(maxSteps === undefined ? {} : { maxSteps }),
     memory: pick("memory") !== "off",
     files: pick("files") !== false,
+    threadFollowUps: pick("threadFollowUps") !== "mention",
     toolAllowed: (name) => !denied(name) && allowTests.every((test) => test(name)),
     toolRules: { allow, deny },
     schedules: Object.assign({}, ...layers.map((layer) => layer.schedules ?? {})) as ScheduleOverrides,

@@ -37,6 +37,8 @@ const ChannelSettings = z.strictObject({
   memory: z.enum(["on", "off"], { error: 'expects "on" or "off"' }).optional(),
   /** false: attachments are ignored here (the run gets a note naming each), nothing is downloaded. */
   files: z.boolean({ error: "expects true or false" }).optional(),
+  /** `on`: a reply in a thread the bot works in is for it without a mention; `mention`: only a mention is. */
+  threadFollowUps: z.enum(["on", "mention"], { error: 'expects "on" or "mention"' }).optional(),
   /** Overrides of the SCHEDULE_* variables in this channel; `enabled: false` refuses new schedules and their slots here. */
   schedules: z
     .strictObject({

@@ -161,6 +161,11 @@ export class FakeDiscord {
     return channel;
   }
 
+  /** A channel (or thread) the fake knows. */
+  channel(id: string): FakeChannel | undefined {
+    return this.channels.get(id);
+  }
+
   /** A text channel of this server with these permission overwrites. */
   guildChannel(name: string, overwrites: readonly FakeOverwrite[]): FakeChannel {
     return this.addChannel({ id: nextSnowflake(), name, type: ChannelType.GuildText, guildId: this.guild.id, overwrites });
@@ -296,7 +301,14 @@ export class FakeDiscord {
   userMessage(
     author: FakeUser,
     content: string,
-    options: { channel?: FakeChannel; mentionBot?: boolean; mentionBotRole?: boolean; attachments?: readonly APIAttachment[] } = {},
+    options: {
+      channel?: FakeChannel;
+      mentionBot?: boolean;
+      mentionBotRole?: boolean;
+      attachments?: readonly APIAttachment[];
+      /** Other people the content mentions (Discord lists them in `mentions`). */
+      mentions?: readonly FakeUser[];
+    } = {},
   ): APIMessage {
     const channel = options.channel ?? this.general;
     const mentionBot = options.mentionBot ?? false;
@@ -306,7 +318,7 @@ export class FakeDiscord {
       ...(channel.guildId ? { guildId: channel.guildId } : {}),
       author,
       content: mentionBot ? `<@${this.bot.id}> ${content}` : mentionRole ? `<@&${this.botRole.id}> ${content}` : content,
-      mentions: mentionBot ? [this.bot] : [],
+      mentions: [...(mentionBot ? [this.bot] : []), ...(options.mentions ?? [])],
       mentionRoles: mentionRole ? [this.botRole.id] : [],
       ...(options.attachments ? { attachments: options.attachments } : {}),
     });
@@ -590,7 +602,10 @@ export class FakeDiscord {
       type: ChannelType.PublicThread,
       guildId: parent.guildId!,
       parentId: channelId,
+      ownerId: this.bot.id,
     });
+    // As Discord does: the gateway tells the thread's creator it exists.
+    this.gateway.dispatch(GatewayDispatchEvents.ThreadCreate, { ...apiChannel(thread), newly_created: true });
     return { status: 201, body: apiChannel(thread) };
   }
 

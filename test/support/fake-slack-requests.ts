@@ -72,6 +72,33 @@ export function directMessageEvent(fields: MessageFields, eventId = nextEventId(
 }
 
 /**
+ * What message.channels (message.groups: `channelType: "group"`) sends for a message in a channel the bot is in; a reply
+ * in a thread carries `thread_ts` and `parent_user_id`, as Slack sends them.
+ */
+export function channelMessageEvent(
+  fields: MessageFields & { readonly channelType?: "channel" | "group"; readonly parentUser?: string },
+  eventId = nextEventId(),
+): Record<string, unknown> {
+  return envelope(
+    {
+      type: "message",
+      channel_type: fields.channelType ?? "channel",
+      user: fields.user ?? "U0ALICE",
+      text: fields.text,
+      ts: fields.ts,
+      ...(fields.thread_ts ? { thread_ts: fields.thread_ts, parent_user_id: fields.parentUser ?? "U0ALICE" } : {}),
+      ...(fields.bot_id ? { bot_id: fields.bot_id } : {}),
+      ...(fields.subtype ? { subtype: fields.subtype } : {}),
+      ...(fields.files ? { files: fields.files } : {}),
+      channel: fields.channel ?? "C0GENERAL",
+      event_ts: fields.ts,
+      team: TEAM_ID,
+    },
+    eventId,
+  );
+}
+
+/**
  * What Slack sends for a DM that @mentions the bot: the same message twice, as app_mention and
  * as message.im, with different event ids.
  */

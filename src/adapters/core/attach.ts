@@ -15,6 +15,8 @@ import { badClick, comment, feedback, stop } from "./clicks.js";
 import type { CoreContext } from "./core-context.js";
 import { decide, showExpiry } from "./decisions.js";
 import { formClick, formSubmit } from "./forms.js";
+import { markBotThread } from "./bot-threads.js";
+import { takeFollowUp } from "./follow-ups.js";
 import type { SurfaceCore } from "./inbound.js";
 import { createInFlight } from "./in-flight.js";
 import { answerCommand, takeMessage, takeQuestion, type AfterAck } from "./intake.js";
@@ -106,6 +108,7 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
               },
             );
             view.begin();
+            inFlight.track("marking the bot's thread", markBotThread(deps.store, logger, origin));
             return view;
           },
           refuse(origin, text, reply) {
@@ -151,6 +154,7 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
   };
   const core: SurfaceCore<C> = {
     message: (input) => afterAck("a message", takeMessage(ctx, input)),
+    followUp: (input) => afterAck("a reply in a thread", takeFollowUp(ctx, input)),
     question: (input) => afterAck("a question", takeQuestion(ctx, input)),
     command: (input) => track("a command", answerCommand(ctx, input)),
     decide: (click) => track("an approval click", decide(ctx, click)),

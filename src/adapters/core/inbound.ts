@@ -47,6 +47,15 @@ export interface MessageInput {
   readonly files?: readonly FileDescriptor[];
 }
 
+/**
+ * A person's reply in a thread that does not mention the bot, nor anyone else: for the bot when it works in that thread
+ * (core/follow-ups.ts) and the channel's settings let replies reach it without a mention.
+ */
+export interface FollowUpInput extends MessageInput {
+  /** The platform itself says the thread is the bot's (Discord: a thread the bot started on its answer). */
+  readonly botThread?: boolean;
+}
+
 export interface CommandInput {
   readonly at: Spot;
   readonly name: string;
@@ -79,6 +88,8 @@ export const guardOf = (stop: GuardStop | undefined): string => stop?.guard ?? "
 export interface SurfaceCore<Clicked> {
   /** A question or a command word. Resolves once a question is recorded and queued (ack then); a command is answered after. */
   message(input: MessageInput): Promise<void>;
+  /** A reply in a thread without a mention: taken as `message` in a thread the bot works in, else nothing. Resolves as `message` does. */
+  followUp(input: FollowUpInput): Promise<void>;
   /** A question that can't be a command (Discord's /ask). */
   question(input: MessageInput): Promise<void>;
   /** A named command (Discord's slash commands). */

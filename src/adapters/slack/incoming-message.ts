@@ -8,8 +8,9 @@ import { spotOf, type MessageInput } from "../core/inbound.js";
 import { slackFilesOf } from "./slack-files.js";
 import { conversationAt, isDirectChannel } from "./slack-place.js";
 import { threadSource } from "./thread-context.js";
+import { isChannelMessage, threadReplyOf } from "./thread-replies.js";
 
-/** How the message reached the bot: a mention (channels, group DMs), or a DM (the Messages tab included). */
+/** How the message reached the bot: a mention (channels, group DMs), or a message event (DMs, the Messages tab, channel threads). */
 export type EntryPoint = "mention" | "direct";
 
 const SLACK_TS = /^\d+\.\d+$/;
@@ -35,7 +36,11 @@ const EventBody = z.object({
 /** Subtypes that are still a person writing to the bot. */
 const PERSON_SUBTYPES = new Set(["file_share", "thread_broadcast"]);
 
-export type Incoming = { readonly kind: "ignore"; readonly reason: string } | { readonly kind: "message"; readonly message: MessageInput };
+export type Incoming =
+  | { readonly kind: "ignore"; readonly reason: string }
+  | { readonly kind: "message"; readonly message: MessageInput }
+  /** A reply in a channel's thread without a mention: for the bot if it works in that thread (core/follow-ups.ts). */
+  | { readonly kind: "follow_up"; readonly message: MessageInput };
 
 function stripMention(text: string, botUserId: string | undefined): string {
   const withoutBot = botUserId ? text.replace(new RegExp(`<@${botUserId}(\\|[^>]*)?>`, "g"), " ") : text;
@@ -54,7 +59,11 @@ export function classifyMessage(entry: EntryPoint, body: unknown, botUserId: str
   if (botUserId !== undefined && event.user === botUserId) return { kind: "ignore", reason: "written by this bot" };
   // A mention in a DM also arrives as message.im, which answers it.
   if (entry === "mention" && isDirectChannel(event.channel)) return { kind: "ignore", reason: "a mention in a DM (answered as the DM)" };
-  if (entry !== "mention" && event.channel_type !== undefined && event.channel_type !== "im") {
+  const followUp = entry !== "mention" && isChannelMessage(event.channel_type);
+  if (followUp) {
+    const reply = threadReplyOf(event, botUserId);
+    if (reply.kind === "ignore") return reply;
+  } else if (entry !== "mention" && event.channel_type !== undefined && event.channel_type !== "im") {
     return { kind: "ignore", reason: `not a direct message (${event.channel_type})` };
   }
   // The installing workspace first: in a shared channel `event.team` is the author's workspace.
@@ -75,7 +84,7 @@ export function classifyMessage(entry: EntryPoint, body: unknown, botUserId: str
     ...(inThread ? { inThread } : {}),
   };
   // Only a channel thread holds other people's words (a DM thread is already in memory).
-  const contextSource = entry === "mention" && inThread ? threadSource(event.channel, root, event.ts) : undefined;
+  const contextSource = (entry === "mention" || followUp) && inThread ? threadSource(event.channel, root, event.ts) : undefined;
   const files = slackFilesOf(event.files);
   const message: MessageInput = {
     at: spotOf("slack", conversation, { id: event.user, roles: [] }),
@@ -85,5 +94,5 @@ export function classifyMessage(entry: EntryPoint, body: unknown, botUserId: str
     ...(contextSource ? { contextSource } : {}),
     ...(files.length > 0 ? { files } : {}),
   };
-  return { kind: "message", message };
+  return { kind: followUp ? "follow_up" : "message", message };
 }

@@ -128,7 +128,7 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
   async function takeMessage(core: SurfaceCore<SlackClicked>, entry: EntryPoint, body: unknown, fallbackTeam?: string): Promise<void> {
     const incoming = classifyMessage(entry, body, botUserId, fallbackTeam);
     if (incoming.kind === "ignore") return void logger.debug({ entry, reason: incoming.reason }, "event ignored");
-    await core.message(incoming.message);
+    await (incoming.kind === "follow_up" ? core.followUp(incoming.message) : core.message(incoming.message));
   }
 
   function listen(bolt: App, core: SurfaceCore<SlackClicked>): void {

@@ -92,7 +92,13 @@ export interface RunningAgentService extends AgentService {
   readonly connectionGrants: ConnectionGrants;
 }
 
-const OPEN_RUN: RunSettings = { memory: true, files: true, toolAllowed: () => true, toolRules: { allow: [], deny: [] } };
+const OPEN_RUN: RunSettings = {
+  memory: true,
+  files: true,
+  threadFollowUps: true,
+  toolAllowed: () => true,
+  toolRules: { allow: [], deny: [] },
+};
 
 export function createAgentService(deps: AgentServiceDeps): RunningAgentService {
   const { config, model, store, logger, runPolicy } = deps;

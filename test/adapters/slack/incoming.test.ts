@@ -89,7 +89,7 @@ describe("classifyMessage", () => {
     ["forget about it", undefined],
   ])("reads %j after the mention as the command %s", (text, command) => {
     const result = classifyMessage("mention", body({ text: `<@${BOT}> ${text}` }), BOT);
-    if (result.kind !== "message") throw new Error(`not a message: ${result.reason}`);
+    if (result.kind !== "message") throw new Error(`not a message: ${JSON.stringify(result)}`);
     expect(commandIn(result.message.text)?.command.name).toBe(command);
   });
 

@@ -28,7 +28,12 @@ const manifest = Manifest.parse(raw);
 
 describe("manifest.yml", () => {
   it("subscribes to exactly the events the adapter handles", () => {
-    expect(manifest.settings.event_subscriptions.bot_events.sort()).toEqual(["app_mention", "message.im"]);
+    expect(manifest.settings.event_subscriptions.bot_events.sort()).toEqual([
+      "app_mention",
+      "message.channels",
+      "message.groups",
+      "message.im",
+    ]);
   });
 
   it("asks for exactly the bot scopes the features need, group DMs and private channels included", () => {
