@@ -176,6 +176,18 @@ export interface FormNote {
   readonly waitedMs: number;
 }
 
+/** A message the person sent while the run worked, given to the run before its next model call. */
+export interface AddedNote {
+  /** `added`: another message; `edited`: their question, edited. */
+  readonly kind: "added" | "edited";
+  readonly text: string;
+}
+
+/** An added message as the runs hand it to the loop: its intake id, so none is taken twice. */
+export interface AddedMessage extends AddedNote {
+  readonly id: string;
+}
+
 export interface StepRecord {
   /** 1-based. */
   readonly index: number;
@@ -188,6 +200,8 @@ export interface StepRecord {
   readonly endpoint?: string;
   /** The moves the call made to other endpoints before that one answered, oldest first. */
   readonly switches?: readonly ModelSwitch[];
+  /** What the person added to the run in progress before this step's model call. */
+  readonly added?: readonly AddedNote[];
 }
 
 // ---- Guards ----
@@ -309,6 +323,8 @@ export type AgentEvent =
   | ({ readonly type: "model_retrying"; readonly runId: string; readonly step: number } & ModelRetry)
   /** The step's model call moved to another endpoint (ModelSwitch): "gpt-4o answered instead of gpt-4.1: 429 from …". */
   | ({ readonly type: "model_switched"; readonly runId: string; readonly step: number } & ModelSwitch)
+  /** The person's message, added to the run in progress before its next model call (`step`). */
+  | { readonly type: "message_added"; readonly runId: string; readonly step: number; readonly note: AddedNote }
   | { readonly type: "tool_called"; readonly runId: string; readonly step: number; readonly call: ToolCall }
   /** A running tool reported how far it got (an MCP server's progress notification). */
   | { readonly type: "tool_progress"; readonly runId: string; readonly step: number; readonly call: ToolCall; readonly detail: string }

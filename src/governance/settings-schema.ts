@@ -39,6 +39,8 @@ const ChannelSettings = z.strictObject({
   files: z.boolean({ error: "expects true or false" }).optional(),
   /** `on`: a reply in a thread the bot works in is for it without a mention; `mention`: only a mention is. */
   threadFollowUps: z.enum(["on", "mention"], { error: 'expects "on" or "mention"' }).optional(),
+  /** What a person's message does while a run of the same conversation is in flight (CONCURRENT_MESSAGES here). */
+  concurrentMessages: z.enum(["queue", "steer", "interrupt"], { error: 'expects "queue", "steer" or "interrupt"' }).optional(),
   /** Overrides of the SCHEDULE_* variables in this channel; `enabled: false` refuses new schedules and their slots here. */
   schedules: z
     .strictObject({

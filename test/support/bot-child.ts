@@ -46,6 +46,8 @@ export async function startBot(options: BotOptions): Promise<BotProcess> {
     OPENAI_MAX_RETRIES: "0",
     STORE_URL: options.storeUrl,
     MEMORY_EXTRACT_FACTS: "false",
+    // One message is one question here; a burst test sets a window of its own.
+    MESSAGE_DEBOUNCE_MS: "0",
     LOG_LEVEL: "info",
     ...options.env,
   };

@@ -88,6 +88,8 @@ export function slackConfig(fake: FakeSlack, mode: "http" | "socket", folder: st
   return loadConfig({
     STORE_URL: `sqlite://${join(folder, "bot.sqlite")}`,
     MEMORY_EXTRACT_FACTS: "false",
+    // One message is one question here; the burst tests set a window of their own.
+    MESSAGE_DEBOUNCE_MS: "0",
     SLACK_BOT_TOKEN: "xoxb-test-token",
     ...(mode === "socket" ? { SLACK_APP_TOKEN: "xapp-test-token" } : { SLACK_SIGNING_SECRET: SIGNING_SECRET }),
     SLACK_API_URL: fake.apiUrl,

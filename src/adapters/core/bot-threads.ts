@@ -1,4 +1,4 @@
-// The threads the bot works in. A run shown in a channel's thread marks its conversation, so that
+// The threads the bot works in. A question taken or a run shown in a channel's thread marks its conversation, so that
 // a person's reply there without a mention is for the bot (core/follow-ups.ts), as it would be
 // between people. A DM needs no mark: everything there is for the bot already.
 import type { TaskOrigin } from "../../contracts/types.js";

@@ -41,6 +41,8 @@ export interface MessageInput {
   readonly text: string;
   /** The platform's id of the message (the dedupe of redeliveries). */
   readonly receipt: string;
+  /** The platform's order of its messages (Slack's ts, Discord's id: decimal digits), where the receipt is not it. */
+  readonly sentOrder?: string;
   /** Where the worker reads the thread the message was written in. */
   readonly contextSource?: Readonly<Record<string, string>>;
   /** The files the message brought, as the surface describes them (read when the run starts, never before the ack). */

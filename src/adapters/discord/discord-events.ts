@@ -258,6 +258,7 @@ export async function takeMention(deps: EventDeps, core: SurfaceCore<DiscordClic
       at: spotOf("discord", conversationAt({ ...place, message: message.id }), by),
       text: questionOf(message.content, botId, botRolesMentioned(message, botId)),
       receipt: message.id,
+      sentOrder: message.id,
     };
     await (mention ? core.message(input) : core.followUp({ ...input, ...(owner === botId ? { botThread: true } : {}) }));
   } catch (error) {

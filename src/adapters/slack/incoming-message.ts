@@ -91,6 +91,7 @@ export function classifyMessage(entry: EntryPoint, body: unknown, botUserId: str
     text: stripMention(event.text, botUserId),
     // The message itself, not the event id: Slack sends one message as two events (a DM that mentions the bot).
     receipt: `${event.channel}:${event.ts}`,
+    sentOrder: event.ts,
     ...(contextSource ? { contextSource } : {}),
     ...(files.length > 0 ? { files } : {}),
   };

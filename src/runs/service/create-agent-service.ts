@@ -167,6 +167,10 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     }),
     memory,
     admission: createAdmission(runPolicy),
+    conversations: {
+      debounceMs: config.conversations.messageDebounceMs,
+      policyFor: (origin) => settingsOf(origin).concurrentMessages ?? config.conversations.concurrentMessages,
+    },
     gate,
     stops,
     observers,

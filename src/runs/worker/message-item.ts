@@ -14,7 +14,9 @@ import { newRunId } from "../intake/run-id.js";
 import type { ItemEnd, WorkItem } from "../queue/work-queue.js";
 import { UNRECORDED_RUN, type CheckpointLoad, type CheckpointWriter } from "./checkpoint-store.js";
 import { conclude } from "./conclude.js";
+import { gatherBurst } from "./bursts.js";
 import { settleReplay } from "./replayed-run.js";
+import { steeringOf } from "./steering.js";
 import { observeRun } from "./run-observer.js";
 import { untilAborted, type WorkContext } from "./work-context.js";
 
@@ -41,8 +43,9 @@ export async function handleMessage(
   item: Extract<WorkItem, { kind: "run" }>,
   signal: AbortSignal,
 ): Promise<ItemEnd> {
-  const message = await loadMessage(work, localTasks, item);
-  if (!message) return "done";
+  const loaded = await loadMessage(work, localTasks, item);
+  if (!loaded) return "done";
+  const message = await withBurst(work, loaded, signal);
   // Built once the run is known to go ahead: a refused message shows no progress at all.
   let shown: RunPresenter | undefined;
   const presenter = () =>
@@ -106,6 +109,19 @@ async function loadMessage(
   };
 }
 
+/**
+ * A new run of a recorded message asks, as one question, the rest of its person's burst (bursts.ts); the message (and
+ * what it took up) leaves its conversation's inbox either way.
+ */
+async function withBurst(work: WorkContext, message: LoadedMessage, signal: AbortSignal): Promise<LoadedMessage> {
+  const { record } = message;
+  if (!record) return message;
+  const gathered = message.saved.kind === "missing" ? await gatherBurst(work, record, signal) : record;
+  await work.inbox.remove(record.task.origin.conversationKey, [record.id, ...(gathered.merged ?? [])]);
+  if (gathered === record) return message;
+  return { ...message, record: gathered, task: upgradedTask(work.deps.shows.upgrade, gathered.task as Task) };
+}
+
 /** A checkpoint that can't be read: the person is told plainly, and the message is done. */
 async function endUnreadable(work: WorkContext, message: LoadedMessage, presenter: RunPresenter, reason: string): Promise<ItemEnd> {
   work.deps.logger.error({ runId: message.runId, reason }, "a run's checkpoint failed validation; ending that run with a plain reply");
@@ -149,7 +165,13 @@ function runMessage(
   const running = (async () => {
     const stoppedBy = message.replay ? await deps.stops?.stoppedBefore(runId, RUN_SEGMENT) : undefined;
     const stop = deps.stops?.watch(runId, task.origin.requester, RUN_SEGMENT, stoppedBy);
-    const hooks = { checkpoint: work.checkpointHook(writer, runId), signal: work.stopSignal(signal), stop: stop?.signal };
+    const hooks = {
+      checkpoint: work.checkpointHook(writer, runId),
+      signal: work.stopSignal(signal),
+      stop: stop?.signal,
+      ...(message.record ? { added: steeringOf(work, message.record) } : {}),
+    };
+    if (message.record) await work.live.started(task.origin.conversationKey, runId, task.origin.requester);
     const how = saved.kind === "found" ? "resumed" : "new";
     return observeRun(
       deps.observers,
@@ -171,7 +193,10 @@ function runMessage(
                   hooks,
                 ),
               ),
-    ).finally(() => stop?.dispose());
+    ).finally(() => {
+      stop?.dispose();
+      if (message.record) void work.live.ended(task.origin.conversationKey, runId);
+    });
   })();
   return { running, writer };
 }

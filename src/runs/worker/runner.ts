@@ -8,7 +8,9 @@ import type { ReplyHandle } from "../api/task.js";
 import type { SubmitResult, Task } from "../api/task.js";
 import { connectionClaimOf, type StoredRun } from "../approvals/approval-store.js";
 import { newRunId } from "../intake/run-id.js";
+import type { IntakeRecord } from "../intake/intake-store.js";
 import { createIntake } from "../intake/submit.js";
+import { interruptFor } from "./interrupting.js";
 import type { WorkItem } from "../queue/work-queue.js";
 import { withRetries, type RetryPolicy } from "../retry.js";
 import { approvalKey, conversationOf, replyKey, REPLY_TTL_MS } from "./paused-item.js";
@@ -51,7 +53,11 @@ export function createRunner(deps: WorkerDeps): Runner {
   // Set at close: runs stop at their next checkpoint (the queue's own signal only says when to stop waiting for them).
   const stopping = new AbortController();
   const work = createWorkContext(deps, stopping.signal);
-  const intake = createIntake({ intake: work.intake, queue, bootId: work.bootId, clock });
+  const interrupt = (record: IntakeRecord) =>
+    interruptFor(deps, work, record).catch((error: unknown) =>
+      deps.logger.warn({ err: error, intakeId: record.id }, "could not interrupt the conversation's run; the message is queued after it"),
+    );
+  const intake = createIntake({ intake: work.intake, inbox: work.inbox, queue, bootId: work.bootId, clock, interrupt });
   const items = createWorkItems(work, intake);
 
   /** Tries `add` until it succeeds or the runner closes (the next start's recover queues a claimed decision then). */

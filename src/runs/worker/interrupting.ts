@@ -1,0 +1,27 @@
+// The `interrupt` policy: a message from the requester of the run in flight in its conversation
+// stops that run as their Stop would (it ends with its summary), and the message's own run, next
+// in the conversation's lane, asks both: the stopped run's question, then the new message. Asked
+// as the message is recorded, before it is queued; someone else's message is only queued.
+import type { IntakeRecord, IntakeStore } from "../intake/intake-store.js";
+import type { LiveRuns } from "./live-runs.js";
+import type { WorkerDeps } from "./worker-deps.js";
+
+/** The message's record as its run should ask it: with the interrupted run's question first when it stopped one. */
+export async function interruptFor(
+  deps: Pick<WorkerDeps, "conversations" | "stops" | "logger">,
+  stores: { readonly intake: IntakeStore; readonly live: LiveRuns },
+  record: IntakeRecord,
+): Promise<IntakeRecord> {
+  const { origin } = record.task;
+  if (!deps.stops || deps.conversations.policyFor(origin) !== "interrupt") return record;
+  const live = await stores.live.of(origin.conversationKey);
+  if (!live || live.runId === record.id || live.requester.id !== origin.requester.id) return record;
+  const stopped = await deps.stops.request(live.runId, origin.requester, (requester) => requester.id === origin.requester.id);
+  if (stopped.kind !== "stopping") return record;
+  const running = await stores.intake.load(live.runId);
+  deps.logger.info({ runId: live.runId, by: record.id }, "a new message from its requester interrupts a run");
+  if (running.kind !== "found") return record;
+  const both: IntakeRecord = { ...record, task: { ...record.task, text: `${running.record.task.text}\n\n${record.task.text}` } };
+  await stores.intake.update(both);
+  return both;
+}
