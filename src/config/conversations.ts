@@ -1,6 +1,6 @@
-// Conversations as people have them: messages that arrive while a run works, and bursts.
+// Conversations as people have them: messages that arrive while a run works, bursts, edits and deletions.
 import { area } from "./area.js";
-import { oneOf, wholeNumber } from "./values.js";
+import { oneOf, wholeNumber, yesNo } from "./values.js";
 import { variable } from "./variable.js";
 
 export const CONCURRENT_MESSAGE_POLICIES = ["queue", "steer", "interrupt"] as const;
@@ -19,6 +19,11 @@ export const conversationsArea = area({
       default: 1_500,
       meaning:
         "messages from one person in one conversation, each within this long of the one before and before a run starts, are one question (in order, with their files); 0 turns it off",
+    }),
+    deleteAnswersWithQuestion: variable("DELETE_ANSWERS_WITH_QUESTION", yesNo(), {
+      default: "no",
+      meaning:
+        "`yes`: when a person deletes a question the bot answered, the bot deletes its answer and trace in that thread too; `no` leaves them. A question deleted before it ran is dropped, and one deleted while its run works stops it without a summary, either way",
     }),
   },
   shape: (conversations) => ({ conversations }),

@@ -222,7 +222,9 @@ export type GuardName =
   /** The requester or the channel lost access (the settings file) while the run waited for a decision. */
   | "access_lost"
   /** A person (the requester or an approver) pressed Stop. */
-  | "stopped";
+  | "stopped"
+  /** The person deleted the question while its run worked: it ends without a summary. */
+  | "question_deleted";
 
 export interface GuardStop {
   readonly guard: GuardName;

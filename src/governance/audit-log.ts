@@ -41,6 +41,9 @@ export const AuditEntrySchema = z.object({
     "slot_silent",
     "slot_refused",
     "fact_deleted",
+    // A person edited or deleted their question (reason: what became of it).
+    "question_edited",
+    "question_deleted",
   ]),
   runId: z.string(),
   conversationKey: z.string(),

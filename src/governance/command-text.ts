@@ -24,6 +24,8 @@ const KIND_WORD: Record<AuditEntry["kind"], string> = {
   slot_silent: "slot silent",
   slot_refused: "slot refused",
   fact_deleted: "fact deleted",
+  question_edited: "question edited",
+  question_deleted: "question deleted",
 };
 
 function link(url: string | undefined, text: string, style: LinkStyle): string {
@@ -64,6 +66,9 @@ function entryDetail(entry: AuditEntry): string {
       return `outcome ${entry.outcome ?? "?"}`;
     case "fact_deleted":
       return `by ${who(entry.requester)}: ${entry.result ?? "?"}`;
+    case "question_edited":
+    case "question_deleted":
+      return `by ${who(entry.requester)}: ${entry.reason ?? "?"}`;
     default:
       return `asked by ${who(entry.requester)}`;
   }

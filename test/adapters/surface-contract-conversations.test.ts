@@ -122,3 +122,101 @@ describe.each(CONVERSATION_DRIVERS)("conversations on $name", (driver) => {
     expect(lastUser(s.requests[0]!)).toBe("summarise #releases\n\nonly this week\n\nskip the mobile ones");
   });
 });
+
+describe.each(CONVERSATION_DRIVERS)("edits and deletions on $name", (driver) => {
+  async function start(options: Omit<ConversationOptions, "reply"> = {}): Promise<ConversationSession> {
+    return perTest.closeAfter(await driver.start({ reply: twoSteps, ...options }));
+  }
+  const recordOf = async (s: ConversationSession, message: string) =>
+    (await s.store.get(`intake:${s.intakeIdOf(message)}`)) as { state: string; result?: string } | undefined;
+  const taken = (s: ConversationSession, message: string) =>
+    until(async () => (await recordOf(s, message)) !== undefined, `message ${message} taken`);
+
+  it("an edit of a question that has not started replaces it", async () => {
+    const s = await start();
+    await s.ask("alice", "summarise #releases");
+    await s.model.reached(0);
+    const queued = await s.say("alice", "only this week");
+    await taken(s, queued);
+    await s.edit(queued, "only last week");
+    await until(
+      async () => ((await s.store.get(`intake:${s.intakeIdOf(queued)}`)) as { task: { text: string } }).task.text === "only last week",
+      "the edit",
+    );
+    s.model.releaseAll();
+    await until(() => s.answers() === 2, "two answers", 15_000);
+    expect(s.requests.map(lastUser).at(-1)).toBe("only last week");
+  });
+
+  it("an edit while its run works joins it before its next model call (steer), shown in the trace", async () => {
+    const s = await start();
+    const question = await s.ask("alice", "summarise #releases");
+    await s.model.reached(0);
+    // Resolves once the edit is recorded: the run finds it at its next model call.
+    await s.edit(question, "summarise #deploys");
+    s.model.releaseAll();
+    await until(() => s.answers() === 1, "the answer", 15_000);
+    expect(s.requests).toHaveLength(2);
+    expect(lastUser(s.requests[1]!)).toBe("The person edited their question to: summarise #deploys");
+    await until(() => /question edited, in the run in progress/.test(s.publicText()), "the trace saying so");
+  });
+
+  it("an edit after the answer is left; one that mentions the bot where the message did not is a new question", async () => {
+    const s = await start();
+    s.model.releaseAll();
+    const question = await s.ask("alice", "summarise #releases");
+    await until(() => s.answers() === 1, "the answer", 15_000);
+    await s.edit(question, "summarise #deploys");
+    const aside = await s.chat("alice", "lunch anyone?");
+    expect(await recordOf(s, aside)).toBeUndefined();
+    await s.edit(aside, "what is for lunch?", { mentionBot: true });
+    await until(() => s.answers() === 2, "the new question's answer", 15_000);
+    expect(s.requests.map(lastUser)).toEqual(["summarise #releases", "summarise #releases", "what is for lunch?", "what is for lunch?"]);
+  });
+
+  it("a question deleted before it ran is dropped: never answered", async () => {
+    const s = await start();
+    await s.ask("alice", "summarise #releases");
+    await s.model.reached(0);
+    const queued = await s.say("alice", "only this week");
+    await taken(s, queued);
+    await s.remove(queued);
+    await until(async () => (await recordOf(s, queued))?.result === "deleted", "the question dropped");
+    s.model.releaseAll();
+    const later = await s.say("alice", "thanks");
+    await until(async () => (await recordOf(s, later))?.state === "done", "the next question answered", 15_000);
+    expect(s.answers()).toBe(2);
+    expect(s.requests.map(lastUser)).not.toContain("only this week");
+  });
+
+  it("a question deleted while its run works stops it: no summary, no answer, nothing remembered", async () => {
+    const s = await start();
+    const question = await s.ask("alice", "summarise #releases");
+    await s.model.reached(0);
+    await s.remove(question);
+    await until(async () => (await recordOf(s, question))?.result === "deleted", "the run ended as deleted", 15_000);
+    // Its first model call was cancelled where it waited, and no call was made for a summary.
+    expect(s.requests).toHaveLength(0);
+    expect(s.answers()).toBe(0);
+    expect(s.publicText()).not.toMatch(/Stopped by/);
+  });
+
+  it("a question deleted after its answer leaves the answer, unless DELETE_ANSWERS_WITH_QUESTION", async () => {
+    const kept = await start();
+    kept.model.releaseAll();
+    const first = await kept.ask("alice", "summarise #releases");
+    await until(() => kept.answers() === 1, "the answer", 15_000);
+    await kept.remove(first);
+    const after = await kept.say("alice", "thanks");
+    await until(async () => (await recordOf(kept, after))?.state === "done", "the next question answered", 15_000);
+    expect(kept.answers()).toBe(2);
+
+    const gone = await start({ env: { DELETE_ANSWERS_WITH_QUESTION: "yes" } });
+    gone.model.releaseAll();
+    const asked = await gone.ask("alice", "summarise #releases");
+    await until(() => gone.answers() === 1, "the answer", 15_000);
+    await gone.remove(asked);
+    await until(() => gone.answers() === 0, "the answer deleted with its question", 15_000);
+    expect(gone.publicText()).not.toMatch(/added to the run|calculator/);
+  });
+});

@@ -10,11 +10,12 @@ import { intakeIdFor } from "../../src/runs/intake/intake-store.js";
 import { startDiscordHarness } from "./discord-harness.js";
 import type { FakeUser } from "./fake-discord-payloads.js";
 import { BOT_USER_ID, shownText, type FakeMessage } from "./fake-slack.js";
-import { channelMessageEvent, mentionEvent, postEvent } from "./fake-slack-requests.js";
+import { channelMessageEvent, mentionEvent, messageChangedEvent, messageDeletedEvent, postEvent } from "./fake-slack-requests.js";
 import { settingsOf } from "./governance-harness.js";
 import { heldModel, type HeldModel } from "./held-model.js";
 import { ScriptedModel, type ScriptStep } from "./model-scripted.js";
 import { startSlackHarness } from "./slack-harness.js";
+import { until } from "./until.js";
 
 export type Person = "alice" | "bob";
 
@@ -37,6 +38,12 @@ export interface ConversationSession {
   ask(who: Person, text: string): Promise<string>;
   /** `who` writes in that conversation again, as people do there (Slack: a reply in the thread, no mention; Discord: a mention in the channel). */
   say(who: Person, text: string): Promise<string>;
+  /** `who` writes in the shared channel without addressing the bot (Slack: at the top level; Discord: no mention). */
+  chat(who: Person, text: string): Promise<string>;
+  /** Its author edits a message `ask` or `say` sent; `mentionBot`: the edit mentions the bot (it keeps a mention it had on Discord). */
+  edit(message: string, text: string, options?: { readonly mentionBot?: boolean }): Promise<void>;
+  /** A message `ask` or `say` sent is deleted. Resolves once the platform had it taken or not. */
+  remove(message: string): Promise<void>;
   /** The intake id of a message `ask` or `say` sent. */
   intakeIdOf(message: string): string;
   /** The answers shown so far (each carries 👍 / 👎). */
@@ -63,24 +70,67 @@ export const slackConversations: ConversationDriver = {
       env: options.env ?? {},
       ...(options.channel ? { settings: settingsOf({ channels: { C0GENERAL: options.channel } }) } : {}),
     });
-    let ts = 1_700_500_000;
     let thread: string | undefined;
-    const next = () => `${++ts}.000100`;
-    const messages = (): FakeMessage[] => (thread ? h.fake.threadMessages("C0GENERAL", thread) : []);
+    /** What people wrote, as Slack keeps it (conversations.replies lists it with the bot's messages). */
+    const written = new Map<string, FakeMessage>();
+    const write = (who: Person, text: string, threadTs?: string) => {
+      const message = h.fake.addMessage({ channel: "C0GENERAL", ts: h.fake.nextTs(), user: SLACK_PEOPLE[who], text, thread_ts: threadTs });
+      written.set(message.ts, message);
+      return message;
+    };
+    /** Where the bot may answer: the threads of the messages people wrote at the channel's top level. */
+    const threads: string[] = [];
+    const messages = (): FakeMessage[] =>
+      threads.flatMap((root) => h.fake.threadMessages("C0GENERAL", root)).filter((message) => message.user === BOT_USER_ID);
     return {
       model,
       requests: scripted.requests,
       store: h.store,
       async ask(who, text) {
-        const at = next();
-        thread = at;
-        await postEvent(h.eventsUrl, mentionEvent({ user: SLACK_PEOPLE[who], text: `<@${BOT_USER_ID}> ${text}`, ts: at }));
-        return at;
+        const message = write(who, `<@${BOT_USER_ID}> ${text}`);
+        thread = message.ts;
+        threads.push(message.ts);
+        await postEvent(h.eventsUrl, mentionEvent({ user: SLACK_PEOPLE[who], text: message.text, ts: message.ts }));
+        return message.ts;
       },
       async say(who, text) {
-        const at = next();
-        await postEvent(h.eventsUrl, channelMessageEvent({ user: SLACK_PEOPLE[who], text, ts: at, thread_ts: thread! }));
-        return at;
+        const message = write(who, text, thread);
+        await postEvent(h.eventsUrl, channelMessageEvent({ user: SLACK_PEOPLE[who], text, ts: message.ts, thread_ts: thread! }));
+        return message.ts;
+      },
+      async chat(who, text) {
+        const message = write(who, text);
+        threads.push(message.ts);
+        await postEvent(h.eventsUrl, channelMessageEvent({ user: SLACK_PEOPLE[who], text, ts: message.ts }));
+        return message.ts;
+      },
+      async edit(ts, text, options = {}) {
+        const message = written.get(ts)!;
+        const now = options.mentionBot ? `<@${BOT_USER_ID}> ${text}` : text;
+        const event = messageChangedEvent({
+          user: message.user!,
+          ts,
+          ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}),
+          text: now,
+          previousText: message.text,
+          editedTs: h.fake.nextTs(),
+        });
+        written.set(ts, { ...message, text: now });
+        await postEvent(h.eventsUrl, event);
+      },
+      async remove(ts) {
+        const message = written.get(ts)!;
+        const deletedAt = h.fake.nextTs();
+        await postEvent(
+          h.eventsUrl,
+          messageDeletedEvent({
+            user: message.user!,
+            ts,
+            ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}),
+            text: message.text,
+            deletedAt,
+          }),
+        );
       },
       intakeIdOf: (message) => intakeIdFor("slack", `C0GENERAL:${message}`),
       answers: () => messages().filter((message) => JSON.stringify(message.blocks ?? []).includes(FEEDBACK_UP_ACTION)).length,
@@ -110,6 +160,11 @@ export const discordConversations: ConversationDriver = {
     });
     const { fake } = h;
     const write = async (who: Person, text: string) => fake.userMessage(people![who], text, { mentionBot: true }).id;
+    /** A gateway event has no ack to await: the core's log line says it was taken. */
+    const handled = (line: string) => {
+      const before = h.logs.filter((log) => log.msg === line).length;
+      return until(() => h.logs.filter((log) => log.msg === line).length > before, line);
+    };
     /** The general channel and the trace threads the bot started in it. */
     const seen = () => [
       fake.general.id,
@@ -121,6 +176,19 @@ export const discordConversations: ConversationDriver = {
       store: h.store,
       ask: write,
       say: write,
+      async chat(who, text) {
+        return fake.userMessage(people![who], text).id;
+      },
+      async edit(id, text, options = {}) {
+        const taken = handled("a message was edited");
+        fake.editMessage(id, text, { mentionBot: options.mentionBot ?? true });
+        await taken;
+      },
+      async remove(id) {
+        const taken = handled("a message was deleted");
+        fake.deleteMessage(id);
+        await taken;
+      },
       intakeIdOf: (message) => intakeIdFor("discord", message),
       answers: () =>
         fake.messagesIn(fake.general.id).filter((message) => JSON.stringify(message.components ?? []).includes('"fb:u:')).length,

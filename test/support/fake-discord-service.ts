@@ -20,6 +20,12 @@ export function stubService(overrides: Partial<AgentService> = {}): StubService 
     ask: async () => {
       throw new Error("stubService: ask was not expected");
     },
+    edit: async () => {
+      throw new Error("stubService: edit was not expected");
+    },
+    deleteQuestion: async () => {
+      throw new Error("stubService: deleteQuestion was not expected");
+    },
     decide: async () => ({ kind: "unknown", message: "stubService: nothing is waiting" }),
     stop: async () => ({ kind: "not_running" }),
     forms: {

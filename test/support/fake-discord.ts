@@ -332,6 +332,38 @@ export class FakeDiscord {
     return message;
   }
 
+  /** The author edits a message (MESSAGE_UPDATE, the whole message as it reads now, stamped edited). */
+  editMessage(messageId: string, content: string, options: { mentionBot?: boolean } = {}): APIMessage {
+    const message = this.messages.get(messageId);
+    if (!message) throw new Error(`FakeDiscord: no message ${messageId} to edit`);
+    const mentionBot = options.mentionBot ?? false;
+    const edited = {
+      ...message,
+      content: mentionBot ? `<@${this.bot.id}> ${content}` : content,
+      mentions: mentionBot ? [apiUser(this.bot)] : message.mentions.filter((user) => user.id !== this.bot.id),
+      edited_timestamp: new Date().toISOString(),
+    };
+    this.messages.set(messageId, edited);
+    const channel = this.channels.get(message.channel_id);
+    const author = this.members.get(message.author.id);
+    const member = author ? (({ user: _user, ...rest }) => rest)(apiMember(author.user, author.roles)) : undefined;
+    this.gateway.dispatch(GatewayDispatchEvents.MessageUpdate, { ...edited, ...(channel?.guildId && member ? { member } : {}) });
+    return edited;
+  }
+
+  /** The message is deleted (MESSAGE_DELETE: its id and where it was, nothing about it). */
+  deleteMessage(messageId: string): void {
+    const message = this.messages.get(messageId);
+    if (!message) throw new Error(`FakeDiscord: no message ${messageId} to delete`);
+    this.messages.delete(messageId);
+    const guildId = this.channels.get(message.channel_id)?.guildId;
+    this.gateway.dispatch(GatewayDispatchEvents.MessageDelete, {
+      id: messageId,
+      channel_id: message.channel_id,
+      ...(guildId ? { guild_id: guildId } : {}),
+    });
+  }
+
   private dispatchInteraction(
     type: InteractionType,
     user: FakeUser,
@@ -540,6 +572,30 @@ export class FakeDiscord {
           if (channel.type === ChannelType.DM && channel.recipient && this.noDirectMessages.has(channel.recipient.id))
             return { status: 403, body: { message: "Cannot send messages to this user", code: 50007 } };
           return { status: 200, body: this.store(this.botMessage(channel.id, body, channel.guildId)) };
+        },
+      ],
+      [
+        "DELETE",
+        /^\/channels\/(\d+)\/messages\/(\d+)$/,
+        ([channelId, messageId]) => {
+          const message = this.messages.get(messageId!);
+          if (!message || message.channel_id !== channelId) return unknownMessage;
+          // A bot deletes others' messages only with Manage Messages; the fake's bot deletes its own.
+          if (message.author.id !== this.bot.id) return { status: 403, body: { message: "Missing Permissions", code: 50013 } };
+          this.messages.delete(messageId!);
+          return { status: 204 };
+        },
+      ],
+      [
+        "DELETE",
+        /^\/channels\/(\d+)$/,
+        ([channelId]) => {
+          const channel = this.channels.get(channelId!);
+          if (!channel) return unknownChannel;
+          if (channel.ownerId !== this.bot.id) return { status: 403, body: { message: "Missing Permissions", code: 50013 } };
+          this.channels.delete(channelId!);
+          for (const [id, message] of this.messages) if (message.channel_id === channelId) this.messages.delete(id);
+          return { status: 200, body: apiChannel(channel) };
         },
       ],
       [

@@ -98,6 +98,72 @@ export function channelMessageEvent(
   );
 }
 
+/** The message an edit or a deletion is about: where, whose, and its text (as it reads now, for an edit). */
+interface ChangedMessage {
+  readonly user?: string;
+  readonly channel?: string;
+  readonly channelType?: "channel" | "group" | "im";
+  /** The message's ts, and its thread's. */
+  readonly ts: string;
+  readonly thread_ts?: string;
+  readonly text: string;
+}
+
+/**
+ * What Slack sends when a person edits a message (message.channels, message.im …): a `message` event with subtype
+ * message_changed, hidden, its own ts (the edit's), the message as it reads now with `edited`, and `previous_message`.
+ */
+export function messageChangedEvent(
+  fields: ChangedMessage & {
+    readonly previousText: string;
+    /** When the edit was made. */
+    readonly editedTs: string;
+  },
+  eventId = nextEventId(),
+): Record<string, unknown> {
+  const user = fields.user ?? "U0ALICE";
+  const written = writtenOf({ ...fields, user });
+  return hiddenChange("message_changed", fields, fields.editedTs, eventId, {
+    message: { ...written, text: fields.text, edited: { user, ts: fields.editedTs } },
+    previous_message: { ...written, text: fields.previousText },
+  });
+}
+
+/** A person's message as the change events carry it. */
+const writtenOf = (fields: { readonly user?: string; readonly ts: string; readonly thread_ts?: string }) => ({
+  type: "message",
+  user: fields.user ?? "U0ALICE",
+  ts: fields.ts,
+  team: TEAM_ID,
+  ...(fields.thread_ts ? { thread_ts: fields.thread_ts } : {}),
+});
+
+/** The event both changes are: a hidden `message` of a subtype, at the change's own ts. */
+function hiddenChange(
+  subtype: "message_changed" | "message_deleted",
+  fields: { readonly channel?: string; readonly channelType?: string },
+  ts: string,
+  eventId: string,
+  rest: Record<string, unknown>,
+): Record<string, unknown> {
+  const where = { channel: fields.channel ?? "C0GENERAL", channel_type: fields.channelType ?? "channel" };
+  return envelope({ type: "message", subtype, hidden: true, ...where, ts, event_ts: ts, ...rest }, eventId);
+}
+
+/** What Slack sends when a message is deleted: subtype message_deleted, hidden, `deleted_ts`, and `previous_message`. */
+export function messageDeletedEvent(
+  fields: ChangedMessage & {
+    /** When it was deleted. */
+    readonly deletedAt: string;
+  },
+  eventId = nextEventId(),
+): Record<string, unknown> {
+  return hiddenChange("message_deleted", fields, fields.deletedAt, eventId, {
+    deleted_ts: fields.ts,
+    previous_message: { ...writtenOf(fields), text: fields.text },
+  });
+}
+
 /**
  * What Slack sends for a DM that @mentions the bot: the same message twice, as app_mention and
  * as message.im, with different event ids.
@@ -117,6 +183,23 @@ export function messagesTabOpenedEvent(fields: { user?: string; channel?: string
       user: fields.user ?? "U0ALICE",
       channel: fields.channel ?? "D0ALICE",
       tab: "messages",
+      event_ts: "1700000000.000100",
+    },
+    eventId,
+  );
+}
+
+/** What Slack sends (agent_view on) when what a person looks at changes: the entities, most relevant first; `{}` when none. */
+export function appContextChangedEvent(
+  fields: { user?: string; entities?: ReadonlyArray<{ type: string; value: unknown }> },
+  eventId = nextEventId(),
+): Record<string, unknown> {
+  return envelope(
+    {
+      type: "app_context_changed",
+      user: fields.user ?? "U0ALICE",
+      channel: "D0ALICE",
+      context: fields.entities ? { entities: fields.entities.map((entity) => ({ ...entity, team_id: TEAM_ID })) } : {},
       event_ts: "1700000000.000100",
     },
     eventId,

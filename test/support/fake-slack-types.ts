@@ -112,6 +112,8 @@ export interface FakeSlack extends Omit<SocketEndpoint, "close">, FakeSlackFiles
   refuseStreaming(error?: string): void;
   /** Seeds a message as if a person (or another bot) wrote it. */
   addMessage(message: Omit<FakeMessage, "chunks">): FakeMessage;
+  /** The ts Slack gives the next message, after every one so far (a person's message a test sends, to add and deliver). */
+  nextTs(): string;
   /** The bot is not a member: history and posts answer not_in_channel. */
   leaveChannel(channel: string): void;
   /** conversations.info describes the channel as this kind (default: public, or im for D… ids). */

@@ -409,6 +409,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     refuseStreaming(error = "feature_not_enabled") {
       streamingError = error;
     },
+    nextTs,
     addMessage(message) {
       const stored: FakeMessage = { ...message, chunks: [] };
       messages.push(stored);

@@ -17,6 +17,8 @@ import { decide, showExpiry } from "./decisions.js";
 import { formClick, formSubmit } from "./forms.js";
 import { markBotThread } from "./bot-threads.js";
 import { takeFollowUp } from "./follow-ups.js";
+import { takeDeletion, takeEdit } from "./changes.js";
+import { rememberViewing } from "./viewing.js";
 import type { SurfaceCore } from "./inbound.js";
 import { createInFlight } from "./in-flight.js";
 import { answerCommand, takeMessage, takeQuestion, type AfterAck } from "./intake.js";
@@ -155,6 +157,9 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
   const core: SurfaceCore<C> = {
     message: (input) => afterAck("a message", takeMessage(ctx, input)),
     followUp: (input) => afterAck("a reply in a thread", takeFollowUp(ctx, input)),
+    edit: (input) => afterAck("an edit", takeEdit(ctx, input)),
+    deletion: (input) => afterAck("a deletion", takeDeletion(ctx, input)),
+    viewing: (input) => track("what a person views", rememberViewing(ctx, input)),
     question: (input) => afterAck("a question", takeQuestion(ctx, input)),
     command: (input) => track("a command", answerCommand(ctx, input)),
     decide: (click) => track("an approval click", decide(ctx, click)),

@@ -58,6 +58,35 @@ export interface FollowUpInput extends MessageInput {
   readonly botThread?: boolean;
 }
 
+/** A person edited a message of theirs (the platforms let only its author). */
+export interface EditInput {
+  readonly at: Spot;
+  /** The edited message's receipt, as MessageInput had it when it was sent. */
+  readonly receipt: string;
+  /** This edit's own id (the dedupe of its redeliveries). */
+  readonly editReceipt: string;
+  /** The text as it reads now, without the bot's mention. */
+  readonly text: string;
+  /** The edit mentions the bot where the message did not before: an edit of a message already answered (or never for the bot) is then a new question. */
+  readonly addsMention: boolean;
+  readonly contextSource?: Readonly<Record<string, string>>;
+  readonly sentOrder?: string;
+}
+
+/** A message was deleted (by its author, or a moderator: the platforms do not always say who). */
+export interface DeletionInput {
+  /** The deleted message's receipt, as MessageInput had it when it was sent. */
+  readonly receipt: string;
+}
+
+/** What a surface says a person is looking at: its own words for it ("the channel <#C…>"), or nothing (the view is empty). */
+export interface ViewingInput {
+  readonly person: Person;
+  /** The workspace (Slack team) the person is in, when the surface has several. */
+  readonly workspace?: string;
+  readonly viewing?: string;
+}
+
 export interface CommandInput {
   readonly at: Spot;
   readonly name: string;
@@ -92,6 +121,12 @@ export interface SurfaceCore<Clicked> {
   message(input: MessageInput): Promise<void>;
   /** A reply in a thread without a mention: taken as `message` in a thread the bot works in, else nothing. Resolves as `message` does. */
   followUp(input: FollowUpInput): Promise<void>;
+  /** A message edited: the runs take it (core/changes.ts). Resolves once it is recorded (the ack then); rejects as `message` does. */
+  edit(input: EditInput): Promise<void>;
+  /** A message deleted: the runs drop or stop its question, and an answer goes with it where the settings say. Resolves once taken. */
+  deletion(input: DeletionInput): Promise<void>;
+  /** What a person is looking at changed (Slack's app_context_changed): kept for their next question in the DM. Never rejects. */
+  viewing(input: ViewingInput): Promise<void>;
   /** A question that can't be a command (Discord's /ask). */
   question(input: MessageInput): Promise<void>;
   /** A named command (Discord's slash commands). */

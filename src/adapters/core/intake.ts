@@ -11,6 +11,7 @@
 import { IntakeUnavailableError } from "../../errors.js";
 import type { Task } from "../../runs/api/task.js";
 import { markBotThread } from "./bot-threads.js";
+import { viewingNote } from "./viewing.js";
 import { commandIn, runCommand } from "./commands.js";
 import type { CoreContext } from "./core-context.js";
 import type { CommandInput, MessageInput } from "./inbound.js";
@@ -34,10 +35,13 @@ export async function takeQuestion<C, R>(ctx: CoreContext<C, R>, input: MessageI
   const files = input.files ?? [];
   // A message of files alone is a question about them.
   if (input.text === "" && files.length === 0) return async () => void (await ctx.surface.post(at, emptyQuestionText(ctx.surface.askHint)));
+  // A DM has no thread to read: where the person is looking, when the surface said, is its context.
+  const viewing = input.contextSource ? undefined : await viewingNote(ctx, at.origin);
   const task: Task = {
     origin: at.origin,
     text: input.text,
     ...(input.contextSource ? { contextSource: input.contextSource } : {}),
+    ...(viewing ? { threadContext: [viewing] } : {}),
     ...(at.reply ? { reply: at.reply } : {}),
     ...(files.length > 0 ? { files } : {}),
     ...(input.sentOrder ? { sentOrder: input.sentOrder } : {}),

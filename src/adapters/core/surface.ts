@@ -154,6 +154,11 @@ export interface ChatSurface<Clicked = unknown, Ref = unknown> {
   answerOpenClick?(clicked: Clicked, text: string): Promise<boolean>;
   /** Opens the platform's form for a 👎 comment; false when it can't. Must not throw. */
   askComment?(runId: string, clicked: Clicked): Promise<boolean>;
+  /**
+   * Deletes what the bot posted for a run whose question was deleted (DELETE_ANSWERS_WITH_QUESTION): its answer (`answer`,
+   * where it is known) and its trace, in the run's thread. Must not throw.
+   */
+  deleteAnswer?(origin: TaskOrigin, answer: PostedAnswer | undefined): Promise<void>;
   /** Posts `heading` as a new message in the channel of `origin` and answers the place of the thread under it (a schedule's slot shows there). Undefined when refused. Must not throw. */
   openSlotThread?(origin: TaskOrigin, heading: string): Promise<Readonly<Record<string, string>> | undefined>;
   /** The person's own timezone from their profile (an IANA name), asked when a schedule's phrase names none. Must not throw. */

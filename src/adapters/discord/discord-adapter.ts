@@ -21,6 +21,7 @@ import { createDiscordDisplay, type ApprovalMessage } from "./discord-display.js
 import { createDiscordFiles } from "./discord-files.js";
 import { createDiscordSchedulePorts } from "./discord-schedules.js";
 import { takeInteraction, takeMention, type DiscordClicked } from "./discord-events.js";
+import { takeDeletion, takeEdit } from "./message-changes.js";
 import { decodeInteraction, placeOf, upgradeOrigin } from "./discord-place.js";
 import { approvalText, discordFormat, NO_PINGS, settledLine, withClosingLine } from "./messages.js";
 import { isLive, replySurface, webhookEdit, webhookSend } from "./reply-surface.js";
@@ -50,8 +51,8 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
       GatewayIntentBits.DirectMessages,
       ...(deps.messageContent ? [GatewayIntentBits.MessageContent] : []),
     ],
-    // DMs arrive in channels the cache has never seen.
-    partials: [Partials.Channel],
+    // DMs arrive in channels the cache has never seen; edits and deletions of messages it never saw (before a restart) too.
+    partials: [Partials.Channel, Partials.Message],
     allowedMentions: NO_PINGS,
     ...(config.apiUrl ? { rest: { api: config.apiUrl } } : {}),
   });
@@ -68,6 +69,11 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
       const botId = client.user?.id;
       if (botId) core.track("a Discord message", takeMention(events, core, message, botId));
     });
+    client.on(Events.MessageUpdate, (before, message) => {
+      const botId = client.user?.id;
+      if (botId) core.track("an edited Discord message", takeEdit(events, core, before, message, botId));
+    });
+    client.on(Events.MessageDelete, (message) => core.track("a deleted Discord message", takeDeletion(events, core, message)));
     client.on(Events.Error, (error) => logger.error({ err: error }, "discord client error"));
     client.on(Events.ShardError, (error) => logger.warn({ err: error }, "discord gateway connection error; discord.js reconnects"));
     client.on(Events.ShardDisconnect, (event) => deps.onConnection?.("down", `the gateway closed the connection (${event.code})`));
@@ -193,6 +199,14 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
       return modal !== undefined && clicked.pending !== undefined && (await clicked.pending.showModal(modal));
     },
     answerOpenClick: async (clicked, text) => (await clicked.pending?.reply(text)) ?? false,
+    async deleteAnswer(origin, answer) {
+      const place = placeOf(origin);
+      if (!place || !answer) return;
+      // The trace's thread was started on the answer, so it has the answer's id.
+      if (place.channelKind === "text")
+        await tried("the deletion of a trace thread", () => client.rest.delete(Routes.channel(answer.messageId)));
+      await tried("the deletion of an answer", () => client.rest.delete(Routes.channelMessage(place.channel, answer.messageId)));
+    },
     async linkTo(at, clicked) {
       const place = placeOf(at.origin);
       return place ? `https://discord.com/channels/${place.guild ?? "@me"}/${place.channel}/${clicked.messageId}` : undefined;

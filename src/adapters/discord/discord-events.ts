@@ -96,13 +96,13 @@ export const channelKindOf = (type: ChannelType | undefined): ChannelKind =>
 
 const ChannelFacts = z.object({ type: z.number(), parent_id: z.string().nullish(), owner_id: z.string().nullish() });
 
-function roleIdsOf(member: GuildMember | APIInteractionGuildMember | null): readonly string[] {
+export function roleIdsOf(member: GuildMember | APIInteractionGuildMember | null): readonly string[] {
   if (!member) return [];
   return Array.isArray(member.roles) ? member.roles : [...member.roles.cache.keys()];
 }
 
 /** A thread (or forum post) and the channel it belongs to; a channel the cache does not know is asked for once. */
-async function placeIn(
+export async function placeIn(
   deps: EventDeps,
   source: { readonly guildId: string | null; readonly channelId: string; readonly channel: unknown },
 ): Promise<Pick<DiscordPlace, "guild" | "channel" | "parent" | "channelKind"> & { readonly owner?: string }> {

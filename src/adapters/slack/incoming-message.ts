@@ -4,7 +4,7 @@
 // event is untrusted and checked with zod. Everywhere, DMs included, the message's thread is the
 // conversation and where the run is shown: a top-level message starts it, a follow-up continues it.
 import { z } from "zod";
-import { spotOf, type MessageInput } from "../core/inbound.js";
+import { spotOf, type Conversation, type MessageInput } from "../core/inbound.js";
 import { slackFilesOf } from "./slack-files.js";
 import { conversationAt, isDirectChannel } from "./slack-place.js";
 import { threadSource } from "./thread-context.js";
@@ -42,9 +42,35 @@ export type Incoming =
   /** A reply in a channel's thread without a mention: for the bot if it works in that thread (core/follow-ups.ts). */
   | { readonly kind: "follow_up"; readonly message: MessageInput };
 
-function stripMention(text: string, botUserId: string | undefined): string {
+/** The text without the bot's mention (`<@U…>`, `<@U…|name>`), its spaces evened out. */
+export function stripMention(text: string, botUserId: string | undefined): string {
   const withoutBot = botUserId ? text.replace(new RegExp(`<@${botUserId}(\\|[^>]*)?>`, "g"), " ") : text;
   return withoutBot.replace(/\s+/g, " ").trim();
+}
+
+/** The conversation a person's message belongs to: its thread (a top-level message starts one), in the installing workspace `team`. */
+export function conversationOfMessage(
+  team: string,
+  channel: string,
+  message: {
+    readonly ts: string;
+    readonly thread_ts?: string | undefined;
+    readonly user_team?: string | undefined;
+    readonly team?: string | undefined;
+  },
+): Conversation {
+  const root = message.thread_ts ?? message.ts;
+  const userTeam = message.user_team ?? message.team ?? team;
+  return {
+    ...conversationAt({
+      team,
+      channel,
+      traceThreadTs: root,
+      replyThreadTs: root,
+      ...(userTeam === team ? {} : { requesterTeam: userTeam }),
+    }),
+    ...(message.thread_ts !== undefined && message.thread_ts !== message.ts ? { inThread: true } : {}),
+  };
 }
 
 /** `botUserId` is the bot's own user id (auth.test); `fallbackTeam` comes from Bolt's context. */
@@ -72,17 +98,7 @@ export function classifyMessage(entry: EntryPoint, body: unknown, botUserId: str
 
   const inThread = event.thread_ts !== undefined && event.thread_ts !== event.ts;
   const root = event.thread_ts ?? event.ts;
-  const userTeam = event.user_team ?? event.team ?? team;
-  const conversation = {
-    ...conversationAt({
-      team,
-      channel: event.channel,
-      traceThreadTs: root,
-      replyThreadTs: root,
-      ...(userTeam === team ? {} : { requesterTeam: userTeam }),
-    }),
-    ...(inThread ? { inThread } : {}),
-  };
+  const conversation = conversationOfMessage(team, event.channel, event);
   // Only a channel thread holds other people's words (a DM thread is already in memory).
   const contextSource = (entry === "mention" || followUp) && inThread ? threadSource(event.channel, root, event.ts) : undefined;
   const files = slackFilesOf(event.files);

@@ -20,6 +20,9 @@ import { createSlackTools } from "./chat-tools.js";
 import { FEEDBACK_MODAL, openCommentForm, parseComment } from "./feedback-buttons.js";
 import { listenForForms, openFormModal } from "./slack-forms.js";
 import { classifyMessage, type EntryPoint } from "./incoming-message.js";
+import { changeOf, takeChange } from "./message-changes.js";
+import { deleteRunMessages } from "./deleted-answers.js";
+import { viewingOf } from "./app-context.js";
 import { answerUntaken, isNotRecorded } from "./untaken-requests.js";
 import { rejectStale } from "./request-freshness.js";
 import { slackErrorCode } from "./slack-api.js";
@@ -126,6 +129,8 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
 
   /** The ack waits for the record (processBeforeResponse, deferred Socket Mode acks); the rest comes after it. */
   async function takeMessage(core: SurfaceCore<SlackClicked>, entry: EntryPoint, body: unknown, fallbackTeam?: string): Promise<void> {
+    const change = entry === "direct" ? changeOf(body, botUserId, fallbackTeam) : undefined;
+    if (change) return takeChange(core, change, logger);
     const incoming = classifyMessage(entry, body, botUserId, fallbackTeam);
     if (incoming.kind === "ignore") return void logger.debug({ entry, reason: incoming.reason }, "event ignored");
     await (incoming.kind === "follow_up" ? core.followUp(incoming.message) : core.message(incoming.message));
@@ -139,6 +144,10 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
     });
     bolt.event("app_mention", ({ body, context }) => takeMessage(core, "mention", body, context.teamId));
     bolt.message(({ body, context }) => takeMessage(core, "direct", body, context.teamId));
+    bolt.event("app_context_changed", async ({ body, context }) => {
+      const viewing = viewingOf(body, context.teamId);
+      if (viewing) await core.viewing(viewing);
+    });
     for (const action of BUTTON_ACTIONS) {
       bolt.action(action, async ({ ack, body }) => {
         await ack();
@@ -229,6 +238,7 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
       const response = await client.chat.getPermalink({ channel: clicked.channel, message_ts: clicked.ts }).catch(() => undefined);
       return typeof response?.permalink === "string" ? response.permalink : undefined;
     },
+    deleteAnswer: deleteRunMessages(client, logger),
     openForm: (clicked, form) => openFormModal(client, logger, clicked, form),
     askComment: (runId, clicked) =>
       clicked.triggerId ? openCommentForm(client, logger, clicked.triggerId, runId) : Promise.resolve(false),

@@ -330,7 +330,9 @@ export class ActiveRun {
 
   async finish(end: Exclude<StepEnd, { kind: "continue" }>): Promise<LoopResult> {
     this.cancellation.dispose();
-    const summary = end.kind === "stop" ? await this.guardSummary(end.stop) : undefined;
+    // A deleted question is answered by nobody: no model call for a summary nobody will read.
+    const summary =
+      end.kind !== "stop" ? undefined : end.stop.guard === "question_deleted" ? end.stop.sentence : await this.guardSummary(end.stop);
     const run = { runId: this.runId, steps: this.steps, visibleSteps: () => this.visibleSteps(), usage: this.usage };
     const outcome = outcomeOf(end, run, summary);
     if (this.meter.due) await this.meter.report();

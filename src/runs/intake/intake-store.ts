@@ -46,9 +46,10 @@ const RecordSchema = z.object({
   receivedAt: z.number(),
   /**
    * `refused`: the settings file turned it away (access or a limit); a redelivery is not run or counted again.
-   * `merged`: one question with the person's earlier message of a burst (`into`); `steered`: added to the run `into`.
+   * `merged`: one question with the person's earlier message of a burst (`into`); `steered`: added to the run `into`;
+   * `deleted`: its author deleted it before it was answered.
    */
-  result: z.enum(["answered", "paused", "failed", "refused", "merged", "steered"]).optional(),
+  result: z.enum(["answered", "paused", "failed", "refused", "merged", "steered", "deleted"]).optional(),
   /** The run that took this message up (merged, steered). */
   into: z.string().max(64).optional(),
   /** The messages of a burst this record's task holds besides its own, in order. */

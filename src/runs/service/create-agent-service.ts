@@ -34,6 +34,8 @@ import type { RunObserver } from "../worker/run-observer.js";
 import { createRunFiles } from "../setup/run-files.js";
 import { createRunStops } from "../worker/run-stops.js";
 import { createRunner } from "../worker/runner.js";
+import { questionChangedDraft } from "../../governance/audit-events.js";
+import { intakeIdFor } from "../intake/intake-store.js";
 import type { AgentService, ServiceConnections } from "../api/agent-service.js";
 import type { ToolCatalog } from "../../tools/tool-list.js";
 import { createToolPolicy } from "../../agent/tools/tool-policy.js";
@@ -204,6 +206,21 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
       setups.clear();
     },
     submit: (task, receipt) => runner.submit(task, receipt),
+    async edit(request) {
+      const result = await runner.edit(request);
+      const { origin } = request.task;
+      if (result.kind !== "ignored")
+        runPolicy?.observer.record(
+          questionChangedDraft("question_edited", intakeIdFor(origin.surface, request.receipt), origin, result.kind),
+        );
+      return result;
+    },
+    async deleteQuestion(request) {
+      const result = await runner.deletion(request, config.conversations.deleteAnswersWithQuestion);
+      if (result.kind !== "ignored")
+        runPolicy?.observer.record(questionChangedDraft("question_deleted", result.runId, result.origin, result.kind));
+      return result;
+    },
     ask: (task, sink) => runner.ask(task, sink),
     decide,
     forms,

@@ -21,7 +21,9 @@ export async function interruptFor(
   const running = await stores.intake.load(live.runId);
   deps.logger.info({ runId: live.runId, by: record.id }, "a new message from its requester interrupts a run");
   if (running.kind !== "found") return record;
-  const both: IntakeRecord = { ...record, task: { ...record.task, text: `${running.record.task.text}\n\n${record.task.text}` } };
+  // An edit of the stopped run's question is that question now; another message comes after it.
+  const text = record.task.edits === live.runId ? record.task.text : `${running.record.task.text}\n\n${record.task.text}`;
+  const both: IntakeRecord = { ...record, task: { ...record.task, text } };
   await stores.intake.update(both);
   return both;
 }

@@ -10,6 +10,7 @@ import type { RunPresenter } from "../api/presenting.js";
 import type { OriginUpgrade } from "../api/surface-hooks.js";
 import type { Task } from "../api/task.js";
 import type { IntakeRecord } from "../intake/intake-store.js";
+import { wasDeleted } from "../intake/deletions.js";
 import { newRunId } from "../intake/run-id.js";
 import type { ItemEnd, WorkItem } from "../queue/work-queue.js";
 import { UNRECORDED_RUN, type CheckpointLoad, type CheckpointWriter } from "./checkpoint-store.js";
@@ -90,8 +91,12 @@ async function loadMessage(
     await intake.drop(item.intakeId);
     return undefined;
   }
-  // A replay whose run showed its outcome already (see replayed-run.ts).
+  // A replay whose run showed its outcome already (see replayed-run.ts), or whose question was deleted as it worked.
   if (loaded.record.state === "running" && (await settleReplay(work, loaded.record))) return undefined;
+  if (loaded.record.state === "running" && (await wasDeleted(deps.store, item.intakeId))) {
+    await intake.update({ ...loaded.record, state: "done", result: "deleted" });
+    return undefined;
+  }
   // Nobody here could see it: it is not started, so its record stays unfinished for a retry (or a process that can).
   const { surface } = loaded.record.task.origin;
   if (!deps.shows.canShow(item.intakeId, surface)) throw new SurfaceUnavailableError(surface, item.intakeId);

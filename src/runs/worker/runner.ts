@@ -6,6 +6,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { EventSink, RunOutcome } from "../../contracts/types.js";
 import type { ReplyHandle } from "../api/task.js";
 import type { SubmitResult, Task } from "../api/task.js";
+import type { DeletionRequest, DeletionResult, EditRequest, EditResult } from "../api/edits.js";
+import { takeDeletion } from "../intake/deletions.js";
+import { takeEdit } from "../intake/edits.js";
 import { connectionClaimOf, type StoredRun } from "../approvals/approval-store.js";
 import { newRunId } from "../intake/run-id.js";
 import type { IntakeRecord } from "../intake/intake-store.js";
@@ -20,6 +23,10 @@ import type { WorkerDeps } from "./worker-deps.js";
 
 export interface Runner {
   submit(task: Task, receipt: string): Promise<SubmitResult>;
+  /** A person edited a message (intake/edits.ts); rejects when the store or the queue fails (the platform may deliver it again). */
+  edit(edit: EditRequest): Promise<EditResult>;
+  /** A person deleted a message (intake/deletions.ts); an answered one's answer comes back when it is to go too. Rejects when the store fails. */
+  deletion(request: DeletionRequest, deleteAnswer: boolean): Promise<DeletionResult>;
   /** Runs a task that is not recorded (`AgentService.ask`): resolves with its outcome. */
   ask(task: Task, sink: EventSink): Promise<RunOutcome>;
   /**
@@ -80,6 +87,18 @@ export function createRunner(deps: WorkerDeps): Runner {
 
   return {
     submit: (task, receipt) => intake.submit(task, receipt),
+    edit: (edit) => takeEdit({ intake: work.intake, submit: (task, receipt) => intake.submit(task, receipt) }, edit),
+    async deletion(request, deleteAnswer) {
+      const stopDeleted = deps.stops ? deps.stops.questionDeleted.bind(deps.stops) : undefined;
+      const result = await takeDeletion(
+        { intake: work.intake, inbox: work.inbox, store, ...(stopDeleted ? { stopDeleted } : {}) },
+        request,
+      );
+      if (result.kind !== "answered") return result;
+      if (!deleteAnswer) return { kind: "ignored", reason: "answered; its answer stays (DELETE_ANSWERS_WITH_QUESTION)" };
+      const mark = await work.answeredBefore(result.runId);
+      return mark?.messageId ? { ...result, answer: { messageId: mark.messageId } } : result;
+    },
 
     async ask(task, sink) {
       const id = newRunId();

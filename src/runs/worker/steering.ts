@@ -3,10 +3,11 @@
 // run. What the loop is given here is recorded already (an intake record each, listed in the
 // conversation's inbox): the loop saves a checkpoint holding them before they are marked taken,
 // so across a crash each is either in the run's checkpoint or still waiting to run on its own.
-// Someone else's message, one with files, and one answered through a reply of its own are left
-// to run after, in order.
+// An edit of the run's question joins it under `queue` too. Someone else's message, one with
+// files, and one answered through a reply of its own are left to run after, in order.
 import type { AddedMessages } from "../../agent/loop/loop-types.js";
 import type { AddedMessage } from "../../contracts/types.js";
+import type { ConcurrentMessages } from "../../governance/channel-settings.js";
 import type { IntakeRecord } from "../intake/intake-store.js";
 import { sentBefore } from "../intake/sent-order.js";
 import { STORE_RETRY, withRetries } from "../retry.js";
@@ -17,8 +18,13 @@ export function steeringOf(work: WorkContext, record: IntakeRecord): AddedMessag
   const { origin } = record.task;
   const { logger } = work.deps;
 
-  /** Pure: whether a waiting message joins the run. */
-  const joins = (other: IntakeRecord, taken: readonly string[]): boolean =>
+  /** Its question edited: "queue" steers it too (a correction answered after the answer would come too late); "interrupt" stops the run instead. */
+  const editsThisRun = (other: IntakeRecord): boolean =>
+    other.task.edits !== undefined && (other.task.edits === record.id || (record.merged ?? []).includes(other.task.edits));
+
+  /** Pure: whether a waiting message joins the run, under the conversation's policy now. */
+  const joins = (other: IntakeRecord, taken: readonly string[], policy: ConcurrentMessages): boolean =>
+    (policy === "steer" || (policy === "queue" && editsThisRun(other))) &&
     other.state === "received" &&
     other.id !== record.id &&
     !taken.includes(other.id) &&
@@ -30,10 +36,11 @@ export function steeringOf(work: WorkContext, record: IntakeRecord): AddedMessag
   return {
     async pending(taken) {
       try {
-        if (work.deps.conversations.policyFor(origin) !== "steer") return [];
+        const policy = work.deps.conversations.policyFor(origin);
+        if (policy === "interrupt") return [];
         const waiting = await work.intake.loadMany(await work.inbox.waiting(origin.conversationKey));
         return waiting
-          .filter((other) => joins(other, taken))
+          .filter((other) => joins(other, taken, policy))
           .sort(sentBefore)
           .map((other): AddedMessage => ({ id: other.id, kind: other.task.edits ? "edited" : "added", text: other.task.text }));
       } catch (error) {

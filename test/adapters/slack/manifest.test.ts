@@ -29,6 +29,7 @@ const manifest = Manifest.parse(raw);
 describe("manifest.yml", () => {
   it("subscribes to exactly the events the adapter handles", () => {
     expect(manifest.settings.event_subscriptions.bot_events.sort()).toEqual([
+      "app_context_changed",
       "app_mention",
       "message.channels",
       "message.groups",
