@@ -111,6 +111,32 @@ describe.each(CONVERSATION_DRIVERS)("conversations on $name", (driver) => {
     expect(asked.at(-1)).toBe("summarise #releases\n\nactually skip the mobile ones");
   });
 
+  it("interrupt, two messages: the first asks the stopped question again with it, the second comes after, in order", async () => {
+    const s = await start({ env: { CONCURRENT_MESSAGES: "interrupt" } });
+    await s.ask("alice", "summarise #releases");
+    await s.model.reached(0);
+    await taken(s, await s.say("alice", "only this week"));
+    await taken(s, await s.say("alice", "and skip the mobile ones"));
+    s.model.releaseAll();
+    await until(() => s.answers() === 3, "the stopped run's summary and two answers", 15_000);
+    const asked = s.requests.map(lastUser).filter((text, index, all) => all.indexOf(text) === index);
+    expect(asked.slice(-2)).toEqual(["summarise #releases\n\nonly this week", "and skip the mobile ones"]);
+  });
+
+  it("steer with three messages mid-run: all three join it, in order", async () => {
+    const s = await start({ env: { CONCURRENT_MESSAGES: "steer" } });
+    await s.ask("alice", "summarise #releases");
+    await s.model.reached(0);
+    for (const text of ["only this week", "skip the mobile ones", "and the web ones too"]) await taken(s, await s.say("alice", text));
+    s.model.releaseAll();
+    await until(() => s.answers() === 1, "the answer", 15_000);
+    expect(userTexts(s.requests[1]!).slice(-3)).toEqual([
+      "The person added: only this week",
+      "The person added: skip the mobile ones",
+      "The person added: and the web ones too",
+    ]);
+  });
+
   it("a burst of three messages within MESSAGE_DEBOUNCE_MS is one question: one run, one answer", async () => {
     const s = await start({ env: { MESSAGE_DEBOUNCE_MS: "1000" } });
     s.model.releaseAll();

@@ -6,9 +6,13 @@ import type { IntakeRecord, IntakeStore } from "../intake/intake-store.js";
 import type { LiveRuns } from "./live-runs.js";
 import type { WorkerDeps } from "./worker-deps.js";
 
+/** Longer than a stopped run takes to end. */
+const CLAIM_TTL_MS = 60 * 60_000;
+const claimKey = (runId: string) => `conversation:interrupted:${runId}`;
+
 /** The message's record as its run should ask it: with the interrupted run's question first when it stopped one. */
 export async function interruptFor(
-  deps: Pick<WorkerDeps, "conversations" | "stops" | "logger">,
+  deps: Pick<WorkerDeps, "conversations" | "stops" | "logger" | "store">,
   stores: { readonly intake: IntakeStore; readonly live: LiveRuns },
   record: IntakeRecord,
 ): Promise<IntakeRecord> {
@@ -18,6 +22,8 @@ export async function interruptFor(
   if (!live || live.runId === record.id || live.requester.id !== origin.requester.id) return record;
   const stopped = await deps.stops.request(live.runId, origin.requester, (requester) => requester.id === origin.requester.id);
   if (stopped.kind !== "stopping") return record;
+  // The first message that interrupts a run asks its question again; a second one, before the run has ended, comes after.
+  if (!(await deps.store.setIfAbsent(claimKey(live.runId), record.id, CLAIM_TTL_MS))) return record;
   const running = await stores.intake.load(live.runId);
   deps.logger.info({ runId: live.runId, by: record.id }, "a new message from its requester interrupts a run");
   if (running.kind !== "found") return record;
