@@ -94,7 +94,8 @@ describe.each(CONVERSATION_DRIVERS)("conversations on $name", (driver) => {
     const bobs = await s.say("bob", "what about mine?");
     await taken(s, bobs);
     s.model.releaseAll();
-    await until(() => s.answers() === 2, "two answers", 15_000);
+    await until(async () => (await recordOf(s, bobs))?.state === "done", "bob's question answered", 15_000);
+    expect(s.answers()).toBe(2);
     expect(s.requests.map(lastUser)).toEqual(["summarise #releases", "summarise #releases", "what about mine?", "what about mine?"]);
     expect(await recordOf(s, bobs)).toMatchObject({ state: "done", result: "answered" });
   });
@@ -191,7 +192,7 @@ describe.each(CONVERSATION_DRIVERS)("edits and deletions on $name", (driver) => 
     const s = await start();
     s.model.releaseAll();
     const question = await s.ask("alice", "summarise #releases");
-    await until(() => s.answers() === 1, "the answer", 15_000);
+    await until(async () => (await recordOf(s, question))?.state === "done", "the answer", 15_000);
     await s.edit(question, "summarise #deploys");
     const aside = await s.chat("alice", "lunch anyone?");
     expect(await recordOf(s, aside)).toBeUndefined();
@@ -227,11 +228,24 @@ describe.each(CONVERSATION_DRIVERS)("edits and deletions on $name", (driver) => 
     expect(s.publicText()).not.toMatch(/Stopped by/);
   });
 
+  it("a question deleted after its run showed work ends that work with a line saying so, not a summary", async () => {
+    const s = await start();
+    const question = await s.ask("alice", "summarise #releases");
+    s.model.release(0);
+    await s.model.reached(1);
+    await s.remove(question);
+    await until(async () => (await recordOf(s, question))?.result === "deleted", "the run ended as deleted", 15_000);
+    await until(() => /the question was deleted/.test(s.publicText()), "the trace's last line");
+    // Its second model call was cancelled where it waited; none was made for a summary.
+    expect(s.requests).toHaveLength(1);
+    expect(s.publicText()).toMatch(/calculator/);
+  });
+
   it("a question deleted after its answer leaves the answer, unless DELETE_ANSWERS_WITH_QUESTION", async () => {
     const kept = await start();
     kept.model.releaseAll();
     const first = await kept.ask("alice", "summarise #releases");
-    await until(() => kept.answers() === 1, "the answer", 15_000);
+    await until(async () => (await recordOf(kept, first))?.state === "done", "the answer", 15_000);
     await kept.remove(first);
     const after = await kept.say("alice", "thanks");
     await until(async () => (await recordOf(kept, after))?.state === "done", "the next question answered", 15_000);
@@ -240,7 +254,7 @@ describe.each(CONVERSATION_DRIVERS)("edits and deletions on $name", (driver) => 
     const gone = await start({ env: { DELETE_ANSWERS_WITH_QUESTION: "yes" } });
     gone.model.releaseAll();
     const asked = await gone.ask("alice", "summarise #releases");
-    await until(() => gone.answers() === 1, "the answer", 15_000);
+    await until(async () => (await recordOf(gone, asked))?.state === "done", "the answer", 15_000);
     await gone.remove(asked);
     await until(() => gone.answers() === 0, "the answer deleted with its question", 15_000);
     expect(gone.publicText()).not.toMatch(/added to the run|calculator/);

@@ -18,6 +18,8 @@ export interface DeletionDeps {
   readonly intake: IntakeStore;
   readonly inbox: Inbox;
   readonly store: KeyValueStore;
+  /** Whether the run of this intake id showed its answer (its record may not say done yet). */
+  answered(intakeId: string): Promise<boolean>;
   /** Stops a run whose question was deleted; undefined when this process can't (no stops). */
   readonly stopDeleted?: (runId: string, requester: Person) => Promise<{ readonly kind: string }>;
 }
@@ -34,12 +36,12 @@ export async function takeDeletion(deps: DeletionDeps, request: DeletionRequest)
     await deps.inbox.remove(conversationKey, [id]);
     return { kind: "dropped", runId: id, origin };
   }
-  if (record.state === "running") {
+  if (record.state === "running" && !(await deps.answered(id))) {
     await deps.store.set(tombstoneKey(id), true, TOMBSTONE_TTL_MS);
     await deps.stopDeleted?.(id, record.task.origin.requester);
     return { kind: "stopping", runId: id, origin };
   }
-  if (record.result === "answered") return { kind: "answered", runId: id, origin };
+  if (record.state === "running" || record.result === "answered") return { kind: "answered", runId: id, origin };
   return { kind: "ignored", reason: `its question ended ${record.result ?? "already"}` };
 }
 

@@ -10,6 +10,8 @@ import { intakeIdFor, type IntakeStore } from "./intake-store.js";
 
 export interface EditDeps {
   readonly intake: IntakeStore;
+  /** Whether the run of this intake id showed its answer (its record may not say done yet). */
+  answered(intakeId: string): Promise<boolean>;
   /** Records and queues a message (intake/submit.ts). */
   submit(task: Task, receipt: string): Promise<SubmitResult>;
 }
@@ -30,7 +32,7 @@ export async function takeEdit(deps: EditDeps, edit: EditRequest): Promise<EditR
     if (record.task.text !== edit.task.text) await deps.intake.update({ ...record, task: { ...record.task, text: edit.task.text } });
     return { kind: "replaced" };
   }
-  if (record.state === "done") return asNew("answered already");
+  if (record.state === "done" || (await deps.answered(record.id))) return asNew("answered already");
   const { reply: _reply, files: _files, ...task } = edit.task;
   const submitted = await deps.submit({ ...task, edits: record.id }, edit.editReceipt);
   return submitted.kind === "accepted" ? { kind: "for_run", runId: record.id } : { kind: "ignored", reason: "a redelivered edit" };

@@ -66,6 +66,8 @@ export function createRunner(deps: WorkerDeps): Runner {
     );
   const intake = createIntake({ intake: work.intake, inbox: work.inbox, queue, bootId: work.bootId, clock, interrupt });
   const items = createWorkItems(work, intake);
+  /** A run whose answer showed, though its record may not say done yet (an edit or a deletion in between). */
+  const answered = async (intakeId: string) => (await work.answeredBefore(intakeId)) !== undefined;
 
   /** Tries `add` until it succeeds or the runner closes (the next start's recover queues a claimed decision then). */
   async function keepQueueing(add: () => Promise<void>, runId: string): Promise<void> {
@@ -87,11 +89,11 @@ export function createRunner(deps: WorkerDeps): Runner {
 
   return {
     submit: (task, receipt) => intake.submit(task, receipt),
-    edit: (edit) => takeEdit({ intake: work.intake, submit: (task, receipt) => intake.submit(task, receipt) }, edit),
+    edit: (edit) => takeEdit({ intake: work.intake, answered, submit: (task, receipt) => intake.submit(task, receipt) }, edit),
     async deletion(request, deleteAnswer) {
       const stopDeleted = deps.stops ? deps.stops.questionDeleted.bind(deps.stops) : undefined;
       const result = await takeDeletion(
-        { intake: work.intake, inbox: work.inbox, store, ...(stopDeleted ? { stopDeleted } : {}) },
+        { intake: work.intake, inbox: work.inbox, store, answered, ...(stopDeleted ? { stopDeleted } : {}) },
         request,
       );
       if (result.kind !== "answered") return result;
