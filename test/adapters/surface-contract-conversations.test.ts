@@ -4,6 +4,7 @@
 // known to arrive mid-run, and each is known to be taken before the run goes on.
 import { describe, expect, it } from "vitest";
 import type { ModelRequest } from "../../src/contracts/types.js";
+import { createAuditLog } from "../../src/governance/audit-log.js";
 import { CONVERSATION_DRIVERS, type ConversationOptions, type ConversationSession } from "../support/conversation-drivers.js";
 import { call, say, type ScriptStep } from "../support/model-scripted.js";
 import { usePerTest } from "../support/per-test.js";
@@ -239,6 +240,23 @@ describe.each(CONVERSATION_DRIVERS)("edits and deletions on $name", (driver) => 
     // Its second model call was cancelled where it waited; none was made for a summary.
     expect(s.requests).toHaveLength(1);
     expect(s.publicText()).toMatch(/calculator/);
+  });
+
+  it("the audit log records each edit and deletion that changed a question, with who and what became of it", async () => {
+    const s = await start();
+    await s.ask("alice", "summarise #releases");
+    await s.model.reached(0);
+    const queued = await s.say("alice", "only this week");
+    await taken(s, queued);
+    await s.edit(queued, "only last week");
+    await s.remove(queued);
+    await until(async () => (await createAuditLog(s.store).list({ limit: 10 })).length === 2, "two audit entries");
+    const entries = await createAuditLog(s.store).list({ limit: 10 });
+    expect(entries.map((entry) => [entry.kind, entry.reason, entry.runId])).toEqual([
+      ["question_deleted", "dropped", s.intakeIdOf(queued)],
+      ["question_edited", "replaced", s.intakeIdOf(queued)],
+    ]);
+    s.model.releaseAll();
   });
 
   it("a question deleted after its answer leaves the answer, unless DELETE_ANSWERS_WITH_QUESTION", async () => {
