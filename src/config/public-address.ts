@@ -39,14 +39,17 @@ const proxyCount = () => {
   };
 };
 
+/** Read by the Slack area too: the install's redirect comes back to it. */
+export const PUBLIC_URL = variable("PUBLIC_URL", publicAddress(), {
+  meaning:
+    "where people and platforms reach the bot from outside, e.g. `https://bot.example.com`; an `https://` one marks the explorer's session cookie `Secure`. Needed by a Slack or Discord bot with an MCP server that signs each person in: their sign-in comes back to `PUBLIC_URL/oauth/callback` (see [MCP servers behind OAuth](mcp.md#mcp-servers-behind-oauth)), and by a Slack app installed in several workspaces: the install comes back to `PUBLIC_URL/slack/oauth_redirect` (see [Distribute to several workspaces](slack.md#distribute-to-several-workspaces)); the console uses `http://127.0.0.1:PORT` without it",
+});
+
 export const publicAddressArea = area({
   title: "Public address",
   about: "How the bot is reached from outside: its public address, and the reverse proxies in front of its HTTP ports.",
   variables: {
-    publicUrl: variable("PUBLIC_URL", publicAddress(), {
-      meaning:
-        "where people and platforms reach the bot from outside, e.g. `https://bot.example.com`; an `https://` one marks the explorer's session cookie `Secure`. Needed by a Slack or Discord bot with an MCP server that signs each person in: their sign-in comes back to `PUBLIC_URL/oauth/callback` (see [MCP servers behind OAuth](mcp.md#mcp-servers-behind-oauth)); the console uses `http://127.0.0.1:PORT` without it",
-    }),
+    publicUrl: PUBLIC_URL,
     trustedProxies: variable("TRUST_PROXY", proxyCount(), {
       default: "no",
       meaning:
