@@ -9,7 +9,10 @@ import type { RunningAgentService } from "./runs/service/create-agent-service.js
 import { attach, type AttachedSurface, type CoreDeps } from "./adapters/core/attach.js";
 import { createConsoleSurface } from "./adapters/console/console-adapter.js";
 import type { ModelDescription } from "./adapters/console/console-text.js";
-import type { HttpMount } from "./ops/ops-server.js";
+import type { OpsServer } from "./ops/ops-server.js";
+import type { ApprovalKey } from "./runs/approvals/approval-key.js";
+import type { ScheduleBook } from "./schedules/schedule-book.js";
+import { removeWorkspace } from "./adapters/core/workspace-removal.js";
 import { TokenCounter } from "./tokens/token-counter.js";
 import type { Surface } from "./contracts/types.js";
 
@@ -20,8 +23,12 @@ export interface SurfaceDeps {
   readonly store: KeyValueStore;
   readonly logger: Logger;
   readonly model: ModelDescription;
-  /** The ops port, where Slack's HTTP mode mounts its endpoint. */
-  readonly http?: HttpMount;
+  /** The ops port, where Slack's HTTP mode mounts its endpoint and an app installed in several workspaces its install pages. */
+  readonly http?: Pick<OpsServer, "mount" | "unmount" | "mountPrefix">;
+  /** The schedules' book: a workspace that removed the bot has its schedules ended. */
+  readonly book?: Pick<ScheduleBook, "endInWorkspace">;
+  /** Seals what must be secret at rest (Slack's installations), kept outside the store. */
+  readonly approvalKey: ApprovalKey;
   readonly onConnection: (surface: Surface, state: "up" | "down", reason?: string) => void;
   readonly io: AppIo;
   /** The process's schedules, for the core's schedule commands. */
@@ -59,8 +66,10 @@ const SURFACES: readonly SurfaceEntry[] = [
   {
     name: "slack",
     configured: (config) => config.slack !== undefined,
-    async open({ config, logger, http, onConnection }, core) {
+    async open({ config, logger, http, onConnection, store, approvalKey, governance, book }, core) {
       const { createSlackSurface } = await import("./adapters/slack/slack-adapter.js");
+      const { installationKey } = await import("./adapters/slack/install/workspace-ref.js");
+      const removal = { audit: governance.runPolicy.audit, ...(book ? { schedules: book } : {}), logger };
       const surface = createSlackSurface({
         config: config.slack!,
         logger,
@@ -68,6 +77,18 @@ const SURFACES: readonly SurfaceEntry[] = [
         takeEvents: config.role !== "worker",
         ...(http ? { httpMount: http } : {}),
         onConnection: (state, reason) => onConnection("slack", state, reason),
+        installs: {
+          store,
+          sealingKey: approvalKey,
+          ...(http ? { pages: http } : {}),
+          removed: (workspace) =>
+            removeWorkspace(removal, {
+              surface: "slack",
+              workspace: workspace.team ?? workspace.enterprise ?? "",
+              key: installationKey(workspace) ?? "",
+              reason: "the app was uninstalled or its bot token revoked",
+            }),
+        },
       });
       return { surface: attach(surface, core) };
     },

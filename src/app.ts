@@ -265,6 +265,8 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       io,
       schedules,
       prices,
+      approvalKey,
+      book: schedules.book,
       showNotices(show: (line: string) => void) {
         notice = show;
         for (const line of notices.splice(0)) show(line);

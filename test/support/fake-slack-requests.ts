@@ -18,19 +18,50 @@ export interface MessageFields {
   readonly subtype?: string;
   /** Slack's file objects of the message (fake.addFile). */
   readonly files?: readonly object[];
+  /** Another workspace than the fake's default one (TEAM_ID). */
+  readonly workspace?: EventWorkspace;
 }
 
-function envelope(event: Record<string, unknown>, eventId: string): Record<string, unknown> {
+/** Whose event it is: a workspace, maybe in an Enterprise Grid org, maybe under an org-wide install. */
+export interface EventWorkspace {
+  readonly team: string;
+  readonly enterprise?: string;
+  readonly orgInstall?: boolean;
+  readonly botUserId?: string;
+}
+
+function envelope(event: Record<string, unknown>, eventId: string, workspace?: EventWorkspace): Record<string, unknown> {
+  const team = workspace?.team ?? TEAM_ID;
+  const enterprise = workspace?.enterprise;
   return {
     token: "legacy-verification-token",
-    team_id: TEAM_ID,
+    team_id: team,
+    ...(enterprise ? { enterprise_id: enterprise } : {}),
     api_app_id: APP_ID,
     event,
     type: "event_callback",
     event_id: eventId,
     event_time: 1_700_000_000,
-    authorizations: [{ team_id: TEAM_ID, user_id: BOT_USER_ID, is_bot: true, is_enterprise_install: false }],
+    authorizations: [
+      {
+        team_id: workspace?.orgInstall ? null : team,
+        ...(enterprise ? { enterprise_id: enterprise } : { enterprise_id: null }),
+        user_id: workspace?.botUserId ?? BOT_USER_ID,
+        is_bot: true,
+        is_enterprise_install: workspace?.orgInstall === true,
+      },
+    ],
   };
+}
+
+/** What Slack sends when a workspace uninstalls the app. */
+export function appUninstalledEvent(workspace: EventWorkspace, eventId = nextEventId()): Record<string, unknown> {
+  return envelope({ type: "app_uninstalled", event_ts: "1700000000.000100" }, eventId, workspace);
+}
+
+/** What Slack sends when tokens are revoked: `bot` lists the bot users whose tokens went. */
+export function tokensRevokedEvent(workspace: EventWorkspace, tokens: { bot?: string[]; oauth?: string[] }, eventId = nextEventId()) {
+  return envelope({ type: "tokens_revoked", tokens, event_ts: "1700000000.000100" }, eventId, workspace);
 }
 
 export function mentionEvent(fields: MessageFields, eventId = nextEventId()): Record<string, unknown> {
@@ -45,9 +76,10 @@ export function mentionEvent(fields: MessageFields, eventId = nextEventId()): Re
       ...(fields.files ? { files: fields.files } : {}),
       channel: fields.channel ?? "C0GENERAL",
       event_ts: fields.ts,
-      team: TEAM_ID,
+      team: fields.workspace?.team ?? TEAM_ID,
     },
     eventId,
+    fields.workspace,
   );
 }
 
@@ -65,9 +97,10 @@ export function directMessageEvent(fields: MessageFields, eventId = nextEventId(
       ...(fields.files ? { files: fields.files } : {}),
       channel: fields.channel ?? "D0ALICE",
       event_ts: fields.ts,
-      team: TEAM_ID,
+      team: fields.workspace?.team ?? TEAM_ID,
     },
     eventId,
+    fields.workspace,
   );
 }
 
@@ -124,13 +157,17 @@ export interface ClickFields {
   readonly triggerId?: string;
   /** A click on an ephemeral message: Slack sends no `message` then, only the container. */
   readonly ephemeral?: boolean;
+  /** Another workspace than the fake's default one. */
+  readonly workspace?: EventWorkspace;
 }
 
 export function blockActionPayload(fields: ClickFields): Record<string, unknown> {
   return {
     type: "block_actions",
-    team: { id: TEAM_ID, domain: "fake" },
-    user: { id: fields.user, username: fields.user.toLowerCase(), team_id: TEAM_ID },
+    team: { id: fields.workspace?.team ?? TEAM_ID, domain: "fake" },
+    ...(fields.workspace?.enterprise ? { enterprise: { id: fields.workspace.enterprise, name: "Org" } } : {}),
+    is_enterprise_install: fields.workspace?.orgInstall === true,
+    user: { id: fields.user, username: fields.user.toLowerCase(), team_id: fields.workspace?.team ?? TEAM_ID },
     api_app_id: APP_ID,
     token: "legacy-verification-token",
     container: {

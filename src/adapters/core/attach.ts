@@ -122,7 +122,7 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
     ...(surface.timeZoneOf ? { timeZoneOf: (person, origin) => surface.timeZoneOf!(person, origin) } : {}),
     ...(surface.presenceOf ? { presence: (schedule) => surface.presenceOf!(schedule.owner, schedule.origin) } : {}),
     async notifyOwner(schedule, text) {
-      if (await surface.directMessage(schedule.owner, surface.format.plain(text))) return;
+      if (await surface.directMessage(schedule.owner, surface.format.plain(text), schedule.origin)) return;
       // Nobody would learn why the schedule went quiet: the channel it posts in is told instead.
       logger.warn({ scheduleId: schedule.id, owner: schedule.owner.id }, "could not tell a schedule's owner privately");
       if (!(await surface.post({ origin: schedule.origin }, surface.format.plain(pausedChannelNotice(schedule)))))

@@ -14,7 +14,7 @@ export async function tellPrivately(
 ): Promise<void> {
   const person = at.origin.requester;
   if (await surface.whisper(at, text)) return;
-  if (await surface.directMessage(person, text)) return;
+  if (await surface.directMessage(person, text, at.origin)) return;
   if (publicFallback !== undefined && (await surface.post(at, publicFallback))) return;
   logger.warn({ user: person.id, conversationKey: at.origin.conversationKey }, "could not tell a person privately");
 }

@@ -142,8 +142,8 @@ export interface ChatSurface<Clicked = unknown, Ref = unknown> {
   post(at: Spot, text: string): Promise<boolean>;
   /** The platform's own private message to the person at `at` (ephemeral); false where there is none or it was refused. Must not throw. */
   whisper(at: Spot, text: string): Promise<boolean>;
-  /** A direct message from the bot; false when refused. Must not throw. */
-  directMessage(person: Person, text: string): Promise<boolean>;
+  /** A direct message from the bot, in the workspace or server of `where` (the person's); false when refused. Must not throw. */
+  directMessage(person: Person, text: string, where: TaskOrigin): Promise<boolean>;
   /** The approval message without its buttons, saying what happened. Must not throw. */
   settleApproval(message: ApprovalMessage<Clicked, Ref>, card: SettledCard): Promise<void>;
   /** A link to the clicked message, for the feedback listing. */

@@ -8,6 +8,7 @@ import { spotOf, type MessageInput } from "../core/inbound.js";
 import { slackFilesOf } from "./slack-files.js";
 import { conversationAt, isDirectChannel } from "./slack-place.js";
 import { threadSource } from "./thread-context.js";
+import type { WorkspaceRef } from "./install/workspace-ref.js";
 
 /** How the message reached the bot: a mention (channels, group DMs), or a DM (the Messages tab included). */
 export type EntryPoint = "mention" | "direct";
@@ -16,6 +17,7 @@ const SLACK_TS = /^\d+\.\d+$/;
 
 const EventBody = z.object({
   team_id: z.string().min(1).optional(),
+  enterprise_id: z.string().min(1).nullish(),
   event: z.object({
     type: z.string(),
     user: z.string().min(1).optional(),
@@ -42,11 +44,20 @@ function stripMention(text: string, botUserId: string | undefined): string {
   return withoutBot.replace(/\s+/g, " ").trim();
 }
 
-/** `botUserId` is the bot's own user id (auth.test); `fallbackTeam` comes from Bolt's context. */
-export function classifyMessage(entry: EntryPoint, body: unknown, botUserId: string | undefined, fallbackTeam?: string): Incoming {
+/**
+ * `botUserId` is the bot's own user id (auth.test, or the workspace's installation); `fallbackTeam` and
+ * `workspace` come from Bolt's context (an Enterprise Grid org and an org-wide install are kept with the place).
+ */
+export function classifyMessage(
+  entry: EntryPoint,
+  body: unknown,
+  botUserId: string | undefined,
+  fallbackTeam?: string,
+  workspace?: WorkspaceRef,
+): Incoming {
   const parsed = EventBody.safeParse(body);
   if (!parsed.success) return { kind: "ignore", reason: `malformed event: ${parsed.error.issues[0]?.message ?? "invalid"}` };
-  const { event, team_id } = parsed.data;
+  const { event, team_id, enterprise_id } = parsed.data;
   if (event.bot_id !== undefined || event.subtype === "bot_message") return { kind: "ignore", reason: "written by a bot" };
   if (event.subtype !== undefined && !PERSON_SUBTYPES.has(event.subtype))
     return { kind: "ignore", reason: `message subtype ${event.subtype}` };
@@ -57,8 +68,10 @@ export function classifyMessage(entry: EntryPoint, body: unknown, botUserId: str
   if (entry !== "mention" && event.channel_type !== undefined && event.channel_type !== "im") {
     return { kind: "ignore", reason: `not a direct message (${event.channel_type})` };
   }
-  // The installing workspace first: in a shared channel `event.team` is the author's workspace.
-  const team = team_id ?? event.team ?? fallbackTeam;
+  // The installing workspace first: in a shared channel `event.team` is the author's workspace. An org-wide
+  // install's event may name only the org: the conversation is keyed with its id then.
+  const enterprise = enterprise_id ?? workspace?.enterprise;
+  const team = team_id ?? event.team ?? fallbackTeam ?? enterprise;
   if (team === undefined) return { kind: "ignore", reason: "no team id" };
 
   const inThread = event.thread_ts !== undefined && event.thread_ts !== event.ts;
@@ -71,6 +84,8 @@ export function classifyMessage(entry: EntryPoint, body: unknown, botUserId: str
       traceThreadTs: root,
       replyThreadTs: root,
       ...(userTeam === team ? {} : { requesterTeam: userTeam }),
+      ...(enterprise ? { enterprise } : {}),
+      ...(workspace?.orgInstall ? { orgInstall: true as const } : {}),
     }),
     ...(inThread ? { inThread } : {}),
   };
