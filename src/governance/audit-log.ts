@@ -41,6 +41,8 @@ export const AuditEntrySchema = z.object({
     "slot_silent",
     "slot_refused",
     "fact_deleted",
+    // A workspace (or server) removed the bot; runId: its installation's key. The one line kept of it.
+    "workspace_removed",
   ]),
   runId: z.string(),
   conversationKey: z.string(),
