@@ -182,4 +182,20 @@ describe("installing the app through /slack/install", () => {
     await postEvent(harness.eventsUrl, tokensRevokedEvent({ team: "T0BETA" }, { bot: [BETA.botUserId] }));
     expect(await installsOf(harness).list()).toEqual([]);
   });
+
+  it("in Socket Mode too: the install pages are on the process's port, and an envelope from the workspace is answered with its token", async () => {
+    harness = await startSlackHarness({ model: new ScriptedModel([say("hello over the socket")]), installs: {}, mode: "socket" });
+    const { fake, baseUrl } = harness;
+    expect((await install(baseUrl, fake, ALPHA)).status).toBe(200);
+    const alphaAsks = { team: "T0ALPHA", botUserId: ALPHA.botUserId };
+    const envelope = fake.sendEnvelope(
+      "events_api",
+      mentionEvent({ text: "<@U0BOTA> hi", ts: "1700400000.000100", channel: "C0ALPHA", workspace: alphaAsks }),
+    );
+    await fake.waitForAck(envelope);
+    await fake.waitForShown((text) => text === "hello over the socket");
+    expect(new Set(fake.calls.filter((call) => call.args.channel === "C0ALPHA").map((call) => call.workspace))).toEqual(
+      new Set(["T:T0ALPHA"]),
+    );
+  });
 });
