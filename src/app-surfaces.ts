@@ -11,8 +11,7 @@ import { createConsoleSurface } from "./adapters/console/console-adapter.js";
 import type { ModelDescription } from "./adapters/console/console-text.js";
 import type { OpsServer } from "./ops/ops-server.js";
 import type { ApprovalKey } from "./runs/approvals/approval-key.js";
-import type { ScheduleBook } from "./schedules/schedule-book.js";
-import { removeWorkspace } from "./adapters/core/workspace-removal.js";
+import { removeWorkspace, type WorkspaceRemovalDeps } from "./adapters/core/workspace-removal.js";
 import { TokenCounter } from "./tokens/token-counter.js";
 import type { Surface } from "./contracts/types.js";
 
@@ -25,8 +24,8 @@ export interface SurfaceDeps {
   readonly model: ModelDescription;
   /** The ops port, where Slack's HTTP mode mounts its endpoint and an app installed in several workspaces its install pages. */
   readonly http?: Pick<OpsServer, "mount" | "unmount" | "mountPrefix">;
-  /** The schedules' book: a workspace that removed the bot has its schedules ended. */
-  readonly book?: Pick<ScheduleBook, "endInWorkspace">;
+  /** What a workspace that removed the bot (an uninstall, a Discord server leaving) ends and deletes. */
+  readonly removal: WorkspaceRemovalDeps;
   /** Seals what must be secret at rest (Slack's installations), kept outside the store. */
   readonly approvalKey: ApprovalKey;
   readonly onConnection: (surface: Surface, state: "up" | "down", reason?: string) => void;
@@ -66,10 +65,8 @@ const SURFACES: readonly SurfaceEntry[] = [
   {
     name: "slack",
     configured: (config) => config.slack !== undefined,
-    async open({ config, logger, http, onConnection, store, approvalKey, governance, book }, core) {
+    async open({ config, logger, http, onConnection, store, approvalKey, removal }, core) {
       const { createSlackSurface } = await import("./adapters/slack/slack-adapter.js");
-      const { installationKey } = await import("./adapters/slack/install/workspace-ref.js");
-      const removal = { audit: governance.runPolicy.audit, ...(book ? { schedules: book } : {}), logger };
       const surface = createSlackSurface({
         config: config.slack!,
         logger,
@@ -81,13 +78,8 @@ const SURFACES: readonly SurfaceEntry[] = [
           store,
           sealingKey: approvalKey,
           ...(http ? { pages: http } : {}),
-          removed: (workspace) =>
-            removeWorkspace(removal, {
-              surface: "slack",
-              workspace: workspace.team ?? workspace.enterprise ?? "",
-              key: installationKey(workspace) ?? "",
-              reason: "the app was uninstalled or its bot token revoked",
-            }),
+          removed: ({ id, teams, key, reason }) =>
+            removeWorkspace(removal, { surface: "slack", workspace: id, workspaces: teams, key, reason }),
         },
       });
       return { surface: attach(surface, core) };

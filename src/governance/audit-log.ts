@@ -17,6 +17,8 @@ const SEQUENCE_TTL_MS = 10 * 365 * 24 * 60 * 60_000;
 export const AUDIT_RETENTION_MS = 90 * 24 * 60 * 60_000;
 /** Entries gone (expired, or a crash between numbering and writing) are skipped up to this many in a row. */
 const MAX_GAP = 50;
+/** Entries read in one round trip by `erase`, which walks them all. */
+const ERASE_CHUNK = 500;
 
 const PersonSchema = z.object({ id: z.string(), name: z.string().optional() });
 
@@ -96,6 +98,8 @@ export interface AuditLog {
    * in entries) with what `fix` returns; undefined keeps it. Returns how many changed.
    */
   rewrite(fix: (entry: AuditEntry) => AuditEntry | undefined): Promise<number>;
+  /** Deletes every entry kept that `match` picks (a workspace removed the bot); returns how many went. */
+  erase(match: (entry: AuditEntry) => boolean): Promise<number>;
 }
 
 const thisProcess = { pid: process.pid, hostname: hostname() };
@@ -137,6 +141,21 @@ export function createAuditLog(store: KeyValueStore, clock: () => number = Date.
       }
       await store.set(REWRITTEN_KEY, last, SEQUENCE_TTL_MS);
       return changed;
+    },
+    async erase(match) {
+      const last = await store.increment(SEQUENCE_KEY, 0, SEQUENCE_TTL_MS);
+      let erased = 0;
+      for (let first = 1; first <= last; first += ERASE_CHUNK) {
+        const seqs = Array.from({ length: Math.min(ERASE_CHUNK, last - first + 1) }, (_, index) => first + index);
+        const raw = await store.getMany(seqs.map(entryKey));
+        for (const [index, value] of raw.entries()) {
+          const parsed = AuditEntrySchema.safeParse(value);
+          if (!parsed.success || !match(parsed.data)) continue;
+          await store.delete(entryKey(seqs[index]!));
+          erased++;
+        }
+      }
+      return erased;
     },
   };
 }

@@ -1,6 +1,7 @@
 // Runs per minute and model tokens per day, per person and per channel, counted in the
 // store (atomic increments), so they hold across restarts and across processes. Windows
 // are fixed: a minute by the clock, a day in UTC; a counter key names its window.
+import type { Surface } from "../contracts/types.js";
 import type { KeyValueStore } from "../memory/types.js";
 import type { Subject } from "./access.js";
 import type { LimitSettings, Settings } from "./settings-schema.js";
@@ -26,6 +27,11 @@ export function windowOf(limit: LimitKind, now: number): { readonly index: numbe
   return { index, resetsAt: (index + 1) * size };
 }
 
+const userCounterKey = (surface: Surface, userId: string, limit: LimitKind, now: number) =>
+  `limit:${limit}:user:${surface}:${userId}:${windowOf(limit, now).index}`;
+const channelCounterKey = (surface: Surface, channelId: string, limit: LimitKind, now: number) =>
+  `limit:${limit}:channel:${surface}:${channelId}:${windowOf(limit, now).index}`;
+
 interface Counter {
   readonly scope: LimitScope;
   readonly key: (limit: LimitKind, now: number) => string;
@@ -42,18 +48,27 @@ function countersFor(
   const counters: Counter[] = [
     {
       scope: "user",
-      key: (limit, now) => `limit:${limit}:user:${subject.surface}:${subject.userId}:${windowOf(limit, now).index}`,
+      key: (limit, now) => userCounterKey(subject.surface, subject.userId, limit, now),
       limits: userLimits,
     },
   ];
-  if (subject.channelId !== undefined) {
+  const channelId = subject.channelId;
+  if (channelId !== undefined) {
     counters.push({
       scope: "channel",
-      key: (limit, now) => `limit:${limit}:channel:${subject.surface}:${subject.channelId}:${windowOf(limit, now).index}`,
+      key: (limit, now) => channelCounterKey(subject.surface, channelId, limit, now),
       limits: settings.limits.channel,
     });
   }
   return { counters, enforced: !admin || settings.limits.admins !== undefined };
+}
+
+/** The counters counting these people and channels now (this minute's runs, today's tokens): what a removed workspace leaves in the limits. */
+export function countersNow(surface: Surface, people: readonly string[], channels: readonly string[], now: number): string[] {
+  return (["runs", "tokens"] as const).flatMap((limit) => [
+    ...people.map((userId) => userCounterKey(surface, userId, limit, now)),
+    ...channels.map((channelId) => channelCounterKey(surface, channelId, limit, now)),
+  ]);
 }
 
 const maxOf = (limits: LimitSettings, limit: LimitKind) => (limit === "runs" ? limits.runsPerMinute : limits.tokensPerDay);

@@ -25,7 +25,7 @@ import { startFakeSlack, type FakeSlack } from "./fake-slack.js";
 import { SIGNING_SECRET } from "./fake-slack-requests.js";
 import { CLIENT_ID, CLIENT_SECRET } from "./fake-slack-oauth.js";
 import type { RefreshTiming } from "../../src/adapters/slack/install/bot-tokens.js";
-import type { WorkspaceRef } from "../../src/adapters/slack/install/workspace-ref.js";
+import type { SlackRemoval } from "../../src/adapters/slack/install/removal-events.js";
 import { createGovernance } from "../../src/governance/governance.js";
 import type { Settings } from "../../src/governance/settings-schema.js";
 import { fixedSettings, type SettingsSource } from "../../src/governance/settings-source.js";
@@ -85,7 +85,7 @@ export interface HarnessOptions {
   /** Schedules as app.ts wires them; `clock` is what only they read (a test moves it to fire slots). */
   readonly schedules?: { readonly clock?: TimerClock };
   /** Installed in workspaces through the install pages (SLACK_CLIENT_ID) instead of SLACK_BOT_TOKEN. */
-  readonly installs?: { readonly timing?: Partial<RefreshTiming>; readonly removed?: (workspace: WorkspaceRef) => Promise<void> };
+  readonly installs?: { readonly timing?: Partial<RefreshTiming>; readonly removed?: (removal: SlackRemoval) => Promise<void> };
 }
 
 /** Where the installs' tests say the bot is reached: only a name in links (the tests call the port directly). */

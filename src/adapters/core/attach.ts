@@ -10,7 +10,7 @@ import type { Logger } from "../../logger.js";
 import type { KeyValueStore } from "../../memory/types.js";
 import type { AgentService } from "../../runs/api/agent-service.js";
 import { pausedChannelNotice } from "../../schedules/schedule-text.js";
-import { createApprovalRefs } from "./approval-refs.js";
+import { createApprovalRefs, forgetApprovalRef } from "./approval-refs.js";
 import { badClick, comment, feedback, stop } from "./clicks.js";
 import type { CoreContext } from "./core-context.js";
 import { decide, showExpiry } from "./decisions.js";
@@ -49,6 +49,8 @@ export interface AttachedSurface {
   stopIntake(graceMs: number): Promise<void>;
   /** Closes the platform clients, once the runs are done posting. Never rejects. */
   close(): Promise<void>;
+  /** Forgets where the runs' approval messages were posted (their workspace removed the bot). Rejects when the store fails. */
+  forgetApprovalMessages(runs: ReadonlyArray<{ readonly runId: string; readonly approvalCalls: readonly string[] }>): Promise<void>;
 }
 
 export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): AttachedSurface {
@@ -175,5 +177,9 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
       if (!(await inFlight.drain(graceMs))) logger.warn({ inFlight: inFlight.size }, "stopped while clicks or commands were still running");
     },
     close: () => surface.close(),
+    async forgetApprovalMessages(runs) {
+      for (const { runId, approvalCalls } of runs)
+        for (const callId of approvalCalls) await forgetApprovalRef(deps.store, surface.refs.keyPrefix, runId, callId);
+    },
   };
 }

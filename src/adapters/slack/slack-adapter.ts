@@ -45,7 +45,9 @@ import { SLACK_INSTALL_PATH, SLACK_REDIRECT_PATH } from "./install/install-route
 import { openSlackInstalls, type SlackInstalls } from "./install/slack-installs.js";
 import { refOfContext, type WorkspaceRef } from "./install/workspace-ref.js";
 import { workspaceOf, workspaceOfOrigin } from "./slack-place.js";
-import { removalOf } from "./install/removal-events.js";
+import type { SlackRemoval } from "./install/removal-events.js";
+import { createOrgWorkspaces } from "./install/org-workspaces.js";
+import { listenForRemoval } from "./install/removal-listener.js";
 
 export type SlackConfig = NonNullable<Config["slack"]>;
 
@@ -69,8 +71,8 @@ export interface SlackInstallDeps {
   readonly sealingKey: KeyMaterial;
   /** The process's port: the install pages are served there (not in a worker, which takes no events). */
   readonly pages?: Pick<OpsServer, "mountPrefix">;
-  /** A workspace uninstalled the app or revoked its bot token, and its installation is deleted: the rest of it goes. Must not throw. */
-  readonly removed?: (workspace: WorkspaceRef) => Promise<void>;
+  /** A workspace (or an org) uninstalled the app or revoked its bot token, and its installation is deleted: the rest of it goes. Must not throw. */
+  readonly removed?: (removal: SlackRemoval) => Promise<void>;
   readonly timing?: Partial<RefreshTiming>;
 }
 
@@ -157,6 +159,7 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
     writes: { ...clientOptions, retryConfig: NO_RETRIES, rejectRateLimitedCalls: true },
   };
   const installs = openInstalls(deps, options, slackLogger);
+  const orgs = installs && deps.installs ? createOrgWorkspaces(deps.installs.store) : undefined;
   const clients: SlackClients = installs?.clients ?? singleWorkspaceClients(tokenOfConfig(config), options);
   const now = deps.now ?? Date.now;
   /** With SLACK_BOT_TOKEN: the bot's user id (auth.test at start). With installs each event's context names its workspace's. */
@@ -214,6 +217,11 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
     const incoming = classifyMessage(entry, body, context.botUserId ?? botUserId, context.teamId, refOfContext(context));
     if (incoming.kind === "ignore") return void logger.debug({ entry, reason: incoming.reason }, "event ignored");
     await core.message(incoming.message);
+    // A workspace of an org-wide install goes with the org when it uninstalls.
+    if (orgs && context.isEnterpriseInstall && context.enterpriseId && context.teamId)
+      void orgs
+        .note(context.enterpriseId, context.teamId)
+        .catch((error: unknown) => logger.warn({ err: error }, "could not note a workspace of an org-wide install"));
   }
 
   function listen(bolt: App, core: SurfaceCore<SlackClicked>): void {
@@ -230,7 +238,8 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
         void takeClick(core, action, body, () => logger.warn({ action }, "ignored a malformed button click"), refOfContext(context));
       });
     }
-    if (installs) listenForRemoval(bolt, installs);
+    if (installs && orgs)
+      listenForRemoval(bolt, { installs, orgs, logger, ...(deps.installs?.removed ? { removed: deps.installs.removed } : {}) });
     bolt.view(FEEDBACK_MODAL, async ({ ack, body }) => {
       await ack();
       const submitted = parseComment(body);
@@ -245,19 +254,6 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
     if (!socket) return deps.httpMount?.unmount();
     if (!(await within(socket.client.disconnect(), SOCKET_CLOSE_MS)))
       logger.warn("Socket Mode did not say goodbye in time; closing anyway");
-  }
-
-  /** app_uninstalled, or tokens_revoked naming the bot: the workspace's installation goes, then the rest of it (`removed`). */
-  function listenForRemoval(bolt: App, opened: SlackInstalls): void {
-    const remove = async (body: unknown, context: EventContext) => {
-      const removal = removalOf(body, refOfContext(context));
-      if (!removal) return;
-      const had = await opened.remove(removal.workspace);
-      logger.info({ ...removal.workspace, reason: removal.reason, hadInstallation: had }, "a workspace removed the app");
-      await deps.installs?.removed?.(removal.workspace);
-    };
-    bolt.event("app_uninstalled", ({ body, context }) => remove(body, context));
-    bolt.event("tokens_revoked", ({ body, context }) => remove(body, context));
   }
 
   const noteTarget = (place: ThreadPlace) => ({ channel: place.channel, threadTs: place.replyThreadTs });

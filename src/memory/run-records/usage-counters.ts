@@ -2,6 +2,7 @@
 // by day, for the whole bot and per surface, workspace, channel and person, each split by model,
 // plus run, outcome and guard counts. One counter group per UTC day, kept 400 days: record
 // retention never touches them. Costs are computed when read (prices change; tokens don't).
+import type { Surface } from "../../contracts/types.js";
 import type { KeyValueStore } from "../types.js";
 import type { RecordOutcome, RecordUsage } from "./record-schema.js";
 
@@ -144,6 +145,38 @@ export function daysBetween(since: number, until: number): string[] {
   const days: string[] = [];
   for (let day = first; day <= Math.floor(until / DAY_MS); day++) days.push(dayOf(day * DAY_MS));
   return days;
+}
+
+/** Whose counters go when a workspace removed the bot: the workspace's, and those of its channels and people. */
+export interface ErasedUsage {
+  readonly surface: Surface;
+  readonly workspace: string;
+  readonly channels: readonly string[];
+  readonly people: readonly string[];
+}
+
+/** Pure: the fields of one day that count `erased` (any metric, any model). */
+export function fieldsOfErased(fields: Readonly<Record<string, number>>, erased: ErasedUsage): string[] {
+  const dimensions = new Set(
+    [
+      `${DIMENSION_PREFIX.workspace}:${erased.surface}:${erased.workspace}`,
+      ...erased.channels.map((channel) => `${DIMENSION_PREFIX.channel}:${channel}`),
+      ...erased.people.map((person) => `${DIMENSION_PREFIX.person}:${person}`),
+    ].map((dimension) => dimension.replaceAll(SEP, " ")),
+  );
+  return Object.keys(fields).filter((field) => dimensions.has(field.split(SEP)[0] ?? ""));
+}
+
+/**
+ * Deletes the counters of a removed workspace, its channels and its people on every day kept; the
+ * bot's and the surface's totals keep counting what they used. A person's counters count them
+ * everywhere they asked, so they go whole.
+ */
+export async function eraseUsage(store: KeyValueStore, erased: ErasedUsage, now: number): Promise<void> {
+  for (const day of daysBetween(now - USAGE_KEPT_DAYS * DAY_MS, now)) {
+    const fields = fieldsOfErased(await store.counterFields(usageKey(day)), erased);
+    if (fields.length > 0) await store.deleteCounterFields(usageKey(day), fields);
+  }
 }
 
 export async function usageBetween(store: KeyValueStore, since: number, until: number): Promise<DayUsage[]> {

@@ -15,7 +15,7 @@ import { fixedSettings } from "../../governance/settings-source.js";
 import { warnAboutAllowedWrites } from "../../agent/tools/policy-warnings.js";
 import { approvalKeySource, type ApprovalKey } from "../approvals/approval-key.js";
 import { connectionClaimOf, createApprovalStore } from "../approvals/approval-store.js";
-import type { Model, PendingApproval, TaskOrigin, Tool } from "../../contracts/types.js";
+import type { Model, PendingApproval, Surface, TaskOrigin, Tool } from "../../contracts/types.js";
 import { TokenCounter } from "../../tokens/token-counter.js";
 import { auditedSinks } from "../setup/audited-sink.js";
 import { createContextLoaders } from "../setup/context-loaders.js";
@@ -44,6 +44,8 @@ import { createWriteLedger } from "../worker/write-ledger.js";
 import { createFormStore } from "../forms/form-store.js";
 import { createPersonForms } from "../forms/person-forms.js";
 import { createFormAnswers } from "../forms/form-answers.js";
+import { createIntakeStore } from "../intake/intake-store.js";
+import { endWorkspaceRuns, type EndedRuns } from "./workspace-runs.js";
 
 export interface AgentServiceDeps {
   readonly config: Config;
@@ -90,6 +92,10 @@ export interface RunningAgentService extends AgentService {
   close(timeoutMs?: number): Promise<void>;
   /** Runs waiting for their requester to connect an MCP server: checked and resumed from the OAuth callback. */
   readonly connectionGrants: ConnectionGrants;
+  /** The workspaces removed the bot: their queued and paused runs end, shown nowhere (workspace-runs.ts). */
+  endWorkspaceRuns(surface: Surface, workspaces: readonly string[]): Promise<EndedRuns>;
+  /** Deletes the message records of these runs (their workspace's data goes). Rejects when the store fails. */
+  forgetMessages(runIds: readonly string[]): Promise<void>;
 }
 
 const OPEN_RUN: RunSettings = { memory: true, files: true, toolAllowed: () => true, toolRules: { allow: [], deny: [] } };
@@ -104,6 +110,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   const surfaces = createSurfaceRegistry(logger, deps.showSlot);
   const authority = deps.authority ?? createAuthority({ approvers: approversFrom(config), settings: fixedSettings() });
   const contextLoaders = createContextLoaders(logger);
+  const intake = createIntakeStore(store);
   const approvals = createApprovalStore({ store, key: deps.approvalKey ?? approvalKeySource(config, logger), logger, clock });
   const files = createRunFiles(config, store, counter, logger);
   const settingsOf = (origin: TaskOrigin): RunSettings => runPolicy?.runSettings(origin) ?? OPEN_RUN;
@@ -237,6 +244,10 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     },
     sweepExpiredApprovals: () => runner.sweep(),
     connectionGrants,
+    endWorkspaceRuns: (surface, workspaces) => endWorkspaceRuns({ intake, approvals }, surface, workspaces),
+    async forgetMessages(runIds) {
+      for (const runId of runIds) await intake.erase(runId);
+    },
     ...(deps.connections ? { connections: deps.connections } : {}),
     async close(timeoutMs = 8_000) {
       const deadline = Date.now() + timeoutMs;

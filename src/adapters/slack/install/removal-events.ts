@@ -16,6 +16,17 @@ export interface Removal {
   readonly reason: "app_uninstalled" | "tokens_revoked";
 }
 
+/** A removal as the rest of the bot is told of it, once the installation is deleted. */
+export interface SlackRemoval {
+  /** The installation's key (`T:…`, `E:…`). */
+  readonly key: string;
+  /** The workspace, or the org of an org-wide install. */
+  readonly id: string;
+  /** Every workspace that goes with it: the one, or an org's (as their events came). */
+  readonly teams: readonly string[];
+  readonly reason: Removal["reason"];
+}
+
 /** The workspace to remove, or undefined when the event removes nothing (a user token revoked, a body without a workspace). */
 export function removalOf(body: unknown, workspace: WorkspaceRef): Removal | undefined {
   const parsed = Body.safeParse(body);

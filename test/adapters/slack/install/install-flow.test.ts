@@ -6,10 +6,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ScriptedModel, say } from "../../../support/model-scripted.js";
 import { shownText } from "../../../support/fake-slack.js";
 import { appUninstalledEvent, mentionEvent, postEvent, tokensRevokedEvent } from "../../../support/fake-slack-requests.js";
-import type { WorkspaceRef } from "../../../../src/adapters/slack/install/workspace-ref.js";
+import type { SlackRemoval } from "../../../../src/adapters/slack/install/removal-events.js";
 import { INSTALL_PUBLIC_URL, startSlackHarness, type SlackHarness } from "../../../support/slack-harness.js";
 import { ALPHA, BETA, GRID, finishInstall, install, startInstall } from "../../../support/slack-installs.js";
 import { CLIENT_ID } from "../../../support/fake-slack-oauth.js";
+import { until } from "../../../support/until.js";
 import { SLACK_BOT_SCOPES } from "../../../../src/adapters/slack/install/bot-scopes.js";
 import { createSlackInstallations } from "../../../../src/adapters/slack/install/installation-store.js";
 import { createSealedBox } from "../../../../src/tools/mcp/auth/sealed-box.js";
@@ -141,7 +142,7 @@ describe("installing the app through /slack/install", () => {
   });
 
   it("app_uninstalled deletes the installation: nothing more goes to that workspace, the other goes on, and a reinstall starts clean", async () => {
-    const removed: WorkspaceRef[] = [];
+    const removed: SlackRemoval[] = [];
     const model = new ScriptedModel([say("hello Beta"), say("hello again Alpha")]);
     harness = await startSlackHarness({ model, installs: { removed: async (workspace) => void removed.push(workspace) } });
     const { fake, baseUrl } = harness;
@@ -153,7 +154,7 @@ describe("installing the app through /slack/install", () => {
 
     expect((await postEvent(harness.eventsUrl, appUninstalledEvent({ team: "T0ALPHA" }))).status).toBe(200);
     expect((await installsOf(harness).list()).map((entry) => entry.key)).toEqual(["T:T0BETA"]);
-    expect(removed).toEqual([{ team: "T0ALPHA", orgInstall: false }]);
+    expect(removed).toEqual([{ key: "T:T0ALPHA", id: "T0ALPHA", teams: ["T0ALPHA"], reason: "app_uninstalled" }]);
 
     const alphaAsks = { team: "T0ALPHA", botUserId: ALPHA.botUserId };
     await postEvent(
@@ -174,6 +175,34 @@ describe("installing the app through /slack/install", () => {
       mentionEvent({ text: "<@U0BOTA> back", ts: "1700300002.000100", channel: "C0ALPHA", workspace: alphaAsks }),
     );
     await fake.waitForShown((text) => text === "hello again Alpha");
+  });
+
+  it("an org-wide uninstall takes every workspace of the org along, as their events came", async () => {
+    const removed: SlackRemoval[] = [];
+    const model = new ScriptedModel([say("hello one"), say("hello two")]);
+    harness = await startSlackHarness({ model, installs: { removed: async (removal) => void removed.push(removal) } });
+    const { fake, baseUrl, store } = harness;
+    await install(baseUrl, fake, GRID);
+    for (const [team, answer] of [
+      ["T0GRID1", "hello one"],
+      ["T0GRID2", "hello two"],
+    ] as const) {
+      const asks = { team, enterprise: "E0GRID", orgInstall: true, botUserId: GRID.botUserId };
+      await postEvent(
+        harness.eventsUrl,
+        mentionEvent({ text: "<@U0BOTG> hi", ts: `17001${team.at(-1)}0000.000100`, channel: `C${team}`, workspace: asks }),
+      );
+      await fake.waitForShown((text) => text === answer);
+    }
+    await until(async () => (await store.setMembers("slack:org-workspaces:E0GRID")).length === 2, "both workspaces noted");
+
+    await postEvent(harness.eventsUrl, appUninstalledEvent({ team: "T0GRID1", enterprise: "E0GRID", orgInstall: true }));
+    expect(removed).toEqual([
+      { key: "E:E0GRID", id: "E0GRID", teams: expect.arrayContaining(["T0GRID1", "T0GRID2"]), reason: "app_uninstalled" },
+    ]);
+    expect(removed[0]!.teams).toHaveLength(2);
+    expect(await installsOf(harness).list()).toEqual([]);
+    expect(await store.setMembers("slack:org-workspaces:E0GRID")).toEqual([]);
   });
 
   it("tokens_revoked naming the bot removes the workspace like an uninstall", async () => {
