@@ -56,7 +56,7 @@ export function openWorkspaceRemovals(deps: {
     async eraseCounters(erased: ErasedUsage) {
       const now = Date.now();
       await eraseUsage(store, erased, now);
-      for (const key of countersNow(erased.surface, erased.people, erased.channels, now)) await store.delete(key);
+      for (const key of countersNow(erased.surface, erased.workspace, erased.people, erased.channels, now)) await store.delete(key);
     },
     audit,
     connections: createConnectionStore(store, createSealedBox(deps.approvalKey), Date.now),

@@ -7,6 +7,8 @@ import type { Settings } from "./settings-schema.js";
 /** The person and the place of one request, as the settings talk about them. */
 export interface Subject {
   readonly surface: Surface;
+  /** The Slack workspace or Discord server asked in; none in the console and in a Discord DM. */
+  readonly workspace?: string;
   readonly userId: string;
   /** Discord role ids of the person in that server; empty elsewhere. */
   readonly roles: readonly string[];
@@ -33,6 +35,7 @@ export function subjectOf(origin: TaskOrigin): Subject {
   const scope = scopeOf(origin);
   return {
     surface: origin.surface,
+    ...(scope.workspace === undefined ? {} : { workspace: scope.workspace }),
     userId: origin.requester.id,
     roles: scope.roles,
     channelId: scope.channel,

@@ -29,6 +29,7 @@ export async function stop<C, R>(ctx: CoreContext<C, R>, click: StopClick<C>): P
       runId: click.runId,
       stoppedBy: at.origin.requester,
       surface: ctx.surface.name,
+      ...(at.origin.scope?.workspace ? { workspace: at.origin.scope.workspace } : {}),
       roles: at.origin.scope?.roles ?? [],
     });
     const refusal = stopRefusalText(result, ctx.surface.format);

@@ -39,5 +39,11 @@ export interface CoreContext<Clicked, Ref> {
 
 /** The person acting at `at`, as the authority sees them. */
 export function actorAt(at: Spot): Actor {
-  return { surface: at.origin.surface, id: at.origin.requester.id, roles: at.origin.scope?.roles ?? [] };
+  const workspace = at.origin.scope?.workspace;
+  return {
+    surface: at.origin.surface,
+    ...(workspace ? { workspace } : {}),
+    id: at.origin.requester.id,
+    roles: at.origin.scope?.roles ?? [],
+  };
 }

@@ -31,8 +31,9 @@ export type DecisionResult =
 export interface StopRequest {
   readonly runId: string;
   readonly stoppedBy: Person;
-  /** Where the Stop was pressed: the run's own surface. */
+  /** Where the Stop was pressed: the run's own surface, and its workspace (whose admins may stop anyone's run there). */
   readonly surface: Surface;
+  readonly workspace?: string;
   /** The person's roles there (Discord), for the authority's approver roles. */
   readonly roles?: readonly string[];
 }

@@ -205,7 +205,8 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     decide,
     forms,
     stop(request) {
-      const actor = { surface: request.surface, id: request.stoppedBy.id, roles: request.roles ?? [] };
+      const { surface, workspace } = request;
+      const actor = { surface, ...(workspace ? { workspace } : {}), id: request.stoppedBy.id, roles: request.roles ?? [] };
       return stops.request(request.runId, request.stoppedBy, (requester) => authority.may("stop", actor, requester));
     },
 
