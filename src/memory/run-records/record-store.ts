@@ -91,6 +91,7 @@ export function summaryOf(record: RunRecord): RunSummary {
     surface: record.surface,
     conversationKey: record.conversationKey,
     channel: record.channel,
+    ...(record.workspace ? { workspace: record.workspace } : {}),
     requester: record.requester,
     question: record.question.slice(0, SUMMARY_QUESTION_CHARS),
     startedAt: record.startedAt,
