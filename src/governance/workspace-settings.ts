@@ -35,9 +35,9 @@ function merge(settings: Settings, workspace: string): Settings {
 /** The settings in `workspace` (the global ones where it is undefined or has no section). */
 export function settingsIn(settings: Settings, workspace: string | undefined): Settings {
   if (workspace === undefined || !Object.hasOwn(settings.workspaces, workspace)) return settings;
-  let perWorkspace = merged.get(settings);
-  if (!perWorkspace) merged.set(settings, (perWorkspace = new Map()));
-  let found = perWorkspace.get(workspace);
-  if (!found) perWorkspace.set(workspace, (found = merge(settings, workspace)));
+  const perWorkspace = merged.get(settings) ?? new Map<string, Settings>();
+  merged.set(settings, perWorkspace);
+  const found = perWorkspace.get(workspace) ?? merge(settings, workspace);
+  perWorkspace.set(workspace, found);
   return found;
 }
