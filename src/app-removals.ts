@@ -59,6 +59,7 @@ export function openWorkspaceRemovals(deps: {
       for (const key of countersNow(erased.surface, erased.workspace, erased.people, erased.channels, now)) await store.delete(key);
     },
     audit,
+    feedback: service.feedback,
     connections: createConnectionStore(store, createSealedBox(deps.approvalKey), Date.now),
     logger,
   };

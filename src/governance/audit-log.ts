@@ -17,6 +17,8 @@ const SEQUENCE_TTL_MS = 10 * 365 * 24 * 60 * 60_000;
 export const AUDIT_RETENTION_MS = 90 * 24 * 60 * 60_000;
 /** Entries gone (expired, or a crash between numbering and writing) are skipped up to this many in a row. */
 const MAX_GAP = 50;
+/** Entries a listing with `match` reads at most: a workspace's latest are found in bounded time. */
+const MATCH_SCAN = 10_000;
 /** Entries read in one round trip by `erase`, which walks them all. */
 const ERASE_CHUNK = 500;
 
@@ -87,6 +89,8 @@ export interface AuditQuery {
   readonly limit?: number;
   /** Epoch ms: only entries at or after it. */
   readonly since?: number;
+  /** Only the entries it picks (one workspace's); the log is walked for them at most MATCH_SCAN entries deep. */
+  readonly match?: (entry: AuditEntry) => boolean;
 }
 
 export interface AuditLog {
@@ -112,10 +116,12 @@ export function createAuditLog(store: KeyValueStore, clock: () => number = Date.
       await store.set(entryKey(seq), entry, AUDIT_RETENTION_MS);
       return entry;
     },
-    async list({ limit = Number.POSITIVE_INFINITY, since }) {
+    async list({ limit = Number.POSITIVE_INFINITY, since, match }) {
       const entries: AuditEntry[] = [];
       let gap = 0;
-      for (let seq = await store.increment(SEQUENCE_KEY, 0, SEQUENCE_TTL_MS); seq >= 1 && entries.length < limit && gap < MAX_GAP; seq--) {
+      const last = await store.increment(SEQUENCE_KEY, 0, SEQUENCE_TTL_MS);
+      const first = match ? last - MATCH_SCAN : 0;
+      for (let seq = last; seq >= 1 && seq > first && entries.length < limit && gap < MAX_GAP; seq--) {
         const parsed = AuditEntrySchema.safeParse(await store.get(entryKey(seq)));
         if (!parsed.success) {
           gap++;
@@ -124,7 +130,7 @@ export function createAuditLog(store: KeyValueStore, clock: () => number = Date.
         gap = 0;
         // Appends from racing processes may land a little out of order in time; a small overlap is kept.
         if (since !== undefined && parsed.data.at < since) break;
-        entries.push(parsed.data);
+        if (!match || match(parsed.data)) entries.push(parsed.data);
       }
       return entries;
     },

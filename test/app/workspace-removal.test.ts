@@ -1,7 +1,7 @@
 // A Slack workspace that uninstalls the app, with the product as startApp wires it (installs on its
 // port, the fake Slack, the model behind the fake OpenAI server): its paused run ends shown nowhere,
 // and everything the store held of it (history, facts, run records, approvals, audit entries but
-// the one line of the removal, people's connections, files, counters) is gone, found nowhere in
+// the one line of the removal, people's connections, votes, files, counters) is gone, found nowhere in
 // the SQLite file; the other workspace keeps all of its own, and a reinstall starts clean.
 import { afterEach, describe, expect, it } from "vitest";
 import { openStore } from "../../src/memory/keyv-store.js";
@@ -9,6 +9,7 @@ import { silentLogger } from "../../src/logger.js";
 import { createConnectionStore } from "../../src/tools/mcp/auth/connection-store.js";
 import { createSealedBox } from "../../src/tools/mcp/auth/sealed-box.js";
 import { createAuditLog } from "../../src/governance/audit-log.js";
+import { createFeedbackBook } from "../../src/memory/feedback.js";
 import { textReply, toolCallReply, type RecordedRequest } from "../support/fake-openai-server.js";
 import { appUninstalledEvent, postEvent } from "../support/fake-slack-requests.js";
 import { ALPHA, BETA, install } from "../support/slack-installs.js";
@@ -61,6 +62,22 @@ describe("a workspace that uninstalls the app", () => {
         access_token: "beta-access",
         token_type: "bearer",
       });
+      // A 👍 in each workspace.
+      const feedback = createFeedbackBook(side);
+      for (const [workspace, person] of [
+        ["T0ALPHA", "U0ANNA"],
+        ["T0BETA", "U0BERT"],
+      ] as const)
+        await feedback.record({
+          runId: `run-of-${person}`,
+          surface: "slack",
+          conversationKey: `slack:${workspace}:C${workspace.slice(1)}:1700500000.000100`,
+          workspace,
+          person: { id: person },
+          rating: "up",
+          guard: "none",
+          at: Date.now(),
+        });
       await until(async () => (await running.rowsNaming("The person is called Anna.")).length > 0, "Anna's fact");
       await until(async () => (await running.rowsNaming("The person is called Bert.")).length > 0, "Bert's fact");
       await until(
@@ -83,6 +100,8 @@ describe("a workspace that uninstalls the app", () => {
       // Beta's data is all there.
       expect(await running.rowsNaming("T0BETA")).toEqual(betaBefore);
       expect(await connections.servers({ surface: "slack", workspace: "T0BETA", person: "U0BERT" })).toEqual(["notes"]);
+      expect(await feedback.totals()).toEqual({ up: 2, down: 0 });
+      expect(await feedback.totals({ surface: "slack", workspace: "T0BETA" })).toEqual({ up: 1, down: 0 });
       expect((await createAuditLog(side).list({})).map((entry) => entry.kind).sort()).toEqual(["approval_requested", "workspace_removed"]);
     } finally {
       await side.close();

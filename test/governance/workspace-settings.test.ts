@@ -1,13 +1,15 @@
 // The settings file's per-workspace sections (`workspaces`), over the global ones as the default:
 // a workspace's admins, lists, `dms`, limits and channel settings are its own; limits count per
 // workspace (a person's use in one never spends their allowance in another); a settings file of an
-// earlier version (no `workspaces`) loads and reads the same everywhere. Through createRunPolicy and
-// createAuthority, as the runner and the chat commands ask them.
+// earlier version (no `workspaces`) loads and reads the same everywhere; the audit command of one
+// workspace lists its own entries. Through createRunPolicy, createAuthority and the governance's
+// commands, as the runner and the chat commands ask them.
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import type { TaskOrigin } from "../../src/contracts/types.js";
 import { createAuditLog } from "../../src/governance/audit-log.js";
 import { createAuthority } from "../../src/governance/authority.js";
+import { createGovernance } from "../../src/governance/governance.js";
 import { createRunPolicy, type RunPolicy } from "../../src/governance/run-policy.js";
 import { checkSettings } from "../../src/governance/settings-schema.js";
 import { fixedSettings } from "../../src/governance/settings-source.js";
@@ -117,5 +119,29 @@ describe("a settings file of an earlier version (no workspaces)", () => {
     expect(check.settings.workspaces).toEqual({});
     expect(settingsIn(check.settings, "T0ANY")).toBe(check.settings);
     expect(settingsIn(check.settings, undefined)).toBe(check.settings);
+  });
+});
+
+describe("the audit command of one workspace", () => {
+  it("lists that workspace's entries alone; asked with no workspace, every entry", async () => {
+    const store = mapStore();
+    const governance = createGovernance({ source: fixedSettings(), store, logger: silentLogger, model: "gpt-4o-mini", maxSteps: 10 });
+    const entry = (guild: string, runId: string) => ({
+      kind: "approval_requested" as const,
+      runId,
+      conversationKey: `discord:${guild}:${guild}-general`,
+      surface: "discord" as const,
+      place: { guild },
+      requester: { id: "300" },
+      tool: "post_note",
+    });
+    await governance.runPolicy.audit.append(entry("G1", "run-in-g1"));
+    await governance.runPolicy.audit.append(entry("G2", "run-in-g2"));
+    const inG2 = await governance.commands.audit("markdown", { surface: "discord", workspace: "G2" });
+    expect(inG2).toContain("run-in-g2");
+    expect(inG2).not.toContain("run-in-g1");
+    const everything = await governance.commands.audit("markdown");
+    expect(everything).toContain("run-in-g1");
+    expect(everything).toContain("run-in-g2");
   });
 });

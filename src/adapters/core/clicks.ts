@@ -53,6 +53,7 @@ export async function feedback<C, R>(ctx: CoreContext<C, R>, click: FeedbackClic
       runId: click.runId,
       surface: ctx.surface.name,
       conversationKey: at.origin.conversationKey,
+      ...(at.origin.scope?.workspace ? { workspace: at.origin.scope.workspace } : {}),
       person: at.origin.requester,
       rating: click.rating,
       guard: click.guard,

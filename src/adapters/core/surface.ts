@@ -111,6 +111,11 @@ export interface ChatSurface<Clicked = unknown, Ref = unknown> {
   readonly format: TextFormat;
   /** How links are written in the audit listing. */
   readonly linkStyle: LinkStyle;
+  /**
+   * The surface serves several workspaces (a Slack app installed in several, Discord's servers): the audit and the
+   * feedback a command shows are those of the asker's workspace alone. Absent: one workspace (SLACK_BOT_TOKEN), as before.
+   */
+  readonly manyWorkspaces?: boolean;
   /** How to ask the bot something here, for the reply to an empty mention. */
   readonly askHint: string;
   /** How a command is typed here, before its name ("/" where commands are slash commands); none by default (`unschedule <id>`). */

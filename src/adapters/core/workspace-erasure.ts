@@ -1,12 +1,13 @@
 // What a workspace that removed the bot leaves behind, deleted: every conversation it had (its
 // facts, history, stored files and run records, as `forget` deletes one, and what its recorded runs
 // keep under their ids: the messages' records, where approval cards were posted), its usage
-// and limit counters (and its channels' and people's), its audit entries but the lines that it was removed,
-// and its people's connections to MCP servers. The same on every
+// and limit counters (and its channels' and people's), its 👍 / 👎, its audit entries but the lines that
+// it was removed, and its people's connections to MCP servers. The same on every
 // surface; idempotent (a second erasure finds nothing), so one cut short is simply done again.
 import type { Surface } from "../../contracts/types.js";
 import type { AuditLog } from "../../governance/audit-log.js";
 import type { Logger } from "../../logger.js";
+import type { FeedbackBook } from "../../memory/feedback.js";
 import type { ConversationEntry, RecordedRun } from "../../memory/run-records/record-store.js";
 import type { ErasedUsage } from "../../memory/run-records/usage-counters.js";
 import { isInWorkspace, type WorkspaceConversations } from "../../memory/workspace-conversations.js";
@@ -26,6 +27,8 @@ export interface WorkspaceErasureDeps {
   /** Deletes the usage and limit counters of the workspace and of the channels and people its runs name. */
   readonly eraseCounters?: (erased: ErasedUsage) => Promise<void>;
   readonly audit: Pick<AuditLog, "erase">;
+  /** The 👍 / 👎 given in the workspace, and its totals. */
+  readonly feedback?: Pick<FeedbackBook, "erase">;
   /** People's connections to MCP servers behind OAuth, when the bot has such servers. */
   readonly connections?: Pick<ConnectionStore, "forgetWorkspace">;
   readonly logger: Logger;
@@ -35,6 +38,7 @@ export interface Erased {
   readonly conversations: number;
   readonly auditEntries: number;
   readonly connections: number;
+  readonly votes: number;
 }
 
 const RECORDED_PAGE = 1_000;
@@ -72,7 +76,8 @@ export async function eraseWorkspace(deps: WorkspaceErasureDeps, surface: Surfac
     (entry) => entry.kind !== "workspace_removed" && entry.surface === surface && isInWorkspace(entry.conversationKey, surface, workspace),
   );
   const connections = (await deps.connections?.forgetWorkspace(surface, workspace)) ?? 0;
-  const erased = { conversations: conversations.length, auditEntries, connections };
+  const votes = (await deps.feedback?.erase({ surface, workspace })) ?? 0;
+  const erased = { conversations: conversations.length, auditEntries, connections, votes };
   deps.logger.info({ surface, workspace, ...erased }, "a removed workspace's data is deleted");
   return erased;
 }

@@ -84,6 +84,8 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
     name: "discord",
     format: discordFormat,
     linkStyle: "markdown",
+    // One bot in many servers: each server's admins see its own audit and feedback.
+    manyWorkspaces: true,
     askHint: "mention me with a question, or use `/ask question:`.",
     commandMark: "/",
     tools: createDiscordTools(client, writeRest),

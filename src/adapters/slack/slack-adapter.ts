@@ -263,6 +263,7 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
     redelivers: true,
     format: slackFormat,
     linkStyle: "slack",
+    ...(installs ? { manyWorkspaces: true } : {}),
     askHint: "write your question after the mention, for example: what can you do?",
     tools: createSlackTools(clients),
     loadContext: slackContextLoader(clientAt, botUserIdAt, deps.counter, logger),
