@@ -88,7 +88,7 @@ const SURFACES: readonly SurfaceEntry[] = [
   {
     name: "discord",
     configured: (config) => config.discord !== undefined,
-    async open({ config, logger, onConnection }, core) {
+    async open({ config, logger, onConnection, removal }, core) {
       const { createDiscordSurface } = await import("./adapters/discord/discord-adapter.js");
       const surface = createDiscordSurface({
         config: config.discord!,
@@ -96,6 +96,7 @@ const SURFACES: readonly SurfaceEntry[] = [
         messageContent: config.discord!.messageContent,
         takeEvents: config.role !== "worker",
         onConnection: (state, reason) => onConnection("discord", state, reason),
+        removed: (guild) => removeWorkspace(removal, { surface: "discord", workspace: guild.id, key: guild.id, reason: "guildDelete" }),
       });
       return { surface: attach(surface, core) };
     },

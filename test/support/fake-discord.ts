@@ -101,6 +101,8 @@ export class FakeDiscord {
   private readonly editLimit: FakeDiscordOptions["editLimit"];
   /** When each message was edited, newest last. */
   private readonly edits = new Map<string, number[]>();
+  /** The bot was removed from the guild: its channels and members answer Missing Access. */
+  private botRemoved = false;
 
   private constructor(
     private readonly server: Server,
@@ -169,6 +171,20 @@ export class FakeDiscord {
   /** An overwrite that hides a channel from everyone who is not allowed in by another one. */
   hiddenFromEveryone(): FakeOverwrite {
     return { id: this.guild.id, type: OverwriteType.Role, deny: PermissionFlagsBits.ViewChannel };
+  }
+
+  /**
+   * The bot is removed from the guild (kicked, banned, or the guild deleted), as Discord tells it: GUILD_DELETE without
+   * `unavailable`; from then on the guild's REST calls answer Missing Access.
+   */
+  removeBotFromGuild(): void {
+    this.botRemoved = true;
+    this.gateway.dispatch(GatewayDispatchEvents.GuildDelete, { id: this.guild.id });
+  }
+
+  /** The guild goes dark in an outage: GUILD_DELETE with `unavailable: true` (the bot is still in it). */
+  guildOutage(): void {
+    this.gateway.dispatch(GatewayDispatchEvents.GuildDelete, { id: this.guild.id, unavailable: true });
   }
 
   /** Makes `user` a member of the guild with these roles (GET member, and interactions that name no roles). */
@@ -390,6 +406,13 @@ export class FakeDiscord {
     return undefined;
   }
 
+  /** Whether the request is about the guild: its own path, or one of its channels. */
+  private inGuild(path: string): boolean {
+    if (path.startsWith(`/guilds/${this.guild.id}/`)) return true;
+    const channel = /^\/channels\/(\d+)/.exec(path)?.[1];
+    return channel !== undefined && this.channels.get(channel)?.guildId === this.guild.id;
+  }
+
   /** The channel a message request posts into: named in the path, or the interaction's of a webhook. */
   private channelOfPath(path: string): string | undefined {
     const channel = /^\/channels\/(\d+)\//.exec(path)?.[1];
@@ -412,6 +435,7 @@ export class FakeDiscord {
     if (limited) return limited;
     const needsAuth = !path.startsWith("/interactions/") && !path.startsWith("/webhooks/");
     if (needsAuth && authorization !== `Bot ${this.token}`) return { status: 401, body: { message: "401: Unauthorized", code: 0 } };
+    if (this.botRemoved && this.inGuild(path)) return { status: 403, body: { message: "Missing Access", code: 50001 } };
     for (const [routeMethod, pattern, handler] of this.routes) {
       const match = routeMethod === method ? pattern.exec(path) : null;
       if (match) return handler(match.slice(1), body, query);

@@ -34,6 +34,8 @@ export interface DiscordSurfaceDeps extends SurfaceDeps {
   readonly progressIntervalMs?: number;
   /** The largest answer file uploaded (default Discord's 10 MiB for bots); tests lower it. */
   readonly uploadLimitBytes?: number;
+  /** The bot was removed from a server (kicked, banned, or the server deleted): the rest of it goes. Must not throw. */
+  readonly removed?: (guild: { readonly id: string }) => Promise<void>;
 }
 
 const DESTROY_TIMEOUT_MS = 1_000;
@@ -67,6 +69,11 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
     client.on(Events.MessageCreate, (message) => {
       const botId = client.user?.id;
       if (botId) core.track("a Discord message", takeMention(events, core, message, botId));
+    });
+    // Only a server the bot is gone from: an outage is `guildUnavailable`, and the server comes back.
+    client.on(Events.GuildDelete, (guild) => {
+      logger.info({ guild: guild.id }, "the bot was removed from a Discord server");
+      if (deps.removed) core.track("a server the bot left", deps.removed({ id: guild.id }));
     });
     client.on(Events.Error, (error) => logger.error({ err: error }, "discord client error"));
     client.on(Events.ShardError, (error) => logger.warn({ err: error }, "discord gateway connection error; discord.js reconnects"));
