@@ -17,6 +17,8 @@ export interface Subject {
   /** The thread or forum post asked in, when it has an id of its own. */
   readonly threadId: string | undefined;
   readonly dm: boolean;
+  /** The platform names them an admin of the workspace (see RequestScope). */
+  readonly workspaceAdmin?: boolean;
 }
 
 export type AccessRefusal = "blocked_user" | "blocked_channel" | "user_not_allowed" | "channel_not_allowed" | "dms_off";
@@ -41,15 +43,18 @@ export function subjectOf(origin: TaskOrigin): Subject {
     channelId: scope.channel,
     threadId: scope.thread,
     dm: scope.dm,
+    ...(scope.workspaceAdmin ? { workspaceAdmin: true } : {}),
   };
 }
 
-export function isAdmin(settings: Settings, surface: Surface, userId: string): boolean {
-  return settings.access.admins[surface].includes(userId);
+/** Named in the settings; where they name no admin of the surface there, the workspace's own admins as the platform names them. */
+export function isAdmin(settings: Settings, surface: Surface, userId: string, workspaceAdmin = false): boolean {
+  const named = settings.access.admins[surface];
+  return named.includes(userId) || (named.length === 0 && workspaceAdmin);
 }
 
 export function decideAccess(settings: Settings, subject: Subject): AccessDecision {
-  if (isAdmin(settings, subject.surface, subject.userId)) return { kind: "allowed", admin: true };
+  if (isAdmin(settings, subject.surface, subject.userId, subject.workspaceAdmin)) return { kind: "allowed", admin: true };
   const { allow, block, dms } = settings.access;
   if (block.users.includes(subject.userId) || subject.roles.some((role) => block.roles.includes(role)))
     return { kind: "refused", reason: "blocked_user" };

@@ -13,6 +13,7 @@ import type { Person, Surface } from "../contracts/types.js";
 import type { Config } from "../config.js";
 import type { SettingsSource } from "./settings-source.js";
 import { settingsIn } from "./workspace-settings.js";
+import { isAdmin as isNamedAdmin } from "./access.js";
 
 export type Action = "decide" | "stop" | "feedback" | "audit" | "usage" | "others_schedules" | "memory" | "forget";
 
@@ -23,6 +24,8 @@ export interface Actor {
   readonly workspace?: string;
   readonly id: string;
   readonly roles: readonly string[];
+  /** The platform names them an admin of the workspace (see RequestScope). */
+  readonly workspaceAdmin?: boolean;
 }
 
 /** Approvers from the environment, per surface: SLACK_APPROVERS, DISCORD_APPROVERS, DISCORD_APPROVER_ROLE. */
@@ -62,7 +65,7 @@ export function createAuthority(options: { readonly approvers: Approvers; readon
     return users.includes(actor.id) || actor.roles.some((role) => roles.includes(role));
   };
   const settingsOf = (actor: Actor) => settingsIn(settings.current(), actor.workspace);
-  const isAdmin = (actor: Actor) => settingsOf(actor).access.admins[actor.surface].includes(actor.id);
+  const isAdmin = (actor: Actor) => isNamedAdmin(settingsOf(actor), actor.surface, actor.id, actor.workspaceAdmin === true);
 
   return {
     deciders,

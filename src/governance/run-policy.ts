@@ -78,7 +78,8 @@ export function createRunPolicy(deps: RunPolicyDeps): RunPolicy {
   const observer = createAuditObserver(deps.audit, logger);
   /** The settings in force where the request is: its workspace's section over the global one. */
   const settingsAt = (origin: TaskOrigin) => settingsIn(settings.current(), scopeOf(origin).workspace);
-  const adminHere = (origin: TaskOrigin) => isAdmin(settingsAt(origin), origin.surface, origin.requester.id);
+  const adminHere = (origin: TaskOrigin) =>
+    isAdmin(settingsAt(origin), origin.surface, origin.requester.id, scopeOf(origin).workspaceAdmin === true);
 
   /** The access refusal for this person here, if the settings in force refuse them. */
   function accessRefusal(origin: TaskOrigin): Extract<Refusal, { kind: "access" }> | undefined {

@@ -101,4 +101,25 @@ describe("two workspaces of one deployment", () => {
     for (const seen of [betaRuns, betaConversations, betaUsage]) expect(JSON.stringify(seen)).not.toMatch(/T0ALPHA|C0ALPHA|U0ANNA|Anna/);
     expect(await running.api("runs?workspace=T0BETA").catch((error: Error) => error.message)).toMatch(/400.*expects <surface>:<id>/);
   });
+
+  it("where the settings name no admins, a workspace's admins are those Slack names its admins and owners", async () => {
+    product = await startInstalledProduct(respond);
+    const running = product;
+    const { slack } = running;
+    expect((await install(running.base, slack, ALPHA)).status).toBe(200);
+    slack.setUser("U0ANNA", { team_id: "T0ALPHA", is_admin: true });
+    slack.setUser("U0AMY", { team_id: "T0ALPHA" });
+    slack.setMembers(channelOf(ALPHA), [ALPHA.botUserId, "U0ANNA", "U0AMY"]);
+    const privateTo = (user: string) =>
+      slack
+        .callsTo("chat.postEphemeral")
+        .filter((call) => call.args.user === user)
+        .map((call) => String(call.args.text))
+        .join("\n");
+    await running.mention(ALPHA, "U0ANNA", "usage", undefined);
+    await until(() => /Usage \(UTC\)/.test(privateTo("U0ANNA")), "the admin's usage");
+    await running.mention(ALPHA, "U0AMY", "usage", undefined);
+    await until(() => /Only the bot's admins can see usage and cost\./.test(privateTo("U0AMY")), "the member's refusal");
+    expect(slack.callsTo("users.info").map((call) => call.args.user)).toEqual(["U0ANNA", "U0AMY"]);
+  });
 });

@@ -98,6 +98,18 @@ describe("a settings file with per-workspace sections", () => {
     expect(await policy.admit(inG2)).toMatchObject({ kind: "refused", refusal: { limit: "runs", max: 2 } });
   });
 
+  it("takes the workspace's own admins as the platform names them only where the file names none", () => {
+    const named = (origin: TaskOrigin): TaskOrigin => ({ ...origin, scope: { ...origin.scope!, workspaceAdmin: true } });
+    expect(policyOver({}).exempt(named(inGuild("G3", "500")))).toBe(true);
+    expect(policyOver({}).exempt(inGuild("G3", "500"))).toBe(false);
+    // The file names admins of the surface (globally, or for the workspace): theirs alone.
+    expect(policyOver(SETTINGS).exempt(named(inGuild("G3", "500")))).toBe(false);
+    expect(policyOver(SETTINGS).exempt(named(inGuild("G1", "500")))).toBe(false);
+    const authority = createAuthority({ approvers: {}, settings: fixedSettings(settingsOf({})) });
+    expect(authority.may("usage", { surface: "discord", workspace: "G3", id: "500", roles: [], workspaceAdmin: true })).toBe(true);
+    expect(authority.may("usage", { surface: "discord", workspace: "G3", id: "500", roles: [] })).toBe(false);
+  });
+
   it("says which section and field is wrong", () => {
     const check = checkSettings({ workspaces: { G1: { access: { admins: [""], owners: [] }, limits: { user: { runsPerMinute: 0 } } } } });
     expect(check).toEqual({

@@ -97,6 +97,9 @@ export interface FakeUser {
   readonly tz?: string;
   /** Deactivated: the person left the workspace. */
   readonly deleted?: boolean;
+  /** An admin or owner of the workspace, as users.info says. */
+  readonly is_admin?: boolean;
+  readonly is_owner?: boolean;
 }
 
 export interface FakeSlack extends Omit<SocketEndpoint, "close">, FakeSlackFiles, FakeSlackOauthControls {

@@ -31,6 +31,7 @@ export async function stop<C, R>(ctx: CoreContext<C, R>, click: StopClick<C>): P
       surface: ctx.surface.name,
       ...(at.origin.scope?.workspace ? { workspace: at.origin.scope.workspace } : {}),
       roles: at.origin.scope?.roles ?? [],
+      ...(at.origin.scope?.workspaceAdmin ? { workspaceAdmin: true } : {}),
     });
     const refusal = stopRefusalText(result, ctx.surface.format);
     if (refusal) await ctx.tell(at, refusal);

@@ -39,11 +39,12 @@ export interface CoreContext<Clicked, Ref> {
 
 /** The person acting at `at`, as the authority sees them. */
 export function actorAt(at: Spot): Actor {
-  const workspace = at.origin.scope?.workspace;
+  const scope = at.origin.scope;
   return {
     surface: at.origin.surface,
-    ...(workspace ? { workspace } : {}),
+    ...(scope?.workspace ? { workspace: scope.workspace } : {}),
     id: at.origin.requester.id,
-    roles: at.origin.scope?.roles ?? [],
+    roles: scope?.roles ?? [],
+    ...(scope?.workspaceAdmin ? { workspaceAdmin: true } : {}),
   };
 }

@@ -48,6 +48,7 @@ import { workspaceOf, workspaceOfOrigin } from "./slack-place.js";
 import type { SlackRemoval } from "./install/removal-events.js";
 import { createOrgWorkspaces } from "./install/org-workspaces.js";
 import { listenForRemoval } from "./install/removal-listener.js";
+import { createWorkspaceAdmins } from "./install/workspace-admins.js";
 
 export type SlackConfig = NonNullable<Config["slack"]>;
 
@@ -167,6 +168,8 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
   let socket: SocketModeReceiver | undefined;
 
   const clientAt = (origin: TaskOrigin) => clients.of(workspaceOfOrigin(origin) ?? NO_WORKSPACE);
+  /** Installed in several workspaces: each one's admins and owners are its admins where the settings name none. */
+  const admins = installs ? createWorkspaceAdmins(clientAt, logger, now) : undefined;
   const postsAt = (origin: TaskOrigin) => createSlackPosts(clientAt(origin), logger);
   const botUserIdAt = async (origin: TaskOrigin) => {
     const workspace = workspaceOfOrigin(origin);
@@ -216,7 +219,8 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
   async function takeMessage(core: SurfaceCore<SlackClicked>, entry: EntryPoint, body: unknown, context: EventContext): Promise<void> {
     const incoming = classifyMessage(entry, body, context.botUserId ?? botUserId, context.teamId, refOfContext(context));
     if (incoming.kind === "ignore") return void logger.debug({ entry, reason: incoming.reason }, "event ignored");
-    await core.message(incoming.message);
+    const { message } = incoming;
+    await core.message(admins ? { ...message, at: await admins.mark(message.at) } : message);
     // A workspace of an org-wide install goes with the org when it uninstalls.
     if (orgs && context.isEnterpriseInstall && context.enterpriseId && context.teamId)
       void orgs
@@ -235,7 +239,8 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
     for (const action of BUTTON_ACTIONS) {
       bolt.action(action, async ({ ack, body, context }) => {
         await ack();
-        void takeClick(core, action, body, () => logger.warn({ action }, "ignored a malformed button click"), refOfContext(context));
+        const ignored = () => logger.warn({ action }, "ignored a malformed button click");
+        void takeClick(core, action, body, ignored, refOfContext(context), admins ? (at) => admins.mark(at) : undefined);
       });
     }
     if (installs && orgs)

@@ -82,17 +82,21 @@ export const enterpriseOf = (workspace: WorkspaceRef | undefined) => ({
   ...(workspace?.orgInstall ? { orgInstall: true as const } : {}),
 });
 
-/** Hands one click on the button `action` to the core; `workspace` is Bolt's context of it. Never rejects. */
+/**
+ * Hands one click on the button `action` to the core; `workspace` is Bolt's context of it, `mark` adds what the
+ * surface knows of the person there (workspace-admins.ts). Never rejects.
+ */
 export async function takeClick(
   core: SurfaceCore<SlackClicked>,
   action: string,
   body: unknown,
   ignored: () => void,
   workspace?: WorkspaceRef,
+  mark?: (at: Spot) => Promise<Spot>,
 ): Promise<void> {
   const click = parse(body, workspace);
   const read = BUTTONS.get(action);
   if (!click || !read) return ignored();
   const { value, ...pressed } = click;
-  return takeButton(core, pressed, read(value));
+  return takeButton(core, mark ? { ...pressed, at: await mark(pressed.at) } : pressed, read(value));
 }

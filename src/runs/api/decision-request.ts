@@ -11,6 +11,8 @@ export interface DecisionRequest {
   readonly decidedBy: Person;
   /** The person's roles where they clicked (Discord), for the authority's approver roles. */
   readonly roles?: readonly string[];
+  /** The platform names them an admin of the workspace (see RequestScope). */
+  readonly workspaceAdmin?: boolean;
   /** How the surface answers through the click (Discord: its own interaction token), for the rest of the run. */
   readonly reply?: ReplyHandle;
 }
@@ -36,6 +38,8 @@ export interface StopRequest {
   readonly workspace?: string;
   /** The person's roles there (Discord), for the authority's approver roles. */
   readonly roles?: readonly string[];
+  /** The platform names them an admin of the workspace (see RequestScope). */
+  readonly workspaceAdmin?: boolean;
 }
 
 export type { StopResult };

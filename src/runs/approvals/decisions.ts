@@ -66,10 +66,16 @@ export function createDecisions(deps: DecisionsDeps): Decide {
       ...(workspace ? { workspace } : {}),
       id: request.decidedBy.id,
       roles: request.roles ?? [],
+      ...(request.workspaceAdmin ? { workspaceAdmin: true } : {}),
     };
     if (!authority.may("decide", actor, run.pending.requester)) return { kind: "not_allowed", requester: run.pending.requester };
     const { decision, decidedBy } = request;
-    const refused = await gate.decider(upgraded, { decision, decidedBy, roles: actor.roles });
+    const refused = await gate.decider(upgraded, {
+      decision,
+      decidedBy,
+      roles: actor.roles,
+      ...(request.workspaceAdmin ? { workspaceAdmin: true } : {}),
+    });
     if (refused !== undefined) return { kind: "refused", text: refused };
     const now = clock();
     if (now >= run.pending.expiresAt) {

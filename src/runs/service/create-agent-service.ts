@@ -206,7 +206,13 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     forms,
     stop(request) {
       const { surface, workspace } = request;
-      const actor = { surface, ...(workspace ? { workspace } : {}), id: request.stoppedBy.id, roles: request.roles ?? [] };
+      const actor = {
+        surface,
+        ...(workspace ? { workspace } : {}),
+        id: request.stoppedBy.id,
+        roles: request.roles ?? [],
+        ...(request.workspaceAdmin ? { workspaceAdmin: true } : {}),
+      };
       return stops.request(request.runId, request.stoppedBy, (requester) => authority.may("stop", actor, requester));
     },
 
