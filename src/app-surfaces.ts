@@ -80,6 +80,8 @@ const SURFACES: readonly SurfaceEntry[] = [
           ...(http ? { pages: http } : {}),
           removed: ({ id, teams, key, reason }) =>
             removeWorkspace(removal, { surface: "slack", workspace: id, workspaces: teams, key, reason }),
+          // A workspace that comes back starts clean: its earlier data's deletion, if still waiting, is carried out now.
+          installed: async (key) => removal.erasures?.bringForward(key),
         },
       });
       return { surface: attach(surface, core) };
@@ -97,6 +99,7 @@ const SURFACES: readonly SurfaceEntry[] = [
         takeEvents: config.role !== "worker",
         onConnection: (state, reason) => onConnection("discord", state, reason),
         removed: (guild) => removeWorkspace(removal, { surface: "discord", workspace: guild.id, key: guild.id, reason: "guildDelete" }),
+        joined: async (guild) => removal.erasures?.bringForward(guild.id),
       });
       return { surface: attach(surface, core) };
     },

@@ -111,7 +111,7 @@ describe("a Discord server that removes the bot", () => {
     expect(await storeRowsNaming(running.path, "The person is called Dana.")).toHaveLength(1);
   });
 
-  it("with UNINSTALL_RETENTION_DAYS, keeps the data until the booked day", async () => {
+  it("with UNINSTALL_RETENTION_DAYS, keeps the data until the booked day, or until the bot is added again: it starts clean", async () => {
     product = await start({ UNINSTALL_RETENTION_DAYS: "3" });
     const running = product;
     const { discord, side } = running;
@@ -129,5 +129,10 @@ describe("a Discord server that removes the bot", () => {
       expect.objectContaining({ reason: "guildDelete; 0 schedules ended; data deleted after 3 days" }),
     ]);
     expect(await storeRowsNaming(running.path, "The person is called Dana.")).toHaveLength(2);
+
+    discord.addBotToGuild();
+    await until(async () => (await side.setMembers("workspace:erasures")).length === 0, "the erasure carried out on the way back");
+    expect(await storeRowsNaming(running.path, discord.general.id)).toEqual([]);
+    expect(await storeRowsNaming(running.path, "The person is called Dana.")).toHaveLength(1);
   });
 });

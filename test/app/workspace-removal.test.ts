@@ -115,4 +115,27 @@ describe("a workspace that uninstalls the app", () => {
     expect(request).toContain("who am I?");
     expect(request).not.toContain("Anna");
   });
+
+  it("with UNINSTALL_RETENTION_DAYS, keeps the data until then; installed again meanwhile, it starts clean", async () => {
+    product = await startInstalledProduct(respond, { MEMORY_EXTRACT_FACTS: "true", UNINSTALL_RETENTION_DAYS: "30" });
+    const running = product;
+    const { slack } = running;
+    expect((await install(running.base, slack, ALPHA)).status).toBe(200);
+    await running.mention(ALPHA, "U0ANNA", "I am Anna", "Nice to meet you.");
+    await until(async () => (await running.rowsNaming("The person is called Anna.")).length > 0, "Anna's fact");
+    const side = await openStore(running.storeUrl, silentLogger);
+    try {
+      await postEvent(`${running.base}/slack/events`, appUninstalledEvent({ team: "T0ALPHA" }));
+      await until(async () => (await side.setMembers("workspace:erasures")).length === 1, "the erasure booked");
+      expect(await running.rowsNaming("The person is called Anna.")).toHaveLength(1);
+
+      // The install page answers once the earlier data is gone.
+      expect((await install(running.base, slack, ALPHA)).status).toBe(200);
+      expect(await side.setMembers("workspace:erasures")).toEqual([]);
+      expect(await running.rowsNaming("called Anna")).toEqual([]);
+      expect(await running.rowsNaming("C0ALPHA")).toEqual([]);
+    } finally {
+      await side.close();
+    }
+  });
 });

@@ -131,15 +131,7 @@ export class FakeDiscord {
         application: { id: this.applicationId, flags: 0 },
         private_channels: [],
       }),
-      guilds: () => [
-        apiGuild(
-          this.guild,
-          [...this.channels.values()].filter((channel) => channel.guildId === guildId && !channel.parentId),
-          apiMember(this.bot, [this.botRole.id]),
-          // The active threads (and forum posts) the server holds when the bot connects.
-          [...this.channels.values()].filter((channel) => channel.guildId === guildId && channel.parentId),
-        ),
-      ],
+      guilds: () => (this.botRemoved ? [] : [this.guildPayload()]),
     });
     this.routes = this.buildRoutes(port);
     server.on("request", (request, response) => void this.handle(request, response));
@@ -180,6 +172,23 @@ export class FakeDiscord {
   removeBotFromGuild(): void {
     this.botRemoved = true;
     this.gateway.dispatch(GatewayDispatchEvents.GuildDelete, { id: this.guild.id });
+  }
+
+  /** The bot is added to the guild again: GUILD_CREATE with the whole guild, as for a server the bot joins. */
+  addBotToGuild(): void {
+    this.botRemoved = false;
+    this.gateway.dispatch(GatewayDispatchEvents.GuildCreate, this.guildPayload());
+  }
+
+  /** GUILD_CREATE's `d`: the guild, its channels, the bot's member, and the active threads (and forum posts) it holds. */
+  private guildPayload() {
+    const guildId = this.guild.id;
+    return apiGuild(
+      this.guild,
+      [...this.channels.values()].filter((channel) => channel.guildId === guildId && !channel.parentId),
+      apiMember(this.bot, [this.botRole.id]),
+      [...this.channels.values()].filter((channel) => channel.guildId === guildId && channel.parentId),
+    );
   }
 
   /** The guild goes dark in an outage: GUILD_DELETE with `unavailable: true` (the bot is still in it). */

@@ -1,5 +1,6 @@
 // Erasures of removed workspaces, booked for when UNINSTALL_RETENTION_DAYS have passed: kept in the
-// store, so a restart loses none, and carried out once across the processes sharing it. Each
+// store, so a restart loses none, and carried out once across the processes sharing it; one whose
+// workspace installs the bot again is carried out then, so it starts clean. Each
 // process looks at the booked ones when it starts, when its timer for the soonest comes, and every
 // hour (another process may have booked one). A due erasure is claimed under a lock, checked still
 // booked (a process that read the list earlier finds it done), carried out, then unbooked; one that
@@ -16,6 +17,8 @@ export interface BookedErasure {
   readonly workspace: string;
   /** Epoch ms. */
   readonly dueAt: number;
+  /** What installs it again: the Slack installation's key (`T:…`, an org's `E:…`), the Discord server's id. */
+  readonly key?: string;
 }
 
 export interface WorkspaceErasures {
@@ -24,6 +27,8 @@ export interface WorkspaceErasures {
    * event that told of the removal is not held up by it). Never rejects.
    */
   book(erasure: BookedErasure): Promise<void>;
+  /** The bot is installed again under `key`: the erasures booked under it are carried out before this resolves. Never rejects. */
+  bringForward(key: string): Promise<void>;
   /** Looks at the booked erasures from now on (once). */
   start(): void;
   /** Resolves when no look is in progress (also those begun while waiting). */
@@ -49,10 +54,20 @@ const CLAIM_MS = 15 * 60_000;
 const HOUR_MS = 60 * 60_000;
 /** Node's longest timer; a later erasure is reached by looking again on the way. */
 const MAX_WAIT_MS = 2 ** 31 - 1;
-const Booked = z.object({ surface: z.enum(["console", "slack", "discord"]), workspace: z.string().min(1), dueAt: z.number() });
+const Booked = z.object({
+  surface: z.enum(["console", "slack", "discord"]),
+  workspace: z.string().min(1),
+  dueAt: z.number(),
+  key: z.string().min(1).optional(),
+});
 
 const memberOf = (erasure: BookedErasure) =>
-  JSON.stringify({ surface: erasure.surface, workspace: erasure.workspace, dueAt: erasure.dueAt } satisfies BookedErasure);
+  JSON.stringify({
+    surface: erasure.surface,
+    workspace: erasure.workspace,
+    dueAt: erasure.dueAt,
+    ...(erasure.key ? { key: erasure.key } : {}),
+  } satisfies BookedErasure);
 
 /** Pure: the booked erasures the set lists (a member that does not parse is skipped: the set is untrusted). */
 export function bookedIn(members: readonly string[]): Array<BookedErasure & { readonly member: string }> {
@@ -128,6 +143,20 @@ export function createWorkspaceErasures(deps: WorkspaceErasuresDeps): WorkspaceE
         );
       }
       void lookNow();
+    },
+    async bringForward(key) {
+      try {
+        const now = clock();
+        for (const erasure of bookedIn(await store.setMembers(BOOKED)).filter((entry) => entry.key === key && entry.dueAt > now)) {
+          // The earlier booking goes once the one due now is in: a crash between the two leaves both, carried out alike.
+          const { member, ...booked } = erasure;
+          await store.addToSet(BOOKED, memberOf({ ...booked, dueAt: now }));
+          await store.removeFromSet(BOOKED, member);
+        }
+      } catch (error) {
+        logger.error({ err: error, key }, "could not bring forward the deletion of a workspace's earlier data");
+      }
+      await lookNow();
     },
     start() {
       if (interval || closed) return;

@@ -27,7 +27,7 @@ export interface WorkspaceRemovalDeps {
   readonly audit: Pick<AuditLog, "append">;
   readonly schedules?: Pick<ScheduleBook, "endInWorkspace">;
   readonly runs?: { endWorkspaceRuns(surface: Surface, workspaces: readonly string[]): Promise<EndedRuns> };
-  readonly erasures?: Pick<WorkspaceErasures, "book">;
+  readonly erasures?: Pick<WorkspaceErasures, "book" | "bringForward">;
   /** UNINSTALL_RETENTION_DAYS, in ms. */
   readonly retentionMs?: number;
   readonly clock?: () => number;
@@ -71,5 +71,5 @@ export async function removeWorkspace(deps: WorkspaceRemovalDeps, removed: Remov
   }
   logger.info({ surface, workspace, workspaces, schedulesEnded, ...runsEnded }, "a removed workspace's runs and schedules ended");
   const dueAt = clock() + retentionMs;
-  for (const member of workspaces) await deps.erasures?.book({ surface, workspace: member, dueAt });
+  for (const member of workspaces) await deps.erasures?.book({ surface, workspace: member, dueAt, key });
 }

@@ -36,6 +36,8 @@ export interface DiscordSurfaceDeps extends SurfaceDeps {
   readonly uploadLimitBytes?: number;
   /** The bot was removed from a server (kicked, banned, or the server deleted): the rest of it goes. Must not throw. */
   readonly removed?: (guild: { readonly id: string }) => Promise<void>;
+  /** The bot joined a server (again): it starts clean. Must not throw. */
+  readonly joined?: (guild: { readonly id: string }) => Promise<void>;
 }
 
 const DESTROY_TIMEOUT_MS = 1_000;
@@ -74,6 +76,10 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
     client.on(Events.GuildDelete, (guild) => {
       logger.info({ guild: guild.id }, "the bot was removed from a Discord server");
       if (deps.removed) core.track("a server the bot left", deps.removed({ id: guild.id }));
+    });
+    client.on(Events.GuildCreate, (guild) => {
+      logger.info({ guild: guild.id }, "the bot joined a Discord server");
+      if (deps.joined) core.track("a server the bot joined", deps.joined({ id: guild.id }));
     });
     client.on(Events.Error, (error) => logger.error({ err: error }, "discord client error"));
     client.on(Events.ShardError, (error) => logger.warn({ err: error }, "discord gateway connection error; discord.js reconnects"));

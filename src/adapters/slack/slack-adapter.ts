@@ -74,6 +74,8 @@ export interface SlackInstallDeps {
   readonly pages?: Pick<OpsServer, "mountPrefix">;
   /** A workspace (or an org) uninstalled the app or revoked its bot token, and its installation is deleted: the rest of it goes. Must not throw. */
   readonly removed?: (removal: SlackRemoval) => Promise<void>;
+  /** A workspace (or an org) installed the app, under its installation's key (`T:…`, `E:…`). Must not throw. */
+  readonly installed?: (key: string) => Promise<void>;
   readonly timing?: Partial<RefreshTiming>;
 }
 
@@ -146,6 +148,7 @@ function openInstalls(
       clientOptions: options,
       ...(deps.now ? { clock: deps.now } : {}),
       ...(deps.installs.timing ? { timing: deps.installs.timing } : {}),
+      ...(deps.installs.installed ? { installed: deps.installs.installed } : {}),
     },
   );
 }

@@ -13,6 +13,7 @@ import { SLACK_BOT_SCOPES } from "./bot-scopes.js";
 import type { SlackInstallations } from "./installation-store.js";
 import { addToSlackPage, sendPage } from "./install-pages.js";
 import { INSTALL_STATE_TTL_MS } from "./install-states.js";
+import { installationKey } from "./workspace-ref.js";
 
 export const SLACK_INSTALL_PATH = "/slack/install";
 export const SLACK_REDIRECT_PATH = "/slack/oauth_redirect";
@@ -28,6 +29,8 @@ export interface InstallRoutesDeps {
   readonly states: StateStore;
   readonly logger: Logger;
   readonly slackLogger: SlackLogger;
+  /** Stored, before the person is told: a workspace that comes back starts clean (its earlier data's deletion is carried out). */
+  readonly installed?: (key: string) => Promise<void>;
 }
 
 /** Where Slack sends the person back: the app's Redirect URL (manifest `oauth_config.redirect_urls`). */
@@ -83,6 +86,12 @@ export function slackInstallListener(deps: InstallRoutesDeps): RequestListener {
       },
       async successAsync(installation, _options, _request, answer) {
         const name = nameOf(installation) ?? "the workspace";
+        const key = installationKey({
+          orgInstall: installation.isEnterpriseInstall === true,
+          ...(installation.team?.id ? { team: installation.team.id } : {}),
+          ...(installation.enterprise?.id ? { enterprise: installation.enterprise.id } : {}),
+        });
+        if (key) await deps.installed?.(key);
         logger.info(
           { team: installation.team?.id, enterprise: installation.enterprise?.id, orgInstall: installation.isEnterpriseInstall === true },
           "the app was installed in a workspace",

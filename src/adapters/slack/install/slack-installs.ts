@@ -30,6 +30,8 @@ export interface SlackInstallsDeps {
   readonly clientOptions: ClientOptions;
   readonly clock?: () => number;
   readonly timing?: Partial<RefreshTiming>;
+  /** A workspace (or org) was installed, under its installation's key. */
+  readonly installed?: (key: string) => Promise<void>;
 }
 
 export interface SlackInstalls {
@@ -99,6 +101,7 @@ export function openSlackInstalls(config: SlackInstallsConfig, deps: SlackInstal
       states: createInstallStates(deps.store),
       logger: deps.logger,
       slackLogger: deps.slackLogger,
+      ...(deps.installed ? { installed: deps.installed } : {}),
     }),
     async remove(workspace) {
       clients.forget(workspace);
