@@ -6,6 +6,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { textReply, type RecordedRequest } from "../support/fake-openai-server.js";
+import type { FakeSlack } from "../support/fake-slack.js";
 import { ALPHA, BETA, install } from "../support/slack-installs.js";
 import { channelOf, startInstalledProduct, type InstalledProduct } from "../support/installed-product-harness.js";
 import { temporaryFolder, type TemporaryFolder } from "../support/temporary-folder.js";
@@ -31,6 +32,14 @@ function respond(request: RecordedRequest) {
     );
   return textReply(alpha ? "Hello Anna." : "Hello Bert.", alpha ? { prompt: 1_000, completion: 10 } : { prompt: 50, completion: 5 });
 }
+
+/** What `user` was shown privately (ephemeral messages). */
+const privateText = (slack: FakeSlack, user: string) =>
+  slack
+    .callsTo("chat.postEphemeral")
+    .filter((call) => call.args.user === user)
+    .map((call) => String(call.args.text))
+    .join("\n");
 
 describe("two workspaces of one deployment", () => {
   it("see none of each other's facts, runs and usage, in the chat and in the explorer", async () => {
@@ -63,12 +72,7 @@ describe("two workspaces of one deployment", () => {
     await until(async () => (await running.rowsNaming("The person is called Bert.")).length > 0, "Bert's fact");
 
     // In the chat: each conversation remembers its own person; each admin sees their own workspace's usage only.
-    const privateTo = (user: string) =>
-      slack
-        .callsTo("chat.postEphemeral")
-        .filter((call) => call.args.user === user)
-        .map((call) => String(call.args.text))
-        .join("\n");
+    const privateTo = (user: string) => privateText(slack, user);
     await running.mention(BETA, "U0BERT", "memory", "called Bert", betaThread);
     await running.mention(ALPHA, "U0ANNA", "memory", "called Anna", alphaThread);
     expect(slack.shown((text) => text.includes("called Anna")).map((message) => message.channel)).toEqual([channelOf(ALPHA)]);
@@ -110,12 +114,7 @@ describe("two workspaces of one deployment", () => {
     slack.setUser("U0ANNA", { team_id: "T0ALPHA", is_admin: true });
     slack.setUser("U0AMY", { team_id: "T0ALPHA" });
     slack.setMembers(channelOf(ALPHA), [ALPHA.botUserId, "U0ANNA", "U0AMY"]);
-    const privateTo = (user: string) =>
-      slack
-        .callsTo("chat.postEphemeral")
-        .filter((call) => call.args.user === user)
-        .map((call) => String(call.args.text))
-        .join("\n");
+    const privateTo = (user: string) => privateText(slack, user);
     await running.mention(ALPHA, "U0ANNA", "usage", undefined);
     await until(() => /Usage \(UTC\)/.test(privateTo("U0ANNA")), "the admin's usage");
     await running.mention(ALPHA, "U0AMY", "usage", undefined);

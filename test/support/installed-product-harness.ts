@@ -2,26 +2,15 @@
 // and Slack's events on its port against the fake Slack (HTTP mode), the model behind the fake
 // OpenAI server answering each request with `respond`, the run explorer on the same port, and
 // its SQLite store in a folder of its own, read back row by row to find what it still keeps.
-import { join } from "node:path";
 import sqlite3 from "sqlite3";
-import { startApp, type RunningApp } from "../../src/app.js";
-import { startFakeOpenAI, type FakeOpenAI, type FakeResponse, type RecordedRequest } from "./fake-openai-server.js";
-import { startFakeSlack, type FakeSlack } from "./fake-slack.js";
+import type { FakeResponse, RecordedRequest } from "./fake-openai-server.js";
 import { CLIENT_ID, CLIENT_SECRET, type FakeWorkspace } from "./fake-slack-oauth.js";
-import { mentionEvent, postEvent, SIGNING_SECRET } from "./fake-slack-requests.js";
-import { ADMIN_TOKEN } from "./explorer-harness.js";
-import { temporaryFolder } from "./temporary-folder.js";
+import { mentionEvent, postEvent } from "./fake-slack-requests.js";
+import { ADMIN_TOKEN, type SlackProduct, startSlackProduct } from "./explorer-harness.js";
 import { until } from "./until.js";
 
-export interface InstalledProduct {
-  readonly app: RunningApp;
-  readonly slack: FakeSlack;
-  readonly model: FakeOpenAI;
-  /** http://127.0.0.1:PORT: the install pages, Slack's events and the explorer. */
-  readonly base: string;
-  readonly folder: string;
-  /** The store's SQLite file. */
-  readonly path: string;
+/** `base`: the install pages, Slack's events and the explorer. */
+export interface InstalledProduct extends SlackProduct {
   readonly storeUrl: string;
   /**
    * A mention of the bot by `user` in the workspace's channel (`C` and the team id without its `T`), in a thread of its
@@ -33,7 +22,6 @@ export interface InstalledProduct {
   api(path: string): Promise<unknown>;
   /** Every row of the store (values, set members, index members, counters) that names `text`, as text. */
   rowsNaming(text: string): Promise<string[]>;
-  close(): Promise<void>;
 }
 
 /** The channel the tests mention the bot in, in a workspace: `T0ALPHA` → `C0ALPHA`. */
@@ -45,42 +33,16 @@ export async function startInstalledProduct(
   respond: (request: RecordedRequest) => FakeResponse,
   env: Record<string, string> = {},
 ): Promise<InstalledProduct> {
-  const slack = await startFakeSlack();
-  const model = await startFakeOpenAI();
-  const folder = await temporaryFolder();
-  model.enqueue(...Array.from({ length: 500 }, () => respond));
-  const path = join(folder.path, "bot.sqlite");
-  const storeUrl = `sqlite://${path}`;
-  const result = await startApp({
-    STORE_URL: storeUrl,
-    LOG_LEVEL: "silent",
-    PORT: "0",
+  const product = await startSlackProduct(respond, {
     SLACK_CLIENT_ID: CLIENT_ID,
     SLACK_CLIENT_SECRET: CLIENT_SECRET,
     PUBLIC_URL: "https://bot.example.test/",
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
-    SLACK_API_URL: slack.apiUrl,
-    OPENAI_API_KEY: "sk-test",
-    OPENAI_BASE_URL: model.baseUrl,
-    OPENAI_MAX_RETRIES: "0",
-    ADMIN_TOKEN,
     ...env,
   });
-  if (result.kind !== "started") {
-    await Promise.all([model.close(), slack.close()]);
-    await folder.remove();
-    throw new Error(result.message);
-  }
-  const { app } = result;
-  const base = `http://127.0.0.1:${app.port}`;
+  const { slack, base, path } = product;
   return {
-    app,
-    slack,
-    model,
-    base,
-    folder: folder.path,
-    path,
-    storeUrl,
+    ...product,
+    storeUrl: `sqlite://${path}`,
     async mention(workspace, user, text, shows, thread) {
       const team = workspace.team!.id;
       const channel = channelOf(workspace);
@@ -107,12 +69,6 @@ export async function startInstalledProduct(
       return response.json();
     },
     rowsNaming: (text) => storeRowsNaming(path, text),
-    async close() {
-      await app.stop();
-      await model.close();
-      await slack.close();
-      await folder.remove();
-    },
   };
 }
 
