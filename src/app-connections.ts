@@ -41,8 +41,10 @@ export function clientAddress(config: Config, consoleMode: boolean): ClientAddre
   if (!base) return undefined;
   const root = base.endsWith("/") ? base : `${base}/`;
   const redirectUrl = new URL("oauth/callback", root).toString();
-  const metadata = new URL("oauth/client-metadata.json", root);
-  return { redirectUrl, ...(metadata.protocol === "https:" ? { clientMetadataUrl: metadata.toString() } : {}) };
+  const served = new URL("oauth/client-metadata.json", root);
+  // A client ID metadata document must be fetched over https: one served over http can't be the client ID.
+  const clientMetadataUrl = config.clientMetadataUrl ?? (served.protocol === "https:" ? served.toString() : undefined);
+  return { redirectUrl, ...(clientMetadataUrl ? { clientMetadataUrl } : {}) };
 }
 
 export type AddressCheck =

@@ -5,11 +5,13 @@
 // (console, SQLite in a temporary folder), and asks one question. The model is a small scripted
 // server that calls each of the MCP server's tools once (its `connect` tool first), then answers.
 // A `Connect <server>: <url>` line is opened as a browser would: plain GET requests following
-// redirects; a write's `approve? [y/N]` is answered `y`. Exit code 0 once the answer shows, 1 otherwise.
+// redirects; a write's `approve? [y/N]` is answered `y`; a server's form takes every default (empty
+// lines) and is sent (`y`). Exit code 0 once the answer shows, 1 otherwise.
 import { appendFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
+import { SEND_PROMPT } from "../../src/adapters/console/console-forms.js";
 import { startApp } from "../../src/app.js";
 import { type RecordedRequest, startFakeOpenAI, textReply, toolCallReply } from "../../test/support/fake-openai-server.js";
 import { freePort } from "../../test/support/free-port.js";
@@ -18,6 +20,12 @@ import { temporaryFolder } from "../../test/support/temporary-folder.js";
 
 const SERVER = "conformance";
 const ANSWER = "conformance run done";
+const FORM_HEADER = "asks you to fill in a form";
+/**
+ * Where the suite expects a client's metadata document to be published (its own clients use this
+ * address): the console's PUBLIC_URL is http, so the operator's MCP_CLIENT_METADATA_URL names it.
+ */
+const CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json";
 
 interface Context {
   readonly client_id?: string;
@@ -128,6 +136,7 @@ async function main(): Promise<number> {
       PORT: String(await freePort()),
       APPROVAL_SECRET: "conformance-approval-secret-0123456789",
       MEMORY_EXTRACT_FACTS: "no",
+      MCP_CLIENT_METADATA_URL: CLIENT_METADATA_URL,
     },
     { input, output, username: "conformance" },
   );
@@ -136,6 +145,7 @@ async function main(): Promise<number> {
     return 1;
   }
   let opened = 0;
+  let sent = 0;
   try {
     await until(() => shown.includes(`MCP server ${SERVER}:`) && /MCP server conformance: (up|failed|down)/.test(shown), 20_000);
     input.write(`Use the ${SERVER} server's tools.\n`);
@@ -146,6 +156,19 @@ async function main(): Promise<number> {
       // A write asks at the prompt, as it does a person at the terminal: approved.
       if (shown.endsWith("approve? [y/N] ")) {
         input.write("y\n");
+        shown += "\n";
+        continue;
+      }
+      // A server's form: each field's prompt takes its default (an empty line), then it is sent.
+      const forms = shown.split(FORM_HEADER).length - 1;
+      if (forms > sent && shown.endsWith(SEND_PROMPT)) {
+        input.write("y\n");
+        shown += "\n";
+        sent += 1;
+        continue;
+      }
+      if (forms > sent && shown.endsWith(": ")) {
+        input.write("\n");
         shown += "\n";
         continue;
       }

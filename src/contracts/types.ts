@@ -238,7 +238,7 @@ export interface PendingApproval {
   readonly expiresAt: number;
   /**
    * Set when the run waits for the requester to connect an MCP server (OAuth), not for a decision:
-   * the server, and the private Connect link (added when the pause is stored).
+   * the server, and the private Connect link (added when the pause is shown; never stored).
    */
   readonly connect?: { readonly server: string; readonly url?: string };
 }

@@ -1,5 +1,6 @@
 // The audit log: approvals asked, decided and expired, decisions governance refused (the person
-// deciding, or the run they let go on, had lost access or reached a limit), every write that ran, remembered facts an
+// deciding, or the run they let go on, had lost access or reached a limit), every write that ran,
+// how each server's form ended (who answered it and how, never what they entered), remembered facts an
 // admin deleted (the explorer), and what schedules did (made, changed, paused, resumed, cancelled;
 // slots late, skipped, silent, refused), appended
 // to the store with the run, the conversation and the process. Entries are numbered by an
@@ -34,6 +35,8 @@ export const AuditEntrySchema = z.object({
     // A decision not applied: the person deciding, or the run it would let go on, is refused now (the settings file, a limit).
     "decision_refused",
     "write_executed",
+    // A server's form (MCP elicitation) ended: sent, declined, dismissed, or cancelled without the person (its expiry, a Stop).
+    "form_answered",
     // A schedule's life (runId: the schedule's id) and its slots that did not simply run on time (runId: the slot's run).
     "schedule_created",
     "schedule_changed",
@@ -64,6 +67,19 @@ export const AuditEntrySchema = z.object({
   decidedBy: PersonSchema.optional(),
   /** Why governance refused it (a refused decision). */
   reason: z.string().optional(),
+  /**
+   * For a server's form: which server asked (a form, or a page to open) and how it ended; `decidedBy` is who answered.
+   * Never the values: a form may ask for a secret.
+   */
+  form: z
+    .object({
+      server: z.string(),
+      kind: z.enum(["form", "url"]),
+      action: z.enum(["accept", "decline", "cancel"]),
+      /** Why a form was cancelled: dismissed, timeout, stopped, unavailable, withdrawn. */
+      reason: z.string().optional(),
+    })
+    .optional(),
   /** For a write: ok, error, timeout… and the start of its result. */
   outcome: z.string().optional(),
   result: z.string().optional(),

@@ -14,6 +14,7 @@ const KIND_WORD: Record<AuditEntry["kind"], string> = {
   approval_expired: "approval expired",
   decision_refused: "decision refused",
   write_executed: "write ran",
+  form_answered: "form answered",
   schedule_created: "schedule made",
   schedule_changed: "schedule changed",
   schedule_paused: "schedule paused",
@@ -52,6 +53,24 @@ function scheduleDetail(schedule: NonNullable<AuditEntry["schedule"]>, owner: Au
   ].join(" · ");
 }
 
+const CANCELLED: Readonly<Record<string, string>> = {
+  timeout: "not answered in time",
+  stopped: "its run was stopped",
+  unavailable: "the bot restarted",
+  withdrawn: "withdrawn by the server",
+};
+
+/** `form of docs: sent by Ana (U0ANA)`, `form of docs: cancelled (not answered in time)`, `page of wiki: shown to Ana (U0ANA)`. */
+function formDetail(form: NonNullable<AuditEntry["form"]>, by: AuditEntry["decidedBy"]): string {
+  const what = `${form.kind === "url" ? "page" : "form"} of ${form.server}`;
+  if (form.kind === "url") return `${what}: shown to ${by ? who(by) : "its requester"}`;
+  const byWhom = by ? ` by ${who(by)}` : "";
+  if (form.action === "accept") return `${what}: sent${byWhom}`;
+  if (form.action === "decline") return `${what}: declined${byWhom}`;
+  if (form.reason === undefined || form.reason === "dismissed") return `${what}: dismissed${byWhom}`;
+  return `${what}: cancelled (${CANCELLED[form.reason] ?? form.reason})`;
+}
+
 /** What an entry says besides its kind, tool, run and process. */
 function entryDetail(entry: AuditEntry): string {
   if (entry.schedule) return scheduleDetail(entry.schedule, entry.requester);
@@ -67,6 +86,8 @@ function entryDetail(entry: AuditEntry): string {
       return `by ${who(entry.requester)}: ${entry.result ?? "?"}`;
     case "workspace_removed":
       return entry.reason ?? "?";
+    case "form_answered":
+      return entry.form ? formDetail(entry.form, entry.decidedBy) : "?";
     default:
       return `asked by ${who(entry.requester)}`;
   }

@@ -26,6 +26,7 @@ import {
   invalidWebhookToken,
   tokenExpired,
   tooLongRefusal,
+  componentsRefusal,
   type InteractionState,
 } from "./fake-discord-messages.js";
 import {
@@ -438,8 +439,8 @@ export class FakeDiscord {
   ): { status: number; body?: unknown; headers?: Record<string, string> } {
     const failure = this.log.takeFailure(method, path, body);
     if (failure) return { status: failure.status, body: failure.body, ...(failure.headers ? { headers: failure.headers } : {}) };
-    const tooLong = tooLongRefusal(method, body);
-    if (tooLong) return tooLong;
+    const refused = tooLongRefusal(method, body) ?? componentsRefusal(method, body);
+    if (refused) return refused;
     const limited = this.overEditLimit(editedMessage(method, path));
     if (limited) return limited;
     const needsAuth = !path.startsWith("/interactions/") && !path.startsWith("/webhooks/");

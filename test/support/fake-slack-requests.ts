@@ -2,6 +2,7 @@
 // (X-Slack-Signature over `v0:<timestamp>:<body>` with the signing secret, optional retry headers).
 import { createHmac } from "node:crypto";
 import { APP_ID, BOT_USER_ID, TEAM_ID } from "./fake-slack.js";
+import type { FakeMessage } from "./fake-slack-types.js";
 
 export const SIGNING_SECRET = "fake-signing-secret";
 
@@ -194,6 +195,36 @@ export function blockActionPayload(fields: ClickFields): Record<string, unknown>
     response_url: "http://127.0.0.1:1/unused",
     actions: [{ action_id: fields.actionId, block_id: "approval", type: "button", value: fields.value, action_ts: "1700000000.1" }],
   };
+}
+
+/** The value of the element with this action id, wherever it sits in the blocks. */
+export function actionValue(blocks: unknown, actionId: string): string | undefined {
+  if (Array.isArray(blocks)) return blocks.map((block) => actionValue(block, actionId)).find((value) => value !== undefined);
+  if (typeof blocks !== "object" || blocks === null) return undefined;
+  const element = blocks as Record<string, unknown>;
+  if (element.action_id === actionId && typeof element.value === "string") return element.value;
+  return Object.values(element)
+    .map((child) => actionValue(child, actionId))
+    .find((value) => value !== undefined);
+}
+
+/** `user`'s click on the button `actionId` of a message the bot posted, as Slack sends it. */
+export function clickOnMessage(
+  message: Pick<FakeMessage, "ts" | "channel" | "thread_ts" | "blocks">,
+  click: { readonly user: string; readonly actionId: string; readonly triggerId?: string },
+): Record<string, unknown> {
+  const value = actionValue(message.blocks, click.actionId);
+  if (value === undefined) throw new Error(`the message ${message.ts} has no ${click.actionId} button`);
+  return blockActionPayload({
+    user: click.user,
+    actionId: click.actionId,
+    value,
+    channel: message.channel,
+    messageTs: message.ts,
+    threadTs: message.thread_ts ?? message.ts,
+    blocks: message.blocks ?? [],
+    ...(click.triggerId ? { triggerId: click.triggerId } : {}),
+  });
 }
 
 /** What Slack sends when someone presses Send in a modal: the view with its input values. */

@@ -39,6 +39,16 @@ export interface RecordedCall {
   readonly error?: string;
 }
 
+/** An ephemeral message as its one person sees it. */
+export interface FakeEphemeral {
+  readonly ts: string;
+  readonly user: string;
+  readonly channel: string;
+  readonly thread_ts?: string;
+  readonly text: string;
+  readonly blocks?: unknown[];
+}
+
 export interface FakeMessage {
   ts: string;
   channel: string;
@@ -111,6 +121,8 @@ export interface FakeSlack extends Omit<SocketEndpoint, "close">, FakeSlackFiles
   readonly opened: readonly OpenedView[];
   readonly calls: readonly RecordedCall[];
   callsTo(method: string): RecordedCall[];
+  /** The ephemeral messages Slack showed `user` (to them alone, where they were posted; they are in no history), oldest first. */
+  ephemeralsOf(user: string): FakeEphemeral[];
   /** Resolves with the first call (past or future) to `method` that satisfies `match`. */
   waitForCall(method: string, match?: (call: RecordedCall) => boolean, timeoutMs?: number): Promise<RecordedCall>;
   fail(method: string, failure: Failure): void;

@@ -7,7 +7,8 @@
 // channel details without groups:read, streams that end after a while, after a pause or when too
 // large (then refusing appends and stops, message_not_in_streaming_state), a streaming message
 // that can't be updated or deleted until it stopped (streaming_state_conflict,
-// cant_delete_message), and messages over the length limit refused.
+// cant_delete_message), messages over the length limit refused, buttons past Block Kit's limits
+// refused (fake-slack-blocks.ts), and ephemeral messages shown to their one person alone, in no history.
 import { createFakeSlackViews } from "./fake-slack-views.js";
 import { EventEmitter, once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -15,6 +16,7 @@ import type { AddressInfo } from "node:net";
 import { attachSocketEndpoint, withDeadline, type SocketAck } from "./fake-slack-socket.js";
 import { createFakeSlackFiles, SLACK_BOT_TOKEN } from "./fake-slack-files.js";
 import { createFakeSlackOauth, DEFAULT_WORKSPACE, type FakeWorkspace } from "./fake-slack-oauth.js";
+import { blockProblems } from "./fake-slack-blocks.js";
 import {
   APP_ID,
   MARKDOWN_MAX_CHARS,
@@ -24,6 +26,7 @@ import {
   TEAM_ID,
   type ChannelKind,
   type Failure,
+  type FakeEphemeral,
   type FakeMessage,
   type FakeSlack,
   type FakeUser,
@@ -70,6 +73,7 @@ const workspaceKey = (workspace: FakeWorkspace) =>
 export async function startFakeSlack(): Promise<FakeSlack> {
   const calls: RecordedCall[] = [];
   const messages: FakeMessage[] = [];
+  const ephemerals: FakeEphemeral[] = [];
   const failures = new Map<string, Failure[]>();
   const notMember = new Set<string>();
   const channelKinds = new Map<string, ChannelKind>();
@@ -233,7 +237,16 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     },
     "chat.postEphemeral": (args) => {
       if (!membersOf(String(args.channel)).includes(String(args.user))) return { ok: false, error: "user_not_in_channel" };
-      return { ok: true, message_ts: nextTs() };
+      const ts = nextTs();
+      ephemerals.push({
+        ts,
+        user: String(args.user),
+        channel: String(args.channel),
+        thread_ts: str(args.thread_ts),
+        text: str(args.text) ?? "",
+        blocks: Array.isArray(args.blocks) ? args.blocks : undefined,
+      });
+      return { ok: true, message_ts: ts };
     },
     "chat.startStream": (args) => {
       if (streamingError) return { ok: false, error: streamingError };
@@ -376,11 +389,14 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     const handler = handlers[method];
     caller = checked?.ok ? checked.workspace : DEFAULT_WORKSPACE;
     botUsers.add(caller.botUserId);
+    const refused = Array.isArray(args.blocks) ? blockProblems(args.blocks) : [];
     const result = failure?.error
       ? { ok: false, error: failure.error }
-      : handler
-        ? handler(args, caller, token ?? "")
-        : { ok: false, error: "unknown_method" };
+      : refused.length > 0
+        ? { ok: false, error: "invalid_blocks", errors: refused }
+        : handler
+          ? handler(args, caller, token ?? "")
+          : { ok: false, error: "unknown_method" };
     caller = DEFAULT_WORKSPACE;
     if (failure?.appliedThenHang) {
       record({ method, args, status: 200, error: result.ok === false ? String(result.error) : undefined, ...by });
@@ -408,6 +424,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     opened: views.opened,
     callsTo: (method) => calls.filter((call) => call.method === method),
     ...oauth.controls,
+    ephemeralsOf: (user) => ephemerals.filter((ephemeral) => ephemeral.user === user),
     waitForCall(method, match = () => true, timeoutMs = 10_000) {
       const existing = calls.find((call) => call.method === method && match(call));
       if (existing) return Promise.resolve(existing);

@@ -23,7 +23,7 @@ import { createRunView } from "./run-view.js";
 import type { CoreSchedules } from "./core-context.js";
 import { displayFor } from "./slot-thread.js";
 import type { ChatSurface } from "./surface.js";
-import { connectInPublic, connectText, REFUSED_IN_PUBLIC } from "./texts.js";
+import { connectInPublic, connectNote, REFUSED_IN_PUBLIC } from "./texts.js";
 import { createUnfinishedMessages } from "./unfinished-messages.js";
 
 const platformName = (surface: Surface) => surface.charAt(0).toUpperCase() + surface.slice(1);
@@ -69,7 +69,7 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
     accepting: () => accepting,
     ...(deps.schedules ? { schedules: deps.schedules } : {}),
     prices: deps.prices ?? priceTable(),
-    tell: (at, text, publicFallback) => tellPrivately(surface, logger, at, text, publicFallback),
+    tell: (at, text, publicFallback) => tellPrivately(surface, logger, at, { text }, publicFallback),
     answerFiles: (conversationKey) => {
       const files = surface.files;
       if (!files?.uploads) return undefined;
@@ -103,7 +103,13 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
                   ? {}
                   : {
                       connect: (pending: PendingApproval) =>
-                        ctx.tell({ origin, ...(reply ? { reply } : {}) }, connectText(pending), connectInPublic(pending)),
+                        tellPrivately(
+                          surface,
+                          logger,
+                          { origin, ...(reply ? { reply } : {}) },
+                          connectNote(pending),
+                          connectInPublic(pending),
+                        ),
                     }),
               },
             );
@@ -117,7 +123,7 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
         }
       : {}),
     expired: (pending, outcome) => inFlight.track("showing an expired approval", showExpiry(ctx, pending, outcome)),
-    tell: (origin, text) => ctx.tell({ origin }, text),
+    tell: (origin, text, link) => tellPrivately(surface, logger, { origin }, { text, ...(link ? { link } : {}) }),
   });
 
   deps.schedules?.attachSurface(surface.name, {

@@ -22,6 +22,7 @@ import { createDiscordFiles } from "./discord-files.js";
 import { createDiscordSchedulePorts } from "./discord-schedules.js";
 import { takeInteraction, takeMention, type DiscordClicked } from "./discord-events.js";
 import { decodeInteraction, placeOf, upgradeOrigin } from "./discord-place.js";
+import { noteMessage } from "./link-note.js";
 import { approvalText, discordFormat, NO_PINGS, settledLine, withClosingLine } from "./messages.js";
 import { isLive, replySurface, webhookEdit, webhookSend } from "./reply-surface.js";
 
@@ -170,19 +171,21 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
       const place = placeOf(at.origin);
       return place ? tried("a reply", () => api.send(place.channel, { content: text }, place.message)) : Promise.resolve(false);
     },
-    whisper(at, text) {
+    whisper(at, text, link) {
       const interaction = decodeInteraction(at.reply);
       if (!isLive(interaction, clock())) return Promise.resolve(false);
+      const note = noteMessage(text, link);
       if (interaction.kind === "command")
-        return tried("an ephemeral reply", () => webhookEdit(client.rest, interaction, "@original", { content: text }));
+        return tried("an ephemeral reply", () => webhookEdit(client.rest, interaction, "@original", note));
       return tried("an ephemeral message", async () => {
-        // A refused /ask: its public "thinking…" goes, and only the asker sees why.
-        if (interaction.kind === "ask")
+        // A refused /ask: its public "thinking…" goes, and only the asker sees why. A note with a link is a waiting
+        // run's (its Connect link): the run's own message stays, and the run answers there once the person connected.
+        if (interaction.kind === "ask" && !link)
           await client.rest.delete(Routes.webhookMessage(interaction.application, interaction.token, "@original"), { auth: false });
-        await webhookSend(client.rest, interaction, { content: text }, true);
+        await webhookSend(client.rest, interaction, note, true);
       });
     },
-    directMessage: (person, text) => tried("a direct message", () => api.directMessage(person.id, { content: text })),
+    directMessage: (person, text, _where, link) => tried("a direct message", () => api.directMessage(person.id, noteMessage(text, link))),
     ...createDiscordSchedulePorts(client.rest, api, logger),
     async settleApproval(message, card) {
       const line = settledLine(card);

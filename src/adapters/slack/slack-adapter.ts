@@ -24,6 +24,7 @@ import { SLACK_EVENTS_ENDPOINT } from "./events-endpoint.js";
 import { createSlackTools } from "./chat-tools.js";
 import { FEEDBACK_MODAL, openCommentForm, parseComment } from "./feedback-buttons.js";
 import { listenForForms, openFormModal } from "./slack-forms.js";
+import { LINK_ACTION } from "./link-button.js";
 import { classifyMessage, type EntryPoint } from "./incoming-message.js";
 import { answerUntaken, isNotRecorded } from "./untaken-requests.js";
 import { rejectStale } from "./request-freshness.js";
@@ -254,6 +255,10 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
       if (!submitted) return void logger.warn("ignored a malformed feedback comment");
       void core.comment(submitted.runId, { id: submitted.user }, submitted.text);
     });
+    // A link button's click: the browser opened the link; the app only acks it.
+    bolt.action(LINK_ACTION, async ({ ack }) => {
+      await ack();
+    });
     listenForForms(bolt, core, logger);
   }
 
@@ -343,11 +348,11 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
       const posted = await postsAt(at.origin).post(noteTarget(place), { text }, { level: "error", message: "could not post a reply" });
       return posted !== undefined;
     },
-    async whisper(at, text) {
+    async whisper(at, text, link) {
       const place = placeOf(at.origin);
-      return place ? postsAt(at.origin).whisper(noteTarget(place), at.origin.requester.id, text) : false;
+      return place ? postsAt(at.origin).whisper(noteTarget(place), at.origin.requester.id, text, link) : false;
     },
-    directMessage: (person, text, where) => postsAt(where).directMessage(person.id, text),
+    directMessage: (person, text, where, link) => postsAt(where).directMessage(person.id, text, link),
     ...createSlackSchedulePorts(clientAt, postsAt, logger),
     async settleApproval(message, card) {
       const update = settledUpdate(message, card);

@@ -1,12 +1,12 @@
-// A server's form on Slack, as the adapter listens for it and opens it: the card's buttons (a
-// link's click only acked), the modal opened with the click's trigger id (Slack takes it for 3
-// seconds, once), and the modal's Send, acknowledged with the problems under their fields when
-// the answer does not read, so the person fixes it in place.
+// A server's form on Slack, as the adapter listens for it and opens it: the card's buttons, the
+// modal opened with the click's trigger id (Slack takes it for 3 seconds, once), and the modal's
+// Send, acknowledged with the problems under their fields when the answer does not read, so the
+// person fixes it in place.
 import type { App, webApi } from "@slack/bolt";
 import type { PendingForm } from "../../contracts/types.js";
 import type { Logger } from "../../logger.js";
 import { spotOf, type SurfaceCore } from "../core/inbound.js";
-import { FORM_ACTIONS, FORM_LINK_ACTION, takeFormClick } from "./form-message.js";
+import { FORM_ACTIONS, takeFormClick } from "./form-message.js";
 import { FORM_MODAL, formModal, modalErrors, readFormSubmission } from "./form-modal.js";
 import { conversationAt } from "./slack-place.js";
 import type { SlackClicked } from "./slack-refs.js";
@@ -20,9 +20,6 @@ export function listenForForms(bolt: App, core: SurfaceCore<SlackClicked>, logge
       void takeFormClick(core, action, body, () => logger.warn({ action }, "ignored a malformed form button click"), refOfContext(context));
     });
   }
-  bolt.action(FORM_LINK_ACTION, async ({ ack }) => {
-    await ack();
-  });
   bolt.view(FORM_MODAL, async ({ ack, body, context }) => {
     const read = readFormSubmission(body);
     if (!read) {

@@ -29,6 +29,7 @@ import { createLoopSetups } from "../setup/loop-setups.js";
 import { createSurfaceRegistry } from "./surface-registry.js";
 import { createRunSetup } from "../setup/run-setup.js";
 import { createAdmission } from "../worker/admission.js";
+import { withConnectUrl } from "../worker/connect-link.js";
 import type { SlotShow } from "../api/presenting.js";
 import type { RunObserver } from "../worker/run-observer.js";
 import { createRunFiles } from "../setup/run-files.js";
@@ -222,7 +223,9 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
         const loaded = await approvals.load(entry.runId);
         if (loaded.kind !== "found" || loaded.run.state.origin.conversationKey !== conversationKey) continue;
         const claimedAs = loaded.run.pending.connect ? connectionClaimOf(entry.callId) : entry.callId;
-        if ((await approvals.decisionOf(entry.runId, claimedAs)) === undefined) found.push(loaded.run.pending);
+        // A record keeps no Connect link: the one shown now is made anew.
+        if ((await approvals.decisionOf(entry.runId, claimedAs)) === undefined)
+          found.push(await withConnectUrl(loaded.run.pending, deps.connectLink, logger));
       }
       return found;
     },

@@ -51,6 +51,7 @@ const common = {
     .int("expects a whole number")
     .positive("expects a number above 0")
     .optional(),
+  disabled: z.boolean({ error: "expects true or false" }).optional(),
 };
 
 const StdioEntry = z.strictObject({
@@ -113,13 +114,15 @@ function expandAuth(auth: McpAuth, env: NodeJS.ProcessEnv): McpAuth {
   return { ...auth, ...expanded };
 }
 
-function parseServer(name: string, raw: unknown, env: NodeJS.ProcessEnv): McpServerConfig {
+/** The server's config, or undefined for a disabled entry: its shape is checked, its ${VAR}s are not needed. */
+function parseServer(name: string, raw: unknown, env: NodeJS.ProcessEnv): McpServerConfig | undefined {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new Error("expects an object");
   const isStdio = "command" in raw;
   if (!isStdio && !("url" in raw)) throw new Error('expects "command" (a server the bot starts) or "url" (an HTTP server)');
   const parsed = (isStdio ? StdioEntry : HttpEntry).safeParse(raw);
   if (!parsed.success) throw new Error(describeIssue(parsed.error.issues[0]!));
   const entry = parsed.data;
+  if (entry.disabled) return undefined;
   const shared = {
     name,
     approval: entry.approval,
@@ -149,9 +152,9 @@ export function parseMcpConfig(text: string, env: NodeJS.ProcessEnv, file: strin
   }
   const shape = FileShape.safeParse(json);
   if (!shape.success) fail(file, describeIssue(shape.error.issues[0]!));
-  return Object.entries(shape.data.mcpServers).map(([name, raw]) => {
+  return Object.entries(shape.data.mcpServers).flatMap(([name, raw]) => {
     try {
-      return parseServer(name, raw, env);
+      return parseServer(name, raw, env) ?? [];
     } catch (error) {
       return fail(file, `server "${name}": ${(error as Error).message}`);
     }

@@ -1,26 +1,16 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are ${VAR} references as the servers file writes them
 // The MCP servers file: the common format, ${VAR} from the bot's environment, and one clear
 // line naming the server and the field for every kind of mistake.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { McpConfigError } from "../../../src/errors.js";
 import { loadMcpConfig, parseMcpConfig } from "../../../src/tools/mcp/mcp-config.js";
 import { repoRoot } from "../../support/repo-paths.js";
+import { mcpConfigErrorOf } from "../../support/config-error.js";
 
 const parse = (value: unknown, env: NodeJS.ProcessEnv = {}) =>
   parseMcpConfig(typeof value === "string" ? value : JSON.stringify(value), env, "mcp.json");
-
-function errorOf(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(McpConfigError);
-    return (error as Error).message;
-  }
-  throw new Error("expected an McpConfigError");
-}
 
 describe("MCP servers file", () => {
   it("reads stdio and HTTP servers with their defaults and expands ${VAR} in env, headers and args", () => {
@@ -97,7 +87,7 @@ describe("MCP servers file", () => {
       /^mcp\.json: server "jira": field "headers\.Authorization" uses \$\{NOPE\}, which is not set in the environment$/,
     ],
   ])("%s: one line naming the server and the field", (_case, value, expected) => {
-    expect(errorOf(() => parse(value))).toMatch(expected);
+    expect(mcpConfigErrorOf(() => parse(value))).toMatch(expected);
   });
 });
 
@@ -120,18 +110,40 @@ describe("finding the file", () => {
     expect(loadMcpConfig(undefined, {}, sub).map((server) => server.name)).toEqual(["a"]);
   });
 
-  it("the shipped mcp.example.json is valid", () => {
-    const servers = loadMcpConfig("mcp.example.json", { HOME: "/home/ada", GITHUB_TOKEN: "ghp_x", WIKI_TOKEN: "w" }, repoRoot);
-    expect(servers.map((server) => [server.name, server.transport.kind, server.approval])).toEqual([
-      ["fs", "stdio", "writes"],
-      ["github", "stdio", "writes"],
-      ["wiki", "http", "always"],
+  it("the shipped mcp.example.json starts as it is: its servers that need a token or a provider are disabled", () => {
+    const servers = loadMcpConfig("mcp.example.json", {}, repoRoot);
+    expect(servers.map((server) => [server.name, server.transport.kind, server.approval])).toEqual([["fs", "stdio", "writes"]]);
+  });
+
+  it("the shipped mcp.example.json's disabled servers are valid once switched on", async () => {
+    const shipped = JSON.parse(await readFile(join(repoRoot, "mcp.example.json"), "utf8")) as { mcpServers: Record<string, object> };
+    const enabled = Object.fromEntries(
+      Object.entries(shipped.mcpServers).map(([name, { disabled: _, ...entry }]: [string, { disabled?: boolean }]) => [name, entry]),
+    );
+    const env = { GITHUB_TOKEN: "ghp_x", WIKI_TOKEN: "w", TRACKER_CLIENT_ID: "bot", TRACKER_CLIENT_SECRET: "s" };
+    const servers = parseMcpConfig(JSON.stringify({ mcpServers: enabled }), env, "mcp.json");
+    expect(servers.map((server) => [server.name, server.transport.kind, server.approval, server.auth?.type])).toEqual([
+      ["fs", "stdio", "writes", undefined],
+      ["github", "stdio", "writes", undefined],
+      ["wiki", "http", "always", undefined],
+      ["tracker", "http", "writes", "user"],
     ]);
     // The GitHub server marks no tool read-only: its reads are listed, so a search asks nobody.
     expect(servers.find((server) => server.name === "github")?.reads).toEqual(["search_*", "get_*", "list_*"]);
   });
 
+  it("a disabled server is not started and needs none of its variables, but its shape is still checked", () => {
+    const file = (entry: object) => JSON.stringify({ mcpServers: { a: { command: "a" }, off: { disabled: true, ...entry } } });
+    expect(parseMcpConfig(file({ command: "b", env: { T: "${UNSET}" } }), {}, "mcp.json").map((server) => server.name)).toEqual(["a"]);
+    expect(mcpConfigErrorOf(() => parseMcpConfig(file({ command: "b", arg: ["x"] }), {}, "mcp.json"))).toBe(
+      'mcp.json: server "off": unknown field "arg"',
+    );
+    expect(mcpConfigErrorOf(() => parseMcpConfig(file({ command: "b", disabled: "yes" }), {}, "mcp.json"))).toBe(
+      'mcp.json: server "off": field "disabled": expects true or false',
+    );
+  });
+
   it("MCP_CONFIG naming a missing file is an error", () => {
-    expect(errorOf(() => loadMcpConfig("missing.json", {}, folder))).toBe("missing.json: cannot be read (ENOENT)");
+    expect(mcpConfigErrorOf(() => loadMcpConfig("missing.json", {}, folder))).toBe("missing.json: cannot be read (ENOENT)");
   });
 });
