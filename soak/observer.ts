@@ -81,8 +81,9 @@ export function buttonValue(blocks: unknown, actionId: string): string | undefin
 const push = <K, V>(map: Map<K, V[]>, key: K, value: V): void => void map.set(key, [...(map.get(key) ?? []), value]);
 const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 
-export function observe(slack: FakeSlack): Observed {
-  const observed: Omit<Observed, "poll"> = {
+/** What the observer has seen before the first poll: nothing. */
+export function emptyObserved(): Omit<Observed, "poll"> {
+  return {
     answers: new Map(),
     apologies: new Map(),
     storageTrouble: new Map(),
@@ -92,6 +93,10 @@ export function observe(slack: FakeSlack): Observed {
     approvedNotes: new Map(),
     refused: { count: 0 },
   };
+}
+
+export function observe(slack: FakeSlack): Observed {
+  const observed = emptyObserved();
   let read = 0;
 
   /** The posted message that holds exactly these blocks (the fake keeps the posted array itself). */

@@ -46,6 +46,11 @@ export interface RequestScope {
   readonly workspace?: string;
   /** The requester's roles there (Discord); empty elsewhere. */
   readonly roles: readonly string[];
+  /**
+   * The platform names the person an admin or owner of the workspace (Slack's is_admin / is_owner, asked where the app
+   * is installed in several workspaces): an admin there when the settings file names none.
+   */
+  readonly workspaceAdmin?: true;
   /** Where a person opens the conversation (audit, feedback), when the surface can link to it. */
   readonly link?: string;
 }
@@ -249,7 +254,7 @@ export interface PendingApproval {
   readonly expiresAt: number;
   /**
    * Set when the run waits for the requester to connect an MCP server (OAuth), not for a decision:
-   * the server, and the private Connect link (added when the pause is stored).
+   * the server, and the private Connect link (added when the pause is shown; never stored).
    */
   readonly connect?: { readonly server: string; readonly url?: string };
 }

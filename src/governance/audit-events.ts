@@ -64,6 +64,17 @@ export function auditDraftOf(event: AgentEvent, context: AuditContext): AuditDra
         outcome: event.call.outcome,
         result: preview(event.call.result),
       };
+    case "form_answered": {
+      // How the form ended and who answered it: never the values, which may be secrets.
+      const { note, form } = event;
+      return {
+        ...base,
+        kind: "form_answered",
+        ...(form.callId ? { callId: form.callId } : {}),
+        ...(note.by ? { decidedBy: note.by } : {}),
+        form: { server: note.server, kind: note.kind, action: note.action, ...(note.reason ? { reason: note.reason } : {}) },
+      };
+    }
     case "guard_tripped":
       if (event.stop.guard !== "approval_expired") return undefined;
       return { ...base, kind: "approval_expired", ...(context.waitingTool ? { tool: context.waitingTool } : {}) };

@@ -14,6 +14,7 @@ const KIND_WORD: Record<AuditEntry["kind"], string> = {
   approval_expired: "approval expired",
   decision_refused: "decision refused",
   write_executed: "write ran",
+  form_answered: "form answered",
   schedule_created: "schedule made",
   schedule_changed: "schedule changed",
   schedule_paused: "schedule paused",
@@ -26,6 +27,7 @@ const KIND_WORD: Record<AuditEntry["kind"], string> = {
   fact_deleted: "fact deleted",
   question_edited: "question edited",
   question_deleted: "question deleted",
+  workspace_removed: "workspace removed",
 };
 
 function link(url: string | undefined, text: string, style: LinkStyle): string {
@@ -53,6 +55,24 @@ function scheduleDetail(schedule: NonNullable<AuditEntry["schedule"]>, owner: Au
   ].join(" · ");
 }
 
+const CANCELLED: Readonly<Record<string, string>> = {
+  timeout: "not answered in time",
+  stopped: "its run was stopped",
+  unavailable: "the bot restarted",
+  withdrawn: "withdrawn by the server",
+};
+
+/** `form of docs: sent by Ana (U0ANA)`, `form of docs: cancelled (not answered in time)`, `page of wiki: shown to Ana (U0ANA)`. */
+function formDetail(form: NonNullable<AuditEntry["form"]>, by: AuditEntry["decidedBy"]): string {
+  const what = `${form.kind === "url" ? "page" : "form"} of ${form.server}`;
+  if (form.kind === "url") return `${what}: shown to ${by ? who(by) : "its requester"}`;
+  const byWhom = by ? ` by ${who(by)}` : "";
+  if (form.action === "accept") return `${what}: sent${byWhom}`;
+  if (form.action === "decline") return `${what}: declined${byWhom}`;
+  if (form.reason === undefined || form.reason === "dismissed") return `${what}: dismissed${byWhom}`;
+  return `${what}: cancelled (${CANCELLED[form.reason] ?? form.reason})`;
+}
+
 /** What an entry says besides its kind, tool, run and process. */
 function entryDetail(entry: AuditEntry): string {
   if (entry.schedule) return scheduleDetail(entry.schedule, entry.requester);
@@ -69,6 +89,10 @@ function entryDetail(entry: AuditEntry): string {
     case "question_edited":
     case "question_deleted":
       return `by ${who(entry.requester)}: ${entry.reason ?? "?"}`;
+    case "workspace_removed":
+      return entry.reason ?? "?";
+    case "form_answered":
+      return entry.form ? formDetail(entry.form, entry.decidedBy) : "?";
     default:
       return `asked by ${who(entry.requester)}`;
   }
@@ -82,7 +106,8 @@ export function namesARun(entry: Pick<AuditEntry, "runId" | "schedule">): boolea
 export function auditLine(entry: AuditEntry, style: LinkStyle): string {
   const when = new Date(entry.at).toISOString().replace("T", " ").slice(0, 19);
   const tool = entry.tool ? ` ${entry.tool}` : "";
-  const subject = namesARun(entry) ? `run ${entry.runId}` : `schedule ${entry.runId}`;
+  const subject =
+    entry.kind === "workspace_removed" ? `workspace ${entry.runId}` : namesARun(entry) ? `run ${entry.runId}` : `schedule ${entry.runId}`;
   // Where the platform gave no link (the console, an entry without one), there is nothing to follow: no bare "thread".
   const thread = entry.link ? ` · ${link(entry.link, "thread", style)}` : "";
   return `${when} UTC · ${KIND_WORD[entry.kind]}${tool} · ${entryDetail(entry)} · ${subject} · ${entry.process.hostname}/${entry.process.pid}${thread}`;

@@ -9,7 +9,7 @@ import { freePort } from "../support/free-port.js";
 import { startBot, type BotProcess } from "../support/bot-child.js";
 import { startFakeOpenAI, textReply, toolCallReply, type FakeOpenAI, type RecordedRequest } from "../support/fake-openai-server.js";
 import { BOT_USER_ID, shownText } from "../support/fake-slack.js";
-import { blockActionPayload, mentionEvent, nextEventId, postEvent, postInteraction } from "../support/fake-slack-requests.js";
+import { clickOnMessage, mentionEvent, nextEventId, postEvent, postInteraction } from "../support/fake-slack-requests.js";
 import { until } from "../support/until.js";
 import { useSlackRedisHarness } from "../support/slack-redis-harness.js";
 import { describeWithRedis } from "../support/redis-suite.js";
@@ -191,26 +191,11 @@ describeWithRedis("three bot processes on one Redis", () => {
     await startEach(models);
 
     await postEvent(bots[0]!.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> tell #random the standup moved`, ts: THREAD }));
-    const approval = await harness.slack.waitForCall(
-      "chat.postMessage",
-      (call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION),
-      30_000,
-    );
+    await harness.slack.waitForCall("chat.postMessage", (call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION), 30_000);
     const pausedOn = models.findIndex((model) => model.requests.length === 1);
     const other = bots[1 - pausedOn]!;
     const message = harness.slack.threadMessages("C0GENERAL", THREAD).find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
-    const actions = (approval.args.blocks as Array<{ type: string; elements?: Array<{ value?: string }> }>).find(
-      (block) => block.type === "actions",
-    )!;
-    const click = blockActionPayload({
-      user: "U0ALICE",
-      actionId: APPROVE_ACTION,
-      value: actions.elements![0]!.value!,
-      channel: "C0GENERAL",
-      messageTs: message.ts,
-      threadTs: THREAD,
-      blocks: message.blocks ?? [],
-    });
+    const click = clickOnMessage(message, { user: "U0ALICE", actionId: APPROVE_ACTION });
     // Clicked on the other process, then once more on each (a double click landing anywhere).
     await postInteraction(other.eventsUrl, click);
     await Promise.all(bots.map((bot) => postInteraction(bot.eventsUrl, click)));

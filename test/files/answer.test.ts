@@ -1,8 +1,4 @@
-// Files out: an MCP tool's images and embedded resources become files of the answer (against
-// the real reference server), a resource link stays a link that is never fetched, and where the
-// surface can't post files the one-line notes stay. File names are made safe for paths and markup.
-import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { call, calls, say, ScriptedModel } from "../support/model-scripted.js";
 import type { RunOutcome, TaskOrigin } from "../../src/contracts/types.js";
 import { markdownName, pathInside, promptName, safeFileName } from "../../src/files/file-names.js";
@@ -12,19 +8,10 @@ import { createMcpManager } from "../../src/tools/mcp/mcp-manager.js";
 import { toolResultFiles } from "../../src/tools/mcp/tool-result.js";
 import { urlFiles } from "../support/sample-files.js";
 import { everythingServer, serverConfig } from "../support/mcp-servers.js";
-import { temporaryFolder } from "../support/temporary-folder.js";
+import { usePerTest } from "../support/per-test.js";
 import { startMcpService } from "../support/mcp-harness.js";
 
-let folder: Awaited<ReturnType<typeof temporaryFolder>>;
-let stores = 0;
-const cleanups: Array<() => Promise<void>> = [];
-beforeAll(async () => {
-  folder = await temporaryFolder();
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-afterAll(() => folder.remove());
+const { sqliteUrl, closeAfter } = usePerTest();
 
 const origin: TaskOrigin = { surface: "console", conversationKey: "console:mcp-files", requester: { id: "ann" }, place: {} };
 
@@ -35,15 +22,15 @@ async function botWithEverything(model: ScriptedModel, uploads: boolean | undefi
     backoffMs: [100],
     heartbeatMs: 500,
   });
-  cleanups.push(() => manager.close());
+  closeAfter(manager);
   await manager.start();
   const { service, close } = await startMcpService({
     model,
     manager,
-    storeUrl: `sqlite://${join(folder.path, `bot-${++stores}.sqlite`)}`,
+    storeUrl: sqliteUrl(),
     consoleHooks: uploads === undefined ? null : { tools: [], files: urlFiles({ origins: [], uploads }) },
   });
-  cleanups.push(close);
+  closeAfter({ close });
   return service;
 }
 

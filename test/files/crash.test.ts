@@ -73,27 +73,41 @@ async function kill9(child: Child): Promise<void> {
   await child.exited;
 }
 
+/** A three-page spec.pdf, private on the file host. */
+const servedSpec = async () =>
+  described(
+    "FSPEC",
+    "spec.pdf",
+    "application/pdf",
+    host.serve("/files/spec.pdf", { kind: "file", body: await pdf(3), type: "application/pdf", private: true }),
+  );
+
+/** `waiting`, whose failure shows what the child wrote. */
+const withOutputOf = <T>(child: Child, waiting: Promise<T>): Promise<T> =>
+  waiting.catch((error: Error) => {
+    throw new Error(`${error.message}\n${child.output()}`);
+  });
+
 const userText = (request: RecordedRequest) =>
   JSON.stringify(request.body.messages.filter((message: { role: string }) => message.role === "user"));
 const answerOf = (child: Child) => child.lines.find((line) => "answer" in line)?.answer;
+const answered = (child: Child) =>
+  withOutputOf(
+    child,
+    until(() => answerOf(child) !== undefined, "the answer after the restart", 30_000),
+  );
 
 describe("a run with files survives kill -9", () => {
   it("killed while the second file downloads: the restart takes the PDF from the store and fetches only the other", async () => {
     const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
-    const spec = described(
-      "FSPEC",
-      "spec.pdf",
-      "application/pdf",
-      host.serve("/files/spec.pdf", { kind: "file", body: await pdf(3), type: "application/pdf", private: true }),
-    );
+    const spec = await servedSpec();
     const notes = described("FNOTES", "notes.txt", "text/plain", host.serve("/files/notes.txt", { kind: "hang" }));
     openai.enqueue(textReply("The spec has 3 pages; the notes say ship it."));
 
     const first = start(storeUrl, [spec, notes], "submit");
-    await until(() => first.lines.some((line) => line.stored === "file:console:crash:FSPEC"), "the PDF to be stored", 30_000).catch(
-      (error: Error) => {
-        throw new Error(`${error.message}\n${first.output()}`);
-      },
+    await withOutputOf(
+      first,
+      until(() => first.lines.some((line) => line.stored === "file:console:crash:FSPEC"), "the PDF to be stored", 30_000),
     );
     await until(() => host.hits("/files/notes.txt") === 1, "the second download to start", 10_000);
     await kill9(first);
@@ -101,9 +115,7 @@ describe("a run with files survives kill -9", () => {
 
     host.serve("/files/notes.txt", { kind: "file", body: Buffer.from("ship it on Tuesday"), type: "text/plain" });
     const second = start(storeUrl, [spec, notes], "resume");
-    await until(() => answerOf(second) !== undefined, "the answer after the restart", 30_000).catch((error: Error) => {
-      throw new Error(`${error.message}\n${second.output()}`);
-    });
+    await answered(second);
     expect(answerOf(second)).toBe("The spec has 3 pages; the notes say ship it.");
     expect(host.hits("/files/spec.pdf")).toBe(1);
     expect(host.hits("/files/notes.txt")).toBe(2);
@@ -118,24 +130,15 @@ describe("a run with files survives kill -9", () => {
 
   it("killed during the first model call: the restart goes on from the checkpoint, with no download at all", async () => {
     const storeUrl = `sqlite://${folder.path}/bot.sqlite`;
-    const spec = described(
-      "FSPEC",
-      "spec.pdf",
-      "application/pdf",
-      host.serve("/files/spec.pdf", { kind: "file", body: await pdf(3), type: "application/pdf", private: true }),
-    );
+    const spec = await servedSpec();
     openai.enqueue({ hang: true }, textReply("Three pages."));
 
     const first = start(storeUrl, [spec], "submit");
-    await openai.waitForRequests(1, 30_000).catch((error: Error) => {
-      throw new Error(`${error.message}\n${first.output()}`);
-    });
+    await withOutputOf(first, openai.waitForRequests(1, 30_000));
     await kill9(first);
 
     const second = start(storeUrl, [spec], "resume");
-    await until(() => answerOf(second) !== undefined, "the answer after the restart", 30_000).catch((error: Error) => {
-      throw new Error(`${error.message}\n${second.output()}`);
-    });
+    await answered(second);
     expect(answerOf(second)).toBe("Three pages.");
     expect(host.hits("/files/spec.pdf")).toBe(1);
     // The resumed request is the one the killed process sent: the same question with the PDF's text.
@@ -157,10 +160,9 @@ describe("a run with files survives kill -9", () => {
     const lenient = { FILE_MAX_EXPANDED_BYTES: String(4_096 * 1024 * 1024), FILE_READER_MEMORY_MB: "256", FILE_READ_TIMEOUT_MS: "120000" };
 
     const first = start(storeUrl, [report], "submit", lenient);
-    await until(() => first.lines.some((line) => line.reading === "file-reading:console:crash:FBOMB"), "the read to begin", 30_000).catch(
-      (error: Error) => {
-        throw new Error(`${error.message}\n${first.output()}`);
-      },
+    await withOutputOf(
+      first,
+      until(() => first.lines.some((line) => line.reading === "file-reading:console:crash:FBOMB"), "the read to begin", 30_000),
     );
     await until(() => readerPids(first.process.pid!).length === 1, "the reader process", 30_000);
     const [reader] = readerPids(first.process.pid!);
@@ -170,9 +172,7 @@ describe("a run with files survives kill -9", () => {
     await until(() => !isRunning(reader!), "the orphaned reader to leave", 30_000);
 
     const second = start(storeUrl, [report], "resume", lenient);
-    await until(() => answerOf(second) !== undefined, "the answer after the restart", 30_000).catch((error: Error) => {
-      throw new Error(`${error.message}\n${second.output()}`);
-    });
+    await answered(second);
     expect(second.lines.filter((line) => "answer" in line)).toEqual([{ answer: "I could not read report.pdf." }]);
     expect(host.hits("/files/report.pdf")).toBe(1);
     expect(second.lines.some((line) => "reading" in line)).toBe(false);

@@ -26,6 +26,16 @@ async function start(options: Parameters<typeof governedService>[0]): Promise<Go
   return closeAfter(harness);
 }
 
+/** One step a run (so a run that calls a tool ends in the guard's summary), facts extracted after the answer, 100,000 tokens a day. */
+const startOneStepWithFacts = (model: ScriptedModel) =>
+  start({
+    model,
+    storeUrl: sqliteUrl(),
+    settings: settingsOf({ limits: { user: { tokensPerDay: 100_000 } } }),
+    tools: [readTool("lookup")],
+    env: { AGENT_MAX_STEPS: "1", MEMORY_EXTRACT_FACTS: "true" },
+  });
+
 const readTool = (name: string): Tool => ({
   name,
   description: `reads ${name}`,
@@ -209,13 +219,7 @@ describe("daily token limit", () => {
       { ...say("Summary: lookup said hi."), usage: usage(300, 30) },
       { ...say('{"facts": ["The person works on the billing system."]}'), usage: usage(200, 20) },
     ]);
-    const governed = await start({
-      model,
-      storeUrl: sqliteUrl(),
-      settings: settingsOf({ limits: { user: { tokensPerDay: 100_000 } } }),
-      tools: [readTool("lookup")],
-      env: { AGENT_MAX_STEPS: "1", MEMORY_EXTRACT_FACTS: "true" },
-    });
+    const governed = await startOneStepWithFacts(model);
     const { service, sink, policy, close } = governed;
     expect(await service.ask({ origin: slackOrigin("U1"), text: "I work on billing; look it up" }, sink)).toMatchObject({
       stop: { guard: "steps" },
@@ -236,13 +240,7 @@ describe("daily token limit", () => {
       say("Summary: lookup said hi."),
       say('{"facts": []}'),
     ]);
-    const governed = await start({
-      model,
-      storeUrl: sqliteUrl(),
-      settings: settingsOf({ limits: { user: { tokensPerDay: 100_000 } } }),
-      tools: [readTool("lookup")],
-      env: { AGENT_MAX_STEPS: "1", MEMORY_EXTRACT_FACTS: "true" },
-    });
+    const governed = await startOneStepWithFacts(model);
     const { service, sink, policy, close } = governed;
     await service.ask({ origin: slackOrigin("U1"), text: "look it up" }, sink);
     release(governed);

@@ -73,4 +73,18 @@ describe("audit", () => {
     expect(auditLine(entry({ surface: "slack", requester: { id: "U0ALICE" } }), "plain")).toContain("· asked by U0ALICE ·");
     expect(auditLine(entry({ surface: "discord", requester: { id: "81", name: "81" } }), "plain")).toContain("· asked by 81 ·");
   });
+
+  it("says how a server's form ended and who answered it, never what they entered", () => {
+    const form = (shape: NonNullable<AuditEntry["form"]>, by?: AuditEntry["decidedBy"]) =>
+      auditLine(entry({ kind: "form_answered", tool: undefined, form: shape, ...(by ? { decidedBy: by } : {}) }), "plain");
+    expect(form({ server: "wiki", kind: "url", action: "accept" }, { id: "console", name: "root" })).toContain(
+      "· form answered · page of wiki: shown to root (console) · run r1 ·",
+    );
+    expect(form({ server: "rooms", kind: "form", action: "cancel", reason: "stopped" })).toContain(
+      "form of rooms: cancelled (its run was stopped)",
+    );
+    expect(form({ server: "rooms", kind: "form", action: "cancel", reason: "withdrawn" })).toContain(
+      "form of rooms: cancelled (withdrawn by the server)",
+    );
+  });
 });

@@ -5,79 +5,70 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { StoreUnavailableError, StoreUrlError } from "../../src/errors.js";
 import { silentLogger } from "../../src/logger.js";
 import { openStore, parseStoreUrl } from "../../src/memory/keyv-store.js";
-import type { KeyValueStore } from "../../src/memory/types.js";
 import { startRedisServer, type RedisServer } from "../support/redis-server.js";
 import { describeWithRedis } from "../support/redis-suite.js";
 import { capturingLogger } from "../support/capturing-logger.js";
 import { temporaryFolder } from "../support/temporary-folder.js";
 import { until } from "../support/until.js";
-import { storeBackends } from "../support/store-backends.js";
+import { storeBackends, useStore } from "../support/store-backends.js";
 
 describe.each(storeBackends())("$name store", (backend) => {
-  let store: KeyValueStore;
-
-  beforeAll(async () => {
-    store = await openStore(await backend.url(), silentLogger);
-  });
-  afterAll(async () => {
-    await store.close();
-    await backend.stop();
-  });
+  const store = useStore(backend);
 
   it("gets what was set, as JSON values", async () => {
     const value = { text: "hello", list: [1, 2, 3], nested: { ok: true }, colon: ":starts with a colon" };
-    await store.set("record", value);
-    expect(await store.get("record")).toEqual(value);
-    await store.set("record", "replaced");
-    expect(await store.get("record")).toBe("replaced");
+    await store().set("record", value);
+    expect(await store().get("record")).toEqual(value);
+    await store().set("record", "replaced");
+    expect(await store().get("record")).toBe("replaced");
   });
 
   it("answers undefined for a key never set", async () => {
-    expect(await store.get("missing")).toBeUndefined();
+    expect(await store().get("missing")).toBeUndefined();
   });
 
   it("deletes, and says whether something was there", async () => {
-    await store.set("doomed", 1);
-    expect(await store.delete("doomed")).toBe(true);
-    expect(await store.get("doomed")).toBeUndefined();
-    expect(await store.delete("doomed")).toBe(false);
+    await store().set("doomed", 1);
+    expect(await store().delete("doomed")).toBe(true);
+    expect(await store().get("doomed")).toBeUndefined();
+    expect(await store().delete("doomed")).toBe(false);
   });
 
   it("forgets a record once its TTL has passed", async () => {
-    await store.set("short", "soon gone", 50);
-    await store.set("long", "still here", 60_000);
-    await until(async () => (await store.get("short")) === undefined, "the short-lived record to expire");
-    expect(await store.get("long")).toBe("still here");
+    await store().set("short", "soon gone", 50);
+    await store().set("long", "still here", 60_000);
+    await until(async () => (await store().get("short")) === undefined, "the short-lived record to expire");
+    expect(await store().get("long")).toBe("still here");
   });
 
   it("setIfAbsent writes only when nothing live is there", async () => {
-    expect(await store.setIfAbsent("once", "first")).toBe(true);
-    expect(await store.setIfAbsent("once", "second")).toBe(false);
-    expect(await store.get("once")).toBe("first");
+    expect(await store().setIfAbsent("once", "first")).toBe(true);
+    expect(await store().setIfAbsent("once", "second")).toBe(false);
+    expect(await store().get("once")).toBe("first");
   });
 
   it("setIfAbsent is not blocked by an expired record", async () => {
-    expect(await store.setIfAbsent("lease", "old", 50)).toBe(true);
-    await until(() => store.setIfAbsent("lease", "new"), "the expired record to stop blocking setIfAbsent");
-    expect(await store.get("lease")).toBe("new");
+    expect(await store().setIfAbsent("lease", "old", 50)).toBe(true);
+    await until(() => store().setIfAbsent("lease", "new"), "the expired record to stop blocking setIfAbsent");
+    expect(await store().get("lease")).toBe("new");
   });
 
   it("a value written by setIfAbsent with a TTL expires", async () => {
-    expect(await store.setIfAbsent("event:1", true, 50)).toBe(true);
-    expect(await store.get("event:1")).toBe(true);
-    await until(async () => (await store.get("event:1")) === undefined, "the processed-event marker to expire");
+    expect(await store().setIfAbsent("event:1", true, 50)).toBe(true);
+    expect(await store().get("event:1")).toBe(true);
+    await until(async () => (await store().get("event:1")) === undefined, "the processed-event marker to expire");
   });
 
   it("of 100 concurrent setIfAbsent calls on one key exactly one wins", async () => {
-    const results = await Promise.all(Array.from({ length: 100 }, (_, index) => store.setIfAbsent("race", { winner: index }, 60_000)));
+    const results = await Promise.all(Array.from({ length: 100 }, (_, index) => store().setIfAbsent("race", { winner: index }, 60_000)));
     const winners = results.flatMap((won, index) => (won ? [index] : []));
     expect(winners).toHaveLength(1);
-    expect(await store.get("race")).toEqual({ winner: winners[0] });
+    expect(await store().get("race")).toEqual({ winner: winners[0] });
   });
 
   it("rejects a TTL that is not a positive number", async () => {
-    await expect(store.set("bad-ttl", 1, -5)).rejects.toThrow(/positive number of milliseconds/);
-    await expect(store.setIfAbsent("bad-ttl", 1, Number.NaN)).rejects.toThrow(/positive number of milliseconds/);
+    await expect(store().set("bad-ttl", 1, -5)).rejects.toThrow(/positive number of milliseconds/);
+    await expect(store().setIfAbsent("bad-ttl", 1, Number.NaN)).rejects.toThrow(/positive number of milliseconds/);
   });
 });
 
@@ -167,6 +158,27 @@ describe("opening a SQLite store", () => {
 
   it("throws StoreUnavailableError when the path is not a file it can open", async () => {
     await expect(openStore(`sqlite://${folder.path}`, silentLogger)).rejects.toThrow(/cannot open the SQLite file/);
+  });
+
+  it("keeps nothing of a set whose last member went, not even its key", async () => {
+    const path = join(folder.path, "sets.sqlite");
+    const store = await openStore(`sqlite://${path}`, silentLogger);
+    await store.addToSet("set:of:U0PERSON", "a", 60_000);
+    await store.addToSet("set:of:U0PERSON", "b");
+    await store.removeFromSet("set:of:U0PERSON", "a");
+    await store.removeFromSet("set:of:U0PERSON", "b");
+    await store.addToSet("set:kept", "c");
+    await store.close();
+    const sqlite = await import("sqlite3");
+    const rows = await new Promise<unknown[]>((resolve, reject) => {
+      const database = new sqlite.default.Database(path);
+      database.all("SELECT key FROM keyv_sets UNION ALL SELECT key FROM keyv_set_expiry", (error, found) => {
+        database.close();
+        if (error) reject(error);
+        else resolve(found);
+      });
+    });
+    expect(rows).toEqual([{ key: "set:kept" }, { key: "set:kept" }]);
   });
 
   it("skips a record that is not valid JSON with a warning", async () => {

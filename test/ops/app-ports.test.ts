@@ -29,6 +29,21 @@ afterEach(async () => {
 
 const base = () => ({ STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`, LOG_LEVEL: "silent", OPENAI_API_KEY: "demo", PORT: "0" });
 
+/** A Discord bot's variables against the fake. */
+const discordEnv = (discord: FakeDiscord) => ({
+  DISCORD_TOKEN: discord.token,
+  DISCORD_APPLICATION_ID: discord.applicationId,
+  DISCORD_API_URL: discord.apiUrl,
+});
+
+/** Starts the app (stopped after the test unless the test stops it) and gives it with its port. */
+async function started(env: Record<string, string>): Promise<{ running: RunningApp; port: number }> {
+  const result = await startApp(env);
+  if (result.kind !== "started") throw new Error(result.message);
+  app = result.app;
+  return { running: app, port: app.port! };
+}
+
 async function get(port: number, path: string): Promise<{ status: number; text: string }> {
   const response = await fetch(`http://127.0.0.1:${port}${path}`);
   return { status: response.status, text: await response.text() };
@@ -38,15 +53,10 @@ describe("the ops port", () => {
   it("Discord alone: readiness with the store and the gateway, metrics, and 503 from the first moment of the stop", async () => {
     const discord = await FakeDiscord.start();
     closers.push(() => discord.close());
-    const result = await startApp({
+    const { running, port } = await started({
       ...base(),
-      DISCORD_TOKEN: discord.token,
-      DISCORD_APPLICATION_ID: discord.applicationId,
-      DISCORD_API_URL: discord.apiUrl,
+      ...discordEnv(discord),
     });
-    if (result.kind !== "started") throw new Error(result.message);
-    app = result.app;
-    const port = app.port!;
     expect(port).toBeGreaterThan(0);
     expect(await get(port, "/healthz")).toEqual({ status: 200, text: JSON.stringify({ status: "ok" }) });
     const ready = await get(port, "/readyz");
@@ -62,7 +72,7 @@ describe("the ops port", () => {
     expect(metrics.text).toContain("process_resident_memory_bytes");
     expect(metrics.text).toMatch(/^agent_bot_queue_depth 0$/m);
 
-    const stopping = app.stop();
+    const stopping = running.stop();
     const during = await get(port, "/readyz");
     expect(during.status).toBe(503);
     expect(JSON.parse(during.text).checks.shutdown).toEqual({ status: "failing", reason: "shutting down" });
@@ -73,15 +83,10 @@ describe("the ops port", () => {
 
   it("is not ready once the Discord gateway connection is lost", async () => {
     const discord = await FakeDiscord.start();
-    const result = await startApp({
+    const { port } = await started({
       ...base(),
-      DISCORD_TOKEN: discord.token,
-      DISCORD_APPLICATION_ID: discord.applicationId,
-      DISCORD_API_URL: discord.apiUrl,
+      ...discordEnv(discord),
     });
-    if (result.kind !== "started") throw new Error(result.message);
-    app = result.app;
-    const port = app.port!;
     expect((await get(port, "/readyz")).status).toBe(200);
     await discord.close();
     await until(async () => (await get(port, "/readyz")).status === 503, "readiness to fail without the gateway", 10_000);
@@ -90,15 +95,12 @@ describe("the ops port", () => {
 
   it("Socket Mode opens PORT too, and is not ready once the Socket Mode connection is lost", async () => {
     const slack = await startFakeSlack();
-    const result = await startApp({
+    const { port } = await started({
       ...base(),
       SLACK_BOT_TOKEN: "xoxb-test-token",
       SLACK_APP_TOKEN: "xapp-1-test",
       SLACK_API_URL: slack.apiUrl,
     });
-    if (result.kind !== "started") throw new Error(result.message);
-    app = result.app;
-    const port = app.port!;
     expect(JSON.parse((await get(port, "/readyz")).text).checks.slack).toEqual({ status: "ok" });
     await slack.close();
     await until(async () => (await get(port, "/readyz")).status === 503, "readiness to fail without the socket", 10_000);
@@ -108,15 +110,12 @@ describe("the ops port", () => {
   it("Slack's HTTP mode takes its events on the same port: one server per process, and 503 for events once stopping", async () => {
     const slack = await startFakeSlack();
     closers.push(() => slack.close());
-    const result = await startApp({
+    const { running, port } = await started({
       ...base(),
       SLACK_BOT_TOKEN: "xoxb-test-token",
       SLACK_SIGNING_SECRET: SIGNING_SECRET,
       SLACK_API_URL: slack.apiUrl,
     });
-    if (result.kind !== "started") throw new Error(result.message);
-    app = result.app;
-    const port = app.port!;
     const ready = await get(port, "/readyz");
     expect(ready.status).toBe(200);
     expect(JSON.parse(ready.text).checks.slack).toEqual({ status: "ok" });
@@ -127,7 +126,7 @@ describe("the ops port", () => {
     ).toBe(200);
     expect((await fetch(`http://127.0.0.1:${port}/slack/events`, { method: "POST", body: "{}" })).status).toBe(401);
 
-    const stopping = app.stop();
+    const stopping = running.stop();
     await until(
       async () =>
         (
@@ -193,9 +192,7 @@ describe("the ops port", () => {
     const result = await startApp({
       ...base(),
       PORT: String(busy),
-      DISCORD_TOKEN: discord.token,
-      DISCORD_APPLICATION_ID: discord.applicationId,
-      DISCORD_API_URL: discord.apiUrl,
+      ...discordEnv(discord),
     });
     expect(result).toMatchObject({
       kind: "failed",
@@ -212,9 +209,7 @@ describe("the ops port", () => {
     closers.push(() => discord.close());
     const env = {
       ...base(),
-      DISCORD_TOKEN: discord.token,
-      DISCORD_APPLICATION_ID: discord.applicationId,
-      DISCORD_API_URL: discord.apiUrl,
+      ...discordEnv(discord),
       ADMIN_TOKEN: "a-token-of-sixteen-chars",
     };
     const failed = await startApp({ ...env, ADMIN_PORT: String(busy) });

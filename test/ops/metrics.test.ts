@@ -1,10 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { createAgentService, type RunningAgentService } from "../../src/runs/service/create-agent-service.js";
+import { describe, expect, it } from "vitest";
+import type { RunningAgentService } from "../../src/runs/service/create-agent-service.js";
 import { ScriptedModel } from "../support/model-scripted.js";
 import type { AgentEvent, PendingApproval, RunOutcome } from "../../src/contracts/types.js";
-import { loadConfig } from "../../src/config.js";
 import { silentLogger } from "../../src/logger.js";
-import { openStore } from "../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
 import type { SubmitResult, Task } from "../../src/runs/api/task.js";
 import { instrumentModel, instrumentService, instrumentStore } from "../../src/ops/instrument.js";
@@ -12,8 +10,7 @@ import { createMetrics, type Metrics } from "../../src/ops/metrics.js";
 import { metricsObserver } from "../../src/ops/metrics-observer.js";
 import { observeRun } from "../../src/runs/worker/run-observer.js";
 import { mapStore } from "../support/map-store.js";
-import { temporaryFolder } from "../support/temporary-folder.js";
-import { noteTool, originFor } from "../support/service-harness.js";
+import { noteTool, originFor, useServiceHarnesses } from "../support/service-harness.js";
 
 type Sample = { name: string; labels: Record<string, string>; value: number };
 
@@ -58,30 +55,16 @@ async function value(metrics: Metrics, name: string, labels: Record<string, stri
   return found.reduce((sum, sample) => sum + sample.value, 0);
 }
 
-const cleanups: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const services = useServiceHarnesses();
 
 async function metered(model: ScriptedModel): Promise<{ service: RunningAgentService; metrics: Metrics; store: KeyValueStore }> {
-  const folder = await temporaryFolder();
   const metrics = createMetrics();
-  const config = loadConfig({ STORE_URL: `sqlite://${folder.path}/bot.sqlite`, MEMORY_EXTRACT_FACTS: "false" });
-  const store = instrumentStore(await openStore(config.storeUrl, silentLogger), metrics);
-  const service = createAgentService({
-    config,
+  const { service, store } = await services.start({
     model: instrumentModel(model, metrics),
-    store,
-    logger: silentLogger,
+    tools: [noteTool().tool],
+    wrapStore: (real) => instrumentStore(real, metrics),
     observers: [metricsObserver(metrics)],
   });
-  service.attach("console", { tools: [noteTool().tool] });
-  await service.start();
-  cleanups.push(
-    () => folder.remove(),
-    () => store.close(),
-    () => service.close(),
-  );
   return { service, metrics, store };
 }
 
@@ -170,29 +153,18 @@ describe("/metrics", () => {
 
   it("counts an approval that expired", async () => {
     let now = 1_000_000;
-    const folder = await temporaryFolder();
     const metrics = createMetrics();
-    const config = loadConfig({ STORE_URL: `sqlite://${folder.path}/bot.sqlite`, MEMORY_EXTRACT_FACTS: "false" });
-    const store = await openStore(config.storeUrl, silentLogger);
     const model = new ScriptedModel([{ calls: [{ name: "post_note", args: { text: "hi" } }] }], {
       whenExhausted: { text: "nobody approved" },
     });
-    const service = createAgentService({
-      config,
+    // A surface that shows expiries (the console's does): an expiry nobody could be shown is not ended.
+    const { service, config } = await services.start({
       model,
-      store,
-      logger: silentLogger,
+      tools: [noteTool().tool],
+      expired: () => {},
       clock: () => now,
       observers: [metricsObserver(metrics, () => now)],
     });
-    // A surface that shows expiries (the console's does): an expiry nobody could be shown is not ended.
-    service.attach("console", { tools: [noteTool().tool], expired: () => {} });
-    await service.start();
-    cleanups.push(
-      () => folder.remove(),
-      () => store.close(),
-      () => service.close(),
-    );
     await service.ask({ origin: originFor(), text: "post hi" }, sink);
     now += config.approvalTimeoutMs + 1;
     expect(await service.sweepExpiredApprovals()).toBe(1);

@@ -2,18 +2,16 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type Re
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createAgentService } from "../../src/runs/service/create-agent-service.js";
 import { ScriptedModel } from "../support/model-scripted.js";
 import type { RunOutcome } from "../../src/contracts/types.js";
 import { loadConfig } from "../../src/config.js";
 import { silentLogger } from "../../src/logger.js";
-import { openStore } from "../../src/memory/keyv-store.js";
 import { startOtlpTracing } from "../../src/ops/otel-setup.js";
 import { tracingObserver } from "../../src/ops/tracing.js";
 import { observeRun } from "../../src/runs/worker/run-observer.js";
-import { temporaryFolder } from "../support/temporary-folder.js";
-import { noteTool, originFor } from "../support/service-harness.js";
+import { noteTool, originFor, useServiceHarnesses } from "../support/service-harness.js";
 
+const services = useServiceHarnesses();
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -22,19 +20,9 @@ afterEach(async () => {
 async function traced(model: ScriptedModel) {
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  const folder = await temporaryFolder();
-  const config = loadConfig({ STORE_URL: `sqlite://${folder.path}/bot.sqlite`, MEMORY_EXTRACT_FACTS: "false" });
-  const store = await openStore(config.storeUrl, silentLogger);
   const observer = tracingObserver(provider.getTracer("test"), { agentName: "guarded-agent", modelName: "gpt-4o-mini" });
-  const service = createAgentService({ config, model, store, logger: silentLogger, observers: [observer] });
-  service.attach("console", { tools: [noteTool().tool] });
-  await service.start();
-  cleanups.push(
-    () => folder.remove(),
-    () => store.close(),
-    () => service.close(),
-    () => provider.shutdown(),
-  );
+  const { service } = await services.start({ model, tools: [noteTool().tool], observers: [observer] });
+  cleanups.push(() => provider.shutdown());
   return { service, spans: () => exporter.getFinishedSpans(), observer };
 }
 

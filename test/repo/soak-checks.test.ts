@@ -6,7 +6,7 @@ import { faultSchedule } from "../../soak/chaos.js";
 import { awaitingAnswers, runChecks, type CheckName, type SoakRecord } from "../../soak/checks.js";
 import { intakeIdOf, type Outcome } from "../../soak/taken-up.js";
 import { createSoakModel } from "../../soak/model.js";
-import type { Observed, Post } from "../../soak/observer.js";
+import { emptyObserved, type Observed, type Post } from "../../soak/observer.js";
 import { FAULT_KINDS } from "../../soak/options.js";
 import { planFor, type PlanKind } from "../../soak/plans.js";
 import type { SentMessage } from "../../soak/traffic.js";
@@ -36,19 +36,6 @@ function message(n: number, fields: Partial<SentMessage> & { kind?: PlanKind } =
 }
 
 const post = (seq: number, text: string): Post => ({ seq, channel: "C0SOAK1", threadTs: THREAD, text });
-
-function emptyObserved(): Omit<Observed, "poll"> {
-  return {
-    answers: new Map(),
-    apologies: new Map(),
-    storageTrouble: new Map(),
-    cards: new Map(),
-    stopButtons: new Map(),
-    writes: new Map(),
-    approvedNotes: new Map(),
-    refused: { count: 0 },
-  };
-}
 
 interface Extra {
   readonly ledgerWrites?: ReadonlyMap<string, number>;

@@ -1,6 +1,6 @@
 // A schedule whose slot needs its owner to connect an MCP server (OAuth) they have not connected:
 // the slot does not wait for them. It is skipped, saying so, and its owner alone is told with a
-// Connect link; once they are connected, the next slot runs as them.
+// Connect link (a button where the surface shows one); once they are connected, the next slot runs as them.
 import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/logger.js";
 import { createLocalSlotTimer } from "../../src/schedules/local-slot-timer.js";
@@ -26,6 +26,14 @@ describe("a schedule's slot without its owner's connection", () => {
     expect(target.told).toHaveLength(1);
     expect(target.told[0]!.origin.requester.id).toBe("U1");
     expect(target.told[0]!.text).toContain(`Connect docs: ${CONNECT_BASE}?state=`);
+    // Where the surface shows buttons, the same link is a Connect button under the note.
+    expect(target.told[0]!.link).toEqual({
+      label: "Connect docs",
+      url: expect.stringMatching(new RegExp(`^${CONNECT_BASE.replace(/[.?]/g, "\\$&")}\\?state=`)),
+      caption:
+        "Your schedule needs you to connect docs, so this slot was skipped. Sign in as yourself with the button (the link is yours alone and lasts 10 minutes); the next slots run as you once you are connected.",
+    });
+    expect(target.told[0]!.text).toContain(target.told[0]!.link!.url);
     expect(docs.runs()).toBe(0);
     // Nothing waits: no approval is stored for the slot.
     expect(await target.service.waitingApprovals(target.shown[0]!.origin.conversationKey)).toEqual([]);

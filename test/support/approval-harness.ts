@@ -2,9 +2,11 @@
 // closed after each test (per-test.ts), and helpers that read a pause or an answer out of a result.
 import { afterAll, beforeAll } from "vitest";
 import { call, say } from "./model-scripted.js";
-import type { Model, ModelRequest, PendingApproval, RunOutcome, Tool } from "../../src/contracts/types.js";
+import type { AgentEvent, Model, ModelRequest, PendingApproval, RunOutcome, Tool } from "../../src/contracts/types.js";
+import type { AgentService } from "../../src/runs/api/agent-service.js";
 import type { DecisionResult } from "../../src/runs/api/decision-request.js";
 import type { KeyValueStore } from "../../src/memory/types.js";
+import type { WorkQueue } from "../../src/runs/queue/work-queue.js";
 import { usePerTest, type PerTest } from "./per-test.js";
 import { startRedisServer, type RedisServer } from "./redis-server.js";
 import { redisAvailable } from "./redis-suite.js";
@@ -47,6 +49,7 @@ export async function harness(
     clock?: () => number;
     storeUrl?: string;
     wrapStore?: (store: KeyValueStore) => KeyValueStore;
+    queue?: WorkQueue;
     approvers?: readonly string[];
     expired?: Parameters<typeof startService>[0]["expired"];
     /** False: the test attaches its presenters first and starts the service itself. */
@@ -60,6 +63,7 @@ export async function harness(
     env: options.env,
     clock: options.clock,
     wrapStore: options.wrapStore,
+    queue: options.queue,
     ...(options.approvers ? { approvers: options.approvers } : {}),
     ...(options.expired ? { expired: options.expired } : {}),
     ...(options.start === false ? { start: false } : {}),
@@ -70,6 +74,22 @@ export async function harness(
 export function pendingOf(outcome: RunOutcome): PendingApproval {
   if (outcome.status !== "paused") throw new Error(`expected a pause, got ${outcome.status}`);
   return outcome.pending;
+}
+
+/** The run's next pause, after a decision that let it go on to its next write. */
+export function nextPauseOf(result: DecisionResult): PendingApproval {
+  if (result.kind !== "resumed" || !result.outcome) throw new Error(`expected the run to go on, got ${result.kind}`);
+  return pendingOf(result.outcome);
+}
+
+/** Alice (the requester `originFor` gives by default) decides the paused call, as her click does. */
+export function aliceDecides(
+  service: Pick<AgentService, "decide">,
+  pending: Pick<PendingApproval, "runId" | "callId">,
+  decision: "approve" | "deny",
+  sink: (event: AgentEvent) => void = () => {},
+): Promise<DecisionResult> {
+  return service.decide({ runId: pending.runId, callId: pending.callId, decision, decidedBy: { id: "alice" } }, sink);
 }
 
 export function answerOf(result: DecisionResult): string {

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 // @ts-expect-error oidc-provider ships no types.
 import Provider from "oidc-provider";
-import { startMcpHttpServer, type TestMcpHttpServer } from "./mcp-http-server.js";
+import { startMcpHttpServer, type TestMcpHttpServer, type ToolSetup } from "./mcp-http-server.js";
 
 export interface TokenRequest {
   readonly grantType: string;
@@ -28,6 +28,8 @@ export interface AuthorizationServer {
   accountOf(token: string, resource: string): Promise<string | undefined>;
   /** Whether a refresh token is still known to the server (revoked or rotated ones are not). */
   refreshTokenValid(token: string): Promise<boolean>;
+  /** Ends an access token now, as its expiry would: the protected server refuses it from then on. */
+  endAccessToken(token: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -152,6 +154,9 @@ export async function startAuthorizationServer(options: { accessTokenTtlSeconds?
       const found = await provider.RefreshToken.find(token);
       return Boolean(found && !found.isExpired && !found.consumed);
     },
+    async endAccessToken(token) {
+      await (await provider.AccessToken.find(token))?.destroy();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         http.closeAllConnections();
@@ -169,6 +174,8 @@ export async function startProtectedMcpServer(
   options: {
     accessTokenTtlSeconds?: number /** The 401 names no metadata: it is found at the well-known place. */;
     bareChallenge?: boolean;
+    /** More tools beside `whoami`. */
+    tools?: ToolSetup;
   } = {},
 ): Promise<ProtectedMcpServer> {
   const as = await startAuthorizationServer(options);
@@ -203,6 +210,7 @@ export async function startProtectedMcpServer(
       server.registerTool("whoami", { description: "says who the token is for", annotations: { readOnlyHint: true } }, async (extra) => ({
         content: [{ type: "text", text: `you are ${String((extra.authInfo?.extra as { account?: string } | undefined)?.account)}` }],
       }));
+      options.tools?.(server);
     },
   });
   resource = mcp.url;

@@ -1,5 +1,6 @@
 // People's connections without the chat: the connection store, the Connect flow and its /oauth
-// pages on 127.0.0.1, over a SQLite store file a test can open twice (two processes sharing it),
+// pages on 127.0.0.1, over a store a test can open twice (two processes sharing it: a SQLite
+// file, or the Redis a test names),
 // against the real authorization server of authorization-server.ts. The runs' side of a grant is
 // a stand-in that records each `connected` (the console tests cover the runs' side).
 import { createServer, type Server } from "node:http";
@@ -17,6 +18,7 @@ import { oauthListener } from "../../src/tools/mcp/auth/oauth-routes.js";
 import { createPersonConnections, type PersonConnections, type PersonServer } from "../../src/tools/mcp/auth/person-connections.js";
 import { createSealedBox } from "../../src/tools/mcp/auth/sealed-box.js";
 import { type ProtectedMcpServer, startProtectedMcpServer } from "./authorization-server.js";
+import type { ToolSetup } from "./mcp-http-server.js";
 import { temporaryFolder } from "./temporary-folder.js";
 
 export const KEY = Buffer.from("a-test-approval-secret-0123456789");
@@ -32,7 +34,11 @@ export interface ConnectionsProcess {
 export interface ConnectionsSetup {
   readonly server: ProtectedMcpServer;
   readonly info: PersonServer;
+  /** The SQLite file, unless the test named a store. */
   readonly storeFile: string;
+  readonly storeUrl: string;
+  /** Where the authorization server sends the person back. */
+  readonly redirectUrl: string;
   /** The test's clock (epoch ms), shared by every process. */
   readonly clock: { now: number };
   readonly grants: ConnectGrant[];
@@ -43,7 +49,9 @@ export interface ConnectionsSetup {
   link(from: ConnectionsProcess, grant?: Partial<ConnectGrant>): Promise<string>;
 }
 
-export function useConnectionsHarness(): { start(options?: { accessTokenTtlSeconds?: number }): Promise<ConnectionsSetup> } {
+export function useConnectionsHarness(): {
+  start(options?: { accessTokenTtlSeconds?: number; storeUrl?: string; tools?: ToolSetup }): Promise<ConnectionsSetup>;
+} {
   const closing: Array<() => Promise<unknown>> = [];
   afterEach(async () => {
     for (const close of closing.splice(0).reverse()) await close();
@@ -52,7 +60,10 @@ export function useConnectionsHarness(): { start(options?: { accessTokenTtlSecon
     async start(options = {}) {
       const folder = await temporaryFolder();
       closing.push(() => folder.remove());
-      const server = await startProtectedMcpServer(options);
+      const server = await startProtectedMcpServer({
+        ...(options.accessTokenTtlSeconds ? { accessTokenTtlSeconds: options.accessTokenTtlSeconds } : {}),
+        ...(options.tools ? { tools: options.tools } : {}),
+      });
       closing.push(() => server.close());
       // The callback's address: a port of its own on 127.0.0.1, answered by the process that made the latest link.
       let listener: ReturnType<typeof oauthListener> | undefined;
@@ -62,17 +73,20 @@ export function useConnectionsHarness(): { start(options?: { accessTokenTtlSecon
       const address = { redirectUrl: `http://127.0.0.1:${(http.address() as AddressInfo).port}/oauth/callback` };
       const info: PersonServer = { name: "docs", url: server.url, auth: { type: "user" } };
       const storeFile = join(folder.path, "bot.sqlite");
+      const storeUrl = options.storeUrl ?? `sqlite://${storeFile}`;
       const clock = { now: Date.now() };
       const grants: ConnectGrant[] = [];
       const setup: ConnectionsSetup = {
         server,
         info,
         storeFile,
+        storeUrl,
+        redirectUrl: address.redirectUrl,
         clock,
         grants,
         check: "ok",
         async process() {
-          const store = await openStore(`sqlite://${storeFile}`, silentLogger);
+          const store = await openStore(storeUrl, silentLogger);
           closing.push(() => store.close());
           const now = () => clock.now;
           const connections = createPersonConnections({

@@ -2,20 +2,15 @@
 // model, SQLite store in a temp folder) and the real adapter with the real discord.js
 // client. `restart` replaces the service and the adapter as a new process would, on the
 // same store.
-import { createLocalWorkQueue } from "../../src/runs/queue/local-work-queue.js";
-import type { WorkQueue } from "../../src/runs/queue/work-queue.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createAgentService, type RunningAgentService } from "../../src/runs/service/create-agent-service.js";
-import { connectDeps, type HarnessConnect } from "./connect-stand-in.js";
+import type { RunningAgentService } from "../../src/runs/service/create-agent-service.js";
 import { ScriptedModel, type ScriptStep } from "./model-scripted.js";
-import type { Model, Tool } from "../../src/contracts/types.js";
-import { attach, type AttachedSurface } from "../../src/adapters/core/attach.js";
+import type { Model } from "../../src/contracts/types.js";
 import type { SurfaceCore } from "../../src/adapters/core/inbound.js";
 import { createDiscordSurface, type DiscordSurfaceDeps } from "../../src/adapters/discord/discord-adapter.js";
 import type { DiscordClicked } from "../../src/adapters/discord/discord-events.js";
-import { approversFrom } from "../../src/governance/authority.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import { silentLogger } from "../../src/logger.js";
 import { openStore } from "../../src/memory/keyv-store.js";
@@ -23,18 +18,16 @@ import type { KeyValueStore } from "../../src/memory/types.js";
 import { FakeDiscord, type RecordedCall } from "./fake-discord.js";
 import { capturingLogger, type CapturedLog } from "./capturing-logger.js";
 import { nextSnowflake, type FakeUser } from "./fake-discord-payloads.js";
-import { createGovernance } from "../../src/governance/governance.js";
 import type { Settings } from "../../src/governance/settings-schema.js";
 import { fixedSettings } from "../../src/governance/settings-source.js";
-import type { TimerClock } from "../../src/schedules/local-slot-timer.js";
-import { harnessSchedules, startFiring, type HarnessSchedules } from "./harness-schedules.js";
+import type { HarnessSchedules } from "./harness-schedules.js";
+import { bootSurface, type HarnessRunsOptions } from "./harness-boot.js";
 import { editSettingsFile, openSettingsFile, settingsOf, writeSettingsFile } from "./governance-harness.js";
 
-export interface HarnessOptions {
+export interface HarnessOptions extends HarnessRunsOptions {
   readonly script: readonly ScriptStep[];
   readonly whenExhausted?: ScriptStep;
   readonly env?: Record<string, string>;
-  readonly clock?: () => number;
   readonly adapter?: Pick<DiscordSurfaceDeps, "messageContent" | "progressIntervalMs" | "takeEvents" | "uploadLimitBytes">;
   /** Every model call waits for this before the script answers it. */
   readonly gate?: Promise<void>;
@@ -53,14 +46,6 @@ export interface HarnessOptions {
   }) => Settings;
   /** `settings` in a file each start opens and watches, as a bot process does BOT_SETTINGS; `editSettings` rewrites it. */
   readonly watchedSettings?: true;
-  /** Puts a fault between the service and its (in-process) work queue. */
-  readonly wrapQueue?: (queue: WorkQueue) => WorkQueue;
-  /** Tools that act as the person and the Connect links of their pauses. */
-  readonly connect?: HarnessConnect;
-  /** Tools that come and go (an MCP manager's), as app.ts hands them to the service. */
-  readonly toolSource?: () => readonly Tool[];
-  /** Schedules as app.ts wires them; `clock` is what only they read (a test moves it to fire slots). */
-  readonly schedules?: { readonly clock?: TimerClock };
 }
 
 export interface DiscordHarness {
@@ -122,67 +107,30 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
   const boot = async (script: readonly ScriptStep[]) => {
     const model = new ScriptedModel(script, options.whenExhausted ? { whenExhausted: options.whenExhausted } : {});
     const store = await openStore(config.storeUrl, silentLogger);
-    const governance = createGovernance({
-      source: options.watchedSettings ? await openSettingsFile(settingsPath, silentLogger) : fixedSettings(settingsAt()),
-      store,
-      logger: silentLogger,
-      model: config.model.name,
-      maxSteps: config.guards.maxSteps,
-      approvers: approversFrom(config),
-    });
-    const scheduling = harnessSchedules(options.schedules, { config, store, logger: silentLogger, governance });
-    const service = createAgentService({
+    const booted = await bootSurface({
       config,
+      store,
       model: options.wrapModel ? options.wrapModel(model) : options.gate ? gated(model, options.gate) : model,
-      store,
-      logger: silentLogger,
-      ...(scheduling
-        ? { observers: [scheduling.schedules.observer], tools: [scheduling.schedules.tool], showSlot: scheduling.schedules.showSlot }
-        : {}),
-      ...(options.clock ? { clock: options.clock } : {}),
-      runPolicy: governance.runPolicy,
-      authority: governance.authority,
-      ...(options.wrapQueue ? { queue: options.wrapQueue(createLocalWorkQueue(silentLogger)) } : {}),
-      ...connectDeps(options.connect, scheduling ? [scheduling.schedules.tool] : []),
-      ...(options.toolSource ? { toolSource: options.toolSource } : {}),
-    });
-    const surface = createDiscordSurface({
-      config: config.discord!,
+      settings: options.watchedSettings ? await openSettingsFile(settingsPath, silentLogger) : fixedSettings(settingsAt()),
       logger,
-      ...(options.clock ? { clock: options.clock } : {}),
-      ...options.adapter,
+      runsLogger: silentLogger,
+      options,
+      surface: createDiscordSurface({
+        config: config.discord!,
+        logger,
+        ...(options.clock ? { clock: options.clock } : {}),
+        ...options.adapter,
+      }),
+      stopGraceMs: options.stopGraceMs ?? 6_000,
+      // Short: a test's run that never ends must not hold the next step up.
+      serviceCloseMs: 1_000,
     });
-    let core: SurfaceCore<DiscordClicked> | undefined;
-    const watched = {
-      ...surface,
-      start: (flows: SurfaceCore<DiscordClicked>) => {
-        core = flows;
-        return surface.start(flows);
-      },
-    };
-    const attached: AttachedSurface = attach(watched, {
-      service,
-      governance,
-      store,
-      logger,
-      ...(options.clock ? { clock: options.clock } : {}),
-      ...(scheduling ? { schedules: scheduling.schedules } : {}),
-    });
-    await attached.start();
-    await service.start();
-    if (scheduling) await startFiring(scheduling.schedules, service);
-    const adapter = { stop: () => attached.stopIntake(options.stopGraceMs ?? 6_000), core: core! };
-    return { model, store, service, adapter, attached, governance, scheduling };
+    return { model, store, booted };
   };
   let running = await boot(options.script);
-  // In the app's order: no new events, the runs reach their checkpoint and post, then the client and the store close.
+  // The store is this process's too: it closes after the rest, as in the app.
   const shutdown = async () => {
-    await running.adapter.stop();
-    await running.scheduling?.schedules.close();
-    // Short: a test's run that never ends must not hold the next step up.
-    await running.service.close(1_000);
-    await running.attached.close();
-    await running.governance.close();
+    await running.booted.shutdown();
     await running.store.close();
   };
 
@@ -193,23 +141,23 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
       return running.store;
     },
     get service() {
-      return running.service;
+      return running.booted.service;
     },
     get model() {
       return running.model;
     },
     get schedules() {
-      return running.scheduling;
+      return running.booted.scheduling;
     },
     get adapter() {
-      return running.adapter;
+      return running.booted;
     },
     logs,
     ...people,
     approverRole,
     editSettings(settings) {
       if (!options.watchedSettings) throw new Error("the harness was started without watchedSettings");
-      return editSettingsFile(settingsPath, running.governance.source, settings);
+      return editSettingsFile(settingsPath, running.booted.governance.source, settings);
     },
     async restart(script) {
       await shutdown();
@@ -245,6 +193,29 @@ export function messageBodies(calls: readonly RecordedCall[]): any[] {
         (call.method === "POST" || call.method === "PATCH") && /\/messages|\/webhooks\//.test(call.path) && !call.path.endsWith("/threads"),
     )
     .map((call) => call.body);
+}
+
+/** The approval card an /ask brought: its message, its buttons' ids and its text. */
+export interface DiscordApprovalCard {
+  readonly messageId: string;
+  readonly approve: string;
+  readonly deny: string;
+  readonly content: string;
+}
+
+/** `user` asks with /ask; resolves with the approval card the run then posts as a follow-up. */
+export async function askUntilApproval(h: DiscordHarness, user: FakeUser, question: string): Promise<DiscordApprovalCard> {
+  const { fake } = h;
+  const { token } = fake.slashCommand("ask", user, { values: { question } });
+  await fake.waitForCall("PATCH", originalPath(fake, token), (request) => String(request.body.content).startsWith("⏸️"));
+  const posted = await fake.waitForCall(
+    "POST",
+    webhookPath(fake, token),
+    (request) => Array.isArray(request.body.components) && request.body.components.length > 0,
+  );
+  const message = fake.messagesIn(fake.general.id).find((candidate) => candidate.content === posted.body.content)!;
+  const [approve, deny] = (posted.body.components[0].components as { custom_id: string }[]).map((button) => button.custom_id);
+  return { messageId: message.id, approve: approve!, deny: deny!, content: String(posted.body.content) };
 }
 
 /** A message sent or edited through an interaction's webhook, @original excluded (follow-ups). */

@@ -13,7 +13,7 @@ export interface AskingServer {
   close(): Promise<void>;
 }
 
-/** The server is named `rooms`: its tools reach the model as `rooms__book_room`, `rooms__sign_in`, `rooms__ask_broken`. */
+/** The server is named `rooms`: its tools reach the model as `rooms__book_room`, `rooms__book_room_here`, `rooms__sign_in`, `rooms__ask_broken`. */
 /** `elicitTimeoutMs`: how long the server waits for an answer before it cancels its question. */
 export async function startAskingServer(options: { toolTimeoutMs?: number; elicitTimeoutMs?: number } = {}): Promise<AskingServer> {
   const { setup, log } = askingTools(options.elicitTimeoutMs ? { elicitTimeoutMs: options.elicitTimeoutMs } : {});

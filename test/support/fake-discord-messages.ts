@@ -1,6 +1,9 @@
 // How the fake Discord makes, edits and refuses the bot's messages as Discord does: content over
-// 2,000 characters is refused wherever it is sent, an interaction's callback is answered once
-// (a reply or a deferral becomes the original message, an update edits it).
+// 2,000 characters is refused wherever it is sent, and so are buttons Discord would not take (a
+// link button with a custom id or without a url, or a url past 512 characters; any other button
+// without a custom id of 1-100 characters or with a url; a label past 80; rows of 1-5 buttons, at
+// most 5 rows); an interaction's callback is answered once (a reply or a deferral becomes the
+// original message, an update edits it).
 import { modalProblems } from "./fake-discord-modals.js";
 import { MessageFlags, type APIMessage } from "discord.js";
 import { apiMessage, type FakeUser } from "./fake-discord-payloads.js";
@@ -44,6 +47,51 @@ export function tooLongRefusal(method: string, body: any): { status: number; bod
       errors: { content: { _errors: [{ code: "BASE_TYPE_MAX_LENGTH", message: "Must be 2000 or fewer in length." }] } },
     },
   };
+}
+
+const LINK_STYLE = 5;
+const ACTION_ROW = 1;
+const BUTTON = 2;
+
+function buttonProblems(button: Record<string, any>, where: string): string[] {
+  const problems: string[] = [];
+  const text = (value: unknown): value is string => typeof value === "string";
+  if (button.label !== undefined && (!text(button.label) || button.label.length > 80))
+    problems.push(`${where}.label: at most 80 characters`);
+  if (button.style === LINK_STYLE) {
+    if (!text(button.url) || button.url.length === 0 || button.url.length > 512)
+      problems.push(`${where}.url: a link button has a url of 1-512 characters`);
+    if ("custom_id" in button) problems.push(`${where}.custom_id: a link button has none`);
+  } else {
+    if (!text(button.custom_id) || button.custom_id.length === 0 || button.custom_id.length > 100)
+      problems.push(`${where}.custom_id: 1-100 characters`);
+    if ("url" in button) problems.push(`${where}.url: only a link button has one`);
+  }
+  return problems;
+}
+
+/** Why Discord would refuse a message's components (rows of buttons), one line per problem. */
+export function componentProblems(components: unknown): string[] {
+  if (components === undefined) return [];
+  if (!Array.isArray(components) || components.length > 5) return ["components: at most 5 rows"];
+  return components.flatMap((row: Record<string, any>, index) => {
+    if (row?.type !== ACTION_ROW) return [];
+    const inner: Record<string, any>[] = Array.isArray(row.components) ? row.components : [];
+    const where = `components[${index}]`;
+    const count = inner.length === 0 || inner.length > 5 ? [`${where}.components: 1-5 buttons`] : [];
+    return [
+      ...count,
+      ...inner.flatMap((button, at) => (button?.type === BUTTON ? buttonProblems(button, `${where}.components[${at}]`) : [])),
+    ];
+  });
+}
+
+/** Discord refuses a message whose buttons it would not take (50035 Invalid Form Body): sent, edited, or an interaction's answer. */
+export function componentsRefusal(method: string, body: any): { status: number; body: unknown } | undefined {
+  if (method !== "POST" && method !== "PATCH") return undefined;
+  const problems = [...componentProblems(body?.components), ...componentProblems(body?.data?.components)];
+  if (problems.length === 0) return undefined;
+  return { status: 400, body: { message: "Invalid Form Body", code: 50035, errors: problems } };
 }
 
 export function botMessage(

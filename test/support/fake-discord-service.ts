@@ -37,6 +37,7 @@ export function stubService(overrides: Partial<AgentService> = {}): StubService 
       comment: async () => false,
       recent: async () => [],
       totals: async () => ({ up: 0, down: 0 }),
+      erase: async () => 0,
     },
     answerFile: async () => undefined,
     waitingApprovals: async () => [],

@@ -26,6 +26,7 @@ import {
   invalidWebhookToken,
   tokenExpired,
   tooLongRefusal,
+  componentsRefusal,
   type InteractionState,
 } from "./fake-discord-messages.js";
 import {
@@ -101,6 +102,8 @@ export class FakeDiscord {
   private readonly editLimit: FakeDiscordOptions["editLimit"];
   /** When each message was edited, newest last. */
   private readonly edits = new Map<string, number[]>();
+  /** The bot was removed from the guild: its channels and members answer Missing Access. */
+  private botRemoved = false;
 
   private constructor(
     private readonly server: Server,
@@ -129,15 +132,7 @@ export class FakeDiscord {
         application: { id: this.applicationId, flags: 0 },
         private_channels: [],
       }),
-      guilds: () => [
-        apiGuild(
-          this.guild,
-          [...this.channels.values()].filter((channel) => channel.guildId === guildId && !channel.parentId),
-          apiMember(this.bot, [this.botRole.id]),
-          // The active threads (and forum posts) the server holds when the bot connects.
-          [...this.channels.values()].filter((channel) => channel.guildId === guildId && channel.parentId),
-        ),
-      ],
+      guilds: () => (this.botRemoved ? [] : [this.guildPayload()]),
     });
     this.routes = this.buildRoutes(port);
     server.on("request", (request, response) => void this.handle(request, response));
@@ -174,6 +169,37 @@ export class FakeDiscord {
   /** An overwrite that hides a channel from everyone who is not allowed in by another one. */
   hiddenFromEveryone(): FakeOverwrite {
     return { id: this.guild.id, type: OverwriteType.Role, deny: PermissionFlagsBits.ViewChannel };
+  }
+
+  /**
+   * The bot is removed from the guild (kicked, banned, or the guild deleted), as Discord tells it: GUILD_DELETE without
+   * `unavailable`; from then on the guild's REST calls answer Missing Access.
+   */
+  removeBotFromGuild(): void {
+    this.botRemoved = true;
+    this.gateway.dispatch(GatewayDispatchEvents.GuildDelete, { id: this.guild.id });
+  }
+
+  /** The bot is added to the guild again: GUILD_CREATE with the whole guild, as for a server the bot joins. */
+  addBotToGuild(): void {
+    this.botRemoved = false;
+    this.gateway.dispatch(GatewayDispatchEvents.GuildCreate, this.guildPayload());
+  }
+
+  /** GUILD_CREATE's `d`: the guild, its channels, the bot's member, and the active threads (and forum posts) it holds. */
+  private guildPayload() {
+    const guildId = this.guild.id;
+    return apiGuild(
+      this.guild,
+      [...this.channels.values()].filter((channel) => channel.guildId === guildId && !channel.parentId),
+      apiMember(this.bot, [this.botRole.id]),
+      [...this.channels.values()].filter((channel) => channel.guildId === guildId && channel.parentId),
+    );
+  }
+
+  /** The guild goes dark in an outage: GUILD_DELETE with `unavailable: true` (the bot is still in it). */
+  guildOutage(): void {
+    this.gateway.dispatch(GatewayDispatchEvents.GuildDelete, { id: this.guild.id, unavailable: true });
   }
 
   /** Makes `user` a member of the guild with these roles (GET member, and interactions that name no roles). */
@@ -434,6 +460,13 @@ export class FakeDiscord {
     return undefined;
   }
 
+  /** Whether the request is about the guild: its own path, or one of its channels. */
+  private inGuild(path: string): boolean {
+    if (path.startsWith(`/guilds/${this.guild.id}/`)) return true;
+    const channel = /^\/channels\/(\d+)/.exec(path)?.[1];
+    return channel !== undefined && this.channels.get(channel)?.guildId === this.guild.id;
+  }
+
   /** The channel a message request posts into: named in the path, or the interaction's of a webhook. */
   private channelOfPath(path: string): string | undefined {
     const channel = /^\/channels\/(\d+)\//.exec(path)?.[1];
@@ -450,12 +483,13 @@ export class FakeDiscord {
   ): { status: number; body?: unknown; headers?: Record<string, string> } {
     const failure = this.log.takeFailure(method, path, body);
     if (failure) return { status: failure.status, body: failure.body, ...(failure.headers ? { headers: failure.headers } : {}) };
-    const tooLong = tooLongRefusal(method, body);
-    if (tooLong) return tooLong;
+    const refused = tooLongRefusal(method, body) ?? componentsRefusal(method, body);
+    if (refused) return refused;
     const limited = this.overEditLimit(editedMessage(method, path));
     if (limited) return limited;
     const needsAuth = !path.startsWith("/interactions/") && !path.startsWith("/webhooks/");
     if (needsAuth && authorization !== `Bot ${this.token}`) return { status: 401, body: { message: "401: Unauthorized", code: 0 } };
+    if (this.botRemoved && this.inGuild(path)) return { status: 403, body: { message: "Missing Access", code: 50001 } };
     for (const [routeMethod, pattern, handler] of this.routes) {
       const match = routeMethod === method ? pattern.exec(path) : null;
       if (match) return handler(match.slice(1), body, query);

@@ -2,6 +2,7 @@
 // (X-Slack-Signature over `v0:<timestamp>:<body>` with the signing secret, optional retry headers).
 import { createHmac } from "node:crypto";
 import { APP_ID, BOT_USER_ID, TEAM_ID } from "./fake-slack.js";
+import type { FakeMessage } from "./fake-slack-types.js";
 
 export const SIGNING_SECRET = "fake-signing-secret";
 
@@ -18,19 +19,50 @@ export interface MessageFields {
   readonly subtype?: string;
   /** Slack's file objects of the message (fake.addFile). */
   readonly files?: readonly object[];
+  /** Another workspace than the fake's default one (TEAM_ID). */
+  readonly workspace?: EventWorkspace;
 }
 
-function envelope(event: Record<string, unknown>, eventId: string): Record<string, unknown> {
+/** Whose event it is: a workspace, maybe in an Enterprise Grid org, maybe under an org-wide install. */
+export interface EventWorkspace {
+  readonly team: string;
+  readonly enterprise?: string;
+  readonly orgInstall?: boolean;
+  readonly botUserId?: string;
+}
+
+function envelope(event: Record<string, unknown>, eventId: string, workspace?: EventWorkspace): Record<string, unknown> {
+  const team = workspace?.team ?? TEAM_ID;
+  const enterprise = workspace?.enterprise;
   return {
     token: "legacy-verification-token",
-    team_id: TEAM_ID,
+    team_id: team,
+    ...(enterprise ? { enterprise_id: enterprise } : {}),
     api_app_id: APP_ID,
     event,
     type: "event_callback",
     event_id: eventId,
     event_time: 1_700_000_000,
-    authorizations: [{ team_id: TEAM_ID, user_id: BOT_USER_ID, is_bot: true, is_enterprise_install: false }],
+    authorizations: [
+      {
+        team_id: workspace?.orgInstall ? null : team,
+        ...(enterprise ? { enterprise_id: enterprise } : { enterprise_id: null }),
+        user_id: workspace?.botUserId ?? BOT_USER_ID,
+        is_bot: true,
+        is_enterprise_install: workspace?.orgInstall === true,
+      },
+    ],
   };
+}
+
+/** What Slack sends when a workspace uninstalls the app. */
+export function appUninstalledEvent(workspace: EventWorkspace, eventId = nextEventId()): Record<string, unknown> {
+  return envelope({ type: "app_uninstalled", event_ts: "1700000000.000100" }, eventId, workspace);
+}
+
+/** What Slack sends when tokens are revoked: `bot` lists the bot users whose tokens went. */
+export function tokensRevokedEvent(workspace: EventWorkspace, tokens: { bot?: string[]; oauth?: string[] }, eventId = nextEventId()) {
+  return envelope({ type: "tokens_revoked", tokens, event_ts: "1700000000.000100" }, eventId, workspace);
 }
 
 export function mentionEvent(fields: MessageFields, eventId = nextEventId()): Record<string, unknown> {
@@ -45,9 +77,10 @@ export function mentionEvent(fields: MessageFields, eventId = nextEventId()): Re
       ...(fields.files ? { files: fields.files } : {}),
       channel: fields.channel ?? "C0GENERAL",
       event_ts: fields.ts,
-      team: TEAM_ID,
+      team: fields.workspace?.team ?? TEAM_ID,
     },
     eventId,
+    fields.workspace,
   );
 }
 
@@ -65,9 +98,10 @@ export function directMessageEvent(fields: MessageFields, eventId = nextEventId(
       ...(fields.files ? { files: fields.files } : {}),
       channel: fields.channel ?? "D0ALICE",
       event_ts: fields.ts,
-      team: TEAM_ID,
+      team: fields.workspace?.team ?? TEAM_ID,
     },
     eventId,
+    fields.workspace,
   );
 }
 
@@ -234,13 +268,17 @@ export interface ClickFields {
   readonly triggerId?: string;
   /** A click on an ephemeral message: Slack sends no `message` then, only the container. */
   readonly ephemeral?: boolean;
+  /** Another workspace than the fake's default one. */
+  readonly workspace?: EventWorkspace;
 }
 
 export function blockActionPayload(fields: ClickFields): Record<string, unknown> {
   return {
     type: "block_actions",
-    team: { id: TEAM_ID, domain: "fake" },
-    user: { id: fields.user, username: fields.user.toLowerCase(), team_id: TEAM_ID },
+    team: { id: fields.workspace?.team ?? TEAM_ID, domain: "fake" },
+    ...(fields.workspace?.enterprise ? { enterprise: { id: fields.workspace.enterprise, name: "Org" } } : {}),
+    is_enterprise_install: fields.workspace?.orgInstall === true,
+    user: { id: fields.user, username: fields.user.toLowerCase(), team_id: fields.workspace?.team ?? TEAM_ID },
     api_app_id: APP_ID,
     token: "legacy-verification-token",
     container: {
@@ -267,6 +305,36 @@ export function blockActionPayload(fields: ClickFields): Record<string, unknown>
     response_url: "http://127.0.0.1:1/unused",
     actions: [{ action_id: fields.actionId, block_id: "approval", type: "button", value: fields.value, action_ts: "1700000000.1" }],
   };
+}
+
+/** The value of the element with this action id, wherever it sits in the blocks. */
+export function actionValue(blocks: unknown, actionId: string): string | undefined {
+  if (Array.isArray(blocks)) return blocks.map((block) => actionValue(block, actionId)).find((value) => value !== undefined);
+  if (typeof blocks !== "object" || blocks === null) return undefined;
+  const element = blocks as Record<string, unknown>;
+  if (element.action_id === actionId && typeof element.value === "string") return element.value;
+  return Object.values(element)
+    .map((child) => actionValue(child, actionId))
+    .find((value) => value !== undefined);
+}
+
+/** `user`'s click on the button `actionId` of a message the bot posted, as Slack sends it. */
+export function clickOnMessage(
+  message: Pick<FakeMessage, "ts" | "channel" | "thread_ts" | "blocks">,
+  click: { readonly user: string; readonly actionId: string; readonly triggerId?: string },
+): Record<string, unknown> {
+  const value = actionValue(message.blocks, click.actionId);
+  if (value === undefined) throw new Error(`the message ${message.ts} has no ${click.actionId} button`);
+  return blockActionPayload({
+    user: click.user,
+    actionId: click.actionId,
+    value,
+    channel: message.channel,
+    messageTs: message.ts,
+    threadTs: message.thread_ts ?? message.ts,
+    blocks: message.blocks ?? [],
+    ...(click.triggerId ? { triggerId: click.triggerId } : {}),
+  });
 }
 
 /** What Slack sends when someone presses Send in a modal: the view with its input values. */

@@ -3,6 +3,7 @@
 import type { OpenedView } from "./fake-slack-views.js";
 import type { SocketEndpoint } from "./fake-slack-socket.js";
 import type { FakeSlackFiles } from "./fake-slack-files.js";
+import type { FakeSlackOauthControls } from "./fake-slack-oauth.js";
 
 export const TEAM_ID = "T0TEAM";
 export const BOT_USER_ID = "U0BOT";
@@ -28,10 +29,24 @@ export const MARKDOWN_MAX_CHARS = 12_000;
 export interface RecordedCall {
   readonly method: string;
   readonly args: Record<string, unknown>;
+  /** The token the call was made with (Authorization header, or the `token` argument). */
+  readonly token?: string;
+  /** The workspace (`T:<team>` or `E:<org>`) of that token, when Slack took it. */
+  readonly workspace?: string;
   /** HTTP status the fake answered with. */
   readonly status: number;
   /** The `error` field when the fake answered ok: false. */
   readonly error?: string;
+}
+
+/** An ephemeral message as its one person sees it. */
+export interface FakeEphemeral {
+  readonly ts: string;
+  readonly user: string;
+  readonly channel: string;
+  readonly thread_ts?: string;
+  readonly text: string;
+  readonly blocks?: unknown[];
 }
 
 export interface FakeMessage {
@@ -92,9 +107,12 @@ export interface FakeUser {
   readonly tz?: string;
   /** Deactivated: the person left the workspace. */
   readonly deleted?: boolean;
+  /** An admin or owner of the workspace, as users.info says. */
+  readonly is_admin?: boolean;
+  readonly is_owner?: boolean;
 }
 
-export interface FakeSlack extends Omit<SocketEndpoint, "close">, FakeSlackFiles {
+export interface FakeSlack extends Omit<SocketEndpoint, "close">, FakeSlackFiles, FakeSlackOauthControls {
   /** Base URL for SLACK_API_URL / slackApiUrl. */
   readonly apiUrl: string;
   /** A trigger id as Slack issues one in an interaction's payload: views.open takes it within 3 s, once (`issuedAgoMs` ages it). */
@@ -103,6 +121,8 @@ export interface FakeSlack extends Omit<SocketEndpoint, "close">, FakeSlackFiles
   readonly opened: readonly OpenedView[];
   readonly calls: readonly RecordedCall[];
   callsTo(method: string): RecordedCall[];
+  /** The ephemeral messages Slack showed `user` (to them alone, where they were posted; they are in no history), oldest first. */
+  ephemeralsOf(user: string): FakeEphemeral[];
   /** Resolves with the first call (past or future) to `method` that satisfies `match`. */
   waitForCall(method: string, match?: (call: RecordedCall) => boolean, timeoutMs?: number): Promise<RecordedCall>;
   fail(method: string, failure: Failure): void;

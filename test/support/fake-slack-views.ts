@@ -184,3 +184,38 @@ export function createFakeSlackViews(now: () => number = Date.now): FakeSlackVie
     },
   };
 }
+
+type StateValue = Record<string, unknown> & { readonly type: string };
+
+/** What an element holds when the person sends the modal: `typed` (text, or an option's text), else its initial value. */
+function stateOf(element: Record<string, unknown>, typed: string | undefined): StateValue {
+  const type = String(element.type);
+  const listed = Array.isArray(element.options) ? (element.options as Array<Record<string, unknown>>) : [];
+  const option = typed === undefined ? undefined : listed.find((each) => obj(each.text)?.text === typed || each.value === typed);
+  switch (type) {
+    case "static_select":
+    case "radio_buttons":
+      return { type, selected_option: option ?? element.initial_option ?? null };
+    case "multi_static_select":
+    case "checkboxes":
+      return { type, selected_options: option ? [option] : (element.initial_options ?? []) };
+    default:
+      return { type, value: typed ?? (typeof element.initial_value === "string" ? element.initial_value : null) };
+  }
+}
+
+/**
+ * A modal's state as Slack sends it with view_submission: by block and action id, what the person
+ * typed into the inputs named by their label (`typed`), and every other input as the modal showed it.
+ */
+export function submittedValues(view: Record<string, unknown>, typed: Readonly<Record<string, string>>) {
+  const blocks = Array.isArray(view.blocks) ? (view.blocks as Array<Record<string, unknown>>) : [];
+  const inputs = blocks.filter((block) => block.type === "input" && typeof block.block_id === "string");
+  return Object.fromEntries(
+    inputs.map((block) => {
+      const element = obj(block.element) ?? {};
+      const label = String(obj(block.label)?.text ?? "");
+      return [block.block_id as string, { [String(element.action_id)]: stateOf(element, typed[label]) }];
+    }),
+  );
+}

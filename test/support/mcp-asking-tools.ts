@@ -1,9 +1,11 @@
 // Tools of an SDK-built MCP server that ask the person in the middle of a call
 // (`elicitation/create`): a form with every kind of field and defaults, a link, and a form this
-// client refuses (a default outside its bounds). Each call's answer from the client is kept, so a test sees what the server
-// received; with `elicitTimeoutMs` the server gives up waiting like a real one would.
+// client refuses (a default outside its bounds), asked on the session's standalone stream as
+// `elicitInput` does by default; and the form asked on the call's own response stream, as a
+// server relates a question to its call. Each call's answer from the client is kept, so a test
+// sees what the server received; with `elicitTimeoutMs` the server gives up waiting like a real one would.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ElicitResult, RequestId } from "@modelcontextprotocol/sdk/types.js";
 
 export interface AskingLog {
   /** What the server received for each question, in order (or the error it got). */
@@ -32,9 +34,13 @@ export function askingTools(options: { elicitTimeoutMs?: number } = {}): { setup
     results.push(result);
     waiting.shift()?.(result);
   };
-  const ask = async (server: McpServer, params: Parameters<McpServer["server"]["elicitInput"]>[0]): Promise<string> => {
+  /** `call`: the request the question is about, so it goes on that request's stream; none: the standalone stream. */
+  const ask = async (server: McpServer, params: Parameters<McpServer["server"]["elicitInput"]>[0], call?: RequestId): Promise<string> => {
     try {
-      const result = await server.server.elicitInput(params, options.elicitTimeoutMs ? { timeout: options.elicitTimeoutMs } : undefined);
+      const result = await server.server.elicitInput(params, {
+        ...(options.elicitTimeoutMs ? { timeout: options.elicitTimeoutMs } : {}),
+        ...(call === undefined ? {} : { relatedRequestId: call }),
+      });
       keep(result);
       return JSON.stringify(result);
     } catch (error) {
@@ -50,6 +56,18 @@ export function askingTools(options: { elicitTimeoutMs?: number } = {}): { setup
       async () => ({
         content: [
           { type: "text", text: await ask(server, { message: "Which room, and what for?", requestedSchema: BOOKING_SCHEMA as never }) },
+        ],
+      }),
+    );
+    server.registerTool(
+      "book_room_here",
+      { description: "books a meeting room, asking on the call's own stream", inputSchema: {}, annotations: { readOnlyHint: true } },
+      async (_arguments, extra) => ({
+        content: [
+          {
+            type: "text",
+            text: await ask(server, { message: "Which room, and what for?", requestedSchema: BOOKING_SCHEMA as never }, extra.requestId),
+          },
         ],
       }),
     );

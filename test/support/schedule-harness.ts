@@ -7,6 +7,7 @@
 import { afterAll, afterEach, beforeAll } from "vitest";
 import type { ScriptedModel } from "./model-scripted.js";
 import type { RunOutcome, TaskOrigin, Tool } from "../../src/contracts/types.js";
+import type { NoteLink } from "../../src/runs/api/presenting.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import { createAuditLog } from "../../src/governance/audit-log.js";
 import type { ScheduleCommandResult } from "../../src/schedules/commands.js";
@@ -79,8 +80,8 @@ export interface ScheduleBot {
   /** What the presenter was asked to show, in order. */
   readonly shown: Shown[];
   readonly notices: Array<{ readonly schedule: ScheduleRecord; readonly text: string }>;
-  /** What a surface told a requester privately (a Connect link), in order. */
-  readonly told: Array<{ readonly origin: TaskOrigin; readonly text: string }>;
+  /** What a surface told a requester privately (a Connect link, with its button), in order. */
+  readonly told: Array<{ readonly origin: TaskOrigin; readonly text: string; readonly link?: NoteLink }>;
   readonly counted: Array<{ readonly kind: "slot" | "run"; readonly outcome: string; readonly count: number }>;
   /** Waits until every fire in flight and its bookkeeping (and audit entries) are done. */
   settle(): Promise<void>;
@@ -159,7 +160,7 @@ export async function startScheduleBot(options: ScheduleBotOptions): Promise<Sch
         },
       }),
       ...(surface === "slack" ? { upgrade: upgradeOrigin } : {}),
-      tell: async (origin, text) => void told.push({ origin, text }),
+      tell: async (origin, text, link) => void told.push({ origin, text, ...(link ? { link } : {}) }),
     });
     schedules.attachSurface(surface, {
       notifyOwner: async (schedule, text) => void notices.push({ schedule, text }),

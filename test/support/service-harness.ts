@@ -11,6 +11,9 @@ import type { KeyValueStore } from "../../src/memory/types.js";
 import { createAuthority } from "../../src/governance/authority.js";
 import { fixedSettings } from "../../src/governance/settings-source.js";
 import type { SurfaceHooks } from "../../src/runs/api/surface-hooks.js";
+import type { HarnessConnect } from "./connect-stand-in.js";
+import type { WorkQueue } from "../../src/runs/queue/work-queue.js";
+import type { RunObserver } from "../../src/runs/worker/run-observer.js";
 import { usePerTest, type PerTest } from "./per-test.js";
 
 export interface NoteTool {
@@ -66,12 +69,18 @@ export async function startService(options: {
   logger?: Logger;
   /** Puts a fault or a recorder between the service and the real store. */
   wrapStore?: (store: KeyValueStore) => KeyValueStore;
+  /** A queue with a fault in it (default: the in-process queue). */
+  queue?: WorkQueue;
+  /** What watches the runs (metrics, tracing), as app.ts hands them to the service. */
+  observers?: readonly RunObserver[];
   /** Console approvers besides the requester. */
   approvers?: readonly string[];
   /** What an approval nobody decided in time tells the console. */
   expired?: SurfaceHooks["expired"];
   /** False: the caller attaches its presenters first and calls service.start() (default: started here). */
   start?: boolean;
+  /** Tools that act as the person and the Connect links of their pauses (connect-stand-in.ts), besides `tools`. */
+  connect?: HarnessConnect;
 }): Promise<ServiceHarness> {
   const config = loadConfig({ STORE_URL: options.storeUrl, MEMORY_EXTRACT_FACTS: "false", MESSAGE_DEBOUNCE_MS: "0", ...options.env });
   const real = await openStore(config.storeUrl, silentLogger);
@@ -84,13 +93,17 @@ export async function startService(options: {
     logger: options.logger ?? silentLogger,
     clock: options.clock,
     authority,
+    ...(options.connect ? { connectLink: options.connect.link } : {}),
+    queue: options.queue,
+    observers: options.observers,
   });
-  service.attach("console", { tools: options.tools ?? [], ...(options.expired ? { expired: options.expired } : {}) });
+  const tools = [...(options.tools ?? []), ...(options.connect?.tools ?? [])];
+  service.attach("console", { tools, ...(options.expired ? { expired: options.expired } : {}) });
   if (options.start !== false) await service.start();
   const events: AgentEvent[] = [];
   return {
     service,
-    tools: options.tools ?? [],
+    tools,
     store,
     config,
     events,

@@ -51,6 +51,22 @@ export function storeBackends(): StoreBackend[] {
   return [sqliteBackend(), ...(redisAvailable ? [redisBackend()] : [])];
 }
 
+/** Inside a describe over `backend`: a client of one fresh store, open for its tests (call it in a test); then the backend stops. */
+export function useStore(backend: StoreBackend): () => KeyValueStore {
+  let opened: KeyValueStore | undefined;
+  beforeAll(async () => {
+    opened = await openStore(await backend.url(), silentLogger);
+  });
+  afterAll(async () => {
+    await opened?.close();
+    await backend.stop();
+  });
+  return () => {
+    if (!opened) throw new Error("the store is open only while the block's tests run");
+    return opened;
+  };
+}
+
 export interface StoreClients {
   readonly first: KeyValueStore;
   /** Another client of the same store, as a second bot process holds it. */

@@ -4,8 +4,9 @@
 // messages everyone in the conversation sees, and the notes only that person sees (ephemeral
 // messages, ephemeral interaction replies, direct messages). The settings are a file each start
 // reads and then watches, as a bot process does BOT_SETTINGS, and `govern` rewrites it as an admin
-// would. The scenarios are written once against this interface, so a difference between surfaces
-// is a failing test.
+// would. A server's form is answered as a person answers it there: the card's buttons and the
+// platform's modal, or the console's prompts. The scenarios are written once against this
+// interface, so a difference between surfaces is a failing test.
 import { join } from "node:path";
 import { expect } from "vitest";
 import { z } from "zod";
@@ -17,11 +18,25 @@ import type { RunningAgentService } from "../../src/runs/service/create-agent-se
 import { APPROVE_ACTION, DENY_ACTION } from "../../src/adapters/slack/approval-message.js";
 import { FEEDBACK_DOWN_ACTION, FEEDBACK_UP_ACTION } from "../../src/adapters/slack/feedback-buttons.js";
 import { STOP_ACTION } from "../../src/adapters/slack/slack-working.js";
+import { FORM_DECLINE_ACTION, FORM_OPEN_ACTION } from "../../src/adapters/slack/form-message.js";
+import { FORM_MODAL } from "../../src/adapters/slack/form-modal.js";
+import { SEND_PROMPT } from "../../src/adapters/console/console-forms.js";
 import { startConsole } from "./console-harness.js";
 import { startDiscordHarness } from "./discord-harness.js";
 import type { FakeUser } from "./fake-discord-payloads.js";
 import { BOT_USER_ID, shownText, type FakeMessage } from "./fake-slack.js";
-import { blockActionPayload, mentionEvent, postEvent, postInteraction } from "./fake-slack-requests.js";
+import {
+  actionValue,
+  blockActionPayload,
+  clickOnMessage,
+  mentionEvent,
+  postEvent,
+  postInteraction,
+  viewSubmissionPayload,
+} from "./fake-slack-requests.js";
+import { submittedValues } from "./fake-slack-views.js";
+import type { ModalEntries, OpenedModal } from "./fake-discord-modals.js";
+import { storedBytes } from "./store-bytes.js";
 import { gatedModel, startSlackHarness } from "./slack-harness.js";
 import { settingsOf } from "./governance-harness.js";
 import { failingResumes } from "./failing-queue.js";
@@ -56,6 +71,8 @@ export interface StartOptions extends Access {
   readonly approvalWindowMs?: number;
   /** Tools that act as the person, and the Connect links of the runs that wait for them (connect-stand-in.ts). */
   readonly connect?: HarnessConnect;
+  /** Tools that come and go, as an MCP manager hands them over (an MCP server that asks the person, elicitation-harness.ts). */
+  readonly toolSource?: () => readonly Tool[];
 }
 
 /** The variables `options` set, besides a surface's own. */
@@ -87,6 +104,18 @@ export interface Session {
   publicText(): string;
   /** What only `who` was shown. */
   privateText(who: Who): string;
+  /** The link buttons only `who` was shown, in order (none on the console, which writes its links out). */
+  privateLinks(who: Who): readonly LinkButton[];
+  /** Everything the store holds on disk, to look through for what must not be stored as it is. */
+  storedBytes(): Promise<Buffer>;
+  /** Waits until a server's form for the requester shows (its card; on the console, its questions). */
+  waitForForm(): Promise<void>;
+  /** `who` presses the form card's Answer or Decline (the platforms with several people; the console has no card). */
+  pressForm(who: Who, button: "answer" | "decline"): Promise<void>;
+  /** `who` sends the form: what `typed` holds in the fields of those labels, every other field as the form shows it (its default). */
+  sendForm(who: Who, typed: Readonly<Record<string, string>>): Promise<void>;
+  /** `who` declines the form (on the console at its `send? [y/N]`, after its questions; nothing typed there is sent). */
+  declineForm(who: Who): Promise<void>;
   /** The messages post_message made in `otherChannel`. */
   writes(): number;
   /** The resumes the work queue refused so far (see `resumesRefused`). */
@@ -96,6 +125,12 @@ export interface Session {
   /** An admin rewrites the settings file; resolves once the running bot applied it (a restart reads it too). */
   govern(access: Access): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A link button as a person sees it. */
+export interface LinkButton {
+  readonly label: string;
+  readonly url: string;
 }
 
 export interface SurfaceDriver {
@@ -141,17 +176,6 @@ function settingsFor(surface: "slack" | "discord" | "console", ids: Record<Who, 
   });
 }
 
-/** The value of the element with this action id, wherever it sits in the blocks. */
-function actionValue(blocks: unknown, actionId: string): string | undefined {
-  if (Array.isArray(blocks)) return blocks.map((block) => actionValue(block, actionId)).find((value) => value !== undefined);
-  if (typeof blocks !== "object" || blocks === null) return undefined;
-  const element = blocks as Record<string, unknown>;
-  if (element.action_id === actionId && typeof element.value === "string") return element.value;
-  return Object.values(element)
-    .map((child) => actionValue(child, actionId))
-    .find((value) => value !== undefined);
-}
-
 export const slackDriver: SurfaceDriver = {
   name: "slack",
   people: true,
@@ -170,6 +194,7 @@ export const slackDriver: SurfaceDriver = {
       ...(queue.wrap ? { wrapQueue: queue.wrap } : {}),
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.connect ? { connect: options.connect } : {}),
+      ...(options.toolSource ? { toolSource: options.toolSource } : {}),
     });
     const threads: string[] = [];
     let ts = 1_700_100_000;
@@ -179,6 +204,34 @@ export const slackDriver: SurfaceDriver = {
       [shownText(message), JSON.stringify(message.blocks ?? []), JSON.stringify(message.chunks)].join(" ");
     const ok = (method: string) => h.fake.callsTo(method).filter((call) => call.status === 200 && call.error === undefined);
     const carrying = (button: Button) => messages().find((message) => actionValue(message.blocks, SLACK_ACTIONS[button]) !== undefined);
+    /** What only `id` was shown: ephemeral messages in the conversation's channel, and direct messages. */
+    const privateTo = (id: string) => [
+      ...h.fake.ephemeralsOf(id).filter((ephemeral) => ephemeral.channel === "C0GENERAL"),
+      ...ok("chat.postMessage")
+        .filter((call) => call.args.channel === id)
+        .map((call) => ({ text: String(call.args.text), blocks: call.args.blocks })),
+    ];
+    /** The newest form card shown to anyone, privately. */
+    const formCard = () =>
+      Object.values(SLACK_PEOPLE)
+        .flatMap((id) => h.fake.ephemeralsOf(id))
+        .filter((ephemeral) => actionValue(ephemeral.blocks, FORM_OPEN_ACTION) !== undefined)
+        .at(-1);
+    const pressCard = async (who: Who, actionId: string) => {
+      await session.waitForForm();
+      const card = formCard()!;
+      const payload = blockActionPayload({
+        user: SLACK_PEOPLE[who],
+        actionId,
+        value: actionValue(card.blocks, actionId)!,
+        channel: card.channel,
+        messageTs: card.ts,
+        threadTs: card.thread_ts ?? card.ts,
+        ephemeral: true,
+        triggerId: h.fake.trigger(),
+      });
+      expect((await postInteraction(h.eventsUrl, payload)).status).toBe(200);
+    };
     const session: Session = {
       otherChannel: "C0RANDOM",
       idOf: (who) => SLACK_PEOPLE[who],
@@ -201,28 +254,36 @@ export const slackDriver: SurfaceDriver = {
       async click(who, button) {
         const actionId = SLACK_ACTIONS[button];
         await session.waitForButton(button);
-        const message = carrying(button)!;
-        const payload = blockActionPayload({
-          user: SLACK_PEOPLE[who],
-          actionId,
-          value: actionValue(message.blocks, actionId)!,
-          channel: "C0GENERAL",
-          messageTs: message.ts,
-          threadTs: message.thread_ts ?? message.ts,
-          blocks: message.blocks ?? [],
-          triggerId: h.fake.trigger(),
-        });
+        const payload = clickOnMessage(carrying(button)!, { user: SLACK_PEOPLE[who], actionId, triggerId: h.fake.trigger() });
         // Slack takes a click only with a 200 within its 3 s, whatever the core does with it.
         expect((await postInteraction(h.eventsUrl, payload)).status).toBe(200);
       },
       publicText: () => messages().map(shown).join("\n"),
-      privateText(who) {
-        const id = SLACK_PEOPLE[who];
-        // Ephemeral in the conversation's channel, or a direct message.
-        const whispered = ok("chat.postEphemeral").filter((call) => call.args.user === id && call.args.channel === "C0GENERAL");
-        const direct = ok("chat.postMessage").filter((call) => call.args.channel === id);
-        return [...whispered, ...direct].map((call) => String(call.args.text)).join("\n");
+      privateText: (who) =>
+        privateTo(SLACK_PEOPLE[who])
+          .map((note) => note.text)
+          .join("\n"),
+      privateLinks: (who) => privateTo(SLACK_PEOPLE[who]).flatMap((note) => slackLinks(note.blocks)),
+      storedBytes: () => storedBytes(h.config.storeUrl),
+      waitForForm: () => until(() => formCard() !== undefined, "a form's card in Slack"),
+      pressForm: (who, button) => pressCard(who, button === "answer" ? FORM_OPEN_ACTION : FORM_DECLINE_ACTION),
+      async sendForm(who, typed) {
+        const before = h.fake.opened.length;
+        await pressCard(who, FORM_OPEN_ACTION);
+        await until(() => h.fake.opened.length > before, "the form's modal in Slack");
+        const { view } = h.fake.opened.at(-1)!;
+        const payload = viewSubmissionPayload({
+          user: SLACK_PEOPLE[who],
+          callbackId: FORM_MODAL,
+          privateMetadata: String(view.private_metadata),
+          values: submittedValues(view, typed) as never,
+        });
+        // A Send Slack takes closes the modal: a 200 with no errors to show under its fields.
+        const sent = await postInteraction(h.eventsUrl, payload);
+        expect(sent.status).toBe(200);
+        expect(sent.text).not.toContain("errors");
       },
+      declineForm: (who) => pressCard(who, FORM_DECLINE_ACTION),
       writes: () => ok("chat.postMessage").filter((call) => call.args.channel === "C0RANDOM").length,
       refusedResumes: () => queue.refused(),
       restart: (script) => h.restart(model(script)),
@@ -260,6 +321,7 @@ export const discordDriver: SurfaceDriver = {
       watchedSettings: true,
       ...(queue.wrap ? { wrapQueue: queue.wrap } : {}),
       ...(options.connect ? { connect: options.connect } : {}),
+      ...(options.toolSource ? { toolSource: options.toolSource } : {}),
     });
     const people = users!;
     const { fake } = h;
@@ -273,6 +335,46 @@ export const discordDriver: SurfaceDriver = {
     const enabled = (message: { components?: unknown }, prefix: string) =>
       buttonsOf(message.components).some((button) => button.custom_id?.startsWith(prefix) && button.disabled !== true);
     const carrying = (button: Button) => [...general()].reverse().find((message) => enabled(message, PREFIXES[button]));
+    /**
+     * What only `who` was shown: what the bot answered their interactions privately (an ephemeral reply or
+     * follow-up, a command's reply), and their direct messages.
+     */
+    const privateTo = (who: Who): Array<{ readonly content: string; readonly components: unknown }> => {
+      const notes = fake.calls.filter((call) => {
+        const [, token, original] = /^\/webhooks\/\d+\/([^/]+)(\/messages\/@original)?$/.exec(call.path) ?? [];
+        const [, answered] = /^\/interactions\/\d+\/([^/]+)\/callback$/.exec(call.path) ?? [];
+        const owner = tokens.get(token ?? answered ?? "");
+        if (owner?.who !== who || call.status >= 300) return false;
+        if (answered) return call.body?.type === 4 && (Number(call.body?.data?.flags ?? 0) & EPHEMERAL) !== 0;
+        return original ? owner.command && call.method === "PATCH" : (Number(call.body?.flags ?? 0) & EPHEMERAL) !== 0;
+      });
+      const dm = fake.dmOf(people[who]);
+      // An ephemeral answer to someone's click in the DM is theirs alone (it is among their notes).
+      const direct = dm ? fake.messagesIn(dm.id).filter((message) => ((message.flags ?? 0) & EPHEMERAL) === 0) : [];
+      return [
+        ...notes.map((call) => {
+          const body = call.body?.data ?? call.body;
+          return { content: String(body?.content ?? ""), components: body?.components };
+        }),
+        ...direct.map((message) => ({ content: message.content, components: message.components })),
+      ];
+    };
+    /** The newest form card shown to anyone (privately: a direct message, or an ephemeral follow-up). */
+    const formCard = () =>
+      [
+        ...fake.messagesIn(fake.general.id),
+        ...Object.values(people).flatMap((user) => {
+          const dm = fake.dmOf(user);
+          return dm ? fake.messagesIn(dm.id) : [];
+        }),
+      ]
+        .filter((message) => customIdOf(message, "form:o:") !== undefined)
+        .at(-1);
+    const pressCard = async (who: Who, prefix: string) => {
+      await session.waitForForm();
+      const card = formCard()!;
+      tokens.set(fake.clickButton(card.id, customIdOf(card, prefix)!, people[who]).token, { who, command: false });
+    };
     const session: Session = {
       otherChannel: `<#${fake.random.id}>`,
       idOf: (who) => people[who].id,
@@ -301,17 +403,24 @@ export const discordDriver: SurfaceDriver = {
         general()
           .map((message) => `${message.content} ${JSON.stringify(message.components ?? [])}`)
           .join("\n"),
-      privateText(who) {
-        const notes = fake.calls.filter((call) => {
-          const [, token, original] = /^\/webhooks\/\d+\/([^/]+)(\/messages\/@original)?$/.exec(call.path) ?? [];
-          const owner = token ? tokens.get(token) : undefined;
-          if (owner?.who !== who || call.status >= 300) return false;
-          return original ? owner.command && call.method === "PATCH" : (Number(call.body?.flags ?? 0) & EPHEMERAL) !== 0;
-        });
-        const dm = fake.dmOf(people[who]);
-        const direct = dm ? fake.messagesIn(dm.id).map((message) => message.content) : [];
-        return [...notes.map((call) => String(call.body?.content ?? "")), ...direct].join("\n");
+      privateText: (who) =>
+        privateTo(who)
+          .map((note) => note.content)
+          .join("\n"),
+      privateLinks: (who) => privateTo(who).flatMap((note) => discordLinks(note.components)),
+      storedBytes: () => storedBytes(h.config.storeUrl),
+      waitForForm: () => until(() => formCard() !== undefined, "a form's card on Discord"),
+      pressForm: (who, button) => pressCard(who, button === "answer" ? "form:o:" : "form:d:"),
+      async sendForm(who, typed) {
+        const before = fake.modals.length;
+        await pressCard(who, "form:o:");
+        await until(() => fake.modals.length > before, "the form's modal on Discord");
+        const modal = fake.modals.at(-1)!;
+        const sent = fake.submitModal(modal, people[who], modalEntries(modal, typed));
+        // A modal's Send is answered as a command is: its deferred reply, edited.
+        tokens.set(sent.token, { who, command: true });
       },
+      declineForm: (who) => pressCard(who, "form:d:"),
       writes: () => fake.callsTo("POST", new RegExp(`^/channels/${fake.random.id}/messages$`)).filter((call) => call.status < 300).length,
       refusedResumes: () => queue.refused(),
       async restart(script) {
@@ -327,11 +436,64 @@ export const discordDriver: SurfaceDriver = {
   },
 };
 
+/** The url buttons in Slack blocks. */
+function slackLinks(blocks: unknown): LinkButton[] {
+  if (Array.isArray(blocks)) return blocks.flatMap(slackLinks);
+  if (typeof blocks !== "object" || blocks === null) return [];
+  const element = blocks as { readonly type?: unknown; readonly url?: unknown; readonly text?: { readonly text?: unknown } };
+  if (element.type === "button" && typeof element.url === "string") return [{ label: String(element.text?.text), url: element.url }];
+  return Object.values(element).flatMap(slackLinks);
+}
+
+const LINK_STYLE = 5;
+/** The link buttons in a Discord message's components. */
+function discordLinks(components: unknown): LinkButton[] {
+  return buttonsOf(components).flatMap((button) =>
+    button.style === LINK_STYLE ? [{ label: String(button.label), url: String(button.url) }] : [],
+  );
+}
+
+/** A Discord modal's entries for what is typed into the fields of those labels (a select's option by its label or value). */
+function modalEntries(modal: OpenedModal, typed: Readonly<Record<string, string>>): ModalEntries {
+  const entries: Record<string, string | boolean | readonly string[]> = {};
+  for (const label of modal.data.components) {
+    const text = typed[String(label.label)];
+    const inner = label.component as
+      | {
+          readonly custom_id: string;
+          readonly default?: unknown;
+          readonly options?: ReadonlyArray<{ readonly label: string; readonly value: string }>;
+        }
+      | undefined;
+    if (text === undefined || !inner) continue;
+    const options = inner.options ?? [];
+    if (options.length > 0)
+      entries[inner.custom_id] = options.filter((option) => option.label === text || option.value === text).map((option) => option.value);
+    else if (typeof inner.default === "boolean") entries[inner.custom_id] = /^(y|yes|true)$/i.test(text);
+    else entries[inner.custom_id] = text;
+  }
+  return entries;
+}
+
 /** The buttons in a message's components (action rows of buttons). */
-function buttonsOf(components: unknown): Array<{ readonly custom_id?: string; readonly disabled?: boolean }> {
+function buttonsOf(components: unknown): Array<{
+  readonly custom_id?: string;
+  readonly disabled?: boolean;
+  readonly style?: number;
+  readonly label?: string;
+  readonly url?: string;
+}> {
   if (!Array.isArray(components)) return [];
   return components.flatMap((row: { components?: unknown }) => (Array.isArray(row?.components) ? row.components : []));
 }
+
+/** How the console opens a server's form, asks its next question, and ends it. */
+const FORM_OPENS = "asks you to fill in a form";
+const FORM_QUESTIONS = "(an empty line takes the default";
+const NEXT_QUESTION = /(: |send\? \[y\/N\] )(\x1b\[[0-9;]*[A-Za-z])*$/;
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+/** A terminal's line as the person reads it: without the cursor moves the console writes around its prompts. */
+const withoutEscapes = (text: string) => text.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "");
 
 /**
  * The console: one person (its user, who is every role here) at a terminal, answering its own
@@ -371,11 +533,27 @@ export const consoleDriver: SurfaceDriver = {
         ...(queue.wrap ? { wrapQueue: queue.wrap } : {}),
         ...(options.clock ? { clock: options.clock } : {}),
         ...(options.connect ? { connect: options.connect } : {}),
+        ...(options.toolSource ? { toolSource: options.toolSource } : {}),
       });
     };
     let h = await open(options.script);
     /** What the consoles before a restart showed. */
     let before = "";
+    /**
+     * Answers the form's questions from its first one on: each field's prompt with what `typed` holds for its label
+     * (a required one with none gets `filler`), an empty line otherwise (the default), then `send? [y/N]` with `send`.
+     */
+    const answerForm = async (typed: Readonly<Record<string, string>>, send: "y" | "n", filler?: string) => {
+      await session.waitForForm();
+      let at = await h.waitFor(FORM_QUESTIONS, h.text().lastIndexOf(FORM_OPENS));
+      for (;;) {
+        at = await h.waitFor(NEXT_QUESTION, at);
+        const asked = withoutEscapes(h.text().slice(h.text().lastIndexOf("\n", at - 1) + 1, at));
+        if (asked.endsWith(SEND_PROMPT)) return h.type(send);
+        const label = Object.keys(typed).find((name) => new RegExp(`^\\s*${escaped(name)}( \\(| \\[|: )`).test(asked));
+        h.type(label !== undefined ? typed[label]! : asked.includes("(required)") && filler !== undefined ? filler : "");
+      }
+    };
     const session: Session = {
       otherChannel: "C0RANDOM",
       idOf: (who) => ids[who],
@@ -403,6 +581,15 @@ export const consoleDriver: SurfaceDriver = {
       },
       publicText: () => before + h.text(),
       privateText: () => before + h.text(),
+      privateLinks: () => [],
+      storedBytes: () => storedBytes(`sqlite://${join(folder.path, "bot.sqlite")}`),
+      waitForForm: async () => void (await h.waitFor(FORM_OPENS)),
+      pressForm() {
+        throw new Error("the console has no form card: its questions are answered at the prompt");
+      },
+      sendForm: (_who, typed) => answerForm(typed, "y"),
+      // Nothing is sent on a decline: a required field gets any word, to reach the question that declines.
+      declineForm: () => answerForm({}, "n", "-"),
       writes: () => writes,
       refusedResumes: () => queue.refused(),
       async restart(script) {

@@ -10,7 +10,7 @@ import type { Logger } from "../../logger.js";
 import type { KeyValueStore } from "../../memory/types.js";
 import type { AgentService } from "../../runs/api/agent-service.js";
 import { pausedChannelNotice } from "../../schedules/schedule-text.js";
-import { createApprovalRefs } from "./approval-refs.js";
+import { createApprovalRefs, forgetApprovalRef } from "./approval-refs.js";
 import { badClick, comment, feedback, stop } from "./clicks.js";
 import type { CoreContext } from "./core-context.js";
 import { decide, showExpiry } from "./decisions.js";
@@ -27,7 +27,7 @@ import { createRunView } from "./run-view.js";
 import type { CoreSchedules } from "./core-context.js";
 import { displayFor } from "./slot-thread.js";
 import type { ChatSurface } from "./surface.js";
-import { connectInPublic, connectText, REFUSED_IN_PUBLIC } from "./texts.js";
+import { connectInPublic, connectNote, REFUSED_IN_PUBLIC } from "./texts.js";
 import { createUnfinishedMessages } from "./unfinished-messages.js";
 
 const platformName = (surface: Surface) => surface.charAt(0).toUpperCase() + surface.slice(1);
@@ -53,6 +53,8 @@ export interface AttachedSurface {
   stopIntake(graceMs: number): Promise<void>;
   /** Closes the platform clients, once the runs are done posting. Never rejects. */
   close(): Promise<void>;
+  /** Forgets where the runs' approval messages were posted (their workspace removed the bot). Rejects when the store fails. */
+  forgetApprovalMessages(runs: ReadonlyArray<{ readonly runId: string; readonly approvalCalls: readonly string[] }>): Promise<void>;
 }
 
 export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): AttachedSurface {
@@ -71,7 +73,7 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
     accepting: () => accepting,
     ...(deps.schedules ? { schedules: deps.schedules } : {}),
     prices: deps.prices ?? priceTable(),
-    tell: (at, text, publicFallback) => tellPrivately(surface, logger, at, text, publicFallback),
+    tell: (at, text, publicFallback) => tellPrivately(surface, logger, at, { text }, publicFallback),
     answerFiles: (conversationKey) => {
       const files = surface.files;
       if (!files?.uploads) return undefined;
@@ -105,7 +107,13 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
                   ? {}
                   : {
                       connect: (pending: PendingApproval) =>
-                        ctx.tell({ origin, ...(reply ? { reply } : {}) }, connectText(pending), connectInPublic(pending)),
+                        tellPrivately(
+                          surface,
+                          logger,
+                          { origin, ...(reply ? { reply } : {}) },
+                          connectNote(pending),
+                          connectInPublic(pending),
+                        ),
                     }),
               },
             );
@@ -120,14 +128,14 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
         }
       : {}),
     expired: (pending, outcome) => inFlight.track("showing an expired approval", showExpiry(ctx, pending, outcome)),
-    tell: (origin, text) => ctx.tell({ origin }, text),
+    tell: (origin, text, link) => tellPrivately(surface, logger, { origin }, { text, ...(link ? { link } : {}) }),
   });
 
   deps.schedules?.attachSurface(surface.name, {
     ...(surface.timeZoneOf ? { timeZoneOf: (person, origin) => surface.timeZoneOf!(person, origin) } : {}),
     ...(surface.presenceOf ? { presence: (schedule) => surface.presenceOf!(schedule.owner, schedule.origin) } : {}),
     async notifyOwner(schedule, text) {
-      if (await surface.directMessage(schedule.owner, surface.format.plain(text))) return;
+      if (await surface.directMessage(schedule.owner, surface.format.plain(text), schedule.origin)) return;
       // Nobody would learn why the schedule went quiet: the channel it posts in is told instead.
       logger.warn({ scheduleId: schedule.id, owner: schedule.owner.id }, "could not tell a schedule's owner privately");
       if (!(await surface.post({ origin: schedule.origin }, surface.format.plain(pausedChannelNotice(schedule)))))
@@ -184,5 +192,9 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
       if (!(await inFlight.drain(graceMs))) logger.warn({ inFlight: inFlight.size }, "stopped while clicks or commands were still running");
     },
     close: () => surface.close(),
+    async forgetApprovalMessages(runs) {
+      for (const { runId, approvalCalls } of runs)
+        for (const callId of approvalCalls) await forgetApprovalRef(deps.store, surface.refs.keyPrefix, runId, callId);
+    },
   };
 }

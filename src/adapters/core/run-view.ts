@@ -2,8 +2,9 @@
 // model writes as it streams: answer-draft.ts), shown at most once per the display's interval;
 // then the outcome: the answer (completing the text that streamed, with 👍 / 👎 and the trace),
 // or the approval request, whose place is kept so an expiry or a late click on any process can
-// update it. The messages the display holds open are kept in the store while they are open, so a
-// process that takes the run over after a crash ends them before it shows anything.
+// update it. The messages the display holds open are kept in the store while they are open, and
+// the threads where its writes may start a stream while they go on (recorded before the first
+// one), so a process that takes the run over after a crash ends them before it shows anything.
 import type { PendingApproval, RunOutcome } from "../../contracts/types.js";
 import type { Deciders } from "../../governance/authority.js";
 import type { Logger } from "../../logger.js";
@@ -15,7 +16,7 @@ import { statusFor, taskUpdatesFor, type Progress, type StatusCard, type TaskUpd
 import type { RunDisplay, TextFormat } from "./surface.js";
 import { NOTHING_TO_REPORT } from "./texts.js";
 import { createThrottledWriter, timerSleep, type ThrottledWriterOptions } from "./throttled-writer.js";
-import type { UnfinishedMessages } from "./unfinished-messages.js";
+import { isOpenMessage, type UnfinishedMessages } from "./unfinished-messages.js";
 
 export interface RunViewDeps<Ref> {
   readonly logger: Logger;
@@ -54,8 +55,10 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
   let draft: Draft = EMPTY_DRAFT;
   /** When the display last wrote a draft that showed text: the answer's own write keeps the interval after it. */
   let draftShownAt: number | undefined;
-  /** What the store says the display holds open, as JSON. */
-  let savedOpen = "[]";
+  /** What the store says the display holds open, as JSON; undefined: the next save writes whatever it is. */
+  let savedOpen: string | undefined = "[]";
+  /** The run's outcome was shown: no write of the display starts a stream any more. */
+  let writesOver = false;
   const warn = (error: unknown) => logger.warn({ err: error }, "could not show a run's progress");
   // Every write goes through one chain, so the display never gets two at the same time.
   let chain: Promise<void> = Promise.resolve();
@@ -77,21 +80,34 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
 
   async function saveOpen(): Promise<void> {
     if (!deps.unfinished || !display.unfinished || runId === undefined) return;
-    const open = display.unfinished();
+    const open = writesOver ? display.unfinished().filter(isOpenMessage) : display.unfinished();
     const json = JSON.stringify(open);
     if (json === savedOpen) return;
     savedOpen = json;
     await deps.unfinished.save(runId, open);
   }
 
-  /** A process that died during this run left messages open: they are ended before this one shows anything. */
+  /**
+   * A process that died during this run left messages open: they are ended before this one shows anything. Then, still
+   * before its first write, this view's record replaces that one: it names where the display's streams may start.
+   */
   function settleLeftBehind(id: string): void {
     const { unfinished } = deps;
     if (!unfinished || !display.settleUnfinished) return;
     enqueue(async () => {
-      const left = await unfinished.take(id);
-      if (left.length > 0) await display.settleUnfinished!(left);
+      const left = await unfinished.read(id);
+      if (left.length > 0) {
+        await display.settleUnfinished!(left);
+        savedOpen = undefined;
+      }
+      await saveOpen();
     }).catch(warn);
+  }
+
+  /** The outcome is shown: what stays open is recorded, the threads where streams could start no more. */
+  async function saveLastOpen(): Promise<void> {
+    writesOver = true;
+    await saveOpen();
   }
 
   /** Waits out the display's interval after the last draft it showed, so no message is edited twice within it. */
@@ -152,7 +168,7 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
         if (ref !== undefined) await deps.refs.remember(pending, ref);
         return undefined;
       } finally {
-        await saveOpen();
+        await saveLastOpen();
       }
     },
     async settleQuietly(outcome) {
@@ -162,7 +178,7 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
         await display
           .answer({ runId: outcome.runId, answer: quietLine(outcome), steps: outcome.steps, question: deps.question })
           .catch((error: unknown) => logger.warn({ err: error }, "could not end a quiet run's progress"));
-      await saveOpen();
+      await saveLastOpen();
     },
     ...(display.findAnswer ? { findAnswer: (id: string) => display.findAnswer!(id) } : {}),
     async fail(error) {
@@ -171,7 +187,7 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
       await chain.catch(() => undefined);
       if (liveSegment(draft)) await write({ ...current(), draft: sealedDraft(draft) }).catch(warn);
       await display.failure().catch((failure: unknown) => logger.error({ err: failure, runId }, "could not say the run failed"));
-      await saveOpen();
+      await saveLastOpen();
     },
   };
 

@@ -11,12 +11,12 @@ import type { LinkStyle } from "../../governance/command-text.js";
 import type { Presence } from "../../schedules/ports.js";
 import type { Logger } from "../../logger.js";
 import type { ContextLoader, OriginUpgrade } from "../../runs/api/surface-hooks.js";
-import type { PostedAnswer } from "../../runs/api/presenting.js";
+import type { NoteLink, PostedAnswer } from "../../runs/api/presenting.js";
 import type { ReplyHandle } from "../../runs/api/task.js";
 import type { Draft } from "./answer-draft.js";
 import type { AnswerCard, ApprovalCard, Progress, SettledCard } from "./cards.js";
 import type { SurfaceCore } from "./inbound.js";
-import type { UnfinishedMessage } from "./unfinished-messages.js";
+import type { LeftOpen } from "./unfinished-messages.js";
 
 /** What every platform surface is built with. */
 export interface SurfaceDeps {
@@ -85,10 +85,13 @@ export interface RunDisplay<Ref> {
   failure(): Promise<void>;
   /** The answer of `runId` already in the conversation (see RunPresenter.findAnswer); where the platform can tell. Must not throw. */
   findAnswer?(runId: string): Promise<PostedAnswer | undefined>;
-  /** The messages it holds open right now (unfinished-messages.ts), read after each of its writes. */
-  unfinished?(): readonly UnfinishedMessage[];
+  /**
+   * The messages it holds open right now, and the threads where a write of it may start a stream (unfinished-messages.ts):
+   * read before its first write and after each one; the threads are left out once its writes are over.
+   */
+  unfinished?(): readonly LeftOpen[];
   /** Ends what a process that died during this run left open: stopped, a text marked as answered again below. Never throws. */
-  settleUnfinished?(left: readonly UnfinishedMessage[]): Promise<void>;
+  settleUnfinished?(left: readonly LeftOpen[]): Promise<void>;
 }
 
 /** What a run's display is built from: `below` is the approval message an expired run's summary goes under. */
@@ -111,6 +114,11 @@ export interface ChatSurface<Clicked = unknown, Ref = unknown> {
   readonly format: TextFormat;
   /** How links are written in the audit listing. */
   readonly linkStyle: LinkStyle;
+  /**
+   * The surface serves several workspaces (a Slack app installed in several, Discord's servers): the audit and the
+   * feedback a command shows are those of the asker's workspace alone. Absent: one workspace (SLACK_BOT_TOKEN), as before.
+   */
+  readonly manyWorkspaces?: boolean;
   /** How to ask the bot something here, for the reply to an empty mention. */
   readonly askHint: string;
   /** How a command is typed here, before its name ("/" where commands are slash commands); none by default (`unschedule <id>`). */
@@ -140,10 +148,13 @@ export interface ChatSurface<Clicked = unknown, Ref = unknown> {
   display?(request: DisplayRequest<Ref>): RunDisplay<Ref>;
   /** Text for everyone in the conversation of `at` (a command's reply, where that is private on the platform). False when refused. Must not throw. */
   post(at: Spot, text: string): Promise<boolean>;
-  /** The platform's own private message to the person at `at` (ephemeral); false where there is none or it was refused. Must not throw. */
-  whisper(at: Spot, text: string): Promise<boolean>;
-  /** A direct message from the bot; false when refused. Must not throw. */
-  directMessage(person: Person, text: string): Promise<boolean>;
+  /**
+   * The platform's own private message to the person at `at` (ephemeral); false where there is none or it was refused.
+   * `link`: shown as a link button where the platform has them (`text` writes it out for where it does not). Must not throw.
+   */
+  whisper(at: Spot, text: string, link?: NoteLink): Promise<boolean>;
+  /** A direct message from the bot, in the workspace or server of `where` (the person's; `link` as in `whisper`); false when refused. Must not throw. */
+  directMessage(person: Person, text: string, where: TaskOrigin, link?: NoteLink): Promise<boolean>;
   /** The approval message without its buttons, saying what happened. Must not throw. */
   settleApproval(message: ApprovalMessage<Clicked, Ref>, card: SettledCard): Promise<void>;
   /** A link to the clicked message, for the feedback listing. */

@@ -6,6 +6,7 @@ import type { FeedbackEntry, FeedbackTotals } from "../../memory/feedback.js";
 import type { Fact } from "../../memory/types.js";
 import type { Forgotten } from "../../runs/api/agent-service.js";
 import type { StopResult } from "../../runs/api/decision-request.js";
+import type { PrivateNote } from "./private-note.js";
 import type { TextFormat } from "./surface.js";
 
 export const RESTARTING_CLICK = "I am restarting right now; please click again in a moment.";
@@ -131,13 +132,22 @@ export function fitted(text: string, maxChars: number): string {
   return `${shown}\n… and ${text.slice(shown.length).split("\n").length - 1} more lines`;
 }
 
-/** A run waits for its requester to connect an MCP server: the private link. */
-export function connectText(pending: PendingApproval): string {
+/**
+ * A run waits for its requester to connect an MCP server: the private link, written out (for
+ * notifications and where buttons do not show) and as a button.
+ */
+export function connectNote(pending: PendingApproval): PrivateNote {
   const server = pending.connect?.server ?? "the server";
   const url = pending.connect?.url;
-  return url
-    ? `Connect ${server}: ${url}\nSign in there as yourself (the link is yours alone and lasts 10 minutes); your request goes on by itself once you are connected.`
-    : `Your request needs you to connect ${server}, but the link could not be made just now. Ask again in a moment.`;
+  if (!url) return { text: `Your request needs you to connect ${server}, but the link could not be made just now. Ask again in a moment.` };
+  return {
+    text: `Connect ${server}: ${url}\nSign in there as yourself (the link is yours alone and lasts 10 minutes); your request goes on by itself once you are connected.`,
+    link: {
+      label: `Connect ${server}`,
+      url,
+      caption: `Your request needs you to connect ${server}. Sign in as yourself with the button (the link is yours alone and lasts 10 minutes); your request goes on by itself once you are connected.`,
+    },
+  };
 }
 
 /** Said in the channel when the link could not be sent privately: it names no link. */

@@ -2,8 +2,15 @@
 // (`stop:<runId>`) and 👍 / 👎 (`fb:u:<runId>:<guard>`). An id names what it is about and nothing
 // else, so a click works on any process and after a restart: the state lives in the store.
 // Discord caps custom ids at 100 characters; run ids are at most 32 characters (the runner's
-// are 24) and call ids at most 40, so ids stay under 90.
-import { ButtonStyle, ComponentType, type APIActionRowComponent, type APIButtonComponentWithCustomId } from "discord.js";
+// are 24) and call ids at most 40, so ids stay under 90. A link button (a Connect link, a
+// server's page) has a url and no id: Discord opens it and sends the bot nothing.
+import {
+  ButtonStyle,
+  ComponentType,
+  type APIActionRowComponent,
+  type APIButtonComponentWithCustomId,
+  type APIButtonComponentWithURL,
+} from "discord.js";
 import type { Decision, GuardStop } from "../../contracts/types.js";
 import { guardOf, type Button } from "../core/inbound.js";
 
@@ -14,6 +21,9 @@ export interface ApprovalButton {
 }
 
 const MAX_CUSTOM_ID = 100;
+/** Discord's limits on a link button's url and on a button's label. */
+const MAX_LINK_URL = 512;
+const MAX_LABEL = 80;
 const APPROVAL_ID = /^appr:([ad]):([^:\s]{1,32}):(\S{1,40})$/;
 const STOP_ID = /^stop:([^:\s]{1,32})$/;
 const FEEDBACK_ID = /^fb:([ud]):([^:\s]{1,32}):([a-z_]{1,32})$/;
@@ -43,6 +53,14 @@ export function parseButton(customId: string): Button | undefined {
 }
 
 export type ButtonRow = APIActionRowComponent<APIButtonComponentWithCustomId>;
+export type LinkRow = APIActionRowComponent<APIButtonComponentWithURL>;
+
+/** A row holding one link button; undefined when Discord would refuse its url. */
+export function linkButtons(label: string, url: string): LinkRow[] | undefined {
+  if (url.length > MAX_LINK_URL) return undefined;
+  const shown = label.length <= MAX_LABEL ? label : `${label.slice(0, MAX_LABEL - 1)}…`;
+  return [{ type: ComponentType.ActionRow, components: [{ type: ComponentType.Button, style: ButtonStyle.Link, label: shown, url }] }];
+}
 
 const row = (...components: APIButtonComponentWithCustomId[]): ButtonRow[] => [{ type: ComponentType.ActionRow, components }];
 

@@ -4,13 +4,13 @@
 import { Routes, type REST } from "discord.js";
 import { z } from "zod";
 import type { UploadFile } from "../core/cards.js";
-import type { ButtonRow } from "./buttons.js";
+import type { ButtonRow, LinkRow } from "./buttons.js";
 import { NO_PINGS_API } from "./messages.js";
 
 export interface OutgoingMessage {
   readonly content: string;
   /** Left out: unchanged on edit, none on send. Empty: removes them. */
-  readonly components?: readonly ButtonRow[];
+  readonly components?: readonly (ButtonRow | LinkRow)[];
   /** The one person this message may ping (the content names them); nobody else ever is. */
   readonly ping?: string;
   /** Uploaded with the message (multipart), each within the bot's upload limit (checked by the core). */

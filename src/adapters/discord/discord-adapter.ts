@@ -23,6 +23,7 @@ import { createDiscordSchedulePorts } from "./discord-schedules.js";
 import { takeInteraction, takeMention, type DiscordClicked } from "./discord-events.js";
 import { takeDeletion, takeEdit } from "./message-changes.js";
 import { decodeInteraction, placeOf, upgradeOrigin } from "./discord-place.js";
+import { noteMessage } from "./link-note.js";
 import { approvalText, discordFormat, NO_PINGS, settledLine, withClosingLine } from "./messages.js";
 import { isLive, replySurface, webhookEdit, webhookSend } from "./reply-surface.js";
 
@@ -35,6 +36,10 @@ export interface DiscordSurfaceDeps extends SurfaceDeps {
   readonly progressIntervalMs?: number;
   /** The largest answer file uploaded (default Discord's 10 MiB for bots); tests lower it. */
   readonly uploadLimitBytes?: number;
+  /** The bot was removed from a server (kicked, banned, or the server deleted): the rest of it goes. Must not throw. */
+  readonly removed?: (guild: { readonly id: string }) => Promise<void>;
+  /** The bot joined a server (again): it starts clean. Must not throw. */
+  readonly joined?: (guild: { readonly id: string }) => Promise<void>;
 }
 
 const DESTROY_TIMEOUT_MS = 1_000;
@@ -74,6 +79,15 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
       if (botId) core.track("an edited Discord message", takeEdit(events, core, before, message, botId));
     });
     client.on(Events.MessageDelete, (message) => core.track("a deleted Discord message", takeDeletion(events, core, message)));
+    // Only a server the bot is gone from: an outage is `guildUnavailable`, and the server comes back.
+    client.on(Events.GuildDelete, (guild) => {
+      logger.info({ guild: guild.id }, "the bot was removed from a Discord server");
+      if (deps.removed) core.track("a server the bot left", deps.removed({ id: guild.id }));
+    });
+    client.on(Events.GuildCreate, (guild) => {
+      logger.info({ guild: guild.id }, "the bot joined a Discord server");
+      if (deps.joined) core.track("a server the bot joined", deps.joined({ id: guild.id }));
+    });
     client.on(Events.Error, (error) => logger.error({ err: error }, "discord client error"));
     client.on(Events.ShardError, (error) => logger.warn({ err: error }, "discord gateway connection error; discord.js reconnects"));
     client.on(Events.ShardDisconnect, (event) => deps.onConnection?.("down", `the gateway closed the connection (${event.code})`));
@@ -90,6 +104,8 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
     name: "discord",
     format: discordFormat,
     linkStyle: "markdown",
+    // One bot in many servers: each server's admins see its own audit and feedback.
+    manyWorkspaces: true,
     askHint: "mention me with a question, or use `/ask question:`.",
     commandMark: "/",
     tools: createDiscordTools(client, writeRest),
@@ -161,19 +177,21 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
       const place = placeOf(at.origin);
       return place ? tried("a reply", () => api.send(place.channel, { content: text }, place.message)) : Promise.resolve(false);
     },
-    whisper(at, text) {
+    whisper(at, text, link) {
       const interaction = decodeInteraction(at.reply);
       if (!isLive(interaction, clock())) return Promise.resolve(false);
+      const note = noteMessage(text, link);
       if (interaction.kind === "command")
-        return tried("an ephemeral reply", () => webhookEdit(client.rest, interaction, "@original", { content: text }));
+        return tried("an ephemeral reply", () => webhookEdit(client.rest, interaction, "@original", note));
       return tried("an ephemeral message", async () => {
-        // A refused /ask: its public "thinking…" goes, and only the asker sees why.
-        if (interaction.kind === "ask")
+        // A refused /ask: its public "thinking…" goes, and only the asker sees why. A note with a link is a waiting
+        // run's (its Connect link): the run's own message stays, and the run answers there once the person connected.
+        if (interaction.kind === "ask" && !link)
           await client.rest.delete(Routes.webhookMessage(interaction.application, interaction.token, "@original"), { auth: false });
-        await webhookSend(client.rest, interaction, { content: text }, true);
+        await webhookSend(client.rest, interaction, note, true);
       });
     },
-    directMessage: (person, text) => tried("a direct message", () => api.directMessage(person.id, { content: text })),
+    directMessage: (person, text, _where, link) => tried("a direct message", () => api.directMessage(person.id, noteMessage(text, link))),
     ...createDiscordSchedulePorts(client.rest, api, logger),
     async settleApproval(message, card) {
       const line = settledLine(card);

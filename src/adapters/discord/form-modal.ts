@@ -10,6 +10,7 @@ import type { FormInput } from "../../runs/forms/form-values.js";
 import { defaultText } from "../../runs/forms/form-values.js";
 import type { FormAction } from "../core/form-clicks.js";
 import { answerLabel } from "../core/forms.js";
+import { linkButtons } from "./buttons.js";
 
 const FORM_BUTTON_ID = /^form:([odc]):(frm_[A-Za-z0-9_-]{8,40})$/;
 const FORM_MODAL_ID = /^form:(frm_[A-Za-z0-9_-]{8,40})$/;
@@ -36,15 +37,7 @@ export function parseFormModalId(customId: string): string | undefined {
 
 export function formButtons(form: PendingForm): APIActionRowComponent<APIButtonComponent>[] {
   const { question } = form;
-  if (question.kind === "url")
-    return [
-      {
-        type: ComponentType.ActionRow,
-        components: [
-          { type: ComponentType.Button, style: ButtonStyle.Link, label: cut(`Open for ${question.server}`, 80), url: question.url },
-        ],
-      },
-    ];
+  if (question.kind === "url") return linkButtons(`Open for ${question.server}`, question.url) ?? [];
   const button = (code: string, label: string, style: ButtonStyle.Primary | ButtonStyle.Secondary) => ({
     type: ComponentType.Button as const,
     style,

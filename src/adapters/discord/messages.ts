@@ -74,6 +74,8 @@ export function answerText(outcome: Pick<Extract<RunOutcome, { status: "answered
 }
 
 export function waitingText(pending: PendingApproval): string {
+  if (pending.connect)
+    return `⏸️ Waiting for <@${pending.requester.id}> to connect ${code(pending.connect.server)} (the link was sent to them privately).`;
   return `⏸️ Waiting for approval to run ${code(pending.tool)} (see the message below).`;
 }
 

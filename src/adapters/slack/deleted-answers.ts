@@ -30,10 +30,12 @@ export function runMessagesEndingAt(messages: readonly Listed[], answerTs: strin
   return messages.slice(first, at + 1).flatMap((message) => (message.ts ? [message.ts] : []));
 }
 
-export function deleteRunMessages(client: webApi.WebClient, logger: Logger) {
+/** `clientOf`: the client of the origin's workspace (its token of the moment). */
+export function deleteRunMessages(clientOf: (origin: TaskOrigin) => webApi.WebClient, logger: Logger) {
   return async (origin: TaskOrigin, answer: PostedAnswer | undefined): Promise<void> => {
     const place = placeOf(origin);
     if (!place || !answer) return;
+    const client = clientOf(origin);
     const channel = place.channel;
     const thread = place.replyThreadTs ?? place.traceThreadTs;
     const listed = await client.conversations

@@ -9,6 +9,7 @@ import { slackFilesOf } from "./slack-files.js";
 import { conversationAt, isDirectChannel } from "./slack-place.js";
 import { threadSource } from "./thread-context.js";
 import { isChannelMessage, threadReplyOf } from "./thread-replies.js";
+import type { WorkspaceRef } from "./install/workspace-ref.js";
 
 /** How the message reached the bot: a mention (channels, group DMs), or a message event (DMs, the Messages tab, channel threads). */
 export type EntryPoint = "mention" | "direct";
@@ -17,6 +18,7 @@ const SLACK_TS = /^\d+\.\d+$/;
 
 const EventBody = z.object({
   team_id: z.string().min(1).optional(),
+  enterprise_id: z.string().min(1).nullish(),
   event: z.object({
     type: z.string(),
     user: z.string().min(1).optional(),
@@ -48,7 +50,16 @@ export function stripMention(text: string, botUserId: string | undefined): strin
   return withoutBot.replace(/\s+/g, " ").trim();
 }
 
-/** The conversation a person's message belongs to: its thread (a top-level message starts one), in the installing workspace `team`. */
+/** Where the installation the event came through belongs: an Enterprise Grid org, an org-wide install. */
+export interface InstalledIn {
+  readonly enterprise?: string | undefined;
+  readonly orgInstall?: boolean | undefined;
+}
+
+/**
+ * The conversation a person's message belongs to: its thread (a top-level message starts one), in the
+ * installing workspace `team` (an org-wide install's event may name only the org: its id then).
+ */
 export function conversationOfMessage(
   team: string,
   channel: string,
@@ -58,6 +69,7 @@ export function conversationOfMessage(
     readonly user_team?: string | undefined;
     readonly team?: string | undefined;
   },
+  installedIn: InstalledIn = {},
 ): Conversation {
   const root = message.thread_ts ?? message.ts;
   const userTeam = message.user_team ?? message.team ?? team;
@@ -68,16 +80,27 @@ export function conversationOfMessage(
       traceThreadTs: root,
       replyThreadTs: root,
       ...(userTeam === team ? {} : { requesterTeam: userTeam }),
+      ...(installedIn.enterprise ? { enterprise: installedIn.enterprise } : {}),
+      ...(installedIn.orgInstall ? { orgInstall: true as const } : {}),
     }),
     ...(message.thread_ts !== undefined && message.thread_ts !== message.ts ? { inThread: true } : {}),
   };
 }
 
-/** `botUserId` is the bot's own user id (auth.test); `fallbackTeam` comes from Bolt's context. */
-export function classifyMessage(entry: EntryPoint, body: unknown, botUserId: string | undefined, fallbackTeam?: string): Incoming {
+/**
+ * `botUserId` is the bot's own user id (auth.test, or the workspace's installation); `fallbackTeam` and
+ * `workspace` come from Bolt's context (an Enterprise Grid org and an org-wide install are kept with the place).
+ */
+export function classifyMessage(
+  entry: EntryPoint,
+  body: unknown,
+  botUserId: string | undefined,
+  fallbackTeam?: string,
+  workspace?: WorkspaceRef,
+): Incoming {
   const parsed = EventBody.safeParse(body);
   if (!parsed.success) return { kind: "ignore", reason: `malformed event: ${parsed.error.issues[0]?.message ?? "invalid"}` };
-  const { event, team_id } = parsed.data;
+  const { event, team_id, enterprise_id } = parsed.data;
   if (event.bot_id !== undefined || event.subtype === "bot_message") return { kind: "ignore", reason: "written by a bot" };
   if (event.subtype !== undefined && !PERSON_SUBTYPES.has(event.subtype))
     return { kind: "ignore", reason: `message subtype ${event.subtype}` };
@@ -92,13 +115,15 @@ export function classifyMessage(entry: EntryPoint, body: unknown, botUserId: str
   } else if (entry !== "mention" && event.channel_type !== undefined && event.channel_type !== "im") {
     return { kind: "ignore", reason: `not a direct message (${event.channel_type})` };
   }
-  // The installing workspace first: in a shared channel `event.team` is the author's workspace.
-  const team = team_id ?? event.team ?? fallbackTeam;
+  // The installing workspace first: in a shared channel `event.team` is the author's workspace. An org-wide
+  // install's event may name only the org: the conversation is keyed with its id then.
+  const enterprise = enterprise_id ?? workspace?.enterprise;
+  const team = team_id ?? event.team ?? fallbackTeam ?? enterprise;
   if (team === undefined) return { kind: "ignore", reason: "no team id" };
 
   const inThread = event.thread_ts !== undefined && event.thread_ts !== event.ts;
   const root = event.thread_ts ?? event.ts;
-  const conversation = conversationOfMessage(team, event.channel, event);
+  const conversation = conversationOfMessage(team, event.channel, event, { enterprise, orgInstall: workspace?.orgInstall });
   // Only a channel thread holds other people's words (a DM thread is already in memory).
   const contextSource = (entry === "mention" || followUp) && inThread ? threadSource(event.channel, root, event.ts) : undefined;
   const files = slackFilesOf(event.files);

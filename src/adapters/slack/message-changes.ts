@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { Logger } from "../../logger.js";
 import { spotOf, type DeletionInput, type EditInput, type SurfaceCore } from "../core/inbound.js";
 import { conversationOfMessage, stripMention } from "./incoming-message.js";
+import type { WorkspaceRef } from "./install/workspace-ref.js";
 
 const SLACK_TS = /^\d+\.\d+$/;
 
@@ -23,6 +24,7 @@ const Written = z.object({
 
 const Changed = z.object({
   team_id: z.string().min(1).optional(),
+  enterprise_id: z.string().min(1).nullish(),
   event: z.object({
     type: z.literal("message"),
     subtype: z.literal("message_changed"),
@@ -50,27 +52,36 @@ export type MessageChange =
 
 const CHANGE_SUBTYPES = new Set(["message_changed", "message_deleted"]);
 
-/** Undefined when the event is no change of an earlier message (a new message, another subtype). */
-export function changeOf(body: unknown, botUserId: string | undefined, fallbackTeam?: string): MessageChange | undefined {
+/**
+ * Undefined when the event is no change of an earlier message (a new message, another subtype).
+ * `workspace` (Bolt's context) keys an edit's conversation as its message was keyed.
+ */
+export function changeOf(
+  body: unknown,
+  botUserId: string | undefined,
+  fallbackTeam?: string,
+  workspace?: WorkspaceRef,
+): MessageChange | undefined {
   const subtype = (body as { event?: { subtype?: unknown } } | undefined)?.event?.subtype;
   if (typeof subtype !== "string" || !CHANGE_SUBTYPES.has(subtype)) return undefined;
-  return subtype === "message_changed" ? editOf(body, botUserId, fallbackTeam) : deletionOf(body, botUserId);
+  return subtype === "message_changed" ? editOf(body, botUserId, fallbackTeam, workspace) : deletionOf(body, botUserId);
 }
 
 const byBot = (written: { readonly bot_id?: string | undefined; readonly user?: string | undefined }, botUserId: string | undefined) =>
   written.bot_id !== undefined || (botUserId !== undefined && written.user === botUserId);
 
-function editOf(body: unknown, botUserId: string | undefined, fallbackTeam?: string): MessageChange {
+function editOf(body: unknown, botUserId: string | undefined, fallbackTeam?: string, workspace?: WorkspaceRef): MessageChange {
   const parsed = Changed.safeParse(body);
   if (!parsed.success) return { kind: "ignore", reason: `malformed message_changed: ${parsed.error.issues[0]?.message ?? "invalid"}` };
-  const { event, team_id } = parsed.data;
+  const { event, team_id, enterprise_id } = parsed.data;
   const { message } = event;
   if (byBot(message, botUserId)) return { kind: "ignore", reason: "a bot's message changed" };
   if (message.user === undefined) return { kind: "ignore", reason: "no author" };
   if (event.previous_message?.text === message.text) return { kind: "ignore", reason: "the text is unchanged" };
-  const team = team_id ?? message.team ?? fallbackTeam;
+  const enterprise = enterprise_id ?? workspace?.enterprise;
+  const team = team_id ?? message.team ?? fallbackTeam ?? enterprise;
   if (team === undefined) return { kind: "ignore", reason: "no team id" };
-  const conversation = conversationOfMessage(team, event.channel, message);
+  const conversation = conversationOfMessage(team, event.channel, message, { enterprise, orgInstall: workspace?.orgInstall });
   const editedAt = message.edited?.ts ?? event.ts;
   const mentions = (text: string) => botUserId !== undefined && new RegExp(`<@${botUserId}(\\|[^>]*)?>`).test(text);
   const addsMention = mentions(message.text) && !mentions(event.previous_message?.text ?? "");

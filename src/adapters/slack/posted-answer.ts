@@ -21,8 +21,10 @@ interface Listed {
   readonly metadata?: { readonly event_type?: string; readonly event_payload?: Record<string, unknown> };
 }
 
-const isAnswerOf = (runId: string) => (message: Listed) =>
-  message.metadata?.event_type === ANSWER_EVENT && message.metadata.event_payload?.run_id === runId && message.bot_id !== undefined;
+/** A bot's message that carries a run's answer (listed with its metadata). */
+export const isPostedAnswer = (message: Listed): boolean => message.metadata?.event_type === ANSWER_EVENT && message.bot_id !== undefined;
+
+const isAnswerOf = (runId: string) => (message: Listed) => isPostedAnswer(message) && message.metadata?.event_payload?.run_id === runId;
 
 /** The ts of `runId`'s answer where it would be (the thread, or a DM's top level); undefined when none or Slack failed. */
 export async function findPostedAnswer(client: webApi.WebClient, logger: Logger, where: Where, runId: string): Promise<string | undefined> {

@@ -62,17 +62,21 @@ export const messagesIn = (listing: readonly unknown[]): z.infer<typeof Listed>[
     return parsed.success ? [parsed.data] : [];
   });
 
-/** Slack lists a thread oldest first, so it is read page by page, up to `latest` when given (bounded); `whole` false: it stopped at the bound. */
+/**
+ * Slack lists a thread oldest first, so it is read page by page, up to `latest` when given (bounded), with the messages'
+ * metadata when `metadata` is set; `whole` false: it stopped at the bound.
+ */
 export async function readThread(
   client: webApi.WebClient,
-  thread: { readonly channel: string; readonly ts: string; readonly latest?: string },
+  thread: { readonly channel: string; readonly ts: string; readonly latest?: string; readonly metadata?: true },
   maxPages: number,
 ): Promise<{ readonly messages: unknown[]; readonly whole: boolean }> {
   const messages: unknown[] = [];
   const { channel, ts, latest } = thread;
   const before = latest === undefined ? {} : { latest, inclusive: false };
+  const metadata = thread.metadata ? { include_all_metadata: true } : {};
   const whole = await readPages(
-    (page) => client.conversations.replies({ channel, ts, ...before, limit: THREAD_PAGE_SIZE, ...page }),
+    (page) => client.conversations.replies({ channel, ts, ...before, ...metadata, limit: THREAD_PAGE_SIZE, ...page }),
     (page) => void messages.push(...page.messages),
     maxPages,
   );

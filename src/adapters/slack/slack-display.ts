@@ -6,15 +6,16 @@
 import { postFormCard } from "./form-message.js";
 import { findPostedAnswer } from "./posted-answer.js";
 import type { webApi } from "@slack/bolt";
-import type { RunOutcome } from "../../contracts/types.js";
+import type { PendingApproval, RunOutcome } from "../../contracts/types.js";
 import { renderTrace } from "../../contracts/trace-text.js";
 import type { Logger } from "../../logger.js";
 import { taskLines, type StatusCard, type TaskUpdate } from "../core/cards.js";
 import type { RunDisplay } from "../core/surface.js";
 import { RUN_FAILED } from "../core/texts.js";
+import { isOpenMessage, isStreamThread, type StreamThread } from "../core/unfinished-messages.js";
 import { approvalBlocks, approvalText } from "./approval-message.js";
 import { createAnswerMessages } from "./answer-messages.js";
-import { endLeftOpen, INTERRUPTED_NOTES, type EndNotes } from "./left-open.js";
+import { endLeftOpen, endUnrecordedStreams, INTERRUPTED_NOTES, type EndNotes } from "./left-open.js";
 import { feedbackBlocks } from "./feedback-buttons.js";
 import { createMessageTrace, type MessageTrace } from "./message-trace.js";
 import { describeSlackError } from "./slack-api.js";
@@ -31,6 +32,10 @@ const MOVED_ON: EndNotes = { ...INTERRUPTED_NOTES, trace: "_(the steps go on bel
 
 /** The whole trace of a finished run; the trace message spreads it over as many messages as it needs. */
 const FINAL_TRACE_CHARS = 40_000;
+
+/** What a paused run waits for: a person's decision, or its requester connecting a server. */
+const pausedHeading = (pending: PendingApproval) =>
+  pending.connect ? `Waiting for <@${pending.requester.id}> to connect ${pending.connect.server}.` : "Waiting for approval.";
 
 export interface SlackDisplayDeps {
   readonly client: webApi.WebClient;
@@ -77,6 +82,13 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
   // A stream Slack refused to start (the workspace, the channel, the person) is not tried again in
   // this run, whether the trace or the model's text asked first.
   const refused = { streaming: false };
+  /** Where this run's streams start: the trace's thread, and the answer's when it is another. */
+  const streamThreads: StreamThread[] = [
+    { channel: place.channel, thread: place.traceThreadTs },
+    ...(place.replyThreadTs === undefined || place.replyThreadTs === place.traceThreadTs
+      ? []
+      : [{ channel: place.channel, thread: place.replyThreadTs }]),
+  ];
   const answers = createAnswerMessages({
     client,
     posts,
@@ -121,7 +133,7 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
   async function closeTrace(outcome: RunOutcome): Promise<void> {
     await stream?.finish();
     if (!fallback) return;
-    const heading = outcome.status === "paused" ? "Waiting for approval. Steps so far:" : `Steps (${outcome.steps.length}):`;
+    const heading = outcome.status === "paused" ? `${pausedHeading(outcome.pending)} Steps so far:` : `Steps (${outcome.steps.length}):`;
     fallback.show(heading, renderTrace(outcome.steps, { maxChars: FINAL_TRACE_CHARS }));
     await fallback.flush();
   }
@@ -168,7 +180,9 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
       const message = { text: approvalText(pending), blocks: approvalBlocks(pending, deciders) };
       const fields = { runId: pending.runId, tool: pending.tool };
       const ts = await posts.post(replyTarget, message, { level: "error", message: "could not post the approval message", fields });
-      return ts === undefined ? undefined : { channel: replyTarget.channel, ts };
+      if (ts === undefined) return undefined;
+      const { team, enterprise, orgInstall } = place;
+      return { channel: replyTarget.channel, ts, team, ...(enterprise ? { enterprise } : {}), ...(orgInstall ? { orgInstall } : {}) };
     },
     form: (form) => postFormCard(client, logger, place, form),
     async findAnswer(id) {
@@ -180,9 +194,17 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
       return [
         ...answers.unfinished(),
         ...(trace === undefined ? [] : [{ channel: traceTarget.channel, id: trace, kind: "trace" as const, streaming: true }]),
+        // A stream Slack refused is not started again in this run.
+        ...(refused.streaming ? [] : streamThreads),
       ];
     },
-    settleUnfinished: (left) => endLeftOpen(client, logger, left, INTERRUPTED_NOTES),
+    async settleUnfinished(left) {
+      const messages = left.filter(isOpenMessage);
+      await endLeftOpen(client, logger, messages, INTERRUPTED_NOTES);
+      // Whether it was the text or the trace that streamed there, it ends as interrupted.
+      const named = new Set(messages.map((message) => message.id));
+      await endUnrecordedStreams(client, logger, left.filter(isStreamThread), named, INTERRUPTED_NOTES.trace);
+    },
     async failure() {
       await status.stop();
       await stopControl.close();

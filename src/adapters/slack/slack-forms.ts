@@ -1,27 +1,26 @@
-// A server's form on Slack, as the adapter listens for it and opens it: the card's buttons (a
-// link's click only acked), the modal opened with the click's trigger id (Slack takes it for 3
-// seconds, once), and the modal's Send, acknowledged with the problems under their fields when
-// the answer does not read, so the person fixes it in place.
+// A server's form on Slack, as the adapter listens for it and opens it: the card's buttons, the
+// modal opened with the click's trigger id (Slack takes it for 3 seconds, once), and the modal's
+// Send, acknowledged with the problems under their fields when the answer does not read, so the
+// person fixes it in place.
 import type { App, webApi } from "@slack/bolt";
 import type { PendingForm } from "../../contracts/types.js";
 import type { Logger } from "../../logger.js";
 import { spotOf, type SurfaceCore } from "../core/inbound.js";
-import { FORM_ACTIONS, FORM_LINK_ACTION, takeFormClick } from "./form-message.js";
+import { FORM_ACTIONS, takeFormClick } from "./form-message.js";
 import { FORM_MODAL, formModal, modalErrors, readFormSubmission } from "./form-modal.js";
 import { conversationAt } from "./slack-place.js";
 import type { SlackClicked } from "./slack-refs.js";
+import { refOfContext } from "./install/workspace-ref.js";
+import { enterpriseOf } from "./slack-clicks.js";
 
 export function listenForForms(bolt: App, core: SurfaceCore<SlackClicked>, logger: Logger): void {
   for (const action of FORM_ACTIONS) {
-    bolt.action(action, async ({ ack, body }) => {
+    bolt.action(action, async ({ ack, body, context }) => {
       await ack();
-      void takeFormClick(core, action, body, () => logger.warn({ action }, "ignored a malformed form button click"));
+      void takeFormClick(core, action, body, () => logger.warn({ action }, "ignored a malformed form button click"), refOfContext(context));
     });
   }
-  bolt.action(FORM_LINK_ACTION, async ({ ack }) => {
-    await ack();
-  });
-  bolt.view(FORM_MODAL, async ({ ack, body }) => {
+  bolt.view(FORM_MODAL, async ({ ack, body, context }) => {
     const read = readFormSubmission(body);
     if (!read) {
       logger.warn("ignored a malformed form submission");
@@ -32,6 +31,7 @@ export function listenForForms(bolt: App, core: SurfaceCore<SlackClicked>, logge
       channel: read.channel,
       traceThreadTs: read.threadTs ?? "",
       ...(read.threadTs ? { replyThreadTs: read.threadTs } : {}),
+      ...enterpriseOf(refOfContext(context)),
     });
     const at = spotOf("slack", conversation, { ...read.user, roles: [] });
     // Slack waits 3 s for this ack; the answer is one claim in the store.

@@ -8,6 +8,8 @@ import type { GuardStop } from "../../contracts/types.js";
 import type { Logger } from "../../logger.js";
 import { attempt, type Failure } from "../core/attempt.js";
 import { splitText } from "../core/split-text.js";
+import type { NoteLink } from "../../runs/api/presenting.js";
+import { linkNoteBlocks } from "./link-button.js";
 import { describeSlackError, slackErrorCode } from "./slack-api.js";
 import { escapeSlackText, MESSAGE_MAX_CHARS, neutraliseMentions, toSlackMrkdwn } from "./slack-text.js";
 
@@ -38,9 +40,9 @@ export interface Body {
 export interface SlackPosts {
   /** The posted message's ts; undefined when Slack did not take it. `retry` false: tried once. */
   post(where: Where, body: Body, failure: Failure, retry?: boolean): Promise<string | undefined>;
-  /** Only members of the channel can be shown one. */
-  whisper(where: Where, user: string, text: string): Promise<boolean>;
-  directMessage(user: string, text: string): Promise<boolean>;
+  /** Only members of the channel can be shown one. `link`: a link button under the note (link-button.ts). */
+  whisper(where: Where, user: string, text: string, link?: NoteLink): Promise<boolean>;
+  directMessage(user: string, text: string, link?: NoteLink): Promise<boolean>;
   /**
    * As Slack mrkdwn, neutralised, in parts below Slack's message size, then a line naming the guard that fired. The
    * first part's ts; the first part carries `metadata` (posted-answer.ts).
@@ -58,6 +60,11 @@ export function guardLineBlock(stop: GuardStop) {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const threadOf = (where: Where) => (where.threadTs === undefined ? {} : { thread_ts: where.threadTs });
+/** A note's link as blocks, with its text kept for notifications and clients without blocks. */
+const linkBlocks = (link: NoteLink | undefined) => {
+  const blocks = link && linkNoteBlocks(link);
+  return blocks ? { blocks } : {};
+};
 
 export function createSlackPosts(client: webApi.WebClient, logger: Logger): SlackPosts {
   async function post(where: Where, body: Body, failure: Failure, retry = true): Promise<string | undefined> {
@@ -94,13 +101,15 @@ export function createSlackPosts(client: webApi.WebClient, logger: Logger): Slac
 
   return {
     post,
-    whisper: (where, user, text) =>
+    whisper: (where, user, text, link) =>
       attempt(logger, { level: "info", message: "Slack refused an ephemeral message", fields: { user } }, () =>
-        client.chat.postEphemeral({ channel: where.channel, user, text, ...threadOf(where) }),
+        client.chat.postEphemeral({ channel: where.channel, user, text, ...linkBlocks(link), ...threadOf(where) }),
       ),
-    async directMessage(user, text) {
+    async directMessage(user, text, link) {
       const failure: Failure = { level: "info", message: "Slack refused a direct message", fields: { user } };
-      return (await post({ channel: user }, { text }, failure, false)) !== undefined;
+      // A link is the person's to open: Slack does not fetch it for a preview.
+      const body: Body = link ? { text, ...linkBlocks(link), unfurl: false } : { text };
+      return (await post({ channel: user }, body, failure, false)) !== undefined;
     },
     async answer(where, answer, stop, metadata) {
       const split = splitText(toSlackMrkdwn(answer), MESSAGE_MAX_CHARS);

@@ -176,6 +176,7 @@ export const ScopeSchema = z.object({
   workspace: z.string().optional(),
   roles: z.array(z.string()).readonly(),
   link: z.string().optional(),
+  workspaceAdmin: z.literal(true).optional(),
 }) satisfies z.ZodType<RequestScope>;
 
 export const RunStateSchema = z.object({

@@ -231,7 +231,7 @@ function describeOutcome(call: ToolCall, result: string | undefined): string {
       : `I could not work out ${expression}: ${firstLine(observationForPeople(result))}`;
   }
   if (call.name === DEMO_NOTE_TOOL) {
-    if (result.startsWith("Saved to ")) return `${firstLine(result)}.`;
+    if (result.startsWith("Saved to ")) return sentence(firstLine(result));
     const denied = /^Denied by ([^:]+):/.exec(result);
     return denied
       ? `I did not save the note: ${denied[1]} did not approve it.`
@@ -292,6 +292,11 @@ const EXPRESSION_SHOWN = 80;
 function firstLine(text: string): string {
   const line = text.trim().split("\n")[0] ?? "";
   return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}
+
+/** A line that ends its own sentence (the person's note may) gets no second full stop. */
+function sentence(line: string): string {
+  return /[.!?…]$/.test(line) ? line : `${line}.`;
 }
 
 function text(content: string): ModelReply {

@@ -36,6 +36,18 @@ export interface RunPresenter {
   findAnswer?(runId: string): Promise<PostedAnswer | undefined>;
 }
 
+/**
+ * A link button under a private note (a Connect link), where the platform shows one. The note's
+ * text writes the link out, for where buttons do not show (notifications, the console).
+ */
+export interface NoteLink {
+  /** The button's words ("Connect docs"). */
+  readonly label: string;
+  readonly url: string;
+  /** The note as shown with the button, which stands for the link the text writes out. */
+  readonly caption: string;
+}
+
 /** Tells the asker privately that their message was refused (access, a limit); nothing else shows. Must not throw. */
 export type RefusalNote = (origin: TaskOrigin, text: string, reply?: ReplyHandle) => Promise<void>;
 

@@ -3,7 +3,7 @@
 // is read by this version.
 import type { ChatMessage, TaskOrigin, Tool } from "../../contracts/types.js";
 import type { SurfaceFiles } from "../../files/file-ref.js";
-import type { ExpiryHandler, PresenterFactory, RefusalNote } from "./presenting.js";
+import type { ExpiryHandler, NoteLink, PresenterFactory, RefusalNote } from "./presenting.js";
 import type { ReplyHandle } from "./task.js";
 
 /** Reads a task's thread context from its `contextSource` when its run starts. Must not throw (no context: []). */
@@ -24,8 +24,8 @@ export interface SurfaceHooks {
   /** A pending approval on this surface expired without a decision (the run's summary is in the outcome). */
   readonly expired?: ExpiryHandler;
   readonly upgrade?: OriginUpgrade;
-  /** Tells the requester of `origin` something only they may see (a Connect link), privately. Never throws. */
-  readonly tell?: (origin: TaskOrigin, text: string) => Promise<void>;
+  /** Tells the requester of `origin` something only they may see (a Connect link, as a button where the surface shows one), privately. Never throws. */
+  readonly tell?: (origin: TaskOrigin, text: string, link?: NoteLink) => Promise<void>;
   /**
    * How this surface's attachments are fetched and whether it posts an answer's files; without it a
    * task's files are notes and read_attachment / attach_file are not offered. Give it in every role that runs work.

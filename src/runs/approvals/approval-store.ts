@@ -26,8 +26,15 @@ const PendingSchema = z.object({
   requester: PersonSchema,
   origin: RunStateSchema.shape.origin,
   expiresAt: z.number(),
-  connect: z.object({ server: z.string(), url: z.string().optional() }).optional(),
+  connect: z.object({ server: z.string() }).optional(),
 });
+
+/**
+ * What a record keeps of a pause: everything but a Connect link, which whoever holds it could use
+ * to connect their own account for the person's run. It is made when the pause is shown (worker/connect-link.ts).
+ */
+const withoutLink = (pending: PendingApproval): PendingApproval =>
+  pending.connect ? { ...pending, connect: { server: pending.connect.server } } : pending;
 
 /**
  * The call a connection is claimed under: not the call's own id, which an approval of the same
@@ -121,7 +128,8 @@ export function createApprovalStore(options: {
   return {
     decisionOf,
 
-    async save(run) {
+    async save(given) {
+      const run: StoredRun = { state: given.state, pending: withoutLink(given.pending) };
       const ttl = Math.max(1, run.pending.expiresAt - clock()) + EXPIRED_RUN_GRACE_MS;
       await store.set(runKey(run.state.runId), { ...run, mac: await sign(run) }, ttl);
       const entry: DueApproval = {

@@ -94,6 +94,8 @@ export interface IntakeStore {
   drop(id: string): Promise<void>;
   /** Records not done yet, oldest first: the next start takes them up again. */
   unfinished(): Promise<OpenIntake[]>;
+  /** Deletes the record, then its listing (its workspace removed the bot): a worker that takes its item finds nothing to run. */
+  erase(id: string): Promise<void>;
 }
 
 const recordKey = (id: string) => `intake:${id}`;
@@ -176,6 +178,11 @@ export function createIntakeStore(store: KeyValueStore): IntakeStore {
     drop: remove,
     async unfinished() {
       return openEntries(await store.setMembers(OPEN_SET_KEY));
+    },
+    async erase(id) {
+      // The record first: one left listed is dropped by the next start, one left unlisted would still run.
+      await store.delete(recordKey(id));
+      await remove(id);
     },
   };
 }

@@ -15,7 +15,7 @@ import { fixedSettings } from "../../governance/settings-source.js";
 import { warnAboutAllowedWrites } from "../../agent/tools/policy-warnings.js";
 import { approvalKeySource, type ApprovalKey } from "../approvals/approval-key.js";
 import { connectionClaimOf, createApprovalStore } from "../approvals/approval-store.js";
-import type { Model, PendingApproval, TaskOrigin, Tool } from "../../contracts/types.js";
+import type { Model, PendingApproval, Surface, TaskOrigin, Tool } from "../../contracts/types.js";
 import { TokenCounter } from "../../tokens/token-counter.js";
 import { auditedSinks } from "../setup/audited-sink.js";
 import { createContextLoaders } from "../setup/context-loaders.js";
@@ -29,6 +29,7 @@ import { createLoopSetups } from "../setup/loop-setups.js";
 import { createSurfaceRegistry } from "./surface-registry.js";
 import { createRunSetup } from "../setup/run-setup.js";
 import { createAdmission } from "../worker/admission.js";
+import { withConnectUrl } from "../worker/connect-link.js";
 import type { SlotShow } from "../api/presenting.js";
 import type { RunObserver } from "../worker/run-observer.js";
 import { createRunFiles } from "../setup/run-files.js";
@@ -46,6 +47,8 @@ import { createWriteLedger } from "../worker/write-ledger.js";
 import { createFormStore } from "../forms/form-store.js";
 import { createPersonForms } from "../forms/person-forms.js";
 import { createFormAnswers } from "../forms/form-answers.js";
+import { createIntakeStore } from "../intake/intake-store.js";
+import { endWorkspaceRuns, type EndedRuns } from "./workspace-runs.js";
 
 export interface AgentServiceDeps {
   readonly config: Config;
@@ -92,6 +95,10 @@ export interface RunningAgentService extends AgentService {
   close(timeoutMs?: number): Promise<void>;
   /** Runs waiting for their requester to connect an MCP server: checked and resumed from the OAuth callback. */
   readonly connectionGrants: ConnectionGrants;
+  /** The workspaces removed the bot: their queued and paused runs end, shown nowhere (workspace-runs.ts). */
+  endWorkspaceRuns(surface: Surface, workspaces: readonly string[]): Promise<EndedRuns>;
+  /** Deletes the message records of these runs (their workspace's data goes). Rejects when the store fails. */
+  forgetMessages(runIds: readonly string[]): Promise<void>;
 }
 
 const OPEN_RUN: RunSettings = {
@@ -112,6 +119,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   const surfaces = createSurfaceRegistry(logger, deps.showSlot);
   const authority = deps.authority ?? createAuthority({ approvers: approversFrom(config), settings: fixedSettings() });
   const contextLoaders = createContextLoaders(logger);
+  const intake = createIntakeStore(store);
   const approvals = createApprovalStore({ store, key: deps.approvalKey ?? approvalKeySource(config, logger), logger, clock });
   const files = createRunFiles(config, store, counter, logger);
   const settingsOf = (origin: TaskOrigin): RunSettings => runPolicy?.runSettings(origin) ?? OPEN_RUN;
@@ -225,7 +233,14 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     decide,
     forms,
     stop(request) {
-      const actor = { surface: request.surface, id: request.stoppedBy.id, roles: request.roles ?? [] };
+      const { surface, workspace } = request;
+      const actor = {
+        surface,
+        ...(workspace ? { workspace } : {}),
+        id: request.stoppedBy.id,
+        roles: request.roles ?? [],
+        ...(request.workspaceAdmin ? { workspaceAdmin: true } : {}),
+      };
       return stops.request(request.runId, request.stoppedBy, (requester) => authority.may("stop", actor, requester));
     },
 
@@ -235,7 +250,9 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
         const loaded = await approvals.load(entry.runId);
         if (loaded.kind !== "found" || loaded.run.state.origin.conversationKey !== conversationKey) continue;
         const claimedAs = loaded.run.pending.connect ? connectionClaimOf(entry.callId) : entry.callId;
-        if ((await approvals.decisionOf(entry.runId, claimedAs)) === undefined) found.push(loaded.run.pending);
+        // A record keeps no Connect link: the one shown now is made anew.
+        if ((await approvals.decisionOf(entry.runId, claimedAs)) === undefined)
+          found.push(await withConnectUrl(loaded.run.pending, deps.connectLink, logger));
       }
       return found;
     },
@@ -264,6 +281,10 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     },
     sweepExpiredApprovals: () => runner.sweep(),
     connectionGrants,
+    endWorkspaceRuns: (surface, workspaces) => endWorkspaceRuns({ intake, approvals }, surface, workspaces),
+    async forgetMessages(runIds) {
+      for (const runId of runIds) await intake.erase(runId);
+    },
     ...(deps.connections ? { connections: deps.connections } : {}),
     async close(timeoutMs = 8_000) {
       const deadline = Date.now() + timeoutMs;

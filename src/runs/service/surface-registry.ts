@@ -91,10 +91,10 @@ export function createSurfaceRegistry(logger: Logger, showSlot?: SlotShow): Surf
       }
     },
     upgrade: (origin) => attached.get(origin.surface)?.upgrade?.(origin) ?? { origin },
-    async tell(origin, text) {
+    async tell(origin, text, link) {
       const tell = attached.get(origin.surface)?.tell;
       if (!tell) return false;
-      await tell(origin, text);
+      await tell(origin, text, link);
       return true;
     },
   };

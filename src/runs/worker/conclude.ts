@@ -4,13 +4,14 @@
 // facts; nothing that ends a run's replay is written before its mark (answer-marks.ts).
 import type { LoopResult } from "../../agent/loop/loop-types.js";
 import type { PendingApproval, RunOutcome } from "../../contracts/types.js";
-import type { RunPresenter } from "../api/presenting.js";
+import type { NoteLink, RunPresenter } from "../api/presenting.js";
 import type { IntakeRecord } from "../intake/intake-store.js";
 import type { ReplyHandle } from "../api/task.js";
 import type { WorkItem } from "../queue/work-queue.js";
 import { STORE_RETRY, withRetries } from "../retry.js";
 import { UNRECORDED_RUN, type CheckpointWriter } from "./checkpoint-store.js";
 import type { WorkContext } from "./work-context.js";
+import { withConnectUrl } from "./connect-link.js";
 import { REPLY_TTL_MS, replyKey } from "./reply-key.js";
 
 /** Shows the outcome and does the writes after it; `record` is the message's, for a run of one; `reply`: how a resumed run answers. */
@@ -98,14 +99,13 @@ async function withConnectLink(work: WorkContext, result: LoopResult, reply?: Re
   if (outcome.status !== "paused" || !outcome.pending.connect || !connectLink) return result;
   const { pending } = outcome;
   if (result.state.origin.schedule) return skippedSlot(work, result, pending, connectLink);
-  try {
-    const url = await connectLink(pending);
-    if (reply) await store.set(replyKey(pending.runId, pending.callId), reply, REPLY_TTL_MS);
-    return { ...result, outcome: { ...outcome, pending: { ...pending, connect: { ...pending.connect!, url } } } };
-  } catch (error) {
-    logger.error({ err: error, runId: pending.runId }, "could not make a Connect link");
-    return result;
-  }
+  if (reply)
+    await store
+      .set(replyKey(pending.runId, pending.callId), reply, REPLY_TTL_MS)
+      .catch((error: unknown) =>
+        logger.warn({ err: error, runId: pending.runId }, "could not keep where a run waiting for a connection answers"),
+      );
+  return { ...result, outcome: { ...outcome, pending: await withConnectUrl(pending, connectLink, logger) } };
 }
 
 /**
@@ -121,7 +121,7 @@ async function skippedSlot(
   const { shows, logger } = work.deps;
   const server = pending.connect!.server;
   const told = await connectLink(pending)
-    .then((url) => shows.tell?.(pending.origin, slotConnectText(server, url)) ?? false)
+    .then((url) => shows.tell?.(pending.origin, slotConnectText(server, url), slotConnectButton(server, url)) ?? false)
     .catch((error: unknown) => {
       logger.error({ err: error, runId: pending.runId }, "could not send a schedule's owner their Connect link");
       return false;
@@ -135,6 +135,13 @@ async function skippedSlot(
 
 const slotConnectText = (server: string, url: string) =>
   `Your schedule needs you to connect ${server}, so this slot was skipped. Connect ${server}: ${url}\nThe link is yours alone and lasts 10 minutes; the next slots run as you once you are connected.`;
+
+/** The same note where the surface shows the link as a button. */
+const slotConnectButton = (server: string, url: string): NoteLink => ({
+  label: `Connect ${server}`,
+  url,
+  caption: `Your schedule needs you to connect ${server}, so this slot was skipped. Sign in as yourself with the button (the link is yours alone and lasts 10 minutes); the next slots run as you once you are connected.`,
+});
 
 /** Saves a pause (or says it could not) and schedules its expiry; returns the outcome to show. */
 async function storePause(work: WorkContext, result: LoopResult): Promise<RunOutcome> {

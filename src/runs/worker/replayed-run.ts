@@ -6,6 +6,7 @@
 import { SurfaceUnavailableError } from "../../errors.js";
 import type { RunOutcome } from "../../contracts/types.js";
 import type { IntakeRecord } from "../intake/intake-store.js";
+import { withConnectUrl } from "./connect-link.js";
 import type { WorkContext } from "./work-context.js";
 
 /** True when the replay is over and nothing is to run; false: the run goes on. Rejects when the store fails. */
@@ -42,7 +43,9 @@ export async function settleReplay(work: WorkContext, record: IntakeRecord): Pro
     const { surface } = record.task.origin;
     if (!shows.canShow(record.id, surface)) throw new SurfaceUnavailableError(surface, record.id);
     logger.info({ intakeId: record.id }, "a message's run waits for an approval whose card was not shown; it is shown now");
-    const outcome: RunOutcome = { status: "paused", runId: record.id, pending, steps: state.steps, usage: state.usage };
+    // A record keeps no Connect link: the card shown now gets a new one.
+    const shown = await withConnectUrl(pending, deps.connectLink, logger);
+    const outcome: RunOutcome = { status: "paused", runId: record.id, pending: shown, steps: state.steps, usage: state.usage };
     const posted = await shows.presenterFor(record.id, record.task.origin, record.task.text, record.task.reply).finish(outcome);
     // Never done without a post: the record stays running, and the next try shows the card.
     if (posted && "unposted" in posted) throw new SurfaceUnavailableError(surface, record.id);

@@ -5,7 +5,7 @@
 // to: the item is not run (see canShow), so it is never marked done unseen. The service's surface
 // registry (service/surface-registry.ts) is what answers.
 import type { PendingApproval, RunOutcome, EventSink, Surface, TaskOrigin } from "../../contracts/types.js";
-import type { RunPresenter } from "../api/presenting.js";
+import type { NoteLink, RunPresenter } from "../api/presenting.js";
 import type { OriginUpgrade } from "../api/surface-hooks.js";
 import type { ReplyHandle } from "../api/task.js";
 
@@ -36,8 +36,8 @@ export interface RunShows {
   showsExpiry(surface: Surface): boolean;
   /** An approval ended by expiry that no caller here waited for. Never throws. */
   expired(surface: Surface, pending: PendingApproval, outcome: RunOutcome): void;
-  /** Tells the requester of `origin` privately, through its surface; false when the surface can't. Never throws. */
-  tell?(origin: TaskOrigin, text: string): Promise<boolean>;
+  /** Tells the requester of `origin` privately, through its surface (`link` as a button where it shows one); false when the surface can't. Never throws. */
+  tell?(origin: TaskOrigin, text: string, link?: NoteLink): Promise<boolean>;
   /** Reads an origin loaded from the store as this version does (a record of an older version gets its scope). */
   readonly upgrade: OriginUpgrade;
 }

@@ -3,6 +3,7 @@
 // from the server's annotations, and the call cancelled through the protocol when the run's
 // timeout or deadline aborts it.
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult, Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { AskPerson, TaskOrigin, Tool, ToolContext, ToolEffect } from "../../contracts/types.js";
@@ -71,9 +72,26 @@ function argumentSchema(jsonSchema: Record<string, unknown>): z.ZodType<Record<s
   });
 }
 
-export function progressText(progress: { progress: number; total?: number; message?: string }): string {
+function progressText(progress: { progress: number; total?: number; message?: string }): string {
   const count = progress.total === undefined ? `${progress.progress}` : `${progress.progress}/${progress.total}`;
   return progress.message ? `${progress.message} (${count})` : count;
+}
+
+/** Past the tool's own timeout, so the registry's timeout (and its clear observation) comes first. */
+const PROTOCOL_TIMEOUT_MARGIN_MS = 5_000;
+/**
+ * A call whose server may ask the person: the tool's timeout stands still while they answer, so the
+ * protocol's own timer can't know the end; the registry's signal (timeout, deadline, Stop) ends it.
+ */
+const ASKING_PROTOCOL_TIMEOUT_MS = 2_147_483_647;
+
+/** The SDK's options for the tools/call of a call made with `options`. */
+export function protocolOptions(options: CallOptions): RequestOptions {
+  return {
+    signal: options.signal,
+    timeout: options.ask ? ASKING_PROTOCOL_TIMEOUT_MS : options.timeoutMs + PROTOCOL_TIMEOUT_MARGIN_MS,
+    ...(options.onProgress ? { onprogress: (progress) => options.onProgress?.(progressText(progress)) } : {}),
+  };
 }
 
 /** Throws when the tool's input schema is unusable; the server skips that tool with one log line. */

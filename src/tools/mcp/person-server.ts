@@ -2,7 +2,8 @@
 // own connection (auth/person-connections.ts). Until someone has connected, its tools are not
 // known, so it offers one tool, `connect`, that asks the person to connect; once a session
 // lists the tools, they are kept in the store and offered to everyone (each call still runs as
-// the person asking, who is asked to connect first when they have not).
+// the person asking, who is asked to connect first when they have not). The server's questions
+// during a call go to that call's run (call-questions.ts), as on a shared connection.
 import { UnauthorizedError, extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { type CallToolResult, type Tool as McpToolDefinition, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -15,7 +16,8 @@ import type { PersonAuthProvider } from "./auth/person-auth-provider.js";
 import type { PersonConnections, PersonServer as PersonServerInfo } from "./auth/person-connections.js";
 import { connect as defaultConnect, type Connection, type ConnectOptions } from "./connect.js";
 import type { McpServerConfig, McpTransportConfig } from "./mcp-config.js";
-import { type CallOptions, progressText, type ToolCaller } from "./mcp-tool.js";
+import { CallQuestions } from "./call-questions.js";
+import { type CallOptions, protocolOptions, type ToolCaller } from "./mcp-tool.js";
 import type { ServerState } from "./server-connection.js";
 import { toolFilter } from "./tool-names.js";
 
@@ -41,7 +43,6 @@ export interface PersonServerDeps {
 export const CONNECT_TOOL = "connect";
 const DEFAULT_IDLE_MS = 5 * 60_000;
 const MAX_PAGES = 100;
-const PROTOCOL_TIMEOUT_MARGIN_MS = 5_000;
 const LooseToolsPage = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
 const StoredTools = z.array(z.unknown());
 
@@ -66,13 +67,19 @@ function stepUpWatch(provider: PersonAuthProvider): typeof fetch {
 }
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+/** The SDK could not sign the person in: on a call, or opening the session (connect.ts words the latter, keeping it as the cause). */
+const unauthorized = (error: unknown) =>
+  error instanceof UnauthorizedError || (error instanceof Error && error.cause instanceof UnauthorizedError);
 
 export class PersonServer implements ToolCaller {
   readonly server: string;
   readonly info: PersonServerInfo;
   private readonly logger: Logger;
   private readonly wanted: (name: string) => boolean;
-  private readonly sessions = new Map<string, { client: Promise<Client>; provider: PersonAuthProvider; timer?: NodeJS.Timeout }>();
+  private readonly sessions = new Map<
+    string,
+    { client: Promise<Client>; provider: PersonAuthProvider; questions: CallQuestions; timer?: NodeJS.Timeout }
+  >();
   private readonly skipped = new Set<string>();
   private toolsValue: readonly McpToolDefinition[] = [];
   private known = false;
@@ -132,18 +139,19 @@ export class PersonServer implements ToolCaller {
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
     if (!options.origin) throw new Error(`the MCP server "${this.server}" acts as a person, and this call has none`);
     const owner = ownerOf(options.origin);
-    const { client: opening, provider } = this.session(owner);
-    const client = await opening;
-    if (name === CONNECT_TOOL && !this.known) return { content: [{ type: "text", text: `Connected to ${this.server}.` }] };
-    if (name === CONNECT_TOOL) return { content: [{ type: "text", text: `Connected to ${this.server}; its tools can be used now.` }] };
+    const { client: opening, provider, questions } = this.session(owner);
     try {
-      return (await client.callTool({ name, arguments: args }, undefined, {
-        signal: options.signal,
-        timeout: options.timeoutMs + PROTOCOL_TIMEOUT_MARGIN_MS,
-        onprogress: options.onProgress && ((progress) => options.onProgress?.(progressText(progress))),
-      })) as CallToolResult;
+      // Opening the session meets a 401 too: a token the server ended early, and a refresh it refuses.
+      const client = await opening;
+      if (name === CONNECT_TOOL && !this.known) return { content: [{ type: "text", text: `Connected to ${this.server}.` }] };
+      if (name === CONNECT_TOOL) return { content: [{ type: "text", text: `Connected to ${this.server}; its tools can be used now.` }] };
+      return await questions.during(
+        options.ask,
+        options.runId,
+        async () => (await client.callTool({ name, arguments: args }, undefined, protocolOptions(options))) as CallToolResult,
+      );
     } catch (error) {
-      if (error instanceof UnauthorizedError) throw await this.signInAgain(owner, name, provider.steppedUp);
+      if (unauthorized(error)) throw await this.signInAgain(owner, name, provider.steppedUp);
       throw error;
     }
   }
@@ -199,14 +207,19 @@ export class PersonServer implements ToolCaller {
     );
   }
 
-  /** The person's open session, opened (and its tools listed, the first time) when there is none. */
-  private session(owner: ConnectionOwner): { readonly client: Promise<Client>; readonly provider: PersonAuthProvider } {
+  /** The person's open session, opened (and its tools listed, the first time) when there is none. Its calls' questions go to their runs. */
+  private session(owner: ConnectionOwner): {
+    readonly client: Promise<Client>;
+    readonly provider: PersonAuthProvider;
+    readonly questions: CallQuestions;
+  } {
     const key = ownerKey(owner);
     let session = this.sessions.get(key);
     if (!session) {
       const provider = this.deps.people().connections.sessionProvider(owner, this.info);
-      const client = this.open(provider);
-      session = { client, provider };
+      const questions = new CallQuestions(this.server, this.logger);
+      const client = this.open(provider, questions);
+      session = { client, provider, questions };
       this.sessions.set(key, session);
       client.catch(() => this.sessions.get(key)?.client === client && this.sessions.delete(key));
     }
@@ -216,7 +229,7 @@ export class PersonServer implements ToolCaller {
     return session;
   }
 
-  private async open(provider: PersonAuthProvider): Promise<Client> {
+  private async open(provider: PersonAuthProvider, questions: CallQuestions): Promise<Client> {
     const connection = await (this.deps.connect ?? defaultConnect)(this.config.transport, {
       logger: this.logger,
       timeoutMs: this.deps.connectTimeoutMs ?? 15_000,
@@ -227,6 +240,7 @@ export class PersonServer implements ToolCaller {
       await connection.client.close().catch(() => {});
       throw new Error(`the MCP server "${this.server}" is closing`);
     }
+    questions.answerOn(connection.client);
     if (!this.known)
       await this.listTools(connection.client).catch((error: unknown) =>
         this.logger.warn({ err: message(error) }, "could not list the tools"),

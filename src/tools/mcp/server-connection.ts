@@ -4,7 +4,6 @@
 // state says why it is not (failed: never came up; down: was up and was lost).
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
-  ElicitRequestSchema,
   ErrorCode,
   McpError,
   ToolListChangedNotificationSchema,
@@ -18,7 +17,7 @@ import { z } from "zod";
 import { connect as defaultConnect, type Connection, type ConnectOptions } from "./connect.js";
 import { endText, failureReason } from "./connect-failure.js";
 import type { McpServerConfig, McpTransportConfig } from "./mcp-config.js";
-import { progressText, type CallOptions, type ToolCaller } from "./mcp-tool.js";
+import { protocolOptions, type CallOptions, type ToolCaller } from "./mcp-tool.js";
 import { toolFilter } from "./tool-names.js";
 import { CallQuestions } from "./call-questions.js";
 
@@ -52,13 +51,6 @@ const DEFAULT_HEARTBEAT_MS = 5_000;
 /** A busy server gets this long to answer a ping before it counts as gone. */
 const PING_TIMEOUT_MS = 10_000;
 const MAX_PAGES = 100;
-/** Past the tool's own timeout, so the registry's timeout (and its clear observation) comes first. */
-const PROTOCOL_TIMEOUT_MARGIN_MS = 5_000;
-/**
- * A call whose server may ask the person: the tool's timeout stands still while they answer, so the
- * protocol's own timer can't know the end; the registry's signal (timeout, deadline, Stop) ends it.
- */
-const ASKING_PROTOCOL_TIMEOUT_MS = 2_147_483_647;
 
 /** tools/list with each tool left unchecked, so one broken tool costs only itself, not the server. */
 const LooseToolsPage = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
@@ -121,13 +113,12 @@ export class ServerConnection implements ToolCaller {
       const reason = state.kind === "down" || state.kind === "failed" ? state.reason : "it is still starting";
       throw new Error(`the MCP server "${this.server}" is not connected (${reason}); its tools are unavailable until it is back`);
     }
-    const asked = this.questions.track(options.ask, options.runId);
     try {
-      return (await open.client.callTool({ name, arguments: args }, undefined, {
-        signal: options.signal,
-        timeout: options.ask ? ASKING_PROTOCOL_TIMEOUT_MS : options.timeoutMs + PROTOCOL_TIMEOUT_MARGIN_MS,
-        onprogress: options.onProgress && ((progress) => options.onProgress?.(progressText(progress))),
-      })) as CallToolResult;
+      return await this.questions.during(
+        options.ask,
+        options.runId,
+        async () => (await open.client.callTool({ name, arguments: args }, undefined, protocolOptions(options))) as CallToolResult,
+      );
     } catch (error) {
       if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
         throw new Error(
@@ -139,8 +130,6 @@ export class ServerConnection implements ToolCaller {
       throw new Error(
         `the MCP server "${this.server}" could not be reached during the call (${message(error)}), so ${name} did not finish`,
       );
-    } finally {
-      await asked();
     }
   }
 
@@ -170,11 +159,7 @@ export class ServerConnection implements ToolCaller {
     const { client, via } = connection;
     this.current = { client, via, ended: connection.ended };
     client.onclose = () => this.dropped(client);
-    try {
-      client.setRequestHandler(ElicitRequestSchema, (request, extra) => this.questions.ask(request, extra.signal));
-    } catch {
-      // A client made without the capability (connect.ts always declares it) is never asked; the SDK refuses the handler then.
-    }
+    this.questions.answerOn(client);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       this.refreshing = this.refreshing.then(() => this.refresh(client));
     });

@@ -21,6 +21,15 @@ describe("the offline demo's write, with no setup", () => {
     expect(await readFile(file, "utf8")).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z buy milk\n$/);
   });
 
+  it("the default note, which ends its own sentence, is answered without a second full stop", async () => {
+    const term = await apps.startConsole();
+    term.type("/demo write");
+    await term.waitFor("approve? [y/N] ", "the approval question");
+    term.type("y");
+    await term.waitFor(`Saved to ${join(apps.folder, "demo-notes.txt")}: Hello from the offline demo.\n`, "the answer");
+    expect(term.shown()).not.toContain("demo..");
+  });
+
   it("a denied note is not written, and the answer says who did not approve it", async () => {
     const term = await apps.startConsole();
     term.type("please save a note: call the bank");

@@ -28,6 +28,25 @@ async function start(options: { script?: Parameters<typeof say>[0][]; env?: Reco
   return clock;
 }
 
+/** A slot fires whose run wants to post a note, then answers `answer`; resolves once the console asks y/N. */
+async function slotAsksToPost(answer: string) {
+  const clock = manualClock(Date.now());
+  const note = noteTool();
+  term = await startConsole({
+    model: new ScriptedModel([call("post_note", { text: "deploy at 5pm" }), say(answer)]),
+    tools: [note.tool],
+    schedules: { clock },
+  });
+  await term.waitFor("> ");
+  const from = term.mark();
+  term.type("/schedule in 20 minutes: post the deploy note");
+  await term.waitFor(/Cancel with[^\n]*\n/, from);
+  clock.advance(20 * 60_000);
+  await term.schedules!.settle();
+  const asked = await term.waitFor("approve? [y/N] ", from);
+  return { note, from, asked };
+}
+
 const idIn = (text: string) => /sch_[a-z0-9]{8}/.exec(text)![0];
 
 describe("schedules in the console", () => {
@@ -139,44 +158,18 @@ describe("schedules in the console", () => {
   });
 
   it("asks a slot's write at the prompt, as its owner is the console's person: y runs it once", async () => {
-    const clock = manualClock(Date.now());
-    const note = noteTool();
-    term = await startConsole({
-      model: new ScriptedModel([call("post_note", { text: "deploy at 5pm" }), say("Posted the note.")]),
-      tools: [note.tool],
-      schedules: { clock },
-    });
-    await term.waitFor("> ");
-    const from = term.mark();
-    term.type("/schedule in 20 minutes: post the deploy note");
-    await term.waitFor(/Cancel with[^\n]*\n/, from);
-    clock.advance(20 * 60_000);
-    await term.schedules!.settle();
-    const asked = await term.waitFor("approve? [y/N] ", from);
-    expect(term.text().slice(from)).toMatch(/post_note needs your approval before it runs[\s\S]*"text": "deploy at 5pm"/);
+    const { note, from, asked } = await slotAsksToPost("Posted the note.");
+    expect(term!.text().slice(from)).toMatch(/post_note needs your approval before it runs[\s\S]*"text": "deploy at 5pm"/);
     expect(note.posted).toEqual([]);
-    term.type("y");
-    await term.waitFor(/⏰ Schedule sch_[a-z0-9]{8}: post the deploy note\nPosted the note\./, asked);
+    term!.type("y");
+    await term!.waitFor(/⏰ Schedule sch_[a-z0-9]{8}: post the deploy note\nPosted the note\./, asked);
     expect(note.posted).toEqual(["deploy at 5pm"]);
   });
 
   it("a slot's write answered anything but y is denied and never runs", async () => {
-    const clock = manualClock(Date.now());
-    const note = noteTool();
-    term = await startConsole({
-      model: new ScriptedModel([call("post_note", { text: "deploy at 5pm" }), say("Understood, not posted.")]),
-      tools: [note.tool],
-      schedules: { clock },
-    });
-    await term.waitFor("> ");
-    const from = term.mark();
-    term.type("/schedule in 20 minutes: post the deploy note");
-    await term.waitFor(/Cancel with[^\n]*\n/, from);
-    clock.advance(20 * 60_000);
-    await term.schedules!.settle();
-    const asked = await term.waitFor("approve? [y/N] ", from);
-    term.type("what is 2+2?");
-    await term.waitFor("Understood, not posted.", asked);
+    const { note, asked } = await slotAsksToPost("Understood, not posted.");
+    term!.type("what is 2+2?");
+    await term!.waitFor("Understood, not posted.", asked);
     expect(note.posted).toEqual([]);
   });
 

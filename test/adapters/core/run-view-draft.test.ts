@@ -8,7 +8,7 @@ import type { Draft } from "../../../src/adapters/core/answer-draft.js";
 import type { AnswerCard, Progress } from "../../../src/adapters/core/cards.js";
 import { createRunView, type RunView } from "../../../src/adapters/core/run-view.js";
 import type { RunDisplay } from "../../../src/adapters/core/surface.js";
-import { createUnfinishedMessages, type UnfinishedMessage } from "../../../src/adapters/core/unfinished-messages.js";
+import { createUnfinishedMessages, type LeftOpen, type UnfinishedMessage } from "../../../src/adapters/core/unfinished-messages.js";
 import type { GuardStop } from "../../../src/contracts/types.js";
 import { silentLogger } from "../../../src/logger.js";
 import { manualTime, type ManualTime } from "../../support/manual-time.js";
@@ -24,8 +24,8 @@ interface Recorded {
   readonly answers: Array<{ readonly at: number; readonly card: AnswerCard }>;
   readonly drafts: Draft[];
   readonly ended: Progress[];
-  readonly settled: UnfinishedMessage[][];
-  open: UnfinishedMessage[];
+  readonly settled: LeftOpen[][];
+  open: LeftOpen[];
 }
 
 function recordingDisplay(time: ManualTime, firstsAtOnce = true): Recorded {
@@ -60,15 +60,17 @@ function recordingDisplay(time: ManualTime, firstsAtOnce = true): Recorded {
   return recorded;
 }
 
+const viewDeps = (time: ManualTime, store: ReturnType<typeof mapStore>) => ({
+  logger: silentLogger,
+  refs: { remember: async () => {}, find: async () => undefined },
+  deciders: { users: [], roles: [] },
+  question: "what time is it?",
+  unfinished: createUnfinishedMessages(store, silentLogger, "test"),
+  clock: { now: time.now, sleep: time.sleep },
+});
+
 function viewOf(recorded: Recorded, time: ManualTime, store = mapStore()): RunView {
-  return createRunView(recorded.display, {
-    logger: silentLogger,
-    refs: { remember: async () => {}, find: async () => undefined },
-    deciders: { users: [], roles: [] },
-    question: "what time is it?",
-    unfinished: createUnfinishedMessages(store, silentLogger, "test"),
-    clock: { now: time.now, sleep: time.sleep },
-  });
+  return createRunView(recorded.display, viewDeps(time, store));
 }
 
 const delta = (step: number, text: string) => events.delta(runId, step, text);
@@ -168,5 +170,43 @@ describe("the run view's draft", () => {
     await view.finish(answered("It is noon."));
     expect(recorded.settled).toEqual([left]);
     expect(store.data.has(`test:unfinished:${runId}`)).toBe(false);
+  });
+
+  it("records where the display's streams may start before its first write, and leaves that out once the answer showed", async () => {
+    const time = manualTime();
+    const store = mapStore();
+    const recorded = recordingDisplay(time);
+    const key = `test:unfinished:${runId}`;
+    const thread: LeftOpen = { channel: "C1", thread: "1.0" };
+    const storedAtWrites: unknown[] = [];
+    const display: RunDisplay<string> = {
+      ...recorded.display,
+      progress: async (progress) => {
+        storedAtWrites.push(store.data.get(key));
+        await recorded.display.progress(progress);
+      },
+      unfinished: () => [...recorded.open, thread],
+    };
+    const view = createRunView(display, viewDeps(time, store));
+    view.sink({ type: "step_started", runId, step: 1 });
+    view.sink(delta(1, "It is noon."));
+    await view.finish(answered("It is noon."));
+    expect(storedAtWrites[0]).toEqual([thread]);
+    expect(store.data.has(key)).toBe(false);
+  });
+
+  it("hands what an earlier version recorded (messages only) and what this one records (stream threads too) to the display", async () => {
+    const time = manualTime();
+    const store = mapStore();
+    const written: LeftOpen[] = [
+      { channel: "C1", id: "1.1", kind: "text", streaming: true },
+      { channel: "C1", thread: "1.0" },
+    ];
+    await store.set(`test:unfinished:${runId}`, written);
+    const recorded = recordingDisplay(time);
+    const view = viewOf(recorded, time, store);
+    view.sink({ type: "step_started", runId, step: 1 });
+    await view.finish(answered("It is noon."));
+    expect(recorded.settled).toEqual([written]);
   });
 });

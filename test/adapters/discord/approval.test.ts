@@ -7,7 +7,15 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { call, say, type ScriptStep } from "../../support/model-scripted.js";
 import type { ModelRequest } from "../../../src/contracts/types.js";
-import { followUpWith, originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "../../support/discord-harness.js";
+import {
+  askUntilApproval,
+  followUpWith,
+  originalPath,
+  startDiscordHarness,
+  webhookPath,
+  type DiscordApprovalCard,
+  type DiscordHarness,
+} from "../../support/discord-harness.js";
 import { until } from "../../support/until.js";
 import { createAuditLog } from "../../../src/governance/audit-log.js";
 
@@ -29,28 +37,13 @@ function lastToolMessage(request: ModelRequest): string {
   return tool?.role === "tool" ? tool.content : "(no tool message)";
 }
 
-interface Approval {
-  readonly messageId: string;
-  readonly approve: string;
-  readonly deny: string;
-}
-
 /** Asks with /ask and waits for the approval message with its buttons. */
-async function askAndWaitForApproval(h: DiscordHarness, question = "announce the deploy in #random"): Promise<Approval> {
-  const { fake } = h;
-  const { token } = fake.slashCommand("ask", h.alice, { values: { question } });
-  await fake.waitForCall("PATCH", originalPath(fake, token), (request) => String(request.body.content).startsWith("⏸️"));
-  const posted = await fake.waitForCall(
-    "POST",
-    webhookPath(fake, token),
-    (request) => Array.isArray(request.body.components) && request.body.components.length > 0,
-  );
-  const message = fake.messagesIn(fake.general.id).find((candidate) => candidate.content === posted.body.content)!;
-  const [approve, deny] = (posted.body.components[0].components as { custom_id: string }[]).map((button) => button.custom_id);
-  expect(posted.body.content).toContain("post_message");
-  expect(posted.body.content).toContain(NOTICE);
-  expect(approve!.length).toBeLessThan(100);
-  return { messageId: message.id, approve: approve!, deny: deny! };
+async function askAndWaitForApproval(h: DiscordHarness, question = "announce the deploy in #random"): Promise<DiscordApprovalCard> {
+  const card = await askUntilApproval(h, h.alice, question);
+  expect(card.content).toContain("post_message");
+  expect(card.content).toContain(NOTICE);
+  expect(card.approve.length).toBeLessThan(100);
+  return card;
 }
 
 function postsOfNotice(h: DiscordHarness) {

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { call, say } from "../../support/model-scripted.js";
 import type { ModelRequest } from "../../../src/contracts/types.js";
-import { originalPath, startDiscordHarness, webhookPath, type DiscordHarness } from "../../support/discord-harness.js";
+import { askUntilApproval, startDiscordHarness, type DiscordHarness } from "../../support/discord-harness.js";
 
 let harness: DiscordHarness | undefined;
 afterEach(async () => {
@@ -40,18 +40,10 @@ describe("Discord as the platform behaves", () => {
       ],
     });
     const { fake, alice } = harness;
-    const { token } = fake.slashCommand("ask", alice, { values: { question: "post once" } });
-    await fake.waitForCall("PATCH", originalPath(fake, token), (request) => String(request.body.content).startsWith("⏸️"));
-    const posted = await fake.waitForCall(
-      "POST",
-      webhookPath(fake, token),
-      (request) => Array.isArray(request.body.components) && request.body.components.length > 0,
-    );
-    const message = fake.messagesIn(fake.general.id).find((candidate) => candidate.content === posted.body.content)!;
-    const approve = (posted.body.components[0].components as { custom_id: string }[])[0]!.custom_id;
+    const card = await askUntilApproval(harness, alice, "post once");
     const postPath = new RegExp(`^/channels/${fake.random.id}/messages$`);
     fake.failNext({ method: "POST", path: postPath, status: 500, body: { message: "Internal Server Error", code: 0 } });
-    fake.clickButton(message.id, approve, alice);
+    fake.clickButton(card.messageId, card.approve, alice);
     // Wherever the run's answer is shown (the click's follow-up or the original reply).
     const answer = await fake.waitForCall(["POST", "PATCH"], /^\/webhooks\//, (call) =>
       String(call.body?.content ?? "").startsWith("Result:"),

@@ -209,7 +209,13 @@ describe("slackContextLoader", () => {
   });
   afterAll(() => fake.close());
   const origin = { surface: "slack", conversationKey: "slack:T1:C1:1.000100", requester: { id: "U0ALICE" }, place: {} } as const;
-  const load = (source: Readonly<Record<string, string>>) => slackContextLoader(client, () => BOT, counter, silentLogger)(source, origin);
+  const load = (source: Readonly<Record<string, string>>) =>
+    slackContextLoader(
+      () => client,
+      async () => BOT,
+      counter,
+      silentLogger,
+    )(source, origin);
 
   /** A thread whose root is at `root` seconds, with `replies` replies one second apart, then the question, then a later reply. */
   function thread(channel: string, root: number, replies: number) {

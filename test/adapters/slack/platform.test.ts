@@ -6,7 +6,8 @@ import { call, ScriptedModel, say } from "../../support/model-scripted.js";
 import { APPROVE_ACTION } from "../../../src/adapters/slack/approval-message.js";
 import { BOT_USER_ID, shownText } from "../../support/fake-slack.js";
 import {
-  blockActionPayload,
+  actionValue,
+  clickOnMessage,
   directMentionEvents,
   directMessageEvent,
   mentionEvent,
@@ -23,11 +24,10 @@ afterEach(async () => {
 
 const THREAD = "1700006000.000100";
 
+/** The approval message the run posted in `thread`, once it is there. */
 async function approvalIn(h: SlackHarness, channel: string, thread: string) {
   await h.fake.waitForCall("chat.postMessage", (c) => JSON.stringify(c.args.blocks ?? []).includes(APPROVE_ACTION));
-  const message = h.fake.threadMessages(channel, thread).find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
-  const actions = (message.blocks as Array<{ type: string; elements?: Array<{ value?: string }> }>).find((b) => b.type === "actions")!;
-  return { ts: message.ts, value: actions.elements![0]!.value!, blocks: message.blocks ?? [] };
+  return h.fake.threadMessages(channel, thread).find((m) => actionValue(m.blocks, APPROVE_ACTION) !== undefined)!;
 }
 
 describe("Slack as the platform behaves", () => {
@@ -82,15 +82,7 @@ describe("Slack as the platform behaves", () => {
     harness.fake.setMembers("C0GENERAL", [BOT_USER_ID, "U0ALICE"]);
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> say hi`, ts: THREAD }));
     const approval = await approvalIn(harness, "C0GENERAL", THREAD);
-    const payload = blockActionPayload({
-      user: "U0GUEST",
-      actionId: APPROVE_ACTION,
-      value: approval.value,
-      channel: "C0GENERAL",
-      messageTs: approval.ts,
-      threadTs: THREAD,
-      blocks: approval.blocks,
-    });
+    const payload = clickOnMessage(approval, { user: "U0GUEST", actionId: APPROVE_ACTION });
     await postInteraction(harness.eventsUrl, payload);
     const note = await harness.fake.waitForCall("chat.postMessage", (c) => c.args.channel === "U0GUEST");
     expect(note.args.text).toBe("You can't decide this one. Only <@U0ALICE> can decide.");
@@ -106,18 +98,7 @@ describe("Slack as the platform behaves", () => {
     await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> announce`, ts: THREAD }));
     const approval = await approvalIn(harness, "C0GENERAL", THREAD);
     harness.fake.fail("chat.postMessage", { status: 500 });
-    await postInteraction(
-      harness.eventsUrl,
-      blockActionPayload({
-        user: "U0ALICE",
-        actionId: APPROVE_ACTION,
-        value: approval.value,
-        channel: "C0GENERAL",
-        messageTs: approval.ts,
-        threadTs: THREAD,
-        blocks: approval.blocks,
-      }),
-    );
+    await postInteraction(harness.eventsUrl, clickOnMessage(approval, { user: "U0ALICE", actionId: APPROVE_ACTION }));
     await harness.fake.waitForShown((text) => text === "I could not confirm the post.");
     expect(harness.fake.callsTo("chat.postMessage").filter((c) => c.args.channel === "C0RANDOM")).toHaveLength(1);
     expect(JSON.stringify(model.requests[1]?.messages)).toContain("HTTP 500");

@@ -9,7 +9,7 @@ import { createAuditLog } from "../../../src/governance/audit-log.js";
 import { addUsage } from "../../../src/memory/run-records/usage-counters.js";
 import { startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
 import { BOT_USER_ID, shownText, TEAM_ID } from "../../support/fake-slack.js";
-import { blockActionPayload, directMessageEvent, mentionEvent, postEvent, postInteraction } from "../../support/fake-slack-requests.js";
+import { clickOnMessage, directMessageEvent, mentionEvent, postEvent, postInteraction } from "../../support/fake-slack-requests.js";
 import { settingsOf } from "../../support/governance-harness.js";
 import { until } from "../../support/until.js";
 import { manualClock, type ManualClock } from "../../support/schedule-harness.js";
@@ -297,16 +297,6 @@ const dmText = () =>
     .join("\n");
 
 /** The value of the approve button, wherever it sits in the blocks. */
-function approveValue(blocks: unknown): string | undefined {
-  if (Array.isArray(blocks)) return blocks.map(approveValue).find((value) => value !== undefined);
-  if (typeof blocks !== "object" || blocks === null) return undefined;
-  const element = blocks as Record<string, unknown>;
-  if (element.action_id === APPROVE_ACTION && typeof element.value === "string") return element.value;
-  return Object.values(element)
-    .map(approveValue)
-    .find((value) => value !== undefined);
-}
-
 /** The approval request a slot's run posted under its root message, and a click on its approve button as someone. */
 async function approvalInSlot(madeIn: string) {
   const asking = () => ok("chat.postMessage").find((call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION));
@@ -316,18 +306,6 @@ async function approvalInSlot(madeIn: string) {
   const request = h!.fake
     .threadMessages("C0GENERAL", root)
     .find((message) => JSON.stringify(message.blocks ?? []).includes(APPROVE_ACTION))!;
-  const click = (user: string) =>
-    postInteraction(
-      h!.eventsUrl,
-      blockActionPayload({
-        user,
-        actionId: APPROVE_ACTION,
-        value: approveValue(request.blocks)!,
-        channel: "C0GENERAL",
-        messageTs: request.ts,
-        threadTs: root,
-        blocks: request.blocks ?? [],
-      }),
-    );
+  const click = (user: string) => postInteraction(h!.eventsUrl, clickOnMessage(request, { user, actionId: APPROVE_ACTION }));
   return { root, click };
 }

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { call, ScriptedModel, say } from "../../support/model-scripted.js";
 import { BOT_USER_ID } from "../../support/fake-slack.js";
 import { APPROVE_ACTION } from "../../../src/adapters/slack/approval-message.js";
-import { blockActionPayload, directMessageEvent, mentionEvent, messagesTabOpenedEvent } from "../../support/fake-slack-requests.js";
+import { clickOnMessage, directMessageEvent, mentionEvent, messagesTabOpenedEvent } from "../../support/fake-slack-requests.js";
 import { gatedModel, startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
 
 let harness: SlackHarness | undefined;
@@ -48,22 +48,11 @@ describe("Slack in Socket Mode", () => {
     harness = await startSlackHarness({ model, mode: "socket" });
     const { fake } = harness;
     fake.sendEnvelope("events_api", mentionEvent({ text: `<@${BOT_USER_ID}> say hello in random`, ts: "1700004300.000100" }));
-    const approval = await fake.waitForCall("chat.postMessage", (c) => JSON.stringify(c.args.blocks ?? []).includes(APPROVE_ACTION));
-    const actions = (approval.args.blocks as Array<{ type: string; elements?: Array<{ value: string }> }>).find(
-      (b) => b.type === "actions",
-    )!;
+    await fake.waitForCall("chat.postMessage", (c) => JSON.stringify(c.args.blocks ?? []).includes(APPROVE_ACTION));
     const message = fake
       .threadMessages("C0GENERAL", "1700004300.000100")
       .find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
-    const click = blockActionPayload({
-      user: "U0ALICE",
-      actionId: APPROVE_ACTION,
-      value: actions.elements![0]!.value,
-      channel: "C0GENERAL",
-      messageTs: message.ts,
-      threadTs: "1700004300.000100",
-      blocks: message.blocks,
-    });
+    const click = clickOnMessage(message, { user: "U0ALICE", actionId: APPROVE_ACTION });
     await fake.waitForAck(fake.sendEnvelope("interactive", click));
     await fake.waitForShown((text) => text === "Posted.");
     expect(fake.callsTo("chat.postMessage").filter((c) => c.args.channel === "C0RANDOM")).toHaveLength(1);

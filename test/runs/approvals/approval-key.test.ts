@@ -17,6 +17,7 @@ import { startRedisServer, type RedisServer } from "../../support/redis-server.j
 import { describeWithRedis } from "../../support/redis-suite.js";
 import { noteTool, originFor, type NoteTool, type ServiceHarness } from "../../support/service-harness.js";
 import { useServiceHarnesses } from "../../support/service-harness.js";
+import { aliceDecides } from "../../support/approval-harness.js";
 
 const services = useServiceHarnesses();
 let redis: RedisServer | undefined;
@@ -121,10 +122,7 @@ async function forgeAttempts(harness: ServiceHarness, pending: PendingApproval, 
   for (const text of candidates) {
     for (const secret of [Buffer.from(text), Buffer.from(text, "base64"), deriveApprovalKey(text)]) {
       await harness.store.set(key, { ...stored, mac: createHmac("sha256", secret).update(signed).digest("base64url") });
-      const result = await harness.service.decide(
-        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
-        harness.sink,
-      );
+      const result = await aliceDecides(harness.service, pending, "approve", harness.sink);
       outcomes.push(result.kind === "unknown" ? result.message : result.kind);
       if (result.kind !== "unknown") return outcomes;
     }
@@ -168,10 +166,7 @@ describe("SQLite: a key file outside the store's folder", () => {
       tools: [note.tool],
       env: { APPROVAL_KEY_FILE: copy.keyFile },
     });
-    const result = await thief.service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
-      thief.sink,
-    );
+    const result = await aliceDecides(thief.service, pending, "approve", thief.sink);
     expect(result).toMatchObject({ kind: "unknown", message: expect.stringMatching(/altered/) });
     expect(note.posted).toEqual([]);
   });
@@ -187,10 +182,7 @@ describe("SQLite: a key file outside the store's folder", () => {
       tools: [note.tool],
       env: { APPROVAL_KEY_FILE: keyFile },
     });
-    const result = await again.service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
-      again.sink,
-    );
+    const result = await aliceDecides(again.service, pending, "approve", again.sink);
     expect(result.kind).toBe("resumed");
     expect(note.posted).toEqual(["hello team"]);
   });
@@ -220,10 +212,7 @@ describe("SQLite: a key file outside the store's folder", () => {
     await rm(keyFile);
     const paused = await harness.service.ask({ origin: originFor("alice", "console:damaged-key"), text: "post two" }, harness.sink);
     if (paused.status !== "paused") throw new Error(`expected a pause, got ${paused.status}`);
-    const result = await harness.service.decide(
-      { runId: paused.pending.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" } },
-      harness.sink,
-    );
+    const result = await aliceDecides(harness.service, paused.pending, "approve", harness.sink);
     expect(result.kind).toBe("resumed");
     expect(note.posted).toEqual(["two"]);
   });
@@ -262,10 +251,7 @@ describeWithRedis("on Redis", () => {
         tools: [stranger.tool],
         env: { ...env, SLACK_SIGNING_SECRET: "another-deployment" },
       });
-      const refused = await other.service.decide(
-        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
-        other.sink,
-      );
+      const refused = await aliceDecides(other.service, pending, "approve", other.sink);
       expect(refused).toMatchObject({ kind: "unknown", message: expect.stringMatching(/altered/) });
 
       const { logger, warnings } = capturingLogger();
@@ -277,10 +263,7 @@ describeWithRedis("on Redis", () => {
         env,
         logger,
       });
-      const approved = await second.service.decide(
-        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
-        second.sink,
-      );
+      const approved = await aliceDecides(second.service, pending, "approve", second.sink);
       expect(approved.kind).toBe("resumed");
       expect(peer.posted).toEqual(["hello team"]);
       expect(stranger.posted).toEqual([]);
@@ -332,10 +315,7 @@ describe("a store that failed while the service started", () => {
     down = false;
     const paused = await harness.service.ask({ origin: originFor("alice", "console:store-back"), text: "post later" }, harness.sink);
     if (paused.status !== "paused") throw new Error(`expected a pause, got ${paused.status}`);
-    const result = await harness.service.decide(
-      { runId: paused.pending.runId, callId: paused.pending.callId, decision: "approve", decidedBy: { id: "alice" } },
-      harness.sink,
-    );
+    const result = await aliceDecides(harness.service, paused.pending, "approve", harness.sink);
     expect(result.kind).toBe("resumed");
     expect(note.posted).toEqual(["later"]);
   });

@@ -1,5 +1,6 @@
 // The approval store's own guards, through its interface on a real SQLite store: how long a paused
-// run is kept, ids that could address another run's records, and a waiting list that holds junk.
+// run is kept, what it keeps of a Connect link (nothing), ids that could address another run's
+// records, and a waiting list that holds junk.
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/logger.js";
@@ -45,6 +46,24 @@ describe("approval store", () => {
     // Saved after its window already closed (a slow save): still kept the grace hour, never a zero or negative TTL.
     await approvals().save(pausedRun("ttlLate", NOW - 5 * 60_000));
     expect(ttls.get("approval:run:ttlLate")).toBe(1 + HOUR_MS);
+  });
+
+  it("keeps a run waiting for a connection without its Connect link, which is made again when shown", async () => {
+    const run = pausedRun("linked", NOW + 10 * 60_000);
+    const waiting = {
+      index: 1,
+      startedAt: NOW,
+      text: null,
+      calls: [{ id: "w1", name: "post_note", arguments: "{}" }],
+      done: [],
+      connect: "docs",
+    };
+    const url = "https://bot.example/oauth/connect?state=a-signed-state";
+    await approvals().save({ state: { ...run.state, pending: waiting }, pending: { ...run.pending, connect: { server: "docs", url } } });
+    expect(JSON.stringify(await store.get("approval:run:linked"))).not.toContain("a-signed-state");
+    const loaded = await approvals().load("linked");
+    expect(loaded).toMatchObject({ kind: "found", run: { pending: { connect: { server: "docs" } } } });
+    expect(loaded.kind === "found" && loaded.run.pending.connect).toEqual({ server: "docs" });
   });
 
   it("refuses a run id that is not well formed instead of looking it up", async () => {

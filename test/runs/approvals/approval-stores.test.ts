@@ -5,15 +5,13 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { call, say, ScriptedModel } from "../../support/model-scripted.js";
-import { createAgentService } from "../../../src/runs/service/create-agent-service.js";
 import { createLocalWorkQueue } from "../../../src/runs/queue/local-work-queue.js";
 import { failingResumes } from "../../support/failing-queue.js";
 import { until } from "../../support/until.js";
-import { loadConfig } from "../../../src/config.js";
 import { silentLogger } from "../../../src/logger.js";
-import { openStore } from "../../../src/memory/keyv-store.js";
 import type { KeyValueStore } from "../../../src/memory/types.js";
 import {
+  aliceDecides,
   answerOf,
   harness,
   nextId,
@@ -53,87 +51,49 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
 
   it("a store that fails to clear the finished request still gives the resumed answer", async () => {
     const note = noteTool();
-    const config = loadConfig({ STORE_URL: sqliteUrl(), MEMORY_EXTRACT_FACTS: "false" });
-    const real = await openStore(config.storeUrl, silentLogger);
     // The real store's operations are plain functions over it, so a copy of the object keeps them.
-    const store: KeyValueStore = {
-      ...real,
+    const failingClear = (store: KeyValueStore): KeyValueStore => ({
+      ...store,
       delete: async (key) => {
         if (key.startsWith("approval:run:")) throw new Error("store went away");
-        return real.delete(key);
+        return store.delete(key);
       },
-    };
-    const service = createAgentService({ config, model: new ScriptedModel(writeThenAnswer("Done")), store, logger: silentLogger });
-    service.attach("console", { tools: [note.tool] });
-    await service.start();
-    try {
-      const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
-      const result = await service.decide(
-        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
-        () => {},
-      );
-      expect(answerOf(result)).toBe("Done (posted: hello team)");
-      expect(note.posted).toEqual(["hello team"]);
-    } finally {
-      await service.close();
-      await real.close();
-    }
+    });
+    const { service } = await harness(new ScriptedModel(writeThenAnswer("Done")), { tools: [note.tool], wrapStore: failingClear });
+    const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
+    const result = await aliceDecides(service, pending, "approve");
+    expect(answerOf(result)).toBe("Done (posted: hello team)");
+    expect(note.posted).toEqual(["hello team"]);
   });
 
   it("a decision whose resume can't be queued at once is queued when the queue is back, and runs once", async () => {
     const note = noteTool();
-    const config = loadConfig({ STORE_URL: sqliteUrl(), MEMORY_EXTRACT_FACTS: "false" });
-    const store = await openStore(config.storeUrl, silentLogger);
     const queue = failingResumes(createLocalWorkQueue(silentLogger), 2);
-    const service = createAgentService({ config, model: new ScriptedModel(writeThenAnswer("Done")), store, logger: silentLogger, queue });
-    service.attach("console", { tools: [note.tool] });
-    await service.start();
-    try {
-      const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
-      const result = await service.decide(
-        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
-        () => {},
-      );
-      expect(queue.refused).toBe(2);
-      expect(answerOf(result)).toBe("Done (posted: hello team)");
-      expect(note.posted).toEqual(["hello team"]);
-    } finally {
-      await service.close();
-      await store.close();
-    }
+    const { service } = await harness(new ScriptedModel(writeThenAnswer("Done")), { tools: [note.tool], queue });
+    const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
+    const result = await aliceDecides(service, pending, "approve");
+    expect(queue.refused).toBe(2);
+    expect(answerOf(result)).toBe("Done (posted: hello team)");
+    expect(note.posted).toEqual(["hello team"]);
   });
 
   it("a decision whose resume stays unqueued: the clicker is told it is recorded and goes on by itself; it does when the queue is back", async () => {
     const note = noteTool();
-    const config = loadConfig({ STORE_URL: sqliteUrl(), MEMORY_EXTRACT_FACTS: "false" });
-    const store = await openStore(config.storeUrl, silentLogger);
     const queue = failingResumes(createLocalWorkQueue(silentLogger), 6);
-    const service = createAgentService({ config, model: new ScriptedModel(writeThenAnswer("Done")), store, logger: silentLogger, queue });
-    service.attach("console", { tools: [note.tool] });
-    await service.start();
+    const { service } = await harness(new ScriptedModel(writeThenAnswer("Done")), { tools: [note.tool], queue });
     const { hooks, shown } = recordingConsole([note.tool]);
-    try {
-      const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
-      // From here a surface's presenter shows the run (as on Slack and Discord): the click does not wait for it.
-      service.attach("console", hooks);
-      const result = await service.decide(
-        { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
-        () => {},
-      );
-      expect(result).toMatchObject({ kind: "resumed", decision: "approve", note: expect.stringContaining("recorded") });
-      expect(result.kind === "resumed" && result.note).toMatch(/no need to click again/);
-      expect(shown).toEqual([]);
-      await until(() => shown.length === 1, "the run to go on once the queue is back", 20_000);
-      expect(queue.refused).toBe(6);
-      expect(shown[0]).toMatchObject({ status: "answered", answer: "Done (posted: hello team)" });
-      expect(note.posted).toEqual(["hello team"]);
-      expect(
-        await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } }, () => {}),
-      ).toMatchObject({ kind: "already_decided" });
-    } finally {
-      await service.close();
-      await store.close();
-    }
+    const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
+    // From here a surface's presenter shows the run (as on Slack and Discord): the click does not wait for it.
+    service.attach("console", hooks);
+    const result = await aliceDecides(service, pending, "approve");
+    expect(result).toMatchObject({ kind: "resumed", decision: "approve", note: expect.stringContaining("recorded") });
+    expect(result.kind === "resumed" && result.note).toMatch(/no need to click again/);
+    expect(shown).toEqual([]);
+    await until(() => shown.length === 1, "the run to go on once the queue is back", 20_000);
+    expect(queue.refused).toBe(6);
+    expect(shown[0]).toMatchObject({ status: "answered", answer: "Done (posted: hello team)" });
+    expect(note.posted).toEqual(["hello team"]);
+    expect(await aliceDecides(service, pending, "approve")).toMatchObject({ kind: "already_decided" });
   });
 
   it("a tool denied by a new TOOL_POLICY after a restart can no longer be approved", async () => {
@@ -144,10 +104,7 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     await closeNow(first);
     const model = new ScriptedModel([say("Not allowed any more.")]);
     const second = await harness(model, { tools: [note.tool], storeUrl, env: { TOOL_POLICY: "post_note=deny" } });
-    const result = await second.service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
-      second.sink,
-    );
+    const result = await aliceDecides(second.service, pending, "approve", second.sink);
     expect(answerOf(result)).toBe("Not allowed any more.");
     expect(note.posted).toEqual([]);
     expect(model.requests[0]!.messages.at(-1)?.content).toMatch(/not allowed by this bot's tool policy/);
@@ -160,10 +117,7 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     const { service, sink } = await harness(model, { tools: [note.tool], clock: () => now, env: { APPROVAL_TIMEOUT_MS: "60000" } });
     const pending = pendingOf(await service.ask({ origin: originFor(), text: "post late" }, sink));
     now += 60_001;
-    const result = await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
-      sink,
-    );
+    const result = await aliceDecides(service, pending, "approve", sink);
     if (result.kind !== "expired" || !result.outcome) throw new Error(result.kind);
     const calls = result.outcome.steps.flatMap((step) => step.calls);
     expect(calls.map((item) => [item.tool, item.outcome])).toEqual([["post_note", "blocked"]]);
@@ -244,7 +198,7 @@ describe("how long approval records live in the store", () => {
     });
     const pending = pendingOf(await service.ask({ origin: originFor("alice", "console:ttl"), text: "post" }, sink));
     expect(ttls.get(`approval:run:${pending.runId}`)).toBe(60_000 + 60 * 60_000);
-    await service.decide({ runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } }, sink);
+    await aliceDecides(service, pending, "approve", sink);
     expect(ttls.get(`approval:decision:${pending.runId}:${pending.callId}`)).toBe(24 * 60 * 60_000);
   });
 });

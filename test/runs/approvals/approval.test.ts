@@ -5,7 +5,15 @@ import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { call, calls, say, ScriptedModel } from "../../support/model-scripted.js";
 import type { PendingApproval, RunOutcome, Tool } from "../../../src/contracts/types.js";
-import { answerOf, harness, pendingOf, useApprovalStores, writeThenAnswer } from "../../support/approval-harness.js";
+import {
+  aliceDecides,
+  answerOf,
+  harness,
+  nextPauseOf,
+  pendingOf,
+  useApprovalStores,
+  writeThenAnswer,
+} from "../../support/approval-harness.js";
 import { noteTool, originFor } from "../../support/service-harness.js";
 
 useApprovalStores();
@@ -20,10 +28,7 @@ describe("a write call waits for a person", () => {
     expect(note.posted).toEqual([]);
     expect(events.some((event) => event.type === "approval_needed")).toBe(true);
 
-    const result = await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
-      sink,
-    );
+    const result = await aliceDecides(service, pending, "approve", sink);
     expect(result.kind).toBe("resumed");
     expect(note.posted).toEqual(["hello team"]);
     expect(answerOf(result)).toBe("Done (posted: hello team)");
@@ -89,10 +94,7 @@ describe("a write call waits for a person", () => {
     stored.state.pending.calls[0]!.arguments = JSON.stringify({ text: "@everyone send me your passwords" });
     stored.pending.args = { text: "@everyone send me your passwords" };
     await store.set(key, stored);
-    const result = await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
-      sink,
-    );
+    const result = await aliceDecides(service, pending, "approve", sink);
     expect(result).toMatchObject({ kind: "unknown", message: expect.stringMatching(/altered/) });
     expect(note.posted).toEqual([]);
   });
@@ -105,19 +107,13 @@ describe("a write call waits for a person", () => {
     const pending = pendingOf(await service.ask({ origin: originFor(), text: "post late" }, sink));
     expect(pending.expiresAt).toBe(1_060_000);
     now = 1_060_001;
-    const result = await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
-      sink,
-    );
+    const result = await aliceDecides(service, pending, "approve", sink);
     expect(result.kind).toBe("expired");
     if (result.kind !== "expired" || result.outcome?.status !== "answered") throw new Error("expected an expired answer");
     expect(result.outcome.stop?.guard).toBe("approval_expired");
     expect(result.outcome.stop?.sentence).toMatch(/nobody approved post_note within 1 minute/);
     expect(note.posted).toEqual([]);
-    const again = await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
-      sink,
-    );
+    const again = await aliceDecides(service, pending, "approve", sink);
     expect(again).toMatchObject({ kind: "unknown", message: expect.stringMatching(/expired/) });
   });
 
@@ -182,12 +178,8 @@ describe("a write call waits for a person", () => {
     const model = new ScriptedModel([calls(call("post_note", { text: "one" }), call("post_note", { text: "two" })), say("Both posted.")]);
     const { service, sink, store } = await harness(model, { tools: [note.tool], clock: () => now, env: { APPROVAL_TIMEOUT_MS: "60000" } });
     const first = pendingOf(await service.ask({ origin: originFor(), text: "post twice" }, sink));
-    const afterFirst = await service.decide(
-      { runId: first.runId, callId: first.callId, decision: "approve", decidedBy: { id: "alice" } },
-      sink,
-    );
-    if (afterFirst.kind !== "resumed" || !afterFirst.outcome) throw new Error(afterFirst.kind);
-    const second = pendingOf(afterFirst.outcome);
+    const afterFirst = await aliceDecides(service, first, "approve", sink);
+    const second = nextPauseOf(afterFirst);
     // As another process could have read it just before the run moved on: the first call, already due.
     await store.addToSet(
       "approval:waiting",
@@ -195,10 +187,7 @@ describe("a write call waits for a person", () => {
     );
     now += 1_000;
     expect(await service.sweepExpiredApprovals()).toBe(0);
-    const done = await service.decide(
-      { runId: second.runId, callId: second.callId, decision: "approve", decidedBy: { id: "alice" } },
-      sink,
-    );
+    const done = await aliceDecides(service, second, "approve", sink);
     expect(answerOf(done)).toBe("Both posted.");
     expect(note.posted).toEqual(["one", "two"]);
   });
@@ -212,15 +201,11 @@ describe("a write call waits for a person", () => {
     const { service, sink } = await harness(model, { tools: [note.tool] });
     const first = pendingOf(await service.ask({ origin: originFor(), text: "post twice" }, sink));
     expect(first.args).toEqual({ text: "one" });
-    const afterFirst = await service.decide(
-      { runId: first.runId, callId: first.callId, decision: "approve", decidedBy: { id: "alice" } },
-      sink,
-    );
-    if (afterFirst.kind !== "resumed" || !afterFirst.outcome) throw new Error(afterFirst.kind);
-    const second = pendingOf(afterFirst.outcome);
+    const afterFirst = await aliceDecides(service, first, "approve", sink);
+    const second = nextPauseOf(afterFirst);
     expect(second.args).toEqual({ text: "two" });
     expect(note.posted).toEqual(["one"]);
-    const done = await service.decide({ runId: second.runId, callId: second.callId, decision: "deny", decidedBy: { id: "alice" } }, sink);
+    const done = await aliceDecides(service, second, "deny", sink);
     expect(answerOf(done)).toBe("Posted one; two was denied.");
     expect(note.posted).toEqual(["one"]);
     const toolResults = model.requests[1]!.messages.filter((message) => message.role === "tool").map((message) => message.content);
@@ -236,17 +221,10 @@ describe("a write call waits for a person", () => {
     ]);
     const { service, sink } = await harness(model, { tools: [note.tool] });
     const first = pendingOf(await service.ask({ origin: originFor(), text: "post twice" }, sink));
-    const afterFirst = await service.decide(
-      { runId: first.runId, callId: first.callId, decision: "approve", decidedBy: { id: "alice" } },
-      sink,
-    );
-    if (afterFirst.kind !== "resumed" || !afterFirst.outcome) throw new Error(afterFirst.kind);
-    const second = pendingOf(afterFirst.outcome);
+    const afterFirst = await aliceDecides(service, first, "approve", sink);
+    const second = nextPauseOf(afterFirst);
     expect(second.callId).not.toBe(first.callId);
-    const done = await service.decide(
-      { runId: second.runId, callId: second.callId, decision: "approve", decidedBy: { id: "alice" } },
-      sink,
-    );
+    const done = await aliceDecides(service, second, "approve", sink);
     expect(answerOf(done)).toBe("Posted both.");
     expect(note.posted).toEqual(["one", "two"]);
   });

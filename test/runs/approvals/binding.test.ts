@@ -7,7 +7,7 @@ import { call, say, ScriptedModel } from "../../support/model-scripted.js";
 import { emptyGuardCounters, type RunState } from "../../../src/agent/loop/run-state.js";
 import type { TaskOrigin, ToolCall } from "../../../src/contracts/types.js";
 import { silentLogger } from "../../../src/logger.js";
-import { harness, pendingOf, useApprovalStores } from "../../support/approval-harness.js";
+import { aliceDecides, harness, pendingOf, useApprovalStores } from "../../support/approval-harness.js";
 import { mapStore } from "../../support/map-store.js";
 import { noteTool, originFor } from "../../support/service-harness.js";
 
@@ -194,10 +194,7 @@ describe("through the service: an altered or copied record runs nothing", () => 
     const key = `approval:run:${pending.runId}`;
     const stored = (await store.get(key)) as Stored;
     await store.set(key, { ...stored, pending: { ...stored.pending, expiresAt: pending.expiresAt + 24 * 60 * 60_000 } });
-    const result = await service.decide(
-      { runId: pending.runId, callId: pending.callId, decision: "approve", decidedBy: { id: "alice" } },
-      sink,
-    );
+    const result = await aliceDecides(service, pending, "approve", sink);
     expect(result).toMatchObject({ kind: "unknown", message: expect.stringMatching(/the stored request was altered/) });
     expect(note.posted).toEqual([]);
   });
@@ -210,10 +207,7 @@ describe("through the service: an altered or copied record runs nothing", () => 
     const { service, sink, store } = await harness(model, { tools: [note.tool] });
     const first = pendingOf(await service.ask({ origin: originFor("alice", "console:bound-3"), text: "pay" }, sink));
     const signedCopy = await store.get(`approval:run:${first.runId}`);
-    const approved = await service.decide(
-      { runId: first.runId, callId: first.callId, decision: "approve", decidedBy: { id: "alice" } },
-      sink,
-    );
+    const approved = await aliceDecides(service, first, "approve", sink);
     expect(approved.kind).toBe("resumed");
     expect(note.posted).toEqual(["pay 100"]);
 

@@ -54,6 +54,31 @@ function gate(): { promise: Promise<void>; open: () => void } {
   return { promise, open };
 }
 
+/**
+ * Conversation "a" gets items 1 and 2; the drain holds item 1, the first time it has it, until it is
+ * aborted. Resolves once it holds it and its lock expired as it does for a process that stalled past
+ * it: renewing the lock fails. `ownerThen` is the mailbox's owner while it held it.
+ */
+async function drainThatLosesItsLock(options: Partial<BullmqWorkQueueOptions>) {
+  const { name, redis, mailboxes } = fresh();
+  const running = gate();
+  const record = recorder(async (item, signal) => {
+    if (item.kind !== "run" || item.intakeId !== "1" || record.events.filter((event) => event === "start 1").length > 1) return;
+    running.open();
+    await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+  });
+  const work = queue(name, options);
+  work.start(record.handler, 1);
+  await work.add(runItem("a", "1"));
+  await work.add(runItem("a", "2"));
+  await running.promise;
+  const [ownerThen] = await mailboxes.owners();
+  const [lock] = await redis.keys(`bull:${name}:drain.*:lock`);
+  expect(lock).toBeDefined();
+  await redis.del(lock!);
+  return { name, redis, mailboxes, ownerThen, record, work };
+}
+
 describeWithRedis("the mailbox scripts", () => {
   it("a push into an owned mailbox keeps its owner; only the owner takes items, and an empty mailbox frees it", async () => {
     const { mailboxes } = fresh();
@@ -151,23 +176,8 @@ describeWithRedis("a mailbox left with an owner and no drain job (a crash betwee
 
 describeWithRedis("a drain that loses its conversation mid-handler", () => {
   it("is aborted when its lock can't be renewed, and the item is taken up again, once, before the next", async () => {
-    const { name, redis } = fresh();
-    const running = gate();
-    const record = recorder(async (item, signal) => {
-      if (item.kind !== "run" || item.intakeId !== "1" || record.events.filter((event) => event === "start 1").length > 1) return;
-      running.open();
-      await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
-    });
     const options = { lockDurationMs: 600, stalledIntervalMs: 200 };
-    const work = queue(name, options);
-    work.start(record.handler, 1);
-    await work.add(runItem("a", "1"));
-    await work.add(runItem("a", "2"));
-    await running.promise;
-    // The lock expires as it would for a process that stalled past it: renewing it fails.
-    const [lock] = await redis.keys(`bull:${name}:drain.*:lock`);
-    expect(lock).toBeDefined();
-    await redis.del(lock!);
+    const { name, record } = await drainThatLosesItsLock(options);
     await record.ended(1);
     expect(record.events).toEqual(["start 1", "aborted 1"]);
     // Another process finds the job stalled and goes on from the item that was cut short.
@@ -177,46 +187,19 @@ describeWithRedis("a drain that loses its conversation mid-handler", () => {
   });
 
   it("stalled with no stall allowed, its job fails; the conversation goes on under a new owner, each item ending once", async () => {
-    const { name, redis, mailboxes } = fresh();
-    const running = gate();
-    const record = recorder(async (item, signal) => {
-      if (item.kind !== "run" || item.intakeId !== "1" || record.events.filter((event) => event === "start 1").length > 1) return;
-      running.open();
-      await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
-    });
     const options = { lockDurationMs: 600, stalledIntervalMs: 200, maxStalledCount: 0 };
-    const stalling = queue(name, options);
-    stalling.start(record.handler, 1);
-    await stalling.add(runItem("a", "1"));
-    await stalling.add(runItem("a", "2"));
-    await running.promise;
-    const [before] = await mailboxes.owners();
-    const [lock] = await redis.keys(`bull:${name}:drain.*:lock`);
-    await redis.del(lock!);
+    const { name, redis, mailboxes, ownerThen, record } = await drainThatLosesItsLock(options);
     queue(name, options).start(record.handler, 1);
     await record.ended(3);
     expect(record.events).toEqual(["start 1", "aborted 1", "start 1", "end 1", "start 2", "end 2"]);
     expect(await redis.zcard(`bull:${name}:failed`)).toBe(1);
-    expect(before).toBeDefined();
+    expect(ownerThen).toBeDefined();
     await expect.poll(() => mailboxes.owners()).toEqual([]);
   });
 
   it("whose job failed while no process listened is taken up at the next start", async () => {
-    const { name, redis } = fresh();
-    const running = gate();
-    const record = recorder(async (item, signal) => {
-      if (item.kind !== "run" || item.intakeId !== "1" || record.events.filter((event) => event === "start 1").length > 1) return;
-      running.open();
-      await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
-    });
     const options = { lockDurationMs: 600, stalledIntervalMs: 200, maxStalledCount: 0 };
-    const first = queue(name, options);
-    first.start(record.handler, 1);
-    await first.add(runItem("a", "1"));
-    await first.add(runItem("a", "2"));
-    await running.promise;
-    const [lock] = await redis.keys(`bull:${name}:drain.*:lock`);
-    await redis.del(lock!);
+    const { name, redis, record, work: first } = await drainThatLosesItsLock(options);
     await record.ended(1);
     await first.close(0);
     // A plain BullMQ worker, with nothing of ours listening to its events, fails the job that lost its lock.

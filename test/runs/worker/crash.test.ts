@@ -12,7 +12,7 @@ import { startBot, type BotProcess } from "../../support/bot-child.js";
 import { textReply, toolCallReply, type RecordedRequest } from "../../support/fake-openai-server.js";
 import { BOT_USER_ID, shownText } from "../../support/fake-slack.js";
 import { TEAM_ID } from "../../support/fake-slack-types.js";
-import { blockActionPayload, mentionEvent, postEvent, postInteraction } from "../../support/fake-slack-requests.js";
+import { blockActionPayload, clickOnMessage, mentionEvent, postEvent, postInteraction } from "../../support/fake-slack-requests.js";
 import { until } from "../../support/until.js";
 import { useSlackBotHarness } from "../../support/slack-bot-harness.js";
 
@@ -37,28 +37,9 @@ async function kill9(process: BotProcess): Promise<void> {
 
 /** Waits for the approval message in `thread` of #general; the function it gives clicks Approve on it as Alice, the requester. */
 async function approvalIn(thread: string): Promise<(eventsUrl: string) => Promise<unknown>> {
-  const approval = await harness.slack.waitForCall(
-    "chat.postMessage",
-    (call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION),
-    15_000,
-  );
+  await harness.slack.waitForCall("chat.postMessage", (call) => JSON.stringify(call.args.blocks ?? []).includes(APPROVE_ACTION), 15_000);
   const message = harness.slack.threadMessages("C0GENERAL", thread).find((m) => JSON.stringify(m.blocks ?? []).includes(APPROVE_ACTION))!;
-  const actions = (approval.args.blocks as Array<{ type: string; elements?: Array<{ value?: string }> }>).find(
-    (block) => block.type === "actions",
-  )!;
-  return (eventsUrl) =>
-    postInteraction(
-      eventsUrl,
-      blockActionPayload({
-        user: "U0ALICE",
-        actionId: APPROVE_ACTION,
-        value: actions.elements![0]!.value!,
-        channel: "C0GENERAL",
-        messageTs: message.ts,
-        threadTs: thread,
-        blocks: message.blocks ?? [],
-      }),
-    );
+  return (eventsUrl) => postInteraction(eventsUrl, clickOnMessage(message, { user: "U0ALICE", actionId: APPROVE_ACTION }));
 }
 
 /** Alice asks in `thread` for a post to #random and approves it; Slack meets the end of the answer's stream

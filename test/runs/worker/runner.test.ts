@@ -7,9 +7,11 @@ import type { RunPresenter } from "../../../src/runs/api/presenting.js";
 import type { AgentEvent, ModelRequest, RunOutcome, TaskOrigin, Tool } from "../../../src/contracts/types.js";
 import { createIntakeStore, intakeIdFor } from "../../../src/runs/intake/intake-store.js";
 import { UNKNOWN_OUTCOME } from "../../../src/runs/worker/write-ledger.js";
+import { CONNECT_BASE, connectStandIn, type ConnectStandIn, type HarnessConnect } from "../../support/connect-stand-in.js";
 import { startService, type ServiceHarness } from "../../support/service-harness.js";
 import { until } from "../../support/until.js";
 import { usePerTest } from "../../support/per-test.js";
+import type { KeyValueStore } from "../../../src/memory/types.js";
 
 const { sqliteUrl, closeAfter } = usePerTest();
 
@@ -44,9 +46,32 @@ function shown(
   return seen;
 }
 
+/** A store whose marking of a message as `state` fails the first `times` times, as a store that blinks. */
+function failingIntakeMark(state: "running" | "done", times = 1) {
+  let left = times;
+  return {
+    failuresLeft: () => left,
+    wrapStore: (real: KeyValueStore): KeyValueStore => ({
+      ...real,
+      set: async (key, value, ttl) => {
+        if (left > 0 && key.startsWith("intake:") && (value as { state?: string }).state === state) {
+          left -= 1;
+          throw new Error("store blinked");
+        }
+        return real.set(key, value, ttl);
+      },
+    }),
+  };
+}
+
 /** Not started: each test attaches its presenter first, then starts it, as app.ts does. */
-async function service(model: ScriptedModel, storeUrl: string, env: Record<string, string> = {}): Promise<ServiceHarness> {
-  const harness = await startService({ model, storeUrl, env, start: false });
+async function service(
+  model: ScriptedModel,
+  storeUrl: string,
+  env: Record<string, string> = {},
+  connect?: HarnessConnect,
+): Promise<ServiceHarness> {
+  const harness = await startService({ model, storeUrl, env, start: false, ...(connect ? { connect } : {}) });
   closeAfter(harness);
   return harness;
 }
@@ -365,26 +390,13 @@ describe("a run's answer goes out once, also when its tail is replayed", () => {
   it("a message that could not be marked done after its answer: the next start does not answer again", async () => {
     const storeUrl = sqliteUrl();
     const model = new ScriptedModel([], { whenExhausted: (request) => ({ text: `answer to ${lastUser(request)}` }) });
-    let failDone = true;
-    const first = await startService({
-      model,
-      storeUrl,
-      wrapStore: (real) => ({
-        ...real,
-        set: async (key, value, ttl) => {
-          if (failDone && key.startsWith("intake:") && (value as { state?: string }).state === "done") {
-            failDone = false;
-            throw new Error("store blinked");
-          }
-          return real.set(key, value, ttl);
-        },
-      }),
-    });
+    const markDone = failingIntakeMark("done");
+    const first = await startService({ model, storeUrl, wrapStore: markDone.wrapStore });
     closeAfter(first);
     const firstSeen = shown(first);
     await first.service.submit({ origin: origin("replayed-run"), text: "hi" }, "replayed-1");
     await until(() => firstSeen.length === 1, "the answer");
-    expect(failDone).toBe(false);
+    expect(markDone.failuresLeft()).toBe(0);
     await first.service.close(1_000);
 
     const second = await startService({ model, storeUrl, start: false });
@@ -520,13 +532,14 @@ describe("a store that blinks (a Redis restart) while a run starts or pauses", (
 });
 
 describe("a message whose run paused for approval, taken up again (its record left running)", () => {
-  async function pausedThenReplayed(forgetCard: boolean) {
+  /** With `docs`, the run waits for its requester to connect docs instead of for a decision. */
+  async function pausedThenReplayed(forgetCard: boolean, docs?: ConnectStandIn) {
     const { noteTool } = await import("../../support/service-harness.js");
     const note = noteTool();
     const storeUrl = sqliteUrl();
-    const model = new ScriptedModel([], { whenExhausted: call("post_note", { text: "hello" }) });
-    const first = await service(model, storeUrl);
-    const firstSeen = shown(first, [note.tool]);
+    const model = new ScriptedModel([], { whenExhausted: docs ? call("docs__whoami", {}) : call("post_note", { text: "hello" }) });
+    const first = await service(model, storeUrl, {}, docs);
+    const firstSeen = shown(first, [note.tool, ...(docs?.tools ?? [])]);
     await first.service.start();
     await first.service.submit({ origin: origin("paused-replay"), text: "post hello" }, "C1:13.0001");
     const id = intakeIdFor("console", "C1:13.0001");
@@ -540,8 +553,8 @@ describe("a message whose run paused for approval, taken up again (its record le
     if (pending.status !== "paused") throw new Error(pending.status);
     if (forgetCard) await first.store.delete(`answered:${id}:card:${pending.pending.callId}`);
 
-    const second = await service(model, storeUrl);
-    const secondSeen = shown(second, [note.tool]);
+    const second = await service(model, storeUrl, {}, docs);
+    const secondSeen = shown(second, [note.tool, ...(docs?.tools ?? [])]);
     await second.service.start();
     await until(async () => ((await second.store.get(`intake:${id}`)) as { state?: string } | undefined)?.state === "done", "the replay");
     return { firstSeen, secondSeen, model, note, callId: pending.pending.callId };
@@ -560,32 +573,31 @@ describe("a message whose run paused for approval, taken up again (its record le
     expect(secondSeen.map((seen) => seen.outcome)).toMatchObject([{ status: "paused", pending: { callId, tool: "post_note" } }]);
     expect(model.requests).toHaveLength(1);
   });
+
+  it("waiting for a connection, its card not shown: shown with a Connect link made anew, since the record keeps none", async () => {
+    const docs = connectStandIn();
+    const { firstSeen, secondSeen, model, callId } = await pausedThenReplayed(true, docs);
+    const url = `${CONNECT_BASE}?state=${intakeIdFor("console", "C1:13.0001")}`;
+    expect(firstSeen.map((seen) => seen.outcome)).toMatchObject([{ status: "paused", pending: { connect: { server: "docs", url } } }]);
+    expect(secondSeen.map((seen) => seen.outcome)).toMatchObject([
+      { status: "paused", pending: { callId, tool: "docs__whoami", connect: { server: "docs", url } } },
+    ]);
+    expect(docs.pending).toHaveLength(2);
+    expect(model.requests).toHaveLength(1);
+  });
 });
 
 describe("a run that failed in this process", () => {
   it("is tried again with backoff, and does not block a redelivery meanwhile: answered once", async () => {
-    let failOnce = true;
     const model = new ScriptedModel([], { whenExhausted: (request) => ({ text: `answer to ${lastUser(request)}` }) });
-    const harness = await startService({
-      model,
-      storeUrl: sqliteUrl(),
-      // The store fails just as the worker marks the message running: the handler rejects.
-      wrapStore: (real) => ({
-        ...real,
-        set: async (key, value, ttl) => {
-          if (failOnce && key.startsWith("intake:") && (value as { state?: string }).state === "running") {
-            failOnce = false;
-            throw new Error("store blinked");
-          }
-          return real.set(key, value, ttl);
-        },
-      }),
-    });
+    // The store fails just as the worker marks the message running: the handler rejects.
+    const markRunning = failingIntakeMark("running");
+    const harness = await startService({ model, storeUrl: sqliteUrl(), wrapStore: markRunning.wrapStore });
     closeAfter(harness);
     const seen = shown(harness);
     const task = { origin: origin("failed-run"), text: "hello" };
     expect(await harness.service.submit(task, "C1:9.0001")).toMatchObject({ kind: "accepted" });
-    await until(() => !failOnce, "the failure");
+    await until(() => markRunning.failuresLeft() === 0, "the failure");
     await until(async () => (await harness.service.submit(task, "C1:9.0001")).kind === "accepted", "the redelivery to be taken up");
     await until(() => seen.length === 1, "the answer");
     expect(seen[0]!.outcome).toMatchObject({ status: "answered", answer: "answer to hello" });
@@ -596,24 +608,14 @@ describe("a run that failed in this process", () => {
 
 describe("a run whose store failed under it", () => {
   it("is tried again with backoff until the store is back, without a redelivery", async () => {
-    let failures = 3;
     const model = new ScriptedModel([], { whenExhausted: (request) => ({ text: `answer to ${lastUser(request)}` }) });
-    const harness = await startService({
-      model,
-      storeUrl: sqliteUrl(),
-      wrapStore: (real) => ({
-        ...real,
-        set: async (key, value, ttl) =>
-          key.startsWith("intake:") && (value as { state?: string }).state === "running" && failures-- > 0
-            ? Promise.reject(new Error("store down"))
-            : real.set(key, value, ttl),
-      }),
-    });
+    const markRunning = failingIntakeMark("running", 3);
+    const harness = await startService({ model, storeUrl: sqliteUrl(), wrapStore: markRunning.wrapStore });
     closeAfter(harness);
     const seen = shown(harness);
     await harness.service.submit({ origin: origin("store-down"), text: "hello" }, "C1:10.0001");
     await until(() => seen.length === 1, "the answer", 10_000);
-    expect(failures).toBeLessThan(0);
+    expect(markRunning.failuresLeft()).toBe(0);
     expect(seen[0]!.outcome).toMatchObject({ status: "answered", answer: "answer to hello" });
   });
 });

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAgentService, type RunningAgentService } from "../../../src/runs/service/create-agent-service.js";
 import { z } from "zod";
-import type { AgentEvent, Model, RunOutcome, TaskOrigin, Tool } from "../../../src/contracts/types.js";
+import type { AgentEvent, Model, RunOutcome, TaskOrigin, Tool, ToolCall } from "../../../src/contracts/types.js";
 import { loadConfig } from "../../../src/config.js";
 import { silentLogger } from "../../../src/logger.js";
 import { createAuthority } from "../../../src/governance/authority.js";
@@ -63,6 +63,42 @@ function startRun(service: RunningAgentService): { runId: Promise<string>; outco
   return { runId, outcome: service.ask({ origin, text: "think forever" }, sink) };
 }
 
+/** A write tool that holds each call until `release()`; `writing` resolves once a call is in it. */
+function heldNoteTool() {
+  let started: () => void = () => {};
+  const writing = new Promise<void>((resolve) => (started = resolve));
+  let release: () => void = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const posted: string[] = [];
+  const tool: Tool<{ text: string }> = {
+    name: "post_note",
+    description: "posts a note",
+    schema: z.object({ text: z.string() }),
+    effect: "write",
+    async execute({ text }, { signal }) {
+      started();
+      await released;
+      // The write is made either way; a tool that honours its signal would give up here if the Stop cancelled it.
+      posted.push(signal.aborted ? `${text} (cancelled)` : text);
+      return `posted: ${text}`;
+    },
+  };
+  return { tool, writing, release, posted };
+}
+
+/** Asks for these tool calls, then hangs like `hangingModel`. */
+function callsThenHangs(toolCalls: readonly ToolCall[]): Model {
+  let calls = 0;
+  return {
+    name: "gpt-4o-mini",
+    complete: (request, signal) => {
+      calls += 1;
+      if (calls === 1) return Promise.resolve({ content: null, toolCalls });
+      return hangingModel.complete(request, signal);
+    },
+  };
+}
+
 const storeUrl = () => `sqlite://${join(mkdtempSync(join(tmpdir(), "run-stop-")), "bot.sqlite")}`;
 
 describe("Stop", () => {
@@ -92,47 +128,22 @@ describe("Stop", () => {
   });
 
   it("lets an approved write in flight finish, reports it, then stops", async () => {
-    let started: () => void = () => {};
-    const writing = new Promise<void>((resolve) => (started = resolve));
-    let release: () => void = () => {};
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const posted: string[] = [];
-    const postNote: Tool<{ text: string }> = {
-      name: "post_note",
-      description: "posts a note",
-      schema: z.object({ text: z.string() }),
-      effect: "write",
-      async execute({ text }) {
-        started();
-        await released;
-        posted.push(text);
-        return `posted: ${text}`;
-      },
-    };
-    let calls = 0;
-    const model: Model = {
-      name: "gpt-4o-mini",
-      complete: (request, signal) => {
-        calls += 1;
-        if (calls === 1)
-          return Promise.resolve({ content: null, toolCalls: [{ id: "call_1", name: "post_note", arguments: '{"text":"hello"}' }] });
-        return hangingModel.complete(request, signal);
-      },
-    };
-    const service = await process(storeUrl(), model, [postNote]);
+    const note = heldNoteTool();
+    const model = callsThenHangs([{ id: "call_1", name: "post_note", arguments: '{"text":"hello"}' }]);
+    const service = await process(storeUrl(), model, [note.tool]);
     const paused = await service.ask({ origin, text: "post hello" }, () => {});
     if (paused.status !== "paused") throw new Error("expected the run to wait for approval");
     const decided = service.decide(
       { runId: paused.runId, callId: paused.pending.callId, decision: "approve", decidedBy: origin.requester },
       () => {},
     );
-    await writing;
+    await note.writing;
     expect(await service.stop({ runId: paused.runId, stoppedBy: { id: "alice", name: "Alice" }, surface: "console" })).toEqual({
       kind: "stopping",
     });
-    release();
+    note.release();
     const result = await decided;
-    expect(posted).toEqual(["hello"]);
+    expect(note.posted).toEqual(["hello"]);
     if (result.kind !== "resumed" || !result.outcome) throw new Error(`expected the run to go on, got ${result.kind}`);
     expect(result.outcome).toMatchObject({ status: "answered", stop: { guard: "stopped", sentence: "Stopped by Alice." } });
     expect(result.outcome.steps.flatMap((step) => step.calls)).toMatchObject([
@@ -141,48 +152,19 @@ describe("Stop", () => {
   });
 
   it("lets a write the tool policy allows finish when a Stop comes during it, reports its real outcome, and starts no write after it", async () => {
-    let started: () => void = () => {};
-    const writing = new Promise<void>((resolve) => (started = resolve));
-    let release: () => void = () => {};
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const posted: string[] = [];
-    const postNote: Tool<{ text: string }> = {
-      name: "post_note",
-      description: "posts a note",
-      schema: z.object({ text: z.string() }),
-      effect: "write",
-      async execute({ text }, { signal }) {
-        started();
-        await released;
-        // The write is made either way; a tool that honours its signal would give up here if the Stop cancelled it.
-        posted.push(signal.aborted ? `${text} (cancelled)` : text);
-        return `posted: ${text}`;
-      },
-    };
-    let calls = 0;
-    const model: Model = {
-      name: "gpt-4o-mini",
-      complete: (request, signal) => {
-        calls += 1;
-        if (calls === 1)
-          return Promise.resolve({
-            content: null,
-            toolCalls: [
-              { id: "call_1", name: "post_note", arguments: '{"text":"hello"}' },
-              { id: "call_2", name: "post_note", arguments: '{"text":"again"}' },
-            ],
-          });
-        return hangingModel.complete(request, signal);
-      },
-    };
-    const service = await process(storeUrl(), model, [postNote], { TOOL_POLICY: "post_note=allow" });
+    const note = heldNoteTool();
+    const model = callsThenHangs([
+      { id: "call_1", name: "post_note", arguments: '{"text":"hello"}' },
+      { id: "call_2", name: "post_note", arguments: '{"text":"again"}' },
+    ]);
+    const service = await process(storeUrl(), model, [note.tool], { TOOL_POLICY: "post_note=allow" });
     const run = startRun(service);
     const runId = await run.runId;
-    await writing;
+    await note.writing;
     expect(await service.stop({ runId, stoppedBy: { id: "alice", name: "Alice" }, surface: "console" })).toEqual({ kind: "stopping" });
-    release();
+    note.release();
     const outcome = await run.outcome;
-    expect(posted).toEqual(["hello"]);
+    expect(note.posted).toEqual(["hello"]);
     expect(outcome).toMatchObject({ status: "answered", stop: { guard: "stopped", sentence: "Stopped by Alice." } });
     const [first, second] = outcome.status === "answered" ? outcome.steps.flatMap((step) => step.calls) : [];
     expect(first).toMatchObject({ tool: "post_note", outcome: "ok", result: "posted: hello" });

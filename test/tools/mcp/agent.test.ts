@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { RunningAgentService } from "../../../src/runs/service/create-agent-service.js";
 import { call, say, ScriptedModel, type ScriptStep } from "../../support/model-scripted.js";
@@ -14,24 +14,14 @@ import type { McpServerConfig } from "../../../src/tools/mcp/mcp-config.js";
 import { createMcpManager, type McpManager } from "../../../src/tools/mcp/mcp-manager.js";
 import { startMcpHttpServer } from "../../support/mcp-http-server.js";
 import { everythingServer, filesystemServer, serverConfig, testStdioServer, whenServers } from "../../support/mcp-servers.js";
-import { temporaryFolder } from "../../support/temporary-folder.js";
+import { usePerTest } from "../../support/per-test.js";
 import { originFor } from "../../support/service-harness.js";
 import { capturingLogger } from "../../support/capturing-logger.js";
 import { startMcpService } from "../../support/mcp-harness.js";
 
-let folder: Awaited<ReturnType<typeof temporaryFolder>>;
-let stores = 0;
-const cleanups: Array<() => Promise<void>> = [];
-
+const { folder, sqliteUrl, closeAfter } = usePerTest();
 beforeAll(async () => {
-  folder = await temporaryFolder();
-  await writeFile(join(folder.path, "notes.txt"), "the launch is on Tuesday");
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-afterAll(async () => {
-  await folder.remove();
+  await writeFile(join(folder(), "notes.txt"), "the launch is on Tuesday");
 });
 
 interface Bot {
@@ -48,15 +38,15 @@ async function startBot(
   logger: Logger = silentLogger,
 ): Promise<Bot> {
   const manager = createMcpManager(servers, { logger, defaultTimeoutMs: 10_000, backoffMs: [100], heartbeatMs: 200 });
-  cleanups.push(() => manager.close());
+  closeAfter(manager);
   await manager.start();
   const { service, close } = await startMcpService({
     model,
     manager,
-    storeUrl: `sqlite://${join(folder.path, `bot-${++stores}.sqlite`)}`,
+    storeUrl: sqliteUrl(),
     env,
   });
-  cleanups.push(close);
+  closeAfter({ close });
   const events: AgentEvent[] = [];
   return { service, manager, events, sink: (event) => events.push(event) };
 }
@@ -76,8 +66,8 @@ function pendingOf(outcome: RunOutcome): PendingApproval {
 
 describe("the filesystem server in a run", () => {
   it("a read runs without approval and the model answers with the file's content", async () => {
-    const model = new ScriptedModel([call("fs__read_text_file", { path: join(folder.path, "notes.txt") }), answerWithObservation]);
-    const { service, sink, events } = await startBot(model, [serverConfig("fs", filesystemServer(folder.path))]);
+    const model = new ScriptedModel([call("fs__read_text_file", { path: join(folder(), "notes.txt") }), answerWithObservation]);
+    const { service, sink, events } = await startBot(model, [serverConfig("fs", filesystemServer(folder()))]);
     const outcome = await service.ask({ origin: originFor(), text: "when is the launch?" }, sink);
     expect(answerOf(outcome)).toBe("Found: the launch is on Tuesday");
     expect(events.some((event) => event.type === "approval_needed")).toBe(false);
@@ -87,9 +77,9 @@ describe("the filesystem server in a run", () => {
   });
 
   it("a write waits for approval and runs once after approve", async () => {
-    const target = join(folder.path, "approved.txt");
+    const target = join(folder(), "approved.txt");
     const model = new ScriptedModel([call("fs__write_file", { path: target, content: "shipped" }), answerWithObservation]);
-    const { service, sink } = await startBot(model, [serverConfig("fs", filesystemServer(folder.path))]);
+    const { service, sink } = await startBot(model, [serverConfig("fs", filesystemServer(folder()))]);
     const pending = pendingOf(await service.ask({ origin: originFor(), text: "write it down" }, sink));
     expect(pending.tool).toBe("fs__write_file");
     expect(pending.source).toBe(
@@ -111,9 +101,9 @@ describe("the filesystem server in a run", () => {
   });
 
   it("a denied write never runs, and the model is told", async () => {
-    const target = join(folder.path, "denied.txt");
+    const target = join(folder(), "denied.txt");
     const model = new ScriptedModel([call("fs__write_file", { path: target, content: "nope" }), answerWithObservation]);
-    const { service, sink } = await startBot(model, [serverConfig("fs", filesystemServer(folder.path))]);
+    const { service, sink } = await startBot(model, [serverConfig("fs", filesystemServer(folder()))]);
     const pending = pendingOf(await service.ask({ origin: originFor(), text: "write it down" }, sink));
     const decided = await service.decide(
       { runId: pending.runId, callId: pending.callId, decision: "deny", decidedBy: { id: "alice", name: "Alice" } },
@@ -124,24 +114,24 @@ describe("the filesystem server in a run", () => {
   });
 
   it('TOOL_POLICY globs apply to prefixed names, and "approval": "always" asks even for reads', async () => {
-    const model = new ScriptedModel([call("fs__list_directory", { path: folder.path }), answerWithObservation]);
-    const { service, sink } = await startBot(model, [serverConfig("fs", filesystemServer(folder.path), { approval: "always" })], {
+    const model = new ScriptedModel([call("fs__list_directory", { path: folder() }), answerWithObservation]);
+    const { service, sink } = await startBot(model, [serverConfig("fs", filesystemServer(folder()), { approval: "always" })], {
       TOOL_POLICY: "fs__write_*=deny",
     });
     expect(pendingOf(await service.ask({ origin: originFor(), text: "what is there?" }, sink)).tool).toBe("fs__list_directory");
-    const denied = new ScriptedModel([call("fs__write_file", { path: join(folder.path, "x.txt"), content: "x" }), answerWithObservation]);
-    const other = await startBot(denied, [serverConfig("fs", filesystemServer(folder.path), { approval: "never" })], {
+    const denied = new ScriptedModel([call("fs__write_file", { path: join(folder(), "x.txt"), content: "x" }), answerWithObservation]);
+    const other = await startBot(denied, [serverConfig("fs", filesystemServer(folder()), { approval: "never" })], {
       TOOL_POLICY: "fs__write_*=deny",
     });
     expect(answerOf(await other.service.ask({ origin: originFor(), text: "write" }, other.sink))).toMatch(
       /not allowed by this bot's tool policy/,
     );
-    expect(existsSync(join(folder.path, "x.txt"))).toBe(false);
+    expect(existsSync(join(folder(), "x.txt"))).toBe(false);
   });
 
   it("/tools lists every tool with its server, read or write, its effect after policy, and whether its server is up", async () => {
     const { service } = await startBot(new ScriptedModel([]), [
-      serverConfig("fs", filesystemServer(folder.path)),
+      serverConfig("fs", filesystemServer(folder())),
       serverConfig("ghost", { kind: "stdio", command: "/nonexistent/ghost", args: [], env: {} }),
     ]);
     const list = service.tools.list("console");
@@ -230,7 +220,7 @@ describe("failures in a run", () => {
 
   it("list_changed adds a tool that the next model call sees, in the same run", async () => {
     const http = await startMcpHttpServer();
-    cleanups.push(() => http.kill());
+    closeAfter({ close: () => http.kill() });
     const model = new ScriptedModel([call("add_search", {}), call("wiki__search", {}), answerWithObservation]);
     const bot = await startBot(model, [serverConfig("wiki", { kind: "http", url: http.url, headers: {}, sse: false })]);
     // A tool of the bot's own that makes the server add one, and returns once the client re-listed its tools.

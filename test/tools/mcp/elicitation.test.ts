@@ -2,32 +2,20 @@
 // is kept for the run's requester only, defaults fill what they left empty, accept / decline /
 // cancel reach the server as the spec has them, an unanswered form is cancelled at
 // MCP_ELICITATION_TIMEOUT_MS, and the call's timeout and the run's deadline stand still meanwhile.
-import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { AgentEvent, PendingForm, RunOutcome } from "../../../src/contracts/types.js";
+import { describe, expect, it } from "vitest";
+import type { AgentEvent, ModelRequest, PendingForm, RunOutcome } from "../../../src/contracts/types.js";
 import type { AskingLog } from "../../support/mcp-asking-tools.js";
 import { startAskingServer } from "../../support/elicitation-harness.js";
 import { startMcpService } from "../../support/mcp-harness.js";
-import { call, say, ScriptedModel, type ScriptStep } from "../../support/model-scripted.js";
+import { call, say, ScriptedModel, type ScriptedReply, type ScriptStep } from "../../support/model-scripted.js";
 import { originFor } from "../../support/service-harness.js";
-import { temporaryFolder } from "../../support/temporary-folder.js";
+import { usePerTest } from "../../support/per-test.js";
 import { until } from "../../support/until.js";
 import type { RunningAgentService } from "../../../src/runs/service/create-agent-service.js";
 
-let folder: Awaited<ReturnType<typeof temporaryFolder>>;
-let stores = 0;
-const cleanups: Array<() => Promise<void>> = [];
-beforeAll(async () => {
-  folder = await temporaryFolder();
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-afterAll(async () => {
-  await folder.remove();
-});
+const { sqliteUrl, closeAfter } = usePerTest();
 
-const observed: ScriptStep = (request) => say(`server said: ${request.messages.at(-1)?.content ?? ""}`);
+const observed = (request: ModelRequest): ScriptedReply => say(`server said: ${request.messages.at(-1)?.content ?? ""}`);
 
 interface Bot {
   readonly service: RunningAgentService;
@@ -36,12 +24,14 @@ interface Bot {
   /** The next form the run asks. */
   readonly asked: () => Promise<PendingForm>;
   ask(tool: string): Promise<RunOutcome>;
+  /** Each person asks at once, in a conversation of their own; each run calls `tool`. */
+  askTogether(tool: string, people: readonly string[]): Array<Promise<RunOutcome>>;
 }
 
 /** `toolTimeoutMs`: each MCP call's own timeout (the manager's default, as AGENT_TOOL_TIMEOUT_MS gives it in the app). */
 async function startBot(env: Record<string, string> = {}, toolTimeoutMs = 10_000, elicitTimeoutMs?: number): Promise<Bot> {
   const { manager, log, close: closeServer } = await startAskingServer({ toolTimeoutMs, ...(elicitTimeoutMs ? { elicitTimeoutMs } : {}) });
-  cleanups.push(closeServer);
+  closeAfter({ close: closeServer });
   const events: AgentEvent[] = [];
   const waiters: Array<(form: PendingForm) => void> = [];
   const sink = (event: AgentEvent) => {
@@ -52,10 +42,10 @@ async function startBot(env: Record<string, string> = {}, toolTimeoutMs = 10_000
   const { service, close } = await startMcpService({
     model: { name: "scripted", complete: (request, signal) => model!.complete(request, signal) },
     manager,
-    storeUrl: `sqlite://${join(folder.path, `bot-${++stores}.sqlite`)}`,
+    storeUrl: sqliteUrl(),
     env,
   });
-  cleanups.push(close);
+  closeAfter({ close });
   return {
     service,
     log,
@@ -64,6 +54,11 @@ async function startBot(env: Record<string, string> = {}, toolTimeoutMs = 10_000
     ask(tool) {
       model = new ScriptedModel([call(`rooms__${tool}`, {}), observed]);
       return service.ask({ origin: originFor("alice"), text: "book a room" }, sink);
+    },
+    askTogether(tool, people) {
+      const step: ScriptStep = (request) => (request.messages.at(-1)?.role === "tool" ? observed(request) : call(`rooms__${tool}`, {}));
+      model = new ScriptedModel([], { whenExhausted: step });
+      return people.map((person) => service.ask({ origin: originFor(person, `console:${person}`), text: "book a room" }, sink));
     },
   };
 }
@@ -174,5 +169,52 @@ describe("a server's form", () => {
     expect(bot.log.results[1]).toEqual({
       error: expect.stringMatching(/elicitation refused: field "count": its default is outside its bounds/),
     });
+  });
+});
+
+describe("two conversations calling the server at once on its one connection", () => {
+  it("each question asked on its call's own stream goes to that run's requester, and each answer reaches its own call", async () => {
+    const bot = await startBot();
+    const forms = Promise.all([bot.asked(), bot.asked()]);
+    const running = bot.askTogether("book_room_here", ["alice", "bob"]);
+    // A question refused ends its run first: the race shows why instead of waiting for a form that never comes.
+    const asked = await Promise.race([forms, ...running.map((run) => run.then((outcome) => `a run ended unasked: ${answerOf(outcome)}`))]);
+    expect(asked).toEqual([expect.anything(), expect.anything()]);
+    const formOf = (person: string) => (asked as PendingForm[]).find((form) => form.requester.id === person)!;
+    // Both calls wait on their forms; they are answered in the other order, each by its own requester.
+    for (const [person, purpose] of [
+      ["bob", "bob's review"],
+      ["alice", "alice's standup"],
+    ] as const) {
+      expect((await bot.service.forms.lookup(formOf(person).formId, { id: person === "bob" ? "alice" : "bob" })).kind).toBe(
+        "not_requester",
+      );
+      const replied = await bot.service.forms.reply({
+        formId: formOf(person).formId,
+        by: { id: person },
+        action: "accept",
+        inputs: { purpose },
+      });
+      expect(replied.kind).toBe("answered");
+    }
+    const [alice, bob] = await Promise.all(running);
+    expect(answerOf(alice!)).toContain("alice's standup");
+    expect(answerOf(alice!)).not.toContain("bob's review");
+    expect(answerOf(bob!)).toContain("bob's review");
+    expect(answerOf(bob!)).not.toContain("alice's standup");
+    expect(alice!.steps[0]!.calls[0]!.forms).toEqual([expect.objectContaining({ action: "accept", by: { id: "alice" } })]);
+    expect(bob!.steps[0]!.calls[0]!.forms).toEqual([expect.objectContaining({ action: "accept", by: { id: "bob" } })]);
+  });
+
+  it("a question on the session's standalone stream, with calls of two conversations in flight, is refused with the reason", async () => {
+    const bot = await startBot();
+    const asked = bot.asked();
+    const [alice] = bot.askTogether("book_room_here", ["alice"]);
+    const form = await asked;
+    const [bob] = bot.askTogether("book_room", ["bob"]);
+    expect(answerOf(await bob!)).toContain("calls of several conversations are in flight on this server");
+    expect(bot.log.results).toEqual([{ error: expect.stringMatching(/elicitation refused/) }]);
+    await bot.service.forms.reply({ formId: form.formId, by: { id: "alice" }, action: "decline" });
+    expect(answerOf(await alice!)).toContain('server said: {"action":"decline"}');
   });
 });

@@ -5,22 +5,12 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { McpConfigError } from "../../../src/errors.js";
 import { loadMcpConfig, parseMcpConfig } from "../../../src/tools/mcp/mcp-config.js";
 import { repoRoot } from "../../support/repo-paths.js";
+import { mcpConfigErrorOf } from "../../support/config-error.js";
 
 const parse = (value: unknown, env: NodeJS.ProcessEnv = {}) =>
   parseMcpConfig(typeof value === "string" ? value : JSON.stringify(value), env, "mcp.json");
-
-function errorOf(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(McpConfigError);
-    return (error as Error).message;
-  }
-  throw new Error("expected an McpConfigError");
-}
 
 describe("MCP servers file", () => {
   it("reads stdio and HTTP servers with their defaults and expands ${VAR} in env, headers and args", () => {
@@ -97,7 +87,7 @@ describe("MCP servers file", () => {
       /^mcp\.json: server "jira": field "headers\.Authorization" uses \$\{NOPE\}, which is not set in the environment$/,
     ],
   ])("%s: one line naming the server and the field", (_case, value, expected) => {
-    expect(errorOf(() => parse(value))).toMatch(expected);
+    expect(mcpConfigErrorOf(() => parse(value))).toMatch(expected);
   });
 });
 
@@ -145,15 +135,15 @@ describe("finding the file", () => {
   it("a disabled server is not started and needs none of its variables, but its shape is still checked", () => {
     const file = (entry: object) => JSON.stringify({ mcpServers: { a: { command: "a" }, off: { disabled: true, ...entry } } });
     expect(parseMcpConfig(file({ command: "b", env: { T: "${UNSET}" } }), {}, "mcp.json").map((server) => server.name)).toEqual(["a"]);
-    expect(errorOf(() => parseMcpConfig(file({ command: "b", arg: ["x"] }), {}, "mcp.json"))).toBe(
+    expect(mcpConfigErrorOf(() => parseMcpConfig(file({ command: "b", arg: ["x"] }), {}, "mcp.json"))).toBe(
       'mcp.json: server "off": unknown field "arg"',
     );
-    expect(errorOf(() => parseMcpConfig(file({ command: "b", disabled: "yes" }), {}, "mcp.json"))).toBe(
+    expect(mcpConfigErrorOf(() => parseMcpConfig(file({ command: "b", disabled: "yes" }), {}, "mcp.json"))).toBe(
       'mcp.json: server "off": field "disabled": expects true or false',
     );
   });
 
   it("MCP_CONFIG naming a missing file is an error", () => {
-    expect(errorOf(() => loadMcpConfig("missing.json", {}, folder))).toBe("missing.json: cannot be read (ENOENT)");
+    expect(mcpConfigErrorOf(() => loadMcpConfig("missing.json", {}, folder))).toBe("missing.json: cannot be read (ENOENT)");
   });
 });

@@ -15,9 +15,13 @@ export const auditPage: PageHandler = async ({ csrf, deps }) => {
     entries.map((entry) => [
       when(entry.at),
       entry.kind.replaceAll("_", " "),
-      entry.tool ?? "",
+      entry.tool ?? (entry.form ? `${entry.form.kind} of ${entry.form.server}` : ""),
       entry.decidedBy ? (entry.decidedBy.name ?? entry.decidedBy.id) : (entry.requester.name ?? entry.requester.id),
-      entry.decision ?? entry.outcome ?? entry.result ?? "",
+      entry.decision ??
+        entry.outcome ??
+        (entry.form ? [entry.form.action, entry.form.reason].filter(Boolean).join(": ") : undefined) ??
+        entry.result ??
+        "",
       // A schedule's own entries carry its id, which has no run page.
       namesARun(entry) ? html`<a href="${`/admin/runs/${encodeURIComponent(entry.runId)}`}">${entry.runId}</a>` : `schedule ${entry.runId}`,
       outsideLink(entry.link, entry.conversationKey),

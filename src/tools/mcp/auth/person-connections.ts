@@ -39,7 +39,7 @@ export interface PersonConnections {
 /** A token this close to its end is renewed before a call, so the call does not meet a 401. */
 const RENEW_BEFORE_MS = 30_000;
 /** Longer than a refresh takes; a process that died holding the lock holds it no longer than this. */
-const LOCK_TTL_MS = 15_000;
+const DEFAULT_REFRESH_LOCK_MS = 15_000;
 const LOCK_POLL_MS = 100;
 
 /** The parts of the authorization server's metadata a revocation needs (RFC 8414 names them; the SDK's types leave them out). */
@@ -56,8 +56,11 @@ export function createPersonConnections(deps: {
   readonly address: ClientAddress;
   readonly logger: Logger;
   readonly clock: () => number;
+  /** How long a refresh may hold the lock (default 15 s). */
+  readonly refreshLockMs?: number;
 }): PersonConnections {
   const { store, address, logger, clock } = deps;
+  const lockMs = deps.refreshLockMs ?? DEFAULT_REFRESH_LOCK_MS;
   const sessionProvider = (owner: ConnectionOwner, server: PersonServer) =>
     new PersonAuthProvider({ server: server.name, auth: server.auth, owner, store, address, mode: { kind: "session" } });
 
@@ -90,8 +93,8 @@ export function createPersonConnections(deps: {
       const held = await store.connection(owner, server.name);
       if (!held) return "needs_connection";
       if (!ending(held, clock())) return "ready";
-      for (let waited = 0; waited < LOCK_TTL_MS * 2; waited += LOCK_POLL_MS) {
-        if (await store.lockRefresh(owner, server.name, LOCK_TTL_MS)) {
+      for (let waited = 0; waited < lockMs * 2; waited += LOCK_POLL_MS) {
+        if (await store.lockRefresh(owner, server.name, lockMs)) {
           try {
             return await renew(owner, server);
           } finally {

@@ -3,24 +3,14 @@
 // naming the server and the field for each mistake, and files written before `auth` existed.
 import { generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { McpConfigError } from "../../../../src/errors.js";
 import { loadMcpConfig, parseMcpConfig } from "../../../../src/tools/mcp/mcp-config.js";
 import { repoRoot } from "../../../support/repo-paths.js";
+import { mcpConfigErrorOf } from "../../../support/config-error.js";
 
 const PEM = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ type: "pkcs8", format: "pem" }).toString();
 
 const parse = (entry: Record<string, unknown>, env: NodeJS.ProcessEnv = {}) =>
   parseMcpConfig(JSON.stringify({ mcpServers: { docs: { url: "https://mcp.example.com/mcp", ...entry } } }), env, "mcp.json")[0]!;
-
-function errorOf(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(McpConfigError);
-    return (error as Error).message;
-  }
-  throw new Error("expected an McpConfigError");
-}
 
 describe("an MCP server's auth entry", () => {
   it("no auth entry: discovered at the server's first 401", () => {
@@ -79,13 +69,13 @@ describe("an MCP server's auth entry", () => {
     ["a key for a user server", { type: "user", clientId: "b", privateKey: PEM }, /field "auth\.privateKey": is for "type": "service"/],
     ["settings with none", { type: "none", clientId: "b" }, /field "auth\.clientId": is not used with "type": "none"$/],
   ])("%s: one line naming the server and the field", (_case, auth, expected) => {
-    const message = errorOf(() => parse({ auth }));
+    const message = mcpConfigErrorOf(() => parse({ auth }));
     expect(message).toMatch(/^mcp\.json: server "docs": /);
     expect(message).toMatch(expected);
   });
 
   it("OAuth and an Authorization header of its own: refused", () => {
-    expect(errorOf(() => parse({ headers: { Authorization: "Bearer x" }, auth: { type: "user" } }))).toBe(
+    expect(mcpConfigErrorOf(() => parse({ headers: { Authorization: "Bearer x" }, auth: { type: "user" } }))).toBe(
       'mcp.json: server "docs": field "auth.type": "user" takes the place of an Authorization header; remove the header',
     );
   });

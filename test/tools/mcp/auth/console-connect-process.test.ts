@@ -1,8 +1,8 @@
 // The connect flow across a restart, in real bot processes (src/main.ts): the first process shows
-// the Connect line and stops; the second, on the same store and port, takes the callback and the
-// waiting run goes on there. Neither process logs a token (LOG_LEVEL=debug), and the store file
-// holds none as it is.
-import { readFile, writeFile } from "node:fs/promises";
+// the Connect line and stops; the second, on the same store and port, shows a Connect line of its
+// own, takes the first link's callback, and the waiting run goes on there. Neither process logs a
+// token or a link's state (LOG_LEVEL=debug), and the store file holds none as it is.
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ProtectedMcpServer, startProtectedMcpServer } from "../../../support/authorization-server.js";
@@ -10,6 +10,7 @@ import { type FakeOpenAI, startFakeOpenAI, textReply, toolCallReply } from "../.
 import { freePort } from "../../../support/free-port.js";
 import { type MainProcess, spawnMain } from "../../../support/main-child.js";
 import { openInBrowser } from "../../../support/plain-browser.js";
+import { storedBytes } from "../../../support/store-bytes.js";
 import { temporaryFolder, type TemporaryFolder } from "../../../support/temporary-folder.js";
 import { until } from "../../../support/until.js";
 
@@ -56,6 +57,8 @@ describe("connecting across a restart, in bot processes", () => {
     const link = /Connect docs: (\S+)/.exec(first.stdout())![1]!;
     first.child.kill("SIGTERM");
     await first.exited;
+    // What the next process finds of the waiting run keeps no link.
+    expect((await storedBytes(env.STORE_URL)).includes(new URL(link).searchParams.get("state")!)).toBe(false);
 
     model.enqueue(toolCallReply([{ name: "docs__whoami", args: {} }]), textReply("done"));
     const second = spawnMain(env);
@@ -73,7 +76,15 @@ describe("connecting across a restart, in bot processes", () => {
 
     const logs = first.stderr() + second.stderr();
     expect(logs).toContain("a person connected an MCP server");
-    const file = await readFile(join(folder.path, "bot.sqlite"));
+    const file = await storedBytes(`sqlite://${join(folder.path, "bot.sqlite")}`);
+    // Neither process's Connect link is stored or logged: the second made its own from the record, which keeps none.
+    const links = [...(first.stdout() + second.stdout()).matchAll(/Connect docs: (\S+)/g)].map((match) => match[1]!);
+    expect(new Set(links).size).toBe(2);
+    for (const shown of links) {
+      const state = new URL(shown).searchParams.get("state")!;
+      expect(file.includes(state)).toBe(false);
+      expect(logs).not.toContain(state);
+    }
     expect(server.as.issued.length).toBeGreaterThanOrEqual(2);
     for (const token of server.as.issued) {
       expect(logs).not.toContain(token);

@@ -1,8 +1,7 @@
 // Connecting a `user` MCP server from the console, against a real authorization server: the run
 // pauses with a private Connect line, the browser signs in, the page says so, and the run goes on
-// once as the person; a replayed, expired or foreign link changes nothing; the tokens are nowhere
-// in the store as they are; `disconnect` revokes them. (Logs: console-connect-process.test.ts.)
-import { readFile } from "node:fs/promises";
+// once as the person; a replayed, expired or foreign link changes nothing; the tokens and the
+// link are nowhere in the store as they are; `disconnect` revokes them. (Logs: console-connect-process.test.ts.)
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createConnectStates } from "../../../../src/tools/mcp/auth/connect-state.js";
@@ -10,6 +9,7 @@ import { textReply, toolCallReply } from "../../../support/fake-openai-server.js
 import { mapStore } from "../../../support/map-store.js";
 import { useOAuthHarness } from "../../../support/oauth-harness.js";
 import { openInBrowser } from "../../../support/plain-browser.js";
+import { storedBytes } from "../../../support/store-bytes.js";
 
 const oauth = useOAuthHarness();
 const SECRET = Buffer.from("a-test-approval-secret-0123456789");
@@ -70,7 +70,10 @@ describe("connecting a user server from the console", () => {
     await console.waitFor(/- docs: connected since \d{4}-\d\d-\d\d \d\d:\d\d UTC/, "the connection listed");
 
     // Nowhere as they are: not in the store (run records, audit, checkpoints, the connection), not on screen.
-    const file = await readFile(join(oauth.apps.folder, "bot.sqlite"));
+    const file = await storedBytes(`sqlite://${join(oauth.apps.folder, "bot.sqlite")}`);
+    // Nor the Connect link: whoever holds it could connect their own account for the person's run.
+    expect(file.includes(new URL(link).searchParams.get("state")!)).toBe(false);
+    expect(file.includes(link)).toBe(false);
     expect(server.as.issued.length).toBeGreaterThanOrEqual(2);
     for (const token of server.as.issued) {
       expect(file.includes(token)).toBe(false);
