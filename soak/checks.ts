@@ -5,6 +5,7 @@ import { UNKNOWN_OUTCOME } from "../src/runs/worker/write-ledger.js";
 import type { Death } from "./fleet.js";
 import { STORAGE_TROUBLE, type Observed, type Post } from "./observer.js";
 import type { SentMessage } from "./traffic.js";
+import { groupRoots, intakeIdOf, takenUp, type Outcome, type SentEdit } from "./taken-up.js";
 
 export interface StoredLeftovers {
   /** Intake records not done, with the message they hold. */
@@ -28,6 +29,10 @@ export interface SoakRecord {
   readonly modelRequests: readonly string[];
   /** Messages the fake Slack still holds as streaming at the end: never stopped, nor taken over by an update. */
   readonly leftStreaming: ReadonlyArray<{ readonly channel: string; readonly threadTs: string | undefined; readonly text: string }>;
+  /** What became of each intake record, by intake id (taken-up.ts). */
+  readonly outcomes: ReadonlyMap<string, Outcome>;
+  /** The edits sent. */
+  readonly edits: readonly SentEdit[];
 }
 
 export interface HostileSent {
@@ -48,7 +53,9 @@ export type CheckName =
   | "noRunWithoutTools"
   | "noRunFailed"
   | "hostileFilesRead"
-  | "noMessageLeftStreaming";
+  | "noMessageLeftStreaming"
+  | "addedReachedARun"
+  | "noAnswerForDeletedQuestion";
 
 export interface CheckResult {
   readonly name: CheckName;
@@ -89,14 +96,38 @@ function repliesByMessage(record: SoakRecord): { replies: Map<number, Post[]>; e
   return { replies, extra };
 }
 
+/** Acknowledged messages whose answer is still due: none of their run's group has one yet. */
+export function awaitingAnswers(
+  messages: readonly SentMessage[],
+  observed: Pick<Observed, "answers">,
+  outcomes: ReadonlyMap<string, Outcome>,
+): number {
+  const roots = groupRoots(messages, outcomes);
+  const answered = new Set(
+    messages.filter((message) => (observed.answers.get(message.n)?.length ?? 0) > 0).map((message) => roots.get(message.n)),
+  );
+  return messages.filter((message) => {
+    const outcome = outcomes.get(intakeIdOf(message));
+    if (message.ackedAt === undefined || takenUp(outcome) || outcome?.result === "deleted") return false;
+    return !answered.has(message.n);
+  }).length;
+}
+
 export function runChecks(record: SoakRecord): CheckResult[] {
   const { messages, observed } = record;
   const { replies, extra } = repliesByMessage(record);
   const acked = messages.filter((message) => message.ackedAt !== undefined);
+  const outcomeOf = (message: SentMessage) => record.outcomes.get(intakeIdOf(message));
+  const roots = groupRoots(messages, record.outcomes);
+  /** A run's answers: those naming the message it began with, or one it took up (its newest message names it). */
+  const answersOf = (root: number) =>
+    messages.filter((message) => roots.get(message.n) === root).flatMap((message) => replies.get(message.n)!);
+  /** Answered within another message's run, or deleted: no answer of its own is due. */
+  const ownAnswerDue = (message: SentMessage) => !takenUp(outcomeOf(message)) && outcomeOf(message)?.result !== "deleted";
 
   const answeredOnce = [
-    ...acked.flatMap((message) => {
-      const count = replies.get(message.n)!.length;
+    ...acked.filter(ownAnswerDue).flatMap((message) => {
+      const count = answersOf(message.n).length;
       if (count === 1) return [];
       if (count === 0) {
         const logged = record.loggedAnswers.get(message.n);
@@ -105,7 +136,7 @@ export function runChecks(record: SoakRecord): CheckResult[] {
           `${describeMessage(message)}: acknowledged at ${message.ackedAt} s after ${message.deliveries} deliveries, never answered${where}`,
         ];
       }
-      const posts = replies.get(message.n)!.map((post) => `"${post.text.slice(0, 60)}" (call #${post.seq})`);
+      const posts = answersOf(message.n).map((post) => `"${post.text.slice(0, 60)}" (call #${post.seq})`);
       return [`${describeMessage(message)}: answered ${count} times: ${posts.join(", ")}`];
     }),
     ...messages
@@ -197,6 +228,28 @@ export function runChecks(record: SoakRecord): CheckResult[] {
     )
     .map((file) => `m${file.n}: no run request says what became of ${file.name} (one of: ${file.expected.join(" | ")})`);
 
+  const inSomeRequest = (text: string) => record.modelRequests.some((request) => request.includes(text));
+  const addedReachedARun = [
+    ...acked
+      .filter((message) => message.talk === "added" || message.talk === "burst")
+      .filter((message) => !inSomeRequest(`soak m${message.n} `))
+      .map((message) => `${describeMessage(message)}: sent as ${message.talk} and acknowledged, never in a run's request`),
+    ...record.edits
+      .filter((edit) => edit.ackedAt !== undefined && !inSomeRequest(edit.text))
+      .map((edit) => `the edit of m${edit.n} to "${edit.text}" (acknowledged at ${edit.ackedAt} s): never in a run's request`),
+  ];
+
+  const noAnswerForDeletedQuestion = messages
+    .filter((message) => message.deletedBeforeRun === true)
+    .flatMap((message) => {
+      const own = replies.get(message.n)!.length;
+      if (own > 0) return [`${describeMessage(message)}: deleted before it ran, answered ${own} times`];
+      const outcome = outcomeOf(message);
+      return outcome && outcome.result !== "deleted"
+        ? [`${describeMessage(message)}: deleted before it ran, yet ${outcome.state} (${outcome.result ?? "no result"})`]
+        : [];
+    });
+
   const noMessageLeftStreaming = record.leftStreaming.map(
     (message) => `${message.channel} thread ${message.threadTs}: a message still streaming ("${message.text.slice(0, 60)}")`,
   );
@@ -220,6 +273,12 @@ export function runChecks(record: SoakRecord): CheckResult[] {
       name: "noMessageLeftStreaming",
       says: "no message left streaming (every stream stopped, or taken over after a crash)",
       failures: noMessageLeftStreaming,
+    },
+    { name: "addedReachedARun", says: "every acknowledged steer, burst message or edit reached a run", failures: addedReachedARun },
+    {
+      name: "noAnswerForDeletedQuestion",
+      says: "no answer for a question deleted before it ran",
+      failures: noAnswerForDeletedQuestion,
     },
   ];
 }

@@ -4,6 +4,7 @@
 // not read is found too.
 import { Redis } from "ioredis";
 import type { StoredLeftovers } from "./checks.js";
+import type { Outcome } from "./taken-up.js";
 
 async function keys(redis: Redis, pattern: string): Promise<string[]> {
   const found: string[] = [];
@@ -30,14 +31,18 @@ const stored = (raw: string | null): Record<string, unknown> | undefined => {
   return typeof wrapper?.value === "object" && wrapper.value !== null ? (wrapper.value as Record<string, unknown>) : undefined;
 };
 
-export async function readLeftovers(redisUrl: string): Promise<StoredLeftovers> {
+/** What the store holds at the end: the leftovers, and what became of every intake record (taken-up.ts), by intake id. */
+export async function readLeftovers(redisUrl: string): Promise<StoredLeftovers & { readonly outcomes: ReadonlyMap<string, Outcome> }> {
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
   try {
     const unfinishedIntake: Array<{ id: string; state: string; text: string }> = [];
+    const outcomes = new Map<string, Outcome>();
     for (const key of await keys(redis, "intake:*")) {
-      if (key === "intake:unfinished") continue;
+      if (key === "intake:unfinished" || key.startsWith("intake:deleted:")) continue;
       const record = stored(await redis.get(key));
       const state = typeof record?.state === "string" ? record.state : "unreadable";
+      const text = (name: string) => (typeof record?.[name] === "string" ? { [name]: record[name] as string } : {});
+      outcomes.set(key.slice("intake:".length), { state, ...text("result"), ...text("into") });
       if (state === "done") continue;
       const task = record?.task as { text?: unknown } | undefined;
       unfinishedIntake.push({ id: key.slice("intake:".length), state, text: String(task?.text ?? "") });
@@ -52,7 +57,7 @@ export async function readLeftovers(redisUrl: string): Promise<StoredLeftovers> 
       const raw = (await redis.get(key)) ?? "";
       pendingApprovals.push({ runId: key.slice("approval:run:".length), text: raw });
     }
-    return { unfinishedIntake, pendingApprovals };
+    return { unfinishedIntake, pendingApprovals, outcomes };
   } finally {
     redis.disconnect();
   }

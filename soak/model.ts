@@ -5,7 +5,7 @@
 // A request without tools is a guard's summary call. A planned tool the bot did not offer is
 // answered `missing-tools`, which the checker reports. Pure but for the call-id counter.
 import { textReply, toolCallReply, type FakeResponse, type RecordedRequest } from "../test/support/fake-openai-server.js";
-import { planFor, plannedSteps, type Plan } from "./plans.js";
+import { planIn, plannedSteps, type Plan } from "./plans.js";
 
 const TAG = /soak m(\d+)\b/g;
 
@@ -77,7 +77,7 @@ export function createSoakModel(seed: number, channelOf: (n: number) => string |
       const asked = askedAbout(messages);
       if (!asked) return given(undefined, 0, textReply("ANSWER unknown: no soak message in the request"), "unknown");
       const { n } = asked;
-      const plan: Plan = planFor(seed, n);
+      const plan: Plan = planIn(seed, n, channelOf(n));
       const delayed = (response: FakeResponse): FakeResponse => ({ ...response, delayMs: plan.modelDelayMs });
       const offered = ((request.body?.tools ?? []) as Array<{ function?: { name?: string } }>).map((tool) => tool.function?.name);
       if (offered.length === 0) return given(n, 0, delayed(textReply(`ANSWER m${n} summary`)), "summary");

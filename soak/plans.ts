@@ -4,7 +4,7 @@
 // the same reply: the window where a crash used to repeat it), or work slowly until Stop. Pure.
 import { hashOf } from "./random.js";
 
-export type PlanKind = "answer" | "read" | "approved" | "allowed" | "stop";
+export type PlanKind = "answer" | "read" | "approved" | "allowed" | "stop" | "talk";
 
 export interface Plan {
   readonly kind: PlanKind;
@@ -16,6 +16,11 @@ export interface PlannedCall {
   readonly name: string;
   readonly args: Record<string, unknown>;
 }
+
+/** Where the talk conversations go (talk.ts): its settings steer, and its runs take a while, so there is a run to steer. */
+export const TALK_CHANNEL = "C0SOAKTALK";
+export const TALK_PLAN: Plan = { kind: "talk", modelDelayMs: 400 };
+const LOOKUP_WHILE_TALKING_MS = 1_500;
 
 /** Where approved writes post: every post there is a write the checker counts. */
 export const WRITE_CHANNEL = "C0SOAKLOG";
@@ -34,6 +39,11 @@ const TOTAL_WEIGHT = WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0);
 const STOP_MODEL_DELAY_MS = 300;
 const LOOKUP_WITH_WRITE_MS = 1_500;
 const LOOKUP_UNTIL_STOPPED_MS = 5_000;
+
+/** Message n's plan, in its channel: every message of the talk channel talks. */
+export function planIn(seed: number, n: number, channel: string | undefined): Plan {
+  return channel === TALK_CHANNEL ? TALK_PLAN : planFor(seed, n);
+}
 
 export function planFor(seed: number, n: number): Plan {
   let draw = hashOf(seed, "plan", n) % TOTAL_WEIGHT;
@@ -68,6 +78,8 @@ export function plannedSteps(kind: PlanKind, n: number, channel: string): Planne
           { name: LEDGER_LOOKUP, args: { ms: LOOKUP_WITH_WRITE_MS } },
         ],
       ];
+    case "talk":
+      return [[{ name: LEDGER_LOOKUP, args: { ms: LOOKUP_WHILE_TALKING_MS } }]];
     case "stop":
       return [
         [{ name: LEDGER_LOOKUP, args: { ms: LOOKUP_UNTIL_STOPPED_MS } }],

@@ -13,7 +13,9 @@ import { startFakeOpenAI } from "../test/support/fake-openai-server.js";
 import { shownText, startFakeSlack, type FakeSlack } from "../test/support/fake-slack.js";
 import { SLACK_BOT_TOKEN } from "../test/support/fake-slack-files.js";
 import { faultSchedule, runChaos } from "./chaos.js";
-import { runChecks, type StoredLeftovers } from "./checks.js";
+import { awaitingAnswers, runChecks, type StoredLeftovers } from "./checks.js";
+import { TALK_CHANNEL } from "./plans.js";
+import type { Outcome } from "./taken-up.js";
 import { startFleet } from "./fleet.js";
 import { startLedger } from "./ledger.js";
 import { readLeftovers } from "./leftovers.js";
@@ -81,7 +83,14 @@ async function main(): Promise<boolean> {
       openaiBaseUrl: modelServer.baseUrl,
       storeUrl: redis.url,
       // The fake's file host serves only this token, as Slack's serves only the bot's.
-      env: { MCP_CONFIG: ledger.configFile, LOG_LEVEL: "info", SLACK_BOT_TOKEN },
+      env: {
+        MCP_CONFIG: ledger.configFile,
+        LOG_LEVEL: "info",
+        SLACK_BOT_TOKEN,
+        // The talk channel steers (talk.ts); a burst there is its question and two replies sent right after it.
+        BOT_SETTINGS: talkSettings(folder),
+        MESSAGE_DEBOUNCE_MS: "300",
+      },
     },
     folder,
     clock,
@@ -133,13 +142,15 @@ async function main(): Promise<boolean> {
   // The conversations waited for their own answers already (clicking what was left to click): this bounds the whole end.
   const drainUntil = trafficStart + durationMs + DRAIN_MS;
   const quietFrom = trafficStart + lastProcessFault + AFTER_LAST_FAULT_MS;
-  let leftovers: StoredLeftovers = { unfinishedIntake: [], pendingApprovals: [] };
+  let leftovers: StoredLeftovers & { readonly outcomes: ReadonlyMap<string, Outcome> } = {
+    unfinishedIntake: [],
+    pendingApprovals: [],
+    outcomes: new Map(),
+  };
   for (;;) {
     observed.poll();
     leftovers = await readLeftovers(redis.url).catch(() => leftovers);
-    const unanswered = traffic.messages.filter(
-      (message) => message.ackedAt !== undefined && (observed.answers.get(message.n)?.length ?? 0) === 0,
-    ).length;
+    const unanswered = awaitingAnswers(traffic.messages, observed, leftovers.outcomes);
     const settled = unanswered === 0 && leftovers.unfinishedIntake.length === 0 && leftovers.pendingApprovals.length === 0;
     if ((settled && performance.now() >= quietFrom) || performance.now() >= drainUntil) break;
     await sleep(2_000);
@@ -167,6 +178,14 @@ async function main(): Promise<boolean> {
       allowed: [...ledger.writes.values()].reduce((sum, count) => sum + count, 0),
     },
     slackCallsRefused: observed.refused.count,
+    // What the talk conversations made of their messages: taken up into a run, or deleted.
+    takenUp: Object.fromEntries(
+      ["merged", "steered", "deleted"].map((result) => [
+        result,
+        [...leftovers.outcomes.values()].filter((outcome) => outcome.result === result).length,
+      ]),
+    ),
+    edits: traffic.edits.filter((edit) => edit.ackedAt !== undefined).length,
     modelCalls: modelServer.requests.length,
     deaths: fleet.deaths.length,
     startFailures: fleet.startFailures.length,
@@ -194,10 +213,19 @@ async function main(): Promise<boolean> {
     hostileFiles: hostile.sent,
     modelRequests: modelServer.requests.map((request) => JSON.stringify(request.body.messages)),
     leftStreaming,
+    outcomes: leftovers.outcomes,
+    edits: traffic.edits,
   });
   const passed = printReport(results, chosen, counts, folder);
   if (passed) rmSync(folder, { recursive: true, force: true });
   return passed;
+}
+
+/** The settings file the bots read: the talk channel steers. */
+function talkSettings(folder: string): string {
+  const path = join(folder, "bot.settings.json");
+  writeFileSync(path, JSON.stringify({ channels: { [TALK_CHANNEL]: { concurrentMessages: "steer" } } }));
+  return path;
 }
 
 /** What happened, for reading a failure next to the bots' logs: every Slack call, every model reply, every message sent. */

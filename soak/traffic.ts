@@ -1,4 +1,4 @@
-// The people: conversations of 1–3 messages in a few channels, each message a mention the
+// The people: conversations of 1–3 messages in a few channels (and talk conversations: talk.ts), each message a mention the
 // fake Slack delivers to one live bot process (and again to another one for 20 % of them, at
 // once or right after the ack, as Slack does when an ack was slow), retried elsewhere when a
 // delivery finds no process or no answer within 3 s. A person waits for the answer before the
@@ -15,6 +15,8 @@ import type { Button, Observed } from "./observer.js";
 import { planFor, type Plan } from "./plans.js";
 import { hashOf } from "./random.js";
 import { acked, deliverClick, deliverEvent, type Delivery, type Retry } from "./slack-delivery.js";
+import { createTalk } from "./talk.js";
+import type { SentEdit } from "./taken-up.js";
 
 export const CHANNELS = ["C0SOAK1", "C0SOAK2", "C0SOAK3"] as const;
 const USERS = ["U0ALICE", "U0BOB", "U0CAROL"] as const;
@@ -26,6 +28,8 @@ const CLICK_AGAIN_AFTER_MS = 15_000;
 const MAX_APPROVE_CLICKS = 5;
 const MAX_STOP_CLICKS = 3;
 const DOUBLE_CLICK_SHARE = 0.3;
+/** One conversation in this many is a talk conversation (talk.ts). */
+const TALK_SHARE = 5;
 
 export interface SentMessage {
   /** The message's number: its text says `soak m<n>`. */
@@ -48,7 +52,14 @@ export interface SentMessage {
   ackedAt: number | undefined;
   approveClicks: number;
   stopClicks: number;
+  /** In a talk conversation (talk.ts): its first message, one sent to join its run (a steer, a burst's), or someone else's. */
+  readonly talk?: "root" | "added" | "burst" | "other";
+  /** Deleted, acknowledged, while the run before it in its conversation still worked: it must never be answered. */
+  deletedBeforeRun?: boolean;
 }
+
+/** What a message is before it is sent: the rest is counted as it goes. */
+export type NewMessage = Omit<SentMessage, "sentAt" | "sentSeq" | "deliveries" | "ackedAt" | "approveClicks" | "stopClicks">;
 
 export interface TrafficCounts {
   conversations: number;
@@ -60,10 +71,14 @@ export interface TrafficCounts {
   approveClicks: number;
   doubleClicks: number;
   stopClicks: number;
+  /** Talk conversations (talk.ts) among them. */
+  talks: number;
 }
 
 export interface Traffic {
   readonly messages: SentMessage[];
+  /** Edits the talk conversations sent. */
+  readonly edits: SentEdit[];
   readonly byN: ReadonlyMap<number, SentMessage>;
   readonly counts: TrafficCounts;
   /** Starts conversations until `endAt` (performance.now()), then lets the ones in flight finish. */
@@ -96,11 +111,31 @@ export function createTraffic(deps: TrafficDeps): Traffic {
     approveClicks: 0,
     doubleClicks: 0,
     stopClicks: 0,
+    talks: 0,
   };
   const seconds = deps.clock;
   let tsCounter = 0;
   const nextTs = () => `${1_800_000_000 + ++tsCounter}.000200`;
   let ending = false;
+  const edits: SentEdit[] = [];
+
+  /** A message as it is sent: counted, and found by its number. */
+  function register(fields: NewMessage): SentMessage {
+    const message: SentMessage = {
+      ...fields,
+      sentAt: seconds(),
+      sentSeq: slack.calls.length,
+      deliveries: 0,
+      ackedAt: undefined,
+      approveClicks: 0,
+      stopClicks: 0,
+    };
+    messages.push(message);
+    byN.set(message.n, message);
+    counts.messages += 1;
+    return message;
+  }
+  const talk = createTalk({ seed, slack, fleet, observed, clock: seconds, nextTs, edits, sent: register });
 
   /** A live process, chosen from `draw`; waits while none is up. */
   async function liveSlot(draw: number, avoid?: BotSlot): Promise<BotSlot | undefined> {
@@ -222,6 +257,11 @@ export function createTraffic(deps: TrafficDeps): Traffic {
 
   async function conversation(c: number): Promise<void> {
     const h = (what: string) => hashOf(seed, "conversation", c, what);
+    if (h("talk") % TALK_SHARE === 0) {
+      counts.conversations += 1;
+      counts.talks += 1;
+      return talk(c);
+    }
     const count = 1 + (h("length") % MESSAGES_PER_CONVERSATION);
     const channel = CHANNELS[h("channel") % CHANNELS.length]!;
     const user = USERS[h("user") % USERS.length]!;
@@ -237,7 +277,7 @@ export function createTraffic(deps: TrafficDeps): Traffic {
       const text = `<@${BOT_USER_ID}> soak m${n} ${plan.kind}`;
       const thread = index === 0 ? {} : { thread_ts: threadTs };
       slack.addMessage({ channel, ts, user, text, ...thread });
-      const message: SentMessage = {
+      const message = register({
         n,
         conversation: c,
         index,
@@ -246,28 +286,21 @@ export function createTraffic(deps: TrafficDeps): Traffic {
         ts,
         user,
         plan,
-        sentAt: seconds(),
-        sentSeq: slack.calls.length,
         afterPreviousAck: previous === undefined || previous.ackedAt !== undefined,
-        deliveries: 0,
-        ackedAt: undefined,
-        approveClicks: 0,
-        stopClicks: 0,
-      };
-      messages.push(message);
-      byN.set(n, message);
-      counts.messages += 1;
+      });
       const files = deps.filesFor(n);
       await send(message, mentionEvent({ text, ts, channel, user, ...thread, ...(files.length > 0 ? { files } : {}) }, nextEventId()));
       const waits = plan.kind === "approved" || plan.kind === "stop" || hashOf(seed, "waits", n) % 2 === 0;
       if (message.ackedAt !== undefined && waits) await awaitAnswer(message);
-      else await sleep(100 + (hashOf(seed, "think", n) % 1_400));
+      // Longer than the burst window (MESSAGE_DEBOUNCE_MS): these are questions of their own; talk.ts sends bursts.
+      else await sleep(400 + (hashOf(seed, "think", n) % 1_100));
       previous = message;
     }
   }
 
   return {
     messages,
+    edits,
     byN,
     counts,
     async run(endAt) {

@@ -9,7 +9,9 @@ import type { RunningAgentService } from "./runs/service/create-agent-service.js
 import { attach, type AttachedSurface, type CoreDeps } from "./adapters/core/attach.js";
 import { createConsoleSurface } from "./adapters/console/console-adapter.js";
 import type { ModelDescription } from "./adapters/console/console-text.js";
-import type { HttpMount } from "./ops/ops-server.js";
+import type { OpsServer } from "./ops/ops-server.js";
+import type { ApprovalKey } from "./runs/approvals/approval-key.js";
+import { removeWorkspace, type WorkspaceRemovalDeps } from "./adapters/core/workspace-removal.js";
 import { TokenCounter } from "./tokens/token-counter.js";
 import type { Surface } from "./contracts/types.js";
 
@@ -20,8 +22,12 @@ export interface SurfaceDeps {
   readonly store: KeyValueStore;
   readonly logger: Logger;
   readonly model: ModelDescription;
-  /** The ops port, where Slack's HTTP mode mounts its endpoint. */
-  readonly http?: HttpMount;
+  /** The ops port, where Slack's HTTP mode mounts its endpoint and an app installed in several workspaces its install pages. */
+  readonly http?: Pick<OpsServer, "mount" | "unmount" | "mountPrefix">;
+  /** What a workspace that removed the bot (an uninstall, a Discord server leaving) ends and deletes. */
+  readonly removal: WorkspaceRemovalDeps;
+  /** Seals what must be secret at rest (Slack's installations), kept outside the store. */
+  readonly approvalKey: ApprovalKey;
   readonly onConnection: (surface: Surface, state: "up" | "down", reason?: string) => void;
   readonly io: AppIo;
   /** The process's schedules, for the core's schedule commands. */
@@ -59,7 +65,7 @@ const SURFACES: readonly SurfaceEntry[] = [
   {
     name: "slack",
     configured: (config) => config.slack !== undefined,
-    async open({ config, logger, http, onConnection }, core) {
+    async open({ config, logger, http, onConnection, store, approvalKey, removal }, core) {
       const { createSlackSurface } = await import("./adapters/slack/slack-adapter.js");
       const surface = createSlackSurface({
         config: config.slack!,
@@ -68,6 +74,15 @@ const SURFACES: readonly SurfaceEntry[] = [
         takeEvents: config.role !== "worker",
         ...(http ? { httpMount: http } : {}),
         onConnection: (state, reason) => onConnection("slack", state, reason),
+        installs: {
+          store,
+          sealingKey: approvalKey,
+          ...(http ? { pages: http } : {}),
+          removed: ({ id, teams, key, reason }) =>
+            removeWorkspace(removal, { surface: "slack", workspace: id, workspaces: teams, key, reason }),
+          // A workspace that comes back starts clean: its earlier data's deletion, if still waiting, is carried out now.
+          installed: async (key) => removal.erasures?.bringForward(key),
+        },
       });
       return { surface: attach(surface, core) };
     },
@@ -75,7 +90,7 @@ const SURFACES: readonly SurfaceEntry[] = [
   {
     name: "discord",
     configured: (config) => config.discord !== undefined,
-    async open({ config, logger, onConnection }, core) {
+    async open({ config, logger, onConnection, removal }, core) {
       const { createDiscordSurface } = await import("./adapters/discord/discord-adapter.js");
       const surface = createDiscordSurface({
         config: config.discord!,
@@ -83,6 +98,8 @@ const SURFACES: readonly SurfaceEntry[] = [
         messageContent: config.discord!.messageContent,
         takeEvents: config.role !== "worker",
         onConnection: (state, reason) => onConnection("discord", state, reason),
+        removed: (guild) => removeWorkspace(removal, { surface: "discord", workspace: guild.id, key: guild.id, reason: "guildDelete" }),
+        joined: async (guild) => removal.erasures?.bringForward(guild.id),
       });
       return { surface: attach(surface, core) };
     },

@@ -35,6 +35,7 @@ import type { KeyValueStore } from "./memory/types.js";
 import { createProcessSchedules } from "./schedules/process-schedules.js";
 import { approvalKeySource } from "./runs/approvals/approval-key.js";
 import { connectionsAddress, openConnections } from "./app-connections.js";
+import { openWorkspaceRemovals } from "./app-removals.js";
 
 export type { AppIo };
 
@@ -248,10 +249,22 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       if (model.breakers) ops.metrics.setEndpointSource(model.breakers.all);
     }
     service = recording.withRecords(service);
+    const surfaces: AttachedSurface[] = [];
+    const removals = openWorkspaceRemovals({
+      config,
+      store,
+      service,
+      audit: governance.runPolicy.audit,
+      records: recording.records,
+      book: schedules.book,
+      approvalKey,
+      surfaces: () => surfaces,
+      logger,
+      stack,
+    });
     if (model.kind === "demo" && !consoleMode)
       logger.warn("OPENAI_API_KEY=demo: answering with the offline demo model (arithmetic and time only)");
 
-    const surfaces: AttachedSurface[] = [];
     let ended: Promise<void> = new Promise<void>(() => {});
     const surfaceDeps = {
       config,
@@ -265,6 +278,8 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       io,
       schedules,
       prices,
+      approvalKey,
+      removal: removals.removal,
       showNotices(show: (line: string) => void) {
         notice = show;
         for (const line of notices.splice(0)) show(line);
@@ -322,6 +337,8 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
     // Schedules fire from now on (an ingress process only records and queues; it fires none).
     const running = service;
     if (config.role !== "ingress") await schedules.start((task, receipt) => running.submit(task, receipt));
+    // Erasures booked by any process (or before a restart) are carried out when due; an ingress process only books them.
+    if (config.role !== "ingress" && !consoleMode) removals.erasures.start();
     if (ops) {
       ops.open();
       // Readiness answers 503 from the first moment of the stop until the port closes, so load balancers stop sending work first.

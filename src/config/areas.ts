@@ -2,6 +2,7 @@
 // variable goes into its area's file; a new area goes here.
 import type { Area, Simplify } from "./area.js";
 import { approvalsArea } from "./approvals.js";
+import { conversationsArea } from "./conversations.js";
 import { discordArea } from "./discord.js";
 import { explorerArea } from "./explorer.js";
 import { filesArea } from "./files.js";
@@ -25,6 +26,7 @@ export const AREAS = [
   filesArea,
   toolsArea,
   approvalsArea,
+  conversationsArea,
   opsArea,
   publicAddressArea,
   schedulesArea,

@@ -36,7 +36,7 @@ export const discordArea = area({
     messageContent: variable("DISCORD_MESSAGE_CONTENT", yesNo(), {
       default: "no",
       meaning:
-        "`yes` asks for the privileged Message Content intent (enable it in the portal first) so `read_channel` sees other people's text",
+        "`yes` asks for the privileged Message Content intent (enable it in the portal first) so `read_channel` sees other people's text, and a reply without a mention in the bot's answer thread reaches it (without the intent Discord sends such a reply empty)",
     }),
   },
   /** Off (absent) without a token; the rules refuse a token without its application id. */

@@ -7,35 +7,36 @@ import { variable } from "./variable.js";
 
 const MAX_PROXIES = 10;
 
-/** An http(s) base address: a credential, a query or a fragment in it would end up in every link built from it. */
-const publicAddress = () => {
-  const expected = "expects the http(s) address the bot is reached at, e.g. https://bot.example.com (no user, query or fragment)";
-  return {
-    schema: z.string().transform((value, context) => {
-      const url = URL.canParse(value) ? new URL(value) : undefined;
-      const plain = url?.username === "" && url.password === "" && url.search === "" && url.hash === "";
-      if (plain && (url.protocol === "https:" || url.protocol === "http:")) return value;
-      context.addIssue({ code: "custom", message: expected });
-      return z.NEVER;
-    }),
-    range: "http(s) URL",
-  };
-};
+/**
+ * An address every link is built from: a credential, a query or a fragment in it would end up in
+ * each of them, so none is taken. `accepts` says which of the plain addresses fit.
+ */
+const plainAddress = (expected: string, range: string, accepts: (url: URL) => boolean) => ({
+  schema: z.string().transform((value, context) => {
+    const url = URL.canParse(value) ? new URL(value) : undefined;
+    const plain = url?.username === "" && url.password === "" && url.search === "" && url.hash === "";
+    if (plain && accepts(url)) return value;
+    context.addIssue({ code: "custom", message: expected });
+    return z.NEVER;
+  }),
+  range,
+});
 
-/** An https address with nothing after the path: a client ID metadata document's URL is the bot's client ID. */
-const metadataAddress = () => {
-  const expected = "expects the https address where the bot's client metadata document is published (no user, query or fragment)";
-  return {
-    schema: z.string().transform((value, context) => {
-      const url = URL.canParse(value) ? new URL(value) : undefined;
-      const plain = url?.username === "" && url.password === "" && url.search === "" && url.hash === "";
-      if (plain && url.protocol === "https:" && url.pathname !== "/") return value;
-      context.addIssue({ code: "custom", message: expected });
-      return z.NEVER;
-    }),
-    range: "https URL",
-  };
-};
+/** An http(s) base address. */
+const publicAddress = () =>
+  plainAddress(
+    "expects the http(s) address the bot is reached at, e.g. https://bot.example.com (no user, query or fragment)",
+    "http(s) URL",
+    (url) => url.protocol === "https:" || url.protocol === "http:",
+  );
+
+/** An https address with a path: a client ID metadata document's URL is the bot's client ID. */
+const metadataAddress = () =>
+  plainAddress(
+    "expects the https address where the bot's client metadata document is published (no user, query or fragment)",
+    "https URL",
+    (url) => url.protocol === "https:" && url.pathname !== "/",
+  );
 
 /** yes (one proxy), no (none), or how many proxies stand in front, as the docs' TRUST_PROXY says. */
 const proxyCount = () => {
@@ -54,14 +55,17 @@ const proxyCount = () => {
   };
 };
 
+/** Read by the Slack area too: the install's redirect comes back to it. */
+export const PUBLIC_URL = variable("PUBLIC_URL", publicAddress(), {
+  meaning:
+    "where people and platforms reach the bot from outside, e.g. `https://bot.example.com`; an `https://` one marks the explorer's session cookie `Secure`. Needed by a Slack or Discord bot with an MCP server that signs each person in: their sign-in comes back to `PUBLIC_URL/oauth/callback` (see [MCP servers behind OAuth](mcp.md#mcp-servers-behind-oauth)), and by a Slack app installed in several workspaces: the install comes back to `PUBLIC_URL/slack/oauth_redirect` (see [Distribute to several workspaces](slack.md#distribute-to-several-workspaces)); the console uses `http://127.0.0.1:PORT` without it",
+});
+
 export const publicAddressArea = area({
   title: "Public address",
   about: "How the bot is reached from outside: its public address, and the reverse proxies in front of its HTTP ports.",
   variables: {
-    publicUrl: variable("PUBLIC_URL", publicAddress(), {
-      meaning:
-        "where people and platforms reach the bot from outside, e.g. `https://bot.example.com`; an `https://` one marks the explorer's session cookie `Secure`. Needed by a Slack or Discord bot with an MCP server that signs each person in: their sign-in comes back to `PUBLIC_URL/oauth/callback` (see [MCP servers behind OAuth](mcp.md#mcp-servers-behind-oauth)); the console uses `http://127.0.0.1:PORT` without it",
-    }),
+    publicUrl: PUBLIC_URL,
     clientMetadataUrl: variable("MCP_CLIENT_METADATA_URL", metadataAddress(), {
       meaning:
         "where the bot's OAuth client metadata document is published when it is not `PUBLIC_URL/oauth/client-metadata.json` (an `https://` `PUBLIC_URL` serves it there by itself): publish the document that page shows at this address, and the bot uses the address as its client ID with providers that accept such documents (see [which client the bot is](mcp.md#which-client-the-bot-is))",

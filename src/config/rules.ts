@@ -31,9 +31,9 @@ const splitRolesNeedRedis: Rule = {
 };
 
 const slackTokensNeedTheBotToken: Rule = {
-  says: "`SLACK_APP_TOKEN` or `SLACK_SIGNING_SECRET` needs `SLACK_BOT_TOKEN`.",
+  says: "`SLACK_APP_TOKEN` or `SLACK_SIGNING_SECRET` needs `SLACK_BOT_TOKEN`, or `SLACK_CLIENT_ID` for an app installed in several workspaces.",
   check: (env) =>
-    !env.SLACK_BOT_TOKEN && (env.SLACK_APP_TOKEN || env.SLACK_SIGNING_SECRET)
+    !env.SLACK_BOT_TOKEN && !env.SLACK_CLIENT_ID && (env.SLACK_APP_TOKEN || env.SLACK_SIGNING_SECRET)
       ? {
           variable: "SLACK_BOT_TOKEN",
           expected: "expects the bot token (xoxb-…) when SLACK_APP_TOKEN or SLACK_SIGNING_SECRET is set",
@@ -43,15 +43,34 @@ const slackTokensNeedTheBotToken: Rule = {
 };
 
 const slackBotTokenNeedsAMode: Rule = {
-  says: "`SLACK_BOT_TOKEN` needs `SLACK_APP_TOKEN` (Socket Mode) or `SLACK_SIGNING_SECRET` (HTTP mode); with both, Socket Mode is used.",
-  check: (env) =>
-    env.SLACK_BOT_TOKEN && !env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET
+  says: "`SLACK_BOT_TOKEN` (or `SLACK_CLIENT_ID`) needs `SLACK_APP_TOKEN` (Socket Mode) or `SLACK_SIGNING_SECRET` (HTTP mode); with both, Socket Mode is used.",
+  check: (env) => {
+    const given = env.SLACK_BOT_TOKEN ? "SLACK_BOT_TOKEN" : env.SLACK_CLIENT_ID ? "SLACK_CLIENT_ID" : undefined;
+    return given && !env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET
       ? {
           variable: "SLACK_APP_TOKEN",
-          expected: "expects an app-level token (Socket Mode) or SLACK_SIGNING_SECRET (HTTP mode) with SLACK_BOT_TOKEN",
+          expected: `expects an app-level token (Socket Mode) or SLACK_SIGNING_SECRET (HTTP mode) with ${given}`,
           got: undefined,
         }
-      : undefined,
+      : undefined;
+  },
+};
+
+const slackInstallNeedsItsParts: Rule = {
+  says: "`SLACK_CLIENT_ID` needs `SLACK_CLIENT_SECRET` and `PUBLIC_URL` (where the install comes back); with `SLACK_BOT_TOKEN` set, the bot serves that one workspace and installs nowhere.",
+  check: (env) => {
+    if (!env.SLACK_CLIENT_ID || env.SLACK_BOT_TOKEN) return undefined;
+    if (!env.SLACK_CLIENT_SECRET)
+      return { variable: "SLACK_CLIENT_SECRET", expected: "expects the app's Client Secret with SLACK_CLIENT_ID", got: undefined };
+    if (!env.PUBLIC_URL)
+      return {
+        variable: "PUBLIC_URL",
+        expected:
+          "expects the http(s) address the bot is reached at with SLACK_CLIENT_ID (the install comes back to PUBLIC_URL/slack/oauth_redirect)",
+        got: undefined,
+      };
+    return undefined;
+  },
 };
 
 const discordTokenNeedsTheApplicationId: Rule = {
@@ -79,6 +98,7 @@ export const CROSS_FIELD_RULES: readonly Rule[] = [
   splitRolesNeedRedis,
   slackTokensNeedTheBotToken,
   slackBotTokenNeedsAMode,
+  slackInstallNeedsItsParts,
   discordTokenNeedsTheApplicationId,
   explorerPortNeedsTheToken,
 ];

@@ -1,7 +1,7 @@
 // Turns the step list into text a person can read in a thread: what was called, with what,
 // how it went, how long it took and a glimpse of the result. Always bounded in length.
 import { endpointLabel } from "./model-endpoint.js";
-import type { CallRecord, FormNote, ModelSwitch, StepRecord } from "./types.js";
+import type { AddedNote, CallRecord, FormNote, ModelSwitch, StepRecord } from "./types.js";
 
 const OUTCOME_LABEL: Record<CallRecord["outcome"], string> = {
   ok: "ok",
@@ -70,9 +70,15 @@ export function describeForm(note: FormNote): string {
   return `${what} from ${note.server}: ${note.kind === "url" && note.action === "accept" ? "shown" : FORM_ENDS[note.action]}${by}${why} after ${formatDuration(note.waitedMs)}`;
 }
 
+/** A message the person sent while the run worked: "added to the run in progress: only this week". */
+export function describeAdded(note: AddedNote): string {
+  return `${note.kind === "edited" ? "question edited, in the run in progress" : "added to the run in progress"}: ${note.text}`;
+}
+
 function renderStep(step: StepRecord): string {
   const moved = describeAnsweredBy(step);
-  const header = `Step ${step.index} · ${formatDuration(step.durationMs)}${moved ? `\n  ↪ ${shorten(moved, OUTPUT_PREVIEW_CHARS)}` : ""}`;
+  const added = (step.added ?? []).map((note) => `\n  + ${shorten(describeAdded(note), OUTPUT_PREVIEW_CHARS)}`).join("");
+  const header = `Step ${step.index} · ${formatDuration(step.durationMs)}${added}${moved ? `\n  ↪ ${shorten(moved, OUTPUT_PREVIEW_CHARS)}` : ""}`;
   if (step.calls.length === 0) {
     return `${header}\n  answered${step.text ? `: ${shorten(step.text, OUTPUT_PREVIEW_CHARS)}` : ""}`;
   }

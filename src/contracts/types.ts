@@ -46,6 +46,11 @@ export interface RequestScope {
   readonly workspace?: string;
   /** The requester's roles there (Discord); empty elsewhere. */
   readonly roles: readonly string[];
+  /**
+   * The platform names the person an admin or owner of the workspace (Slack's is_admin / is_owner, asked where the app
+   * is installed in several workspaces): an admin there when the settings file names none.
+   */
+  readonly workspaceAdmin?: true;
   /** Where a person opens the conversation (audit, feedback), when the surface can link to it. */
   readonly link?: string;
 }
@@ -181,6 +186,18 @@ export interface FormNote {
   readonly waitedMs: number;
 }
 
+/** A message the person sent while the run worked, given to the run before its next model call. */
+export interface AddedNote {
+  /** `added`: another message; `edited`: their question, edited. */
+  readonly kind: "added" | "edited";
+  readonly text: string;
+}
+
+/** An added message as the runs hand it to the loop: its intake id, so none is taken twice. */
+export interface AddedMessage extends AddedNote {
+  readonly id: string;
+}
+
 export interface StepRecord {
   /** 1-based. */
   readonly index: number;
@@ -193,6 +210,8 @@ export interface StepRecord {
   readonly endpoint?: string;
   /** The moves the call made to other endpoints before that one answered, oldest first. */
   readonly switches?: readonly ModelSwitch[];
+  /** What the person added to the run in progress before this step's model call. */
+  readonly added?: readonly AddedNote[];
 }
 
 // ---- Guards ----
@@ -213,7 +232,9 @@ export type GuardName =
   /** The requester or the channel lost access (the settings file) while the run waited for a decision. */
   | "access_lost"
   /** A person (the requester or an approver) pressed Stop. */
-  | "stopped";
+  | "stopped"
+  /** The person deleted the question while its run worked: it ends without a summary. */
+  | "question_deleted";
 
 export interface GuardStop {
   readonly guard: GuardName;
@@ -314,6 +335,8 @@ export type AgentEvent =
   | ({ readonly type: "model_retrying"; readonly runId: string; readonly step: number } & ModelRetry)
   /** The step's model call moved to another endpoint (ModelSwitch): "gpt-4o answered instead of gpt-4.1: 429 from …". */
   | ({ readonly type: "model_switched"; readonly runId: string; readonly step: number } & ModelSwitch)
+  /** The person's message, added to the run in progress before its next model call (`step`). */
+  | { readonly type: "message_added"; readonly runId: string; readonly step: number; readonly note: AddedNote }
   | { readonly type: "tool_called"; readonly runId: string; readonly step: number; readonly call: ToolCall }
   /** A running tool reported how far it got (an MCP server's progress notification). */
   | { readonly type: "tool_progress"; readonly runId: string; readonly step: number; readonly call: ToolCall; readonly detail: string }

@@ -7,6 +7,8 @@ import type { Settings } from "./settings-schema.js";
 /** The person and the place of one request, as the settings talk about them. */
 export interface Subject {
   readonly surface: Surface;
+  /** The Slack workspace or Discord server asked in; none in the console and in a Discord DM. */
+  readonly workspace?: string;
   readonly userId: string;
   /** Discord role ids of the person in that server; empty elsewhere. */
   readonly roles: readonly string[];
@@ -15,6 +17,8 @@ export interface Subject {
   /** The thread or forum post asked in, when it has an id of its own. */
   readonly threadId: string | undefined;
   readonly dm: boolean;
+  /** The platform names them an admin of the workspace (see RequestScope). */
+  readonly workspaceAdmin?: boolean;
 }
 
 export type AccessRefusal = "blocked_user" | "blocked_channel" | "user_not_allowed" | "channel_not_allowed" | "dms_off";
@@ -33,20 +37,24 @@ export function subjectOf(origin: TaskOrigin): Subject {
   const scope = scopeOf(origin);
   return {
     surface: origin.surface,
+    ...(scope.workspace === undefined ? {} : { workspace: scope.workspace }),
     userId: origin.requester.id,
     roles: scope.roles,
     channelId: scope.channel,
     threadId: scope.thread,
     dm: scope.dm,
+    ...(scope.workspaceAdmin ? { workspaceAdmin: true } : {}),
   };
 }
 
-export function isAdmin(settings: Settings, surface: Surface, userId: string): boolean {
-  return settings.access.admins[surface].includes(userId);
+/** Named in the settings; where they name no admin of the surface there, the workspace's own admins as the platform names them. */
+export function isAdmin(settings: Settings, surface: Surface, userId: string, workspaceAdmin = false): boolean {
+  const named = settings.access.admins[surface];
+  return named.includes(userId) || (named.length === 0 && workspaceAdmin);
 }
 
 export function decideAccess(settings: Settings, subject: Subject): AccessDecision {
-  if (isAdmin(settings, subject.surface, subject.userId)) return { kind: "allowed", admin: true };
+  if (isAdmin(settings, subject.surface, subject.userId, subject.workspaceAdmin)) return { kind: "allowed", admin: true };
   const { allow, block, dms } = settings.access;
   if (block.users.includes(subject.userId) || subject.roles.some((role) => block.roles.includes(role)))
     return { kind: "refused", reason: "blocked_user" };

@@ -83,6 +83,16 @@ export function auditDraftOf(event: AgentEvent, context: AuditContext): AuditDra
   }
 }
 
+/** A person edited or deleted their question (`runId`: its intake id), and what became of it. */
+export function questionChangedDraft(
+  kind: "question_edited" | "question_deleted",
+  runId: string,
+  origin: TaskOrigin,
+  reason: string,
+): AuditDraft {
+  return { ...runFields(runId, origin), kind, reason };
+}
+
 /** A decision on `pending` that governance refused (see acts.ts), and why. */
 export function refusedDecisionDraft(pending: PendingApproval, decision: Decision, decidedBy: Person, reason: string): AuditDraft {
   return {

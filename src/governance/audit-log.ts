@@ -18,6 +18,10 @@ const SEQUENCE_TTL_MS = 10 * 365 * 24 * 60 * 60_000;
 export const AUDIT_RETENTION_MS = 90 * 24 * 60 * 60_000;
 /** Entries gone (expired, or a crash between numbering and writing) are skipped up to this many in a row. */
 const MAX_GAP = 50;
+/** Entries a listing with `match` reads at most: a workspace's latest are found in bounded time. */
+const MATCH_SCAN = 10_000;
+/** Entries read in one round trip by `erase`, which walks them all. */
+const ERASE_CHUNK = 500;
 
 const PersonSchema = z.object({ id: z.string(), name: z.string().optional() });
 
@@ -44,6 +48,11 @@ export const AuditEntrySchema = z.object({
     "slot_silent",
     "slot_refused",
     "fact_deleted",
+    // A person edited or deleted their question (reason: what became of it).
+    "question_edited",
+    "question_deleted",
+    // A workspace (or server) removed the bot; runId: its installation's key. The one line kept of it.
+    "workspace_removed",
   ]),
   runId: z.string(),
   conversationKey: z.string(),
@@ -99,6 +108,8 @@ export interface AuditQuery {
   readonly limit?: number;
   /** Epoch ms: only entries at or after it. */
   readonly since?: number;
+  /** Only the entries it picks (one workspace's); the log is walked for them at most MATCH_SCAN entries deep. */
+  readonly match?: (entry: AuditEntry) => boolean;
 }
 
 export interface AuditLog {
@@ -110,6 +121,8 @@ export interface AuditLog {
    * in entries) with what `fix` returns; undefined keeps it. Returns how many changed.
    */
   rewrite(fix: (entry: AuditEntry) => AuditEntry | undefined): Promise<number>;
+  /** Deletes every entry kept that `match` picks (a workspace removed the bot); returns how many went. */
+  erase(match: (entry: AuditEntry) => boolean): Promise<number>;
 }
 
 const thisProcess = { pid: process.pid, hostname: hostname() };
@@ -122,10 +135,12 @@ export function createAuditLog(store: KeyValueStore, clock: () => number = Date.
       await store.set(entryKey(seq), entry, AUDIT_RETENTION_MS);
       return entry;
     },
-    async list({ limit = Number.POSITIVE_INFINITY, since }) {
+    async list({ limit = Number.POSITIVE_INFINITY, since, match }) {
       const entries: AuditEntry[] = [];
       let gap = 0;
-      for (let seq = await store.increment(SEQUENCE_KEY, 0, SEQUENCE_TTL_MS); seq >= 1 && entries.length < limit && gap < MAX_GAP; seq--) {
+      const last = await store.increment(SEQUENCE_KEY, 0, SEQUENCE_TTL_MS);
+      const first = match ? last - MATCH_SCAN : 0;
+      for (let seq = last; seq >= 1 && seq > first && entries.length < limit && gap < MAX_GAP; seq--) {
         const parsed = AuditEntrySchema.safeParse(await store.get(entryKey(seq)));
         if (!parsed.success) {
           gap++;
@@ -134,7 +149,7 @@ export function createAuditLog(store: KeyValueStore, clock: () => number = Date.
         gap = 0;
         // Appends from racing processes may land a little out of order in time; a small overlap is kept.
         if (since !== undefined && parsed.data.at < since) break;
-        entries.push(parsed.data);
+        if (!match || match(parsed.data)) entries.push(parsed.data);
       }
       return entries;
     },
@@ -151,6 +166,21 @@ export function createAuditLog(store: KeyValueStore, clock: () => number = Date.
       }
       await store.set(REWRITTEN_KEY, last, SEQUENCE_TTL_MS);
       return changed;
+    },
+    async erase(match) {
+      const last = await store.increment(SEQUENCE_KEY, 0, SEQUENCE_TTL_MS);
+      let erased = 0;
+      for (let first = 1; first <= last; first += ERASE_CHUNK) {
+        const seqs = Array.from({ length: Math.min(ERASE_CHUNK, last - first + 1) }, (_, index) => first + index);
+        const raw = await store.getMany(seqs.map(entryKey));
+        for (const [index, value] of raw.entries()) {
+          const parsed = AuditEntrySchema.safeParse(value);
+          if (!parsed.success || !match(parsed.data)) continue;
+          await store.delete(entryKey(seqs[index]!));
+          erased++;
+        }
+      }
+      return erased;
     },
   };
 }

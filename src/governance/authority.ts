@@ -12,14 +12,20 @@
 import type { Person, Surface } from "../contracts/types.js";
 import type { Config } from "../config.js";
 import type { SettingsSource } from "./settings-source.js";
+import { settingsIn } from "./workspace-settings.js";
+import { isAdmin as isNamedAdmin } from "./access.js";
 
 export type Action = "decide" | "stop" | "feedback" | "audit" | "usage" | "others_schedules" | "memory" | "forget";
 
-/** A person acting on one surface, with their roles there (Discord; empty elsewhere). */
+/** A person acting on one surface, in one workspace, with their roles there (Discord; empty elsewhere). */
 export interface Actor {
   readonly surface: Surface;
+  /** Where they act (a Slack workspace, a Discord server): its own admins decide there. None in the console and a DM. */
+  readonly workspace?: string;
   readonly id: string;
   readonly roles: readonly string[];
+  /** The platform names them an admin of the workspace (see RequestScope). */
+  readonly workspaceAdmin?: boolean;
 }
 
 /** Approvers from the environment, per surface: SLACK_APPROVERS, DISCORD_APPROVERS, DISCORD_APPROVER_ROLE. */
@@ -58,7 +64,8 @@ export function createAuthority(options: { readonly approvers: Approvers; readon
     const { users, roles } = deciders(actor.surface);
     return users.includes(actor.id) || actor.roles.some((role) => roles.includes(role));
   };
-  const isAdmin = (actor: Actor) => settings.current().access.admins[actor.surface].includes(actor.id);
+  const settingsOf = (actor: Actor) => settingsIn(settings.current(), actor.workspace);
+  const isAdmin = (actor: Actor) => isNamedAdmin(settingsOf(actor), actor.surface, actor.id, actor.workspaceAdmin === true);
 
   return {
     deciders,
@@ -76,7 +83,7 @@ export function createAuthority(options: { readonly approvers: Approvers; readon
         case "memory":
           return true;
         case "forget":
-          return settings.current().access.forget === "anyone" || isAdmin(actor);
+          return settingsOf(actor).access.forget === "anyone" || isAdmin(actor);
       }
     },
   };

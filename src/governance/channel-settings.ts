@@ -4,6 +4,8 @@
 import { globToRegExp } from "../agent/tools/tool-policy.js";
 import type { ChannelSettings, ScheduleOverrides, Settings } from "./settings-schema.js";
 
+export type ConcurrentMessages = NonNullable<ChannelSettings["concurrentMessages"]>;
+
 export interface RunSettings {
   readonly systemPrompt?: string;
   readonly model?: string;
@@ -11,6 +13,10 @@ export interface RunSettings {
   readonly memory: boolean;
   /** False: the channel's attachments are not read (each gets a note). */
   readonly files: boolean;
+  /** False: in a thread, only a mention reaches the bot (a reply there without one is not for it). */
+  readonly threadFollowUps: boolean;
+  /** The channel's own policy for a message that arrives while a run of its conversation is in flight; none: CONCURRENT_MESSAGES. */
+  readonly concurrentMessages?: ConcurrentMessages;
   /** True when the tool may be offered to the model. */
   readonly toolAllowed: (name: string) => boolean;
   /** The lists as written, for `settings` to show. */
@@ -39,12 +45,15 @@ export function runSettingsFor(settings: Settings, place: { readonly channel?: s
   const systemPrompt = pick("systemPrompt");
   const model = pick("model");
   const maxSteps = pick("maxSteps");
+  const concurrentMessages = pick("concurrentMessages");
   return {
     ...(systemPrompt === undefined ? {} : { systemPrompt }),
     ...(model === undefined ? {} : { model }),
     ...(maxSteps === undefined ? {} : { maxSteps }),
     memory: pick("memory") !== "off",
     files: pick("files") !== false,
+    threadFollowUps: pick("threadFollowUps") !== "mention",
+    ...(concurrentMessages === undefined ? {} : { concurrentMessages }),
     toolAllowed: (name) => !denied(name) && allowTests.every((test) => test(name)),
     toolRules: { allow, deny },
     schedules: Object.assign({}, ...layers.map((layer) => layer.schedules ?? {})) as ScheduleOverrides,

@@ -25,6 +25,9 @@ const KIND_WORD: Record<AuditEntry["kind"], string> = {
   slot_silent: "slot silent",
   slot_refused: "slot refused",
   fact_deleted: "fact deleted",
+  question_edited: "question edited",
+  question_deleted: "question deleted",
+  workspace_removed: "workspace removed",
 };
 
 function link(url: string | undefined, text: string, style: LinkStyle): string {
@@ -83,6 +86,11 @@ function entryDetail(entry: AuditEntry): string {
       return `outcome ${entry.outcome ?? "?"}`;
     case "fact_deleted":
       return `by ${who(entry.requester)}: ${entry.result ?? "?"}`;
+    case "question_edited":
+    case "question_deleted":
+      return `by ${who(entry.requester)}: ${entry.reason ?? "?"}`;
+    case "workspace_removed":
+      return entry.reason ?? "?";
     case "form_answered":
       return entry.form ? formDetail(entry.form, entry.decidedBy) : "?";
     default:
@@ -98,7 +106,8 @@ export function namesARun(entry: Pick<AuditEntry, "runId" | "schedule">): boolea
 export function auditLine(entry: AuditEntry, style: LinkStyle): string {
   const when = new Date(entry.at).toISOString().replace("T", " ").slice(0, 19);
   const tool = entry.tool ? ` ${entry.tool}` : "";
-  const subject = namesARun(entry) ? `run ${entry.runId}` : `schedule ${entry.runId}`;
+  const subject =
+    entry.kind === "workspace_removed" ? `workspace ${entry.runId}` : namesARun(entry) ? `run ${entry.runId}` : `schedule ${entry.runId}`;
   // Where the platform gave no link (the console, an entry without one), there is nothing to follow: no bare "thread".
   const thread = entry.link ? ` · ${link(entry.link, "thread", style)}` : "";
   return `${when} UTC · ${KIND_WORD[entry.kind]}${tool} · ${entryDetail(entry)} · ${subject} · ${entry.process.hostname}/${entry.process.pid}${thread}`;

@@ -2,7 +2,8 @@
 // and the chat commands ask, who may do what (authority.ts), and the texts of the `settings`
 // and `audit` commands. app.ts builds it.
 import type { Logger } from "../logger.js";
-import type { TaskOrigin } from "../contracts/types.js";
+import type { Surface, TaskOrigin } from "../contracts/types.js";
+import { isInWorkspace } from "../memory/workspace-conversations.js";
 import type { KeyValueStore } from "../memory/types.js";
 import { createAuditLog } from "./audit-log.js";
 import { createAuthority, type Approvers, type Authority } from "./authority.js";
@@ -13,8 +14,8 @@ import { openSettings, type SettingsSource } from "./settings-source.js";
 
 /** What the chat commands show from the settings file. */
 export interface GovernanceCommands {
-  /** The latest audit entries; who may see them is the authority's to say. */
-  audit(links: LinkStyle): Promise<string>;
+  /** The latest audit entries (of one workspace with `within`); who may see them is the authority's to say. */
+  audit(links: LinkStyle, within?: { readonly surface: Surface; readonly workspace: string }): Promise<string>;
   /** The effective settings where `origin` asks, with the asker's limits left. */
   settings(origin: TaskOrigin): Promise<string>;
 }
@@ -60,7 +61,19 @@ export function createGovernance(deps: {
     authority: createAuthority({ approvers: deps.approvers ?? {}, settings: source }),
     source,
     commands: {
-      audit: async (links) => auditText(await runPolicy.audit.list({ limit: AUDIT_SHOWN }), links),
+      audit: async (links, within) =>
+        auditText(
+          await runPolicy.audit.list({
+            limit: AUDIT_SHOWN,
+            ...(within
+              ? {
+                  match: (entry) =>
+                    entry.surface === within.surface && isInWorkspace(entry.conversationKey, within.surface, within.workspace),
+                }
+              : {}),
+          }),
+          links,
+        ),
       async settings(origin) {
         const left = await runPolicy.allowances(origin).catch((error: unknown) => {
           logger.warn({ err: error }, "could not read the limits left (store failed)");

@@ -1,6 +1,9 @@
 // Runs per minute and model tokens per day, per person and per channel, counted in the
 // store (atomic increments), so they hold across restarts and across processes. Windows
-// are fixed: a minute by the clock, a day in UTC; a counter key names its window.
+// are fixed: a minute by the clock, a day in UTC; a counter key names its window. Each
+// workspace counts apart (a person's use in one never spends their allowance in another); what
+// an earlier version counted in the same window, under a key without the workspace, still counts.
+import type { Surface } from "../contracts/types.js";
 import type { KeyValueStore } from "../memory/types.js";
 import type { Subject } from "./access.js";
 import type { LimitSettings, Settings } from "./settings-schema.js";
@@ -26,9 +29,18 @@ export function windowOf(limit: LimitKind, now: number): { readonly index: numbe
   return { index, resetsAt: (index + 1) * size };
 }
 
+/** A place without a workspace (the console, a DM) counts under `-`. */
+const counterKey = (scope: LimitScope, surface: Surface, workspace: string | undefined, id: string, limit: LimitKind, now: number) =>
+  `limit:${limit}:${scope}:${surface}:${workspace ?? "-"}:${id}:${windowOf(limit, now).index}`;
+/** The key an earlier version counted under: no workspace in it. */
+const earlierKey = (scope: LimitScope, surface: Surface, id: string, limit: LimitKind, now: number) =>
+  `limit:${limit}:${scope}:${surface}:${id}:${windowOf(limit, now).index}`;
+
 interface Counter {
   readonly scope: LimitScope;
   readonly key: (limit: LimitKind, now: number) => string;
+  /** The same counter as an earlier version kept it (no workspace in its key), read and never added to. */
+  readonly earlier: (limit: LimitKind, now: number) => string;
   readonly limits: LimitSettings;
 }
 
@@ -39,21 +51,43 @@ function countersFor(
   admin: boolean,
 ): { readonly counters: readonly Counter[]; readonly enforced: boolean } {
   const userLimits = admin ? (settings.limits.admins ?? {}) : settings.limits.user;
-  const counters: Counter[] = [
-    {
-      scope: "user",
-      key: (limit, now) => `limit:${limit}:user:${subject.surface}:${subject.userId}:${windowOf(limit, now).index}`,
-      limits: userLimits,
-    },
-  ];
-  if (subject.channelId !== undefined) {
-    counters.push({
-      scope: "channel",
-      key: (limit, now) => `limit:${limit}:channel:${subject.surface}:${subject.channelId}:${windowOf(limit, now).index}`,
-      limits: settings.limits.channel,
-    });
-  }
+  const { surface, workspace } = subject;
+  const counter = (scope: LimitScope, id: string, limits: LimitSettings): Counter => ({
+    scope,
+    key: (limit, now) => counterKey(scope, surface, workspace, id, limit, now),
+    earlier: (limit, now) => earlierKey(scope, surface, id, limit, now),
+    limits,
+  });
+  const counters: Counter[] = [counter("user", subject.userId, userLimits)];
+  if (subject.channelId !== undefined) counters.push(counter("channel", subject.channelId, settings.limits.channel));
   return { counters, enforced: !admin || settings.limits.admins !== undefined };
+}
+
+/** Adds `by` to the counter's window; its total there, with what an earlier version counted in the same window. */
+async function count(store: KeyValueStore, counter: Counter, limit: LimitKind, now: number, by: number): Promise<number> {
+  const ttl = ttlFor(limit, now);
+  const [counted, before] = await Promise.all([
+    store.increment(counter.key(limit, now), by, ttl),
+    store.increment(counter.earlier(limit, now), 0, ttl),
+  ]);
+  return counted + before;
+}
+
+/**
+ * The counters counting these people and channels of a workspace now (this minute's runs, today's tokens, and what an
+ * earlier version counted for them): what a removed workspace leaves in the limits.
+ */
+export function countersNow(
+  surface: Surface,
+  workspace: string,
+  people: readonly string[],
+  channels: readonly string[],
+  now: number,
+): string[] {
+  const subjects = [...people.map((id) => ["user", id] as const), ...channels.map((id) => ["channel", id] as const)];
+  return (["runs", "tokens"] as const).flatMap((limit) =>
+    subjects.flatMap(([scope, id]) => [counterKey(scope, surface, workspace, id, limit, now), earlierKey(scope, surface, id, limit, now)]),
+  );
 }
 
 const maxOf = (limits: LimitSettings, limit: LimitKind) => (limit === "runs" ? limits.runsPerMinute : limits.tokensPerDay);
@@ -81,7 +115,7 @@ export async function checkDailyTokens(
   if (!enforced) return { kind: "ok" };
   for (const counter of counters) {
     if (maxOf(counter.limits, "tokens") === undefined) continue;
-    const spent = tokensSpent(counter, await store.increment(counter.key("tokens", now), 0, ttlFor("tokens", now)), now);
+    const spent = tokensSpent(counter, await count(store, counter, "tokens", now, 0), now);
     if (spent) return spent;
   }
   return { kind: "ok" };
@@ -104,7 +138,7 @@ export async function admitRun(
   let refusal: LimitCheck = { kind: "ok" };
   for (const counter of counters) {
     const max = maxOf(counter.limits, "runs");
-    const runs = await store.increment(counter.key("runs", now), 1, ttlFor("runs", now));
+    const runs = await count(store, counter, "runs", now, 1);
     if (enforced && max !== undefined && runs > max && refusal.kind === "ok")
       refusal = { kind: "limited", limit: "runs", scope: counter.scope, max, resetsAt: windowOf("runs", now).resetsAt };
   }
@@ -123,7 +157,7 @@ export async function recordTokens(
   const { counters, enforced } = countersFor(settings, subject, admin);
   let refusal: { readonly kind: "ok" } | TokensSpent = { kind: "ok" };
   for (const counter of counters) {
-    const used = await store.increment(counter.key("tokens", now), Math.max(0, Math.round(tokens)), ttlFor("tokens", now));
+    const used = await count(store, counter, "tokens", now, Math.max(0, Math.round(tokens)));
     if (enforced && refusal.kind === "ok") refusal = tokensSpent(counter, used, now) ?? refusal;
   }
   return refusal;
@@ -152,7 +186,7 @@ export async function allowances(
     for (const limit of ["runs", "tokens"] as const) {
       const max = maxOf(counter.limits, limit);
       if (max === undefined) continue;
-      const used = await store.increment(counter.key(limit, now), 0, ttlFor(limit, now));
+      const used = await count(store, counter, limit, now, 0);
       found.push({ scope: counter.scope, limit, max, left: Math.max(0, max - used), resetsAt: windowOf(limit, now).resetsAt });
     }
   }

@@ -16,6 +16,7 @@ import { runSettingsFor, type RunSettings } from "./channel-settings.js";
 import { admitRun, allowances, checkDailyTokens, recordTokens, type Allowance } from "./limits.js";
 import { refusalStop, refusalText, type ActRefusal, type Refusal } from "./refusal-text.js";
 import type { SettingsSource } from "./settings-source.js";
+import { settingsIn } from "./workspace-settings.js";
 
 export type Admission =
   | { readonly kind: "admitted" }
@@ -75,11 +76,14 @@ export function createRunPolicy(deps: RunPolicyDeps): RunPolicy {
   const { settings, store, logger } = deps;
   const clock = deps.clock ?? Date.now;
   const observer = createAuditObserver(deps.audit, logger);
-  const adminHere = (origin: TaskOrigin) => isAdmin(settings.current(), origin.surface, origin.requester.id);
+  /** The settings in force where the request is: its workspace's section over the global one. */
+  const settingsAt = (origin: TaskOrigin) => settingsIn(settings.current(), scopeOf(origin).workspace);
+  const adminHere = (origin: TaskOrigin) =>
+    isAdmin(settingsAt(origin), origin.surface, origin.requester.id, scopeOf(origin).workspaceAdmin === true);
 
   /** The access refusal for this person here, if the settings in force refuse them. */
   function accessRefusal(origin: TaskOrigin): Extract<Refusal, { kind: "access" }> | undefined {
-    const decision = decideAccess(settings.current(), subjectOf(origin));
+    const decision = decideAccess(settingsAt(origin), subjectOf(origin));
     return decision.kind === "refused" ? { kind: "access", reason: decision.reason } : undefined;
   }
 
@@ -89,7 +93,7 @@ export function createRunPolicy(deps: RunPolicyDeps): RunPolicy {
     if (!spends(act.kind)) return { kind: "allowed" };
     const now = clock();
     try {
-      const spent = await checkDailyTokens(store, settings.current(), subjectOf(act.origin), adminHere(act.origin), now);
+      const spent = await checkDailyTokens(store, settingsAt(act.origin), subjectOf(act.origin), adminHere(act.origin), now);
       if (spent.kind === "limited") return { kind: "refused", refusal: spent, text: refusalText(spent, now) };
     } catch (error) {
       logger.warn(
@@ -105,7 +109,7 @@ export function createRunPolicy(deps: RunPolicyDeps): RunPolicy {
     if (denied) return { kind: "refused", refusal: denied, text: refusalText(denied, clock()) };
     const now = clock();
     try {
-      const limit = await admitRun(store, settings.current(), subjectOf(origin), adminHere(origin), now);
+      const limit = await admitRun(store, settingsAt(origin), subjectOf(origin), adminHere(origin), now);
       if (limit.kind === "limited") return { kind: "refused", refusal: limit, text: refusalText(limit, now) };
     } catch (error) {
       logger.warn(
@@ -137,13 +141,13 @@ export function createRunPolicy(deps: RunPolicyDeps): RunPolicy {
 
     runSettings: (origin) => {
       const scope = scopeOf(origin);
-      return runSettingsFor(settings.current(), { channel: scope.channel, thread: scope.thread });
+      return runSettingsFor(settingsAt(origin), { channel: scope.channel, thread: scope.thread });
     },
 
     async recordUsage(origin, tokens) {
       const now = clock();
       try {
-        const recorded = await recordTokens(store, settings.current(), subjectOf(origin), adminHere(origin), tokens, now);
+        const recorded = await recordTokens(store, settingsAt(origin), subjectOf(origin), adminHere(origin), tokens, now);
         return recorded.kind === "ok" ? undefined : refusalStop(recorded, now);
       } catch (error) {
         logger.warn({ err: error, conversationKey: origin.conversationKey }, "could not record the tokens a run used (store failed)");
@@ -152,7 +156,7 @@ export function createRunPolicy(deps: RunPolicyDeps): RunPolicy {
     },
 
     auditSink: (context) => observer.sinkFor(context),
-    allowances: (origin) => allowances(store, settings.current(), subjectOf(origin), adminHere(origin), clock()),
+    allowances: (origin) => allowances(store, settingsAt(origin), subjectOf(origin), adminHere(origin), clock()),
     exempt: adminHere,
     audit: deps.audit,
     observer,

@@ -37,6 +37,10 @@ const ChannelSettings = z.strictObject({
   memory: z.enum(["on", "off"], { error: 'expects "on" or "off"' }).optional(),
   /** false: attachments are ignored here (the run gets a note naming each), nothing is downloaded. */
   files: z.boolean({ error: "expects true or false" }).optional(),
+  /** `on`: a reply in a thread the bot works in is for it without a mention; `mention`: only a mention is. */
+  threadFollowUps: z.enum(["on", "mention"], { error: 'expects "on" or "mention"' }).optional(),
+  /** What a person's message does while a run of the same conversation is in flight (CONCURRENT_MESSAGES here). */
+  concurrentMessages: z.enum(["queue", "steer", "interrupt"], { error: 'expects "queue", "steer" or "interrupt"' }).optional(),
   /** Overrides of the SCHEDULE_* variables in this channel; `enabled: false` refuses new schedules and their slots here. */
   schedules: z
     .strictObject({
@@ -63,11 +67,34 @@ const ModelEndpointSettings = z.strictObject({
   prices: z.strictObject({ input: perMillion, cached: perMillion.optional(), output: perMillion }).optional(),
 });
 
+/**
+ * One workspace's own section (a Slack workspace, a Discord server), over the global one: each field
+ * it sets replaces the global field in that workspace (workspace-settings.ts).
+ */
+const WorkspaceSettings = z.strictObject({
+  access: z
+    .strictObject({
+      /** This workspace's admins (its own user ids); none named here: the global admins of its surface. */
+      admins: z.array(z.string().trim().min(1, "expects ids, not empty strings")).optional(),
+      allow: PeopleAndPlaces.optional(),
+      block: PeopleAndPlaces.optional(),
+      dms: z.boolean({ error: "expects true or false" }).optional(),
+      forget: z.enum(["anyone", "admins"], { error: 'expects "anyone" or "admins"' }).optional(),
+    })
+    .default({}),
+  /** The workspace's budgets: runs per minute and tokens per day, counted in this workspace only. */
+  limits: z.strictObject({ user: Limit.optional(), channel: Limit.optional(), admins: Limit.optional() }).default({}),
+  /** Over the global entries of the same channel id (its `default` over the global `default`). */
+  channels: z.record(z.string().min(1), ChannelSettings).default({}),
+});
+
 export const SettingsSchema = z.strictObject({
   access: Access.default(Access.parse({})),
   limits: Limits.default(Limits.parse({})),
   /** Keyed by channel id; `default` applies where a channel has no entry of its own (and under it). */
   channels: z.record(z.string().min(1), ChannelSettings).default({}),
+  /** Keyed by workspace id (a Slack team id `T…`, a Discord server id): a workspace's own settings over the ones above. */
+  workspaces: z.record(z.string().trim().min(1, "expects a workspace id"), WorkspaceSettings).default({}),
   /** Keyed by endpoint, `<model>@<base URL>` as MODEL_FALLBACKS writes it; read when the process starts. */
   models: z
     .record(z.string().regex(/^.+@https?:\/\/\S+$/, "expects <model>@<base URL> as MODEL_FALLBACKS writes it"), ModelEndpointSettings)
@@ -79,6 +106,7 @@ export type ChannelSettings = z.infer<typeof ChannelSettings>;
 export type LimitSettings = z.infer<typeof Limit>;
 export type ScheduleOverrides = NonNullable<ChannelSettings["schedules"]>;
 export type ModelEndpointSettings = z.infer<typeof ModelEndpointSettings>;
+export type WorkspaceSettings = z.infer<typeof WorkspaceSettings>;
 
 /** Everything allowed, no limits, no channel settings: what runs when there is no settings file. */
 export const OPEN_SETTINGS: Settings = SettingsSchema.parse({});

@@ -11,7 +11,7 @@ export interface RedisCommands {
 
 type IndexOperations = Pick<
   Backend,
-  "addIndexed" | "removeIndexed" | "rangeIndexed" | "sizeIndexed" | "trimIndexed" | "incrementFieldsBy" | "fieldsOf"
+  "addIndexed" | "removeIndexed" | "rangeIndexed" | "sizeIndexed" | "trimIndexed" | "incrementFieldsBy" | "fieldsOf" | "deleteFields"
 >;
 
 /** ZADD for each (key, score, member) triple of ARGV. */
@@ -97,6 +97,9 @@ export function redisIndexOperations(client: RedisCommands): IndexOperations {
       const fields: Record<string, number> = {};
       for (let index = 0; index + 1 < flat.length; index += 2) fields[flat[index]!] = Number(flat[index + 1]);
       return fields;
+    },
+    async deleteFields(key, fields) {
+      await client.sendCommand(["HDEL", key, ...fields]);
     },
   };
 }

@@ -133,6 +133,12 @@ export async function openSqlite(path: string, logger: Logger, readOnly = false)
     },
     async removeMember(key, member) {
       await adapter.query(`DELETE FROM ${SETS_TABLE} WHERE key = ? AND member = ?`, key, member);
+      // As in Redis, a set without members is no more: its key leaves nothing behind (it may name a person).
+      await adapter.query(
+        `DELETE FROM ${SET_EXPIRY_TABLE} WHERE key = ? AND NOT EXISTS (SELECT 1 FROM ${SETS_TABLE} WHERE key = ?)`,
+        key,
+        key,
+      );
     },
     async members(key) {
       const now = Date.now();

@@ -22,7 +22,7 @@ const bounded = (value: number) => Math.max(-HIGHEST, Math.min(HIGHEST, value));
 
 type IndexOperations = Pick<
   Backend,
-  "addIndexed" | "removeIndexed" | "rangeIndexed" | "sizeIndexed" | "trimIndexed" | "incrementFieldsBy" | "fieldsOf"
+  "addIndexed" | "removeIndexed" | "rangeIndexed" | "sizeIndexed" | "trimIndexed" | "incrementFieldsBy" | "fieldsOf" | "deleteFields"
 >;
 
 /** A file opened read-only that has no index tables yet (written only by older versions): empty indexes, no counters. */
@@ -40,6 +40,9 @@ export const NO_INDEXES: IndexOperations = {
     throw new Error("the store is open for reading only");
   },
   fieldsOf: async () => ({}),
+  deleteFields: async () => {
+    throw new Error("the store is open for reading only");
+  },
 };
 
 export function sqliteIndexOperations(adapter: SqliteAdapter): IndexOperations {
@@ -122,6 +125,13 @@ export function sqliteIndexOperations(adapter: SqliteAdapter): IndexOperations {
         value: number;
       }>;
       return Object.fromEntries(rows.map((row) => [row.field, Number(row.value)]));
+    },
+    async deleteFields(key, fields) {
+      await adapter.query(
+        `DELETE FROM ${COUNTER_TABLE} WHERE key = ? AND field IN (SELECT value FROM json_each(?))`,
+        key,
+        JSON.stringify(fields),
+      );
     },
   };
 }

@@ -31,6 +31,7 @@ export interface Backend {
   trimIndexed(key: string, score: number): Promise<number>;
   incrementFieldsBy(key: string, by: Readonly<Record<string, number>>, ttlMs: number): Promise<void>;
   fieldsOf(key: string): Promise<Record<string, number>>;
+  deleteFields(key: string, fields: readonly string[]): Promise<void>;
   /** Runs an operation with the backend's failure policy (deadline, error mapping). */
   guard<T>(operation: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -120,6 +121,7 @@ export function storeOver(backend: Backend, logger: Logger): KeyValueStore {
         if (Object.keys(by).length > 0) await backend.incrementFieldsBy(key, by, checkedTtl(ttlMs)!);
       }),
     counterFields: (key) => backend.guard(() => backend.fieldsOf(key)),
+    deleteCounterFields: (key, fields) => backend.guard(async () => (fields.length > 0 ? backend.deleteFields(key, fields) : undefined)),
     close: () => {
       closed ??= backend.close().catch((error: unknown) => {
         logger.warn({ err: error }, `Closing the ${backend.description} failed`);

@@ -54,6 +54,8 @@ export interface KeyValueStore {
   incrementFields(key: string, by: Readonly<Record<string, number>>, ttlMs: number): Promise<void>;
   /** The counters under `key` (none when it does not exist or expired). */
   counterFields(key: string): Promise<Record<string, number>>;
+  /** Deletes these counters under `key` (Redis HDEL); the others keep their values and expiry. */
+  deleteCounterFields(key: string, fields: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }
 

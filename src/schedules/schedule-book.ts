@@ -1,7 +1,7 @@
 // What a person (or the model, through create_schedule) can do with schedules: make one, list,
 // cancel, resume, and the bot's own pause. Each returns a typed result; the words are in
 // schedule-text.ts. Who may do what is decided by the caller's `isAdmin` (the surfaces' authority).
-import type { Person, TaskOrigin } from "../contracts/types.js";
+import type { Person, Surface, TaskOrigin } from "../contracts/types.js";
 import type { ScheduleConfig } from "../config.js";
 import type { RunPolicy } from "../governance/run-policy.js";
 import type { Logger } from "../logger.js";
@@ -53,6 +53,8 @@ export interface ScheduleBook {
   resume(id: string, caller: ScheduleCaller): Promise<ChangeResult>;
   /** The bot pauses a schedule (failures in a row, a blocked or departed owner); resolves with it when this call paused it. */
   pauseForBot(id: string, reason: string): Promise<ScheduleRecord | undefined>;
+  /** The workspace (or server) removed the bot: each of its schedules still open ends, unaudited (the removal is one line). How many ended. */
+  endInWorkspace(surface: Surface, workspace: string, reason: string): Promise<number>;
 }
 
 export interface ScheduleBookDeps {
@@ -206,6 +208,27 @@ export function createScheduleBook(deps: ScheduleBookDeps): ScheduleBook {
         audit.record("schedule_resumed", result.schedule, { by: caller.person });
       }
       return result;
+    },
+
+    async endInWorkspace(surface, workspace, reason) {
+      const theirs = (await store.open()).filter(
+        (record) => record.origin.surface === surface && record.origin.scope?.workspace === workspace,
+      );
+      let ended = 0;
+      for (const { id } of theirs) {
+        let armed: number | undefined;
+        let endedHere = false;
+        await store.update(id, (record) => {
+          if (record.state === "ended") return undefined;
+          armed = record.nextSlot;
+          endedHere = true;
+          return { ...record, state: "ended", reason, nextSlot: undefined, changedAt: clock() };
+        });
+        if (!endedHere) continue;
+        ended += 1;
+        if (armed !== undefined) await disarm(id, armed);
+      }
+      return ended;
     },
 
     async pauseForBot(id, reason) {

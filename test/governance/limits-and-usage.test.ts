@@ -6,6 +6,7 @@ import { createDemoModel } from "../../src/agent/models/model-demo.js";
 import { startConsole, type ConsoleHarness } from "../support/console-harness.js";
 import { settingsOf } from "../support/governance-harness.js";
 import { manualClock } from "../support/schedule-harness.js";
+import { until } from "../support/until.js";
 
 let term: ConsoleHarness | undefined;
 afterEach(async () => {
@@ -26,6 +27,9 @@ describe("limits and /usage", () => {
     await term.waitFor("> ");
     term.type("what is 2+2");
     await term.waitFor("2+2 = 4");
+    // The answer shows before the run ends; its tokens are counted when its record is written.
+    await until(async () => (await term!.records()).length > 0, "the run's record");
+    await term.records();
     let from = term.mark();
     term.type("/usage");
     await term.waitFor(/This channel today: [^\n]*\n/, from);

@@ -71,3 +71,36 @@ describe("feedback book", () => {
     expect(await other.totals()).toEqual({ up: 12, down: 13 });
   });
 });
+
+describe("feedback of several workspaces", () => {
+  const inWorkspace = (workspace: string, runId: string, person: string, rating: "up" | "down"): FeedbackVote => ({
+    ...vote(runId, person, rating),
+    conversationKey: `slack:${workspace}:C1:${runId}`,
+    workspace,
+  });
+
+  it("counts and lists each workspace's votes apart, an earlier version's vote by its conversation; erases one workspace's only", async () => {
+    const { store: opened } = await store();
+    const book = createFeedbackBook(opened);
+    await book.record(inWorkspace("T1", "r1", "U1", "up"));
+    await book.record(inWorkspace("T1", "r1", "U1", "down"));
+    await book.record(inWorkspace("T2", "r2", "U2", "up"));
+    // As an earlier version kept it: no workspace of its own.
+    await book.record({ ...vote("r0", "U0", "up"), conversationKey: "slack:T2:C1:r0" });
+    const t1 = { surface: "slack", workspace: "T1" };
+    const t2 = { surface: "slack", workspace: "T2" };
+    expect(await book.totals(t1)).toEqual({ up: 0, down: 1 });
+    expect(await book.totals(t2)).toEqual({ up: 1, down: 0 });
+    expect(await book.totals()).toEqual({ up: 2, down: 1 });
+    expect((await book.recent(10, t1)).map((entry) => entry.runId)).toEqual(["r1"]);
+    expect((await book.recent(10, t2)).map((entry) => entry.runId)).toEqual(["r0", "r2"]);
+    expect((await book.recent(1, t2)).map((entry) => entry.runId)).toEqual(["r0"]);
+
+    expect(await book.erase(t2)).toBe(2);
+    expect(await book.recent(10, t2)).toEqual([]);
+    expect(await book.totals(t2)).toEqual({ up: 0, down: 0 });
+    expect((await book.recent(10)).map((entry) => entry.runId)).toEqual(["r1"]);
+    // A vote erased is no vote: a comment finds nothing to join.
+    expect(await book.comment("r2", "U2", "late")).toBe(false);
+  });
+});

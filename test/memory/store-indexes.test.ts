@@ -75,6 +75,16 @@ describe.each(storeBackends())("$name indexes and counters", (backend) => {
     await expect(store().incrementFields("cnt:a", { in: 0.5 }, 60_000)).rejects.toThrow(RangeError);
   });
 
+  it("deletes some counters of a group; the others keep counting in the same window", async () => {
+    await store().incrementFields("cnt:del", { "w:T1": 4, "w:T2": 5, "*": 9 }, 60_000);
+    await store().deleteCounterFields("cnt:del", ["w:T1", "w:absent"]);
+    await store().deleteCounterFields("cnt:del", []);
+    expect(await store().counterFields("cnt:del")).toEqual({ "w:T2": 5, "*": 9 });
+    await store().incrementFields("cnt:del", { "*": 1, "w:T1": 2 }, 60_000);
+    expect(await store().counterFields("cnt:del")).toEqual({ "w:T1": 2, "w:T2": 5, "*": 10 });
+    await store().deleteCounterFields("cnt:none", ["w:T1"]);
+  });
+
   it("reads several values in one call, in the order asked, without what expired", async () => {
     await store().set("many:a", { a: 1 });
     await store().set("many:b", "two");

@@ -160,6 +160,27 @@ describe("opening a SQLite store", () => {
     await expect(openStore(`sqlite://${folder.path}`, silentLogger)).rejects.toThrow(/cannot open the SQLite file/);
   });
 
+  it("keeps nothing of a set whose last member went, not even its key", async () => {
+    const path = join(folder.path, "sets.sqlite");
+    const store = await openStore(`sqlite://${path}`, silentLogger);
+    await store.addToSet("set:of:U0PERSON", "a", 60_000);
+    await store.addToSet("set:of:U0PERSON", "b");
+    await store.removeFromSet("set:of:U0PERSON", "a");
+    await store.removeFromSet("set:of:U0PERSON", "b");
+    await store.addToSet("set:kept", "c");
+    await store.close();
+    const sqlite = await import("sqlite3");
+    const rows = await new Promise<unknown[]>((resolve, reject) => {
+      const database = new sqlite.default.Database(path);
+      database.all("SELECT key FROM keyv_sets UNION ALL SELECT key FROM keyv_set_expiry", (error, found) => {
+        database.close();
+        if (error) reject(error);
+        else resolve(found);
+      });
+    });
+    expect(rows).toEqual([{ key: "set:kept" }, { key: "set:kept" }]);
+  });
+
   it("skips a record that is not valid JSON with a warning", async () => {
     const path = join(folder.path, "corrupt.sqlite");
     const { logger, warnings } = capturingLogger();

@@ -3,7 +3,8 @@
 import { UNKNOWN_OUTCOME } from "../../src/runs/worker/write-ledger.js";
 import { describe, expect, it } from "vitest";
 import { faultSchedule } from "../../soak/chaos.js";
-import { runChecks, type CheckName, type SoakRecord } from "../../soak/checks.js";
+import { awaitingAnswers, runChecks, type CheckName, type SoakRecord } from "../../soak/checks.js";
+import { intakeIdOf, type Outcome } from "../../soak/taken-up.js";
 import { createSoakModel } from "../../soak/model.js";
 import { emptyObserved, type Observed, type Post } from "../../soak/observer.js";
 import { FAULT_KINDS } from "../../soak/options.js";
@@ -42,6 +43,8 @@ interface Extra {
   readonly hostileFiles?: SoakRecord["hostileFiles"];
   readonly modelRequests?: readonly string[];
   readonly leftStreaming?: SoakRecord["leftStreaming"];
+  readonly outcomes?: SoakRecord["outcomes"];
+  readonly edits?: SoakRecord["edits"];
 }
 
 /** Every message answered once, right after it was sent, unless `change` says otherwise. */
@@ -59,6 +62,8 @@ function record(messages: SentMessage[], change: (observed: Omit<Observed, "poll
     hostileFiles: extra.hostileFiles ?? [],
     modelRequests: extra.modelRequests ?? [],
     leftStreaming: extra.leftStreaming ?? [],
+    outcomes: extra.outcomes ?? new Map(),
+    edits: extra.edits ?? [],
   };
 }
 
@@ -279,5 +284,58 @@ describe("the soak's model", () => {
     expect(text(model.reply(request({ messages: [question], tools: tools("read_channel") })))).toMatch(
       /missing-tools ledger__record,ledger__lookup$/,
     );
+  });
+});
+
+describe("the soak's checks of talk conversations", () => {
+  const talk = (n: number, role: NonNullable<SentMessage["talk"]>, fields: Partial<SentMessage> = {}) =>
+    message(n, { channel: "C0SOAKTALK", talk: role, kind: "talk", ...fields });
+  const outcomes = (entries: ReadonlyArray<readonly [SentMessage, Outcome]>) =>
+    new Map(entries.map(([sent, outcome]) => [intakeIdOf(sent), outcome]));
+
+  it("credit a run's answer, naming the newest message it took up, to the message it began with", () => {
+    const [root, added] = [talk(1, "root"), talk(2, "added")];
+    const taken = outcomes([
+      [root, { state: "done", result: "answered" }],
+      [added, { state: "done", result: "steered", into: intakeIdOf(root) }],
+    ]);
+    const steered = record([root, added], (observed) => observed.answers.delete(1), {
+      outcomes: taken,
+      modelRequests: ["… soak m1 talk … The person added: soak m2 added"],
+    });
+    expect(failuresOf(steered).answeredOnce).toEqual([]);
+    expect(failuresOf(steered).addedReachedARun).toEqual([]);
+    expect(awaitingAnswers([root, added], steered.observed, taken)).toBe(0);
+    // Both answered on their own although one was taken up: that is two answers for one run's messages.
+    const twice = record([root, added], () => {}, { outcomes: taken, modelRequests: ["soak m2 added"] });
+    expect(failuresOf(twice).answeredOnce).toEqual([expect.stringMatching(/^m1 .*answered 2 times/)]);
+  });
+
+  it("name a steer, a burst message or an edit acknowledged and never in a run's request", () => {
+    const [root, added] = [talk(1, "root"), talk(2, "burst")];
+    const edit = { n: 1, channel: "C0SOAKTALK", ts: root.ts, editedTs: "1800000009.000200", text: "soak m1 talk edited", ackedAt: 3 };
+    const lost = record([root, added], (observed) => observed.answers.delete(2), { edits: [edit], modelRequests: ["soak m1 talk"] });
+    expect(failuresOf(lost).addedReachedARun).toEqual([
+      expect.stringMatching(/^m2 .*sent as burst and acknowledged, never in a run's request/),
+      expect.stringMatching(/^the edit of m1 to "soak m1 talk edited" .*never in a run's request/),
+    ]);
+  });
+
+  it("name a question deleted before it ran that was answered, or that ran", () => {
+    const [root, other] = [talk(1, "root"), talk(2, "other", { deletedBeforeRun: true })];
+    const deleted = outcomes([[other, { state: "done", result: "deleted" }]]);
+    const fine = record([root, other], (observed) => observed.answers.delete(2), { outcomes: deleted });
+    expect(failuresOf(fine).noAnswerForDeletedQuestion).toEqual([]);
+    expect(failuresOf(fine).answeredOnce).toEqual([]);
+    const answered = record([root, other], () => {}, { outcomes: deleted });
+    expect(failuresOf(answered).noAnswerForDeletedQuestion).toEqual([
+      expect.stringMatching(/^m2 .*deleted before it ran, answered 1 times/),
+    ]);
+    const ran = record([root, other], (observed) => observed.answers.delete(2), {
+      outcomes: outcomes([[other, { state: "done", result: "answered" }]]),
+    });
+    expect(failuresOf(ran).noAnswerForDeletedQuestion).toEqual([
+      expect.stringMatching(/^m2 .*deleted before it ran, yet done \(answered\)/),
+    ]);
   });
 });

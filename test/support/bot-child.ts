@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { SIGNING_SECRET } from "./fake-slack-requests.js";
+import { CLIENT_ID, CLIENT_SECRET } from "./fake-slack-oauth.js";
 import { until } from "./until.js";
 
 export interface BotProcess {
@@ -16,6 +17,8 @@ export interface BotProcess {
 export interface BotOptions {
   /** The fake Slack's Web API; without it, `discord` says where the bot connects. */
   readonly slackApiUrl?: string;
+  /** Installed in workspaces through its install pages (SLACK_CLIENT_ID, coming back to `publicUrl`) instead of SLACK_BOT_TOKEN. */
+  readonly slackInstalls?: { readonly publicUrl: string };
   readonly discord?: { readonly apiUrl: string; readonly token: string; readonly applicationId: string };
   readonly openaiBaseUrl: string;
   readonly storeUrl: string;
@@ -39,13 +42,21 @@ export async function startBot(options: BotOptions): Promise<BotProcess> {
           DISCORD_APPLICATION_ID: options.discord.applicationId,
           DISCORD_API_URL: options.discord.apiUrl,
         }
-      : { SLACK_BOT_TOKEN: "xoxb-test", SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: options.slackApiUrl ?? "" }),
+      : {
+          ...(options.slackInstalls
+            ? { SLACK_CLIENT_ID: CLIENT_ID, SLACK_CLIENT_SECRET: CLIENT_SECRET, PUBLIC_URL: options.slackInstalls.publicUrl }
+            : { SLACK_BOT_TOKEN: "xoxb-test" }),
+          SLACK_SIGNING_SECRET: SIGNING_SECRET,
+          SLACK_API_URL: options.slackApiUrl ?? "",
+        }),
     PORT: String(options.port),
     OPENAI_API_KEY: "sk-test",
     OPENAI_BASE_URL: options.openaiBaseUrl,
     OPENAI_MAX_RETRIES: "0",
     STORE_URL: options.storeUrl,
     MEMORY_EXTRACT_FACTS: "false",
+    // One message is one question here; a burst test sets a window of its own.
+    MESSAGE_DEBOUNCE_MS: "0",
     LOG_LEVEL: "info",
     ...options.env,
   };

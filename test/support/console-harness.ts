@@ -95,7 +95,12 @@ function find(text: string, expected: string | RegExp, from: number): number | u
 
 export async function startConsole(options: ConsoleHarnessOptions): Promise<ConsoleHarness> {
   const folder = await temporaryFolder();
-  const config = loadConfig({ STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`, MEMORY_EXTRACT_FACTS: "false", ...options.env });
+  const config = loadConfig({
+    STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`,
+    MEMORY_EXTRACT_FACTS: "false",
+    MESSAGE_DEBOUNCE_MS: "0",
+    ...options.env,
+  });
   const store = await openStore(config.storeUrl, silentLogger);
   const settingsPath = join(folder.path, "bot.settings.json");
   if (options.watchedSettings) await writeSettingsFile(settingsPath, options.settings ?? settingsOf({}));

@@ -31,6 +31,8 @@ export interface HarnessOptions extends HarnessRunsOptions {
   readonly adapter?: Pick<DiscordSurfaceDeps, "messageContent" | "progressIntervalMs" | "takeEvents" | "uploadLimitBytes">;
   /** Every model call waits for this before the script answers it. */
   readonly gate?: Promise<void>;
+  /** The model the service is given, around the scripted one (a held model). */
+  readonly wrapModel?: (model: Model) => Model;
   /** How long stopping waits for clicks and commands in flight. */
   readonly stopGraceMs?: number;
   /** The settings file's content (access, limits, channels), given the harness's people. */
@@ -82,6 +84,8 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
   const config = loadConfig({
     STORE_URL: `sqlite://${join(folder, "bot.sqlite")}`,
     MEMORY_EXTRACT_FACTS: "false",
+    // One message is one question here; the burst tests set a window of their own.
+    MESSAGE_DEBOUNCE_MS: "0",
     DISCORD_TOKEN: fake.token,
     DISCORD_APPLICATION_ID: fake.applicationId,
     DISCORD_API_URL: fake.apiUrl,
@@ -106,7 +110,7 @@ export async function startDiscordHarness(options: HarnessOptions): Promise<Disc
     const booted = await bootSurface({
       config,
       store,
-      model: options.gate ? gated(model, options.gate) : model,
+      model: options.wrapModel ? options.wrapModel(model) : options.gate ? gated(model, options.gate) : model,
       settings: options.watchedSettings ? await openSettingsFile(settingsPath, silentLogger) : fixedSettings(settingsAt()),
       logger,
       runsLogger: silentLogger,

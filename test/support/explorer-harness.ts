@@ -11,16 +11,72 @@ import { until } from "./until.js";
 
 export const ADMIN_TOKEN = "admin-token-for-tests-0123456789";
 
-export interface ExplorerProduct {
+/** The product started against a fake Slack and the fake OpenAI server, its SQLite store in a folder of its own. */
+export interface SlackProduct {
   readonly app: RunningApp;
   readonly slack: FakeSlack;
   readonly model: FakeOpenAI;
   /** http://127.0.0.1:PORT */
   readonly base: string;
   readonly folder: string;
+  /** The store's SQLite file. */
+  readonly path: string;
+  close(): Promise<void>;
+}
+
+/**
+ * startApp in HTTP mode against a new fake Slack and fake OpenAI server (`respond` answers each model request: the
+ * app's steps, summaries and fact extraction alike), with the explorer on its port; `env` names the Slack app
+ * (SLACK_BOT_TOKEN, or the install variables) and anything else.
+ */
+export async function startSlackProduct(
+  respond: (request: RecordedRequest) => FakeResponse,
+  env: Record<string, string>,
+): Promise<SlackProduct> {
+  const slack = await startFakeSlack();
+  const model = await startFakeOpenAI();
+  const folder = await temporaryFolder();
+  model.enqueue(...Array.from({ length: 500 }, () => respond));
+  const path = join(folder.path, "bot.sqlite");
+  const close = async () => {
+    await model.close();
+    await slack.close();
+    await folder.remove();
+  };
+  const result = await startApp({
+    STORE_URL: `sqlite://${path}`,
+    LOG_LEVEL: "silent",
+    PORT: "0",
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: slack.apiUrl,
+    OPENAI_API_KEY: "sk-test",
+    OPENAI_BASE_URL: model.baseUrl,
+    OPENAI_MAX_RETRIES: "0",
+    ADMIN_TOKEN,
+    ...env,
+  });
+  if (result.kind !== "started") {
+    await close();
+    throw new Error(result.message);
+  }
+  const { app } = result;
+  return {
+    app,
+    slack,
+    model,
+    base: `http://127.0.0.1:${app.port}`,
+    folder: folder.path,
+    path,
+    async close() {
+      await app.stop();
+      await close();
+    },
+  };
+}
+
+export interface ExplorerProduct extends SlackProduct {
   /** Mentions the bot in a thread of its own (or `thread`) and waits for an answer that contains `expected`. */
   ask(text: string, expected: string, options?: { readonly ts?: string; readonly thread?: string; readonly user?: string }): Promise<void>;
-  close(): Promise<void>;
 }
 
 let tsCounter = 0;
@@ -30,33 +86,10 @@ export async function startExplorerProduct(
   respond: (request: RecordedRequest) => FakeResponse,
   env: Record<string, string> = {},
 ): Promise<ExplorerProduct> {
-  const slack = await startFakeSlack();
-  const model = await startFakeOpenAI();
-  const folder = await temporaryFolder();
-  model.enqueue(...Array.from({ length: 500 }, () => respond));
-  const result = await startApp({
-    STORE_URL: `sqlite://${join(folder.path, "bot.sqlite")}`,
-    LOG_LEVEL: "silent",
-    PORT: "0",
-    SLACK_BOT_TOKEN: "xoxb-test",
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
-    SLACK_API_URL: slack.apiUrl,
-    OPENAI_API_KEY: "sk-test",
-    OPENAI_BASE_URL: model.baseUrl,
-    OPENAI_MAX_RETRIES: "0",
-    MEMORY_EXTRACT_FACTS: "false",
-    ADMIN_TOKEN,
-    ...env,
-  });
-  if (result.kind !== "started") throw new Error(result.message);
-  const { app } = result;
-  const base = `http://127.0.0.1:${app.port}`;
+  const product = await startSlackProduct(respond, { SLACK_BOT_TOKEN: "xoxb-test", MEMORY_EXTRACT_FACTS: "false", ...env });
+  const { slack, base } = product;
   return {
-    app,
-    slack,
-    model,
-    base,
-    folder: folder.path,
+    ...product,
     async ask(text, expected, options = {}) {
       const ts = options.ts ?? `17003${String(++tsCounter).padStart(5, "0")}.000100`;
       const answers = () => slack.shown((text) => text.includes(expected)).length;
@@ -72,12 +105,6 @@ export async function startExplorerProduct(
       );
       // A new answer: an earlier one with the same words does not count.
       await until(() => answers() > before, `an answer containing "${expected}"`, 15_000);
-    },
-    async close() {
-      await app.stop();
-      await model.close();
-      await slack.close();
-      await folder.remove();
     },
   };
 }

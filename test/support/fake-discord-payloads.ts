@@ -25,6 +25,8 @@ export interface FakeChannel {
   readonly parentId?: string;
   /** DM channels: the other person. */
   readonly recipient?: FakeUser;
+  /** Threads: who started it (Discord's owner_id). */
+  readonly ownerId?: string;
   /** Guild channels: permission overwrites (none: everyone gets the server-wide permissions). */
   readonly overwrites?: readonly FakeOverwrite[];
 }
@@ -124,7 +126,7 @@ export function apiChannel(channel: FakeChannel): APIChannel {
   if (channel.type === ChannelType.PublicThread || channel.type === ChannelType.PrivateThread) {
     return {
       ...base,
-      owner_id: "0",
+      owner_id: channel.ownerId ?? "0",
       member_count: 1,
       message_count: 0,
       total_message_sent: 0,

@@ -20,6 +20,12 @@ export function stubService(overrides: Partial<AgentService> = {}): StubService 
     ask: async () => {
       throw new Error("stubService: ask was not expected");
     },
+    edit: async () => {
+      throw new Error("stubService: edit was not expected");
+    },
+    deleteQuestion: async () => {
+      throw new Error("stubService: deleteQuestion was not expected");
+    },
     decide: async () => ({ kind: "unknown", message: "stubService: nothing is waiting" }),
     stop: async () => ({ kind: "not_running" }),
     forms: {
@@ -31,6 +37,7 @@ export function stubService(overrides: Partial<AgentService> = {}): StubService 
       comment: async () => false,
       recent: async () => [],
       totals: async () => ({ up: 0, down: 0 }),
+      erase: async () => 0,
     },
     answerFile: async () => undefined,
     waitingApprovals: async () => [],

@@ -102,6 +102,8 @@ export class FakeDiscord {
   private readonly editLimit: FakeDiscordOptions["editLimit"];
   /** When each message was edited, newest last. */
   private readonly edits = new Map<string, number[]>();
+  /** The bot was removed from the guild: its channels and members answer Missing Access. */
+  private botRemoved = false;
 
   private constructor(
     private readonly server: Server,
@@ -130,15 +132,7 @@ export class FakeDiscord {
         application: { id: this.applicationId, flags: 0 },
         private_channels: [],
       }),
-      guilds: () => [
-        apiGuild(
-          this.guild,
-          [...this.channels.values()].filter((channel) => channel.guildId === guildId && !channel.parentId),
-          apiMember(this.bot, [this.botRole.id]),
-          // The active threads (and forum posts) the server holds when the bot connects.
-          [...this.channels.values()].filter((channel) => channel.guildId === guildId && channel.parentId),
-        ),
-      ],
+      guilds: () => (this.botRemoved ? [] : [this.guildPayload()]),
     });
     this.routes = this.buildRoutes(port);
     server.on("request", (request, response) => void this.handle(request, response));
@@ -162,6 +156,11 @@ export class FakeDiscord {
     return channel;
   }
 
+  /** A channel (or thread) the fake knows. */
+  channel(id: string): FakeChannel | undefined {
+    return this.channels.get(id);
+  }
+
   /** A text channel of this server with these permission overwrites. */
   guildChannel(name: string, overwrites: readonly FakeOverwrite[]): FakeChannel {
     return this.addChannel({ id: nextSnowflake(), name, type: ChannelType.GuildText, guildId: this.guild.id, overwrites });
@@ -170,6 +169,37 @@ export class FakeDiscord {
   /** An overwrite that hides a channel from everyone who is not allowed in by another one. */
   hiddenFromEveryone(): FakeOverwrite {
     return { id: this.guild.id, type: OverwriteType.Role, deny: PermissionFlagsBits.ViewChannel };
+  }
+
+  /**
+   * The bot is removed from the guild (kicked, banned, or the guild deleted), as Discord tells it: GUILD_DELETE without
+   * `unavailable`; from then on the guild's REST calls answer Missing Access.
+   */
+  removeBotFromGuild(): void {
+    this.botRemoved = true;
+    this.gateway.dispatch(GatewayDispatchEvents.GuildDelete, { id: this.guild.id });
+  }
+
+  /** The bot is added to the guild again: GUILD_CREATE with the whole guild, as for a server the bot joins. */
+  addBotToGuild(): void {
+    this.botRemoved = false;
+    this.gateway.dispatch(GatewayDispatchEvents.GuildCreate, this.guildPayload());
+  }
+
+  /** GUILD_CREATE's `d`: the guild, its channels, the bot's member, and the active threads (and forum posts) it holds. */
+  private guildPayload() {
+    const guildId = this.guild.id;
+    return apiGuild(
+      this.guild,
+      [...this.channels.values()].filter((channel) => channel.guildId === guildId && !channel.parentId),
+      apiMember(this.bot, [this.botRole.id]),
+      [...this.channels.values()].filter((channel) => channel.guildId === guildId && channel.parentId),
+    );
+  }
+
+  /** The guild goes dark in an outage: GUILD_DELETE with `unavailable: true` (the bot is still in it). */
+  guildOutage(): void {
+    this.gateway.dispatch(GatewayDispatchEvents.GuildDelete, { id: this.guild.id, unavailable: true });
   }
 
   /** Makes `user` a member of the guild with these roles (GET member, and interactions that name no roles). */
@@ -297,7 +327,14 @@ export class FakeDiscord {
   userMessage(
     author: FakeUser,
     content: string,
-    options: { channel?: FakeChannel; mentionBot?: boolean; mentionBotRole?: boolean; attachments?: readonly APIAttachment[] } = {},
+    options: {
+      channel?: FakeChannel;
+      mentionBot?: boolean;
+      mentionBotRole?: boolean;
+      attachments?: readonly APIAttachment[];
+      /** Other people the content mentions (Discord lists them in `mentions`). */
+      mentions?: readonly FakeUser[];
+    } = {},
   ): APIMessage {
     const channel = options.channel ?? this.general;
     const mentionBot = options.mentionBot ?? false;
@@ -307,7 +344,7 @@ export class FakeDiscord {
       ...(channel.guildId ? { guildId: channel.guildId } : {}),
       author,
       content: mentionBot ? `<@${this.bot.id}> ${content}` : mentionRole ? `<@&${this.botRole.id}> ${content}` : content,
-      mentions: mentionBot ? [this.bot] : [],
+      mentions: [...(mentionBot ? [this.bot] : []), ...(options.mentions ?? [])],
       mentionRoles: mentionRole ? [this.botRole.id] : [],
       ...(options.attachments ? { attachments: options.attachments } : {}),
     });
@@ -319,6 +356,38 @@ export class FakeDiscord {
       ...(channel.guildId ? { member } : {}),
     });
     return message;
+  }
+
+  /** The author edits a message (MESSAGE_UPDATE, the whole message as it reads now, stamped edited). */
+  editMessage(messageId: string, content: string, options: { mentionBot?: boolean } = {}): APIMessage {
+    const message = this.messages.get(messageId);
+    if (!message) throw new Error(`FakeDiscord: no message ${messageId} to edit`);
+    const mentionBot = options.mentionBot ?? false;
+    const edited = {
+      ...message,
+      content: mentionBot ? `<@${this.bot.id}> ${content}` : content,
+      mentions: mentionBot ? [apiUser(this.bot)] : message.mentions.filter((user) => user.id !== this.bot.id),
+      edited_timestamp: new Date().toISOString(),
+    };
+    this.messages.set(messageId, edited);
+    const channel = this.channels.get(message.channel_id);
+    const author = this.members.get(message.author.id);
+    const member = author ? (({ user: _user, ...rest }) => rest)(apiMember(author.user, author.roles)) : undefined;
+    this.gateway.dispatch(GatewayDispatchEvents.MessageUpdate, { ...edited, ...(channel?.guildId && member ? { member } : {}) });
+    return edited;
+  }
+
+  /** The message is deleted (MESSAGE_DELETE: its id and where it was, nothing about it). */
+  deleteMessage(messageId: string): void {
+    const message = this.messages.get(messageId);
+    if (!message) throw new Error(`FakeDiscord: no message ${messageId} to delete`);
+    this.messages.delete(messageId);
+    const guildId = this.channels.get(message.channel_id)?.guildId;
+    this.gateway.dispatch(GatewayDispatchEvents.MessageDelete, {
+      id: messageId,
+      channel_id: message.channel_id,
+      ...(guildId ? { guild_id: guildId } : {}),
+    });
   }
 
   private dispatchInteraction(
@@ -391,6 +460,13 @@ export class FakeDiscord {
     return undefined;
   }
 
+  /** Whether the request is about the guild: its own path, or one of its channels. */
+  private inGuild(path: string): boolean {
+    if (path.startsWith(`/guilds/${this.guild.id}/`)) return true;
+    const channel = /^\/channels\/(\d+)/.exec(path)?.[1];
+    return channel !== undefined && this.channels.get(channel)?.guildId === this.guild.id;
+  }
+
   /** The channel a message request posts into: named in the path, or the interaction's of a webhook. */
   private channelOfPath(path: string): string | undefined {
     const channel = /^\/channels\/(\d+)\//.exec(path)?.[1];
@@ -413,6 +489,7 @@ export class FakeDiscord {
     if (limited) return limited;
     const needsAuth = !path.startsWith("/interactions/") && !path.startsWith("/webhooks/");
     if (needsAuth && authorization !== `Bot ${this.token}`) return { status: 401, body: { message: "401: Unauthorized", code: 0 } };
+    if (this.botRemoved && this.inGuild(path)) return { status: 403, body: { message: "Missing Access", code: 50001 } };
     for (const [routeMethod, pattern, handler] of this.routes) {
       const match = routeMethod === method ? pattern.exec(path) : null;
       if (match) return handler(match.slice(1), body, query);
@@ -532,6 +609,30 @@ export class FakeDiscord {
         },
       ],
       [
+        "DELETE",
+        /^\/channels\/(\d+)\/messages\/(\d+)$/,
+        ([channelId, messageId]) => {
+          const message = this.messages.get(messageId!);
+          if (!message || message.channel_id !== channelId) return unknownMessage;
+          // A bot deletes others' messages only with Manage Messages; the fake's bot deletes its own.
+          if (message.author.id !== this.bot.id) return { status: 403, body: { message: "Missing Permissions", code: 50013 } };
+          this.messages.delete(messageId!);
+          return { status: 204 };
+        },
+      ],
+      [
+        "DELETE",
+        /^\/channels\/(\d+)$/,
+        ([channelId]) => {
+          const channel = this.channels.get(channelId!);
+          if (!channel) return unknownChannel;
+          if (channel.ownerId !== this.bot.id) return { status: 403, body: { message: "Missing Permissions", code: 50013 } };
+          this.channels.delete(channelId!);
+          for (const [id, message] of this.messages) if (message.channel_id === channelId) this.messages.delete(id);
+          return { status: 200, body: apiChannel(channel) };
+        },
+      ],
+      [
         "PATCH",
         /^\/channels\/(\d+)\/messages\/(\d+)$/,
         ([channelId, messageId], body) => {
@@ -591,7 +692,10 @@ export class FakeDiscord {
       type: ChannelType.PublicThread,
       guildId: parent.guildId!,
       parentId: channelId,
+      ownerId: this.bot.id,
     });
+    // As Discord does: the gateway tells the thread's creator it exists.
+    this.gateway.dispatch(GatewayDispatchEvents.ThreadCreate, { ...apiChannel(thread), newly_created: true });
     return { status: 201, body: apiChannel(thread) };
   }
 

@@ -79,6 +79,8 @@ export interface SlackFileDeps {
   readonly threadExists: (channel: string, ts: string) => boolean;
   /** Posts the completed files as a bot message (in the thread when given). */
   readonly postFiles: (channel: string, threadTs: string | undefined, files: readonly UploadedFile[]) => void;
+  /** Whether Slack still takes this bot token (issued, not expired, not revoked); default: only SLACK_BOT_TOKEN. */
+  readonly validToken?: (token: string) => boolean;
 }
 
 const FilesArg = (value: unknown): Array<{ id: string; title?: string }> | undefined =>
@@ -158,7 +160,9 @@ export function createFakeSlackFiles(deps: SlackFileDeps) {
     fileRequests.push({ path, headers: request.headers });
     const found = stored.get(file[1]!);
     // Slack sends its sign-in page, not an error, to a request it won't serve a file to.
-    if (request.headers.authorization !== `Bearer ${SLACK_BOT_TOKEN}` || deps.missingScopes.has("files:read")) {
+    const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1];
+    const valid = bearer !== undefined && (deps.validToken ? deps.validToken(bearer) : bearer === SLACK_BOT_TOKEN);
+    if (!valid || deps.missingScopes.has("files:read")) {
       response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(SLACK_LOGIN_PAGE);
       return true;
     }

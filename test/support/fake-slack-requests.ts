@@ -19,19 +19,50 @@ export interface MessageFields {
   readonly subtype?: string;
   /** Slack's file objects of the message (fake.addFile). */
   readonly files?: readonly object[];
+  /** Another workspace than the fake's default one (TEAM_ID). */
+  readonly workspace?: EventWorkspace;
 }
 
-function envelope(event: Record<string, unknown>, eventId: string): Record<string, unknown> {
+/** Whose event it is: a workspace, maybe in an Enterprise Grid org, maybe under an org-wide install. */
+export interface EventWorkspace {
+  readonly team: string;
+  readonly enterprise?: string;
+  readonly orgInstall?: boolean;
+  readonly botUserId?: string;
+}
+
+function envelope(event: Record<string, unknown>, eventId: string, workspace?: EventWorkspace): Record<string, unknown> {
+  const team = workspace?.team ?? TEAM_ID;
+  const enterprise = workspace?.enterprise;
   return {
     token: "legacy-verification-token",
-    team_id: TEAM_ID,
+    team_id: team,
+    ...(enterprise ? { enterprise_id: enterprise } : {}),
     api_app_id: APP_ID,
     event,
     type: "event_callback",
     event_id: eventId,
     event_time: 1_700_000_000,
-    authorizations: [{ team_id: TEAM_ID, user_id: BOT_USER_ID, is_bot: true, is_enterprise_install: false }],
+    authorizations: [
+      {
+        team_id: workspace?.orgInstall ? null : team,
+        ...(enterprise ? { enterprise_id: enterprise } : { enterprise_id: null }),
+        user_id: workspace?.botUserId ?? BOT_USER_ID,
+        is_bot: true,
+        is_enterprise_install: workspace?.orgInstall === true,
+      },
+    ],
   };
+}
+
+/** What Slack sends when a workspace uninstalls the app. */
+export function appUninstalledEvent(workspace: EventWorkspace, eventId = nextEventId()): Record<string, unknown> {
+  return envelope({ type: "app_uninstalled", event_ts: "1700000000.000100" }, eventId, workspace);
+}
+
+/** What Slack sends when tokens are revoked: `bot` lists the bot users whose tokens went. */
+export function tokensRevokedEvent(workspace: EventWorkspace, tokens: { bot?: string[]; oauth?: string[] }, eventId = nextEventId()) {
+  return envelope({ type: "tokens_revoked", tokens, event_ts: "1700000000.000100" }, eventId, workspace);
 }
 
 export function mentionEvent(fields: MessageFields, eventId = nextEventId()): Record<string, unknown> {
@@ -46,9 +77,10 @@ export function mentionEvent(fields: MessageFields, eventId = nextEventId()): Re
       ...(fields.files ? { files: fields.files } : {}),
       channel: fields.channel ?? "C0GENERAL",
       event_ts: fields.ts,
-      team: TEAM_ID,
+      team: fields.workspace?.team ?? TEAM_ID,
     },
     eventId,
+    fields.workspace,
   );
 }
 
@@ -66,10 +98,104 @@ export function directMessageEvent(fields: MessageFields, eventId = nextEventId(
       ...(fields.files ? { files: fields.files } : {}),
       channel: fields.channel ?? "D0ALICE",
       event_ts: fields.ts,
+      team: fields.workspace?.team ?? TEAM_ID,
+    },
+    eventId,
+    fields.workspace,
+  );
+}
+
+/**
+ * What message.channels (message.groups: `channelType: "group"`) sends for a message in a channel the bot is in; a reply
+ * in a thread carries `thread_ts` and `parent_user_id`, as Slack sends them.
+ */
+export function channelMessageEvent(
+  fields: MessageFields & { readonly channelType?: "channel" | "group"; readonly parentUser?: string },
+  eventId = nextEventId(),
+): Record<string, unknown> {
+  return envelope(
+    {
+      type: "message",
+      channel_type: fields.channelType ?? "channel",
+      user: fields.user ?? "U0ALICE",
+      text: fields.text,
+      ts: fields.ts,
+      ...(fields.thread_ts ? { thread_ts: fields.thread_ts, parent_user_id: fields.parentUser ?? "U0ALICE" } : {}),
+      ...(fields.bot_id ? { bot_id: fields.bot_id } : {}),
+      ...(fields.subtype ? { subtype: fields.subtype } : {}),
+      ...(fields.files ? { files: fields.files } : {}),
+      channel: fields.channel ?? "C0GENERAL",
+      event_ts: fields.ts,
       team: TEAM_ID,
     },
     eventId,
   );
+}
+
+/** The message an edit or a deletion is about: where, whose, and its text (as it reads now, for an edit). */
+interface ChangedMessage {
+  readonly user?: string;
+  readonly channel?: string;
+  readonly channelType?: "channel" | "group" | "im";
+  /** The message's ts, and its thread's. */
+  readonly ts: string;
+  readonly thread_ts?: string;
+  readonly text: string;
+}
+
+/**
+ * What Slack sends when a person edits a message (message.channels, message.im …): a `message` event with subtype
+ * message_changed, hidden, its own ts (the edit's), the message as it reads now with `edited`, and `previous_message`.
+ */
+export function messageChangedEvent(
+  fields: ChangedMessage & {
+    readonly previousText: string;
+    /** When the edit was made. */
+    readonly editedTs: string;
+  },
+  eventId = nextEventId(),
+): Record<string, unknown> {
+  const user = fields.user ?? "U0ALICE";
+  const written = writtenOf({ ...fields, user });
+  return hiddenChange("message_changed", fields, fields.editedTs, eventId, {
+    message: { ...written, text: fields.text, edited: { user, ts: fields.editedTs } },
+    previous_message: { ...written, text: fields.previousText },
+  });
+}
+
+/** A person's message as the change events carry it. */
+const writtenOf = (fields: { readonly user?: string; readonly ts: string; readonly thread_ts?: string }) => ({
+  type: "message",
+  user: fields.user ?? "U0ALICE",
+  ts: fields.ts,
+  team: TEAM_ID,
+  ...(fields.thread_ts ? { thread_ts: fields.thread_ts } : {}),
+});
+
+/** The event both changes are: a hidden `message` of a subtype, at the change's own ts. */
+function hiddenChange(
+  subtype: "message_changed" | "message_deleted",
+  fields: { readonly channel?: string; readonly channelType?: string },
+  ts: string,
+  eventId: string,
+  rest: Record<string, unknown>,
+): Record<string, unknown> {
+  const where = { channel: fields.channel ?? "C0GENERAL", channel_type: fields.channelType ?? "channel" };
+  return envelope({ type: "message", subtype, hidden: true, ...where, ts, event_ts: ts, ...rest }, eventId);
+}
+
+/** What Slack sends when a message is deleted: subtype message_deleted, hidden, `deleted_ts`, and `previous_message`. */
+export function messageDeletedEvent(
+  fields: ChangedMessage & {
+    /** When it was deleted. */
+    readonly deletedAt: string;
+  },
+  eventId = nextEventId(),
+): Record<string, unknown> {
+  return hiddenChange("message_deleted", fields, fields.deletedAt, eventId, {
+    deleted_ts: fields.ts,
+    previous_message: { ...writtenOf(fields), text: fields.text },
+  });
 }
 
 /**
@@ -91,6 +217,23 @@ export function messagesTabOpenedEvent(fields: { user?: string; channel?: string
       user: fields.user ?? "U0ALICE",
       channel: fields.channel ?? "D0ALICE",
       tab: "messages",
+      event_ts: "1700000000.000100",
+    },
+    eventId,
+  );
+}
+
+/** What Slack sends (agent_view on) when what a person looks at changes: the entities, most relevant first; `{}` when none. */
+export function appContextChangedEvent(
+  fields: { user?: string; entities?: ReadonlyArray<{ type: string; value: unknown }> },
+  eventId = nextEventId(),
+): Record<string, unknown> {
+  return envelope(
+    {
+      type: "app_context_changed",
+      user: fields.user ?? "U0ALICE",
+      channel: "D0ALICE",
+      context: fields.entities ? { entities: fields.entities.map((entity) => ({ ...entity, team_id: TEAM_ID })) } : {},
       event_ts: "1700000000.000100",
     },
     eventId,
@@ -125,13 +268,17 @@ export interface ClickFields {
   readonly triggerId?: string;
   /** A click on an ephemeral message: Slack sends no `message` then, only the container. */
   readonly ephemeral?: boolean;
+  /** Another workspace than the fake's default one. */
+  readonly workspace?: EventWorkspace;
 }
 
 export function blockActionPayload(fields: ClickFields): Record<string, unknown> {
   return {
     type: "block_actions",
-    team: { id: TEAM_ID, domain: "fake" },
-    user: { id: fields.user, username: fields.user.toLowerCase(), team_id: TEAM_ID },
+    team: { id: fields.workspace?.team ?? TEAM_ID, domain: "fake" },
+    ...(fields.workspace?.enterprise ? { enterprise: { id: fields.workspace.enterprise, name: "Org" } } : {}),
+    is_enterprise_install: fields.workspace?.orgInstall === true,
+    user: { id: fields.user, username: fields.user.toLowerCase(), team_id: fields.workspace?.team ?? TEAM_ID },
     api_app_id: APP_ID,
     token: "legacy-verification-token",
     container: {

@@ -3,6 +3,7 @@
 import type { OpenedView } from "./fake-slack-views.js";
 import type { SocketEndpoint } from "./fake-slack-socket.js";
 import type { FakeSlackFiles } from "./fake-slack-files.js";
+import type { FakeSlackOauthControls } from "./fake-slack-oauth.js";
 
 export const TEAM_ID = "T0TEAM";
 export const BOT_USER_ID = "U0BOT";
@@ -28,6 +29,10 @@ export const MARKDOWN_MAX_CHARS = 12_000;
 export interface RecordedCall {
   readonly method: string;
   readonly args: Record<string, unknown>;
+  /** The token the call was made with (Authorization header, or the `token` argument). */
+  readonly token?: string;
+  /** The workspace (`T:<team>` or `E:<org>`) of that token, when Slack took it. */
+  readonly workspace?: string;
   /** HTTP status the fake answered with. */
   readonly status: number;
   /** The `error` field when the fake answered ok: false. */
@@ -102,9 +107,12 @@ export interface FakeUser {
   readonly tz?: string;
   /** Deactivated: the person left the workspace. */
   readonly deleted?: boolean;
+  /** An admin or owner of the workspace, as users.info says. */
+  readonly is_admin?: boolean;
+  readonly is_owner?: boolean;
 }
 
-export interface FakeSlack extends Omit<SocketEndpoint, "close">, FakeSlackFiles {
+export interface FakeSlack extends Omit<SocketEndpoint, "close">, FakeSlackFiles, FakeSlackOauthControls {
   /** Base URL for SLACK_API_URL / slackApiUrl. */
   readonly apiUrl: string;
   /** A trigger id as Slack issues one in an interaction's payload: views.open takes it within 3 s, once (`issuedAgoMs` ages it). */
@@ -124,6 +132,8 @@ export interface FakeSlack extends Omit<SocketEndpoint, "close">, FakeSlackFiles
   refuseStreaming(error?: string): void;
   /** Seeds a message as if a person (or another bot) wrote it. */
   addMessage(message: Omit<FakeMessage, "chunks">): FakeMessage;
+  /** The ts Slack gives the next message, after every one so far (a person's message a test sends, to add and deliver). */
+  nextTs(): string;
   /** The bot is not a member: history and posts answer not_in_channel. */
   leaveChannel(channel: string): void;
   /** conversations.info describes the channel as this kind (default: public, or im for D… ids). */

@@ -14,11 +14,11 @@ import { EventEmitter, once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { attachSocketEndpoint, withDeadline, type SocketAck } from "./fake-slack-socket.js";
-import { createFakeSlackFiles } from "./fake-slack-files.js";
+import { createFakeSlackFiles, SLACK_BOT_TOKEN } from "./fake-slack-files.js";
+import { createFakeSlackOauth, DEFAULT_WORKSPACE, type FakeWorkspace } from "./fake-slack-oauth.js";
 import { blockProblems } from "./fake-slack-blocks.js";
 import {
   APP_ID,
-  BOT_ID,
   MARKDOWN_MAX_CHARS,
   BOT_USER_ID,
   DEFAULT_MEMBERS,
@@ -39,7 +39,11 @@ export type { SocketAck };
 
 export * from "./fake-slack-types.js";
 
-type Handler = (args: Record<string, unknown>) => Record<string, unknown>;
+/** `caller`: the workspace of the call's token; `token`: the token itself. */
+type Handler = (args: Record<string, unknown>, caller: FakeWorkspace, token: string) => Record<string, unknown>;
+
+/** Methods Slack answers without a bot token: the code exchange and refresh (client credentials), Socket Mode's (app token). */
+const WITHOUT_BOT_TOKEN = new Set(["oauth.v2.access", "apps.connections.open"]);
 
 function parseForm(raw: string): Record<string, unknown> {
   const args: Record<string, unknown> = {};
@@ -63,6 +67,9 @@ async function readBody(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+const workspaceKey = (workspace: FakeWorkspace) =>
+  workspace.orgInstall ? `E:${workspace.enterprise?.id ?? ""}` : `T:${workspace.team?.id ?? ""}`;
+
 export async function startFakeSlack(): Promise<FakeSlack> {
   const calls: RecordedCall[] = [];
   const messages: FakeMessage[] = [];
@@ -81,6 +88,10 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   let outage: { readonly failure: Failure; readonly until: number } | undefined;
   let port = 0;
   const views = createFakeSlackViews();
+  const oauth = createFakeSlackOauth();
+  /** The workspace whose token the call being handled carries (handlers run synchronously). */
+  let caller: FakeWorkspace = DEFAULT_WORKSPACE;
+  const botUsers = new Set([BOT_USER_ID]);
 
   const nextTs = () => `${1_700_000_000 + ++tsCounter}.000100`;
   const find = (channel: string, ts: string) => messages.find((m) => m.channel === channel && m.ts === ts);
@@ -90,8 +101,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       ts: nextTs(),
       channel: String(args.channel),
       thread_ts: str(args.thread_ts),
-      user: BOT_USER_ID,
-      bot_id: BOT_ID,
+      user: caller.botUserId,
+      bot_id: caller.botId,
       text: str(args.text) ?? str(args.markdown_text) ?? "",
       blocks: Array.isArray(args.blocks) ? args.blocks : undefined,
       ...metadataOf(args.metadata),
@@ -168,6 +179,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
 
   const slackFiles = createFakeSlackFiles({
     origin: () => `http://127.0.0.1:${port}`,
+    validToken: (token) => token === SLACK_BOT_TOKEN || oauth.issuedAndValid(token),
     missingScopes,
     canPost: (channel) => !notInChannel(channel),
     // A thread is there when its root is, or replies to it are (tests often leave the person's root message out).
@@ -181,15 +193,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
 
   const handlers: Record<string, Handler> = {
     ...slackFiles.api,
-    "auth.test": () => ({
-      ok: true,
-      url: "https://fake.slack/",
-      team: "Fake",
-      user: "bot",
-      team_id: TEAM_ID,
-      user_id: BOT_USER_ID,
-      bot_id: BOT_ID,
-    }),
+    ...oauth.api,
     "apps.connections.open": () => ({ ok: true, url: `${wsBase}/socket` }),
     "chat.postMessage": (args) => {
       if (notInChannel(args.channel)) return { ok: false, error: "not_in_channel" };
@@ -227,7 +231,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     "chat.delete": (args) => {
       const message = find(String(args.channel), String(args.ts));
       if (!message) return { ok: false, error: "message_not_found" };
-      if (message.user !== BOT_USER_ID || inStreamingState(message)) return { ok: false, error: "cant_delete_message" };
+      if (message.user !== caller.botUserId || inStreamingState(message)) return { ok: false, error: "cant_delete_message" };
       messages.splice(messages.indexOf(message), 1);
       return { ok: true, channel: message.channel, ts: message.ts };
     },
@@ -347,7 +351,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   /** A stream still open is not shown whole yet: its text may still grow. */
   function shown(match: (text: string, message: FakeMessage) => boolean = () => true): FakeMessage[] {
     return messages
-      .filter((message) => message.user === BOT_USER_ID && message.streaming !== "open" && match(shownText(message), message))
+      .filter((message) => botUsers.has(message.user ?? "") && message.streaming !== "open" && match(shownText(message), message))
       .sort((a, b) => Number(a.ts) - Number(b.ts));
   }
 
@@ -361,34 +365,45 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     const method = (request.url ?? "").replace(/^\/api\//, "").split("?")[0] ?? "";
     const raw = await readBody(request);
     const args = (request.headers["content-type"] ?? "").includes("json") ? (safeJson(raw) as Record<string, unknown>) : parseForm(raw);
+    const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1] ?? str(args.token);
+    const checked = WITHOUT_BOT_TOKEN.has(method) ? undefined : oauth.check(token);
+    if (checked && !checked.ok) {
+      response.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ ok: false, error: checked.error }));
+      record({ method, args, status: 200, error: checked.error, ...(token ? { token } : {}) });
+      return;
+    }
+    const by = checked?.ok ? { token: token!, workspace: workspaceKey(checked.workspace) } : token ? { token } : {};
     const failure = (outage && Date.now() < outage.until ? outage.failure : undefined) ?? takeFailure(method, args);
     if (failure?.hang) {
-      record({ method, args, status: 0 });
+      record({ method, args, status: 0, ...by });
       return;
     }
     if (failure?.status !== undefined) {
       const headers: Record<string, string> =
         failure.retryAfterSeconds !== undefined ? { "Retry-After": String(failure.retryAfterSeconds) } : {};
       response.writeHead(failure.status, headers).end(failure.status === 429 ? "" : "fake failure");
-      record({ method, args, status: failure.status });
+      record({ method, args, status: failure.status, ...by });
       return;
     }
     if (failure?.holdUntil) await failure.holdUntil;
     const handler = handlers[method];
+    caller = checked?.ok ? checked.workspace : DEFAULT_WORKSPACE;
+    botUsers.add(caller.botUserId);
     const refused = Array.isArray(args.blocks) ? blockProblems(args.blocks) : [];
     const result = failure?.error
       ? { ok: false, error: failure.error }
       : refused.length > 0
         ? { ok: false, error: "invalid_blocks", errors: refused }
         : handler
-          ? handler(args)
+          ? handler(args, caller, token ?? "")
           : { ok: false, error: "unknown_method" };
+    caller = DEFAULT_WORKSPACE;
     if (failure?.appliedThenHang) {
-      record({ method, args, status: 200, error: result.ok === false ? String(result.error) : undefined });
+      record({ method, args, status: 200, error: result.ok === false ? String(result.error) : undefined, ...by });
       return;
     }
     response.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(result));
-    record({ method, args, status: 200, error: result.ok === false ? String(result.error) : undefined });
+    record({ method, args, status: 200, error: result.ok === false ? String(result.error) : undefined, ...by });
   }
 
   const server = createServer((request, response) => {
@@ -408,6 +423,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     trigger: (issuedAgoMs) => views.trigger(issuedAgoMs),
     opened: views.opened,
     callsTo: (method) => calls.filter((call) => call.method === method),
+    ...oauth.controls,
     ephemeralsOf: (user) => ephemerals.filter((ephemeral) => ephemeral.user === user),
     waitForCall(method, match = () => true, timeoutMs = 10_000) {
       const existing = calls.find((call) => call.method === method && match(call));
@@ -430,6 +446,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     refuseStreaming(error = "feature_not_enabled") {
       streamingError = error;
     },
+    nextTs,
     addMessage(message) {
       const stored: FakeMessage = { ...message, chunks: [] };
       messages.push(stored);

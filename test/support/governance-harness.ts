@@ -71,7 +71,7 @@ export async function governedService(options: {
   env?: Record<string, string>;
   approvers?: Approvers;
 }): Promise<GovernedService> {
-  const config = loadConfig({ STORE_URL: options.storeUrl, MEMORY_EXTRACT_FACTS: "false", ...options.env });
+  const config = loadConfig({ STORE_URL: options.storeUrl, MEMORY_EXTRACT_FACTS: "false", MESSAGE_DEBOUNCE_MS: "0", ...options.env });
   const store = await openStore(config.storeUrl, silentLogger);
   const settings = "current" in options.settings ? options.settings : fixedSettings(options.settings);
   const clock = options.clock ?? Date.now;

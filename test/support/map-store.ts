@@ -73,6 +73,9 @@ export function mapStore(): KeyValueStore & {
       counters.set(key, fields);
     },
     counterFields: async (key) => ({ ...counters.get(key) }),
+    deleteCounterFields: async (key, fields) => {
+      for (const field of fields) delete counters.get(key)?.[field];
+    },
     close: async () => undefined,
   };
 }

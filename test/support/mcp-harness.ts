@@ -24,7 +24,7 @@ export async function startMcpService(options: {
   readonly env?: Record<string, string>;
   readonly consoleHooks?: SurfaceHooks | null;
 }): Promise<McpService> {
-  const config = loadConfig({ STORE_URL: options.storeUrl, MEMORY_EXTRACT_FACTS: "false", ...options.env });
+  const config = loadConfig({ STORE_URL: options.storeUrl, MEMORY_EXTRACT_FACTS: "false", MESSAGE_DEBOUNCE_MS: "0", ...options.env });
   const store = await openStore(config.storeUrl, silentLogger);
   const service = createAgentService({
     config,

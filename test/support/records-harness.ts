@@ -35,7 +35,7 @@ export async function startRecordedService(options: {
   /** How the console's files are fetched (sample-files.ts's urlFiles). */
   readonly files?: SurfaceFiles;
 }): Promise<RecordsHarness> {
-  const config = loadConfig({ STORE_URL: options.storeUrl, MEMORY_EXTRACT_FACTS: "false", ...options.env });
+  const config = loadConfig({ STORE_URL: options.storeUrl, MEMORY_EXTRACT_FACTS: "false", MESSAGE_DEBOUNCE_MS: "0", ...options.env });
   const real = await openStore(config.storeUrl, silentLogger);
   const store = options.wrapStore ? options.wrapStore(real) : real;
   const logger = options.logger ?? silentLogger;

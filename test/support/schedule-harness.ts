@@ -109,7 +109,7 @@ export interface ScheduleBotOptions {
 }
 
 export async function startScheduleBot(options: ScheduleBotOptions): Promise<ScheduleBot> {
-  const config = loadConfig({ STORE_URL: options.storeUrl, MEMORY_EXTRACT_FACTS: "false", ...options.env });
+  const config = loadConfig({ STORE_URL: options.storeUrl, MEMORY_EXTRACT_FACTS: "false", MESSAGE_DEBOUNCE_MS: "0", ...options.env });
   const store = await openStore(config.storeUrl, silentLogger);
   const { clock } = options;
   const current = options.settings ?? (() => OPEN_SETTINGS);

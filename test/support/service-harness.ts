@@ -82,7 +82,7 @@ export async function startService(options: {
   /** Tools that act as the person and the Connect links of their pauses (connect-stand-in.ts), besides `tools`. */
   connect?: HarnessConnect;
 }): Promise<ServiceHarness> {
-  const config = loadConfig({ STORE_URL: options.storeUrl, MEMORY_EXTRACT_FACTS: "false", ...options.env });
+  const config = loadConfig({ STORE_URL: options.storeUrl, MEMORY_EXTRACT_FACTS: "false", MESSAGE_DEBOUNCE_MS: "0", ...options.env });
   const real = await openStore(config.storeUrl, silentLogger);
   const store = options.wrapStore ? options.wrapStore(real) : real;
   const authority = createAuthority({ approvers: { users: { console: options.approvers ?? [] } }, settings: fixedSettings() });

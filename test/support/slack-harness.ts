@@ -18,6 +18,9 @@ import type { SlackClicked } from "../../src/adapters/slack/slack-refs.js";
 import type { StreamLimits } from "../../src/adapters/slack/stream-trace.js";
 import { startFakeSlack, type FakeSlack } from "./fake-slack.js";
 import { SIGNING_SECRET } from "./fake-slack-requests.js";
+import { CLIENT_ID, CLIENT_SECRET } from "./fake-slack-oauth.js";
+import type { RefreshTiming } from "../../src/adapters/slack/install/bot-tokens.js";
+import type { SlackRemoval } from "../../src/adapters/slack/install/removal-events.js";
 import type { Settings } from "../../src/governance/settings-schema.js";
 import { fixedSettings, type SettingsSource } from "../../src/governance/settings-source.js";
 import type { HarnessSchedules } from "./harness-schedules.js";
@@ -66,14 +69,31 @@ export interface HarnessOptions extends HarnessRunsOptions {
   readonly settingsSource?: SettingsSource;
   /** `settings` in a file each start opens and watches, as a bot process does BOT_SETTINGS; `editSettings` rewrites it. */
   readonly watchedSettings?: true;
+  /** Installed in workspaces through the install pages (SLACK_CLIENT_ID) instead of SLACK_BOT_TOKEN. */
+  readonly installs?: { readonly timing?: Partial<RefreshTiming>; readonly removed?: (removal: SlackRemoval) => Promise<void> };
 }
 
+/** Where the installs' tests say the bot is reached: only a name in links (the tests call the port directly). */
+export const INSTALL_PUBLIC_URL = "https://bot.example.test/";
+/** The test's sealing key material (the app's is the approval key). */
+export const INSTALL_KEY = async () => Buffer.alloc(32, 7);
+
 /** A Slack bot's configuration against `fake`, its store in `folder`: HTTP mode (the signing secret) or Socket Mode (an app token). */
-export function slackConfig(fake: FakeSlack, mode: "http" | "socket", folder: string, env: Record<string, string> = {}): Config {
+export function slackConfig(
+  fake: FakeSlack,
+  mode: "http" | "socket",
+  folder: string,
+  env: Record<string, string> = {},
+  installs = false,
+): Config {
   return loadConfig({
     STORE_URL: `sqlite://${join(folder, "bot.sqlite")}`,
     MEMORY_EXTRACT_FACTS: "false",
-    SLACK_BOT_TOKEN: "xoxb-test-token",
+    // One message is one question here; the burst tests set a window of their own.
+    MESSAGE_DEBOUNCE_MS: "0",
+    ...(installs
+      ? { SLACK_CLIENT_ID: CLIENT_ID, SLACK_CLIENT_SECRET: CLIENT_SECRET, PUBLIC_URL: INSTALL_PUBLIC_URL }
+      : { SLACK_BOT_TOKEN: "xoxb-test-token" }),
     ...(mode === "socket" ? { SLACK_APP_TOKEN: "xapp-test-token" } : { SLACK_SIGNING_SECRET: SIGNING_SECRET }),
     SLACK_API_URL: fake.apiUrl,
     PORT: "0",
@@ -85,7 +105,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
   const fake = options.fake ?? (await startFakeSlack());
   const mode = options.mode ?? "http";
   const folder = mkdtempSync(join(tmpdir(), "slack-adapter-"));
-  const config = slackConfig(fake, mode, folder, options.env);
+  const config = slackConfig(fake, mode, folder, options.env, options.installs !== undefined);
   const { logger, lines: logs } = capturingLogger("debug");
   const store = await openStore(config.storeUrl, logger);
 
@@ -94,12 +114,23 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
   if (options.watchedSettings) await writeSettingsFile(settingsPath, options.settings ?? settingsOf({}));
   const boot = async () => {
     // HTTP mode as a bot process has it: the events endpoint on the process's port, answering 503 until it opens.
-    const port = mode === "http" ? await startSlackEventsPort(logger) : undefined;
+    const port = mode === "http" || options.installs ? await startSlackEventsPort(logger) : undefined;
     const surface = createSlackSurface({
       config: config.slack!,
       logger,
       counter: TokenCounter.forModel(config.model.name),
-      ...(port ? { httpMount: port } : {}),
+      ...(port && mode === "http" ? { httpMount: port } : {}),
+      ...(options.installs
+        ? {
+            installs: {
+              store,
+              sealingKey: INSTALL_KEY,
+              ...(port ? { pages: port } : {}),
+              ...(options.installs.timing ? { timing: options.installs.timing } : {}),
+              ...(options.installs.removed ? { removed: options.installs.removed } : {}),
+            },
+          }
+        : {}),
       ...(options.streamLimits ? { streamLimits: options.streamLimits } : {}),
       ...(options.clock ? { now: options.clock } : {}),
     });

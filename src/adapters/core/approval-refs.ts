@@ -27,9 +27,16 @@ export interface ApprovalRefsOptions<Ref> {
   readonly schema: z.ZodType<Ref>;
 }
 
+const refKey = (keyPrefix: string, runId: string, callId: string) => `${keyPrefix}:${runId}:${callId}`;
+
+/** Forgets where an approval message is (its workspace removed the bot). Rejects when the store fails. */
+export async function forgetApprovalRef(store: KeyValueStore, keyPrefix: string, runId: string, callId: string): Promise<void> {
+  await store.delete(refKey(keyPrefix, runId, callId));
+}
+
 export function createApprovalRefs<Ref>(options: ApprovalRefsOptions<Ref>): ApprovalRefs<Ref> {
   const { store, logger } = options;
-  const keyOf = (runId: string, callId: string) => `${options.keyPrefix}:${runId}:${callId}`;
+  const keyOf = (runId: string, callId: string) => refKey(options.keyPrefix, runId, callId);
   return {
     async remember(pending, ref) {
       const ttl = Math.max(0, pending.expiresAt - options.now()) + KEEP_AFTER_EXPIRY_MS;

@@ -10,11 +10,15 @@ import type { Logger } from "../../logger.js";
 import type { KeyValueStore } from "../../memory/types.js";
 import type { AgentService } from "../../runs/api/agent-service.js";
 import { pausedChannelNotice } from "../../schedules/schedule-text.js";
-import { createApprovalRefs } from "./approval-refs.js";
+import { createApprovalRefs, forgetApprovalRef } from "./approval-refs.js";
 import { badClick, comment, feedback, stop } from "./clicks.js";
 import type { CoreContext } from "./core-context.js";
 import { decide, showExpiry } from "./decisions.js";
 import { formClick, formSubmit } from "./forms.js";
+import { markBotThread } from "./bot-threads.js";
+import { takeFollowUp } from "./follow-ups.js";
+import { takeDeletion, takeEdit } from "./changes.js";
+import { rememberViewing } from "./viewing.js";
 import type { SurfaceCore } from "./inbound.js";
 import { createInFlight } from "./in-flight.js";
 import { answerCommand, takeMessage, takeQuestion, type AfterAck } from "./intake.js";
@@ -49,6 +53,8 @@ export interface AttachedSurface {
   stopIntake(graceMs: number): Promise<void>;
   /** Closes the platform clients, once the runs are done posting. Never rejects. */
   close(): Promise<void>;
+  /** Forgets where the runs' approval messages were posted (their workspace removed the bot). Rejects when the store fails. */
+  forgetApprovalMessages(runs: ReadonlyArray<{ readonly runId: string; readonly approvalCalls: readonly string[] }>): Promise<void>;
 }
 
 export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): AttachedSurface {
@@ -112,6 +118,7 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
               },
             );
             view.begin();
+            inFlight.track("marking the bot's thread", markBotThread(deps.store, logger, origin));
             return view;
           },
           refuse(origin, text, reply) {
@@ -128,7 +135,7 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
     ...(surface.timeZoneOf ? { timeZoneOf: (person, origin) => surface.timeZoneOf!(person, origin) } : {}),
     ...(surface.presenceOf ? { presence: (schedule) => surface.presenceOf!(schedule.owner, schedule.origin) } : {}),
     async notifyOwner(schedule, text) {
-      if (await surface.directMessage(schedule.owner, surface.format.plain(text))) return;
+      if (await surface.directMessage(schedule.owner, surface.format.plain(text), schedule.origin)) return;
       // Nobody would learn why the schedule went quiet: the channel it posts in is told instead.
       logger.warn({ scheduleId: schedule.id, owner: schedule.owner.id }, "could not tell a schedule's owner privately");
       if (!(await surface.post({ origin: schedule.origin }, surface.format.plain(pausedChannelNotice(schedule)))))
@@ -157,6 +164,10 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
   };
   const core: SurfaceCore<C> = {
     message: (input) => afterAck("a message", takeMessage(ctx, input)),
+    followUp: (input) => afterAck("a reply in a thread", takeFollowUp(ctx, input)),
+    edit: (input) => afterAck("an edit", takeEdit(ctx, input)),
+    deletion: (input) => afterAck("a deletion", takeDeletion(ctx, input)),
+    viewing: (input) => track("what a person views", rememberViewing(ctx, input)),
     question: (input) => afterAck("a question", takeQuestion(ctx, input)),
     command: (input) => track("a command", answerCommand(ctx, input)),
     decide: (click) => track("an approval click", decide(ctx, click)),
@@ -181,5 +192,9 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
       if (!(await inFlight.drain(graceMs))) logger.warn({ inFlight: inFlight.size }, "stopped while clicks or commands were still running");
     },
     close: () => surface.close(),
+    async forgetApprovalMessages(runs) {
+      for (const { runId, approvalCalls } of runs)
+        for (const callId of approvalCalls) await forgetApprovalRef(deps.store, surface.refs.keyPrefix, runId, callId);
+    },
   };
 }

@@ -2,7 +2,7 @@
 // text). A run's progress comes from its events: the status (what it does right now) and one
 // task per tool call (pending when the model asks for it, in progress while it runs, complete
 // or error with short details and output). Pure; the text in them is raw (the surface escapes it).
-import { describeCall, shorten } from "../../contracts/trace-text.js";
+import { describeAdded, describeCall, shorten } from "../../contracts/trace-text.js";
 import type {
   AgentEvent,
   CallOutcome,
@@ -126,6 +126,14 @@ export function taskUpdatesFor(event: AgentEvent): TaskUpdate[] {
       return [resultUpdate(event.call)];
     case "files":
       return event.files.map(fileUpdate);
+    case "message_added":
+      return [
+        {
+          id: `added:${event.step}:${shorten(event.note.text, 40)}`,
+          title: shorten(describeAdded(event.note), TITLE_CHARS),
+          status: "complete",
+        },
+      ];
     default:
       return [];
   }

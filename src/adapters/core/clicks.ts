@@ -29,7 +29,9 @@ export async function stop<C, R>(ctx: CoreContext<C, R>, click: StopClick<C>): P
       runId: click.runId,
       stoppedBy: at.origin.requester,
       surface: ctx.surface.name,
+      ...(at.origin.scope?.workspace ? { workspace: at.origin.scope.workspace } : {}),
       roles: at.origin.scope?.roles ?? [],
+      ...(at.origin.scope?.workspaceAdmin ? { workspaceAdmin: true } : {}),
     });
     const refusal = stopRefusalText(result, ctx.surface.format);
     if (refusal) await ctx.tell(at, refusal);
@@ -52,6 +54,7 @@ export async function feedback<C, R>(ctx: CoreContext<C, R>, click: FeedbackClic
       runId: click.runId,
       surface: ctx.surface.name,
       conversationKey: at.origin.conversationKey,
+      ...(at.origin.scope?.workspace ? { workspace: at.origin.scope.workspace } : {}),
       person: at.origin.requester,
       rating: click.rating,
       guard: click.guard,

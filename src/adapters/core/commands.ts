@@ -23,6 +23,11 @@ import { SCHEDULE_COMMANDS } from "./schedule-commands.js";
 import { toolListText } from "./tool-list-text.js";
 
 const conversationOf = (request: CommandRequest) => request.at.origin.conversationKey;
+/** The asker's workspace where the surface serves several: the audit and the feedback show its own alone. */
+const askersWorkspace = ({ ctx, at }: CommandRequest) => {
+  const workspace = at.origin.scope?.workspace;
+  return ctx.surface.manyWorkspaces && workspace ? { surface: at.origin.surface, workspace } : undefined;
+};
 const FEEDBACK_SHOWN = 20;
 
 export const COMMANDS: readonly Command[] = [
@@ -51,7 +56,10 @@ export const COMMANDS: readonly Command[] = [
       refusal: ({ ctx, at }) => auditRefusalText(at.origin.surface, at.origin.requester.id, ctx.governance.source.path),
     },
     private: true,
-    answer: async ({ ctx }) => fitted(await ctx.governance.commands.audit(ctx.surface.linkStyle), ctx.surface.format.maxChars),
+    answer: async (request) => {
+      const { ctx } = request;
+      return fitted(await ctx.governance.commands.audit(ctx.surface.linkStyle, askersWorkspace(request)), ctx.surface.format.maxChars);
+    },
   },
   {
     name: "settings",
@@ -63,9 +71,11 @@ export const COMMANDS: readonly Command[] = [
     summary: "Approvers: 👍 / 👎 totals and the latest 20 votes with links",
     guard: { action: "feedback", refusal: ONLY_APPROVERS_FEEDBACK },
     private: true,
-    async answer({ ctx }) {
-      const [totals, entries] = await Promise.all([ctx.service.feedback.totals(), ctx.service.feedback.recent(FEEDBACK_SHOWN)]);
-      return feedbackText(totals, entries, ctx.surface.format);
+    async answer(request) {
+      const { feedback } = request.ctx.service;
+      const within = askersWorkspace(request);
+      const [totals, entries] = await Promise.all([feedback.totals(within), feedback.recent(FEEDBACK_SHOWN, within)]);
+      return feedbackText(totals, entries, request.ctx.surface.format);
     },
   },
   {

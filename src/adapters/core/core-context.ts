@@ -39,5 +39,12 @@ export interface CoreContext<Clicked, Ref> {
 
 /** The person acting at `at`, as the authority sees them. */
 export function actorAt(at: Spot): Actor {
-  return { surface: at.origin.surface, id: at.origin.requester.id, roles: at.origin.scope?.roles ?? [] };
+  const scope = at.origin.scope;
+  return {
+    surface: at.origin.surface,
+    ...(scope?.workspace ? { workspace: scope.workspace } : {}),
+    id: at.origin.requester.id,
+    roles: scope?.roles ?? [],
+    ...(scope?.workspaceAdmin ? { workspaceAdmin: true } : {}),
+  };
 }

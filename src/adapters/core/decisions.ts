@@ -23,6 +23,7 @@ export async function decide<C, R>(ctx: CoreContext<C, R>, click: DecisionClick<
         decision: click.decision,
         decidedBy: person,
         roles: at.origin.scope?.roles ?? [],
+        ...(at.origin.scope?.workspaceAdmin ? { workspaceAdmin: true } : {}),
         ...(at.reply ? { reply: at.reply } : {}),
       },
       () => {},

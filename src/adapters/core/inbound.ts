@@ -41,10 +41,50 @@ export interface MessageInput {
   readonly text: string;
   /** The platform's id of the message (the dedupe of redeliveries). */
   readonly receipt: string;
+  /** The platform's order of its messages (Slack's ts, Discord's id: decimal digits), where the receipt is not it. */
+  readonly sentOrder?: string;
   /** Where the worker reads the thread the message was written in. */
   readonly contextSource?: Readonly<Record<string, string>>;
   /** The files the message brought, as the surface describes them (read when the run starts, never before the ack). */
   readonly files?: readonly FileDescriptor[];
+}
+
+/**
+ * A person's reply in a thread that does not mention the bot, nor anyone else: for the bot when it works in that thread
+ * (core/follow-ups.ts) and the channel's settings let replies reach it without a mention.
+ */
+export interface FollowUpInput extends MessageInput {
+  /** The platform itself says the thread is the bot's (Discord: a thread the bot started on its answer). */
+  readonly botThread?: boolean;
+}
+
+/** A person edited a message of theirs (the platforms let only its author). */
+export interface EditInput {
+  readonly at: Spot;
+  /** The edited message's receipt, as MessageInput had it when it was sent. */
+  readonly receipt: string;
+  /** This edit's own id (the dedupe of its redeliveries). */
+  readonly editReceipt: string;
+  /** The text as it reads now, without the bot's mention. */
+  readonly text: string;
+  /** The edit mentions the bot where the message did not before: an edit of a message already answered (or never for the bot) is then a new question. */
+  readonly addsMention: boolean;
+  readonly contextSource?: Readonly<Record<string, string>>;
+  readonly sentOrder?: string;
+}
+
+/** A message was deleted (by its author, or a moderator: the platforms do not always say who). */
+export interface DeletionInput {
+  /** The deleted message's receipt, as MessageInput had it when it was sent. */
+  readonly receipt: string;
+}
+
+/** What a surface says a person is looking at: its own words for it ("the channel <#C…>"), or nothing (the view is empty). */
+export interface ViewingInput {
+  readonly person: Person;
+  /** The workspace (Slack team) the person is in, when the surface has several. */
+  readonly workspace?: string;
+  readonly viewing?: string;
 }
 
 export interface CommandInput {
@@ -79,6 +119,14 @@ export const guardOf = (stop: GuardStop | undefined): string => stop?.guard ?? "
 export interface SurfaceCore<Clicked> {
   /** A question or a command word. Resolves once a question is recorded and queued (ack then); a command is answered after. */
   message(input: MessageInput): Promise<void>;
+  /** A reply in a thread without a mention: taken as `message` in a thread the bot works in, else nothing. Resolves as `message` does. */
+  followUp(input: FollowUpInput): Promise<void>;
+  /** A message edited: the runs take it (core/changes.ts). Resolves once it is recorded (the ack then); rejects as `message` does. */
+  edit(input: EditInput): Promise<void>;
+  /** A message deleted: the runs drop or stop its question, and an answer goes with it where the settings say. Resolves once taken. */
+  deletion(input: DeletionInput): Promise<void>;
+  /** What a person is looking at changed (Slack's app_context_changed): kept for their next question in the DM. Never rejects. */
+  viewing(input: ViewingInput): Promise<void>;
   /** A question that can't be a command (Discord's /ask). */
   question(input: MessageInput): Promise<void>;
   /** A named command (Discord's slash commands). */

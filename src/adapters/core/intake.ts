@@ -10,6 +10,8 @@
 // intake record is the dedupe).
 import { IntakeUnavailableError } from "../../errors.js";
 import type { Task } from "../../runs/api/task.js";
+import { markBotThread } from "./bot-threads.js";
+import { viewingNote } from "./viewing.js";
 import { commandIn, runCommand } from "./commands.js";
 import type { CoreContext } from "./core-context.js";
 import type { CommandInput, MessageInput } from "./inbound.js";
@@ -33,18 +35,24 @@ export async function takeQuestion<C, R>(ctx: CoreContext<C, R>, input: MessageI
   const files = input.files ?? [];
   // A message of files alone is a question about them.
   if (input.text === "" && files.length === 0) return async () => void (await ctx.surface.post(at, emptyQuestionText(ctx.surface.askHint)));
+  // A DM has no thread to read: where the person is looking, when the surface said, is its context.
+  const viewing = input.contextSource ? undefined : await viewingNote(ctx, at.origin);
   const task: Task = {
     origin: at.origin,
     text: input.text,
     ...(input.contextSource ? { contextSource: input.contextSource } : {}),
+    ...(viewing ? { threadContext: [viewing] } : {}),
     ...(at.reply ? { reply: at.reply } : {}),
     ...(files.length > 0 ? { files } : {}),
+    ...(input.sentOrder ? { sentOrder: input.sentOrder } : {}),
   };
   try {
     // Also while the surface stops: the platform took the message, and the next start answers it.
     const submitted = await ctx.service.submit(task, input.receipt);
     if (submitted.kind === "duplicate")
       ctx.logger.info({ receipt: input.receipt, state: submitted.state }, "message already taken; ignoring the redelivery");
+    // Before the ack: the person's next reply in the thread, a moment later, is for the bot too (a burst).
+    else await markBotThread(ctx.store, ctx.logger, at.origin);
     return undefined;
   } catch (error) {
     if (ctx.surface.redelivers) {

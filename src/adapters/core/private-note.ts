@@ -23,7 +23,7 @@ export async function tellPrivately(
   const person = at.origin.requester;
   const { text, link } = note;
   if (await surface.whisper(at, text, link)) return;
-  if (await surface.directMessage(person, text, link)) return;
+  if (await surface.directMessage(person, text, at.origin, link)) return;
   if (publicFallback !== undefined && (await surface.post(at, publicFallback))) return;
   logger.warn({ user: person.id, conversationKey: at.origin.conversationKey }, "could not tell a person privately");
 }

@@ -40,6 +40,10 @@ export interface RunView extends RunPresenter {
 
 const NEVER = new AbortController().signal;
 
+/** The line a quiet end leaves where the run's work showed: a deleted question says so. */
+const quietLine = (outcome: RunOutcome): string =>
+  outcome.status === "answered" && outcome.stop?.guard === "question_deleted" ? outcome.stop.sentence : NOTHING_TO_REPORT;
+
 export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<Ref>): RunView {
   const { logger } = deps;
   const now = deps.clock?.now ?? Date.now;
@@ -172,7 +176,7 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
       // Nothing showed (no tool call): nothing is posted. Its work showed: it ends in a line rather than "working…" for ever.
       if (tasks.size > 0 && outcome.status === "answered")
         await display
-          .answer({ runId: outcome.runId, answer: NOTHING_TO_REPORT, steps: outcome.steps, question: deps.question })
+          .answer({ runId: outcome.runId, answer: quietLine(outcome), steps: outcome.steps, question: deps.question })
           .catch((error: unknown) => logger.warn({ err: error }, "could not end a quiet run's progress"));
       await saveLastOpen();
     },

@@ -114,6 +114,11 @@ export interface ChatSurface<Clicked = unknown, Ref = unknown> {
   readonly format: TextFormat;
   /** How links are written in the audit listing. */
   readonly linkStyle: LinkStyle;
+  /**
+   * The surface serves several workspaces (a Slack app installed in several, Discord's servers): the audit and the
+   * feedback a command shows are those of the asker's workspace alone. Absent: one workspace (SLACK_BOT_TOKEN), as before.
+   */
+  readonly manyWorkspaces?: boolean;
   /** How to ask the bot something here, for the reply to an empty mention. */
   readonly askHint: string;
   /** How a command is typed here, before its name ("/" where commands are slash commands); none by default (`unschedule <id>`). */
@@ -148,8 +153,8 @@ export interface ChatSurface<Clicked = unknown, Ref = unknown> {
    * `link`: shown as a link button where the platform has them (`text` writes it out for where it does not). Must not throw.
    */
   whisper(at: Spot, text: string, link?: NoteLink): Promise<boolean>;
-  /** A direct message from the bot (`link` as in `whisper`); false when refused. Must not throw. */
-  directMessage(person: Person, text: string, link?: NoteLink): Promise<boolean>;
+  /** A direct message from the bot, in the workspace or server of `where` (the person's; `link` as in `whisper`); false when refused. Must not throw. */
+  directMessage(person: Person, text: string, where: TaskOrigin, link?: NoteLink): Promise<boolean>;
   /** The approval message without its buttons, saying what happened. Must not throw. */
   settleApproval(message: ApprovalMessage<Clicked, Ref>, card: SettledCard): Promise<void>;
   /** A link to the clicked message, for the feedback listing. */
@@ -160,6 +165,11 @@ export interface ChatSurface<Clicked = unknown, Ref = unknown> {
   answerOpenClick?(clicked: Clicked, text: string): Promise<boolean>;
   /** Opens the platform's form for a 👎 comment; false when it can't. Must not throw. */
   askComment?(runId: string, clicked: Clicked): Promise<boolean>;
+  /**
+   * Deletes what the bot posted for a run whose question was deleted (DELETE_ANSWERS_WITH_QUESTION): its answer (`answer`,
+   * where it is known) and its trace, in the run's thread. Must not throw.
+   */
+  deleteAnswer?(origin: TaskOrigin, answer: PostedAnswer | undefined): Promise<void>;
   /** Posts `heading` as a new message in the channel of `origin` and answers the place of the thread under it (a schedule's slot shows there). Undefined when refused. Must not throw. */
   openSlotThread?(origin: TaskOrigin, heading: string): Promise<Readonly<Record<string, string>> | undefined>;
   /** The person's own timezone from their profile (an IANA name), asked when a schedule's phrase names none. Must not throw. */

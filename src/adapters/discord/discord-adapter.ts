@@ -21,6 +21,7 @@ import { createDiscordDisplay, type ApprovalMessage } from "./discord-display.js
 import { createDiscordFiles } from "./discord-files.js";
 import { createDiscordSchedulePorts } from "./discord-schedules.js";
 import { takeInteraction, takeMention, type DiscordClicked } from "./discord-events.js";
+import { takeDeletion, takeEdit } from "./message-changes.js";
 import { decodeInteraction, placeOf, upgradeOrigin } from "./discord-place.js";
 import { noteMessage } from "./link-note.js";
 import { approvalText, discordFormat, NO_PINGS, settledLine, withClosingLine } from "./messages.js";
@@ -35,6 +36,10 @@ export interface DiscordSurfaceDeps extends SurfaceDeps {
   readonly progressIntervalMs?: number;
   /** The largest answer file uploaded (default Discord's 10 MiB for bots); tests lower it. */
   readonly uploadLimitBytes?: number;
+  /** The bot was removed from a server (kicked, banned, or the server deleted): the rest of it goes. Must not throw. */
+  readonly removed?: (guild: { readonly id: string }) => Promise<void>;
+  /** The bot joined a server (again): it starts clean. Must not throw. */
+  readonly joined?: (guild: { readonly id: string }) => Promise<void>;
 }
 
 const DESTROY_TIMEOUT_MS = 1_000;
@@ -51,8 +56,8 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
       GatewayIntentBits.DirectMessages,
       ...(deps.messageContent ? [GatewayIntentBits.MessageContent] : []),
     ],
-    // DMs arrive in channels the cache has never seen.
-    partials: [Partials.Channel],
+    // DMs arrive in channels the cache has never seen; edits and deletions of messages it never saw (before a restart) too.
+    partials: [Partials.Channel, Partials.Message],
     allowedMentions: NO_PINGS,
     ...(config.apiUrl ? { rest: { api: config.apiUrl } } : {}),
   });
@@ -68,6 +73,20 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
     client.on(Events.MessageCreate, (message) => {
       const botId = client.user?.id;
       if (botId) core.track("a Discord message", takeMention(events, core, message, botId));
+    });
+    client.on(Events.MessageUpdate, (before, message) => {
+      const botId = client.user?.id;
+      if (botId) core.track("an edited Discord message", takeEdit(events, core, before, message, botId));
+    });
+    client.on(Events.MessageDelete, (message) => core.track("a deleted Discord message", takeDeletion(events, core, message)));
+    // Only a server the bot is gone from: an outage is `guildUnavailable`, and the server comes back.
+    client.on(Events.GuildDelete, (guild) => {
+      logger.info({ guild: guild.id }, "the bot was removed from a Discord server");
+      if (deps.removed) core.track("a server the bot left", deps.removed({ id: guild.id }));
+    });
+    client.on(Events.GuildCreate, (guild) => {
+      logger.info({ guild: guild.id }, "the bot joined a Discord server");
+      if (deps.joined) core.track("a server the bot joined", deps.joined({ id: guild.id }));
     });
     client.on(Events.Error, (error) => logger.error({ err: error }, "discord client error"));
     client.on(Events.ShardError, (error) => logger.warn({ err: error }, "discord gateway connection error; discord.js reconnects"));
@@ -85,6 +104,8 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
     name: "discord",
     format: discordFormat,
     linkStyle: "markdown",
+    // One bot in many servers: each server's admins see its own audit and feedback.
+    manyWorkspaces: true,
     askHint: "mention me with a question, or use `/ask question:`.",
     commandMark: "/",
     tools: createDiscordTools(client, writeRest),
@@ -170,7 +191,7 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
         await webhookSend(client.rest, interaction, note, true);
       });
     },
-    directMessage: (person, text, link) => tried("a direct message", () => api.directMessage(person.id, noteMessage(text, link))),
+    directMessage: (person, text, _where, link) => tried("a direct message", () => api.directMessage(person.id, noteMessage(text, link))),
     ...createDiscordSchedulePorts(client.rest, api, logger),
     async settleApproval(message, card) {
       const line = settledLine(card);
@@ -196,6 +217,14 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
       return modal !== undefined && clicked.pending !== undefined && (await clicked.pending.showModal(modal));
     },
     answerOpenClick: async (clicked, text) => (await clicked.pending?.reply(text)) ?? false,
+    async deleteAnswer(origin, answer) {
+      const place = placeOf(origin);
+      if (!place || !answer) return;
+      // The trace's thread was started on the answer, so it has the answer's id.
+      if (place.channelKind === "text")
+        await tried("the deletion of a trace thread", () => client.rest.delete(Routes.channel(answer.messageId)));
+      await tried("the deletion of an answer", () => client.rest.delete(Routes.channelMessage(place.channel, answer.messageId)));
+    },
     async linkTo(at, clicked) {
       const place = placeOf(at.origin);
       return place ? `https://discord.com/channels/${place.guild ?? "@me"}/${place.channel}/${clicked.messageId}` : undefined;

@@ -37,6 +37,7 @@ import {
   type Interaction as Handle,
 } from "./discord-place.js";
 import { NO_PINGS } from "./messages.js";
+import { mayBeThreadReply } from "./thread-replies.js";
 
 type Mentioning = Pick<Message, "author" | "webhookId" | "system" | "guildId" | "mentions">;
 // A message's attachments (and /ask's file option) come along as the question's files.
@@ -93,27 +94,29 @@ const KIND_OF = new Map<ChannelType, ChannelKind>([
 export const channelKindOf = (type: ChannelType | undefined): ChannelKind =>
   (type === undefined ? undefined : KIND_OF.get(type)) ?? "other";
 
-const ChannelFacts = z.object({ type: z.number(), parent_id: z.string().nullish() });
+const ChannelFacts = z.object({ type: z.number(), parent_id: z.string().nullish(), owner_id: z.string().nullish() });
 
-function roleIdsOf(member: GuildMember | APIInteractionGuildMember | null): readonly string[] {
+export function roleIdsOf(member: GuildMember | APIInteractionGuildMember | null): readonly string[] {
   if (!member) return [];
   return Array.isArray(member.roles) ? member.roles : [...member.roles.cache.keys()];
 }
 
 /** A thread (or forum post) and the channel it belongs to; a channel the cache does not know is asked for once. */
-async function placeIn(
+export async function placeIn(
   deps: EventDeps,
   source: { readonly guildId: string | null; readonly channelId: string; readonly channel: unknown },
-): Promise<Pick<DiscordPlace, "guild" | "channel" | "parent" | "channelKind">> {
-  const cached = source.channel as { type?: ChannelType; parentId?: string | null } | null;
+): Promise<Pick<DiscordPlace, "guild" | "channel" | "parent" | "channelKind"> & { readonly owner?: string }> {
+  const cached = source.channel as { type?: ChannelType; parentId?: string | null; ownerId?: string | null } | null;
   let type = typeof cached?.type === "number" ? cached.type : undefined;
   let parent = cached?.parentId ?? undefined;
+  let owner = cached?.ownerId ?? undefined;
   // A channel the cache half knows (a thread it saw only in a message) is asked for: its parent governs it.
   if (source.guildId && (type === undefined || (channelKindOf(type) === "thread" && !parent))) {
     const fetched = ChannelFacts.safeParse(await deps.client.rest.get(Routes.channel(source.channelId)).catch(() => undefined));
     if (fetched.success) {
       type = fetched.data.type as ChannelType;
       parent = fetched.data.parent_id ?? undefined;
+      owner = fetched.data.owner_id ?? undefined;
     }
   }
   const channelKind = channelKindOf(type);
@@ -122,6 +125,7 @@ async function placeIn(
     channel: source.channelId,
     ...(channelKind === "thread" && parent ? { parent } : {}),
     channelKind,
+    ...(channelKind === "thread" && owner ? { owner } : {}),
   };
 }
 
@@ -239,19 +243,24 @@ export async function takeInteraction(deps: EventDeps, core: SurfaceCore<Discord
   }
 }
 
-/** A message for the bot: a question, or a command word. Never rejects. */
+/** A message for the bot (a question, or a command word), or a reply in a thread that may be. Never rejects. */
 export async function takeMention(deps: EventDeps, core: SurfaceCore<DiscordClicked>, message: Message, botId: string): Promise<void> {
-  if (!isForBot(message, botId)) return;
+  const mention = isForBot(message, botId);
+  if (!mention && !mayBeThreadReply(message, botId)) return;
   try {
-    const place = await placeIn(deps, message);
+    const { owner, ...place } = await placeIn(deps, message);
+    // A reply in a thread: the bot's own (it started it on its answer), or one where it works (core/follow-ups.ts).
+    if (!mention && place.channelKind !== "thread") return;
     const by: Someone = { ...personOf(message.author), roles: roleIdsOf(message.member) };
     const files = discordFilesOf(message.attachments.values(), { channel: message.channelId, message: message.id });
-    await core.message({
+    const input = {
       ...(files.length > 0 ? { files } : {}),
       at: spotOf("discord", conversationAt({ ...place, message: message.id }), by),
       text: questionOf(message.content, botId, botRolesMentioned(message, botId)),
       receipt: message.id,
-    });
+      sentOrder: message.id,
+    };
+    await (mention ? core.message(input) : core.followUp({ ...input, ...(owner === botId ? { botThread: true } : {}) }));
   } catch (error) {
     deps.logger.error({ err: error }, "handling a Discord message failed");
   }

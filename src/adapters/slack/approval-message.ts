@@ -123,5 +123,6 @@ export function settledUpdate(message: { readonly clicked: SlackClicked } | { re
   }
   const asked = card.kind === "expired" ? card.approval : undefined;
   const blocks = asked ? settledFromPending(asked.pending, asked.deciders, text) : settledBlocks(undefined, text);
-  return { ...message.ref, text, blocks };
+  const { channel, ts } = message.ref;
+  return { channel, ts, text, blocks };
 }

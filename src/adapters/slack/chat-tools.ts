@@ -12,7 +12,8 @@ import type { TaskOrigin, Tool } from "../../contracts/types.js";
 import { chatTools, READ_LIMIT_MAX, type ChatLine } from "../core/chat-tools.js";
 import { neutraliseMentions } from "./slack-text.js";
 import { describeSlackError, isRateLimited, messagesIn, readPages, readThread, slackErrorCode } from "./slack-api.js";
-import { placeOf } from "./slack-place.js";
+import type { SlackClients } from "./slack-clients.js";
+import { placeOf, workspaceOfOrigin } from "./slack-place.js";
 
 /** Pages of a thread (or a member list) read at most; beyond that the bot says what it read. */
 const MAX_PAGES = 10;
@@ -66,9 +67,9 @@ async function call<T>(channel: string, work: () => Promise<T>, refusal: string)
   }
 }
 
-export function createSlackTools(client: webApi.WebClient, writeClient: webApi.WebClient): Tool[] {
+export function createSlackTools(clients: SlackClients): Tool[] {
   /** Whether `user` is a member of `channel`, reading its member list page by page (bounded). */
-  async function isMember(channel: string, user: string): Promise<boolean> {
+  async function isMember(client: webApi.WebClient, channel: string, user: string): Promise<boolean> {
     let member = false;
     await readPages(
       (page) => client.conversations.members({ channel, limit: 1000, ...page }),
@@ -82,7 +83,14 @@ export function createSlackTools(client: webApi.WebClient, writeClient: webApi.W
   const memberRefusal = (tool: string, channel: string, origin: TaskOrigin) =>
     `${tool} only works where <@${origin.requester.id}> may read; they are not a member of ${channel}, so I will not read it for them.`;
 
-  async function checkReadable(tool: string, channel: string, origin: TaskOrigin): Promise<void> {
+  /** The asking workspace's clients: a tool reads and posts only there. */
+  const clientsAt = (origin: TaskOrigin) => {
+    const workspace = workspaceOfOrigin(origin);
+    if (!workspace) throw new Error("This conversation is not in a Slack workspace the bot can name, so I can't use Slack from here.");
+    return { client: clients.of(workspace), writer: clients.writerOf(workspace) };
+  };
+
+  async function checkReadable(client: webApi.WebClient, tool: string, channel: string, origin: TaskOrigin): Promise<void> {
     if (channel === here(origin)) return;
     const user = origin.requester.id;
     const unsure = `${tool} can't tell whether <@${user}> may read ${channel} (Slack withholds it from this app), so I will not read it for them.`;
@@ -94,11 +102,11 @@ export function createSlackTools(client: webApi.WebClient, writeClient: webApi.W
       const publicHere = info.is_private === false && !info.is_im && !info.is_mpim && (info.context_team_id ?? team) === team;
       if (publicHere) return;
     }
-    if (!(await call(channel, () => isMember(channel, user), unsure))) throw new Error(memberRefusal(tool, channel, origin));
+    if (!(await call(channel, () => isMember(client, channel, user), unsure))) throw new Error(memberRefusal(tool, channel, origin));
   }
 
   /** A thread's root and its newest replies: Slack lists replies oldest first, so the pages are read to the end (bounded). */
-  async function latestOfThread(channel: string, threadTs: string): Promise<unknown[]> {
+  async function latestOfThread(client: webApi.WebClient, channel: string, threadTs: string): Promise<unknown[]> {
     const {
       messages: [root, ...replies],
     } = await readThread(client, { channel, ts: threadTs }, MAX_PAGES);
@@ -113,7 +121,8 @@ export function createSlackTools(client: webApi.WebClient, writeClient: webApi.W
       .describe("Slack channel id, e.g. C0123ABCD"),
     maxPostChars: POST_MAX_CHARS,
     async readChannel(origin, channel, limit) {
-      await checkReadable("read_channel", channel, origin);
+      const { client } = clientsAt(origin);
+      await checkReadable(client, "read_channel", channel, origin);
       const history = await call(channel, () => client.conversations.history({ channel, limit }), `I may not read ${channel}.`);
       return linesOf(
         z
@@ -128,18 +137,20 @@ export function createSlackTools(client: webApi.WebClient, writeClient: webApi.W
         .regex(/^\d+\.\d+$/, 'expects a message timestamp such as "1700000000.000100"')
         .describe("ts of the thread's first message"),
       async read(origin, channel, thread) {
-        await checkReadable("read_thread", channel, origin);
-        return linesOf(await call(channel, () => latestOfThread(channel, thread), `I may not read ${channel}.`));
+        const { client } = clientsAt(origin);
+        await checkReadable(client, "read_thread", channel, origin);
+        return linesOf(await call(channel, () => latestOfThread(client, channel, thread), `I may not read ${channel}.`));
       },
     },
     async postMessage(origin, channel, text) {
+      const { client, writer } = clientsAt(origin);
       // The requester approves their own write, so the bot posts only where they could post themselves.
       if (channel !== here(origin)) {
         const refusal = `post_message posts only where the person asking is a member; <@${origin.requester.id}> is not in ${channel}, so I will not post there for them.`;
-        if (!(await call(channel, () => isMember(channel, origin.requester.id), refusal))) throw new Error(refusal);
+        if (!(await call(channel, () => isMember(client, channel, origin.requester.id), refusal))) throw new Error(refusal);
       }
       try {
-        const response = await writeClient.chat.postMessage({ channel, text: neutraliseMentions(text) });
+        const response = await writer.chat.postMessage({ channel, text: neutraliseMentions(text) });
         return `Posted to ${channel} (ts ${String(response.ts)}).`;
       } catch (error) {
         throw explain(error, channel);

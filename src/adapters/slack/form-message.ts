@@ -13,6 +13,8 @@ import { buttonText, linkButton } from "./link-button.js";
 import { jsonValue } from "./slack-api.js";
 import { conversationAt, type ThreadPlace } from "./slack-place.js";
 import type { SlackClicked } from "./slack-refs.js";
+import type { WorkspaceRef } from "./install/workspace-ref.js";
+import { enterpriseOf } from "./slack-clicks.js";
 import { slackFormat } from "./slack-text.js";
 
 export const FORM_OPEN_ACTION = "agent_form_open";
@@ -78,7 +80,13 @@ export async function postFormCard(client: webApi.WebClient, logger: Logger, pla
 }
 
 /** Hands a click on a form's button to the core. Never rejects. */
-export async function takeFormClick(core: SurfaceCore<SlackClicked>, action: string, body: unknown, ignored: () => void): Promise<void> {
+export async function takeFormClick(
+  core: SurfaceCore<SlackClicked>,
+  action: string,
+  body: unknown,
+  ignored: () => void,
+  workspace?: WorkspaceRef,
+): Promise<void> {
   const parsed = Click.safeParse(body);
   const chosen = ACTIONS[action];
   const value = parsed.success ? jsonValue(ButtonValue, parsed.data.actions[0]!.value) : undefined;
@@ -90,9 +98,15 @@ export async function takeFormClick(core: SurfaceCore<SlackClicked>, action: str
     channel: value.c,
     traceThreadTs: value.t ?? "",
     ...(value.t ? { replyThreadTs: value.t } : {}),
+    ...enterpriseOf(workspace),
   });
   const name = user.username ?? user.name;
   const at = spotOf("slack", conversation, { id: user.id, ...(name ? { name } : {}), roles: [] });
-  const clicked: SlackClicked = { channel: value.c, ts: value.t ?? "", ...(trigger_id ? { triggerId: trigger_id } : {}) };
+  const clicked: SlackClicked = {
+    channel: value.c,
+    ts: value.t ?? "",
+    ...(trigger_id ? { triggerId: trigger_id } : {}),
+    ...(workspace ? { workspace } : {}),
+  };
   return core.form({ at, clicked, formId: value.f, action: chosen });
 }

@@ -8,11 +8,12 @@ import type { webApi } from "@slack/bolt";
 import type { Logger } from "../../logger.js";
 import type { SlackMetadata, Where } from "./slack-posts.js";
 
-const EVENT_TYPE = "agent_answer";
+/** The metadata's event type of a run's answer. */
+export const ANSWER_EVENT = "agent_answer";
 /** A thread longer than this is not searched further: the answer of a run taken over is among its latest messages. */
 const PAGES = 5;
 
-export const answerMetadata = (runId: string): SlackMetadata => ({ event_type: EVENT_TYPE, event_payload: { run_id: runId } });
+export const answerMetadata = (runId: string): SlackMetadata => ({ event_type: ANSWER_EVENT, event_payload: { run_id: runId } });
 
 interface Listed {
   readonly ts?: string;
@@ -21,7 +22,7 @@ interface Listed {
 }
 
 /** A bot's message that carries a run's answer (listed with its metadata). */
-export const isPostedAnswer = (message: Listed): boolean => message.metadata?.event_type === EVENT_TYPE && message.bot_id !== undefined;
+export const isPostedAnswer = (message: Listed): boolean => message.metadata?.event_type === ANSWER_EVENT && message.bot_id !== undefined;
 
 const isAnswerOf = (runId: string) => (message: Listed) => isPostedAnswer(message) && message.metadata?.event_payload?.run_id === runId;
 

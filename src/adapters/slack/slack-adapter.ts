@@ -1,13 +1,18 @@
 // The Slack surface: a Bolt app in Socket Mode (app token) or HTTP mode (signing secret: Bolt's
 // receiver mounted at /slack/events on the process's port, PORT), under the core. Its events
 // are parsed here and handed to the core's flows; a message is acknowledged once the core has
-// recorded and queued it. Everything the core asks to show goes out through the Web API client.
+// recorded and queued it. Everything the core asks to show goes out through the Web API client of
+// the place's workspace: the one SLACK_BOT_TOKEN, or (installed in several workspaces) each
+// workspace's own, asked of its installation before every call (install/).
 import type { RequestListener } from "node:http";
 import { App, HTTPReceiver, SocketModeReceiver, webApi } from "@slack/bolt";
 import { z } from "zod";
 import type { Config } from "../../config.js";
 import { ConfigError } from "../../errors.js";
-import type { HttpMount } from "../../ops/ops-server.js";
+import type { HttpMount, OpsServer } from "../../ops/ops-server.js";
+import type { KeyValueStore } from "../../memory/types.js";
+import type { KeyMaterial } from "../../tools/mcp/auth/sealed-box.js";
+import type { TaskOrigin } from "../../contracts/types.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
 import { within } from "../../runs/within.js";
 import { attempt } from "../core/attempt.js";
@@ -21,6 +26,9 @@ import { FEEDBACK_MODAL, openCommentForm, parseComment } from "./feedback-button
 import { listenForForms, openFormModal } from "./slack-forms.js";
 import { LINK_ACTION } from "./link-button.js";
 import { classifyMessage, type EntryPoint } from "./incoming-message.js";
+import { changeOf, takeChange } from "./message-changes.js";
+import { deleteRunMessages } from "./deleted-answers.js";
+import { viewingOf } from "./app-context.js";
 import { answerUntaken, isNotRecorded } from "./untaken-requests.js";
 import { rejectStale } from "./request-freshness.js";
 import { slackErrorCode } from "./slack-api.js";
@@ -35,6 +43,16 @@ import { ackEventsAfterListeners } from "./socket-ack.js";
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from "./stream-trace.js";
 import { slackContextLoader } from "./thread-context.js";
 import { createSlackFiles } from "./slack-files.js";
+import { type ClientOptions, singleWorkspaceClients, type SlackClients } from "./slack-clients.js";
+import type { RefreshTiming } from "./install/bot-tokens.js";
+import { SLACK_INSTALL_PATH, SLACK_REDIRECT_PATH } from "./install/install-routes.js";
+import { openSlackInstalls, type SlackInstalls } from "./install/slack-installs.js";
+import { refOfContext, type WorkspaceRef } from "./install/workspace-ref.js";
+import { workspaceOf, workspaceOfOrigin } from "./slack-place.js";
+import type { SlackRemoval } from "./install/removal-events.js";
+import { createOrgWorkspaces } from "./install/org-workspaces.js";
+import { listenForRemoval } from "./install/removal-listener.js";
+import { createWorkspaceAdmins } from "./install/workspace-admins.js";
 
 export type SlackConfig = NonNullable<Config["slack"]>;
 
@@ -47,6 +65,22 @@ export interface SlackSurfaceDeps extends SurfaceDeps {
   readonly streamLimits?: StreamLimits;
   /** HTTP mode: where requests arrive, the process's port (PORT, opened before Slack loads, SLACK_EVENTS_ENDPOINT reserved on it). */
   readonly httpMount?: HttpMount;
+  /** Installed in several workspaces (SLACK_CLIENT_ID): needed then, unused with SLACK_BOT_TOKEN. */
+  readonly installs?: SlackInstallDeps;
+}
+
+export interface SlackInstallDeps {
+  /** Where the installations are kept (sealed). */
+  readonly store: KeyValueStore;
+  /** The approval key's material, kept outside the store. */
+  readonly sealingKey: KeyMaterial;
+  /** The process's port: the install pages are served there (not in a worker, which takes no events). */
+  readonly pages?: Pick<OpsServer, "mountPrefix">;
+  /** A workspace (or an org) uninstalled the app or revoked its bot token, and its installation is deleted: the rest of it goes. Must not throw. */
+  readonly removed?: (removal: SlackRemoval) => Promise<void>;
+  /** A workspace (or an org) installed the app, under its installation's key (`T:…`, `E:…`). Must not throw. */
+  readonly installed?: (key: string) => Promise<void>;
+  readonly timing?: Partial<RefreshTiming>;
 }
 
 export type SlackSurface = ChatSurface<SlackClicked, MessageRef>;
@@ -76,28 +110,91 @@ async function whoAmI(client: webApi.WebClient): Promise<{ botUserId?: string; b
   }
 }
 
+/** Bolt's context of an event, as far as the surface reads it. */
+interface EventContext {
+  readonly teamId?: string;
+  readonly enterpriseId?: string;
+  readonly isEnterpriseInstall?: boolean;
+  readonly botUserId?: string;
+}
+
+/** A place that names no workspace: with installs its calls fail (no installation), with one token it is that token's. */
+const NO_WORKSPACE: WorkspaceRef = { orgInstall: false };
+
+const tokenOfConfig = (config: SlackConfig): string => {
+  if (config.auth.kind !== "token") throw new Error("Slack is set up for installs, not for one token");
+  return config.auth.botToken;
+};
+
+/** A stored approval message's workspace (references stored with one token name none). */
+const refWorkspace = (ref: MessageRef): WorkspaceRef =>
+  workspaceOf({
+    team: ref.team ?? "",
+    ...(ref.enterprise ? { enterprise: ref.enterprise } : {}),
+    ...(ref.orgInstall ? { orgInstall: ref.orgInstall } : {}),
+  });
+
+function openInstalls(
+  deps: SlackSurfaceDeps,
+  options: ClientOptions,
+  slackLogger: ReturnType<typeof boltLogger>,
+): SlackInstalls | undefined {
+  const { auth, apiUrl } = deps.config;
+  if (auth.kind === "token") return undefined;
+  if (!deps.installs) throw new Error("Slack installs need the store and the sealing key, and none were given");
+  return openSlackInstalls(
+    { clientId: auth.clientId, clientSecret: auth.clientSecret, publicUrl: auth.publicUrl, ...(apiUrl ? { apiUrl } : {}) },
+    {
+      store: deps.installs.store,
+      sealingKey: deps.installs.sealingKey,
+      logger: deps.logger.child({ surface: "slack" }),
+      slackLogger,
+      clientOptions: options,
+      ...(deps.now ? { clock: deps.now } : {}),
+      ...(deps.installs.timing ? { timing: deps.installs.timing } : {}),
+      ...(deps.installs.installed ? { installed: deps.installs.installed } : {}),
+    },
+  );
+}
+
 export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
   const { config } = deps;
   const logger = deps.logger.child({ surface: "slack" });
   const slackLogger = boltLogger(logger);
   const clientOptions = { slackApiUrl: config.apiUrl, retryConfig: RETRY_POLICY, logger: slackLogger };
-  const client = new webApi.WebClient(config.botToken, clientOptions);
-  const writeClient = new webApi.WebClient(config.botToken, { ...clientOptions, retryConfig: NO_RETRIES, rejectRateLimitedCalls: true });
-  const posts = createSlackPosts(client, logger);
+  const options: ClientOptions = {
+    reads: clientOptions,
+    writes: { ...clientOptions, retryConfig: NO_RETRIES, rejectRateLimitedCalls: true },
+  };
+  const installs = openInstalls(deps, options, slackLogger);
+  const orgs = installs && deps.installs ? createOrgWorkspaces(deps.installs.store) : undefined;
+  const clients: SlackClients = installs?.clients ?? singleWorkspaceClients(tokenOfConfig(config), options);
   const now = deps.now ?? Date.now;
+  /** With SLACK_BOT_TOKEN: the bot's user id (auth.test at start). With installs each event's context names its workspace's. */
   let botUserId: string | undefined;
   let socket: SocketModeReceiver | undefined;
 
+  const clientAt = (origin: TaskOrigin) => clients.of(workspaceOfOrigin(origin) ?? NO_WORKSPACE);
+  /** Installed in several workspaces: each one's admins and owners are its admins where the settings name none. */
+  const admins = installs ? createWorkspaceAdmins(clientAt, logger, now) : undefined;
+  const postsAt = (origin: TaskOrigin) => createSlackPosts(clientAt(origin), logger);
+  const botUserIdAt = async (origin: TaskOrigin) => {
+    const workspace = workspaceOfOrigin(origin);
+    if (!installs || !workspace) return botUserId;
+    return (await installs.tokens.credentialsOf(workspace).catch(() => undefined))?.botUserId;
+  };
+  /** A clicked message's workspace: Bolt's context of the click, or the workspace of the place it was asked in. */
+  const clickedClient = (clicked: SlackClicked, at?: TaskOrigin) =>
+    clients.of(clicked.workspace ?? (at ? workspaceOfOrigin(at) : undefined) ?? NO_WORKSPACE);
+
   /** The app, and in HTTP mode the request listener to mount on the process's port once the listeners are in place. */
   function buildApp(identity: { botUserId?: string; botId?: string }): { bolt: App; requests?: RequestListener } {
-    // No conversation store: state lives in our own store, not in Bolt's memory.
+    // No conversation store: state lives in our own store, not in Bolt's memory. One token, or each workspace's.
     const common = {
-      token: config.botToken,
+      ...(installs ? { authorize: installs.authorize } : { token: tokenOfConfig(config), tokenVerificationEnabled: false, ...identity }),
       clientOptions,
       logger: slackLogger,
-      tokenVerificationEnabled: false,
       convoStore: false as const,
-      ...identity,
     };
     if (config.mode.kind === "socket") {
       socket = new SocketModeReceiver({
@@ -126,10 +223,20 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
   }
 
   /** The ack waits for the record (processBeforeResponse, deferred Socket Mode acks); the rest comes after it. */
-  async function takeMessage(core: SurfaceCore<SlackClicked>, entry: EntryPoint, body: unknown, fallbackTeam?: string): Promise<void> {
-    const incoming = classifyMessage(entry, body, botUserId, fallbackTeam);
+  async function takeMessage(core: SurfaceCore<SlackClicked>, entry: EntryPoint, body: unknown, context: EventContext): Promise<void> {
+    const workspace = refOfContext(context);
+    const bot = context.botUserId ?? botUserId;
+    const change = entry === "direct" ? changeOf(body, bot, context.teamId, workspace) : undefined;
+    if (change) return takeChange(core, change, logger);
+    const incoming = classifyMessage(entry, body, bot, context.teamId, workspace);
     if (incoming.kind === "ignore") return void logger.debug({ entry, reason: incoming.reason }, "event ignored");
-    await core.message(incoming.message);
+    const message = admins ? { ...incoming.message, at: await admins.mark(incoming.message.at) } : incoming.message;
+    await (incoming.kind === "follow_up" ? core.followUp(message) : core.message(message));
+    // A workspace of an org-wide install goes with the org when it uninstalls.
+    if (orgs && context.isEnterpriseInstall && context.enterpriseId && context.teamId)
+      void orgs
+        .note(context.enterpriseId, context.teamId)
+        .catch((error: unknown) => logger.warn({ err: error }, "could not note a workspace of an org-wide install"));
   }
 
   function listen(bolt: App, core: SurfaceCore<SlackClicked>): void {
@@ -138,14 +245,21 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
       if (isNotRecorded(error)) throw error;
       logger.error({ err: error }, "Slack event handling failed");
     });
-    bolt.event("app_mention", ({ body, context }) => takeMessage(core, "mention", body, context.teamId));
-    bolt.message(({ body, context }) => takeMessage(core, "direct", body, context.teamId));
+    bolt.event("app_mention", ({ body, context }) => takeMessage(core, "mention", body, context));
+    bolt.message(({ body, context }) => takeMessage(core, "direct", body, context));
+    bolt.event("app_context_changed", async ({ body, context }) => {
+      const viewing = viewingOf(body, context.teamId);
+      if (viewing) await core.viewing(viewing);
+    });
     for (const action of BUTTON_ACTIONS) {
-      bolt.action(action, async ({ ack, body }) => {
+      bolt.action(action, async ({ ack, body, context }) => {
         await ack();
-        void takeClick(core, action, body, () => logger.warn({ action }, "ignored a malformed button click"));
+        const ignored = () => logger.warn({ action }, "ignored a malformed button click");
+        void takeClick(core, action, body, ignored, refOfContext(context), admins ? (at) => admins.mark(at) : undefined);
       });
     }
+    if (installs && orgs)
+      listenForRemoval(bolt, { installs, orgs, logger, ...(deps.installs?.removed ? { removed: deps.installs.removed } : {}) });
     bolt.view(FEEDBACK_MODAL, async ({ ack, body }) => {
       await ack();
       const submitted = parseComment(body);
@@ -173,24 +287,47 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
     redelivers: true,
     format: slackFormat,
     linkStyle: "slack",
+    ...(installs ? { manyWorkspaces: true } : {}),
     askHint: "write your question after the mention, for example: what can you do?",
-    tools: createSlackTools(client, writeClient),
-    loadContext: slackContextLoader(client, () => botUserId, deps.counter, logger),
-    files: createSlackFiles({ client, botToken: config.botToken, ...(config.apiUrl ? { apiUrl: config.apiUrl } : {}), logger }),
+    tools: createSlackTools(clients),
+    loadContext: slackContextLoader(clientAt, botUserIdAt, deps.counter, logger),
+    files: createSlackFiles({
+      clientOf: clientAt,
+      tokenOf: (origin) => clients.tokenOf(workspaceOfOrigin(origin) ?? NO_WORKSPACE),
+      ...(config.apiUrl ? { apiUrl: config.apiUrl } : {}),
+      logger,
+    }),
     upgrade: upgradeOrigin,
-    refs: { keyPrefix: "slack:approval", schema: z.object({ channel: z.string().min(1), ts: z.string().min(1) }) },
+    refs: {
+      keyPrefix: "slack:approval",
+      schema: z.object({
+        channel: z.string().min(1),
+        ts: z.string().min(1),
+        team: z.string().min(1).optional(),
+        enterprise: z.string().min(1).optional(),
+        orgInstall: z.literal(true).optional(),
+      }),
+    },
 
     async start(core) {
-      const identity = await whoAmI(
-        new webApi.WebClient(config.botToken, {
-          ...clientOptions,
-          retryConfig: START_RETRY_POLICY,
-          logger: boltLogger(logger, { quietWarnings: true }),
-        }),
-      );
+      // One workspace: its token is checked now. Installs: each workspace's is asked when it is used.
+      const identity =
+        config.auth.kind === "token"
+          ? await whoAmI(
+              new webApi.WebClient(config.auth.botToken, {
+                ...clientOptions,
+                retryConfig: START_RETRY_POLICY,
+                logger: boltLogger(logger, { quietWarnings: true }),
+              }),
+            )
+          : {};
       botUserId = identity.botUserId;
       if (deps.takeEvents === false)
         return void logger.info({ mode: "worker" }, "Slack is connected (Web API only: a worker takes no events)");
+      if (installs && deps.installs?.pages) {
+        deps.installs.pages.mountPrefix(SLACK_INSTALL_PATH, installs.pages);
+        deps.installs.pages.mountPrefix(SLACK_REDIRECT_PATH, installs.pages);
+      }
       const { bolt, requests } = buildApp(identity);
       listen(bolt, core);
       if (!requests) await bolt.start();
@@ -212,30 +349,37 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
     display(request) {
       const place = placeOf(request.origin);
       if (!place) throw new Error("the run's origin has no Slack thread");
+      const client = clients.of(workspaceOf(place));
+      const posts = createSlackPosts(client, logger);
       return createSlackDisplay({ client, posts, logger, streamLimits: deps.streamLimits ?? DEFAULT_STREAM_LIMITS, now }, place);
     },
     async post(at, text) {
       const place = placeOf(at.origin);
       if (!place) return false;
-      return (await posts.post(noteTarget(place), { text }, { level: "error", message: "could not post a reply" })) !== undefined;
+      const posted = await postsAt(at.origin).post(noteTarget(place), { text }, { level: "error", message: "could not post a reply" });
+      return posted !== undefined;
     },
     async whisper(at, text, link) {
       const place = placeOf(at.origin);
-      return place ? posts.whisper(noteTarget(place), at.origin.requester.id, text, link) : false;
+      return place ? postsAt(at.origin).whisper(noteTarget(place), at.origin.requester.id, text, link) : false;
     },
-    directMessage: (person, text, link) => posts.directMessage(person.id, text, link),
-    ...createSlackSchedulePorts(client, posts, logger),
+    directMessage: (person, text, where, link) => postsAt(where).directMessage(person.id, text, link),
+    ...createSlackSchedulePorts(clientAt, postsAt, logger),
     async settleApproval(message, card) {
       const update = settledUpdate(message, card);
+      const client = "clicked" in message ? clickedClient(message.clicked) : clients.of(refWorkspace(message.ref));
       const failure = { level: "warn", message: "could not update the approval message", fields: { channel: update.channel } } as const;
       await attempt(logger, failure, () => client.chat.update(update));
     },
-    async linkTo(_at, clicked) {
-      const response = await client.chat.getPermalink({ channel: clicked.channel, message_ts: clicked.ts }).catch(() => undefined);
+    async linkTo(at, clicked) {
+      const response = await clickedClient(clicked, at.origin)
+        .chat.getPermalink({ channel: clicked.channel, message_ts: clicked.ts })
+        .catch(() => undefined);
       return typeof response?.permalink === "string" ? response.permalink : undefined;
     },
-    openForm: (clicked, form) => openFormModal(client, logger, clicked, form),
+    deleteAnswer: deleteRunMessages(clientAt, logger),
+    openForm: (clicked, form) => openFormModal(clickedClient(clicked), logger, clicked, form),
     askComment: (runId, clicked) =>
-      clicked.triggerId ? openCommentForm(client, logger, clicked.triggerId, runId) : Promise.resolve(false),
+      clicked.triggerId ? openCommentForm(clickedClient(clicked), logger, clicked.triggerId, runId) : Promise.resolve(false),
   };
 }

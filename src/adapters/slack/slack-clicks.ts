@@ -11,6 +11,7 @@ import { decodeFeedbackValue, FEEDBACK_DOWN_ACTION, FEEDBACK_UP_ACTION } from ".
 import { STOP_ACTION } from "./slack-working.js";
 import { conversationAt } from "./slack-place.js";
 import type { SlackClicked } from "./slack-refs.js";
+import type { WorkspaceRef } from "./install/workspace-ref.js";
 
 const Body = z.object({
   trigger_id: z.string().min(1).optional(),
@@ -23,7 +24,7 @@ const Body = z.object({
 
 type Parsed = { readonly at: Spot; readonly clicked: SlackClicked; readonly value: string };
 
-function parse(body: unknown): Parsed | undefined {
+function parse(body: unknown, workspace: WorkspaceRef | undefined): Parsed | undefined {
   const parsed = Body.safeParse(body);
   if (!parsed.success) return undefined;
   const { team: teamOf, user, channel, message, actions, trigger_id } = parsed.data;
@@ -34,11 +35,18 @@ function parse(body: unknown): Parsed | undefined {
     traceThreadTs: message.thread_ts ?? message.ts,
     ...(message.thread_ts ? { replyThreadTs: message.thread_ts } : {}),
     ...(user.team_id && user.team_id !== team ? { requesterTeam: user.team_id } : {}),
+    ...enterpriseOf(workspace),
   });
   const name = user.username ?? user.name;
   return {
     at: spotOf("slack", conversation, { id: user.id, ...(name ? { name } : {}), roles: [] }),
-    clicked: { channel: channel.id, ts: message.ts, blocks: message.blocks, ...(trigger_id ? { triggerId: trigger_id } : {}) },
+    clicked: {
+      channel: channel.id,
+      ts: message.ts,
+      blocks: message.blocks,
+      ...(trigger_id ? { triggerId: trigger_id } : {}),
+      ...(workspace ? { workspace } : {}),
+    },
     value: actions[0]!.value ?? "",
   };
 }
@@ -68,11 +76,27 @@ function vote(value: string, rating: Rating): Button | undefined {
 /** The action ids of the bot's buttons. */
 export const BUTTON_ACTIONS = [...BUTTONS.keys()];
 
-/** Hands one click on the button `action` to the core. Never rejects. */
-export async function takeClick(core: SurfaceCore<SlackClicked>, action: string, body: unknown, ignored: () => void): Promise<void> {
-  const click = parse(body);
+/** The org of a click's or an event's workspace, as a place keeps it. */
+export const enterpriseOf = (workspace: WorkspaceRef | undefined) => ({
+  ...(workspace?.enterprise ? { enterprise: workspace.enterprise } : {}),
+  ...(workspace?.orgInstall ? { orgInstall: true as const } : {}),
+});
+
+/**
+ * Hands one click on the button `action` to the core; `workspace` is Bolt's context of it, `mark` adds what the
+ * surface knows of the person there (workspace-admins.ts). Never rejects.
+ */
+export async function takeClick(
+  core: SurfaceCore<SlackClicked>,
+  action: string,
+  body: unknown,
+  ignored: () => void,
+  workspace?: WorkspaceRef,
+  mark?: (at: Spot) => Promise<Spot>,
+): Promise<void> {
+  const click = parse(body, workspace);
   const read = BUTTONS.get(action);
   if (!click || !read) return ignored();
   const { value, ...pressed } = click;
-  return takeButton(core, pressed, read(value));
+  return takeButton(core, mark ? { ...pressed, at: await mark(pressed.at) } : pressed, read(value));
 }

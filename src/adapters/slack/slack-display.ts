@@ -180,7 +180,9 @@ export function createSlackDisplay(deps: SlackDisplayDeps, place: ThreadPlace): 
       const message = { text: approvalText(pending), blocks: approvalBlocks(pending, deciders) };
       const fields = { runId: pending.runId, tool: pending.tool };
       const ts = await posts.post(replyTarget, message, { level: "error", message: "could not post the approval message", fields });
-      return ts === undefined ? undefined : { channel: replyTarget.channel, ts };
+      if (ts === undefined) return undefined;
+      const { team, enterprise, orgInstall } = place;
+      return { channel: replyTarget.channel, ts, team, ...(enterprise ? { enterprise } : {}), ...(orgInstall ? { orgInstall } : {}) };
     },
     form: (form) => postFormCard(client, logger, place, form),
     async findAnswer(id) {

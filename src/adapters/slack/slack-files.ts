@@ -9,6 +9,7 @@
 // with Slack's external upload (files.getUploadURLExternal → upload → files.completeUploadExternal,
 // which Bolt's filesUploadV2 does) into the answer's thread.
 import type { webApi } from "@slack/bolt";
+import type { TaskOrigin } from "../../contracts/types.js";
 import { z } from "zod";
 import { downloadUrl } from "../../files/download.js";
 import { fileHostsOf } from "../../files/file-hosts.js";
@@ -86,8 +87,10 @@ const RootSource = z.object({ channel: z.string().min(1), thread_ts: z.string().
 const Replies = z.object({ messages: z.array(z.object({ ts: z.string(), files: z.unknown().optional() })).default([]) });
 
 export interface SlackFilesDeps {
-  readonly client: webApi.WebClient;
-  readonly botToken: string;
+  /** The client of the origin's workspace. */
+  readonly clientOf: (origin: TaskOrigin) => webApi.WebClient;
+  /** Its bot token, asked right before each download (a rotating token may have changed since the message came). */
+  readonly tokenOf: (origin: TaskOrigin) => Promise<string>;
   /** SLACK_API_URL, when set: its origin serves files too and gets the token (a Slack-compatible host, or the tests' fake). */
   readonly apiUrl?: string;
   readonly logger: Logger;
@@ -97,7 +100,7 @@ export function createSlackFiles(deps: SlackFilesDeps): SurfaceFileSupport {
   const hosts = fileHostsOf("Slack", SLACK_FILE_HOSTS, deps.apiUrl);
   return {
     uploads: true,
-    refFor(file) {
+    refFor(file, origin) {
       const url = file.source.url;
       if (url === undefined)
         return unavailableFileRef(file, {
@@ -105,21 +108,28 @@ export function createSlackFiles(deps: SlackFilesDeps): SurfaceFileSupport {
           reason: file.source.scope === "missing" ? "missing_scope" : "failed_download",
           detail: noLinkReason(file.source),
         });
-      return fileRefOf(file, (request) =>
-        downloadUrl({
+      return fileRefOf(file, async (request) => {
+        let token: string;
+        try {
+          token = await deps.tokenOf(origin);
+        } catch (error) {
+          // Must not reject: a workspace with no token (uninstalled meanwhile) is a failed download.
+          return { kind: "failed", reason: "failed_download", detail: `no Slack token for this workspace (${describeSlackError(error)})` };
+        }
+        return downloadUrl({
           ...request,
           url,
           hosts,
-          authorization: `Bearer ${deps.botToken}`,
+          authorization: `Bearer ${token}`,
           ...(file.size === undefined ? {} : { declaredSize: file.size }),
           expectsHtml: isHtmlFile(file.name, file.mime),
-        }),
-      );
+        });
+      });
     },
-    async describe(file) {
+    async describe(file, origin) {
       if (file.source.check !== "files.info") return file;
       try {
-        const answer = await deps.client.files.info({ file: file.id });
+        const answer = await deps.clientOf(origin).files.info({ file: file.id });
         const [described] = slackFilesOf([answer.file]);
         if (described?.source.url) return described;
         return { ...file, source: { unavailable: "Slack's files.info gave no link for this file" } };
@@ -133,12 +143,14 @@ export function createSlackFiles(deps: SlackFilesDeps): SurfaceFileSupport {
         return { ...file, source: { unavailable: `Slack would not describe this file (files.info: ${describeSlackError(error)})` } };
       }
     },
-    async rootFiles(contextSource) {
+    async rootFiles(contextSource, origin) {
       const source = RootSource.safeParse(contextSource);
       if (!source.success) return [];
       try {
         const { channel, thread_ts } = source.data;
-        const answer = Replies.parse(await deps.client.conversations.replies({ channel, ts: thread_ts, limit: 1, inclusive: true }));
+        const answer = Replies.parse(
+          await deps.clientOf(origin).conversations.replies({ channel, ts: thread_ts, limit: 1, inclusive: true }),
+        );
         const root = answer.messages.find((message) => message.ts === thread_ts);
         return root ? slackFilesOf(root.files) : [];
       } catch (error) {

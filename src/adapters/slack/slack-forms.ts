@@ -10,15 +10,17 @@ import { FORM_ACTIONS, takeFormClick } from "./form-message.js";
 import { FORM_MODAL, formModal, modalErrors, readFormSubmission } from "./form-modal.js";
 import { conversationAt } from "./slack-place.js";
 import type { SlackClicked } from "./slack-refs.js";
+import { refOfContext } from "./install/workspace-ref.js";
+import { enterpriseOf } from "./slack-clicks.js";
 
 export function listenForForms(bolt: App, core: SurfaceCore<SlackClicked>, logger: Logger): void {
   for (const action of FORM_ACTIONS) {
-    bolt.action(action, async ({ ack, body }) => {
+    bolt.action(action, async ({ ack, body, context }) => {
       await ack();
-      void takeFormClick(core, action, body, () => logger.warn({ action }, "ignored a malformed form button click"));
+      void takeFormClick(core, action, body, () => logger.warn({ action }, "ignored a malformed form button click"), refOfContext(context));
     });
   }
-  bolt.view(FORM_MODAL, async ({ ack, body }) => {
+  bolt.view(FORM_MODAL, async ({ ack, body, context }) => {
     const read = readFormSubmission(body);
     if (!read) {
       logger.warn("ignored a malformed form submission");
@@ -29,6 +31,7 @@ export function listenForForms(bolt: App, core: SurfaceCore<SlackClicked>, logge
       channel: read.channel,
       traceThreadTs: read.threadTs ?? "",
       ...(read.threadTs ? { replyThreadTs: read.threadTs } : {}),
+      ...enterpriseOf(refOfContext(context)),
     });
     const at = spotOf("slack", conversation, { ...read.user, roles: [] });
     // Slack waits 3 s for this ack; the answer is one claim in the store.

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import type { RequestScope, TaskOrigin } from "../../contracts/types.js";
 import type { Conversation } from "../core/inbound.js";
+import type { WorkspaceRef } from "./install/workspace-ref.js";
 
 /** Where a run is rendered: the trace and the reply go into one thread. */
 export interface ThreadPlace {
@@ -16,6 +17,10 @@ export interface ThreadPlace {
   readonly requester: string;
   /** The requester's own workspace (differs from `team` for a Slack Connect user); streams are addressed to it. */
   readonly requesterTeam?: string;
+  /** The Enterprise Grid org, when the workspace is in one. */
+  readonly enterprise?: string;
+  /** The app was installed org-wide: the org's installation answers here. */
+  readonly orgInstall?: true;
 }
 
 const Stored = z.object({
@@ -24,6 +29,8 @@ const Stored = z.object({
   thread_ts: z.string().min(1),
   reply_thread_ts: z.string().min(1).optional(),
   requester_team: z.string().min(1).optional(),
+  enterprise: z.string().min(1).optional(),
+  org_install: z.literal("yes").optional(),
 });
 
 /** DM channel ids start with D. */
@@ -49,15 +56,29 @@ export function conversationAt(place: Omit<ThreadPlace, "requester">): Conversat
       thread_ts: place.traceThreadTs,
       ...(place.replyThreadTs === undefined ? {} : { reply_thread_ts: place.replyThreadTs }),
       ...(place.requesterTeam === undefined ? {} : { requester_team: place.requesterTeam }),
+      ...(place.enterprise === undefined ? {} : { enterprise: place.enterprise }),
+      ...(place.orgInstall ? { org_install: "yes" } : {}),
     },
   };
+}
+
+/** The installation that answers in a place. */
+export function workspaceOf(place: Pick<ThreadPlace, "team" | "enterprise" | "orgInstall">): WorkspaceRef {
+  return { team: place.team, orgInstall: place.orgInstall === true, ...(place.enterprise ? { enterprise: place.enterprise } : {}) };
+}
+
+/** The installation that answers for an origin: its place's, or (an origin without a Slack place) its scope's workspace. */
+export function workspaceOfOrigin(origin: Pick<TaskOrigin, "place" | "requester" | "scope">): WorkspaceRef | undefined {
+  const place = placeOf(origin);
+  if (place) return workspaceOf(place);
+  return origin.scope?.workspace ? { team: origin.scope.workspace, orgInstall: false } : undefined;
 }
 
 /** The thread of an origin, or undefined when its place is not a Slack place (damaged or foreign). */
 export function placeOf(origin: Pick<TaskOrigin, "place" | "requester">): ThreadPlace | undefined {
   const parsed = Stored.safeParse(origin.place);
   if (!parsed.success) return undefined;
-  const { team, channel, thread_ts, reply_thread_ts, requester_team } = parsed.data;
+  const { team, channel, thread_ts, reply_thread_ts, requester_team, enterprise, org_install } = parsed.data;
   return {
     team,
     channel,
@@ -65,6 +86,8 @@ export function placeOf(origin: Pick<TaskOrigin, "place" | "requester">): Thread
     requester: origin.requester.id,
     ...(reply_thread_ts ? { replyThreadTs: reply_thread_ts } : {}),
     ...(requester_team ? { requesterTeam: requester_team } : {}),
+    ...(enterprise ? { enterprise } : {}),
+    ...(org_install ? { orgInstall: true as const } : {}),
   };
 }
 

@@ -18,13 +18,19 @@ const ChannelInfo = z.object({ channel: z.object({ is_member: z.boolean().option
 const OWNER_LEFT: Presence = { kind: "gone", reason: "its owner left the workspace" };
 const BOT_REMOVED: Presence = { kind: "gone", reason: "the bot is no longer in its channel" };
 
-export function createSlackSchedulePorts(client: webApi.WebClient, posts: SlackPosts, logger: Logger) {
-  const userInfo = async (person: Person) => UserInfo.parse(await client.users.info({ user: person.id })).user;
+/** `clientOf` and `postsOf` answer with the origin's workspace's own. */
+export function createSlackSchedulePorts(
+  clientOf: (origin: TaskOrigin) => webApi.WebClient,
+  postsOf: (origin: TaskOrigin) => SlackPosts,
+  logger: Logger,
+) {
+  const userInfo = async (person: Person, origin: TaskOrigin) =>
+    UserInfo.parse(await clientOf(origin).users.info({ user: person.id })).user;
 
   return {
-    async timeZoneOf(person: Person): Promise<string | undefined> {
+    async timeZoneOf(person: Person, origin: TaskOrigin): Promise<string | undefined> {
       try {
-        return (await userInfo(person)).tz;
+        return (await userInfo(person, origin)).tz;
       } catch (error) {
         logger.info({ err: error, user: person.id }, "could not read a person's timezone from Slack");
         return undefined;
@@ -34,14 +40,14 @@ export function createSlackSchedulePorts(client: webApi.WebClient, posts: SlackP
     /** The owner first, then (outside DMs) the bot's membership of the channel; what Slack can't say counts as present. */
     async presenceOf(owner: Person, origin: TaskOrigin): Promise<Presence> {
       try {
-        if ((await userInfo(owner)).deleted) return OWNER_LEFT;
+        if ((await userInfo(owner, origin)).deleted) return OWNER_LEFT;
       } catch (error) {
         if (slackErrorCode(error) === "user_not_found") return OWNER_LEFT;
       }
       const place = placeOf(origin);
       if (!place || isDirectChannel(place.channel)) return { kind: "present" };
       try {
-        const { channel } = ChannelInfo.parse(await client.conversations.info({ channel: place.channel }));
+        const { channel } = ChannelInfo.parse(await clientOf(origin).conversations.info({ channel: place.channel }));
         return channel.is_member === false ? BOT_REMOVED : { kind: "present" };
       } catch (error) {
         return slackErrorCode(error) === "channel_not_found" ? BOT_REMOVED : { kind: "present" };
@@ -52,7 +58,7 @@ export function createSlackSchedulePorts(client: webApi.WebClient, posts: SlackP
       const place = placeOf(origin);
       if (!place) return undefined;
       const failure = { level: "warn" as const, message: "could not post a schedule slot's first message", fields: {} };
-      const ts = await posts.post({ channel: place.channel }, { text: heading }, failure);
+      const ts = await postsOf(origin).post({ channel: place.channel }, { text: heading }, failure);
       if (ts === undefined) return undefined;
       const { requesterTeam } = place;
       return conversationAt({
@@ -61,6 +67,8 @@ export function createSlackSchedulePorts(client: webApi.WebClient, posts: SlackP
         traceThreadTs: ts,
         replyThreadTs: ts,
         ...(requesterTeam ? { requesterTeam } : {}),
+        ...(place.enterprise ? { enterprise: place.enterprise } : {}),
+        ...(place.orgInstall ? { orgInstall: place.orgInstall } : {}),
       }).place;
     },
   };

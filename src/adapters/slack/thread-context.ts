@@ -7,6 +7,7 @@
 import type { webApi } from "@slack/bolt";
 import { z } from "zod";
 import type { SourcedText, TextSource } from "../../contracts/provenance.js";
+import type { TaskOrigin } from "../../contracts/types.js";
 import type { Logger } from "../../logger.js";
 import type { ContextLoader } from "../../runs/api/surface-hooks.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
@@ -68,16 +69,19 @@ async function threadBefore(client: webApi.WebClient, request: ThreadContextRequ
   return messages;
 }
 
-/** The core's loader (core/thread-context.ts) over the thread a Slack question was asked in. */
+/**
+ * The core's loader (core/thread-context.ts) over the thread a Slack question was asked in, read
+ * with the client of the origin's workspace (`clientOf`), leaving out that workspace's bot (`botUserIdOf`).
+ */
 export function slackContextLoader(
-  client: webApi.WebClient,
-  botUserId: () => string | undefined,
+  clientOf: (origin: TaskOrigin) => webApi.WebClient,
+  botUserIdOf: (origin: TaskOrigin) => Promise<string | undefined>,
   counter: TokenCounter,
   logger: Logger,
 ): ContextLoader {
   return threadContextLoader(SourceSchema, logger, async ({ channel, thread_ts: threadTs, before_ts: beforeTs }, origin) => {
-    const bot = botUserId();
+    const bot = await botUserIdOf(origin);
     const request = { channel, threadTs, beforeTs, requester: origin.requester.id, ...(bot ? { botUserId: bot } : {}) };
-    return toThreadContext(await threadBefore(client, request, logger), request, counter);
+    return toThreadContext(await threadBefore(clientOf(origin), request, logger), request, counter);
   });
 }

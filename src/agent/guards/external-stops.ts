@@ -23,10 +23,17 @@ export function stoppedByStop(by: Person): GuardStop {
   return guardStop("stopped", `stopped by ${by.id}`, `Stopped by ${by.name ?? by.id}.`);
 }
 
-/** The stop a Stop request carries as its abort reason; anything else is read as a stop by someone unnamed. */
+/** The person deleted the question while its run worked: nothing more is said to anyone. */
+export function questionDeletedStop(): GuardStop {
+  return guardStop("question_deleted", "the question was deleted", "Stopped: the question was deleted.");
+}
+
+/** The stop a Stop request (or a deleted question) carries as its abort reason; anything else is read as a stop by someone unnamed. */
 export function stopOf(reason: unknown): GuardStop {
   const stop = reason as Partial<GuardStop> | undefined;
-  return stop?.guard === "stopped" && typeof stop.sentence === "string" && typeof stop.detail === "string"
+  return (stop?.guard === "stopped" || stop?.guard === "question_deleted") &&
+    typeof stop.sentence === "string" &&
+    typeof stop.detail === "string"
     ? (stop as GuardStop)
     : stoppedByStop({ id: "someone" });
 }

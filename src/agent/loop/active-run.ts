@@ -18,7 +18,10 @@ import { meteredModel } from "../models/metered-model.js";
 import { newBoundary } from "../context/data-blocks.js";
 import { summarize, summaryTimeoutMs } from "../context/summary.js";
 import { EMPTY_REPLY_NUDGE } from "../context/system-prompt.js";
+import { addedText } from "./added-text.js";
 import type {
+  AddedMessage,
+  AddedNote,
   AgentEvent,
   CallRecord,
   EventSink,
@@ -42,6 +45,10 @@ const STOPPED_SUMMARY_MS = 1_000;
 export class ActiveRun {
   steps: StepRecord[];
   guards: GuardCounters;
+  /** The intake ids of the messages added to the run so far (see add). */
+  readonly taken: string[];
+  /** Those added since the last step, for the next step's record. */
+  private added: AddedNote[];
   usage: TokenUsage;
   pending: RunState["pending"];
   private readonly context: RunContext;
@@ -68,6 +75,8 @@ export class ActiveRun {
     this.emitter = this.emit.bind(this);
     this.writeSignal = this.cancellation.writeSignal.bind(this.cancellation);
     this.steps = [...state.steps];
+    this.taken = [...(state.taken ?? [])];
+    this.added = [...(state.added ?? [])];
     this.guards = state.guards;
     this.usage = state.usage;
     this.pending = state.pending;
@@ -155,7 +164,9 @@ export class ActiveRun {
 
   private finishStep(index: number, startedAt: number, text: string | null, calls: readonly CallRecord[], meta: StepMeta): void {
     const durationMs = now() - startedAt;
-    this.steps.push({ index, startedAt, durationMs, text, calls, ...meta });
+    const added = this.added.length > 0 ? { added: this.added } : {};
+    this.added = [];
+    this.steps.push({ index, startedAt, durationMs, text, calls, ...meta, ...added });
     logStep(this.deps.logger, this.runId, index, calls, durationMs, this.context.tokens);
   }
 
@@ -283,6 +294,18 @@ export class ActiveRun {
     return this.runCalls(pending.index, pending.startedAt, pending.text, rest, done, meta);
   }
 
+  /** The person's messages, before the next model call: in the context as theirs, on the next step's record, in the trace. */
+  add(messages: readonly AddedMessage[]): void {
+    const step = this.steps.length + 1;
+    for (const message of messages) {
+      const note: AddedNote = { kind: message.kind, text: message.text };
+      this.context.append({ role: "user", content: addedText(note) });
+      this.taken.push(message.id);
+      this.added.push(note);
+      this.emit({ type: "message_added", runId: this.runId, step, note });
+    }
+  }
+
   /** Hands the tokens not reported yet to the usage check (a run stopping at a checkpoint for shutdown). */
   async reportUsage(): Promise<void> {
     if (this.meter.due) await this.meter.report();
@@ -301,6 +324,8 @@ export class ActiveRun {
       elapsedMs: this.cancellation.elapsedMs(),
       ...(this.pending ? { pending: this.pending } : {}),
       boundary: this.boundary,
+      ...(this.taken.length > 0 ? { taken: this.taken } : {}),
+      ...(this.added.length > 0 ? { added: this.added } : {}),
     };
   }
 
@@ -311,7 +336,9 @@ export class ActiveRun {
 
   async finish(end: Exclude<StepEnd, { kind: "continue" }>): Promise<LoopResult> {
     this.cancellation.dispose();
-    const summary = end.kind === "stop" ? await this.guardSummary(end.stop) : undefined;
+    // A deleted question is answered by nobody: no model call for a summary nobody will read.
+    const summary =
+      end.kind !== "stop" ? undefined : end.stop.guard === "question_deleted" ? end.stop.sentence : await this.guardSummary(end.stop);
     const run = { runId: this.runId, steps: this.steps, visibleSteps: () => this.visibleSteps(), usage: this.usage };
     const outcome = outcomeOf(end, run, summary);
     if (this.meter.due) await this.meter.report();

@@ -7,6 +7,7 @@ import type { RunState } from "./run-state.js";
 import type { ToolPolicy } from "../tools/tool-policy.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import type {
+  AddedMessage,
   AnswerFileSink,
   ChatMessage,
   ContentPart,
@@ -87,6 +88,18 @@ export interface RunHooks {
   readonly signal?: { readonly aborted: boolean };
   /** A person's Stop: aborts the model call or reads in flight (a write finishes) and ends the run with its summary; the reason is the GuardStop. */
   readonly stop?: StopSignal;
+  /** What the person sends while the run works, given to it before its next model call. */
+  readonly added?: AddedMessages;
+}
+
+/**
+ * The messages a person adds to a run in progress, kept durable by the runner: `pending` is asked before each model
+ * call after the first (never rejects: none when it can't tell); the run adds them, checkpoints, and only then calls
+ * `taken` with their ids (also again, after a crash, for those a checkpoint holds). `taken` must not throw.
+ */
+export interface AddedMessages {
+  pending(taken: readonly string[]): Promise<readonly AddedMessage[]>;
+  taken(ids: readonly string[]): Promise<void>;
 }
 
 /** What the loop reads of a Stop: an AbortSignal is one, and so is the lighter flag the runner gives each run (src/runs/worker/run-stops.ts). */

@@ -9,6 +9,8 @@ import type { ChatMessage, ContentPart, EventSink } from "../../contracts/types.
 import { RunInterruptedError } from "../../errors.js";
 
 async function drive(run: ActiveRun, hooks: RunHooks | undefined, first?: () => Promise<StepEnd>): Promise<LoopResult> {
+  // A checkpoint (after a crash) may hold messages whose taking was not recorded yet.
+  if (run.taken.length > 0) await hooks?.added?.taken(run.taken);
   let end = first ? await first() : await run.step();
   while (end.kind === "continue") {
     await hooks?.checkpoint?.(run.snapshot());
@@ -17,9 +19,21 @@ async function drive(run: ActiveRun, hooks: RunHooks | undefined, first?: () => 
       await run.reportUsage();
       throw new RunInterruptedError(run.runId);
     }
+    await takeAdded(run, hooks);
     end = await run.step();
   }
   return run.finish(end);
+}
+
+/** What the person sent meanwhile joins the run before its next model call: saved in a checkpoint before it counts as taken. */
+async function takeAdded(run: ActiveRun, hooks: RunHooks | undefined): Promise<void> {
+  const added = hooks?.added;
+  if (!added) return;
+  const messages = await added.pending(run.taken);
+  if (messages.length === 0) return;
+  run.add(messages);
+  await hooks.checkpoint?.(run.snapshot());
+  await added.taken(messages.map((message) => message.id));
 }
 
 const QUESTION_SHARE_OF_BUDGET = 0.5;

@@ -2,6 +2,7 @@
 // waits for a person. The schema checks a stored copy before it is trusted again.
 import { z } from "zod";
 import type {
+  AddedNote,
   CallRecord,
   ChatMessage,
   ModelSwitch,
@@ -60,6 +61,10 @@ export interface RunState {
    * sources: such a run draws one when it is taken up again.
    */
   readonly boundary?: string;
+  /** The intake ids of the messages the person added while the run worked: none is taken twice, also after a crash. */
+  readonly taken?: readonly string[];
+  /** Those added since the last step, for the next step's record. */
+  readonly added?: readonly AddedNote[];
 }
 
 const ToolCallSchema = z.object({ id: z.string().max(200), name: z.string().max(200), arguments: z.string() });
@@ -155,6 +160,7 @@ const CallRecordSchema = z.object({
     .readonly()
     .optional(),
 });
+const AddedNoteSchema = z.object({ kind: z.enum(["added", "edited"]), text: z.string() });
 const StepRecordSchema = z.object({
   index: z.number().int().positive(),
   startedAt: z.number(),
@@ -164,6 +170,7 @@ const StepRecordSchema = z.object({
   usage: UsageSchema.optional(),
   endpoint: EndpointSchema,
   switches: SwitchesSchema,
+  added: z.array(AddedNoteSchema).max(100).readonly().optional(),
 });
 /** Who asked or decided; shared with the approval records. */
 export const PersonSchema = z.object({ id: z.string(), name: z.string().optional() }) satisfies z.ZodType<Person>;
@@ -175,6 +182,7 @@ export const ScopeSchema = z.object({
   workspace: z.string().optional(),
   roles: z.array(z.string()).readonly(),
   link: z.string().optional(),
+  workspaceAdmin: z.literal(true).optional(),
 }) satisfies z.ZodType<RequestScope>;
 
 export const RunStateSchema = z.object({
@@ -223,6 +231,8 @@ export const RunStateSchema = z.object({
     })
     .optional(),
   boundary: z.string().regex(BOUNDARY_PATTERN).optional(),
+  taken: z.array(z.string().max(64)).max(1_000).readonly().optional(),
+  added: z.array(AddedNoteSchema).max(100).readonly().optional(),
 }) satisfies z.ZodType<RunState>;
 
 export const emptyGuardCounters: GuardCounters = { repeat: { streak: 0 }, recent: [], errorStreak: 0 };

@@ -168,6 +168,8 @@ export const RunSummarySchema = z.object({
   surface: z.enum(["console", "slack", "discord"]),
   conversationKey: z.string(),
   channel: z.string(),
+  /** The Slack workspace or Discord server (absent in the console, a DM, and summaries an earlier version wrote). */
+  workspace: z.string().optional(),
   requester: Person,
   /** Its start, for the list and the text filter. */
   question: z.string(),

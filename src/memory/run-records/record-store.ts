@@ -2,7 +2,7 @@
 // pages of them filtered and newest first; a conversation's records deleted; votes noted; and
 // retention by age (RUN_RETENTION_DAYS) and by count (RUN_RETENTION_MAX). Usage counters are
 // kept apart (usage-counters.ts): retention deletes records, never the counters.
-import type { KeyValueStore } from "../types.js";
+import type { IndexHit, KeyValueStore } from "../types.js";
 import {
   ALL_RUNS,
   CONVERSATIONS,
@@ -46,6 +46,14 @@ export interface ConversationEntry {
   readonly lastRunAt: number;
 }
 
+/** A recorded run of a conversation: where and by whom it was asked, and the calls it asked a person to approve. */
+export interface RecordedRun {
+  readonly runId: string;
+  readonly channel?: string;
+  readonly requester?: string;
+  readonly approvalCalls: readonly string[];
+}
+
 export interface RunRecordStore {
   /** Writes the record and its summary and lists it; `previous`: the record it replaces (a paused run's), whose indexes it may leave. */
   save(record: RunRecord, previous?: RunRecord): Promise<void>;
@@ -56,6 +64,8 @@ export interface RunRecordStore {
   conversations(limit: number, before?: number): Promise<ConversationEntry[]>;
   /** Deletes every record of a conversation (the `forget` command); returns how many. */
   deleteConversation(conversationKey: string): Promise<number>;
+  /** Every recorded run of a conversation (what else a run keeps under its id goes with its workspace). */
+  runsOf(conversationKey: string): Promise<RecordedRun[]>;
   /** A person's 👍 / 👎 on a recorded run; false when the run has no record (any more). */
   noteVote(runId: string, personId: string, rating: "up" | "down"): Promise<boolean>;
   /** Removes records older than the retention days and the oldest beyond the maximum; returns how many went. */
@@ -81,6 +91,7 @@ export function summaryOf(record: RunRecord): RunSummary {
     surface: record.surface,
     conversationKey: record.conversationKey,
     channel: record.channel,
+    ...(record.workspace ? { workspace: record.workspace } : {}),
     requester: record.requester,
     question: record.question.slice(0, SUMMARY_QUESTION_CHARS),
     startedAt: record.startedAt,
@@ -185,6 +196,25 @@ export function createRunRecordStore(store: KeyValueStore, retention: RetentionO
       }
       await store.removeFromIndex(CONVERSATIONS, [conversationKey]);
       return removed;
+    },
+
+    async runsOf(conversationKey) {
+      const runs: RecordedRun[] = [];
+      for (let after: IndexHit | undefined; ; ) {
+        const hits = await store.indexRange(conversationIndex(conversationKey), { limit: CHUNK, ...(after ? { after } : {}) });
+        const records = await store.getMany(hits.map((hit) => recordKey(hit.member)));
+        for (const [position, hit] of hits.entries()) {
+          const parsed = RunRecordSchema.safeParse(records[position]);
+          if (!parsed.success) {
+            runs.push({ runId: hit.member, approvalCalls: [] });
+            continue;
+          }
+          const { channel, requester, approvals } = parsed.data;
+          runs.push({ runId: hit.member, channel, requester: requester.id, approvalCalls: approvals.map((approval) => approval.callId) });
+        }
+        if (hits.length < CHUNK) return runs;
+        after = hits.at(-1);
+      }
     },
 
     async noteVote(runId, personId, rating) {

@@ -1,6 +1,7 @@
 // The JSON API under /admin/api/ (the session or `Authorization: Bearer <ADMIN_TOKEN>`):
-// runs?surface=&channel=&user=&outcome=&guard=&since=&until=&q=&limit=1..200&cursor= → { runs, next };
-// runs/:id → the record with its cost; usage?since=&until= → the usage report.
+// runs?surface=&workspace=<surface>:<id>&channel=&user=&outcome=&guard=&since=&until=&q=&limit=1..200&cursor= → { runs, next };
+// runs/:id → the record with its cost; usage?since=&until=&workspace=<surface>:<id> → the usage report (of one workspace);
+// conversations?workspace=&before= → { conversations (with their facts), next } (pages/conversations-page.ts).
 import type { PriceTable } from "../../cost/prices.js";
 import { runCost, type PricedRun } from "../../cost/run-cost.js";
 import { pricedRunOf } from "../../memory/run-records/record-schema.js";
@@ -39,6 +40,7 @@ function dollarsOf(prices: PriceTable, run: PricedRun): number | null {
 export const apiUsage: PageHandler = async ({ url, deps, now }) => {
   const range = usageRangeOf(url.searchParams, now);
   if (range.kind === "invalid") return json(400, { error: range.message });
-  const report = await reportFor(deps, range.query.since, range.query.until);
-  return json(200, { since: range.query.since, until: range.query.until, ...report });
+  const { since, until, workspace } = range.query;
+  const report = await reportFor(deps, since, until, workspace);
+  return json(200, { since, until, ...(workspace ? { workspace } : {}), ...report });
 };

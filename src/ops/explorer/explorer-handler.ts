@@ -14,7 +14,7 @@ import { loginPage } from "./pages/login-page.js";
 import { runsPage } from "./pages/runs-page.js";
 import { replayPage, runPage } from "./pages/run-page.js";
 import { usageCsv, usagePage } from "./pages/usage-page.js";
-import { conversationsPage, deleteFact } from "./pages/conversations-page.js";
+import { apiConversations, conversationsPage, deleteFact } from "./pages/conversations-page.js";
 import { auditPage, settingsPage, toolsPage } from "./pages/system-pages.js";
 import { createSessions, sameSecret, type Caller } from "./sessions.js";
 import { BodyError } from "../../errors.js";
@@ -89,6 +89,8 @@ export function createExplorerHandler(deps: ExplorerDeps): RequestListener {
     { method: "GET", path: /^\/admin\/api\/runs$/, access: "api", handle: apiRuns },
     { method: "GET", path: new RegExp(`^/admin/api/runs/${RUN_ID}$`), access: "api", handle: apiRun },
     { method: "GET", path: /^\/admin\/api\/usage$/, access: "api", handle: apiUsage },
+    { method: "GET", path: /^\/admin\/api\/conversations$/, access: "api", handle: apiConversations },
+    { method: "GET", path: /^\/admin\/api\/conversations$/, access: "api", handle: apiConversations },
   ];
 
   async function answer(request: IncomingMessage): Promise<Reply> {

@@ -36,7 +36,7 @@ export type ReplayResult =
     };
 
 /** Guards that come from outside the loop: a replay can't bring them about. */
-const OUTSIDE_GUARDS = new Set(["deadline", "stopped", "token_limit", "access_lost", "store_unavailable"]);
+const OUTSIDE_GUARDS = new Set(["deadline", "stopped", "question_deleted", "token_limit", "access_lost", "store_unavailable"]);
 /** A paused run resumed this many times at most in one replay (each needs its recorded decision). */
 const MAX_RESUMES = 20;
 

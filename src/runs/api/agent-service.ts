@@ -9,6 +9,7 @@ import type { ToolList } from "../../tools/tool-list.js";
 import type { DecisionRequest, DecisionResult, StopRequest, StopResult } from "./decision-request.js";
 import type { SurfaceHooks } from "./surface-hooks.js";
 import type { SubmitResult, Task } from "./task.js";
+import type { DeletionRequest, DeletionResult, EditRequest, EditResult } from "./edits.js";
 import type { FormAnswers } from "../forms/form-answers.js";
 
 /** What a conversation remembers, for the commands (`/memory`, `/forget`, the console's `/new`). */
@@ -62,6 +63,16 @@ export interface AgentService {
    * message recorded but not queued is queued then).
    */
   submit(task: Task, receipt: string): Promise<SubmitResult>;
+  /**
+   * A person edited a message: a question not started reads as edited, one whose run works gets the edit (recorded
+   * before this resolves), one answered is left unless the edit mentions the bot. Audited. Rejects as `submit` does.
+   */
+  edit(edit: EditRequest): Promise<EditResult>;
+  /**
+   * A person deleted a message: a question not run is dropped, one running stops without a summary, one answered keeps
+   * its answer unless DELETE_ANSWERS_WITH_QUESTION (then `answer` says where it is, for the surface to delete). Audited.
+   */
+  deleteQuestion(request: DeletionRequest): Promise<DeletionResult>;
   /** Applies a decision at most once, across processes and restarts; the authority says who may. */
   decide(request: DecisionRequest, sink: EventSink): Promise<DecisionResult>;
   /**

@@ -11,6 +11,8 @@ export interface DecisionRequest {
   readonly decidedBy: Person;
   /** The person's roles where they clicked (Discord), for the authority's approver roles. */
   readonly roles?: readonly string[];
+  /** The platform names them an admin of the workspace (see RequestScope). */
+  readonly workspaceAdmin?: boolean;
   /** How the surface answers through the click (Discord: its own interaction token), for the rest of the run. */
   readonly reply?: ReplyHandle;
 }
@@ -31,10 +33,13 @@ export type DecisionResult =
 export interface StopRequest {
   readonly runId: string;
   readonly stoppedBy: Person;
-  /** Where the Stop was pressed: the run's own surface. */
+  /** Where the Stop was pressed: the run's own surface, and its workspace (whose admins may stop anyone's run there). */
   readonly surface: Surface;
+  readonly workspace?: string;
   /** The person's roles there (Discord), for the authority's approver roles. */
   readonly roles?: readonly string[];
+  /** The platform names them an admin of the workspace (see RequestScope). */
+  readonly workspaceAdmin?: boolean;
 }
 
 export type { StopResult };

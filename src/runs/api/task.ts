@@ -23,6 +23,10 @@ export interface Task {
   readonly admitted?: boolean;
   /** The files the message brought (and, in a thread reply, its root's), read when the run starts. */
   readonly files?: readonly FileDescriptor[];
+  /** The platform's order of the message (Slack's ts, Discord's id: decimal digits): a run takes a person's messages in it. */
+  readonly sentOrder?: string;
+  /** The intake id of the question this message edits: its text is that question, edited. */
+  readonly edits?: string;
 }
 
 /** A surface's own handle for answering one message or click; opaque to everything but that surface. */

@@ -10,7 +10,7 @@ import type { Config } from "../../config.js";
 import { ApprovalKeyError } from "../../errors.js";
 import { parseStoreUrl } from "../../memory/keyv-store.js";
 
-export type SharedSecretName = "SLACK_SIGNING_SECRET" | "SLACK_BOT_TOKEN" | "DISCORD_TOKEN";
+export type SharedSecretName = "SLACK_SIGNING_SECRET" | "SLACK_BOT_TOKEN" | "SLACK_CLIENT_SECRET" | "DISCORD_TOKEN";
 
 export type ApprovalKeyPlan =
   | { readonly kind: "configured"; readonly secret: string }
@@ -39,7 +39,8 @@ export function planApprovalKey(config: Config): ApprovalKeyPlan {
 /** Processes on one Redis share no file, but they all hold the chat surface's own secret. */
 function sharedSecret(config: Config): { readonly from: SharedSecretName; readonly secret: string } | undefined {
   if (config.slack?.mode.kind === "http") return { from: "SLACK_SIGNING_SECRET", secret: config.slack.mode.signingSecret };
-  if (config.slack) return { from: "SLACK_BOT_TOKEN", secret: config.slack.botToken };
+  if (config.slack?.auth.kind === "token") return { from: "SLACK_BOT_TOKEN", secret: config.slack.auth.botToken };
+  if (config.slack) return { from: "SLACK_CLIENT_SECRET", secret: config.slack.auth.clientSecret };
   if (config.discord) return { from: "DISCORD_TOKEN", secret: config.discord.token };
   return undefined;
 }

@@ -16,13 +16,15 @@ export interface DecisionAct {
   readonly decision: Decision;
   readonly decidedBy: Person;
   readonly roles: readonly string[];
+  /** The platform names the person deciding an admin of the workspace (see RequestScope). */
+  readonly workspaceAdmin?: boolean;
 }
 
 export interface DecisionGate {
   /** Undefined when the person may decide on `run` now; else what they are told, privately. Never rejects. */
   decider(run: StoredRun, act: DecisionAct): Promise<string | undefined>;
   /** Undefined when `run` may go on after its decision; else the stop it ends with, its waiting call not run. Never rejects. */
-  goOn(run: StoredRun, act: Omit<DecisionAct, "roles">): Promise<GuardStop | undefined>;
+  goOn(run: StoredRun, act: Omit<DecisionAct, "roles" | "workspaceAdmin">): Promise<GuardStop | undefined>;
 }
 
 /** `run`s come upgraded (with their scope): an older record's place is read as this version reads it. */
@@ -34,7 +36,12 @@ export function createDecisionGate(policy: RunPolicy | undefined, clock: () => n
     async decider(run, act) {
       const { origin } = run.state;
       // The person decides where the run's approval card is: in its conversation, with their own roles there.
-      const at = { ...origin, requester: act.decidedBy, scope: { ...scopeOf(origin), roles: act.roles } };
+      const { workspaceAdmin: _theRequesters, ...scope } = scopeOf(origin);
+      const at = {
+        ...origin,
+        requester: act.decidedBy,
+        scope: { ...scope, roles: act.roles, ...(act.workspaceAdmin ? { workspaceAdmin: true as const } : {}) },
+      };
       const check = await policy.check({ kind: "answer", origin: at });
       if (check.kind === "allowed") return undefined;
       refused(run, act, `the decider: ${refusalDetail(check.refusal)}`);

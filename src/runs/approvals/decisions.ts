@@ -58,10 +58,24 @@ export function createDecisions(deps: DecisionsDeps): Decide {
     const { run } = loaded;
     // A run that waits for a connection goes on when its requester connects, never by a click.
     if (run.pending.connect) return { kind: "unknown", message: connectionWaitText(run.pending.connect.server) };
-    const actor = { surface: run.state.origin.surface, id: request.decidedBy.id, roles: request.roles ?? [] };
+    const upgraded = upgradedRun(deps.upgrade, run);
+    // The person decides in the run's workspace: its admins, not another's.
+    const workspace = upgraded.state.origin.scope?.workspace;
+    const actor = {
+      surface: run.state.origin.surface,
+      ...(workspace ? { workspace } : {}),
+      id: request.decidedBy.id,
+      roles: request.roles ?? [],
+      ...(request.workspaceAdmin ? { workspaceAdmin: true } : {}),
+    };
     if (!authority.may("decide", actor, run.pending.requester)) return { kind: "not_allowed", requester: run.pending.requester };
     const { decision, decidedBy } = request;
-    const refused = await gate.decider(upgradedRun(deps.upgrade, run), { decision, decidedBy, roles: actor.roles });
+    const refused = await gate.decider(upgraded, {
+      decision,
+      decidedBy,
+      roles: actor.roles,
+      ...(request.workspaceAdmin ? { workspaceAdmin: true } : {}),
+    });
     if (refused !== undefined) return { kind: "refused", text: refused };
     const now = clock();
     if (now >= run.pending.expiresAt) {

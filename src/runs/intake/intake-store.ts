@@ -27,6 +27,13 @@ const TaskSchema = z.object({
   admitted: z.boolean().optional(),
   /** The message's files, fetched by the worker when the run starts (records from before files have none). */
   files: z.array(FileDescriptorSchema).max(100).optional(),
+  /** The platform's order of the message (Slack's ts, Discord's id): a run takes a person's messages in it (sent-order.ts). */
+  sentOrder: z
+    .string()
+    .regex(/^\d{1,30}(\.\d{1,12})?$/)
+    .optional(),
+  /** The intake id of the question this message edits (its text is the edited question). */
+  edits: z.string().max(64).optional(),
 });
 
 const RecordSchema = z.object({
@@ -37,8 +44,16 @@ const RecordSchema = z.object({
   owner: z.string(),
   task: TaskSchema,
   receivedAt: z.number(),
-  /** `refused`: the settings file turned it away (access or a limit); a redelivery is not run or counted again. */
-  result: z.enum(["answered", "paused", "failed", "refused"]).optional(),
+  /**
+   * `refused`: the settings file turned it away (access or a limit); a redelivery is not run or counted again.
+   * `merged`: one question with the person's earlier message of a burst (`into`); `steered`: added to the run `into`;
+   * `deleted`: its author deleted it before it was answered.
+   */
+  result: z.enum(["answered", "paused", "failed", "refused", "merged", "steered", "deleted"]).optional(),
+  /** The run that took this message up (merged, steered). */
+  into: z.string().max(64).optional(),
+  /** The messages of a burst this record's task holds besides its own, in order. */
+  merged: z.array(z.string().max(64)).max(100).optional(),
 });
 const OpenEntrySchema = z.object({ id: z.string(), conversationKey: z.string(), receivedAt: z.number() });
 
@@ -71,12 +86,16 @@ export interface IntakeStore {
   /** Writes the record unless one exists; returns the one that was there first. */
   receive(record: IntakeRecord): Promise<{ readonly won: true } | { readonly won: false; readonly existing: IntakeLoad }>;
   load(id: string): Promise<IntakeLoad>;
+  /** Several records in one round trip, in the order asked; one missing or unreadable is left out. */
+  loadMany(ids: readonly string[]): Promise<IntakeRecord[]>;
   /** Saves a changed record; a done one leaves the list of unfinished records. */
   update(record: IntakeRecord): Promise<void>;
   /** Takes a record that can't be run (gone, unreadable) off the list of unfinished ones. */
   drop(id: string): Promise<void>;
   /** Records not done yet, oldest first: the next start takes them up again. */
   unfinished(): Promise<OpenIntake[]>;
+  /** Deletes the record, then its listing (its workspace removed the bot): a worker that takes its item finds nothing to run. */
+  erase(id: string): Promise<void>;
 }
 
 const recordKey = (id: string) => `intake:${id}`;
@@ -125,6 +144,13 @@ export function createIntakeStore(store: KeyValueStore): IntakeStore {
 
   return {
     load,
+    async loadMany(ids) {
+      const raws = await store.getMany(ids.map(recordKey));
+      return raws.flatMap((raw, index) => {
+        const parsed = RecordSchema.safeParse(raw);
+        return parsed.success && parsed.data.id === ids[index] ? [parsed.data] : [];
+      });
+    },
     async receive(record) {
       // Listed with the record, in one step: a crash right after the record is written must not hide it from the next start.
       const member = memberOf(record);
@@ -152,6 +178,11 @@ export function createIntakeStore(store: KeyValueStore): IntakeStore {
     drop: remove,
     async unfinished() {
       return openEntries(await store.setMembers(OPEN_SET_KEY));
+    },
+    async erase(id) {
+      // The record first: one left listed is dropped by the next start, one left unlisted would still run.
+      await store.delete(recordKey(id));
+      await remove(id);
     },
   };
 }

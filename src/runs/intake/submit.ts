@@ -6,6 +6,7 @@
 import { IntakeUnavailableError } from "../../errors.js";
 import type { SubmitResult, Task } from "../api/task.js";
 import type { WorkQueue } from "../queue/work-queue.js";
+import type { Inbox } from "./inbox.js";
 import { intakeDecision, intakeIdFor, type IntakeRecord, type IntakeStore } from "./intake-store.js";
 
 /** Bounds the memory of failed runs (they are rare: a store that failed mid-run); the next start takes up any forgotten one. */
@@ -20,12 +21,15 @@ export interface Intake {
 
 export function createIntake(deps: {
   readonly intake: IntakeStore;
+  readonly inbox: Inbox;
   readonly queue: WorkQueue;
+  /** Stops the conversation's run in flight for this new message when the policy says so (worker/interrupting.ts). */
+  readonly interrupt?: (record: IntakeRecord) => Promise<unknown>;
   /** This process's id in intake records. */
   readonly bootId: string;
   readonly clock: () => number;
 }): Intake {
-  const { intake, queue, bootId, clock } = deps;
+  const { intake, inbox, queue, bootId, clock } = deps;
   const failedRuns = new Set<string>();
 
   function failed(intakeId: string): void {
@@ -44,7 +48,11 @@ export function createIntake(deps: {
       receivedAt: clock(),
     };
     const received = await intake.receive(record);
-    if (!received.won) {
+    if (received.won) {
+      // Listed for a run of the conversation to take up (a burst, a steer); one not listed runs on its own.
+      await inbox.add(task.origin.conversationKey, id, record.receivedAt);
+      await deps.interrupt?.(record);
+    } else {
       const existing = received.existing.kind === "found" ? received.existing.record : undefined;
       const decision = intakeDecision(existing, bootId);
       if (decision === "done" || (decision === "in_progress" && !failedRuns.delete(id)))

@@ -15,7 +15,7 @@ import { fixedSettings } from "../../governance/settings-source.js";
 import { warnAboutAllowedWrites } from "../../agent/tools/policy-warnings.js";
 import { approvalKeySource, type ApprovalKey } from "../approvals/approval-key.js";
 import { connectionClaimOf, createApprovalStore } from "../approvals/approval-store.js";
-import type { Model, PendingApproval, TaskOrigin, Tool } from "../../contracts/types.js";
+import type { Model, PendingApproval, Surface, TaskOrigin, Tool } from "../../contracts/types.js";
 import { TokenCounter } from "../../tokens/token-counter.js";
 import { auditedSinks } from "../setup/audited-sink.js";
 import { createContextLoaders } from "../setup/context-loaders.js";
@@ -35,6 +35,8 @@ import type { RunObserver } from "../worker/run-observer.js";
 import { createRunFiles } from "../setup/run-files.js";
 import { createRunStops } from "../worker/run-stops.js";
 import { createRunner } from "../worker/runner.js";
+import { questionChangedDraft } from "../../governance/audit-events.js";
+import { intakeIdFor } from "../intake/intake-store.js";
 import type { AgentService, ServiceConnections } from "../api/agent-service.js";
 import type { ToolCatalog } from "../../tools/tool-list.js";
 import { createToolPolicy } from "../../agent/tools/tool-policy.js";
@@ -45,6 +47,8 @@ import { createWriteLedger } from "../worker/write-ledger.js";
 import { createFormStore } from "../forms/form-store.js";
 import { createPersonForms } from "../forms/person-forms.js";
 import { createFormAnswers } from "../forms/form-answers.js";
+import { createIntakeStore } from "../intake/intake-store.js";
+import { endWorkspaceRuns, type EndedRuns } from "./workspace-runs.js";
 
 export interface AgentServiceDeps {
   readonly config: Config;
@@ -91,9 +95,19 @@ export interface RunningAgentService extends AgentService {
   close(timeoutMs?: number): Promise<void>;
   /** Runs waiting for their requester to connect an MCP server: checked and resumed from the OAuth callback. */
   readonly connectionGrants: ConnectionGrants;
+  /** The workspaces removed the bot: their queued and paused runs end, shown nowhere (workspace-runs.ts). */
+  endWorkspaceRuns(surface: Surface, workspaces: readonly string[]): Promise<EndedRuns>;
+  /** Deletes the message records of these runs (their workspace's data goes). Rejects when the store fails. */
+  forgetMessages(runIds: readonly string[]): Promise<void>;
 }
 
-const OPEN_RUN: RunSettings = { memory: true, files: true, toolAllowed: () => true, toolRules: { allow: [], deny: [] } };
+const OPEN_RUN: RunSettings = {
+  memory: true,
+  files: true,
+  threadFollowUps: true,
+  toolAllowed: () => true,
+  toolRules: { allow: [], deny: [] },
+};
 
 export function createAgentService(deps: AgentServiceDeps): RunningAgentService {
   const { config, model, store, logger, runPolicy } = deps;
@@ -105,6 +119,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   const surfaces = createSurfaceRegistry(logger, deps.showSlot);
   const authority = deps.authority ?? createAuthority({ approvers: approversFrom(config), settings: fixedSettings() });
   const contextLoaders = createContextLoaders(logger);
+  const intake = createIntakeStore(store);
   const approvals = createApprovalStore({ store, key: deps.approvalKey ?? approvalKeySource(config, logger), logger, clock });
   const files = createRunFiles(config, store, counter, logger);
   const settingsOf = (origin: TaskOrigin): RunSettings => runPolicy?.runSettings(origin) ?? OPEN_RUN;
@@ -162,6 +177,10 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     }),
     memory,
     admission: createAdmission(runPolicy),
+    conversations: {
+      debounceMs: config.conversations.messageDebounceMs,
+      policyFor: (origin) => settingsOf(origin).concurrentMessages ?? config.conversations.concurrentMessages,
+    },
     gate,
     stops,
     observers,
@@ -195,11 +214,33 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
       setups.clear();
     },
     submit: (task, receipt) => runner.submit(task, receipt),
+    async edit(request) {
+      const result = await runner.edit(request);
+      const { origin } = request.task;
+      if (result.kind !== "ignored")
+        runPolicy?.observer.record(
+          questionChangedDraft("question_edited", intakeIdFor(origin.surface, request.receipt), origin, result.kind),
+        );
+      return result;
+    },
+    async deleteQuestion(request) {
+      const result = await runner.deletion(request, config.conversations.deleteAnswersWithQuestion);
+      if (result.kind !== "ignored")
+        runPolicy?.observer.record(questionChangedDraft("question_deleted", result.runId, result.origin, result.kind));
+      return result;
+    },
     ask: (task, sink) => runner.ask(task, sink),
     decide,
     forms,
     stop(request) {
-      const actor = { surface: request.surface, id: request.stoppedBy.id, roles: request.roles ?? [] };
+      const { surface, workspace } = request;
+      const actor = {
+        surface,
+        ...(workspace ? { workspace } : {}),
+        id: request.stoppedBy.id,
+        roles: request.roles ?? [],
+        ...(request.workspaceAdmin ? { workspaceAdmin: true } : {}),
+      };
       return stops.request(request.runId, request.stoppedBy, (requester) => authority.may("stop", actor, requester));
     },
 
@@ -240,6 +281,10 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     },
     sweepExpiredApprovals: () => runner.sweep(),
     connectionGrants,
+    endWorkspaceRuns: (surface, workspaces) => endWorkspaceRuns({ intake, approvals }, surface, workspaces),
+    async forgetMessages(runIds) {
+      for (const runId of runIds) await intake.erase(runId);
+    },
     ...(deps.connections ? { connections: deps.connections } : {}),
     async close(timeoutMs = 8_000) {
       const deadline = Date.now() + timeoutMs;

@@ -9,6 +9,7 @@ import type { RunPolicy } from "../../governance/run-policy.js";
 import { extractFacts } from "../../memory/fact-extractor.js";
 import { createConversationHistory } from "../../memory/history.js";
 import { createLongTermMemory } from "../../memory/long-term-memory.js";
+import { createWorkspaceConversations } from "../../memory/workspace-conversations.js";
 import type { Fact, KeyValueStore } from "../../memory/types.js";
 import { historyTokenBudget } from "../../agent/loop/loop-deps.js";
 import { meteredModel } from "../../agent/models/metered-model.js";
@@ -75,12 +76,25 @@ export function createConversationMemory(deps: ConversationMemoryDeps): Conversa
     logger,
   });
   const memory = createLongTermMemory(store, { maxFacts: config.memory.maxFacts, logger, clock });
+  const conversations = createWorkspaceConversations(store);
   const extractionTimeout = sharedTimeout(FACT_EXTRACTION_TIMEOUT_MS);
   const background = new Set<Promise<void>>();
   /** Answers showing now, by conversation, until their history is written: a forget waits for them. */
   const showing = new Map<string, Set<Promise<void>>>();
 
+  /** Listed under its workspace as the run starts, before anything of it is kept: what a removed workspace has deleted. Never rejects. */
+  function listed(origin: TaskOrigin): Promise<void> {
+    const workspace = origin.scope?.workspace;
+    if (!workspace) return Promise.resolve();
+    return conversations
+      .note(origin.surface, workspace, origin.conversationKey)
+      .catch((error: unknown) =>
+        logger.warn({ err: error, conversationKey: origin.conversationKey }, "could not list the conversation under its workspace"),
+      );
+  }
+
   async function contextOf(task: Task, boundary: string): Promise<ChatMessage[]> {
+    const listing = listed(task.origin);
     const settings = deps.settingsOf(task.origin);
     // A run in the first second after the start waits for the tokenizer's sliced build instead of blocking on it.
     await counter.whenReady();
@@ -90,12 +104,10 @@ export function createConversationMemory(deps: ConversationMemoryDeps): Conversa
     const persona = settings.systemPrompt ? `\n\nInstructions for this channel (from the bot's settings):\n${settings.systemPrompt}` : "";
     const instructions: ChatMessage = { role: "system", content: stableInstructions(task.origin.surface) + persona };
     const asMessage = (line: SourcedText): ChatMessage => ({ role: "user", content: asData(line.text, line.source, boundary) });
-    if (!settings.memory)
-      return [
-        instructions,
-        ...(await deps.contextLoaders.load(task)).map(asMessage),
-        { role: "system", content: runNote({ facts: [], now, boundary }) },
-      ];
+    if (!settings.memory) {
+      const [thread] = await Promise.all([deps.contextLoaders.load(task), listing]);
+      return [instructions, ...thread.map(asMessage), { role: "system", content: runNote({ facts: [], now, boundary }) }];
+    }
     const [facts, turns, thread] = await Promise.all([
       memory.recall(key, task.text, config.memory.recallFacts).catch((error: unknown) => {
         logger.warn({ err: error, conversationKey: key }, "could not load remembered facts; answering without them");
@@ -106,6 +118,7 @@ export function createConversationMemory(deps: ConversationMemoryDeps): Conversa
         return [];
       }),
       deps.contextLoaders.load(task),
+      listing,
     ]);
     return [
       instructions,

@@ -41,6 +41,7 @@ async function showAndWrite(
 ): Promise<RunOutcome> {
   const { logger } = work.deps;
   const outcome = await storePause(work, await withConnectLink(work, result, record?.task.reply ?? reply));
+  if (questionDeleted(outcome)) return endDeleted(work, outcome, presenter, writer, record);
   const posted = await presenter.finish(outcome);
   if (outcome.status === "answered" && record && posted !== undefined && "unposted" in posted) {
     // Never done without a post: the message stays unfinished, with its checkpoints, and the next start answers it.
@@ -61,6 +62,30 @@ async function showAndWrite(
     .clear()
     .catch((error: unknown) => logger.warn({ err: error, runId: result.state.runId }, "could not clear a finished run's checkpoints"));
   if (outcome.status === "answered" && result.outcome.status === "answered") await work.deps.memory.afterAnswer(result.state, outcome);
+  return outcome;
+}
+
+const questionDeleted = (outcome: RunOutcome): boolean => outcome.status === "answered" && outcome.stop?.guard === "question_deleted";
+
+/** Its question was deleted while it worked: its progress ends where it showed, nothing is answered or remembered. */
+async function endDeleted(
+  work: WorkContext,
+  outcome: RunOutcome,
+  presenter: RunPresenter,
+  writer: CheckpointWriter,
+  record?: IntakeRecord,
+): Promise<RunOutcome> {
+  await (presenter.settleQuietly ? presenter.settleQuietly(outcome) : presenter.finish(outcome));
+  if (writer !== UNRECORDED_RUN) await work.markShown(outcome, undefined);
+  if (record) {
+    const { reply: _reply, ...task } = record.task;
+    await withRetries(() => work.intake.update({ ...record, task, state: "done", result: "deleted" }), STORE_RETRY).catch(
+      (error: unknown) => work.deps.logger.warn({ err: error, intakeId: record.id }, "could not mark a deleted question done"),
+    );
+  }
+  await writer
+    .clear()
+    .catch((error: unknown) => work.deps.logger.warn({ err: error, runId: outcome.runId }, "could not clear a run's checkpoints"));
   return outcome;
 }
 

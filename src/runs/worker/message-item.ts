@@ -11,11 +11,14 @@ import type { RunPresenter } from "../api/presenting.js";
 import type { OriginUpgrade } from "../api/surface-hooks.js";
 import type { Task } from "../api/task.js";
 import type { IntakeRecord } from "../intake/intake-store.js";
+import { wasDeleted } from "../intake/deletions.js";
 import { newRunId } from "../intake/run-id.js";
 import type { ItemEnd, WorkItem } from "../queue/work-queue.js";
 import { UNRECORDED_RUN, type CheckpointLoad, type CheckpointWriter } from "./checkpoint-store.js";
 import { conclude } from "./conclude.js";
+import { gatherBurst } from "./bursts.js";
 import { settleReplay } from "./replayed-run.js";
+import { steeringOf } from "./steering.js";
 import { observeRun } from "./run-observer.js";
 import { untilAborted, type WorkContext } from "./work-context.js";
 
@@ -42,8 +45,9 @@ export async function handleMessage(
   item: Extract<WorkItem, { kind: "run" }>,
   signal: AbortSignal,
 ): Promise<ItemEnd> {
-  const message = await loadMessage(work, localTasks, item);
-  if (!message) return "done";
+  const loaded = await loadMessage(work, localTasks, item);
+  if (!loaded) return "done";
+  const message = await withBurst(work, loaded, signal);
   // Built once the run is known to go ahead: a refused message shows no progress at all.
   let shown: RunPresenter | undefined;
   const presenter = () =>
@@ -88,8 +92,12 @@ async function loadMessage(
     await intake.drop(item.intakeId);
     return undefined;
   }
-  // A replay whose run showed its outcome already (see replayed-run.ts).
+  // A replay whose run showed its outcome already (see replayed-run.ts), or whose question was deleted as it worked.
   if (loaded.record.state === "running" && (await settleReplay(work, loaded.record))) return undefined;
+  if (loaded.record.state === "running" && (await wasDeleted(deps.store, item.intakeId))) {
+    await intake.update({ ...loaded.record, state: "done", result: "deleted" });
+    return undefined;
+  }
   // Nobody here could see it: it is not started, so its record stays unfinished for a retry (or a process that can).
   const { surface } = loaded.record.task.origin;
   if (!deps.shows.canShow(item.intakeId, surface)) throw new SurfaceUnavailableError(surface, item.intakeId);
@@ -105,6 +113,19 @@ async function loadMessage(
     replay: loaded.record.state === "running",
     saved,
   };
+}
+
+/**
+ * A new run of a recorded message asks, as one question, the rest of its person's burst (bursts.ts); the message (and
+ * what it took up) leaves its conversation's inbox either way.
+ */
+async function withBurst(work: WorkContext, message: LoadedMessage, signal: AbortSignal): Promise<LoadedMessage> {
+  const { record } = message;
+  if (!record) return message;
+  const gathered = message.saved.kind === "missing" ? await gatherBurst(work, record, signal) : record;
+  await work.inbox.remove(record.task.origin.conversationKey, [record.id, ...(gathered.merged ?? [])]);
+  if (gathered === record) return message;
+  return { ...message, record: gathered, task: upgradedTask(work.deps.shows.upgrade, gathered.task as Task) };
 }
 
 /** A checkpoint that can't be read: the person is told plainly, and the message is done. */
@@ -150,7 +171,13 @@ function runMessage(
   const running = (async () => {
     const stoppedBy = message.replay ? await deps.stops?.stoppedBefore(runId, RUN_SEGMENT) : undefined;
     const stop = deps.stops?.watch(runId, task.origin.requester, RUN_SEGMENT, stoppedBy);
-    const hooks = { checkpoint: work.checkpointHook(writer, runId), signal: work.stopSignal(signal), stop: stop?.signal };
+    const hooks = {
+      checkpoint: work.checkpointHook(writer, runId),
+      signal: work.stopSignal(signal),
+      stop: stop?.signal,
+      ...(message.record ? { added: steeringOf(work, message.record) } : {}),
+    };
+    if (message.record) await work.live.started(task.origin.conversationKey, runId, task.origin.requester);
     const how = saved.kind === "found" ? "resumed" : "new";
     // Drawn here, not in the loop: the context's data blocks are made before the loop starts, and its tool results go under the same one.
     const boundary = newBoundary();
@@ -179,7 +206,10 @@ function runMessage(
                 hooks,
               ),
             ),
-    ).finally(() => stop?.dispose());
+    ).finally(() => {
+      stop?.dispose();
+      if (message.record) void work.live.ended(task.origin.conversationKey, runId);
+    });
   })();
   return { running, writer };
 }

@@ -10,7 +10,7 @@
 // as stopped too, instead of going on as if nobody had pressed it.
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { stoppedByStop } from "../../agent/guards/external-stops.js";
+import { questionDeletedStop, stoppedByStop } from "../../agent/guards/external-stops.js";
 import type { StopListener, StopSignal } from "../../agent/loop/loop-types.js";
 import type { Person } from "../../contracts/types.js";
 import type { Logger } from "../../logger.js";
@@ -40,6 +40,8 @@ export interface RunStops {
   stoppedBefore(runId: string, segment: string): Promise<Person | undefined>;
   /** A person pressed Stop on `runId`; `mayStop` answers for the run's requester (the authority's rule). */
   request(runId: string, by: Person, mayStop: (requester: Person) => boolean): Promise<StopResult>;
+  /** Its requester deleted the question of `runId`: it ends without a summary (questionDeletedStop), on whichever process runs it. */
+  questionDeleted(runId: string, requester: Person): Promise<StopResult>;
   /** Stops polling; resolves once the records of runs that ended are cleared (or failed to be). */
   close(): Promise<void>;
 }
@@ -57,7 +59,13 @@ export interface RunStopsOptions {
 
 const PersonRecord = z.object({ id: z.string().min(1), name: z.string().optional() });
 /** A run in flight; `stoppedBy` once someone pressed Stop. `segment` is absent in records of older versions. */
-const RunRecord = z.object({ requester: PersonRecord, stoppedBy: PersonRecord.optional(), segment: z.string().optional() });
+const RunRecord = z.object({
+  requester: PersonRecord,
+  stoppedBy: PersonRecord.optional(),
+  segment: z.string().optional(),
+  /** The stop is its question deleted (by `stoppedBy`, the requester), not a Stop. */
+  deleted: z.boolean().optional(),
+});
 /** Who stopped which segment of a run. */
 const StopMark = z.object({ by: PersonRecord, segment: z.string() });
 
@@ -104,7 +112,8 @@ export function createRunStops(options: RunStopsOptions): RunStops {
   let seenMark: unknown;
   let timer: NodeJS.Timeout | undefined;
 
-  const abort = (runId: string, by: Person) => watched.get(runId)?.stop.abort(stoppedByStop(by));
+  const abort = (runId: string, by: Person, deleted = false) =>
+    watched.get(runId)?.stop.abort(deleted ? questionDeletedStop() : stoppedByStop(by));
 
   /** Never rejects: the stop itself goes on without its mark, only a replay would not know of it. */
   const markStopped = (runId: string, by: Person, segment: string | undefined): Promise<void> =>
@@ -127,7 +136,7 @@ export function createRunStops(options: RunStopsOptions): RunStops {
         const record = RunRecord.safeParse(
           await store.get(runKey(runId)).catch((error: unknown) => logger.warn({ err: error, runId }, "could not look for a stop request")),
         );
-        if (record.success && record.data.stoppedBy) abort(runId, record.data.stoppedBy);
+        if (record.success && record.data.stoppedBy) abort(runId, record.data.stoppedBy, record.data.deleted === true);
       }),
     );
   }
@@ -178,32 +187,36 @@ export function createRunStops(options: RunStopsOptions): RunStops {
       );
       return mark.success && mark.data.segment === segment ? mark.data.by : undefined;
     },
-    async request(runId, by, mayStop) {
-      const here = watched.get(runId);
-      if (here) {
-        if (!mayStop(here.requester)) return { kind: "not_allowed", requester: here.requester };
-        // The first Stop names who stopped the run, here and in its mark; a later one changes nothing.
-        if (here.stop.aborted) return { kind: "stopping" };
-        abort(runId, by);
-        await markStopped(runId, by, here.segment);
-        return { kind: "stopping" };
-      }
-      if (!shared) return { kind: "not_running" };
-      const live = RunRecord.safeParse(await store.get(runKey(runId)));
-      if (!live.success) return { kind: "not_running" };
-      if (!mayStop(live.data.requester)) return { kind: "not_allowed", requester: live.data.requester };
-      if (live.data.stoppedBy) return { kind: "stopping" }; // likewise: the record keeps the first
-
-      // The record first, then the latest-stop key: a poll that sees the new key finds the stop.
-      await store.set(runKey(runId), { ...live.data, stoppedBy: by }, ttlMs);
-      await markStopped(runId, by, live.data.segment);
-      await store.set(LATEST_STOP_KEY, randomBytes(9).toString("base64url"), ttlMs);
-      return { kind: "stopping" };
-    },
+    request: (runId, by, mayStop) => stopRun(runId, by, mayStop, false),
+    questionDeleted: (runId, requester) => stopRun(runId, requester, (asker) => asker.id === requester.id, true),
     async close() {
       clearTimeout(timer);
       timer = undefined;
       await Promise.all(clearing.values());
     },
   };
+
+  async function stopRun(runId: string, by: Person, mayStop: (requester: Person) => boolean, deleted: boolean): Promise<StopResult> {
+    const here = watched.get(runId);
+    if (here) {
+      if (!mayStop(here.requester)) return { kind: "not_allowed", requester: here.requester };
+      // The first Stop names who stopped the run, here and in its mark; a later one changes nothing.
+      if (here.stop.aborted) return { kind: "stopping" };
+      abort(runId, by, deleted);
+      // A replay of a run whose question is gone is not started at all (the intake record says so): no mark.
+      if (!deleted) await markStopped(runId, by, here.segment);
+      return { kind: "stopping" };
+    }
+    if (!shared) return { kind: "not_running" };
+    const live = RunRecord.safeParse(await store.get(runKey(runId)));
+    if (!live.success) return { kind: "not_running" };
+    if (!mayStop(live.data.requester)) return { kind: "not_allowed", requester: live.data.requester };
+    if (live.data.stoppedBy) return { kind: "stopping" }; // likewise: the record keeps the first
+
+    // The record first, then the latest-stop key: a poll that sees the new key finds the stop.
+    await store.set(runKey(runId), { ...live.data, stoppedBy: by, ...(deleted ? { deleted } : {}) }, ttlMs);
+    if (!deleted) await markStopped(runId, by, live.data.segment);
+    await store.set(LATEST_STOP_KEY, randomBytes(9).toString("base64url"), ttlMs);
+    return { kind: "stopping" };
+  }
 }

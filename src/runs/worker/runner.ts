@@ -6,9 +6,14 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { EventSink, RunOutcome } from "../../contracts/types.js";
 import type { ReplyHandle } from "../api/task.js";
 import type { SubmitResult, Task } from "../api/task.js";
+import type { DeletionRequest, DeletionResult, EditRequest, EditResult } from "../api/edits.js";
+import { takeDeletion } from "../intake/deletions.js";
+import { takeEdit } from "../intake/edits.js";
 import { connectionClaimOf, type StoredRun } from "../approvals/approval-store.js";
 import { newRunId } from "../intake/run-id.js";
+import type { IntakeRecord } from "../intake/intake-store.js";
 import { createIntake } from "../intake/submit.js";
+import { interruptFor } from "./interrupting.js";
 import type { WorkItem } from "../queue/work-queue.js";
 import { withRetries, type RetryPolicy } from "../retry.js";
 import { approvalKey, conversationOf, replyKey, REPLY_TTL_MS } from "./paused-item.js";
@@ -18,6 +23,10 @@ import type { WorkerDeps } from "./worker-deps.js";
 
 export interface Runner {
   submit(task: Task, receipt: string): Promise<SubmitResult>;
+  /** A person edited a message (intake/edits.ts); rejects when the store or the queue fails (the platform may deliver it again). */
+  edit(edit: EditRequest): Promise<EditResult>;
+  /** A person deleted a message (intake/deletions.ts); an answered one's answer comes back when it is to go too. Rejects when the store fails. */
+  deletion(request: DeletionRequest, deleteAnswer: boolean): Promise<DeletionResult>;
   /** Runs a task that is not recorded (`AgentService.ask`): resolves with its outcome. */
   ask(task: Task, sink: EventSink): Promise<RunOutcome>;
   /**
@@ -51,8 +60,14 @@ export function createRunner(deps: WorkerDeps): Runner {
   // Set at close: runs stop at their next checkpoint (the queue's own signal only says when to stop waiting for them).
   const stopping = new AbortController();
   const work = createWorkContext(deps, stopping.signal);
-  const intake = createIntake({ intake: work.intake, queue, bootId: work.bootId, clock });
+  const interrupt = (record: IntakeRecord) =>
+    interruptFor(deps, work, record).catch((error: unknown) =>
+      deps.logger.warn({ err: error, intakeId: record.id }, "could not interrupt the conversation's run; the message is queued after it"),
+    );
+  const intake = createIntake({ intake: work.intake, inbox: work.inbox, queue, bootId: work.bootId, clock, interrupt });
   const items = createWorkItems(work, intake);
+  /** A run whose answer showed, though its record may not say done yet (an edit or a deletion in between). */
+  const answered = async (intakeId: string) => (await work.answeredBefore(intakeId)) !== undefined;
 
   /** Tries `add` until it succeeds or the runner closes (the next start's recover queues a claimed decision then). */
   async function keepQueueing(add: () => Promise<void>, runId: string): Promise<void> {
@@ -74,6 +89,18 @@ export function createRunner(deps: WorkerDeps): Runner {
 
   return {
     submit: (task, receipt) => intake.submit(task, receipt),
+    edit: (edit) => takeEdit({ intake: work.intake, answered, submit: (task, receipt) => intake.submit(task, receipt) }, edit),
+    async deletion(request, deleteAnswer) {
+      const stopDeleted = deps.stops ? deps.stops.questionDeleted.bind(deps.stops) : undefined;
+      const result = await takeDeletion(
+        { intake: work.intake, inbox: work.inbox, store, answered, ...(stopDeleted ? { stopDeleted } : {}) },
+        request,
+      );
+      if (result.kind !== "answered") return result;
+      if (!deleteAnswer) return { kind: "ignored", reason: "answered; its answer stays (DELETE_ANSWERS_WITH_QUESTION)" };
+      const mark = await work.answeredBefore(result.runId);
+      return mark?.messageId ? { ...result, answer: { messageId: mark.messageId } } : result;
+    },
 
     async ask(task, sink) {
       const id = newRunId();

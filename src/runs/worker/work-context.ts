@@ -5,8 +5,10 @@ import { randomBytes } from "node:crypto";
 import type { RunState } from "../../agent/loop/run-state.js";
 import type { EventSink } from "../../contracts/types.js";
 import type { PostedAnswer, RunPresenter } from "../api/presenting.js";
+import { createInbox, type Inbox } from "../intake/inbox.js";
 import { createIntakeStore, type IntakeStore } from "../intake/intake-store.js";
 import { STORE_RETRY, withRetries } from "../retry.js";
+import { createLiveRuns, type LiveRuns } from "./live-runs.js";
 import { createAnswerMarks, type AnswerMark } from "./answer-marks.js";
 import { createCheckpointStore, UNRECORDED_RUN, type CheckpointStore, type CheckpointWriter } from "./checkpoint-store.js";
 import { withUnknownOutcomes, type Observe } from "./unknown-writes.js";
@@ -17,6 +19,10 @@ import type { RunOutcome } from "../../contracts/types.js";
 export interface WorkContext {
   readonly deps: WorkerDeps;
   readonly intake: IntakeStore;
+  /** Each conversation's messages recorded and not taken up yet. */
+  readonly inbox: Inbox;
+  /** The run in flight in each conversation (what an interrupting message stops). */
+  readonly live: LiveRuns;
   readonly checkpoints: CheckpointStore;
   /** This process's id in intake records: a record owned by another boot id belongs to a process that died. */
   readonly bootId: string;
@@ -115,6 +121,8 @@ export function createWorkContext(deps: WorkerDeps, stopping: AbortSignal): Work
   return {
     deps,
     intake,
+    inbox: createInbox(deps.store),
+    live: createLiveRuns(deps.store, logger),
     checkpoints: createCheckpointStore(deps.store),
     bootId: randomBytes(9).toString("base64url"),
     // Only read at checkpoints: a getter instead of AbortSignal.any, which costs tens of µs per run.

@@ -2,7 +2,8 @@
 // stores a run is kept in, the queue, how runs are shown (the surfaces), how a run is set up,
 // what happens after an answer, who may ask (admission) and who may go on (the decision gate),
 // the stops, the observers. Nothing here reaches into the service's wiring.
-import type { PendingApproval } from "../../contracts/types.js";
+import type { PendingApproval, TaskOrigin } from "../../contracts/types.js";
+import type { ConcurrentMessages } from "../../governance/channel-settings.js";
 import type { Logger } from "../../logger.js";
 import type { KeyValueStore } from "../../memory/types.js";
 import type { ApprovalStore } from "../approvals/approval-store.js";
@@ -39,6 +40,15 @@ export interface WorkerDeps {
   readonly observers: readonly RunObserver[];
   readonly logger: Logger;
   readonly clock: () => number;
+  /** What a person's messages do while their conversation's run works (bursts, steering, interrupting). */
+  readonly conversations: ConversationRules;
   /** The private Connect link of a run that waits for its requester to connect an MCP server (signed, single-use). */
   readonly connectLink?: (pending: PendingApproval) => Promise<string>;
+}
+
+export interface ConversationRules {
+  /** MESSAGE_DEBOUNCE_MS: a person's messages each within this long of the one before, before a run starts, are one question; 0: off. */
+  readonly debounceMs: number;
+  /** The policy for a message that arrives while a run of its conversation is in flight, as the channel's settings have it. */
+  policyFor(origin: TaskOrigin): ConcurrentMessages;
 }

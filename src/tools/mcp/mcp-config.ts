@@ -114,16 +114,15 @@ function expandAuth(auth: McpAuth, env: NodeJS.ProcessEnv): McpAuth {
   return { ...auth, ...expanded };
 }
 
-const isDisabled = (raw: unknown): raw is Record<string, unknown> =>
-  typeof raw === "object" && raw !== null && !Array.isArray(raw) && (raw as { disabled?: unknown }).disabled === true;
-
-function parseServer(name: string, raw: unknown, env: NodeJS.ProcessEnv): McpServerConfig {
+/** The server's config, or undefined for a disabled entry: its shape is checked, its ${VAR}s are not needed. */
+function parseServer(name: string, raw: unknown, env: NodeJS.ProcessEnv): McpServerConfig | undefined {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new Error("expects an object");
   const isStdio = "command" in raw;
   if (!isStdio && !("url" in raw)) throw new Error('expects "command" (a server the bot starts) or "url" (an HTTP server)');
   const parsed = (isStdio ? StdioEntry : HttpEntry).safeParse(raw);
   if (!parsed.success) throw new Error(describeIssue(parsed.error.issues[0]!));
   const entry = parsed.data;
+  if (entry.disabled) return undefined;
   const shared = {
     name,
     approval: entry.approval,
@@ -154,13 +153,8 @@ export function parseMcpConfig(text: string, env: NodeJS.ProcessEnv, file: strin
   const shape = FileShape.safeParse(json);
   if (!shape.success) fail(file, describeIssue(shape.error.issues[0]!));
   return Object.entries(shape.data.mcpServers).flatMap(([name, raw]) => {
-    // A disabled entry is kept in the file for later: its shape is still checked, its ${VAR}s are not needed.
-    if (isDisabled(raw)) {
-      const checked = ("command" in raw ? StdioEntry : HttpEntry).safeParse(raw);
-      return checked.success ? [] : fail(file, `server "${name}": ${describeIssue(checked.error.issues[0]!)}`);
-    }
     try {
-      return [parseServer(name, raw, env)];
+      return parseServer(name, raw, env) ?? [];
     } catch (error) {
       return fail(file, `server "${name}": ${(error as Error).message}`);
     }

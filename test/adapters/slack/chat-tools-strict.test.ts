@@ -21,7 +21,9 @@ beforeEach(async () => {
     retryConfig: { retries: 2, minTimeout: 10, maxTimeout: 20 },
   });
   const writes = new webApi.WebClient("xoxb-test", { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
-  tools = Object.fromEntries(createSlackTools(reads, writes).map((tool) => [tool.name, tool]));
+  tools = Object.fromEntries(
+    createSlackTools({ of: () => reads, writerOf: () => writes, tokenOf: async () => "xoxb-test" }).map((tool) => [tool.name, tool]),
+  );
 });
 afterEach(() => fake.close());
 

@@ -14,7 +14,9 @@ const context: ToolContext = { signal: new AbortController().signal, runId: "run
 beforeAll(async () => {
   fake = await startFakeSlack();
   const client = new webApi.WebClient("xoxb-test", { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
-  tools = Object.fromEntries(createSlackTools(client, client).map((tool) => [tool.name, tool]));
+  tools = Object.fromEntries(
+    createSlackTools({ of: () => client, writerOf: () => client, tokenOf: async () => "xoxb-test" }).map((tool) => [tool.name, tool]),
+  );
   for (let i = 1; i <= 60; i++)
     fake.addMessage({ channel: "C0BUSY", ts: `${1_700_000_000 + i}.000100`, user: "U0BOB", text: `message ${i}` });
   fake.addMessage({ channel: "C0THREAD", ts: "1700000100.000100", user: "U0BOB", text: "root" });

@@ -89,7 +89,7 @@ describe("classifyMessage", () => {
     ["forget about it", undefined],
   ])("reads %j after the mention as the command %s", (text, command) => {
     const result = classifyMessage("mention", body({ text: `<@${BOT}> ${text}` }), BOT);
-    if (result.kind !== "message") throw new Error(`not a message: ${result.reason}`);
+    if (result.kind !== "message") throw new Error(`not a message: ${JSON.stringify(result)}`);
     expect(commandIn(result.message.text)?.command.name).toBe(command);
   });
 
@@ -222,7 +222,13 @@ describe("slackContextLoader", () => {
   });
   afterAll(() => fake.close());
   const origin = { surface: "slack", conversationKey: "slack:T1:C1:1.000100", requester: { id: "U0ALICE" }, place: {} } as const;
-  const load = (source: Readonly<Record<string, string>>) => slackContextLoader(client, () => BOT, counter, silentLogger)(source, origin);
+  const load = (source: Readonly<Record<string, string>>) =>
+    slackContextLoader(
+      () => client,
+      async () => BOT,
+      counter,
+      silentLogger,
+    )(source, origin);
 
   /** A thread whose root is at `root` seconds, with `replies` replies one second apart, then the question, then a later reply. */
   function thread(channel: string, root: number, replies: number) {

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { z } from "zod";
 import { repoRoot } from "../../support/repo-paths.js";
+import { SLACK_BOT_SCOPES } from "../../../src/adapters/slack/install/bot-scopes.js";
 
 const Manifest = z.object({
   features: z.object({
@@ -28,7 +29,19 @@ const manifest = Manifest.parse(raw);
 
 describe("manifest.yml", () => {
   it("subscribes to exactly the events the adapter handles", () => {
-    expect(manifest.settings.event_subscriptions.bot_events.sort()).toEqual(["app_mention", "message.im"]);
+    expect(manifest.settings.event_subscriptions.bot_events.sort()).toEqual([
+      "app_context_changed",
+      "app_mention",
+      "app_uninstalled",
+      "message.channels",
+      "message.groups",
+      "message.im",
+      "tokens_revoked",
+    ]);
+  });
+
+  it("asks for the same bot scopes as an install through /slack/install (one list)", () => {
+    expect(manifest.oauth_config.scopes.bot).toEqual([...SLACK_BOT_SCOPES]);
   });
 
   it("asks for exactly the bot scopes the features need, group DMs and private channels included", () => {

@@ -1,4 +1,4 @@
-// Runs: newest first, a page at a time, filtered by surface, channel, person, outcome or guard,
+// Runs: newest first, a page at a time, filtered by surface, workspace, channel, person, outcome or guard,
 // dates and text in the question; each row with the question's start, the outcome, steps,
 // tokens, cost, duration and feedback, and a link to the run.
 import { costText, dollarText, type PriceTable } from "../../../cost/prices.js";
@@ -37,7 +37,7 @@ function filters(params: URLSearchParams): Raw {
     html`<label>${label}<input type="${type}" name="${name}" value="${value(name)}"></label>`;
   return html`<form method="get" action="/admin/" class="filters">
 <label>Surface<select name="surface">${option("", value("surface"), "any")}${SURFACES.map((surface) => option(surface, value("surface")))}</select></label>
-${field("channel", "Channel")}${field("user", "Person")}
+${field("workspace", "Workspace (slack:T…)")}${field("channel", "Channel")}${field("user", "Person")}
 <label>Outcome<select name="outcome">${option("", value("outcome"), "any")}${OUTCOMES.map((outcome) => option(outcome, value("outcome")))}</select></label>
 ${field("guard", "Guard")}${field("since", "From", "date")}${field("until", "To", "date")}${field("q", "Question contains")}
 <button type="submit">Filter</button></form>`;

@@ -3,7 +3,7 @@
 // CSV. A CSV cell that a spreadsheet would run as a formula (=, +, -, @, tab, CR) is escaped.
 import { costText } from "../../../cost/prices.js";
 import { usageReport, type UsageLine, type UsageReport } from "../../../cost/usage-report.js";
-import { usageBetween } from "../../../memory/run-records/usage-counters.js";
+import { daysOfWorkspace, usageBetween } from "../../../memory/run-records/usage-counters.js";
 import { barChart } from "../charts.js";
 import type { PageHandler } from "../explorer-deps.js";
 import { json, type Reply } from "../http-io.js";
@@ -28,27 +28,35 @@ function linesTable(first: string, lines: readonly UsageLine[]): Raw {
   );
 }
 
-export async function reportFor(deps: Parameters<PageHandler>[0]["deps"], since: number, until: number): Promise<UsageReport> {
-  return usageReport(await usageBetween(deps.store, since, until), deps.prices);
+/** `workspace`: that workspace's usage alone, as if it were the whole bot. */
+export async function reportFor(
+  deps: Parameters<PageHandler>[0]["deps"],
+  since: number,
+  until: number,
+  workspace?: string,
+): Promise<UsageReport> {
+  const days = await usageBetween(deps.store, since, until);
+  return usageReport(workspace ? daysOfWorkspace(days, workspace) : days, deps.prices);
 }
 
 const day = (at: number) => new Date(at).toISOString().slice(0, 10);
 
 export const usagePage: PageHandler = async ({ url, csrf, deps, now }) => {
   const range = usageRangeOf(url.searchParams, now);
-  const form = (since: string, until: string) => html`<form method="get" action="/admin/usage" class="filters">
+  const form = (since: string, until: string, workspace: string) => html`<form method="get" action="/admin/usage" class="filters">
 <label>From<input type="date" name="since" value="${since}"></label><label>To<input type="date" name="until" value="${until}"></label>
+<label>Workspace (slack:T…)<input type="text" name="workspace" value="${workspace}"></label>
 <button type="submit">Show</button></form>`;
   if (range.kind === "invalid") {
-    const body = html`${form(url.searchParams.get("since") ?? "", url.searchParams.get("until") ?? "")}<p class="error" role="alert">${range.message}</p>`;
+    const body = html`${form(url.searchParams.get("since") ?? "", url.searchParams.get("until") ?? "", url.searchParams.get("workspace") ?? "")}<p class="error" role="alert">${range.message}</p>`;
     return { status: 400, type: "html", body: page({ title: "Usage and cost", csrf, current: "/admin/usage" }, body) };
   }
-  const { since, until } = range.query;
-  const report = await reportFor(deps, since, until);
+  const { since, until, workspace } = range.query;
+  const report = await reportFor(deps, since, until, workspace);
   const votes = await deps.feedback.totals();
   const voted = votes.up + votes.down;
-  const csv = `/admin/usage.csv?since=${day(since)}&until=${day(until)}`;
-  const body = html`${form(day(since), day(until))}
+  const csv = `/admin/usage.csv?since=${day(since)}&until=${day(until)}${workspace ? `&workspace=${encodeURIComponent(workspace)}` : ""}`;
+  const body = html`${form(day(since), day(until), workspace ?? "")}
 <p class="total">Total: <strong data-total-tokens="${tokensOf(report.total)}">${count(tokensOf(report.total))} tokens</strong> (${count(report.total.tokens.prompt)} in, ${count(report.total.tokens.cached)} of them cached, ${count(report.total.tokens.completion)} out) in ${count(report.total.runs)} runs · <strong>${costText(report.total.cost)}</strong> · <a href="${csv}" download>CSV</a></p>
 ${barChart(
   report.days.map((line) => ({
@@ -75,7 +83,12 @@ ${barChart(
     ["Guard", "Trips", "Share of runs"],
     report.guards.map((guard) => [guard.guard, count(guard.trips), `${(guard.rate * 100).toFixed(1)}%`]),
   )}
-<h2>Feedback</h2><p>👍 ${count(votes.up)} · 👎 ${count(votes.down)}${voted > 0 ? ` · ${((votes.up / voted) * 100).toFixed(0)}% positive` : ""} (all time, the newest 500 votes kept in detail)</p>`;
+${
+  // The vote totals are the bot's, not a workspace's.
+  workspace
+    ? ""
+    : html`<h2>Feedback</h2><p>👍 ${count(votes.up)} · 👎 ${count(votes.down)}${voted > 0 ? ` · ${((votes.up / voted) * 100).toFixed(0)}% positive` : ""} (all time, the newest 500 votes kept in detail)</p>`
+}`;
   return { status: 200, type: "html", body: page({ title: "Usage and cost", csrf, current: "/admin/usage" }, body) };
 };
 
@@ -126,7 +139,7 @@ export function usageCsvText(report: UsageReport): string {
 export const usageCsv: PageHandler = async ({ url, deps, now }): Promise<Reply> => {
   const range = usageRangeOf(url.searchParams, now);
   if (range.kind === "invalid") return json(400, { error: range.message });
-  const report = await reportFor(deps, range.query.since, range.query.until);
+  const report = await reportFor(deps, range.query.since, range.query.until, range.query.workspace);
   return {
     status: 200,
     type: "csv",

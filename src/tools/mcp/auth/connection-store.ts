@@ -39,6 +39,8 @@ export interface ConnectionStore {
   servers(owner: ConnectionOwner): Promise<string[]>;
   /** Every person's connections, for the explorer. */
   everyone(): Promise<ConnectionListing[]>;
+  /** Forgets every connection of every person of the workspace (it removed the bot); returns how many went. */
+  forgetWorkspace(surface: string, workspace: string): Promise<number>;
   clientInformation(server: string): Promise<OAuthClientInformationMixed | undefined>;
   saveClientInformation(server: string, information: OAuthClientInformationMixed): Promise<void>;
   forgetClient(server: string): Promise<void>;
@@ -126,6 +128,21 @@ export function createConnectionStore(store: KeyValueStore, box: SealedBox, cloc
         }
       }
       return found;
+    },
+    async forgetWorkspace(surface, workspace) {
+      let forgotten = 0;
+      for (const member of await store.setMembers(PEOPLE_KEY)) {
+        const owner = OwnerSchema.safeParse(parseJson(member));
+        if (!owner.success || owner.data.surface !== surface || owner.data.workspace !== workspace) continue;
+        for (const server of await store.setMembers(listKey(owner.data))) {
+          await store.delete(connectionKey(owner.data, server));
+          await store.delete(scopeKey(owner.data, server));
+          await store.removeFromSet(listKey(owner.data), server);
+          forgotten++;
+        }
+        await store.removeFromSet(PEOPLE_KEY, member);
+      }
+      return forgotten;
     },
     clientInformation: (server) => read(clientKey(server), ClientSchema) as Promise<OAuthClientInformationMixed | undefined>,
     saveClientInformation: (server, information) => write(clientKey(server), information),
