@@ -16,6 +16,7 @@ import { schedulesArea } from "./schedules.js";
 import { slackArea } from "./slack.js";
 import { storeArea } from "./store.js";
 import { toolsArea } from "./tools.js";
+import { untrustedContentArea } from "./untrusted-content.js";
 import type { ValueOf } from "./variable.js";
 
 export const AREAS = [
@@ -26,6 +27,7 @@ export const AREAS = [
   filesArea,
   toolsArea,
   approvalsArea,
+  untrustedContentArea,
   conversationsArea,
   opsArea,
   publicAddressArea,

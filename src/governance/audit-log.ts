@@ -53,6 +53,11 @@ export const AuditEntrySchema = z.object({
     "question_deleted",
     // A workspace (or server) removed the bot; runId: its installation's key. The one line kept of it.
     "workspace_removed",
+    // A write carried text or a destination from content someone else wrote (reason: where from): shown with a warning, or refused (UNTRUSTED_WRITES).
+    "untrusted_write_warned",
+    "untrusted_write_refused",
+    // An answer quoting a place not everyone where it was asked can see was held (reason: the place; outcome: what the person chose).
+    "answer_held",
   ]),
   runId: z.string(),
   conversationKey: z.string(),

@@ -28,6 +28,9 @@ const KIND_WORD: Record<AuditEntry["kind"], string> = {
   question_edited: "question edited",
   question_deleted: "question deleted",
   workspace_removed: "workspace removed",
+  untrusted_write_warned: "write from untrusted content",
+  untrusted_write_refused: "write refused (untrusted content)",
+  answer_held: "answer held",
 };
 
 function link(url: string | undefined, text: string, style: LinkStyle): string {
