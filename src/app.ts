@@ -164,6 +164,7 @@ export async function startApp(env: NodeJS.ProcessEnv, io: AppIo = {}): Promise<
       model: config.model.name,
       demo: model.kind === "demo",
       maxSteps: config.guards.maxSteps,
+      concurrentMessages: config.conversations.concurrentMessages,
       approvers: approversFrom(config),
     });
     // Audit entries of the last runs still go to the store before it closes.

@@ -1,7 +1,7 @@
 // The texts of the `settings` and `audit` commands, as pure functions. Links are written in
 // the surface's own form (Slack `<url|text>`, Discord/console `[text](url)`).
 import type { AuditEntry } from "./audit-log.js";
-import type { RunSettings } from "./channel-settings.js";
+import type { ConcurrentMessages, RunSettings } from "./channel-settings.js";
 import type { Allowance } from "./limits.js";
 import { resetText } from "./refusal-text.js";
 import { DEFAULT_SETTINGS_FILE } from "./settings-file.js";
@@ -141,6 +141,8 @@ export function settingsText(options: {
   demo: boolean;
   /** AGENT_MAX_STEPS. */
   defaultMaxSteps: number;
+  /** CONCURRENT_MESSAGES. */
+  defaultConcurrentMessages: ConcurrentMessages;
   allowances: readonly Allowance[] | undefined;
   admin: boolean;
   now: number;
@@ -174,6 +176,8 @@ export function settingsText(options: {
     `• memory: ${run.memory ? "on" : "off"}`,
     `• files: ${run.files ? "read" : "off (attachments are not read here)"}`,
     `• persona: ${run.systemPrompt ? "set for this channel" : "none"}`,
+    `• replies in a thread: ${run.threadFollowUps ? "answered without a mention, once the bot works there" : "answered only with a mention"}`,
+    `• a message while a run works: ${run.concurrentMessages ?? `${options.defaultConcurrentMessages} (CONCURRENT_MESSAGES)`}`,
     `• limits: ${limits}`,
   ].join("\n");
 }

@@ -7,6 +7,7 @@ import { isInWorkspace } from "../memory/workspace-conversations.js";
 import type { KeyValueStore } from "../memory/types.js";
 import { createAuditLog } from "./audit-log.js";
 import { createAuthority, type Approvers, type Authority } from "./authority.js";
+import type { ConcurrentMessages } from "./channel-settings.js";
 import { auditText, DEMO_MODEL_TEXT, settingsText, type LinkStyle } from "./command-text.js";
 import { createRunPolicy, type RunPolicy } from "./run-policy.js";
 import { settingsPath } from "./settings-file.js";
@@ -50,6 +51,8 @@ export function createGovernance(deps: {
   readonly demo?: boolean;
   /** AGENT_MAX_STEPS, the steps a channel gets unless its settings say otherwise. */
   readonly maxSteps: number;
+  /** CONCURRENT_MESSAGES, what a channel does unless its settings say otherwise (default: queue). */
+  readonly concurrentMessages?: ConcurrentMessages;
   readonly approvers?: Approvers;
   readonly clock?: () => number;
 }): Governance {
@@ -84,6 +87,7 @@ export function createGovernance(deps: {
           defaultModel: deps.demo ? DEMO_MODEL_TEXT : deps.model,
           demo: deps.demo === true,
           defaultMaxSteps: deps.maxSteps,
+          defaultConcurrentMessages: deps.concurrentMessages ?? "queue",
           allowances: left,
           admin: runPolicy.exempt(origin),
           now: clock(),

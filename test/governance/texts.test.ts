@@ -4,7 +4,9 @@ import { describe, expect, it } from "vitest";
 import type { AuditEntry } from "../../src/governance/audit-log.js";
 import { auditLine, auditRefusalText, DEMO_MODEL_TEXT, settingsText } from "../../src/governance/command-text.js";
 
-const run = { toolRules: { allow: [], deny: [] }, memory: true } as unknown as Parameters<typeof settingsText>[0]["run"];
+const run = { toolRules: { allow: [], deny: [] }, memory: true, threadFollowUps: true } as unknown as Parameters<
+  typeof settingsText
+>[0]["run"];
 
 function entry(overrides: Partial<AuditEntry>): AuditEntry {
   return {
@@ -24,7 +26,7 @@ function entry(overrides: Partial<AuditEntry>): AuditEntry {
 }
 
 describe("settings", () => {
-  const base = { allowances: [], admin: false, now: 0 };
+  const base = { allowances: [], admin: false, now: 0, defaultConcurrentMessages: "queue" as const };
 
   it("in demo mode names the demo model, not OPENAI_MODEL, and the default steps as a number", () => {
     const text = settingsText({ ...base, run, defaultModel: DEMO_MODEL_TEXT, demo: true, defaultMaxSteps: 10 });
@@ -41,6 +43,16 @@ describe("settings", () => {
     expect(settingsText({ ...base, run: channel, defaultModel: DEMO_MODEL_TEXT, demo: true, defaultMaxSteps: 10 })).toContain(
       `• model: ${DEMO_MODEL_TEXT}`,
     );
+  });
+
+  it("says how replies in a thread and messages while a run works are taken, the channel's own or the default", () => {
+    const defaults = settingsText({ ...base, run, defaultModel: "gpt-4o-mini", demo: false, defaultMaxSteps: 10 });
+    expect(defaults).toContain("• replies in a thread: answered without a mention, once the bot works there");
+    expect(defaults).toContain("• a message while a run works: queue (CONCURRENT_MESSAGES)");
+    const channel = { ...run, threadFollowUps: false, concurrentMessages: "steer" as const };
+    const own = settingsText({ ...base, run: channel, defaultModel: "gpt-4o-mini", demo: false, defaultMaxSteps: 10 });
+    expect(own).toContain("• replies in a thread: answered only with a mention");
+    expect(own).toContain("• a message while a run works: steer\n");
   });
 });
 
