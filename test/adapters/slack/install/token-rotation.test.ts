@@ -83,7 +83,13 @@ describe("token rotation", () => {
     await sleep(LIFETIME_SECONDS * 1000);
     await postEvent(
       harness.eventsUrl,
-      mentionEvent({ text: "<@U0BOTA> what is the total?", ts: "1700200005.000100", channel: "C0ALPHA", workspace: alphaAsks, files: [file] }),
+      mentionEvent({
+        text: "<@U0BOTA> what is the total?",
+        ts: "1700200005.000100",
+        channel: "C0ALPHA",
+        workspace: alphaAsks,
+        files: [file],
+      }),
     );
     await fake.waitForShown((text) => text === "the file's total is 42");
     expect(JSON.stringify(model.requests.at(-1)?.messages ?? [])).toContain("42");
