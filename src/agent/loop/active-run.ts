@@ -200,22 +200,12 @@ export class ActiveRun {
     return untrustedWriteVerdict(origins, this.deps.untrustedWrites ?? "warn");
   }
 
-  /** A write refused without asking: the model reads why, the trace shows it, and the calls after it go on. */
-  private refuseWrite(
-    index: number,
-    startedAt: number,
-    text: string | null,
-    calls: readonly ToolCall[],
-    done: CallRecord[],
-    meta: StepMeta,
-    origins: readonly WriteOrigin[],
-  ): Promise<StepEnd> {
-    const [call, ...rest] = calls;
-    this.emit({ type: "untrusted_write", runId: this.runId, step: index, callId: call!.id, tool: call!.name, verdict: "refused", origins });
-    const why = refusedWriteObservation(call!.name, origins);
-    const record = callRecord(call!, callSignature(call!.name, call!.arguments), "denied", why, why);
+  /** A write refused without asking: the model reads why and the trace shows it; the caller goes on with the calls after it. */
+  private refuseWrite(call: ToolCall, origins: readonly WriteOrigin[], index: number, done: CallRecord[]): void {
+    this.emit({ type: "untrusted_write", runId: this.runId, step: index, callId: call.id, tool: call.name, verdict: "refused", origins });
+    const why = refusedWriteObservation(call.name, origins);
+    const record = callRecord(call, callSignature(call.name, call.arguments), "denied", why, why);
     this.guards = settleCall(this.guards, record, this.batchContext(index, done), false);
-    return this.runCalls(index, startedAt, text, rest, done, meta);
   }
 
   private finishStep(index: number, startedAt: number, text: string | null, calls: readonly CallRecord[], meta: StepMeta): void {
@@ -241,7 +231,10 @@ export class ActiveRun {
       const cut = this.cancellation.interrupted();
       // A call that waits for a connection is asked about (and checked) once it is connected.
       const verdict: UntrustedWriteVerdict = cut || result.connect ? { kind: "own" } : this.verdictOf(result.args);
-      if (verdict.kind === "refuse") return this.refuseWrite(index, startedAt, text, result.calls, settled, meta, verdict.origins);
+      if (verdict.kind === "refuse") {
+        this.refuseWrite(result.calls[0]!, verdict.origins, index, settled);
+        return this.runCalls(index, startedAt, text, result.calls.slice(1), settled, meta);
+      }
       const provenance = verdict.kind === "ask" ? verdict.provenance : undefined;
       if (!cut) return this.pause(index, startedAt, text, result.calls, settled, result.args, meta, result.connect, provenance);
       // Nobody is asked to approve a write for a run whose time is already up, or that a person stopped.

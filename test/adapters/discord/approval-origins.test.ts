@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { call, say } from "../../support/model-scripted.js";
 import { askUntilApproval, startDiscordHarness, type DiscordHarness } from "../../support/discord-harness.js";
-import { injectedRead } from "../../support/injected-read.js";
+import { injectedRead } from "../../support/steering-tools.js";
 
 let harness: DiscordHarness | undefined;
 afterEach(async () => {

@@ -6,7 +6,7 @@ import { APPROVE_ACTION } from "../../../src/adapters/slack/approval-message.js"
 import { BOT_USER_ID } from "../../support/fake-slack.js";
 import { mentionEvent, postEvent } from "../../support/fake-slack-requests.js";
 import { startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
-import { injectedRead } from "../../support/injected-read.js";
+import { injectedRead } from "../../support/steering-tools.js";
 
 let harness: SlackHarness | undefined;
 afterEach(async () => {
