@@ -3,7 +3,7 @@
 // the bot remembered) may carry instructions written by someone else, so it reaches the model
 // as data, and what a write copies out of it can be traced back to it. Plain data: stored with
 // the run, read by the loop, the approval card and the trace alike.
-import type { Person } from "./types.js";
+import type { Person } from "./person.js";
 
 export type TextSource =
   /** The message of the person who asked: the only text whose instructions the run follows. */
@@ -30,3 +30,25 @@ export interface SourcedText {
 
 /** Whether the text may instruct the run: the requester's own message only. */
 export const isRequesterSource = (source: TextSource): boolean => source.kind === "requester";
+
+/** A write's argument whose value came from text that is not the requester's (context/write-origins.ts finds them). */
+export interface WriteOrigin {
+  /** The argument's path: "text", "message.to", "recipients[1]". */
+  readonly argument: string;
+  readonly role: "destination" | "text";
+  readonly source: TextSource;
+  /** "whole" for a value found as it is; "part" for a long value mostly found. */
+  readonly match: "whole" | "part";
+}
+
+/**
+ * What the approval card of a write that copies from content someone else wrote carries: where
+ * each such argument came from, and what UNTRUSTED_WRITES asks of the decision. Absent from a
+ * write whose arguments are all the requester's own.
+ */
+export interface WriteProvenance {
+  /** Never empty. */
+  readonly origins: readonly WriteOrigin[];
+  /** `warning`: shown with a warning; `other_approver`: the destination came from such content alone, so the requester may not approve it. */
+  readonly needs: "warning" | "other_approver";
+}

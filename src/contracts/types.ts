@@ -4,6 +4,8 @@ import type { z } from "zod";
 import type { AnswerFile, FileOutcome, OutgoingFile } from "./files.js";
 import type { AskPerson, CancelReason, FormAnswer, FormQuestion } from "./forms.js";
 import type { ModelRequest, ModelRetry, ModelSwitch, TokenUsage, ToolCall } from "./model.js";
+import type { Person } from "./person.js";
+import type { WriteOrigin, WriteProvenance } from "./provenance.js";
 
 export type * from "./files.js";
 export type * from "./forms.js";
@@ -27,10 +29,7 @@ export type {
 
 export type Surface = "console" | "slack" | "discord";
 
-export interface Person {
-  readonly id: string;
-  readonly name?: string;
-}
+export type { Person };
 
 /**
  * What governance knows about where a request was made, in neutral words: the surface's place
@@ -262,6 +261,8 @@ export interface PendingApproval {
    * the server, and the private Connect link (added when the pause is shown; never stored).
    */
   readonly connect?: { readonly server: string; readonly url?: string };
+  /** Where arguments that are not the requester's own came from, shown on the card with a warning; absent when all are theirs. */
+  readonly provenance?: WriteProvenance;
 }
 
 export type Decision = "approve" | "deny";
@@ -352,6 +353,16 @@ export type AgentEvent =
     }
   | { readonly type: "compacted"; readonly runId: string; readonly tokensBefore: number; readonly tokensAfter: number }
   | { readonly type: "approval_needed"; readonly runId: string; readonly approval: PendingApproval }
+  /** A write copied arguments from content someone else wrote: asked with a warning on its card, or refused without asking (UNTRUSTED_WRITES). */
+  | {
+      readonly type: "untrusted_write";
+      readonly runId: string;
+      readonly step: number;
+      readonly callId: string;
+      readonly tool: string;
+      readonly verdict: "warned" | "refused";
+      readonly origins: readonly WriteOrigin[];
+    }
   /** A running call's tool asks the requester (a form or a link); the call waits, its clocks stand still. */
   | { readonly type: "form_asked"; readonly runId: string; readonly step: number; readonly form: PendingForm }
   /** How that question ended; the values never travel in events. */

@@ -5,6 +5,7 @@ import type { Logger } from "../logger.js";
 import type { AgentEvent, CallOutcome, Decision, EventSink, PendingApproval, Person, TaskOrigin } from "../contracts/types.js";
 import type { AuditDraft, AuditLog } from "./audit-log.js";
 import { createAuditQueue } from "./audit-queue.js";
+import { originsReason } from "../agent/context/untrusted-writes.js";
 
 const PREVIEW_CHARS = 300;
 /** Outcomes of a write call that did not run: asked about, denied, blocked, skipped as a repeat. */
@@ -63,6 +64,15 @@ export function auditDraftOf(event: AgentEvent, context: AuditContext): AuditDra
         args: preview(event.call.args),
         outcome: event.call.outcome,
         result: preview(event.call.result),
+      };
+    case "untrusted_write":
+      // Where the copied arguments came from: names of people, places, files and tools, never the values.
+      return {
+        ...base,
+        kind: event.verdict === "refused" ? "untrusted_write_refused" : "untrusted_write_warned",
+        tool: event.tool,
+        callId: event.callId,
+        reason: originsReason(event.origins),
       };
     case "form_answered": {
       // How the form ended and who answered it: never the values, which may be secrets.

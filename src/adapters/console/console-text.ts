@@ -5,6 +5,7 @@ import { observationForPeople } from "../../contracts/observation-text.js";
 import { shorten } from "../../contracts/trace-text.js";
 import type { AgentEvent, CallRecord, GuardStop, PendingApproval } from "../../contracts/types.js";
 import type { AnswerCard } from "../core/cards.js";
+import { originNotes } from "../core/origin-lines.js";
 import { COMMANDS } from "../core/commands.js";
 
 export type ModelDescription =
@@ -176,10 +177,17 @@ function prettyArgs(args: unknown): string {
   return cut ? `${shown}\n… (cut; the full arguments are in /trace)` : shown;
 }
 
+/** The warning and origin lines under the request's first line, or nothing. */
+function originText(pending: PendingApproval): string {
+  const notes = originNotes(pending);
+  if (!notes) return "";
+  return [`    ! ${clean(notes.warning)}`, ...notes.lines.map((line) => `      - ${clean(line)}`), ""].join("\n");
+}
+
 export function approvalRequest(pending: PendingApproval): string {
   const args = prettyArgs(pending.args).replace(/^/gm, "      ");
   const source = pending.source ? `    (${clean(pending.source)})\n` : "";
-  return `  ? ${clean(pending.tool)} needs your approval before it runs. It would run with:\n${source}${args}`;
+  return `  ? ${clean(pending.tool)} needs your approval before it runs. It would run with:\n${source}${originText(pending)}${args}`;
 }
 
 /** A /help row: two spaces, the command and its padding up to the description's column. */

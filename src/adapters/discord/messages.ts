@@ -6,6 +6,7 @@ import type { Deciders } from "../../governance/authority.js";
 import type { SettledCard, StatusCard } from "../core/cards.js";
 import type { TextFormat } from "../core/surface.js";
 import { decidersText, decisionLine, EXPIRED_LINE } from "../core/texts.js";
+import { originNotes } from "../core/origin-lines.js";
 
 export const MAX_MESSAGE_CHARS = 2000;
 
@@ -80,15 +81,28 @@ export function waitingText(pending: PendingApproval): string {
 }
 
 const ARGS_PREVIEW_CHARS = 1_400;
+/** The arguments keep at least this much of their preview beside the origin lines. */
+const ARGS_MIN_PREVIEW_CHARS = 400;
+
+/** The warning and origin lines, as a quote under the card's first line. */
+function originText(pending: PendingApproval): string[] {
+  const notes = originNotes(pending);
+  if (!notes) return [];
+  return [`> ⚠️ **${notes.warning}**`, ...notes.lines.map((line) => `> - ${line}`)];
+}
 
 export function approvalText(pending: PendingApproval, deciders: Deciders): string {
+  const origins = originText(pending);
+  // The origin lines (bounded) come before the arguments, whose preview gives them room within one message.
+  const room = Math.max(ARGS_MIN_PREVIEW_CHARS, ARGS_PREVIEW_CHARS - origins.join("\n").length);
   const json = JSON.stringify(pending.args, null, 2) ?? "null";
-  const preview = truncate(json, ARGS_PREVIEW_CHARS).replace(/```/g, "`\u200b``");
+  const preview = truncate(json, room).replace(/```/g, "`\u200b``");
   const expires = Math.floor(pending.expiresAt / 1000);
   return truncate(
     [
       `🔐 <@${pending.requester.id}>'s request wants to run ${code(pending.tool)}:`,
       ...(pending.source ? [`From ${code(pending.source, 300)}`] : []),
+      ...origins,
       "```json",
       preview,
       "```",

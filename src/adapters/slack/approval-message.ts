@@ -6,6 +6,7 @@ import type { types } from "@slack/bolt";
 import type { PendingApproval } from "../../contracts/types.js";
 import type { Deciders } from "../../governance/authority.js";
 import type { SettledCard } from "../core/cards.js";
+import { originNotes } from "../core/origin-lines.js";
 import { decidersText, decisionLine, EXPIRED_LINE } from "../core/texts.js";
 import { jsonValue } from "./slack-api.js";
 import type { MessageRef, SlackClicked } from "./slack-refs.js";
@@ -48,7 +49,19 @@ function argumentsText(args: unknown): string {
 }
 
 export function approvalText(pending: PendingApproval): string {
-  return `Approval needed: the agent wants to run ${pending.tool}.`;
+  const warning = pending.provenance ? " Some of it came from content someone else wrote." : "";
+  return `Approval needed: the agent wants to run ${pending.tool}.${warning}`;
+}
+
+/** The warning and the origin lines in one section: lines that would not fit its limit once escaped are left out. */
+function originBlocks(pending: PendingApproval): Block[] {
+  const notes = originNotes(pending);
+  if (!notes) return [];
+  const lines = notes.lines.map((line) => `• ${slackFormat.plain(line)}`);
+  const text = (count: number) => [`:warning: *${slackFormat.plain(notes.warning)}*`, ...lines.slice(0, count)].join("\n");
+  let count = lines.length;
+  while (count > 0 && text(count).length > SECTION_TEXT_MAX_CHARS) count--;
+  return [{ type: "section", text: { type: "mrkdwn", text: text(count) } }];
 }
 
 function describedBlocks(pending: PendingApproval, deciders: Deciders): Block[] {
@@ -62,6 +75,7 @@ function describedBlocks(pending: PendingApproval, deciders: Deciders): Block[] 
     ...(pending.source
       ? [{ type: "context" as const, elements: [{ type: "plain_text" as const, text: pending.source.slice(0, 300) }] }]
       : []),
+    ...originBlocks(pending),
     { type: "section", text: { type: "mrkdwn", text: argumentsText(pending.args) } },
     {
       type: "context",

@@ -2,7 +2,7 @@
 // in another source's text (a destination, an address, a short phrase), or a long value most of
 // whose words run on in it (text copied, perhaps lightly edited). A value the requester wrote
 // themselves is theirs, wherever else it appears. Pure: the approval card shows the lines.
-import { isRequesterSource, type SourcedText, type TextSource } from "../../contracts/provenance.js";
+import { isRequesterSource, type SourcedText, type TextSource, type WriteOrigin } from "../../contracts/provenance.js";
 import { sourceLabel } from "./source-label.js";
 
 /** Runs of this many words are what "copied" means for a long value. */
@@ -17,15 +17,6 @@ const MAX_DEPTH = 4;
 /** Argument names that say where a write goes or whom it reaches. */
 const DESTINATION_NAMES =
   /(^|_)(channel|to|cc|bcc|recipients?|user|users|email|emails|address|url|link|destination|target|path|repo|thread|thread_ts)$/i;
-
-export interface WriteOrigin {
-  /** The argument's path: "text", "message.to", "recipients[1]". */
-  readonly argument: string;
-  readonly role: "destination" | "text";
-  readonly source: TextSource;
-  /** "copied whole" for a value found as it is; "copied in part" for a long value mostly found. */
-  readonly match: "whole" | "part";
-}
 
 interface Value {
   readonly path: string;

@@ -2,7 +2,7 @@
 // and compacts its context, pauses for approvals and resolves them, and finishes with an answer
 // or a guard's summary. loop.ts drives it and checkpoints between steps.
 import { approvalRequest, unrunRecord, withWaitingStep } from "./approval-resolution.js";
-import { blockedRecord, processCalls, runPrepared, settleCall, type BatchContext } from "./call-batch.js";
+import { blockedRecord, callRecord, processCalls, runPrepared, settleCall, type BatchContext } from "./call-batch.js";
 import { knownCallIds, normalizeCallIds } from "./call-ids.js";
 import { checkErrorStreak, nextErrorStreak } from "../guards/consecutive-errors.js";
 import { CONNECT_WAIT_MS, pauseExpiredStop } from "../guards/external-stops.js";
@@ -16,9 +16,14 @@ import { logStep } from "./step-log.js";
 import { replyUsage, UsageMeter } from "./usage-meter.js";
 import { meteredModel } from "../models/metered-model.js";
 import { newBoundary } from "../context/data-blocks.js";
+import { keepSeen } from "../context/seen-sources.js";
+import { untrustedWriteVerdict, refusedWriteObservation, type UntrustedWriteVerdict } from "../context/untrusted-writes.js";
+import { writeOrigins } from "../context/write-origins.js";
+import { callSignature } from "../tools/signature.js";
 import { summarize, summaryTimeoutMs } from "../context/summary.js";
 import { EMPTY_REPLY_NUDGE } from "../context/system-prompt.js";
 import { addedText } from "./added-text.js";
+import type { SourcedText, WriteOrigin, WriteProvenance } from "../../contracts/provenance.js";
 import type {
   AddedMessage,
   AddedNote,
@@ -49,6 +54,8 @@ export class ActiveRun {
   readonly taken: string[];
   /** Those added since the last step, for the next step's record. */
   private added: AddedNote[];
+  /** What the run read from others (bounded), for the origins of a write's arguments. */
+  private sources: SourcedText[];
   usage: TokenUsage;
   pending: RunState["pending"];
   private readonly context: RunContext;
@@ -77,6 +84,7 @@ export class ActiveRun {
     this.steps = [...state.steps];
     this.taken = [...(state.taken ?? [])];
     this.added = [...(state.added ?? [])];
+    this.sources = [...(state.sources ?? [])];
     this.guards = state.guards;
     this.usage = state.usage;
     this.pending = state.pending;
@@ -116,6 +124,9 @@ export class ActiveRun {
       boundary: this.boundary,
       emit: this.emitter,
       writeSignal: this.writeSignal,
+      seen: (text) => {
+        this.sources = keepSeen(this.sources, [text]);
+      },
       ...(this.deps.forms ? { asker: this.asker(step, this.deps.forms) } : {}),
       // A settled call goes to the step's records and the run's messages.
       settle: (item) => {
@@ -154,12 +165,47 @@ export class ActiveRun {
     args: unknown,
     meta: StepMeta,
     connect?: string,
+    provenance?: WriteProvenance,
   ): StepEnd {
     this.pending = { index, startedAt, text, calls, done, ...meta, ...(connect ? { connect } : {}) };
     const expiresAt = this.clock() + (connect ? CONNECT_WAIT_MS : this.deps.approvalTimeoutMs);
-    const approval = approvalRequest(this.runId, this.state.origin, calls[0]!, this.deps.tools, args, expiresAt, connect);
+    const request = approvalRequest(this.runId, this.state.origin, calls[0]!, this.deps.tools, args, expiresAt, connect);
+    const approval = provenance ? { ...request, provenance } : request;
+    if (provenance) {
+      const { origins } = provenance;
+      this.emit({
+        type: "untrusted_write",
+        runId: this.runId,
+        step: index,
+        callId: calls[0]!.id,
+        tool: calls[0]!.name,
+        verdict: "warned",
+        origins,
+      });
+    }
     this.emit({ type: "approval_needed", runId: this.runId, approval });
     return { kind: "pause", approval };
+  }
+
+  /** The requester's own words in this run: the question and what they added while it worked. */
+  private requesterTexts(): SourcedText[] {
+    const person = this.state.origin.requester;
+    const notes = [...this.steps.flatMap((step) => step.added ?? []), ...this.added];
+    return [this.state.question, ...notes.map((note) => note.text)].map((text) => ({ source: { kind: "requester", person }, text }));
+  }
+
+  /** Where the write's arguments came from, and what UNTRUSTED_WRITES makes of it. */
+  private verdictOf(args: unknown): UntrustedWriteVerdict {
+    const origins = writeOrigins(args, [...this.requesterTexts(), ...this.sources]);
+    return untrustedWriteVerdict(origins, this.deps.untrustedWrites ?? "warn");
+  }
+
+  /** A write refused without asking: the model reads why and the trace shows it; the caller goes on with the calls after it. */
+  private refuseWrite(call: ToolCall, origins: readonly WriteOrigin[], index: number, done: CallRecord[]): void {
+    this.emit({ type: "untrusted_write", runId: this.runId, step: index, callId: call.id, tool: call.name, verdict: "refused", origins });
+    const why = refusedWriteObservation(call.name, origins);
+    const record = callRecord(call, callSignature(call.name, call.arguments), "denied", why, why);
+    this.guards = settleCall(this.guards, record, this.batchContext(index, done), false);
   }
 
   private finishStep(index: number, startedAt: number, text: string | null, calls: readonly CallRecord[], meta: StepMeta): void {
@@ -183,7 +229,14 @@ export class ActiveRun {
     this.guards = result.guards;
     if (result.kind === "needs_approval") {
       const cut = this.cancellation.interrupted();
-      if (!cut) return this.pause(index, startedAt, text, result.calls, settled, result.args, meta, result.connect);
+      // A call that waits for a connection is asked about (and checked) once it is connected.
+      const verdict: UntrustedWriteVerdict = cut || result.connect ? { kind: "own" } : this.verdictOf(result.args);
+      if (verdict.kind === "refuse") {
+        this.refuseWrite(result.calls[0]!, verdict.origins, index, settled);
+        return this.runCalls(index, startedAt, text, result.calls.slice(1), settled, meta);
+      }
+      const provenance = verdict.kind === "ask" ? verdict.provenance : undefined;
+      if (!cut) return this.pause(index, startedAt, text, result.calls, settled, result.args, meta, result.connect, provenance);
       // Nobody is asked to approve a write for a run whose time is already up, or that a person stopped.
       this.block(result.calls, cut.guard === "stopped" ? cut.sentence.replace(/\.$/, "") : "the run's time ran out", index, settled);
       this.finishStep(index, startedAt, text, settled, meta);
@@ -326,6 +379,7 @@ export class ActiveRun {
       boundary: this.boundary,
       ...(this.taken.length > 0 ? { taken: this.taken } : {}),
       ...(this.added.length > 0 ? { added: this.added } : {}),
+      ...(this.sources.length > 0 ? { sources: this.sources } : {}),
     };
   }
 

@@ -12,6 +12,7 @@ import type { GuardCounters } from "./run-state.js";
 import type { ToolPolicy } from "../tools/tool-policy.js";
 import type { PreparedCall, ToolRegistry } from "../tools/tool-registry.js";
 import type { CallAsker } from "./person-questions.js";
+import type { SourcedText } from "../../contracts/provenance.js";
 import type { AgentEvent, CallOutcome, CallRecord, FormNote, GuardStop, ToolCall, ToolContext } from "../../contracts/types.js";
 
 export interface BatchContext {
@@ -25,6 +26,8 @@ export interface BatchContext {
   readonly emit: (event: AgentEvent) => void;
   /** The signal a write runs under once it started: the run's deadline alone (bounded by it and the tool's timeout). */
   readonly writeSignal: () => AbortSignal;
+  /** Receives each tool's result as the model reads it, with its source: what a later write may copy. */
+  readonly seen: (text: SourcedText) => void;
   /** Receives each settled call in order; the caller appends its observation to the messages. */
   readonly settle: (record: CallRecord) => void;
   /** How a call's tool asks the requester; absent where nobody can be asked. */
@@ -149,12 +152,14 @@ export async function runPrepared(prepared: Extract<PreparedCall, { kind: "ready
       : {}),
   };
   const execution = await context.tools.execute(prepared, toolContext);
+  const seen = { source: resultSource(prepared.tool, prepared.args), text: context.tools.observation(execution.result) };
+  context.seen(seen);
   const made = callRecord(
     prepared.call,
     prepared.signature,
     execution.outcome,
     execution.result,
-    asData(context.tools.observation(execution.result), resultSource(prepared.tool, prepared.args), context.boundary),
+    asData(seen.text, seen.source, context.boundary),
     execution.durationMs,
   );
   const record = forms.length > 0 ? { ...made, forms } : made;

@@ -3,6 +3,7 @@
 import { checkContextWindow, type GuardLimits, type ToolPolicyRule } from "../../config.js";
 import { silentLogger, type Logger } from "../../logger.js";
 import type { LoopDeps } from "./loop-types.js";
+import type { UntrustedWritesMode } from "../context/untrusted-writes.js";
 import { defaultContextWindow, TokenCounter } from "../../tokens/token-counter.js";
 import { ToolRegistry, type RegistryOptions } from "../tools/tool-registry.js";
 import { createToolPolicy } from "../tools/tool-policy.js";
@@ -40,6 +41,7 @@ export interface LoopSetup {
   readonly guards: GuardLimits;
   readonly toolPolicy?: readonly ToolPolicyRule[];
   readonly approvalTimeoutMs?: number;
+  readonly untrustedWrites?: UntrustedWritesMode;
   readonly logger?: Logger;
   readonly clock?: () => number;
   /** Share one counter between runs so counts of messages already seen are reused. */
@@ -71,6 +73,7 @@ export function createLoopDeps(setup: LoopSetup): LoopDeps {
     },
     policy: createToolPolicy(setup.toolPolicy ?? []),
     approvalTimeoutMs: setup.approvalTimeoutMs ?? 15 * 60_000,
+    ...(setup.untrustedWrites ? { untrustedWrites: setup.untrustedWrites } : {}),
     logger: setup.logger ?? silentLogger,
     clock: setup.clock,
   };

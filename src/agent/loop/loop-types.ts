@@ -4,6 +4,8 @@
 import type { Logger } from "../../logger.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
 import type { RunState } from "./run-state.js";
+import type { SourcedText } from "../../contracts/provenance.js";
+import type { UntrustedWritesMode } from "../context/untrusted-writes.js";
 import type { ToolPolicy } from "../tools/tool-policy.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import type {
@@ -38,6 +40,8 @@ export interface LoopDeps {
   readonly limits: LoopLimits;
   readonly policy: ToolPolicy;
   readonly approvalTimeoutMs: number;
+  /** What a write whose arguments came from content someone else wrote may do (UNTRUSTED_WRITES); default `warn`. */
+  readonly untrustedWrites?: UntrustedWritesMode;
   readonly logger: Logger;
   /** Wall clock for expiry times; defaults to Date.now. */
   readonly clock?: () => number;
@@ -66,6 +70,8 @@ export interface RunStart {
   readonly attachments?: (signal: AbortSignal) => Promise<readonly ContentPart[]>;
   /** The boundary the context's data blocks were made with (context/data-blocks.ts); absent: the run draws one. */
   readonly boundary?: string;
+  /** The context's texts from others (the thread, remembered facts) with their sources, for the write origins. */
+  readonly sources?: readonly SourcedText[];
 }
 
 export type Resolution =

@@ -2,6 +2,8 @@
 // the guards; when a guard trips the person still gets a summary. A write that needs a person
 // pauses the run and hands back its whole state, to be resumed with the decision.
 import { newBoundary } from "../context/data-blocks.js";
+import { fileSources } from "../context/file-blocks.js";
+import { keepSeen } from "../context/seen-sources.js";
 import { ActiveRun } from "./active-run.js";
 import type { LoopDeps, LoopResult, Resolution, RunHooks, RunStart, StepEnd, StopSignal } from "./loop-types.js";
 import { emptyGuardCounters, type RunState } from "./run-state.js";
@@ -88,6 +90,7 @@ export async function runAgent(start: RunStart, deps: LoopDeps, sink: EventSink,
       usage: { promptTokens: 0, completionTokens: 0 },
       elapsedMs: start.attachments ? performance.now() - began : 0,
       boundary: start.boundary ?? newBoundary(),
+      sources: keepSeen([], [...(start.sources ?? []), ...fileSources(parts)]),
     },
     deps,
     sink,

@@ -14,7 +14,9 @@ import type {
   TokenUsage,
   ToolCall,
 } from "../../contracts/types.js";
+import type { SourcedText } from "../../contracts/provenance.js";
 import { BOUNDARY_PATTERN } from "../context/data-blocks.js";
+import { SeenSourcesSchema } from "../context/seen-sources.js";
 import type { RepeatState } from "../guards/repeat.js";
 
 export interface GuardCounters {
@@ -65,6 +67,11 @@ export interface RunState {
   readonly taken?: readonly string[];
   /** Those added since the last step, for the next step's record. */
   readonly added?: readonly AddedNote[];
+  /**
+   * What the run read from others, with sources (context/seen-sources.ts, bounded): where a write's
+   * arguments came from. Absent in runs stored before, and in a run that read nothing but its question.
+   */
+  readonly sources?: readonly SourcedText[];
 }
 
 const ToolCallSchema = z.object({ id: z.string().max(200), name: z.string().max(200), arguments: z.string() });
@@ -233,6 +240,7 @@ export const RunStateSchema = z.object({
   boundary: z.string().regex(BOUNDARY_PATTERN).optional(),
   taken: z.array(z.string().max(64)).max(1_000).readonly().optional(),
   added: z.array(AddedNoteSchema).max(100).readonly().optional(),
+  sources: SeenSourcesSchema.optional(),
 }) satisfies z.ZodType<RunState>;
 
 export const emptyGuardCounters: GuardCounters = { repeat: { streak: 0 }, recent: [], errorStreak: 0 };

@@ -8,6 +8,7 @@ import type { Logger } from "../../logger.js";
 import type { KeyValueStore } from "../../memory/types.js";
 import type { ApprovalKey } from "./approval-key.js";
 import { PersonSchema, RunStateSchema, SurfaceSchema, type RunState } from "../../agent/loop/run-state.js";
+import { WriteProvenanceSchema } from "../../agent/context/seen-sources.js";
 import { canonicalJson } from "../../agent/tools/signature.js";
 import type { Decision, PendingApproval, Person, Surface } from "../../contracts/types.js";
 
@@ -27,6 +28,7 @@ const PendingSchema = z.object({
   origin: RunStateSchema.shape.origin,
   expiresAt: z.number(),
   connect: z.object({ server: z.string() }).optional(),
+  provenance: WriteProvenanceSchema.optional(),
 });
 
 /**

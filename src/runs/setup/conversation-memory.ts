@@ -45,12 +45,18 @@ export interface ConversationMemoryDeps {
   readonly clock: () => number;
 }
 
+/** What a new run starts from: the messages before its question, and the texts in them from others, with their sources. */
+export interface StartContext {
+  readonly messages: ChatMessage[];
+  readonly sources: readonly SourcedText[];
+}
+
 export interface ConversationMemory {
   /**
    * The messages before the question, ordered for prompt caches: what is the same for every run of
    * the conversation first. What is not the requester's own is data under the run's `boundary`.
    */
-  contextOf(task: Task, boundary: string): Promise<ChatMessage[]>;
+  contextOf(task: Task, boundary: string): Promise<StartContext>;
   /** Writes after an answer: the turn (retried while the store is down, bounded), then facts in the background. Never rejects. */
   afterAnswer(state: RunState, outcome: Extract<RunOutcome, { status: "answered" }>): Promise<void>;
   facts(conversationKey: string): Promise<readonly Fact[]>;
@@ -93,7 +99,7 @@ export function createConversationMemory(deps: ConversationMemoryDeps): Conversa
       );
   }
 
-  async function contextOf(task: Task, boundary: string): Promise<ChatMessage[]> {
+  async function contextOf(task: Task, boundary: string): Promise<StartContext> {
     const listing = listed(task.origin);
     const settings = deps.settingsOf(task.origin);
     // A run in the first second after the start waits for the tokenizer's sliced build instead of blocking on it.
@@ -106,7 +112,12 @@ export function createConversationMemory(deps: ConversationMemoryDeps): Conversa
     const asMessage = (line: SourcedText): ChatMessage => ({ role: "user", content: asData(line.text, line.source, boundary) });
     if (!settings.memory) {
       const [thread] = await Promise.all([deps.contextLoaders.load(task), listing]);
-      return [instructions, ...thread.map(asMessage), { role: "system", content: runNote({ facts: [], now, boundary }) }];
+      const messages: ChatMessage[] = [
+        instructions,
+        ...thread.map(asMessage),
+        { role: "system", content: runNote({ facts: [], now, boundary }) },
+      ];
+      return { messages, sources: thread };
     }
     const [facts, turns, thread] = await Promise.all([
       memory.recall(key, task.text, config.memory.recallFacts).catch((error: unknown) => {
@@ -120,7 +131,7 @@ export function createConversationMemory(deps: ConversationMemoryDeps): Conversa
       deps.contextLoaders.load(task),
       listing,
     ]);
-    return [
+    const messages: ChatMessage[] = [
       instructions,
       ...turns.flatMap((turn): ChatMessage[] => [
         { role: "user", content: turn.user },
@@ -129,6 +140,8 @@ export function createConversationMemory(deps: ConversationMemoryDeps): Conversa
       ...thread.map(asMessage),
       { role: "system", content: runNote({ facts, now, boundary }) },
     ];
+    const remembered: SourcedText[] = facts.map((fact) => ({ source: { kind: "memory" }, text: fact.text }));
+    return { messages, sources: [...thread, ...remembered] };
   }
 
   async function rememberFacts(runId: string, origin: TaskOrigin, question: string, answer: string): Promise<void> {

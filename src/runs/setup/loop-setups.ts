@@ -91,6 +91,7 @@ export function createLoopSetups(deps: LoopSetupsDeps): LoopSetups {
       guards: settings.maxSteps === undefined ? guards : { ...guards, maxSteps: settings.maxSteps },
       toolPolicy: config.toolPolicy,
       approvalTimeoutMs: config.approvalTimeoutMs,
+      untrustedWrites: config.untrustedWrites,
       logger: deps.logger,
       clock: deps.clock,
       counter: counterFor(modelName),

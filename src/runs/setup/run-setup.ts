@@ -3,11 +3,11 @@
 // thread), and the files its question brings. Built by the service from the setups, the
 // conversation memory and the files; the worker sees this one object.
 import type { LoopDeps, RunStart } from "../../agent/loop/loop-types.js";
-import type { ChatMessage, EventSink, TaskOrigin } from "../../contracts/types.js";
+import type { EventSink, TaskOrigin } from "../../contracts/types.js";
 import type { RunSettings } from "../../governance/channel-settings.js";
 import type { Task } from "../api/task.js";
 import type { SinkFor } from "./audited-sink.js";
-import type { ConversationMemory } from "./conversation-memory.js";
+import type { ConversationMemory, StartContext } from "./conversation-memory.js";
 import type { LoopSetups } from "./loop-setups.js";
 import type { RunFiles } from "./run-files.js";
 
@@ -17,7 +17,7 @@ export interface RunSetup {
   /** A run's sink, with the audit where the settings keep one; `waitingTool` names the write a resumed run waited on. */
   sink(origin: TaskOrigin, sink: EventSink, waitingTool?: string): EventSink;
   /** System prompt, memory and thread context for a new run, what is not the requester's own as data under `boundary`. */
-  context(task: Task, boundary: string): Promise<ChatMessage[]>;
+  context(task: Task, boundary: string): Promise<StartContext>;
   /** The task's files as the question's parts, prepared within the run's time; undefined when it brought none. */
   attachments(task: Task, runId: string, sink: EventSink, boundary: string): RunStart["attachments"];
 }
