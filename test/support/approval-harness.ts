@@ -1,5 +1,6 @@
 // What the approval tests share: a service per test on its own SQLite file (or the test Redis),
 // closed after each test (per-test.ts), and helpers that read a pause or an answer out of a result.
+import { dataInside } from "../../src/agent/context/data-blocks.js";
 import { afterAll, beforeAll } from "vitest";
 import { call, say } from "./model-scripted.js";
 import type { AgentEvent, Model, ModelRequest, PendingApproval, RunOutcome, Tool } from "../../src/contracts/types.js";
@@ -100,5 +101,6 @@ export function answerOf(result: DecisionResult): string {
 
 export const writeThenAnswer = (answer: string) => [
   call("post_note", { text: "hello team" }),
-  (request: ModelRequest) => say(`${answer} (${contentText(request.messages.at(-1)?.content ?? null)})`),
+  // The tool's result reaches the model inside its data block; the scripted model reads the words.
+  (request: ModelRequest) => say(`${answer} (${dataInside(contentText(request.messages.at(-1)?.content ?? null))})`),
 ];

@@ -15,6 +15,7 @@ import {
   writeThenAnswer,
 } from "../../support/approval-harness.js";
 import { noteTool, originFor } from "../../support/service-harness.js";
+import { dataInside } from "../../../src/agent/context/data-blocks.js";
 
 useApprovalStores();
 
@@ -208,7 +209,9 @@ describe("a write call waits for a person", () => {
     const done = await aliceDecides(service, second, "deny", sink);
     expect(answerOf(done)).toBe("Posted one; two was denied.");
     expect(note.posted).toEqual(["one"]);
-    const toolResults = model.requests[1]!.messages.filter((message) => message.role === "tool").map((message) => message.content);
+    const toolResults = model.requests[1]!.messages.filter((message) => message.role === "tool").map((message) =>
+      dataInside(message.content as string),
+    );
     expect(toolResults).toEqual(["posted: one", "4", expect.stringMatching(/^Denied by alice/)]);
   });
 
