@@ -17,6 +17,7 @@ import { askingTools } from "../../support/mcp-asking-tools.js";
 import { startMcpHttpServer, type TestMcpHttpServer } from "../../support/mcp-http-server.js";
 import { useSlackBotHarness } from "../../support/slack-bot-harness.js";
 import { until } from "../../support/until.js";
+import { dataInside } from "../../../src/agent/context/data-blocks.js";
 
 const harness = useSlackBotHarness();
 let http: TestMcpHttpServer | undefined;
@@ -29,7 +30,7 @@ const THREAD = "1700009300.000100";
 const toolResults = (request: RecordedRequest): string[] =>
   (request.body.messages as Array<{ role: string; content: string }>)
     .filter((message) => message.role === "tool")
-    .map((message) => message.content);
+    .map((message) => dataInside(message.content));
 
 const hasOpenButton = (call: RecordedCall) =>
   call.method === "chat.postEphemeral" && JSON.stringify(call.args.blocks ?? []).includes(FORM_OPEN_ACTION);
