@@ -174,6 +174,8 @@ export interface CallRecord {
   readonly files?: readonly AnswerFile[];
   /** The questions the call's tool put to the requester while it ran, in order (see FormNote). */
   readonly forms?: readonly FormNote[];
+  /** The channel a read took its result from (Tool.readsFrom): an answer that quotes it may be held (runs/holds). */
+  readonly readFrom?: string;
 }
 
 /** A question a call asked, as the trace keeps it: who asked, how it ended, never the values. */

@@ -149,15 +149,17 @@ export async function runPrepared(prepared: Extract<PreparedCall, { kind: "ready
       : {}),
   };
   const execution = await context.tools.execute(prepared, toolContext);
+  const source = resultSource(prepared.tool, prepared.args);
   const made = callRecord(
     prepared.call,
     prepared.signature,
     execution.outcome,
     execution.result,
-    asData(context.tools.observation(execution.result), resultSource(prepared.tool, prepared.args), context.boundary),
+    asData(context.tools.observation(execution.result), source, context.boundary),
     execution.durationMs,
   );
-  const record = forms.length > 0 ? { ...made, forms } : made;
+  const read = source.channel === undefined ? made : { ...made, readFrom: source.channel };
+  const record = forms.length > 0 ? { ...read, forms } : read;
   const item = execution.files ? { ...record, files: execution.files } : record;
   context.emit({ type: "tool_result", runId: context.toolContext.runId, step: context.step, call: item });
   return item;
