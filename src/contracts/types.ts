@@ -383,6 +383,11 @@ export type RunOutcome =
       readonly stop?: GuardStop;
       /** Files the answer carries (posted with it by the surface); absent when none. */
       readonly files?: readonly AnswerFile[];
+      /**
+       * Set when the answer was held (runs/holds): it quoted these channels, which not everyone where it
+       * was asked can see; `answer` is then the note posted in its place. Absent: posted as written.
+       */
+      readonly held?: { readonly places: readonly string[]; readonly action: "ask" | "private" };
     })
   | (RunTotals & { readonly status: "paused"; readonly runId: string; readonly pending: PendingApproval });
 
