@@ -28,7 +28,7 @@ const readHr: CallRecord = {
   readFrom: "C0BOARD",
 };
 const state = runState({ runId: "run_h", origin, steps: [{ index: 1, startedAt: 0, durationMs: 1, text: null, calls: [readHr] }] });
-const answered = (answer: string): RunOutcome => ({ status: "answered", runId: "run_h", answer, steps: 1, usage: state.usage });
+const answered = (answer: string): RunOutcome => ({ status: "answered", runId: "run_h", answer, steps: state.steps, usage: state.usage });
 const quoting = answered(`The board channel says: ${secret}`);
 
 function stand(mode: CrossChannelReads, audiences: Record<string, Audience>, store = mapStore()) {
