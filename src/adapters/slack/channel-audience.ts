@@ -2,25 +2,15 @@
 // anyone's; a private channel, a DM or a group DM is its members' (conversations.members, read
 // page by page up to a bound). Anything Slack does not answer (an error, a missing scope, a
 // member list longer than the bound, a channel shared from another workspace) is "unknown".
-import { z } from "zod";
 import type { TaskOrigin } from "../../contracts/types.js";
 import type { Audience, AudienceReader } from "../../runs/api/audiences.js";
 import { cachedAudiences } from "../core/audience-cache.js";
-import { describeSlackError, readPages } from "./slack-api.js";
+import { ChannelInfo, describeSlackError, isPublicIn, readPages } from "./slack-api.js";
 import type { SlackClients } from "./slack-clients.js";
 import { placeOf, workspaceOfOrigin } from "./slack-place.js";
 
 /** Pages of 1,000 members read at most: a larger private channel is "unknown", so an answer quoting it is held. */
 const MAX_MEMBER_PAGES = 10;
-
-const ChannelInfo = z.object({
-  channel: z.object({
-    is_private: z.boolean().optional(),
-    is_im: z.boolean().optional(),
-    is_mpim: z.boolean().optional(),
-    context_team_id: z.string().optional(),
-  }),
-});
 
 async function membersOf(clients: SlackClients, origin: TaskOrigin, channel: string): Promise<Audience> {
   const workspace = workspaceOfOrigin(origin);
@@ -28,12 +18,14 @@ async function membersOf(clients: SlackClients, origin: TaskOrigin, channel: str
   const client = clients.of(workspace);
   const team = placeOf(origin)?.team ?? origin.scope?.workspace;
   const { channel: info } = ChannelInfo.parse(await client.conversations.info({ channel }));
-  const anyones = info.is_private === false && !info.is_im && !info.is_mpim && (info.context_team_id ?? team) === team;
-  if (anyones) return { kind: "everyone" };
+  if (isPublicIn(info, team)) return { kind: "everyone" };
   const members = new Set<string>();
   const whole = await readPages(
     (page) => client.conversations.members({ channel, limit: 1000, ...page }),
-    (page) => void page.members.forEach((member) => members.add(member)),
+    (page) => {
+      for (const member of page.members) members.add(member);
+      return undefined;
+    },
     MAX_MEMBER_PAGES,
   );
   return whole ? { kind: "members", members } : { kind: "unknown", why: `more than ${MAX_MEMBER_PAGES * 1000} members` };
