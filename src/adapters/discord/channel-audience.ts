@@ -13,7 +13,8 @@ const MEMBERS_PAGE = 1_000;
 const MAX_MEMBER_PAGES = 10;
 
 async function viewersOf(client: Client, channelId: string): Promise<Audience> {
-  const channel = await client.channels.fetch(channelId);
+  // Forced: a channel the cache knows only from a message event is partial, without its overwrites.
+  const channel = await client.channels.fetch(channelId, { force: true });
   if (!channel) return { kind: "unknown", why: "Discord does not show the channel" };
   if (channel.isDMBased())
     return "recipientId" in channel && client.user
