@@ -1,40 +1,37 @@
 // A held answer's preview on Slack (runs/holds): to the requester alone, ephemeral in the thread
 // where they asked, else a direct message, with Post here, Send to me privately and Drop; and the
-// clicks on it. An ephemeral message's click carries no `message`, so each button's value names
-// the run and the thread (untrusted, checked with zod); the held answer itself is in the store.
+// clicks on it. Its buttons name the run and the thread (card-clicks.ts); the held answer itself
+// is in the store.
 import type { App, webApi } from "@slack/bolt";
 import { z } from "zod";
 import type { Logger } from "../../logger.js";
 import type { HeldChoice } from "../../runs/holds/held-answers.js";
 import { fitPreview } from "../core/held-answers.js";
-import { spotOf, type SurfaceCore } from "../core/inbound.js";
-import { refOfContext, type WorkspaceRef } from "./install/workspace-ref.js";
+import type { SurfaceCore } from "../core/inbound.js";
+import { type CardActions, cardValue, cardValueSchema, listenForCard } from "./card-clicks.js";
 import { buttonText } from "./link-button.js";
-import { jsonValue } from "./slack-api.js";
-import { enterpriseOf } from "./slack-clicks.js";
-import { conversationAt, type ThreadPlace } from "./slack-place.js";
+import type { ThreadPlace } from "./slack-place.js";
 import type { SlackClicked } from "./slack-refs.js";
 
 export const HELD_POST_ACTION = "agent_held_post";
 export const HELD_PRIVATE_ACTION = "agent_held_private";
 export const HELD_DROP_ACTION = "agent_held_drop";
-const CHOICES: Readonly<Record<string, HeldChoice>> = {
+const HELD_ACTIONS: CardActions<HeldChoice> = {
   [HELD_POST_ACTION]: "post",
   [HELD_PRIVATE_ACTION]: "private",
   [HELD_DROP_ACTION]: "drop",
 };
+/** The preview's buttons, each naming the run (`r`). */
+export const HELD_CARD = {
+  actions: HELD_ACTIONS,
+  value: cardValueSchema({ r: z.string().regex(/^[\w-]{1,32}$/) }),
+  what: "held answer",
+};
 /** Slack's limit on a section block's text. */
 const SECTION_MAX_CHARS = 3_000;
 
-const ButtonValue = z.object({ r: z.string().regex(/^[\w-]{1,32}$/), c: z.string().min(1).max(40), t: z.string().max(40).optional() });
-const Click = z.object({
-  team: z.object({ id: z.string().min(1) }).nullish(),
-  user: z.object({ id: z.string().min(1), username: z.string().optional(), name: z.string().optional(), team_id: z.string().optional() }),
-  actions: z.array(z.object({ value: z.string().optional() })).min(1),
-});
-
 export function heldBlocks(preview: string, runId: string, place: Pick<ThreadPlace, "channel" | "replyThreadTs">) {
-  const value = JSON.stringify({ r: runId, c: place.channel, ...(place.replyThreadTs ? { t: place.replyThreadTs } : {}) });
+  const value = cardValue({ r: runId }, place);
   const button = (action: string, label: string, style?: "primary" | "danger") => ({
     type: "button" as const,
     action_id: action,
@@ -82,37 +79,6 @@ export async function postHeldPreview(
   }
 }
 
-/** Hands a click on a held answer's button to the core. Never rejects. */
-async function takeHeldClick(
-  core: SurfaceCore<SlackClicked>,
-  action: string,
-  body: unknown,
-  ignored: () => void,
-  workspace?: WorkspaceRef,
-) {
-  const parsed = Click.safeParse(body);
-  const choice = CHOICES[action];
-  const value = parsed.success ? jsonValue(ButtonValue, parsed.data.actions[0]!.value) : undefined;
-  if (!parsed.success || !choice || !value) return ignored();
-  const { team: teamOf, user } = parsed.data;
-  const conversation = conversationAt({
-    team: teamOf?.id ?? user.team_id ?? "",
-    channel: value.c,
-    traceThreadTs: value.t ?? "",
-    ...(value.t ? { replyThreadTs: value.t } : {}),
-    ...enterpriseOf(workspace),
-  });
-  const name = user.username ?? user.name;
-  const at = spotOf("slack", conversation, { id: user.id, ...(name ? { name } : {}), roles: [] });
-  const clicked: SlackClicked = { channel: value.c, ts: value.t ?? "", ...(workspace ? { workspace } : {}) };
-  return core.held({ at, clicked, runId: value.r, choice });
-}
-
 export function listenForHeldAnswers(bolt: App, core: SurfaceCore<SlackClicked>, logger: Logger): void {
-  for (const action of Object.keys(CHOICES)) {
-    bolt.action(action, async ({ ack, body, context }) => {
-      await ack();
-      void takeHeldClick(core, action, body, () => logger.warn({ action }, "ignored a malformed held answer click"), refOfContext(context));
-    });
-  }
+  listenForCard(bolt, HELD_CARD, logger, ({ at, clicked, pressed, value }) => core.held({ at, clicked, runId: value.r, choice: pressed }));
 }
