@@ -41,10 +41,10 @@ export function heldHooks<C, R>(surface: ChatSurface<C, R>, logger: Logger): Hel
     // A direct message first: it stays where the person finds it again, where an ephemeral one goes with a reload.
     async sendPrivately(origin: TaskOrigin, text: string) {
       const person = origin.requester;
-      if (await inParts(text, maxChars, (part) => surface.directMessage(person, part, origin))) return true;
-      if (await inParts(text, maxChars, (part) => surface.whisper({ origin }, part))) return true;
+      if (await inParts(text, maxChars, (part) => surface.directMessage(person, part, origin))) return "direct message";
+      if (await inParts(text, maxChars, (part) => surface.whisper({ origin }, part))) return "here, to them alone";
       logger.warn({ user: person.id, conversationKey: origin.conversationKey }, "could not send a held answer privately");
-      return false;
+      return undefined;
     },
     postHere: (origin, text) => inParts(text, maxChars, (part) => surface.post({ origin }, part)),
   };

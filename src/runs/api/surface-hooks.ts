@@ -17,6 +17,9 @@ export type ContextLoader = (source: Readonly<Record<string, string>>, origin: T
 /** An origin stored by an older version, as this version reads it: with its scope, and no secret left in its place. */
 export type OriginUpgrade = (origin: TaskOrigin) => { readonly origin: TaskOrigin; readonly reply?: ReplyHandle };
 
+/** How a text for one person alone went: as a direct message, or where they asked, shown to them alone. */
+export type PrivateDelivery = "direct message" | "here, to them alone";
+
 /** Everything a surface brings to the runs, registered once (src/adapters/core/attach.ts). */
 export interface SurfaceHooks {
   /** The surface's chat tools (read_channel, post_message…). */
@@ -35,8 +38,8 @@ export interface SurfaceHooks {
   readonly audiences?: AudienceReader;
   /** A held answer's preview to its requester alone, with Post here / Send to me privately / Drop for `runId`; false when not shown. Never throws. */
   readonly offerHeld?: (origin: TaskOrigin, preview: string, runId: string) => Promise<boolean>;
-  /** Sends `text` to the requester of `origin` alone (a held answer), in as many messages as it takes; false when it could not. Never throws. */
-  readonly sendPrivately?: (origin: TaskOrigin, text: string) => Promise<boolean>;
+  /** Sends `text` to the requester of `origin` alone (a held answer), in as many messages as it takes: how it went, undefined when it could not. Never throws. */
+  readonly sendPrivately?: (origin: TaskOrigin, text: string) => Promise<PrivateDelivery | undefined>;
   /** Posts `text` for everyone where the run of `origin` was asked (a held answer its requester chose to post); false when refused. Never throws. */
   readonly postHere?: (origin: TaskOrigin, text: string) => Promise<boolean>;
   /**

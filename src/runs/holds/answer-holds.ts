@@ -10,7 +10,8 @@ import type { Person, RunOutcome, Surface, TaskOrigin } from "../../contracts/ty
 import type { AuditDraft } from "../../governance/audit-log.js";
 import type { Logger } from "../../logger.js";
 import type { AudienceReader } from "../api/audiences.js";
-import type { HeldAnswers, HeldChoice } from "./held-answers.js";
+import type { PrivateDelivery } from "../api/surface-hooks.js";
+import type { HeldAnswer, HeldAnswers, HeldChoice } from "./held-answers.js";
 import { type CrossChannelReads, holdDecision } from "./hold-decision.js";
 
 type Answered = Extract<RunOutcome, { status: "answered" }>;
@@ -20,8 +21,10 @@ export interface AnswerHolds {
   /** The surface's reader of who can see a place; none for a surface without channels (the console). */
   audiences(surface: Surface): AudienceReader | undefined;
   readonly held: HeldAnswers;
-  /** Tells the requester privately; `choices`: with the post / private / drop buttons for that held run. False when it could not; never throws. */
-  tell(origin: TaskOrigin, text: string, choices?: { readonly runId: string }): Promise<boolean>;
+  /** Shows the requester alone the preview of the held run `runId` with the post / private / drop buttons. False when it could not; never throws. */
+  offer(origin: TaskOrigin, preview: string, runId: string): Promise<boolean>;
+  /** Sends `text` to the requester alone: how it went, undefined when it could not. Never throws. */
+  tell(origin: TaskOrigin, text: string): Promise<PrivateDelivery | undefined>;
   /** Posts where the run was asked (a held answer the requester chose to post). False when it could not; never throws. */
   post(origin: TaskOrigin, text: string): Promise<boolean>;
   audit(draft: AuditDraft): Promise<unknown>;
@@ -69,7 +72,9 @@ export async function holdIfQuoting(holds: AnswerHolds, outcome: RunOutcome, sta
 }
 
 async function sentPrivately(holds: AnswerHolds, outcome: Answered, origin: TaskOrigin, places: readonly string[]): Promise<Answered> {
-  const told = await holds.tell(origin, `Your answer, sent to you alone because it quotes ${placesText(places)}:\n\n${outcome.answer}`);
+  const told =
+    (await holds.tell(origin, `Your answer, sent to you alone because it quotes ${placesText(places)}:\n\n${outcome.answer}`)) !==
+    undefined;
   await auditHeld(holds, origin, outcome.runId, places, told ? "sent privately" : "not delivered");
   const note = told
     ? `I sent my answer to <@${origin.requester.id}> privately: it quotes ${placesText(places)}, which not everyone here can see.`
@@ -87,7 +92,7 @@ async function asked(holds: AnswerHolds, outcome: Answered, origin: TaskOrigin, 
       return false;
     });
   const preview = `My answer quotes ${placesText(places)}, which not everyone where you asked can see. Post it there, get it here only, or drop it?\n\n${outcome.answer}`;
-  const told = kept && (await holds.tell(origin, preview, { runId }));
+  const told = kept && (await holds.offer(origin, preview, runId));
   await auditHeld(holds, origin, runId, places, told ? "asked" : "not delivered");
   const note = told
     ? `My answer quotes ${placesText(places)}, which not everyone here can see; I asked <@${origin.requester.id}> privately whether to post it here.`
@@ -107,14 +112,22 @@ export async function chooseHeld(holds: AnswerHolds, runId: string, choice: Held
     await holds.held.keep(held).catch(() => undefined);
     return "Only the person who asked can choose what happens to this answer.";
   }
-  const done =
-    choice === "post"
-      ? await holds.post(held.origin, held.answer)
-      : choice === "private"
-        ? await holds.tell(held.origin, held.answer)
-        : true;
+  const done = await carryOut(holds, held, choice);
   await auditHeld(holds, held.origin, runId, held.places, done ? choice : `${choice} failed`, by);
   if (!done) await holds.held.keep(held).catch(() => undefined);
-  if (!done) return "That did not work; the answer is still held, try again.";
-  return choice === "post" ? "Posted." : choice === "private" ? "Sent to you here." : "Dropped: it was not posted.";
+  return done ?? "That did not work; the answer is still held, try again.";
+}
+
+/** What a requester is told of their answer sent to them alone, as it went. */
+const sentText: Readonly<Record<PrivateDelivery, string>> = {
+  "direct message": "Sent to you by direct message.",
+  "here, to them alone": "Sent to you where you asked, shown to you alone.",
+};
+
+/** Does what the requester chose; what to tell them, undefined when it could not be done. */
+async function carryOut(holds: AnswerHolds, held: HeldAnswer, choice: HeldChoice): Promise<string | undefined> {
+  if (choice === "drop") return "Dropped: it was not posted.";
+  if (choice === "post") return (await holds.post(held.origin, held.answer)) ? "Posted." : undefined;
+  const sent = await holds.tell(held.origin, held.answer);
+  return sent && sentText[sent];
 }

@@ -27,11 +27,8 @@ export function heldAnswerPort(deps: HeldAnswerPortDeps): AnswerHolds {
     mode: deps.mode,
     audiences: (surface) => surfaces.hooksOf(surface)?.audiences,
     held: heldAnswers(deps.store),
-    async tell(origin, text, choices) {
-      const hooks = surfaces.hooksOf(origin.surface);
-      if (choices) return (await hooks?.offerHeld?.(origin, text, choices.runId)) ?? false;
-      return (await hooks?.sendPrivately?.(origin, text)) ?? false;
-    },
+    offer: async (origin, preview, runId) => (await surfaces.hooksOf(origin.surface)?.offerHeld?.(origin, preview, runId)) ?? false,
+    tell: (origin, text) => surfaces.hooksOf(origin.surface)?.sendPrivately?.(origin, text) ?? Promise.resolve(undefined),
     post: async (origin, text) => (await surfaces.hooksOf(origin.surface)?.postHere?.(origin, text)) ?? false,
     audit: async (draft) => deps.audit?.(draft),
     logger: deps.logger,

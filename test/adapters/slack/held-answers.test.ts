@@ -77,6 +77,7 @@ describe("a Slack answer that quotes a private channel", () => {
     const h = await askQuotingBoard();
     await press(h, await preview(h), "U0ALICE", HELD_PRIVATE_ACTION);
     await until(() => dmsTo(h, "U0ALICE").some((c) => String(c.args.text).includes("Initech")), "the direct message");
+    await until(() => h.fake.ephemeralsOf("U0ALICE").some((e) => e.text.includes("Sent to you by direct message.")), "what happened, said");
     expect(threadText(h)).not.toContain("Initech");
   });
 

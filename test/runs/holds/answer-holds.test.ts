@@ -7,6 +7,7 @@ import type { CallRecord, RunOutcome, TaskOrigin } from "../../../src/contracts/
 import type { AuditDraft } from "../../../src/governance/audit-log.js";
 import { silentLogger } from "../../../src/logger.js";
 import type { Audience } from "../../../src/runs/api/audiences.js";
+import type { PrivateDelivery } from "../../../src/runs/api/surface-hooks.js";
 import { type AnswerHolds, chooseHeld, holdIfQuoting } from "../../../src/runs/holds/answer-holds.js";
 import { heldAnswers } from "../../../src/runs/holds/held-answers.js";
 import type { CrossChannelReads } from "../../../src/runs/holds/hold-decision.js";
@@ -31,7 +32,7 @@ const state = runState({ runId: "run_h", origin, steps: [{ index: 1, startedAt: 
 const answered = (answer: string): RunOutcome => ({ status: "answered", runId: "run_h", answer, steps: state.steps, usage: state.usage });
 const quoting = answered(`The board channel says: ${secret}`);
 
-function stand(mode: CrossChannelReads, audiences: Record<string, Audience>, store = mapStore()) {
+function stand(mode: CrossChannelReads, audiences: Record<string, Audience>, store = mapStore(), sent: PrivateDelivery = "direct message") {
   const told: Array<{ text: string; choices?: { runId: string } }> = [];
   const posted: string[] = [];
   const audit: AuditDraft[] = [];
@@ -45,8 +46,18 @@ function stand(mode: CrossChannelReads, audiences: Record<string, Audience>, sto
             audienceOf: async (_, channel) => audiences[channel] ?? { kind: "unknown", why: "not in the test" },
           },
     held: heldAnswers(store),
-    tell: async (_, text, choices) => (told.push({ text, ...(choices ? { choices } : {}) }), true),
-    post: async (_, text) => (posted.push(text), true),
+    async offer(_, text, runId) {
+      told.push({ text, choices: { runId } });
+      return true;
+    },
+    async tell(_, text) {
+      told.push({ text });
+      return sent;
+    },
+    async post(_, text) {
+      posted.push(text);
+      return true;
+    },
     audit: async (draft) => audit.push(draft),
     logger: silentLogger,
     clock: () => 1_000,
@@ -117,7 +128,7 @@ describe("chooseHeld", () => {
 
   it.each([
     ["post", "Posted.", [secret], 1],
-    ["private", "Sent to you here.", [], 2],
+    ["private", "Sent to you by direct message.", [], 2],
     ["drop", "Dropped: it was not posted.", [], 1],
   ] as const)("%s: does it once and audits the choice", async (choice, reply, posted, tells) => {
     const stood = stand("ask", excludes);
@@ -128,6 +139,12 @@ describe("chooseHeld", () => {
     expect(stood.audit.at(-1)).toMatchObject({ kind: "answer_held", outcome: choice, decidedBy: alice });
     expect(await chooseHeld(stood.holds, "run_h", "post", alice)).toContain("no longer held");
     expect(stood.posted).toHaveLength(posted.length);
+  });
+
+  it("says the answer was shown to her where she asked when no direct message could go", async () => {
+    const stood = stand("ask", excludes, mapStore(), "here, to them alone");
+    await holdIfQuoting(stood.holds, quoting, state);
+    expect(await chooseHeld(stood.holds, "run_h", "private", alice)).toBe("Sent to you where you asked, shown to you alone.");
   });
 
   it("lets only the requester choose, and keeps the answer for her", async () => {
