@@ -1,8 +1,8 @@
 // An answer held because it quotes a more private place (runs/holds), on any surface: what the
 // surface brings to the runs for it (who can see a place, the requester's preview with its three
-// choices, the answer sent to them alone, the answer posted where they asked, each cut to the
-// platform's message size), and the click on a choice, which the service carries out for the
-// requester alone.
+// choices, the answer sent to them alone, the answer posted where they asked, each written as the
+// platform shows an answer and cut to its message size), and the click on a choice, which the
+// service carries out for the requester alone.
 import type { TaskOrigin } from "../../contracts/types.js";
 import type { Logger } from "../../logger.js";
 import type { SurfaceHooks } from "../../runs/api/surface-hooks.js";
@@ -34,19 +34,20 @@ type HeldHooks = Pick<SurfaceHooks, "audiences" | "offerHeld" | "sendPrivately" 
 export function heldHooks<C, R>(surface: ChatSurface<C, R>, logger: Logger): HeldHooks {
   const { audiences, offerHeld } = surface;
   if (!audiences || !offerHeld) return {};
-  const { maxChars } = surface.format;
+  const { maxChars, answer: shown } = surface.format;
   return {
     audiences,
-    offerHeld: (origin, preview, runId) => offerHeld.call(surface, origin, fitPreview(preview, maxChars), runId),
+    offerHeld: (origin, preview, runId) => offerHeld.call(surface, origin, fitPreview(shown(preview), maxChars), runId),
     // A direct message first: it stays where the person finds it again, where an ephemeral one goes with a reload.
-    async sendPrivately(origin: TaskOrigin, text: string) {
+    async sendPrivately(origin: TaskOrigin, answer: string) {
       const person = origin.requester;
+      const text = shown(answer);
       if (await inParts(text, maxChars, (part) => surface.directMessage(person, part, origin))) return "direct message";
       if (await inParts(text, maxChars, (part) => surface.whisper({ origin }, part))) return "here, to them alone";
       logger.warn({ user: person.id, conversationKey: origin.conversationKey }, "could not send a held answer privately");
       return undefined;
     },
-    postHere: (origin, text) => inParts(text, maxChars, (part) => surface.post({ origin }, part)),
+    postHere: (origin, answer) => inParts(shown(answer), maxChars, (part) => surface.post({ origin }, part)),
   };
 }
 

@@ -49,6 +49,8 @@ export interface TextFormat {
   /** A block of plain text shown verbatim. */
   block(text: string): string;
   link(url: string, label: string): string;
+  /** The model's text as an answer shows here (Slack: its Markdown as mrkdwn, crowd mentions made harmless). */
+  answer(text: string): string;
   /** One message holds at most this many characters. */
   readonly maxChars: number;
 }

@@ -20,8 +20,13 @@ afterEach(async () => {
 const SECRET = "The acquisition of Initech closes on March 3 and nobody outside the board may know yet.";
 const THREAD = "1700009300.000100";
 
-async function askQuotingBoard(env: Record<string, string> = {}, channel = "C0GENERAL", people?: string[]): Promise<SlackHarness> {
-  const model = new ScriptedModel([call("read_channel", { channel: "C0BOARD" }), say(`The board channel says: ${SECRET}`)]);
+async function askQuotingBoard(
+  env: Record<string, string> = {},
+  channel = "C0GENERAL",
+  people?: string[],
+  answer = `The board channel says: ${SECRET}`,
+): Promise<SlackHarness> {
+  const model = new ScriptedModel([call("read_channel", { channel: "C0BOARD" }), say(answer)]);
   const h = await startSlackHarness({ model, env });
   harness = h;
   h.fake.setChannelKind("C0BOARD", "private");
@@ -71,6 +76,19 @@ describe("a Slack answer that quotes a private channel", () => {
     await press(h, card, "U0ALICE", HELD_POST_ACTION);
     await until(() => h.fake.ephemeralsOf("U0ALICE").some((e) => e.text.includes("no longer held")), "the second click's note");
     expect(h.fake.threadMessages("C0GENERAL", THREAD).filter((m) => shownText(m).includes("Initech"))).toHaveLength(1);
+  });
+
+  it("Post here posts it as an answer shows on Slack: its Markdown as mrkdwn, pinging no crowd", async () => {
+    const markdown = `## The board\n**${SECRET}** See [the memo](https://example.com/memo), @channel.`;
+    const h = await askQuotingBoard({}, "C0GENERAL", undefined, markdown);
+    const card = await preview(h);
+    expect(card.text).toContain(`*${SECRET}*`);
+    await press(h, card, "U0ALICE", HELD_POST_ACTION);
+    await until(() => threadText(h).includes("Initech"), "the answer posted in the thread");
+    const posted = threadText(h);
+    expect(posted).toContain(`*The board*\n*${SECRET}* See <https://example.com/memo|the memo>, @\u2060channel.`);
+    expect(posted).not.toContain("**");
+    expect(posted).not.toContain("## ");
   });
 
   it("Send to me privately sends it as a direct message, and nothing in the thread", async () => {
