@@ -2,7 +2,7 @@
 // to end on Discord: discord.js against the fake gateway and REST, the real service. Held, the
 // requester gets the preview by direct message with three buttons, each of which does its thing
 // for the requester alone; a channel whose viewers all see the quoted one gets the answer as usual;
-// `private`; a restart while held posts nothing, and the button works after it.
+// `private` and `allow`; a restart while held posts nothing, and the button works after it.
 import { OverwriteType, PermissionFlagsBits } from "discord.js";
 import { afterEach, describe, expect, it } from "vitest";
 import type { FakeChannel } from "../../support/fake-discord.js";
@@ -77,6 +77,10 @@ describe("a Discord answer that quotes a channel not everyone can view", () => {
     const card = await preview(h);
     h.fake.clickButton(card.message.id, card.button("v"), h.alice);
     await until(() => dmTexts(h).filter((m) => m.content.includes("Initech")).length >= 2, "the answer by DM");
+    await until(
+      () => h.fake.calls.some((c) => JSON.stringify(c.body ?? "").includes("Sent to you by direct message.")),
+      "what happened, said",
+    );
     h.fake.clickButton(card.message.id, card.button("d"), h.alice);
     await until(() => h.fake.calls.some((c) => JSON.stringify(c.body ?? "").includes("no longer held")), "the spent button's note");
     expect(textIn(h, h.fake.general)).not.toContain("Initech");
@@ -98,6 +102,13 @@ describe("a Discord answer that quotes a channel not everyone can view", () => {
     await until(() => dmTexts(h).some((m) => m.content.includes("Initech")), "the answer by DM");
     await until(() => textIn(h, h.fake.general).includes("privately"), "the note");
     expect(textIn(h, h.fake.general)).not.toContain("Initech");
+  });
+
+  it("CROSS_CHANNEL_READS=allow posts it in #general, whoever can view what, and asks no one", async () => {
+    const { h } = await askQuotingBoard({ CROSS_CHANNEL_READS: "allow" });
+    await until(() => textIn(h, h.fake.general).includes("Initech"), "the answer in #general");
+    expect(textIn(h, h.fake.general)).not.toContain("I asked");
+    expect(dmTexts(h)).toHaveLength(0);
   });
 
   it("a restart while held posts nothing, and the button works after it", async () => {
