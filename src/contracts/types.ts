@@ -173,6 +173,8 @@ export interface CallRecord {
   readonly files?: readonly AnswerFile[];
   /** The questions the call's tool put to the requester while it ran, in order (see FormNote). */
   readonly forms?: readonly FormNote[];
+  /** The channel a read took its result from (Tool.readsFrom): an answer that quotes it may be held (runs/holds). */
+  readonly readFrom?: string;
 }
 
 /** A question a call asked, as the trace keeps it: who asked, how it ended, never the values. */
@@ -392,6 +394,11 @@ export type RunOutcome =
       readonly stop?: GuardStop;
       /** Files the answer carries (posted with it by the surface); absent when none. */
       readonly files?: readonly AnswerFile[];
+      /**
+       * Set when the answer was held (runs/holds): it quoted these channels, which not everyone where it
+       * was asked can see; `answer` is then the note posted in its place. Absent: posted as written.
+       */
+      readonly held?: { readonly places: readonly string[]; readonly action: "ask" | "private" };
     })
   | (RunTotals & { readonly status: "paused"; readonly runId: string; readonly pending: PendingApproval });
 

@@ -561,6 +561,22 @@ export class FakeDiscord {
       ],
       [
         "GET",
+        /^\/guilds\/(\d+)\/members$/,
+        ([guildId], _body, query) => {
+          if (guildId !== this.guild.id || this.botRemoved) return { status: 403, body: { message: "Missing Access", code: 50001 } };
+          // As Discord lists them: by id, after `after`, at most `limit` (1 to 1,000); the bot is a member too.
+          const limit = Number(query.get("limit") ?? 1);
+          if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+            return { status: 400, body: { message: "Invalid Form Body", code: 50035 } };
+          const after = BigInt(query.get("after") ?? "0");
+          const everyone = [{ user: this.bot, roles: [this.botRole.id] }, ...this.members.values()]
+            .filter((member) => BigInt(member.user.id) > after)
+            .sort((a, b) => (BigInt(a.user.id) < BigInt(b.user.id) ? -1 : 1));
+          return { status: 200, body: everyone.slice(0, limit).map((member) => apiMember(member.user, member.roles)) };
+        },
+      ],
+      [
+        "GET",
         /^\/guilds\/(\d+)\/members\/(\d+)$/,
         ([guildId, userId]) => {
           const member = this.members.get(userId!);

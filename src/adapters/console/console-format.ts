@@ -19,5 +19,6 @@ export const consoleFormat: TextFormat = {
   code: clean,
   block: clean,
   link: (url, label) => `${label} ${clean(url)}`,
+  answer: clean,
   maxChars: 20_000,
 };

@@ -15,6 +15,7 @@ import { badClick, comment, feedback, stop } from "./clicks.js";
 import type { CoreContext } from "./core-context.js";
 import { decide, showExpiry } from "./decisions.js";
 import { formClick, formSubmit } from "./forms.js";
+import { chooseHeld, heldHooks } from "./held-answers.js";
 import { markBotThread } from "./bot-threads.js";
 import { takeFollowUp } from "./follow-ups.js";
 import { takeDeletion, takeEdit } from "./changes.js";
@@ -129,6 +130,7 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
       : {}),
     expired: (pending, outcome) => inFlight.track("showing an expired approval", showExpiry(ctx, pending, outcome)),
     tell: (origin, text, link) => tellPrivately(surface, logger, { origin }, { text, ...(link ? { link } : {}) }),
+    ...heldHooks(surface, logger),
   });
 
   deps.schedules?.attachSurface(surface.name, {
@@ -173,6 +175,7 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
     decide: (click) => track("an approval click", decide(ctx, click)),
     stop: (click) => track("a Stop click", stop(ctx, click)),
     feedback: (click) => track("a feedback click", feedback(ctx, click)),
+    held: (click) => track("a choice on a held answer", chooseHeld(ctx, click)),
     comment: (runId, person, text) => track("a feedback comment", comment(ctx, runId, person, text)),
     badClick: (at) => track("an unknown click", badClick(ctx, at)),
     form: (click) => track("a form's button", formClick(ctx, click)),

@@ -5,6 +5,7 @@ import type { Rating } from "../../memory/feedback.js";
 import type { FileDescriptor } from "../../files/file-ref.js";
 import type { ReplyHandle } from "../../runs/api/task.js";
 import type { Spot } from "./spot.js";
+import type { HeldChoice } from "../../runs/holds/held-answers.js";
 import type { FormAction, FormClick, FormSubmission, FormSubmitted } from "./form-clicks.js";
 
 /** A person as the platform told us: ids, and (Discord) their roles where they acted. */
@@ -104,13 +105,16 @@ export interface Click<Clicked> {
 export type DecisionClick<Clicked> = Click<Clicked> & { readonly runId: string; readonly callId: string; readonly decision: Decision };
 export type StopClick<Clicked> = Click<Clicked> & { readonly runId: string };
 export type FeedbackClick<Clicked> = Click<Clicked> & { readonly runId: string; readonly guard: string; readonly rating: Rating };
+/** Post here / Send to me privately / Drop on the preview of a held answer (runs/holds). */
+export type HeldClick<Clicked> = Click<Clicked> & { readonly runId: string; readonly choice: HeldChoice };
 
 /** What one of the bot's buttons names, as the surface read it from a click (each surface encodes it in its own form). */
 export type Button =
   | { readonly kind: "decision"; readonly decision: Decision; readonly runId: string; readonly callId: string }
   | { readonly kind: "stop"; readonly runId: string }
   | { readonly kind: "feedback"; readonly rating: Rating; readonly runId: string; readonly guard: string }
-  | { readonly kind: "form"; readonly action: FormAction; readonly formId: string };
+  | { readonly kind: "form"; readonly action: FormAction; readonly formId: string }
+  | { readonly kind: "held"; readonly choice: HeldChoice; readonly runId: string };
 
 /** The guard a feedback button names: the one that stopped the run, or "none". */
 export const guardOf = (stop: GuardStop | undefined): string => stop?.guard ?? "none";
@@ -134,6 +138,8 @@ export interface SurfaceCore<Clicked> {
   decide(click: DecisionClick<Clicked>): Promise<void>;
   stop(click: StopClick<Clicked>): Promise<void>;
   feedback(click: FeedbackClick<Clicked>): Promise<void>;
+  /** A choice on a held answer's preview. */
+  held(click: HeldClick<Clicked>): Promise<void>;
   /** A 👎's comment, from the surface's form. */
   comment(runId: string, person: Person, text: string): Promise<void>;
   /** A button of a server's question: open its form, decline it or dismiss it. */
@@ -152,5 +158,6 @@ export function takeButton<Clicked>(core: SurfaceCore<Clicked>, click: Click<Cli
   if (button.kind === "decision") return core.decide({ ...click, ...button });
   if (button.kind === "stop") return core.stop({ ...click, ...button });
   if (button.kind === "form") return core.form({ ...click, formId: button.formId, action: button.action });
+  if (button.kind === "held") return core.held({ ...click, runId: button.runId, choice: button.choice });
   return core.feedback({ ...click, ...button });
 }

@@ -13,6 +13,7 @@ import type { Logger } from "../../logger.js";
 import type { ContextLoader, OriginUpgrade } from "../../runs/api/surface-hooks.js";
 import type { NoteLink, PostedAnswer } from "../../runs/api/presenting.js";
 import type { ReplyHandle } from "../../runs/api/task.js";
+import type { AudienceReader } from "../../runs/api/audiences.js";
 import type { Draft } from "./answer-draft.js";
 import type { AnswerCard, ApprovalCard, Progress, SettledCard } from "./cards.js";
 import type { SurfaceCore } from "./inbound.js";
@@ -48,6 +49,8 @@ export interface TextFormat {
   /** A block of plain text shown verbatim. */
   block(text: string): string;
   link(url: string, label: string): string;
+  /** The model's text as an answer shows here (Slack: its Markdown as mrkdwn, crowd mentions made harmless). */
+  answer(text: string): string;
   /** One message holds at most this many characters. */
   readonly maxChars: number;
 }
@@ -163,6 +166,16 @@ export interface ChatSurface<Clicked = unknown, Ref = unknown> {
   openForm?(clicked: Clicked, form: PendingForm): Promise<boolean>;
   /** Answers, privately, a form's open click it left unanswered for its form (Discord); false: the core tells as usual. Must not throw. */
   answerOpenClick?(clicked: Clicked, text: string): Promise<boolean>;
+  /**
+   * Who can see a place here: an answer quoting a place not everyone where it is posted can see is held (runs/holds).
+   * Absent (or without `offerHeld`): nothing is held on this surface (the console).
+   */
+  readonly audiences?: AudienceReader;
+  /**
+   * A held answer's preview (cut to `format.maxChars` by the core) to the requester of `origin` alone, with Post here,
+   * Send to me privately and Drop for `runId`; false when refused. Must not throw.
+   */
+  offerHeld?(origin: TaskOrigin, preview: string, runId: string): Promise<boolean>;
   /** Opens the platform's form for a 👎 comment; false when it can't. Must not throw. */
   askComment?(runId: string, clicked: Clicked): Promise<boolean>;
   /**

@@ -1,5 +1,5 @@
 // The bot's buttons and their custom ids: Approve / Deny (`appr:a:<runId>:<callId>`), Stop
-// (`stop:<runId>`) and 👍 / 👎 (`fb:u:<runId>:<guard>`). An id names what it is about and nothing
+// (`stop:<runId>`), 👍 / 👎 (`fb:u:<runId>:<guard>`) and a held answer's choices (`held:p:<runId>`). An id names what it is about and nothing
 // else, so a click works on any process and after a restart: the state lives in the store.
 // Discord caps custom ids at 100 characters; run ids are at most 32 characters (the runner's
 // are 24) and call ids at most 40, so ids stay under 90. A link button (a Connect link, a
@@ -27,6 +27,8 @@ const MAX_LABEL = 80;
 const APPROVAL_ID = /^appr:([ad]):([^:\s]{1,32}):(\S{1,40})$/;
 const STOP_ID = /^stop:([^:\s]{1,32})$/;
 const FEEDBACK_ID = /^fb:([ud]):([^:\s]{1,32}):([a-z_]{1,32})$/;
+const HELD_ID = /^held:([pvd]):([^:\s]{1,32})$/;
+const HELD_CHOICES = { p: "post", v: "private", d: "drop" } as const;
 
 export function approvalCustomId(button: ApprovalButton): string {
   const id = `appr:${button.decision === "approve" ? "a" : "d"}:${button.runId}:${button.callId}`;
@@ -49,6 +51,8 @@ export function parseButton(customId: string): Button | undefined {
   if (stop) return { kind: "stop", runId: stop[1]! };
   const vote = FEEDBACK_ID.exec(customId);
   if (vote) return { kind: "feedback", rating: vote[1] === "u" ? "up" : "down", runId: vote[2]!, guard: vote[3]! };
+  const held = HELD_ID.exec(customId);
+  if (held) return { kind: "held", choice: HELD_CHOICES[held[1] as keyof typeof HELD_CHOICES], runId: held[2]! };
   return undefined;
 }
 
@@ -78,6 +82,21 @@ export function approvalButtons(runId: string, callId: string, options: { disabl
 
 export function stopButtons(runId: string): ButtonRow[] {
   return row({ type: ComponentType.Button, style: ButtonStyle.Secondary, label: "Stop", custom_id: `stop:${runId}` });
+}
+
+/** Post here / Send to me privately / Drop under a held answer's preview (`held:<p|v|d>:<runId>`). */
+export function heldButtons(runId: string): ButtonRow[] {
+  const choice = (key: "p" | "v" | "d", label: string, style: ButtonStyle.Primary | ButtonStyle.Secondary | ButtonStyle.Danger) => ({
+    type: ComponentType.Button as const,
+    style,
+    label,
+    custom_id: `held:${key}:${runId}`,
+  });
+  return row(
+    choice("p", "Post here", ButtonStyle.Primary),
+    choice("v", "Send to me privately", ButtonStyle.Secondary),
+    choice("d", "Drop", ButtonStyle.Danger),
+  );
 }
 
 export function feedbackButtons(runId: string, stop: GuardStop | undefined): ButtonRow[] {

@@ -14,7 +14,8 @@ import { within } from "../../runs/within.js";
 import { attempt } from "../core/attempt.js";
 import type { SurfaceCore } from "../core/inbound.js";
 import type { ChatSurface, SurfaceDeps } from "../core/surface.js";
-import { approvalButtons } from "./buttons.js";
+import { approvalButtons, heldButtons } from "./buttons.js";
+import { discordAudiences } from "./channel-audience.js";
 import { createChannelApi } from "./channel-api.js";
 import { createDiscordTools } from "./chat-tools.js";
 import { createDiscordDisplay, type ApprovalMessage } from "./discord-display.js";
@@ -192,6 +193,10 @@ export function createDiscordSurface(deps: DiscordSurfaceDeps): ChatSurface<Disc
       });
     },
     directMessage: (person, text, _where, link) => tried("a direct message", () => api.directMessage(person.id, noteMessage(text, link))),
+    audiences: discordAudiences(client),
+    // A bot shows an ephemeral message only in answer to an interaction, which a run's end is not: a direct message.
+    offerHeld: (origin, preview, runId) =>
+      tried("a held answer's preview", () => api.directMessage(origin.requester.id, { content: preview, components: heldButtons(runId) })),
     ...createDiscordSchedulePorts(client.rest, api, logger),
     async settleApproval(message, card) {
       const line = settledLine(card);

@@ -41,6 +41,8 @@ export const discordFormat: TextFormat = {
   code: (text) => code(text, 100),
   block: (text) => `\`\`\`\n${text.replaceAll("`", "'")}\n\`\`\``,
   link: (url) => url,
+  // Discord shows Markdown as the model writes it, and pings nobody (NO_PINGS).
+  answer: (text) => text,
   maxChars: MAX_MESSAGE_CHARS,
 };
 

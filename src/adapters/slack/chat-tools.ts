@@ -11,7 +11,16 @@ import { z } from "zod";
 import type { TaskOrigin, Tool } from "../../contracts/types.js";
 import { chatTools, READ_LIMIT_MAX, type ChatLine } from "../core/chat-tools.js";
 import { neutraliseMentions } from "./slack-text.js";
-import { describeSlackError, isRateLimited, messagesIn, readPages, readThread, slackErrorCode } from "./slack-api.js";
+import {
+  ChannelInfo,
+  describeSlackError,
+  isPublicIn,
+  isRateLimited,
+  messagesIn,
+  readPages,
+  readThread,
+  slackErrorCode,
+} from "./slack-api.js";
 import type { SlackClients } from "./slack-clients.js";
 import { placeOf, workspaceOfOrigin } from "./slack-place.js";
 
@@ -27,15 +36,6 @@ const UserInfo = z.object({
     is_stranger: z.boolean().optional(),
   }),
 });
-const ChannelInfo = z.object({
-  channel: z.object({
-    is_private: z.boolean().optional(),
-    is_im: z.boolean().optional(),
-    is_mpim: z.boolean().optional(),
-    context_team_id: z.string().optional(),
-  }),
-});
-
 function linesOf(listing: readonly unknown[]): ChatLine[] {
   return messagesIn(listing).map(({ ts, user, bot_id, text, reply_count }) => {
     const author = user ? `<@${user}>` : bot_id ? `bot ${bot_id}` : "someone";
@@ -99,8 +99,7 @@ export function createSlackTools(clients: SlackClients): Tool[] {
     const outsider = who.is_restricted || who.is_ultra_restricted || who.is_stranger || who.team_id === undefined || who.team_id !== team;
     if (!outsider) {
       const { channel: info } = ChannelInfo.parse(await call(channel, () => client.conversations.info({ channel }), unsure));
-      const publicHere = info.is_private === false && !info.is_im && !info.is_mpim && (info.context_team_id ?? team) === team;
-      if (publicHere) return;
+      if (isPublicIn(info, team)) return;
     }
     if (!(await call(channel, () => isMember(client, channel, user), unsure))) throw new Error(memberRefusal(tool, channel, origin));
   }

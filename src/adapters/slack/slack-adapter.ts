@@ -24,6 +24,8 @@ import { SLACK_EVENTS_ENDPOINT } from "./events-endpoint.js";
 import { createSlackTools } from "./chat-tools.js";
 import { FEEDBACK_MODAL, openCommentForm, parseComment } from "./feedback-buttons.js";
 import { listenForForms, openFormModal } from "./slack-forms.js";
+import { listenForHeldAnswers, postHeldPreview } from "./held-message.js";
+import { slackAudiences } from "./channel-audience.js";
 import { LINK_ACTION } from "./link-button.js";
 import { classifyMessage, type EntryPoint } from "./incoming-message.js";
 import { changeOf, takeChange } from "./message-changes.js";
@@ -271,6 +273,7 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
       await ack();
     });
     listenForForms(bolt, core, logger);
+    listenForHeldAnswers(bolt, core, logger);
   }
 
   /** Socket Mode says goodbye (bounded); HTTP mode's requests get 503 from the port from now on, which Slack retries. */
@@ -364,6 +367,11 @@ export function createSlackSurface(deps: SlackSurfaceDeps): SlackSurface {
       return place ? postsAt(at.origin).whisper(noteTarget(place), at.origin.requester.id, text, link) : false;
     },
     directMessage: (person, text, where, link) => postsAt(where).directMessage(person.id, text, link),
+    audiences: slackAudiences(clients),
+    async offerHeld(origin, preview, runId) {
+      const place = placeOf(origin);
+      return place ? postHeldPreview(clientAt(origin), logger, place, origin.requester.id, preview, runId) : false;
+    },
     ...createSlackSchedulePorts(clientAt, postsAt, logger),
     async settleApproval(message, card) {
       const update = settledUpdate(message, card);

@@ -15,6 +15,20 @@ const Page = z.object({
   response_metadata: z.object({ next_cursor: z.string().optional() }).optional(),
 });
 
+/** What conversations.info says of a conversation's kind. */
+export const ChannelInfo = z.object({
+  channel: z.object({
+    is_private: z.boolean().optional(),
+    is_im: z.boolean().optional(),
+    is_mpim: z.boolean().optional(),
+    context_team_id: z.string().optional(),
+  }),
+});
+
+/** A public channel of workspace `team`: anyone of it may read it (not a DM, a group DM, or a channel shared from elsewhere). */
+export const isPublicIn = (info: z.infer<typeof ChannelInfo>["channel"], team: string | undefined): boolean =>
+  info.is_private === false && !info.is_im && !info.is_mpim && (info.context_team_id ?? team) === team;
+
 /** The Slack error code of an `ok: false` answer, if that is what failed. */
 export function slackErrorCode(error: unknown): string | undefined {
   const parsed = PlatformError.safeParse(error);

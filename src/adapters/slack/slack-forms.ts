@@ -6,7 +6,8 @@ import type { App, webApi } from "@slack/bolt";
 import type { PendingForm } from "../../contracts/types.js";
 import type { Logger } from "../../logger.js";
 import { spotOf, type SurfaceCore } from "../core/inbound.js";
-import { FORM_ACTIONS, takeFormClick } from "./form-message.js";
+import { listenForCard } from "./card-clicks.js";
+import { FORM_CARD } from "./form-message.js";
 import { FORM_MODAL, formModal, modalErrors, readFormSubmission } from "./form-modal.js";
 import { conversationAt } from "./slack-place.js";
 import type { SlackClicked } from "./slack-refs.js";
@@ -14,12 +15,7 @@ import { refOfContext } from "./install/workspace-ref.js";
 import { enterpriseOf } from "./slack-clicks.js";
 
 export function listenForForms(bolt: App, core: SurfaceCore<SlackClicked>, logger: Logger): void {
-  for (const action of FORM_ACTIONS) {
-    bolt.action(action, async ({ ack, body, context }) => {
-      await ack();
-      void takeFormClick(core, action, body, () => logger.warn({ action }, "ignored a malformed form button click"), refOfContext(context));
-    });
-  }
+  listenForCard(bolt, FORM_CARD, logger, ({ at, clicked, pressed, value }) => core.form({ at, clicked, formId: value.f, action: pressed }));
   bolt.view(FORM_MODAL, async ({ ack, body, context }) => {
     const read = readFormSubmission(body);
     if (!read) {

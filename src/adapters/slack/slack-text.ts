@@ -64,5 +64,6 @@ export const slackFormat: TextFormat = {
   code: (text) => `\`${escapeSlackText(text).replace(/`/g, "'")}\``,
   block: codeBlock,
   link: (url, label) => `<${url}|${escapeSlackText(label)}>`,
+  answer: toSlackMrkdwn,
   maxChars: MESSAGE_MAX_CHARS,
 };

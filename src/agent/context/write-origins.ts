@@ -6,7 +6,7 @@ import { isRequesterSource, type SourcedText, type TextSource, type WriteOrigin 
 import { sourceLabel } from "./source-label.js";
 
 /** Runs of this many words are what "copied" means for a long value. */
-const SHINGLE_WORDS = 5;
+export const SHINGLE_WORDS = 5;
 /** A long value is copied when at least this share of its words lie in runs found in one source. */
 const COPIED_SHARE = 0.5;
 /** Shorter values are too common to say where they came from ("ok", "#"). */
@@ -35,7 +35,7 @@ function valuesOf(value: unknown, path: string, name: string, depth: number, int
 }
 
 /** Case, spacing and punctuation at word edges don't hide a copy. */
-function words(text: string): string[] {
+export function words(text: string): string[] {
   return text
     .toLowerCase()
     .split(/\s+/)
@@ -45,7 +45,7 @@ function words(text: string): string[] {
 
 const normalized = (text: string): string => words(text).join(" ");
 
-function shingles(list: readonly string[]): Set<string> {
+export function shingles(list: readonly string[]): Set<string> {
   const found = new Set<string>();
   for (let index = 0; index + SHINGLE_WORDS <= list.length; index++) found.add(list.slice(index, index + SHINGLE_WORDS).join(" "));
   return found;

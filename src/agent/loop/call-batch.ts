@@ -152,7 +152,8 @@ export async function runPrepared(prepared: Extract<PreparedCall, { kind: "ready
       : {}),
   };
   const execution = await context.tools.execute(prepared, toolContext);
-  const seen = { source: resultSource(prepared.tool, prepared.args), text: context.tools.observation(execution.result) };
+  const source = resultSource(prepared.tool, prepared.args);
+  const seen = { source, text: context.tools.observation(execution.result) };
   context.seen(seen);
   const made = callRecord(
     prepared.call,
@@ -162,7 +163,8 @@ export async function runPrepared(prepared: Extract<PreparedCall, { kind: "ready
     asData(seen.text, seen.source, context.boundary),
     execution.durationMs,
   );
-  const record = forms.length > 0 ? { ...made, forms } : made;
+  const read = source.channel === undefined ? made : { ...made, readFrom: source.channel };
+  const record = forms.length > 0 ? { ...read, forms } : read;
   const item = execution.files ? { ...record, files: execution.files } : record;
   context.emit({ type: "tool_result", runId: context.toolContext.runId, step: context.step, call: item });
   return item;

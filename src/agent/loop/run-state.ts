@@ -166,6 +166,8 @@ const CallRecordSchema = z.object({
     .max(100)
     .readonly()
     .optional(),
+  // Absent in runs stored before reads named their channel.
+  readFrom: z.string().max(200).optional(),
 });
 const AddedNoteSchema = z.object({ kind: z.enum(["added", "edited"]), text: z.string() });
 const StepRecordSchema = z.object({

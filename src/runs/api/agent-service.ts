@@ -1,7 +1,7 @@
 // What adapters call: the runs (attach, ask, submit, decide, stop), the conversation memory, the
 // feedback book and the tool catalogue. Adapters only see this interface and the loop's events;
 // service/create-agent-service.ts is its wiring.
-import type { AgentEvent, EventSink, PendingApproval, RunOutcome, Surface, TaskOrigin } from "../../contracts/types.js";
+import type { AgentEvent, EventSink, PendingApproval, Person, RunOutcome, Surface, TaskOrigin } from "../../contracts/types.js";
 import type { StoredAnswerFile } from "../../files/file-store.js";
 import type { FeedbackBook } from "../../memory/feedback.js";
 import type { Fact } from "../../memory/types.js";
@@ -11,6 +11,7 @@ import type { SurfaceHooks } from "./surface-hooks.js";
 import type { SubmitResult, Task } from "./task.js";
 import type { DeletionRequest, DeletionResult, EditRequest, EditResult } from "./edits.js";
 import type { FormAnswers } from "../forms/form-answers.js";
+import type { HeldChoice } from "../holds/held-answers.js";
 
 /** What a conversation remembers, for the commands (`/memory`, `/forget`, the console's `/new`). */
 export interface ServiceMemory {
@@ -21,6 +22,12 @@ export interface ServiceMemory {
   earlierTurns(conversationKey: string): Promise<number>;
   /** A fresh conversation under the same key: its earlier turns are dropped, its facts stay; returns how many turns went. */
   startOver(conversationKey: string): Promise<number>;
+}
+
+/** Held answers (CROSS_CHANNEL_READS=ask): a requester's choice, from any process. */
+export interface HeldAnswerChoices {
+  /** Carries out `choice` when `by` asked the run; returns what to tell the person who clicked. Never rejects. */
+  choose(runId: string, choice: HeldChoice, by: Person): Promise<string>;
 }
 
 export interface ServiceTools {
@@ -83,6 +90,8 @@ export interface AgentService {
   stop(request: StopRequest): Promise<StopResult>;
   /** A server's question to a run's requester: open it (only they may) and answer it once, from any process. */
   readonly forms: FormAnswers;
+  /** An answer held because it quotes a more private place (CROSS_CHANNEL_READS=ask): its requester's choice, from any process. */
+  readonly heldAnswers: HeldAnswerChoices;
   readonly memory: ServiceMemory;
   /** 👍 / 👎 on answers, shared by every process on the store; each vote is logged with the totals. */
   readonly feedback: FeedbackBook;

@@ -4,6 +4,7 @@
 import type { SourcedText } from "../../contracts/provenance.js";
 import type { TaskOrigin, Tool } from "../../contracts/types.js";
 import type { SurfaceFiles } from "../../files/file-ref.js";
+import type { AudienceReader } from "./audiences.js";
 import type { ExpiryHandler, NoteLink, PresenterFactory, RefusalNote } from "./presenting.js";
 import type { ReplyHandle } from "./task.js";
 
@@ -15,6 +16,9 @@ export type ContextLoader = (source: Readonly<Record<string, string>>, origin: T
 
 /** An origin stored by an older version, as this version reads it: with its scope, and no secret left in its place. */
 export type OriginUpgrade = (origin: TaskOrigin) => { readonly origin: TaskOrigin; readonly reply?: ReplyHandle };
+
+/** How a text for one person alone went: as a direct message, or where they asked, shown to them alone. */
+export type PrivateDelivery = "direct message" | "here, to them alone";
 
 /** Everything a surface brings to the runs, registered once (src/adapters/core/attach.ts). */
 export interface SurfaceHooks {
@@ -30,6 +34,14 @@ export interface SurfaceHooks {
   readonly upgrade?: OriginUpgrade;
   /** Tells the requester of `origin` something only they may see (a Connect link, as a button where the surface shows one), privately. Never throws. */
   readonly tell?: (origin: TaskOrigin, text: string, link?: NoteLink) => Promise<void>;
+  /** Who can see a place here, for an answer that quotes one (runs/holds); absent: nothing is held on this surface (the console). */
+  readonly audiences?: AudienceReader;
+  /** A held answer's preview to its requester alone, with Post here / Send to me privately / Drop for `runId`; false when not shown. Never throws. */
+  readonly offerHeld?: (origin: TaskOrigin, preview: string, runId: string) => Promise<boolean>;
+  /** Sends `text` to the requester of `origin` alone (a held answer), in as many messages as it takes: how it went, undefined when it could not. Never throws. */
+  readonly sendPrivately?: (origin: TaskOrigin, text: string) => Promise<PrivateDelivery | undefined>;
+  /** Posts `text` for everyone where the run of `origin` was asked (a held answer its requester chose to post); false when refused. Never throws. */
+  readonly postHere?: (origin: TaskOrigin, text: string) => Promise<boolean>;
   /**
    * How this surface's attachments are fetched and whether it posts an answer's files; without it a
    * task's files are notes and read_attachment / attach_file are not offered. Give it in every role that runs work.

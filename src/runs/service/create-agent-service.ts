@@ -49,6 +49,7 @@ import { createPersonForms } from "../forms/person-forms.js";
 import { createFormAnswers } from "../forms/form-answers.js";
 import { createIntakeStore } from "../intake/intake-store.js";
 import { endWorkspaceRuns, type EndedRuns } from "./workspace-runs.js";
+import { heldAnswerChoices, heldAnswerPort } from "./held-answer-port.js";
 
 export interface AgentServiceDeps {
   readonly config: Config;
@@ -129,6 +130,14 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
   const formStore = createFormStore(store, clock);
   const personForms = createPersonForms({ forms: formStore, timeoutMs: config.mcpElicitationTimeoutMs, logger, clock });
   const forms = createFormAnswers({ forms: formStore, clock, notify: (formId) => personForms.notify(formId) });
+  const holds = heldAnswerPort({
+    mode: config.crossChannelReads,
+    store,
+    surfaces,
+    ...(runPolicy ? { audit: (draft) => runPolicy.observer.record(draft) } : {}),
+    logger,
+    clock,
+  });
 
   const setups = createLoopSetups({
     ...deps,
@@ -187,6 +196,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     logger,
     clock,
     ...(deps.connectLink ? { connectLink: deps.connectLink } : {}),
+    holds,
   });
   const connectionGrants = createConnectionGrants({
     approvals,
@@ -232,6 +242,7 @@ export function createAgentService(deps: AgentServiceDeps): RunningAgentService 
     ask: (task, sink) => runner.ask(task, sink),
     decide,
     forms,
+    heldAnswers: heldAnswerChoices(holds),
     stop(request) {
       const { surface, workspace } = request;
       const actor = {

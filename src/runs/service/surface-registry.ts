@@ -28,6 +28,8 @@ export interface SurfaceRegistry extends RunShows {
    * runs it; false when the caller who decided waits for it here (no presenter).
    */
   presentsDecided(origin: TaskOrigin): boolean;
+  /** What the surface brought at attach; undefined before it is attached. */
+  hooksOf(surface: Surface): SurfaceHooks | undefined;
 }
 
 function waiterPresenter(waiter: LocalWaiter, done: () => void): RunPresenter {
@@ -64,6 +66,7 @@ export function createSurfaceRegistry(logger: Logger, showSlot?: SlotShow): Surf
     },
     tools: (surface) => attached.get(surface)?.tools ?? [],
     presentsDecided: (origin) => attached.get(origin.surface)?.present !== undefined,
+    hooksOf: (surface) => attached.get(surface),
     wait(key, sink) {
       return new Promise<RunOutcome>((resolve, reject) => waiters.set(key, { sink, resolve, reject }));
     },

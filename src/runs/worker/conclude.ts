@@ -1,6 +1,6 @@
-// The end of a run's item: its outcome shown (a pause saved first, with its expiry queued), the
-// mark that it was shown, the message's record done, its checkpoints cleared, then the writes
-// after an answer (history, facts). The answer goes out, and is marked shown, before history and
+// The end of a run's item: its outcome shown (a pause saved first, with its expiry queued; an
+// answer quoting a more private place held: runs/holds), the mark that it was shown, the
+// message's record done, its checkpoints cleared, then the writes after an answer (history, facts). The answer goes out, and is marked shown, before history and
 // facts; nothing that ends a run's replay is written before its mark (answer-marks.ts).
 import type { LoopResult } from "../../agent/loop/loop-types.js";
 import type { PendingApproval, RunOutcome } from "../../contracts/types.js";
@@ -8,6 +8,7 @@ import type { NoteLink, RunPresenter } from "../api/presenting.js";
 import type { IntakeRecord } from "../intake/intake-store.js";
 import type { ReplyHandle } from "../api/task.js";
 import type { WorkItem } from "../queue/work-queue.js";
+import { holdIfQuoting } from "../holds/answer-holds.js";
 import { STORE_RETRY, withRetries } from "../retry.js";
 import { UNRECORDED_RUN, type CheckpointWriter } from "./checkpoint-store.js";
 import type { WorkContext } from "./work-context.js";
@@ -40,7 +41,8 @@ async function showAndWrite(
   reply?: ReplyHandle,
 ): Promise<RunOutcome> {
   const { logger } = work.deps;
-  const outcome = await storePause(work, await withConnectLink(work, result, record?.task.reply ?? reply));
+  const stored = await storePause(work, await withConnectLink(work, result, record?.task.reply ?? reply));
+  const outcome = work.deps.holds ? await holdIfQuoting(work.deps.holds, stored, result.state) : stored;
   if (questionDeleted(outcome)) return endDeleted(work, outcome, presenter, writer, record);
   const posted = await presenter.finish(outcome);
   if (outcome.status === "answered" && record && posted !== undefined && "unposted" in posted) {

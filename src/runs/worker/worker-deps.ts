@@ -7,6 +7,7 @@ import type { ConcurrentMessages } from "../../governance/channel-settings.js";
 import type { Logger } from "../../logger.js";
 import type { KeyValueStore } from "../../memory/types.js";
 import type { ApprovalStore } from "../approvals/approval-store.js";
+import type { AnswerHolds } from "../holds/answer-holds.js";
 import type { DecisionGate } from "../approvals/decision-gate.js";
 import type { WorkQueue } from "../queue/work-queue.js";
 import type { ConversationMemory } from "../setup/conversation-memory.js";
@@ -44,6 +45,8 @@ export interface WorkerDeps {
   readonly conversations: ConversationRules;
   /** The private Connect link of a run that waits for its requester to connect an MCP server (signed, single-use). */
   readonly connectLink?: (pending: PendingApproval) => Promise<string>;
+  /** Answers that quote a place not everyone where they are posted can see (CROSS_CHANNEL_READS); absent: none is held. */
+  readonly holds?: AnswerHolds;
 }
 
 export interface ConversationRules {

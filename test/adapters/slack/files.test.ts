@@ -1,6 +1,7 @@
 // Files on Slack, end to end: the real Bolt app takes signed events with `files[]`, the real
 // service reads them (downloaded from the fake Slack's private URLs with the bot token, and from
-// nowhere else: a second server counts what reaches it) and the scripted model sees them;
+// nowhere else: a second server counts what reaches it) and the scripted model sees them, in
+// their own conversation only (a DM's file is no read source for a channel's answer);
 // answers carry files through Slack's external upload into the thread.
 import { describe, expect, it } from "vitest";
 import { call, ScriptedModel, say } from "../../support/model-scripted.js";
@@ -51,6 +52,23 @@ describe("files people attach on Slack", () => {
     await answered(harness, "two regions");
     expect(sent(model)).toContain("north,12");
     expect(harness.fake.shown((text) => text.startsWith("Ask me something")).length > 0).toBe(false);
+  });
+
+  it("a file shared in a DM can't be read from a channel: no answer there can quote it (nothing to hold)", async () => {
+    const secret = "The acquisition of Initech closes on March 3.";
+    let memoId = "";
+    const model = new ScriptedModel([say("Noted."), () => call("read_attachment", { file: memoId }), say("I can't read that here.")]);
+    harness = closeAfter(await startSlackHarness({ model }));
+    const memo = harness.fake.addFile({ name: "memo.txt", mimetype: "text/plain", data: Buffer.from(secret) });
+    memoId = memo.id;
+    await postEvent(harness.eventsUrl, directMessageEvent({ text: "keep this", ts: "1700001050.000100", files: [memo] }));
+    await answered(harness, "Noted.");
+    expect(sent(model, 0)).toContain("Initech");
+
+    await postEvent(harness.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> what does ${memo.id} say?`, ts: "1700001060.000100" }));
+    await answered(harness, "can't read that here");
+    expect(sent(model, 2)).toContain(`there is no attached file \\"${memo.id}\\" in this conversation`);
+    expect(sent(model, 1) + sent(model, 2)).not.toContain("Initech");
   });
 
   it("without files:read Slack answers its sign-in page: the model is told the scope is missing, not shown the page", async () => {

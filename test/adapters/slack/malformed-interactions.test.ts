@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BUTTON_ACTIONS } from "../../../src/adapters/slack/slack-clicks.js";
 import { FEEDBACK_MODAL } from "../../../src/adapters/slack/feedback-buttons.js";
-import { FORM_ACTIONS } from "../../../src/adapters/slack/form-message.js";
+import { FORM_CARD } from "../../../src/adapters/slack/form-message.js";
+import { HELD_CARD } from "../../../src/adapters/slack/held-message.js";
 import { FORM_MODAL } from "../../../src/adapters/slack/form-modal.js";
 import { BOT_USER_ID, shownText } from "../../support/fake-slack.js";
 import { blockActionPayload, mentionEvent, postEvent, postInteraction, viewSubmissionPayload } from "../../support/fake-slack-requests.js";
@@ -64,7 +65,7 @@ async function sent(payload: Record<string, unknown>): Promise<number> {
 }
 
 describe("malformed interactions", () => {
-  const buttons = [...BUTTON_ACTIONS, ...FORM_ACTIONS];
+  const buttons = [...BUTTON_ACTIONS, ...Object.keys(FORM_CARD.actions), ...Object.keys(HELD_CARD.actions)];
   it.each(buttons.flatMap((action) => CLICKS.map(([how, mangle]) => [action, how, mangle] as const)))(
     "a click on %s %s is answered and logged",
     async (action, _how, mangle) => {
