@@ -2,6 +2,7 @@
 // off, as the process wires it: its runs and schedules end at once, the audit keeps one line, and
 // the deletion of its data is booked for UNINSTALL_RETENTION_DAYS later, in the store, carried out
 // by whichever process looks first (adapters/core/workspace-removal.ts, workspace-erasures.ts).
+import { unmarkBotThread } from "./adapters/core/bot-threads.js";
 import type { AttachedSurface } from "./adapters/core/attach.js";
 import { eraseWorkspace } from "./adapters/core/workspace-erasure.js";
 import { createWorkspaceErasures, type WorkspaceErasures } from "./adapters/core/workspace-erasures.js";
@@ -53,6 +54,7 @@ export function openWorkspaceRemovals(deps: {
       await service.forgetMessages(runs.map((run) => run.runId));
       for (const surface of deps.surfaces()) await surface.forgetApprovalMessages(runs);
     },
+    unmarkThread: (conversationKey: string) => unmarkBotThread(store, conversationKey),
     async eraseCounters(erased: ErasedUsage) {
       const now = Date.now();
       await eraseUsage(store, erased, now);

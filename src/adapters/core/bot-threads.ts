@@ -22,3 +22,8 @@ export async function markBotThread(store: KeyValueStore, logger: Logger, origin
 export async function isBotThread(store: KeyValueStore, conversationKey: string): Promise<boolean> {
   return (await store.get(markKey(conversationKey))) === true;
 }
+
+/** Removes the mark (a removed workspace's conversations); rejects when the store fails. */
+export async function unmarkBotThread(store: KeyValueStore, conversationKey: string): Promise<void> {
+  await store.delete(markKey(conversationKey));
+}

@@ -1,6 +1,7 @@
 // What a workspace that removed the bot leaves behind, deleted: every conversation it had (its
 // facts, history, stored files and run records, as `forget` deletes one, and what its recorded runs
-// keep under their ids: the messages' records, where approval cards were posted), its usage
+// keep under their ids: the messages' records, where approval cards were posted; the mark that
+// replies in its thread are for the bot), its usage
 // and limit counters (and its channels' and people's), its 👍 / 👎, its audit entries but the lines that
 // it was removed, and its people's connections to MCP servers. The same on every
 // surface; idempotent (a second erasure finds nothing), so one cut short is simply done again.
@@ -24,6 +25,8 @@ export interface WorkspaceErasureDeps {
   readonly runsOf?: (conversationKey: string) => Promise<readonly RecordedRun[]>;
   /** Deletes what the runs keep under their own ids (the messages' records, where their approval cards are). */
   readonly forgetRuns?: (runs: readonly RecordedRun[]) => Promise<void>;
+  /** Deletes the mark that the bot works in the conversation's thread (core/bot-threads.ts). */
+  readonly unmarkThread?: (conversationKey: string) => Promise<void>;
   /** Deletes the usage and limit counters of the workspace and of the channels and people its runs name. */
   readonly eraseCounters?: (erased: ErasedUsage) => Promise<void>;
   readonly audit: Pick<AuditLog, "erase">;
@@ -69,6 +72,7 @@ export async function eraseWorkspace(deps: WorkspaceErasureDeps, surface: Surfac
     }
     await deps.forgetRuns?.(runs);
     await deps.memory.forget(conversationKey);
+    await deps.unmarkThread?.(conversationKey);
   }
   await deps.eraseCounters?.({ surface, workspace, channels: [...channels], people: [...people] });
   await deps.conversations.unlist(surface, workspace, listed);
