@@ -139,6 +139,11 @@ export interface Tool<Args = any> {
    * it, so its result's source says where the text was read. Must not throw.
    */
   readonly readsFrom?: (args: Args) => string;
+  /**
+   * The result's first line is the bot's own (read_attachment: which file, where to read on) and
+   * stays outside the result's data block, where the model follows it; only the lines after are data.
+   */
+  readonly headedResult?: boolean;
   /** False: not offered to this run (e.g. create_schedule to a run a schedule started). Absent: offered everywhere. */
   readonly availableTo?: (origin: TaskOrigin) => boolean;
   /** Returns the result as text (or a JSON-serialisable value). Throwing is fine: it becomes an error observation. */

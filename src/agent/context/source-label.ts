@@ -37,5 +37,9 @@ export function sourceLabel(source: TextSource): string {
     }
     case "memory":
       return "the bot's memory of earlier conversations";
+    case "derived":
+      return source.from === "answer"
+        ? "an earlier answer of the bot, made while it read others' text"
+        : "the bot's digest of its earlier steps, which read others' text";
   }
 }

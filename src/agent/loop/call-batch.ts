@@ -5,8 +5,7 @@
 import { checkOscillation, oscillationMemory } from "../guards/oscillation.js";
 import { nextErrorStreak } from "../guards/consecutive-errors.js";
 import { checkRepeat, repeatWarning } from "../guards/repeat.js";
-import { asData } from "../context/data-blocks.js";
-import { resultSource } from "../tools/result-source.js";
+import { resultAsData } from "../tools/result-source.js";
 import { callSignature } from "../tools/signature.js";
 import type { GuardCounters } from "./run-state.js";
 import type { ToolPolicy } from "../tools/tool-policy.js";
@@ -154,7 +153,7 @@ export async function runPrepared(prepared: Extract<PreparedCall, { kind: "ready
     prepared.signature,
     execution.outcome,
     execution.result,
-    asData(context.tools.observation(execution.result), resultSource(prepared.tool, prepared.args), context.boundary),
+    resultAsData(context.tools.observation(execution.result), prepared.tool, prepared.args, context.boundary),
     execution.durationMs,
   );
   const record = forms.length > 0 ? { ...made, forms } : made;

@@ -28,6 +28,7 @@ import type { Task } from "../api/task.js";
 import { sharedTimeout } from "./shared-timeout.js";
 import { reportingUsage } from "./usage-reporting-model.js";
 import { within } from "../within.js";
+import { readData, turnMessages } from "./history-turns.js";
 
 export interface ConversationMemoryDeps {
   readonly config: Config;
@@ -122,10 +123,7 @@ export function createConversationMemory(deps: ConversationMemoryDeps): Conversa
     ]);
     return [
       instructions,
-      ...turns.flatMap((turn): ChatMessage[] => [
-        { role: "user", content: turn.user },
-        { role: "assistant", content: turn.assistant },
-      ]),
+      ...turns.flatMap((turn) => turnMessages(turn, task.origin.requester, boundary)),
       ...thread.map(asMessage),
       { role: "system", content: runNote({ facts, now, boundary }) },
     ];
@@ -164,7 +162,14 @@ export function createConversationMemory(deps: ConversationMemoryDeps): Conversa
     const key = state.origin.conversationKey;
     if (!deps.settingsOf(state.origin).memory) return;
     await withRetries(
-      () => history.append(key, { user: deps.files.historyQuestion(state), assistant: outcome.answer, at: clock() }),
+      () =>
+        history.append(key, {
+          user: deps.files.historyQuestion(state),
+          assistant: outcome.answer,
+          at: clock(),
+          asker: state.origin.requester,
+          madeFromData: readData(state.messages, state.boundary),
+        }),
       STORE_RETRY,
       (error, attempt) =>
         logger.warn({ err: error, conversationKey: key, attempt }, "could not save the turn to the conversation history; trying again"),
