@@ -3,7 +3,7 @@
 // the bot remembered) may carry instructions written by someone else, so it reaches the model
 // as data, and what a write copies out of it can be traced back to it. Plain data: stored with
 // the run, read by the loop, the approval card and the trace alike.
-import type { Person } from "./types.js";
+import type { Person } from "./person.js";
 
 export type TextSource =
   /** The message of the person who asked: the only text whose instructions the run follows. */

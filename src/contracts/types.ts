@@ -4,6 +4,8 @@ import type { z } from "zod";
 import type { AnswerFile, FileOutcome, OutgoingFile } from "./files.js";
 import type { AskPerson, CancelReason, FormAnswer, FormQuestion } from "./forms.js";
 import type { ModelRequest, ModelRetry, ModelSwitch, TokenUsage, ToolCall } from "./model.js";
+import type { Person } from "./person.js";
+import type { TextSource } from "./provenance.js";
 
 export type * from "./files.js";
 export type * from "./forms.js";
@@ -27,10 +29,7 @@ export type {
 
 export type Surface = "console" | "slack" | "discord";
 
-export interface Person {
-  readonly id: string;
-  readonly name?: string;
-}
+export type { Person } from "./person.js";
 
 /**
  * What governance knows about where a request was made, in neutral words: the surface's place
@@ -174,6 +173,8 @@ export interface CallRecord {
   readonly result: string;
   /** What the model saw: the result truncated to the observation cap. */
   readonly observation: string;
+  /** Where the result's text came from (the tool, its server, the channel it read): set for a call that ran. */
+  readonly source?: TextSource;
   readonly durationMs: number;
   /** Files the call added to the answer (see ToolOutput). */
   readonly files?: readonly AnswerFile[];

@@ -5,7 +5,7 @@
 // guessed id would not make a marker.
 import { randomBytes } from "node:crypto";
 import { isRequesterSource, type TextSource } from "../../contracts/provenance.js";
-import { sourceLabel } from "./source-label.js";
+import { sourceLabel } from "../../contracts/source-label.js";
 
 const BOUNDARY_BYTES = 6;
 

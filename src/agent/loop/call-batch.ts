@@ -5,7 +5,7 @@
 import { checkOscillation, oscillationMemory } from "../guards/oscillation.js";
 import { nextErrorStreak } from "../guards/consecutive-errors.js";
 import { checkRepeat, repeatWarning } from "../guards/repeat.js";
-import { resultAsData } from "../tools/result-source.js";
+import { resultAsData, resultSource } from "../tools/result-source.js";
 import { callSignature } from "../tools/signature.js";
 import type { GuardCounters } from "./run-state.js";
 import type { ToolPolicy } from "../tools/tool-policy.js";
@@ -148,14 +148,12 @@ export async function runPrepared(prepared: Extract<PreparedCall, { kind: "ready
       : {}),
   };
   const execution = await context.tools.execute(prepared, toolContext);
-  const made = callRecord(
-    prepared.call,
-    prepared.signature,
-    execution.outcome,
-    execution.result,
-    resultAsData(context.tools.observation(execution.result), prepared.tool, prepared.args, context.boundary),
-    execution.durationMs,
-  );
+  const source = resultSource(prepared.tool, prepared.args);
+  const observation = resultAsData(context.tools.observation(execution.result), source, prepared.tool, context.boundary);
+  const made = {
+    ...callRecord(prepared.call, prepared.signature, execution.outcome, execution.result, observation, execution.durationMs),
+    source,
+  };
   const record = forms.length > 0 ? { ...made, forms } : made;
   const item = execution.files ? { ...record, files: execution.files } : record;
   context.emit({ type: "tool_result", runId: context.toolContext.runId, step: context.step, call: item });

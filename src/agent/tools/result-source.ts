@@ -23,9 +23,8 @@ export function resultSource(tool: Tool, args: unknown): Extract<TextSource, { k
   };
 }
 
-/** The observation as the model reads it: data under `boundary`, but for a headed result's own first line (Tool.headedResult). */
-export function resultAsData(observation: string, tool: Tool, args: unknown, boundary: string): string {
-  const source = resultSource(tool, args);
+/** The observation as the model reads it: data from `source` under `boundary`, but for a headed result's own first line (Tool.headedResult). */
+export function resultAsData(observation: string, source: TextSource, tool: Tool, boundary: string): string {
   const headerEnd = tool.headedResult ? observation.indexOf("\n") : -1;
   if (headerEnd < 0) return asData(observation, source, boundary);
   return `${defaceMarkers(observation.slice(0, headerEnd))}\n${asData(observation.slice(headerEnd + 1), source, boundary)}`;

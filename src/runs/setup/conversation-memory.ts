@@ -19,7 +19,7 @@ import { asData } from "../../agent/context/data-blocks.js";
 import type { SourcedText } from "../../contracts/provenance.js";
 import type { ChatMessage, Model, RunOutcome, TaskOrigin } from "../../contracts/types.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
-import type { ContextLoaders } from "./context-loaders.js";
+import { botNotes, type ContextLoaders } from "./context-loaders.js";
 import type { RunFiles } from "./run-files.js";
 import { STORE_RETRY, withRetries } from "../retry.js";
 import { observeExtraUsage, type RunObserver } from "../worker/run-observer.js";
@@ -107,7 +107,12 @@ export function createConversationMemory(deps: ConversationMemoryDeps): Conversa
     const asMessage = (line: SourcedText): ChatMessage => ({ role: "user", content: asData(line.text, line.source, boundary) });
     if (!settings.memory) {
       const [thread] = await Promise.all([deps.contextLoaders.load(task), listing]);
-      return [instructions, ...thread.map(asMessage), { role: "system", content: runNote({ facts: [], now, boundary }) }];
+      return [
+        instructions,
+        ...botNotes(task),
+        ...thread.map(asMessage),
+        { role: "system", content: runNote({ facts: [], now, boundary }) },
+      ];
     }
     const [facts, turns, thread] = await Promise.all([
       memory.recall(key, task.text, config.memory.recallFacts).catch((error: unknown) => {
@@ -124,6 +129,7 @@ export function createConversationMemory(deps: ConversationMemoryDeps): Conversa
     return [
       instructions,
       ...turns.flatMap((turn) => turnMessages(turn, task.origin.requester, boundary)),
+      ...botNotes(task),
       ...thread.map(asMessage),
       { role: "system", content: runNote({ facts, now, boundary }) },
     ];
