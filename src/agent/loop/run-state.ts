@@ -15,6 +15,7 @@ import type {
   ToolCall,
 } from "../../contracts/types.js";
 import { BOUNDARY_PATTERN } from "../context/data-blocks.js";
+import { TextSourceSchema } from "../../memory/run-records/source-schema.js";
 import type { RepeatState } from "../guards/repeat.js";
 
 export interface GuardCounters {
@@ -143,6 +144,8 @@ const CallRecordSchema = z.object({
   outcome: z.enum(["ok", "error", "invalid_args", "unknown_tool", "timeout", "repeated", "denied", "needs_approval", "blocked"]),
   result: z.string(),
   observation: z.string(),
+  // Kept as it was: a paused run's state is signed with its approval, and read back must be the same state.
+  source: TextSourceSchema.optional(),
   durationMs: z.number().nonnegative(),
   files: z.array(AnswerFileSchema).max(100).readonly().optional(),
   forms: z
