@@ -12,6 +12,7 @@ import { startRedisServer, type RedisServer } from "./redis-server.js";
 import { redisAvailable } from "./redis-suite.js";
 import { startService } from "./service-harness.js";
 import { contentText } from "../../src/agent/content.js";
+import { dataInside } from "../../src/agent/context/data-blocks.js";
 
 let perTest: PerTest | undefined;
 let redis: RedisServer | undefined;
@@ -100,5 +101,6 @@ export function answerOf(result: DecisionResult): string {
 
 export const writeThenAnswer = (answer: string) => [
   call("post_note", { text: "hello team" }),
-  (request: ModelRequest) => say(`${answer} (${contentText(request.messages.at(-1)?.content ?? null)})`),
+  // The scripted model reads the write's result inside its data block, as a model reads it.
+  (request: ModelRequest) => say(`${answer} (${dataInside(contentText(request.messages.at(-1)?.content ?? null))})`),
 ];
