@@ -1,31 +1,16 @@
 // Each tool call's source in the run record, the trace and the run page (issue 39, item 4): a run
 // today keeps where its result's text came from; a record written before sources were kept
 // (test/fixtures/run-record-before-sources.json, by ba7dd14's own recorder) loads and shows as before.
-import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { renderTrace } from "../../../src/contracts/trace-text.js";
-import { priceTable } from "../../../src/cost/prices.js";
-import { RunRecordSchema, type RunRecord } from "../../../src/memory/run-records/record-schema.js";
-import type { ExplorerDeps, PageRequest } from "../../../src/ops/explorer/explorer-deps.js";
-import { runPage } from "../../../src/ops/explorer/pages/run-page.js";
 import { startConsole, type ConsoleHarness } from "../../support/console-harness.js";
 import { call, say, ScriptedModel } from "../../support/model-scripted.js";
+import { fixtureRecord, runPageText as shown } from "../../support/run-page-text.js";
+import { until } from "../../support/until.js";
 
 const SOURCE_LINE = "Source: the result of tool calculator (the model read it as data)";
 
-function oldRecord(): RunRecord {
-  const stored = JSON.parse(readFileSync("test/fixtures/run-record-before-sources.json", "utf8")) as { values: Record<string, unknown> };
-  const [raw] = Object.entries(stored.values).filter(([key]) => key.startsWith("runs:record:"));
-  return RunRecordSchema.parse(raw![1]);
-}
-
-async function shown(record: RunRecord): Promise<string> {
-  const deps = { records: { load: async () => ({ kind: "found", record }) }, prices: priceTable({}) } as unknown as ExplorerDeps;
-  const request = { params: [record.runId], deps, csrf: "", form: new URLSearchParams() } as unknown as PageRequest;
-  const reply = await runPage(request);
-  if (reply.type !== "html") throw new Error(`not a page: ${JSON.stringify(reply)}`);
-  return reply.body.replace(/<[^>]+>/g, "").replace(/&#39;/g, "'");
-}
+const oldRecord = () => fixtureRecord("test/fixtures/run-record-before-sources.json");
 
 let harness: ConsoleHarness | undefined;
 afterEach(async () => {
@@ -38,6 +23,8 @@ describe("a tool call's source", () => {
     harness = await startConsole({ model: new ScriptedModel([call("calculator", { expression: "6*7" }), say("It is 42.")]) });
     harness.type("what is 6*7?");
     await harness.waitFor("It is 42.");
+    // The answer shows before its record is written.
+    await until(async () => (await harness!.records()).length === 1, "the run's record");
     const [record] = await harness.records();
     expect(record!.steps[0]!.calls[0]!.source).toEqual({ kind: "tool", tool: "calculator" });
     expect(await shown(record!)).toContain(SOURCE_LINE);
