@@ -20,7 +20,13 @@ export type TextSource =
   /** What a tool returned; `server` for an MCP tool, `channel` for a read of a channel's messages. */
   | { readonly kind: "tool"; readonly tool: string; readonly server?: string; readonly channel?: string }
   /** What the bot remembered from earlier conversations: facts distilled from text of any of the sources above. */
-  | { readonly kind: "memory" };
+  | { readonly kind: "memory" }
+  /**
+   * What the bot itself wrote from text of the sources above: an earlier answer made while it read
+   * others' text, or a digest of a run's earlier steps. Its words may repeat what it read, so they
+   * stay data, though the bot wrote them.
+   */
+  | { readonly kind: "derived"; readonly from: "answer" | "steps" };
 
 /** A piece of context with where it came from. */
 export interface SourcedText {

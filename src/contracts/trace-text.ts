@@ -1,6 +1,7 @@
 // Turns the step list into text a person can read in a thread: what was called, with what,
 // how it went, how long it took and a glimpse of the result. Always bounded in length.
 import { endpointLabel } from "./model-endpoint.js";
+import { sourceLabel } from "./source-label.js";
 import type { AddedNote, CallRecord, FormNote, ModelSwitch, StepRecord } from "./types.js";
 
 const OUTCOME_LABEL: Record<CallRecord["outcome"], string> = {
@@ -28,12 +29,16 @@ function formatDuration(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
-/** Short strings describing one tool call, for task lists and trace lines. */
-export function describeCall(call: CallRecord): { title: string; detail: string; output: string } {
+/**
+ * Short strings describing one tool call, for task lists and trace lines. `source`: where its
+ * result's text came from, as the model's data block named it (absent for a call that did not run).
+ */
+export function describeCall(call: CallRecord): { title: string; detail: string; output: string; source?: string } {
   return {
     title: `${call.tool}(${shorten(call.args, ARGS_PREVIEW_CHARS)})`,
     detail: `${OUTCOME_LABEL[call.outcome]} · ${formatDuration(call.durationMs)}`,
     output: shorten(call.result, OUTPUT_PREVIEW_CHARS),
+    ...(call.source ? { source: sourceLabel(call.source) } : {}),
   };
 }
 
@@ -83,9 +88,10 @@ function renderStep(step: StepRecord): string {
     return `${header}\n  answered${step.text ? `: ${shorten(step.text, OUTPUT_PREVIEW_CHARS)}` : ""}`;
   }
   const lines = step.calls.map((call) => {
-    const { title, detail, output } = describeCall(call);
+    const { title, detail, output, source } = describeCall(call);
     const forms = (call.forms ?? []).map((note) => `\n    ? ${shorten(describeForm(note), OUTPUT_PREVIEW_CHARS)}`).join("");
-    return `  ${call.outcome === "ok" ? "✓" : "✗"} ${title} — ${detail}${forms}${output ? `\n    → ${output}` : ""}`;
+    const from = source ? `\n    source: ${shorten(source, OUTPUT_PREVIEW_CHARS)}` : "";
+    return `  ${call.outcome === "ok" ? "✓" : "✗"} ${title} — ${detail}${forms}${from}${output ? `\n    → ${output}` : ""}`;
   });
   return [header, ...lines].join("\n");
 }

@@ -5,7 +5,7 @@ import type { AnswerFile, FileOutcome, OutgoingFile } from "./files.js";
 import type { AskPerson, CancelReason, FormAnswer, FormQuestion } from "./forms.js";
 import type { ModelRequest, ModelRetry, ModelSwitch, TokenUsage, ToolCall } from "./model.js";
 import type { Person } from "./person.js";
-import type { WriteOrigin, WriteProvenance } from "./provenance.js";
+import type { TextSource, WriteOrigin, WriteProvenance } from "./provenance.js";
 
 export type * from "./files.js";
 export type * from "./forms.js";
@@ -138,6 +138,11 @@ export interface Tool<Args = any> {
    * it, so its result's source says where the text was read. Must not throw.
    */
   readonly readsFrom?: (args: Args) => string;
+  /**
+   * The result's first line is the bot's own (read_attachment: which file, where to read on) and
+   * stays outside the result's data block, where the model follows it; only the lines after are data.
+   */
+  readonly headedResult?: boolean;
   /** False: not offered to this run (e.g. create_schedule to a run a schedule started). Absent: offered everywhere. */
   readonly availableTo?: (origin: TaskOrigin) => boolean;
   /** Returns the result as text (or a JSON-serialisable value). Throwing is fine: it becomes an error observation. */
@@ -168,13 +173,13 @@ export interface CallRecord {
   readonly result: string;
   /** What the model saw: the result truncated to the observation cap. */
   readonly observation: string;
+  /** Where the result's text came from (the tool, its server, the channel it read, Tool.readsFrom): set for a call that ran; an answer that quotes a channel read may be held (runs/holds). */
+  readonly source?: TextSource;
   readonly durationMs: number;
   /** Files the call added to the answer (see ToolOutput). */
   readonly files?: readonly AnswerFile[];
   /** The questions the call's tool put to the requester while it ran, in order (see FormNote). */
   readonly forms?: readonly FormNote[];
-  /** The channel a read took its result from (Tool.readsFrom): an answer that quotes it may be held (runs/holds). */
-  readonly readFrom?: string;
 }
 
 /** A question a call asked, as the trace keeps it: who asked, how it ended, never the values. */

@@ -22,7 +22,13 @@ export interface HistoryOptions {
   readonly logger: Logger;
 }
 
-const turnSchema = z.object({ user: z.string(), assistant: z.string(), at: z.number().finite() });
+const turnSchema = z.object({
+  user: z.string(),
+  assistant: z.string(),
+  at: z.number().finite(),
+  asker: z.object({ id: z.string(), name: z.string().optional() }).optional(),
+  madeFromData: z.boolean().optional(),
+});
 
 /** The share of the history budget one side of a turn (the message or the answer) may take. */
 const SIDE_SHARE = 0.25;

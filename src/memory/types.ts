@@ -1,5 +1,6 @@
 // The store seam: everything that must outlive the process goes through this interface.
 // keyv lives only in the file that implements it.
+import type { Person } from "../contracts/types.js";
 
 export interface KeyValueStore {
   /** Raw stored value, or undefined. Callers validate it (zod) before use: it is untrusted. */
@@ -107,4 +108,8 @@ export interface Turn {
   readonly user: string;
   readonly assistant: string;
   readonly at: number;
+  /** Who asked: a later run of someone else reads their message as data. Absent in turns stored before provenance. */
+  readonly asker?: Person;
+  /** The answer was made while the run read others' text (a thread, a file, a tool's result, memory): it is data to later runs. */
+  readonly madeFromData?: boolean;
 }

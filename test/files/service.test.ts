@@ -149,11 +149,14 @@ describe("read_attachment in a run", () => {
     expect(log.startsWith(shown)).toBe(true);
     const observation = model.requests[1]!.messages.at(-1)!;
     expect(observation.role).toBe("tool");
-    const [readHeader, ...read] = dataInside(contentText(observation.content)).split("\n");
+    // read_attachment's header is the bot's own line too: the file's text read on is the block under it.
+    const [readHeader, ...blockLines] = contentText(observation.content).split("\n");
+    expect(blockLines[0]).toMatch(/^<<data [0-9a-f]{12} from="the result of tool read_attachment">>$/);
+    const read = dataInside(blockLines.join("\n"));
     expect(readHeader).toMatch(/^\[file FLOG: "api.log" \(text\/plain, [\d.]+ KB\), tokens [\d,]+–[\d,]+: read on with read_attachment/);
     expect(readHeader).toContain(`tokens ${from}–`);
-    expect(log.slice(shown.length).startsWith(read.join("\n"))).toBe(true);
-    expect(read.join("\n").length).toBeGreaterThan(1_000);
+    expect(log.slice(shown.length).startsWith(read)).toBe(true);
+    expect(read.length).toBeGreaterThan(1_000);
   });
 
   it("a model that asks to read a URL is refused, and nothing is fetched", async () => {

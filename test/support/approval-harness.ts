@@ -101,6 +101,6 @@ export function answerOf(result: DecisionResult): string {
 
 export const writeThenAnswer = (answer: string) => [
   call("post_note", { text: "hello team" }),
-  // The tool's result reaches the model inside its data block; the scripted model reads the words.
+  // The scripted model reads the write's result inside its data block, as a model reads it.
   (request: ModelRequest) => say(`${answer} (${dataInside(contentText(request.messages.at(-1)?.content ?? null))})`),
 ];

@@ -96,12 +96,12 @@ function statusOf(outcome: CallRecord["outcome"]): TaskStatus {
 }
 
 function resultUpdate(call: CallRecord): TaskUpdate {
-  const { detail, output } = describeCall(call);
+  const { detail, output, source } = describeCall(call);
   return {
     id: call.callId,
     title: titleOf(call.tool, call.args),
     status: statusOf(call.outcome),
-    details: shorten(detail, DETAILS_CHARS),
+    details: shorten(source ? `${detail} · ${source}` : detail, DETAILS_CHARS),
     ...(output ? { output: shorten(output, OUTPUT_CHARS) } : {}),
   };
 }

@@ -3,7 +3,7 @@
 // from a message by @mallory in #general"), at most a few, each bounded, so the card stays within
 // its platform's limits and the arguments still fit below. Pure.
 import type { PendingApproval } from "../../contracts/types.js";
-import { personName } from "../../agent/context/source-label.js";
+import { personName } from "../../contracts/source-label.js";
 import { originLine } from "../../agent/context/write-origins.js";
 
 /** More origins than this are counted, not listed: the card is read at a glance. */

@@ -3,6 +3,7 @@
 import type { TokenCounter } from "../../tokens/token-counter.js";
 import { contentText } from "../content.js";
 import type { CallOutcome, ChatMessage, Model, TokenUsage } from "../../contracts/types.js";
+import { asData, dataInside, holdsData, withinBlock } from "./data-blocks.js";
 
 /** The newest messages are never folded or compacted: the model is working with them. */
 const KEEP_RECENT_MESSAGES = 4;
@@ -35,10 +36,13 @@ export function foldOldToolResults(
     if (index >= boundary || message.role !== "tool" || isFolded(message) || message.content.length < FOLD_MIN_CHARS) return message;
     folded++;
     const status = outcomeOf(message.toolCallId) === "ok" ? "ok" : "error";
+    const note = `[folded: ${message.content.length.toLocaleString("en-US")} chars, ${status}]`;
+    // A result that was data stays data: its first line goes back in its own block, not beside the note.
+    const preview = withinBlock(message.content, firstLine);
     return {
       role: "tool" as const,
       toolCallId: message.toolCallId,
-      content: `[folded: ${message.content.length.toLocaleString("en-US")} chars, ${status}] ${firstLine(message.content)}`,
+      content: preview === undefined ? `${note} ${firstLine(message.content)}` : `${note}\n${preview}`,
     };
   });
   return folded === 0 ? { messages, folded } : { messages: next, folded };
@@ -110,6 +114,17 @@ const COMPACTION_PROMPT =
   "Facts found (with the concrete values), Calls tried (tool, arguments, outcome), Still to do. Keep every number, name and id that matters. No preamble.";
 
 /**
+ * The snapshot as the model reads it: made from data (another person's message, a tool's result…),
+ * it may repeat instructions written there, so it is data too, under the run's `boundary`.
+ */
+function snapshotMessage(body: string, compacted: readonly ChatMessage[], boundary: string | undefined): ChatMessage {
+  const heading = "State snapshot of the earlier conversation and steps (compacted to save context):";
+  const fromData = boundary !== undefined && compacted.some((message) => holdsData(contentText(message.content), boundary));
+  const text = fromData ? asData(body, { kind: "derived", from: "steps" }, boundary) : body;
+  return { role: "system", content: `${heading}\n${text}` };
+}
+
+/**
  * Compacts everything between the system prompt and the recent tail into one snapshot message.
  * Uses one model call; if that fails, falls back to a mechanical digest so the run can go on.
  * Returns undefined when there is nothing old enough to compact.
@@ -120,6 +135,8 @@ export async function compactOlderTurns(
   counter: TokenCounter,
   maxInputTokens: number,
   signal: AbortSignal,
+  /** The run's data-block boundary: a snapshot of data stays data. */
+  boundary?: string,
 ): Promise<{ messages: readonly ChatMessage[]; usage?: TokenUsage } | undefined> {
   const parts = split(messages);
   if (parts.middle.length === 0) return undefined;
@@ -143,12 +160,8 @@ export async function compactOlderTurns(
     snapshot = undefined;
   }
   const body = snapshot ?? mechanicalDigest(parts.middle);
-  const snapshotMessage: ChatMessage = {
-    role: "system",
-    content: `State snapshot of the earlier conversation and steps (compacted to save context):\n${body}`,
-  };
   return {
-    messages: [...parts.prefix, snapshotMessage, ...parts.history, ...parts.question, ...parts.tail],
+    messages: [...parts.prefix, snapshotMessage(body, parts.middle, boundary), ...parts.history, ...parts.question, ...parts.tail],
     ...(usage ? { usage } : {}),
   };
 }
@@ -158,8 +171,9 @@ function mechanicalDigest(messages: readonly ChatMessage[]): string {
     .map((message) => {
       if (message.role === "assistant")
         return (message.toolCalls ?? []).map((call) => `- called ${call.name}(${firstLine(call.arguments)})`).join("\n");
-      if (message.role === "tool") return `  → ${firstLine(message.content)}`;
-      return `- ${message.role}: ${firstLine(contentText(message.content))}`;
+      // The words, not a block's opening line: the digest as a whole is data when any of them was.
+      if (message.role === "tool") return `  → ${firstLine(dataInside(message.content))}`;
+      return `- ${message.role}: ${firstLine(dataInside(contentText(message.content)))}`;
     })
     .filter(Boolean)
     .join("\n");

@@ -5,7 +5,7 @@
 // guessed id would not make a marker.
 import { randomBytes } from "node:crypto";
 import { isRequesterSource, type TextSource } from "../../contracts/provenance.js";
-import { sourceLabel } from "./source-label.js";
+import { sourceLabel } from "../../contracts/source-label.js";
 
 const BOUNDARY_BYTES = 6;
 
@@ -51,4 +51,17 @@ export function dataInside(text: string): string {
 export function asData(text: string, source: TextSource, boundary: string): string {
   if (isRequesterSource(source)) return text;
   return `<<data ${boundary} from="${headerLabel(source)}">>\n${defaceMarkers(text)}\n<<end data ${boundary}>>`;
+}
+
+/** A whole data block with its inside replaced by `change(inside)` (defaced), its own lines kept; undefined for any other text. */
+export function withinBlock(text: string, change: (inside: string) => string): string | undefined {
+  const match = WHOLE_BLOCK.exec(text);
+  if (!match) return undefined;
+  const opening = text.slice(0, text.indexOf("\n"));
+  return `${opening}\n${defaceMarkers(change(match[2]!))}\n<<end data ${match[1]}>>`;
+}
+
+/** Whether `text` holds a data block of the run whose boundary is `boundary`. */
+export function holdsData(text: string, boundary: string): boolean {
+  return text.includes(`<<data ${boundary} from="`);
 }

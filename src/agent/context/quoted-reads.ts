@@ -30,8 +30,9 @@ export function quotes(answer: string, read: string): boolean {
 export function quotedReads(answer: string, steps: readonly StepRecord[]): string[] {
   const found = new Set<string>();
   for (const step of steps)
-    for (const call of step.calls)
-      if (call.readFrom !== undefined && call.outcome === "ok" && !found.has(call.readFrom) && quotes(answer, call.result))
-        found.add(call.readFrom);
+    for (const call of step.calls) {
+      const channel = call.source?.kind === "tool" ? call.source.channel : undefined;
+      if (channel !== undefined && call.outcome === "ok" && !found.has(channel) && quotes(answer, call.result)) found.add(channel);
+    }
   return [...found];
 }

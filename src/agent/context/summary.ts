@@ -4,7 +4,7 @@ import { joinContent } from "../content.js";
 import { shorten } from "../../contracts/trace-text.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
 import type { ChatMessage, GuardStop, Model, StepRecord, TokenUsage } from "../../contracts/types.js";
-import { dataInside } from "./data-blocks.js";
+import { asData, dataInside } from "./data-blocks.js";
 
 const SUMMARY_TIMEOUT_MS = 20_000;
 /** After a deadline the model may be the thing that hangs: the summary gets this much, or half the run's limit if that is less. */
@@ -27,6 +27,8 @@ export interface SummaryInput {
   readonly stop: GuardStop;
   /** Tokens the request may use (context window minus the output reserve). */
   readonly budget: number;
+  /** The run's data-block boundary: the digest of the steps, made from tool results, reaches the model as data under it. */
+  readonly boundary: string;
 }
 
 function summaryNote(stop: GuardStop): ChatMessage {
@@ -88,9 +90,10 @@ async function summaryMessages(input: SummaryInput, counter: TokenCounter): Prom
   const system = input.messages.find((message) => message.role === "system");
   const digest = (await counter.truncateYielding(stepDigest(input.steps), Math.floor(input.budget / 2))).text;
   const question = (await counter.truncateYielding(input.question, Math.floor(input.budget / 4))).text;
+  const steps = asData(digest, { kind: "derived", from: "steps" }, input.boundary);
   return flattenForSummary([
     ...(system ? [system] : []),
-    { role: "user", content: `${question}\n\nWhat the agent did before it was stopped:\n${digest}` },
+    { role: "user", content: `${question}\n\nWhat the agent did before it was stopped:\n${steps}` },
     note,
   ]);
 }

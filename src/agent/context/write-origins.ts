@@ -3,7 +3,7 @@
 // whose words run on in it (text copied, perhaps lightly edited). A value the requester wrote
 // themselves is theirs, wherever else it appears. Pure: the approval card shows the lines.
 import { isRequesterSource, type SourcedText, type TextSource, type WriteOrigin } from "../../contracts/provenance.js";
-import { sourceLabel } from "./source-label.js";
+import { sourceLabel } from "../../contracts/source-label.js";
 
 /** Runs of this many words are what "copied" means for a long value. */
 export const SHINGLE_WORDS = 5;

@@ -95,7 +95,13 @@ export class ActiveRun {
     // Compaction and the summary go to the meter through the model itself; built only when someone reads the usage.
     this.sideModel = meteredModel(deps.model, deps.counter, this.meter.wanted ? (tokens) => this.meter.add(tokens) : undefined);
     const budget = deps.limits.contextWindow - deps.limits.reservedOutputTokens;
-    this.context = new RunContext(state.messages, settled, { counter: deps.counter, tools: deps.tools, model: this.sideModel }, budget);
+    this.context = new RunContext(
+      state.messages,
+      settled,
+      { counter: deps.counter, tools: deps.tools, model: this.sideModel },
+      budget,
+      this.boundary,
+    );
     this.callIds = knownCallIds(settled, state.messages);
   }
 
@@ -405,7 +411,14 @@ export class ActiveRun {
     this.emit({ type: "guard_tripped", runId: this.runId, stop });
     this.deps.logger.warn({ runId: this.runId, guard: stop.guard, detail: stop.detail }, "guard tripped");
     const summary = await summarize(
-      { messages: this.context.messages, steps: this.steps, question: this.state.question, stop, budget: this.context.budget },
+      {
+        messages: this.context.messages,
+        steps: this.steps,
+        question: this.state.question,
+        stop,
+        budget: this.context.budget,
+        boundary: this.boundary,
+      },
       this.sideModel,
       this.deps.counter,
       stop.guard === "stopped" ? STOPPED_SUMMARY_MS : summaryTimeoutMs(this.deps.limits.runTimeoutMs, this.cancellation.remainingMs()),

@@ -5,8 +5,7 @@
 import { checkOscillation, oscillationMemory } from "../guards/oscillation.js";
 import { nextErrorStreak } from "../guards/consecutive-errors.js";
 import { checkRepeat, repeatWarning } from "../guards/repeat.js";
-import { asData } from "../context/data-blocks.js";
-import { resultSource } from "../tools/result-source.js";
+import { resultAsData, resultSource } from "../tools/result-source.js";
 import { callSignature } from "../tools/signature.js";
 import type { GuardCounters } from "./run-state.js";
 import type { ToolPolicy } from "../tools/tool-policy.js";
@@ -153,18 +152,14 @@ export async function runPrepared(prepared: Extract<PreparedCall, { kind: "ready
   };
   const execution = await context.tools.execute(prepared, toolContext);
   const source = resultSource(prepared.tool, prepared.args);
-  const seen = { source, text: context.tools.observation(execution.result) };
-  context.seen(seen);
-  const made = callRecord(
-    prepared.call,
-    prepared.signature,
-    execution.outcome,
-    execution.result,
-    asData(seen.text, seen.source, context.boundary),
-    execution.durationMs,
-  );
-  const read = source.channel === undefined ? made : { ...made, readFrom: source.channel };
-  const record = forms.length > 0 ? { ...read, forms } : read;
+  const text = context.tools.observation(execution.result);
+  context.seen({ source, text });
+  const observation = resultAsData(text, source, prepared.tool, context.boundary);
+  const made = {
+    ...callRecord(prepared.call, prepared.signature, execution.outcome, execution.result, observation, execution.durationMs),
+    source,
+  };
+  const record = forms.length > 0 ? { ...made, forms } : made;
   const item = execution.files ? { ...record, files: execution.files } : record;
   context.emit({ type: "tool_result", runId: context.toolContext.runId, step: context.step, call: item });
   return item;

@@ -36,6 +36,8 @@ export class RunContext {
     private readonly deps: Pick<LoopDeps, "counter" | "tools" | "model">,
     /** The tokens the messages may take: the context window less the reserved output. */
     readonly budget: number,
+    /** The run's data-block boundary (context/data-blocks.ts). */
+    private readonly boundary?: string,
   ) {
     this.current = [...messages];
     for (const call of settled) this.outcomes.set(call.callId, call.outcome);
@@ -82,7 +84,14 @@ export class RunContext {
     const afterFolding = watermark(this.count, budget);
     if (afterFolding === "orange" || afterFolding === "red") {
       const beforeCompaction = this.count;
-      const compacted = await compactOlderTurns(this.current, this.deps.model, this.deps.counter, Math.floor(budget / 2), signal);
+      const compacted = await compactOlderTurns(
+        this.current,
+        this.deps.model,
+        this.deps.counter,
+        Math.floor(budget / 2),
+        signal,
+        this.boundary,
+      );
       if (compacted) {
         usage = compacted.usage;
         this.replace(compacted.messages);

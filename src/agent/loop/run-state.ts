@@ -17,6 +17,7 @@ import type {
 import type { SourcedText } from "../../contracts/provenance.js";
 import { BOUNDARY_PATTERN } from "../context/data-blocks.js";
 import { SeenSourcesSchema } from "../context/seen-sources.js";
+import { TextSourceSchema } from "../../memory/run-records/source-schema.js";
 import type { RepeatState } from "../guards/repeat.js";
 
 export interface GuardCounters {
@@ -150,6 +151,8 @@ const CallRecordSchema = z.object({
   outcome: z.enum(["ok", "error", "invalid_args", "unknown_tool", "timeout", "repeated", "denied", "needs_approval", "blocked"]),
   result: z.string(),
   observation: z.string(),
+  // Kept as it was: a paused run's state is signed with its approval, and read back must be the same state.
+  source: TextSourceSchema.optional(),
   durationMs: z.number().nonnegative(),
   files: z.array(AnswerFileSchema).max(100).readonly().optional(),
   forms: z
@@ -166,8 +169,6 @@ const CallRecordSchema = z.object({
     .max(100)
     .readonly()
     .optional(),
-  // Absent in runs stored before reads named their channel.
-  readFrom: z.string().max(200).optional(),
 });
 const AddedNoteSchema = z.object({ kind: z.enum(["added", "edited"]), text: z.string() });
 const StepRecordSchema = z.object({

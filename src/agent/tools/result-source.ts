@@ -1,5 +1,6 @@
 // Where a tool's result came from, as its observation's data block names it: the tool, its MCP
 // server, and for a read of a channel, the channel.
+import { asData, defaceMarkers } from "../context/data-blocks.js";
 import type { TextSource } from "../../contracts/provenance.js";
 import type { Tool } from "../../contracts/types.js";
 
@@ -20,4 +21,11 @@ export function resultSource(tool: Tool, args: unknown): Extract<TextSource, { k
     ...(tool.provider ? { server: tool.provider.server } : {}),
     ...(channel === undefined ? {} : { channel }),
   };
+}
+
+/** The observation as the model reads it: data from `source` under `boundary`, but for a headed result's own first line (Tool.headedResult). */
+export function resultAsData(observation: string, source: TextSource, tool: Tool, boundary: string): string {
+  const headerEnd = tool.headedResult ? observation.indexOf("\n") : -1;
+  if (headerEnd < 0) return asData(observation, source, boundary);
+  return `${defaceMarkers(observation.slice(0, headerEnd))}\n${asData(observation.slice(headerEnd + 1), source, boundary)}`;
 }

@@ -2,6 +2,7 @@
 // steps, calls, guard notes, approvals and writes, and the summary row the explorer lists.
 // Stored records are untrusted: every read goes through these schemas.
 import { z } from "zod";
+import { TextSourceSchema } from "./source-schema.js";
 
 const count = z.number().int().nonnegative();
 const Person = z.object({ id: z.string(), name: z.string().optional() });
@@ -70,6 +71,8 @@ const CallSchema = z.object({
   result: z.string(),
   resultLength: count,
   cut: z.boolean().optional(),
+  /** Where the result's text came from; absent for a call that did not run, and in records stored before provenance. */
+  source: TextSourceSchema.optional(),
   durationMs: z.number().nonnegative(),
 });
 export type RecordCall = z.infer<typeof CallSchema>;

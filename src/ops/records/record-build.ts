@@ -98,6 +98,7 @@ const callOf = (call: CallRecord): RecordStep["calls"][number] => ({
   outcome: call.outcome,
   result: call.result,
   resultLength: call.result.length,
+  ...(call.source ? { source: call.source } : {}),
   durationMs: call.durationMs,
 });
 

@@ -17,8 +17,16 @@ export interface ContextLoaders {
 /** Who wrote a message of an older intake record's thread context is not known: it is another person's, read as data. */
 const RECORDED_THREAD: TextSource = { kind: "person", author: { id: "unknown" }, channel: "this thread" };
 
+/** The recorded thread's lines; its system messages are the bot's own notes (botNotes), not lines of the thread. */
 function recordedLines(messages: readonly ChatMessage[]): SourcedText[] {
-  return messages.map((message) => ({ source: RECORDED_THREAD, text: contentText(message.content) }));
+  return messages
+    .filter((message) => message.role !== "system")
+    .map((message) => ({ source: RECORDED_THREAD, text: contentText(message.content) }));
+}
+
+/** What the bot itself noted at intake (where the person is viewing as they ask a DM): its own words, not data. */
+export function botNotes(task: Task): ChatMessage[] {
+  return (task.threadContext ?? []).filter((message) => message.role === "system");
 }
 
 export function createContextLoaders(logger: Logger): ContextLoaders {

@@ -19,7 +19,7 @@ import { asData } from "../../agent/context/data-blocks.js";
 import type { SourcedText } from "../../contracts/provenance.js";
 import type { ChatMessage, Model, RunOutcome, TaskOrigin } from "../../contracts/types.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
-import type { ContextLoaders } from "./context-loaders.js";
+import { botNotes, type ContextLoaders } from "./context-loaders.js";
 import type { RunFiles } from "./run-files.js";
 import { STORE_RETRY, withRetries } from "../retry.js";
 import { observeExtraUsage, type RunObserver } from "../worker/run-observer.js";
@@ -28,6 +28,7 @@ import type { Task } from "../api/task.js";
 import { sharedTimeout } from "./shared-timeout.js";
 import { reportingUsage } from "./usage-reporting-model.js";
 import { within } from "../within.js";
+import { readData, turnMessages } from "./history-turns.js";
 
 export interface ConversationMemoryDeps {
   readonly config: Config;
@@ -114,6 +115,7 @@ export function createConversationMemory(deps: ConversationMemoryDeps): Conversa
       const [thread] = await Promise.all([deps.contextLoaders.load(task), listing]);
       const messages: ChatMessage[] = [
         instructions,
+        ...botNotes(task),
         ...thread.map(asMessage),
         { role: "system", content: runNote({ facts: [], now, boundary }) },
       ];
@@ -133,10 +135,8 @@ export function createConversationMemory(deps: ConversationMemoryDeps): Conversa
     ]);
     const messages: ChatMessage[] = [
       instructions,
-      ...turns.flatMap((turn): ChatMessage[] => [
-        { role: "user", content: turn.user },
-        { role: "assistant", content: turn.assistant },
-      ]),
+      ...turns.flatMap((turn) => turnMessages(turn, task.origin.requester, boundary)),
+      ...botNotes(task),
       ...thread.map(asMessage),
       { role: "system", content: runNote({ facts, now, boundary }) },
     ];
@@ -177,7 +177,14 @@ export function createConversationMemory(deps: ConversationMemoryDeps): Conversa
     const key = state.origin.conversationKey;
     if (!deps.settingsOf(state.origin).memory) return;
     await withRetries(
-      () => history.append(key, { user: deps.files.historyQuestion(state), assistant: outcome.answer, at: clock() }),
+      () =>
+        history.append(key, {
+          user: deps.files.historyQuestion(state),
+          assistant: outcome.answer,
+          at: clock(),
+          asker: state.origin.requester,
+          madeFromData: readData(state.messages, state.boundary),
+        }),
       STORE_RETRY,
       (error, attempt) =>
         logger.warn({ err: error, conversationKey: key, attempt }, "could not save the turn to the conversation history; trying again"),

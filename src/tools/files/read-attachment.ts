@@ -87,6 +87,7 @@ export function readAttachmentTool(deps: ReadAttachmentDeps): Tool<Args> {
       "Takes the file's id from its header; it reads only this conversation's attached files and never fetches a URL.",
     schema: Args,
     effect: "read",
+    headedResult: true,
     async execute(args, context) {
       const conversationKey = context.origin.conversationKey;
       const known = async () => {

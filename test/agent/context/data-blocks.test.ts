@@ -9,7 +9,7 @@ import {
   defaceMarkers,
   newBoundary,
 } from "../../../src/agent/context/data-blocks.js";
-import { sourceLabel } from "../../../src/agent/context/source-label.js";
+import { sourceLabel } from "../../../src/contracts/source-label.js";
 import { filePartsAsData } from "../../../src/agent/context/file-blocks.js";
 import { stableInstructions } from "../../../src/agent/context/system-prompt.js";
 import type { TextSource } from "../../../src/contracts/provenance.js";

@@ -16,7 +16,7 @@ function read(channel: string | undefined, result: string, outcome: CallRecord["
     observation: result,
     durationMs: 1,
   };
-  return channel === undefined ? call : { ...call, readFrom: channel };
+  return channel === undefined ? call : { ...call, source: { kind: "tool", tool: "read_channel", channel } };
 }
 const step = (...calls: CallRecord[]): StepRecord => ({ index: 1, startedAt: 0, durationMs: 1, text: null, calls });
 

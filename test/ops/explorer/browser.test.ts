@@ -1,7 +1,8 @@
 // The run explorer in a real browser (headless Chromium) against the real product with runs the
 // fake model made: sign-in, the run list's filters, a run's timeline with its guard trip, a fact
 // deleted and gone from the next run's prompt, usage totals equal to the sum of the runs, the CSV
-// download, no cookie refused, a POST without the CSRF token refused, a <script> question as text.
+// download, a tool call's source, no cookie refused, a POST without the CSRF token refused, a
+// <script> question as text.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -65,6 +66,23 @@ describeWithBrowser("the explorer in a browser", () => {
     expect(await page.locator("details").count()).toBeGreaterThanOrEqual(3);
     await page.locator("details summary").first().click();
     expect(await page.locator("details[open] pre").first().textContent()).toBe('{"expression":"1+1"}');
+    await page.close();
+  });
+
+  it("shows where a tool call's result came from on the run's page and in the API", async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`${product.base}/admin/`);
+    const row = page.locator("table.runs tbody tr", { hasText: "add two and three" });
+    await Promise.all([page.waitForURL(/\/admin\/runs\//), row.locator("a").click()]);
+    await page.locator("details summary", { hasText: "calculator" }).first().click();
+    expect(await page.locator("details[open] p.source").textContent()).toBe(
+      "Source: the result of tool calculator (the model read it as data)",
+    );
+    const runId = decodeURIComponent(new URL(page.url()).pathname.split("/").at(-1)!);
+    const api = (await (
+      await fetch(`${product.base}/admin/api/runs/${runId}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+    ).json()) as { steps: Array<{ calls: Array<{ source?: unknown }> }> };
+    expect(api.steps[0]!.calls[0]!.source).toEqual({ kind: "tool", tool: "calculator" });
     await page.close();
   });
 

@@ -26,7 +26,7 @@ const readHr: CallRecord = {
   result: `[2026-01-01 10:00 UTC · ts 1] <@U0BOB>: ${secret}`,
   observation: "",
   durationMs: 1,
-  readFrom: "C0BOARD",
+  source: { kind: "tool", tool: "read_channel", channel: "C0BOARD" },
 };
 const state = runState({ runId: "run_h", origin, steps: [{ index: 1, startedAt: 0, durationMs: 1, text: null, calls: [readHr] }] });
 const answered = (answer: string): RunOutcome => ({ status: "answered", runId: "run_h", answer, steps: state.steps, usage: state.usage });

@@ -3,6 +3,7 @@
 // the guard and context notes, approvals and writes, the answer, a link to the thread; and a
 // replay of the run under changed settings (the same as `npm run replay` for one run).
 import { describeAnsweredBy } from "../../../contracts/trace-text.js";
+import { sourceLabel } from "../../../contracts/source-label.js";
 import { pricedRunOf, totalTokens, type RecordStep, type RunRecord } from "../../../memory/run-records/record-schema.js";
 import { replayRecord, type ReplayResult } from "../../replay/replay-run.js";
 import { resultLine } from "../../replay/replay-report.js";
@@ -18,7 +19,7 @@ function callsOf(step: RecordStep): Raw {
     (
       call,
     ) => html`<details><summary>${call.tool} → <span class="outcome-${call.outcome === "ok" ? "answered" : "guard"}">${call.outcome}</span> · ${seconds(call.durationMs)}${call.cut ? ` · cut (${count(call.resultLength)} characters in full)` : ""}</summary>
-<p>Arguments</p><pre>${call.args}</pre><p>Result</p><pre>${call.result}</pre></details>`,
+<p>Arguments</p><pre>${call.args}</pre>${call.source ? html`<p class="source">Source: ${sourceLabel(call.source)} (the model read it as data)</p>` : ""}<p>Result</p><pre>${call.result}</pre></details>`,
   )}`;
 }
 

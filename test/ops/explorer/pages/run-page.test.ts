@@ -1,27 +1,11 @@
 // The run page as its reader sees it: a step that waited for a person says how much of its time was
 // the wait, a denied write is named beside the outcome, a console run says it has no thread link
 // instead of showing a label that looks like one, and counts of one read as one.
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { priceTable } from "../../../../src/cost/prices.js";
-import { RunRecordSchema, type RunRecord } from "../../../../src/memory/run-records/record-schema.js";
-import type { ExplorerDeps, PageRequest } from "../../../../src/ops/explorer/explorer-deps.js";
-import { runPage } from "../../../../src/ops/explorer/pages/run-page.js";
+import { fixtureRecord, runPageText as shown } from "../../../support/run-page-text.js";
 
 /** A recorded two-step console run (an earlier version's record), changed per test. */
-function fixture(): RunRecord {
-  const stored = JSON.parse(readFileSync("test/fixtures/run-record-before-endpoints.json", "utf8")) as { values: Record<string, unknown> };
-  const [raw] = Object.entries(stored.values).filter(([key]) => key.startsWith("runs:record:"));
-  return RunRecordSchema.parse(raw![1]);
-}
-
-async function shown(record: RunRecord): Promise<string> {
-  const deps = { records: { load: async () => ({ kind: "found", record }) }, prices: priceTable({}) } as unknown as ExplorerDeps;
-  const request = { params: [record.runId], deps, csrf: "", form: new URLSearchParams() } as unknown as PageRequest;
-  const reply = await runPage(request);
-  if (reply.type !== "html") throw new Error(`not a page: ${JSON.stringify(reply)}`);
-  return reply.body.replace(/<[^>]+>/g, "").replace(/&#39;/g, "'");
-}
+const fixture = () => fixtureRecord("test/fixtures/run-record-before-endpoints.json");
 
 describe("the run page", () => {
   it("says how much of a step was the wait for approval, and that a write was denied", async () => {

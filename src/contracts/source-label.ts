@@ -2,8 +2,8 @@
 // lines): "a message by @mallory in #general", "the file “report.pdf” shared by @ada". Names in
 // it come from the platform or a tool and are untrusted too: each is one line, bounded, and
 // free of double quotes, so a name can't end a quoted label or start a line of its own.
-import type { Person } from "../../contracts/types.js";
-import type { TextSource } from "../../contracts/provenance.js";
+import type { Person } from "./person.js";
+import type { TextSource } from "./provenance.js";
 
 const NAME_MAX_CHARS = 80;
 
@@ -37,5 +37,9 @@ export function sourceLabel(source: TextSource): string {
     }
     case "memory":
       return "the bot's memory of earlier conversations";
+    case "derived":
+      return source.from === "answer"
+        ? "an earlier answer of the bot, made while it read others' text"
+        : "the bot's digest of its earlier steps, which read others' text";
   }
 }
