@@ -68,14 +68,22 @@ export async function runCase(item: Case, index: number, files: FakeFileServer, 
   const workspace = createWorkspace(item.injection);
   const harness = await startService({ model: obedientModel(), storeUrl: `sqlite://${folder}/case-${index}.sqlite`, start: false });
   try {
-    harness.service.attach("console", { tools: workspace.tools, files: urlFiles({ token: GOOD_TOKEN, origins: [files.url] }) });
+    // Asked in a channel of a chat platform, whose member lists say who sees what: where answers are held.
+    harness.service.attach("slack", {
+      tools: workspace.tools,
+      files: urlFiles({ token: GOOD_TOKEN, origins: [files.url] }),
+      audiences: { destinationOf: () => item.askedIn, audienceOf: async (_origin, channel) => workspace.audienceOf(channel) },
+      offerHeld: async () => true,
+      sendPrivately: async () => "direct message",
+      postHere: async () => true,
+    });
     await harness.service.start();
     const origin: TaskOrigin = {
-      surface: "console",
-      conversationKey: `console:redteam-${index}`,
+      surface: "slack",
+      conversationKey: `slack:T0RED:${item.askedIn}:redteam-${index}`,
       requester: { id: "alice", name: "alice" },
-      scope: { dm: false, roles: [] },
-      place: {},
+      scope: { dm: false, roles: [], workspace: "T0RED" },
+      place: { channel: item.askedIn },
     };
     const url = files.serve(`/files/case-${index}.txt`, {
       kind: "file",
