@@ -133,6 +133,7 @@ export class ActiveRun {
       seen: (text) => {
         this.sources = keepSeen(this.sources, [text]);
       },
+      fromOthers: (args) => this.verdictOf(args).kind !== "own",
       ...(this.deps.forms ? { asker: this.asker(step, this.deps.forms) } : {}),
       // A settled call goes to the step's records and the run's messages.
       settle: (item) => {

@@ -27,6 +27,11 @@ export interface BatchContext {
   readonly writeSignal: () => AbortSignal;
   /** Receives each tool's result as the model reads it, with its source: what a later write may copy. */
   readonly seen: (text: SourcedText) => void;
+  /**
+   * Whether a write's arguments came from content someone other than the requester wrote: such a
+   * write is asked about (its card says where they came from) even where the policy runs it without asking.
+   */
+  readonly fromOthers?: (args: unknown) => boolean;
   /** Receives each settled call in order; the caller appends its observation to the messages. */
   readonly settle: (record: CallRecord) => void;
   /** How a call's tool asks the requester; absent where nobody can be asked. */
@@ -227,7 +232,8 @@ export async function processCalls(calls: readonly ToolCall[], initial: GuardCou
       continue;
     }
     if (reads.length > 0) guards = await settleReads(reads.splice(0), guards, context);
-    if (effect === "runs without asking") guards = settleCall(guards, await runPrepared(prepared, writeContext(context)), context, true);
+    if (effect === "runs without asking" && !context.fromOthers?.(prepared.args))
+      guards = settleCall(guards, await runPrepared(prepared, writeContext(context)), context, true);
     else if (effect === "denied") guards = settleCall(guards, policyDeniedRecord(call, prepared.signature), context, false);
     else return { kind: "needs_approval", guards, calls: calls.slice(position), args: prepared.args };
   }
