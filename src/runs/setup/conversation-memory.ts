@@ -28,7 +28,7 @@ import type { Task } from "../api/task.js";
 import { sharedTimeout } from "./shared-timeout.js";
 import { reportingUsage } from "./usage-reporting-model.js";
 import { within } from "../within.js";
-import { readData, turnMessages } from "./history-turns.js";
+import { readData, turnMessages, turnSources } from "./history-turns.js";
 
 export interface ConversationMemoryDeps {
   readonly config: Config;
@@ -141,7 +141,8 @@ export function createConversationMemory(deps: ConversationMemoryDeps): Conversa
       { role: "system", content: runNote({ facts, now, boundary }) },
     ];
     const remembered: SourcedText[] = facts.map((fact) => ({ source: { kind: "memory" }, text: fact.text }));
-    return { messages, sources: [...thread, ...remembered] };
+    const earlier = turns.flatMap((turn) => turnSources(turn, task.origin.requester));
+    return { messages, sources: [...earlier, ...thread, ...remembered] };
   }
 
   async function rememberFacts(runId: string, origin: TaskOrigin, question: string, answer: string): Promise<void> {

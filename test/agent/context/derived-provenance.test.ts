@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { compactOlderTurns, foldOldToolResults } from "../../../src/agent/context/context-window.js";
 import { summarize } from "../../../src/agent/context/summary.js";
 import { contentText } from "../../../src/agent/content.js";
-import { readData, turnMessages } from "../../../src/runs/setup/history-turns.js";
+import { readData, turnMessages, turnSources } from "../../../src/runs/setup/history-turns.js";
 import { asData } from "../../../src/agent/context/data-blocks.js";
 import { TokenCounter } from "../../../src/tokens/token-counter.js";
 import { say, ScriptedModel } from "../../support/model-scripted.js";
@@ -151,6 +151,15 @@ describe("an earlier turn of the conversation", () => {
     const text = contentText(assistant!.content);
     expect(text.startsWith(`<<data ${boundary} from="an earlier answer of the bot, made while it read others' text">>\n`)).toBe(true);
     expect(endLines(text)).toBe(1);
+  });
+
+  it("gives a later write's card the texts that are not the requester's, with their sources", () => {
+    expect(turnSources({ ...turn, asker: ada }, ada)).toEqual([]);
+    expect(turnSources({ ...turn, asker: mallory, madeFromData: true }, ada)).toEqual([
+      { source: { kind: "person", author: mallory, channel: "this conversation" }, text: forged },
+      { source: { kind: "derived", from: "answer" }, text: "The numbers are up." },
+    ]);
+    expect(turnSources(turn, ada)).toEqual([]);
   });
 
   it("stored before provenance (no asker, no mark) reads as before", () => {
