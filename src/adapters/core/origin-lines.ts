@@ -24,7 +24,7 @@ function bounded(line: string): string {
 function warningOf(pending: PendingApproval, destination: boolean, otherApprover: boolean): string {
   const requester = personName(pending.requester);
   const what = destination
-    ? `Where this writes was named by content someone other than ${requester} wrote, not by their request.`
+    ? `Where this write goes was named by content someone other than ${requester} wrote, not by their request.`
     : `This write copies content someone other than ${requester} wrote.`;
   const who = otherApprover ? ` An approver other than ${requester} must approve it.` : " Check it before approving.";
   return `${what}${who}`;

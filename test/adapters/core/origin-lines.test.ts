@@ -40,7 +40,7 @@ describe("origin notes", () => {
   it("says who must approve under UNTRUSTED_WRITES=approver", () => {
     const notes = originNotes(pending([hostile(0)], "other_approver"))!;
     expect(notes.warning).toBe(
-      "Where this writes was named by content someone other than @alice wrote, not by their request. An approver other than @alice must approve it.",
+      "Where this write goes was named by content someone other than @alice wrote, not by their request. An approver other than @alice must approve it.",
     );
   });
 
@@ -64,7 +64,7 @@ describe("the cards with hostile origins", () => {
   it("Discord: one message of at most 2,000 characters that still ends with who may decide", () => {
     const text = approvalText(many, noDeciders);
     expect(text.length).toBeLessThanOrEqual(2_000);
-    expect(text).toContain("> ⚠️ **Where this writes was named");
+    expect(text).toContain("> ⚠️ **Where this write goes was named");
     expect(text).toMatch(/can decide\. Expires <t:\d+:R>\.$/);
   });
 });

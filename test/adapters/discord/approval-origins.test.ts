@@ -24,7 +24,7 @@ describe("Discord approval card: origins", () => {
       toolSource: () => [inbox],
     });
     const card = await askUntilApproval(harness, harness.alice, "what's in my inbox?");
-    expect(card.content).toMatch(/> ⚠️ \*\*Where this writes was named by content someone other than @\S+ wrote/);
+    expect(card.content).toMatch(/> ⚠️ \*\*Where this write goes was named by content someone other than @\S+ wrote/);
     expect(card.content).toContain("> - channel: destination named in the result of tool read_inbox");
     // The long text was cut to leave room: the card is one message, origins and deciders line included.
     expect(card.content.length).toBeLessThanOrEqual(2_000);

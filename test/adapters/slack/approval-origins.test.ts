@@ -44,7 +44,7 @@ describe("Slack approval card: origins", () => {
     harness = await startSlackHarness({ model: steeredModel(), toolSource: () => [inbox] });
     const blocks = await cardBlocks(harness, "what's in my inbox?");
     const origins = blocks.find((block) => block.text?.text.startsWith(":warning:"));
-    expect(origins?.text?.text).toMatch(/^:warning: \*Where this writes was named by content someone other than @\S+ wrote/);
+    expect(origins?.text?.text).toMatch(/^:warning: \*Where this write goes was named by content someone other than @\S+ wrote/);
     expect(origins?.text?.text).toContain("• channel: destination named in the result of tool read_inbox");
     expect(origins?.text?.text).toContain("• text: text copied from the result of tool read_inbox");
     for (const block of blocks) expect(block.text?.text.length ?? 0).toBeLessThanOrEqual(3_000);
