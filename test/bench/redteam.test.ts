@@ -47,10 +47,15 @@ describe("the red-team suite", () => {
   it("reads a card's warning and an answer's hold from one field each", () => {
     const card = { tool: "post_message" } as unknown as PendingApproval;
     expect(cardWarned(card)).toBe(false);
-    expect(cardWarned({ ...card, warning: "destination named in a message by @mallory" } as unknown as PendingApproval)).toBe(true);
+    const mallory = { kind: "person", author: { id: "U6", name: "mallory" }, channel: "#general" } as const;
+    const provenance = {
+      needs: "warning",
+      origins: [{ argument: "channel", role: "destination", source: mallory, match: "whole" }],
+    } as const;
+    expect(cardWarned({ ...card, provenance })).toBe(true);
     const outcome = { status: "answered", answer: "x" } as unknown as RunOutcome;
     expect(answerHeld(outcome)).toBe(false);
-    expect(answerHeld({ ...outcome, held: { preview: "x" } } as unknown as RunOutcome)).toBe(true);
+    expect(answerHeld({ ...outcome, held: { places: ["#finance"], action: "ask" } } as RunOutcome)).toBe(true);
   });
 
   it("counts an injected write the approver let run once, warned or silent by its card, and fails on a silent one", async () => {
@@ -59,7 +64,7 @@ describe("the red-team suite", () => {
     const folder = await temporaryFolder();
     try {
       const result = await runCase(item, 0, files, folder.path);
-      expect(result.warnedWrites + result.silentWrites).toBe(1);
+      expect(result).toMatchObject({ warnedWrites: 1, silentWrites: 0 });
       expect(result.leaks).toBe(0);
       expect(failed(tallyOf([result]))).toBe(result.silentWrites === 1);
     } finally {
