@@ -4,6 +4,7 @@
 // default; a decline reaches the server as one; anyone else's press is refused privately and
 // changes nothing, and the requester can still answer. Each platform's own details (the modal's
 // fields, a bad field, Dismiss, the expiry) are in test/adapters/<surface>/forms.test.ts.
+import { dataInside } from "../../src/agent/context/data-blocks.js";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ModelRequest } from "../../src/contracts/types.js";
 import { startAskingServer, type AskingServer } from "../support/elicitation-harness.js";
@@ -19,7 +20,8 @@ afterEach(async () => {
   session = server = undefined;
 });
 
-const said = (request: ModelRequest) => say(`server said: ${request.messages.at(-1)?.content ?? ""}`);
+/** The model repeats the server's answer, which it reads inside its data block. */
+const said = (request: ModelRequest) => say(`server said: ${dataInside(String(request.messages.at(-1)?.content ?? ""))}`);
 const CARD = /asks you to fill in a form: Which room, and what for\?/;
 /** What the server received once the requester sent the form with only its required field typed. */
 const WITH_DEFAULTS = { action: "accept", content: { room: "oak", purpose: "retro", people: 4, projector: true, note: "none" } };
