@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { MAX_ORIGINS } from "./untrusted-writes.js";
 import { isRequesterSource, type SourcedText, type TextSource, type WriteProvenance } from "../../contracts/provenance.js";
+import { TextSourceSchema } from "../../memory/run-records/source-schema.js";
 
 /** One text is kept up to this many characters: a tool result's cap in the context is smaller for any usual window. */
 export const SEEN_TEXT_MAX_CHARS = 40_000;
@@ -14,17 +15,6 @@ export const SEEN_TEXT_MAX_CHARS = 40_000;
 export const SEEN_TOTAL_MAX_CHARS = 400_000;
 /** At most this many texts, however short. */
 export const SEEN_MAX_TEXTS = 500;
-
-const PersonSchema = z.object({ id: z.string().max(200), name: z.string().max(500).optional() });
-const NAME = z.string().max(1_000);
-
-const TextSourceSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("requester"), person: PersonSchema }),
-  z.object({ kind: z.literal("person"), author: PersonSchema, channel: NAME }),
-  z.object({ kind: z.literal("file"), name: NAME, sharedBy: PersonSchema.optional() }),
-  z.object({ kind: z.literal("tool"), tool: NAME, server: NAME.optional(), channel: NAME.optional() }),
-  z.object({ kind: z.literal("memory") }),
-]) satisfies z.ZodType<TextSource>;
 
 /** A stored approval's origins, for its card after a restart. */
 export const WriteProvenanceSchema = z.object({

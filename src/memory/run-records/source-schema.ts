@@ -3,13 +3,15 @@
 import { z } from "zod";
 import type { TextSource } from "../../contracts/provenance.js";
 
-const Person = z.object({ id: z.string(), name: z.string().optional() });
+const Person = z.object({ id: z.string().max(200), name: z.string().max(500).optional() });
+const NAME = z.string().max(1_000);
 
+/** Every kind of source, in one schema for run records and for the sources a run's checkpoint keeps. */
 export const TextSourceSchema: z.ZodType<TextSource> = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("requester"), person: Person }),
-  z.object({ kind: z.literal("person"), author: Person, channel: z.string() }),
-  z.object({ kind: z.literal("file"), name: z.string(), sharedBy: Person.optional() }),
-  z.object({ kind: z.literal("tool"), tool: z.string(), server: z.string().optional(), channel: z.string().optional() }),
+  z.object({ kind: z.literal("person"), author: Person, channel: NAME }),
+  z.object({ kind: z.literal("file"), name: NAME, sharedBy: Person.optional() }),
+  z.object({ kind: z.literal("tool"), tool: NAME, server: NAME.optional(), channel: NAME.optional() }),
   z.object({ kind: z.literal("memory") }),
   z.object({ kind: z.literal("derived"), from: z.enum(["answer", "steps"]) }),
 ]);

@@ -27,6 +27,15 @@ describe("keepSeen", () => {
     expect(kept).toEqual([tool("first"), tool("first", "other"), tool("second")]);
   });
 
+  it("stores every kind of source, text the bot derived from others' included (a run reloaded after a pause)", () => {
+    const kept = [
+      { source: { kind: "derived", from: "answer" }, text: "an earlier answer" },
+      { source: { kind: "memory" }, text: "a fact" },
+      { source: { kind: "person", author: { id: "U6", name: "mallory" }, channel: "this conversation" }, text: "their question" },
+    ];
+    expect(SeenSourcesSchema.parse(JSON.parse(JSON.stringify(kept)))).toEqual(kept);
+  });
+
   it("cuts a huge text to its bound", () => {
     const [kept] = keepSeen([], [tool("x".repeat(SEEN_TEXT_MAX_CHARS * 3))]);
     expect(kept!.text).toHaveLength(SEEN_TEXT_MAX_CHARS);
