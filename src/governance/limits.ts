@@ -75,7 +75,8 @@ async function count(store: KeyValueStore, counter: Counter, limit: LimitKind, n
 
 /**
  * The counters counting these people and channels of a workspace now (this minute's runs, today's tokens, and what an
- * earlier version counted for them): what a removed workspace leaves in the limits.
+ * earlier version counted for them), and those of the window before, which are kept a while after it ended (a run
+ * counted just before the minute turned): what a removed workspace leaves in the limits.
  */
 export function countersNow(
   surface: Surface,
@@ -85,9 +86,12 @@ export function countersNow(
   now: number,
 ): string[] {
   const subjects = [...people.map((id) => ["user", id] as const), ...channels.map((id) => ["channel", id] as const)];
-  return (["runs", "tokens"] as const).flatMap((limit) =>
-    subjects.flatMap(([scope, id]) => [counterKey(scope, surface, workspace, id, limit, now), earlierKey(scope, surface, id, limit, now)]),
-  );
+  return (["runs", "tokens"] as const).flatMap((limit) => {
+    const windowBefore = windowOf(limit, now).resetsAt - 2 * (limit === "runs" ? MINUTE_MS : DAY_MS);
+    return [now, windowBefore].flatMap((at) =>
+      subjects.flatMap(([scope, id]) => [counterKey(scope, surface, workspace, id, limit, at), earlierKey(scope, surface, id, limit, at)]),
+    );
+  });
 }
 
 const maxOf = (limits: LimitSettings, limit: LimitKind) => (limit === "runs" ? limits.runsPerMinute : limits.tokensPerDay);

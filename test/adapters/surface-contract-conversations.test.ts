@@ -159,16 +159,21 @@ describe.each(CONVERSATION_DRIVERS)("edits and deletions on $name", (driver) => 
     (await s.store.get(`intake:${s.intakeIdOf(message)}`)) as { state: string; result?: string } | undefined;
   const taken = (s: ConversationSession, message: string) =>
     until(async () => (await recordOf(s, message)) !== undefined, `message ${message} taken`);
-
-  it("an edit of a question that has not started replaces it", async () => {
+  /** Alice's second question, taken while her first one's run works: it waits its turn. */
+  const queuedBehindRun = async (): Promise<{ s: ConversationSession; queued: string }> => {
     const s = await start();
     await s.ask("alice", "summarise #releases");
     await s.model.reached(0);
     const queued = await s.say("alice", "only this week");
     await taken(s, queued);
+    return { s, queued };
+  };
+
+  it("an edit of a question that has not started replaces it", async () => {
+    const { s, queued } = await queuedBehindRun();
     await s.edit(queued, "only last week");
     await until(
-      async () => ((await s.store.get(`intake:${s.intakeIdOf(queued)}`)) as { task: { text: string } }).task.text === "only last week",
+      async () => ((await recordOf(s, queued)) as { task?: { text: string } } | undefined)?.task?.text === "only last week",
       "the edit",
     );
     s.model.releaseAll();
@@ -203,11 +208,7 @@ describe.each(CONVERSATION_DRIVERS)("edits and deletions on $name", (driver) => 
   });
 
   it("a question deleted before it ran is dropped: never answered", async () => {
-    const s = await start();
-    await s.ask("alice", "summarise #releases");
-    await s.model.reached(0);
-    const queued = await s.say("alice", "only this week");
-    await taken(s, queued);
+    const { s, queued } = await queuedBehindRun();
     await s.remove(queued);
     await until(async () => (await recordOf(s, queued))?.result === "deleted", "the question dropped");
     s.model.releaseAll();
@@ -243,11 +244,7 @@ describe.each(CONVERSATION_DRIVERS)("edits and deletions on $name", (driver) => 
   });
 
   it("the audit log records each edit and deletion that changed a question, with who and what became of it", async () => {
-    const s = await start();
-    await s.ask("alice", "summarise #releases");
-    await s.model.reached(0);
-    const queued = await s.say("alice", "only this week");
-    await taken(s, queued);
+    const { s, queued } = await queuedBehindRun();
     await s.edit(queued, "only last week");
     await s.remove(queued);
     await until(async () => (await createAuditLog(s.store).list({ limit: 10 })).length === 2, "two audit entries");

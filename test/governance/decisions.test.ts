@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { decideAccess, type Subject } from "../../src/governance/access.js";
 import { approversFrom, createAuthority } from "../../src/governance/authority.js";
-import { admitRun, allowances, recordTokens } from "../../src/governance/limits.js";
+import { admitRun, allowances, countersNow, recordTokens } from "../../src/governance/limits.js";
 import { fixedSettings } from "../../src/governance/settings-source.js";
 import { settingsOf } from "../support/governance-harness.js";
 import { mapStore } from "../support/map-store.js";
@@ -57,6 +57,21 @@ describe("the limit counters", () => {
     await admitRun(store, settings, subject(), false, MINUTE_START + 20_000);
     const [runsKey] = [...store.ttls.keys()].filter((key) => key.startsWith("limit:runs:user:"));
     expect(store.ttls.get(runsKey ?? "")).toBe(40_000 + 60_000);
+  });
+
+  it("names, for a removed workspace, the counters a run counted just before the minute and the day turned", async () => {
+    const store = mapStore();
+    const settings = settingsOf({
+      limits: { user: { runsPerMinute: 5, tokensPerDay: 100 }, channel: { runsPerMinute: 5, tokensPerDay: 100 } },
+    });
+    const inWorkspace = subject({ workspace: "T1" });
+    const lastMoment = Date.UTC(2026, 11, 1, 23, 59, 59, 900);
+    await admitRun(store, settings, inWorkspace, false, lastMoment);
+    await recordTokens(store, settings, inWorkspace, false, 7, lastMoment);
+    const counted = [...store.ttls.keys()].filter((key) => key.startsWith("limit:") && key.includes(":T1:"));
+    expect(counted.length).toBeGreaterThan(0);
+    const named = countersNow("slack", "T1", ["U1"], ["C1"], lastMoment + 200);
+    expect(counted.filter((key) => !named.includes(key))).toEqual([]);
   });
 
   it("holds an admin to no channel limit when the settings give admins none", async () => {

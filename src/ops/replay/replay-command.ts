@@ -121,19 +121,39 @@ export async function replayCommand(
   }
 }
 
+const OPTIONS = {
+  since: { type: "string" },
+  until: { type: "string" },
+  channel: { type: "string" },
+  set: { type: "string", multiple: true },
+  json: { type: "boolean" },
+  run: { type: "string", multiple: true },
+  help: { type: "boolean", short: "h" },
+} as const;
+// A run id is 8 base64url characters, so one in 64 starts with a dash and would read as an option.
+const DASHED_RUN_ID = /^-[A-Za-z0-9_-]{7}$/;
+
 function parse(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    options: {
-      since: { type: "string" },
-      until: { type: "string" },
-      channel: { type: "string" },
-      set: { type: "string", multiple: true },
-      json: { type: "boolean" },
-      run: { type: "string", multiple: true },
-      help: { type: "boolean", short: "h" },
-    },
-    strict: true,
-    allowPositionals: true,
-  });
+  return parseArgs({ args: withDashedRunIds(argv), options: OPTIONS, strict: true, allowPositionals: true });
+}
+
+/** Puts a run id that starts with a dash where `parseArgs` reads it as an id: `--run=<id>`, or after `--`. */
+function withDashedRunIds(argv: readonly string[]): string[] {
+  const options: string[] = [];
+  const ids: string[] = [];
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index]!;
+    if (arg === "--") {
+      ids.push(...argv.slice(index + 1));
+      break;
+    }
+    const name = arg.startsWith("--") ? arg.slice(2) : undefined;
+    const option = name === undefined ? undefined : OPTIONS[name as keyof typeof OPTIONS];
+    if (option?.type === "string" && index + 1 < argv.length) {
+      options.push(`${arg}=${argv[++index]}`);
+    } else if (option === undefined && DASHED_RUN_ID.test(arg)) {
+      ids.push(arg);
+    } else options.push(arg);
+  }
+  return ids.length === 0 ? options : [...options, "--", ...ids];
 }

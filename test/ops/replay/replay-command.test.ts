@@ -36,6 +36,13 @@ describe("npm run replay for one run", () => {
         expect({ argv, code: result.code, err: result.err }).toEqual({ argv, code: 0, err: "" });
         expect(result.out).toMatch(/^1 run: 1 would end the same/);
       }
+      // One id in 64 starts with a dash (base64url): it is still an id, alone, after --run, or with --json.
+      for (const argv of [["-fK8OMpp"], ["--run", "-fK8OMpp"], ["--json", "--", "--K8OMpp"], ["--K8OMpp", "--set", "AGENT_MAX_STEPS=6"]]) {
+        const result = await replayed(argv, storeUrl);
+        expect({ argv, code: result.code, err: result.err }).toEqual({ argv, code: 0, err: "" });
+        expect(result.out).toContain("there is no record of it");
+      }
+      expect((await replayed(["--sinse", "24h"], storeUrl)).err).toMatch(/^Unknown option '--sinse'/);
       const missing = await replayed(["no-such-run"], storeUrl);
       expect(missing.out).toContain("no-such-run");
       expect(missing.out).toContain("there is no record of it");
