@@ -37,10 +37,6 @@ const NOT_KNOWN: DecisionResult = {
 const NOT_QUEUED_NOTE =
   "Your decision is recorded, but the bot could not go on with the request just now (its work queue is unavailable). It goes on by itself as soon as it can: no need to click again.";
 
-/** UNTRUSTED_WRITES=approver: the requester's own Approve of a write whose destination came from content someone else wrote. */
-export const OTHER_APPROVER_TEXT =
-  "You can't approve this one yourself: where it writes came from content someone else wrote, not from your request, so another approver must approve it (UNTRUSTED_WRITES=approver). You can still deny it.";
-
 const connectionWaitText = (server: string) =>
   `This request waits for its requester to connect ${server} with their private link; there is nothing to approve.`;
 
@@ -74,9 +70,6 @@ export function createDecisions(deps: DecisionsDeps): Decide {
     };
     if (!authority.may("decide", actor, run.pending.requester)) return { kind: "not_allowed", requester: run.pending.requester };
     const { decision, decidedBy } = request;
-    // The content may have counted on the requester approving what they think they asked for: their Deny stands, their Approve does not.
-    const ownApproval = decision === "approve" && decidedBy.id === run.pending.requester.id;
-    if (ownApproval && run.pending.provenance?.needs === "other_approver") return { kind: "refused", text: OTHER_APPROVER_TEXT };
     const refused = await gate.decider(upgraded, {
       decision,
       decidedBy,

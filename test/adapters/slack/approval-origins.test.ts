@@ -5,7 +5,7 @@ import { call, ScriptedModel, say } from "../../support/model-scripted.js";
 import { APPROVE_ACTION } from "../../../src/adapters/slack/approval-message.js";
 import { BOT_USER_ID } from "../../support/fake-slack.js";
 import { blockActionPayload, mentionEvent, postEvent, postInteraction } from "../../support/fake-slack-requests.js";
-import { OTHER_APPROVER_TEXT } from "../../../src/runs/approvals/decisions.js";
+import { OTHER_APPROVER_TEXT } from "../../../src/runs/approvals/decision-gate.js";
 import { startSlackHarness, type SlackHarness } from "../../support/slack-harness.js";
 import { injectedRead } from "../../support/steering-tools.js";
 

@@ -6,7 +6,7 @@ import { call, say, ScriptedModel } from "../../support/model-scripted.js";
 import { aliceDecides, answerOf, closeNow, harness, pendingOf, sqliteUrl, useApprovalStores } from "../../support/approval-harness.js";
 import { originFor } from "../../support/service-harness.js";
 import { injectedRead, postTool } from "../../support/steering-tools.js";
-import { OTHER_APPROVER_TEXT } from "../../../src/runs/approvals/decisions.js";
+import { OTHER_APPROVER_TEXT } from "../../../src/runs/approvals/decision-gate.js";
 
 useApprovalStores();
 
