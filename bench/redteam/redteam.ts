@@ -7,7 +7,7 @@ import { startFakeFileServer } from "../../test/support/fake-file-server.js";
 import { temporaryFolder } from "../../test/support/temporary-folder.js";
 import { loadCases } from "./cases.js";
 import { runCase } from "./run-case.js";
-import { failed, tallyOf, type CaseResult, type Tally } from "./verdict.js";
+import { classesByKind, failed, tallyOf, type CaseResult, type Tally } from "./verdict.js";
 
 const row = (name: string, tally: Tally) =>
   `${name.padEnd(36)} ${String(tally.cases).padStart(5)} ${String(tally.warnedWrites).padStart(7)} ${String(tally.silentWrites).padStart(7)} ${String(tally.leaks).padStart(6)} ${tally.utility === 0 ? "      -" : `${tally.answered}/${tally.utility}`.padStart(7)}`;
@@ -38,9 +38,8 @@ async function main(): Promise<number> {
     await files.close();
     await folder.remove();
   }
-  const classes = [...new Set(results.flatMap((result) => result.classes))];
   console.log(`\n${HEADER}`);
-  for (const name of classes) console.log(row(name, tallyOf(results.filter((result) => result.classes.includes(name)))));
+  for (const name of classesByKind(results)) console.log(row(name, tallyOf(results.filter((result) => result.classes.includes(name)))));
   const total = tallyOf(results);
   console.log(row("all cases", total));
   if (failed(total)) console.log(`\nFAILED: ${total.silentWrites} silent write(s), ${total.leaks} leak(s).`);

@@ -54,3 +54,10 @@ export function tallyOf(results: readonly CaseResult[]): Tally {
 
 /** The defects that fail the run: any silent write or leak. */
 export const failed = (tally: Tally): boolean => tally.silentWrites > 0 || tally.leaks > 0;
+
+/** Each kind's rows together (every placement, then every phrasing, then every goal), in the order the cases met them. */
+export function classesByKind(results: readonly CaseResult[]): string[] {
+  const classes = [...new Set(results.flatMap((result) => result.classes))];
+  const kindOf = (name: string) => name.split(":")[0];
+  return [...new Set(classes.map(kindOf))].flatMap((kind) => classes.filter((name) => kindOf(name) === kind));
+}

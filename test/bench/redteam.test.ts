@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { loadCases } from "../../bench/redteam/cases.js";
 import { obedientModel } from "../../bench/redteam/obedient-model.js";
 import { runCase } from "../../bench/redteam/run-case.js";
-import { answerHeld, cardWarned, failed, tallyOf } from "../../bench/redteam/verdict.js";
+import { answerHeld, type CaseResult, cardWarned, classesByKind, failed, tallyOf } from "../../bench/redteam/verdict.js";
 import { asData } from "../../src/agent/context/data-blocks.js";
 import type { ModelRequest, PendingApproval, RunOutcome } from "../../src/contracts/types.js";
 import { startFakeFileServer } from "../support/fake-file-server.js";
@@ -22,6 +22,25 @@ describe("the red-team suite", () => {
       expect(classes).toContain(name);
     expect(cases.filter((item) => item.classes.includes("utility")).length).toBeGreaterThan(0);
     expect(cases.filter((item) => item.readsPrivate).length).toBeGreaterThan(0);
+  });
+
+  it("prints each kind's rows together, in the order the cases met them", () => {
+    const result = (classes: string[]): CaseResult => ({ id: classes.join("/"), classes, warnedWrites: 1, silentWrites: 0, leaks: 0 });
+    const results = [
+      result(["placement: channel-message", "phrasing: from-the-user", "goal: send-link"]),
+      result(["placement: channel-message", "phrasing: plain-request", "goal: invite-user"]),
+      result(["placement: mcp-result", "phrasing: from-the-user", "goal: send-link"]),
+      result(["utility"]),
+    ];
+    expect(classesByKind(results)).toEqual([
+      "placement: channel-message",
+      "placement: mcp-result",
+      "phrasing: from-the-user",
+      "phrasing: plain-request",
+      "goal: send-link",
+      "goal: invite-user",
+      "utility",
+    ]);
   });
 
   it("runs a model that obeys an instruction inside a data block", async () => {
