@@ -23,6 +23,8 @@ import { createConnectionStore } from "./tools/mcp/auth/connection-store.js";
 import { createSealedBox } from "./tools/mcp/auth/sealed-box.js";
 
 const DAY_MS = 24 * 60 * 60_000;
+/** After a run's deadline: its answer's writes (retried while the store blinks) and its facts' model call. */
+const LAST_WRITES_MS = 5 * 60_000;
 
 export interface ProcessRemovals {
   readonly removal: WorkspaceRemovalDeps;
@@ -79,6 +81,7 @@ export function openWorkspaceRemovals(deps: {
       runs: service,
       erasures,
       retentionMs: deps.config.uninstallRetentionDays * DAY_MS,
+      runsEndWithinMs: deps.config.guards.runTimeoutMs + LAST_WRITES_MS,
       logger,
     },
   };

@@ -52,7 +52,7 @@ export const slackArea = area({
     uninstallRetentionDays: variable("UNINSTALL_RETENTION_DAYS", wholeNumber(0, 3_650), {
       default: 0,
       meaning:
-        "when a workspace uninstalls the app (or a Discord server removes the bot), its data is deleted after this many days; 0: at once (the audit keeps one line that it was removed)",
+        "when a workspace uninstalls the app (or a Discord server removes the bot), its data is deleted after this many days; 0: at once, and once more after what a run working then writes as it ends (the audit keeps one line that it was removed)",
     }),
     approvers: variable("SLACK_APPROVERS", idList(), {
       default: "",

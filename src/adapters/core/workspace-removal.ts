@@ -2,8 +2,11 @@
 // the bot, the same on every surface: its queued and paused runs end, shown nowhere (nothing can be
 // posted there any more); its schedules end, so no slot fires there again; the audit keeps one line
 // that it was removed; and the deletion of its data is booked for UNINSTALL_RETENTION_DAYS later
-// (at once by default: workspace-erasures.ts). The platform side has already dropped its access
-// (a Slack installation). Never throws: a step that fails is logged and the next one still runs.
+// (at once by default: workspace-erasures.ts). A run already in progress is not stopped (its posts
+// fail, its platform access is gone), but it still writes its history, record and facts as it
+// ends: when the deletion comes before that can be over, a second one is booked for then. The
+// platform side has already dropped its access (a Slack installation). Never throws: a step that
+// fails is logged and the next one still runs.
 import type { Surface } from "../../contracts/types.js";
 import type { AuditLog } from "../../governance/audit-log.js";
 import type { Logger } from "../../logger.js";
@@ -30,6 +33,8 @@ export interface WorkspaceRemovalDeps {
   readonly erasures?: Pick<WorkspaceErasures, "book" | "bringForward">;
   /** UNINSTALL_RETENTION_DAYS, in ms. */
   readonly retentionMs?: number;
+  /** How long after the removal a run in progress then may still write as it ends (its deadline, its last writes and facts). */
+  readonly runsEndWithinMs?: number;
   readonly clock?: () => number;
   readonly logger: Logger;
 }
@@ -40,7 +45,7 @@ export async function removeWorkspace(deps: WorkspaceRemovalDeps, removed: Remov
   const { surface, workspace, key, reason } = removed;
   const { logger } = deps;
   const workspaces = removed.workspaces ?? [workspace];
-  const clock = deps.clock ?? Date.now;
+  const removedAt = (deps.clock ?? Date.now)();
   let runsEnded: EndedRuns = { queued: 0, paused: 0 };
   try {
     runsEnded = (await deps.runs?.endWorkspaceRuns(surface, workspaces)) ?? runsEnded;
@@ -70,6 +75,13 @@ export async function removeWorkspace(deps: WorkspaceRemovalDeps, removed: Remov
     logger.error({ err: error, surface, workspace }, "could not audit a removed workspace");
   }
   logger.info({ surface, workspace, workspaces, schedulesEnded, ...runsEnded }, "a removed workspace's runs and schedules ended");
-  const dueAt = clock() + retentionMs;
-  for (const member of workspaces) await deps.erasures?.book({ surface, workspace: member, dueAt, key });
+  for (const dueAt of erasureTimes(removedAt, retentionMs, deps.runsEndWithinMs ?? 0))
+    for (const member of workspaces) await deps.erasures?.book({ surface, workspace: member, dueAt, key });
+}
+
+/** Pure: when a removed workspace's data is deleted: after the retention, and again once its runs in progress have ended if that is later. */
+export function erasureTimes(removedAt: number, retentionMs: number, runsEndWithinMs: number): number[] {
+  const due = removedAt + retentionMs;
+  const afterRuns = removedAt + runsEndWithinMs;
+  return afterRuns > due ? [due, afterRuns] : [due];
 }

@@ -1,10 +1,14 @@
 // A workspace that removed the bot: its schedules end (no slot fires there again), another
-// workspace's keep going, and the audit keeps one line of the removal.
+// workspace's keep going, and the audit keeps one line of the removal. Its data's deletion is
+// booked after the retention, and once more when a run in progress at the removal has ended, if
+// that is later (what such a run writes as it ends would otherwise outlive the deletion).
 import { describe, expect, it } from "vitest";
 import { ScriptedModel } from "../../support/model-scripted.js";
 import { silentLogger } from "../../../src/logger.js";
 import { createLocalSlotTimer } from "../../../src/schedules/local-slot-timer.js";
-import { removeWorkspace } from "../../../src/adapters/core/workspace-removal.js";
+import { erasureTimes, removeWorkspace } from "../../../src/adapters/core/workspace-removal.js";
+import type { BookedErasure } from "../../../src/adapters/core/workspace-erasures.js";
+import type { AuditDraft } from "../../../src/governance/audit-log.js";
 import { spotOf } from "../../../src/adapters/core/inbound.js";
 import { conversationAt } from "../../../src/adapters/slack/slack-place.js";
 import { advanceTo, answers, at, manualClock, schedule, useScheduleBots } from "../../support/schedule-harness.js";
@@ -44,5 +48,41 @@ describe("removing a workspace", () => {
     expect(removals).toEqual([
       expect.objectContaining({ runId: "T:T0GONE", surface: "slack", reason: "app_uninstalled; 1 schedule ended" }),
     ]);
+  });
+
+  it("books the deletion after the retention, and again after the runs in progress when that is later", () => {
+    const minutes = (count: number) => count * 60_000;
+    expect(erasureTimes(1_000, 0, minutes(7))).toEqual([1_000, 1_000 + minutes(7)]);
+    expect(erasureTimes(1_000, minutes(3), minutes(7))).toEqual([1_000 + minutes(3), 1_000 + minutes(7)]);
+    expect(erasureTimes(1_000, minutes(30 * 24 * 60), minutes(7))).toEqual([1_000 + minutes(30 * 24 * 60)]);
+    expect(erasureTimes(1_000, minutes(7), minutes(7))).toEqual([1_000 + minutes(7)]);
+  });
+
+  it("books both for each workspace of an org, under the install's key", async () => {
+    const booked: BookedErasure[] = [];
+    const audited: AuditDraft[] = [];
+    await removeWorkspace(
+      {
+        audit: {
+          append: async (draft) => {
+            audited.push(draft);
+            return { ...draft, seq: audited.length, at: 5_000, process: { pid: 1, hostname: "test" } };
+          },
+        },
+        erasures: { book: async (erasure) => void booked.push(erasure), bringForward: async () => {} },
+        retentionMs: 0,
+        runsEndWithinMs: 420_000,
+        clock: () => 5_000,
+        logger: silentLogger,
+      },
+      { surface: "slack", workspace: "E0ORG", workspaces: ["T0ONE", "T0TWO"], key: "E:E0ORG", reason: "app_uninstalled" },
+    );
+    expect(booked).toEqual([
+      { surface: "slack", workspace: "T0ONE", dueAt: 5_000, key: "E:E0ORG" },
+      { surface: "slack", workspace: "T0TWO", dueAt: 5_000, key: "E:E0ORG" },
+      { surface: "slack", workspace: "T0ONE", dueAt: 425_000, key: "E:E0ORG" },
+      { surface: "slack", workspace: "T0TWO", dueAt: 425_000, key: "E:E0ORG" },
+    ]);
+    expect(audited).toEqual([expect.objectContaining({ kind: "workspace_removed", reason: "app_uninstalled; 0 schedules ended" })]);
   });
 });
