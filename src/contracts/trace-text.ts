@@ -30,14 +30,23 @@ function formatDuration(ms: number): string {
 }
 
 /**
+ * A read of a channel's messages. A trace is seen by everyone where the run was asked, who may not
+ * all see that channel: the read's text is not shown in it, and what the answer quotes of it is
+ * posted only as the answer's hold allows (runs/holds).
+ */
+export const readsAChannel = (call: Pick<CallRecord, "source">): boolean =>
+  call.source?.kind === "tool" && call.source.channel !== undefined;
+
+/**
  * Short strings describing one tool call, for task lists and trace lines. `source`: where its
  * result's text came from, as the model's data block named it (absent for a call that did not run).
+ * `output`: a glimpse of the result, empty for a read of a channel.
  */
 export function describeCall(call: CallRecord): { title: string; detail: string; output: string; source?: string } {
   return {
     title: `${call.tool}(${shorten(call.args, ARGS_PREVIEW_CHARS)})`,
     detail: `${OUTCOME_LABEL[call.outcome]} · ${formatDuration(call.durationMs)}`,
-    output: shorten(call.result, OUTPUT_PREVIEW_CHARS),
+    output: readsAChannel(call) ? "" : shorten(call.result, OUTPUT_PREVIEW_CHARS),
     ...(call.source ? { source: sourceLabel(call.source) } : {}),
   };
 }

@@ -27,6 +27,8 @@ export interface FakeChannel {
   readonly recipient?: FakeUser;
   /** Threads: who started it (Discord's owner_id). */
   readonly ownerId?: string;
+  /** Private threads: the ids of the people (and the bot) in it. */
+  readonly threadMembers?: readonly string[];
   /** Guild channels: permission overwrites (none: everyone gets the server-wide permissions). */
   readonly overwrites?: readonly FakeOverwrite[];
 }

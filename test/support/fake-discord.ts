@@ -166,6 +166,24 @@ export class FakeDiscord {
     return this.addChannel({ id: nextSnowflake(), name, type: ChannelType.GuildText, guildId: this.guild.id, overwrites });
   }
 
+  /**
+   * A private thread under `parent` with these people and the bot in it, as Discord tells the bot it was added to
+   * one (THREAD_CREATE); only its members, and those who may manage threads in `parent`, see it.
+   */
+  privateThread(parent: FakeChannel, name: string, members: readonly FakeUser[]): FakeChannel {
+    const thread = this.addChannel({
+      id: nextSnowflake(),
+      name,
+      type: ChannelType.PrivateThread,
+      guildId: parent.guildId!,
+      parentId: parent.id,
+      ownerId: members[0]?.id ?? this.bot.id,
+      threadMembers: [this.bot.id, ...members.map((member) => member.id)],
+    });
+    this.gateway.dispatch(GatewayDispatchEvents.ThreadCreate, apiChannel(thread));
+    return thread;
+  }
+
   /** An overwrite that hides a channel from everyone who is not allowed in by another one. */
   hiddenFromEveryone(): FakeOverwrite {
     return { id: this.guild.id, type: OverwriteType.Role, deny: PermissionFlagsBits.ViewChannel };
@@ -584,6 +602,23 @@ export class FakeDiscord {
           return member
             ? { status: 200, body: apiMember(member.user, member.roles) }
             : { status: 404, body: { message: "Unknown Member", code: 10007 } };
+        },
+      ],
+      [
+        "GET",
+        /^\/channels\/(\d+)\/thread-members$/,
+        ([channelId]) => {
+          const thread = this.channels.get(channelId!);
+          if (!thread) return unknownChannel;
+          if (thread.guildId === this.guild.id && this.botRemoved) return { status: 403, body: { message: "Missing Access", code: 50001 } };
+          if (thread.type !== ChannelType.PublicThread && thread.type !== ChannelType.PrivateThread)
+            return { status: 400, body: { message: "Cannot execute action on this channel type", code: 50024 } };
+          // As Discord lists them (API v10) when `with_member` is not asked for: all of them, by id.
+          const ids = [...(thread.threadMembers ?? [])].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+          return {
+            status: 200,
+            body: ids.map((id) => ({ id: thread.id, user_id: id, join_timestamp: new Date(0).toISOString(), flags: 0 })),
+          };
         },
       ],
       [

@@ -72,6 +72,8 @@ export function liveSegment(draft: Draft): DraftSegment | undefined {
  */
 export function answerShown(draft: Draft, outcome: Extract<RunOutcome, { status: "answered" }>): string {
   const live = liveSegment(draft);
+  // A held answer's note stands in for the answer, whatever showed before it.
+  if (outcome.held) return outcome.answer.trim();
   if (!live || live.text.trim() === outcome.answer.trim()) return outcome.answer.trim();
   return outcome.stop ? live.text.trimEnd() : outcome.answer.trim();
 }

@@ -79,7 +79,7 @@ async function sentPrivately(holds: AnswerHolds, outcome: Answered, origin: Task
   const note = told
     ? `I sent my answer to <@${origin.requester.id}> privately: it quotes ${placesText(places)}, which not everyone here can see.`
     : `My answer quotes ${placesText(places)}, which not everyone here can see, and I could not send it to <@${origin.requester.id}> privately, so it was not posted.`;
-  return { ...outcome, answer: note, held: { places, action: "private" } };
+  return standingIn(outcome, note, places, "private");
 }
 
 async function asked(holds: AnswerHolds, outcome: Answered, origin: TaskOrigin, places: readonly string[]): Promise<Answered> {
@@ -97,7 +97,13 @@ async function asked(holds: AnswerHolds, outcome: Answered, origin: TaskOrigin, 
   const note = told
     ? `My answer quotes ${placesText(places)}, which not everyone here can see; I asked <@${origin.requester.id}> privately whether to post it here.`
     : `My answer quotes ${placesText(places)}, which not everyone here can see, and I could not ask <@${origin.requester.id}> privately, so it was not posted.`;
-  return { ...outcome, answer: note, held: { places, action: "ask" } };
+  return standingIn(outcome, note, places, "ask");
+}
+
+/** The note in the answer's place, in its trace's last step too (the trace is shown where the answer would have been). */
+function standingIn(outcome: Answered, note: string, places: readonly string[], action: "ask" | "private"): Answered {
+  const steps = outcome.steps.map((step) => (step.calls.length === 0 && step.text !== undefined ? { ...step, text: note } : step));
+  return { ...outcome, answer: note, steps, held: { places, action } };
 }
 
 /** A requester's choice for their held answer; returns what to tell the person who clicked. Never throws. */

@@ -6,6 +6,7 @@
 import { OverwriteType, PermissionFlagsBits } from "discord.js";
 import { afterEach, describe, expect, it } from "vitest";
 import type { FakeChannel } from "../../support/fake-discord.js";
+import { nextSnowflake, type FakeUser } from "../../support/fake-discord-payloads.js";
 import { call, say } from "../../support/model-scripted.js";
 import { startDiscordHarness, type DiscordHarness } from "../../support/discord-harness.js";
 import { until } from "../../support/until.js";
@@ -49,6 +50,14 @@ const dmTexts = (h: DiscordHarness) => {
   return dm ? h.fake.messagesIn(dm.id) : [];
 };
 
+/** Every text the bot sent anywhere but Alice's DM that carries the secret: the answer, its trace, a live draft. */
+const secretOutsideTheDm = (h: DiscordHarness) => {
+  const dm = h.fake.dmOf(h.alice)?.id;
+  return h.fake.calls.filter(
+    (c) => c.method !== "GET" && (dm === undefined || !c.path.includes(dm)) && JSON.stringify(c.body ?? "").includes("Initech"),
+  );
+};
+
 async function preview(h: DiscordHarness) {
   await until(() => dmTexts(h).some((m) => (m.components ?? []).length > 0), "the held answer's preview");
   const message = dmTexts(h).find((m) => (m.components ?? []).length > 0)!;
@@ -63,6 +72,9 @@ describe("a Discord answer that quotes a channel not everyone can view", () => {
     expect(card.message.content).toContain(SECRET);
     await until(() => textIn(h, h.fake.general).includes("I asked"), "the note in #general");
     expect(textIn(h, h.fake.general)).not.toContain("Initech");
+    // Nor in the trace's thread: the read's text and the answer are not in it.
+    await until(() => h.fake.calls.some((c) => JSON.stringify(c.body ?? "").includes("read_channel")), "the trace");
+    expect(secretOutsideTheDm(h)).toEqual([]);
 
     h.fake.clickButton(card.message.id, card.button("p"), h.bob);
     await until(() => h.fake.calls.some((c) => JSON.stringify(c.body ?? "").includes("Only the person who asked")), "Bob's refusal");
@@ -95,6 +107,36 @@ describe("a Discord answer that quotes a channel not everyone can view", () => {
     );
     await until(() => textIn(h, channel).includes("Initech"), "the answer");
     expect(dmTexts(h)).toHaveLength(0);
+  });
+
+  it("is posted as usual in a private thread whose members all see the quoted one (its members read from Discord)", async () => {
+    const { h, channel } = await askQuotingBoard({}, (at) => at.fake.privateThread(at.fake.general, "plans", [at.alice]));
+    await until(() => textIn(h, channel).includes("Initech"), "the answer in the thread");
+    expect(dmTexts(h)).toHaveLength(0);
+    expect(h.fake.callsTo("GET", /\/channels\/\d+\/thread-members$/)).not.toHaveLength(0);
+  });
+
+  it("is held in a private thread with a member who can't see the quoted one, or under a channel where such a person manages threads", async () => {
+    const carol: FakeUser = { id: nextSnowflake(), username: "carol" };
+    const member = await askQuotingBoard({}, (at) => {
+      at.fake.setMember(carol);
+      return at.fake.privateThread(at.fake.general, "plans", [at.alice, carol]);
+    });
+    await preview(member.h);
+    await until(() => textIn(member.h, member.channel).includes("read_channel"), "the note and the trace in the thread");
+    expect(textIn(member.h, member.channel)).toContain("I asked");
+    expect(secretOutsideTheDm(member.h)).toEqual([]);
+    await member.h.close();
+
+    // Carol is not in this one, but may manage threads in its channel: Discord shows her every private thread there.
+    const manager = await askQuotingBoard({}, (at) => {
+      at.fake.setMember(carol);
+      const team = at.fake.guildChannel("team", [{ id: carol.id, type: OverwriteType.Member, allow: PermissionFlagsBits.ManageThreads }]);
+      return at.fake.privateThread(team, "plans", [at.alice]);
+    });
+    await preview(manager.h);
+    await until(() => textIn(manager.h, manager.channel).includes("read_channel"), "the note and the trace in the thread");
+    expect(secretOutsideTheDm(manager.h)).toEqual([]);
   });
 
   it("CROSS_CHANNEL_READS=private sends it by DM at once", async () => {

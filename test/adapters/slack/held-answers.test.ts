@@ -55,6 +55,15 @@ function press(h: SlackHarness, card: FakeEphemeral, user: string, action: strin
   );
 }
 
+/** Every Slack call that carries the secret but Alice's own preview: the answer, its trace, a stream written as the model wrote. */
+const secretOutsideThePreview = (h: SlackHarness) =>
+  h.fake.calls.filter(
+    (c) =>
+      !(c.method === "chat.postEphemeral" && c.args.user === "U0ALICE") &&
+      c.method.startsWith("chat.") &&
+      JSON.stringify(c.args).includes("Initech"),
+  );
+
 const dmsTo = (h: SlackHarness, user: string) => h.fake.callsTo("chat.postMessage").filter((c) => c.args.channel === user);
 
 describe("a Slack answer that quotes a private channel", () => {
@@ -66,6 +75,8 @@ describe("a Slack answer that quotes a private channel", () => {
     await until(() => threadText(h).includes("I asked"), "the note in the thread");
     expect(threadText(h)).not.toContain("Initech");
     expect(h.fake.ephemeralsOf("U0BOB").some((e) => e.text.includes("Initech"))).toBe(false);
+    // Never shown on the way either: not streamed as the model wrote it, not in the trace.
+    expect(secretOutsideThePreview(h)).toEqual([]);
 
     expect((await press(h, card, "U0BOB", HELD_POST_ACTION)).status).toBe(200);
     await until(() => h.fake.ephemeralsOf("U0BOB").some((e) => e.text.includes("Only the person who asked")), "Bob's refusal");
