@@ -58,3 +58,11 @@ export interface WriteProvenance {
   /** `warning`: shown with a warning; `other_approver`: the destination came from such content alone, so the requester may not approve it. */
   readonly needs: "warning" | "other_approver";
 }
+
+/**
+ * A call that read a channel's messages: its text may be seen only by that channel's people, so it
+ * is not shown in a trace, and what the model writes after it is not streamed (the answer's hold
+ * decides where it goes: runs/holds).
+ */
+export const readsAChannel = (call: { readonly source?: TextSource }): boolean =>
+  call.source?.kind === "tool" && call.source.channel !== undefined;

@@ -1,6 +1,7 @@
 // Turns the step list into text a person can read in a thread: what was called, with what,
 // how it went, how long it took and a glimpse of the result. Always bounded in length.
 import { endpointLabel } from "./model-endpoint.js";
+import { readsAChannel } from "./provenance.js";
 import { sourceLabel } from "./source-label.js";
 import type { AddedNote, CallRecord, FormNote, ModelSwitch, StepRecord } from "./types.js";
 
@@ -30,17 +31,11 @@ function formatDuration(ms: number): string {
 }
 
 /**
- * A read of a channel's messages. A trace is seen by everyone where the run was asked, who may not
- * all see that channel: the read's text is not shown in it, and what the answer quotes of it is
- * posted only as the answer's hold allows (runs/holds).
- */
-export const readsAChannel = (call: Pick<CallRecord, "source">): boolean =>
-  call.source?.kind === "tool" && call.source.channel !== undefined;
-
-/**
  * Short strings describing one tool call, for task lists and trace lines. `source`: where its
  * result's text came from, as the model's data block named it (absent for a call that did not run).
- * `output`: a glimpse of the result, empty for a read of a channel.
+ * `output`: a glimpse of the result, empty for a read of a channel: a trace is seen by everyone where
+ * the run was asked, who may not all see that channel (what the answer quotes of it is posted only
+ * as the answer's hold allows: runs/holds).
  */
 export function describeCall(call: CallRecord): { title: string; detail: string; output: string; source?: string } {
   return {

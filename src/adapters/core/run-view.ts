@@ -5,7 +5,6 @@
 // update it. The messages the display holds open are kept in the store while they are open, and
 // the threads where its writes may start a stream while they go on (recorded before the first
 // one), so a process that takes the run over after a crash ends them before it shows anything.
-import { readsAChannel } from "../../contracts/trace-text.js";
 import type { PendingApproval, RunOutcome } from "../../contracts/types.js";
 import type { Deciders } from "../../governance/authority.js";
 import type { Logger } from "../../logger.js";
@@ -55,10 +54,11 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
   const tasks = new Map<string, TaskUpdate>();
   let draft: Draft = EMPTY_DRAFT;
   /**
-   * The run read a channel's messages: what the model writes from then on may quote it, so it is shown once the
-   * answer's hold has looked at it (runs/holds), not as it streams where more people may see it.
+   * The run read a channel's messages (the loop says so at each step after it, also after a pause or a restart): what
+   * the model writes from then on may quote it, so it is shown once the answer's hold has looked at it (runs/holds),
+   * not as it streams where more people may see it.
    */
-  let readAChannel = false;
+  let afterChannelRead = false;
   /** When the display last wrote a draft that showed text: the answer's own write keeps the interval after it. */
   let draftShownAt: number | undefined;
   /** What the store says the display holds open, as JSON; undefined: the next save writes whatever it is. */
@@ -142,9 +142,9 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
         const shown = display.form(event.form);
         enqueue(() => shown).catch(warn);
       }
-      if (event.type === "tool_result" && readsAChannel(event.call)) readAChannel = true;
+      if (event.type === "step_started" && event.afterChannelRead) afterChannelRead = true;
       const before = draft;
-      if (!readAChannel) draft = draftAfter(draft, event);
+      if (!afterChannelRead) draft = draftAfter(draft, event);
       const next = statusFor(event);
       const updates = taskUpdatesFor(event);
       if (draft !== before) display.draft?.(draft);

@@ -23,7 +23,7 @@ import { callSignature } from "../tools/signature.js";
 import { summarize, summaryTimeoutMs } from "../context/summary.js";
 import { EMPTY_REPLY_NUDGE } from "../context/system-prompt.js";
 import { addedText } from "./added-text.js";
-import type { SourcedText, WriteOrigin, WriteProvenance } from "../../contracts/provenance.js";
+import { readsAChannel, type SourcedText, type WriteOrigin, type WriteProvenance } from "../../contracts/provenance.js";
 import type {
   AddedMessage,
   AddedNote,
@@ -56,6 +56,8 @@ export class ActiveRun {
   private added: AddedNote[];
   /** What the run read from others (bounded), for the origins of a write's arguments. */
   private sources: SourcedText[];
+  /** A call of the run read a channel's messages: each step after it says so (step_started), so what the model writes is not streamed. */
+  private readAChannel: boolean;
   usage: TokenUsage;
   pending: RunState["pending"];
   private readonly context: RunContext;
@@ -91,6 +93,7 @@ export class ActiveRun {
     this.clock = deps.clock ?? Date.now;
     this.boundary = state.boundary ?? newBoundary();
     const settled = [...this.steps.flatMap((step) => step.calls), ...(state.pending?.done ?? [])];
+    this.readAChannel = settled.some(readsAChannel);
     this.meter = new UsageMeter(deps, { runId: state.runId, origin: state.origin });
     // Compaction and the summary go to the meter through the model itself; built only when someone reads the usage.
     this.sideModel = meteredModel(deps.model, deps.counter, this.meter.wanted ? (tokens) => this.meter.add(tokens) : undefined);
@@ -220,6 +223,7 @@ export class ActiveRun {
     const added = this.added.length > 0 ? { added: this.added } : {};
     this.added = [];
     this.steps.push({ index, startedAt, durationMs, text, calls, ...meta, ...added });
+    if (!this.readAChannel) this.readAChannel = calls.some(readsAChannel);
     logStep(this.deps.logger, this.runId, index, calls, durationMs, this.context.tokens);
   }
 
@@ -276,7 +280,13 @@ export class ActiveRun {
       fitWindow: async (tokens, signal) =>
         (await this.manageContext(signal, tokens - this.deps.limits.reservedOutputTokens)) ? undefined : this.context.messages,
     });
-    this.emit({ type: "step_started", runId: this.runId, step: index, request: call.request });
+    this.emit({
+      type: "step_started",
+      runId: this.runId,
+      step: index,
+      request: call.request,
+      ...(this.readAChannel ? { afterChannelRead: true as const } : {}),
+    });
     const called = performance.now();
     const replied = await this.deps.model
       .complete(call.request, this.cancellation.signal)

@@ -136,6 +136,22 @@ describe("the run view's draft", () => {
     expect(recorded.answers[0]!.card).toMatchObject({ answer: "The largest files are a.txt and", stop });
   });
 
+  it("streams nothing the model writes once the loop says the run read a channel, and shows the answer whole at the end", async () => {
+    const time = manualTime();
+    const recorded = recordingDisplay(time);
+    const view = viewOf(recorded, time);
+    view.sink({ type: "step_started", runId, step: 1 });
+    view.sink(delta(1, "Let me read #board."));
+    await vi.waitFor(() => expect(recorded.drafts.map((draft) => draft.segments[0]?.text)).toEqual(["Let me read #board."]));
+    view.sink({ type: "step_started", runId, step: 2, afterChannelRead: true });
+    for (const piece of ["The board", " says: Initech", " closes on March 3."]) view.sink(delta(2, piece));
+    await view.finish(answered("The board says: Initech closes on March 3."));
+    expect(recorded.drafts).toHaveLength(1);
+    expect(recorded.progress.some((shown) => JSON.stringify(shown.progress.draft).includes("Initech"))).toBe(false);
+    expect(JSON.stringify(recorded.ended)).not.toContain("Initech");
+    expect(recorded.answers.map((answer) => answer.card.answer)).toEqual(["The board says: Initech closes on March 3."]);
+  });
+
   it("seals what streamed when the run waits for an approval instead", async () => {
     const time = manualTime();
     const recorded = recordingDisplay(time);
