@@ -87,7 +87,7 @@ export function countersNow(
 ): string[] {
   const subjects = [...people.map((id) => ["user", id] as const), ...channels.map((id) => ["channel", id] as const)];
   return (["runs", "tokens"] as const).flatMap((limit) => {
-    const windowBefore = windowOf(limit, now).resetsAt - 2 * (limit === "runs" ? MINUTE_MS : DAY_MS);
+    const windowBefore = now - (limit === "runs" ? MINUTE_MS : DAY_MS);
     return [now, windowBefore].flatMap((at) =>
       subjects.flatMap(([scope, id]) => [counterKey(scope, surface, workspace, id, limit, at), earlierKey(scope, surface, id, limit, at)]),
     );
