@@ -3,11 +3,16 @@
 import { asData, defaceMarkers } from "../context/data-blocks.js";
 import type { TextSource } from "../../contracts/provenance.js";
 import type { Tool } from "../../contracts/types.js";
+import { SOURCE_NAME_MAX } from "../../memory/run-records/source-schema.js";
 
-/** The channel a read names in its arguments; a tool whose `readsFrom` throws names none rather than failing the call. */
+/**
+ * The channel a read names in its arguments; a tool whose `readsFrom` throws names none rather than failing the call.
+ * Cut to what a stored source keeps: the arguments are the model's, and a run whose source could not be stored back
+ * could not be resumed.
+ */
 function channelRead(tool: Tool, args: unknown): string | undefined {
   try {
-    return tool.readsFrom?.(args);
+    return tool.readsFrom?.(args)?.slice(0, SOURCE_NAME_MAX);
   } catch {
     return undefined;
   }

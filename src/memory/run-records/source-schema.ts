@@ -4,7 +4,9 @@ import { z } from "zod";
 import type { TextSource } from "../../contracts/provenance.js";
 
 const Person = z.object({ id: z.string().max(200), name: z.string().max(500).optional() });
-const NAME = z.string().max(1_000);
+/** The longest name (a channel, a file, a tool, a server) a stored source keeps; whoever makes a source cuts to it. */
+export const SOURCE_NAME_MAX = 1_000;
+const NAME = z.string().max(SOURCE_NAME_MAX);
 
 /** Every kind of source, in one schema for run records and for the sources a run's checkpoint keeps. */
 export const TextSourceSchema: z.ZodType<TextSource> = z.discriminatedUnion("kind", [
