@@ -79,9 +79,13 @@ export async function removeWorkspace(deps: WorkspaceRemovalDeps, removed: Remov
     for (const member of workspaces) await deps.erasures?.book({ surface, workspace: member, dueAt, key });
 }
 
-/** Pure: when a removed workspace's data is deleted: after the retention, and again once its runs in progress have ended if that is later. */
+/**
+ * Pure: when a removed workspace's data is deleted: after the retention, and again once its runs in progress have ended
+ * if that is later. The later one comes first, so it is booked first: a process killed between the two bookings leaves
+ * the deletion that nothing written afterwards outlives.
+ */
 export function erasureTimes(removedAt: number, retentionMs: number, runsEndWithinMs: number): number[] {
   const due = removedAt + retentionMs;
   const afterRuns = removedAt + runsEndWithinMs;
-  return afterRuns > due ? [due, afterRuns] : [due];
+  return afterRuns > due ? [afterRuns, due] : [due];
 }

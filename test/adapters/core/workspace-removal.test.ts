@@ -50,10 +50,10 @@ describe("removing a workspace", () => {
     ]);
   });
 
-  it("books the deletion after the retention, and again after the runs in progress when that is later", () => {
+  it("books the deletion after the retention, and before it the one after the runs in progress when that is later", () => {
     const minutes = (count: number) => count * 60_000;
-    expect(erasureTimes(1_000, 0, minutes(7))).toEqual([1_000, 1_000 + minutes(7)]);
-    expect(erasureTimes(1_000, minutes(3), minutes(7))).toEqual([1_000 + minutes(3), 1_000 + minutes(7)]);
+    expect(erasureTimes(1_000, 0, minutes(7))).toEqual([1_000 + minutes(7), 1_000]);
+    expect(erasureTimes(1_000, minutes(3), minutes(7))).toEqual([1_000 + minutes(7), 1_000 + minutes(3)]);
     expect(erasureTimes(1_000, minutes(30 * 24 * 60), minutes(7))).toEqual([1_000 + minutes(30 * 24 * 60)]);
     expect(erasureTimes(1_000, minutes(7), minutes(7))).toEqual([1_000 + minutes(7)]);
   });
@@ -78,10 +78,10 @@ describe("removing a workspace", () => {
       { surface: "slack", workspace: "E0ORG", workspaces: ["T0ONE", "T0TWO"], key: "E:E0ORG", reason: "app_uninstalled" },
     );
     expect(booked).toEqual([
-      { surface: "slack", workspace: "T0ONE", dueAt: 5_000, key: "E:E0ORG" },
-      { surface: "slack", workspace: "T0TWO", dueAt: 5_000, key: "E:E0ORG" },
       { surface: "slack", workspace: "T0ONE", dueAt: 425_000, key: "E:E0ORG" },
       { surface: "slack", workspace: "T0TWO", dueAt: 425_000, key: "E:E0ORG" },
+      { surface: "slack", workspace: "T0ONE", dueAt: 5_000, key: "E:E0ORG" },
+      { surface: "slack", workspace: "T0TWO", dueAt: 5_000, key: "E:E0ORG" },
     ]);
     expect(audited).toEqual([expect.objectContaining({ kind: "workspace_removed", reason: "app_uninstalled; 0 schedules ended" })]);
   });
