@@ -60,9 +60,12 @@ export interface WriteProvenance {
 }
 
 /**
- * A call that read a channel's messages: its text may be seen only by that channel's people, so it
- * is not shown in a trace, and what the model writes after it is not streamed (the answer's hold
- * decides where it goes: runs/holds).
+ * The channel whose messages a call read, if it read one: its text may be seen only by that
+ * channel's people, so it is not shown in a trace, and what the model writes after it is not
+ * streamed where the answer's hold may keep it (runs/holds).
  */
-export const readsAChannel = (call: { readonly source?: TextSource }): boolean =>
-  call.source?.kind === "tool" && call.source.channel !== undefined;
+export const channelReadBy = (call: { readonly source?: TextSource }): string | undefined =>
+  call.source?.kind === "tool" ? call.source.channel : undefined;
+
+/** A call that read a channel's messages (channelReadBy). */
+export const readsAChannel = (call: { readonly source?: TextSource }): boolean => channelReadBy(call) !== undefined;

@@ -317,8 +317,8 @@ export type AgentEvent =
       readonly step: number;
       /** What the model is sent for this step: the run's live arrays, to be read at once and never kept or changed. */
       readonly request?: ModelRequest;
-      /** An earlier call of the run (before a pause or a restart too) read a channel's messages: what the model writes now may quote it. */
-      readonly afterChannelRead?: true;
+      /** The channels earlier calls of the run read (before a pause or a restart too), when any: what the model writes now may quote them. */
+      readonly channelsRead?: readonly string[];
     }
   /** Before the first step of a run whose message brought files: what became of each. */
   | { readonly type: "files"; readonly runId: string; readonly files: readonly FileOutcome[] }

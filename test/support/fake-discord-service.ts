@@ -41,7 +41,7 @@ export function stubService(overrides: Partial<AgentService> = {}): StubService 
     },
     answerFile: async () => undefined,
     waitingApprovals: async () => [],
-    heldAnswers: { choose: async () => "stubService: nothing is held" },
+    heldAnswers: { mayHold: () => false, choose: async () => "stubService: nothing is held" },
     memory: {
       facts: async () => [],
       forget: async () => ({ facts: 0, turns: 0, files: 0 }),

@@ -103,6 +103,7 @@ export function attach<C, R>(surface: ChatSurface<C, R>, deps: CoreDeps): Attach
                 question,
                 files: ctx.answerFiles(origin.conversationKey),
                 unfinished: ctx.unfinished,
+                mayHold: (channels) => deps.service.heldAnswers.mayHold(origin, channels),
                 // The console shows the link at its own prompt (console-approvals.ts); the chat platforms tell the requester alone.
                 ...(surface.name === "console"
                   ? {}

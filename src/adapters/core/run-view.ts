@@ -31,6 +31,8 @@ export interface RunViewDeps<Ref> {
   readonly clock?: Pick<ThrottledWriterOptions<unknown>, "now" | "sleep">;
   /** A run that waits for its requester to connect an MCP server: its Connect link, told to them alone. Never throws. */
   readonly connect?: (pending: PendingApproval) => Promise<void>;
+  /** Whether the answer after reads of these channels may be held (runs/holds); without it, any read may. */
+  readonly mayHold?: (channels: readonly string[]) => boolean;
 }
 
 export interface RunView extends RunPresenter {
@@ -54,11 +56,11 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
   const tasks = new Map<string, TaskUpdate>();
   let draft: Draft = EMPTY_DRAFT;
   /**
-   * The run read a channel's messages (the loop says so at each step after it, also after a pause or a restart): what
-   * the model writes from then on may quote it, so it is shown once the answer's hold has looked at it (runs/holds),
-   * not as it streams where more people may see it.
+   * The run read a channel whose quotes may hold its answer (the loop names the channels read at each step after such a
+   * read, also after a pause or a restart): what the model writes from then on is shown once the answer's hold has looked
+   * at it (runs/holds), not as it streams where more people may see it.
    */
-  let afterChannelRead = false;
+  let mayBeHeld = false;
   /** When the display last wrote a draft that showed text: the answer's own write keeps the interval after it. */
   let draftShownAt: number | undefined;
   /** What the store says the display holds open, as JSON; undefined: the next save writes whatever it is. */
@@ -142,9 +144,9 @@ export function createRunView<Ref>(display: RunDisplay<Ref>, deps: RunViewDeps<R
         const shown = display.form(event.form);
         enqueue(() => shown).catch(warn);
       }
-      if (event.type === "step_started" && event.afterChannelRead) afterChannelRead = true;
+      if (event.type === "step_started" && event.channelsRead && !mayBeHeld) mayBeHeld = deps.mayHold?.(event.channelsRead) ?? true;
       const before = draft;
-      if (!afterChannelRead) draft = draftAfter(draft, event);
+      if (!mayBeHeld) draft = draftAfter(draft, event);
       const next = statusFor(event);
       const updates = taskUpdatesFor(event);
       if (draft !== before) display.draft?.(draft);

@@ -23,7 +23,7 @@ import { callSignature } from "../tools/signature.js";
 import { summarize, summaryTimeoutMs } from "../context/summary.js";
 import { EMPTY_REPLY_NUDGE } from "../context/system-prompt.js";
 import { addedText } from "./added-text.js";
-import { readsAChannel, type SourcedText, type WriteOrigin, type WriteProvenance } from "../../contracts/provenance.js";
+import { channelReadBy, type SourcedText, type WriteOrigin, type WriteProvenance } from "../../contracts/provenance.js";
 import type {
   AddedMessage,
   AddedNote,
@@ -56,8 +56,8 @@ export class ActiveRun {
   private added: AddedNote[];
   /** What the run read from others (bounded), for the origins of a write's arguments. */
   private sources: SourcedText[];
-  /** A call of the run read a channel's messages: each step after it says so (step_started), so what the model writes is not streamed. */
-  private readAChannel: boolean;
+  /** The channels the run's calls read: each step after such a read names them (step_started), so what the model writes is not streamed where it may be held. */
+  private readonly channelsRead = new Set<string>();
   usage: TokenUsage;
   pending: RunState["pending"];
   private readonly context: RunContext;
@@ -93,7 +93,7 @@ export class ActiveRun {
     this.clock = deps.clock ?? Date.now;
     this.boundary = state.boundary ?? newBoundary();
     const settled = [...this.steps.flatMap((step) => step.calls), ...(state.pending?.done ?? [])];
-    this.readAChannel = settled.some(readsAChannel);
+    this.noteChannelsRead(settled);
     this.meter = new UsageMeter(deps, { runId: state.runId, origin: state.origin });
     // Compaction and the summary go to the meter through the model itself; built only when someone reads the usage.
     this.sideModel = meteredModel(deps.model, deps.counter, this.meter.wanted ? (tokens) => this.meter.add(tokens) : undefined);
@@ -223,8 +223,15 @@ export class ActiveRun {
     const added = this.added.length > 0 ? { added: this.added } : {};
     this.added = [];
     this.steps.push({ index, startedAt, durationMs, text, calls, ...meta, ...added });
-    if (!this.readAChannel) this.readAChannel = calls.some(readsAChannel);
+    this.noteChannelsRead(calls);
     logStep(this.deps.logger, this.runId, index, calls, durationMs, this.context.tokens);
+  }
+
+  private noteChannelsRead(calls: readonly CallRecord[]): void {
+    for (const call of calls) {
+      const channel = channelReadBy(call);
+      if (channel !== undefined) this.channelsRead.add(channel);
+    }
   }
 
   private async runCalls(
@@ -285,7 +292,7 @@ export class ActiveRun {
       runId: this.runId,
       step: index,
       request: call.request,
-      ...(this.readAChannel ? { afterChannelRead: true as const } : {}),
+      ...(this.channelsRead.size > 0 ? { channelsRead: [...this.channelsRead] } : {}),
     });
     const called = performance.now();
     const replied = await this.deps.model

@@ -24,8 +24,13 @@ export interface ServiceMemory {
   startOver(conversationKey: string): Promise<number>;
 }
 
-/** Held answers (CROSS_CHANNEL_READS=ask): a requester's choice, from any process. */
+/** Held answers (CROSS_CHANNEL_READS): whether one may be held, and a requester's choice, from any process. */
 export interface HeldAnswerChoices {
+  /**
+   * Whether an answer asked at `origin` after reads of `channels` may be held (some channel other than where it is posted,
+   * and CROSS_CHANNEL_READS is not `allow`): its text is then not streamed, as the hold looks at it whole.
+   */
+  mayHold(origin: TaskOrigin, channels: readonly string[]): boolean;
   /** Carries out `choice` when `by` asked the run; returns what to tell the person who clicked. Never rejects. */
   choose(runId: string, choice: HeldChoice, by: Person): Promise<string>;
 }

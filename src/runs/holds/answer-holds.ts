@@ -50,13 +50,27 @@ function auditHeld(holds: AnswerHolds, origin: TaskOrigin, runId: string, places
     .catch((error: unknown) => holds.logger.warn({ err: error, runId }, "could not audit a held answer"));
 }
 
-/** The outcome to post where the run was asked: the answer itself, or the note standing for it when held. */
-export async function holdIfQuoting(holds: AnswerHolds, outcome: RunOutcome, state: RunState): Promise<RunOutcome> {
-  if (outcome.status !== "answered" || holds.mode === "allow" || outcome.stop?.guard === "question_deleted") return outcome;
-  const { origin } = state;
+/** Where an answer asked at `origin` is posted, with who can see places there; none where nothing is held (`allow`, the console). */
+function holdingAt(holds: AnswerHolds, origin: TaskOrigin): { audiences: AudienceReader; destination: string } | undefined {
+  if (holds.mode === "allow") return undefined;
   const audiences = holds.audiences(origin.surface);
   const destination = audiences?.destinationOf(origin);
-  if (!audiences || destination === undefined) return outcome;
+  return audiences && destination !== undefined ? { audiences, destination } : undefined;
+}
+
+/** Whether an answer after reads of `channels` may be held: it quotes nothing else, so a read of where it is posted alone can't hold it. */
+export function mayHold(holds: AnswerHolds, origin: TaskOrigin, channels: readonly string[]): boolean {
+  const at = holdingAt(holds, origin);
+  return at !== undefined && channels.some((channel) => channel !== at.destination);
+}
+
+/** The outcome to post where the run was asked: the answer itself, or the note standing for it when held. */
+export async function holdIfQuoting(holds: AnswerHolds, outcome: RunOutcome, state: RunState): Promise<RunOutcome> {
+  if (outcome.status !== "answered" || outcome.stop?.guard === "question_deleted") return outcome;
+  const { origin } = state;
+  const at = holdingAt(holds, origin);
+  if (!at) return outcome;
+  const { audiences, destination } = at;
   const quoted = quotedReads(outcome.answer, state.steps).filter((channel) => channel !== destination);
   if (quoted.length === 0) return outcome;
   const [here, ...places] = await Promise.all([destination, ...quoted].map((channel) => audiences.audienceOf(origin, channel)));

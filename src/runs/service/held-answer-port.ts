@@ -6,7 +6,7 @@ import type { HeldAnswerChoices } from "../api/agent-service.js";
 import type { AuditDraft } from "../../governance/audit-log.js";
 import type { Logger } from "../../logger.js";
 import type { KeyValueStore } from "../../memory/types.js";
-import { type AnswerHolds, chooseHeld } from "../holds/answer-holds.js";
+import { type AnswerHolds, chooseHeld, mayHold } from "../holds/answer-holds.js";
 import { heldAnswers } from "../holds/held-answers.js";
 import type { CrossChannelReads } from "../holds/hold-decision.js";
 import type { SurfaceRegistry } from "./surface-registry.js";
@@ -37,5 +37,6 @@ export function heldAnswerPort(deps: HeldAnswerPortDeps): AnswerHolds {
 }
 
 export const heldAnswerChoices = (holds: AnswerHolds): HeldAnswerChoices => ({
+  mayHold: (origin, channels) => mayHold(holds, origin, channels),
   choose: (runId, choice, by) => chooseHeld(holds, runId, choice, by),
 });

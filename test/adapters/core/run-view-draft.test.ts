@@ -69,8 +69,8 @@ const viewDeps = (time: ManualTime, store: ReturnType<typeof mapStore>) => ({
   clock: { now: time.now, sleep: time.sleep },
 });
 
-function viewOf(recorded: Recorded, time: ManualTime, store = mapStore()): RunView {
-  return createRunView(recorded.display, viewDeps(time, store));
+function viewOf(recorded: Recorded, time: ManualTime, store = mapStore(), mayHold?: (channels: readonly string[]) => boolean): RunView {
+  return createRunView(recorded.display, { ...viewDeps(time, store), ...(mayHold ? { mayHold } : {}) });
 }
 
 const delta = (step: number, text: string) => events.delta(runId, step, text);
@@ -143,13 +143,32 @@ describe("the run view's draft", () => {
     view.sink({ type: "step_started", runId, step: 1 });
     view.sink(delta(1, "Let me read #board."));
     await vi.waitFor(() => expect(recorded.drafts.map((draft) => draft.segments[0]?.text)).toEqual(["Let me read #board."]));
-    view.sink({ type: "step_started", runId, step: 2, afterChannelRead: true });
+    view.sink({ type: "step_started", runId, step: 2, channelsRead: ["C0BOARD"] });
     for (const piece of ["The board", " says: Initech", " closes on March 3."]) view.sink(delta(2, piece));
     await view.finish(answered("The board says: Initech closes on March 3."));
     expect(recorded.drafts).toHaveLength(1);
     expect(recorded.progress.some((shown) => JSON.stringify(shown.progress.draft).includes("Initech"))).toBe(false);
     expect(JSON.stringify(recorded.ended)).not.toContain("Initech");
     expect(recorded.answers.map((answer) => answer.card.answer)).toEqual(["The board says: Initech closes on March 3."]);
+  });
+
+  it("asks whether the channels read may hold the answer, and streams on when they can't", async () => {
+    const time = manualTime();
+    const recorded = recordingDisplay(time);
+    const asked: string[][] = [];
+    const view = viewOf(recorded, time, mapStore(), (channels) => {
+      asked.push([...channels]);
+      return channels.some((channel) => channel !== "C0GENERAL");
+    });
+    view.sink({ type: "step_started", runId, step: 2, channelsRead: ["C0GENERAL"] });
+    view.sink(delta(2, "Bob says the office closes"));
+    await vi.waitFor(() => expect(recorded.drafts.map((draft) => draft.segments[0]?.text)).toEqual(["Bob says the office closes"]));
+    view.sink({ type: "step_started", runId, step: 3, channelsRead: ["C0GENERAL", "C0BOARD"] });
+    view.sink(delta(3, "and the board says: Initech"));
+    view.sink({ type: "step_started", runId, step: 4, channelsRead: ["C0GENERAL", "C0BOARD"] });
+    await view.finish(answered("Bob says the office closes, and the board says: Initech."));
+    expect(asked).toEqual([["C0GENERAL"], ["C0GENERAL", "C0BOARD"]]);
+    expect(JSON.stringify([recorded.drafts, recorded.progress, recorded.ended])).not.toContain("Initech");
   });
 
   it("seals what streamed when the run waits for an approval instead", async () => {

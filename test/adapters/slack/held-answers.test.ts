@@ -64,6 +64,10 @@ const secretOutsideThePreview = (h: SlackHarness) =>
       JSON.stringify(c.args).includes("Initech"),
   );
 
+/** Whether the answer's text went out as the model wrote it, before the run ended (a stream's start or its appends). */
+const streamed = (h: SlackHarness, text: string) =>
+  h.fake.calls.some((c) => (c.method === "chat.startStream" || c.method === "chat.appendStream") && JSON.stringify(c.args).includes(text));
+
 const dmsTo = (h: SlackHarness, user: string) => h.fake.callsTo("chat.postMessage").filter((c) => c.args.channel === user);
 
 describe("a Slack answer that quotes a private channel", () => {
@@ -132,6 +136,20 @@ describe("a Slack answer that quotes a private channel", () => {
     await h.close();
     const allowed = await askQuotingBoard({ CROSS_CHANNEL_READS: "allow" });
     await until(() => threadText(allowed).includes("Initech"), "the answer");
+    // Nothing can hold it, so it streams as any answer does.
+    expect(streamed(allowed, "Initech")).toBe(true);
+  });
+
+  it("streams an answer after a read of the channel it was asked in alone: nothing it quotes can be held", async () => {
+    const notice = "The office is closed on Friday for the move to the fourth floor.";
+    const model = new ScriptedModel([call("read_channel", { channel: "C0GENERAL" }), say(`The channel says: ${notice}`)]);
+    const h = await startSlackHarness({ model });
+    harness = h;
+    h.fake.addMessage({ channel: "C0GENERAL", ts: "1700009000.000100", user: "U0BOB", text: notice });
+    await postEvent(h.eventsUrl, mentionEvent({ text: `<@${BOT_USER_ID}> what did Bob say here?`, ts: THREAD }));
+    await until(() => threadText(h).includes("fourth floor"), "the answer");
+    expect(streamed(h, "fourth floor")).toBe(true);
+    expect(h.fake.ephemeralsOf("U0ALICE")).toHaveLength(0);
   });
 
   it("a restart while held posts nothing, and the button works after it", async () => {

@@ -1,6 +1,7 @@
 // The loop tells the view when what the model writes may quote a channel the run read: every step
-// after the read says so, also after a pause for an approval and a restart that reads the run back
-// from the store (the view of a resumed run saw no read), and a run that read no channel never does.
+// after the read names the channels read, also after a pause for an approval and a restart that
+// reads the run back from the store (the view of a resumed run saw no read), and a run that read no
+// channel names none.
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../../src/contracts/types.js";
 import { call, say, ScriptedModel } from "../../support/model-scripted.js";
@@ -11,12 +12,10 @@ import { postTool, readChannelTool } from "../../support/steering-tools.js";
 useApprovalStores();
 
 const stepsSaying = (events: readonly AgentEvent[]) =>
-  events.flatMap((event) =>
-    event.type === "step_started" ? [{ step: event.step, afterChannelRead: event.afterChannelRead ?? false }] : [],
-  );
+  events.flatMap((event) => (event.type === "step_started" ? [{ step: event.step, channelsRead: event.channelsRead ?? [] }] : []));
 
 describe("a step after a read of a channel", () => {
-  it("says so, in the run and in its resume after a restart", async () => {
+  it("names the channel, in the run and in its resume after a restart", async () => {
     const storeUrl = sqliteUrl();
     const post = postTool();
     const tools = [readChannelTool("bob: the board meets on Friday"), post.tool];
@@ -29,8 +28,8 @@ describe("a step after a read of a channel", () => {
       await first.service.ask({ origin: originFor(), text: "what's on the board?" }, (event) => before.push(event)),
     );
     expect(stepsSaying(before)).toEqual([
-      { step: 1, afterChannelRead: false },
-      { step: 2, afterChannelRead: true },
+      { step: 1, channelsRead: [] },
+      { step: 2, channelsRead: ["C0BOARD"] },
     ]);
     await closeNow(first);
 
@@ -39,10 +38,10 @@ describe("a step after a read of a channel", () => {
     expect(answerOf(await aliceDecides(second.service, pending, "approve", (event) => after.push(event)))).toBe(
       "The board meets on Friday.",
     );
-    expect(stepsSaying(after)).toEqual([{ step: 3, afterChannelRead: true }]);
+    expect(stepsSaying(after)).toEqual([{ step: 3, channelsRead: ["C0BOARD"] }]);
   });
 
-  it("never says so in a run that read no channel", async () => {
+  it("names none in a run that read no channel", async () => {
     const post = postTool();
     const events: AgentEvent[] = [];
     const { service, sink } = await harness(
@@ -54,6 +53,6 @@ describe("a step after a read of a channel", () => {
       events.push(event);
       sink(event);
     });
-    expect(stepsSaying(events).map((step) => step.afterChannelRead)).toEqual([false, false]);
+    expect(stepsSaying(events).map((step) => step.channelsRead)).toEqual([[], []]);
   });
 });

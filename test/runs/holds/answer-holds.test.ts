@@ -8,7 +8,7 @@ import type { AuditDraft } from "../../../src/governance/audit-log.js";
 import { silentLogger } from "../../../src/logger.js";
 import type { Audience } from "../../../src/runs/api/audiences.js";
 import type { PrivateDelivery } from "../../../src/runs/api/surface-hooks.js";
-import { type AnswerHolds, chooseHeld, holdIfQuoting } from "../../../src/runs/holds/answer-holds.js";
+import { type AnswerHolds, chooseHeld, holdIfQuoting, mayHold } from "../../../src/runs/holds/answer-holds.js";
 import { heldAnswers } from "../../../src/runs/holds/held-answers.js";
 import type { CrossChannelReads } from "../../../src/runs/holds/hold-decision.js";
 import { mapStore } from "../../support/map-store.js";
@@ -120,6 +120,19 @@ describe("holdIfQuoting", () => {
     const { holds } = stand("ask", excludes);
     const consoleState = { ...state, origin: { ...origin, surface: "console" as const } };
     expect(await holdIfQuoting(holds, quoting, consoleState)).toBe(quoting);
+  });
+});
+
+describe("mayHold, which decides whether the answer's text may stream", () => {
+  it("is true after a read of a channel other than where the answer goes, in ask and private", () => {
+    expect(mayHold(stand("ask", {}).holds, origin, ["C0GENERAL", "C0BOARD"])).toBe(true);
+    expect(mayHold(stand("private", {}).holds, origin, ["C0BOARD"])).toBe(true);
+  });
+
+  it("is false after reads of the destination alone, with allow, and on the console", () => {
+    expect(mayHold(stand("ask", {}).holds, origin, ["C0GENERAL"])).toBe(false);
+    expect(mayHold(stand("allow", {}).holds, origin, ["C0BOARD"])).toBe(false);
+    expect(mayHold(stand("ask", {}).holds, { ...origin, surface: "console" }, ["C0BOARD"])).toBe(false);
   });
 });
 
