@@ -10,6 +10,7 @@ import type { LoopResult, Resolution } from "../../agent/loop/loop-types.js";
 import { RunInterruptedError, SurfaceUnavailableError } from "../../errors.js";
 import type { RunPresenter } from "../api/presenting.js";
 import type { OriginUpgrade } from "../api/surface-hooks.js";
+import type { ReplyHandle } from "../api/task.js";
 import { type ApprovalStore, connectionClaimOf, type StoredRun } from "../approvals/approval-store.js";
 import type { WorkItem } from "../queue/work-queue.js";
 import type { CheckpointLoad, CheckpointWriter } from "./checkpoint-store.js";
@@ -40,7 +41,9 @@ export async function handlePaused(work: WorkContext, item: PausedItem, signal: 
   const decision = await decisionOf(work, item, run);
   if (!decision) return "open";
   const key = approvalKey(item.runId, item.callId);
-  const presenter = await presenterOf(work, item, run, decision);
+  // Read before the run, as everything it needs from the store is: a store that fails once the run is over would end it in an apology.
+  const reply = await replyOf(work, item);
+  const presenter = await presenterOf(work, item, run, decision, reply);
   // A checkpoint past the paused step means the decision was applied before a crash: go on from there.
   const saved = await work.checkpoints.load(item.runId);
   const later = saved.kind === "found" && saved.state.steps.length > run.state.steps.length ? saved : undefined;
@@ -56,7 +59,7 @@ export async function handlePaused(work: WorkContext, item: PausedItem, signal: 
     const { running, writer } = resumePaused(work, item, run, resolution, later, presenter, stop, signal);
     const result = await untilAborted(running, signal);
     if (!result) return await work.interrupted(key, presenter);
-    await conclude(work, result, presenter, writer, undefined, await replyOf(work, item));
+    await conclude(work, result, presenter, writer, undefined, reply);
     // Only once the answer is out and marked: until then the record is how a takeover finds the run to answer (a
     // record left behind is a replay that finds the mark and shows nothing). The decision is claimed, so it runs nothing again.
     if (result.outcome.status !== "paused")
@@ -123,15 +126,20 @@ async function decisionOf(
  * reply handle) for a decision; an expiry nobody waits for goes to the surface's expiry handler. Nobody here could see
  * the outcome: the run is not resumed, and the claimed decision waits for a retry (or a process that can).
  */
-async function presenterOf(work: WorkContext, item: PausedItem, run: StoredRun, decision: Resolution): Promise<RunPresenter> {
-  const { shows, store, logger } = work.deps;
+async function presenterOf(
+  work: WorkContext,
+  item: PausedItem,
+  run: StoredRun,
+  decision: Resolution,
+  reply: ReplyHandle | undefined,
+): Promise<RunPresenter> {
+  const { shows, logger } = work.deps;
   const key = approvalKey(item.runId, item.callId);
   const { origin } = run.state;
-  const reply = ReplySchema.safeParse(await store.get(replyKey(item.runId, item.callId)));
-  const byPresenter = shows.isWaiting(key) || decision.kind === "decided" || reply.success;
+  const byPresenter = shows.isWaiting(key) || decision.kind === "decided" || reply !== undefined;
   if (byPresenter ? !shows.canShow(key, origin.surface) : !shows.showsExpiry(origin.surface))
     throw new SurfaceUnavailableError(origin.surface, key);
-  if (byPresenter) return shows.presenterFor(key, origin, run.state.question, reply.success ? reply.data : undefined);
+  if (byPresenter) return shows.presenterFor(key, origin, run.state.question, reply);
   return {
     sink: () => {},
     finish: async (outcome) => void shows.expired(origin.surface, run.pending, outcome),
@@ -140,7 +148,7 @@ async function presenterOf(work: WorkContext, item: PausedItem, run: StoredRun, 
 }
 
 /** How the surface answers the person through this item's call (the click that decided it, or the message that asked). */
-async function replyOf(work: WorkContext, item: PausedItem): Promise<Record<string, string> | undefined> {
+async function replyOf(work: WorkContext, item: PausedItem): Promise<ReplyHandle | undefined> {
   const reply = ReplySchema.safeParse(await work.deps.store.get(replyKey(item.runId, item.callId)));
   return reply.success ? reply.data : undefined;
 }

@@ -66,6 +66,32 @@ describe("a write call waits for a person: policy, store faults, restarts", () =
     expect(note.posted).toEqual(["hello team"]);
   });
 
+  it("a store that blinks as the resumed run ends (a Redis restart) still gives the answer, with no apology", async () => {
+    const note = noteTool();
+    let blinking = false;
+    // Everything read from the store fails from the moment the model has written the answer, until it is shown.
+    const blinkAfterTheRun = (store: KeyValueStore): KeyValueStore => ({
+      ...store,
+      get: async (key) => {
+        if (blinking) throw new Error("store went away");
+        return store.get(key);
+      },
+    });
+    const model = new ScriptedModel([
+      call("post_note", { text: "hello team" }),
+      () => {
+        blinking = true;
+        return say("Done");
+      },
+    ]);
+    const { service } = await harness(model, { tools: [note.tool], wrapStore: blinkAfterTheRun });
+    const pending = pendingOf(await service.ask({ origin: originFor(), text: "post hello" }, () => {}));
+    const result = await aliceDecides(service, pending, "approve");
+    blinking = false;
+    expect(answerOf(result)).toBe("Done");
+    expect(note.posted).toEqual(["hello team"]);
+  });
+
   it("a decision whose resume can't be queued at once is queued when the queue is back, and runs once", async () => {
     const note = noteTool();
     const queue = failingResumes(createLocalWorkQueue(silentLogger), 2);
