@@ -4,7 +4,8 @@
 // conversation's inbox): the loop saves a checkpoint holding them before they are marked taken,
 // so across a crash each is either in the run's checkpoint or still waiting to run on its own.
 // An edit of the run's question joins it under `queue` too. Someone else's message, one with
-// files, and one answered through a reply of its own are left to run after, in order.
+// files, and one answered through a reply of its own are left to run after, in order. A store that
+// blinks (a Redis restart) is waited for: a message it hid would be answered on its own, after.
 import type { AddedMessages } from "../../agent/loop/loop-types.js";
 import type { AddedMessage } from "../../contracts/types.js";
 import type { ConcurrentMessages } from "../../governance/channel-settings.js";
@@ -13,8 +14,13 @@ import { sentBefore } from "../intake/sent-order.js";
 import { STORE_RETRY, withRetries } from "../retry.js";
 import type { WorkContext } from "./work-context.js";
 
+/** What steering reads and writes: the conversation's waiting messages and their records. */
+export type SteeringContext = Pick<WorkContext, "intake" | "inbox"> & {
+  readonly deps: Pick<WorkContext["deps"], "conversations" | "logger">;
+};
+
 /** The messages `record`'s run may be given while it works. */
-export function steeringOf(work: WorkContext, record: IntakeRecord): AddedMessages {
+export function steeringOf(work: SteeringContext, record: IntakeRecord): AddedMessages {
   const { origin } = record.task;
   const { logger } = work.deps;
 
@@ -38,7 +44,7 @@ export function steeringOf(work: WorkContext, record: IntakeRecord): AddedMessag
       try {
         const policy = work.deps.conversations.policyFor(origin);
         if (policy === "interrupt") return [];
-        const waiting = await work.intake.loadMany(await work.inbox.waiting(origin.conversationKey));
+        const waiting = await withRetries(async () => work.intake.loadMany(await work.inbox.waiting(origin.conversationKey)), STORE_RETRY);
         return waiting
           .filter((other) => joins(other, taken, policy))
           .sort(sentBefore)
