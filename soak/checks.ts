@@ -5,7 +5,7 @@ import { UNKNOWN_OUTCOME } from "../src/runs/worker/write-ledger.js";
 import type { Death } from "./fleet.js";
 import { STORAGE_TROUBLE, type Observed, type Post } from "./observer.js";
 import type { SentMessage } from "./traffic.js";
-import { groupRoots, intakeIdOf, takenUp, type Outcome, type SentEdit } from "./taken-up.js";
+import { editIntakeIdOf, groupRoots, intakeIdOf, takenUp, type Outcome, type SentEdit } from "./taken-up.js";
 
 export interface StoredLeftovers {
   /** Intake records not done, with the message they hold. */
@@ -124,11 +124,18 @@ export function runChecks(record: SoakRecord): CheckResult[] {
     messages.filter((message) => roots.get(message.n) === root).flatMap((message) => replies.get(message.n)!);
   /** Answered within another message's run, or deleted: no answer of its own is due. */
   const ownAnswerDue = (message: SentMessage) => !takenUp(outcomeOf(message)) && outcomeOf(message)?.result !== "deleted";
+  /**
+   * Edits of message `n` that ran as questions of their own: recorded when its run could no longer take them (after its
+   * last model call began, or a delivery the store turned away until then), each answers the edited question too.
+   */
+  const editsAnsweredOnTheirOwn = (n: number) =>
+    record.edits.filter((edit) => edit.n === n && record.outcomes.get(editIntakeIdOf(edit))?.result === "answered").length;
 
   const answeredOnce = [
     ...acked.filter(ownAnswerDue).flatMap((message) => {
       const count = answersOf(message.n).length;
-      if (count === 1) return [];
+      const due = 1 + editsAnsweredOnTheirOwn(message.n);
+      if (count === due) return [];
       if (count === 0) {
         const logged = record.loggedAnswers.get(message.n);
         const where = logged ? `; its answer is only in a log (${logged.join("; ")})` : "";
@@ -137,7 +144,8 @@ export function runChecks(record: SoakRecord): CheckResult[] {
         ];
       }
       const posts = answersOf(message.n).map((post) => `"${post.text.slice(0, 60)}" (call #${post.seq})`);
-      return [`${describeMessage(message)}: answered ${count} times: ${posts.join(", ")}`];
+      const edits = due > 1 ? ` (${due} due: ${due - 1} of its edits ran on their own)` : "";
+      return [`${describeMessage(message)}: answered ${count} times${edits}: ${posts.join(", ")}`];
     }),
     ...messages
       .filter((message) => message.ackedAt === undefined && replies.get(message.n)!.length > 1)

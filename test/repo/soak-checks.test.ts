@@ -4,7 +4,7 @@ import { UNKNOWN_OUTCOME } from "../../src/runs/worker/write-ledger.js";
 import { describe, expect, it } from "vitest";
 import { faultSchedule } from "../../soak/chaos.js";
 import { awaitingAnswers, runChecks, type CheckName, type SoakRecord } from "../../soak/checks.js";
-import { intakeIdOf, type Outcome } from "../../soak/taken-up.js";
+import { editIntakeIdOf, intakeIdOf, type Outcome } from "../../soak/taken-up.js";
 import { createSoakModel } from "../../soak/model.js";
 import { emptyObserved, type Observed, type Post } from "../../soak/observer.js";
 import { FAULT_KINDS } from "../../soak/options.js";
@@ -309,6 +309,25 @@ describe("the soak's checks of talk conversations", () => {
     // Both answered on their own although one was taken up: that is two answers for one run's messages.
     const twice = record([root, added], () => {}, { outcomes: taken, modelRequests: ["soak m2 added"] });
     expect(failuresOf(twice).answeredOnce).toEqual([expect.stringMatching(/^m1 .*answered 2 times/)]);
+  });
+
+  it("expect a second answer for an edit that ran as a question of its own, and only then", () => {
+    const root = talk(1, "root");
+    const edit = { n: 1, channel: "C0SOAKTALK", ts: root.ts, editedTs: "1800000009.000200", text: "soak m1 talk edited", ackedAt: 3 };
+    const twoAnswers = (observed: Omit<Observed, "poll">) =>
+      observed.answers.set(1, [post(15, "ANSWER m1 talk"), post(25, "ANSWER m1 talk")]);
+    const ranAlone = new Map<string, Outcome>([[editIntakeIdOf(edit), { state: "done", result: "answered" }]]);
+    const asked = ["soak m1 talk", "soak m1 talk edited"];
+    const alone = record([root], twoAnswers, { edits: [edit], outcomes: ranAlone, modelRequests: asked });
+    expect(failuresOf(alone).answeredOnce).toEqual([]);
+    // Taken into the run, the edit is answered with it: a second answer is one too many, and one alone too few when it ran on its own.
+    const steered = new Map<string, Outcome>([[editIntakeIdOf(edit), { state: "done", result: "steered", into: intakeIdOf(root) }]]);
+    expect(failuresOf(record([root], twoAnswers, { edits: [edit], outcomes: steered, modelRequests: asked })).answeredOnce).toEqual([
+      expect.stringMatching(/^m1 .*answered 2 times:/),
+    ]);
+    expect(failuresOf(record([root], () => {}, { edits: [edit], outcomes: ranAlone, modelRequests: asked })).answeredOnce).toEqual([
+      expect.stringMatching(/^m1 .*answered 1 times \(2 due: 1 of its edits ran on their own\)/),
+    ]);
   });
 
   it("name a steer, a burst message or an edit acknowledged and never in a run's request", () => {
